@@ -1,0 +1,24 @@
+# autosel-bot developer targets. `make test` is the README's test command and
+# what CI (.ci/run) runs.
+GO ?= go
+export PATH := $(PATH):/usr/local/go/bin
+
+.PHONY: test build bench fuzz-seeds example
+
+build:
+	$(GO) build ./...
+
+# Install test dependencies (Debian packages, kernel tree), then run every test
+# (fuzz seed corpora included) with vet.
+test:
+	bash .ci/setup.sh
+	$(GO) vet ./...
+	CI=$${CI:-true} $(GO) test -count=1 -timeout 80m ./...
+
+# Benchmarks (speed and memory targets live here, not in timed tests).
+bench:
+	bash scripts/bench.sh
+
+# Run the bot's main job on the bundled example data.
+example:
+	$(GO) run ./cmd/autosel-bot check testdata/seeds/002-watch-queue-v5.mbox

@@ -1,0 +1,89 @@
+// Command autosel-bot reviews Linux kernel patch series: it parses patch
+// mail, flags sleeping calls in atomic context and changed wakeup patterns,
+// tries the patch on stable trees, boots it in VMs, and replies the way the
+// kernel's stable bot does.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/autosel-bot/autosel-bot/config"
+)
+
+// exitError carries a process exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+// app is the state shared by the subcommands: viper and the loaded config.
+type app struct {
+	v          *viper.Viper
+	configFile string
+	verbose    bool
+	cfg        *config.Config
+	log        *slog.Logger
+}
+
+// load reads the configuration once flags are parsed.
+func (a *app) load() error {
+	cfg, err := config.Load(a.v, a.configFile)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	a.cfg = cfg
+	level := slog.LevelWarn
+	if a.verbose {
+		level = slog.LevelDebug
+	}
+	a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	return nil
+}
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "autosel-bot",
+		Short: "Review Linux kernel patches for lock and wakeup bugs, stable applicability and VM regressions",
+		Long: `autosel-bot reads kernel patch series (mbox, Maildir, single patches, a git
+range, or IMAP lists), analyses each patch for sleeping calls in atomic context
+and changed wakeup patterns, tries it on configured stable trees, runs a
+regression suite in QEMU, and replies in the thread like the stable bot.
+
+Configuration: built-in defaults (config.yaml), --config FILE, and
+AUTOSEL_BOT_<SECTION>_<KEY> environment variables.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return a.load()
+		},
+	}
+	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (YAML) merged over the built-in defaults")
+	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "debug logging on stderr")
+	root.AddCommand(newCheckCmd(a), newTestCmd(a), newWatchCmd(a), newReplayCmd(a))
+	return root
+}
+
+func main() {
+	v, err := config.New()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "autosel-bot:", err)
+		os.Exit(2)
+	}
+	a := &app{v: v}
+	if err := newRoot(a).Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "autosel-bot:", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		os.Exit(2)
+	}
+}

@@ -1,0 +1,5 @@
+package config
+
+// StableConfig configures the stable section (see config.yaml).
+type StableConfig struct {
+}

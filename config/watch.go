@@ -1,0 +1,5 @@
+package config
+
+// WatchConfig configures the watch section (see config.yaml).
+type WatchConfig struct {
+}

@@ -1,0 +1,110 @@
+// Package diffcheck turns a patch's unified diff into a ChangeSet: files,
+// hunks with old/new line numbers, and the old and new text of every C
+// function the patch touches (from the hunks alone, or from a tree with the
+// patch applied in memory).
+package diffcheck
+
+// Op is the kind of a diff line.
+type Op byte
+
+const (
+	// OpContext is an unchanged line (' ').
+	OpContext Op = ' '
+	// OpAdd is an added line ('+').
+	OpAdd Op = '+'
+	// OpDel is a removed line ('-').
+	OpDel Op = '-'
+)
+
+// Line is one line of a hunk.
+type Line struct {
+	Op Op `json:"op"`
+	// Text is the line without its op character and newline.
+	Text string `json:"text"`
+	// OldLine and NewLine are 1-based line numbers in the old and new file;
+	// 0 on the side where the line does not exist.
+	OldLine int `json:"old_line,omitempty"`
+	NewLine int `json:"new_line,omitempty"`
+}
+
+// Hunk is one @@ section of a file diff.
+type Hunk struct {
+	OldStart int `json:"old_start"`
+	OldLines int `json:"old_lines"`
+	NewStart int `json:"new_start"`
+	NewLines int `json:"new_lines"`
+	// Section is the function context git prints after the second @@.
+	Section string `json:"section,omitempty"`
+	// Funcs are the C functions whose bodies the hunk's changed lines fall
+	// in (from the tree when available, else from Section and the hunk text).
+	Funcs []string `json:"funcs,omitempty"`
+	Lines []Line   `json:"lines"`
+}
+
+// FileChange is the diff of one file.
+type FileChange struct {
+	OldPath  string  `json:"old_path,omitempty"`
+	NewPath  string  `json:"new_path,omitempty"`
+	IsNew    bool    `json:"is_new,omitempty"`
+	IsDelete bool    `json:"is_delete,omitempty"`
+	IsRename bool    `json:"is_rename,omitempty"`
+	IsBinary bool    `json:"is_binary,omitempty"`
+	OldMode  uint32  `json:"old_mode,omitempty"`
+	NewMode  uint32  `json:"new_mode,omitempty"`
+	Hunks    []*Hunk `json:"hunks,omitempty"`
+}
+
+// Path returns the new path, or the old one for a deletion.
+func (f *FileChange) Path() string {
+	if f.NewPath != "" {
+		return f.NewPath
+	}
+	return f.OldPath
+}
+
+// Side is one version (old or new) of a function's source, possibly partial.
+type Side struct {
+	// Text is the source, lines joined with "\n". Empty when the function
+	// does not exist on this side (added or deleted function).
+	Text string `json:"-"`
+	// Lines[i] is the 1-based file line number of line i of Text.
+	Lines []int `json:"-"`
+	// Changed[i] reports whether line i of Text is added (new side) or
+	// removed (old side) by the patch.
+	Changed []bool `json:"-"`
+	// Partial is set when Text holds only the lines the hunks show (no tree);
+	// gaps appear as jumps in Lines.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// FuncChange is one C function touched by a patch.
+type FuncChange struct {
+	// File is the path of the file (new path).
+	File string `json:"file"`
+	// Name is the function name.
+	Name string `json:"name"`
+	// Old and New are the function before and after the patch.
+	Old Side `json:"old"`
+	New Side `json:"new"`
+}
+
+// ChangeSet is everything diffcheck knows about one patch.
+type ChangeSet struct {
+	// Files are the per-file diffs in patch order.
+	Files []*FileChange `json:"files"`
+	// Funcs are the touched C functions, in patch order.
+	Funcs []*FuncChange `json:"funcs"`
+	// Tree is the post-patch view of a kernel tree, nil in patch-only mode.
+	Tree Tree `json:"-"`
+	// ApplyError is set when a tree was given but the patch did not apply
+	// cleanly to it; hunks' post-images were used where the tree lacked them.
+	ApplyError string `json:"apply_error,omitempty"`
+}
+
+// Tree is a read-only view of a source tree.
+type Tree interface {
+	// ReadFile returns the file at the repository-relative path.
+	ReadFile(path string) ([]byte, error)
+	// Root is the tree's directory (or a description for in-memory trees).
+	Root() string
+}

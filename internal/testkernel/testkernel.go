@@ -1,0 +1,144 @@
+// Package testkernel gives tests one shared, extracted copy of Debian's
+// linux-source-6.1 tree, committed into a git repository (one base commit),
+// so every test that needs a real kernel tree uses the same copy and nobody
+// extracts it twice. Tests must not modify the checkout: use a git worktree
+// or clone for changes.
+package testkernel
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// EnvDir names the environment variable that overrides the tree location.
+const EnvDir = "AUTOSEL_KERNEL_SRC"
+
+// DefaultDir is where the shared tree lives unless EnvDir says otherwise.
+const DefaultDir = "/var/tmp/autosel-bot/linux-6.1"
+
+// Tarball is the Debian package's source tarball.
+const Tarball = "/usr/src/linux-source-6.1.tar.xz"
+
+// BaseSubject is the subject of the single base commit of the tree repo.
+const BaseSubject = "Linux 6.1 (Debian linux-source-6.1)"
+
+// Dir returns the shared kernel tree, preparing it on first use. Without a
+// tarball it skips the test, except under CI=true where it fails: CI
+// installs the package, so a missing tree there is a real error.
+func Dir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := Prepare()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("kernel tree: %v", err)
+		}
+		tb.Skipf("kernel tree not available: %v", err)
+	}
+	return dir
+}
+
+// Prepare extracts the tarball and commits it into a git repository at the
+// shared location (under a file lock, once), and returns the directory.
+func Prepare() (string, error) {
+	dir := os.Getenv(EnvDir)
+	if dir == "" {
+		dir = DefaultDir
+	}
+	if ready(dir) {
+		return dir, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("lock %s: %w", lock.Name(), err)
+	}
+	if ready(dir) {
+		return dir, nil
+	}
+	if _, err := os.Stat(Tarball); err != nil {
+		return "", fmt.Errorf("%s missing (apt-get install linux-source-6.1): %w", Tarball, err)
+	}
+	tmp := dir + ".tmp"
+	os.RemoveAll(tmp)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return "", err
+	}
+	if err := run(tmp, "tar", "-xf", Tarball, "--strip-components=1"); err != nil {
+		return "", err
+	}
+	if err := stripDebianIgnore(filepath.Join(tmp, ".gitignore")); err != nil {
+		return "", err
+	}
+	steps := [][]string{
+		{"git", "init", "-q", "-b", "master"},
+		{"git", "add", "-A"},
+		{"git", "-c", "user.name=autosel-bot test", "-c", "user.email=test@autosel-bot.invalid",
+			"commit", "-q", "--no-verify", "-m", BaseSubject},
+		{"git", "tag", "base"},
+	}
+	for _, s := range steps {
+		if err := run(tmp, s[0], s[1:]...); err != nil {
+			return "", err
+		}
+	}
+	os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+func ready(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git", "refs", "tags", "base"))
+	return err == nil
+}
+
+// stripDebianIgnore removes Debian's trailing "/*" and "!/debian/" lines,
+// which would make git add nothing.
+func stripDebianIgnore(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "/*" || l == "!/debian/" {
+			continue
+		}
+		out = append(out, l)
+	}
+	return os.WriteFile(path, []byte(strings.Join(out, "\n")), 0o644)
+}
+
+func run(dir, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, lastLines(string(out), 10))
+	}
+	return nil
+}
+
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, "\n")
+}

@@ -1,0 +1,84 @@
+// Package mail parses patch mail (RFC 5322 + MIME) into Messages: headers,
+// commit message, trailers and the diff. Parsing lives in parse.go, subject
+// tags in subject.go, trailers in trailers.go, input containers (mbox,
+// Maildir) in mbox.go / maildir.go.
+package mail
+
+import "time"
+
+// Address is one mailbox from a From/To/Cc header.
+type Address struct {
+	// Name is the display name, possibly empty.
+	Name string `json:"name,omitempty"`
+	// Addr is the bare address, lower-cased domain.
+	Addr string `json:"addr"`
+}
+
+// Subject is a parsed patch subject such as "[RFC PATCH net-next v2 3/7] foo: bar".
+type Subject struct {
+	// Raw is the full subject as received (unfolded).
+	Raw string `json:"raw"`
+	// Reply is set when the subject starts with Re:/Fwd: (any number).
+	Reply bool `json:"reply,omitempty"`
+	// Patch is set when a [PATCH ...] (or [PATCHv3], [RFC PATCH], ...) tag is present.
+	Patch bool `json:"patch,omitempty"`
+	// RFC, Resend mark those keywords in the tag.
+	RFC    bool `json:"rfc,omitempty"`
+	Resend bool `json:"resend,omitempty"`
+	// Autosel is the stable version of an "[PATCH AUTOSEL 5.5 n/m]" subject ("5.5").
+	Autosel string `json:"autosel,omitempty"`
+	// Tree is a target tree keyword such as "net-next", if any.
+	Tree string `json:"tree,omitempty"`
+	// Version is the series version (1 when absent).
+	Version int `json:"version"`
+	// Number and Total are n and N of "n/N"; both 0 when absent.
+	Number int `json:"number,omitempty"`
+	Total  int `json:"total,omitempty"`
+	// Title is the subject with prefixes and tags removed.
+	Title string `json:"title"`
+}
+
+// Trailer is one "Key: value" line from the end of a commit message.
+type Trailer struct {
+	// Key is the canonical key, e.g. "Signed-off-by", "Fixes", "Cc".
+	Key string `json:"key"`
+	// Value is the text after the colon, without a trailing "# comment".
+	Value string `json:"value"`
+	// Comment is the text after '#', e.g. "5.4+" in "Cc: stable@... # 5.4+".
+	Comment string `json:"comment,omitempty"`
+}
+
+// Message is one parsed mail.
+type Message struct {
+	MessageID  string    `json:"message_id"`
+	InReplyTo  string    `json:"in_reply_to,omitempty"`
+	References []string  `json:"references,omitempty"`
+	From       Address   `json:"from"`
+	To         []Address `json:"to,omitempty"`
+	Cc         []Address `json:"cc,omitempty"`
+	Date       time.Time `json:"date"`
+	Subject    Subject   `json:"subject"`
+	// ListID is the List-Id header value, if any.
+	ListID string `json:"list_id,omitempty"`
+	// AutoSubmitted is the Auto-Submitted header value, if any.
+	AutoSubmitted string `json:"auto_submitted,omitempty"`
+	// Body is the decoded text of the message (all text parts, patch
+	// attachments included), with CRLF turned into LF.
+	Body string `json:"-"`
+	// CommitMsg is the commit message: body text before the "---" line or
+	// the diff, trailers included.
+	CommitMsg string `json:"-"`
+	// Trailers are the trailer lines of the commit message, in order.
+	Trailers []Trailer `json:"trailers,omitempty"`
+	// UpstreamCommit is the sha from a "[ Upstream commit <sha> ]" or
+	// "commit <sha> upstream." line.
+	UpstreamCommit string `json:"upstream_commit,omitempty"`
+	// Diff is the unified diff carried by the message (empty if none). For a
+	// review reply it is the unquoted inline diff.
+	Diff string `json:"-"`
+	// DiffLine is the 1-based line of Body where Diff starts.
+	DiffLine int `json:"-"`
+	// InlineReview is set when the diff was found in a reply (a patch
+	// proposed in review rather than a submitted patch).
+	InlineReview bool `json:"inline_review,omitempty"`
+}

@@ -1,0 +1,73 @@
+// Package report holds the one result model every stage writes into and the
+// renderers (text, JSON, stable-bot e-mail) that read it.
+package report
+
+// Severity ranks a finding. Risk means the change is likely to cause a hang,
+// crash or splat; Note means a changed pattern worth a reviewer's look.
+type Severity string
+
+const (
+	// SeverityNote marks a changed pattern worth review.
+	SeverityNote Severity = "note"
+	// SeverityRisk marks a likely bug (hang, sleep in atomic context, ...).
+	SeverityRisk Severity = "risk"
+)
+
+// Rank orders severities: note < risk. Unknown severities rank lowest.
+func (s Severity) Rank() int {
+	switch s {
+	case SeverityRisk:
+		return 2
+	case SeverityNote:
+		return 1
+	}
+	return 0
+}
+
+// Step is one hop of an interprocedural call chain, outermost caller first.
+type Step struct {
+	// Func is the function this step is in.
+	Func string `json:"func"`
+	// File is the repository-relative path of the file holding Func.
+	File string `json:"file"`
+	// Line is the 1-based line of the call (or of the context entry) in File.
+	Line int `json:"line"`
+	// What says what happens at this step, e.g. "rcu_read_lock()" or
+	// "calls remove_watch_list()".
+	What string `json:"what"`
+}
+
+// Finding is one result of a rule.
+type Finding struct {
+	// Rule is the rule's name, e.g. "sleep-in-atomic" or "wakeup-lost".
+	Rule string `json:"rule"`
+	// Severity is risk or note.
+	Severity Severity `json:"severity"`
+	// Patch is the index (1-based, as in "n/N") of the patch in its series
+	// that the finding belongs to; 0 when it belongs to the series as a whole.
+	Patch int `json:"patch,omitempty"`
+	// File is the repository-relative path of the finding.
+	File string `json:"file"`
+	// Func is the C function the finding is in.
+	Func string `json:"func"`
+	// Line is the 1-based line number in the post-patch file (pre-patch when
+	// the finding is about removed code).
+	Line int `json:"line"`
+	// Key identifies the object concerned, e.g. the wait queue
+	// "pipe_inode_info.rd_wait" or the lock "pipe->mutex". Optional.
+	Key string `json:"key,omitempty"`
+	// Message is a one-line summary.
+	Message string `json:"message"`
+	// Explanation is a paragraph a maintainer can act on. Optional.
+	Explanation string `json:"explanation,omitempty"`
+	// Evidence holds the code lines that prove the finding, as in the patch
+	// ("+\tmutex_lock(&pipe->mutex);") or the tree.
+	Evidence []string `json:"evidence,omitempty"`
+	// Old holds removed/previous code lines when the rule compares versions.
+	Old []string `json:"old,omitempty"`
+	// Chain is the call chain for interprocedural findings, outermost first.
+	Chain []Step `json:"chain,omitempty"`
+	// NeedsTree is set by patch-only analyses that could not decide without
+	// a kernel tree (e.g. callers outside the patch).
+	NeedsTree bool `json:"needs_tree,omitempty"`
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Runs the project's Go benchmarks and prints their results. Each package
+# that has targets adds its benchmarks; results are quoted in issue notes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=$PATH:/usr/local/go/bin
+go test -run '^$' -bench . -benchmem -benchtime "${BENCHTIME:-3x}" ./... 2>&1 | grep -E '^(Benchmark|ok|PASS|FAIL|---)' || true
