@@ -50,6 +50,9 @@ type PatchReport struct {
 	Funcs []string `json:"funcs"`
 	// Findings are the rule findings for this patch.
 	Findings []Finding `json:"findings"`
+	// Stable is this patch's stable-tree result (package stable), nil when
+	// the stable stage did not run or the patch is not relevant to any tree.
+	Stable *StableReport `json:"stable,omitempty"`
 	// Notes are per-patch remarks (e.g. apply errors against --tree).
 	Notes []string `json:"notes,omitempty"`
 	// Error is set when the patch could not be analysed (malformed diff).
