@@ -34,6 +34,9 @@ type Subject struct {
 	// Number and Total are n and N of "n/N"; both 0 when absent.
 	Number int `json:"number,omitempty"`
 	Total  int `json:"total,omitempty"`
+	// Stable is the stable tree of a stable review subject such as
+	// "[PATCH 5.10 12/40]" ("5.10"), if any.
+	Stable string `json:"stable,omitempty"`
 	// Title is the subject with prefixes and tags removed.
 	Title string `json:"title"`
 }
@@ -49,7 +52,12 @@ type Trailer struct {
 }
 
 // Message is one parsed mail.
+//
+// Message-IDs (MessageID, InReplyTo, References) are stored without angle
+// brackets, as go-message returns them.
 type Message struct {
+	// MessageID is the Message-ID header, or a synthetic
+	// "<sha256 of the raw message>@autosel-bot.invalid" when it is missing.
 	MessageID  string    `json:"message_id"`
 	InReplyTo  string    `json:"in_reply_to,omitempty"`
 	References []string  `json:"references,omitempty"`
@@ -57,7 +65,10 @@ type Message struct {
 	To         []Address `json:"to,omitempty"`
 	Cc         []Address `json:"cc,omitempty"`
 	Date       time.Time `json:"date"`
-	Subject    Subject   `json:"subject"`
+	// Author is the patch author: an in-body "From:" line (as git
+	// format-patch writes when the sender is not the author), else From.
+	Author  Address `json:"author"`
+	Subject Subject `json:"subject"`
 	// ListID is the List-Id header value, if any.
 	ListID string `json:"list_id,omitempty"`
 	// AutoSubmitted is the Auto-Submitted header value, if any.

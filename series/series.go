@@ -49,4 +49,13 @@ type Series struct {
 	Supersedes string `json:"supersedes,omitempty"`
 	// SupersededBy is the ID of a newer version of this series, if seen.
 	SupersededBy string `json:"superseded_by,omitempty"`
+	// Thread is the Message-ID of the thread root the series was found in
+	// (may name a message that is not in the input).
+	Thread string `json:"thread,omitempty"`
+	// RFC and Resend copy the subject keywords of the series.
+	RFC    bool `json:"rfc,omitempty"`
+	Resend bool `json:"resend,omitempty"`
+	// Notes record what assembly decided on the way: duplicates dropped,
+	// parts re-threaded by author and time, a cover letter not seen.
+	Notes []string `json:"notes,omitempty"`
 }

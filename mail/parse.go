@@ -1,0 +1,262 @@
+package mail
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	netmail "net/mail"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-message"
+	_ "github.com/emersion/go-message/charset" // registers the charsets go-message decodes
+	gomail "github.com/emersion/go-message/mail"
+)
+
+// DefaultMaxBodySize is the default cap on the decoded text of one message
+// (all parts together). Larger messages are rejected with an error naming
+// their Message-ID.
+const DefaultMaxBodySize = 10 << 20
+
+// maxParts bounds the number of MIME parts walked in one message.
+const maxParts = 256
+
+// maxDepth bounds multipart nesting.
+const maxDepth = 8
+
+// SyntheticIDDomain is the domain of Message-IDs made up for messages that
+// have none.
+const SyntheticIDDomain = "autosel-bot.invalid"
+
+// ErrTooLarge is wrapped by errors for messages over the size cap.
+var ErrTooLarge = errors.New("message too large")
+
+// ErrNoFrom is wrapped by errors for messages without a usable From header.
+var ErrNoFrom = errors.New("missing From header")
+
+// ParseError is the error Parse returns once the Message-ID is known.
+type ParseError struct {
+	// MessageID is the Message-ID of the message (synthetic if it had none).
+	MessageID string
+	// Err is the underlying error.
+	Err error
+}
+
+// Error implements error.
+func (e *ParseError) Error() string { return fmt.Sprintf("message <%s>: %v", e.MessageID, e.Err) }
+
+// Unwrap returns the underlying error.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Parser parses messages with configurable limits. The zero value uses the
+// defaults.
+type Parser struct {
+	// MaxBodySize caps the decoded body (DefaultMaxBodySize when 0).
+	MaxBodySize int64
+}
+
+// Parse parses one RFC 5322 message with the default limits. See
+// Parser.Parse.
+func Parse(r io.Reader) (*Message, error) {
+	var p Parser
+	return p.Parse(r)
+}
+
+func (p *Parser) maxBody() int64 {
+	if p.MaxBodySize > 0 {
+		return p.MaxBodySize
+	}
+	return DefaultMaxBodySize
+}
+
+// maxRaw is the cap on the raw (encoded) message: base64 needs 4/3 of the
+// decoded size, plus room for headers and markup.
+func (p *Parser) maxRaw() int64 { return p.maxBody()*3/2 + 1<<20 }
+
+// Parse reads one RFC 5322 message (MIME multipart, base64, quoted-printable,
+// any charset go-message knows, patch attachments, CRLF, format=flowed) and
+// fills every Message field. Errors after the headers were read are
+// *ParseError values naming the Message-ID. Parse never panics on hostile
+// input.
+func (p *Parser) Parse(r io.Reader) (msg *Message, err error) {
+	raw, err := io.ReadAll(io.LimitReader(r, p.maxRaw()+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading message: %w", err)
+	}
+	return p.parseRaw(raw)
+}
+
+func (p *Parser) parseRaw(raw []byte) (msg *Message, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			// go-message is not expected to panic; never let hostile
+			// input take the bot down if it does.
+			msg, err = nil, fmt.Errorf("internal error parsing message: %v", r)
+		}
+	}()
+	tooLarge := int64(len(raw)) > p.maxRaw()
+	ent, err := message.Read(bytes.NewReader(raw))
+	if err != nil && ent == nil {
+		return nil, fmt.Errorf("reading header: %w", err)
+	}
+	msg = &Message{}
+	h := gomail.Header{Header: ent.Header}
+	if err := fillHeaders(msg, h, raw); err != nil {
+		return nil, &ParseError{MessageID: msg.MessageID, Err: err}
+	}
+	if tooLarge {
+		return nil, &ParseError{MessageID: msg.MessageID, Err: fmt.Errorf("%w: over %d bytes", ErrTooLarge, p.maxRaw())}
+	}
+	w := &bodyWalker{limit: p.maxBody()}
+	if err := w.walk(ent, 0); err != nil {
+		return nil, &ParseError{MessageID: msg.MessageID, Err: err}
+	}
+	msg.Body = w.buf.String()
+	fillBody(msg)
+	return msg, nil
+}
+
+// fillHeaders sets the header fields of msg.
+func fillHeaders(msg *Message, h gomail.Header, raw []byte) error {
+	id, err := h.MessageID()
+	if err != nil || id == "" {
+		id = lenientID(h.Get("Message-Id"))
+	}
+	if id == "" {
+		sum := sha256.Sum256(raw)
+		id = hex.EncodeToString(sum[:]) + "@" + SyntheticIDDomain
+	}
+	msg.MessageID = id
+	if irt := msgIDList(h, "In-Reply-To"); len(irt) > 0 {
+		msg.InReplyTo = irt[0]
+	}
+	msg.References = msgIDList(h, "References")
+	from := addressList(h, "From")
+	if len(from) == 0 {
+		if h.Get("From") == "" {
+			return ErrNoFrom
+		}
+		return fmt.Errorf("%w: unparsable %q", ErrNoFrom, truncate(h.Get("From"), 80))
+	}
+	msg.From = from[0]
+	msg.Author = msg.From
+	msg.To = addressList(h, "To")
+	msg.Cc = addressList(h, "Cc")
+	if d, err := h.Date(); err == nil {
+		msg.Date = d.UTC()
+	} else {
+		msg.Date = lenientDate(h.Get("Date"))
+	}
+	subj, err := h.Subject()
+	if err != nil {
+		subj = h.Get("Subject")
+	}
+	msg.Subject = ParseSubject(subj)
+	msg.ListID, _ = h.Text("List-Id")
+	msg.AutoSubmitted = strings.TrimSpace(h.Get("Auto-Submitted"))
+	return nil
+}
+
+var msgIDRe = regexp.MustCompile(`<([^<>\s]+)>`)
+
+// lenientID extracts an id from a Message-ID value go-message rejected.
+func lenientID(v string) string {
+	if m := msgIDRe.FindStringSubmatch(v); m != nil {
+		return m[1]
+	}
+	v = strings.TrimSpace(v)
+	if v == "" || strings.ContainsAny(v, " \t<>") {
+		return ""
+	}
+	return v
+}
+
+// msgIDList parses a list of Message-IDs leniently.
+func msgIDList(h gomail.Header, key string) []string {
+	ids, err := h.MsgIDList(key)
+	if err == nil {
+		return ids
+	}
+	var out []string
+	for _, m := range msgIDRe.FindAllStringSubmatch(h.Get(key), -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// addressList parses an address header, falling back to a lenient parse
+// of each comma-separated item.
+func addressList(h gomail.Header, key string) []Address {
+	var out []Address
+	if list, err := h.AddressList(key); err == nil {
+		for _, a := range list {
+			out = append(out, Address{Name: a.Name, Addr: normAddr(a.Address)})
+		}
+		return out
+	}
+	v, err := h.Text(key)
+	if err != nil {
+		v = h.Get(key)
+	}
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if a, err := netmail.ParseAddress(item); err == nil {
+			out = append(out, Address{Name: a.Name, Addr: normAddr(a.Address)})
+			continue
+		}
+		if addr := extractAddr(item); strings.Contains(addr, "@") {
+			name := item
+			if i := strings.IndexByte(item, '<'); i >= 0 {
+				name = item[:i]
+			} else {
+				name = ""
+			}
+			out = append(out, Address{Name: strings.Trim(strings.TrimSpace(name), `"`), Addr: addr})
+		}
+	}
+	return out
+}
+
+// normAddr lower-cases the domain of an address.
+func normAddr(a string) string {
+	if i := strings.LastIndexByte(a, '@'); i >= 0 {
+		return a[:i] + "@" + strings.ToLower(a[i+1:])
+	}
+	return a
+}
+
+var dateLayouts = []string{
+	"Mon, 2 Jan 2006 15:04:05 -0700 (MST)",
+	"Mon, 2 Jan 2006 15:04:05 MST",
+	"2 Jan 2006 15:04:05 -0700",
+	"Mon Jan 2 15:04:05 2006",
+	"Mon, 2 Jan 2006 15:04 -0700",
+	time.RFC3339,
+}
+
+// lenientDate parses dates net/mail rejects; zero time when hopeless.
+func lenientDate(v string) time.Time {
+	v = strings.Join(strings.Fields(v), " ")
+	for _, l := range dateLayouts {
+		if t, err := time.Parse(l, v); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+func gomailHeader(h message.Header) gomail.Header { return gomail.Header{Header: h} }
