@@ -1,0 +1,202 @@
+package stable
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// dep is a possible dependency: an upstream commit that last touched a line
+// a failing hunk needs, and that the stable tree lacks.
+type dep struct {
+	report.Commit
+	time int64 // author time, for oldest-first order
+}
+
+// depFinder computes "Possible dependencies" like git-deps: blame the
+// failing hunks' pre-image lines in the patch's upstream base and keep the
+// commits the tree does not have (neither as ancestors nor as backports
+// with the same subject).
+type depFinder struct {
+	opts     Options
+	up       *git   // upstream repository
+	upRef    string // resolved upstream commit
+	tg       *git   // tree repository
+	head     string // resolved tree commit
+	sameRepo bool
+
+	treeSubjects map[string]bool // subjects of tree commits not upstream
+}
+
+// base returns the upstream commit the patch was made against for f: the
+// commit whose version of the file is the diff's pre-image blob, when the
+// blob is known upstream, else the upstream ref.
+func (d *depFinder) base(ctx context.Context, f fileDiff) string {
+	if f.oldBlob == "" || strings.Trim(f.oldBlob, "0") == "" {
+		return d.upRef
+	}
+	out, err := d.up.run(ctx, "rev-parse", "--verify", "--quiet", f.oldBlob+"^{blob}")
+	if err != nil {
+		return d.upRef
+	}
+	blob := strings.TrimSpace(out)
+	cands, err := d.up.run(ctx, "log", "--format=%H", "--max-count=8", "--find-object="+blob, d.upRef, "--", f.oldName)
+	if err != nil {
+		return d.upRef
+	}
+	for _, c := range strings.Fields(cands) {
+		for _, rev := range []string{c, c + "^"} {
+			if got, err := d.up.run(ctx, "rev-parse", "--verify", "--quiet", rev+":"+f.oldName); err == nil && strings.TrimSpace(got) == blob {
+				if full, err := d.up.revParse(ctx, rev); err == nil {
+					return full
+				}
+			}
+		}
+	}
+	return d.upRef
+}
+
+// find returns the possible dependencies of the failed hunks, ordered as
+// opts.DepsOrder says, at most opts.MaxDeps of them.
+func (d *depFinder) find(ctx context.Context, files []fileDiff, failed []hunk) ([]dep, error) {
+	bases := map[string]string{}
+	for _, f := range files {
+		bases[f.oldName] = d.base(ctx, f)
+	}
+	found := map[string]*dep{}
+	for _, h := range failed {
+		base := bases[h.file]
+		if base == "" {
+			base = d.upRef
+		}
+		content, err := d.up.run(ctx, "cat-file", "blob", base+":"+h.file)
+		if err != nil {
+			continue // the file does not exist upstream either
+		}
+		lines := splitLines(content)
+		start := findBlock(lines, h.pre, h.oldStart-1)
+		n := len(h.pre)
+		if start < 0 {
+			start = h.oldStart - 1
+		}
+		if n == 0 {
+			n = 1
+		}
+		start = max(0, min(start, len(lines)-1))
+		end := min(len(lines), start+n)
+		if end <= start {
+			continue
+		}
+		if err := d.blame(ctx, base, h.file, start+1, end, found); err != nil {
+			return nil, err
+		}
+	}
+	var out []dep
+	for _, c := range found {
+		keep, err := d.missing(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			out = append(out, *c)
+		}
+	}
+	sortDeps(out, d.opts.DepsOrder)
+	if len(out) > d.opts.MaxDeps {
+		out = out[:d.opts.MaxDeps]
+	}
+	return out, nil
+}
+
+func sortDeps(ds []dep, order string) {
+	sort.Slice(ds, func(i, j int) bool {
+		if order != "sha" && ds[i].time != ds[j].time {
+			return ds[i].time < ds[j].time
+		}
+		return ds[i].SHA < ds[j].SHA
+	})
+}
+
+// blame adds the commits that last touched lines [from, to] of path at rev.
+func (d *depFinder) blame(ctx context.Context, rev, path string, from, to int, found map[string]*dep) error {
+	out, err := d.up.run(ctx, "blame", "--porcelain", "-L", fmt.Sprintf("%d,%d", from, to), rev, "--", path)
+	if err != nil {
+		return fmt.Errorf("blame %s at %.12s: %w", path, rev, err)
+	}
+	var cur *dep
+	boundary := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) >= 3 && len(f[0]) == 40 && isHex(f[0]) {
+			c, ok := found[f[0]]
+			if !ok {
+				c = &dep{Commit: report.Commit{SHA: f[0]}}
+				found[f[0]] = c
+			}
+			cur = c
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "summary "):
+			cur.Subject = strings.TrimPrefix(l, "summary ")
+		case strings.HasPrefix(l, "author-time "):
+			cur.time, _ = strconv.ParseInt(strings.TrimPrefix(l, "author-time "), 10, 64)
+		case l == "boundary":
+			boundary[cur.SHA] = true
+		}
+	}
+	// A boundary commit is the root of the blamed history: everything the
+	// tree forked from. It is never a dependency.
+	for sha := range boundary {
+		delete(found, sha)
+	}
+	return nil
+}
+
+// missing reports whether the tree lacks commit c (as an ancestor, or as a
+// backport carrying the same subject).
+func (d *depFinder) missing(ctx context.Context, c *dep) (bool, error) {
+	if _, err := d.tg.revParse(ctx, c.SHA); err == nil {
+		in, err := d.tg.isAncestor(ctx, c.SHA, d.head)
+		if err != nil {
+			return false, err
+		}
+		if in {
+			return false, nil
+		}
+	}
+	if d.treeSubjects == nil {
+		args := []string{"log", "--format=%s"}
+		if d.sameRepo {
+			args = append(args, d.head, "^"+d.upRef)
+		} else {
+			args = append(args, fmt.Sprintf("--max-count=%d", d.opts.SearchLimit), d.head)
+		}
+		out, err := d.tg.run(ctx, append(args, "--")...)
+		if err != nil {
+			return false, err
+		}
+		d.treeSubjects = map[string]bool{}
+		for _, s := range strings.Split(out, "\n") {
+			if s = strings.TrimSpace(s); s != "" {
+				d.treeSubjects[s] = true
+			}
+		}
+	}
+	return !d.treeSubjects[c.Subject], nil
+}
+
+func isHex(s string) bool {
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,118 @@
+package stable
+
+import "time"
+
+// Options configure the stable stage: which trees to try, where upstream
+// is, and how to build. It is the `stable:` section of config.yaml
+// (config.StableConfig is this type).
+type Options struct {
+	// Enabled turns the stage on.
+	Enabled bool `mapstructure:"enabled" yaml:"enabled"`
+	// Repo is the default git repository for the trees and upstream (a
+	// kernel clone holding mainline and the stable branches).
+	Repo string `mapstructure:"repo" yaml:"repo"`
+	// Upstream is mainline: where dependencies are blamed and where the
+	// patch is looked for (the NOTE line).
+	Upstream UpstreamOptions `mapstructure:"upstream" yaml:"upstream"`
+	// Trees are the stable trees, newest first (the reply lists them in
+	// this order).
+	Trees []TreeOptions `mapstructure:"trees" yaml:"trees"`
+	// WorkDir is where throwaway worktrees are made ("" = the system
+	// temporary directory).
+	WorkDir string `mapstructure:"workdir" yaml:"workdir"`
+	// CacheDir holds per-tree build output directories and the ccache
+	// cache, kept across runs so builds are incremental ("" = no cache).
+	CacheDir string `mapstructure:"cache_dir" yaml:"cache_dir"`
+	// CCache exports CCACHE_DIR/CCACHE_BASEDIR to the build so that ccache
+	// hits across worktrees at different paths.
+	CCache bool `mapstructure:"ccache" yaml:"ccache"`
+	// BuildTimeout bounds one tree's build (default 30m).
+	BuildTimeout time.Duration `mapstructure:"build_timeout" yaml:"build_timeout"`
+	// MaxPrerequisites bounds the dependency list tried as a prerequisite
+	// chain (default 8); single dependencies are always tried.
+	MaxPrerequisites int `mapstructure:"max_prerequisites" yaml:"max_prerequisites"`
+	// DepsOrder orders the "Possible dependencies" list: "date" (oldest
+	// first, the default) or "sha" (as the stable bot prints them).
+	DepsOrder string `mapstructure:"deps_order" yaml:"deps_order"`
+	// MaxDeps bounds the listed dependencies (default 20).
+	MaxDeps int `mapstructure:"max_deps" yaml:"max_deps"`
+	// SearchLimit bounds the commits scanned by subject and patch-id
+	// searches (default 20000).
+	SearchLimit int `mapstructure:"search_limit" yaml:"search_limit"`
+	// BuildErrorLines bounds the compiler error lines kept (default 20).
+	BuildErrorLines int `mapstructure:"build_error_lines" yaml:"build_error_lines"`
+	// MaxPatchBytes refuses larger diffs (default 8 MiB).
+	MaxPatchBytes int `mapstructure:"max_patch_bytes" yaml:"max_patch_bytes"`
+}
+
+// UpstreamOptions locate mainline.
+type UpstreamOptions struct {
+	// Repo is the repository holding Ref ("" = Options.Repo).
+	Repo string `mapstructure:"repo" yaml:"repo"`
+	// Ref is the mainline ref, e.g. "origin/master" or "master".
+	Ref string `mapstructure:"ref" yaml:"ref"`
+}
+
+// TreeOptions describe one stable tree.
+type TreeOptions struct {
+	// Name is the name used in replies, e.g. "v6.1.192".
+	Name string `mapstructure:"name" yaml:"name"`
+	// Repo is the repository (or local checkout) holding Ref ("" =
+	// Options.Repo). It is never modified except for worktree metadata.
+	Repo string `mapstructure:"repo" yaml:"repo"`
+	// Ref is the branch, tag or commit to test ("" = Name).
+	Ref string `mapstructure:"ref" yaml:"ref"`
+	// Version is the major.minor the tree carries ("" = parsed from Name),
+	// matched against "Cc: stable # 5.4+" annotations and AUTOSEL subjects.
+	Version string `mapstructure:"version" yaml:"version"`
+	// Build is a shell command run in the patched worktree (empty: no
+	// build). It sees AUTOSEL_TREE, AUTOSEL_SRC, AUTOSEL_BUILD_DIR and, with
+	// ccache, CCACHE_DIR and CCACHE_BASEDIR.
+	Build string `mapstructure:"build" yaml:"build"`
+}
+
+func (o Options) withDefaults() Options {
+	if o.BuildTimeout <= 0 {
+		o.BuildTimeout = 30 * time.Minute
+	}
+	if o.MaxPrerequisites <= 0 {
+		o.MaxPrerequisites = 8
+	}
+	if o.DepsOrder == "" {
+		o.DepsOrder = "date"
+	}
+	if o.MaxDeps <= 0 {
+		o.MaxDeps = 20
+	}
+	if o.SearchLimit <= 0 {
+		o.SearchLimit = 20000
+	}
+	if o.BuildErrorLines <= 0 {
+		o.BuildErrorLines = 20
+	}
+	if o.MaxPatchBytes <= 0 {
+		o.MaxPatchBytes = 8 << 20
+	}
+	return o
+}
+
+func (o Options) upstreamRepo() string {
+	if o.Upstream.Repo != "" {
+		return o.Upstream.Repo
+	}
+	return o.Repo
+}
+
+func (o Options) treeRepo(t TreeOptions) string {
+	if t.Repo != "" {
+		return t.Repo
+	}
+	return o.Repo
+}
+
+func (t TreeOptions) ref() string {
+	if t.Ref != "" {
+		return t.Ref
+	}
+	return t.Name
+}

@@ -1,0 +1,130 @@
+package stable
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// runTree applies the patches relevant to tree i, in series order, in one
+// throwaway worktree (each patch on top of the earlier ones that applied),
+// then builds once if anything applied and the tree has a build command.
+func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patchPlan, others *backportFinder) error {
+	opts := s.opts
+	t := opts.Trees[i]
+	tg := newGit(opts.treeRepo(t))
+	head, err := tg.revParse(ctx, t.ref())
+	if err != nil {
+		return err
+	}
+	w, err := addWorktree(ctx, tg, opts.WorkDir, t.Name, head)
+	if err != nil {
+		return err
+	}
+	defer w.remove()
+	var df *depFinder
+	if upRef != "" {
+		df = &depFinder{opts: opts, up: newGit(opts.upstreamRepo()), upRef: upRef, tg: tg, head: head,
+			sameRepo: sameRepo(opts.upstreamRepo(), opts.treeRepo(t))}
+	}
+	var applied []*report.TreeResult
+	for _, pp := range plans {
+		tr := &report.TreeResult{Name: t.Name}
+		pp.res[i] = tr
+		if c, err := others.present(ctx, i, pp.title); err != nil {
+			return err
+		} else if c != nil {
+			tr.Present = c
+			continue
+		}
+		err := w.apply(ctx, pp.diff)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err == nil {
+			tr.Applied = true
+			applied = append(applied, tr)
+			continue
+		}
+		tr.ApplyError = applyMessage(err)
+		cur, err := w.writeTree(ctx)
+		if err != nil {
+			return err
+		}
+		failed, err := failingHunks(ctx, w.g, cur, pp.files)
+		if err != nil {
+			return err
+		}
+		for _, h := range failed {
+			tr.FailedHunks = append(tr.FailedHunks, h.file+":"+strconv.Itoa(h.oldStart))
+		}
+		if len(failed) == 0 {
+			for _, f := range pp.files {
+				failed = append(failed, f.hunks...)
+			}
+		}
+		if df == nil {
+			tr.DepsUnknown = true
+		} else {
+			deps, err := df.find(ctx, pp.files, failed)
+			if err != nil {
+				s.log.Warn("stable: dependencies", "tree", t.Name, "err", err)
+				tr.DepsUnknown = true
+			}
+			for _, d := range deps {
+				tr.Dependencies = append(tr.Dependencies, d.Commit)
+			}
+			if len(deps) == 0 {
+				tr.DepsUnknown = true
+			}
+			pt := &prereqTrier{w: w, up: df.up, max: opts.MaxPrerequisites, diffs: map[string][]byte{}}
+			if pre, err := pt.smallest(ctx, deps, pp.diff); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				s.log.Warn("stable: prerequisites", "tree", t.Name, "err", err)
+			} else {
+				tr.Prerequisites = pre
+			}
+		}
+		bps, err := others.elsewhere(ctx, i, pp.title)
+		if err != nil {
+			return err
+		}
+		tr.Backports = bps
+	}
+	if t.Build == "" || len(applied) == 0 {
+		return nil
+	}
+	if err := w.checkout(ctx); err != nil {
+		return err
+	}
+	b, err := runBuild(ctx, opts, t, w.dir)
+	if err != nil {
+		return err
+	}
+	for _, tr := range applied {
+		if b.ok {
+			tr.Build = "ok"
+		} else {
+			tr.Build, tr.BuildErrors = "failed", b.errors
+		}
+	}
+	return nil
+}
+
+// applyMessage keeps the informative lines of git apply's complaint.
+func applyMessage(err error) string {
+	msg := err.Error()
+	if ge, ok := err.(*gitError); ok {
+		msg = strings.TrimSpace(ge.stderr)
+	}
+	lines := strings.Split(msg, "\n")
+	if len(lines) > 8 {
+		lines = append(lines[:8], "...")
+	}
+	return strings.Join(lines, "\n")
+}
+

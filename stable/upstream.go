@@ -1,0 +1,66 @@
+package stable
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// patchID returns git's stable patch-id of a diff ("" if git finds none).
+func patchID(ctx context.Context, g *git, diff []byte) (string, error) {
+	out, err := g.runInput(ctx, diff, "patch-id", "--stable")
+	if err != nil {
+		return "", err
+	}
+	f := strings.Fields(out)
+	if len(f) == 0 {
+		return "", nil
+	}
+	return f[0], nil
+}
+
+// findUpstream looks for the patch in upstream: a commit with the same
+// subject (reported as "patch-id" when its patch-id also matches, else
+// "subject"), or failing that a commit with the same patch-id among the
+// recent commits touching the patch's files.
+func findUpstream(ctx context.Context, up *git, upRef, title string, diff []byte, files []fileDiff, limit int) (*report.Commit, string, error) {
+	id, err := patchID(ctx, up, diff)
+	if err != nil {
+		return nil, "", fmt.Errorf("patch-id: %w", err)
+	}
+	if sha, err := up.findSubject(ctx, upRef, title, limit); err != nil {
+		return nil, "", err
+	} else if sha != "" {
+		c := &report.Commit{SHA: sha, Subject: title}
+		cd, err := up.run(ctx, "diff-tree", "-p", "--root", sha)
+		if err == nil && id != "" {
+			if cid, _ := patchID(ctx, up, []byte(cd)); cid == id {
+				return c, "patch-id", nil
+			}
+		}
+		return c, "subject", nil
+	}
+	ps := paths(files)
+	if id == "" || len(ps) == 0 {
+		return nil, "", nil
+	}
+	args := append([]string{"log", "-p", "--no-merges", fmt.Sprintf("--max-count=%d", min(limit, 500)), upRef, "--"}, ps...)
+	logp, err := up.run(ctx, args...)
+	if err != nil {
+		return nil, "", err
+	}
+	ids, err := up.runInput(ctx, []byte(logp), "patch-id", "--stable")
+	if err != nil {
+		return nil, "", err
+	}
+	for _, l := range strings.Split(ids, "\n") {
+		f := strings.Fields(l)
+		if len(f) == 2 && f[0] == id {
+			s, _ := up.subject(ctx, f[1])
+			return &report.Commit{SHA: f[1], Subject: s}, "patch-id", nil
+		}
+	}
+	return nil, "", nil
+}

@@ -1,0 +1,104 @@
+package stable
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// worktree is a throwaway, detached git worktree of a stable tree. It is
+// created without a checkout: patches are applied to its index only
+// (git apply --cached --3way), and files are written out only when a build
+// needs them. The user's checkout is never touched; the repository only
+// gains worktree metadata, removed again by remove.
+type worktree struct {
+	repo *git // the repository the worktree belongs to
+	g    *git // git running inside the worktree
+	dir  string
+	tmp  string // parent temp dir, removed at the end
+	head string // commit the worktree started at
+}
+
+// addWorktree creates a detached worktree of commit in a new temporary
+// directory under workDir and fills its index from commit.
+func addWorktree(ctx context.Context, repo *git, workDir, name, commit string) (*worktree, error) {
+	tmp, err := os.MkdirTemp(workDir, "autosel-stable-"+sanitize(name)+"-")
+	if err != nil {
+		return nil, fmt.Errorf("worktree for %s: %w", name, err)
+	}
+	dir := filepath.Join(tmp, "wt")
+	w := &worktree{repo: repo, g: repo.with(dir), dir: dir, tmp: tmp, head: commit}
+	if _, err := repo.run(ctx, "worktree", "add", "--detach", "--no-checkout", dir, commit); err != nil {
+		w.remove()
+		return nil, fmt.Errorf("worktree for %s: %w", name, err)
+	}
+	if _, err := w.g.run(ctx, "read-tree", commit); err != nil {
+		w.remove()
+		return nil, fmt.Errorf("worktree for %s: %w", name, err)
+	}
+	return w, nil
+}
+
+// remove deletes the worktree and its metadata. It runs with its own
+// short-lived context so that it still works after the caller's context
+// was cancelled.
+func (w *worktree) remove() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w.repo.run(ctx, "worktree", "remove", "--force", w.dir)
+	os.RemoveAll(w.tmp)
+	w.repo.run(ctx, "worktree", "prune")
+}
+
+// writeTree returns the tree id of the current index.
+func (w *worktree) writeTree(ctx context.Context) (string, error) {
+	out, err := w.g.run(ctx, "write-tree")
+	return strings.TrimSpace(out), err
+}
+
+// reset makes the index hold tree (dropping conflict stages).
+func (w *worktree) reset(ctx context.Context, tree string) error {
+	_, err := w.g.run(ctx, "read-tree", "--reset", tree)
+	return err
+}
+
+// apply applies a diff to the index with a 3-way fallback. The index is
+// unchanged on failure.
+func (w *worktree) apply(ctx context.Context, diff []byte) error {
+	before, err := w.writeTree(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := w.g.runInput(ctx, diff, "apply", "--cached", "--3way", "--whitespace=nowarn", "-"); err != nil {
+		if rerr := w.reset(ctx, before); rerr != nil {
+			return fmt.Errorf("%w (and restoring the index: %v)", err, rerr)
+		}
+		return err
+	}
+	return nil
+}
+
+// checkout writes the index out to the worktree's files (for a build).
+func (w *worktree) checkout(ctx context.Context) error {
+	_, err := w.g.run(ctx, "checkout-index", "--all", "--force")
+	return err
+}
+
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() > 40 {
+		return b.String()[:40]
+	}
+	return b.String()
+}
