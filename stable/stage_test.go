@@ -1,0 +1,333 @@
+package stable
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/stable/stabletest"
+)
+
+const fooC = `#include "helper.h"
+
+int alpha(int x)
+{
+	int y = x + 1;
+
+	return y;
+}
+
+int beta(int x)
+{
+	return x * 2;
+}
+
+int gamma(int x)
+{
+	int z = x - 1;
+
+	return z;
+}
+`
+
+// world is the synthetic history the stable tests share:
+//
+//	master:   c0 init -> c1 helper -> c2 alpha rework -> c3 beta faster -> c4 (patch B, upstream)
+//	proposed: c3 -> pA (clamp alpha; Fixes: c2)      -> pC (gamma uses helper_double)
+//	v6.6.3:   c3 + a stable-only commit          (has everything)
+//	v6.1.50:  c0 + backport of c3                (lacks c1 and c2)
+//	v5.15.90: c0 + a hand backport of pA          (already has pA)
+type world struct {
+	repo                *stabletest.Repo
+	c0, c1, c2, c3, c4  string
+	pA, pB, pC          string
+	v663, v6150, v51590 string
+	opts                Options
+}
+
+const buildCmd = "gcc -Werror=implicit-function-declaration -fsyntax-only foo.c"
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Fatalf("gcc is needed: %v", err)
+	}
+	r := stabletest.NewRepo(t)
+	w := &world{repo: r}
+	r.Write("foo.c", fooC)
+	r.Write("helper.h", "#define HELPER_H 1\n")
+	w.c0 = r.Commit("foo: initial version")
+	r.Write("helper.h", "#define HELPER_H 1\n\nstatic inline int helper_double(int x)\n{\n\treturn 2 * x;\n}\n")
+	w.c1 = r.Commit("helper: add helper_double()")
+	r.Replace("foo.c", "\tint y = x + 1;\n", "\tint y = x + 2;\n\n\tif (y < 0)\n\t\ty = 1;\n")
+	w.c2 = r.Commit("foo: rework alpha")
+	r.Replace("foo.c", "\treturn x * 2;\n", "\treturn x << 1;\n")
+	w.c3 = r.Commit("foo: make beta faster")
+
+	r.Git("checkout", "-q", "-b", "proposed")
+	r.Replace("foo.c", "\tif (y < 0)\n\t\ty = 1;\n", "\tif (y < 0)\n\t\ty = 0;\n")
+	w.pA = r.Commit("foo: clamp alpha at zero\n\nThe rework made alpha clamp at one.\n\nFixes: " + w.c2[:12] + " (\"foo: rework alpha\")\nCc: stable@vger.kernel.org\nSigned-off-by: Test Author <author@example.org>")
+	r.Replace("foo.c", "\tint z = x - 1;\n", "\tint z = helper_double(x) - 1;\n")
+	w.pC = r.Commit("foo: let gamma double\n\nCc: stable@vger.kernel.org # 6.1+\nSigned-off-by: Test Author <author@example.org>")
+
+	r.Git("checkout", "-q", "master")
+	r.Replace("foo.c", "\treturn x << 1;\n", "\treturn x * 2; /* no overflow games */\n")
+	w.c4 = r.Commit("foo: undo the beta shift\n\nFixes: " + w.c3[:12] + "\nSigned-off-by: Test Author <author@example.org>")
+	w.pB = w.c4
+
+	r.Git("checkout", "-q", "-b", "linux-6.6.y", w.c3)
+	r.Write("bar.c", "int bar;\n")
+	w.v663 = r.Commit("bar: stable-only addition")
+	r.Git("checkout", "-q", "-b", "linux-6.1.y", w.c0)
+	w.v6150 = r.CherryPick(w.c3)
+	r.Git("checkout", "-q", "-b", "linux-5.15.y", w.c0)
+	r.Replace("foo.c", "\tint y = x + 1;\n", "\tint y = x + 1;\n\n\tif (y < 0)\n\t\ty = 0;\n")
+	w.v51590 = r.Commit("foo: clamp alpha at zero")
+	r.Git("checkout", "-q", "master")
+
+	w.opts = Options{
+		Enabled:  true,
+		Repo:     r.Dir,
+		Upstream: UpstreamOptions{Ref: "master"},
+		Trees: []TreeOptions{
+			{Name: "v6.6.3", Ref: "linux-6.6.y", Build: buildCmd},
+			{Name: "v6.1.50", Ref: "linux-6.1.y", Build: buildCmd},
+			{Name: "v5.15.90", Ref: "linux-5.15.y", Build: buildCmd},
+		},
+		WorkDir: t.TempDir(),
+	}
+	return w
+}
+
+func (w *world) run(t *testing.T, msgs ...*mail.Message) *report.Report {
+	t.Helper()
+	r := &report.Report{}
+	if err := NewStage(w.opts).Run(context.Background(), stabletest.Series(msgs...), r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func names(sr *report.StableReport) []string {
+	var out []string
+	for _, t := range sr.Trees {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func TestStableTagAllTrees(t *testing.T) {
+	w := newWorld(t)
+	r := w.run(t, w.repo.PatchMail(w.pA))
+	sr := r.Patches[0].Stable
+	if sr == nil {
+		t.Fatal("no stable result")
+	}
+	if sr.Kind != KindStableTag || sr.Relevant != "all" {
+		t.Errorf("kind %q relevant %q, want stable-tag all", sr.Kind, sr.Relevant)
+	}
+	wantReason := "This commit has been processed because it contains a -stable tag.\nThe stable tag indicates that it's relevant for the following trees: all"
+	if sr.Reason != wantReason {
+		t.Errorf("reason %q", sr.Reason)
+	}
+	if got := strings.Join(names(sr), ","); got != "v6.6.3,v6.1.50,v5.15.90" {
+		t.Errorf("trees %s", got)
+	}
+	// v6.6.3 has the reworked alpha: applies and builds.
+	if tr := treeResult(t, sr, "v6.6.3"); !tr.Applied || tr.Build != "ok" {
+		t.Errorf("v6.6.3: %+v", tr)
+	}
+	// v6.1.50 lacks "foo: rework alpha": fails, names it, applies on top of it.
+	tr := treeResult(t, sr, "v6.1.50")
+	if tr.Applied {
+		t.Fatalf("v6.1.50 applied: %+v", tr)
+	}
+	if got := shas(tr.Dependencies); strings.Join(got, ",") != w.c2[:12] {
+		t.Errorf("v6.1.50 dependencies %v, want [%s] (foo: rework alpha)", got, w.c2[:12])
+	}
+	if len(tr.Dependencies) == 1 && tr.Dependencies[0].Subject != "foo: rework alpha" {
+		t.Errorf("dependency subject %q", tr.Dependencies[0].Subject)
+	}
+	if got := shas(tr.Prerequisites); strings.Join(got, ",") != w.c2[:12] {
+		t.Errorf("v6.1.50 prerequisites %v, want [%s]", got, w.c2[:12])
+	}
+	if len(tr.FailedHunks) != 1 || !strings.HasPrefix(tr.FailedHunks[0], "foo.c:") {
+		t.Errorf("failed hunks %v", tr.FailedHunks)
+	}
+	if len(tr.Backports) != 1 || tr.Backports[0].Tree != "v5.15.90" || tr.Backports[0].Commit.SHA != w.v51590 {
+		t.Errorf("backports %+v, want v5.15.90 %s", tr.Backports, w.v51590)
+	}
+	if tr.Build != "" {
+		t.Errorf("v6.1.50 built although it did not apply: %q", tr.Build)
+	}
+	// v5.15.90 already carries a backport of it.
+	if tr := treeResult(t, sr, "v5.15.90"); tr.Present == nil || tr.Present.SHA != w.v51590 {
+		t.Errorf("v5.15.90: %+v", tr)
+	}
+	if sr.Upstream {
+		t.Errorf("pA is not upstream: %+v", sr.UpstreamCommit)
+	}
+	// Series summary.
+	if r.Stable == nil || len(r.Stable.Trees) != 3 || r.Stable.Trees[1].Applied {
+		t.Errorf("summary %+v", r.Stable)
+	}
+}
+
+func TestFixesRelevance(t *testing.T) {
+	w := newWorld(t)
+	r := w.run(t, w.repo.PatchMail(w.pB))
+	sr := r.Patches[0].Stable
+	if sr == nil {
+		t.Fatal("no stable result")
+	}
+	if sr.Kind != KindFixes {
+		t.Errorf("kind %q", sr.Kind)
+	}
+	wantReason := "This commit has been processed because it contains a \"Fixes:\" tag\nfixing commit: " + w.c3[:12] + " (\"foo: make beta faster\")."
+	if sr.Reason != wantReason {
+		t.Errorf("reason\n%q\nwant\n%q", sr.Reason, wantReason)
+	}
+	// v6.6.3 contains c3; v6.1.50 has a backport of it (other sha, same
+	// subject); v5.15.90 has neither.
+	if got := strings.Join(names(sr), ","); got != "v6.6.3,v6.1.50" {
+		t.Errorf("trees %s, want v6.6.3,v6.1.50", got)
+	}
+	for _, n := range []string{"v6.6.3", "v6.1.50"} {
+		if tr := treeResult(t, sr, n); !tr.Applied || tr.Build != "ok" {
+			t.Errorf("%s: %+v", n, tr)
+		}
+	}
+	if !sr.Upstream || sr.UpstreamCommit == nil || sr.UpstreamCommit.SHA != w.c4 || sr.UpstreamMatch != "patch-id" {
+		t.Errorf("upstream %v %+v %q, want %s by patch-id", sr.Upstream, sr.UpstreamCommit, sr.UpstreamMatch, w.c4)
+	}
+}
+
+func TestVersionRangeAndBuildFailure(t *testing.T) {
+	w := newWorld(t)
+	r := w.run(t, w.repo.PatchMail(w.pC))
+	sr := r.Patches[0].Stable
+	if sr == nil {
+		t.Fatal("no stable result")
+	}
+	if sr.Relevant != "6.1+" {
+		t.Errorf("relevant %q, want 6.1+", sr.Relevant)
+	}
+	if got := strings.Join(names(sr), ","); got != "v6.6.3,v6.1.50" {
+		t.Errorf("trees %s, want v6.6.3,v6.1.50 (5.15 is older than 6.1)", got)
+	}
+	if tr := treeResult(t, sr, "v6.6.3"); !tr.Applied || tr.Build != "ok" {
+		t.Errorf("v6.6.3: %+v", tr)
+	}
+	tr := treeResult(t, sr, "v6.1.50")
+	if !tr.Applied || tr.Build != "failed" {
+		t.Fatalf("v6.1.50: %+v", tr)
+	}
+	if len(tr.BuildErrors) == 0 || !strings.Contains(tr.BuildErrors[0], "foo.c:") ||
+		!strings.Contains(tr.BuildErrors[0], "error: implicit declaration of function 'helper_double'") {
+		t.Errorf("build errors %q", tr.BuildErrors)
+	}
+}
+
+func TestAutoselRelevance(t *testing.T) {
+	w := newWorld(t)
+	raw := w.repo.Git("format-patch", "-1", "--stdout", "--no-signature", "--subject-prefix=PATCH AUTOSEL 6.1", w.pC)
+	m := stabletest.ParseMail(t, strings.ReplaceAll(raw, "Cc: stable@vger.kernel.org # 6.1+\n", ""))
+	r := w.run(t, m)
+	sr := r.Patches[0].Stable
+	if sr == nil || sr.Kind != KindAutosel {
+		t.Fatalf("stable %+v", sr)
+	}
+	if got := strings.Join(names(sr), ","); got != "v6.1.50" {
+		t.Errorf("trees %s, want v6.1.50", got)
+	}
+}
+
+func TestNotRelevantNoResult(t *testing.T) {
+	w := newWorld(t)
+	raw := w.repo.Git("format-patch", "-1", "--stdout", "--no-signature", w.pC)
+	m := stabletest.ParseMail(t, strings.ReplaceAll(raw, "Cc: stable@vger.kernel.org # 6.1+\n", ""))
+	rep := w.run(t, m)
+	if rep.Stable != nil || (len(rep.Patches) > 0 && rep.Patches[0].Stable != nil) {
+		t.Errorf("untagged patch got stable results: %+v", rep.Stable)
+	}
+}
+
+// TestCancelCleansUp cancels the run in the middle of a (hanging) build:
+// Run must return promptly, kill the build's process group and remove the
+// worktree.
+func TestCancelCleansUp(t *testing.T) {
+	w := newWorld(t)
+	w.opts.Trees = w.opts.Trees[:1]
+	w.opts.Trees[0].Build = "touch started; sleep 60"
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- NewStage(w.opts).Run(ctx, stabletest.Series(w.repo.PatchMail(w.pA)), &report.Report{})
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		m, _ := filepath.Glob(filepath.Join(w.opts.WorkDir, "*", "wt", "started"))
+		if len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("build never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("no error from a cancelled run")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("Run took %v to return after cancel", d)
+	}
+	if out := w.repo.Git("worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
+		t.Errorf("worktrees left behind:\n%s", out)
+	}
+	if left, _ := os.ReadDir(w.opts.WorkDir); len(left) != 0 {
+		t.Errorf("temporary directories left behind: %v", left)
+	}
+}
+
+func TestWorktreesRemoved(t *testing.T) {
+	w := newWorld(t)
+	w.run(t, w.repo.PatchMail(w.pA))
+	if out := w.repo.Git("worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
+		t.Errorf("worktrees left behind:\n%s", out)
+	}
+	if st := w.repo.Git("status", "--porcelain"); st != "" {
+		t.Errorf("user checkout modified:\n%s", st)
+	}
+}
+
+func treeResult(t *testing.T, sr *report.StableReport, name string) *report.TreeResult {
+	t.Helper()
+	for i := range sr.Trees {
+		if sr.Trees[i].Name == name {
+			return &sr.Trees[i]
+		}
+	}
+	t.Fatalf("tree %s not tested; trees: %v", name, names(sr))
+	return nil
+}
+
+func shas(cs []report.Commit) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Short())
+	}
+	return out
+}
