@@ -4,6 +4,8 @@
 // patch applied in memory).
 package diffcheck
 
+import "github.com/bluekeyes/go-gitdiff/gitdiff"
+
 // Op is the kind of a diff line.
 type Op byte
 
@@ -25,6 +27,11 @@ type Line struct {
 	// 0 on the side where the line does not exist.
 	OldLine int `json:"old_line,omitempty"`
 	NewLine int `json:"new_line,omitempty"`
+	// DiffLine is the 1-based line of the diff text this line came from.
+	DiffLine int `json:"diff_line,omitempty"`
+	// NoEOL is set when the line has no newline at the end of the file
+	// ("\ No newline at end of file" followed it).
+	NoEOL bool `json:"no_eol,omitempty"`
 }
 
 // Hunk is one @@ section of a file diff.
@@ -39,6 +46,15 @@ type Hunk struct {
 	// in (from the tree when available, else from Section and the hunk text).
 	Funcs []string `json:"funcs,omitempty"`
 	Lines []Line   `json:"lines"`
+	// DiffLine is the 1-based line of the "@@" header in the diff text.
+	DiffLine int `json:"diff_line,omitempty"`
+	// Offset is set by ApplyTree: how many lines away from OldStart the
+	// hunk applied (line numbers are then rewritten to the tree's).
+	Offset int `json:"offset,omitempty"`
+	// Applied is set by ApplyTree when the hunk applied to the tree.
+	Applied bool `json:"applied,omitempty"`
+
+	frag *gitdiff.TextFragment
 }
 
 // FileChange is the diff of one file.
@@ -52,6 +68,16 @@ type FileChange struct {
 	OldMode  uint32  `json:"old_mode,omitempty"`
 	NewMode  uint32  `json:"new_mode,omitempty"`
 	Hunks    []*Hunk `json:"hunks,omitempty"`
+	// IsCopy marks a "copy from/copy to" file diff.
+	IsCopy bool `json:"is_copy,omitempty"`
+	// HasBinaryData is set for a binary diff carrying "GIT binary patch"
+	// data (as opposed to "Binary files ... differ").
+	HasBinaryData bool `json:"has_binary_data,omitempty"`
+	// OldOID and NewOID are the (abbreviated) blob ids of the "index" line.
+	OldOID string `json:"old_oid,omitempty"`
+	NewOID string `json:"new_oid,omitempty"`
+
+	file *gitdiff.File
 }
 
 // Path returns the new path, or the old one for a deletion.
@@ -86,7 +112,13 @@ type FuncChange struct {
 	// Old and New are the function before and after the patch.
 	Old Side `json:"old"`
 	New Side `json:"new"`
+	// Added and Deleted mark a function the patch creates or removes.
+	Added   bool `json:"added,omitempty"`
+	Deleted bool `json:"deleted,omitempty"`
 }
+
+// ID returns "file:func", the form reports use.
+func (f *FuncChange) ID() string { return f.File + ":" + f.Name }
 
 // ChangeSet is everything diffcheck knows about one patch.
 type ChangeSet struct {
@@ -99,6 +131,9 @@ type ChangeSet struct {
 	// ApplyError is set when a tree was given but the patch did not apply
 	// cleanly to it; hunks' post-images were used where the tree lacked them.
 	ApplyError string `json:"apply_error,omitempty"`
+	// ApplyErrors are the individual apply failures behind ApplyError, each
+	// naming the diff line (whitespace damage, context not in the tree).
+	ApplyErrors []*Error `json:"-"`
 }
 
 // Tree is a read-only view of a source tree.
