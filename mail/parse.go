@@ -188,9 +188,19 @@ func msgIDList(h gomail.Header, key string) []string {
 	return out
 }
 
-// addressList parses an address header, falling back to a lenient parse
-// of each comma-separated item.
+// addressList parses an address header (all fields of that name: some
+// bots send several To: or Cc: fields), falling back to a lenient parse of
+// each comma-separated item.
 func addressList(h gomail.Header, key string) []Address {
+	if fields := h.FieldsByKey(key); fields.Len() > 1 {
+		var vals []string
+		for fields.Next() {
+			vals = append(vals, fields.Value())
+		}
+		var joined message.Header
+		joined.Set(key, strings.Join(vals, ", "))
+		h = gomailHeader(joined)
+	}
 	var out []Address
 	if list, err := h.AddressList(key); err == nil {
 		for _, a := range list {

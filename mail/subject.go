@@ -50,6 +50,22 @@ func ParseSubject(s string) Subject {
 		break
 	}
 	sub.Title = strings.TrimSpace(rest)
+	// David Howells' stgit style puts the version last: "... [ver #3]".
+	if strings.HasSuffix(sub.Title, "]") {
+		if i := strings.LastIndexByte(sub.Title, '['); i >= 0 {
+			tag := strings.ToLower(strings.TrimSpace(sub.Title[i+1 : len(sub.Title)-1]))
+			v := 0
+			if n, ok := strings.CutPrefix(tag, "ver #"); ok {
+				v, _ = strconv.Atoi(n)
+			} else {
+				v = versionSuffix(tag)
+			}
+			if v > 0 && v <= 1000 {
+				sub.Version = v
+				sub.Title = strings.TrimSpace(sub.Title[:i])
+			}
+		}
+	}
 	return sub
 }
 
