@@ -148,3 +148,63 @@ func Series(msgs ...*mail.Message) *series.Series {
 	}
 	return s
 }
+
+// CommitFiles makes a commit on top of parent that sets the given files
+// (path -> content) without a checkout (git plumbing with a temporary
+// index), so it works on a bare clone of a large tree. It returns the new
+// commit id; no branch is moved.
+func (r *Repo) CommitFiles(parent string, files map[string]string, msg string) string {
+	r.t.Helper()
+	r.n++
+	index := filepath.Join(r.t.TempDir(), "index")
+	env := "GIT_INDEX_FILE=" + index
+	r.gitEnv(env, "read-tree", parent)
+	for path, content := range files {
+		blob := r.gitInput(content, "hash-object", "-w", "--stdin")
+		r.gitEnv(env, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+path)
+	}
+	tree := r.gitEnv(env, "write-tree")
+	return r.gitInput(msg, "commit-tree", tree, "-p", parent)
+}
+
+// Show returns the content of path at rev.
+func (r *Repo) Show(rev, path string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", "cat-file", "blob", rev+":"+path)
+	cmd.Dir = r.Dir
+	out, err := cmd.Output()
+	if err != nil {
+		r.t.Fatalf("git cat-file %s:%s: %v", rev, path, err)
+	}
+	return string(out)
+}
+
+func (r *Repo) gitEnv(env string, args ...string) string {
+	r.t.Helper()
+	return r.gitFull(env, "", args...)
+}
+
+func (r *Repo) gitInput(stdin string, args ...string) string {
+	r.t.Helper()
+	return r.gitFull("", stdin, args...)
+}
+
+func (r *Repo) gitFull(env, stdin string, args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.Dir
+	date := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(r.n) * time.Hour).Format(time.RFC3339)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Test Author", "GIT_AUTHOR_EMAIL=author@example.org",
+		"GIT_COMMITTER_NAME=Test Committer", "GIT_COMMITTER_EMAIL=committer@example.org",
+		"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
+	if env != "" {
+		cmd.Env = append(cmd.Env, env)
+	}
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	return strings.TrimSpace(out.String())
+}
