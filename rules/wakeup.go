@@ -1,0 +1,446 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// Finding rule names of the wakeup family.
+const (
+	// RuleWakeupExclusive: exclusive waiting introduced or removed.
+	RuleWakeupExclusive = "wakeup-exclusive"
+	// RuleWakeupNarrowed: a wake-up now wakes fewer waiters.
+	RuleWakeupNarrowed = "wakeup-narrowed"
+	// RuleWakeupWidened: a wake-up now wakes more waiters.
+	RuleWakeupWidened = "wakeup-widened"
+	// RuleWakeupSync: a wake-up switched between sync and non-sync.
+	RuleWakeupSync = "wakeup-sync"
+	// RuleWakeupMode: a wake-up or wait changed between interruptible and
+	// uninterruptible task states.
+	RuleWakeupMode = "wakeup-mode"
+	// RuleWakeupRemoved: a wake-up removed, made conditional, or skipped by
+	// a new early return.
+	RuleWakeupRemoved = "wakeup-removed"
+	// RuleWaitEntry: wait-entry set-up changed, a non-auto-removing entry
+	// queued exclusively, or prepare_to_wait without finish_wait.
+	RuleWaitEntry = "wait-entry"
+	// RuleWaitqueueSplit: a wait queue split or renamed.
+	RuleWaitqueueSplit = "waitqueue-split"
+	// RuleWaitqueueActive: a lockless waitqueue_active() without a barrier.
+	RuleWaitqueueActive = "waitqueue-active"
+	// RuleLostWakeup: exclusive waiters and a single wake-up on a path that
+	// should wake them all.
+	RuleLostWakeup = "lost-wakeup"
+)
+
+const wakeupDoc = `Compares the wait-queue usage of every function a patch touches, before and after, and (with a tree) every other user of the same queues: exclusive waits introduced or removed, wake-ups narrowed/widened/made conditional/removed, sync and task-state changes, wait-entry set-up (auto-removal, prepare_to_wait without finish_wait), queues split or renamed, lockless waitqueue_active() without a barrier, and lost-wakeup risk: exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up, unless the woken waiter passes the wake-up on.`
+
+// NewWakeup returns the wakeup rule family, with its primitive tables
+// loaded from rules/tables/wakeup.yaml and opts.TableFiles.
+func NewWakeup(opts Options) (*Rule, error) {
+	var t wakeupTables
+	if err := LoadTables("wakeup", opts.TableFiles, &t); err != nil {
+		return nil, err
+	}
+	prims, err := compileWakeupTables(t)
+	if err != nil {
+		return nil, err
+	}
+	return &Rule{
+		Name: "wakeup",
+		Doc:  wakeupDoc,
+		Run: func(pass *Pass) ([]report.Finding, error) {
+			return runWakeup(prims, pass)
+		},
+	}, nil
+}
+
+// wakeupRun is the state of one run over one patch.
+type wakeupRun struct {
+	p    *wakeupPrims
+	pass *Pass
+	// olds and news are the two versions of Change.Funcs (nil when the
+	// function does not exist on that side).
+	olds, news []*wfunc
+	inPatch    map[string]bool
+	fileVT     map[string]*varTypes
+	patchVT    *varTypes
+	maps       map[string]*fileLineMap
+	// renames maps an old queue key to the keys its users moved to.
+	renames map[string][]string
+	// structRenames are renames seen in struct definitions.
+	structRenames map[string][]string
+	tree          *wakeupTree
+	findings      []report.Finding
+}
+
+// fileLineMap relates the old and new line numbers of one file's hunks.
+type fileLineMap struct {
+	oldBlock map[int]int
+	newBlock map[int]int
+	newToOld map[int]int
+}
+
+func runWakeup(p *wakeupPrims, pass *Pass) ([]report.Finding, error) {
+	if pass == nil || pass.Change == nil {
+		return nil, nil
+	}
+	r := &wakeupRun{
+		p:             p,
+		pass:          pass,
+		inPatch:       map[string]bool{},
+		fileVT:        map[string]*varTypes{},
+		patchVT:       newVarTypes(),
+		maps:          map[string]*fileLineMap{},
+		renames:       map[string][]string{},
+		structRenames: map[string][]string{},
+	}
+	r.scanFiles()
+	r.buildViews()
+	r.unifyKeys()
+	r.findRenames()
+	if pass.Index != nil {
+		r.tree = newWakeupTree(r)
+	}
+	introduced := r.checkExclusive()
+	changedWakers := r.checkWakers()
+	r.checkEntries()
+	r.checkSplit()
+	r.checkActive()
+	r.checkLost(introduced, changedWakers)
+	if pass.Index == nil && len(introduced) > 0 {
+		pass.Note("wakeup: exclusive waits were introduced; other wakers of those queues outside the patch need a tree to be checked (--tree)")
+	}
+	sort.SliceStable(r.findings, func(i, j int) bool {
+		a, b := r.findings[i], r.findings[j]
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	return r.findings, nil
+}
+
+// scanFiles records variable declarations visible in each file's hunks
+// (and the whole file when a tree is available) and the line maps.
+func (r *wakeupRun) scanFiles() {
+	block := 0
+	for _, f := range r.pass.Change.Files {
+		path := f.Path()
+		vt := r.fileVT[path]
+		if vt == nil {
+			vt = newVarTypes()
+			r.fileVT[path] = vt
+		}
+		m := &fileLineMap{oldBlock: map[int]int{}, newBlock: map[int]int{}, newToOld: map[int]int{}}
+		r.maps[path] = m
+		var sb strings.Builder
+		for _, h := range f.Hunks {
+			sb.WriteString(h.Section)
+			sb.WriteByte('\n')
+			in := false
+			for _, l := range h.Lines {
+				sb.WriteString(l.Text)
+				sb.WriteByte('\n')
+				switch l.Op {
+				case diffcheck.OpContext:
+					m.newToOld[l.NewLine] = l.OldLine
+					in = false
+				default:
+					if !in {
+						block++
+						in = true
+					}
+					if l.Op == diffcheck.OpDel {
+						m.oldBlock[l.OldLine] = block
+					} else {
+						m.newBlock[l.NewLine] = block
+					}
+				}
+			}
+			r.structDiff(f, h)
+		}
+		vt.scan(sb.String())
+		if t := r.pass.Change.Tree; t != nil && diffcheck.IsCSource(path) {
+			if b, err := t.ReadFile(path); err == nil && len(b) <= diffcheck.MaxTreeFileSize {
+				vt.scan(string(b))
+			}
+		}
+	}
+	for _, vt := range r.fileVT {
+		r.patchVT.fallback(vt)
+	}
+}
+
+// structDiff records wait-queue fields renamed or split inside a struct
+// definition shown by a hunk ("-wait_queue_head_t wait;" /
+// "+wait_queue_head_t rd_wait, wr_wait;").
+func (r *wakeupRun) structDiff(f *diffcheck.FileChange, h *diffcheck.Hunk) {
+	cur := ""
+	if m := structOpenRe.FindStringSubmatch(h.Section); m != nil {
+		cur = m[1]
+	}
+	var removed, added []string
+	flush := func() {
+		if cur != "" && len(removed) > 0 && len(added) > 0 {
+			for _, o := range removed {
+				k := cur + "." + o
+				for _, n := range added {
+					r.structRenames[k] = appendUnique(r.structRenames[k], cur+"."+n)
+				}
+			}
+		}
+		removed, added = nil, nil
+	}
+	for _, l := range h.Lines {
+		if m := structOpenRe.FindStringSubmatch(l.Text); m != nil {
+			flush()
+			cur = m[1]
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(l.Text), "};") {
+			flush()
+			cur = ""
+			continue
+		}
+		m := queueFieldRe.FindStringSubmatch(l.Text)
+		if m == nil {
+			if l.Op == diffcheck.OpContext {
+				flush()
+			}
+			continue
+		}
+		var names []string
+		for _, n := range strings.Split(m[1], ",") {
+			n = strings.TrimSpace(n)
+			if identRe.MatchString(n) {
+				names = append(names, n)
+			}
+		}
+		switch l.Op {
+		case diffcheck.OpDel:
+			removed = append(removed, names...)
+		case diffcheck.OpAdd:
+			added = append(added, names...)
+		default:
+			flush()
+		}
+	}
+	flush()
+	// A field kept on both sides is not renamed.
+	for k, v := range r.structRenames {
+		var keep []string
+		for _, n := range v {
+			if n != k {
+				keep = append(keep, n)
+			}
+		}
+		if len(keep) < len(v) {
+			delete(r.structRenames, k)
+		}
+	}
+}
+
+func appendUnique(l []string, s string) []string {
+	for _, x := range l {
+		if x == s {
+			return l
+		}
+	}
+	return append(l, s)
+}
+
+// buildViews scans both versions of every touched function.
+func (r *wakeupRun) buildViews() {
+	for _, fc := range r.pass.Change.Funcs {
+		r.inPatch[fc.File+":"+fc.Name] = true
+		vt := newVarTypes()
+		vt.scan(fc.New.Text)
+		vt.scan(fc.Old.Text)
+		for _, f := range r.pass.Change.Files {
+			if f.Path() != fc.File {
+				continue
+			}
+			for _, h := range f.Hunks {
+				if strings.Contains(h.Section, fc.Name+"(") {
+					vt.scan(h.Section)
+				}
+			}
+		}
+		vt.fallback(r.fileVT[fc.File])
+		vt.fallback(r.patchVT)
+		r.olds = append(r.olds, r.view(fc, &fc.Old, '-', vt))
+		r.news = append(r.news, r.view(fc, &fc.New, '+', vt))
+	}
+}
+
+func (r *wakeupRun) view(fc *diffcheck.FuncChange, s *diffcheck.Side, side byte, vt *varTypes) *wfunc {
+	if strings.TrimSpace(s.Text) == "" {
+		return nil
+	}
+	fn := cscan.ParseBody(s.Text, s.Lines)
+	partial := s.Partial && !wholeFunc(fn, s.Lines)
+	w := newWfunc(fc.File, fc.Name, side, s.Text, s.Lines, s.Changed, partial, fn)
+	r.p.sitesOf(w, vt)
+	return w
+}
+
+// allViews returns every non-nil view of the patch.
+func (r *wakeupRun) allViews() []*wfunc {
+	var out []*wfunc
+	for _, l := range [][]*wfunc{r.olds, r.news} {
+		for _, f := range l {
+			if f != nil {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// unifyKeys resolves "*.field" keys to the one struct type that has that
+// field path elsewhere in the patch.
+func (r *wakeupRun) unifyKeys() {
+	types := map[string]map[string]bool{}
+	note := func(k string) {
+		if f := keyField(k); f != "" && !strings.HasPrefix(k, "*.") {
+			if types[f] == nil {
+				types[f] = map[string]bool{}
+			}
+			types[f][k] = true
+		}
+	}
+	for _, f := range r.allViews() {
+		for _, s := range f.Sites {
+			note(strings.TrimPrefix(strings.TrimPrefix(s.Q, "var:"), "completion:"))
+		}
+	}
+	for k := range r.structRenames {
+		note(k)
+	}
+	for _, f := range r.allViews() {
+		for _, s := range f.Sites {
+			prefix := ""
+			q := s.Q
+			for _, p := range []string{"var:", "completion:"} {
+				if strings.HasPrefix(q, p) {
+					prefix, q = p, strings.TrimPrefix(q, p)
+				}
+			}
+			if !strings.HasPrefix(q, "*.") {
+				continue
+			}
+			if ks := types[keyField(q)]; len(ks) == 1 {
+				for k := range ks {
+					s.Q = prefix + k
+				}
+			}
+		}
+	}
+}
+
+// blockOf returns the change block of a changed line of f, 0 if none.
+func (r *wakeupRun) blockOf(f *wfunc, line int) int {
+	m := r.maps[f.File]
+	if m == nil {
+		return 0
+	}
+	if f.Side == '-' {
+		return m.oldBlock[line]
+	}
+	return m.newBlock[line]
+}
+
+// compatible reports whether an old-side key and a new-side key name the
+// same queue (equal, or renamed by the patch).
+func (r *wakeupRun) compatible(oldQ, newQ string) bool {
+	if oldQ == newQ {
+		return true
+	}
+	for _, n := range r.renames[oldQ] {
+		if n == newQ {
+			return true
+		}
+	}
+	return false
+}
+
+// counterpart finds the old-side site of kind k that corresponds to the
+// new-side site n: the same line for unchanged lines, else a site of the
+// same change block, else a changed site anywhere in the function, on a
+// compatible queue. used marks old sites already paired.
+func (r *wakeupRun) counterpart(old *wfunc, n *wsite, used map[*wsite]bool) *wsite {
+	if old == nil {
+		return nil
+	}
+	if !n.Changed() {
+		if m := r.maps[n.Fn.File]; m != nil {
+			if ol, ok := m.newToOld[n.Line()]; ok {
+				for _, o := range old.Sites {
+					if o.Kind == n.Kind && o.Line() == ol && o.Call.Name == n.Call.Name && !used[o] {
+						return o
+					}
+				}
+			}
+		}
+		// Unchanged line without a mapping (tree view): same name and key.
+		for _, o := range old.Sites {
+			if o.Kind == n.Kind && !o.Changed() && o.Call.Name == n.Call.Name && r.compatible(o.Q, n.Q) && !used[o] {
+				return o
+			}
+		}
+		return nil
+	}
+	b := r.blockOf(n.Fn, n.Line())
+	var any *wsite
+	for _, o := range old.Sites {
+		if o.Kind != n.Kind || used[o] || !o.Changed() || !r.compatible(o.Q, n.Q) {
+			continue
+		}
+		if b != 0 && r.blockOf(old, o.Line()) == b {
+			return o
+		}
+		if any == nil {
+			any = o
+		}
+	}
+	return any
+}
+
+// add appends a finding.
+func (r *wakeupRun) add(f report.Finding) {
+	f.Patch = r.pass.Patch
+	r.findings = append(r.findings, f)
+}
+
+// fmtSite describes a site as "file:line func: text".
+func fmtSite(s *wsite) string {
+	return fmt.Sprintf("%s:%d %s(): %s", s.Fn.File, s.Line(), s.Fn.Name, s.Text())
+}
+
+// step turns a site into a chain step.
+func step(s *wsite, what string) report.Step {
+	return report.Step{Func: s.Fn.Name, File: s.Fn.File, Line: s.Line(), What: what}
+}
+
+// wholeFunc reports whether a patch-only side nevertheless shows the whole
+// function: its header, its closing brace and no gaps between.
+func wholeFunc(fn *cscan.Func, lines []int) bool {
+	if fn == nil || fn.Name == "" || fn.Body == nil || fn.Body.EndLine == 0 {
+		return false
+	}
+	for i := 1; i < len(lines); i++ {
+		if lines[i] != lines[i-1]+1 {
+			return false
+		}
+	}
+	return true
+}

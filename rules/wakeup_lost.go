@@ -1,0 +1,372 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// waitersOf returns the post-patch waiters of q: the new sides of the
+// patch and, with a tree, every other function of the tree.
+func (r *wakeupRun) waitersOf(q string) []*wsite {
+	return r.postSites(siteWait, q)
+}
+
+// wakersOf returns the post-patch wakers of q.
+func (r *wakeupRun) wakersOf(q string) []*wsite {
+	return r.postSites(siteWake, q)
+}
+
+func (r *wakeupRun) postSites(kind siteKind, q string) []*wsite {
+	var out []*wsite
+	for _, f := range r.news {
+		if f != nil {
+			out = append(out, f.sitesOn(kind, q)...)
+		}
+	}
+	if r.tree != nil {
+		for _, s := range r.tree.sitesOn(q) {
+			if s.Kind == kind {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// broadcast is why a waker runs on a path that makes the wait condition
+// true for every waiter.
+type broadcast struct {
+	reasons  []string
+	counters []string
+	// flags are members set true just before the wake-up ("dev->dead =
+	// true"): a chained wake-up testing them covers the broadcast.
+	flags []string
+	// strong is set by a release/hang-up path or poll key, as opposed to a
+	// counter test alone.
+	strong bool
+}
+
+// broadcastOf returns the broadcast evidence of waker w, nil if none.
+func (r *wakeupRun) broadcastOf(w *wsite) *broadcast {
+	b := &broadcast{}
+	if r.p.isBroadcastFunc(w.Fn.Name) {
+		b.reasons = append(b.reasons, fmt.Sprintf("%s() is a release/teardown path", w.Fn.Name))
+		b.strong = true
+	}
+	if w.PollKey != "" {
+		var bits []string
+		for _, k := range r.p.pollKeys {
+			if containsWord(w.PollKey, k) {
+				bits = append(bits, k)
+			}
+		}
+		if len(bits) > 0 {
+			b.reasons = append(b.reasons, "the poll key carries "+strings.Join(bits, "|"))
+			b.strong = true
+		}
+	}
+	for _, g := range w.Call.Guards {
+		if g.Kind != "if" && g.Kind != "case" {
+			continue
+		}
+		if cs, ok := r.p.zeroCounters(g.Cond); ok {
+			b.reasons = append(b.reasons, fmt.Sprintf("it runs when `%s` (a count dropped to zero)", strings.Join(strings.Fields(g.Cond), " ")))
+			for _, c := range cs {
+				b.counters = appendUnique(b.counters, c)
+			}
+		}
+	}
+	if len(b.reasons) == 0 {
+		return nil
+	}
+	// Counters decremented just before the wake-up (the same few lines).
+	for line, text := range w.Fn.lines {
+		if line >= w.Line() || line < w.Line()-decrementWindow {
+			continue
+		}
+		for _, m := range flagSetRe.FindAllStringSubmatch(text, -1) {
+			b.flags = appendUnique(b.flags, m[1])
+		}
+		for _, m := range decrementRe.FindAllStringSubmatch(text, -1) {
+			c := m[1]
+			if c == "" {
+				c = m[2]
+			}
+			b.counters = appendUnique(b.counters, c)
+		}
+	}
+	sort.Strings(b.counters)
+	return b
+}
+
+// decrementWindow is how many lines before a waker a counter decrement
+// counts as part of its path.
+const decrementWindow = 8
+
+// chainCover is what one exclusive waiter does after it is woken.
+type chainCover struct {
+	waiter *wsite
+	chain  *wsite // the chained wake-up of the same queue, nil if none
+	covers bool
+	why    string
+}
+
+// chainOf finds the chained wake-up of waiter e's queue in e's function
+// after the wait and says whether it fires whenever the broadcast
+// condition b holds.
+func (r *wakeupRun) chainOf(e *wsite, b *broadcast) chainCover {
+	cc := chainCover{waiter: e}
+	var best *wsite
+	for _, s := range e.Fn.sitesOn(siteWake, e.Q) {
+		if s.Line() <= e.Line() {
+			continue
+		}
+		best = s
+		extra := extraGuards(s.Call.Guards, e.Call.Guards)
+		ok, why := r.guardsCover(extra, b)
+		if ok {
+			cc.chain, cc.covers, cc.why = s, true, why
+			return cc
+		}
+		cc.why = why
+	}
+	cc.chain = best
+	if best == nil {
+		cc.why = fmt.Sprintf("%s() does not wake %s again after its wait", e.Fn.Name, e.Q)
+	}
+	return cc
+}
+
+// guardsCover reports whether every guard is true whenever the broadcast
+// condition holds: each must have a disjunct testing one of the broadcast
+// counters for zero (any zero test when the counters are unknown).
+func (r *wakeupRun) guardsCover(gs []cscan.Guard, b *broadcast) (bool, string) {
+	for _, g := range gs {
+		switch g.Kind {
+		case "loop", "scoped_guard":
+			continue
+		case "if", "case":
+		default:
+			return false, fmt.Sprintf("the chained wake-up sits in an %s branch", g.Kind)
+		}
+		covered := false
+		for _, d := range splitOr(g.Cond) {
+			for _, fl := range b.flags {
+				if testsFlag(d, fl) {
+					covered = true
+				}
+			}
+			cs, ok := r.p.zeroCounters(d)
+			if !ok {
+				continue
+			}
+			if len(b.counters) == 0 {
+				covered = true
+			}
+			for _, c := range cs {
+				if contains(b.counters, c) {
+					covered = true
+				}
+			}
+		}
+		if !covered {
+			cond := strings.Join(strings.Fields(g.Cond), " ")
+			why := fmt.Sprintf("the chained wake-up only fires when `%s`, which does not test the broadcast condition", cond)
+			for _, w := range identWords(cond) {
+				if r.p.isChainVar(w) {
+					why = fmt.Sprintf("the chained wake-up is gated by `%s` (a pass-it-on flag), which does not fire for the broadcast condition", cond)
+				}
+			}
+			return false, why
+		}
+	}
+	if len(gs) == 0 {
+		return true, "the woken waiter always wakes the next one"
+	}
+	var cs []string
+	for _, g := range gs {
+		cs = append(cs, strings.Join(strings.Fields(g.Cond), " "))
+	}
+	return true, fmt.Sprintf("the chained wake-up fires when `%s`, which includes the broadcast condition", strings.Join(cs, " && "))
+}
+
+// checkLost is the lost-wakeup rule (7): a queue with exclusive waiters and
+// a waker on a broadcast path that wakes only one of them, unless each
+// woken waiter passes the wake-up on.
+func (r *wakeupRun) checkLost(introduced, changedWakers map[string][]*wsite) {
+	keys := map[string]bool{}
+	for k := range introduced {
+		keys[k] = true
+	}
+	for k := range changedWakers {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, q := range sorted {
+		if strings.HasPrefix(q, "completion:") || strings.HasPrefix(q, "var:") {
+			continue
+		}
+		var excl []*wsite
+		for _, s := range r.waitersOf(q) {
+			if isQueueWait(s) && s.Exclusive {
+				excl = append(excl, s)
+			}
+		}
+		if len(excl) == 0 {
+			continue
+		}
+		wakers := changedWakers[q]
+		if len(introduced[q]) > 0 {
+			wakers = r.wakersOf(q)
+		}
+		seen := map[*wsite]bool{}
+		for _, w := range wakers {
+			if seen[w] || w.Breadth == "all" || isChainWake(w, excl) {
+				continue
+			}
+			seen[w] = true
+			b := r.broadcastOf(w)
+			if b == nil {
+				continue
+			}
+			r.reportLost(q, w, b, excl, len(introduced[q]) > 0)
+		}
+	}
+}
+
+func (r *wakeupRun) reportLost(q string, w *wsite, b *broadcast, excl []*wsite, introduced bool) {
+	var covers, gaps []chainCover
+	for _, e := range excl {
+		cc := r.chainOf(e, b)
+		if cc.covers {
+			covers = append(covers, cc)
+		} else {
+			gaps = append(gaps, cc)
+		}
+	}
+	cond := "the wait condition becomes true for every waiter"
+	if len(b.counters) > 0 {
+		cond = fmt.Sprintf("a reference count changes (%s)", strings.Join(b.counters, ", "))
+	}
+	where := b.reasons[0]
+	f := report.Finding{
+		Rule: RuleLostWakeup,
+		File: w.Fn.File, Func: w.Fn.Name, Line: w.Line(), Key: q,
+		Evidence: []string{w.Fn.evidence(w.Line())},
+	}
+	if o := r.oldWaker(w); o != nil {
+		f.Old = []string{o.Fn.evidence(o.Line())}
+	}
+	for _, e := range excl {
+		f.Chain = append(f.Chain, step(e, "waits exclusively: "+e.Text()))
+	}
+	f.Chain = append(f.Chain, step(w, describeBreadth(w)+" on a broadcast path ("+strings.Join(b.reasons, "; ")+"): "+w.Text()))
+	for _, cc := range append(append([]chainCover(nil), covers...), gaps...) {
+		if cc.chain != nil {
+			f.Chain = append(f.Chain, step(cc.chain, "chained wake-up: "+cc.chain.Text()+" ("+cc.why+")"))
+		}
+	}
+	for _, e := range excl {
+		f.Evidence = append(f.Evidence, e.Fn.evidence(e.Line()))
+	}
+	var waiterNames []string
+	for _, e := range excl {
+		waiterNames = appendUnique(waiterNames, e.Fn.Name+"()")
+	}
+	if len(gaps) == 0 {
+		f.Severity = report.SeverityNote
+		f.Message = fmt.Sprintf("single wake-up of %s on a broadcast path is passed on by the woken waiter", q)
+		var whys []string
+		for _, cc := range covers {
+			whys = append(whys, fmt.Sprintf("%s(): %s", cc.waiter.Fn.Name, cc.why))
+		}
+		f.Explanation = fmt.Sprintf("%s() wakes %s with %s, which %s, when %s (%s). The exclusive waiters (%s) pass the wake-up on, so every waiter sees it: %s.",
+			w.Fn.Name, q, w.Call.Name, describeBreadth(w), cond, strings.Join(b.reasons, "; "), strings.Join(waiterNames, ", "), strings.Join(whys, "; "))
+		r.add(f)
+		return
+	}
+	f.Severity = report.SeverityRisk
+	var gapNames, whys []string
+	for _, cc := range gaps {
+		gapNames = appendUnique(gapNames, cc.waiter.Fn.Name+"()")
+		whys = append(whys, cc.why)
+	}
+	f.Message = fmt.Sprintf("lost wake-up: %s() wakes only one exclusive waiter of %s, but %s", w.Fn.Name, q, where)
+	origin := "now waits"
+	if !introduced {
+		origin = "waits"
+	}
+	f.Explanation = fmt.Sprintf("%s %s exclusively on %s, so a single wake-up wakes only one of them. %s() wakes %s with %s, which %s, "+
+		"on a path where %s (%s). Only one waiter sees it; the others keep sleeping although their wait condition is now true, and can hang for good (for a pipe: readers that never see EOF, writers that never see EPIPE). "+
+		"No chained wake-up covers it: %s. Wake every waiter on this path (a *_all wake-up such as wake_up_interruptible_all()), "+
+		"or make the woken waiter pass the wake-up on whenever the broadcast condition holds (for pipes: `if (!pipe->writers || wake_next_reader)`).",
+		strings.Join(gapNames, ", "), origin, q, w.Fn.Name, q, w.Call.Name, describeBreadth(w), cond, strings.Join(b.reasons, "; "), strings.Join(whys, "; "))
+	r.add(f)
+}
+
+// oldWaker returns the pre-patch version of a new-side waker, if any.
+func (r *wakeupRun) oldWaker(w *wsite) *wsite {
+	for i, nw := range r.news {
+		if nw != w.Fn {
+			continue
+		}
+		return r.counterpart(r.olds[i], w, map[*wsite]bool{})
+	}
+	return nil
+}
+
+func containsWord(s, w string) bool {
+	for _, x := range identWords(s) {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// identWords splits text into identifiers.
+func identWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	})
+}
+
+// isChainWake reports whether w is an exclusive waiter's own chained
+// wake-up (same function, after the wait): it passes a wake-up on rather
+// than starting one.
+func isChainWake(w *wsite, excl []*wsite) bool {
+	for _, e := range excl {
+		if e.Fn == w.Fn && w.Line() > e.Line() {
+			return true
+		}
+	}
+	return false
+}
+
+// testsFlag reports whether condition d tests member flag fl for true
+// ("dev->dead", "READ_ONCE(dev->dead)"), not negated.
+func testsFlag(d, fl string) bool {
+	d = strings.TrimSpace(d)
+	if strings.HasPrefix(d, "!") {
+		return false
+	}
+	for _, suf := range []string{"->" + fl, "." + fl} {
+		i := strings.Index(d, suf)
+		if i < 0 {
+			continue
+		}
+		end := i + len(suf)
+		if end == len(d) || !isIdentByte(d[end]) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,142 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+)
+
+// treeCall is one call of a wait-queue primitive in the tree.
+type treeCall struct {
+	Func *cscan.Func
+	Call cscan.Call
+}
+
+// wakeupTree gives the rule the users of a queue in the post-patch tree,
+// outside the functions the patch touches (those come from the patch).
+type wakeupTree struct {
+	r      *wakeupRun
+	calls  []treeCall
+	loaded bool
+	files  map[string]*treeFile
+	funcs  map[*cscan.Func]*wfunc
+	byKey  map[string][]*wsite
+}
+
+type treeFile struct {
+	lines []string
+	vt    *varTypes
+}
+
+func newWakeupTree(r *wakeupRun) *wakeupTree {
+	return &wakeupTree{r: r, files: map[string]*treeFile{}, funcs: map[*cscan.Func]*wfunc{}, byKey: map[string][]*wsite{}}
+}
+
+// relPath returns a tree-relative path for a scanned file path.
+func (t *wakeupTree) relPath(p string) string {
+	if root := t.r.pass.Index.Root; root != "" && filepath.IsAbs(p) {
+		if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(strings.TrimPrefix(p, "./"))
+}
+
+// file reads and scans one tree file (post-patch when the change set has a
+// patched tree view).
+func (t *wakeupTree) file(rel string) *treeFile {
+	if f, ok := t.files[rel]; ok {
+		return f
+	}
+	f := &treeFile{vt: newVarTypes()}
+	t.files[rel] = f
+	var b []byte
+	var err error
+	if tr := t.r.pass.Change.Tree; tr != nil {
+		b, err = tr.ReadFile(rel)
+	} else if diffcheck.CheckPath(rel) == nil {
+		b, err = os.ReadFile(filepath.Join(t.r.pass.Index.Root, filepath.FromSlash(rel)))
+	}
+	if err != nil || len(b) > diffcheck.MaxTreeFileSize {
+		return f
+	}
+	f.lines = strings.Split(string(b), "\n")
+	f.vt.scan(string(b))
+	return f
+}
+
+// view builds (once) the wait-queue view of a tree function.
+func (t *wakeupTree) view(fn *cscan.Func) *wfunc {
+	if w, ok := t.funcs[fn]; ok {
+		return w
+	}
+	rel := t.relPath(fn.File)
+	tf := t.file(rel)
+	w := &wfunc{File: rel, Name: fn.Name, Side: ' ', F: fn, lines: map[int]string{}}
+	var body strings.Builder
+	for l := fn.Start; l <= fn.End && l >= 1 && l <= len(tf.lines); l++ {
+		w.lines[l] = tf.lines[l-1]
+		body.WriteString(tf.lines[l-1])
+		body.WriteByte('\n')
+	}
+	vt := newVarTypes()
+	vt.scan(body.String())
+	vt.fallback(tf.vt)
+	vt.fallback(t.r.patchVT)
+	t.r.p.sitesOf(w, vt)
+	t.funcs[fn] = w
+	return w
+}
+
+// sitesOn returns the tree's wait-queue sites on queue q outside the
+// patch's functions.
+func (t *wakeupTree) sitesOn(q string) []*wsite {
+	if s, ok := t.byKey[q]; ok {
+		return s
+	}
+	if !t.loaded {
+		t.loaded = true
+		t.calls = indexCallSites(t.r.pass.Index, t.r.p.isPrimitive)
+	}
+	plain := q
+	for _, p := range []string{"var:", "completion:"} {
+		plain = strings.TrimPrefix(plain, p)
+	}
+	last := keyLast(plain)
+	field := keyField(plain)
+	var out []*wsite
+	seen := map[*wsite]bool{}
+	for _, c := range t.calls {
+		if c.Func == nil || !argsMention(c.Call.Args, last) {
+			continue
+		}
+		if t.r.inPatch[t.relPath(c.Func.File)+":"+c.Func.Name] {
+			continue
+		}
+		w := t.view(c.Func)
+		for _, s := range w.Sites {
+			if s.Line() != c.Call.Line || s.Call.Name != c.Call.Name || seen[s] {
+				continue
+			}
+			sq := s.Q
+			if sq == q || (strings.HasPrefix(sq, "*.") && field != "" && keyField(sq) == field) {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	t.byKey[q] = out
+	return out
+}
+
+func argsMention(args []string, word string) bool {
+	for _, a := range args {
+		if strings.Contains(a, word) {
+			return true
+		}
+	}
+	return false
+}
