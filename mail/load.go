@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // InputError is a message or file that could not be read or parsed.
@@ -42,7 +44,18 @@ func (e *InputError) Error() string {
 	if e.MessageID != "" && !errors.As(e.Err, &pe) {
 		s += fmt.Sprintf(" <%s>", e.MessageID)
 	}
-	return s + ": " + e.Err.Error()
+	return s + ": " + sanitize(e.Err.Error())
+}
+
+// sanitize makes error text from hostile input safe to log on one line.
+func sanitize(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f || r == utf8.RuneError {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // Unwrap returns the cause.
