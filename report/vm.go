@@ -1,15 +1,63 @@
 package report
 
+import (
+	"fmt"
+	"strings"
+)
+
+// VM statuses (VMReport.Status).
+const (
+	VMOK          = "ok"           // suite ran on both kernels, no regression
+	VMRegression  = "regression"   // a test went from pass to fail/hang/crash
+	VMBuildFailed = "build-failed" // the patched kernel did not build
+	VMRefused     = "refused"      // the patch touches host code; not built
+	VMApplyFailed = "apply-failed" // the patch does not apply to the tree
+	VMBootFailure = "boot-failure" // the patched kernel did not boot
+	VMInfraError  = "infra-error"  // the runner itself failed (after retries)
+)
+
 // VMReport is the VM regression-suite part of a report (filled by runner).
 type VMReport struct {
 	// Tree is the tree name or path tested.
 	Tree string `json:"tree"`
-	// Build is "ok" or "failed".
+	// Build is "ok", "failed", "refused", "apply-failed" (patched kernel).
 	Build string `json:"build"`
-	// BuildErrors are the trimmed compiler error lines when the build failed.
+	// BuildErrors are the trimmed compiler error lines when the build failed
+	// (or git apply's message when the patch did not apply).
 	BuildErrors []string `json:"build_errors,omitempty"`
 	// Tests are per-test comparisons, baseline vs patched.
 	Tests []VMTest `json:"tests,omitempty"`
+
+	// Status is one of the VM* constants.
+	Status string `json:"status"`
+	// Summary is a one-line summary of the outcome.
+	Summary string `json:"summary"`
+	// Backend names the runner backend ("local").
+	Backend string `json:"backend,omitempty"`
+	// BaseRef and BaseCommit are the baseline the patch was applied to.
+	BaseRef    string `json:"base_ref,omitempty"`
+	BaseCommit string `json:"base_commit,omitempty"`
+	// Accel is the QEMU accelerator ("kvm" or "tcg").
+	Accel string `json:"accel,omitempty"`
+	// Regressions counts tests that went from pass to fail/hang/crash.
+	Regressions int `json:"regressions"`
+	// Refusals say why the patch was not built (host code, bad paths).
+	Refusals []string `json:"refusals,omitempty"`
+	// BootDetail explains a boot failure of the patched kernel.
+	BootDetail string `json:"boot_detail,omitempty"`
+	// ConfigMissing lists config fragment options that did not survive
+	// into the kernel's .config.
+	ConfigMissing []string `json:"config_missing,omitempty"`
+	// BuildSeconds is the patched kernel's build time (0 when cached).
+	BuildSeconds float64 `json:"build_seconds"`
+	// BaselineVMSeconds and PatchedVMSeconds are the boot + suite times.
+	BaselineVMSeconds float64 `json:"baseline_vm_seconds,omitempty"`
+	PatchedVMSeconds  float64 `json:"patched_vm_seconds,omitempty"`
+	// BuildLog and Console are log files on the runner's machine.
+	BuildLog string `json:"build_log,omitempty"`
+	Console  string `json:"console,omitempty"`
+	// Notes are other remarks (damaged result frames, retries).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // VMTest is one suite test's result on baseline and patched kernels.
@@ -19,8 +67,157 @@ type VMTest struct {
 	Patched  string `json:"patched"`
 	// Regression is set for pass -> fail/hang/crash.
 	Regression bool `json:"regression,omitempty"`
-	// Splat is the kernel splat text attributed to the test, if any.
+	// Fixed is set for fail/hang/crash -> pass.
+	Fixed bool `json:"fixed,omitempty"`
+	// Splat is the kernel splat text attributed to the test, if any
+	// (patched kernel).
 	Splat string `json:"splat,omitempty"`
 	// Detail is a metric comparison or other remark.
 	Detail string `json:"detail,omitempty"`
+	// Reason explains the patched verdict; BaselineReason the baseline's.
+	Reason         string `json:"reason,omitempty"`
+	BaselineReason string `json:"baseline_reason,omitempty"`
+	// Metrics compare the test's metrics over the runs.
+	Metrics []VMMetric `json:"metrics,omitempty"`
+}
+
+// VMMetric compares one metric between the kernels.
+type VMMetric struct {
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	// Better is "lower" or "higher".
+	Better   string     `json:"better"`
+	Baseline MetricStat `json:"baseline"`
+	Patched  MetricStat `json:"patched"`
+	// ChangePct is the change of the median, in percent.
+	ChangePct float64 `json:"change_pct"`
+	// Verdict is "noise" (the spreads overlap), "better" or "worse".
+	Verdict string `json:"verdict"`
+}
+
+// MetricStat summarises a metric's runs: median and spread.
+type MetricStat struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	N      int     `json:"n"`
+}
+
+func (m MetricStat) String() string {
+	return fmt.Sprintf("%s [%s..%s]", num(m.Median), num(m.Min), num(m.Max))
+}
+
+func num(f float64) string {
+	switch {
+	case f == 0:
+		return "0"
+	case f >= 100 || f <= -100:
+		return fmt.Sprintf("%.0f", f)
+	case f >= 1 || f <= -1:
+		return fmt.Sprintf("%.2f", f)
+	default:
+		return fmt.Sprintf("%.3g", f)
+	}
+}
+
+// Text renders the VM section as plain text for mail and terminals.
+func (v *VMReport) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "VM regression suite: %s\n", v.Summary)
+	where := v.Tree
+	if v.BaseCommit != "" {
+		c := v.BaseCommit
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		where += " at " + c
+		if v.BaseRef != "" && v.BaseRef != v.BaseCommit {
+			where += " (" + v.BaseRef + ")"
+		}
+	}
+	if where != "" {
+		fmt.Fprintf(&b, "Tree: %s\n", where)
+	}
+	switch v.Status {
+	case VMRefused:
+		b.WriteString("Not built: the patch changes code that would run on the build host:\n")
+		for _, r := range v.Refusals {
+			fmt.Fprintf(&b, "    %s\n", r)
+		}
+		return b.String()
+	case VMApplyFailed:
+		b.WriteString("Failed to apply!\n")
+		for _, l := range v.BuildErrors {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
+		return b.String()
+	case VMBuildFailed:
+		b.WriteString("Build failed! Errors:\n")
+		for _, l := range v.BuildErrors {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
+		return b.String()
+	case VMInfraError:
+		for _, n := range v.Notes {
+			fmt.Fprintf(&b, "    %s\n", n)
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Build OK! QEMU %s", v.Accel)
+	if v.BuildSeconds > 0 {
+		fmt.Fprintf(&b, ", rebuilt in %.1f s", v.BuildSeconds)
+	}
+	if v.PatchedVMSeconds > 0 {
+		fmt.Fprintf(&b, ", boot + suite %.1f s", v.PatchedVMSeconds)
+	}
+	b.WriteString("\n")
+	if v.Status == VMBootFailure {
+		b.WriteString("Boot failed!\n")
+		for _, l := range strings.Split(v.BootDetail, "\n") {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
+	}
+	if len(v.ConfigMissing) > 0 {
+		fmt.Fprintf(&b, "Config options that did not survive: %s\n", strings.Join(v.ConfigMissing, ", "))
+	}
+	if len(v.Tests) > 0 {
+		w := 4
+		for _, t := range v.Tests {
+			w = max(w, len(t.Name))
+		}
+		fmt.Fprintf(&b, "\n    %-*s  %-12s  %-12s\n", w, "test", "baseline", "patched")
+		for _, t := range v.Tests {
+			mark := ""
+			if t.Regression {
+				mark = "  <-- REGRESSION"
+			} else if t.Fixed {
+				mark = "  (fixed)"
+			}
+			fmt.Fprintf(&b, "    %-*s  %-12s  %-12s%s\n", w, t.Name, t.Baseline, t.Patched, mark)
+			if t.Patched != "pass" && t.Reason != "" {
+				fmt.Fprintf(&b, "    %-*s  %s\n", w, "", t.Reason)
+			}
+			for _, m := range t.Metrics {
+				fmt.Fprintf(&b, "    %-*s  %s: %s -> %s %s (%+.1f%%, %s)\n", w, "", m.Name,
+					m.Baseline, m.Patched, m.Unit, m.ChangePct, m.Verdict)
+			}
+		}
+	}
+	for _, t := range v.Tests {
+		if t.Splat == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\nKernel report while %s ran (patched kernel):\n", t.Name)
+		lines := strings.Split(t.Splat, "\n")
+		if len(lines) > 30 {
+			lines = append(lines[:30], "...")
+		}
+		for _, l := range lines {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
+	}
+	for _, n := range v.Notes {
+		fmt.Fprintf(&b, "Note: %s\n", n)
+	}
+	return b.String()
 }

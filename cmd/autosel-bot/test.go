@@ -1,18 +1,164 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/runner"
 )
 
-// newTestCmd builds the "test" command. (Placeholder until its issue lands.)
+// newTestCmd builds the "test" command: build the patched kernel, boot it
+// in QEMU with the regression suite, compare with the baseline.
 func newTestCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "test",
-		Short: "(not yet available)",
+	var (
+		tree, rng, baseline, format, accel string
+		patches, tests                     []string
+	)
+	cmd := &cobra.Command{
+		Use:   "test --tree DIR [--patch FILE...|--range A..B] [--baseline REF]",
+		Short: "Build a patched kernel, run the regression suite in QEMU, compare with the baseline",
+		Long: `test applies patches (or a commit range) to a kernel tree in a persistent
+worktree, builds it (tinyconfig + the runner's debug config fragment, ccache,
+incremental), boots it in QEMU with the regression suite in its initramfs,
+does the same for the unpatched baseline, and prints the VM section of the
+report: per-test verdicts (pass, fail, hang, crash), regressions, metric
+changes (median and spread of several runs) and kernel splats.
+
+Patches that change host build code (Makefiles, Kconfig, scripts/, ...) are
+refused before building (runner.deny_paths / runner.allow_paths).
+
+Exit status: 0 no regression, 1 regression, build failure, refused or
+unappliable patch, or boot failure, 2 usage or infrastructure error.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return &exitError{2, errors.New("test: not yet available")}
+			cfg := a.cfg.Runner
+			if tree == "" {
+				tree = cfg.Tree
+			}
+			if tree == "" {
+				return &exitError{2, errors.New("test: --tree is required (or runner.tree in the config)")}
+			}
+			if len(patches) > 0 && rng != "" {
+				return &exitError{2, errors.New("test: use --patch or --range, not both")}
+			}
+			if format != "text" && format != "json" {
+				return &exitError{2, fmt.Errorf("test: --format %q: want text or json", format)}
+			}
+			if accel != "" {
+				cfg.Accel = accel
+			}
+			if len(tests) > 0 {
+				cfg.Tests = tests
+			}
+			var ps []runner.Patch
+			for _, f := range patches {
+				b, err := readPatch(f, cmd.InOrStdin())
+				if err != nil {
+					return &exitError{2, err}
+				}
+				ps = append(ps, runner.Patch{Name: filepath.Base(f), Diff: b})
+			}
+			if rng != "" {
+				from, to, ok := strings.Cut(rng, "..")
+				if !ok || from == "" || to == "" || strings.HasPrefix(from, "-") || strings.HasPrefix(to, "-") {
+					return &exitError{2, fmt.Errorf("test: --range %q: want A..B", rng)}
+				}
+				d, err := gitDiff(cmd.Context(), tree, from, to)
+				if err != nil {
+					return &exitError{2, err}
+				}
+				ps = append(ps, runner.Patch{Name: rng, Diff: d})
+				if baseline == "" {
+					baseline = from
+				}
+			}
+			if baseline == "" {
+				baseline = cfg.Baseline
+			}
+			level := slog.LevelInfo
+			if a.verbose {
+				level = slog.LevelDebug
+			}
+			opts := runner.FromConfig(cfg)
+			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+			opts.Progress = cmd.ErrOrStderr()
+			if _, err := runner.SelectTests(opts.Tests); err != nil {
+				return &exitError{2, err}
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			vm, err := runner.New(opts, nil).Compare(ctx, tree, baseline, ps)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			if err := printVM(cmd.OutOrStdout(), vm, format); err != nil {
+				return &exitError{2, err}
+			}
+			switch vm.Status {
+			case report.VMOK:
+				return nil
+			case report.VMInfraError:
+				return &exitError{2, errors.New("test: infrastructure error")}
+			default:
+				return &exitError{1, fmt.Errorf("test: %s", vm.Summary)}
+			}
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&tree, "tree", "", "kernel git checkout (never modified; default runner.tree)")
+	f.StringArrayVar(&patches, "patch", nil, "patch file to apply (repeatable, in order; - for stdin)")
+	f.StringVar(&rng, "range", "", "test the commits A..B of the tree (baseline A unless --baseline)")
+	f.StringVar(&baseline, "baseline", "", "baseline ref the patches apply to (default runner.baseline)")
+	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.StringVar(&accel, "accel", "", "QEMU accelerator: auto, kvm or tcg (default runner.accel)")
+	f.StringSliceVar(&tests, "tests", nil, "suite tests to run (default all)")
+	return cmd
+}
+
+func readPatch(name string, stdin io.Reader) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(io.LimitReader(stdin, 64<<20))
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("test: patch: %w", err)
+	}
+	return b, nil
+}
+
+func gitDiff(ctx context.Context, tree, from, to string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", "diff", "--binary", "--end-of-options", from, to)
+	cmd.Dir = tree
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("test: git diff %s..%s: %s", from, to, strings.TrimSpace(string(ee.Stderr)))
+		}
+		return nil, fmt.Errorf("test: git diff: %w", err)
+	}
+	return out, nil
+}
+
+func printVM(w io.Writer, vm *report.VMReport, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(vm)
+	}
+	_, err := io.WriteString(w, vm.Text())
+	return err
 }

@@ -1,0 +1,465 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Build statuses.
+const (
+	BuildOK          = "ok"
+	BuildFailed      = "failed"
+	BuildRefused     = "refused"
+	BuildApplyFailed = "apply-failed"
+)
+
+// BuildResult is the outcome of building one kernel.
+type BuildResult struct {
+	// Status is one of BuildOK, BuildFailed, BuildRefused, BuildApplyFailed.
+	Status string `json:"status"`
+	// Commit is the commit the patches were applied to.
+	Commit string `json:"commit"`
+	// Errors are the compiler's error lines (failed) or git apply's
+	// message (apply-failed).
+	Errors []string `json:"errors,omitempty"`
+	// Refusals say why a patch was refused before building.
+	Refusals []Refusal `json:"refusals,omitempty"`
+	// Kernel is the bzImage (kept in the image cache).
+	Kernel string `json:"kernel,omitempty"`
+	// Log is the build log file.
+	Log string `json:"log,omitempty"`
+	// Cached is set when the image came from the cache without a build.
+	Cached bool `json:"cached,omitempty"`
+	// Duration is the make time (0 when cached).
+	Duration time.Duration `json:"duration"`
+	// ConfigMissing lists fragment options absent from the final .config.
+	ConfigMissing []string `json:"config_missing,omitempty"`
+}
+
+// imageMeta is stored next to a cached kernel image.
+type imageMeta struct {
+	Commit        string        `json:"commit"`
+	Duration      time.Duration `json:"duration"`
+	ConfigMissing []string      `json:"config_missing,omitempty"`
+	Log           string        `json:"log"`
+}
+
+// builder builds kernels for one work directory.
+type builder struct {
+	opts Options
+}
+
+// paths are the persistent locations for one tree.
+type paths struct {
+	key      string
+	worktree string
+	build    string
+	images   string
+	logs     string
+}
+
+func (b *builder) pathsFor(tree string) (paths, error) {
+	key, err := treeKey(tree)
+	if err != nil {
+		return paths{}, err
+	}
+	return paths{
+		key:      key,
+		worktree: filepath.Join(b.opts.WorkDir, "src", key),
+		build:    filepath.Join(b.opts.BuildDir, key),
+		images:   filepath.Join(b.opts.WorkDir, "images"),
+		logs:     filepath.Join(b.opts.WorkDir, "logs"),
+	}, nil
+}
+
+// fragments returns the config fragments in merge order.
+func (b *builder) fragments() ([][]byte, error) {
+	frags := [][]byte{baseFragment}
+	if b.opts.ConfigFragment != "" {
+		extra, err := os.ReadFile(b.opts.ConfigFragment)
+		if err != nil {
+			return nil, fmt.Errorf("runner: config fragment: %w", err)
+		}
+		frags = append(frags, extra)
+	}
+	return frags, nil
+}
+
+// imageKey identifies a kernel image: commit, patches, config, target.
+func imageKey(commit string, patches []Patch, frags [][]byte, cc string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "autosel-bot kernel image v1\nARCH=x86_64 bzImage\ncommit %s\ncc %s\n", commit, cc)
+	for _, f := range frags {
+		fmt.Fprintf(h, "fragment %d\n", len(f))
+		h.Write(f)
+	}
+	for _, p := range patches {
+		fmt.Fprintf(h, "patch %d\n", len(p.Diff))
+		h.Write(p.Diff)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:20]
+}
+
+// Build refuses, applies and builds req in the tree's persistent worktree
+// and build dir. A refused, unappliable or failing patch is a result, not
+// an error; errors are infrastructure problems.
+func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer) (*BuildResult, error) {
+	res := &BuildResult{}
+	var refusals []Refusal
+	for _, p := range req.Patches {
+		for _, r := range b.opts.Guard.Check(p.Diff) {
+			if p.Name != "" {
+				r.Reason = p.Name + ": " + r.Reason
+			}
+			refusals = append(refusals, r)
+		}
+	}
+	if len(refusals) > 0 {
+		res.Status, res.Refusals = BuildRefused, refusals
+		return res, nil
+	}
+	commit, err := resolveCommit(ctx, req.Tree, req.Ref)
+	if err != nil {
+		return nil, err
+	}
+	res.Commit = commit
+	frags, err := b.fragments()
+	if err != nil {
+		return nil, err
+	}
+	p, err := b.pathsFor(req.Tree)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []string{p.build, p.images, p.logs, b.opts.CCacheDir} {
+		if d == "" {
+			continue
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	key := imageKey(commit, req.Patches, frags, b.ccString())
+	imgDir := filepath.Join(p.images, key)
+	if meta, ok := loadImage(imgDir); ok {
+		now := time.Now()
+		os.Chtimes(imgDir, now, now) // LRU
+		res.Status, res.Kernel, res.Cached = BuildOK, filepath.Join(imgDir, "bzImage"), true
+		res.ConfigMissing, res.Log = meta.ConfigMissing, meta.Log
+		return res, nil
+	}
+
+	// One build at a time per build dir.
+	unlock, err := lockFile(ctx, p.build+".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	if err := prepareWorktree(ctx, req.Tree, p.worktree, commit); err != nil {
+		return nil, err
+	}
+	for i, patch := range req.Patches {
+		name := patch.Name
+		if name == "" {
+			name = fmt.Sprintf("patch %d", i+1)
+		}
+		if err := applyPatch(ctx, p.worktree, name, patch.Diff); err != nil {
+			res.Status = BuildApplyFailed
+			res.Errors = strings.Split(strings.TrimSpace(strings.ReplaceAll(err.Error(), p.worktree+"/", "")), "\n")
+			return res, nil
+		}
+	}
+	res.Log = filepath.Join(p.logs, key+".log")
+	logf, err := os.Create(res.Log)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	if err := b.configure(ctx, p, frags, logf); err != nil {
+		res.Status = BuildFailed
+		res.Errors = append([]string{"configuring the kernel failed: " + err.Error()}, buildErrors(readTail(res.Log), p.worktree, p.build)...)
+		return res, nil
+	}
+	dotconfig, err := os.ReadFile(filepath.Join(p.build, ".config"))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range frags {
+		res.ConfigMissing = append(res.ConfigMissing, missingOptions(f, dotconfig)...)
+	}
+	start := time.Now()
+	err = b.make(ctx, p, logf, progressOut, req.Label, "bzImage")
+	res.Duration = time.Since(start)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) && !errors.Is(err, errBuildTimeout) {
+			return nil, err
+		}
+		logf.Sync()
+		res.Status = BuildFailed
+		res.Errors = buildErrors(readTail(res.Log), p.worktree, p.build)
+		if errors.Is(err, errBuildTimeout) {
+			res.Errors = append([]string{fmt.Sprintf("build timed out after %s", b.opts.BuildTimeout)}, res.Errors...)
+		}
+		return res, nil
+	}
+	if err := saveImage(imgDir, filepath.Join(p.build, "arch/x86/boot/bzImage"), imageMeta{
+		Commit: commit, Duration: res.Duration, ConfigMissing: res.ConfigMissing, Log: res.Log,
+	}); err != nil {
+		return nil, err
+	}
+	pruneImages(p.images, 16)
+	res.Status, res.Kernel = BuildOK, filepath.Join(imgDir, "bzImage")
+	return res, nil
+}
+
+var errBuildTimeout = errors.New("build timed out")
+
+// ccString is the CC make variable.
+func (b *builder) ccString() string {
+	if b.opts.CCacheDir == "" {
+		return "gcc"
+	}
+	return "ccache gcc"
+}
+
+func (b *builder) env() []string {
+	env := append(os.Environ(),
+		"LC_ALL=C",
+		"KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 2026",
+		"KBUILD_BUILD_USER=autosel",
+		"KBUILD_BUILD_HOST=autosel",
+	)
+	if b.opts.CCacheDir != "" {
+		env = append(env, "CCACHE_DIR="+b.opts.CCacheDir, "CCACHE_MAXSIZE="+b.opts.CCacheMaxSize)
+	}
+	return env
+}
+
+// configure writes .config (tinyconfig + fragments) when the fragments
+// changed or there is none; otherwise kbuild's own syncconfig keeps it
+// current.
+func (b *builder) configure(ctx context.Context, p paths, frags [][]byte, log io.Writer) error {
+	h := sha256.New()
+	for _, f := range frags {
+		h.Write(f)
+		h.Write([]byte{0})
+	}
+	stamp := hex.EncodeToString(h.Sum(nil))
+	stampFile := filepath.Join(p.build, ".autosel-config")
+	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
+		if _, err := os.Stat(filepath.Join(p.build, ".config")); err == nil {
+			return nil
+		}
+	}
+	if err := b.make(ctx, p, log, nil, "", "tinyconfig"); err != nil {
+		return fmt.Errorf("make tinyconfig: %w", err)
+	}
+	args := []string{"-m", "-O", p.build, filepath.Join(p.build, ".config")}
+	for i, f := range frags {
+		name := filepath.Join(p.build, fmt.Sprintf(".autosel-fragment-%d.config", i))
+		if err := os.WriteFile(name, f, 0o644); err != nil {
+			return err
+		}
+		args = append(args, name)
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh"), args...)
+	cmd.Dir = p.worktree
+	cmd.Env = append(b.env(), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.build, ".config"))
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("merge_config.sh: %w", err)
+	}
+	if err := b.make(ctx, p, log, nil, "", "olddefconfig"); err != nil {
+		return fmt.Errorf("make olddefconfig: %w", err)
+	}
+	return os.WriteFile(stampFile, []byte(stamp), 0o644)
+}
+
+// make runs make in the worktree with O=<build dir>, teeing output to log
+// and feeding kbuild step lines to a progress display.
+func (b *builder) make(ctx context.Context, p paths, log io.Writer, progressOut io.Writer, label string, targets ...string) error {
+	jobs := b.opts.BuildJobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	if b.opts.BuildTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, b.opts.BuildTimeout)
+		defer cancel()
+	}
+	args := append([]string{"ARCH=x86_64", "O=" + p.build, "CC=" + b.ccString(), fmt.Sprintf("-j%d", jobs)}, targets...)
+	cmd := exec.CommandContext(ctx, "make", args...)
+	cmd.Dir = p.worktree
+	cmd.Env = b.env()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	fmt.Fprintf(log, "$ make %s\n", strings.Join(args, " "))
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	var prog progress
+	if label != "" {
+		what := "kernel build"
+		if label != "" {
+			what = label + " kernel"
+		}
+		prog = newProgress(progressOut, what, stepEstimate(p.build), b.opts.Log)
+	}
+	done := make(chan struct{})
+	steps := 0
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+		for sc.Scan() {
+			l := sc.Text()
+			fmt.Fprintln(log, l)
+			if prog != nil && isStepLine(l) {
+				steps++
+				prog.Step(l)
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	err := cmd.Wait()
+	pw.Close()
+	<-done
+	if prog != nil {
+		prog.Done(err == nil)
+	}
+	if err == nil && label != "" && steps > 500 {
+		os.WriteFile(filepath.Join(p.build, ".autosel-steps"), []byte(fmt.Sprint(steps)), 0o644)
+	}
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		return errBuildTimeout
+	}
+	return err
+}
+
+// stepEstimate is the number of steps of the last full build (for the
+// progress bar), or a tinyconfig-sized guess.
+func stepEstimate(build string) int64 {
+	if _, err := os.Stat(filepath.Join(build, "vmlinux")); err == nil {
+		return 0 // incremental: unknown and small
+	}
+	var n int64
+	if b, err := os.ReadFile(filepath.Join(build, ".autosel-steps")); err == nil {
+		fmt.Sscan(string(b), &n)
+	}
+	if n <= 0 {
+		n = 1200
+	}
+	return n
+}
+
+func loadImage(dir string) (imageMeta, bool) {
+	var m imageMeta
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return m, false
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return m, false
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bzImage")); err != nil {
+		return m, false
+	}
+	return m, true
+}
+
+func saveImage(dir, kernel string, meta imageMeta) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	k, err := os.ReadFile(kernel)
+	if err != nil {
+		return fmt.Errorf("runner: built kernel: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "bzImage"), k, 0o644); err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(meta, "", "  ")
+	return writeFileAtomic(filepath.Join(dir, "meta.json"), b, 0o644)
+}
+
+// pruneImages keeps the keep most recently used images.
+func pruneImages(dir string, keep int) {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) <= keep {
+		return
+	}
+	type img struct {
+		path string
+		t    time.Time
+	}
+	var imgs []img
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && e.IsDir() {
+			imgs = append(imgs, img{filepath.Join(dir, e.Name()), info.ModTime()})
+		}
+	}
+	sort.Slice(imgs, func(i, j int) bool { return imgs[i].t.After(imgs[j].t) })
+	for _, im := range imgs[min(keep, len(imgs)):] {
+		os.RemoveAll(im.path)
+	}
+}
+
+// readTail returns the last 256 KiB of a file.
+func readTail(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > 256*1024 {
+		f.Seek(st.Size()-256*1024, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	return b
+}
+
+// lockFile takes an exclusive flock on path, waiting until ctx is done.
+func lockFile(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("runner: lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

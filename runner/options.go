@@ -1,0 +1,130 @@
+package runner
+
+import (
+	"io"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/config"
+)
+
+// Options are the runner's settings with every default filled in.
+type Options struct {
+	WorkDir        string
+	BuildDir       string
+	CCacheDir      string // "" disables ccache
+	CCacheMaxSize  string
+	BuildJobs      int
+	BuildTimeout   time.Duration
+	ConfigFragment string
+	Guard          Guard
+
+	QEMU            string
+	MemoryMB        int
+	CPUs            int
+	Accel           string // auto, kvm, tcg
+	KVMProbeTimeout time.Duration
+	BootTimeout     time.Duration
+	SilenceTimeout  time.Duration
+	TCGScale        int
+	Runs            int
+	Tests           []string
+	Concurrency     int
+	Retries         int
+
+	// Log receives progress and diagnostics.
+	Log *slog.Logger
+	// Progress receives the build progress bar when it is a terminal
+	// (usually os.Stderr); nil means log lines only.
+	Progress io.Writer
+}
+
+// DefaultWorkDir is the cache directory unless configured.
+const DefaultWorkDir = "/var/tmp/autosel-bot/runner"
+
+// FromConfig resolves a config section into Options.
+func FromConfig(c config.RunnerConfig) Options {
+	o := Options{
+		WorkDir:         c.WorkDir,
+		BuildDir:        c.BuildDir,
+		CCacheDir:       c.CCacheDir,
+		CCacheMaxSize:   c.CCacheMaxSize,
+		BuildJobs:       c.BuildJobs,
+		BuildTimeout:    c.BuildTimeout,
+		ConfigFragment:  c.ConfigFragment,
+		Guard:           Guard{Deny: c.DenyPaths, Allow: c.AllowPaths},
+		QEMU:            c.QEMU,
+		MemoryMB:        c.MemoryMB,
+		CPUs:            c.CPUs,
+		Accel:           c.Accel,
+		KVMProbeTimeout: c.KVMProbeTimeout,
+		BootTimeout:     c.BootTimeout,
+		SilenceTimeout:  c.SilenceTimeout,
+		TCGScale:        c.TCGScale,
+		Runs:            c.Runs,
+		Tests:           c.Tests,
+		Concurrency:     c.Concurrency,
+		Retries:         c.Retries,
+	}
+	return o.withDefaults()
+}
+
+// withDefaults fills unset fields.
+func (o Options) withDefaults() Options {
+	if o.WorkDir == "" {
+		o.WorkDir = DefaultWorkDir
+	}
+	if o.BuildDir == "" {
+		o.BuildDir = filepath.Join(o.WorkDir, "build")
+	}
+	switch o.CCacheDir {
+	case "":
+		o.CCacheDir = filepath.Join(o.WorkDir, "ccache")
+	case "off":
+		o.CCacheDir = ""
+	}
+	if o.CCacheMaxSize == "" {
+		o.CCacheMaxSize = "5G"
+	}
+	if o.BuildTimeout <= 0 {
+		o.BuildTimeout = 40 * time.Minute
+	}
+	if o.QEMU == "" {
+		o.QEMU = "qemu-system-x86_64"
+	}
+	if o.MemoryMB <= 0 {
+		o.MemoryMB = 512
+	}
+	if o.CPUs <= 0 {
+		o.CPUs = 2
+	}
+	if o.Accel == "" {
+		o.Accel = "auto"
+	}
+	if o.KVMProbeTimeout <= 0 {
+		o.KVMProbeTimeout = 20 * time.Second
+	}
+	if o.BootTimeout <= 0 {
+		o.BootTimeout = 60 * time.Second
+	}
+	if o.SilenceTimeout <= 0 {
+		o.SilenceTimeout = 60 * time.Second
+	}
+	if o.TCGScale <= 0 {
+		o.TCGScale = 3
+	}
+	if o.Runs <= 0 {
+		o.Runs = 3
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 1
+	}
+	if o.Retries < 0 {
+		o.Retries = 0
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o
+}

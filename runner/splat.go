@@ -1,0 +1,140 @@
+package runner
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Splat is a kernel report found in the log: a debug check firing
+// (sleeping in atomic context, lockdep, RCU), a WARN, a hung task, a
+// lockup, an oops or a panic.
+type Splat struct {
+	// Kind classifies the report (see splatKinds).
+	Kind string `json:"kind"`
+	// Title is the report's first line.
+	Title string `json:"title"`
+	// Text is the report (first line to end of its stack trace, capped).
+	Text string `json:"text"`
+}
+
+// maxSplatLines caps the text kept per splat.
+const maxSplatLines = 60
+
+// splatKinds are the report openers, most specific first. Each pattern
+// matches the message text (no timestamp).
+var splatKinds = []struct {
+	kind string
+	re   *regexp.Regexp
+}{
+	{"sleep-in-atomic", regexp.MustCompile(`^BUG: sleeping function called from invalid context`)},
+	{"sleep-in-atomic", regexp.MustCompile(`^BUG: scheduling while atomic`)},
+	{"sleep-in-atomic", regexp.MustCompile(`^BUG: workqueue leaked lock or atomic`)},
+	{"soft-lockup", regexp.MustCompile(`^(watchdog: )?BUG: soft lockup`)},
+	{"lockdep", regexp.MustCompile(`^WARNING: (possible circular locking dependency|inconsistent lock state|possible recursive locking|bad unlock balance|lock held when returning|held lock freed|possible irq lock inversion|.*lock.* detected)`)},
+	{"rcu", regexp.MustCompile(`^WARNING: suspicious RCU usage`)},
+	{"warning", regexp.MustCompile(`^WARNING: `)},
+	{"hung-task", regexp.MustCompile(`^INFO: task .* blocked for more than`)},
+	{"rcu-stall", regexp.MustCompile(`^(rcu: )?INFO: rcu_\w+ (self-)?detected (expedited )?stalls?`)},
+	{"oops", regexp.MustCompile(`^(BUG: (unable to handle|kernel NULL pointer)|general protection fault|kernel BUG at|Oops: |Unable to handle kernel)`)},
+	{"panic", regexp.MustCompile(`^Kernel panic - not syncing`)},
+	{"bug", regexp.MustCompile(`^(BUG: |UBSAN: |KASAN: |list_(add|del) corruption)`)},
+}
+
+// splatEnd ends a report's text.
+var splatEnd = regexp.MustCompile(`^(---\[ end |</TASK>)`)
+
+// classify returns the splat kind that opens with text, or "".
+func classify(text string) string {
+	for _, k := range splatKinds {
+		if k.re.MatchString(text) {
+			return k.kind
+		}
+	}
+	return ""
+}
+
+// findSplats returns the reports in the log lines (message text without
+// timestamps), in order. Lines that continue an oops (Oops:, the panic it
+// causes) stay in the report they belong to.
+func findSplats(lines []string) []Splat {
+	var (
+		out  []Splat
+		cur  *Splat
+		text []string
+	)
+	flush := func() {
+		if cur != nil {
+			cur.Text = strings.Join(text, "\n")
+			out = append(out, *cur)
+			cur, text = nil, nil
+		}
+	}
+	for _, l := range lines {
+		l = strings.TrimRight(l, " \r")
+		if strings.HasPrefix(l, "autosel: ") {
+			flush()
+			continue
+		}
+		kind := classify(l)
+		if kind != "" && cur != nil && (cur.Kind == "oops" || cur.Kind == "bug") && (kind == "oops" || kind == "panic") && len(text) < maxSplatLines {
+			// "BUG: kernel NULL pointer dereference" is followed by
+			// "Oops: ..." and maybe the panic: one report.
+			text = append(text, l)
+			continue
+		}
+		if kind != "" {
+			flush()
+			cur = &Splat{Kind: kind, Title: l}
+			text = []string{l}
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		if len(text) < maxSplatLines {
+			text = append(text, l)
+		}
+		if splatEnd.MatchString(strings.TrimSpace(l)) {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// consoleTimestamp matches the "[    1.234567] " printk time prefix.
+var consoleTimestamp = regexp.MustCompile(`^\[\s*\d+\.\d+\]\s?`)
+
+// consoleLines splits console output into message texts without printk
+// timestamps or carriage returns.
+func consoleLines(console []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(console), "\n") {
+		l = strings.TrimRight(l, "\r")
+		out = append(out, consoleTimestamp.ReplaceAllString(l, ""))
+	}
+	return out
+}
+
+// consoleSection returns the console lines logged while test name/run
+// ran: from its "autosel: begin" marker to its end marker (or the end of
+// the log when it never ended).
+func consoleSection(lines []string, name string, run int) []string {
+	begin := "autosel: begin " + name + " " + strconv.Itoa(run)
+	end := "autosel: end " + name + " " + strconv.Itoa(run)
+	start := -1
+	for i, l := range lines {
+		if start < 0 && strings.HasSuffix(l, begin) {
+			start = i + 1
+			continue
+		}
+		if start >= 0 && strings.HasSuffix(l, end) {
+			return lines[start:i]
+		}
+	}
+	if start < 0 {
+		return nil
+	}
+	return lines[start:]
+}
