@@ -1,0 +1,313 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// seriesTagRe finds the n of "n/N" in a subject's leading tag.
+var seriesTagRe = regexp.MustCompile(`^(\[[^\]]*?)\b\d+/(\d+)([^\]]*\])`)
+
+// SeriesTag returns the series' tag with the patch number replaced by x,
+// e.g. "[PATCH v5 x/2]" from "[PATCH v5 0/2] ...", or "[PATCH]".
+func (r *Report) SeriesTag() string {
+	if m := seriesTagRe.FindStringSubmatch(r.Subject); m != nil {
+		return m[1] + "x/" + m[2] + m[3]
+	}
+	if strings.HasPrefix(r.Subject, "[") {
+		if i := strings.IndexByte(r.Subject, ']'); i > 0 {
+			return r.Subject[:i+1]
+		}
+	}
+	tag := "[PATCH"
+	if r.Version > 1 {
+		tag += fmt.Sprintf(" v%d", r.Version)
+	}
+	if r.Total > 1 {
+		tag += fmt.Sprintf(" x/%d", r.Total)
+	}
+	return tag + "]"
+}
+
+// WriteText renders reports as plain text in the style of kernel mail: per
+// series a header (tag, title, author, date, Message-ID), then per patch its
+// subject, files with the functions changed in them, findings ("risk:
+// rule: file:line func(): message", call chain steps and evidence
+// indented), notes and errors; then stable and VM results when present.
+func WriteText(w io.Writer, reports []*Report) error {
+	tw := &textWriter{w: w}
+	for i, r := range reports {
+		if i > 0 {
+			tw.line("")
+			tw.line("%s", strings.Repeat("-", 72))
+			tw.line("")
+		}
+		tw.report(r)
+	}
+	return tw.err
+}
+
+type textWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *textWriter) line(format string, args ...any) {
+	if t.err != nil {
+		return
+	}
+	s := format
+	if len(args) > 0 {
+		s = fmt.Sprintf(format, args...)
+	}
+	_, t.err = io.WriteString(t.w, strings.TrimRight(s, " \t")+"\n")
+}
+
+func (t *textWriter) report(r *Report) {
+	t.line("%s %s", r.SeriesTag(), r.Title)
+	if r.Author != "" {
+		t.line("From: %s", r.Author)
+	}
+	if !r.Date.IsZero() {
+		t.line("Date: %s", r.Date.UTC().Format(time.RFC1123Z))
+	}
+	if r.SeriesID != "" {
+		t.line("Message-ID: <%s>", r.SeriesID)
+	}
+	n, review := 0, 0
+	for _, p := range r.Patches {
+		if p.InReview {
+			review++
+		} else {
+			n++
+		}
+	}
+	summary := fmt.Sprintf("%d %s", n, plural(n, "patch", "patches"))
+	if r.Version > 0 {
+		summary = fmt.Sprintf("version %d, %s", r.Version, summary)
+	}
+	if review > 0 {
+		summary += fmt.Sprintf(", %d proposed in review", review)
+	}
+	if risks, notes := r.count(); risks+notes > 0 {
+		summary += fmt.Sprintf(", %d %s, %d %s", risks, plural(risks, "risk", "risks"), notes, plural(notes, "note", "notes"))
+	} else {
+		summary += ", no findings"
+	}
+	t.line("%s", summary)
+	if r.Incomplete != "" {
+		t.line("Incomplete: %s", r.Incomplete)
+	}
+	for _, n := range r.Notes {
+		t.wrap("note: "+n, "", "  ")
+	}
+	for _, p := range r.Patches {
+		t.line("")
+		t.patch(&p)
+	}
+	if r.Stable != nil {
+		t.line("")
+		t.line("Stable trees:")
+		t.stable(r.Stable, "  ")
+	}
+	if r.VM != nil {
+		t.line("")
+		t.vm(r.VM)
+	}
+	if len(r.Errors) > 0 {
+		t.line("")
+		for _, e := range r.Errors {
+			t.wrap("error: "+e.String(), "", "  ")
+		}
+	}
+}
+
+func (r *Report) count() (risks, notes int) {
+	for _, p := range r.Patches {
+		for _, f := range p.Findings {
+			switch f.Severity {
+			case SeverityRisk:
+				risks++
+			default:
+				notes++
+			}
+		}
+	}
+	return
+}
+
+// String renders "source:line <message-id>: error".
+func (e InputError) String() string {
+	s := e.Source
+	if e.Line > 0 {
+		s += fmt.Sprintf(":%d", e.Line)
+	}
+	if e.MessageID != "" && !strings.Contains(e.Source, e.MessageID) {
+		s += " <" + e.MessageID + ">"
+	}
+	return s + ": " + e.Err
+}
+
+func (t *textWriter) patch(p *PatchReport) {
+	subj := p.Subject
+	if p.InReview {
+		subj = "(proposed in review) " + subj
+	}
+	t.line("%s", subj)
+	if p.MessageID != "" {
+		t.line("  Message-ID: <%s>", p.MessageID)
+	}
+	if p.Error != "" {
+		t.wrap("error: "+p.Error, "  ", "    ")
+	}
+	for _, f := range p.Files {
+		var fns []string
+		for _, id := range p.Funcs {
+			if file, fn, ok := strings.Cut(id, ":"); ok && file == f {
+				fns = append(fns, fn+"()")
+			}
+		}
+		if len(fns) == 0 {
+			t.line("  %s", f)
+			continue
+		}
+		t.wrap(f+": "+strings.Join(fns, ", "), "  ", "      ")
+	}
+	for _, n := range p.Notes {
+		t.wrap("note: "+n, "  ", "    ")
+	}
+	if len(p.Findings) == 0 && p.Error == "" {
+		t.line("  No findings.")
+	}
+	for i := range p.Findings {
+		t.line("")
+		t.finding(&p.Findings[i])
+	}
+	if p.Stable != nil {
+		t.line("")
+		t.line("  Stable trees:")
+		t.stable(p.Stable, "    ")
+	}
+}
+
+func (t *textWriter) finding(f *Finding) {
+	loc := f.File
+	if f.Line > 0 {
+		loc += fmt.Sprintf(":%d", f.Line)
+	}
+	if f.Func != "" {
+		loc += " " + f.Func + "()"
+	}
+	head := fmt.Sprintf("%s: %s: %s: %s", f.Severity, f.Rule, loc, f.Message)
+	if f.NeedsTree {
+		head += " (needs a tree to confirm)"
+	}
+	t.line("%s", head) // one line, greppable
+	if f.Key != "" {
+		t.line("  on: %s", f.Key)
+	}
+	for _, s := range f.Chain {
+		step := fmt.Sprintf("%s:%d %s(): %s", s.File, s.Line, s.Func, s.What)
+		t.line("  %s", step)
+	}
+	for _, e := range f.Evidence {
+		t.line("    %s", e)
+	}
+	if len(f.Old) > 0 {
+		t.line("  was:")
+		for _, e := range f.Old {
+			t.line("    %s", e)
+		}
+	}
+	if f.Explanation != "" {
+		t.line("")
+		t.wrap(f.Explanation, "  ", "  ")
+	}
+}
+
+func (t *textWriter) stable(s *StableReport, ind string) {
+	if s.Relevant != "" {
+		t.line("%srelevant for: %s", ind, s.Relevant)
+	}
+	for _, tr := range s.Trees {
+		switch {
+		case tr.Applied && tr.Build != "":
+			t.line("%s%s: applied, build %s", ind, tr.Name, tr.Build)
+		case tr.Applied:
+			t.line("%s%s: applied", ind, tr.Name)
+		default:
+			t.line("%s%s: failed to apply", ind, tr.Name)
+		}
+		for _, d := range tr.Dependencies {
+			t.line("%s    possible dependency: %.12s (\"%s\")", ind, d.SHA, d.Subject)
+		}
+		for _, d := range tr.Prerequisites {
+			t.line("%s    applies with prerequisite: %.12s (\"%s\")", ind, d.SHA, d.Subject)
+		}
+		for _, e := range tr.BuildErrors {
+			t.line("%s    %s", ind, e)
+		}
+	}
+	if !s.Upstream {
+		t.line("%snot upstream yet", ind)
+	}
+}
+
+func (t *textWriter) vm(v *VMReport) {
+	t.line("VM regression suite (%s): build %s", v.Tree, v.Build)
+	for _, e := range v.BuildErrors {
+		t.line("    %s", e)
+	}
+	for _, x := range v.Tests {
+		s := fmt.Sprintf("  %s: baseline %s, patched %s", x.Name, x.Baseline, x.Patched)
+		if x.Regression {
+			s += " REGRESSION"
+		}
+		if x.Detail != "" {
+			s += " (" + x.Detail + ")"
+		}
+		t.line("%s", s)
+		for _, l := range strings.Split(strings.TrimRight(x.Splat, "\n"), "\n") {
+			if l != "" {
+				t.line("    %s", l)
+			}
+		}
+	}
+}
+
+// wrap writes s wrapped at 72 columns, first line indented by first, the
+// rest by rest. Words longer than the width are not broken.
+func (t *textWriter) wrap(s, first, rest string) {
+	const width = 72
+	for pi, para := range strings.Split(s, "\n") {
+		ind := first
+		if pi > 0 {
+			ind = rest
+		}
+		cur := ind
+		empty := true
+		for _, w := range strings.Fields(para) {
+			if !empty && len(cur)+1+len(w) > width {
+				t.line("%s", cur)
+				cur, empty = rest, true
+			}
+			if empty {
+				cur += w
+			} else {
+				cur += " " + w
+			}
+			empty = false
+		}
+		t.line("%s", cur)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
