@@ -197,7 +197,7 @@ func (r *wakeupRun) compareWakers(o, n *wsite) {
 		f := base
 		f.Rule = RuleWakeupNarrowed
 		f.Message = fmt.Sprintf("wake-up of %s narrowed: %s -> %s", n.Q, o.Call.Name, n.Call.Name)
-		f.Explanation = fmt.Sprintf("%s %s; it used to %s. Exclusive waiters of %s that are not woken must be woken by someone else.",
+		f.Explanation = fmt.Sprintf("%s %s; it used to wake %s. Exclusive waiters of %s that are not woken must be woken by someone else.",
 			n.Call.Name, describeBreadth(n), strings.TrimPrefix(describeBreadth(o), "wakes "), n.Q)
 		if n.WKind == "completion" {
 			f.Explanation = fmt.Sprintf("%s wakes one waiter of the completion; %s woke all of them and left it completed for later waiters. "+
@@ -208,7 +208,7 @@ func (r *wakeupRun) compareWakers(o, n *wsite) {
 		f := base
 		f.Rule = RuleWakeupWidened
 		f.Message = fmt.Sprintf("wake-up of %s widened: %s -> %s", n.Q, o.Call.Name, n.Call.Name)
-		f.Explanation = fmt.Sprintf("%s %s (it used to %s): correct but possibly a thundering herd.",
+		f.Explanation = fmt.Sprintf("%s %s (it used to wake %s): correct, but possibly a thundering herd.",
 			n.Call.Name, describeBreadth(n), strings.TrimPrefix(describeBreadth(o), "wakes "))
 		r.add(f)
 	}

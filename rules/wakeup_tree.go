@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -57,8 +56,8 @@ func (t *wakeupTree) file(rel string) *treeFile {
 	var err error
 	if tr := t.r.pass.Change.Tree; tr != nil {
 		b, err = tr.ReadFile(rel)
-	} else if diffcheck.CheckPath(rel) == nil {
-		b, err = os.ReadFile(filepath.Join(t.r.pass.Index.Root, filepath.FromSlash(rel)))
+	} else {
+		b, err = t.r.pass.Index.ReadFile(rel)
 	}
 	if err != nil || len(b) > diffcheck.MaxTreeFileSize {
 		return f
@@ -99,7 +98,7 @@ func (t *wakeupTree) sitesOn(q string) []*wsite {
 	}
 	if !t.loaded {
 		t.loaded = true
-		t.calls = indexCallSites(t.r.pass.Index, t.r.p.isPrimitive)
+		t.calls = t.r.indexCallSites(t.r.pass.Index)
 	}
 	plain := q
 	for _, p := range []string{"var:", "completion:"} {
