@@ -45,7 +45,7 @@ func (r *wakeupRun) checkExclusive() map[string][]*wsite {
 					Rule:     RuleWakeupExclusive,
 					Severity: report.SeverityNote,
 					File:     s.Fn.File, Func: s.Fn.Name, Line: s.Line(), Key: s.Q,
-					Message:  fmt.Sprintf("%s() now waits exclusively on %s (%s)", s.Fn.Name, s.Q, s.Call.Name),
+					Message: fmt.Sprintf("%s() now waits exclusively on %s (%s)", s.Fn.Name, s.Q, s.Call.Name),
 					Explanation: fmt.Sprintf("An exclusive waiter is woken one at a time: wake_up()-style calls on %s now wake only one such waiter. "+
 						"Every waker of %s that makes the condition true for all waiters (release, hang-up, error, shutdown) must use a *_all wake-up, "+
 						"or the woken waiter must pass the wake-up on.", s.Q, s.Q),
@@ -78,7 +78,7 @@ func (r *wakeupRun) checkExclusive() map[string][]*wsite {
 					Rule:     RuleWakeupExclusive,
 					Severity: report.SeverityNote,
 					File:     s.Fn.File, Func: s.Fn.Name, Line: s.Line(), Key: s.Q,
-					Message:  fmt.Sprintf("%s() no longer waits exclusively on %s", s.Fn.Name, s.Q),
+					Message: fmt.Sprintf("%s() no longer waits exclusively on %s", s.Fn.Name, s.Q),
 					Explanation: "Non-exclusive waiters are all woken by every wake-up (thundering herd); " +
 						"check that this is intended and that no waker relies on waking a single waiter.",
 					Old: []string{s.Fn.evidence(s.Line())},
@@ -170,7 +170,7 @@ func (r *wakeupRun) checkWakers() map[string][]*wsite {
 				Rule:     RuleWakeupRemoved,
 				Severity: report.SeverityNote,
 				File:     o.Fn.File, Func: o.Fn.Name, Line: o.Line(), Key: o.Q,
-				Message:  fmt.Sprintf("wake-up of %s removed from %s()", o.Q, o.Fn.Name),
+				Message: fmt.Sprintf("wake-up of %s removed from %s()", o.Q, o.Fn.Name),
 				Explanation: fmt.Sprintf("%s() no longer calls %s on %s. Check that every waiter of %s is still woken on this path "+
 					"(by another waker or because the condition cannot change here).", o.Fn.Name, o.Call.Name, o.Q, o.Q),
 				Old: []string{o.Fn.evidence(o.Line())},
@@ -286,7 +286,7 @@ func (r *wakeupRun) compareWaitState(o, n *wsite) {
 		Rule:     RuleWakeupMode,
 		Severity: report.SeverityRisk,
 		File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
-		Message:  fmt.Sprintf("%s() now sleeps %s on %s, but every waker of it wakes only interruptible sleepers", n.Fn.Name, n.State, n.Q),
+		Message: fmt.Sprintf("%s() now sleeps %s on %s, but every waker of it wakes only interruptible sleepers", n.Fn.Name, n.State, n.Q),
 		Explanation: fmt.Sprintf("wake_up_interruptible*() does not wake a task sleeping in %s. Use TASK_NORMAL wake-ups (wake_up*()) for %s, or keep the interruptible sleep.",
 			n.State, n.Q),
 		Evidence: []string{n.Fn.evidence(n.Line())},
@@ -363,7 +363,7 @@ func (r *wakeupRun) checkConditional(old, nw *wfunc, o, n *wsite) {
 			Rule:     RuleWakeupRemoved,
 			Severity: report.SeverityNote,
 			File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
-			Message:  fmt.Sprintf("wake-up of %s is now conditional on %s", n.Q, cond),
+			Message: fmt.Sprintf("wake-up of %s is now conditional on %s", n.Q, cond),
 			Explanation: fmt.Sprintf("%s() used to wake %s here in more cases. When %s does not hold the waiters are not woken on this path; "+
 				"check that they cannot be waiting for what this path changed.", n.Fn.Name, n.Q, cond),
 			Evidence: ev,
@@ -384,7 +384,7 @@ func (r *wakeupRun) checkConditional(old, nw *wfunc, o, n *wsite) {
 			Rule:     RuleWakeupRemoved,
 			Severity: report.SeverityNote,
 			File:     n.Fn.File, Func: n.Fn.Name, Line: ret.Line, Key: n.Q,
-			Message:  fmt.Sprintf("new early return in %s() may skip the wake-up of %s at line %d", n.Fn.Name, n.Q, n.Line()),
+			Message: fmt.Sprintf("new early return in %s() may skip the wake-up of %s at line %d", n.Fn.Name, n.Q, n.Line()),
 			Explanation: "A return added before the wake-up leaves its waiters sleeping on that path; " +
 				"wake them before returning or show that nothing they wait for changed.",
 			Evidence: []string{nw.evidence(ret.Line), nw.evidence(n.Line())},
@@ -477,7 +477,7 @@ func (r *wakeupRun) checkEntries() {
 					Rule:     RuleWaitEntry,
 					Severity: report.SeverityNote,
 					File:     s.Fn.File, Func: s.Fn.Name, Line: s.Line(), Key: s.Q,
-					Message:  fmt.Sprintf("non-auto-removing wait entry %s queued exclusively on %s", s.Entry, s.Q),
+					Message: fmt.Sprintf("non-auto-removing wait entry %s queued exclusively on %s", s.Entry, s.Q),
 					Explanation: fmt.Sprintf("%s leaves the entry on %s after it is woken, and %s makes it exclusive: until the sleeper removes it, "+
 						"further single wake-ups can hit this already-woken entry instead of the next waiter and be lost (the epoll lost-wakeup pattern). "+
 						"Use init_wait()/DEFINE_WAIT() (autoremove_wake_function) or wake all waiters.", e.Call.Name, s.Q, s.Call.Name),
@@ -555,7 +555,7 @@ func (r *wakeupRun) checkFinishWait(old, nw *wfunc) {
 				Rule:     RuleWaitEntry,
 				Severity: sev,
 				File:     nw.File, Func: nw.Name, Line: e.line, Key: p.Q,
-				Message:  fmt.Sprintf("%s() can leave after %s without finish_wait() on %s", nw.Name, p.Call.Name, p.Entry),
+				Message: fmt.Sprintf("%s() can leave after %s without finish_wait() on %s", nw.Name, p.Call.Name, p.Entry),
 				Explanation: fmt.Sprintf("%s queues %s and sets the task state; the path leaving at line %d neither calls finish_wait() nor removes the entry, "+
 					"so the task returns in a sleeping state and a stack entry may stay on %s (use-after-return on the next wake-up). Call finish_wait(%s, &%s) on that path.",
 					p.Call.Name, p.Entry, e.line, p.Q, p.Arg, p.Entry),
@@ -636,9 +636,9 @@ func (r *wakeupRun) checkActive() {
 				expl += " (Only the hunks were visible: a barrier earlier in the function would not be seen.)"
 			}
 			r.add(report.Finding{
-				Rule:        RuleWaitqueueActive,
-				Severity:    report.SeverityNote,
-				File:        nw.File, Func: nw.Name, Line: a.Line(), Key: a.Q,
+				Rule:     RuleWaitqueueActive,
+				Severity: report.SeverityNote,
+				File:     nw.File, Func: nw.Name, Line: a.Line(), Key: a.Q,
 				Message:     fmt.Sprintf("%s(%s) added without a memory barrier or the queue lock", a.Call.Name, a.Arg),
 				Explanation: expl,
 				Evidence:    []string{nw.evidence(a.Line())},

@@ -75,8 +75,8 @@ type wfunc struct {
 	Sites   []*wsite
 	vt      *varTypes
 
-	lines   map[int]string
-	chg     map[int]bool
+	lines map[int]string
+	chg   map[int]bool
 }
 
 func (f *wfunc) text(line int) string { return f.lines[line] }

@@ -17,7 +17,7 @@ import (
 
 var (
 	// memberRe matches base->a.b[..]->c and captures the base and the path.
-	memberRe = regexp.MustCompile(`^([A-Za-z_]\w*)((?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])?)+)$`)
+	memberRe     = regexp.MustCompile(`^([A-Za-z_]\w*)((?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])?)+)$`)
 	memberPartRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)(\s*\[[^\]]*\])?`)
 	identRe      = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 	callRe       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
