@@ -39,6 +39,7 @@ type group struct {
 	cover      *mail.Message
 	parts      map[int]*mail.Message
 	extra      []*mail.Message // numbered parts beyond Total
+	dups       []*mail.Message // duplicate covers and parts (kept out of the series, noted)
 	notes      []string
 	first      time.Time
 	unthreaded bool
@@ -238,6 +239,7 @@ func (a *assembler) groupParts(msgs []*mail.Message) []*group {
 		if k == kindCover {
 			if g.cover != nil {
 				g.notes = append(g.notes, fmt.Sprintf("duplicate cover letter 0/%d <%s> ignored", s.Total, m.MessageID))
+				g.dups = append(g.dups, m)
 				continue
 			}
 			g.cover = m
@@ -254,6 +256,7 @@ func (a *assembler) groupParts(msgs []*mail.Message) []*group {
 		}
 		if old := g.parts[n]; old != nil {
 			g.notes = append(g.notes, fmt.Sprintf("duplicate %d/%d <%s> ignored (kept <%s>)", n, max(s.Total, 1), m.MessageID, old.MessageID))
+			g.dups = append(g.dups, m)
 			continue
 		}
 		g.parts[n] = m
@@ -327,6 +330,7 @@ func (g *group) absorb(o *group) {
 	}
 	sort.Strings(ids)
 	g.extra = append(g.extra, o.extra...)
+	g.dups = append(g.dups, o.dups...)
 	g.notes = append(g.notes, o.notes...)
 	g.notes = append(g.notes, fmt.Sprintf("part(s) %s joined by author, version and time (not threaded)", strings.Join(ids, ", ")))
 	if o.first.Before(g.first) {
@@ -381,6 +385,11 @@ func (a *assembler) build(g *group) *Series {
 			s.Date = m.Date
 		}
 		a.member[m.MessageID] = s
+	}
+	for _, m := range g.dups {
+		// Replies to a duplicate belong to this series too.
+		a.member[m.MessageID] = s
+		a.partNum[m.MessageID] = m.Subject.Number
 	}
 	if g.key.total > 0 {
 		var missing []string
