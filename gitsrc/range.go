@@ -1,0 +1,102 @@
+// Package gitsrc reads patches from a local git repository: the commits of
+// a range, as the mail a maintainer would receive for them.
+package gitsrc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/mail"
+)
+
+// ValidateRange checks that rng has the form A..B (B may be empty for
+// HEAD), with revisions that cannot be mistaken for options or contain
+// whitespace or control characters. A...B and single revisions are refused.
+func ValidateRange(rng string) (from, to string, err error) {
+	from, to, ok := strings.Cut(rng, "..")
+	switch {
+	case !ok:
+		return "", "", fmt.Errorf("range %q: want the form A..B", rng)
+	case strings.HasPrefix(to, "."):
+		return "", "", fmt.Errorf("range %q: symmetric differences (A...B) are not supported, want A..B", rng)
+	case from == "":
+		return "", "", fmt.Errorf("range %q: the start revision is empty, want A..B", rng)
+	}
+	for _, r := range []string{from, to} {
+		if strings.HasPrefix(r, "-") {
+			return "", "", fmt.Errorf("range %q: revision %q looks like an option", rng, r)
+		}
+		if strings.Contains(r, "..") {
+			return "", "", fmt.Errorf("range %q: want exactly one '..'", rng)
+		}
+		for _, c := range r {
+			if c <= ' ' || c == 0x7f {
+				return "", "", fmt.Errorf("range %q: revision %q contains whitespace or a control character", rng, r)
+			}
+		}
+	}
+	if to == "" {
+		to = "HEAD"
+	}
+	return from, to, nil
+}
+
+// Range returns the commits of rng (A..B) in repoDir as patch mail, oldest
+// first, exactly as `git format-patch --stdout --thread --numbered` writes
+// them: numbered "[PATCH n/N]" subjects, each patch a reply to the first,
+// so series.Assemble makes one series of them. Merge commits are skipped
+// (as format-patch does). The repository is only read.
+func Range(ctx context.Context, repoDir, rng string) ([]*mail.Message, error) {
+	from, to, err := ValidateRange(rng)
+	if err != nil {
+		return nil, err
+	}
+	for _, rev := range []string{from, to} {
+		if _, err := git(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}"); err != nil {
+			return nil, fmt.Errorf("range %s: %q is not a commit in %s", rng, rev, repoDir)
+		}
+	}
+	out, err := git(ctx, repoDir, "format-patch", "--stdout", "--thread=shallow", "--numbered",
+		"--no-cover-letter", "--src-prefix=a/", "--dst-prefix=b/", "--no-signature",
+		"--end-of-options", from+".."+to)
+	if err != nil {
+		return nil, fmt.Errorf("range %s: %w", rng, err)
+	}
+	if len(bytes.TrimSpace(out)) == 0 {
+		return nil, fmt.Errorf("range %s has no (non-merge) commits", rng)
+	}
+	var msgs []*mail.Message
+	var errs []error
+	err = mail.ReadMbox(bytes.NewReader(out), func(raw []byte, line int) error {
+		m, err := mail.Parse(bytes.NewReader(raw))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("format-patch output line %d: %w", line, err))
+			return nil
+		}
+		msgs = append(msgs, m)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("range %s: %w", rng, err)
+	}
+	return msgs, errors.Join(errs...)
+}
+
+// git runs git in dir with a fixed, config-independent environment.
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	full := append([]string{"-C", dir, "-c", "core.quotePath=false", "-c", "diff.noprefix=false",
+		"-c", "format.signature=", "-c", "format.coverLetter=false"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
