@@ -1,0 +1,273 @@
+package reply
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// writeHead writes the greeting and the stable bot's first line.
+func writeHead(b *strings.Builder, opts Options) {
+	if g := strings.TrimSpace(opts.Greeting); g != "" {
+		b.WriteString(cleanLine(g) + "\n\n")
+	}
+	b.WriteString(automated + "\n\n")
+}
+
+// writeTail writes the thread link and the signature ("-- " separator).
+func writeTail(b *strings.Builder, msgID string, opts Options) {
+	if opts.LoreURL != "" && msgID != "" {
+		b.WriteString("\nLink: " + opts.LoreURL + cleanLine(strings.Trim(msgID, "<>")) + "\n")
+	}
+	if sig := strings.TrimRight(opts.Signature, "\n"); sig != "" {
+		b.WriteString("\n-- \n" + clean(sig) + "\n")
+	}
+}
+
+// section starts one of this bot's own sections after the previous text.
+func section(b *strings.Builder, title string) {
+	sep(b)
+	b.WriteString(title + "\n")
+}
+
+// hasStable reports whether a patch has stable results to report.
+func hasStable(p *report.PatchReport) bool {
+	return p.Stable != nil && len(p.Stable.Trees) > 0
+}
+
+// patchBody is the reply to one patch: the stable bot's mail when the
+// patch was tested on stable trees, then this bot's sections.
+func patchBody(r *report.Report, p *report.PatchReport, withVM bool, msgID string, opts Options) string {
+	var b strings.Builder
+	writeHead(&b, opts)
+	if hasStable(p) {
+		writeStableTrees(&b, p.Stable)
+		writeStableEnd(&b, p.Stable.Upstream, false)
+	}
+	writeOwn(&b, r, []*report.PatchReport{p}, withVM, true, opts)
+	writeTail(&b, msgID, opts)
+	return b.String()
+}
+
+// writeOwn writes this bot's sections: backport notes, findings (in full,
+// or counted per patch when full is false) and VM results.
+func writeOwn(b *strings.Builder, r *report.Report, ps []*report.PatchReport, withVM, full bool, opts Options) {
+	multi := len(ps) > 1
+	var notes []string
+	for _, p := range ps {
+		if !hasStable(p) {
+			continue
+		}
+		prefix := ""
+		if multi {
+			prefix = fmt.Sprintf("%d/%d ", p.Number, max(r.Total, len(ps)))
+		}
+		notes = append(notes, backportNotes(p.Stable, prefix)...)
+	}
+	for _, p := range ps {
+		for _, n := range p.Notes {
+			if strings.HasPrefix(n, "stable:") {
+				notes = append(notes, cleanLine(n))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		section(b, "Backport notes:")
+		for _, n := range notes {
+			b.WriteString("    " + n + "\n")
+		}
+	}
+	for _, p := range ps {
+		fs := selectFindings(p.Findings, opts)
+		if len(fs) == 0 {
+			continue
+		}
+		title := "Lock and wakeup analysis:"
+		if multi || p.InReview {
+			title = fmt.Sprintf("Lock and wakeup analysis of %s:", patchName(p))
+		}
+		if !full {
+			section(b, fmt.Sprintf("%s %s (see the reply to that patch)", strings.TrimSuffix(title, ":")+":", countFindings(fs)))
+			continue
+		}
+		section(b, title)
+		writeFindings(b, fs)
+	}
+	if withVM && r.VM != nil {
+		sep(b)
+		writeVM(b, r.VM)
+	}
+}
+
+// sep makes the text so far end with a blank line.
+func sep(b *strings.Builder) {
+	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n\n") {
+		b.WriteString("\n")
+	}
+}
+
+// patchName is "[PATCH n/N] title" or, for a diff from a review reply,
+// "the diff proposed in <msgid>".
+func patchName(p *report.PatchReport) string {
+	if p.InReview {
+		return "the diff proposed in review <" + cleanLine(strings.Trim(p.MessageID, "<>")) + ">"
+	}
+	return cleanLine(p.Subject)
+}
+
+// seriesBody is the reply to a cover letter (or to the first patch of a
+// series without one): the patch x tree table, the stable bot's block for
+// each tested patch, and this bot's sections (findings counted per patch
+// when per-patch replies carry them, in full otherwise).
+func seriesBody(r *report.Report, ps []*report.PatchReport, fullFindings map[*report.PatchReport]bool, msgID string, opts Options) string {
+	var b strings.Builder
+	writeHead(&b, opts)
+	var tested []*report.PatchReport
+	upstream := true
+	for _, p := range ps {
+		if hasStable(p) && !p.InReview {
+			tested = append(tested, p)
+			upstream = upstream && p.Stable.Upstream
+		}
+	}
+	if len(tested) > 0 {
+		writeTable(&b, r, ps)
+		for _, p := range tested {
+			b.WriteString(patchName(p) + ":\n")
+			writeStableTrees(&b, p.Stable)
+			if !strings.HasSuffix(b.String(), "\n\n") {
+				b.WriteString("\n")
+			}
+		}
+		s := b.String()
+		b.Reset()
+		b.WriteString(strings.TrimSuffix(s, "\n"))
+		writeStableEnd(&b, upstream, len(tested) > 1)
+	}
+	var full, counted []*report.PatchReport
+	for _, p := range ps {
+		if fullFindings[p] {
+			full = append(full, p)
+		} else {
+			counted = append(counted, p)
+		}
+	}
+	// Backport notes and full findings for patches that get no reply of
+	// their own, then counts for those that do.
+	writeOwn(&b, r, full, false, true, opts)
+	writeOwn(&b, r, notesOnly(counted), false, true, opts)
+	writeOwn(&b, r, findingsOnly(counted), false, false, opts)
+	writeOwn(&b, r, nil, true, true, opts)
+	writeTail(&b, msgID, opts)
+	return b.String()
+}
+
+func notesOnly(ps []*report.PatchReport) []*report.PatchReport {
+	var out []*report.PatchReport
+	for _, p := range ps {
+		q := *p
+		q.Findings = nil
+		out = append(out, &q)
+	}
+	return out
+}
+
+func findingsOnly(ps []*report.PatchReport) []*report.PatchReport {
+	var out []*report.PatchReport
+	for _, p := range ps {
+		q := *p
+		q.Stable, q.Notes = nil, nil
+		out = append(out, &q)
+	}
+	return out
+}
+
+// Table cells.
+const (
+	cellOK       = "OK"
+	cellApplied  = "APPLIED"
+	cellBuild    = "BUILD-FAIL"
+	cellFail     = "FAIL"
+	cellPrereq   = "FAIL+DEPS"
+	cellPresent  = "PRESENT"
+	cellError    = "ERROR"
+	cellNotTried = "-"
+)
+
+// writeTable writes the patch x tree summary of a series.
+func writeTable(b *strings.Builder, r *report.Report, ps []*report.PatchReport) {
+	var trees []string
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if !hasStable(p) {
+			continue
+		}
+		for _, t := range p.Stable.Trees {
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				trees = append(trees, cleanLine(t.Name))
+			}
+		}
+	}
+	rows := [][]string{append([]string{""}, trees...)}
+	for _, p := range ps {
+		if p.InReview {
+			continue
+		}
+		row := []string{fmt.Sprintf("%d/%d", p.Number, max(r.Total, len(ps)))}
+		for _, name := range trees {
+			row = append(row, cell(p, name))
+		}
+		rows = append(rows, row)
+	}
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	b.WriteString("Stable trees (patch x tree):\n\n")
+	for _, row := range rows {
+		var line strings.Builder
+		line.WriteString("    ")
+		for i, c := range row {
+			line.WriteString(c)
+			if i < len(row)-1 {
+				line.WriteString(strings.Repeat(" ", widths[i]-len(c)+2))
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+	b.WriteString("\n    " + cellOK + ": applied and built, " + cellApplied + ": applied (no build), " +
+		cellBuild + ": applied but the build failed,\n    " + cellFail + ": failed to apply, " +
+		cellPrereq + ": applies with prerequisites, " + cellPresent + ": already in the tree,\n    " +
+		cellError + ": the tree could not be tested, " + cellNotTried + ": not relevant to the tree\n\n")
+}
+
+func cell(p *report.PatchReport, tree string) string {
+	if !hasStable(p) {
+		return cellNotTried
+	}
+	for _, t := range p.Stable.Trees {
+		if t.Name != tree {
+			continue
+		}
+		switch {
+		case t.Error != "":
+			return cellError
+		case t.Present != nil:
+			return cellPresent
+		case !t.Applied && len(t.Prerequisites) > 0:
+			return cellPrereq
+		case !t.Applied:
+			return cellFail
+		case t.Build == "ok":
+			return cellOK
+		case t.Build == "failed":
+			return cellBuild
+		}
+		return cellApplied
+	}
+	return cellNotTried
+}

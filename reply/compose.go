@@ -1,0 +1,295 @@
+package reply
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/mail"
+	"regexp"
+	"strings"
+
+	amail "github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/series"
+)
+
+// MessageID returns the deterministic Message-ID (without angle brackets)
+// of the bot's reply about patch n (0 = the series reply) of version v of
+// series id. A reply composed again after a crash or restart gets the same
+// id, so the outbox, the state store and the list archives recognise it as
+// the same mail instead of a new one.
+func MessageID(seriesID string, version, patch int, domain string) string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("autosel-bot reply\x00%s\x00v%d\x00%d", strings.Trim(seriesID, "<>"), version, patch)))
+	return fmt.Sprintf("autosel-bot.%s.v%d.%d@%s", hex.EncodeToString(h[:10]), version, patch, domain)
+}
+
+// trailer keys whose addresses become To: recipients.
+var personTrailers = map[string]bool{
+	"signed-off-by": true, "co-developed-by": true, "reviewed-by": true, "acked-by": true,
+	"tested-by": true, "reported-by": true, "suggested-by": true,
+}
+
+// Compose returns the replies for a series: one reply to the cover letter
+// (or, without one, to the first patch) and, with opts.PerPatch, one to
+// each other patch that has findings. With opts.SkipEmpty, a series with
+// nothing to say gets no reply at all (nil, nil).
+func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) {
+	if r == nil || s == nil {
+		return nil, errors.New("reply: nil report or series")
+	}
+	target := s.Cover
+	if target == nil && len(s.Patches) > 0 && s.Patches[0] != nil {
+		target = s.Patches[0].Msg
+	}
+	if target == nil {
+		return nil, fmt.Errorf("reply: series %s has no message to reply to", s.ID)
+	}
+	ps := patchReports(r)
+	if opts.SkipEmpty && !anything(r, ps, opts) {
+		return nil, nil
+	}
+	var submitted []*report.PatchReport
+	for _, p := range ps {
+		if !p.InReview {
+			submitted = append(submitted, p)
+		}
+	}
+	single := s.Cover == nil && len(submitted) <= 1
+	id0 := MessageID(s.ID, s.Version, 0, opts.idDomain())
+	var mails []*Mail
+	if single {
+		var p *report.PatchReport
+		if len(submitted) == 1 {
+			p = submitted[0]
+		} else {
+			p = &report.PatchReport{Number: 1, Subject: target.Subject.Raw, MessageID: target.MessageID}
+		}
+		body := patchBody(r, p, true, target.MessageID, opts)
+		// Diffs proposed in review replies are analysed in the same reply.
+		if extra := reviewSections(r, ps, opts); extra != "" {
+			body = insertBeforeTail(body, extra, opts)
+		}
+		mails = append(mails, newMail(target, s, []*report.PatchReport{p}, body, id0, 0, opts))
+		return mails, nil
+	}
+	full := map[*report.PatchReport]bool{}
+	var own []*report.PatchReport
+	for _, p := range ps {
+		hasFindings := len(selectFindings(p.Findings, opts)) > 0
+		// The reply to the first patch (no cover letter) carries that
+		// patch's findings; review diffs have no reply of their own.
+		ownReply := opts.PerPatch && hasFindings && !p.InReview && !(s.Cover == nil && p.MessageID == target.MessageID)
+		if ownReply {
+			own = append(own, p)
+		} else {
+			full[p] = true
+		}
+	}
+	body := seriesBody(r, ps, full, target.MessageID, opts)
+	mails = append(mails, newMail(target, s, submitted, body, id0, 0, opts))
+	for _, p := range own {
+		msg := findMsg(s, p)
+		if msg == nil {
+			continue
+		}
+		pb := patchBody(r, p, false, msg.MessageID, opts)
+		mails = append(mails, newMail(msg, s, []*report.PatchReport{p}, pb, MessageID(s.ID, s.Version, p.Number, opts.idDomain()), p.Number, opts))
+	}
+	return mails, nil
+}
+
+// reviewSections renders the findings on diffs proposed in review replies.
+func reviewSections(r *report.Report, ps []*report.PatchReport, opts Options) string {
+	var b strings.Builder
+	var review []*report.PatchReport
+	for _, p := range ps {
+		if p.InReview && len(selectFindings(p.Findings, opts)) > 0 {
+			review = append(review, p)
+		}
+	}
+	if len(review) == 0 {
+		return ""
+	}
+	writeOwn(&b, r, review, false, true, opts)
+	return b.String()
+}
+
+// insertBeforeTail puts extra sections before the Link/signature tail.
+func insertBeforeTail(body, extra string, opts Options) string {
+	cut := len(body)
+	if i := strings.LastIndex(body, "\nLink: "); i >= 0 {
+		cut = i
+	} else if i := strings.LastIndex(body, "\n-- \n"); i >= 0 {
+		cut = i
+	}
+	head := body[:cut]
+	if !strings.HasSuffix(head, "\n\n") {
+		head += "\n"
+	}
+	return head + extra + body[cut:]
+}
+
+// anything reports whether there is something to say about the series.
+func anything(r *report.Report, ps []*report.PatchReport, opts Options) bool {
+	if r.VM != nil {
+		return true
+	}
+	for _, p := range ps {
+		if hasStable(p) || len(selectFindings(p.Findings, opts)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func patchReports(r *report.Report) []*report.PatchReport {
+	var out []*report.PatchReport
+	for i := range r.Patches {
+		out = append(out, &r.Patches[i])
+	}
+	return out
+}
+
+// findMsg returns the message of patch report p.
+func findMsg(s *series.Series, p *report.PatchReport) *amail.Message {
+	for _, sp := range append(append([]*series.Patch(nil), s.Patches...), s.Review...) {
+		if sp != nil && sp.Msg != nil && sp.Msg.MessageID == p.MessageID {
+			return sp.Msg
+		}
+	}
+	for _, sp := range s.Patches {
+		if sp != nil && sp.Msg != nil && sp.Number == p.Number && p.MessageID == "" {
+			return sp.Msg
+		}
+	}
+	return nil
+}
+
+// newMail builds the headers of a reply to msg about patches ps.
+func newMail(msg *amail.Message, s *series.Series, ps []*report.PatchReport, body, id string, patch int, opts Options) *Mail {
+	from := opts.fromAddr()
+	m := &Mail{
+		From:      from,
+		Subject:   replySubject(msg.Subject.Raw),
+		Date:      opts.now(),
+		MessageID: id,
+		InReplyTo: strings.Trim(msg.MessageID, "<>"),
+		Patch:     patch,
+		Body:      body,
+	}
+	for _, ref := range msg.References {
+		if ref = strings.Trim(ref, "<> "); ref != "" && ref != m.InReplyTo {
+			m.References = append(m.References, ref)
+		}
+	}
+	if len(m.References) == 0 && msg.InReplyTo != "" {
+		m.References = append(m.References, strings.Trim(msg.InReplyTo, "<>"))
+	}
+	m.References = append(m.References, m.InReplyTo)
+
+	ab := newAddrBook(from.Address, opts.stableList())
+	ab.add(&m.To, msg.From.Name, msg.From.Addr)
+	var msgs []*amail.Message
+	for _, p := range ps {
+		if pm := findMsg(s, p); pm != nil {
+			msgs = append(msgs, pm)
+		}
+	}
+	if len(msgs) == 0 {
+		msgs = append(msgs, msg)
+	}
+	for _, pm := range msgs {
+		for _, t := range pm.Trailers {
+			if personTrailers[strings.ToLower(t.Key)] {
+				ab.addRaw(&m.To, t.Value)
+			}
+		}
+	}
+	stable := false
+	for _, p := range ps {
+		stable = stable || hasStable(p)
+	}
+	for _, a := range msg.To {
+		ab.add(&m.Cc, a.Name, a.Addr)
+	}
+	for _, a := range msg.Cc {
+		ab.add(&m.Cc, a.Name, a.Addr)
+	}
+	for _, pm := range msgs {
+		for _, t := range pm.Trailers {
+			if strings.EqualFold(t.Key, "Cc") {
+				ab.addRaw(&m.Cc, t.Value)
+			}
+		}
+	}
+	if stable {
+		ab.allowStable = true
+		ab.add(&m.Cc, "", opts.stableList())
+	}
+	m.Headers = [][2]string{
+		{"Auto-Submitted", "auto-generated"},
+		{"X-Autosel-Bot", strings.TrimSpace("autosel-bot " + opts.Version)},
+	}
+	return m
+}
+
+var replyPrefixRE = regexp.MustCompile(`(?i)^\s*re\s*:`)
+
+func replySubject(s string) string {
+	s = strings.TrimSpace(cleanLine(s))
+	if replyPrefixRE.MatchString(s) {
+		return s
+	}
+	return "Re: " + s
+}
+
+// addrBook de-duplicates recipients across To and Cc, and keeps out the
+// bot itself, obfuscated archive addresses ("x@xxxxxxxx") and, unless
+// allowed, the stable list (it is Cc'd only when stable trees were tested).
+type addrBook struct {
+	seen        map[string]bool
+	bot, stable string
+	allowStable bool
+}
+
+func newAddrBook(bot, stable string) *addrBook {
+	return &addrBook{seen: map[string]bool{}, bot: strings.ToLower(bot), stable: strings.ToLower(stable)}
+}
+
+var obfuscatedRE = regexp.MustCompile(`@x+$`)
+
+func (ab *addrBook) add(list *[]*mail.Address, name, addr string) {
+	addr = strings.TrimSpace(addr)
+	k := strings.ToLower(addr)
+	if k == "" || ab.seen[k] || k == ab.bot || obfuscatedRE.MatchString(k) {
+		return
+	}
+	if (k == ab.stable || k == "stable@vger.kernel.org" || k == "stable@kernel.org") && !ab.allowStable {
+		return
+	}
+	// Only well-formed addresses: hostile input must not inject headers.
+	a, err := mail.ParseAddress(addr)
+	if err != nil || strings.ContainsAny(addr, "\r\n<>,;\" ") {
+		return
+	}
+	ab.seen[k] = true
+	a.Name = cleanLine(name)
+	*list = append(*list, a)
+}
+
+// addRaw adds the address of a trailer value such as "Name <a@b> # note".
+func (ab *addrBook) addRaw(list *[]*mail.Address, v string) {
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = v[:i]
+	}
+	a, err := mail.ParseAddress(strings.TrimSpace(v))
+	if err != nil {
+		// "Name <a@b>" with odd characters in the name: keep the address.
+		if i, j := strings.IndexByte(v, '<'), strings.LastIndexByte(v, '>'); i >= 0 && j > i {
+			ab.add(list, strings.Trim(strings.TrimSpace(v[:i]), `"`), v[i+1:j])
+		}
+		return
+	}
+	ab.add(list, a.Name, a.Address)
+}
