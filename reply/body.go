@@ -78,21 +78,28 @@ func writeOwn(b *strings.Builder, r *report.Report, ps []*report.PatchReport, wi
 			b.WriteString("    " + n + "\n")
 		}
 	}
+	var counts []string
 	for _, p := range ps {
 		fs := selectFindings(p.Findings, opts)
 		if len(fs) == 0 {
+			continue
+		}
+		if !full {
+			counts = append(counts, fmt.Sprintf("    %s: %s", patchName(p), countFindings(fs)))
 			continue
 		}
 		title := "Lock and wakeup analysis:"
 		if multi || p.InReview {
 			title = fmt.Sprintf("Lock and wakeup analysis of %s:", patchName(p))
 		}
-		if !full {
-			section(b, fmt.Sprintf("%s %s (see the reply to that patch)", strings.TrimSuffix(title, ":")+":", countFindings(fs)))
-			continue
-		}
 		section(b, title)
 		writeFindings(b, fs)
+	}
+	if len(counts) > 0 {
+		section(b, "Lock and wakeup analysis (details in the reply to each patch):")
+		for _, c := range counts {
+			b.WriteString(c + "\n")
+		}
 	}
 	if withVM && r.VM != nil {
 		sep(b)
@@ -133,16 +140,13 @@ func seriesBody(r *report.Report, ps []*report.PatchReport, fullFindings map[*re
 	}
 	if len(tested) > 0 {
 		writeTable(&b, r, ps)
-		for _, p := range tested {
+		for i, p := range tested {
+			if i > 0 {
+				sep(&b)
+			}
 			b.WriteString(patchName(p) + ":\n")
 			writeStableTrees(&b, p.Stable)
-			if !strings.HasSuffix(b.String(), "\n\n") {
-				b.WriteString("\n")
-			}
 		}
-		s := b.String()
-		b.Reset()
-		b.WriteString(strings.TrimSuffix(s, "\n"))
 		writeStableEnd(&b, upstream, len(tested) > 1)
 	}
 	var full, counted []*report.PatchReport
@@ -239,10 +243,10 @@ func writeTable(b *strings.Builder, r *report.Report, ps []*report.PatchReport) 
 		}
 		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
-	b.WriteString("\n    " + cellOK + ": applied and built, " + cellApplied + ": applied (no build), " +
-		cellBuild + ": applied but the build failed,\n    " + cellFail + ": failed to apply, " +
-		cellPrereq + ": applies with prerequisites, " + cellPresent + ": already in the tree,\n    " +
-		cellError + ": the tree could not be tested, " + cellNotTried + ": not relevant to the tree\n\n")
+	b.WriteString("\n    " + cellOK + ": applied and built; " + cellApplied + ": applied, not built;\n    " +
+		cellBuild + ": applied, build failed; " + cellFail + ": failed to apply;\n    " +
+		cellPrereq + ": applies with prerequisites; " + cellPresent + ": already in the tree;\n    " +
+		cellError + ": could not be tested; " + cellNotTried + ": not relevant\n\n")
 }
 
 func cell(p *report.PatchReport, tree string) string {

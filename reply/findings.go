@@ -41,8 +41,8 @@ func writeFindings(b *strings.Builder, fs []report.Finding) {
 			loc += " " + cleanLine(f.Func) + "()"
 		}
 		fmt.Fprintf(b, "[%s] %s: %s\n", cleanLine(string(f.Severity)), cleanLine(f.Rule), strings.TrimSpace(loc))
-		if f.Message != "" {
-			b.WriteString("    " + cleanLine(f.Message) + "\n")
+		for _, l := range wrap(cleanLine(f.Message), 72) {
+			b.WriteString("    " + l + "\n")
 		}
 		if f.Key != "" {
 			b.WriteString("    Object: " + cleanLine(f.Key) + "\n")

@@ -127,4 +127,3 @@ func applyMessage(err error) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
