@@ -19,6 +19,16 @@ const (
 // ParseFile scans one C source or header file. It never fails: functions it
 // cannot handle are listed in File.Skipped with a reason.
 func ParseFile(path string, src []byte) *File {
+	return parseFile(path, src, true)
+}
+
+// ScanFile is ParseFile without statement trees (every Func.Body is nil):
+// cheaper, for indexing a whole tree.
+func ScanFile(path string, src []byte) *File {
+	return parseFile(path, src, false)
+}
+
+func parseFile(path string, src []byte, bodies bool) *File {
 	f := &File{Path: path}
 	if len(src) > MaxFileSize {
 		f.Skipped = append(f.Skipped, Skip{Line: 1, Reason: fmt.Sprintf("file too large (%d bytes > %d)", len(src), MaxFileSize)})
@@ -28,7 +38,7 @@ func ParseFile(path string, src []byte) *File {
 	if truncated {
 		f.Skipped = append(f.Skipped, Skip{Line: int(toks[len(toks)-1].line), Reason: "too many tokens: rest of file not scanned"})
 	}
-	s := &scanner{src: src, toks: toks, path: path}
+	s := &scanner{src: src, toks: toks, path: path, noBodies: !bodies}
 	s.topLevel(f)
 	return f
 }
@@ -102,6 +112,8 @@ type scanner struct {
 	toks  []token
 	path  string
 	lines []int
+	// noBodies skips building statement trees (calls are still collected).
+	noBodies bool
 }
 
 func (s *scanner) text(i int) string {
@@ -365,6 +377,9 @@ func (s *scanner) parseFunc(name string, ds, ni, brace, end int) (fn *Func, skip
 	p := &parser{s: s, fn: fn, i: brace, end: end}
 	fn.Body = p.block()
 	fn.End = s.line(end - 1)
+	if s.noBodies {
+		fn.Body = nil
+	}
 	return fn, Skip{}
 }
 
@@ -419,7 +434,9 @@ func (p *parser) block() *Block {
 			p.push(Guard{Kind: "case", Cond: c.Label, Line: c.Line})
 			casePushed = true
 		}
-		b.Stmts = append(b.Stmts, st)
+		if !s.noBodies {
+			b.Stmts = append(b.Stmts, st)
+		}
 	}
 	if casePushed {
 		p.pop()
@@ -679,7 +696,15 @@ func (p *parser) expr() Stmt {
 		p.i++
 		return nil
 	}
-	st := &ExprStmt{Line: s.line(i), Text: s.span(i, end), Calls: p.calls(i, end)}
+	calls := p.calls(i, end)
+	if s.noBodies {
+		p.i = end
+		if s.isPunct(p.i, ";") {
+			p.i++
+		}
+		return nil
+	}
+	st := &ExprStmt{Line: s.line(i), Text: s.span(i, end), Calls: calls}
 	p.i = end
 	if s.isPunct(p.i, ";") {
 		p.i++

@@ -1,11 +1,493 @@
 // Package index is the tree index: every function of a kernel tree scanned
-// by cscan, with per-function summaries (atomic-state effect, may-sleep with
-// proof chain), persisted and keyed by git blob ids so unchanged files are
-// never rescanned.
+// by cscan, persisted and keyed by git blob ids so unchanged files are never
+// rescanned, with name and caller lookups and a post-patch overlay view.
+// Rules compute their own summaries (atomic-state effect, may-sleep with a
+// proof chain) on top of it and may memoise them with Memo.
 package index
 
-// Index is a scanned tree. See the methods in this package.
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// Options configure Open.
+type Options struct {
+	// CacheDir holds the persisted index; default
+	// os.UserCacheDir()/autosel-bot. "-" disables the cache.
+	CacheDir string
+	// Depth is the default interprocedural depth rules use (default 4).
+	Depth int
+	// Workers is the number of parallel scanners (default runtime.NumCPU()).
+	Workers int
+	// Logger receives progress messages; nil discards them.
+	Logger *slog.Logger
+}
+
+// CallSite is one call in the tree: the calling function and the call.
+type CallSite struct {
+	Func *cscan.Func
+	Call cscan.Call
+}
+
+// Stats describe how an Index was built.
+type Stats struct {
+	Files, Funcs, Calls int
+	// Scanned files were parsed in this run; Cached came from the cache.
+	Scanned, Cached int
+	// Skipped counts functions or files the scanner skipped.
+	Skipped  int
+	Duration time.Duration
+	// CacheFile is the persisted index file ("" when disabled).
+	CacheFile string
+}
+
+// Index is a scanned tree, or an overlay of a few files over one.
 type Index struct {
 	// Root is the tree's directory.
 	Root string
+	// Depth is the interprocedural depth rules should use.
+	Depth int
+	// Stats describes the build of this index.
+	Stats Stats
+
+	files  map[string]*cscan.File // relative path -> scan (base only)
+	byName map[string][]*cscan.Func
+
+	// base and over are set for overlays: over holds the rescanned files
+	// (nil value for a deleted file), and src their content.
+	base *Index
+	over map[string]*cscan.File
+	src  map[string][]byte
+
+	callersOnce sync.Once
+	callers     map[string][]siteRef
+
+	mu    sync.Mutex
+	full  map[string]*cscan.File // lazily re-parsed files with bodies
+	memo  map[string]any
+	order []string // full cache eviction order
+}
+
+// siteRef is a compact call-site reference.
+type siteRef struct {
+	fn  *cscan.Func
+	idx int32
+}
+
+// maxFullFiles bounds the re-parsed files kept in memory.
+const maxFullFiles = 4096
+
+// Open scans (or loads from the cache) every *.c and *.h file under root.
+func Open(ctx context.Context, root string, opts Options) (*Index, error) {
+	start := time.Now()
+	if opts.Depth <= 0 {
+		opts.Depth = 4
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.NumCPU()
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", root, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = errors.New("not a directory")
+		}
+		return nil, fmt.Errorf("index %s: %w", root, err)
+	}
+	entries, err := listFiles(ctx, abs)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", root, err)
+	}
+	cacheFile := ""
+	if opts.CacheDir != "-" {
+		dir := opts.CacheDir
+		if dir == "" {
+			if ucd, err := os.UserCacheDir(); err == nil {
+				dir = filepath.Join(ucd, "autosel-bot")
+			}
+		}
+		if dir != "" {
+			cacheFile = filepath.Join(dir, cacheName(abs))
+		}
+	}
+	var cache *cacheData
+	if cacheFile != "" {
+		cache, err = readCache(cacheFile)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			log.Warn("index cache unreadable, rescanning", "file", cacheFile, "err", err)
+		}
+	}
+	ix := &Index{Root: abs, Depth: opts.Depth, files: make(map[string]*cscan.File, len(entries))}
+	ix.Stats.CacheFile = cacheFile
+	results := make([]*cscan.File, len(entries))
+	hit := make([]bool, len(entries))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	var firstErr error
+	var errOnce sync.Once
+	for w := 0; w < opts.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				e := entries[i]
+				if cache != nil {
+					if f := cache.decode(e.key, e.path); f != nil {
+						results[i], hit[i] = f, true
+						continue
+					}
+				}
+				src, err := os.ReadFile(filepath.Join(abs, e.path))
+				if err != nil {
+					// A file that vanished or is unreadable is skipped.
+					results[i] = &cscan.File{Path: e.path, Skipped: []cscan.Skip{{Line: 1, Reason: fmt.Sprintf("unreadable: %v", err)}}}
+					continue
+				}
+				results[i] = cscan.ScanFile(e.path, src)
+			}
+		}()
+	}
+	for i := range entries {
+		if err := ctx.Err(); err != nil {
+			errOnce.Do(func() { firstErr = err })
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, fmt.Errorf("index %s: %w", root, firstErr)
+	}
+	for i, e := range entries {
+		f := results[i]
+		ix.files[e.path] = f
+		if hit[i] {
+			ix.Stats.Cached++
+		} else {
+			ix.Stats.Scanned++
+		}
+	}
+	ix.buildNames()
+	if cacheFile != "" && (ix.Stats.Scanned > 0 || cache == nil) {
+		if err := writeCache(cacheFile, entries, results); err != nil {
+			log.Warn("index cache not written", "file", cacheFile, "err", err)
+		}
+	}
+	ix.Stats.Duration = time.Since(start)
+	log.Info("index ready", "root", abs, "files", ix.Stats.Files, "funcs", ix.Stats.Funcs,
+		"scanned", ix.Stats.Scanned, "cached", ix.Stats.Cached, "took", ix.Stats.Duration)
+	return ix, nil
+}
+
+func (ix *Index) buildNames() {
+	ix.byName = make(map[string][]*cscan.Func)
+	ix.Stats.Files = len(ix.files)
+	for _, f := range ix.files {
+		ix.Stats.Skipped += len(f.Skipped)
+		for _, fn := range f.Funcs {
+			ix.byName[fn.Name] = append(ix.byName[fn.Name], fn)
+			ix.Stats.Funcs++
+			ix.Stats.Calls += len(fn.Calls)
+		}
+	}
+	for _, fns := range ix.byName {
+		sortFuncs(fns)
+	}
+}
+
+func sortFuncs(fns []*cscan.Func) {
+	sort.Slice(fns, func(i, j int) bool {
+		if fns[i].File != fns[j].File {
+			return fns[i].File < fns[j].File
+		}
+		return fns[i].Start < fns[j].Start
+	})
+}
+
+// Overlay returns the post-patch view: the given files (repository-relative
+// paths; a nil value deletes the file) are rescanned, everything else is
+// shared with ix. Non-C files are ignored.
+func (ix *Index) Overlay(files map[string][]byte) *Index {
+	base := ix
+	if ix.base != nil {
+		// Overlay of an overlay: fold the previous overlay in.
+		merged := make(map[string][]byte, len(ix.src)+len(files))
+		for p, b := range ix.src {
+			merged[p] = b
+		}
+		for p, b := range files {
+			merged[p] = b
+		}
+		base, files = ix.base, merged
+	}
+	o := &Index{Root: base.Root, Depth: base.Depth, base: base, over: map[string]*cscan.File{}, src: map[string][]byte{}}
+	for p, b := range files {
+		p = cleanRel(p)
+		if p == "" || !isSource(p) {
+			continue
+		}
+		o.src[p] = b
+		if b == nil {
+			o.over[p] = nil
+			continue
+		}
+		f := cscan.ParseFile(p, b)
+		o.over[p] = f
+	}
+	o.byName = make(map[string][]*cscan.Func)
+	for _, f := range o.over {
+		if f == nil {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			o.byName[fn.Name] = append(o.byName[fn.Name], fn)
+		}
+	}
+	o.Stats = base.Stats
+	o.Stats.Scanned = len(o.over)
+	return o
+}
+
+// Base returns the index an overlay was made from (ix itself for a base
+// index): the pre-patch view.
+func (ix *Index) Base() *Index {
+	if ix.base != nil {
+		return ix.base
+	}
+	return ix
+}
+
+// Overlaid reports whether path was rescanned by Overlay.
+func (ix *Index) Overlaid(path string) bool {
+	_, ok := ix.over[cleanRel(path)]
+	return ok
+}
+
+func cleanRel(p string) string {
+	p = filepath.ToSlash(filepath.Clean(p))
+	if p == "." || strings.HasPrefix(p, "../") || p == ".." || filepath.IsAbs(p) {
+		return ""
+	}
+	return p
+}
+
+func isSource(p string) bool {
+	return strings.HasSuffix(p, ".c") || strings.HasSuffix(p, ".h")
+}
+
+// Funcs returns every definition of name (several for static functions of
+// the same name in different files, or #if alternatives), ordered by file
+// and line. The returned functions have no Body; see Full.
+func (ix *Index) Funcs(name string) []*cscan.Func {
+	if ix.base == nil {
+		return ix.byName[name]
+	}
+	var out []*cscan.Func
+	for _, fn := range ix.base.byName[name] {
+		if _, ok := ix.over[fn.File]; !ok {
+			out = append(out, fn)
+		}
+	}
+	out = append(out, ix.byName[name]...)
+	if len(out) > 1 {
+		sortFuncs(out)
+	}
+	return out
+}
+
+// File returns the scan of one file (nil when not indexed).
+func (ix *Index) File(path string) *cscan.File {
+	path = cleanRel(path)
+	if ix.base != nil {
+		if f, ok := ix.over[path]; ok {
+			return f
+		}
+		return ix.base.files[path]
+	}
+	return ix.files[path]
+}
+
+// Paths returns every indexed file path, sorted.
+func (ix *Index) Paths() []string {
+	b := ix.Base()
+	var out []string
+	for p := range b.files {
+		if _, ok := ix.over[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	for p, f := range ix.over {
+		if f != nil {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReadFile returns the current content of a file of the view.
+func (ix *Index) ReadFile(path string) ([]byte, error) {
+	path = cleanRel(path)
+	if path == "" {
+		return nil, fmt.Errorf("bad path")
+	}
+	if b, ok := ix.src[path]; ok {
+		if b == nil {
+			return nil, fmt.Errorf("%s: deleted by the patch: %w", path, os.ErrNotExist)
+		}
+		return b, nil
+	}
+	return os.ReadFile(filepath.Join(ix.Base().Root, path))
+}
+
+func (b *Index) buildCallers() {
+	b.callersOnce.Do(func() {
+		m := make(map[string][]siteRef, len(b.byName)*2)
+		for _, f := range b.files {
+			for _, fn := range f.Funcs {
+				for i := range fn.Calls {
+					n := fn.Calls[i].Name
+					m[n] = append(m[n], siteRef{fn, int32(i)})
+				}
+			}
+		}
+		b.callers = m
+	})
+}
+
+// Callers returns every call site of name in the view (direct calls by
+// name; calls through pointers are named by their expression).
+func (ix *Index) Callers(name string) []CallSite {
+	return ix.CallsTo(func(c string) bool { return c == name })
+}
+
+// CallsTo returns every call site whose callee name matches, ordered by
+// file and line.
+func (ix *Index) CallsTo(match func(callee string) bool) []CallSite {
+	b := ix.Base()
+	b.buildCallers()
+	var out []CallSite
+	for name, refs := range b.callers {
+		if !match(name) {
+			continue
+		}
+		for _, r := range refs {
+			if _, ok := ix.over[r.fn.File]; ok {
+				continue
+			}
+			out = append(out, CallSite{Func: r.fn, Call: r.fn.Calls[r.idx]})
+		}
+	}
+	for _, f := range ix.over {
+		if f == nil {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			for _, c := range fn.Calls {
+				if match(c.Name) {
+					out = append(out, CallSite{Func: fn, Call: c})
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, c := out[i], out[j]
+		if a.Func.File != c.Func.File {
+			return a.Func.File < c.Func.File
+		}
+		return a.Call.Line < c.Call.Line
+	})
+	return out
+}
+
+// Full returns fn with its statement tree (Body), re-parsing its file when
+// the index holds it without bodies. It returns fn itself when it already
+// has a body, and nil when the file cannot be read or no longer holds fn.
+func (ix *Index) Full(fn *cscan.Func) *cscan.Func {
+	if fn == nil {
+		return nil
+	}
+	if fn.Body != nil {
+		return fn
+	}
+	f := ix.fullFile(fn.File)
+	if f == nil {
+		return nil
+	}
+	for _, g := range f.Funcs {
+		if g.Name == fn.Name && g.Start == fn.Start {
+			return g
+		}
+	}
+	return nil
+}
+
+func (ix *Index) fullFile(path string) *cscan.File {
+	if f, ok := ix.over[path]; ok {
+		return f // overlay scans keep bodies
+	}
+	b := ix.Base()
+	b.mu.Lock()
+	if f, ok := b.full[path]; ok {
+		b.mu.Unlock()
+		return f
+	}
+	b.mu.Unlock()
+	src, err := os.ReadFile(filepath.Join(b.Root, path))
+	if err != nil {
+		return nil
+	}
+	f := cscan.ParseFile(path, src)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.full == nil {
+		b.full = make(map[string]*cscan.File)
+	}
+	if _, ok := b.full[path]; !ok {
+		b.order = append(b.order, path)
+		if len(b.order) > maxFullFiles {
+			delete(b.full, b.order[0])
+			b.order = b.order[1:]
+		}
+	}
+	b.full[path] = f
+	return f
+}
+
+// Memo returns the value memoised under key in this view, computing it
+// once. Rules use it for per-function summaries; overlays have their own
+// memo table (a summary may change with the patch).
+func (ix *Index) Memo(key string, compute func() any) any {
+	ix.mu.Lock()
+	if v, ok := ix.memo[key]; ok {
+		ix.mu.Unlock()
+		return v
+	}
+	ix.mu.Unlock()
+	v := compute()
+	ix.mu.Lock()
+	if ix.memo == nil {
+		ix.memo = make(map[string]any)
+	}
+	ix.memo[key] = v
+	ix.mu.Unlock()
+	return v
 }
