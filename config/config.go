@@ -30,6 +30,9 @@ type CheckConfig struct {
 	Format string `mapstructure:"format"`
 	// FailOn is the severity at or above which check exits 1.
 	FailOn string `mapstructure:"fail_on"`
+	// Tree is a kernel checkout patches are applied onto (in memory) and
+	// indexed; empty for patch-only analysis. --tree overrides it.
+	Tree string `mapstructure:"tree"`
 }
 
 // New returns a viper instance holding the embedded defaults, with env

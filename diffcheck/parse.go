@@ -68,6 +68,7 @@ func gitdiffError(err error, lines []string) error {
 	n, _ := strconv.Atoi(m[1])
 	msg := m[2]
 	if strings.Contains(msg, "miscounts lines") {
+		msg += " (the hunk is truncated, or a line lost its leading ' ', '+' or '-' to a mail client)"
 		// Name the hunk header whose counts are wrong.
 		for i := min(n, len(lines)) - 1; i >= 0; i-- {
 			if strings.HasPrefix(lines[i], "@@ -") {

@@ -1,18 +1,241 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
 
 	"github.com/spf13/cobra"
+
+	"github.com/autosel-bot/autosel-bot/gitsrc"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/pipeline"
+	"github.com/autosel-bot/autosel-bot/reply"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/series"
 )
 
-// newCheckCmd builds the "check" command. (Placeholder until its issue lands.)
+// checkFlags are the check command's flags; unset ones fall back to the
+// check section of the configuration.
+type checkFlags struct {
+	format string
+	failOn string
+	tree   string
+	repo   string
+	rng    string
+}
+
+const checkLong = `Analyse kernel patches and print a report per series.
+
+Input is any of: single patches (git format-patch output), mbox files with
+one or many messages, Maildir directories, "-" for stdin, or the commits of a
+local git range (--repo DIR --range A..B; the range is one series). Messages
+are grouped into series (cover letter, numbered parts, versions, diffs
+proposed inline in review replies), every patch's diff is parsed and mapped
+to the C functions it changes, and every rule runs on it. With --tree DIR (a
+kernel checkout) each patch is applied to the tree in memory (the tree is
+never written; patches of a series stack) and the rules see the whole tree.
+
+Output formats: text (kernel-mail style), json (JSON Lines: one object per
+series, schema in report/schema.json), email (the reply the bot would send).
+
+Problems with single messages or patches (unparseable mail, malformed or
+whitespace-damaged diffs) are printed on stderr, naming the file, line and
+Message-ID; everything else is still analysed.
+
+Exit status:
+  0  no finding at or above --fail-on
+  1  at least one finding at or above --fail-on
+  2  usage error, or nothing in the input could be analysed (no readable
+     patch at all); partial input errors alone do not change the status`
+
+// newCheckCmd builds the "check" command.
 func newCheckCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "check",
-		Short: "(not yet available)",
+	var f checkFlags
+	cmd := &cobra.Command{
+		Use:   "check [FILE...|-]",
+		Short: "Analyse patches (files, mbox, Maildir, stdin or a git range) and print a report",
+		Long:  checkLong,
+		Example: `  autosel-bot check testdata/seeds/002-watch-queue-v5.mbox
+  git format-patch -3 --stdout | autosel-bot check --format json -
+  autosel-bot check --repo ~/linux --range v6.1..my-branch --tree ~/linux-6.1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return &exitError{2, errors.New("check: not yet available")}
+			return runCheck(cmd, a, f, args)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "", "output format: text, json or email (default from config check.format)")
+	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a finding is at or above this severity: note or risk (default from config check.fail_on)")
+	fl.StringVar(&f.tree, "tree", "", "kernel checkout to apply patches onto in memory and index (default from config check.tree; empty: patch-only)")
+	fl.StringVar(&f.repo, "repo", "", "git repository for --range (default: current directory)")
+	fl.StringVar(&f.rng, "range", "", "analyse the commits A..B of --repo as one series")
+	return cmd
+}
+
+func usageErr(format string, args ...any) error {
+	return &exitError{2, fmt.Errorf("check: "+format, args...)}
+}
+
+func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
+	cfg := a.cfg.Check
+	if cmd.Flags().Changed("format") || cfg.Format == "" {
+		cfg.Format = f.format
+	}
+	if cmd.Flags().Changed("fail-on") || cfg.FailOn == "" {
+		cfg.FailOn = f.failOn
+	}
+	if cmd.Flags().Changed("tree") {
+		cfg.Tree = f.tree
+	}
+	switch cfg.Format {
+	case "text", "json", "email":
+	default:
+		return usageErr("--format %q: want text, json or email", cfg.Format)
+	}
+	failOn := report.Severity(cfg.FailOn)
+	if failOn.Rank() == 0 {
+		return usageErr("--fail-on %q: want note or risk", cfg.FailOn)
+	}
+	if f.rng == "" && f.repo != "" {
+		return usageErr("--repo needs --range A..B")
+	}
+	if f.rng != "" && len(args) > 0 {
+		return usageErr("give either files or --range, not both")
+	}
+	if f.rng == "" && len(args) == 0 {
+		return usageErr("no input: give FILE..., - for stdin, or --repo DIR --range A..B")
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+	stderr := cmd.ErrOrStderr()
+
+	var msgs []*mail.Message
+	inputErrs := 0
+	if f.rng != "" {
+		repo := f.repo
+		if repo == "" {
+			repo = "."
+		}
+		m, err := gitsrc.Range(ctx, repo, f.rng)
+		if err != nil && len(m) == 0 {
+			return usageErr("%v", err)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "autosel-bot: check: %v\n", err)
+			inputErrs++
+		}
+		msgs = m
+	} else {
+		m, errs := mail.Load(ctx, args, cmd.InOrStdin())
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "autosel-bot: check: %v\n", e)
+		}
+		inputErrs += len(errs)
+		msgs = m
+	}
+	if err := ctx.Err(); err != nil {
+		return &exitError{2, err}
+	}
+	ss := series.Assemble(msgs, series.Options{})
+	if len(ss) == 0 {
+		if inputErrs > 0 {
+			return usageErr("nothing could be processed (%d input errors)", inputErrs)
+		}
+		return usageErr("no patches found in the input (%d messages read)", len(msgs))
+	}
+
+	p, err := newCheckPipeline(a, cfg.Tree)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	reports := make([]*report.Report, 0, len(ss))
+	analysed := 0
+	for _, s := range ss {
+		r, err := p.Run(ctx, s)
+		if err != nil {
+			return &exitError{2, fmt.Errorf("check: %w", err)}
+		}
+		for _, pr := range r.Patches {
+			if pr.Error == "" {
+				analysed++
+			} else {
+				fmt.Fprintf(stderr, "autosel-bot: check: %s\n", pr.Error)
+			}
+		}
+		reports = append(reports, r)
+	}
+
+	out := cmd.OutOrStdout()
+	if err := render(out, cfg.Format, reports, ss); err != nil {
+		return &exitError{2, fmt.Errorf("check: %w", err)}
+	}
+	if analysed == 0 {
+		return usageErr("no patch could be analysed")
+	}
+	n := 0
+	for _, r := range reports {
+		for _, pr := range r.Patches {
+			for _, fd := range pr.Findings {
+				if fd.Severity.Rank() >= failOn.Rank() {
+					n++
+				}
+			}
+		}
+	}
+	if n > 0 {
+		return &exitError{1, fmt.Errorf("check: %d %s at or above %s", n, plural(n, "finding", "findings"), failOn)}
+	}
+	return nil
+}
+
+// newCheckPipeline builds the pipeline check runs: the analysis stage (and
+// the stages the configuration enables as they are added).
+func newCheckPipeline(a *app, tree string) (*pipeline.Pipeline, error) {
+	rs, err := rules.All(a.cfg.Rules)
+	if err != nil {
+		return nil, err
+	}
+	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{
+		Rules:        rs,
+		RuleOptions:  a.cfg.Rules,
+		Tree:         tree,
+		IndexOptions: index.Options{Depth: a.cfg.Rules.Depth, Logger: a.log},
+		Log:          a.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &pipeline.Pipeline{Stages: []pipeline.Stage{an}, Log: a.log}, nil
+}
+
+func render(w io.Writer, format string, reports []*report.Report, ss []*series.Series) error {
+	switch format {
+	case "json":
+		return report.WriteJSON(w, reports)
+	case "email":
+		opts := reply.DefaultOptions()
+		for i, r := range reports {
+			if i > 0 {
+				if _, err := io.WriteString(w, "\n"); err != nil {
+					return err
+				}
+			}
+			if err := reply.Render(w, r, ss[i], opts); err != nil {
+				return fmt.Errorf("series <%s>: %w", r.SeriesID, err)
+			}
+		}
+		return nil
+	}
+	return report.WriteText(w, reports)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/config"
+)
+
+const seed002 = "../../testdata/seeds/002-watch-queue-v5.mbox"
+const seed000 = "../../testdata/seeds/000-pipe-exclusive-autosel.mbox"
+
+// runCLI runs the root command like main does and returns the exit code.
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	v, err := config.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &app{v: v}
+	root := newRoot(a)
+	var out, errb bytes.Buffer
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetIn(strings.NewReader(stdin))
+	err = root.Execute()
+	if err != nil {
+		errb.WriteString("autosel-bot: " + err.Error() + "\n")
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return ee.code, out.String(), errb.String()
+		}
+		return 2, out.String(), errb.String()
+	}
+	return 0, out.String(), errb.String()
+}
+
+// benign is a documentation-only patch: no rule has anything to say.
+const benign = `From: A U Thor <author@example.org>
+Date: Tue, 2 Jan 2024 03:04:05 +0000
+Message-ID: <benign-1@example.org>
+Subject: [PATCH] docs: fix a typo
+
+Signed-off-by: A U Thor <author@example.org>
+---
+diff --git a/Documentation/filesystems/pipe.rst b/Documentation/filesystems/pipe.rst
+index 1111111..2222222 100644
+--- a/Documentation/filesystems/pipe.rst
++++ b/Documentation/filesystems/pipe.rst
+@@ -1,3 +1,3 @@
+ Pipes
+ =====
+-A pipe is a unidirectinal channel.
++A pipe is a unidirectional channel.
+`
+
+// damaged has a context line whose leading space a mail client ate.
+const damaged = `From: A U Thor <author@example.org>
+Date: Tue, 2 Jan 2024 03:04:05 +0000
+Message-ID: <damaged-1@example.org>
+Subject: [PATCH] pipe: tweak
+
+---
+diff --git a/fs/pipe.c b/fs/pipe.c
+--- a/fs/pipe.c
++++ b/fs/pipe.c
+@@ -10,3 +10,3 @@ static int f(void)
+ 	int a;
+-	a = 1;
++	a = 2;
+	return a;
+`
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCheckSeed002Text(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "check", "--fail-on", "risk", seed002)
+	if code == 2 {
+		t.Fatalf("exit 2: %s", stderr)
+	}
+	if n := strings.Count(out, "[PATCH v5 x/2] "); n != 1 {
+		t.Errorf("%d series headers \"[PATCH v5 x/2]\", want 1:\n%s", n, out)
+	}
+	if !strings.Contains(out, "version 5, 2 patches") {
+		t.Errorf("no \"2 patches\" summary:\n%s", out)
+	}
+	for _, s := range []string{"\n[PATCH v5 1/2] watch_queue: refactor post_one_notification\n",
+		"\n[PATCH v5 2/2] pipe: use __pipe_{lock,unlock} instead of spinlock\n"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("patch heading %q missing", s)
+		}
+	}
+	for _, fn := range []string{"post_one_notification()", "pipe_read()", "pipe_write()", "pipe_resize_ring()", "free_pipe_info()"} {
+		if !strings.Contains(out, fn) {
+			t.Errorf("function %s not listed", fn)
+		}
+	}
+	for _, f := range []string{"fs/pipe.c", "include/linux/watch_queue.h", "kernel/watch_queue.c", "include/linux/pipe_fs_i.h"} {
+		if !strings.Contains(out, "  "+f) {
+			t.Errorf("file %s not listed", f)
+		}
+	}
+}
+
+func TestCheckSeed002JSON(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "check", "--format", "json", seed002)
+	if code == 2 {
+		t.Fatalf("exit 2: %s", stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("%d JSON objects, want one series", len(lines))
+	}
+	var r struct {
+		Schema  string `json:"schema"`
+		Subject string `json:"subject"`
+		Version int    `json:"version"`
+		Total   int    `json:"total"`
+		Patches []struct {
+			Number int      `json:"number"`
+			Files  []string `json:"files"`
+			Funcs  []string `json:"funcs"`
+		} `json:"patches"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema == "" || r.Version != 5 || r.Total != 2 || len(r.Patches) != 2 {
+		t.Fatalf("series %+v", r)
+	}
+	all := strings.Join(append(r.Patches[0].Funcs, r.Patches[1].Funcs...), " ")
+	for _, fn := range []string{"kernel/watch_queue.c:post_one_notification", "fs/pipe.c:pipe_read", "fs/pipe.c:pipe_write", "fs/pipe.c:pipe_resize_ring"} {
+		if !strings.Contains(all, fn) {
+			t.Errorf("JSON funcs lack %s: %s", fn, all)
+		}
+	}
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	good := writeFile(t, "benign.patch", benign)
+	bad := writeFile(t, "damaged.patch", damaged)
+	tests := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stderr string
+		stdout string
+	}{
+		{"benign patch", "", []string{"check", good}, 0, "", "No findings."},
+		{"benign patch on stdin", benign, []string{"check", "-"}, 0, "", "[PATCH] docs: fix a typo"},
+		{"findings at or above note", "", []string{"check", "--fail-on", "note", seed000}, 1, "at or above note", "lost-wakeup"},
+		{"no input", "", []string{"check"}, 2, "no input", ""},
+		{"bad format", "", []string{"check", "--format", "xml", good}, 2, "--format", ""},
+		{"bad fail-on", "", []string{"check", "--fail-on", "bug", good}, 2, "--fail-on", ""},
+		{"missing file", "", []string{"check", "/nonexistent/x.mbox"}, 2, "nothing could be processed", ""},
+		{"not a patch", "From: a@b\nSubject: hello\n\nhi\n", []string{"check", "-"}, 2, "no patches", ""},
+		{"only a damaged patch", "", []string{"check", bad}, 2, "damaged-1@example.org", ""},
+		{"damaged and good: still processed", "", []string{"check", bad, good}, 0, "<damaged-1@example.org>: body line 5: malformed diff: fragment header miscounts lines", "[PATCH] docs: fix a typo"},
+		{"repo without range", "", []string{"check", "--repo", ".", good}, 2, "--repo needs --range", ""},
+		{"range and files", "", []string{"check", "--repo", ".", "--range", "a..b", good}, 2, "not both", ""},
+		{"bad range", "", []string{"check", "--repo", ".", "--range", "--all"}, 2, "A..B", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := runCLI(t, tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstderr: %s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.stderr)
+			}
+			if !strings.Contains(out, tc.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tc.stdout, out)
+			}
+		})
+	}
+}
+
+func TestCheckRange(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=A U Thor", "GIT_AUTHOR_EMAIL=author@example.org",
+			"GIT_COMMITTER_NAME=A U Thor", "GIT_COMMITTER_EMAIL=author@example.org", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(content string) {
+		if err := os.WriteFile(filepath.Join(dir, "x.c"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "master")
+	write("void f(void)\n{\n\ta();\n}\n")
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	write("void f(void)\n{\n\tb();\n}\n")
+	git("commit", "-q", "-am", "x: call b")
+	write("void f(void)\n{\n\tb();\n\tc();\n}\n")
+	git("commit", "-q", "-am", "x: call c")
+	code, out, stderr := runCLI(t, "", "check", "--repo", dir, "--range", "HEAD~2..HEAD")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, s := range []string{"[PATCH x/2] x: call b", "version 1, 2 patches", "[PATCH 2/2] x: call c", "x.c: f()"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+}
+
+func TestCheckHelpDocumentsExitCodes(t *testing.T) {
+	_, out, _ := runCLI(t, "", "check", "--help")
+	for _, s := range []string{"Exit status:", "--fail-on", "--tree", "--range", "JSON Lines"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("help lacks %q", s)
+		}
+	}
+}
