@@ -169,8 +169,12 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		reports = append(reports, r)
 	}
 
+	replyOpts := reply.DefaultOptions()
+	if err := a.v.UnmarshalKey("reply", &replyOpts); err != nil {
+		return usageErr("config reply section: %v", err)
+	}
 	out := cmd.OutOrStdout()
-	if err := render(out, cfg.Format, reports, ss); err != nil {
+	if err := render(out, cfg.Format, reports, ss, replyOpts); err != nil {
 		return &exitError{2, fmt.Errorf("check: %w", err)}
 	}
 	if analysed == 0 {
@@ -212,12 +216,13 @@ func newCheckPipeline(a *app, tree string) (*pipeline.Pipeline, error) {
 	return &pipeline.Pipeline{Stages: []pipeline.Stage{an}, Log: a.log}, nil
 }
 
-func render(w io.Writer, format string, reports []*report.Report, ss []*series.Series) error {
+// render writes the reports in format; email uses the reply section of the
+// configuration (reply.Options).
+func render(w io.Writer, format string, reports []*report.Report, ss []*series.Series, opts reply.Options) error {
 	switch format {
 	case "json":
 		return report.WriteJSON(w, reports)
 	case "email":
-		opts := reply.DefaultOptions()
 		for i, r := range reports {
 			if i > 0 {
 				if _, err := io.WriteString(w, "\n"); err != nil {

@@ -235,3 +235,16 @@ func TestCheckHelpDocumentsExitCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckEmail(t *testing.T) {
+	cfg := writeFile(t, "c.yaml", "reply:\n  greeting: Hello there\n")
+	code, out, stderr := runCLI(t, "", "--config", cfg, "check", "--format", "email", "../../testdata/seeds/004-epoll-autoremove.mbox")
+	if code == 2 {
+		t.Fatalf("exit 2: %s", stderr)
+	}
+	for _, s := range []string{"Hello there\n", "[This is an automated email]", "https://lore.kernel.org/r/20200430130326.1368509-2-rpenyaev@suse.de"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("email lacks %q:\n%s", s, out)
+		}
+	}
+}
