@@ -41,9 +41,6 @@ var splatKinds = []struct {
 	{"bug", regexp.MustCompile(`^(BUG: |UBSAN: |KASAN: |list_(add|del) corruption)`)},
 }
 
-// splatEnd ends a report's text.
-var splatEnd = regexp.MustCompile(`^(---\[ end |</TASK>)`)
-
 // classify returns the splat kind that opens with text, or "".
 func classify(text string) string {
 	for _, k := range splatKinds {
@@ -59,21 +56,24 @@ func classify(text string) string {
 // causes) stay in the report they belong to.
 func findSplats(lines []string) []Splat {
 	var (
-		out  []Splat
-		cur  *Splat
-		text []string
+		out   []Splat
+		cur   *Splat
+		text  []string
+		since = -1 // lines since the last report closed
 	)
 	flush := func() {
 		if cur != nil {
 			cur.Text = strings.Join(text, "\n")
 			out = append(out, *cur)
 			cur, text = nil, nil
+			since = 0
 		}
 	}
 	for _, l := range lines {
 		l = strings.TrimRight(l, " \r")
 		if strings.HasPrefix(l, "autosel: ") {
 			flush()
+			since = -1
 			continue
 		}
 		kind := classify(l)
@@ -83,6 +83,16 @@ func findSplats(lines []string) []Splat {
 			text = append(text, l)
 			continue
 		}
+		if kind == "panic" && cur == nil && since >= 0 && since <= 3 && len(out) > 0 {
+			// The panic an oops just caused: reopen that report.
+			last := out[len(out)-1]
+			if last.Kind == "oops" || last.Kind == "bug" || last.Kind == "warning" {
+				out = out[:len(out)-1]
+				cur = &last
+				text = append(strings.Split(last.Text, "\n"), l)
+				continue
+			}
+		}
 		if kind != "" {
 			flush()
 			cur = &Splat{Kind: kind, Title: l}
@@ -90,12 +100,16 @@ func findSplats(lines []string) []Splat {
 			continue
 		}
 		if cur == nil {
+			if since >= 0 {
+				since++
+			}
 			continue
 		}
 		if len(text) < maxSplatLines {
 			text = append(text, l)
 		}
-		if splatEnd.MatchString(strings.TrimSpace(l)) {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "---[ end ") || (t == "</TASK>" && cur.Kind != "warning" && cur.Kind != "panic") {
 			flush()
 		}
 	}
@@ -110,7 +124,7 @@ var consoleTimestamp = regexp.MustCompile(`^\[\s*\d+\.\d+\]\s?`)
 // timestamps or carriage returns.
 func consoleLines(console []byte) []string {
 	var out []string
-	for _, l := range strings.Split(string(console), "\n") {
+	for _, l := range strings.Split(strings.TrimSuffix(string(console), "\n"), "\n") {
 		l = strings.TrimRight(l, "\r")
 		out = append(out, consoleTimestamp.ReplaceAllString(l, ""))
 	}
