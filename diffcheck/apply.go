@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
@@ -41,6 +42,7 @@ func ApplyTree(cs *ChangeSet, tree Tree) error {
 			if !errors.As(err, &de) {
 				de = &Error{Err: err}
 			}
+			de.File = f.Path()
 			cs.ApplyErrors = append(cs.ApplyErrors, de)
 			msgs = append(msgs, fmt.Sprintf("%s: %v", f.Path(), de))
 		}
@@ -166,7 +168,7 @@ func applyHunks(old []byte, f *FileChange) ([]byte, error) {
 		frag.OldPosition = int64(p.start + 1)
 		frag.NewPosition = frag.OldPosition + int64(shift)
 		if err := a.ApplyFragment(&frag); err != nil {
-			return nil, &Error{Line: p.h.DiffLine, Err: fmt.Errorf("hunk %s: %w", p.h, err)}
+			return nil, &Error{Line: p.h.DiffLine, Err: fmt.Errorf("hunk %s: %w", p.h.Header(), err)}
 		}
 		offset := p.start - (p.h.OldStart - 1)
 		if p.h.OldLines == 0 {
@@ -277,7 +279,7 @@ func conflictError(f *FileChange, h *Hunk, src [][]byte, pre []string, want int)
 		if ok && first >= 0 {
 			return &Error{Line: preLines[first].DiffLine, Err: fmt.Errorf(
 				"hunk %s: line differs from %s:%d only in whitespace: the patch is whitespace-damaged (tabs turned into spaces?)",
-				h, f.OldPath, at+first+1)}
+				h.Header(), f.OldPath, at+first+1)}
 		}
 	}
 	// Report the first mismatch where most of the pre-image matches
@@ -299,14 +301,14 @@ func conflictError(f *FileChange, h *Hunk, src [][]byte, pre []string, want int)
 	for i, l := range pre {
 		at := best + i
 		if at >= len(src) {
-			return &Error{Line: preLines[i].DiffLine, Err: fmt.Errorf("hunk %s does not apply: %s has only %d lines", h, f.OldPath, len(src))}
+			return &Error{Line: preLines[i].DiffLine, Err: fmt.Errorf("hunk %s does not apply: %s has only %d lines", h.Header(), f.OldPath, len(src))}
 		}
 		if string(src[at]) != l {
-			return &Error{Line: preLines[i].DiffLine, Err: fmt.Errorf("hunk %s does not apply: context %q not found (%s:%d has %q)",
-				h, strings.TrimSuffix(l, "\n"), f.OldPath, at+1, strings.TrimSuffix(string(src[at]), "\n"))}
+			return &Error{Line: preLines[i].DiffLine, Err: fmt.Errorf("hunk %s does not apply: context %s not found (%s:%d has %s)",
+				h.Header(), quoteLine(l), f.OldPath, at+1, quoteLine(string(src[at])))}
 		}
 	}
-	return &Error{Line: h.DiffLine, Err: fmt.Errorf("hunk %s does not apply to %s", h, f.OldPath)}
+	return &Error{Line: h.DiffLine, Err: fmt.Errorf("hunk %s does not apply to %s", h.Header(), f.OldPath)}
 }
 
 // oldSideLines returns the hunk's context and removed lines.
@@ -474,4 +476,13 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// quoteLine quotes a source line for an error message.
+func quoteLine(l string) string {
+	l = strings.TrimSuffix(l, "\n")
+	if strings.TrimSpace(l) == "" {
+		return "(empty line)"
+	}
+	return strconv.Quote(l)
 }

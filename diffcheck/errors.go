@@ -8,6 +8,9 @@ import "fmt"
 type Error struct {
 	// Line is the 1-based line of the diff text; 0 when unknown.
 	Line int
+	// File is the path of the file diff concerned, when known (set for
+	// apply errors).
+	File string
 	// Err is the underlying problem.
 	Err error
 }

@@ -313,6 +313,11 @@ func parseRange(s string) (start, count int64, err error) {
 	return
 }
 
+// Header renders the hunk's "@@ -a,b +c,d @@" without the section.
+func (h *Hunk) Header() string {
+	return fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.OldStart, h.OldLines, h.NewStart, h.NewLines)
+}
+
 // String renders the hunk header as in the diff.
 func (h *Hunk) String() string {
 	s := fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.OldStart, h.OldLines, h.NewStart, h.NewLines)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
@@ -147,7 +148,7 @@ func (a *Analysis) analysePatch(ctx context.Context, p *series.Patch, pr *report
 			pr.Notes = append(pr.Notes, "tree: "+err.Error())
 		}
 		if cs.ApplyError != "" {
-			pr.Notes = append(pr.Notes, cs.ApplyError)
+			pr.Notes = append(pr.Notes, applyNote(m, cs, base))
 		}
 		fillFiles(pr, cs) // functions from the real file boundaries
 		baseIdx, err := a.index(ctx)
@@ -213,6 +214,28 @@ func diffError(m *mail.Message, err error, errs []report.InputError) (string, []
 		msg = fmt.Sprintf("message <%s>: body line %d: malformed diff: %v", m.MessageID, line, de.Err)
 	}
 	return msg, append(errs, ie)
+}
+
+// applyNote says that the patch did not apply cleanly to the tree and why,
+// naming each failing hunk by its line in the message body.
+func applyNote(m *mail.Message, cs *diffcheck.ChangeSet, tree diffcheck.Tree) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "does not apply cleanly to %s; the touched functions were analysed from the hunks' post-image and everything else from the tree:", tree.Root())
+	for _, e := range cs.ApplyErrors {
+		b.WriteString("\n")
+		if e.File != "" {
+			b.WriteString(e.File + ": ")
+		}
+		if e.Line > 0 {
+			line := e.Line
+			if m.DiffLine > 0 {
+				line += m.DiffLine - 1
+			}
+			fmt.Fprintf(&b, "body line %d: ", line)
+		}
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
 }
 
 // fillFiles sets the patch's files and functions from cs.
