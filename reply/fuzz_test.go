@@ -27,7 +27,7 @@ func FuzzMailBytes(f *testing.F) {
 		s := &series.Series{ID: msgid, Version: 1, Total: 1, Patches: []*series.Patch{{Msg: m, Number: 1}}}
 		r := &report.Report{Total: 1, Patches: []report.PatchReport{{Number: 1, Subject: subject, MessageID: msgid,
 			Findings: []report.Finding{{Rule: tree, Severity: report.SeverityRisk, File: tree, Message: subject, Evidence: []string{trailer}}},
-			Stable: &report.StableReport{Reason: subject, Trees: []report.TreeResult{{Name: tree, BuildErrors: []string{trailer}, Build: "failed", Applied: true}}}}}}
+			Stable:   &report.StableReport{Reason: subject, Trees: []report.TreeResult{{Name: tree, BuildErrors: []string{trailer}, Build: "failed", Applied: true}}}}}}
 		mails, err := Compose(r, s, sashaOptions())
 		if err != nil {
 			return
