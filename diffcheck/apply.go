@@ -147,9 +147,8 @@ func applyHunks(old []byte, f *FileChange) ([]byte, error) {
 		if h.OldLines == 0 {
 			want = h.OldStart
 		}
-		if want < 0 {
-			want = 0
-		}
+		// Clamp: hostile hunk headers may name any line.
+		want = max(0, min(want, len(src)))
 		at := findPreimage(src, pre, want, next)
 		if at < 0 {
 			return nil, conflictError(f, h, src, pre, want)

@@ -378,3 +378,22 @@ func TestApplyTreeKernel(t *testing.T) {
 		t.Errorf("untouched file not readable through the view: %v", err)
 	}
 }
+
+// A hunk header naming a line far beyond the file must not make the offset
+// search loop for ever.
+func TestApplyTreeHugeLineNumber(t *testing.T) {
+	dir := writeTree(t, map[string]string{"lib/x.c": treeC})
+	cs, err := Parse("diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -4611686018427387904,2 +4611686018427387904,2 @@\n {\n-\tint x = a;\n+\tint x = -a;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplyTree(cs, DirTree(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if cs.ApplyError != "" {
+		t.Fatalf("did not apply at an offset: %s", cs.ApplyError)
+	}
+	if b, _ := cs.Tree.ReadFile("lib/x.c"); !strings.Contains(string(b), "int x = -a;") {
+		t.Error("not patched")
+	}
+}

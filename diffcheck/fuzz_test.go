@@ -66,6 +66,37 @@ func FuzzParseDiff(f *testing.F) {
 	})
 }
 
+// FuzzApplyTree applies arbitrary diffs onto a small in-memory tree: no
+// panic, no endless offset search, and a tree view that reads back every
+// file the patch names.
+func FuzzApplyTree(f *testing.F) {
+	for _, s := range []string{offsetPatch, multiHunk,
+		strings.ReplaceAll(offsetPatch, "lib/x.c", "lib/new.c"),
+		"diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -5,2 +5,2 @@\n static int helper(int a)\n-{\n+{ \n@@ -5,2 +5,2 @@\n static int helper(int a)\n-{\n+{ \n",
+		"diff --git a/lib/x.c b/lib/x.c\ndeleted file mode 100644\n--- a/lib/x.c\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-#include <linux/spinlock.h>\n-\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, diff string) {
+		cs, err := Parse(diff)
+		if err != nil {
+			return
+		}
+		tree := &MapTree{Name: "mem", Files: map[string][]byte{"lib/x.c": []byte(treeC), "fs/pipe.c": []byte(treeC)}}
+		if err := ApplyTree(cs, tree); err != nil {
+			t.Fatal(err)
+		}
+		if string(tree.Files["lib/x.c"]) != treeC {
+			t.Fatal("ApplyTree modified the base tree")
+		}
+		for _, fn := range cs.Funcs {
+			if len(fn.New.Lines) != len(fn.New.Changed) || len(fn.Old.Lines) != len(fn.Old.Changed) {
+				t.Fatalf("%s: inconsistent sides", fn.ID())
+			}
+		}
+	})
+}
+
 // bigDiff generates a diff of nfiles C files with nhunks hunks each.
 func bigDiff(nfiles, nhunks int) string {
 	var b strings.Builder

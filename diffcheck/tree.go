@@ -145,3 +145,27 @@ func (t *PatchedTree) remove(p string) {
 	delete(t.files, p)
 	t.deleted[p] = true
 }
+
+// MapTree is an in-memory Tree (for tests and for trees built from git
+// objects): Files maps repository-relative paths to contents.
+type MapTree struct {
+	// Name is what Root returns.
+	Name string
+	// Files are the tree's files.
+	Files map[string][]byte
+}
+
+// Root returns t.Name.
+func (t *MapTree) Root() string { return t.Name }
+
+// ReadFile returns the file at p, or an error wrapping fs.ErrNotExist.
+func (t *MapTree) ReadFile(p string) ([]byte, error) {
+	if err := CheckPath(p); err != nil {
+		return nil, err
+	}
+	b, ok := t.Files[p]
+	if !ok {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: fs.ErrNotExist}
+	}
+	return b, nil
+}
