@@ -68,9 +68,9 @@ type wakeupRun struct {
 	// function does not exist on that side).
 	olds, news []*wfunc
 	inPatch    map[string]bool
-	fileVT     map[string]*varTypes
-	patchVT    *varTypes
-	maps       map[string]*fileLineMap
+	fileVT     map[string]*wkVarTypes
+	patchVT    *wkVarTypes
+	maps       map[string]*wkFileLineMap
 	// renames maps an old queue key to the keys its users moved to.
 	renames map[string][]string
 	// structRenames are renames seen in struct definitions.
@@ -80,7 +80,7 @@ type wakeupRun struct {
 }
 
 // fileLineMap relates the old and new line numbers of one file's hunks.
-type fileLineMap struct {
+type wkFileLineMap struct {
 	oldBlock map[int]int
 	newBlock map[int]int
 	newToOld map[int]int
@@ -94,9 +94,9 @@ func runWakeup(p *wakeupPrims, pass *Pass) ([]report.Finding, error) {
 		p:             p,
 		pass:          pass,
 		inPatch:       map[string]bool{},
-		fileVT:        map[string]*varTypes{},
-		patchVT:       newVarTypes(),
-		maps:          map[string]*fileLineMap{},
+		fileVT:        map[string]*wkVarTypes{},
+		patchVT:       wkNewVarTypes(),
+		maps:          map[string]*wkFileLineMap{},
 		renames:       map[string][]string{},
 		structRenames: map[string][]string{},
 	}
@@ -137,10 +137,10 @@ func (r *wakeupRun) scanFiles() {
 		path := f.Path()
 		vt := r.fileVT[path]
 		if vt == nil {
-			vt = newVarTypes()
+			vt = wkNewVarTypes()
 			r.fileVT[path] = vt
 		}
-		m := &fileLineMap{oldBlock: map[int]int{}, newBlock: map[int]int{}, newToOld: map[int]int{}}
+		m := &wkFileLineMap{oldBlock: map[int]int{}, newBlock: map[int]int{}, newToOld: map[int]int{}}
 		r.maps[path] = m
 		var sb strings.Builder
 		for _, h := range f.Hunks {
@@ -185,7 +185,7 @@ func (r *wakeupRun) scanFiles() {
 // "+wait_queue_head_t rd_wait, wr_wait;").
 func (r *wakeupRun) structDiff(f *diffcheck.FileChange, h *diffcheck.Hunk) {
 	cur := ""
-	if m := structOpenRe.FindStringSubmatch(h.Section); m != nil {
+	if m := wkStructOpenRe.FindStringSubmatch(h.Section); m != nil {
 		cur = m[1]
 	}
 	var removed, added []string
@@ -194,14 +194,14 @@ func (r *wakeupRun) structDiff(f *diffcheck.FileChange, h *diffcheck.Hunk) {
 			for _, o := range removed {
 				k := cur + "." + o
 				for _, n := range added {
-					r.structRenames[k] = appendUnique(r.structRenames[k], cur+"."+n)
+					r.structRenames[k] = wkAppendUnique(r.structRenames[k], cur+"."+n)
 				}
 			}
 		}
 		removed, added = nil, nil
 	}
 	for _, l := range h.Lines {
-		if m := structOpenRe.FindStringSubmatch(l.Text); m != nil {
+		if m := wkStructOpenRe.FindStringSubmatch(l.Text); m != nil {
 			flush()
 			cur = m[1]
 			continue
@@ -211,7 +211,7 @@ func (r *wakeupRun) structDiff(f *diffcheck.FileChange, h *diffcheck.Hunk) {
 			cur = ""
 			continue
 		}
-		m := queueFieldRe.FindStringSubmatch(l.Text)
+		m := wkQueueFieldRe.FindStringSubmatch(l.Text)
 		if m == nil {
 			if l.Op == diffcheck.OpContext {
 				flush()
@@ -221,7 +221,7 @@ func (r *wakeupRun) structDiff(f *diffcheck.FileChange, h *diffcheck.Hunk) {
 		var names []string
 		for _, n := range strings.Split(m[1], ",") {
 			n = strings.TrimSpace(n)
-			if identRe.MatchString(n) {
+			if wkIdentRe.MatchString(n) {
 				names = append(names, n)
 			}
 		}
@@ -249,7 +249,7 @@ func (r *wakeupRun) structDiff(f *diffcheck.FileChange, h *diffcheck.Hunk) {
 	}
 }
 
-func appendUnique(l []string, s string) []string {
+func wkAppendUnique(l []string, s string) []string {
 	for _, x := range l {
 		if x == s {
 			return l
@@ -262,7 +262,7 @@ func appendUnique(l []string, s string) []string {
 func (r *wakeupRun) buildViews() {
 	for _, fc := range r.pass.Change.Funcs {
 		r.inPatch[fc.File+":"+fc.Name] = true
-		vt := newVarTypes()
+		vt := wkNewVarTypes()
 		vt.scan(fc.New.Text)
 		vt.scan(fc.Old.Text)
 		for _, f := range r.pass.Change.Files {
@@ -282,12 +282,12 @@ func (r *wakeupRun) buildViews() {
 	}
 }
 
-func (r *wakeupRun) view(fc *diffcheck.FuncChange, s *diffcheck.Side, side byte, vt *varTypes) *wfunc {
+func (r *wakeupRun) view(fc *diffcheck.FuncChange, s *diffcheck.Side, side byte, vt *wkVarTypes) *wfunc {
 	if strings.TrimSpace(s.Text) == "" {
 		return nil
 	}
 	fn := cscan.ParseBody(s.Text, s.Lines)
-	partial := s.Partial && !wholeFunc(fn, s.Lines)
+	partial := s.Partial && !wkWholeFunc(fn, s.Lines)
 	w := newWfunc(fc.File, fc.Name, side, s.Text, s.Lines, s.Changed, partial, fn)
 	r.p.sitesOf(w, vt)
 	return w
@@ -311,7 +311,7 @@ func (r *wakeupRun) allViews() []*wfunc {
 func (r *wakeupRun) unifyKeys() {
 	types := map[string]map[string]bool{}
 	note := func(k string) {
-		if f := keyField(k); f != "" && !strings.HasPrefix(k, "*.") {
+		if f := wkKeyField(k); f != "" && !strings.HasPrefix(k, "*.") {
 			if types[f] == nil {
 				types[f] = map[string]bool{}
 			}
@@ -338,7 +338,7 @@ func (r *wakeupRun) unifyKeys() {
 			if !strings.HasPrefix(q, "*.") {
 				continue
 			}
-			if ks := types[keyField(q)]; len(ks) == 1 {
+			if ks := types[wkKeyField(q)]; len(ks) == 1 {
 				for k := range ks {
 					s.Q = prefix + k
 				}
@@ -422,18 +422,18 @@ func (r *wakeupRun) add(f report.Finding) {
 }
 
 // fmtSite describes a site as "file:line func: text".
-func fmtSite(s *wsite) string {
+func wkFmtSite(s *wsite) string {
 	return fmt.Sprintf("%s:%d %s(): %s", s.Fn.File, s.Line(), s.Fn.Name, s.Text())
 }
 
 // step turns a site into a chain step.
-func step(s *wsite, what string) report.Step {
+func wkStep(s *wsite, what string) report.Step {
 	return report.Step{Func: s.Fn.Name, File: s.Fn.File, Line: s.Line(), What: what}
 }
 
 // wholeFunc reports whether a patch-only side nevertheless shows the whole
 // function: its header, its closing brace and no gaps between.
-func wholeFunc(fn *cscan.Func, lines []int) bool {
+func wkWholeFunc(fn *cscan.Func, lines []int) bool {
 	if fn == nil || fn.Name == "" || fn.Body == nil || fn.Body.EndLine == 0 {
 		return false
 	}

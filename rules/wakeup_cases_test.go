@@ -8,7 +8,7 @@ import (
 // fooBase is a small character driver in kernel style: readers sleep on
 // dev->wq until data arrives or the device goes away; writers produce
 // data; release tears the device down.
-const fooBase = `// SPDX-License-Identifier: GPL-2.0
+const wkFooBase = `// SPDX-License-Identifier: GPL-2.0
 #include <linux/fs.h>
 #include <linux/wait.h>
 
@@ -53,7 +53,7 @@ static int foo_release(struct inode *inode, struct file *file)
 `
 
 // edit applies old->new replacements to fooBase, failing on a miss.
-func edit(t *testing.T, src string, pairs ...string) string {
+func wkEdit(t *testing.T, src string, pairs ...string) string {
 	t.Helper()
 	for i := 0; i+1 < len(pairs); i += 2 {
 		if !strings.Contains(src, pairs[i]) {
@@ -65,11 +65,11 @@ func edit(t *testing.T, src string, pairs ...string) string {
 }
 
 const (
-	fooKey     = "foo_dev.wq"
-	waitPlain  = "ret = wait_event_interruptible(dev->wq, dev->count > 0 || dev->dead);"
-	waitExcl   = "ret = wait_event_interruptible_exclusive(dev->wq, dev->count > 0 || dev->dead);"
-	relWake    = "\tdev->dead = true;\n\twake_up_interruptible(&dev->wq);"
-	relWakeAll = "\tdev->dead = true;\n\twake_up_interruptible_all(&dev->wq);"
+	wkFooKey     = "foo_dev.wq"
+	wkWaitPlain  = "ret = wait_event_interruptible(dev->wq, dev->count > 0 || dev->dead);"
+	wkWaitExcl   = "ret = wait_event_interruptible_exclusive(dev->wq, dev->count > 0 || dev->dead);"
+	wkRelWake    = "\tdev->dead = true;\n\twake_up_interruptible(&dev->wq);"
+	wkRelWakeAll = "\tdev->dead = true;\n\twake_up_interruptible_all(&dev->wq);"
 )
 
 // TestWakeupNearMisses: correct patches around wake-ups that must not give
@@ -79,34 +79,34 @@ func TestWakeupNearMisses(t *testing.T) {
 		name  string
 		edits []string
 		// wants are findings that must be there (notes).
-		wants []want
+		wants []wkWant
 	}{{
 		name:  "exclusive readers with wake_up_all on release",
-		edits: []string{waitPlain, waitExcl, relWake, relWakeAll},
-		wants: []want{{rule: RuleWakeupExclusive, fn: "foo_read", key: fooKey}, {rule: RuleWakeupWidened, fn: "foo_release"}},
+		edits: []string{wkWaitPlain, wkWaitExcl, wkRelWake, wkRelWakeAll},
+		wants: []wkWant{{rule: RuleWakeupExclusive, fn: "foo_read", key: wkFooKey}, {rule: RuleWakeupWidened, fn: "foo_release"}},
 	}, {
 		name: "exclusive readers pass the wake-up on unconditionally",
-		edits: []string{waitPlain, waitExcl,
+		edits: []string{wkWaitPlain, wkWaitExcl,
 			"\tdev->count--;\n\treturn 1;", "\tdev->count--;\n\twake_up_interruptible(&dev->wq);\n\treturn 1;",
-			relWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);"},
-		wants: []want{{rule: RuleLostWakeup, sev: "note", fn: "foo_release", msg: "passed on"}},
+			wkRelWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);"},
+		wants: []wkWant{{rule: RuleLostWakeup, sev: "note", fn: "foo_release", msg: "passed on"}},
 	}, {
 		name: "exclusive readers pass the wake-up on when the device is dead",
-		edits: []string{waitPlain, waitExcl,
+		edits: []string{wkWaitPlain, wkWaitExcl,
 			"\tdev->count--;\n\treturn 1;", "\tdev->count--;\n\tif (dev->dead || dev->count)\n\t\twake_up_interruptible(&dev->wq);\n\treturn 1;",
-			relWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);"},
-		wants: []want{{rule: RuleLostWakeup, sev: "note", fn: "foo_release", msg: "passed on"}},
+			wkRelWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);"},
+		wants: []wkWant{{rule: RuleLostWakeup, sev: "note", fn: "foo_release", msg: "passed on"}},
 	}, {
 		name:  "fix direction: release wakes everybody",
-		edits: []string{relWake, relWakeAll},
-		wants: []want{{rule: RuleWakeupWidened, fn: "foo_release"}},
+		edits: []string{wkRelWake, wkRelWakeAll},
+		wants: []wkWant{{rule: RuleWakeupWidened, fn: "foo_release"}},
 	}, {
 		name:  "fix direction: exclusive wait dropped",
-		edits: []string{waitPlain, "ret = wait_event_killable(dev->wq, dev->count > 0 || dev->dead);"},
+		edits: []string{wkWaitPlain, "ret = wait_event_killable(dev->wq, dev->count > 0 || dev->dead);"},
 	}, {
 		name:  "producer wakes one exclusive reader per item",
-		edits: []string{waitPlain, waitExcl, "\tdev->count++;\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n\twake_up_interruptible_sync(&dev->wq);"},
-		wants: []want{{rule: RuleWakeupSync, fn: "foo_write"}},
+		edits: []string{wkWaitPlain, wkWaitExcl, "\tdev->count++;\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n\twake_up_interruptible_sync(&dev->wq);"},
+		wants: []wkWant{{rule: RuleWakeupSync, fn: "foo_write"}},
 	}, {
 		name:  "wake-up added on release",
 		edits: []string{"\tcomplete_all(&dev->done);\n", "\tcomplete_all(&dev->done);\n\twake_up_all(&dev->wq);\n"},
@@ -118,22 +118,22 @@ func TestWakeupNearMisses(t *testing.T) {
 		edits: []string{"\tdev->count++;\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n\tif (wq_has_sleeper(&dev->wq))\n\t\twake_up_interruptible(&dev->wq);"},
 	}, {
 		name: "open-coded wait with finish_wait on every path",
-		edits: []string{"\tint ret;\n\n\tret = " + strings.TrimPrefix(waitPlain, "ret = ") + "\n\tif (ret)\n\t\treturn ret;\n",
+		edits: []string{"\tint ret;\n\n\tret = " + strings.TrimPrefix(wkWaitPlain, "ret = ") + "\n\tif (ret)\n\t\treturn ret;\n",
 			"\tDEFINE_WAIT(wait);\n\tint ret = 0;\n\n\tfor (;;) {\n\t\tprepare_to_wait(&dev->wq, &wait, TASK_INTERRUPTIBLE);\n\t\tif (dev->count > 0 || dev->dead)\n\t\t\tbreak;\n\t\tif (signal_pending(current)) {\n\t\t\tret = -ERESTARTSYS;\n\t\t\tbreak;\n\t\t}\n\t\tschedule();\n\t}\n\tfinish_wait(&dev->wq, &wait);\n\tif (ret)\n\t\treturn ret;\n"},
 	}, {
 		name: "epoll-style exclusive add with an auto-removing entry",
-		edits: []string{"\tint ret;\n\n\tret = " + strings.TrimPrefix(waitPlain, "ret = ") + "\n\tif (ret)\n\t\treturn ret;\n",
+		edits: []string{"\tint ret;\n\n\tret = " + strings.TrimPrefix(wkWaitPlain, "ret = ") + "\n\tif (ret)\n\t\treturn ret;\n",
 			"\twait_queue_entry_t wait;\n\n\tinit_wait(&wait);\n\tspin_lock_irq(&dev->wq.lock);\n\t__add_wait_queue_exclusive(&dev->wq, &wait);\n\tspin_unlock_irq(&dev->wq.lock);\n\tschedule();\n\tif (!list_empty_careful(&wait.entry)) {\n\t\tspin_lock_irq(&dev->wq.lock);\n\t\t__remove_wait_queue(&dev->wq, &wait);\n\t\tspin_unlock_irq(&dev->wq.lock);\n\t}\n"},
 	}, {
 		name:  "complete_all narrowed to complete on release is a note",
 		edits: []string{"complete_all(&dev->done);", "complete(&dev->done);"},
-		wants: []want{{rule: RuleWakeupNarrowed, sev: "note", fn: "foo_release"}},
+		wants: []wkWant{{rule: RuleWakeupNarrowed, sev: "note", fn: "foo_release"}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			diff := unifiedDiff("drivers/char/foo.c", fooBase, edit(t, fooBase, tc.edits...))
+			diff := wkUnifiedDiff("drivers/char/foo.c", wkFooBase, wkEdit(t, wkFooBase, tc.edits...))
 			fs := runWakeupDiff(t, diff, nil)
-			checkFindings(t, fs, tc.wants, []want{{sev: "risk"}})
+			wkCheckFindings(t, fs, tc.wants, []wkWant{{sev: "risk"}})
 		})
 	}
 }
@@ -143,62 +143,62 @@ func TestWakeupPositives(t *testing.T) {
 	tests := []struct {
 		name  string
 		edits []string
-		wants []want
+		wants []wkWant
 	}{{
 		name:  "exclusive readers, single wake-up on release",
-		edits: []string{waitPlain, waitExcl, relWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);"},
-		wants: []want{{rule: RuleLostWakeup, sev: "risk", fn: "foo_release", key: fooKey}},
+		edits: []string{wkWaitPlain, wkWaitExcl, wkRelWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);"},
+		wants: []wkWant{{rule: RuleLostWakeup, sev: "risk", fn: "foo_release", key: wkFooKey}},
 	}, {
 		name: "chained wake-up that skips the teardown case",
-		edits: []string{waitPlain, waitExcl,
+		edits: []string{wkWaitPlain, wkWaitExcl,
 			"\tdev->count--;\n\treturn 1;", "\tdev->count--;\n\tif (dev->count)\n\t\twake_up_interruptible(&dev->wq);\n\treturn 1;",
-			relWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);"},
-		wants: []want{{rule: RuleLostWakeup, sev: "risk", fn: "foo_release", key: fooKey}},
+			wkRelWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);"},
+		wants: []wkWant{{rule: RuleLostWakeup, sev: "risk", fn: "foo_release", key: wkFooKey}},
 	}, {
 		name: "last writer gone: single wake-up on a counter drop",
-		edits: []string{waitPlain, waitExcl,
+		edits: []string{wkWaitPlain, wkWaitExcl,
 			"\tdev->count++;\n\twake_up_interruptible(&dev->wq);\n\treturn len;", "\tdev->count++;\n\twake_up_interruptible(&dev->wq);\n\tif (!--dev->writers)\n\t\twake_up(&dev->wq);\n\treturn len;"},
-		wants: []want{{rule: RuleLostWakeup, sev: "risk", fn: "foo_write", key: fooKey, msg: "!--dev->writers"}},
+		wants: []wkWant{{rule: RuleLostWakeup, sev: "risk", fn: "foo_write", key: wkFooKey, msg: "!--dev->writers"}},
 	}, {
 		name:  "wait made killable but every waker is interruptible-only",
-		edits: []string{waitPlain, "ret = wait_event_killable(dev->wq, dev->count > 0 || dev->dead);", relWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n", "\tdev->count += 1;\n"},
-		wants: []want{{rule: RuleWakeupMode, sev: "risk", fn: "foo_read", key: fooKey}},
+		edits: []string{wkWaitPlain, "ret = wait_event_killable(dev->wq, dev->count > 0 || dev->dead);", wkRelWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n", "\tdev->count += 1;\n"},
+		wants: []wkWant{{rule: RuleWakeupMode, sev: "risk", fn: "foo_read", key: wkFooKey}},
 	}, {
 		name: "wake-up made interruptible-only while readers sleep uninterruptibly",
-		edits: []string{waitPlain, "ret = wait_event_idle(dev->wq, dev->count > 0 || dev->dead);",
+		edits: []string{wkWaitPlain, "ret = wait_event_idle(dev->wq, dev->count > 0 || dev->dead);",
 			"\tdev->count++;\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n\twake_up(&dev->wq);",
-			relWake, "\tdev->dead = true;\n\twake_up(&dev->wq);"},
+			wkRelWake, "\tdev->dead = true;\n\twake_up(&dev->wq);"},
 		// The base is already broken (idle sleepers, interruptible
 		// wake-ups); the patch fixes it: the mode change is a note.
-		wants: []want{{rule: RuleWakeupMode, sev: "note", fn: "foo_write"}},
+		wants: []wkWant{{rule: RuleWakeupMode, sev: "note", fn: "foo_write"}},
 	}, {
 		name: "prepare_to_wait with a return that skips finish_wait",
-		edits: []string{"\tint ret;\n\n\tret = " + strings.TrimPrefix(waitPlain, "ret = ") + "\n\tif (ret)\n\t\treturn ret;\n",
+		edits: []string{"\tint ret;\n\n\tret = " + strings.TrimPrefix(wkWaitPlain, "ret = ") + "\n\tif (ret)\n\t\treturn ret;\n",
 			"\tDEFINE_WAIT(wait);\n\n\tfor (;;) {\n\t\tprepare_to_wait(&dev->wq, &wait, TASK_INTERRUPTIBLE);\n\t\tif (dev->count > 0 || dev->dead)\n\t\t\tbreak;\n\t\tif (signal_pending(current))\n\t\t\treturn -ERESTARTSYS;\n\t\tschedule();\n\t}\n\tfinish_wait(&dev->wq, &wait);\n"},
-		wants: []want{{rule: RuleWaitEntry, sev: "risk", fn: "foo_read", msg: "without finish_wait()"}},
+		wants: []wkWant{{rule: RuleWaitEntry, sev: "risk", fn: "foo_read", msg: "without finish_wait()"}},
 	}, {
 		name: "non-auto-removing entry queued exclusively",
-		edits: []string{"\tint ret;\n\n\tret = " + strings.TrimPrefix(waitPlain, "ret = ") + "\n\tif (ret)\n\t\treturn ret;\n",
+		edits: []string{"\tint ret;\n\n\tret = " + strings.TrimPrefix(wkWaitPlain, "ret = ") + "\n\tif (ret)\n\t\treturn ret;\n",
 			"\twait_queue_entry_t wait;\n\n\tinit_waitqueue_entry(&wait, current);\n\tspin_lock_irq(&dev->wq.lock);\n\t__add_wait_queue_exclusive(&dev->wq, &wait);\n\tspin_unlock_irq(&dev->wq.lock);\n\tschedule();\n\tspin_lock_irq(&dev->wq.lock);\n\t__remove_wait_queue(&dev->wq, &wait);\n\tspin_unlock_irq(&dev->wq.lock);\n"},
-		wants: []want{{rule: RuleWaitEntry, sev: "note", fn: "foo_read", msg: "non-auto-removing wait entry wait queued exclusively"}},
+		wants: []wkWant{{rule: RuleWaitEntry, sev: "note", fn: "foo_read", msg: "non-auto-removing wait entry wait queued exclusively"}},
 	}, {
 		name:  "lockless waitqueue_active without a barrier",
 		edits: []string{"\tdev->count++;\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n\tif (waitqueue_active(&dev->wq))\n\t\twake_up_interruptible(&dev->wq);"},
-		wants: []want{{rule: RuleWaitqueueActive, sev: "note", fn: "foo_write", key: fooKey}, {rule: RuleWakeupRemoved, fn: "foo_write", msg: "conditional on waitqueue_active"}},
+		wants: []wkWant{{rule: RuleWaitqueueActive, sev: "note", fn: "foo_write", key: wkFooKey}, {rule: RuleWakeupRemoved, fn: "foo_write", msg: "conditional on waitqueue_active"}},
 	}, {
 		name:  "wake-up removed",
 		edits: []string{"\tdev->count++;\n\twake_up_interruptible(&dev->wq);\n", "\tdev->count++;\n"},
-		wants: []want{{rule: RuleWakeupRemoved, sev: "note", fn: "foo_write", key: fooKey}},
+		wants: []wkWant{{rule: RuleWakeupRemoved, sev: "note", fn: "foo_write", key: wkFooKey}},
 	}, {
 		name:  "new early return before the wake-up",
 		edits: []string{"\tdev->count++;\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n\tif (len > 4096)\n\t\treturn -EINVAL;\n\twake_up_interruptible(&dev->wq);"},
-		wants: []want{{rule: RuleWakeupRemoved, sev: "note", fn: "foo_write", msg: "early return"}},
+		wants: []wkWant{{rule: RuleWakeupRemoved, sev: "note", fn: "foo_write", msg: "early return"}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			diff := unifiedDiff("drivers/char/foo.c", fooBase, edit(t, fooBase, tc.edits...))
+			diff := wkUnifiedDiff("drivers/char/foo.c", wkFooBase, wkEdit(t, wkFooBase, tc.edits...))
 			fs := runWakeupDiff(t, diff, nil)
-			checkFindings(t, fs, tc.wants, nil)
+			wkCheckFindings(t, fs, tc.wants, nil)
 		})
 	}
 }

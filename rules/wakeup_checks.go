@@ -10,8 +10,8 @@ import (
 
 // isQueueWait reports whether a wait site sleeps on (or queues on) a wait
 // queue proper, not a completion, variable or poll table.
-func isQueueWait(s *wsite) bool {
-	return s.Kind == siteWait && (s.WKind == "wait" || s.WKind == "add")
+func wkIsQueueWait(s *wsite) bool {
+	return s.Kind == wkSiteWait && (s.WKind == "wait" || s.WKind == "add")
 }
 
 // checkExclusive reports exclusive waiting introduced or removed (rule 1)
@@ -23,7 +23,7 @@ func (r *wakeupRun) checkExclusive() map[string][]*wsite {
 		oldExcl := map[string]bool{}
 		if old != nil {
 			for _, s := range old.Sites {
-				if isQueueWait(s) && s.Exclusive {
+				if wkIsQueueWait(s) && s.Exclusive {
 					oldExcl[s.Q] = true
 					for _, n := range r.renames[s.Q] {
 						oldExcl[n] = true
@@ -33,7 +33,7 @@ func (r *wakeupRun) checkExclusive() map[string][]*wsite {
 		}
 		if nw != nil {
 			for _, s := range nw.Sites {
-				if !isQueueWait(s) || !s.Exclusive || oldExcl[s.Q] {
+				if !wkIsQueueWait(s) || !s.Exclusive || oldExcl[s.Q] {
 					continue
 				}
 				introduced[s.Q] = append(introduced[s.Q], s)
@@ -58,13 +58,13 @@ func (r *wakeupRun) checkExclusive() map[string][]*wsite {
 			newExcl := map[string]bool{}
 			if nw != nil {
 				for _, s := range nw.Sites {
-					if isQueueWait(s) && s.Exclusive {
+					if wkIsQueueWait(s) && s.Exclusive {
 						newExcl[s.Q] = true
 					}
 				}
 			}
 			for _, s := range old.Sites {
-				if !isQueueWait(s) || !s.Exclusive || !s.Changed() {
+				if !wkIsQueueWait(s) || !s.Exclusive || !s.Changed() {
 					continue
 				}
 				still := newExcl[s.Q]
@@ -116,7 +116,7 @@ func (r *wakeupRun) checkWakers() map[string][]*wsite {
 		if nw == nil {
 			continue
 		}
-		for _, s := range nw.sitesOn(siteWake, "") {
+		for _, s := range nw.sitesOn(wkSiteWake, "") {
 			if s.Changed() {
 				addedAnywhere[s.Q] = true
 			}
@@ -126,7 +126,7 @@ func (r *wakeupRun) checkWakers() map[string][]*wsite {
 		old, nw := r.olds[i], r.news[i]
 		used := map[*wsite]bool{}
 		if nw != nil {
-			for _, n := range nw.sitesOn(siteWake, "") {
+			for _, n := range nw.sitesOn(wkSiteWake, "") {
 				o := r.counterpart(old, n, used)
 				if o != nil {
 					used[o] = true
@@ -142,7 +142,7 @@ func (r *wakeupRun) checkWakers() map[string][]*wsite {
 			}
 			// Waits whose task state changed.
 			wused := map[*wsite]bool{}
-			for _, n := range nw.sitesOn(siteWait, "") {
+			for _, n := range nw.sitesOn(wkSiteWait, "") {
 				if !n.Changed() {
 					continue
 				}
@@ -155,7 +155,7 @@ func (r *wakeupRun) checkWakers() map[string][]*wsite {
 		if old == nil || fc.Deleted || nw == nil {
 			continue
 		}
-		for _, o := range old.sitesOn(siteWake, "") {
+		for _, o := range old.sitesOn(wkSiteWake, "") {
 			if used[o] || !o.Changed() {
 				continue
 			}
@@ -192,13 +192,13 @@ func (r *wakeupRun) compareWakers(o, n *wsite) {
 		Evidence: []string{n.Fn.evidence(n.Line())},
 		Old:      []string{o.Fn.evidence(o.Line())},
 	}
-	switch ob, nb := breadthRank(o.Breadth), breadthRank(n.Breadth); {
+	switch ob, nb := wkBreadthRank(o.Breadth), wkBreadthRank(n.Breadth); {
 	case nb < ob:
 		f := base
 		f.Rule = RuleWakeupNarrowed
 		f.Message = fmt.Sprintf("wake-up of %s narrowed: %s -> %s", n.Q, o.Call.Name, n.Call.Name)
 		f.Explanation = fmt.Sprintf("%s %s; it used to wake %s. Exclusive waiters of %s that are not woken must be woken by someone else.",
-			n.Call.Name, describeBreadth(n), strings.TrimPrefix(describeBreadth(o), "wakes "), n.Q)
+			n.Call.Name, wkDescribeBreadth(n), strings.TrimPrefix(wkDescribeBreadth(o), "wakes "), n.Q)
 		if n.WKind == "completion" {
 			f.Explanation = fmt.Sprintf("%s wakes one waiter of the completion; %s woke all of them and left it completed for later waiters. "+
 				"Every waiter must get its own complete().", n.Call.Name, o.Call.Name)
@@ -209,7 +209,7 @@ func (r *wakeupRun) compareWakers(o, n *wsite) {
 		f.Rule = RuleWakeupWidened
 		f.Message = fmt.Sprintf("wake-up of %s widened: %s -> %s", n.Q, o.Call.Name, n.Call.Name)
 		f.Explanation = fmt.Sprintf("%s %s (it used to wake %s): correct, but possibly a thundering herd.",
-			n.Call.Name, describeBreadth(n), strings.TrimPrefix(describeBreadth(o), "wakes "))
+			n.Call.Name, wkDescribeBreadth(n), strings.TrimPrefix(wkDescribeBreadth(o), "wakes "))
 		r.add(f)
 	}
 	if o.Sync != n.Sync {
@@ -236,9 +236,9 @@ func (r *wakeupRun) compareWakers(o, n *wsite) {
 				f.Severity = report.SeverityRisk
 				f.Explanation += fmt.Sprintf(" %s has such waiters, which this wake-up no longer wakes: they can hang. Keep a TASK_NORMAL wake-up (wake_up*() without _interruptible).", n.Q)
 				for _, w := range ws {
-					f.Chain = append(f.Chain, step(w, fmt.Sprintf("sleeps %s: %s", w.State, w.Text())))
+					f.Chain = append(f.Chain, wkStep(w, fmt.Sprintf("sleeps %s: %s", w.State, w.Text())))
 				}
-				f.Chain = append(f.Chain, step(n, "wakes only TASK_INTERRUPTIBLE sleepers: "+n.Text()))
+				f.Chain = append(f.Chain, wkStep(n, "wakes only TASK_INTERRUPTIBLE sleepers: "+n.Text()))
 			}
 		} else {
 			f.Message = fmt.Sprintf("wake-up of %s now wakes uninterruptible sleepers too (%s -> %s)", n.Q, o.Call.Name, n.Call.Name)
@@ -292,9 +292,9 @@ func (r *wakeupRun) compareWaitState(o, n *wsite) {
 		Evidence: []string{n.Fn.evidence(n.Line())},
 		Old:      []string{o.Fn.evidence(o.Line())},
 	}
-	f.Chain = append(f.Chain, step(n, "sleeps "+n.State+": "+n.Text()))
+	f.Chain = append(f.Chain, wkStep(n, "sleeps "+n.State+": "+n.Text()))
 	for _, w := range wakers {
-		f.Chain = append(f.Chain, step(w, "wakes interruptible sleepers only: "+w.Text()))
+		f.Chain = append(f.Chain, wkStep(w, "wakes interruptible sleepers only: "+w.Text()))
 	}
 	r.add(f)
 }
@@ -344,10 +344,10 @@ func (r *wakeupRun) checkConditional(old, nw *wfunc, o, n *wsite) {
 		}
 		if i < len(oldLeft) && oldLeft[i].Kind == g.Kind && g.Kind != "else" {
 			oc := oldLeft[i].Cond
-			if condImplies(norm(oc), norm(g.Cond)) {
+			if wkCondImplies(norm(oc), norm(g.Cond)) {
 				continue // widened: the old condition still wakes
 			}
-			if rest := condMinus(norm(g.Cond), norm(oc)); rest != "" {
+			if rest := wkCondMinus(norm(g.Cond), norm(oc)); rest != "" {
 				c = rest
 			} else {
 				c = fmt.Sprintf("%s (was %s)", c, strings.Join(strings.Fields(oc), " "))
@@ -377,7 +377,7 @@ func (r *wakeupRun) checkConditional(old, nw *wfunc, o, n *wsite) {
 		if ret.Line >= n.Line() || !nw.changed(ret.Line) {
 			continue
 		}
-		if ret.Line < firstChangedBefore(nw, n.Line()) {
+		if ret.Line < wkFirstChangedBefore(nw, n.Line()) {
 			continue
 		}
 		r.add(report.Finding{
@@ -396,7 +396,7 @@ func (r *wakeupRun) checkConditional(old, nw *wfunc, o, n *wsite) {
 // firstChangedBefore returns the first line of the function view (the
 // earliest visible line) so that returns above the visible region are not
 // compared; with a full view it is the function start.
-func firstChangedBefore(f *wfunc, _ int) int {
+func wkFirstChangedBefore(f *wfunc, _ int) int {
 	min := 0
 	for l := range f.lines {
 		if min == 0 || l < min {
@@ -416,9 +416,9 @@ func (r *wakeupRun) checkEntries() {
 		// Set-up changes, paired by entry name, then in order.
 		var oldE, newE []*wsite
 		if old != nil {
-			oldE = old.sitesOn(siteEntry, "")
+			oldE = old.sitesOn(wkSiteEntry, "")
 		}
-		newE = nw.sitesOn(siteEntry, "")
+		newE = nw.sitesOn(wkSiteEntry, "")
 		used := map[*wsite]bool{}
 		pair := func(n *wsite) *wsite {
 			for _, o := range oldE {
@@ -463,7 +463,7 @@ func (r *wakeupRun) checkEntries() {
 		}
 		// A non-auto-removing entry queued exclusively.
 		for _, s := range nw.Sites {
-			if !isQueueWait(s) || !s.Exclusive || s.Entry == "" {
+			if !wkIsQueueWait(s) || !s.Exclusive || s.Entry == "" {
 				continue
 			}
 			for _, e := range newE {
@@ -492,7 +492,7 @@ func (r *wakeupRun) checkEntries() {
 // entryQueue returns the queue an entry is added to in f, "" if unknown.
 func (r *wakeupRun) entryQueue(f *wfunc, entry string) string {
 	for _, s := range f.Sites {
-		if s.Kind == siteWait && s.Entry == entry {
+		if s.Kind == wkSiteWait && s.Entry == entry {
 			return s.Q
 		}
 	}
@@ -505,25 +505,25 @@ func (r *wakeupRun) checkFinishWait(old, nw *wfunc) {
 	if nw.F == nil || nw.F.Body == nil {
 		return
 	}
-	var exits []exitPoint
+	var exits []wkExitPoint
 	labels := map[string]int{}
-	walkStmts(nw.F.Body, func(s cscan.Stmt) {
+	wkWalkStmts(nw.F.Body, func(s cscan.Stmt) {
 		switch s := s.(type) {
 		case *cscan.ReturnStmt:
-			exits = append(exits, exitPoint{line: s.Line})
+			exits = append(exits, wkExitPoint{line: s.Line})
 		case *cscan.GotoStmt:
-			exits = append(exits, exitPoint{line: s.Line, label: s.Label})
+			exits = append(exits, wkExitPoint{line: s.Line, label: s.Label})
 		case *cscan.LabelStmt:
 			labels[s.Label] = s.Line
 		}
 	})
 	for _, p := range nw.Sites {
-		if p.Kind != siteWait || p.WKind != "add" || !strings.HasPrefix(p.Call.Name, "prepare_to_") || p.Entry == "" {
+		if p.Kind != wkSiteWait || p.WKind != "add" || !strings.HasPrefix(p.Call.Name, "prepare_to_") || p.Entry == "" {
 			continue
 		}
 		var removals []int
 		for _, s := range nw.Sites {
-			if s.Kind == siteRemove && s.Entry == p.Entry && s.Line() > p.Line() {
+			if s.Kind == wkSiteRemove && s.Entry == p.Entry && s.Line() > p.Line() {
 				removals = append(removals, s.Line())
 			}
 		}
@@ -566,13 +566,13 @@ func (r *wakeupRun) checkFinishWait(old, nw *wfunc) {
 	}
 }
 
-type exitPoint struct {
+type wkExitPoint struct {
 	line  int
 	label string
 }
 
 // walkStmts visits every statement of the tree in source order.
-func walkStmts(s cscan.Stmt, visit func(cscan.Stmt)) {
+func wkWalkStmts(s cscan.Stmt, visit func(cscan.Stmt)) {
 	if s == nil {
 		return
 	}
@@ -583,25 +583,25 @@ func walkStmts(s cscan.Stmt, visit func(cscan.Stmt)) {
 		}
 		visit(v)
 		for _, c := range v.Stmts {
-			walkStmts(c, visit)
+			wkWalkStmts(c, visit)
 		}
 		return
 	case *cscan.IfStmt:
 		visit(v)
-		walkStmts(v.Then, visit)
-		walkStmts(v.Else, visit)
+		wkWalkStmts(v.Then, visit)
+		wkWalkStmts(v.Else, visit)
 		return
 	case *cscan.LoopStmt:
 		visit(v)
-		walkStmts(v.Body, visit)
+		wkWalkStmts(v.Body, visit)
 		return
 	case *cscan.SwitchStmt:
 		visit(v)
-		walkStmts(v.Body, visit)
+		wkWalkStmts(v.Body, visit)
 		return
 	case *cscan.ScopedGuardStmt:
 		visit(v)
-		walkStmts(v.Body, visit)
+		wkWalkStmts(v.Body, visit)
 		return
 	}
 	visit(s)
@@ -616,7 +616,7 @@ func (r *wakeupRun) checkActive() {
 			continue
 		}
 		used := map[*wsite]bool{}
-		for _, a := range nw.sitesOn(siteActive, "") {
+		for _, a := range nw.sitesOn(wkSiteActive, "") {
 			if a.BuiltinBarrier || !a.Changed() {
 				continue
 			}
@@ -656,13 +656,13 @@ func (r *wakeupRun) barrierBefore(f *wfunc, a *wsite) bool {
 			break
 		}
 		switch s.Kind {
-		case siteBarrier:
+		case wkSiteBarrier:
 			return true
-		case siteLock:
+		case wkSiteLock:
 			if s.Q == a.Q {
 				held++
 			}
-		case siteUnlock:
+		case wkSiteUnlock:
 			if s.Q == a.Q && held > 0 {
 				held--
 			}
@@ -678,9 +678,9 @@ func (r *wakeupRun) barrierBefore(f *wfunc, a *wsite) bool {
 func (r *wakeupRun) condNormalizer() func(string) string {
 	names := map[string]bool{}
 	for k, v := range r.renames {
-		names[keyLast(k)] = true
+		names[wkKeyLast(k)] = true
 		for _, n := range v {
-			names[keyLast(n)] = true
+			names[wkKeyLast(n)] = true
 		}
 	}
 	return func(c string) string {
@@ -692,7 +692,7 @@ func (r *wakeupRun) condNormalizer() func(string) string {
 		i := 0
 		for i < len(c) {
 			j := i
-			for j < len(c) && isIdentByte(c[j]) {
+			for j < len(c) && wkIsIdentByte(c[j]) {
 				j++
 			}
 			if j > i {
@@ -711,15 +711,15 @@ func (r *wakeupRun) condNormalizer() func(string) string {
 	}
 }
 
-func isIdentByte(c byte) bool {
+func wkIsIdentByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // condImplies reports whether old implies new syntactically: old is one of
 // new's top-level disjuncts.
-func condImplies(old, nw string) bool {
-	for _, d := range splitOr(nw) {
-		if d == old || stripParens(d) == stripParens(old) {
+func wkCondImplies(old, nw string) bool {
+	for _, d := range wkSplitOr(nw) {
+		if d == old || wkStripParens(d) == wkStripParens(old) {
 			return true
 		}
 	}
@@ -728,12 +728,12 @@ func condImplies(old, nw string) bool {
 
 // condMinus returns the conjuncts of nw other than old when old is one of
 // them ("" otherwise): the extra requirement a narrowed condition adds.
-func condMinus(nw, old string) string {
-	parts := splitTop(nw, "&&")
+func wkCondMinus(nw, old string) string {
+	parts := wkSplitTop(nw, "&&")
 	var rest []string
 	found := false
 	for _, p := range parts {
-		if !found && (p == old || stripParens(p) == stripParens(old)) {
+		if !found && (p == old || wkStripParens(p) == wkStripParens(old)) {
 			found = true
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 
 // unifiedDiff returns a git-style diff of before -> after for path, as one
 // hunk with the whole file as context (test fixtures are small files).
-func unifiedDiff(path, before, after string) string {
+func wkUnifiedDiff(path, before, after string) string {
 	a := strings.Split(strings.TrimSuffix(before, "\n"), "\n")
 	b := strings.Split(strings.TrimSuffix(after, "\n"), "\n")
 	// LCS table.

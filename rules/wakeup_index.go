@@ -10,21 +10,21 @@ import (
 // (post-patch when idx is an overlay). The base tree's sites are computed
 // once per table set and memoised on the base index; files the overlay
 // rescanned (the patch's files) are taken from the overlay.
-func (r *wakeupRun) indexCallSites(idx *index.Index) []treeCall {
+func (r *wakeupRun) indexCallSites(idx *index.Index) []wkTreeCall {
 	p := r.p
 	base := idx.Base()
 	key := fmt.Sprintf("rules/wakeup:prim-sites:%p", p)
 	all := base.Memo(key, func() any {
-		var out []treeCall
+		var out []wkTreeCall
 		for _, s := range base.CallsTo(p.isPrimitive) {
-			out = append(out, treeCall{Func: s.Func, Call: s.Call})
+			out = append(out, wkTreeCall{Func: s.Func, Call: s.Call})
 		}
 		return out
-	}).([]treeCall)
+	}).([]wkTreeCall)
 	if idx == base {
 		return all
 	}
-	var out []treeCall
+	var out []wkTreeCall
 	for _, c := range all {
 		if !idx.Overlaid(c.Func.File) {
 			out = append(out, c)
@@ -44,7 +44,7 @@ func (r *wakeupRun) indexCallSites(idx *index.Index) []treeCall {
 			for _, fn := range sf.Funcs {
 				for _, c := range fn.Calls {
 					if p.isPrimitive(c.Name) {
-						out = append(out, treeCall{Func: fn, Call: c})
+						out = append(out, wkTreeCall{Func: fn, Call: c})
 					}
 				}
 			}

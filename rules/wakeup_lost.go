@@ -12,15 +12,15 @@ import (
 // waitersOf returns the post-patch waiters of q: the new sides of the
 // patch and, with a tree, every other function of the tree.
 func (r *wakeupRun) waitersOf(q string) []*wsite {
-	return r.postSites(siteWait, q)
+	return r.postSites(wkSiteWait, q)
 }
 
 // wakersOf returns the post-patch wakers of q.
 func (r *wakeupRun) wakersOf(q string) []*wsite {
-	return r.postSites(siteWake, q)
+	return r.postSites(wkSiteWake, q)
 }
 
-func (r *wakeupRun) postSites(kind siteKind, q string) []*wsite {
+func (r *wakeupRun) postSites(kind wkSiteKind, q string) []*wsite {
 	var out []*wsite
 	for _, f := range r.news {
 		if f != nil {
@@ -39,7 +39,7 @@ func (r *wakeupRun) postSites(kind siteKind, q string) []*wsite {
 
 // broadcast is why a waker runs on a path that makes the wait condition
 // true for every waiter.
-type broadcast struct {
+type wkBroadcast struct {
 	reasons  []string
 	counters []string
 	// flags are members set true just before the wake-up ("dev->dead =
@@ -51,8 +51,8 @@ type broadcast struct {
 }
 
 // broadcastOf returns the broadcast evidence of waker w, nil if none.
-func (r *wakeupRun) broadcastOf(w *wsite) *broadcast {
-	b := &broadcast{}
+func (r *wakeupRun) broadcastOf(w *wsite) *wkBroadcast {
+	b := &wkBroadcast{}
 	if r.p.isBroadcastFunc(w.Fn.Name) {
 		b.reasons = append(b.reasons, fmt.Sprintf("%s() is a release/teardown path", w.Fn.Name))
 		b.strong = true
@@ -60,7 +60,7 @@ func (r *wakeupRun) broadcastOf(w *wsite) *broadcast {
 	if w.PollKey != "" {
 		var bits []string
 		for _, k := range r.p.pollKeys {
-			if containsWord(w.PollKey, k) {
+			if wkContainsWord(w.PollKey, k) {
 				bits = append(bits, k)
 			}
 		}
@@ -76,7 +76,7 @@ func (r *wakeupRun) broadcastOf(w *wsite) *broadcast {
 		if cs, ok := r.p.zeroCounters(g.Cond); ok {
 			b.reasons = append(b.reasons, fmt.Sprintf("it runs when `%s` (a count dropped to zero)", strings.Join(strings.Fields(g.Cond), " ")))
 			for _, c := range cs {
-				b.counters = appendUnique(b.counters, c)
+				b.counters = wkAppendUnique(b.counters, c)
 			}
 		}
 	}
@@ -85,18 +85,18 @@ func (r *wakeupRun) broadcastOf(w *wsite) *broadcast {
 	}
 	// Counters decremented just before the wake-up (the same few lines).
 	for line, text := range w.Fn.lines {
-		if line >= w.Line() || line < w.Line()-decrementWindow {
+		if line >= w.Line() || line < w.Line()-wkDecrementWindow {
 			continue
 		}
-		for _, m := range flagSetRe.FindAllStringSubmatch(text, -1) {
-			b.flags = appendUnique(b.flags, m[1])
+		for _, m := range wkFlagSetRe.FindAllStringSubmatch(text, -1) {
+			b.flags = wkAppendUnique(b.flags, m[1])
 		}
-		for _, m := range decrementRe.FindAllStringSubmatch(text, -1) {
+		for _, m := range wkDecrementRe.FindAllStringSubmatch(text, -1) {
 			c := m[1]
 			if c == "" {
 				c = m[2]
 			}
-			b.counters = appendUnique(b.counters, c)
+			b.counters = wkAppendUnique(b.counters, c)
 		}
 	}
 	sort.Strings(b.counters)
@@ -105,10 +105,10 @@ func (r *wakeupRun) broadcastOf(w *wsite) *broadcast {
 
 // decrementWindow is how many lines before a waker a counter decrement
 // counts as part of its path.
-const decrementWindow = 8
+const wkDecrementWindow = 8
 
 // chainCover is what one exclusive waiter does after it is woken.
-type chainCover struct {
+type wkChainCover struct {
 	waiter *wsite
 	chain  *wsite // the chained wake-up of the same queue, nil if none
 	covers bool
@@ -118,15 +118,15 @@ type chainCover struct {
 // chainOf finds the chained wake-up of waiter e's queue in e's function
 // after the wait and says whether it fires whenever the broadcast
 // condition b holds.
-func (r *wakeupRun) chainOf(e *wsite, b *broadcast) chainCover {
-	cc := chainCover{waiter: e}
+func (r *wakeupRun) chainOf(e *wsite, b *wkBroadcast) wkChainCover {
+	cc := wkChainCover{waiter: e}
 	var best *wsite
-	for _, s := range e.Fn.sitesOn(siteWake, e.Q) {
+	for _, s := range e.Fn.sitesOn(wkSiteWake, e.Q) {
 		if s.Line() <= e.Line() {
 			continue
 		}
 		best = s
-		extra := extraGuards(s.Call.Guards, e.Call.Guards)
+		extra := wkExtraGuards(s.Call.Guards, e.Call.Guards)
 		ok, why := r.guardsCover(extra, b)
 		if ok {
 			cc.chain, cc.covers, cc.why = s, true, why
@@ -144,7 +144,7 @@ func (r *wakeupRun) chainOf(e *wsite, b *broadcast) chainCover {
 // guardsCover reports whether every guard is true whenever the broadcast
 // condition holds: each must have a disjunct testing one of the broadcast
 // counters for zero (any zero test when the counters are unknown).
-func (r *wakeupRun) guardsCover(gs []cscan.Guard, b *broadcast) (bool, string) {
+func (r *wakeupRun) guardsCover(gs []cscan.Guard, b *wkBroadcast) (bool, string) {
 	for _, g := range gs {
 		switch g.Kind {
 		case "loop", "scoped_guard":
@@ -154,9 +154,9 @@ func (r *wakeupRun) guardsCover(gs []cscan.Guard, b *broadcast) (bool, string) {
 			return false, fmt.Sprintf("the chained wake-up sits in an %s branch", g.Kind)
 		}
 		covered := false
-		for _, d := range splitOr(g.Cond) {
+		for _, d := range wkSplitOr(g.Cond) {
 			for _, fl := range b.flags {
-				if testsFlag(d, fl) {
+				if wkTestsFlag(d, fl) {
 					covered = true
 				}
 			}
@@ -168,7 +168,7 @@ func (r *wakeupRun) guardsCover(gs []cscan.Guard, b *broadcast) (bool, string) {
 				covered = true
 			}
 			for _, c := range cs {
-				if contains(b.counters, c) {
+				if wkContains(b.counters, c) {
 					covered = true
 				}
 			}
@@ -176,7 +176,7 @@ func (r *wakeupRun) guardsCover(gs []cscan.Guard, b *broadcast) (bool, string) {
 		if !covered {
 			cond := strings.Join(strings.Fields(g.Cond), " ")
 			why := fmt.Sprintf("the chained wake-up only fires when `%s`, which does not test the broadcast condition", cond)
-			for _, w := range identWords(cond) {
+			for _, w := range wkIdentWords(cond) {
 				if r.p.isChainVar(w) {
 					why = fmt.Sprintf("the chained wake-up is gated by `%s` (a pass-it-on flag), which does not fire for the broadcast condition", cond)
 				}
@@ -216,7 +216,7 @@ func (r *wakeupRun) checkLost(introduced, changedWakers map[string][]*wsite) {
 		}
 		var excl []*wsite
 		for _, s := range r.waitersOf(q) {
-			if isQueueWait(s) && s.Exclusive {
+			if wkIsQueueWait(s) && s.Exclusive {
 				excl = append(excl, s)
 			}
 		}
@@ -229,7 +229,7 @@ func (r *wakeupRun) checkLost(introduced, changedWakers map[string][]*wsite) {
 		}
 		seen := map[*wsite]bool{}
 		for _, w := range wakers {
-			if seen[w] || w.Breadth == "all" || isChainWake(w, excl) {
+			if seen[w] || w.Breadth == "all" || wkIsChainWake(w, excl) {
 				continue
 			}
 			seen[w] = true
@@ -242,8 +242,8 @@ func (r *wakeupRun) checkLost(introduced, changedWakers map[string][]*wsite) {
 	}
 }
 
-func (r *wakeupRun) reportLost(q string, w *wsite, b *broadcast, excl []*wsite, introduced bool) {
-	var covers, gaps []chainCover
+func (r *wakeupRun) reportLost(q string, w *wsite, b *wkBroadcast, excl []*wsite, introduced bool) {
+	var covers, gaps []wkChainCover
 	for _, e := range excl {
 		cc := r.chainOf(e, b)
 		if cc.covers {
@@ -266,12 +266,12 @@ func (r *wakeupRun) reportLost(q string, w *wsite, b *broadcast, excl []*wsite, 
 		f.Old = []string{o.Fn.evidence(o.Line())}
 	}
 	for _, e := range excl {
-		f.Chain = append(f.Chain, step(e, "waits exclusively: "+e.Text()))
+		f.Chain = append(f.Chain, wkStep(e, "waits exclusively: "+e.Text()))
 	}
-	f.Chain = append(f.Chain, step(w, describeBreadth(w)+" on a broadcast path ("+strings.Join(b.reasons, "; ")+"): "+w.Text()))
-	for _, cc := range append(append([]chainCover(nil), covers...), gaps...) {
+	f.Chain = append(f.Chain, wkStep(w, wkDescribeBreadth(w)+" on a broadcast path ("+strings.Join(b.reasons, "; ")+"): "+w.Text()))
+	for _, cc := range append(append([]wkChainCover(nil), covers...), gaps...) {
 		if cc.chain != nil {
-			f.Chain = append(f.Chain, step(cc.chain, "chained wake-up: "+cc.chain.Text()+" ("+cc.why+")"))
+			f.Chain = append(f.Chain, wkStep(cc.chain, "chained wake-up: "+cc.chain.Text()+" ("+cc.why+")"))
 		}
 	}
 	for _, e := range excl {
@@ -279,7 +279,7 @@ func (r *wakeupRun) reportLost(q string, w *wsite, b *broadcast, excl []*wsite, 
 	}
 	var waiterNames []string
 	for _, e := range excl {
-		waiterNames = appendUnique(waiterNames, e.Fn.Name+"()")
+		waiterNames = wkAppendUnique(waiterNames, e.Fn.Name+"()")
 	}
 	if len(gaps) == 0 {
 		f.Severity = report.SeverityNote
@@ -289,14 +289,14 @@ func (r *wakeupRun) reportLost(q string, w *wsite, b *broadcast, excl []*wsite, 
 			whys = append(whys, fmt.Sprintf("%s(): %s", cc.waiter.Fn.Name, cc.why))
 		}
 		f.Explanation = fmt.Sprintf("%s() wakes %s with %s, which %s, when %s (%s). The exclusive waiters (%s) pass the wake-up on, so every waiter sees it: %s.",
-			w.Fn.Name, q, w.Call.Name, describeBreadth(w), cond, strings.Join(b.reasons, "; "), strings.Join(waiterNames, ", "), strings.Join(whys, "; "))
+			w.Fn.Name, q, w.Call.Name, wkDescribeBreadth(w), cond, strings.Join(b.reasons, "; "), strings.Join(waiterNames, ", "), strings.Join(whys, "; "))
 		r.add(f)
 		return
 	}
 	f.Severity = report.SeverityRisk
 	var gapNames, whys []string
 	for _, cc := range gaps {
-		gapNames = appendUnique(gapNames, cc.waiter.Fn.Name+"()")
+		gapNames = wkAppendUnique(gapNames, cc.waiter.Fn.Name+"()")
 		whys = append(whys, cc.why)
 	}
 	f.Message = fmt.Sprintf("lost wake-up: %s() wakes only one exclusive waiter of %s, but %s", w.Fn.Name, q, where)
@@ -308,7 +308,7 @@ func (r *wakeupRun) reportLost(q string, w *wsite, b *broadcast, excl []*wsite, 
 		"on a path where %s (%s). Only one waiter sees it; the others keep sleeping although their wait condition is now true, and can hang for good (for a pipe: readers that never see EOF, writers that never see EPIPE). "+
 		"No chained wake-up covers it: %s. Wake every waiter on this path (a *_all wake-up such as wake_up_interruptible_all()), "+
 		"or make the woken waiter pass the wake-up on whenever the broadcast condition holds (for pipes: `if (!pipe->writers || wake_next_reader)`).",
-		strings.Join(gapNames, ", "), origin, q, w.Fn.Name, q, w.Call.Name, describeBreadth(w), cond, strings.Join(b.reasons, "; "), strings.Join(whys, "; "))
+		strings.Join(gapNames, ", "), origin, q, w.Fn.Name, q, w.Call.Name, wkDescribeBreadth(w), cond, strings.Join(b.reasons, "; "), strings.Join(whys, "; "))
 	r.add(f)
 }
 
@@ -323,8 +323,8 @@ func (r *wakeupRun) oldWaker(w *wsite) *wsite {
 	return nil
 }
 
-func containsWord(s, w string) bool {
-	for _, x := range identWords(s) {
+func wkContainsWord(s, w string) bool {
+	for _, x := range wkIdentWords(s) {
 		if x == w {
 			return true
 		}
@@ -333,7 +333,7 @@ func containsWord(s, w string) bool {
 }
 
 // identWords splits text into identifiers.
-func identWords(s string) []string {
+func wkIdentWords(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool {
 		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 	})
@@ -342,7 +342,7 @@ func identWords(s string) []string {
 // isChainWake reports whether w is an exclusive waiter's own chained
 // wake-up (same function, after the wait): it passes a wake-up on rather
 // than starting one.
-func isChainWake(w *wsite, excl []*wsite) bool {
+func wkIsChainWake(w *wsite, excl []*wsite) bool {
 	for _, e := range excl {
 		if e.Fn == w.Fn && w.Line() > e.Line() {
 			return true
@@ -353,7 +353,7 @@ func isChainWake(w *wsite, excl []*wsite) bool {
 
 // testsFlag reports whether condition d tests member flag fl for true
 // ("dev->dead", "READ_ONCE(dev->dead)"), not negated.
-func testsFlag(d, fl string) bool {
+func wkTestsFlag(d, fl string) bool {
 	d = strings.TrimSpace(d)
 	if strings.HasPrefix(d, "!") {
 		return false
@@ -364,7 +364,7 @@ func testsFlag(d, fl string) bool {
 			continue
 		}
 		end := i + len(suf)
-		if end == len(d) || !isIdentByte(d[end]) {
+		if end == len(d) || !wkIsIdentByte(d[end]) {
 			return true
 		}
 	}

@@ -7,22 +7,22 @@ import (
 )
 
 // siteKind is what a wait-queue call does.
-type siteKind int
+type wkSiteKind int
 
 const (
-	siteWait siteKind = iota + 1
-	siteWake
-	siteEntry
-	siteRemove
-	siteActive
-	siteBarrier
-	siteLock
-	siteUnlock
+	wkSiteWait wkSiteKind = iota + 1
+	wkSiteWake
+	wkSiteEntry
+	wkSiteRemove
+	wkSiteActive
+	wkSiteBarrier
+	wkSiteLock
+	wkSiteUnlock
 )
 
 // wsite is one wait-queue call in one version of one function.
 type wsite struct {
-	Kind siteKind
+	Kind wkSiteKind
 	Fn   *wfunc
 	Call cscan.Call
 	// Q is the normalised queue key ("" for entries and barriers).
@@ -73,7 +73,7 @@ type wfunc struct {
 	Partial bool
 	F       *cscan.Func
 	Sites   []*wsite
-	vt      *varTypes
+	vt      *wkVarTypes
 
 	lines map[int]string
 	chg   map[int]bool
@@ -112,7 +112,7 @@ func newWfunc(file, name string, side byte, text string, lines []int, changed []
 }
 
 // sitesOf classifies the calls of f.F; vt resolves variable types.
-func (p *wakeupPrims) sitesOf(f *wfunc, vt *varTypes) {
+func (p *wakeupPrims) sitesOf(f *wfunc, vt *wkVarTypes) {
 	f.vt = vt
 	if f.F == nil {
 		return
@@ -125,16 +125,16 @@ func (p *wakeupPrims) sitesOf(f *wfunc, vt *varTypes) {
 	}
 	for _, c := range f.F.Calls {
 		if w := p.waiter(c.Name); w != nil {
-			s := &wsite{Kind: siteWait, Fn: f, Call: c, Arg: arg(c, w.Queue), WKind: w.Kind, Exclusive: w.Exclusive}
+			s := &wsite{Kind: wkSiteWait, Fn: f, Call: c, Arg: arg(c, w.Queue), WKind: w.Kind, Exclusive: w.Exclusive}
 			if w.ExclusiveArg != nil {
 				v := strings.TrimSpace(arg(c, *w.ExclusiveArg))
 				s.Exclusive = v != "" && v != "0" && v != "false"
 			}
 			if w.Entry != nil {
-				s.Entry = entryName(arg(c, *w.Entry))
+				s.Entry = wkEntryName(arg(c, *w.Entry))
 			}
 			s.State = p.waiterState(w, c.Name, c.Args)
-			s.Q = queueKey(s.Arg, vt, f.Name)
+			s.Q = wkQueueKey(s.Arg, vt, f.Name)
 			if w.Kind == "var" || w.Kind == "completion" {
 				s.Q = w.Kind + ":" + s.Q
 			}
@@ -142,7 +142,7 @@ func (p *wakeupPrims) sitesOf(f *wfunc, vt *varTypes) {
 			continue
 		}
 		if w := p.waker(c.Name); w != nil {
-			s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: arg(c, w.Queue), Breadth: w.Breadth, Mode: w.Mode, Sync: w.Sync}
+			s := &wsite{Kind: wkSiteWake, Fn: f, Call: c, Arg: arg(c, w.Queue), Breadth: w.Breadth, Mode: w.Mode, Sync: w.Sync}
 			if w.NrArg != nil {
 				s.Nr = strings.TrimSpace(arg(c, *w.NrArg))
 				switch s.Nr {
@@ -163,7 +163,7 @@ func (p *wakeupPrims) sitesOf(f *wfunc, vt *varTypes) {
 				s.PollKey = strings.TrimSpace(arg(c, *w.Key))
 			}
 			s.WKind = w.Kind
-			s.Q = queueKey(s.Arg, vt, f.Name)
+			s.Q = wkQueueKey(s.Arg, vt, f.Name)
 			if w.Kind == "var" || w.Kind == "completion" {
 				s.Q = w.Kind + ":" + s.Q
 			}
@@ -171,7 +171,7 @@ func (p *wakeupPrims) sitesOf(f *wfunc, vt *varTypes) {
 			continue
 		}
 		if e := p.entries[c.Name]; e != nil {
-			s := &wsite{Kind: siteEntry, Fn: f, Call: c, Entry: entryName(arg(c, e.Entry)), Autoremove: e.Autoremove}
+			s := &wsite{Kind: wkSiteEntry, Fn: f, Call: c, Entry: wkEntryName(arg(c, e.Entry)), Autoremove: e.Autoremove}
 			if e.FuncArg != nil {
 				s.Func = strings.TrimSpace(arg(c, *e.FuncArg))
 				ar := p.autoremove[s.Func]
@@ -181,31 +181,31 @@ func (p *wakeupPrims) sitesOf(f *wfunc, vt *varTypes) {
 			continue
 		}
 		if r := p.removals[c.Name]; r != nil {
-			s := &wsite{Kind: siteRemove, Fn: f, Call: c, Arg: arg(c, r.Queue), Entry: entryName(arg(c, r.Entry))}
-			s.Q = queueKey(s.Arg, vt, f.Name)
+			s := &wsite{Kind: wkSiteRemove, Fn: f, Call: c, Arg: arg(c, r.Queue), Entry: wkEntryName(arg(c, r.Entry))}
+			s.Q = wkQueueKey(s.Arg, vt, f.Name)
 			f.Sites = append(f.Sites, s)
 			continue
 		}
 		if a := p.actives[c.Name]; a != nil {
-			s := &wsite{Kind: siteActive, Fn: f, Call: c, Arg: arg(c, a.Queue), BuiltinBarrier: a.Barrier}
-			s.Q = queueKey(s.Arg, vt, f.Name)
+			s := &wsite{Kind: wkSiteActive, Fn: f, Call: c, Arg: arg(c, a.Queue), BuiltinBarrier: a.Barrier}
+			s.Q = wkQueueKey(s.Arg, vt, f.Name)
 			f.Sites = append(f.Sites, s)
 			continue
 		}
 		if p.barriers[c.Name] {
-			f.Sites = append(f.Sites, &wsite{Kind: siteBarrier, Fn: f, Call: c})
+			f.Sites = append(f.Sites, &wsite{Kind: wkSiteBarrier, Fn: f, Call: c})
 			continue
 		}
 		if len(c.Args) > 0 {
-			if q := lockQueueArg(c.Args[0]); q != "" {
-				kind := siteKind(0)
+			if q := wkLockQueueArg(c.Args[0]); q != "" {
+				kind := wkSiteKind(0)
 				if p.queueLocks[c.Name] {
-					kind = siteLock
+					kind = wkSiteLock
 				} else if strings.Contains(c.Name, "unlock") && p.queueLocks[strings.Replace(c.Name, "unlock", "lock", 1)] {
-					kind = siteUnlock
+					kind = wkSiteUnlock
 				}
 				if kind != 0 {
-					f.Sites = append(f.Sites, &wsite{Kind: kind, Fn: f, Call: c, Arg: q, Q: queueKey(q, vt, f.Name)})
+					f.Sites = append(f.Sites, &wsite{Kind: kind, Fn: f, Call: c, Arg: q, Q: wkQueueKey(q, vt, f.Name)})
 				}
 			}
 		}
@@ -213,7 +213,7 @@ func (p *wakeupPrims) sitesOf(f *wfunc, vt *varTypes) {
 }
 
 // sitesOn returns f's sites of the given kind on queue q ("" = any).
-func (f *wfunc) sitesOn(kind siteKind, q string) []*wsite {
+func (f *wfunc) sitesOn(kind wkSiteKind, q string) []*wsite {
 	var out []*wsite
 	for _, s := range f.Sites {
 		if s.Kind == kind && (q == "" || s.Q == q) {
@@ -224,7 +224,7 @@ func (f *wfunc) sitesOn(kind siteKind, q string) []*wsite {
 }
 
 // breadthRank orders wake-up breadths: one < nr < all.
-func breadthRank(b string) int {
+func wkBreadthRank(b string) int {
 	switch b {
 	case "one":
 		return 1
@@ -237,7 +237,7 @@ func breadthRank(b string) int {
 }
 
 // describeBreadth says in words how many exclusive waiters a waker wakes.
-func describeBreadth(s *wsite) string {
+func wkDescribeBreadth(s *wsite) string {
 	switch s.Breadth {
 	case "one":
 		return "wakes a single exclusive waiter"
@@ -248,20 +248,20 @@ func describeBreadth(s *wsite) string {
 }
 
 // guardKey identifies a guard independent of line numbers.
-func guardKey(g cscan.Guard) string {
+func wkGuardKey(g cscan.Guard) string {
 	return g.Kind + ":" + strings.Join(strings.Fields(g.Cond), " ")
 }
 
 // extraGuards returns the guards of b that a does not have (by kind and
 // condition).
-func extraGuards(b, a []cscan.Guard) []cscan.Guard {
+func wkExtraGuards(b, a []cscan.Guard) []cscan.Guard {
 	have := map[string]int{}
 	for _, g := range a {
-		have[guardKey(g)]++
+		have[wkGuardKey(g)]++
 	}
 	var out []cscan.Guard
 	for _, g := range b {
-		k := guardKey(g)
+		k := wkGuardKey(g)
 		if have[k] > 0 {
 			have[k]--
 			continue
@@ -272,11 +272,11 @@ func extraGuards(b, a []cscan.Guard) []cscan.Guard {
 }
 
 // splitOr splits a condition at its top-level "||".
-func splitOr(cond string) []string { return splitTop(cond, "||") }
+func wkSplitOr(cond string) []string { return wkSplitTop(cond, "||") }
 
 // splitTop splits a condition at a top-level binary operator ("||" or
 // "&&"), looking through parentheses that enclose the whole condition.
-func splitTop(cond, op string) []string {
+func wkSplitTop(cond, op string) []string {
 	var out []string
 	depth, start := 0, 0
 	for i := 0; i < len(cond); i++ {
@@ -295,8 +295,8 @@ func splitTop(cond, op string) []string {
 	}
 	out = append(out, strings.TrimSpace(cond[start:]))
 	if len(out) == 1 {
-		if s := stripParens(out[0]); s != out[0] {
-			return splitTop(s, op)
+		if s := wkStripParens(out[0]); s != out[0] {
+			return wkSplitTop(s, op)
 		}
 	}
 	return out

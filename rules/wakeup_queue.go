@@ -17,54 +17,54 @@ import (
 
 var (
 	// memberRe matches base->a.b[..]->c and captures the base and the path.
-	memberRe     = regexp.MustCompile(`^([A-Za-z_]\w*)((?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])?)+)$`)
-	memberPartRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)(\s*\[[^\]]*\])?`)
-	identRe      = regexp.MustCompile(`^[A-Za-z_]\w*$`)
-	callRe       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
+	wkMemberRe     = regexp.MustCompile(`^([A-Za-z_]\w*)((?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])?)+)$`)
+	wkMemberPartRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)(\s*\[[^\]]*\])?`)
+	wkIdentRe      = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+	wkCallRe       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
 	// structDeclRe finds "struct T *a, *b" in declarations and parameters.
-	structDeclRe = regexp.MustCompile(`\bstruct\s+([A-Za-z_]\w*)\s*((?:\*\s*)+(?:const\s+)?[A-Za-z_]\w*(?:\s*(?:\[[^\]]*\])?\s*,\s*(?:\*\s*)*[A-Za-z_]\w*)*)`)
+	wkStructDeclRe = regexp.MustCompile(`\bstruct\s+([A-Za-z_]\w*)\s*((?:\*\s*)+(?:const\s+)?[A-Za-z_]\w*(?:\s*(?:\[[^\]]*\])?\s*,\s*(?:\*\s*)*[A-Za-z_]\w*)*)`)
 	// typedefDeclRe finds "wait_queue_head_t *wq" style declarations.
-	typedefDeclRe = regexp.MustCompile(`\b([A-Za-z_]\w*_t)\s+(\*\s*)?([A-Za-z_]\w*)\s*[=;,)\[]`)
+	wkTypedefDeclRe = regexp.MustCompile(`\b([A-Za-z_]\w*_t)\s+(\*\s*)?([A-Za-z_]\w*)\s*[=;,)\[]`)
 	// aliasRe finds "wq = &x->y;" assignments and initialisers.
-	aliasRe = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*(&?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*;`)
+	wkAliasRe = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*(&?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*;`)
 )
 
 // varTypes maps variable names to the struct types they point to or hold,
 // and wait-queue pointer variables to the expressions they alias.
-type varTypes struct {
+type wkVarTypes struct {
 	types   map[string]string
 	aliases map[string]string
 	locals  map[string]bool
 }
 
-func newVarTypes() *varTypes {
-	return &varTypes{types: map[string]string{}, aliases: map[string]string{}, locals: map[string]bool{}}
+func wkNewVarTypes() *wkVarTypes {
+	return &wkVarTypes{types: map[string]string{}, aliases: map[string]string{}, locals: map[string]bool{}}
 }
 
 // scan records the declarations found in text. Earlier records win, so
 // callers scan the most specific text first.
-func (v *varTypes) scan(text string) {
-	for _, m := range structDeclRe.FindAllStringSubmatch(text, -1) {
+func (v *wkVarTypes) scan(text string) {
+	for _, m := range wkStructDeclRe.FindAllStringSubmatch(text, -1) {
 		for _, n := range strings.Split(m[2], ",") {
 			n = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(n), "* "))
 			n = strings.TrimPrefix(n, "const ")
 			if i := strings.IndexByte(n, '['); i >= 0 {
 				n = strings.TrimSpace(n[:i])
 			}
-			if identRe.MatchString(n) {
+			if wkIdentRe.MatchString(n) {
 				if _, ok := v.types[n]; !ok {
 					v.types[n] = m[1]
 				}
 			}
 		}
 	}
-	for _, m := range typedefDeclRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range wkTypedefDeclRe.FindAllStringSubmatch(text, -1) {
 		v.locals[m[3]] = true
 		if _, ok := v.types[m[3]]; !ok && m[1] != "wait_queue_head_t" && m[1] != "wait_queue_entry_t" {
 			v.types[m[3]] = strings.TrimSuffix(m[1], "_t")
 		}
 	}
-	for _, m := range aliasRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range wkAliasRe.FindAllStringSubmatch(text, -1) {
 		if _, ok := v.aliases[m[1]]; !ok {
 			v.aliases[m[1]] = m[2]
 		}
@@ -72,7 +72,7 @@ func (v *varTypes) scan(text string) {
 }
 
 // fallback fills names missing from v with those of o.
-func (v *varTypes) fallback(o *varTypes) {
+func (v *wkVarTypes) fallback(o *wkVarTypes) {
 	if o == nil {
 		return
 	}
@@ -85,15 +85,15 @@ func (v *varTypes) fallback(o *varTypes) {
 
 // queueKey normalises a queue argument to a key; fn names the function for
 // keys of unfollowable local pointers.
-func queueKey(arg string, vt *varTypes, fn string) string {
-	return queueKeyDepth(arg, vt, fn, 0)
+func wkQueueKey(arg string, vt *wkVarTypes, fn string) string {
+	return wkQueueKeyDepth(arg, vt, fn, 0)
 }
 
-func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
+func wkQueueKeyDepth(arg string, vt *wkVarTypes, fn string, depth int) string {
 	a := strings.TrimSpace(arg)
 	for {
 		n := strings.TrimSpace(strings.TrimPrefix(a, "&"))
-		n = stripParens(n)
+		n = wkStripParens(n)
 		if n == a {
 			break
 		}
@@ -102,9 +102,9 @@ func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
 	if a == "" {
 		return ""
 	}
-	if m := memberRe.FindStringSubmatch(a); m != nil {
+	if m := wkMemberRe.FindStringSubmatch(a); m != nil {
 		var parts []string
-		for _, p := range memberPartRe.FindAllStringSubmatch(m[2], -1) {
+		for _, p := range wkMemberPartRe.FindAllStringSubmatch(m[2], -1) {
 			s := p[1]
 			if p[2] != "" {
 				s += "[]"
@@ -120,10 +120,10 @@ func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
 		}
 		return "*." + path
 	}
-	if identRe.MatchString(a) {
+	if wkIdentRe.MatchString(a) {
 		if vt != nil {
 			if al, ok := vt.aliases[a]; ok && depth < 3 {
-				if k := queueKeyDepth(al, vt, fn, depth+1); k != "" {
+				if k := wkQueueKeyDepth(al, vt, fn, depth+1); k != "" {
 					return k
 				}
 			}
@@ -133,14 +133,14 @@ func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
 		}
 		return a
 	}
-	if m := callRe.FindStringSubmatch(a); m != nil {
+	if m := wkCallRe.FindStringSubmatch(a); m != nil {
 		return m[1] + "()"
 	}
 	return strings.Join(strings.Fields(a), "")
 }
 
 // stripParens removes one pair of parentheses enclosing the whole text.
-func stripParens(s string) string {
+func wkStripParens(s string) string {
 	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
 		return s
 	}
@@ -161,7 +161,7 @@ func stripParens(s string) string {
 
 // keyField returns the field path of a struct key ("rd_wait" for
 // "pipe_inode_info.rd_wait" and "*.rd_wait"), "" for other keys.
-func keyField(k string) string {
+func wkKeyField(k string) string {
 	if strings.HasPrefix(k, "local:") || strings.HasSuffix(k, "()") {
 		return ""
 	}
@@ -172,7 +172,7 @@ func keyField(k string) string {
 }
 
 // keyLast returns the last component of a key, for cheap textual filters.
-func keyLast(k string) string {
+func wkKeyLast(k string) string {
 	if i := strings.LastIndexAny(k, ".:"); i >= 0 {
 		return k[i+1:]
 	}
@@ -180,15 +180,15 @@ func keyLast(k string) string {
 }
 
 // entryName normalises a wait-entry argument ("&wait" -> "wait").
-func entryName(arg string) string {
+func wkEntryName(arg string) string {
 	a := strings.TrimSpace(arg)
 	a = strings.TrimSpace(strings.TrimPrefix(a, "&"))
-	return strings.Join(strings.Fields(stripParens(a)), "")
+	return strings.Join(strings.Fields(wkStripParens(a)), "")
 }
 
 // lockQueueArg returns the queue expression of a lock argument naming a
 // queue's own lock ("&q->lock", "&pipe->rd_wait.lock"), "" otherwise.
-func lockQueueArg(arg string) string {
+func wkLockQueueArg(arg string) string {
 	a := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(arg), "&"))
 	for _, suf := range []string{".lock", "->lock"} {
 		if strings.HasSuffix(a, suf) {
@@ -200,15 +200,15 @@ func lockQueueArg(arg string) string {
 
 var (
 	// structOpenRe matches the opening line of a struct definition.
-	structOpenRe = regexp.MustCompile(`^\s*struct\s+([A-Za-z_]\w*)\s*\{`)
+	wkStructOpenRe = regexp.MustCompile(`^\s*struct\s+([A-Za-z_]\w*)\s*\{`)
 	// queueFieldRe matches a wait-queue field declaration and captures
 	// the declared names.
-	queueFieldRe = regexp.MustCompile(`^\s*(?:wait_queue_head_t|struct\s+wait_queue_head|struct\s+swait_queue_head|struct\s+completion)\s+([A-Za-z_][\w\s,]*);`)
+	wkQueueFieldRe = regexp.MustCompile(`^\s*(?:wait_queue_head_t|struct\s+wait_queue_head|struct\s+swait_queue_head|struct\s+completion)\s+([A-Za-z_][\w\s,]*);`)
 )
 
 // decrementRe finds decrements of struct members ("pipe->writers--",
 // "--pipe->readers"), capturing the member name.
-var decrementRe = regexp.MustCompile(`(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)\s*--|--\s*(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)`)
+var wkDecrementRe = regexp.MustCompile(`(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)\s*--|--\s*(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)`)
 
 // flagSetRe finds struct members set to true ("dev->dead = true;").
-var flagSetRe = regexp.MustCompile(`(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)\s*=\s*(?:true|1)\s*;`)
+var wkFlagSetRe = regexp.MustCompile(`(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)\s*=\s*(?:true|1)\s*;`)

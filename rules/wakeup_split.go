@@ -10,9 +10,9 @@ import (
 
 // queueUse reports whether a site uses a queue (as opposed to entries and
 // barriers).
-func queueUse(s *wsite) bool {
+func wkQueueUse(s *wsite) bool {
 	switch s.Kind {
-	case siteWait, siteWake, siteActive, siteRemove, siteLock, siteUnlock:
+	case wkSiteWait, wkSiteWake, wkSiteActive, wkSiteRemove, wkSiteLock, wkSiteUnlock:
 		return s.Q != ""
 	}
 	return false
@@ -27,7 +27,7 @@ func (r *wakeupRun) findRenames() {
 	for _, f := range r.olds {
 		if f != nil {
 			for _, s := range f.Sites {
-				if queueUse(s) {
+				if wkQueueUse(s) {
 					oldKeys[s.Q] = true
 				}
 			}
@@ -36,7 +36,7 @@ func (r *wakeupRun) findRenames() {
 	for _, f := range r.news {
 		if f != nil {
 			for _, s := range f.Sites {
-				if queueUse(s) {
+				if wkQueueUse(s) {
 					newKeys[s.Q] = true
 				}
 			}
@@ -51,7 +51,7 @@ func (r *wakeupRun) findRenames() {
 			continue
 		}
 		for _, o := range old.Sites {
-			if !queueUse(o) || !o.Changed() || newKeys[o.Q] {
+			if !wkQueueUse(o) || !o.Changed() || newKeys[o.Q] {
 				continue
 			}
 			b := r.blockOf(old, o.Line())
@@ -59,8 +59,8 @@ func (r *wakeupRun) findRenames() {
 				continue
 			}
 			for _, n := range nw.Sites {
-				if n.Kind == o.Kind && queueUse(n) && !oldKeys[n.Q] && n.Changed() && r.blockOf(nw, n.Line()) == b {
-					r.renames[o.Q] = appendUnique(r.renames[o.Q], n.Q)
+				if n.Kind == o.Kind && wkQueueUse(n) && !oldKeys[n.Q] && n.Changed() && r.blockOf(nw, n.Line()) == b {
+					r.renames[o.Q] = wkAppendUnique(r.renames[o.Q], n.Q)
 				}
 			}
 		}
@@ -92,7 +92,7 @@ func (r *wakeupRun) checkSplit() {
 			nw := r.news[i]
 			used := map[*wsite]bool{}
 			for _, o := range old.Sites {
-				if !queueUse(o) || o.Q != g {
+				if !wkQueueUse(o) || o.Q != g {
 					continue
 				}
 				if first == nil {
@@ -102,16 +102,16 @@ func (r *wakeupRun) checkSplit() {
 				if nw != nil {
 					b := r.blockOf(old, o.Line())
 					for _, n := range nw.Sites {
-						if n.Kind != o.Kind || used[n] || !queueUse(n) || !contains(targets, n.Q) {
+						if n.Kind != o.Kind || used[n] || !wkQueueUse(n) || !wkContains(targets, n.Q) {
 							continue
 						}
 						if (o.Changed() && b != 0 && r.blockOf(nw, n.Line()) == b) || (!o.Changed() && !n.Changed() && n.Call.Name == o.Call.Name) {
 							used[n] = true
-							to = append(to, fmt.Sprintf("%s (%s, line %d)", keyLast(n.Q), n.Call.Name, n.Line()))
+							to = append(to, fmt.Sprintf("%s (%s, line %d)", wkKeyLast(n.Q), n.Call.Name, n.Line()))
 						}
 					}
 				}
-				desc := fmt.Sprintf("%s:%d %s(): %s %s", o.Fn.File, o.Line(), o.Fn.Name, siteRole(o), o.Call.Name)
+				desc := fmt.Sprintf("%s:%d %s(): %s %s", o.Fn.File, o.Line(), o.Fn.Name, wkSiteRole(o), o.Call.Name)
 				if len(to) > 0 {
 					moved = append(moved, desc+" -> "+strings.Join(to, ", "))
 				} else {
@@ -124,8 +124,8 @@ func (r *wakeupRun) checkSplit() {
 				continue
 			}
 			for _, n := range nw.Sites {
-				if queueUse(n) && n.Q == g {
-					behind = append(behind, fmt.Sprintf("%s:%d %s(): %s %s still on %s", n.Fn.File, n.Line(), n.Fn.Name, siteRole(n), n.Call.Name, keyLast(g)))
+				if wkQueueUse(n) && n.Q == g {
+					behind = append(behind, fmt.Sprintf("%s:%d %s(): %s %s still on %s", n.Fn.File, n.Line(), n.Fn.Name, wkSiteRole(n), n.Call.Name, wkKeyLast(g)))
 				}
 			}
 		}
@@ -133,7 +133,7 @@ func (r *wakeupRun) checkSplit() {
 		if r.tree != nil {
 			for _, s := range r.tree.sitesOn(g) {
 				treeBehind = append(treeBehind, s)
-				behind = append(behind, fmt.Sprintf("%s:%d %s(): %s %s still on %s (tree)", s.Fn.File, s.Line(), s.Fn.Name, siteRole(s), s.Call.Name, keyLast(g)))
+				behind = append(behind, fmt.Sprintf("%s:%d %s(): %s %s still on %s (tree)", s.Fn.File, s.Line(), s.Fn.Name, wkSiteRole(s), s.Call.Name, wkKeyLast(g)))
 			}
 		}
 		if first == nil && len(r.structRenames[g]) == 0 {
@@ -155,7 +155,7 @@ func (r *wakeupRun) checkSplit() {
 		f.Evidence = append(append(append(f.Evidence, moved...), removed...), behind...)
 		expl := fmt.Sprintf("Every waiter, waker and poll_wait() of %s must move to the queue the matching side now uses: a waiter on one queue "+
 			"and its waker on another never meet. Users of %s in this patch: %d moved, %d removed, %d left behind.",
-			g, keyLast(g), len(moved), len(removed), len(behind))
+			g, wkKeyLast(g), len(moved), len(removed), len(behind))
 		if len(behind) > 0 {
 			expl += " The users left behind still name the old queue: they no longer compile if the field is gone, and otherwise wait or wake on a queue nobody else uses."
 			if r.tree != nil && len(treeBehind) > 0 && len(r.structRenames[g]) == 0 {
@@ -169,7 +169,7 @@ func (r *wakeupRun) checkSplit() {
 			var others []string
 			for _, t := range targets {
 				for _, s := range r.tree.sitesOn(t) {
-					others = append(others, fmt.Sprintf("%s:%d %s(): %s %s on %s (tree)", s.Fn.File, s.Line(), s.Fn.Name, siteRole(s), s.Call.Name, keyLast(t)))
+					others = append(others, fmt.Sprintf("%s:%d %s(): %s %s on %s (tree)", s.Fn.File, s.Line(), s.Fn.Name, wkSiteRole(s), s.Call.Name, wkKeyLast(t)))
 				}
 			}
 			f.Evidence = append(f.Evidence, others...)
@@ -179,7 +179,7 @@ func (r *wakeupRun) checkSplit() {
 	}
 }
 
-func contains(l []string, s string) bool {
+func wkContains(l []string, s string) bool {
 	for _, x := range l {
 		if x == s {
 			return true
@@ -189,9 +189,9 @@ func contains(l []string, s string) bool {
 }
 
 // siteRole names what a site does with its queue.
-func siteRole(s *wsite) string {
+func wkSiteRole(s *wsite) string {
 	switch s.Kind {
-	case siteWait:
+	case wkSiteWait:
 		switch {
 		case s.WKind == "poll":
 			return "poll"
@@ -199,13 +199,13 @@ func siteRole(s *wsite) string {
 			return "exclusive waiter"
 		}
 		return "waiter"
-	case siteWake:
+	case wkSiteWake:
 		return "waker"
-	case siteActive:
+	case wkSiteActive:
 		return "active check"
-	case siteRemove:
+	case wkSiteRemove:
 		return "removal"
-	case siteLock, siteUnlock:
+	case wkSiteLock, wkSiteUnlock:
 		return "queue lock"
 	}
 	return "user"

@@ -9,22 +9,22 @@ import (
 // wakeupTables is the "wakeup" section of the primitive tables
 // (rules/tables/wakeup.yaml, extendable from config).
 type wakeupTables struct {
-	Waiters         []waiterRow       `yaml:"waiters"`
-	StateWords      []stateWord       `yaml:"state_words"`
+	Waiters         []wkWaiterRow     `yaml:"waiters"`
+	StateWords      []wkStateWord     `yaml:"state_words"`
 	TaskStates      map[string]string `yaml:"task_states"`
-	Wakers          []wakerRow        `yaml:"wakers"`
-	Entries         []entryRow        `yaml:"entries"`
+	Wakers          []wkWakerRow      `yaml:"wakers"`
+	Entries         []wkEntryRow      `yaml:"entries"`
 	AutoremoveFuncs []string          `yaml:"autoremove_funcs"`
-	Removals        []queueArgRow     `yaml:"removals"`
-	ActiveChecks    []activeRow       `yaml:"active_checks"`
+	Removals        []wkQueueArgRow   `yaml:"removals"`
+	ActiveChecks    []wkActiveRow     `yaml:"active_checks"`
 	Barriers        []string          `yaml:"barriers"`
 	QueueLocks      []string          `yaml:"queue_locks"`
-	Broadcast       broadcastHints    `yaml:"broadcast"`
+	Broadcast       wkBroadcastHints  `yaml:"broadcast"`
 	ChainVars       []string          `yaml:"chain_vars"`
 }
 
 // waiterRow describes a sleeper or queue insertion primitive.
-type waiterRow struct {
+type wkWaiterRow struct {
 	Name         string `yaml:"name"`
 	Match        string `yaml:"match"`
 	Queue        int    `yaml:"queue"`
@@ -36,13 +36,13 @@ type waiterRow struct {
 	StateArg     *int   `yaml:"state_arg"`
 }
 
-type stateWord struct {
+type wkStateWord struct {
 	Word  string `yaml:"word"`
 	State string `yaml:"state"`
 }
 
 // wakerRow describes a wake-up primitive.
-type wakerRow struct {
+type wkWakerRow struct {
 	Name    string `yaml:"name"`
 	Match   string `yaml:"match"`
 	Queue   int    `yaml:"queue"`
@@ -56,7 +56,7 @@ type wakerRow struct {
 }
 
 // entryRow describes a wait-entry set-up primitive.
-type entryRow struct {
+type wkEntryRow struct {
 	Name       string `yaml:"name"`
 	Entry      int    `yaml:"entry"`
 	Autoremove *bool  `yaml:"autoremove"`
@@ -64,19 +64,19 @@ type entryRow struct {
 	Declares   bool   `yaml:"declares"`
 }
 
-type queueArgRow struct {
+type wkQueueArgRow struct {
 	Name  string `yaml:"name"`
 	Queue int    `yaml:"queue"`
 	Entry int    `yaml:"entry"`
 }
 
-type activeRow struct {
+type wkActiveRow struct {
 	Name    string `yaml:"name"`
 	Queue   int    `yaml:"queue"`
 	Barrier bool   `yaml:"barrier"`
 }
 
-type broadcastHints struct {
+type wkBroadcastHints struct {
 	Funcs     []string `yaml:"funcs"`
 	PollKeys  []string `yaml:"poll_keys"`
 	ZeroConds []string `yaml:"zero_conds"`
@@ -85,16 +85,16 @@ type broadcastHints struct {
 // wakeupPrims is the compiled form of wakeupTables.
 type wakeupPrims struct {
 	t            wakeupTables
-	waiterNames  map[string]*waiterRow
+	waiterNames  map[string]*wkWaiterRow
 	waiterRes    []*regexp.Regexp
-	waiterReRows []*waiterRow
-	wakerNames   map[string]*wakerRow
+	waiterReRows []*wkWaiterRow
+	wakerNames   map[string]*wkWakerRow
 	wakerRes     []*regexp.Regexp
-	wakerReRows  []*wakerRow
-	entries      map[string]*entryRow
+	wakerReRows  []*wkWakerRow
+	entries      map[string]*wkEntryRow
 	autoremove   map[string]bool
-	removals     map[string]*queueArgRow
-	actives      map[string]*activeRow
+	removals     map[string]*wkQueueArgRow
+	actives      map[string]*wkActiveRow
 	barriers     map[string]bool
 	queueLocks   map[string]bool
 	bcFuncs      []*regexp.Regexp
@@ -106,14 +106,14 @@ type wakeupPrims struct {
 func compileWakeupTables(t wakeupTables) (*wakeupPrims, error) {
 	p := &wakeupPrims{
 		t:           t,
-		waiterNames: map[string]*waiterRow{},
-		wakerNames:  map[string]*wakerRow{},
-		entries:     map[string]*entryRow{},
-		autoremove:  set(t.AutoremoveFuncs),
-		removals:    map[string]*queueArgRow{},
-		actives:     map[string]*activeRow{},
-		barriers:    set(t.Barriers),
-		queueLocks:  set(t.QueueLocks),
+		waiterNames: map[string]*wkWaiterRow{},
+		wakerNames:  map[string]*wkWakerRow{},
+		entries:     map[string]*wkEntryRow{},
+		autoremove:  wkSet(t.AutoremoveFuncs),
+		removals:    map[string]*wkQueueArgRow{},
+		actives:     map[string]*wkActiveRow{},
+		barriers:    wkSet(t.Barriers),
+		queueLocks:  wkSet(t.QueueLocks),
 		pollKeys:    t.Broadcast.PollKeys,
 	}
 	re := func(what, s string) (*regexp.Regexp, error) {
@@ -193,7 +193,7 @@ func compileWakeupTables(t wakeupTables) (*wakeupPrims, error) {
 	return p, nil
 }
 
-func set(l []string) map[string]bool {
+func wkSet(l []string) map[string]bool {
 	m := make(map[string]bool, len(l))
 	for _, s := range l {
 		m[s] = true
@@ -201,7 +201,7 @@ func set(l []string) map[string]bool {
 	return m
 }
 
-func (p *wakeupPrims) waiter(name string) *waiterRow {
+func (p *wakeupPrims) waiter(name string) *wkWaiterRow {
 	if w := p.waiterNames[name]; w != nil {
 		return w
 	}
@@ -213,7 +213,7 @@ func (p *wakeupPrims) waiter(name string) *waiterRow {
 	return nil
 }
 
-func (p *wakeupPrims) waker(name string) *wakerRow {
+func (p *wakeupPrims) waker(name string) *wkWakerRow {
 	if w := p.wakerNames[name]; w != nil {
 		return w
 	}
@@ -235,7 +235,7 @@ func (p *wakeupPrims) isPrimitive(name string) bool {
 }
 
 // waiterState returns the task state a waiter sleeps in.
-func (p *wakeupPrims) waiterState(w *waiterRow, name string, args []string) string {
+func (p *wakeupPrims) waiterState(w *wkWaiterRow, name string, args []string) string {
 	if w.StateArg != nil && *w.StateArg < len(args) {
 		if s := p.taskState(args[*w.StateArg]); s != "" {
 			return s

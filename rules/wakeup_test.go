@@ -12,11 +12,11 @@ import (
 
 // want matches findings: every non-empty field must match (Key and Func
 // exactly, Message by substring).
-type want struct {
+type wkWant struct {
 	rule, sev, fn, key, msg string
 }
 
-func (w want) match(f report.Finding) bool {
+func (w wkWant) match(f report.Finding) bool {
 	return (w.rule == "" || f.Rule == w.rule) &&
 		(w.sev == "" || string(f.Severity) == w.sev) &&
 		(w.fn == "" || f.Func == w.fn) &&
@@ -47,7 +47,12 @@ func runWakeupDiff(t *testing.T, diff string, pass *Pass) []report.Finding {
 	return fs
 }
 
-func readTestdata(t *testing.T, name string) string {
+func wkReadTestdata(t *testing.T, name string) string {
+	t.Helper()
+	return wkReadTestdataB(t, name)
+}
+
+func wkReadTestdataB(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "wakeup", name))
 	if err != nil {
@@ -56,14 +61,14 @@ func readTestdata(t *testing.T, name string) string {
 	return string(b)
 }
 
-func dumpFindings(t *testing.T, fs []report.Finding) {
+func wkDumpFindings(t *testing.T, fs []report.Finding) {
 	t.Helper()
 	for _, f := range fs {
 		t.Logf("  %s %s %s:%d %s() [%s] %s", f.Severity, f.Rule, f.File, f.Line, f.Func, f.Key, f.Message)
 	}
 }
 
-func checkFindings(t *testing.T, fs []report.Finding, wants, nots []want) {
+func wkCheckFindings(t *testing.T, fs []report.Finding, wants, nots []wkWant) {
 	t.Helper()
 	bad := false
 	for _, w := range wants {
@@ -87,40 +92,40 @@ func checkFindings(t *testing.T, fs []report.Finding, wants, nots []want) {
 		}
 	}
 	if bad || testing.Verbose() {
-		dumpFindings(t, fs)
+		wkDumpFindings(t, fs)
 	}
 }
 
 const (
-	rdWait = "pipe_inode_info.rd_wait"
-	wrWait = "pipe_inode_info.wr_wait"
+	wkRdWait = "pipe_inode_info.rd_wait"
+	wkWrWait = "pipe_inode_info.wr_wait"
 )
 
 // TestWakeupSeeds runs the rule on the seed threads' patches without a
 // tree (patch-only mode).
 func TestWakeupSeeds(t *testing.T) {
-	anyRisk := want{sev: "risk"}
+	anyRisk := wkWant{sev: "risk"}
 	tests := []struct {
 		name  string
 		diff  string
-		wants []want
-		nots  []want
+		wants []wkWant
+		nots  []wkWant
 	}{{
 		// Seed 000: Linus' exclusive-wait pipe patch as backported by AUTOSEL.
 		name: "seed000-autosel",
 		diff: "seed000-autosel.diff",
-		wants: []want{
-			{rule: RuleLostWakeup, sev: "risk", fn: "pipe_release", key: rdWait},
-			{rule: RuleLostWakeup, sev: "risk", fn: "pipe_release", key: wrWait},
-			{rule: RuleWakeupExclusive, sev: "note", fn: "pipe_read", key: rdWait},
-			{rule: RuleWakeupExclusive, sev: "note", fn: "pipe_write", key: wrWait},
+		wants: []wkWant{
+			{rule: RuleLostWakeup, sev: "risk", fn: "pipe_release", key: wkRdWait},
+			{rule: RuleLostWakeup, sev: "risk", fn: "pipe_release", key: wkWrWait},
+			{rule: RuleWakeupExclusive, sev: "note", fn: "pipe_read", key: wkRdWait},
+			{rule: RuleWakeupExclusive, sev: "note", fn: "pipe_write", key: wkWrWait},
 			{rule: RuleWaitqueueSplit, sev: "note", key: "pipe_inode_info.wait", msg: "split into pipe_inode_info.rd_wait, pipe_inode_info.wr_wait"},
 		},
-		nots: []want{
+		nots: []wkWant{
 			// Sync wake-ups stay sync, nothing narrowed.
 			{rule: RuleWakeupNarrowed}, {rule: RuleWakeupSync},
 			// Plain producer wake-ups are not broadcast paths.
-			{sev: "risk", fn: "pipe_write", key: rdWait},
+			{sev: "risk", fn: "pipe_write", key: wkRdWait},
 			{sev: "risk", fn: "wakeup_pipe_readers"},
 			{sev: "risk", fn: "pipe_set_size"},
 			{sev: "risk", fn: "wait_for_dump_helpers"},
@@ -131,48 +136,48 @@ func TestWakeupSeeds(t *testing.T) {
 		// closed by the chained wake-up, the writer side is not.
 		name: "seed000-with-fix",
 		diff: "seed000-combined.diff",
-		wants: []want{
-			{rule: RuleLostWakeup, sev: "risk", fn: "pipe_release", key: wrWait},
-			{rule: RuleLostWakeup, sev: "note", fn: "pipe_release", key: rdWait, msg: "passed on by the woken waiter"},
+		wants: []wkWant{
+			{rule: RuleLostWakeup, sev: "risk", fn: "pipe_release", key: wkWrWait},
+			{rule: RuleLostWakeup, sev: "note", fn: "pipe_release", key: wkRdWait, msg: "passed on by the woken waiter"},
 		},
-		nots: []want{{sev: "risk", key: rdWait}},
+		nots: []wkWant{{sev: "risk", key: wkRdWait}},
 	}, {
 		// The quick fix on its own: it widens a wake-up's condition.
 		name: "seed000-fix-alone",
 		diff: "seed000-fix.diff",
-		nots: []want{anyRisk, {rule: RuleWakeupRemoved}},
+		nots: []wkWant{anyRisk, {rule: RuleWakeupRemoved}},
 	}, {
 		name: "seed003-nonsync",
 		diff: "seed003-nonsync.diff",
-		wants: []want{
+		wants: []wkWant{
 			{rule: RuleWakeupSync, sev: "note", fn: "pipe_read", msg: "no longer sync"},
 			{rule: RuleWakeupSync, sev: "note", fn: "pipe_write", msg: "no longer sync"},
 		},
-		nots: []want{anyRisk, {rule: RuleWakeupNarrowed}, {rule: RuleWakeupRemoved}},
+		nots: []wkWant{anyRisk, {rule: RuleWakeupNarrowed}, {rule: RuleWakeupRemoved}},
 	}, {
 		name: "seed004-epoll",
 		diff: "seed004-epoll.diff",
-		wants: []want{
+		wants: []wkWant{
 			{rule: RuleWaitEntry, sev: "note", fn: "ep_poll", key: "eventpoll.wq", msg: "wait entry wait now auto-removed on wakeup (init_wait)"},
 		},
-		nots: []want{anyRisk},
+		nots: []wkWant{anyRisk},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := runWakeupDiff(t, readTestdata(t, tc.diff), nil)
-			checkFindings(t, fs, tc.wants, tc.nots)
+			fs := runWakeupDiff(t, wkReadTestdata(t, tc.diff), nil)
+			wkCheckFindings(t, fs, tc.wants, tc.nots)
 		})
 	}
 }
 
 // TestWakeupSeed000Details checks what the key finding tells a maintainer.
 func TestWakeupSeed000Details(t *testing.T) {
-	fs := runWakeupDiff(t, readTestdata(t, "seed000-autosel.diff"), nil)
+	fs := runWakeupDiff(t, wkReadTestdata(t, "seed000-autosel.diff"), nil)
 	var lost *report.Finding
 	var split *report.Finding
 	for i := range fs {
 		f := &fs[i]
-		if f.Rule == RuleLostWakeup && f.Func == "pipe_release" && f.Key == rdWait {
+		if f.Rule == RuleLostWakeup && f.Func == "pipe_release" && f.Key == wkRdWait {
 			lost = f
 		}
 		if f.Rule == RuleWaitqueueSplit {
@@ -180,7 +185,7 @@ func TestWakeupSeed000Details(t *testing.T) {
 		}
 	}
 	if lost == nil || split == nil {
-		dumpFindings(t, fs)
+		wkDumpFindings(t, fs)
 		t.Fatal("missing lost-wakeup or split finding")
 	}
 	if lost.File != "fs/pipe.c" || lost.Line != 726 {

@@ -9,7 +9,7 @@ import (
 )
 
 // treeCall is one call of a wait-queue primitive in the tree.
-type treeCall struct {
+type wkTreeCall struct {
 	Func *cscan.Func
 	Call cscan.Call
 }
@@ -18,20 +18,20 @@ type treeCall struct {
 // outside the functions the patch touches (those come from the patch).
 type wakeupTree struct {
 	r      *wakeupRun
-	calls  []treeCall
+	calls  []wkTreeCall
 	loaded bool
-	files  map[string]*treeFile
+	files  map[string]*wkTreeFile
 	funcs  map[*cscan.Func]*wfunc
 	byKey  map[string][]*wsite
 }
 
-type treeFile struct {
+type wkTreeFile struct {
 	lines []string
-	vt    *varTypes
+	vt    *wkVarTypes
 }
 
 func newWakeupTree(r *wakeupRun) *wakeupTree {
-	return &wakeupTree{r: r, files: map[string]*treeFile{}, funcs: map[*cscan.Func]*wfunc{}, byKey: map[string][]*wsite{}}
+	return &wakeupTree{r: r, files: map[string]*wkTreeFile{}, funcs: map[*cscan.Func]*wfunc{}, byKey: map[string][]*wsite{}}
 }
 
 // relPath returns a tree-relative path for a scanned file path.
@@ -46,11 +46,11 @@ func (t *wakeupTree) relPath(p string) string {
 
 // file reads and scans one tree file (post-patch when the change set has a
 // patched tree view).
-func (t *wakeupTree) file(rel string) *treeFile {
+func (t *wakeupTree) file(rel string) *wkTreeFile {
 	if f, ok := t.files[rel]; ok {
 		return f
 	}
-	f := &treeFile{vt: newVarTypes()}
+	f := &wkTreeFile{vt: wkNewVarTypes()}
 	t.files[rel] = f
 	var b []byte
 	var err error
@@ -81,7 +81,7 @@ func (t *wakeupTree) view(fn *cscan.Func) *wfunc {
 		body.WriteString(tf.lines[l-1])
 		body.WriteByte('\n')
 	}
-	vt := newVarTypes()
+	vt := wkNewVarTypes()
 	vt.scan(body.String())
 	vt.fallback(tf.vt)
 	vt.fallback(t.r.patchVT)
@@ -104,12 +104,12 @@ func (t *wakeupTree) sitesOn(q string) []*wsite {
 	for _, p := range []string{"var:", "completion:"} {
 		plain = strings.TrimPrefix(plain, p)
 	}
-	last := keyLast(plain)
-	field := keyField(plain)
+	last := wkKeyLast(plain)
+	field := wkKeyField(plain)
 	var out []*wsite
 	seen := map[*wsite]bool{}
 	for _, c := range t.calls {
-		if c.Func == nil || !argsMention(c.Call.Args, last) {
+		if c.Func == nil || !wkArgsMention(c.Call.Args, last) {
 			continue
 		}
 		if t.r.inPatch[t.relPath(c.Func.File)+":"+c.Func.Name] {
@@ -121,7 +121,7 @@ func (t *wakeupTree) sitesOn(q string) []*wsite {
 				continue
 			}
 			sq := s.Q
-			if sq == q || (strings.HasPrefix(sq, "*.") && field != "" && keyField(sq) == field) {
+			if sq == q || (strings.HasPrefix(sq, "*.") && field != "" && wkKeyField(sq) == field) {
 				seen[s] = true
 				out = append(out, s)
 			}
@@ -131,7 +131,7 @@ func (t *wakeupTree) sitesOn(q string) []*wsite {
 	return out
 }
 
-func argsMention(args []string, word string) bool {
+func wkArgsMention(args []string, word string) bool {
 	for _, a := range args {
 		if strings.Contains(a, word) {
 			return true

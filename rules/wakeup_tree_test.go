@@ -14,7 +14,7 @@ import (
 )
 
 // pipeFiles are the files of Linux 6.1 that use the pipe wait queues.
-var pipeFiles = []string{
+var wkPipeFiles = []string{
 	"fs/pipe.c",
 	"fs/splice.c",
 	"fs/coredump.c",
@@ -24,11 +24,11 @@ var pipeFiles = []string{
 
 // pipeTree copies the pipe files of the shared 6.1 tree into a temporary
 // directory, applying the replacements (old, new pairs) to fs/pipe.c.
-func pipeTree(t *testing.T, pipeEdits ...string) string {
+func wkPipeTree(t *testing.T, pipeEdits ...string) string {
 	t.Helper()
 	src := testkernel.Dir(t)
 	dir := t.TempDir()
-	for _, f := range pipeFiles {
+	for _, f := range wkPipeFiles {
 		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			t.Fatal(err)
@@ -55,7 +55,7 @@ func pipeTree(t *testing.T, pipeEdits ...string) string {
 
 // treePass parses diff, applies it to the tree at dir in memory and returns
 // a pass over the post-patch index.
-func treePass(tb testing.TB, diff string, base *index.Index, dir string) *Pass {
+func wkTreePass(tb testing.TB, diff string, base *index.Index, dir string) *Pass {
 	tb.Helper()
 	cs, err := diffcheck.Parse(diff)
 	if err != nil {
@@ -71,7 +71,7 @@ func treePass(tb testing.TB, diff string, base *index.Index, dir string) *Pass {
 	return &Pass{Change: cs, Index: base.Overlay(pt.Files()), Patch: 1}
 }
 
-func openIndex(tb testing.TB, dir string) *index.Index {
+func wkOpenIndex(tb testing.TB, dir string) *index.Index {
 	tb.Helper()
 	idx, err := index.Open(context.Background(), dir, index.Options{CacheDir: tb.TempDir()})
 	if err != nil {
@@ -80,7 +80,7 @@ func openIndex(tb testing.TB, dir string) *index.Index {
 	return idx
 }
 
-const singleRelease = "\t\twake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM | EPOLLERR | EPOLLHUP);\n\t\twake_up_interruptible_all(&pipe->wr_wait);"
+const wkSingleRelease = "\t\twake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM | EPOLLERR | EPOLLHUP);\n\t\twake_up_interruptible_all(&pipe->wr_wait);"
 
 // TestWakeupTreePipeRelease: with the tree, narrowing pipe_release's
 // wake-up of rd_wait is a lost-wakeup risk although the exclusive waiter,
@@ -95,25 +95,25 @@ func TestWakeupTreePipeRelease(t *testing.T) {
 		wantApply bool
 	}{
 		{name: "narrowed", diff: "pipe-release-single-6.1.diff", wantRisk: true, wantApply: true},
-		{name: "reverse on a tree with the bug", diff: "pipe-release-all-6.1.diff", edits: []string{allRelease, singleRelease}, wantApply: true},
+		{name: "reverse on a tree with the bug", diff: "pipe-release-all-6.1.diff", edits: []string{allRelease, wkSingleRelease}, wantApply: true},
 		{name: "reverse on 6.1 (does not apply)", diff: "pipe-release-all-6.1.diff"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := pipeTree(t, tc.edits...)
-			pass := treePass(t, readTestdata(t, tc.diff), openIndex(t, dir), dir)
+			dir := wkPipeTree(t, tc.edits...)
+			pass := wkTreePass(t, wkReadTestdata(t, tc.diff), wkOpenIndex(t, dir), dir)
 			if got := pass.Change.ApplyError == ""; got != tc.wantApply {
 				t.Fatalf("applied = %v (%s), want %v", got, pass.Change.ApplyError, tc.wantApply)
 			}
 			fs := runWakeupDiff(t, "", pass)
 			if !tc.wantRisk {
-				checkFindings(t, fs, nil, []want{{sev: "risk"}})
+				wkCheckFindings(t, fs, nil, []wkWant{{sev: "risk"}})
 				return
 			}
-			checkFindings(t, fs, []want{
-				{rule: RuleLostWakeup, sev: "risk", fn: "pipe_release", key: rdWait},
-				{rule: RuleWakeupNarrowed, sev: "note", fn: "pipe_release", key: rdWait},
-			}, []want{{sev: "risk", key: wrWait}})
+			wkCheckFindings(t, fs, []wkWant{
+				{rule: RuleLostWakeup, sev: "risk", fn: "pipe_release", key: wkRdWait},
+				{rule: RuleWakeupNarrowed, sev: "note", fn: "pipe_release", key: wkRdWait},
+			}, []wkWant{{sev: "risk", key: wkWrWait}})
 			var lost report.Finding
 			for _, f := range fs {
 				if f.Rule == RuleLostWakeup {
