@@ -1,0 +1,303 @@
+// Package daemon is the watch loop: messages come in (IMAP through
+// imapsrc, or an archive for replay), are recorded in the store and
+// filtered by policy, patch mail is held until its series is complete (or
+// a wait has passed), each series is run once through the analysis by a
+// bounded worker pool, and the replies go to the outbox and on to delivery
+// (package deliver). A restart resumes from the store: messages held,
+// series interrupted mid-analysis and replies not yet delivered.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/deliver"
+	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/series"
+	"github.com/autosel-bot/autosel-bot/store"
+)
+
+// OutMail is one reply composed by the Analyzer.
+type OutMail struct {
+	// MessageID is the reply's Message-ID (without angle brackets); it must
+	// be deterministic for a series version and patch, so that analysing a
+	// series again after a crash yields the same replies.
+	MessageID string
+	// InReplyTo is the Message-ID answered.
+	InReplyTo string
+	// Raw is the full RFC 5322 message.
+	Raw []byte
+}
+
+// Result is what the Analyzer makes of a series.
+type Result struct {
+	// Report is the analysis result as JSON, kept in the store.
+	Report []byte
+	// Replies are the mails to send (possibly none).
+	Replies []OutMail
+}
+
+// Analyzer runs a complete series through the pipeline and composes the
+// replies. The command wires it to package pipeline and package reply; it
+// must be safe for concurrent use.
+type Analyzer func(ctx context.Context, s *series.Series) (*Result, error)
+
+// Options configure a Daemon.
+type Options struct {
+	// From is the bot's own address: its mail is never answered.
+	From string
+	// Bots are sender patterns never answered ("lkp@intel.com",
+	// "*bot*@*", "syzbot*"): '*' matches any run of characters.
+	Bots []string
+	// SeriesWait is how long an incomplete series is held before it is
+	// processed as it is (default 30m).
+	SeriesWait time.Duration
+	// Workers bounds concurrent analyses (default 2).
+	Workers int
+	// MaxAttempts bounds analyses of one series across crashes (default 3):
+	// a series that keeps killing the daemon is marked failed.
+	MaxAttempts int
+	// Assemble tunes series assembly.
+	Assemble series.Options
+	// Parser parses messages (its limits bound hostile input).
+	Parser *mail.Parser
+	// MaxMessageSize skips bigger messages (default 10 MiB).
+	MaxMessageSize int64
+}
+
+// Daemon is the watch loop's state.
+type Daemon struct {
+	opts    Options
+	st      *store.Store
+	dl      *deliver.Deliverer
+	analyze Analyzer
+	log     *slog.Logger
+	m       *Metrics
+
+	mu       sync.Mutex
+	pool     map[string]*pooled
+	inflight map[string]bool
+	conns    map[string]bool
+	jobs     sync.WaitGroup
+
+	work    chan *job
+	trigger chan struct{}
+	kick    chan struct{}
+}
+
+// pooled is a held patch message.
+type pooled struct {
+	msg      *mail.Message
+	received time.Time
+}
+
+// job is one series handed to a worker.
+type job struct {
+	s   *series.Series
+	key string
+	ids []string
+}
+
+// New returns a Daemon; call Load before feeding it messages.
+func New(st *store.Store, dl *deliver.Deliverer, analyze Analyzer, opts Options, log *slog.Logger) (*Daemon, error) {
+	if analyze == nil {
+		return nil, errors.New("daemon: no analyzer")
+	}
+	if opts.SeriesWait <= 0 {
+		opts.SeriesWait = 30 * time.Minute
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 2
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = 3
+	}
+	if opts.MaxMessageSize <= 0 {
+		opts.MaxMessageSize = 10 << 20
+	}
+	if opts.Parser == nil {
+		opts.Parser = &mail.Parser{MaxBodySize: opts.MaxMessageSize}
+	}
+	d := &Daemon{
+		opts: opts, st: st, dl: dl, analyze: analyze, log: log,
+		m:        NewMetrics(),
+		pool:     map[string]*pooled{},
+		inflight: map[string]bool{},
+		work:     make(chan *job),
+		trigger:  make(chan struct{}, 1),
+		kick:     make(chan struct{}, 1),
+	}
+	if dl != nil {
+		dl.OnState = func(state string) { d.m.replies.WithLabelValues(state).Inc() }
+	}
+	return d, nil
+}
+
+// Metrics returns the daemon's metrics.
+func (d *Daemon) Metrics() *Metrics { return d.m }
+
+// Load puts the messages held by a previous run back in the pool.
+func (d *Daemon) Load(ctx context.Context) error {
+	msgs, err := d.st.PendingMessages(ctx)
+	if err != nil {
+		return err
+	}
+	for _, sm := range msgs {
+		msg, err := d.opts.Parser.Parse(strings.NewReader(string(sm.Raw)))
+		if err != nil {
+			d.log.Warn("held message no longer parses; skipped", "message_id", sm.MessageID, "err", err)
+			if err := d.st.SetMessageStatus(ctx, store.StatusMalformed, err.Error(), "", sm.MessageID); err != nil {
+				return err
+			}
+			continue
+		}
+		msg.MessageID = sm.MessageID
+		d.pool[sm.MessageID] = &pooled{msg: msg, received: sm.Received}
+	}
+	d.m.pool.Set(float64(len(d.pool)))
+	if len(msgs) > 0 {
+		d.log.Info("resumed held messages", "count", len(d.pool))
+	}
+	return nil
+}
+
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// worker runs jobs until the channel closes.
+func (d *Daemon) worker(ctx context.Context) {
+	for j := range d.work {
+		d.process(ctx, j)
+		d.jobs.Done()
+	}
+}
+
+// process analyses one series and records the outcome.
+func (d *Daemon) process(ctx context.Context, j *job) {
+	defer func() {
+		d.mu.Lock()
+		delete(d.inflight, j.key)
+		d.mu.Unlock()
+	}()
+	log := d.log.With("series", j.key, "title", j.s.Title)
+	attempts, err := d.st.BeginSeries(ctx, &store.Series{
+		Key: j.key, SeriesID: j.s.ID, Version: j.s.Version, Title: j.s.Title,
+		Author: j.s.Author.Addr, Total: j.s.Total, Incomplete: j.s.Incomplete,
+	})
+	if err != nil {
+		log.Error("store", "err", err)
+		return
+	}
+	var res *Result
+	if attempts > d.opts.MaxAttempts {
+		err = fmt.Errorf("gave up after %d attempts (the analysis kept failing or crashing)", attempts-1)
+	} else {
+		start := time.Now()
+		res, err = d.safeAnalyze(ctx, j.s)
+		d.m.analysis.Observe(time.Since(start).Seconds())
+		if ctx.Err() != nil {
+			// Shutting down: leave the series "processing" for the next run.
+			return
+		}
+	}
+	if err != nil {
+		log.Error("series analysis failed", "messages", j.ids, "err", err)
+		if err := d.st.FinishSeries(ctx, j.key, store.SeriesFailed, err.Error(), "", j.ids, nil); err != nil {
+			log.Error("store", "err", err)
+			return
+		}
+		d.m.series.WithLabelValues(store.SeriesFailed).Inc()
+		d.drop(j.ids)
+		return
+	}
+	var replies []*store.Reply
+	for _, r := range res.Replies {
+		if r.MessageID == "" {
+			log.Error("analyzer returned a reply without Message-ID; dropped")
+			continue
+		}
+		path, err := d.dl.Outbox().Write(r.MessageID, r.Raw)
+		if err != nil {
+			log.Error("outbox", "err", err)
+			return
+		}
+		replies = append(replies, &store.Reply{
+			MessageID: r.MessageID, InReplyTo: r.InReplyTo, Path: path,
+			List: listOf(j.s), Author: strings.ToLower(j.s.Author.Addr),
+		})
+	}
+	if err := d.st.FinishSeries(ctx, j.key, store.SeriesDone, "", string(res.Report), j.ids, replies); err != nil {
+		log.Error("store", "err", err)
+		return
+	}
+	log.Info("series processed", "patches", len(j.s.Patches), "incomplete", j.s.Incomplete, "replies", len(replies))
+	d.m.series.WithLabelValues(store.SeriesDone).Inc()
+	d.drop(j.ids)
+	if len(replies) > 0 {
+		poke(d.kick)
+	}
+}
+
+// safeAnalyze runs the analyzer, turning a panic (hostile input reaching a
+// bug) into an error so the daemon keeps running.
+func (d *Daemon) safeAnalyze(ctx context.Context, s *series.Series) (res *Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("analysis panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	res, err = d.analyze(ctx, s)
+	if err == nil && res == nil {
+		res = &Result{}
+	}
+	return res, err
+}
+
+// drop removes messages from the pool.
+func (d *Daemon) drop(ids []string) {
+	d.mu.Lock()
+	for _, id := range ids {
+		delete(d.pool, id)
+	}
+	n := len(d.pool)
+	d.mu.Unlock()
+	d.m.pool.Set(float64(n))
+}
+
+// listOf names the list a series was posted to: its List-Id, or else the
+// first To address.
+func listOf(s *series.Series) string {
+	var msgs []*mail.Message
+	if s.Cover != nil {
+		msgs = append(msgs, s.Cover)
+	}
+	for _, p := range s.Patches {
+		msgs = append(msgs, p.Msg)
+	}
+	for _, m := range msgs {
+		if m.ListID != "" {
+			return strings.ToLower(m.ListID)
+		}
+	}
+	for _, m := range msgs {
+		if len(m.To) > 0 {
+			return strings.ToLower(m.To[0].Addr)
+		}
+	}
+	return ""
+}
+
+// Key identifies a series version in the store.
+func Key(s *series.Series) string {
+	return fmt.Sprintf("%s#v%d", s.ID, s.Version)
+}

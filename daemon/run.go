@@ -1,0 +1,169 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/autosel-bot/autosel-bot/imapsrc"
+)
+
+// Hooks returns the imapsrc hooks that feed metrics and /healthz.
+func (d *Daemon) Hooks() imapsrc.Hooks {
+	return imapsrc.Hooks{
+		Connected: func(src, mbox string) {
+			d.m.connected.WithLabelValues(src, mbox).Set(1)
+			d.setConn(src+"/"+mbox, true)
+		},
+		Disconnected: func(src, mbox string, err error) {
+			d.m.connected.WithLabelValues(src, mbox).Set(0)
+			d.m.disconnects.WithLabelValues(src, mbox).Inc()
+			d.setConn(src+"/"+mbox, false)
+		},
+	}
+}
+
+func (d *Daemon) setConn(name string, up bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.conns == nil {
+		d.conns = map[string]bool{}
+	}
+	d.conns[name] = up
+}
+
+// startWorkers starts the worker pool; the returned func closes the work
+// queue and waits for the workers.
+func (d *Daemon) startWorkers(ctx context.Context) func() {
+	var wg sync.WaitGroup
+	for i := 0; i < d.opts.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.worker(ctx)
+		}()
+	}
+	return func() {
+		close(d.work)
+		wg.Wait()
+	}
+}
+
+// Run is the watch loop: it follows the mailboxes through w, schedules
+// series, runs the workers and the deliverer, and serves /metrics and
+// /healthz on metricsAddr (if not empty), until ctx is cancelled.
+func (d *Daemon) Run(ctx context.Context, w *imapsrc.Watcher, metricsAddr string) error {
+	if err := d.Load(ctx); err != nil {
+		return err
+	}
+	if metricsAddr != "" {
+		ln, err := net.Listen("tcp", metricsAddr)
+		if err != nil {
+			return fmt.Errorf("metrics listener: %w", err)
+		}
+		srv := &http.Server{Handler: d.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		d.log.Info("serving /metrics and /healthz", "addr", ln.Addr().String())
+	}
+	stopWorkers := d.startWorkers(ctx)
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		d.dl.Run(ctx, d.kick)
+	}()
+	go func() {
+		defer wg.Done()
+		d.scheduler(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		w.Run(ctx)
+	}()
+	<-ctx.Done()
+	wg.Wait()
+	stopWorkers()
+	return nil
+}
+
+// scheduler runs schedule when messages arrive (debounced) and
+// periodically for series whose wait is over.
+func (d *Daemon) scheduler(ctx context.Context) {
+	tick := d.opts.SeriesWait / 4
+	if tick > 30*time.Second {
+		tick = 30 * time.Second
+	}
+	if tick < 50*time.Millisecond {
+		tick = 50 * time.Millisecond
+	}
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	first := true
+	for {
+		if !first {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			case <-d.trigger:
+				// Let a burst of parts of one series arrive together.
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(200 * time.Millisecond):
+				}
+			}
+		}
+		first = false
+		if err := d.schedule(ctx, time.Now(), false); err != nil && ctx.Err() == nil {
+			d.log.Error("schedule", "err", err)
+		}
+	}
+}
+
+// HTTPHandler serves /metrics (Prometheus) and /healthz (JSON: 200 when
+// the store answers and, if IMAP is in use, some mailbox session is up;
+// 503 otherwise).
+func (d *Daemon) HTTPHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(d.m.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		status := map[string]any{}
+		ok := true
+		if err := d.st.Ping(ctx); err != nil {
+			ok = false
+			status["store"] = err.Error()
+		} else {
+			status["store"] = "ok"
+		}
+		d.mu.Lock()
+		conns := map[string]bool{}
+		anyUp := len(d.conns) == 0
+		for k, v := range d.conns {
+			conns[k] = v
+			anyUp = anyUp || v
+		}
+		status["held_messages"] = len(d.pool)
+		d.mu.Unlock()
+		status["imap"] = conns
+		if !anyUp {
+			ok = false
+		}
+		status["ok"] = ok
+		w.Header().Set("Content-Type", "application/json")
+		if !ok {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		json.NewEncoder(w).Encode(status)
+	})
+	return mux
+}

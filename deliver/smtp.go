@@ -1,0 +1,169 @@
+package deliver
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/emersion/go-sasl"
+	"github.com/emersion/go-smtp"
+)
+
+// Sender submits one message. Send returns nil only when the server
+// accepted the message (the reply to DATA); afterAccept, when not nil, is
+// called right after that acceptance, before anything else happens (a
+// fault-injection point for the crash tests).
+type Sender interface {
+	Send(ctx context.Context, from string, rcpt []string, raw []byte) error
+}
+
+// SMTPOptions configure an SMTP submission client.
+type SMTPOptions struct {
+	// Addr is host:port.
+	Addr string
+	// TLS is "tls" (implicit TLS), "starttls" or "plain".
+	TLS string
+	// AllowPlain permits a plain connection to a non-loopback address.
+	AllowPlain bool
+	// InsecureSkipVerify disables certificate checks (test servers).
+	InsecureSkipVerify bool
+	// Username and Password enable AUTH PLAIN when Username is set.
+	Username, Password string
+	// Helo is the EHLO name ("localhost" when empty).
+	Helo string
+	// Timeout bounds dialing and the whole transaction (default 2m).
+	Timeout time.Duration
+}
+
+// SMTP is a Sender talking to one submission server.
+type SMTP struct {
+	opts SMTPOptions
+	// AfterAccept, if set, runs right after the server accepted DATA.
+	AfterAccept func()
+}
+
+// NewSMTP checks the options and returns a Sender.
+func NewSMTP(opts SMTPOptions) (*SMTP, error) {
+	if opts.Addr == "" {
+		return nil, errors.New("smtp: no server address")
+	}
+	switch opts.TLS {
+	case "tls", "starttls":
+	case "plain", "":
+		opts.TLS = "plain"
+		if !opts.AllowPlain && !IsLoopback(opts.Addr) {
+			return nil, fmt.Errorf("smtp %s: plain (unencrypted) SMTP is only allowed to a loopback address unless allow_plain is set", opts.Addr)
+		}
+	default:
+		return nil, fmt.Errorf("smtp %s: unknown tls mode %q (tls, starttls, plain)", opts.Addr, opts.TLS)
+	}
+	if opts.Helo == "" {
+		opts.Helo = "localhost"
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 2 * time.Minute
+	}
+	return &SMTP{opts: opts}, nil
+}
+
+// IsLoopback reports whether host:port names a loopback address.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Send implements Sender.
+func (s *SMTP) Send(ctx context.Context, from string, rcpt []string, raw []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	host, _, _ := net.SplitHostPort(s.opts.Addr)
+	tlsConf := &tls.Config{ServerName: host, InsecureSkipVerify: s.opts.InsecureSkipVerify}
+	d := net.Dialer{Timeout: 30 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", s.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("smtp %s: %w", s.opts.Addr, err)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	var c *smtp.Client
+	switch s.opts.TLS {
+	case "tls":
+		c = smtp.NewClient(tls.Client(conn, tlsConf))
+	case "starttls":
+		c, err = smtp.NewClientStartTLS(conn, tlsConf)
+		if err != nil {
+			conn.Close()
+			return fmt.Errorf("smtp %s: starttls: %w", s.opts.Addr, err)
+		}
+	default:
+		c = smtp.NewClient(conn)
+	}
+	defer c.Close()
+	if err := c.Hello(s.opts.Helo); err != nil {
+		return fmt.Errorf("smtp %s: ehlo: %w", s.opts.Addr, err)
+	}
+	if s.opts.Username != "" {
+		if err := c.Auth(sasl.NewPlainClient("", s.opts.Username, s.opts.Password)); err != nil {
+			return fmt.Errorf("smtp %s: auth: %w", s.opts.Addr, err)
+		}
+	}
+	if err := c.Mail(from, nil); err != nil {
+		return fmt.Errorf("smtp %s: MAIL FROM: %w", s.opts.Addr, err)
+	}
+	accepted := 0
+	var rcptErr error
+	for _, r := range rcpt {
+		if err := c.Rcpt(r, nil); err != nil {
+			rcptErr = fmt.Errorf("smtp %s: RCPT TO %s: %w", s.opts.Addr, r, err)
+			continue
+		}
+		accepted++
+	}
+	if accepted == 0 {
+		if rcptErr == nil {
+			rcptErr = fmt.Errorf("smtp %s: no recipients", s.opts.Addr)
+		}
+		return rcptErr
+	}
+	w, err := c.Data()
+	if err != nil {
+		return fmt.Errorf("smtp %s: DATA: %w", s.opts.Addr, err)
+	}
+	if _, err := w.Write(bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))); err != nil {
+		w.Close()
+		return fmt.Errorf("smtp %s: DATA: %w", s.opts.Addr, err)
+	}
+	if err := w.Close(); err != nil {
+		var se *smtp.SMTPError
+		if errors.As(err, &se) {
+			return fmt.Errorf("smtp %s: end of DATA: %w", s.opts.Addr, err)
+		}
+		// The final dot went out but no answer came back: the server may
+		// have accepted the message.
+		return fmt.Errorf("smtp %s: end of DATA: %w: %w", s.opts.Addr, ErrAmbiguous, err)
+	}
+	if s.AfterAccept != nil {
+		s.AfterAccept()
+	}
+	c.Quit()
+	return nil
+}
+
+// Permanent reports whether a send error is a permanent (5xx) rejection
+// that retrying cannot fix.
+func Permanent(err error) bool {
+	var se *smtp.SMTPError
+	return errors.As(err, &se) && se.Code >= 500
+}
