@@ -168,7 +168,7 @@ func readMaildir(dir string) ([]rawMsg, []*InputError) {
 				errs = append(errs, &InputError{Source: p, Err: err})
 				continue
 			}
-			out = append(out, rawMsg{source: p, line: 1, index: 1, data: data})
+			out = append(out, rawMsg{source: p, line: 1, data: data})
 		}
 	}
 	if !seen && len(errs) == 0 {

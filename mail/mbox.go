@@ -113,9 +113,9 @@ func isMboxSeparator(line []byte) bool {
 	rest := bytes.TrimRight(line[5:], "\r\n")
 	sp := bytes.IndexByte(rest, ' ')
 	if sp <= 0 {
-		// "From sender" without a date is accepted only when it is the
-		// whole line (some tools write just that).
-		return len(rest) > 0 && !bytes.ContainsAny(rest, ":")
+		// "From sender@host" without a date is accepted only when the
+		// sender looks like an address (some tools write just that).
+		return bytes.IndexByte(rest, '@') > 0 && !bytes.ContainsAny(rest, ":")
 	}
 	date := rest[sp+1:]
 	return bytes.Count(date, []byte(":")) >= 1 && hasDigitRun(date, 4)

@@ -27,8 +27,24 @@ var knownTrailers = map[string]string{
 	"cc-stable":       "Cc-stable",
 }
 
-// trailerRe matches "Key: value" trailer lines.
-var trailerRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9-]{0,40}):[ \t]*(.*?)[ \t]*$`)
+// splitTrailer splits a "Key: value" line: the key is a letter followed by
+// up to 40 letters, digits or dashes; the value, trimmed, is not empty.
+func splitTrailer(line string) (key, value string, ok bool) {
+	colon := strings.IndexByte(line, ':')
+	if colon < 1 || colon > 41 {
+		return "", "", false
+	}
+	key = line[:colon]
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '-')) {
+			return "", "", false
+		}
+	}
+	value = strings.Trim(line[colon+1:], " \t\r")
+	return key, value, value != ""
+}
 
 // parseTrailers returns the trailer lines of a commit message in order.
 // Quoted lines ('>') are not trailers.
@@ -38,19 +54,19 @@ func parseTrailers(commitMsg string) []Trailer {
 		if line == "" || line[0] == '>' || line[0] == ' ' || line[0] == '\t' {
 			continue
 		}
-		m := trailerRe.FindStringSubmatch(line)
-		if m == nil || m[2] == "" {
+		rawKey, value, ok := splitTrailer(line)
+		if !ok {
 			continue
 		}
-		lk := strings.ToLower(m[1])
+		lk := strings.ToLower(rawKey)
 		key, ok := knownTrailers[lk]
 		if !ok {
 			if !strings.HasSuffix(lk, "-by") {
 				continue
 			}
-			key = canonicalKey(m[1])
+			key = canonicalKey(rawKey)
 		}
-		t := Trailer{Key: key, Value: m[2]}
+		t := Trailer{Key: key, Value: value}
 		if key == "Cc" {
 			if i := commentIndex(t.Value); i >= 0 {
 				t.Comment = strings.TrimSpace(t.Value[i+1:])
