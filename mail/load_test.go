@@ -29,7 +29,7 @@ func TestReadMbox(t *testing.T) {
 		{"body From line that is not a separator", "From a@b Fri Feb 14 08:03:00 2020\nA: 1\n\nFrom me to you\n\nFrom Linus\n",
 			[]string{"A: 1\n\nFrom me to you\n\nFrom Linus\n"}, []int{2}},
 		{"separator without a date", "From a@b\nA: 1\n\nx\n\nFrom b@c\nB: 2\n",
-			[]string{"A: 1\n\nx\n", "B: 2\n"}, []int{2, 6}},
+			[]string{"A: 1\n\nx\n", "B: 2\n"}, []int{2, 7}},
 		{"CRLF", "From a@b Fri Feb 14 08:03:00 2020\r\nA: 1\r\n\r\nx\r\n\r\nFrom a@b Fri Feb 14 08:03:00 2020\r\nB: 2\r\n\r\ny\r\n",
 			[]string{"A: 1\r\n\r\nx\r\n", "B: 2\r\n\r\ny\r\n"}, []int{2, 7}},
 		{"truncated last message", "From a@b Fri Feb 14 08:03:00 2020\nA: 1\n\nx\n\nFrom a@b Fri Feb 14 08:03:00 2020\nB: 2",
