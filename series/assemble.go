@@ -27,7 +27,6 @@ type Options struct {
 // partKey identifies the series a patch or cover letter belongs to.
 type partKey struct {
 	root    string // thread root Message-ID (own ID for unnumbered patches)
-	author  string
 	version int
 	total   int
 	tag     string // AUTOSEL/stable/tree keywords and RFC
@@ -36,6 +35,7 @@ type partKey struct {
 // group is a series under construction.
 type group struct {
 	key        partKey
+	author     string // sender of the first part seen
 	cover      *mail.Message
 	parts      map[int]*mail.Message
 	extra      []*mail.Message // numbered parts beyond Total
@@ -221,15 +221,19 @@ func (a *assembler) groupParts(msgs []*mail.Message) []*group {
 			continue
 		}
 		s := &m.Subject
-		key := partKey{author: m.From.Addr, version: s.Version, total: s.Total, tag: tagOf(s)}
+		key := partKey{version: s.Version, total: s.Total, tag: tagOf(s)}
 		if s.Total == 0 {
 			key.root = m.MessageID // a single patch is its own series
 		} else {
+			// A thread holds one series per version and size, whoever
+			// sent each part (format-patch output of a branch has one
+			// From per commit author). An unthreaded part is its own
+			// root; rethread joins those by author.
 			key.root = a.root(m)
 		}
 		g := groups[key]
 		if g == nil {
-			g = &group{key: key, parts: map[int]*mail.Message{}, first: m.Date}
+			g = &group{key: key, author: m.From.Addr, parts: map[int]*mail.Message{}, first: m.Date}
 			g.unthreaded = s.Total > 0 && m.InReplyTo == "" && len(m.References) == 0
 			groups[key] = g
 			order = append(order, g)
@@ -278,7 +282,7 @@ func (a *assembler) rethread(order []*group) {
 		if g.key.total < 2 || g.complete() {
 			continue
 		}
-		sk := simKey{g.key.author, g.key.version, g.key.total, g.key.tag}
+		sk := simKey{g.author, g.key.version, g.key.total, g.key.tag}
 		merged := false
 		for _, h := range open[sk] {
 			if h.merged || h.complete() || !(g.unthreaded || h.unthreaded) {

@@ -190,6 +190,15 @@ func TestAssemble(t *testing.T) {
 			notes: []string{"joined by author, version and time"},
 		},
 		{
+			name: "format-patch --thread of a branch: one From per commit author, one series",
+			msgs: []msg{
+				{id: "f1", from: "linus@example.com", subject: "[PATCH 1/3] a", min: 0},
+				{id: "f2", from: "david@example.com", subject: "[PATCH 2/3] b", min: 0, irt: "f1", refs: "f1"},
+				{id: "f3", from: "linus@example.com", subject: "[PATCH 3/3] c", min: 0, irt: "f1", refs: "f1"},
+			},
+			want: []string{"f1 v1/3 [1:f1 2:f2 3:f3]"},
+		},
+		{
 			name: "two threaded series with the same shape are not merged",
 			msgs: []msg{
 				{id: "a1", subject: "[PATCH 1/2] a", min: 0},
