@@ -28,7 +28,7 @@ func msg(id, subject, diff string, diffLine int) *mail.Message {
 	}
 }
 
-func readDiff(t *testing.T, name string) string {
+func readDiff(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "diffcheck", "testdata", name))
 	if err != nil {
