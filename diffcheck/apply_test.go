@@ -397,3 +397,23 @@ func TestApplyTreeHugeLineNumber(t *testing.T) {
 		t.Error("not patched")
 	}
 }
+
+// BenchmarkApplyTreeKernel applies a two-hunk patch to Linux 6.1's
+// fs/pipe.c in memory and rebuilds the touched functions from the scanned
+// old and new file (the per-patch cost of tree mode before the rules).
+func BenchmarkApplyTreeKernel(b *testing.B) {
+	dir := testkernel.Dir(b)
+	patch := "diff --git a/fs/pipe.c b/fs/pipe.c\n--- a/fs/pipe.c\n+++ b/fs/pipe.c\n" +
+		"@@ -729,7 +729,7 @@ pipe_release(struct inode *inode, struct file *file)\n \n \t/* Was that the last reader or writer, but not the other side? */\n \tif (!pipe->readers != !pipe->writers) {\n-\t\twake_up_interruptible_all(&pipe->rd_wait);\n+\t\twake_up_interruptible(&pipe->rd_wait);\n \t\twake_up_interruptible_all(&pipe->wr_wait);\n \t\tkill_fasync(&pipe->fasync_readers, SIGIO, POLL_IN);\n \t\tkill_fasync(&pipe->fasync_writers, SIGIO, POLL_OUT);\n"
+	tree := DirTree(dir)
+	b.ReportAllocs()
+	for b.Loop() {
+		cs, err := Parse(patch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ApplyTree(cs, tree); err != nil || cs.ApplyError != "" || len(cs.Funcs) != 1 {
+			b.Fatalf("%v %s %d", err, cs.ApplyError, len(cs.Funcs))
+		}
+	}
+}

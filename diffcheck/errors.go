@@ -15,6 +15,7 @@ type Error struct {
 	Err error
 }
 
+// Error renders "diff line N: cause".
 func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("diff line %d: %v", e.Line, e.Err)
