@@ -160,3 +160,26 @@ func TestLoadCanceled(t *testing.T) {
 		t.Errorf("errs = %v, want context.Canceled", errs)
 	}
 }
+
+func FuzzReadMbox(f *testing.F) {
+	f.Add("From a@b Fri Feb 14 08:03:00 2020\nA: 1\n\n>From x\n\nFrom b@c Sat Feb 15 08:03:00 2020\nB: 2\n")
+	f.Add("no separator at all\n")
+	f.Add("\n\nFrom a@b\r\n\r\nFrom a@b\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		last, total := 0, 0
+		err := ReadMbox(strings.NewReader(in), func(raw []byte, line int) error {
+			if line <= last {
+				t.Fatalf("line %d after %d", line, last)
+			}
+			last = line
+			total += len(raw)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total > len(in) {
+			t.Fatalf("%d bytes out of %d in", total, len(in))
+		}
+	})
+}

@@ -56,8 +56,9 @@ type Trailer struct {
 // Message-IDs (MessageID, InReplyTo, References) are stored without angle
 // brackets, as go-message returns them.
 type Message struct {
-	// MessageID is the Message-ID header, or a synthetic
-	// "<sha256 of the raw message>@autosel-bot.invalid" when it is missing.
+	// MessageID is the Message-ID header, or, when it is missing, a
+	// synthetic one: the hex SHA-256 of the raw message followed by
+	// "@autosel-bot.invalid" (deterministic for the same bytes).
 	MessageID  string    `json:"message_id"`
 	InReplyTo  string    `json:"in_reply_to,omitempty"`
 	References []string  `json:"references,omitempty"`
