@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/emersion/go-message"
 	_ "github.com/emersion/go-message/charset" // registers the charsets go-message decodes
@@ -143,7 +144,6 @@ func fillHeaders(msg *Message, h gomail.Header, raw []byte) error {
 		return fmt.Errorf("%w: unparsable %q", ErrNoFrom, truncate(h.Get("From"), 80))
 	}
 	msg.From = from[0]
-	msg.Author = msg.From
 	msg.To = addressList(h, "To")
 	msg.Cc = addressList(h, "Cc")
 	if d, err := h.Date(); err == nil {
@@ -155,7 +155,9 @@ func fillHeaders(msg *Message, h gomail.Header, raw []byte) error {
 	if err != nil {
 		subj = h.Get("Subject")
 	}
-	msg.Subject = ParseSubject(subj)
+	msg.Subject = ParseSubject(validUTF8(subj))
+	msg.From.Name = validUTF8(msg.From.Name)
+	msg.Author = msg.From
 	msg.ListID, _ = h.Text("List-Id")
 	msg.AutoSubmitted = strings.TrimSpace(h.Get("Auto-Submitted"))
 	return nil
@@ -260,6 +262,19 @@ func lenientDate(v string) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// validUTF8 returns s unchanged when it is valid UTF-8, else reads it as
+// Latin-1 (what unencoded 8-bit header bytes nearly always are).
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	r := make([]rune, len(s))
+	for i := 0; i < len(s); i++ {
+		r[i] = rune(s[i])
+	}
+	return string(r)
 }
 
 func truncate(s string, n int) string {
