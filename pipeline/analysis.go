@@ -42,7 +42,9 @@ type AnalysisOptions struct {
 
 // Analysis is the analysis stage: it parses each patch's diff, applies it
 // onto the tree when there is one (patches of a series stack; review
-// patches go on top of the series), and runs every rule.
+// patches go on top of the series), and runs every rule. Create one per
+// process and reuse it: the tree's index is opened once, on first use. It
+// keeps no per-series state.
 type Analysis struct {
 	opts  AnalysisOptions
 	rules []*rules.Rule

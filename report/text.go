@@ -99,7 +99,7 @@ func (t *textWriter) report(r *Report) {
 	}
 	t.line("%s", summary)
 	if r.Incomplete != "" {
-		t.line("Incomplete: %s", r.Incomplete)
+		t.wrap("Incomplete: "+r.Incomplete, "", "  ")
 	}
 	for _, n := range r.Notes {
 		t.wrap("note: "+n, "", "  ")
