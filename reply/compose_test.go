@@ -78,7 +78,7 @@ diff --git a/kernel/watch_queue.c b/kernel/watch_queue.c
  d
 `
 
-func testSeries(t *testing.T) (*series.Series, *amail.Message, *amail.Message, *amail.Message) {
+func testSeries(t testing.TB) (*series.Series, *amail.Message, *amail.Message, *amail.Message) {
 	cover := stabletest.ParseMail(t, coverMail)
 	p1 := stabletest.ParseMail(t, patch1Mail)
 	p2 := stabletest.ParseMail(t, patch2Mail)

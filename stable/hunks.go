@@ -63,7 +63,7 @@ func paths(files []fileDiff) []string {
 }
 
 // failingHunks returns the hunks of files whose pre-image is not found in
-// tree (a tree or commit id of g's repository): the hunk's context and
+// tree (a tree or commit id of g's repository; "" for g's index): the hunk's context and
 // removed lines must appear as one block, anywhere in the file (git apply
 // also accepts an offset). A file the tree lacks fails all its hunks.
 func failingHunks(ctx context.Context, g *git, tree string, files []fileDiff) ([]hunk, error) {
@@ -72,7 +72,7 @@ func failingHunks(ctx context.Context, g *git, tree string, files []fileDiff) ([
 		if f.isNew || len(f.hunks) == 0 {
 			continue
 		}
-		content, err := g.run(ctx, "cat-file", "blob", tree+":"+f.oldName)
+		content, err := g.run(ctx, "cat-file", "blob", tree+":"+f.oldName) // ":path" is the index
 		if err != nil {
 			failed = append(failed, f.hunks...)
 			continue

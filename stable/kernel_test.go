@@ -21,7 +21,7 @@ type kernelRepo struct {
 	k1, k2, k3, p string
 }
 
-func newKernelRepo(t *testing.T) *kernelRepo {
+func newKernelRepo(t testing.TB) *kernelRepo {
 	t.Helper()
 	src := testkernel.Dir(t)
 	dir := t.TempDir()
@@ -60,7 +60,7 @@ func newKernelRepo(t *testing.T) *kernelRepo {
 	return k
 }
 
-func (k *kernelRepo) opts(t *testing.T) Options {
+func (k *kernelRepo) opts(t testing.TB) Options {
 	return Options{
 		Enabled:  true,
 		Repo:     k.r.Dir,

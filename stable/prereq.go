@@ -2,6 +2,7 @@ package stable
 
 import (
 	"context"
+	"os"
 
 	"github.com/autosel-bot/autosel-bot/report"
 )
@@ -29,23 +30,24 @@ func (p *prereqTrier) commitDiff(ctx context.Context, sha string) ([]byte, error
 	return p.diffs[sha], nil
 }
 
-// attempt applies chain then patch onto base; it reports success and always
-// leaves the index at base.
-func (p *prereqTrier) attempt(ctx context.Context, base string, chain []dep, patch []byte) (bool, error) {
-	defer p.w.reset(context.WithoutCancel(ctx), base)
-	if err := p.w.reset(ctx, base); err != nil {
-		return false, err
-	}
+// attempt applies chain then patch onto the snapshot base; it reports
+// success and always leaves the index at base.
+func (p *prereqTrier) attempt(ctx context.Context, base string, chain []dep, patch []byte) (ok bool, err error) {
+	defer func() {
+		if rerr := p.w.restore(base); rerr != nil && err == nil {
+			ok, err = false, rerr
+		}
+	}()
 	for _, c := range chain {
 		d, err := p.commitDiff(ctx, c.SHA)
 		if err != nil {
 			return false, err
 		}
-		if p.w.apply(ctx, d) != nil {
+		if p.w.applyRaw(ctx, d) != nil {
 			return false, ctx.Err()
 		}
 	}
-	return p.w.apply(ctx, patch) == nil, ctx.Err()
+	return p.w.applyRaw(ctx, patch) == nil, ctx.Err()
 }
 
 // smallest finds the smallest prerequisite chain, trying each dependency
@@ -56,10 +58,11 @@ func (p *prereqTrier) smallest(ctx context.Context, deps []dep, patch []byte) ([
 	if len(deps) == 0 {
 		return nil, nil
 	}
-	base, err := p.w.writeTree(ctx)
+	base, err := p.w.snapshot()
 	if err != nil {
 		return nil, err
 	}
+	defer os.Remove(base)
 	byAge := append([]dep(nil), deps...)
 	sortDeps(byAge, "date")
 	for _, d := range byAge {

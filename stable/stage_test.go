@@ -53,7 +53,9 @@ type world struct {
 
 const buildCmd = "gcc -Werror=implicit-function-declaration -fsyntax-only foo.c"
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T) *world { return newWorldTB(t) }
+
+func newWorldTB(t testing.TB) *world {
 	t.Helper()
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Fatalf("gcc is needed: %v", err)

@@ -49,11 +49,7 @@ func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patch
 			continue
 		}
 		tr.ApplyError = applyMessage(err)
-		cur, err := w.writeTree(ctx)
-		if err != nil {
-			return err
-		}
-		failed, err := failingHunks(ctx, w.g, cur, pp.files)
+		failed, err := failingHunks(ctx, w.g, "", pp.files)
 		if err != nil {
 			return err
 		}

@@ -18,8 +18,10 @@ type worktree struct {
 	repo *git // the repository the worktree belongs to
 	g    *git // git running inside the worktree
 	dir  string
-	tmp  string // parent temp dir, removed at the end
-	head string // commit the worktree started at
+	tmp   string // parent temp dir, removed at the end
+	head  string // commit the worktree started at
+	index string // absolute path of the worktree's index file
+	snaps int    // snapshots taken (for unique names)
 }
 
 // addWorktree creates a detached worktree of commit in a new temporary
@@ -39,6 +41,12 @@ func addWorktree(ctx context.Context, repo *git, workDir, name, commit string) (
 		w.remove()
 		return nil, fmt.Errorf("worktree for %s: %w", name, err)
 	}
+	idx, err := w.g.run(ctx, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		w.remove()
+		return nil, fmt.Errorf("worktree for %s: %w", name, err)
+	}
+	w.index = strings.TrimSpace(idx)
 	return w, nil
 }
 
@@ -53,32 +61,60 @@ func (w *worktree) remove() {
 	w.repo.run(ctx, "worktree", "prune")
 }
 
-// writeTree returns the tree id of the current index.
-func (w *worktree) writeTree(ctx context.Context) (string, error) {
-	out, err := w.g.run(ctx, "write-tree")
-	return strings.TrimSpace(out), err
+// snapshot saves the index (a file copy: much cheaper than read-tree on a
+// kernel-sized index) and returns the saved copy's path.
+func (w *worktree) snapshot() (string, error) {
+	w.snaps++
+	path := filepath.Join(w.tmp, fmt.Sprintf("index.%d", w.snaps))
+	if err := copyFile(w.index, path); err != nil {
+		return "", fmt.Errorf("snapshot index: %w", err)
+	}
+	return path, nil
 }
 
-// reset makes the index hold tree (dropping conflict stages).
-func (w *worktree) reset(ctx context.Context, tree string) error {
-	_, err := w.g.run(ctx, "read-tree", "--reset", tree)
+// restore puts a snapshot back as the index (atomically, by rename of a
+// copy, so the snapshot stays usable).
+func (w *worktree) restore(snap string) error {
+	tmp := w.index + ".autosel"
+	if err := copyFile(snap, tmp); err != nil {
+		return fmt.Errorf("restore index: %w", err)
+	}
+	if err := os.Rename(tmp, w.index); err != nil {
+		return fmt.Errorf("restore index: %w", err)
+	}
+	return nil
+}
+
+// applyRaw applies a diff to the index with a 3-way fallback; on failure
+// the index may hold conflict stages (the caller restores a snapshot).
+func (w *worktree) applyRaw(ctx context.Context, diff []byte) error {
+	_, err := w.g.runInput(ctx, diff, "apply", "--cached", "--3way", "--whitespace=nowarn", "-")
 	return err
 }
 
 // apply applies a diff to the index with a 3-way fallback. The index is
 // unchanged on failure.
 func (w *worktree) apply(ctx context.Context, diff []byte) error {
-	before, err := w.writeTree(ctx)
+	snap, err := w.snapshot()
 	if err != nil {
 		return err
 	}
-	if _, err := w.g.runInput(ctx, diff, "apply", "--cached", "--3way", "--whitespace=nowarn", "-"); err != nil {
-		if rerr := w.reset(ctx, before); rerr != nil {
-			return fmt.Errorf("%w (and restoring the index: %v)", err, rerr)
+	defer os.Remove(snap)
+	if err := w.applyRaw(ctx, diff); err != nil {
+		if rerr := w.restore(snap); rerr != nil {
+			return fmt.Errorf("%w (and %v)", err, rerr)
 		}
 		return err
 	}
 	return nil
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
 }
 
 // checkout writes the index out to the worktree's files (for a build).
