@@ -15,9 +15,9 @@ import (
 // needs them. The user's checkout is never touched; the repository only
 // gains worktree metadata, removed again by remove.
 type worktree struct {
-	repo *git // the repository the worktree belongs to
-	g    *git // git running inside the worktree
-	dir  string
+	repo  *git // the repository the worktree belongs to
+	g     *git // git running inside the worktree
+	dir   string
 	tmp   string // parent temp dir, removed at the end
 	head  string // commit the worktree started at
 	index string // absolute path of the worktree's index file
