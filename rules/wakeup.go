@@ -73,10 +73,19 @@ type wakeupRun struct {
 	maps       map[string]*wkFileLineMap
 	// renames maps an old queue key to the keys its users moved to.
 	renames map[string][]string
-	// structRenames are renames seen in struct definitions.
+	// structRenames are renames seen in struct definitions, structWhere
+	// where (the removed and added field lines).
 	structRenames map[string][]string
+	structWhere   map[string]*wkStructLoc
 	tree          *wakeupTree
 	findings      []report.Finding
+}
+
+// wkStructLoc is where a struct definition renames a queue field.
+type wkStructLoc struct {
+	file, name string
+	line       int
+	old, new   []string
 }
 
 // fileLineMap relates the old and new line numbers of one file's hunks.
@@ -99,6 +108,7 @@ func runWakeup(p *wakeupPrims, pass *Pass) ([]report.Finding, error) {
 		maps:          map[string]*wkFileLineMap{},
 		renames:       map[string][]string{},
 		structRenames: map[string][]string{},
+		structWhere:   map[string]*wkStructLoc{},
 	}
 	r.scanFiles()
 	r.buildViews()
@@ -189,6 +199,7 @@ func (r *wakeupRun) structDiff(f *diffcheck.FileChange, h *diffcheck.Hunk) {
 		cur = m[1]
 	}
 	var removed, added []string
+	var lines []diffcheck.Line
 	flush := func() {
 		if cur != "" && len(removed) > 0 && len(added) > 0 {
 			for _, o := range removed {
@@ -196,9 +207,23 @@ func (r *wakeupRun) structDiff(f *diffcheck.FileChange, h *diffcheck.Hunk) {
 				for _, n := range added {
 					r.structRenames[k] = wkAppendUnique(r.structRenames[k], cur+"."+n)
 				}
+				if r.structWhere[k] == nil {
+					loc := &wkStructLoc{file: f.Path(), name: "struct " + cur}
+					for _, l := range lines {
+						if l.Op == diffcheck.OpDel {
+							loc.old = append(loc.old, "-"+l.Text)
+						} else {
+							loc.new = append(loc.new, "+"+l.Text)
+							if loc.line == 0 {
+								loc.line = l.NewLine
+							}
+						}
+					}
+					r.structWhere[k] = loc
+				}
 			}
 		}
-		removed, added = nil, nil
+		removed, added, lines = nil, nil, nil
 	}
 	for _, l := range h.Lines {
 		if m := wkStructOpenRe.FindStringSubmatch(l.Text); m != nil {
@@ -228,8 +253,10 @@ func (r *wakeupRun) structDiff(f *diffcheck.FileChange, h *diffcheck.Hunk) {
 		switch l.Op {
 		case diffcheck.OpDel:
 			removed = append(removed, names...)
+			lines = append(lines, l)
 		case diffcheck.OpAdd:
 			added = append(added, names...)
+			lines = append(lines, l)
 		default:
 			flush()
 		}

@@ -140,10 +140,14 @@ func TestWakeupNearMisses(t *testing.T) {
 
 // TestWakeupPositives: buggy patches each rule must catch.
 func TestWakeupPositives(t *testing.T) {
+	waitKillable := [2]string{wkWaitPlain, "ret = wait_event_killable(dev->wq, dev->count > 0 || dev->dead);"}
 	tests := []struct {
-		name  string
-		edits []string
-		wants []wkWant
+		name string
+		// before edits the base (the tree before the patch); edits make
+		// the patched version from it.
+		before []string
+		edits  []string
+		wants  []wkWant
 	}{{
 		name:  "exclusive readers, single wake-up on release",
 		edits: []string{wkWaitPlain, wkWaitExcl, wkRelWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);"},
@@ -164,7 +168,7 @@ func TestWakeupPositives(t *testing.T) {
 		edits: []string{wkWaitPlain, "ret = wait_event_killable(dev->wq, dev->count > 0 || dev->dead);", wkRelWake, "\tdev->dead = true;\n\tsmp_wmb();\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n", "\tdev->count += 1;\n"},
 		wants: []wkWant{{rule: RuleWakeupMode, sev: "risk", fn: "foo_read", key: wkFooKey}},
 	}, {
-		name: "wake-up made interruptible-only while readers sleep uninterruptibly",
+		name: "idle sleepers, wake-ups widened to TASK_NORMAL",
 		edits: []string{wkWaitPlain, "ret = wait_event_idle(dev->wq, dev->count > 0 || dev->dead);",
 			"\tdev->count++;\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n\twake_up(&dev->wq);",
 			wkRelWake, "\tdev->dead = true;\n\twake_up(&dev->wq);"},
@@ -184,7 +188,7 @@ func TestWakeupPositives(t *testing.T) {
 	}, {
 		name:  "lockless waitqueue_active without a barrier",
 		edits: []string{"\tdev->count++;\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n\tif (waitqueue_active(&dev->wq))\n\t\twake_up_interruptible(&dev->wq);"},
-		wants: []wkWant{{rule: RuleWaitqueueActive, sev: "note", fn: "foo_write", key: wkFooKey}, {rule: RuleWakeupRemoved, fn: "foo_write", msg: "conditional on waitqueue_active"}},
+		wants: []wkWant{{rule: RuleWaitqueueActive, sev: "note", fn: "foo_write", key: wkFooKey}},
 	}, {
 		name:  "wake-up removed",
 		edits: []string{"\tdev->count++;\n\twake_up_interruptible(&dev->wq);\n", "\tdev->count++;\n"},
@@ -193,10 +197,20 @@ func TestWakeupPositives(t *testing.T) {
 		name:  "new early return before the wake-up",
 		edits: []string{"\tdev->count++;\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n\tif (len > 4096)\n\t\treturn -EINVAL;\n\twake_up_interruptible(&dev->wq);"},
 		wants: []wkWant{{rule: RuleWakeupRemoved, sev: "note", fn: "foo_write", msg: "early return"}},
+	}, {
+		name:   "interruptible-only wake-up of killable sleepers",
+		before: []string{waitKillable[0], waitKillable[1], "\tdev->count++;\n\twake_up_interruptible(&dev->wq);", "\tdev->count++;\n\twake_up(&dev->wq);"},
+		edits: []string{waitKillable[1], waitKillable[1] + " ",
+			"\tdev->count++;\n\twake_up(&dev->wq);", "\tdev->count++;\n\twake_up_interruptible(&dev->wq);"},
+		wants: []wkWant{{rule: RuleWakeupMode, sev: "risk", fn: "foo_write", key: wkFooKey, msg: "only interruptible sleepers"}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			diff := wkUnifiedDiff("drivers/char/foo.c", wkFooBase, wkEdit(t, wkFooBase, tc.edits...))
+			base := wkFooBase
+			if len(tc.before) > 0 {
+				base = wkEdit(t, base, tc.before...)
+			}
+			diff := wkUnifiedDiff("drivers/char/foo.c", base, wkEdit(t, base, tc.edits...))
 			fs := runWakeupDiff(t, diff, nil)
 			wkCheckFindings(t, fs, tc.wants, nil)
 		})

@@ -306,7 +306,7 @@ func (r *wakeupRun) checkConditional(old, nw *wfunc, o, n *wsite) {
 	condGuards := func(gs []cscan.Guard) []cscan.Guard {
 		var out []cscan.Guard
 		for _, g := range gs {
-			if g.Kind == "if" || g.Kind == "else" || g.Kind == "case" {
+			if (g.Kind == "if" || g.Kind == "else" || g.Kind == "case") && !r.isActiveCheckOf(g.Cond, n.Q, nw) {
 				out = append(out, g)
 			}
 		}
@@ -743,4 +743,23 @@ func wkCondMinus(nw, old string) string {
 		return ""
 	}
 	return strings.Join(rest, " && ")
+}
+
+// isActiveCheckOf reports whether cond is just a "has waiters?" check of
+// queue q (waitqueue_active(q), wq_has_sleeper(q)): skipping a wake-up of
+// an empty queue is the waitqueue-active rule's business, not a removed
+// wake-up.
+func (r *wakeupRun) isActiveCheckOf(cond, q string, f *wfunc) bool {
+	c := strings.TrimSpace(cond)
+	i := strings.IndexByte(c, '(')
+	if i <= 0 || !strings.HasSuffix(c, ")") {
+		return false
+	}
+	a := r.p.actives[strings.TrimSpace(c[:i])]
+	if a == nil {
+		return false
+	}
+	arg := c[i+1 : len(c)-1]
+	k := wkQueueKey(arg, f.vt, f.Name)
+	return k == q || wkKeyField(k) != "" && wkKeyField(k) == wkKeyField(q)
 }

@@ -149,7 +149,11 @@ func (r *wakeupRun) checkSplit() {
 			Key:      g,
 			Message:  fmt.Sprintf("wait queue %s %s %s", g, verb, strings.Join(targets, ", ")),
 		}
-		if first != nil {
+		if loc := r.structWhere[g]; loc != nil {
+			f.File, f.Func, f.Line = loc.file, loc.name, loc.line
+			f.Old = loc.old
+			f.Evidence = append(f.Evidence, loc.new...)
+		} else if first != nil {
 			f.File, f.Func, f.Line = first.Fn.File, first.Fn.Name, first.Line()
 		}
 		f.Evidence = append(append(append(f.Evidence, moved...), removed...), behind...)

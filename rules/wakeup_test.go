@@ -216,6 +216,9 @@ func TestWakeupSeed000Details(t *testing.T) {
 			t.Errorf("explanation lacks %q: %s", s, lost.Explanation)
 		}
 	}
+	if split.File != "include/linux/pipe_fs_i.h" || split.Func != "struct pipe_inode_info" || split.Line != 50 {
+		t.Errorf("split finding at %s:%d %s, want the struct definition", split.File, split.Line, split.Func)
+	}
 	// Every user of the old queue is listed with where it moved.
 	ev := strings.Join(split.Evidence, "\n")
 	for _, s := range []string{
