@@ -20,8 +20,9 @@ type WatchConfig struct {
 	// Send enables SMTP delivery; false (the default) is dry-run: replies
 	// stay in the outbox.
 	Send bool `mapstructure:"send"`
-	// From is the bot's address ("Name <addr>"): the From of its replies,
-	// the SMTP envelope sender, and mail it never answers.
+	// From is the bot's address ("Name <addr>"): the SMTP envelope sender
+	// and mail it never answers; empty means reply.from, and when set it
+	// replaces reply.from for watch and replay.
 	From string `mapstructure:"from"`
 	// SMTP is the submission server used when Send is set.
 	SMTP SMTPConfig `mapstructure:"smtp"`
@@ -186,9 +187,6 @@ func (w *WatchConfig) Validate() error {
 		if len(w.Allow.Lists) == 0 && len(w.Allow.Domains) == 0 && w.SMTP.RedirectTo == "" {
 			return errors.New("watch: send is enabled without an allow-list (allow.lists or allow.domains) or smtp.redirect_to")
 		}
-	}
-	if w.From == "" {
-		return errors.New("watch: from is empty")
 	}
 	return nil
 }

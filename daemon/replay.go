@@ -16,6 +16,8 @@ import (
 type ReplayStats struct {
 	// Read is the number of messages read from the inputs.
 	Read int
+	// New is how many of them were not in the store yet.
+	New int
 	// Messages, Series and Replies are the store's counts by status/state
 	// after the replay (all runs on this store, not just this one).
 	Messages, Series, Replies map[string]int
@@ -40,6 +42,10 @@ func (d *Daemon) Replay(ctx context.Context, paths []string) (*ReplayStats, erro
 		}
 	}()
 	st := &ReplayStats{}
+	before, err := d.st.CountMessages(ctx)
+	if err != nil {
+		return nil, err
+	}
 	sinceSchedule := 0
 	feed := func(source string, uid int, raw []byte) error {
 		st.Read++
@@ -70,10 +76,10 @@ func (d *Daemon) Replay(ctx context.Context, paths []string) (*ReplayStats, erro
 	if _, err := d.dl.Pass(ctx); err != nil {
 		return nil, err
 	}
-	var err error
 	if st.Messages, err = d.st.CountMessages(ctx); err != nil {
 		return nil, err
 	}
+	st.New = sum(st.Messages) - sum(before)
 	if st.Series, err = d.st.CountSeries(ctx); err != nil {
 		return nil, err
 	}
@@ -133,4 +139,12 @@ func replayOne(p string, feed func(source string, uid int, raw []byte) error) er
 		}
 	}
 	return nil
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }

@@ -307,11 +307,22 @@ func (w *Watcher) initCursor(ctx context.Context, c *imapclient.Client, s *Serve
 		if !since.IsZero() {
 			crit.Since = since
 		}
+		var uids []imap.UID
 		data, err := c.UIDSearch(crit, nil).Wait()
-		if err != nil {
-			return fmt.Errorf("UID SEARCH SINCE: %w", err)
+		if err == nil {
+			uids = data.AllUIDs()
+		} else {
+			// Some servers (public-inbox-imapd) reject the quoted date
+			// go-imap sends; archives are in date order, so bisect.
+			log.Info("imap: SEARCH SINCE refused; bisecting by INTERNALDATE", "err", err)
+			u, ok, err := firstSince(c, sel.NumMessages, since)
+			if err != nil {
+				return err
+			}
+			if ok {
+				uids = []imap.UID{u}
+			}
 		}
-		uids := data.AllUIDs()
 		if len(uids) == 0 {
 			if last, err = lastUID(c, sel); err != nil {
 				return err
@@ -328,6 +339,41 @@ func (w *Watcher) initCursor(ctx context.Context, c *imapclient.Client, s *Serve
 	}
 	log.Info("imap: cursor set", "uidvalidity", sel.UIDValidity, "last_uid", last)
 	return w.st.SetCursor(ctx, s.Name, mbox, store.Cursor{UIDValidity: sel.UIDValidity, LastUID: last, Since: since})
+}
+
+// firstSince finds, by bisection over sequence numbers (archives are
+// appended in date order), the UID of the first message whose internal
+// date is on or after since's day.
+func firstSince(c *imapclient.Client, n uint32, since time.Time) (imap.UID, bool, error) {
+	day := time.Date(since.Year(), since.Month(), since.Day(), 0, 0, 0, 0, time.UTC)
+	at := func(seq uint32) (imap.UID, time.Time, error) {
+		bufs, err := c.Fetch(imap.SeqSetNum(seq), &imap.FetchOptions{UID: true, InternalDate: true}).Collect()
+		if err != nil {
+			return 0, time.Time{}, fmt.Errorf("FETCH %d INTERNALDATE: %w", seq, err)
+		}
+		if len(bufs) == 0 {
+			return 0, time.Time{}, fmt.Errorf("FETCH %d: no answer", seq)
+		}
+		return bufs[0].UID, bufs[0].InternalDate, nil
+	}
+	lo, hi := uint32(1), n+1 // first seq with date >= day lies in [lo, hi]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		_, d, err := at(mid)
+		if err != nil {
+			return 0, false, err
+		}
+		if d.Before(day) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo > n {
+		return 0, false, nil
+	}
+	u, _, err := at(lo)
+	return u, err == nil, err
 }
 
 // lastUID is the highest UID in use (UIDNEXT-1, or a search).

@@ -1,18 +1,325 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/autosel-bot/autosel-bot/config"
+	"github.com/autosel-bot/autosel-bot/daemon"
+	"github.com/autosel-bot/autosel-bot/deliver"
+	"github.com/autosel-bot/autosel-bot/imapsrc"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/pipeline"
+	"github.com/autosel-bot/autosel-bot/reply"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/runner"
+	"github.com/autosel-bot/autosel-bot/series"
+	"github.com/autosel-bot/autosel-bot/stable"
+	"github.com/autosel-bot/autosel-bot/store"
 )
 
-// newWatchCmd builds the "watch" command. (Placeholder until its issue lands.)
+const watchLong = `Follow mailing lists over IMAP and reply to patch series.
+
+Every configured mailbox (watch.imap) is followed with IDLE (or polling);
+each new message is recorded once in the SQLite state (watch.store), keyed by
+UIDVALIDITY + UID and Message-ID. Patch mail is held until its series is
+complete (all n/N parts, or watch.series_wait has passed), then the series
+runs once through the pipeline (analysis; stable trees and the VM suite when
+enabled in their sections) and the reply is composed.
+
+Replies are written to the outbox Maildir (watch.outbox). Nothing is sent
+unless watch.send is true: then replies go out over SMTP (watch.smtp) with
+retries, within the allow-list and rate limits, and each reply is sent once
+even across crashes. The bot never answers itself, other bots, Auto-Submitted
+mail or mail without a patch. /metrics and /healthz are served on
+watch.metrics. A restart resumes exactly where the last run stopped.`
+
+// watchFlags are the watch command's flags.
+type watchFlags struct {
+	metrics    string
+	logFormat  string
+	crashAfter int
+	slowDown   time.Duration
+}
+
+// newWatchCmd builds the "watch" command.
 func newWatchCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var f watchFlags
+	cmd := &cobra.Command{
 		Use:   "watch",
-		Short: "(not yet available)",
+		Short: "Follow mailing lists over IMAP and reply to patch series (dry-run outbox unless send is on)",
+		Long:  watchLong,
+		Example: `  autosel-bot watch --config /etc/autosel-bot.yaml
+  AUTOSEL_BOT_WATCH_SEND=true autosel-bot watch --config lists.yaml`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return &exitError{2, errors.New("watch: not yet available")}
+			return runWatch(cmd, a, f)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.metrics, "metrics", "", "address for /metrics and /healthz (default from watch.metrics; \"off\" disables)")
+	fl.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
+	// Fault injection for the crash tests; not for operators.
+	fl.IntVar(&f.crashAfter, "debug-crash-after-send", 0, "kill -9 the process right after the Nth reply was accepted by SMTP")
+	fl.DurationVar(&f.slowDown, "debug-analysis-delay", 0, "sleep this long in every analysis")
+	fl.MarkHidden("debug-crash-after-send")
+	fl.MarkHidden("debug-analysis-delay")
+	return cmd
+}
+
+// warnLevel is the quiet level of replay's logs.
+const warnLevel = slog.LevelWarn
+
+// botLogger is the daemon's structured logger: info level (debug with -v).
+func botLogger(a *app, format string) *slog.Logger {
+	level := slog.LevelInfo
+	if a.verbose {
+		level = slog.LevelDebug
+	}
+	return botLoggerLevel(format, level)
+}
+
+// botLoggerLevel is a structured logger on stderr at level.
+func botLoggerLevel(format string, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// botParts are the pieces watch and replay share.
+type botParts struct {
+	st    *store.Store
+	out   *deliver.Outbox
+	dl    *deliver.Deliverer
+	d     *daemon.Daemon
+	smtp  *deliver.SMTP
+	close func()
+}
+
+// newBot opens the state and outbox and wires the pipeline and replies
+// into a daemon. send enables SMTP (watch.send); conf may be nil.
+func newBot(ctx context.Context, a *app, log *slog.Logger, send bool, conf deliver.Confirmer, slowDown time.Duration) (*botParts, error) {
+	w := a.cfg.Watch
+	ropts := reply.DefaultOptions()
+	if err := a.v.UnmarshalKey("reply", &ropts); err != nil {
+		return nil, fmt.Errorf("config reply section: %w", err)
+	}
+	if w.From != "" {
+		ropts.From = w.From
+	}
+	own := ropts.From
+	st, err := store.Open(ctx, w.StorePath())
+	if err != nil {
+		return nil, err
+	}
+	out, err := deliver.OpenOutbox(w.OutboxPath())
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	b := &botParts{st: st, out: out, close: func() { st.Close() }}
+	var sender deliver.Sender
+	if send {
+		pass, err := config.Secret(w.SMTP.Password, w.SMTP.PasswordFile)
+		if err != nil {
+			b.close()
+			return nil, err
+		}
+		b.smtp, err = deliver.NewSMTP(deliver.SMTPOptions{
+			Addr: w.SMTP.Addr, TLS: w.SMTP.TLS, AllowPlain: w.SMTP.AllowPlain,
+			InsecureSkipVerify: w.SMTP.InsecureSkipVerify, Username: w.SMTP.Username, Password: pass, Helo: w.SMTP.Helo,
+		})
+		if err != nil {
+			b.close()
+			return nil, err
+		}
+		sender = b.smtp
+	}
+	b.dl, err = deliver.New(st, out, sender, conf, deliver.Options{
+		From: bareAddress(own), Send: send,
+		Policy: deliver.Policy{
+			Lists: w.Allow.Lists, Domains: w.Allow.Domains,
+			PerList: w.RateLimit.PerList, PerAuthor: w.RateLimit.PerAuthor, Window: w.RateLimit.Window,
+		},
+		RedirectTo:  w.SMTP.RedirectTo,
+		MaxAttempts: w.Retry.MaxAttempts, Backoff: w.Retry.Backoff, MaxBackoff: w.Retry.MaxBackoff,
+		ConfirmWait: w.ConfirmWait, ResendUnconfirmed: w.ResendUnconfirmed,
+	}, log)
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	p, err := newBotPipeline(a, log)
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	analyze := func(ctx context.Context, s *series.Series) (*daemon.Result, error) {
+		if slowDown > 0 {
+			select {
+			case <-time.After(slowDown):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		r, err := p.Run(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		js, err := json.Marshal(r)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		mails, err := reply.Compose(r, s, ropts)
+		if err != nil {
+			return nil, err
+		}
+		res := &daemon.Result{Report: js}
+		for _, m := range mails {
+			res.Replies = append(res.Replies, daemon.OutMail{MessageID: m.MessageID, InReplyTo: m.InReplyTo, Raw: m.Bytes()})
+		}
+		return res, nil
+	}
+	b.d, err = daemon.New(st, b.dl, analyze, daemon.Options{
+		From: own, Bots: w.Bots, SeriesWait: w.SeriesWait, Workers: w.Workers, MaxMessageSize: w.MaxMessageSize,
+	}, log)
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// newBotPipeline is the pipeline of watch and replay: the analysis (on
+// check.tree when set), then the stable and VM stages, which do nothing
+// unless enabled in their sections.
+func newBotPipeline(a *app, log *slog.Logger) (*pipeline.Pipeline, error) {
+	rs, err := rules.All(a.cfg.Rules)
+	if err != nil {
+		return nil, err
+	}
+	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{
+		Rules: rs, RuleOptions: a.cfg.Rules, Tree: a.cfg.Check.Tree,
+		IndexOptions: index.Options{Depth: a.cfg.Rules.Depth, Logger: log},
+		Log:          log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &pipeline.Pipeline{Stages: []pipeline.Stage{
+		an,
+		stable.NewStage(a.cfg.Stable).WithLogger(log),
+		runner.NewStage(a.cfg.Runner),
+	}, Log: log}, nil
+}
+
+// bareAddress returns the address of "Name <addr>".
+func bareAddress(s string) string {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '<' {
+			s = s[i+1:]
+			if j := len(s) - 1; j >= 0 && s[j] == '>' {
+				s = s[:j]
+			}
+			break
+		}
+	}
+	return s
+}
+
+// imapServers converts the configured servers.
+func imapServers(cfg []config.IMAPConfig, maxSize int64) ([]imapsrc.Server, error) {
+	var out []imapsrc.Server
+	for _, c := range cfg {
+		start, err := c.StartTime()
+		if err != nil {
+			return nil, err
+		}
+		pass, err := config.Secret(c.Password, c.PasswordFile)
+		if err != nil {
+			return nil, fmt.Errorf("imap %s: %w", c.Addr, err)
+		}
+		out = append(out, imapsrc.Server{
+			Name: c.Name, Addr: c.Addr, TLS: c.TLS, AllowPlain: c.AllowPlain, InsecureSkipVerify: c.InsecureSkipVerify,
+			Username: c.Username, Password: pass, Auth: c.Auth, Mailboxes: c.Mailboxes, Start: start,
+			NoIdle: !c.Idle, PollInterval: c.PollInterval, MaxMessageSize: maxSize,
+			BackoffMin: c.BackoffMin, BackoffMax: c.BackoffMax,
+		})
+	}
+	return out, nil
+}
+
+func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
+	w := a.cfg.Watch
+	if err := w.Validate(); err != nil {
+		return &exitError{2, err}
+	}
+	if len(w.IMAP) == 0 {
+		return &exitError{2, fmt.Errorf("watch: no IMAP server configured (watch.imap)")}
+	}
+	log := botLogger(a, f.logFormat)
+	servers, err := imapServers(w.IMAP, w.MaxMessageSize)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	// Interrupted sends are looked up in the watched mailboxes (the bot's
+	// replies come back through the list) and the confirm mailboxes.
+	confServers := append([]imapsrc.Server(nil), servers...)
+	if len(w.ConfirmMailboxes) > 0 {
+		extra := servers[0]
+		extra.Mailboxes = w.ConfirmMailboxes
+		confServers = append(confServers, extra)
+	}
+	finder, err := imapsrc.NewFinder(confServers)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	b, err := newBot(ctx, a, log, w.Send, finder, f.slowDown)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	defer b.close()
+	if f.crashAfter > 0 && b.smtp != nil {
+		var n atomic.Int32
+		b.smtp.AfterAccept = func() {
+			if int(n.Add(1)) == f.crashAfter {
+				log.Warn("debug: crashing right after the SMTP server accepted a reply")
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+		}
+	}
+	watcher, err := imapsrc.NewWatcher(servers, b.st, b.d, b.d.Hooks(), log)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	addr := w.Metrics
+	if f.metrics != "" {
+		addr = f.metrics
+	}
+	if addr == "off" {
+		addr = ""
+	}
+	mode := "dry-run: replies stay in the outbox"
+	if w.Send {
+		mode = "sending over SMTP " + w.SMTP.Addr
+	}
+	log.Info("watch starting", "store", w.StorePath(), "outbox", w.OutboxPath(), "mode", mode)
+	if err := b.d.Run(ctx, watcher, addr); err != nil {
+		return &exitError{2, err}
+	}
+	log.Info("watch stopped")
+	return nil
 }
