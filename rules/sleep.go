@@ -133,7 +133,7 @@ func (r *sleepRun) movedFrom(nf *cscan.Func) *cscan.Func {
 	}
 	if r.oldR.ix != nil {
 		if defs := pickDefs(r.oldR.ix.Funcs(nf.Name), nf.File); len(defs) > 0 {
-			return defs[0]
+			return r.oldR.ix.Full(defs[0])
 		}
 	}
 	return nil
@@ -322,7 +322,7 @@ func (r *sleepRun) patchOnlyReverse(nf, of *cscan.Func, proof *sleepProof) {
 	r.p.Note(fmt.Sprintf("sleep-in-atomic: callers of %s were not checked: no --tree", name))
 	var hints []string
 	for _, d := range proof.drops {
-		hints = append(hints, fmt.Sprintf("it leaves a %s it did not enter (%s at %s:%d), so its callers are in it",
+		hints = append(hints, fmt.Sprintf("it leaves an atomic context it did not enter (%s: %s at %s:%d), so its callers are in it",
 			kindName(d.kind), d.steps[len(d.steps)-1].What, d.steps[len(d.steps)-1].File, d.steps[len(d.steps)-1].Line))
 	}
 	if of != nil {
