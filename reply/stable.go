@@ -110,8 +110,11 @@ func backportNotes(sr *report.StableReport, prefix string) []string {
 	}
 	if sr.UpstreamCommit != nil {
 		how := "same subject"
-		if sr.UpstreamMatch == "patch-id" {
+		switch sr.UpstreamMatch {
+		case "patch-id":
 			how = "same patch-id"
+		case "upstream-commit":
+			how = "named in the patch"
 		}
 		out = append(out, fmt.Sprintf("%supstream as %s (%s)", prefix, commitLine(*sr.UpstreamCommit), how))
 	}

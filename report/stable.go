@@ -23,7 +23,8 @@ type StableReport struct {
 	Upstream bool `json:"upstream"`
 	// UpstreamCommit is the upstream commit found (by patch-id or subject).
 	UpstreamCommit *Commit `json:"upstream_commit,omitempty"`
-	// UpstreamMatch is how UpstreamCommit was found: "patch-id" or "subject".
+	// UpstreamMatch is how UpstreamCommit was found: "upstream-commit" (the
+	// backport's "[ Upstream commit <sha> ]" line), "patch-id" or "subject".
 	UpstreamMatch string `json:"upstream_match,omitempty"`
 }
 

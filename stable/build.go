@@ -54,6 +54,11 @@ func runBuild(ctx context.Context, opts Options, tree TreeOptions, dir string) (
 		if err := os.MkdirAll(bd, 0o755); err != nil {
 			return buildResult{}, fmt.Errorf("build dir: %w", err)
 		}
+		unlock, err := lockBuildDir(ctx, bd)
+		if err != nil {
+			return buildResult{}, fmt.Errorf("build dir lock: %w", err)
+		}
+		defer unlock()
 		env = append(env, "AUTOSEL_BUILD_DIR="+bd)
 		if opts.CCache {
 			// CCACHE_BASEDIR makes paths under the (random) worktree
@@ -133,4 +138,29 @@ func buildErrors(log []byte, dir string, limit int) []string {
 		}
 	}
 	return errs
+}
+
+// lockBuildDir serialises builds sharing one per-tree build directory
+// (concurrent series in the watch daemon): it returns an unlock function.
+func lockBuildDir(ctx context.Context, dir string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, ".autosel-build.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

@@ -199,7 +199,12 @@ func containsAny(ctx context.Context, opts Options, t TreeOptions, fixes []repor
 			}
 		}
 		if f.Subject != "" {
-			sha, err := g.findSubject(ctx, head, f.Subject, opts.SearchLimit)
+			// Backports are the tree's commits that are not upstream.
+			var exclude []string
+			if opts.Upstream.Ref != "" && sameRepo(opts.upstreamRepo(), opts.treeRepo(t)) {
+				exclude = append(exclude, opts.Upstream.Ref)
+			}
+			sha, err := g.findSubject(ctx, head, f.Subject, opts.SearchLimit, exclude...)
 			if err != nil {
 				return "", false, err
 			}

@@ -136,7 +136,7 @@ func (s *Stage) Run(ctx context.Context, ser *series.Series, r *report.Report) e
 			}
 		}
 		if upRef != "" {
-			c, how, err := findUpstream(ctx, newGit(opts.upstreamRepo()), upRef, pp.title, pp.diff, pp.files, opts.SearchLimit)
+			c, how, err := findUpstream(ctx, newGit(opts.upstreamRepo()), upRef, pp.title, pp.p.Msg.UpstreamCommit, pp.diff, pp.files, opts.SearchLimit)
 			if err != nil {
 				pp.rep.Notes = append(pp.rep.Notes, "stable: upstream check: "+err.Error())
 			}

@@ -102,7 +102,9 @@ func newWorldTB(t testing.TB) *world {
 			{Name: "v6.1.50", Ref: "linux-6.1.y", Build: buildCmd},
 			{Name: "v5.15.90", Ref: "linux-5.15.y", Build: buildCmd},
 		},
-		WorkDir: t.TempDir(),
+		WorkDir:  t.TempDir(),
+		CacheDir: t.TempDir(),
+		CCache:   true,
 	}
 	return w
 }
@@ -274,7 +276,7 @@ func TestCancelCleansUp(t *testing.T) {
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		m, _ := filepath.Glob(filepath.Join(w.opts.WorkDir, "*", "wt", "started"))
+		m, _ := filepath.Glob(filepath.Join(w.opts.WorkDir, "*", "*", "started"))
 		if len(m) > 0 {
 			break
 		}

@@ -21,11 +21,21 @@ func patchID(ctx context.Context, g *git, diff []byte) (string, error) {
 	return f[0], nil
 }
 
-// findUpstream looks for the patch in upstream: a commit with the same
+// findUpstream looks for the patch in upstream: the commit a backport
+// names in its "[ Upstream commit <sha> ]" line, else a commit with the same
 // subject (reported as "patch-id" when its patch-id also matches, else
 // "subject"), or failing that a commit with the same patch-id among the
 // recent commits touching the patch's files.
-func findUpstream(ctx context.Context, up *git, upRef, title string, diff []byte, files []fileDiff, limit int) (*report.Commit, string, error) {
+func findUpstream(ctx context.Context, up *git, upRef, title, upstreamSHA string, diff []byte, files []fileDiff, limit int) (*report.Commit, string, error) {
+	// A backport names its upstream commit ("[ Upstream commit <sha> ]").
+	if upstreamSHA != "" {
+		if full, err := up.revParse(ctx, upstreamSHA); err == nil {
+			if in, err := up.isAncestor(ctx, full, upRef); err == nil && in {
+				s, _ := up.subject(ctx, full)
+				return &report.Commit{SHA: full, Subject: s}, "upstream-commit", nil
+			}
+		}
+	}
 	id, err := patchID(ctx, up, diff)
 	if err != nil {
 		return nil, "", fmt.Errorf("patch-id: %w", err)

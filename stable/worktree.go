@@ -31,7 +31,9 @@ func addWorktree(ctx context.Context, repo *git, workDir, name, commit string) (
 	if err != nil {
 		return nil, fmt.Errorf("worktree for %s: %w", name, err)
 	}
-	dir := filepath.Join(tmp, "wt")
+	// A unique base name: git names the worktree's metadata after it, and
+	// concurrent runs must not race for the same name.
+	dir := filepath.Join(tmp, filepath.Base(tmp))
 	w := &worktree{repo: repo, g: repo.with(dir), dir: dir, tmp: tmp, head: commit}
 	if _, err := repo.run(ctx, "worktree", "add", "--detach", "--no-checkout", dir, commit); err != nil {
 		w.remove()
