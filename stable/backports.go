@@ -27,7 +27,7 @@ func (b *backportFinder) lookup(ctx context.Context, i int, title string) (*repo
 	}
 	t := b.opts.Trees[i]
 	g := newGit(b.opts.treeRepo(t))
-	head, err := g.revParse(ctx, t.ref())
+	head, err := treeHead(ctx, g, t)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,10 @@ func (b *backportFinder) elsewhere(ctx context.Context, i int, title string) ([]
 		}
 		c, err := b.lookup(ctx, j, title)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue // that tree is broken; it reports its own error
 		}
 		if c != nil {
 			out = append(out, report.Backport{Tree: t.Name, Commit: *c})

@@ -1,6 +1,9 @@
 package stable
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Options configure the stable stage: which trees to try, where upstream
 // is, and how to build. It is the `stable:` section of config.yaml
@@ -60,7 +63,8 @@ type TreeOptions struct {
 	// Repo is the repository (or local checkout) holding Ref ("" =
 	// Options.Repo). It is never modified except for worktree metadata.
 	Repo string `mapstructure:"repo" yaml:"repo"`
-	// Ref is the branch, tag or commit to test ("" = Name).
+	// Ref is the branch, tag or commit to test ("" = Name when that is a
+	// ref, else the repository's HEAD).
 	Ref string `mapstructure:"ref" yaml:"ref"`
 	// Version is the major.minor the tree carries ("" = parsed from Name),
 	// matched against "Cc: stable # 5.4+" annotations and AUTOSEL subjects.
@@ -110,9 +114,15 @@ func (o Options) treeRepo(t TreeOptions) string {
 	return o.Repo
 }
 
-func (t TreeOptions) ref() string {
+// treeHead resolves the commit a tree is tested at: Ref; without one, the
+// tree's name when it is a ref (stable tags are named like "v6.1.192"),
+// else the HEAD of the repository (a local checkout).
+func treeHead(ctx context.Context, g *git, t TreeOptions) (string, error) {
 	if t.Ref != "" {
-		return t.Ref
+		return g.revParse(ctx, t.Ref)
 	}
-	return t.Name
+	if c, err := g.revParse(ctx, t.Name); err == nil {
+		return c, nil
+	}
+	return g.revParse(ctx, "HEAD")
 }

@@ -186,9 +186,10 @@ func treeVersion(t TreeOptions) Version {
 // as an ancestor of its ref, or as a backport with the same subject.
 func containsAny(ctx context.Context, opts Options, t TreeOptions, fixes []report.Commit) (string, bool, error) {
 	g := newGit(opts.treeRepo(t))
-	head, err := g.revParse(ctx, t.ref())
+	head, err := treeHead(ctx, g, t)
 	if err != nil {
-		return "", false, fmt.Errorf("stable tree %s: %w", t.Name, err)
+		// Not decidable: the tree is left out (and the reason kept).
+		return err.Error(), false, nil
 	}
 	for _, f := range fixes {
 		if full, err := g.revParse(ctx, f.SHA); err == nil {

@@ -335,3 +335,34 @@ func shas(cs []report.Commit) []string {
 	}
 	return out
 }
+
+// TestUpstreamCommitLine: a backport naming its upstream commit is found
+// upstream through that line, whatever its subject.
+func TestUpstreamCommitLine(t *testing.T) {
+	w := newWorld(t)
+	raw := w.repo.Git("format-patch", "-1", "--stdout", "--no-signature", w.pB)
+	raw = strings.Replace(raw, "Subject: [PATCH] foo: undo the beta shift", "Subject: [PATCH 6.1] foo: undo beta shift (backport)", 1)
+	raw = strings.Replace(raw, "\nFixes:", "\n[ Upstream commit "+w.c4+" ]\n\nFixes:", 1)
+	m := stabletest.ParseMail(t, raw)
+	if m.UpstreamCommit != w.c4 {
+		t.Fatalf("parser did not see the upstream line: %q", m.UpstreamCommit)
+	}
+	sr := w.run(t, m).Patches[0].Stable
+	if sr == nil || !sr.Upstream || sr.UpstreamMatch != "upstream-commit" || sr.UpstreamCommit.SHA != w.c4 {
+		t.Errorf("upstream: %+v", sr)
+	}
+}
+
+// TestBadTreeRef: a tree with an unknown ref is reported with an error and
+// the other trees are still tested.
+func TestBadTreeRef(t *testing.T) {
+	w := newWorld(t)
+	w.opts.Trees[1].Ref = "no-such-branch"
+	sr := w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.1.50"); tr.Error == "" || !strings.Contains(tr.Error, "no-such-branch") {
+		t.Errorf("v6.1.50: %+v", tr)
+	}
+	if tr := treeResult(t, sr, "v6.6.3"); !tr.Applied || tr.Build != "ok" {
+		t.Errorf("v6.6.3: %+v", tr)
+	}
+}

@@ -15,7 +15,7 @@ func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patch
 	opts := s.opts
 	t := opts.Trees[i]
 	tg := newGit(opts.treeRepo(t))
-	head, err := tg.revParse(ctx, t.ref())
+	head, err := treeHead(ctx, tg, t)
 	if err != nil {
 		return err
 	}
