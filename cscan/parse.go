@@ -73,7 +73,10 @@ func ParseBody(text string, lines []int) *Func {
 		case "(":
 			i = s.match(i, len(toks)) - 1
 		case "{":
-			if name, ni := s.funcName(declStart, i); name != "" {
+			// In a fragment, "scoped_guard(x) {" or "list_for_each(...) {"
+			// look like declarators: a definition needs a return type
+			// (or is a SYSCALL_DEFINE-style macro).
+			if name, ni := s.funcName(declStart, i); name != "" && (ni > declStart || isUpperIdent(name)) {
 				s.fillHeader(fn, name, declStart, ni, i)
 				p := &parser{s: s, fn: fn, end: len(toks), i: i}
 				fn.Body = p.block()

@@ -122,6 +122,35 @@ func runSleep(p *Pass, m *sleepModel) ([]report.Finding, error) {
 	return r.out, nil
 }
 
+// startVisible reports whether the new side of nf shows every line from
+// the function's header down to line (so an unlock there without a lock
+// before it is really unbalanced, not a lock outside the hunks).
+func (r *sleepRun) startVisible(nf *cscan.Func, line int) bool {
+	for fc, fn := range r.newFuncs {
+		if fn != nf {
+			continue
+		}
+		if !fc.New.Partial {
+			return true
+		}
+		if nf.Start == 0 {
+			return false
+		}
+		prev := 0
+		for _, l := range fc.New.Lines {
+			if l > line {
+				break
+			}
+			if l >= nf.Start && prev >= nf.Start && l != prev+1 {
+				return false
+			}
+			prev = l
+		}
+		return prev >= nf.Start
+	}
+	return false
+}
+
 // movedFrom finds the pre-patch definition of a function the patch adds:
 // one the patch deletes elsewhere (a function moved to a header), or one
 // already in the tree.
@@ -321,7 +350,14 @@ func (r *sleepRun) patchOnlyReverse(nf, of *cscan.Func, proof *sleepProof) {
 	name := nf.Name + "()"
 	r.p.Note(fmt.Sprintf("sleep-in-atomic: callers of %s were not checked: no --tree", name))
 	var hints []string
+	var weak []string
 	for _, d := range proof.drops {
+		if !r.startVisible(nf, d.steps[0].Line) {
+			last := d.steps[len(d.steps)-1]
+			weak = append(weak, fmt.Sprintf("the lines the hunks show leave a %s with %s at %s:%d and none enters it before",
+				kindName(d.kind), last.What, last.File, last.Line))
+			continue
+		}
 		hints = append(hints, fmt.Sprintf("it leaves an atomic context it did not enter (%s: %s at %s:%d), so its callers are in it",
 			kindName(d.kind), d.steps[len(d.steps)-1].What, d.steps[len(d.steps)-1].File, d.steps[len(d.steps)-1].Line))
 	}
@@ -337,6 +373,7 @@ func (r *sleepRun) patchOnlyReverse(nf, of *cscan.Func, proof *sleepProof) {
 	if len(hints) == 0 {
 		return
 	}
+	hints = append(hints, weak...)
 	last := proof.steps[len(proof.steps)-1]
 	f := report.Finding{
 		Rule:      SleepRuleName,
