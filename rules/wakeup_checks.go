@@ -202,6 +202,10 @@ func (r *wakeupRun) compareWakers(o, n *wsite) {
 		if n.WKind == "completion" {
 			f.Explanation = fmt.Sprintf("%s wakes one waiter of the completion; %s woke all of them and left it completed for later waiters. "+
 				"Every waiter must get its own complete().", n.Call.Name, o.Call.Name)
+		} else if b := r.broadcastOf(n); b != nil && r.tree == nil {
+			f.NeedsTree = true
+			f.Explanation += fmt.Sprintf(" This wake-up runs on a broadcast path (%s): if %s has exclusive waiters outside the patch, only one of them is woken "+
+				"and the others can hang. Checking the other users of %s needs a tree (--tree).", strings.Join(b.reasons, "; "), n.Q, n.Q)
 		}
 		r.add(f)
 	case nb > ob:

@@ -22,7 +22,7 @@ var (
 	wkIdentRe      = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 	wkCallRe       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
 	// structDeclRe finds "struct T *a, *b" in declarations and parameters.
-	wkStructDeclRe = regexp.MustCompile(`\bstruct\s+([A-Za-z_]\w*)\s*((?:\*\s*)+(?:const\s+)?[A-Za-z_]\w*(?:\s*(?:\[[^\]]*\])?\s*,\s*(?:\*\s*)*[A-Za-z_]\w*)*)`)
+	wkStructDeclRe = regexp.MustCompile(`\bstruct\s+([A-Za-z_]\w*)\s*`)
 	// typedefDeclRe finds "wait_queue_head_t *wq" style declarations.
 	wkTypedefDeclRe = regexp.MustCompile(`\b([A-Za-z_]\w*_t)\s+(\*\s*)?([A-Za-z_]\w*)\s*[=;,)\[]`)
 	// aliasRe finds "wq = &x->y;" assignments and initialisers.
@@ -44,17 +44,11 @@ func wkNewVarTypes() *wkVarTypes {
 // scan records the declarations found in text. Earlier records win, so
 // callers scan the most specific text first.
 func (v *wkVarTypes) scan(text string) {
-	for _, m := range wkStructDeclRe.FindAllStringSubmatch(text, -1) {
-		for _, n := range strings.Split(m[2], ",") {
-			n = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(n), "* "))
-			n = strings.TrimPrefix(n, "const ")
-			if i := strings.IndexByte(n, '['); i >= 0 {
-				n = strings.TrimSpace(n[:i])
-			}
-			if wkIdentRe.MatchString(n) {
-				if _, ok := v.types[n]; !ok {
-					v.types[n] = m[1]
-				}
+	for _, m := range wkStructDeclRe.FindAllStringSubmatchIndex(text, -1) {
+		typ := text[m[2]:m[3]]
+		for _, n := range wkDeclarators(text[m[1]:]) {
+			if _, ok := v.types[n]; !ok {
+				v.types[n] = typ
 			}
 		}
 	}
@@ -212,3 +206,62 @@ var wkDecrementRe = regexp.MustCompile(`(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)
 
 // flagSetRe finds struct members set to true ("dev->dead = true;").
 var wkFlagSetRe = regexp.MustCompile(`(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)\s*=\s*(?:true|1)\s*;`)
+
+// wkDeclarators returns the names declared by the declarator list at the
+// start of text (after "struct T"): "*a = x, *b;" -> a, b; "*p)" -> p.
+// Only pointer declarators and plain names followed by an initialiser,
+// comma or end are taken, so "struct T {" and casts yield nothing.
+func wkDeclarators(text string) []string {
+	var out []string
+	depth := 0
+	start := 0
+	piece := func(s string, first bool) {
+		s = strings.TrimSpace(s)
+		ptr := strings.HasPrefix(s, "*")
+		s = strings.TrimSpace(strings.TrimLeft(s, "* \t\n"))
+		s = strings.TrimPrefix(s, "const ")
+		s = strings.TrimSpace(s)
+		i := 0
+		for i < len(s) && wkIsIdentByte(s[i]) {
+			i++
+		}
+		if i == 0 || s[0] >= '0' && s[0] <= '9' {
+			return
+		}
+		rest := strings.TrimSpace(s[i:])
+		if rest != "" && rest[0] != '=' && rest[0] != '[' {
+			return
+		}
+		if !ptr && !first {
+			return
+		}
+		out = append(out, s[:i])
+	}
+	first := true
+	for i := 0; i < len(text) && i < 4096; i++ {
+		switch c := text[i]; c {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			if depth == 0 {
+				piece(text[start:i], first)
+				return out
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				piece(text[start:i], first)
+				first = false
+				start = i + 1
+			}
+		case ';', '{', '}':
+			if depth == 0 {
+				if c == ';' {
+					piece(text[start:i], first)
+				}
+				return out
+			}
+		}
+	}
+	return out
+}

@@ -239,3 +239,16 @@ func TestWakeupSeed000Details(t *testing.T) {
 		t.Errorf("split reports users left behind:\n%s", ev)
 	}
 }
+
+// TestWakeupPatchOnlyNeedsTree: without a tree, narrowing pipe_release's
+// wake-up cannot see pipe_read's exclusive wait: a note that says a tree is
+// needed, no risk.
+func TestWakeupPatchOnlyNeedsTree(t *testing.T) {
+	fs := runWakeupDiff(t, wkReadTestdata(t, "pipe-release-single-6.1.diff"), nil)
+	wkCheckFindings(t, fs, []wkWant{{rule: RuleWakeupNarrowed, sev: "note", fn: "pipe_release"}}, []wkWant{{sev: "risk"}})
+	for _, f := range fs {
+		if f.Rule == RuleWakeupNarrowed && (!f.NeedsTree || !strings.Contains(f.Explanation, "--tree")) {
+			t.Errorf("narrowed finding does not ask for a tree: %+v", f)
+		}
+	}
+}
