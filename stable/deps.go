@@ -61,21 +61,94 @@ func (d *depFinder) base(ctx context.Context, f fileDiff) string {
 }
 
 // find returns the possible dependencies of the failed hunks, ordered as
-// opts.DepsOrder says, at most opts.MaxDeps of them.
+// opts.DepsOrder says, at most opts.MaxDeps of them. With opts.DepsDepth
+// above 1 it goes on like git-deps: the dependencies' own hunks that the
+// tree cannot take are blamed at their parents, level by level.
 func (d *depFinder) find(ctx context.Context, files []fileDiff, failed []hunk) ([]dep, error) {
 	bases := map[string]string{}
 	for _, f := range files {
 		bases[f.oldName] = d.base(ctx, f)
 	}
 	found := map[string]*dep{}
-	for _, h := range failed {
-		base := bases[h.file]
-		if base == "" {
-			base = d.upRef
+	if err := d.blameHunks(ctx, func(path string) string { return bases[path] }, failed, found); err != nil {
+		return nil, err
+	}
+	direct, err := d.keepMissing(ctx, found)
+	if err != nil {
+		return nil, err
+	}
+	all := map[string]dep{}
+	for _, c := range direct {
+		all[c.SHA] = c
+	}
+	frontier := direct
+	for level := 2; level <= d.opts.DepsDepth && len(frontier) > 0 && len(all) < d.opts.MaxDeps; level++ {
+		var next []dep
+		for _, c := range frontier {
+			more, err := d.depsOf(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range more {
+				if _, ok := all[m.SHA]; !ok {
+					all[m.SHA] = m
+					next = append(next, m)
+				}
+			}
 		}
-		content, err := d.up.run(ctx, "cat-file", "blob", base+":"+h.file)
+		frontier = next
+	}
+	var out []dep
+	for _, c := range all {
+		out = append(out, c)
+	}
+	sortDeps(out, d.opts.DepsOrder)
+	if len(out) > d.opts.MaxDeps {
+		out = out[:d.opts.MaxDeps]
+	}
+	return out, nil
+}
+
+// depsOf returns the dependencies of upstream commit c on the tree: the
+// commits, missing from the tree, that last touched the lines of c's hunks
+// the tree does not have, blamed at c's parent.
+func (d *depFinder) depsOf(ctx context.Context, c dep) ([]dep, error) {
+	parent, err := d.up.revParse(ctx, c.SHA+"^")
+	if err != nil {
+		return nil, nil // a root commit depends on nothing
+	}
+	out, err := d.up.run(ctx, "diff-tree", "-p", "--no-renames", "--full-index", parent, c.SHA)
+	if err != nil {
+		return nil, err
+	}
+	files, err := parseDiff(out)
+	if err != nil {
+		return nil, nil // binary or odd: no further dependencies
+	}
+	failed, err := failingHunks(ctx, d.tg, d.head, files)
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]*dep{}
+	if err := d.blameHunks(ctx, func(string) string { return parent }, failed, found); err != nil {
+		return nil, err
+	}
+	delete(found, c.SHA)
+	return d.keepMissing(ctx, found)
+}
+
+// blameHunks blames each hunk's pre-image lines in base(file) (the
+// upstream ref when base returns ""), found by content near the hunk's
+// position, and adds the commits to found.
+func (d *depFinder) blameHunks(ctx context.Context, base func(path string) string, hunks []hunk, found map[string]*dep) error {
+	for _, h := range hunks {
+		rev := base(h.file)
+		if rev == "" {
+			rev = d.upRef
+		}
+		content, err := d.up.run(ctx, "cat-file", "blob", rev+":"+h.file)
 		if err != nil {
-			continue // the file does not exist upstream either
+			continue // the file does not exist there either
 		}
 		lines := splitLines(content)
 		start := findBlock(lines, h.pre, h.oldStart-1)
@@ -91,10 +164,15 @@ func (d *depFinder) find(ctx context.Context, files []fileDiff, failed []hunk) (
 		if end <= start {
 			continue
 		}
-		if err := d.blame(ctx, base, h.file, start+1, end, found); err != nil {
-			return nil, err
+		if err := d.blame(ctx, rev, h.file, start+1, end, found); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// keepMissing returns the commits of found the tree lacks.
+func (d *depFinder) keepMissing(ctx context.Context, found map[string]*dep) ([]dep, error) {
 	var out []dep
 	for _, c := range found {
 		keep, err := d.missing(ctx, c)
@@ -105,10 +183,7 @@ func (d *depFinder) find(ctx context.Context, files []fileDiff, failed []hunk) (
 			out = append(out, *c)
 		}
 	}
-	sortDeps(out, d.opts.DepsOrder)
-	if len(out) > d.opts.MaxDeps {
-		out = out[:d.opts.MaxDeps]
-	}
+	sortDeps(out, "sha")
 	return out, nil
 }
 

@@ -37,6 +37,10 @@ type Options struct {
 	// DepsOrder orders the "Possible dependencies" list: "date" (oldest
 	// first, the default) or "sha" (as the stable bot prints them).
 	DepsOrder string `mapstructure:"deps_order" yaml:"deps_order"`
+	// DepsDepth is how many levels of dependencies are listed: 1 (the
+	// default) lists the commits that last touched the failing hunks'
+	// lines; 2 adds what those need on the tree, and so on (like git-deps).
+	DepsDepth int `mapstructure:"deps_depth" yaml:"deps_depth"`
 	// MaxDeps bounds the listed dependencies (default 20).
 	MaxDeps int `mapstructure:"max_deps" yaml:"max_deps"`
 	// SearchLimit bounds the commits scanned by subject and patch-id
@@ -84,6 +88,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.DepsOrder == "" {
 		o.DepsOrder = "date"
+	}
+	if o.DepsDepth <= 0 {
+		o.DepsDepth = 1
 	}
 	if o.MaxDeps <= 0 {
 		o.MaxDeps = 20
