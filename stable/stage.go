@@ -94,6 +94,13 @@ func (s *Stage) Run(ctx context.Context, ser *series.Series, r *report.Report) e
 		if err != nil {
 			return fmt.Errorf("stable: %s: %w", p.Msg.MessageID, err)
 		}
+		if rel.Kind == KindFixes && len(rel.Trees) == 0 {
+			var fixed []string
+			for _, f := range rel.Fixes {
+				fixed = append(fixed, f.String())
+			}
+			pp.rep.Notes = append(pp.rep.Notes, "stable: no configured tree contains the fixed commit "+strings.Join(fixed, ", "))
+		}
 		if rel.Kind == "" || len(rel.Trees) == 0 {
 			continue
 		}

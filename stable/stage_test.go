@@ -366,3 +366,50 @@ func TestBadTreeRef(t *testing.T) {
 		t.Errorf("v6.6.3: %+v", tr)
 	}
 }
+
+// TestHostilePaths: a patch whose paths leave the tree is refused by git
+// and nothing is written outside the worktree (nor built).
+func TestHostilePaths(t *testing.T) {
+	w := newWorld(t)
+	outside := filepath.Join(t.TempDir(), "pwned")
+	rel, err := filepath.Rel(w.repo.Dir, outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{rel, "../../pwned", outside} {
+		raw := "From: Evil <evil@example.org>\nSubject: [PATCH] evil\nMessage-Id: <evil@example.org>\n\n" +
+			"evil\n\nCc: stable@vger.kernel.org\n---\n" +
+			"diff --git a/" + path + " b/" + path + "\nnew file mode 100644\n--- /dev/null\n+++ b/" + path + "\n@@ -0,0 +1 @@\n+owned\n"
+		m := stabletest.ParseMail(t, raw)
+		rep := w.run(t, m)
+		var trees []report.TreeResult
+		if len(rep.Patches) > 0 && rep.Patches[0].Stable != nil {
+			trees = rep.Patches[0].Stable.Trees
+		} else if m.Diff != "" && (len(rep.Patches) == 0 || len(rep.Patches[0].Notes) == 0) {
+			t.Errorf("%s: neither tried nor refused with a note", path)
+		}
+		for _, tr := range trees {
+			if tr.Applied || tr.Build != "" {
+				t.Errorf("%s on %s: %+v", path, tr.Name, tr)
+			}
+		}
+		if _, err := os.Stat(outside); err == nil {
+			t.Fatalf("%s: file written outside the tree", path)
+		}
+	}
+}
+
+// TestFixesNoTree: a Fixes: tag naming a commit no tree has gives no tree
+// results and a note saying so.
+func TestFixesNoTree(t *testing.T) {
+	w := newWorld(t)
+	raw := w.repo.Git("format-patch", "-1", "--stdout", "--no-signature", w.pB)
+	raw = strings.Replace(raw, "Fixes: "+w.c3[:12], "Fixes: 0123456789ab (\"something else\")", 1)
+	rep := w.run(t, stabletest.ParseMail(t, raw))
+	if rep.Patches[0].Stable != nil {
+		t.Errorf("stable results for an irrelevant patch: %+v", rep.Patches[0].Stable)
+	}
+	if len(rep.Patches[0].Notes) != 1 || !strings.Contains(rep.Patches[0].Notes[0], "0123456789ab") {
+		t.Errorf("notes %q", rep.Patches[0].Notes)
+	}
+}
