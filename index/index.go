@@ -69,6 +69,8 @@ type Index struct {
 	base *Index
 	over map[string]*cscan.File
 	src  map[string][]byte
+	// parent is the view Overlay was called on (the pre-patch view).
+	parent *Index
 
 	callersOnce sync.Once
 	callers     map[string][]siteRef
@@ -238,7 +240,7 @@ func (ix *Index) Overlay(files map[string][]byte) *Index {
 		}
 		base, files = ix.base, merged
 	}
-	o := &Index{Root: base.Root, Depth: base.Depth, base: base, over: map[string]*cscan.File{}, src: map[string][]byte{}}
+	o := &Index{Root: base.Root, Depth: base.Depth, base: base, parent: ix, over: map[string]*cscan.File{}, src: map[string][]byte{}}
 	for p, b := range files {
 		p = cleanRel(p)
 		if p == "" || !isSource(p) {
@@ -266,9 +268,17 @@ func (ix *Index) Overlay(files map[string][]byte) *Index {
 	return o
 }
 
-// Base returns the index an overlay was made from (ix itself for a base
+// Base returns the view an overlay was made from (ix itself for a base
 // index): the pre-patch view.
 func (ix *Index) Base() *Index {
+	if ix.parent != nil {
+		return ix.parent
+	}
+	return ix
+}
+
+// root returns the underlying full index.
+func (ix *Index) root() *Index {
 	if ix.base != nil {
 		return ix.base
 	}
@@ -327,7 +337,7 @@ func (ix *Index) File(path string) *cscan.File {
 
 // Paths returns every indexed file path, sorted.
 func (ix *Index) Paths() []string {
-	b := ix.Base()
+	b := ix.root()
 	var out []string
 	for p := range b.files {
 		if _, ok := ix.over[p]; !ok {
@@ -355,7 +365,7 @@ func (ix *Index) ReadFile(path string) ([]byte, error) {
 		}
 		return b, nil
 	}
-	return os.ReadFile(filepath.Join(ix.Base().Root, path))
+	return os.ReadFile(filepath.Join(ix.root().Root, path))
 }
 
 func (b *Index) buildCallers() {
@@ -382,7 +392,7 @@ func (ix *Index) Callers(name string) []CallSite {
 // CallsTo returns every call site whose callee name matches, ordered by
 // file and line.
 func (ix *Index) CallsTo(match func(callee string) bool) []CallSite {
-	b := ix.Base()
+	b := ix.root()
 	b.buildCallers()
 	var out []CallSite
 	for name, refs := range b.callers {
@@ -444,7 +454,7 @@ func (ix *Index) fullFile(path string) *cscan.File {
 	if f, ok := ix.over[path]; ok {
 		return f // overlay scans keep bodies
 	}
-	b := ix.Base()
+	b := ix.root()
 	b.mu.Lock()
 	if f, ok := b.full[path]; ok {
 		b.mu.Unlock()

@@ -441,9 +441,19 @@ func (r *sleepRun) report(fn *cscan.Func, line int, st ctxState, proof *sleepPro
 	var ctxs, keys []string
 	hs := append([]held(nil), st.held...)
 	sort.SliceStable(hs, func(i, j int) bool { return hs[i].at.Line < hs[j].at.Line })
+	addStep := func(s report.Step) {
+		for _, x := range steps {
+			if x == s {
+				return
+			}
+		}
+		steps = append(steps, s)
+	}
 	for _, h := range hs {
-		steps = append(steps, h.at)
-		steps = append(steps, h.via...)
+		addStep(h.at)
+		for _, v := range h.via {
+			addStep(v)
+		}
 		c := kindName(h.kind)
 		if h.key != "" {
 			c += " " + h.key
@@ -478,7 +488,14 @@ func (r *sleepRun) report(fn *cscan.Func, line int, st ctxState, proof *sleepPro
 	}
 	msg := fmt.Sprintf("%s() may sleep (%s) in atomic context (%s held in %s())", fn.Name, chainText(proof.steps), strings.Join(uniq(kindsOf(hs)), ", "), fn.Name)
 	if callee != "" {
-		msg = fmt.Sprintf("%s() may sleep now (%s) but %s() calls it in atomic context (%s)", callee, chainText(proof.steps[1:]), fn.Name, strings.Join(uniq(kindsOf(hs)), ", "))
+		from := proof.steps
+		for i, s := range proof.steps {
+			if s.Func == callee {
+				from = proof.steps[i:]
+				break
+			}
+		}
+		msg = fmt.Sprintf("%s() may sleep now (%s) but %s() calls it in atomic context (%s)", callee, chainText(from), fn.Name, strings.Join(uniq(kindsOf(hs)), ", "))
 	}
 	expl := fmt.Sprintf("%s (%s:%d) %s; it is reached from %s() with %s.", last.What, last.File, last.Line, proof.why, fn.Name, strings.Join(ctxs, "; "))
 	for _, d := range proof.drops {
