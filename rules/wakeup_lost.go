@@ -69,11 +69,30 @@ func (r *wakeupRun) broadcastOf(w *wsite) *wkBroadcast {
 			b.strong = true
 		}
 	}
+	// Counters decremented and flags set just before the wake-up (the
+	// same few lines), and decrements in its guards.
+	var decs []string
+	for line, text := range w.Fn.lines {
+		if line >= w.Line() || line < w.Line()-wkDecrementWindow {
+			continue
+		}
+		for _, m := range wkFlagSetRe.FindAllStringSubmatch(text, -1) {
+			b.flags = wkAppendUnique(b.flags, m[1])
+		}
+		for _, m := range wkDecrementRe.FindAllStringSubmatch(text, -1) {
+			for _, c := range m[1:] {
+				if c != "" {
+					decs = wkAppendUnique(decs, c)
+					break
+				}
+			}
+		}
+	}
 	for _, g := range w.Call.Guards {
 		if g.Kind != "if" && g.Kind != "case" {
 			continue
 		}
-		if cs, ok := r.p.zeroCounters(g.Cond); ok {
+		if cs, ok := r.p.zeroCounters(g.Cond, append(decs, "")); ok {
 			b.reasons = append(b.reasons, fmt.Sprintf("it runs when `%s` (a count dropped to zero)", strings.Join(strings.Fields(g.Cond), " ")))
 			for _, c := range cs {
 				b.counters = wkAppendUnique(b.counters, c)
@@ -83,21 +102,8 @@ func (r *wakeupRun) broadcastOf(w *wsite) *wkBroadcast {
 	if len(b.reasons) == 0 {
 		return nil
 	}
-	// Counters decremented just before the wake-up (the same few lines).
-	for line, text := range w.Fn.lines {
-		if line >= w.Line() || line < w.Line()-wkDecrementWindow {
-			continue
-		}
-		for _, m := range wkFlagSetRe.FindAllStringSubmatch(text, -1) {
-			b.flags = wkAppendUnique(b.flags, m[1])
-		}
-		for _, m := range wkDecrementRe.FindAllStringSubmatch(text, -1) {
-			c := m[1]
-			if c == "" {
-				c = m[2]
-			}
-			b.counters = wkAppendUnique(b.counters, c)
-		}
+	for _, c := range decs {
+		b.counters = wkAppendUnique(b.counters, c)
 	}
 	sort.Strings(b.counters)
 	return b
@@ -160,7 +166,7 @@ func (r *wakeupRun) guardsCover(gs []cscan.Guard, b *wkBroadcast) (bool, string)
 					covered = true
 				}
 			}
-			cs, ok := r.p.zeroCounters(d)
+			cs, ok := r.p.zeroCounters(d, nil)
 			if !ok {
 				continue
 			}

@@ -112,6 +112,10 @@ func wkQueueKeyDepth(arg string, vt *wkVarTypes, fn string, depth int) string {
 				return t + "." + path
 			}
 		}
+		if strings.HasPrefix(strings.TrimSpace(m[2]), ".") {
+			// base.field of an undeclared name: a global struct.
+			return base + "." + path
+		}
 		return "*." + path
 	}
 	if wkIdentRe.MatchString(a) {
@@ -202,7 +206,7 @@ var (
 
 // decrementRe finds decrements of struct members ("pipe->writers--",
 // "--pipe->readers"), capturing the member name.
-var wkDecrementRe = regexp.MustCompile(`(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)\s*--|--\s*(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)`)
+var wkDecrementRe = regexp.MustCompile(`(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)\s*(?:--|-=)|--\s*(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)|\b(?:atomic|atomic64|atomic_long|refcount|local)_(?:dec|sub)\w*\s*\(\s*(?:[^,()]*,\s*)?&?\s*(?:[A-Za-z_]\w*(?:->|\.))*([A-Za-z_]\w*)\s*\)`)
 
 // flagSetRe finds struct members set to true ("dev->dead = true;").
 var wkFlagSetRe = regexp.MustCompile(`(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)\s*=\s*(?:true|1)\s*;`)

@@ -31,6 +31,7 @@ func TestWakeupQueueKey(t *testing.T) {
 		{"&pipe->bufs[i].wait", "pipe_inode_info.bufs[].wait"},
 		{"sk_sleep(sk)", "sk_sleep()"},
 		{"&global_wq", "global_wq"},
+		{"&ecryptfs_kthread_ctl.wait", "ecryptfs_kthread_ctl.wait"},
 		{"", ""},
 	}
 	for _, tc := range tests {
@@ -71,7 +72,7 @@ func TestWakeupZeroCounters(t *testing.T) {
 		{"ret > 0", nil, false},
 	}
 	for _, tc := range tests {
-		got, ok := p.zeroCounters(tc.cond)
+		got, ok := p.zeroCounters(tc.cond, nil)
 		if ok != tc.matched {
 			t.Errorf("zeroCounters(%q) matched = %v, want %v", tc.cond, ok, tc.matched)
 			continue
@@ -80,6 +81,36 @@ func TestWakeupZeroCounters(t *testing.T) {
 			if !wkContains(got, w) {
 				t.Errorf("zeroCounters(%q) = %q, want %q in it", tc.cond, got, w)
 			}
+		}
+	}
+}
+
+// TestWakeupZeroOnPath: on a waker's path a plain member test counts only
+// when the member was just decremented ("!fc->blocked" is a flag).
+func TestWakeupZeroOnPath(t *testing.T) {
+	var tab wakeupTables
+	if err := LoadTables("wakeup", nil, &tab); err != nil {
+		t.Fatal(err)
+	}
+	p, err := compileWakeupTables(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cond string
+		decs []string
+		want bool
+	}{
+		{"!fc->blocked", []string{""}, false},
+		{"!pipe->readers != !pipe->writers", []string{"", "writers"}, true},
+		{"!--pipe->writers", []string{""}, true},
+		{"atomic_dec_and_test(&nl_table_users)", []string{""}, true},
+		{"dev->count == 0", []string{"count"}, true},
+		{"dev->count == 0", []string{""}, false},
+	}
+	for _, tc := range tests {
+		if _, ok := p.zeroCounters(tc.cond, tc.decs); ok != tc.want {
+			t.Errorf("zeroCounters(%q, %q) = %v, want %v", tc.cond, tc.decs, ok, tc.want)
 		}
 	}
 }

@@ -77,9 +77,9 @@ type wkActiveRow struct {
 }
 
 type wkBroadcastHints struct {
-	Funcs     []string `yaml:"funcs"`
-	PollKeys  []string `yaml:"poll_keys"`
-	ZeroConds []string `yaml:"zero_conds"`
+	Funcs     []string     `yaml:"funcs"`
+	PollKeys  []string     `yaml:"poll_keys"`
+	ZeroConds []wkZeroCond `yaml:"zero_conds"`
 }
 
 // wakeupPrims is the compiled form of wakeupTables.
@@ -100,6 +100,7 @@ type wakeupPrims struct {
 	bcFuncs      []*regexp.Regexp
 	pollKeys     []string
 	zeroConds    []*regexp.Regexp
+	zeroTests    []bool
 	chainVars    []*regexp.Regexp
 }
 
@@ -176,12 +177,13 @@ func compileWakeupTables(t wakeupTables) (*wakeupPrims, error) {
 		}
 		p.bcFuncs = append(p.bcFuncs, r)
 	}
-	for _, s := range t.Broadcast.ZeroConds {
-		r, err := re("zero condition", s)
+	for _, z := range t.Broadcast.ZeroConds {
+		r, err := re("zero condition", z.Re)
 		if err != nil {
 			return nil, err
 		}
 		p.zeroConds = append(p.zeroConds, r)
+		p.zeroTests = append(p.zeroTests, z.Tests)
 	}
 	for _, s := range t.ChainVars {
 		r, err := re("chain var", s)
@@ -278,15 +280,25 @@ func (p *wakeupPrims) isBroadcastFunc(name string) bool {
 }
 
 // zeroCounters returns the counters a condition tests for zero (or drops to
-// zero), and whether it matched at all.
-func (p *wakeupPrims) zeroCounters(cond string) ([]string, bool) {
+// zero), and whether it matched at all. With decremented non-nil, plain
+// tests of a member ("!x->f", "x->f == 0") only count when f is in it: on
+// a waker's path such a test is a broadcast only if the count was just
+// dropped.
+func (p *wakeupPrims) zeroCounters(cond string, decremented []string) ([]string, bool) {
 	var out []string
 	matched := false
-	for _, r := range p.zeroConds {
+	for i, r := range p.zeroConds {
 		for _, m := range r.FindAllStringSubmatch(cond, -1) {
+			c := ""
+			if len(m) > 1 {
+				c = m[1]
+			}
+			if decremented != nil && p.zeroTests[i] && !wkContains(decremented, c) {
+				continue
+			}
 			matched = true
-			if len(m) > 1 && m[1] != "" {
-				out = append(out, m[1])
+			if c != "" {
+				out = wkAppendUnique(out, c)
 			}
 		}
 	}
@@ -300,4 +312,10 @@ func (p *wakeupPrims) isChainVar(name string) bool {
 		}
 	}
 	return false
+}
+
+// wkZeroCond is a condition pattern that tests a counter for zero.
+type wkZeroCond struct {
+	Re    string `yaml:"re"`
+	Tests bool   `yaml:"tests"`
 }

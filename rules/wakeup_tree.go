@@ -105,7 +105,6 @@ func (t *wakeupTree) sitesOn(q string) []*wsite {
 		plain = strings.TrimPrefix(plain, p)
 	}
 	last := wkKeyLast(plain)
-	field := wkKeyField(plain)
 	var out []*wsite
 	seen := map[*wsite]bool{}
 	for _, c := range t.calls {
@@ -120,8 +119,7 @@ func (t *wakeupTree) sitesOn(q string) []*wsite {
 			if s.Line() != c.Call.Line || s.Call.Name != c.Call.Name || seen[s] {
 				continue
 			}
-			sq := s.Q
-			if sq == q || (strings.HasPrefix(sq, "*.") && field != "" && wkKeyField(sq) == field) {
+			if s.Q == q {
 				seen[s] = true
 				out = append(out, s)
 			}
