@@ -321,3 +321,32 @@ func TestMessageID(t *testing.T) {
 		t.Errorf("id %s is not addr-spec shaped: %v", a, err)
 	}
 }
+
+// TestComposeNoCover: without a cover letter the series reply goes to
+// patch 1 and carries its findings in full; patch 2 gets its own reply.
+func TestComposeNoCover(t *testing.T) {
+	s, _, p1, p2 := testSeries(t)
+	s.Cover = nil
+	s.ID = p1.MessageID
+	r := testReport(s)
+	mails, err := Compose(r, s, sashaOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mails) != 2 || mails[0].InReplyTo != p1.MessageID || mails[1].InReplyTo != p2.MessageID {
+		t.Fatalf("%d mails: %+v", len(mails), mails)
+	}
+	body := mails[0].Body
+	for _, want := range []string{"Stable trees (patch x tree):", "[note] wakeup-exclusive: fs/pipe.c:412 pipe_read()",
+		"    [PATCH v2 2/2] pipe: take the mutex in post_one_notification(): 1 risk"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("series reply lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "Call chain:") {
+		t.Error("patch 2's findings in full in the series reply; they belong to its own reply")
+	}
+	if !strings.Contains(mails[1].Body, "Call chain:") {
+		t.Error("patch 2's reply lacks its findings")
+	}
+}

@@ -70,6 +70,13 @@ func (s *Stage) Run(ctx context.Context, ser *series.Series, r *report.Report) e
 		}
 		upRef = ref
 	}
+	// Make sure every patch has its report entry before taking pointers
+	// into r.Patches (appending later would move them).
+	for _, p := range ser.Patches {
+		if p != nil && p.Msg != nil && !p.InReview {
+			patchReport(r, p)
+		}
+	}
 	var plans []*patchPlan
 	for _, p := range ser.Patches {
 		if p == nil || p.Msg == nil || p.InReview || strings.TrimSpace(p.Msg.Diff) == "" {

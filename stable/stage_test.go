@@ -39,14 +39,14 @@ int gamma(int x)
 // world is the synthetic history the stable tests share:
 //
 //	master:   c0 init -> c1 helper -> c2 alpha rework -> c3 beta faster -> c4 (patch B, upstream)
-//	proposed: c3 -> pA (clamp alpha; Fixes: c2)      -> pC (gamma uses helper_double)
+//	proposed: c3 -> pA (clamp alpha; Fixes: c2) -> pC (gamma uses helper_double) -> pA2 (comments pA's line)
 //	v6.6.3:   c3 + a stable-only commit          (has everything)
 //	v6.1.50:  c0 + backport of c3                (lacks c1 and c2)
 //	v5.15.90: c0 + a hand backport of pA          (already has pA)
 type world struct {
 	repo                *stabletest.Repo
 	c0, c1, c2, c3, c4  string
-	pA, pB, pC          string
+	pA, pB, pC, pA2     string
 	v663, v6150, v51590 string
 	opts                Options
 }
@@ -77,6 +77,8 @@ func newWorldTB(t testing.TB) *world {
 	w.pA = r.Commit("foo: clamp alpha at zero\n\nThe rework made alpha clamp at one.\n\nFixes: " + w.c2[:12] + " (\"foo: rework alpha\")\nCc: stable@vger.kernel.org\nSigned-off-by: Test Author <author@example.org>")
 	r.Replace("foo.c", "\tint z = x - 1;\n", "\tint z = helper_double(x) - 1;\n")
 	w.pC = r.Commit("foo: let gamma double\n\nCc: stable@vger.kernel.org # 6.1+\nSigned-off-by: Test Author <author@example.org>")
+	r.Replace("foo.c", "\t\ty = 0;\n", "\t\ty = 0;\t/* clamp */\n")
+	w.pA2 = r.Commit("foo: comment the alpha clamp\n\nCc: stable@vger.kernel.org\nSigned-off-by: Test Author <author@example.org>")
 
 	r.Git("checkout", "-q", "master")
 	r.Replace("foo.c", "\treturn x << 1;\n", "\treturn x * 2; /* no overflow games */\n")
@@ -411,5 +413,26 @@ func TestFixesNoTree(t *testing.T) {
 	}
 	if len(rep.Patches[0].Notes) != 1 || !strings.Contains(rep.Patches[0].Notes[0], "0123456789ab") {
 		t.Errorf("notes %q", rep.Patches[0].Notes)
+	}
+}
+
+// TestSeriesCumulative: patch 2/2 changes a line patch 1/2 adds; each tree
+// gets the series applied in order, so 2/2 applies where 1/2 did.
+func TestSeriesCumulative(t *testing.T) {
+	w := newWorld(t)
+	r := w.run(t, w.repo.PatchMail(w.pA), w.repo.PatchMail(w.pA2))
+	if len(r.Patches) != 2 || r.Patches[0].Stable == nil || r.Patches[1].Stable == nil {
+		t.Fatalf("patches %+v", r.Patches)
+	}
+	for i, p := range r.Patches {
+		if tr := treeResult(t, p.Stable, "v6.6.3"); !tr.Applied || tr.Build != "ok" {
+			t.Errorf("patch %d on v6.6.3: %+v", i+1, tr)
+		}
+	}
+	if tr := treeResult(t, r.Patches[1].Stable, "v6.1.50"); tr.Applied {
+		t.Errorf("patch 2 applied on v6.1.50 without patch 1: %+v", tr)
+	}
+	if r.Stable == nil || !r.Stable.Trees[0].Applied || r.Stable.Trees[1].Applied {
+		t.Errorf("summary %+v", r.Stable)
 	}
 }
