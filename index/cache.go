@@ -44,13 +44,22 @@ func readCache(path string) (*cacheData, error) {
 		return nil, fmt.Errorf("%s: corrupt string table", path)
 	}
 	c := &cacheData{strs: make([]string, n)}
-	for i := range c.strs {
+	// The table is "len bytes" pairs; one string conversion of the whole
+	// region lets every entry share its memory (one allocation).
+	type span struct{ a, b int }
+	spans := make([]span, n)
+	start := d.pos
+	for i := range spans {
 		l := int(d.u())
 		if d.err != nil || l < 0 || d.pos+l > len(b) {
 			return nil, fmt.Errorf("%s: corrupt string table", path)
 		}
-		c.strs[i] = string(b[d.pos : d.pos+l])
+		spans[i] = span{d.pos - start, d.pos - start + l}
 		d.pos += l
+	}
+	region := string(b[start:d.pos])
+	for i, sp := range spans {
+		c.strs[i] = region[sp.a:sp.b]
 	}
 	ne := d.u()
 	if ne > uint64(len(b)) {
@@ -82,9 +91,30 @@ func (c *cacheData) decode(key, path string) *cscan.File {
 	if nf > uint64(len(rec)) {
 		return nil
 	}
+	// Slabs: one allocation per file for functions, arguments and guards.
+	funcs := make([]cscan.Func, nf)
+	var strSlab []string
+	var guardSlab []cscan.Guard
+	take := func(n int) []string {
+		if len(strSlab) < n {
+			strSlab = make([]string, max(n, 256))
+		}
+		s := strSlab[:n:n]
+		strSlab = strSlab[n:]
+		return s
+	}
+	d.takeGuards = func(n int) []cscan.Guard {
+		if len(guardSlab) < n {
+			guardSlab = make([]cscan.Guard, max(n, 64))
+		}
+		g := guardSlab[:n:n]
+		guardSlab = guardSlab[n:]
+		return g
+	}
 	f.Funcs = make([]*cscan.Func, 0, nf)
 	for i := uint64(0); i < nf && d.err == nil; i++ {
-		fn := &cscan.Func{File: path}
+		fn := &funcs[i]
+		fn.File = path
 		fn.Name = d.s()
 		fn.Macro = d.s()
 		fn.Start = int(d.u())
@@ -107,7 +137,7 @@ func (c *cacheData) decode(key, path string) *cscan.File {
 				return nil
 			}
 			if na > 0 {
-				c.Args = make([]string, na)
+				c.Args = take(int(na))
 				for k := range c.Args {
 					c.Args[k] = d.s()
 				}
@@ -146,6 +176,8 @@ type decoder struct {
 	pos  int
 	strs []string
 	err  error
+	// takeGuards allocates guard lists (from a slab).
+	takeGuards func(n int) []cscan.Guard
 }
 
 func (d *decoder) u() uint64 {
@@ -186,7 +218,12 @@ func (d *decoder) guards(prev []cscan.Guard) []cscan.Guard {
 		d.err = errors.New("bad guard count")
 		return nil
 	}
-	g := make([]cscan.Guard, n)
+	var g []cscan.Guard
+	if d.takeGuards != nil {
+		g = d.takeGuards(int(n))
+	} else {
+		g = make([]cscan.Guard, n)
+	}
 	for i := range g {
 		g[i].Kind = d.s()
 		g[i].Cond = d.s()
