@@ -436,3 +436,27 @@ func TestSeriesCumulative(t *testing.T) {
 		t.Errorf("summary %+v", r.Stable)
 	}
 }
+
+// TestBuildEnv: the build runs in the patched worktree and sees the tree
+// name, a persistent per-tree build directory and ccache settings whose
+// base directory is the worktree (so cache hits survive new worktrees).
+func TestBuildEnv(t *testing.T) {
+	w := newWorld(t)
+	w.opts.Trees = w.opts.Trees[:1]
+	w.opts.Trees[0].Build = `set -e
+test "$AUTOSEL_TREE" = v6.6.3
+test "$AUTOSEL_SRC" = "$PWD"
+test "$CCACHE_BASEDIR" = "$PWD"
+test "$CCACHE_DIR" = "$AUTOSEL_CACHE/ccache"
+test "$AUTOSEL_BUILD_DIR" = "$AUTOSEL_CACHE/build/v6.6.3"
+grep -q "y = 0;" foo.c
+echo ok > "$AUTOSEL_BUILD_DIR/built"`
+	t.Setenv("AUTOSEL_CACHE", w.opts.CacheDir)
+	sr := w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {
+		t.Fatalf("build: %+v", tr)
+	}
+	if _, err := os.Stat(filepath.Join(w.opts.CacheDir, "build", "v6.6.3", "built")); err != nil {
+		t.Errorf("build dir not kept: %v", err)
+	}
+}
