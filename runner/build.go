@@ -169,6 +169,12 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		return nil, err
 	}
 	defer unlock()
+	if meta, ok := loadImage(imgDir); ok {
+		// Built by a concurrent request while we waited for the lock.
+		res.Status, res.Kernel, res.Cached = BuildOK, filepath.Join(imgDir, "bzImage"), true
+		res.ConfigMissing, res.Log = meta.ConfigMissing, meta.Log
+		return res, nil
+	}
 
 	if err := prepareWorktree(ctx, req.Tree, p.worktree, commit); err != nil {
 		return nil, err

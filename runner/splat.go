@@ -43,12 +43,29 @@ var splatKinds = []struct {
 
 // classify returns the splat kind that opens with text, or "".
 func classify(text string) string {
+	if !maybeSplat(text) {
+		return ""
+	}
 	for _, k := range splatKinds {
 		if k.re.MatchString(text) {
 			return k.kind
 		}
 	}
 	return ""
+}
+
+// splatFirstWords are the first words of every splatKinds pattern; a
+// cheap filter before the regular expressions.
+var splatFirstWords = []string{"BUG:", "WARNING:", "INFO:", "watchdog:", "rcu:", "general", "kernel", "Oops:",
+	"Unable", "Kernel", "UBSAN:", "KASAN:", "list_"}
+
+func maybeSplat(text string) bool {
+	for _, w := range splatFirstWords {
+		if strings.HasPrefix(text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // findSplats returns the reports in the log lines (message text without
@@ -117,18 +134,36 @@ func findSplats(lines []string) []Splat {
 	return out
 }
 
-// consoleTimestamp matches the "[    1.234567] " printk time prefix.
-var consoleTimestamp = regexp.MustCompile(`^\[\s*\d+\.\d+\]\s?`)
-
 // consoleLines splits console output into message texts without printk
-// timestamps or carriage returns.
+// timestamps ("[    1.234567] ") or carriage returns.
 func consoleLines(console []byte) []string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimSuffix(string(console), "\n"), "\n") {
 		l = strings.TrimRight(l, "\r")
-		out = append(out, consoleTimestamp.ReplaceAllString(l, ""))
+		if strings.HasPrefix(l, "[") {
+			if i := strings.IndexByte(l, ']'); i > 0 && isTimestamp(l[1:i]) {
+				l = strings.TrimPrefix(l[i+1:], " ")
+			}
+		}
+		out = append(out, l)
 	}
 	return out
+}
+
+// isTimestamp reports whether s is a printk time ("   12.345678").
+func isTimestamp(s string) bool {
+	s = strings.TrimLeft(s, " ")
+	dot := false
+	for i, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+		case c == '.' && !dot && i > 0:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return dot
 }
 
 // consoleSection returns the console lines logged while test name/run

@@ -85,3 +85,22 @@ func FuzzFindSplats(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkFindSplats(b *testing.B) {
+	var con []byte
+	for _, n := range []string{"clean-boot.log", "sleep-in-atomic.log", "lockdep.log", "warn.log", "oops-panic.log"} {
+		d, err := os.ReadFile("testdata/splats/" + n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		con = append(con, d...)
+	}
+	for len(con) < 1<<20 {
+		con = append(con, con...)
+	}
+	b.SetBytes(int64(len(con)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		findSplats(consoleLines(con))
+	}
+}
