@@ -9,6 +9,8 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -157,8 +159,14 @@ service lmtp {
 func (d *dovecot) Start() {
 	d.t.Helper()
 	d.cmd = exec.Command("dovecot", "-F", "-c", filepath.Join(d.dir, "dovecot.conf"))
-	var out bytes.Buffer
-	d.cmd.Stdout, d.cmd.Stderr = &out, &out
+	// A file, not a pipe: dovecot's children keep their stdout open for a
+	// while after the master exits, and Wait would wait for them.
+	out, err := os.OpenFile(filepath.Join(d.dir, "dovecot.out"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer out.Close()
+	d.cmd.Stdout, d.cmd.Stderr = out, out
 	if err := d.cmd.Start(); err != nil {
 		d.t.Fatalf("dovecot: %v", err)
 	}
@@ -171,7 +179,15 @@ func (d *dovecot) Stop() {
 	if d.cmd == nil || d.cmd.Process == nil {
 		return
 	}
-	d.cmd.Process.Signal(os.Interrupt)
+	children := childPIDs(d.cmd.Process.Pid)
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	// dovecot's imap processes linger for many seconds after the master
+	// exits; end them too, as a crashed or restarted server would.
+	defer func() {
+		for _, pid := range children {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
 	done := make(chan struct{})
 	go func() { d.cmd.Wait(); close(done) }()
 	select {
@@ -399,4 +415,28 @@ func (pi *publicInbox) Deliver(t *testing.T, raw []byte) {
 	t.Helper()
 	// ORIGINAL_RECIPIENT (in env) names the inbox.
 	pi.run(raw, "public-inbox-mda", "--no-precheck")
+}
+
+// childPIDs lists the direct children of pid (from /proc).
+func childPIDs(pid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 1 {
+			if pp, _ := strconv.Atoi(f[1]); pp == pid {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }

@@ -193,7 +193,9 @@ func TestWatchReconnect(t *testing.T) {
 		}
 	}
 	waitFor(t, "first half recorded", 30*time.Second, recorded(half))
+	t.Log("stopping dovecot")
 	dv.Stop()
+	t.Log("dovecot stopped")
 	waitFor(t, "the daemon to notice", 30*time.Second, func() bool {
 		return strings.Contains(e.logBuf.String(), "session ended; reconnecting")
 	})
