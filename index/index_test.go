@@ -35,8 +35,8 @@ func git(t testing.TB, dir string, args ...string) {
 }
 
 var treeFiles = map[string]string{
-	"kernel/a.c": "#include \"a.h\"\nstatic void helper(int x)\n{\n\tmutex_lock(&m);\n}\n\nvoid api(int x)\n{\n\tspin_lock(&l);\n\tif (x)\n\t\thelper(x);\n\tspin_unlock(&l);\n}\n",
-	"kernel/b.c": "void user(void)\n{\n\tapi(1);\n\twake_up(&wq);\n}\n\nstatic void helper(int y)\n{\n}\n",
+	"kernel/a.c":  "#include \"a.h\"\nstatic void helper(int x)\n{\n\tmutex_lock(&m);\n}\n\nvoid api(int x)\n{\n\tspin_lock(&l);\n\tif (x)\n\t\thelper(x);\n\tspin_unlock(&l);\n}\n",
+	"kernel/b.c":  "void user(void)\n{\n\tapi(1);\n\twake_up(&wq);\n}\n\nstatic void helper(int y)\n{\n}\n",
 	"include/a.h": "static inline void lock_it(void)\n{\n\tspin_lock(&l);\n}\n",
 	"README":      "not C\n",
 }
