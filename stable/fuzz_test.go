@@ -3,6 +3,8 @@ package stable
 import (
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/report"
 )
 
 func FuzzParseVersion(f *testing.F) {
@@ -117,3 +119,17 @@ func TestFindBlock(t *testing.T) {
 		}
 	}
 }
+
+func TestSortDeps(t *testing.T) {
+	ds := []dep{{Commit: commit("bbb"), time: 1}, {Commit: commit("aaa"), time: 3}, {Commit: commit("ccc"), time: 2}}
+	sortDeps(ds, "date")
+	if got := ds[0].SHA + ds[1].SHA + ds[2].SHA; got != "bbbcccaaa" {
+		t.Errorf("date order %s", got)
+	}
+	sortDeps(ds, "sha")
+	if got := ds[0].SHA + ds[1].SHA + ds[2].SHA; got != "aaabbbccc" {
+		t.Errorf("sha order %s", got)
+	}
+}
+
+func commit(sha string) report.Commit { return report.Commit{SHA: sha} }

@@ -101,12 +101,8 @@ func (s *Stage) Run(ctx context.Context, ser *series.Series, r *report.Report) e
 		if err != nil {
 			return fmt.Errorf("stable: %s: %w", p.Msg.MessageID, err)
 		}
-		if rel.Kind == KindFixes && len(rel.Trees) == 0 {
-			var fixed []string
-			for _, f := range rel.Fixes {
-				fixed = append(fixed, f.String())
-			}
-			pp.rep.Notes = append(pp.rep.Notes, "stable: no configured tree contains the fixed commit "+strings.Join(fixed, ", "))
+		if rel.Kind != "" && len(rel.Trees) == 0 {
+			pp.rep.Notes = append(pp.rep.Notes, noTreeNote(rel))
 		}
 		if rel.Kind == "" || len(rel.Trees) == 0 {
 			continue
@@ -224,4 +220,19 @@ func title(m *mail.Message) string {
 		return t
 	}
 	return strings.TrimSpace(tagPrefixRE.ReplaceAllString(m.Subject.Raw, ""))
+}
+
+// noTreeNote says why a relevant patch was tried on no configured tree.
+func noTreeNote(rel *Relevance) string {
+	switch rel.Kind {
+	case KindFixes:
+		var fixed []string
+		for _, f := range rel.Fixes {
+			fixed = append(fixed, f.String())
+		}
+		return "stable: no configured tree contains the fixed commit " + strings.Join(fixed, ", ")
+	case KindAutosel:
+		return "stable: no configured tree is " + rel.Relevant + " (AUTOSEL)"
+	}
+	return "stable: the stable tag (" + rel.Relevant + ") selects no configured tree"
 }
