@@ -100,6 +100,7 @@ func runSleep(p *Pass, m *sleepModel) ([]report.Finding, error) {
 		}
 		r.forward(fc, nf, of)
 		r.reverse(fc, nf, of)
+		r.lockChange(nf, of)
 	}
 	if p.Index == nil && len(r.newR.unresolved) > 0 {
 		var names []string
@@ -330,6 +331,77 @@ func (r *sleepRun) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	}
 	if truncated {
 		r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() may now sleep; only %d caller functions were checked", nf.Name, maxReverseCallers))
+	}
+}
+
+// lockChange handles a function that now returns with an atomic context
+// held that it did not enter before (a lock helper turned from a mutex
+// into a spinlock): every caller's region after the call is re-checked
+// for sleeping calls.
+func (r *sleepRun) lockChange(nf, of *cscan.Func) {
+	ns := r.newR.summaryOf(nf, r.depth)
+	if len(ns.acquires)+len(ns.condAcquires) == 0 {
+		return
+	}
+	var os *summary
+	if of != nil {
+		os = r.oldR.summaryOf(of, r.depth)
+	}
+	had := func(kind string) bool {
+		if os == nil {
+			return false
+		}
+		for _, e := range append(append([]effect(nil), os.acquires...), os.condAcquires...) {
+			if e.kind == kind {
+				return true
+			}
+		}
+		return false
+	}
+	newKinds := map[string]bool{}
+	for _, e := range append(append([]effect(nil), ns.acquires...), ns.condAcquires...) {
+		if !had(e.kind) {
+			newKinds[e.kind] = true
+		}
+	}
+	if len(newKinds) == 0 {
+		return
+	}
+	if r.p.Index == nil {
+		r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() now returns in atomic context; its callers' regions were not checked: no --tree", nf.Name))
+		return
+	}
+	static := nf.Static && !strings.HasSuffix(nf.File, ".h")
+	seen := map[string]bool{}
+	n := 0
+	for _, site := range r.p.Index.Callers(nf.Name) {
+		if static && site.Func.File != nf.File {
+			continue
+		}
+		id := site.Func.File + ":" + site.Func.Name
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if n++; n > maxReverseCallers {
+			r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() now returns in atomic context; only %d callers were re-checked", nf.Name, maxReverseCallers))
+			break
+		}
+		caller := r.callerBody(site.Func)
+		if caller == nil {
+			continue
+		}
+		for _, e := range events(r.newR, caller) {
+			via := false
+			for _, h := range e.state.held {
+				if newKinds[h.kind] && h.at.What == "calls "+nf.Name+"()" {
+					via = true
+				}
+			}
+			if via {
+				r.report(caller, e.call.Line, e.state, e.proof, "")
+			}
+		}
 	}
 }
 

@@ -118,6 +118,11 @@ func sleepCases() []sleepCase {
 			new:  "static void helper(struct dev *d)\n{\n\td->y = 2;\n\tp = kmalloc(8, GFP_KERNEL);\n}\n\n" + body("\tspin_lock(&l);\n\thelper(d);\n\tspin_unlock(&l);\n"),
 			want: []string{"risk helper kmalloc"}},
 
+		sleepCase{name: "lock helper turned from a mutex into a spinlock", treeOnly: true,
+			old: "static void lock_dev(struct dev *d)\n{\n\tmutex_lock(&d->lock);\n}\n\n" + body("\tlock_dev(d);\n\tp = kmalloc(8, GFP_KERNEL);\n\tunlock_dev(d);\n"),
+			new: "static void lock_dev(struct dev *d)\n{\n\tspin_lock(&d->lock);\n}\n\n" + body("\tlock_dev(d);\n\tp = kmalloc(8, GFP_KERNEL);\n\tunlock_dev(d);\n"),
+			want: []string{"risk f kmalloc"}},
+
 		// Near misses: must stay quiet.
 		sleepCase{name: "GFP_ATOMIC under a spinlock",
 			old: body("\tspin_lock(&l);\n\td->x = 1;\n\tspin_unlock(&l);\n"),
