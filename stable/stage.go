@@ -99,7 +99,11 @@ func (s *Stage) Run(ctx context.Context, ser *series.Series, r *report.Report) e
 		pp.files = files
 		rel, err := Relevant(ctx, p.Msg, opts)
 		if err != nil {
-			return fmt.Errorf("stable: %s: %w", p.Msg.MessageID, err)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			pp.rep.Notes = append(pp.rep.Notes, fmt.Sprintf("stable: %s: %v", p.Msg.MessageID, err))
+			continue
 		}
 		if rel.Kind != "" && len(rel.Trees) == 0 {
 			pp.rep.Notes = append(pp.rep.Notes, noTreeNote(rel))
