@@ -129,7 +129,6 @@ func New(st *store.Store, dl *deliver.Deliverer, analyze Analyzer, opts Options,
 		m:        NewMetrics(),
 		pool:     map[string]*pooled{},
 		inflight: map[string]bool{},
-		work:     make(chan *job),
 		trigger:  make(chan struct{}, 1),
 		kick:     make(chan struct{}, 1),
 	}
@@ -175,8 +174,8 @@ func poke(ch chan struct{}) {
 }
 
 // worker runs jobs until the channel closes.
-func (d *Daemon) worker(ctx context.Context) {
-	for j := range d.work {
+func (d *Daemon) worker(ctx context.Context, work <-chan *job) {
+	for j := range work {
 		d.process(ctx, j)
 		d.jobs.Done()
 	}

@@ -42,15 +42,17 @@ func (d *Daemon) setConn(name string, up bool) {
 // queue and waits for the workers.
 func (d *Daemon) startWorkers(ctx context.Context) func() {
 	var wg sync.WaitGroup
+	work := make(chan *job)
+	d.work = work
 	for i := 0; i < d.opts.Workers; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d.worker(ctx)
+			d.worker(ctx, work)
 		}()
 	}
 	return func() {
-		close(d.work)
+		close(work)
 		wg.Wait()
 	}
 }
