@@ -125,6 +125,11 @@ func TestWakeupNearMisses(t *testing.T) {
 		edits: []string{"\tint ret;\n\n\tret = " + strings.TrimPrefix(wkWaitPlain, "ret = ") + "\n\tif (ret)\n\t\treturn ret;\n",
 			"\twait_queue_entry_t wait;\n\n\tinit_wait(&wait);\n\tspin_lock_irq(&dev->wq.lock);\n\t__add_wait_queue_exclusive(&dev->wq, &wait);\n\tspin_unlock_irq(&dev->wq.lock);\n\tschedule();\n\tif (!list_empty_careful(&wait.entry)) {\n\t\tspin_lock_irq(&dev->wq.lock);\n\t\t__remove_wait_queue(&dev->wq, &wait);\n\t\tspin_unlock_irq(&dev->wq.lock);\n\t}\n"},
 	}, {
+		name: "single wake-up when an unrelated reference count drops",
+		edits: []string{wkWaitPlain, wkWaitExcl,
+			"\tdev->count++;\n\twake_up_interruptible(&dev->wq);\n\treturn len;", "\tdev->count++;\n\twake_up_interruptible(&dev->wq);\n\tif (!--dev->writers)\n\t\twake_up(&dev->wq);\n\treturn len;"},
+		wants: []wkWant{{rule: RuleWakeupExclusive, fn: "foo_read"}},
+	}, {
 		name:  "complete_all narrowed to complete on release is a note",
 		edits: []string{"complete_all(&dev->done);", "complete(&dev->done);"},
 		wants: []wkWant{{rule: RuleWakeupNarrowed, sev: "note", fn: "foo_release"}},
@@ -160,7 +165,7 @@ func TestWakeupPositives(t *testing.T) {
 		wants: []wkWant{{rule: RuleLostWakeup, sev: "risk", fn: "foo_release", key: wkFooKey}},
 	}, {
 		name: "last writer gone: single wake-up on a counter drop",
-		edits: []string{wkWaitPlain, wkWaitExcl,
+		edits: []string{wkWaitPlain, "ret = wait_event_interruptible_exclusive(dev->wq, dev->count > 0 || !dev->writers);",
 			"\tdev->count++;\n\twake_up_interruptible(&dev->wq);\n\treturn len;", "\tdev->count++;\n\twake_up_interruptible(&dev->wq);\n\tif (!--dev->writers)\n\t\twake_up(&dev->wq);\n\treturn len;"},
 		wants: []wkWant{{rule: RuleLostWakeup, sev: "risk", fn: "foo_write", key: wkFooKey, msg: "!--dev->writers"}},
 	}, {

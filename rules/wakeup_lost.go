@@ -243,6 +243,11 @@ func (r *wakeupRun) checkLost(introduced, changedWakers map[string][]*wsite) {
 			if b == nil {
 				continue
 			}
+			if !b.strong && !r.countersRelated(b.counters, excl) {
+				// Only a count hint, and the count is not what the
+				// waiters wait for (a request refcount, say).
+				continue
+			}
 			r.reportLost(q, w, b, excl, len(introduced[q]) > 0)
 		}
 	}
@@ -375,4 +380,91 @@ func wkTestsFlag(d, fl string) bool {
 		}
 	}
 	return false
+}
+
+// countersRelated reports whether any of the counters appears in what one
+// of the waiters waits for: the wait_event condition (with helpers it
+// calls expanded from the patch or the tree), or the waiter's function for
+// open-coded waits. A condition whose helpers cannot be read counts as
+// related (unknown).
+func (r *wakeupRun) countersRelated(counters []string, excl []*wsite) bool {
+	if len(counters) == 0 {
+		return true
+	}
+	for _, e := range excl {
+		var text string
+		switch {
+		case e.WKind == "wait" && len(e.Call.Args) > 1:
+			text = strings.Join(e.Call.Args[1:], " ")
+			for _, name := range wkCalledNames(text) {
+				body, ok := r.funcText(name, e.Fn.File)
+				if !ok {
+					return true
+				}
+				text += "\n" + body
+			}
+		default:
+			var b strings.Builder
+			for _, l := range e.Fn.lines {
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
+			text = b.String()
+		}
+		for _, c := range counters {
+			if wkContainsWord(text, c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wkCalledNames returns the names called in an expression.
+func wkCalledNames(expr string) []string {
+	var out []string
+	for _, m := range wkCallInExprRe.FindAllStringSubmatch(expr, -1) {
+		switch m[1] {
+		case "READ_ONCE", "likely", "unlikely", "sizeof", "typeof":
+			continue
+		}
+		out = wkAppendUnique(out, m[1])
+	}
+	return out
+}
+
+// funcText returns the source of a function by name (the patch's new side
+// first, then the tree, preferring the given file).
+func (r *wakeupRun) funcText(name, file string) (string, bool) {
+	join := func(f *wfunc) string {
+		var b strings.Builder
+		for _, l := range f.lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	for _, f := range r.news {
+		if f != nil && f.Name == name {
+			return join(f), true
+		}
+	}
+	if r.tree == nil {
+		return "", false
+	}
+	fns := r.pass.Index.Funcs(name)
+	if len(fns) == 0 {
+		return "", false
+	}
+	best := fns[0]
+	for _, fn := range fns {
+		if r.tree.relPath(fn.File) == file {
+			best = fn
+		}
+	}
+	tf := r.tree.file(r.tree.relPath(best.File))
+	if best.Start < 1 || best.End > len(tf.lines) || best.End < best.Start {
+		return "", false
+	}
+	return strings.Join(tf.lines[best.Start-1:best.End], "\n"), true
 }

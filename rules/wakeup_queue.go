@@ -269,3 +269,6 @@ func wkDeclarators(text string) []string {
 	}
 	return out
 }
+
+// wkCallInExprRe finds calls in an expression.
+var wkCallInExprRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
