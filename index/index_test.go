@@ -237,3 +237,46 @@ func reportMem(b *testing.B, ix *Index) {
 	runtime.KeepAlive(ix)
 	b.StartTimer()
 }
+
+// TestKernelTree checks the scanner and index on the real Linux 6.1 tree:
+// well-known definitions (plain, static inline in headers, SYSCALL_DEFINE)
+// and call sites are found, and almost nothing is skipped.
+func TestKernelTree(t *testing.T) {
+	dir := testkernel.Dir(t)
+	ix, err := Open(context.Background(), dir, Options{CacheDir: filepath.Join(filepath.Dir(dir), "index-cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Stats.Files < 50000 || ix.Stats.Funcs < 500000 {
+		t.Errorf("too few files or functions: %+v", ix.Stats)
+	}
+	if ix.Stats.Skipped > 20 {
+		t.Errorf("%d functions or files skipped", ix.Stats.Skipped)
+	}
+	for _, want := range []struct{ name, file string }{
+		{"sys_read", "fs/read_write.c"},
+		{"pipe_read", "fs/pipe.c"},
+		{"__pipe_lock", "fs/pipe.c"},
+		{"post_one_notification", "kernel/watch_queue.c"},
+		{"netif_addr_lock_bh", "include/linux/netdevice.h"},
+		{"kmalloc", "include/linux/slab.h"},
+		{"do_msgsnd", "ipc/msg.c"},
+	} {
+		found := false
+		for _, fn := range ix.Funcs(want.name) {
+			if fn.File == want.file {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s not found in %s: %v", want.name, want.file, names(ix.Funcs(want.name)))
+		}
+	}
+	var got []string
+	for _, c := range ix.Callers("post_one_notification") {
+		got = append(got, c.Func.Name)
+	}
+	if !reflect.DeepEqual(got, []string{"__post_watch_notification", "remove_watch_from_object"}) {
+		t.Errorf("callers of post_one_notification: %v", got)
+	}
+}
