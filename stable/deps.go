@@ -28,14 +28,23 @@ type depFinder struct {
 	tg       *git   // tree repository
 	head     string // resolved tree commit
 	sameRepo bool
+	// baseCommit is the patch's own "base-commit:" (git format-patch
+	// --base), used for every file when upstream has it.
+	baseCommit string
 
 	treeSubjects map[string]bool // subjects of tree commits not upstream
 }
 
-// base returns the upstream commit the patch was made against for f: the
-// commit whose version of the file is the diff's pre-image blob, when the
-// blob is known upstream, else the upstream ref.
+// base returns the upstream commit the patch was made against for f: its
+// base-commit when it names one upstream has, else the commit whose version
+// of the file is the diff's pre-image blob, when the blob is known
+// upstream, else the upstream ref.
 func (d *depFinder) base(ctx context.Context, f fileDiff) string {
+	if d.baseCommit != "" {
+		if c, err := d.up.revParse(ctx, d.baseCommit); err == nil {
+			return c
+		}
+	}
 	if f.oldBlob == "" || strings.Trim(f.oldBlob, "0") == "" {
 		return d.upRef
 	}

@@ -460,3 +460,28 @@ echo ok > "$AUTOSEL_BUILD_DIR/built"`
 		t.Errorf("build dir not kept: %v", err)
 	}
 }
+
+// TestBaseCommit: without blob ids in the diff, the patch's base-commit
+// line (git format-patch --base) still places the blame.
+func TestBaseCommit(t *testing.T) {
+	w := newWorld(t)
+	raw := w.repo.Git("format-patch", "-1", "--stdout", "--no-signature", "--base="+w.c3, w.pA)
+	if !strings.Contains(raw, "base-commit: "+w.c3) {
+		t.Fatalf("no base-commit line:\n%s", raw)
+	}
+	var kept []string
+	for _, l := range strings.Split(raw, "\n") {
+		if !strings.HasPrefix(l, "index ") {
+			kept = append(kept, l)
+		}
+	}
+	m := stabletest.ParseMail(t, strings.Join(kept, "\n"))
+	if baseCommit(m.Body) != w.c3 {
+		t.Fatalf("base-commit not seen in the body")
+	}
+	sr := w.run(t, m).Patches[0].Stable
+	tr := treeResult(t, sr, "v6.1.50")
+	if got := shas(tr.Dependencies); strings.Join(got, ",") != w.c2[:12] {
+		t.Errorf("dependencies %v, want [%s]", got, w.c2[:12])
+	}
+}

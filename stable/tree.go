@@ -2,6 +2,7 @@ package stable
 
 import (
 	"context"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -64,6 +65,7 @@ func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patch
 		if df == nil {
 			tr.DepsUnknown = true
 		} else {
+			df.baseCommit = baseCommit(pp.p.Msg.Body)
 			deps, err := df.find(ctx, pp.files, failed)
 			if err != nil {
 				s.log.Warn("stable: dependencies", "tree", t.Name, "err", err)
@@ -122,4 +124,15 @@ func applyMessage(err error) string {
 		lines = append(lines[:8], "...")
 	}
 	return strings.Join(lines, "\n")
+}
+
+var baseCommitRE = regexp.MustCompile(`(?m)^base-commit: ([0-9a-f]{40})\s*$`)
+
+// baseCommit returns the "base-commit: <sha>" line git format-patch --base
+// adds below the diff, or "".
+func baseCommit(body string) string {
+	if m := baseCommitRE.FindStringSubmatch(body); m != nil {
+		return m[1]
+	}
+	return ""
 }
