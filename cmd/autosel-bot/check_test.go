@@ -248,3 +248,31 @@ func TestCheckEmail(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckTree(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the index cache
+	tree := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tree, "fs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "static int f(void)\n{\n\tint a;\n\ta = 1;\n\treturn a;\n}\n"
+	if err := os.WriteFile(filepath.Join(tree, "fs/pipe.c"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The damaged patch's hunk, repaired, at the wrong line: applies at an offset.
+	good := writeFile(t, "fix.patch", strings.Replace(damaged, "\treturn a;\n", " \treturn a;\n", 1))
+	code, out, stderr := runCLI(t, "", "check", "--tree", tree, good)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "fs/pipe.c: f()") || strings.Contains(out, "patch-only") || strings.Contains(out, "does not apply") {
+		t.Errorf("tree-mode output:\n%s", out)
+	}
+	// The tree on disk is never written.
+	if b, _ := os.ReadFile(filepath.Join(tree, "fs/pipe.c")); string(b) != src {
+		t.Error("check --tree wrote to the tree")
+	}
+	if code, _, stderr := runCLI(t, "", "check", "--tree", filepath.Join(tree, "nope"), good); code != 2 || !strings.Contains(stderr, "tree") {
+		t.Errorf("missing tree: exit %d %s", code, stderr)
+	}
+}
