@@ -235,22 +235,52 @@ func (r *wakeupRun) checkLost(introduced, changedWakers map[string][]*wsite) {
 		}
 		seen := map[*wsite]bool{}
 		for _, w := range wakers {
-			if seen[w] || w.Breadth == "all" || wkIsChainWake(w, excl) {
+			if seen[w] {
 				continue
 			}
 			seen[w] = true
-			b := r.broadcastOf(w)
-			if b == nil {
-				continue
+			if b, ex := r.lostCandidate(q, w, excl); b != nil {
+				r.reportLost(q, w, b, ex, len(introduced[q]) > 0)
 			}
-			if !b.strong && !r.countersRelated(b.counters, excl) {
-				// Only a count hint, and the count is not what the
-				// waiters wait for (a request refcount, say).
-				continue
-			}
-			r.reportLost(q, w, b, excl, len(introduced[q]) > 0)
 		}
 	}
+}
+
+// lostCandidate returns the broadcast evidence of a waker that wakes
+// fewer than all of the exclusive waiters excl on a broadcast path, nil
+// when it is not one.
+func (r *wakeupRun) lostCandidate(q string, w *wsite, excl []*wsite) (*wkBroadcast, []*wsite) {
+	if wkWeakKey(q) {
+		// sk_sleep(sk) or an untyped pointer's field: the same key may
+		// name unrelated objects in different files.
+		var same []*wsite
+		for _, e := range excl {
+			if e.Fn.File == w.Fn.File {
+				same = append(same, e)
+			}
+		}
+		excl = same
+	}
+	if len(excl) == 0 || w.Kind != wkSiteWake || w.Breadth == "all" || wkIsChainWake(w, excl) {
+		return nil, nil
+	}
+	b := r.broadcastOf(w)
+	if b == nil {
+		return nil, nil
+	}
+	if !b.strong && !r.countersRelated(b.counters, excl) {
+		// Only a count hint, and the count is not what the waiters wait
+		// for (a request's refcount, say).
+		return nil, nil
+	}
+	return b, excl
+}
+
+// wkWeakKey reports whether a queue key may name different objects in
+// different files: a call result ("sk_sleep()") or a field of a pointer of
+// unknown type ("*.wait").
+func wkWeakKey(q string) bool {
+	return strings.HasSuffix(q, "()") || strings.HasPrefix(q, "*.")
 }
 
 func (r *wakeupRun) reportLost(q string, w *wsite, b *wkBroadcast, excl []*wsite, introduced bool) {

@@ -23,11 +23,14 @@ type wakeupTree struct {
 	files  map[string]*wkTreeFile
 	funcs  map[*cscan.Func]*wfunc
 	byKey  map[string][]*wsite
+	// byWord indexes calls by the identifiers of their arguments.
+	byWord map[string][]int
 }
 
 type wkTreeFile struct {
-	lines []string
-	vt    *wkVarTypes
+	lines   []string
+	vt      *wkVarTypes
+	scanned bool
 }
 
 func newWakeupTree(r *wakeupRun) *wakeupTree {
@@ -63,8 +66,16 @@ func (t *wakeupTree) file(rel string) *wkTreeFile {
 		return f
 	}
 	f.lines = strings.Split(string(b), "\n")
-	f.vt.scan(string(b))
 	return f
+}
+
+// scanFile records a tree file's declarations, once.
+func (t *wakeupTree) scanFile(f *wkTreeFile) {
+	if f.scanned {
+		return
+	}
+	f.scanned = true
+	f.vt.scan(strings.Join(f.lines, "\n"))
 }
 
 // view builds (once) the wait-queue view of a tree function.
@@ -83,9 +94,19 @@ func (t *wakeupTree) view(fn *cscan.Func) *wfunc {
 	}
 	vt := wkNewVarTypes()
 	vt.scan(body.String())
-	vt.fallback(tf.vt)
-	vt.fallback(t.r.patchVT)
 	t.r.p.sitesOf(w, vt)
+	for _, s := range w.Sites {
+		if strings.HasPrefix(s.Q, "*.") {
+			// A variable declared outside the function: use the
+			// file's declarations (scanned once, on demand).
+			t.scanFile(tf)
+			vt.fallback(tf.vt)
+			vt.fallback(t.r.patchVT)
+			w.Sites = nil
+			t.r.p.sitesOf(w, vt)
+			break
+		}
+	}
 	t.funcs[fn] = w
 	return w
 }
@@ -99,16 +120,29 @@ func (t *wakeupTree) sitesOn(q string) []*wsite {
 	if !t.loaded {
 		t.loaded = true
 		t.calls = t.r.indexCallSites(t.r.pass.Index)
+		t.byWord = map[string][]int{}
+		for i, c := range t.calls {
+			seen := map[string]bool{}
+			for _, a := range c.Call.Args {
+				for _, w := range wkIdentWords(a) {
+					if !seen[w] {
+						seen[w] = true
+						t.byWord[w] = append(t.byWord[w], i)
+					}
+				}
+			}
+		}
 	}
 	plain := q
 	for _, p := range []string{"var:", "completion:"} {
 		plain = strings.TrimPrefix(plain, p)
 	}
-	last := wkKeyLast(plain)
+	last := strings.TrimSuffix(wkKeyLast(plain), "()")
 	var out []*wsite
 	seen := map[*wsite]bool{}
-	for _, c := range t.calls {
-		if c.Func == nil || !wkArgsMention(c.Call.Args, last) {
+	for _, i := range t.byWord[last] {
+		c := t.calls[i]
+		if c.Func == nil {
 			continue
 		}
 		if t.r.inPatch[t.relPath(c.Func.File)+":"+c.Func.Name] {
@@ -127,13 +161,4 @@ func (t *wakeupTree) sitesOn(q string) []*wsite {
 	}
 	t.byKey[q] = out
 	return out
-}
-
-func wkArgsMention(args []string, word string) bool {
-	for _, a := range args {
-		if strings.Contains(a, word) {
-			return true
-		}
-	}
-	return false
 }
