@@ -159,6 +159,12 @@ type sideBuilder struct {
 	changed []bool
 }
 
+func (b *sideBuilder) grow(n int) {
+	b.lines = make([]string, 0, n)
+	b.nums = make([]int, 0, n)
+	b.changed = make([]bool, 0, n)
+}
+
 func (b *sideBuilder) add(text string, n int, changed bool) {
 	b.lines = append(b.lines, text)
 	b.nums = append(b.nums, n)
@@ -198,16 +204,20 @@ type funcAcc struct {
 func fileFuncsFromPatch(f *FileChange, hunks []*Hunk) []*FuncChange {
 	byName := map[string]*funcAcc{}
 	var order []*funcAcc
+	hint := 0 // lines of the current hunk: a capacity hint for new sides
 	get := func(name string) *funcAcc {
 		a := byName[name]
 		if a == nil {
 			a = &funcAcc{name: name}
+			a.old.grow(hint)
+			a.new.grow(hint)
 			byName[name] = a
 			order = append(order, a)
 		}
 		return a
 	}
 	for _, h := range hunks {
+		hint = len(h.Lines)
 		sec := FuncName(h.Section)
 		oldW := funcWalker{cur: sec}
 		newW := funcWalker{cur: sec}
