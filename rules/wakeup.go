@@ -313,7 +313,7 @@ func (r *wakeupRun) view(fc *diffcheck.FuncChange, s *diffcheck.Side, side byte,
 	if strings.TrimSpace(s.Text) == "" {
 		return nil
 	}
-	fn := cscan.ParseBody(s.Text, s.Lines)
+	fn := cscan.ParseBody(wkDropDanglingHeader(s.Text, fc.Name, s.Partial), s.Lines)
 	partial := s.Partial && !wkWholeFunc(fn, s.Lines)
 	w := newWfunc(fc.File, fc.Name, side, s.Text, s.Lines, s.Changed, partial, fn)
 	r.p.sitesOf(w, vt)
@@ -470,4 +470,33 @@ func wkWholeFunc(fn *cscan.Func, lines []int) bool {
 		}
 	}
 	return true
+}
+
+// wkDropDanglingHeader blanks a function's definition header in partial
+// text when the hunks show it without its opening brace (the body starts
+// in a later hunk): scanned as a statement it would swallow the first
+// body lines shown. Line numbering is kept.
+func wkDropDanglingHeader(text, name string, partial bool) string {
+	if !partial {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if diffcheck.FuncName(l) != name || strings.Contains(l, "{") {
+			continue
+		}
+		next := ""
+		for _, n := range lines[i+1:] {
+			if strings.TrimSpace(n) != "" {
+				next = strings.TrimSpace(n)
+				break
+			}
+		}
+		if strings.HasPrefix(next, "{") {
+			return text
+		}
+		lines[i] = ""
+		return strings.Join(lines, "\n")
+	}
+	return text
 }
