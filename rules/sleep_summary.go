@@ -139,6 +139,9 @@ func (r *resolver) summaryOf(fn *cscan.Func, depth int) *summary {
 	}
 	r.busy[fn] = true
 	s := r.flatSummary(fn, depth)
+	if len(s.acquires)+len(s.condAcquires)+len(s.drops) > 0 || s.sleep != nil && r.releases(fn, depth) {
+		r.refineEffects(fn, s, depth)
+	}
 	delete(r.busy, fn)
 	r.memo[key] = s
 	return s
@@ -357,6 +360,9 @@ func (r *resolver) flatSummary(fn *cscan.Func, depth int) *summary {
 			continue
 		}
 		if why, ok := r.m.sleepWhy(c); ok {
+			if r.m.conditionalSleep(c.Guards) {
+				continue
+			}
 			st, drops := heldAt(ev.pos, c.Guards)
 			if st.empty() {
 				sleeps = append(sleeps, &sleepProof{steps: []report.Step{here}, prim: c.Name, why: why, drops: drops})
@@ -370,7 +376,7 @@ func (r *resolver) flatSummary(fn *cscan.Func, depth int) *summary {
 		via := func(e effect) []report.Step {
 			return append([]report.Step{stepOf(fn, c.Line, "calls "+c.Name+"()")}, e.steps...)
 		}
-		if cs.sleep != nil {
+		if cs.sleep != nil && !r.m.conditionalSleep(c.Guards) {
 			st, drops := heldAt(ev.pos, c.Guards)
 			for _, d := range cs.sleep.drops {
 				if d.kind != "rcu" {
@@ -489,4 +495,135 @@ func (r *resolver) flatSummary(fn *cscan.Func, depth int) *summary {
 		}
 	}
 	return s
+}
+
+// refineEffects recomputes a summary's effect on the caller (contexts held
+// at return, contexts released) path-sensitively from the statement tree:
+// the flat call list cannot tell that both branches of an if/else unlock.
+// Only functions whose flat summary has an effect get here, a few percent.
+func (r *resolver) refineEffects(fn *cscan.Func, s *summary, depth int) {
+	full := fn
+	if full.Body == nil {
+		if r.ix == nil {
+			return
+		}
+		if full = r.ix.Full(fn); full == nil || full.Body == nil {
+			return
+		}
+	}
+	// The first sleeping call reached with nothing held locally, and the
+	// caller contexts released before it.
+	var sleep *sleepProof
+	var w *walker
+	w = newWalker(r, full, func(v callVisit) {
+		if sleep != nil || v.sleep == nil || v.state.dead || !v.state.empty() {
+			return
+		}
+		p := *v.sleep
+		p.drops = append(append([]effect(nil), w.drops...), v.sleep.drops...)
+		sleep = &p
+	})
+	w.depth = depth - 1
+	end := w.run(ctxState{})
+	if s.sleep != nil {
+		s.sleep = sleep
+	}
+	rets, exprs := w.rets, w.retExprs
+	if !end.dead {
+		rets = append(rets, end)
+		exprs = append(exprs, "")
+	}
+	if len(rets) == 0 {
+		s.acquires, s.condAcquires, s.drops = nil, nil, w.drops
+		return
+	}
+	has := func(st ctxState, kind, key string) bool {
+		for _, h := range st.held {
+			if h.kind == kind && h.key == key && h.must {
+				return true
+			}
+		}
+		return false
+	}
+	var acq, cond []effect
+	for _, h := range rets[0].held {
+		all, onTrue, onFalse, anyFalse := true, true, false, false
+		for i, st := range rets {
+			hs := has(st, h.kind, h.key)
+			f := falseish(exprs[i])
+			all = all && hs
+			if f {
+				anyFalse = true
+				onFalse = onFalse || hs
+			} else if !hs {
+				onTrue = false
+			}
+		}
+		e := effect{kind: h.kind, key: h.key, steps: append([]report.Step{h.at}, h.via...)}
+		switch {
+		case all:
+			acq = append(acq, e)
+		case onTrue && anyFalse && !onFalse:
+			cond = append(cond, e)
+		}
+	}
+	// Contexts held only at the true returns, when the first return is a
+	// false one.
+	for i, st := range rets {
+		if falseish(exprs[i]) {
+			continue
+		}
+		for _, h := range st.held {
+			dup := false
+			for _, e := range append(append([]effect(nil), acq...), cond...) {
+				if e.kind == h.kind && e.key == h.key {
+					dup = true
+				}
+			}
+			if dup {
+				continue
+			}
+			ok, anyFalse := true, false
+			for j, st2 := range rets {
+				hs := has(st2, h.kind, h.key)
+				if falseish(exprs[j]) {
+					anyFalse = true
+					ok = ok && !hs
+				} else {
+					ok = ok && hs
+				}
+			}
+			if ok && anyFalse {
+				cond = append(cond, effect{kind: h.kind, key: h.key, steps: append([]report.Step{h.at}, h.via...)})
+			}
+		}
+		break
+	}
+	s.acquires, s.condAcquires = acq, cond
+	s.drops = nil
+	for _, d := range w.drops {
+		if len(d.steps) > 0 {
+			s.drops = append(s.drops, d)
+		}
+	}
+}
+
+// releases reports whether fn leaves an atomic context anywhere (directly
+// or through a callee), which the flat summary may misjudge inside
+// branches.
+func (r *resolver) releases(fn *cscan.Func, depth int) bool {
+	for _, c := range fn.Calls {
+		if _, ok := r.m.release[c.Name]; ok {
+			return true
+		}
+	}
+	for _, c := range fn.Calls {
+		if _, ok := r.m.acquire[c.Name]; ok {
+			continue
+		}
+		if cs := r.calleeSummary(c.Name, fn.File, depth-1); cs != nil && len(cs.drops) > 0 {
+			return true
+		}
+	}
+	return false
 }

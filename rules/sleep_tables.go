@@ -19,6 +19,7 @@ type sleepTables struct {
 	GFPSleep  []string          `yaml:"gfp_sleep"`
 	GFPAtomic []string          `yaml:"gfp_atomic"`
 	TrueConds []string          `yaml:"true_conds"`
+	CondSleep []string          `yaml:"cond_sleep_guards"`
 }
 
 // ctxRow lists primitives that enter or leave one kind of atomic context.
@@ -53,6 +54,7 @@ type sleepModel struct {
 	alloc                     map[string]int
 	gfpSleep, gfpAtomic       []string
 	trueConds                 map[string]bool
+	condSleep                 []string
 }
 
 var ctxKinds = map[string]bool{"spin": true, "raw_spin": true, "rwlock": true, "rcu": true, "bh": true, "irq": true, "preempt": true}
@@ -62,6 +64,7 @@ func compileSleepTables(t *sleepTables) (*sleepModel, error) {
 		acquire: map[string]ctxPrim{}, release: map[string]ctxPrim{}, trylock: map[string]ctxPrim{},
 		guards: t.Guards, sleep: map[string]string{}, alloc: t.Alloc,
 		gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic, trueConds: map[string]bool{},
+		condSleep: t.CondSleep,
 	}
 	fill := func(rows []ctxRow, dst map[string]ctxPrim, what string) error {
 		for i, r := range rows {
@@ -152,6 +155,20 @@ func (m *sleepModel) sleepWhy(c cscan.Call) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// conditionalSleep reports whether a call's guards make its sleeping
+// conditional on the last reference going away or on the context allowing
+// it (see cond_sleep_guards).
+func (m *sleepModel) conditionalSleep(gs []cscan.Guard) bool {
+	for _, g := range gs {
+		for _, p := range m.condSleep {
+			if strings.Contains(g.Cond, p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // gfpSleeps reports whether a GFP argument allows direct reclaim. Unknown

@@ -28,14 +28,17 @@ type walker struct {
 	breaks []*ctxState
 	// drops are releases of contexts the function did not enter.
 	drops []effect
-	// rets are the states at each return.
-	rets []ctxState
+	// rets are the states at each return, retExprs their expressions.
+	rets     []ctxState
+	retExprs []string
+	// depth is the summary depth used for callees.
+	depth int
 	// blockGuards are guard() acquisitions to release at block end.
 	blockGuards [][]held
 }
 
 func newWalker(r *resolver, fn *cscan.Func, visit func(callVisit)) *walker {
-	return &walker{r: r, fn: fn, visit: visit, pending: map[string]ctxState{}}
+	return &walker{r: r, fn: fn, visit: visit, pending: map[string]ctxState{}, depth: r.depth}
 }
 
 // run walks the whole body from an empty state (or entry) and returns the
@@ -92,17 +95,21 @@ func (w *walker) call(c cscan.Call, st ctxState) ctxState {
 		return st
 	}
 	if why, ok := m.sleepWhy(c); ok {
-		w.visit(callVisit{call: c, state: st, sleep: &sleepProof{steps: []report.Step{here}, prim: c.Name, why: why}})
+		var p *sleepProof
+		if !m.conditionalSleep(c.Guards) {
+			p = &sleepProof{steps: []report.Step{here}, prim: c.Name, why: why}
+		}
+		w.visit(callVisit{call: c, state: st, sleep: p})
 		return st
 	}
-	cs := w.r.calleeSummary(c.Name, w.fn.File, w.r.depth)
+	cs := w.r.calleeSummary(c.Name, w.fn.File, w.depth)
 	if cs == nil {
 		w.visit(callVisit{call: c, state: st})
 		return st
 	}
 	callStep := w.step(c.Line, "calls "+c.Name+"()")
 	var proof *sleepProof
-	if cs.sleep != nil {
+	if cs.sleep != nil && !m.conditionalSleep(c.Guards) {
 		proof = &sleepProof{prim: cs.sleep.prim, why: cs.sleep.why, drops: cs.sleep.drops, retakes: cs.sleep.retakes,
 			steps: append([]report.Step{callStep}, cs.sleep.steps...)}
 	}
@@ -132,7 +139,7 @@ func (w *walker) condAcquire(cond string, cc []cscan.Call) (onTrue, onFalse []he
 			hs = append(hs, held{kind: p.kind, key: argKey(c, p.arg), must: true, at: w.step(c.Line, callText(c))})
 		} else if _, ok := w.r.m.acquire[c.Name]; ok {
 			continue
-		} else if cs := w.r.calleeSummary(c.Name, w.fn.File, w.r.depth); cs != nil {
+		} else if cs := w.r.calleeSummary(c.Name, w.fn.File, w.depth); cs != nil {
 			for _, e := range cs.condAcquires {
 				hs = append(hs, held{kind: e.kind, key: e.key, must: true, at: w.step(c.Line, "calls "+c.Name+"()"), via: e.steps})
 			}
@@ -247,6 +254,7 @@ func (w *walker) stmt(s cscan.Stmt, st ctxState) ctxState {
 		st = w.calls(s.Calls, st)
 		if !st.dead {
 			w.rets = append(w.rets, st)
+			w.retExprs = append(w.retExprs, s.Expr)
 		}
 		return deadState
 	case *cscan.GotoStmt:
@@ -286,7 +294,12 @@ func (w *walker) stmt(s cscan.Stmt, st ctxState) ctxState {
 	return st
 }
 
+// isForever reports a loop left only by break, return or goto.
 func isForever(s *cscan.LoopStmt) bool {
 	c := strings.ReplaceAll(s.Cond, " ", "")
-	return s.Kind == "while" && (c == "1" || c == "true") || s.Kind == "for" && c == ";;"
+	if s.Kind == "for" {
+		parts := strings.Split(c, ";")
+		return len(parts) == 3 && parts[1] == ""
+	}
+	return s.Kind == "while" && (c == "1" || c == "true")
 }
