@@ -16,6 +16,7 @@ func TestCompareMetric(t *testing.T) {
 		{"worse higher", "higher", []float64{100, 110, 105}, []float64{50, 55, 52}, "worse", 52},
 		{"even count", "higher", []float64{1, 2}, []float64{1, 2, 3, 4}, "noise", 2.5},
 		{"empty", "lower", nil, []float64{1}, "n/a", 1},
+		{"tight but small", "lower", []float64{1.00, 1.01, 1.02}, []float64{1.05, 1.06, 1.07}, "noise", 1.06},
 	}
 	for _, tt := range tests {
 		m := compareMetric("m", "u", tt.better, tt.base, tt.patched)
