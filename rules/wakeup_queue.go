@@ -44,6 +44,9 @@ func wkNewVarTypes() *wkVarTypes {
 // scan records the declarations found in text. Earlier records win, so
 // callers scan the most specific text first.
 func (v *wkVarTypes) scan(text string) {
+	if len(text) > wkMaxScan {
+		text = text[:wkMaxScan]
+	}
 	for _, m := range wkStructDeclRe.FindAllStringSubmatchIndex(text, -1) {
 		typ := text[m[2]:m[3]]
 		for _, n := range wkDeclarators(text[m[1]:]) {
@@ -242,7 +245,7 @@ func wkDeclarators(text string) []string {
 		out = append(out, s[:i])
 	}
 	first := true
-	for i := 0; i < len(text) && i < 4096; i++ {
+	for i := 0; i < len(text) && i < 512; i++ {
 		switch c := text[i]; c {
 		case '(', '[':
 			depth++
@@ -272,3 +275,7 @@ func wkDeclarators(text string) []string {
 
 // wkCallInExprRe finds calls in an expression.
 var wkCallInExprRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
+
+// wkMaxScan bounds the text scanned for declarations (patch mail is
+// untrusted; kernel source files are far smaller).
+const wkMaxScan = 4 << 20

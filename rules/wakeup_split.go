@@ -84,6 +84,7 @@ func (r *wakeupRun) checkSplit() {
 	for _, g := range keys {
 		targets := r.renames[g]
 		var moved, removed, behind []string
+		movedWaiters, behindWakers, behindWaiters := 0, 0, 0
 		var first *wsite
 		for i, old := range r.olds {
 			if old == nil {
@@ -114,6 +115,9 @@ func (r *wakeupRun) checkSplit() {
 				desc := fmt.Sprintf("%s:%d %s(): %s %s", o.Fn.File, o.Line(), o.Fn.Name, wkSiteRole(o), o.Call.Name)
 				if len(to) > 0 {
 					moved = append(moved, desc+" -> "+strings.Join(to, ", "))
+					if o.Kind == wkSiteWait {
+						movedWaiters++
+					}
 				} else {
 					removed = append(removed, desc+" -> removed")
 				}
@@ -126,6 +130,8 @@ func (r *wakeupRun) checkSplit() {
 			for _, n := range nw.Sites {
 				if wkQueueUse(n) && n.Q == g {
 					behind = append(behind, fmt.Sprintf("%s:%d %s(): %s %s still on %s", n.Fn.File, n.Line(), n.Fn.Name, wkSiteRole(n), n.Call.Name, wkKeyLast(g)))
+					behindWakers += wkBool(n.Kind == wkSiteWake)
+					behindWaiters += wkBool(n.Kind == wkSiteWait)
 				}
 			}
 		}
@@ -134,6 +140,8 @@ func (r *wakeupRun) checkSplit() {
 			for _, s := range r.tree.sitesOn(g) {
 				treeBehind = append(treeBehind, s)
 				behind = append(behind, fmt.Sprintf("%s:%d %s(): %s %s still on %s (tree)", s.Fn.File, s.Line(), s.Fn.Name, wkSiteRole(s), s.Call.Name, wkKeyLast(g)))
+				behindWakers += wkBool(s.Kind == wkSiteWake)
+				behindWaiters += wkBool(s.Kind == wkSiteWait)
 			}
 		}
 		if first == nil && len(r.structRenames[g]) == 0 {
@@ -162,6 +170,10 @@ func (r *wakeupRun) checkSplit() {
 			g, wkKeyLast(g), len(moved), len(removed), len(behind))
 		if len(behind) > 0 {
 			expl += " The users left behind still name the old queue: they no longer compile if the field is gone, and otherwise wait or wake on a queue nobody else uses."
+			if movedWaiters > 0 && behindWakers > 0 && behindWaiters == 0 {
+				expl += fmt.Sprintf(" Here the waiters moved to %s but %d wake-ups still go to %s, where nobody sleeps any more: those wake-ups are lost and the moved waiters can sleep for good.",
+					strings.Join(targets, ", "), behindWakers, g)
+			}
 			if r.tree != nil && len(treeBehind) > 0 && len(r.structRenames[g]) == 0 {
 				f.Severity = report.SeverityRisk
 			}
@@ -175,6 +187,9 @@ func (r *wakeupRun) checkSplit() {
 				for _, s := range r.tree.sitesOn(t) {
 					others = append(others, fmt.Sprintf("%s:%d %s(): %s %s on %s (tree)", s.Fn.File, s.Line(), s.Fn.Name, wkSiteRole(s), s.Call.Name, wkKeyLast(t)))
 				}
+			}
+			if len(others) > wkMaxListed {
+				others = append(others[:wkMaxListed], fmt.Sprintf("... and %d more users in the tree", len(others)-wkMaxListed))
 			}
 			f.Evidence = append(f.Evidence, others...)
 		}
@@ -213,4 +228,14 @@ func wkSiteRole(s *wsite) string {
 		return "queue lock"
 	}
 	return "user"
+}
+
+// wkMaxListed bounds the tree users listed in one finding.
+const wkMaxListed = 40
+
+func wkBool(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
