@@ -14,6 +14,7 @@ type Constructor func(Options) (*Rule, error)
 func constructors() []Constructor {
 	return []Constructor{
 		// Rule families register here, e.g. NewSleepInAtomic, NewWakeup.
+		NewSleepInAtomic,
 		NewWakeup,
 	}
 }
