@@ -295,7 +295,7 @@ func (r *wakeupRun) reportLost(q string, w *wsite, b *wkBroadcast, excl []*wsite
 	}
 	cond := "the wait condition becomes true for every waiter"
 	if len(b.counters) > 0 {
-		cond = fmt.Sprintf("a reference count changes (%s)", strings.Join(b.counters, ", "))
+		cond = fmt.Sprintf("the counts %s change", strings.Join(b.counters, ", "))
 	}
 	where := b.reasons[0]
 	f := report.Finding{
@@ -348,7 +348,7 @@ func (r *wakeupRun) reportLost(q string, w *wsite, b *wkBroadcast, excl []*wsite
 	f.Explanation = fmt.Sprintf("%s %s exclusively on %s, so a single wake-up wakes only one of them. %s() wakes %s with %s, which %s, "+
 		"on a path where %s (%s). Only one waiter sees it; the others keep sleeping although their wait condition is now true, and can hang for good (for a pipe: readers that never see EOF, writers that never see EPIPE). "+
 		"No chained wake-up covers it: %s. Wake every waiter on this path (a *_all wake-up such as wake_up_interruptible_all()), "+
-		"or make the woken waiter pass the wake-up on whenever the broadcast condition holds (for pipes: `if (!pipe->writers || wake_next_reader)`).",
+		"or make the woken waiter pass the wake-up on whenever the broadcast condition holds (test it in the chained wake-up's guard, as in `if (!dev->users || wake_next)`).",
 		strings.Join(gapNames, ", "), origin, q, w.Fn.Name, q, w.Call.Name, wkDescribeBreadth(w), cond, strings.Join(b.reasons, "; "), strings.Join(whys, "; "))
 	r.add(f)
 }
