@@ -205,4 +205,3 @@ func TestSeriesWait(t *testing.T) {
 		t.Errorf("analysed %d times", n)
 	}
 }
-

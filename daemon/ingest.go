@@ -23,11 +23,21 @@ import (
 // series. Malformed and unwanted mail is recorded with the reason and
 // skipped; only a store failure is returned as an error.
 func (d *Daemon) Handle(ctx context.Context, in *imapsrc.Message) error {
+	rec, msg := d.prepare(ctx, in)
+	inserted, err := d.st.RecordMessage(ctx, rec)
+	if err != nil {
+		return err
+	}
+	d.admit(rec, msg, inserted)
+	return nil
+}
+
+// prepare parses and classifies a fetched message into the record to store.
+func (d *Daemon) prepare(ctx context.Context, in *imapsrc.Message) (*store.Message, *mail.Message) {
 	rec := &store.Message{
 		MessageID: in.MessageID, Source: in.Source, Mailbox: in.Mailbox,
 		UIDValidity: in.UIDValidity, UID: in.UID, Received: time.Now().UTC(),
 	}
-	log := d.log.With("source", in.Source, "mailbox", in.Mailbox, "uid", in.UID)
 	var msg *mail.Message
 	switch {
 	case in.TooLarge:
@@ -61,14 +71,16 @@ func (d *Daemon) Handle(ctx context.Context, in *imapsrc.Message) error {
 	if rec.Status == store.StatusPending {
 		rec.Raw = in.Raw
 	}
-	inserted, err := d.st.RecordMessage(ctx, rec)
-	if err != nil {
-		return err
-	}
+	return rec, msg
+}
+
+// admit logs a recorded message and, if it is held, adds it to the pool.
+func (d *Daemon) admit(rec *store.Message, msg *mail.Message, inserted bool) {
+	log := d.log.With("source", rec.Source, "mailbox", rec.Mailbox, "uid", rec.UID)
 	if !inserted {
 		log.Debug("message already seen", "message_id", rec.MessageID)
 		d.m.messages.WithLabelValues("duplicate").Inc()
-		return nil
+		return
 	}
 	d.m.messages.WithLabelValues(rec.Status).Inc()
 	switch rec.Status {
@@ -83,9 +95,8 @@ func (d *Daemon) Handle(ctx context.Context, in *imapsrc.Message) error {
 		d.m.pool.Set(float64(n))
 		poke(d.trigger)
 	default:
-		log.Debug("message skipped", "message_id", rec.MessageID, "status", rec.Status, "reason", rec.Reason)
+		log.Info("message skipped", "message_id", rec.MessageID, "status", rec.Status, "reason", rec.Reason)
 	}
-	return nil
 }
 
 // classify applies the ingest policy to a parsed message: the bot never

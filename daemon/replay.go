@@ -10,6 +10,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/imapsrc"
 	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/store"
 )
 
 // ReplayStats summarise a replay.
@@ -23,8 +24,12 @@ type ReplayStats struct {
 	Messages, Series, Replies map[string]int
 }
 
-// replayBatch is how many new held messages trigger a scheduling pass.
-const replayBatch = 2000
+// replayBatch is how many messages trigger a scheduling pass, and
+// recordBatch how many are recorded per transaction.
+const (
+	replayBatch = 2000
+	recordBatch = 250
+)
 
 // Replay runs archives (mbox files or Maildirs) through the same path as
 // watch: record, filter, hold, assemble, analyse, reply, deliver. Messages
@@ -46,15 +51,39 @@ func (d *Daemon) Replay(ctx context.Context, paths []string) (*ReplayStats, erro
 	if err != nil {
 		return nil, err
 	}
-	sinceSchedule := 0
-	feed := func(source string, uid int, raw []byte) error {
-		st.Read++
-		err := d.Handle(ctx, &imapsrc.Message{Source: source, UID: uint32(uid), Size: int64(len(raw)), Raw: raw})
+	// Messages are recorded in batches (one transaction each); a batch is
+	// always recorded before series are scheduled.
+	var recs []*store.Message
+	var msgs []*mail.Message
+	flush := func() error {
+		if len(recs) == 0 {
+			return nil
+		}
+		ins, err := d.st.RecordMessages(ctx, recs)
 		if err != nil {
 			return err
 		}
+		for i := range recs {
+			d.admit(recs[i], msgs[i], ins[i])
+		}
+		recs, msgs = recs[:0], msgs[:0]
+		return nil
+	}
+	sinceSchedule := 0
+	feed := func(source string, uid int, raw []byte) error {
+		st.Read++
+		rec, msg := d.prepare(ctx, &imapsrc.Message{Source: source, UID: uint32(uid), Size: int64(len(raw)), Raw: raw})
+		recs, msgs = append(recs, rec), append(msgs, msg)
+		if len(recs) >= recordBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
 		if sinceSchedule++; sinceSchedule >= replayBatch {
 			sinceSchedule = 0
+			if err := flush(); err != nil {
+				return err
+			}
 			return d.schedule(ctx, time.Now(), false)
 		}
 		return nil
@@ -63,6 +92,9 @@ func (d *Daemon) Replay(ctx context.Context, paths []string) (*ReplayStats, erro
 		if err := replayOne(p, feed); err != nil {
 			return nil, err
 		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
 	}
 	if err := d.schedule(ctx, time.Now(), true); err != nil {
 		return nil, err

@@ -89,30 +89,43 @@ type Message struct {
 // again: RecordMessage then returns false, and the cursor still advances.
 // The raw text is kept only for pending messages.
 func (s *Store) RecordMessage(ctx context.Context, m *Message) (bool, error) {
-	var inserted bool
+	ins, err := s.RecordMessages(ctx, []*Message{m})
+	if err != nil {
+		return false, err
+	}
+	return ins[0], nil
+}
+
+// RecordMessages records several messages in one transaction (replay
+// batches), with RecordMessage's semantics for each; inserted[i] tells
+// whether ms[i] was new.
+func (s *Store) RecordMessages(ctx context.Context, ms []*Message) ([]bool, error) {
+	inserted := make([]bool, len(ms))
 	err := s.tx(ctx, func(t *sql.Tx) error {
-		raw := m.Raw
-		if m.Status != StatusPending {
-			raw = nil
+		ins, adv := t.StmtContext(ctx, s.insertMsg), t.StmtContext(ctx, s.advanceCursor)
+		for i, m := range ms {
+			raw := m.Raw
+			if m.Status != StatusPending {
+				raw = nil
+			}
+			res, err := ins.ExecContext(ctx,
+				m.MessageID, m.Source, m.Mailbox, m.UIDValidity, m.UID, unix(m.Received), m.Status, m.Reason, m.SeriesKey, raw)
+			if err != nil {
+				return fmt.Errorf("message %s: %w", m.MessageID, err)
+			}
+			n, _ := res.RowsAffected()
+			inserted[i] = n == 1
+			if m.Mailbox == "" {
+				continue
+			}
+			if _, err := adv.ExecContext(ctx, m.UID, time.Now().UnixNano(), m.Source, m.Mailbox, m.UIDValidity); err != nil {
+				return fmt.Errorf("message %s: cursor: %w", m.MessageID, err)
+			}
 		}
-		res, err := t.ExecContext(ctx, `INSERT INTO messages(message_id, source, mailbox, uidvalidity, uid, received, status, reason, series_key, raw)
-			VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(message_id) DO NOTHING`,
-			m.MessageID, m.Source, m.Mailbox, m.UIDValidity, m.UID, unix(m.Received), m.Status, m.Reason, m.SeriesKey, raw)
-		if err != nil {
-			return err
-		}
-		n, _ := res.RowsAffected()
-		inserted = n == 1
-		if m.Mailbox == "" {
-			return nil
-		}
-		_, err = t.ExecContext(ctx, `UPDATE cursors SET last_uid=max(last_uid, ?), updated=?
-			WHERE source=? AND mailbox=? AND uidvalidity=?`,
-			m.UID, time.Now().UnixNano(), m.Source, m.Mailbox, m.UIDValidity)
-		return err
+		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("record message %s: %w", m.MessageID, err)
+		return nil, fmt.Errorf("record messages: %w", err)
 	}
 	return inserted, nil
 }

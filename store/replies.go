@@ -59,7 +59,7 @@ func scanReply(sc interface{ Scan(...any) error }) (*Reply, error) {
 
 // GetReply returns one reply, or ErrNotFound.
 func (s *Store) GetReply(ctx context.Context, messageID string) (*Reply, error) {
-	r, err := scanReply(s.db.QueryRowContext(ctx, `SELECT `+replyCols+` FROM replies WHERE message_id=?`, messageID))
+	r, err := scanReply(s.getReply.QueryRowContext(ctx, messageID))
 	if err == sql.ErrNoRows {
 		return nil, ErrNotFound
 	}

@@ -110,25 +110,30 @@ func (s *Store) SeriesOfMessages(ctx context.Context, ids []string) (map[string]
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT s.key, s.version FROM messages m JOIN series s ON s.key = m.series_key
-		WHERE m.message_id IN (`+placeholders(len(ids))+`) AND s.state IN ('done','failed')`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("series of messages: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k string
-		var v int
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
+	for _, id := range ids {
+		if id == "" {
+			continue
 		}
-		out[k] = v
+		if err := func() error {
+			rows, err := s.seriesOfMsg.QueryContext(ctx, id)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var k string
+				var v int
+				if err := rows.Scan(&k, &v); err != nil {
+					return err
+				}
+				out[k] = v
+			}
+			return rows.Err()
+		}(); err != nil {
+			return nil, fmt.Errorf("series of messages: %w", err)
+		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // CountSeries returns the number of recorded series by state.

@@ -21,6 +21,8 @@ import (
 // Store is an open state database. It is safe for concurrent use.
 type Store struct {
 	db *sql.DB
+	// Prepared statements of the per-message hot path.
+	insertMsg, advanceCursor, getReply, seriesOfMsg *sql.Stmt
 }
 
 // ErrNotFound is returned when a looked-up row does not exist.
@@ -50,7 +52,34 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
+	if err := s.prepare(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
 	return s, nil
+}
+
+// prepare compiles the statements used once per message.
+func (s *Store) prepare(ctx context.Context) error {
+	for _, p := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{
+		{&s.insertMsg, `INSERT INTO messages(message_id, source, mailbox, uidvalidity, uid, received, status, reason, series_key, raw)
+			VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(message_id) DO NOTHING`},
+		{&s.advanceCursor, `UPDATE cursors SET last_uid=max(last_uid, ?), updated=?
+			WHERE source=? AND mailbox=? AND uidvalidity=?`},
+		{&s.getReply, `SELECT ` + replyCols + ` FROM replies WHERE message_id=?`},
+		{&s.seriesOfMsg, `SELECT s.key, s.version FROM messages m JOIN series s ON s.key = m.series_key
+			WHERE m.message_id = ? AND s.state IN ('done','failed')`},
+	} {
+		st, err := s.db.PrepareContext(ctx, p.sql)
+		if err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		*p.st = st
+	}
+	return nil
 }
 
 // Close closes the database.
