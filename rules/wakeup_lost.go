@@ -316,7 +316,8 @@ func (r *wakeupRun) reportLost(q string, w *wsite, b *wkBroadcast, excl []*wsite
 		}
 	}
 	for _, e := range excl {
-		f.Evidence = append(f.Evidence, e.Fn.evidence(e.Line()))
+		// Waiters live elsewhere: name where.
+		f.Evidence = append(f.Evidence, fmt.Sprintf("%s:%d %s(): %s", e.Fn.File, e.Line(), e.Fn.Name, e.Fn.evidence(e.Line())))
 	}
 	var waiterNames []string
 	for _, e := range excl {
