@@ -105,7 +105,9 @@ func (r *resolver) calleeSummary(name, fromFile string, depth int) *summary {
 	}
 	defs := r.lookup(name, fromFile)
 	if len(defs) == 0 {
-		r.unresolved[name] = true
+		if !isUpperName(name) {
+			r.unresolved[name] = true
+		}
 		return nil
 	}
 	var first *summary
@@ -618,7 +620,7 @@ func (r *resolver) releases(fn *cscan.Func, depth int) bool {
 		}
 	}
 	for _, c := range fn.Calls {
-		if _, ok := r.m.acquire[c.Name]; ok {
+		if r.m.primitive(c) {
 			continue
 		}
 		if cs := r.calleeSummary(c.Name, fn.File, depth-1); cs != nil && len(cs.drops) > 0 {
@@ -626,4 +628,9 @@ func (r *resolver) releases(fn *cscan.Func, depth int) bool {
 		}
 	}
 	return false
+}
+
+// isUpperName reports a macro-style name (BUG, WARN_ON, READ_ONCE).
+func isUpperName(n string) bool {
+	return strings.ToUpper(n) == n
 }

@@ -157,6 +157,22 @@ func (m *sleepModel) sleepWhy(c cscan.Call) (string, bool) {
 	return "", false
 }
 
+// primitive reports whether c is one of the table's primitives (never
+// looked up as a function).
+func (m *sleepModel) primitive(c cscan.Call) bool {
+	if _, ok := m.acquire[c.Name]; ok {
+		return true
+	}
+	if _, ok := m.release[c.Name]; ok {
+		return true
+	}
+	if _, ok := m.trylock[c.Name]; ok {
+		return true
+	}
+	_, ok := m.sleepWhy(c)
+	return ok || c.Name == "guard" || c.Name == "scoped_guard"
+}
+
 // conditionalSleep reports whether a call's guards make its sleeping
 // conditional on the last reference going away or on the context allowing
 // it (see cond_sleep_guards).
