@@ -44,7 +44,7 @@ func TestWakeupSeedMboxes(t *testing.T) {
 				if m.Diff == "" || !strings.Contains(m.Subject.Raw, tc.subject) {
 					continue
 				}
-				if tc.subject != "Re:" && strings.HasPrefix(m.Subject.Raw, "Re:") {
+				if tc.subject == "AUTOSEL" && strings.HasPrefix(m.Subject.Raw, "Re:") {
 					continue // a reply quoting the patch
 				}
 				cs, err := diffcheck.Parse(m.Diff)
