@@ -138,6 +138,7 @@ func BenchmarkReplay10k(b *testing.B) {
 			b.Fatal(err)
 		}
 		out, _ := deliver.OpenOutbox(filepath.Join(run, "outbox"))
+		out.Sync = false // dry-run, as replay runs by default
 		dl, _ := deliver.New(s, out, nil, nil, deliver.Options{From: "bot@x"}, log)
 		d, err := New(s, dl, analyze, Options{From: "bot@x", Workers: runtime.GOMAXPROCS(0)}, log)
 		if err != nil {

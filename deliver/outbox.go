@@ -18,6 +18,11 @@ import (
 type Outbox struct {
 	// Dir is the Maildir's root (it has tmp/, new/, cur/).
 	Dir string
+	// Sync fsyncs every reply and directory change (on by default). When
+	// sending, the outbox is the durable queue and needs it; a dry-run
+	// outbox may turn it off (a power loss could then lose a reply file,
+	// a process crash cannot).
+	Sync bool
 }
 
 // OpenOutbox creates the Maildir directories if needed.
@@ -27,7 +32,7 @@ func OpenOutbox(dir string) (*Outbox, error) {
 			return nil, fmt.Errorf("outbox %s: %w", dir, err)
 		}
 	}
-	return &Outbox{Dir: dir}, nil
+	return &Outbox{Dir: dir, Sync: true}, nil
 }
 
 // fileName is the Maildir file name of a reply: derived from its
@@ -55,9 +60,11 @@ func (o *Outbox) Write(messageID string, raw []byte) (string, error) {
 		f.Close()
 		return "", fmt.Errorf("outbox %s: %w", tmp, err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return "", fmt.Errorf("outbox %s: %w", tmp, err)
+	if o.Sync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return "", fmt.Errorf("outbox %s: %w", tmp, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return "", fmt.Errorf("outbox %s: %w", tmp, err)
@@ -65,7 +72,9 @@ func (o *Outbox) Write(messageID string, raw []byte) (string, error) {
 	if err := os.Rename(tmp, dst); err != nil {
 		return "", fmt.Errorf("outbox: %w", err)
 	}
-	syncDir(filepath.Join(o.Dir, "new"))
+	if o.Sync {
+		syncDir(filepath.Join(o.Dir, "new"))
+	}
 	return dst, nil
 }
 
@@ -82,7 +91,9 @@ func (o *Outbox) MarkSent(path string) (string, error) {
 		}
 		return "", fmt.Errorf("outbox: %w", err)
 	}
-	syncDir(filepath.Join(o.Dir, "cur"))
+	if o.Sync {
+		syncDir(filepath.Join(o.Dir, "cur"))
+	}
 	return dst, nil
 }
 

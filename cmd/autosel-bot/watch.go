@@ -128,6 +128,9 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send bool, conf deliv
 		st.Close()
 		return nil, err
 	}
+	// The outbox is the durable send queue when sending; a dry-run outbox
+	// skips the fsyncs.
+	out.Sync = send
 	b := &botParts{st: st, out: out, close: func() { st.Close() }}
 	var sender deliver.Sender
 	if send {
