@@ -6,30 +6,47 @@ import (
 	"github.com/autosel-bot/autosel-bot/index"
 )
 
-// indexCallSites returns the calls of wait-queue primitives in the view idx
-// (post-patch when idx is an overlay). The base tree's sites are computed
-// once per table set and memoised on the base index; files the overlay
-// rescanned (the patch's files) are taken from the overlay.
-func (r *wakeupRun) indexCallSites(idx *index.Index) []wkTreeCall {
+// wkPrimSites are the calls of wait-queue primitives in one index view,
+// indexed by the identifiers of their arguments.
+type wkPrimSites struct {
+	calls  []wkTreeCall
+	byWord map[string][]int
+}
+
+func newPrimSites(calls []wkTreeCall) *wkPrimSites {
+	ps := &wkPrimSites{calls: calls, byWord: map[string][]int{}}
+	for i, c := range calls {
+		seen := map[string]bool{}
+		for _, a := range c.Call.Args {
+			for _, w := range wkIdentWords(a) {
+				if !seen[w] {
+					seen[w] = true
+					ps.byWord[w] = append(ps.byWord[w], i)
+				}
+			}
+		}
+	}
+	return ps
+}
+
+// primSites returns the primitive call sites of the base tree (computed
+// once per table set and memoised on the base index) and of the files an
+// overlay rescanned (the patch's files), which replace the base's.
+func (r *wakeupRun) primSites(idx *index.Index) (base, over *wkPrimSites) {
 	p := r.p
-	base := idx.Base()
+	b := idx.Base()
 	key := fmt.Sprintf("rules/wakeup:prim-sites:%p", p)
-	all := base.Memo(key, func() any {
+	base = b.Memo(key, func() any {
 		var out []wkTreeCall
-		for _, s := range base.CallsTo(p.isPrimitive) {
+		for _, s := range b.CallsTo(p.isPrimitive) {
 			out = append(out, wkTreeCall{Func: s.Func, Call: s.Call})
 		}
-		return out
-	}).([]wkTreeCall)
-	if idx == base {
-		return all
+		return newPrimSites(out)
+	}).(*wkPrimSites)
+	if idx == b {
+		return base, nil
 	}
-	var out []wkTreeCall
-	for _, c := range all {
-		if !idx.Overlaid(c.Func.File) {
-			out = append(out, c)
-		}
-	}
+	var extra []wkTreeCall
 	seen := map[string]bool{}
 	for _, f := range r.pass.Change.Files {
 		for _, path := range []string{f.NewPath, f.OldPath} {
@@ -44,11 +61,11 @@ func (r *wakeupRun) indexCallSites(idx *index.Index) []wkTreeCall {
 			for _, fn := range sf.Funcs {
 				for _, c := range fn.Calls {
 					if p.isPrimitive(c.Name) {
-						out = append(out, wkTreeCall{Func: fn, Call: c})
+						extra = append(extra, wkTreeCall{Func: fn, Call: c})
 					}
 				}
 			}
 		}
 	}
-	return out
+	return base, newPrimSites(extra)
 }

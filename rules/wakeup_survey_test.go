@@ -41,7 +41,8 @@ func TestWakeupTreeSurvey(t *testing.T) {
 		structRenames: map[string][]string{}, structWhere: map[string]*wkStructLoc{}}
 	r.tree = newWakeupTree(r)
 	keys := map[string]bool{}
-	for _, c := range r.indexCallSites(idx) {
+	base, _ := r.primSites(idx)
+	for _, c := range base.calls {
 		for _, s := range r.tree.view(c.Func).Sites {
 			if s.Line() == c.Call.Line && wkIsQueueWait(s) && s.Exclusive && !strings.HasPrefix(s.Q, "local:") {
 				keys[s.Q] = true

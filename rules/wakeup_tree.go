@@ -8,7 +8,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 )
 
-// treeCall is one call of a wait-queue primitive in the tree.
+// wkTreeCall is one call of a wait-queue primitive in the tree.
 type wkTreeCall struct {
 	Func *cscan.Func
 	Call cscan.Call
@@ -18,13 +18,13 @@ type wkTreeCall struct {
 // outside the functions the patch touches (those come from the patch).
 type wakeupTree struct {
 	r      *wakeupRun
-	calls  []wkTreeCall
 	loaded bool
-	files  map[string]*wkTreeFile
-	funcs  map[*cscan.Func]*wfunc
-	byKey  map[string][]*wsite
-	// byWord indexes calls by the identifiers of their arguments.
-	byWord map[string][]int
+	// base are the primitive calls of the base tree, over those of the
+	// files the overlay rescanned (nil without an overlay).
+	base, over *wkPrimSites
+	files      map[string]*wkTreeFile
+	funcs      map[*cscan.Func]*wfunc
+	byKey      map[string][]*wsite
 }
 
 type wkTreeFile struct {
@@ -119,19 +119,7 @@ func (t *wakeupTree) sitesOn(q string) []*wsite {
 	}
 	if !t.loaded {
 		t.loaded = true
-		t.calls = t.r.indexCallSites(t.r.pass.Index)
-		t.byWord = map[string][]int{}
-		for i, c := range t.calls {
-			seen := map[string]bool{}
-			for _, a := range c.Call.Args {
-				for _, w := range wkIdentWords(a) {
-					if !seen[w] {
-						seen[w] = true
-						t.byWord[w] = append(t.byWord[w], i)
-					}
-				}
-			}
-		}
+		t.base, t.over = t.r.primSites(t.r.pass.Index)
 	}
 	plain := q
 	for _, p := range []string{"var:", "completion:"} {
@@ -140,23 +128,29 @@ func (t *wakeupTree) sitesOn(q string) []*wsite {
 	last := strings.TrimSuffix(wkKeyLast(plain), "()")
 	var out []*wsite
 	seen := map[*wsite]bool{}
-	for _, i := range t.byWord[last] {
-		c := t.calls[i]
-		if c.Func == nil {
-			continue
-		}
-		if t.r.inPatch[t.relPath(c.Func.File)+":"+c.Func.Name] {
-			continue
+	visit := func(c wkTreeCall) {
+		if c.Func == nil || t.r.inPatch[t.relPath(c.Func.File)+":"+c.Func.Name] {
+			return
 		}
 		w := t.view(c.Func)
 		for _, s := range w.Sites {
-			if s.Line() != c.Call.Line || s.Call.Name != c.Call.Name || seen[s] {
-				continue
-			}
-			if s.Q == q {
+			if s.Line() == c.Call.Line && s.Call.Name == c.Call.Name && !seen[s] && s.Q == q {
 				seen[s] = true
 				out = append(out, s)
 			}
+		}
+	}
+	overlay := t.over != nil
+	for _, i := range t.base.byWord[last] {
+		c := t.base.calls[i]
+		if overlay && t.r.pass.Index.Overlaid(c.Func.File) {
+			continue // rescanned: taken from the overlay below
+		}
+		visit(c)
+	}
+	if overlay {
+		for _, i := range t.over.byWord[last] {
+			visit(t.over.calls[i])
 		}
 	}
 	t.byKey[q] = out
