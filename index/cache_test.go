@@ -1,9 +1,9 @@
 package index
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
-	"fmt"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
