@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -203,5 +204,34 @@ func TestSeriesWait(t *testing.T) {
 	}
 	if n := e.an.count("p0@x#v1"); n != 1 {
 		t.Errorf("analysed %d times", n)
+	}
+}
+
+func TestHealthAndMetrics(t *testing.T) {
+	e := newEnv(t, Options{}, deliver.Options{}, nil, nil)
+	h := e.d.HTTPHandler()
+	get := func(path string) (int, string) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := get("/healthz"); code != 200 || !strings.Contains(body, `"store":"ok"`) {
+		t.Errorf("healthz before IMAP: %d %s", code, body)
+	}
+	hooks := e.d.Hooks()
+	hooks.Connected("srv", "INBOX")
+	if code, body := get("/healthz"); code != 200 || !strings.Contains(body, `"srv/INBOX":true`) {
+		t.Errorf("healthz connected: %d %s", code, body)
+	}
+	hooks.Disconnected("srv", "INBOX", nil)
+	if code, _ := get("/healthz"); code != 503 {
+		t.Errorf("healthz with every mailbox down: %d", code)
+	}
+	feed(t, e.d, seedMessages(t)...)
+	code, body := get("/metrics")
+	for _, want := range []string{`autosel_imap_disconnects_total{mailbox="INBOX",source="srv"} 1`, `autosel_messages_total{status="pending"}`, "autosel_held_messages", "go_goroutines"} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
 	}
 }

@@ -2,7 +2,14 @@ package daemon
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -97,12 +104,20 @@ type dovecot struct {
 	dir      string
 	IMAPAddr string
 	LMTPAddr string
-	cmd      *exec.Cmd
+	// IMAPSAddr is the implicit-TLS listener (startDovecotTLS only).
+	IMAPSAddr string
+	cmd       *exec.Cmd
 }
 
 // startDovecot starts dovecot with users "list" and "bot" (password
 // "secret"), maildirs under its temp dir.
-func startDovecot(t *testing.T) *dovecot {
+func startDovecot(t *testing.T) *dovecot { return startDovecotOpts(t, false) }
+
+// startDovecotTLS also offers STARTTLS on IMAPAddr and implicit TLS on
+// IMAPSAddr, with a self-signed certificate for 127.0.0.1.
+func startDovecotTLS(t *testing.T) *dovecot { return startDovecotOpts(t, true) }
+
+func startDovecotOpts(t *testing.T, withTLS bool) *dovecot {
 	need(t, "dovecot")
 	dir := openDir(t)
 	d := &dovecot{t: t, dir: dir,
@@ -149,6 +164,13 @@ service lmtp {
   }
 }
 `, dir, iport, lport)
+	if withTLS {
+		d.IMAPSAddr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		_, sport, _ := net.SplitHostPort(d.IMAPSAddr)
+		cert, key := selfSigned(t, dir)
+		conf = strings.Replace(conf, "ssl = no\n", fmt.Sprintf("ssl = yes\nssl_cert = <%s\nssl_key = <%s\n", cert, key), 1)
+		conf = strings.Replace(conf, "    port = "+iport+"\n  }\n", fmt.Sprintf("    port = %s\n  }\n  inet_listener imaps {\n    address = 127.0.0.1\n    port = %s\n    ssl = yes\n  }\n", iport, sport), 1)
+	}
 	os.WriteFile(filepath.Join(dir, "dovecot.conf"), []byte(conf), 0o644)
 	d.Start()
 	t.Cleanup(d.Stop)
@@ -172,6 +194,9 @@ func (d *dovecot) Start() {
 	}
 	waitPort(d.t, d.IMAPAddr)
 	waitPort(d.t, d.LMTPAddr)
+	if d.IMAPSAddr != "" {
+		waitPort(d.t, d.IMAPSAddr)
+	}
 }
 
 // Stop stops the server (its mail stays).
@@ -439,4 +464,34 @@ func childPIDs(pid int) []int {
 		}
 	}
 	return out
+}
+
+// selfSigned writes a self-signed certificate for 127.0.0.1 and its key.
+func selfSigned(t *testing.T, dir string) (certPath, keyPath string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPath, keyPath = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644)
+	os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+	return certPath, keyPath
 }

@@ -294,3 +294,51 @@ func TestWatchSendSMTP(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+// TestWatchTLS follows the same mailbox over STARTTLS (AUTHENTICATE
+// PLAIN) and implicit TLS (LOGIN) as two sources: each message is
+// recorded once (Message-ID de-duplication) and each series analysed once.
+func TestWatchTLS(t *testing.T) {
+	dv := startDovecotTLS(t)
+	e := newEnv(t, Options{SeriesWait: 2 * time.Second}, deliver.Options{}, nil, nil)
+	starttls := testServer(dv.IMAPAddr, "list")
+	starttls.Name, starttls.TLS, starttls.Auth, starttls.InsecureSkipVerify = "starttls", "starttls", "plain", true
+	implicit := testServer(dv.IMAPSAddr, "list")
+	implicit.Name, implicit.TLS, implicit.InsecureSkipVerify = "imaps", "tls", true
+	w, err := imapsrc.NewWatcher([]imapsrc.Server{starttls, implicit}, e.st, e.d, e.d.Hooks(), e.d.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); e.d.Run(ctx, w, "") }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitFor(t, "both sessions", 20*time.Second, func() bool {
+		return strings.Count(e.logBuf.String(), "imap: caught up") >= 2
+	})
+	seeds := seedMessages(t)
+	dv.Append("list", "INBOX", seeds...)
+	keys := expectedSeries(t, seeds)
+	waitFor(t, "every series processed", 60*time.Second, func() bool {
+		for _, k := range keys {
+			if s, err := e.st.GetSeries(ctx, k); err != nil || s.State != store.SeriesDone {
+				return false
+			}
+		}
+		return true
+	})
+	waitFor(t, "both sources read everything", 30*time.Second, func() bool {
+		a, err1 := e.st.Cursor(ctx, "starttls", "INBOX")
+		b, err2 := e.st.Cursor(ctx, "imaps", "INBOX")
+		return err1 == nil && err2 == nil && a.LastUID == uint32(len(seeds)) && b.LastUID == uint32(len(seeds))
+	})
+	for _, k := range keys {
+		if n := e.an.count(k); n != 1 {
+			t.Errorf("series %s analysed %d times, want 1", k, n)
+		}
+	}
+	c, _ := e.st.CountMessages(ctx)
+	if sum(c) != len(seeds) {
+		t.Errorf("%d messages recorded, want %d", sum(c), len(seeds))
+	}
+}
