@@ -102,3 +102,49 @@ func TestWakeupTreeSplitLeftBehind(t *testing.T) {
 		})
 	}
 }
+
+// TestWakeupTreeExclusiveIntroduced: a patch makes one waiter of a driver's
+// queue exclusive; the single wake-up on the close path is elsewhere in the
+// file, outside the patch, and only the tree shows it.
+func TestWakeupTreeExclusiveIntroduced(t *testing.T) {
+	const path = "drivers/char/pcmcia/cm4000_cs.c"
+	src, err := os.ReadFile(filepath.Join(testkernel.Dir(t), path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := "wait_event(dev->devq, (link->open == 0));"
+	excl := "wait_event_killable_exclusive(dev->devq, (link->open == 0));"
+	if !strings.Contains(string(src), plain) {
+		t.Fatalf("%s lacks %q", path, plain)
+	}
+	for _, tc := range []struct {
+		name          string
+		before, after string
+		risk          bool
+	}{
+		{"made exclusive", plain, excl, true},
+		{"exclusive dropped", excl, plain, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := []byte(strings.Replace(string(src), plain, tc.before, 1))
+			after := []byte(strings.Replace(string(src), plain, tc.after, 1))
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(path)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, path), before, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			pass := wkTreePass(t, wkGitDiff(t, path, before, after), wkOpenIndex(t, dir), dir)
+			fs := runWakeupDiff(t, "", pass)
+			if !tc.risk {
+				wkCheckFindings(t, fs, nil, []wkWant{{sev: "risk"}})
+				return
+			}
+			wkCheckFindings(t, fs, []wkWant{
+				{rule: RuleLostWakeup, sev: "risk", fn: "cmm_close", key: "cm4000_dev.devq"},
+				{rule: RuleWakeupExclusive, sev: "note", fn: "cmm_cm4000_release", key: "cm4000_dev.devq"},
+			}, []wkWant{{sev: "risk", fn: "terminate_monitor"}})
+		})
+	}
+}
