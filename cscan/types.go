@@ -32,8 +32,8 @@ type Call struct {
 	Guards []Guard `json:"guards,omitempty"`
 }
 
-// Return is one return statement (or a goto to a label after which the
-// function returns) inside a function body.
+// Return is one return statement inside a function body (gotos to an exit
+// label are GotoStmt/LabelStmt in the statement tree).
 type Return struct {
 	Line   int     `json:"line"`
 	Expr   string  `json:"expr,omitempty"`

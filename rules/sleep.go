@@ -634,8 +634,12 @@ func uniq(ss []string) []string {
 }
 
 func (r *sleepRun) add(f report.Finding) {
+	// The same chain found forward (in a touched caller) and in reverse
+	// (from a touched callee) is one finding.
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%s:%d", f.File, f.Func, f.Line)
+	if len(f.Chain) == 0 {
+		fmt.Fprintf(&b, "%s:%s:%d", f.File, f.Func, f.Line)
+	}
 	for _, s := range f.Chain {
 		fmt.Fprintf(&b, "|%s:%d", s.Func, s.Line)
 	}
