@@ -194,6 +194,9 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		}
 	}
 	ix.Stats.Duration = time.Since(start)
+	// The caller map is needed by the first reverse query; build it in the
+	// background while the caller parses and applies its patches.
+	go ix.buildCallers()
 	log.Info("index ready", "root", abs, "files", ix.Stats.Files, "funcs", ix.Stats.Funcs,
 		"scanned", ix.Stats.Scanned, "cached", ix.Stats.Cached, "took", ix.Stats.Duration)
 	return ix, nil
