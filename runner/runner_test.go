@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/config"
+	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/series"
 )
 
 // fakeBackend returns canned results per label and counts calls.
@@ -144,5 +147,36 @@ func TestCompareBadRef(t *testing.T) {
 	_, err := New(Options{}, &fakeBackend{calls: map[string]int{}}).Compare(context.Background(), repo, "--output=/tmp/x", nil)
 	if err == nil {
 		t.Fatal("bad ref accepted")
+	}
+}
+
+func TestStageSkipsWhenDisabled(t *testing.T) {
+	var cfg config.RunnerConfig
+	st := NewStage(cfg).WithLogger(nil)
+	r := &report.Report{}
+	if err := st.Run(context.Background(), &series.Series{Patches: []*series.Patch{{Msg: &mail.Message{Diff: "x"}}}}, r); err != nil || r.VM != nil {
+		t.Fatalf("disabled stage ran: %v %+v", err, r.VM)
+	}
+	if st.Name() != "vm" {
+		t.Errorf("name %q", st.Name())
+	}
+	cfg.Enabled, cfg.Tree = true, t.TempDir()
+	r = &report.Report{}
+	if err := NewStage(cfg).Run(context.Background(), &series.Series{Incomplete: "missing 2/2"}, r); err != nil || r.VM != nil || len(r.Notes) != 1 {
+		t.Fatalf("incomplete series: %v %+v %q", err, r.VM, r.Notes)
+	}
+}
+
+func TestSeriesPatches(t *testing.T) {
+	s := &series.Series{
+		Patches: []*series.Patch{
+			{Number: 1, Msg: &mail.Message{Diff: "diff 1", Subject: mail.Subject{Raw: "[PATCH 1/2] a"}}},
+			{Number: 2, Msg: &mail.Message{}},
+		},
+		Review: []*series.Patch{{Msg: &mail.Message{Diff: "quick fix"}}},
+	}
+	got := SeriesPatches(s)
+	if len(got) != 1 || string(got[0].Diff) != "diff 1" || got[0].Name != "[PATCH 1/2] a" {
+		t.Fatalf("%+v", got)
 	}
 }

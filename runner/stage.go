@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/report"
@@ -26,6 +27,14 @@ func NewStage(cfg config.RunnerConfig, opts ...func(*Options)) *Stage {
 		f(&o)
 	}
 	return &Stage{cfg: cfg, runner: New(o, nil)}
+}
+
+// WithLogger sends the stage's progress and diagnostics to log.
+func (s *Stage) WithLogger(log *slog.Logger) *Stage {
+	o := s.runner.opts
+	o.Log = log
+	s.runner = New(o, nil)
+	return s
 }
 
 // Name implements pipeline.Stage.

@@ -45,9 +45,9 @@ var Suite = []Test{
 	{Name: "epoll_wakeup", Doc: "N threads in epoll_wait on EPOLLET eventfds all wake (epoll60)",
 		Args: []string{"8", "20"}, Timeout: 10 * time.Second, Metric: true, Threads: true},
 	{Name: "pipe_token_ring", Doc: "token passed among 8 processes through one pipe: context switches per transfer",
-		Args: []string{"3", "10000"}, Timeout: 12 * time.Second, Metric: true},
+		Args: []string{"3", "6000"}, Timeout: 12 * time.Second, Metric: true},
 	{Name: "pipe_splice_throughput", Doc: "pipe read/write and vmsplice+splice bandwidth",
-		Args: []string{"200"}, Timeout: 8 * time.Second, Metric: true},
+		Args: []string{"150"}, Timeout: 8 * time.Second, Metric: true},
 	{Name: "syscall_exercise", Doc: "pipe/fifo/splice/epoll/eventfd/futex/fcntl syscall paths (kernel debug checks)",
 		Timeout: 10 * time.Second, Threads: true},
 }
