@@ -296,8 +296,9 @@ func TestWatchSendSMTP(t *testing.T) {
 }
 
 // TestWatchTLS follows the same mailbox over STARTTLS (AUTHENTICATE
-// PLAIN) and implicit TLS (LOGIN) as two sources: each message is
-// recorded once (Message-ID de-duplication) and each series analysed once.
+// PLAIN, IDLE) and implicit TLS (LOGIN, polling) as two sources: each
+// message is recorded once (Message-ID de-duplication) and each series
+// analysed once.
 func TestWatchTLS(t *testing.T) {
 	dv := startDovecotTLS(t)
 	e := newEnv(t, Options{SeriesWait: 2 * time.Second}, deliver.Options{}, nil, nil)
@@ -305,6 +306,7 @@ func TestWatchTLS(t *testing.T) {
 	starttls.Name, starttls.TLS, starttls.Auth, starttls.InsecureSkipVerify = "starttls", "starttls", "plain", true
 	implicit := testServer(dv.IMAPSAddr, "list")
 	implicit.Name, implicit.TLS, implicit.InsecureSkipVerify = "imaps", "tls", true
+	implicit.NoIdle = true // the polling fallback
 	w, err := imapsrc.NewWatcher([]imapsrc.Server{starttls, implicit}, e.st, e.d, e.d.Hooks(), e.d.log)
 	if err != nil {
 		t.Fatal(err)
@@ -316,6 +318,9 @@ func TestWatchTLS(t *testing.T) {
 	waitFor(t, "both sessions", 20*time.Second, func() bool {
 		return strings.Count(e.logBuf.String(), "imap: caught up") >= 2
 	})
+	if logs := e.logBuf.String(); !strings.Contains(logs, "idle=false") || !strings.Contains(logs, "idle=true") {
+		t.Errorf("want one IDLE and one polling session:\n%s", logs)
+	}
 	seeds := seedMessages(t)
 	dv.Append("list", "INBOX", seeds...)
 	keys := expectedSeries(t, seeds)
@@ -340,5 +345,52 @@ func TestWatchTLS(t *testing.T) {
 	c, _ := e.st.CountMessages(ctx)
 	if sum(c) != len(seeds) {
 		t.Errorf("%d messages recorded, want %d", sum(c), len(seeds))
+	}
+}
+
+// TestWatchUIDValidity: the mailbox is deleted and re-created (new
+// UIDVALIDITY) with the old messages plus new ones; the daemon rescans it
+// and records only the new messages (Message-ID de-duplication).
+func TestWatchUIDValidity(t *testing.T) {
+	dv := startDovecot(t)
+	seeds := seedMessages(t)
+	half := len(seeds) / 2
+	dv.Append("list", "lkml") // create it empty
+	e := newEnv(t, Options{SeriesWait: 2 * time.Second}, deliver.Options{}, nil, nil)
+	e.startWatch(t, testServer(dv.IMAPAddr, "list", "lkml"))
+	dv.Append("list", "lkml", seeds[:half]...)
+	ctx := context.Background()
+	total := func() int { c, _ := e.st.CountMessages(ctx); return sum(c) }
+	waitFor(t, "first half recorded", 30*time.Second, func() bool { return total() >= half })
+	before, _ := e.st.Cursor(ctx, "test", "lkml")
+	c := dv.client("list")
+	if err := c.Delete("lkml").Wait(); err != nil {
+		t.Fatalf("delete mailbox: %v", err)
+	}
+	c.Close()
+	dv.Append("list", "lkml", seeds...)
+	waitFor(t, "rescan after the UIDVALIDITY change", 60*time.Second, func() bool {
+		cur, err := e.st.Cursor(ctx, "test", "lkml")
+		return err == nil && cur.UIDValidity != before.UIDValidity && cur.LastUID == uint32(len(seeds))
+	})
+	if !strings.Contains(e.logBuf.String(), "UIDVALIDITY changed") {
+		t.Error("UIDVALIDITY change not logged")
+	}
+	keys := expectedSeries(t, seeds)
+	waitFor(t, "every series processed", 60*time.Second, func() bool {
+		for _, k := range keys {
+			if s, err := e.st.GetSeries(ctx, k); err != nil || s.State != store.SeriesDone {
+				return false
+			}
+		}
+		return true
+	})
+	if n := total(); n != len(seeds) {
+		t.Errorf("%d messages recorded, want %d (no duplicates)", n, len(seeds))
+	}
+	for _, k := range keys {
+		if n := e.an.count(k); n != 1 {
+			t.Errorf("series %s analysed %d times, want 1", k, n)
+		}
 	}
 }

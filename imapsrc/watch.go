@@ -267,6 +267,13 @@ func (w *Watcher) session(ctx context.Context, s *Server, mbox string, log *slog
 				return true, fmt.Errorf("NOOP: %w", err)
 			}
 		}
+		// A mailbox deleted and re-created under us (new UIDVALIDITY) may
+		// go unnoticed by the selected session: ask, and start over.
+		if st, err := c.Status(mbox, &imap.StatusOptions{UIDValidity: true}).Wait(); err != nil {
+			return true, fmt.Errorf("STATUS %s: %w", mbox, err)
+		} else if st.UIDValidity != 0 && st.UIDValidity != sel.UIDValidity {
+			return true, fmt.Errorf("UIDVALIDITY of %s changed from %d to %d", mbox, sel.UIDValidity, st.UIDValidity)
+		}
 		if err := w.fetchNew(ctx, c, s, mbox, sel.UIDValidity, log); err != nil {
 			return true, err
 		}
