@@ -122,9 +122,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 	var refusals []Refusal
 	for _, p := range req.Patches {
 		for _, r := range b.opts.Guard.Check(p.Diff) {
-			if p.Name != "" {
-				r.Reason = p.Name + ": " + r.Reason
-			}
+			r.Patch = p.Name
 			refusals = append(refusals, r)
 		}
 	}

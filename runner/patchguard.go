@@ -13,19 +13,25 @@ import (
 // the tree on the host (make, scripts, host programs), so a patch that
 // changes such code is hostile until a human says otherwise.
 type Refusal struct {
+	// Patch names the patch (Patch.Name), when known.
+	Patch string `json:"patch,omitempty"`
 	// Path is the offending path ("" for content problems).
-	Path string
+	Path string `json:"path,omitempty"`
 	// Line is the 1-based line in the patch.
-	Line int
+	Line int `json:"line"`
 	// Reason explains the refusal.
-	Reason string
+	Reason string `json:"reason"`
 }
 
 func (r Refusal) Error() string {
-	if r.Path != "" {
-		return fmt.Sprintf("line %d: %s: %s", r.Line, r.Path, r.Reason)
+	where := fmt.Sprintf("line %d", r.Line)
+	if r.Patch != "" {
+		where = r.Patch + " " + where
 	}
-	return fmt.Sprintf("line %d: %s", r.Line, r.Reason)
+	if r.Path != "" {
+		return fmt.Sprintf("%s: %s: %s", where, r.Path, r.Reason)
+	}
+	return fmt.Sprintf("%s: %s", where, r.Reason)
 }
 
 // Guard decides which patch paths may be built.

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTestCmdUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"test"}, "--tree is required"},
+		{[]string{"test", "--tree", ".", "--patch", "x", "--range", "a..b"}, "not both"},
+		{[]string{"test", "--tree", ".", "--format", "xml"}, "--format"},
+		{[]string{"test", "--tree", ".", "--range", "nodots"}, "want A..B"},
+		{[]string{"test", "--tree", ".", "--range", "--output=x..b"}, "want A..B"},
+		{[]string{"test", "--tree", ".", "--tests", "nope"}, "unknown suite test"},
+		{[]string{"test", "--tree", ".", "--patch", "/nonexistent.patch"}, "nonexistent"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t, "", tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+// TestTestCmdRefusedRange: --range turns the commits into one patch; one
+// that touches a Makefile is refused before anything is built (exit 1,
+// JSON on stdout).
+func TestTestCmdRefusedRange(t *testing.T) {
+	dir := t.TempDir()
+	gitc := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	gitc("init", "-q")
+	os.WriteFile(filepath.Join(dir, "Makefile"), []byte("all:\n"), 0o644)
+	gitc("add", "Makefile")
+	gitc("commit", "-q", "-m", "a")
+	gitc("tag", "A")
+	os.WriteFile(filepath.Join(dir, "Makefile"), []byte("all:\n\ttouch /tmp/pwned\n"), 0o644)
+	gitc("commit", "-q", "-am", "b")
+	code, stdout, stderr := runCLI(t, "", "test", "--tree", dir, "--range", "A..HEAD", "--format", "json",
+		"--config", writeRunnerConfig(t))
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var vm struct {
+		Status   string   `json:"status"`
+		Refusals []string `json:"refusals"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &vm); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if vm.Status != "refused" || len(vm.Refusals) == 0 || !strings.Contains(vm.Refusals[0], "Makefile") {
+		t.Fatalf("%+v", vm)
+	}
+}
+
+// writeRunnerConfig points the runner's caches at a temp dir.
+func writeRunnerConfig(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(p, []byte("runner:\n  work_dir: "+t.TempDir()+"\n"), 0o644)
+	return p
+}
