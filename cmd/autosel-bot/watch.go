@@ -315,6 +315,9 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 	if addr == "off" {
 		addr = ""
 	}
+	if addr != "" && !deliver.IsLoopback(addr) {
+		log.Warn("metrics and health are served on a non-loopback address", "addr", addr)
+	}
 	mode := "dry-run: replies stay in the outbox"
 	if w.Send {
 		mode = "sending over SMTP " + w.SMTP.Addr
