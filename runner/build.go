@@ -143,7 +143,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range []string{p.build, p.images, p.logs, b.opts.CCacheDir} {
+	for _, d := range []string{p.build, p.images, p.logs, filepath.Dir(p.worktree), b.opts.CCacheDir} {
 		if d == "" {
 			continue
 		}
@@ -161,7 +161,13 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		return res, nil
 	}
 
-	// One build at a time per build dir.
+	// One build at a time per worktree (shared by every build dir of the
+	// tree) and per build dir, taken in that order.
+	unlockSrc, err := lockFile(ctx, p.worktree+".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer unlockSrc()
 	unlock, err := lockFile(ctx, p.build+".lock")
 	if err != nil {
 		return nil, err

@@ -137,8 +137,14 @@ func (l *Local) runSuite(ctx context.Context, kr *KernelResult, tests []Test) er
 	if err != nil {
 		return err
 	}
-	kr.VMTime = out.elapsed
+	evalVM(kr, out, tests, l.runs, scale)
 	kr.Console = filepath.Join(runDir, "console.log")
+	return nil
+}
+
+// evalVM fills kr's boot status and test results from a VM's outcome.
+func evalVM(kr *KernelResult, out *vmOutcome, tests []Test, runs func(Test) int, scale int) {
+	kr.VMTime = out.elapsed
 	ch := parseChannel(out.results)
 	kr.Problems = ch.Problems
 	if !ch.Hello {
@@ -154,15 +160,14 @@ func (l *Local) runSuite(ctx context.Context, kr *KernelResult, tests []Test) er
 		for _, t := range tests {
 			kr.Tests = append(kr.Tests, TestResult{Name: t.Name, Verdict: BootFailure, Reason: "the kernel did not boot to init"})
 		}
-		return nil
+		return
 	}
 	kr.Boot = "ok"
 	if s := bootSplats(ch, out.console); len(s) > 0 {
 		kr.Tests = append(kr.Tests, TestResult{Name: "boot", Verdict: Crash, Reason: "kernel: " + s[0].Title, Splats: s,
 			Runs: []RunResult{{Verdict: Crash, Reason: "kernel: " + s[0].Title}}})
 	}
-	kr.Tests = append(kr.Tests, evalSuite(ch, out.console, tests, l.runs, scale, vmEnd{stopped: out.stopped, why: out.why})...)
-	return nil
+	kr.Tests = append(kr.Tests, evalSuite(ch, out.console, tests, runs, scale, vmEnd{stopped: out.stopped, why: out.why})...)
 }
 
 func safeLabel(s string) string {
