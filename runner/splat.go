@@ -31,6 +31,7 @@ var splatKinds = []struct {
 	{"sleep-in-atomic", regexp.MustCompile(`^BUG: scheduling while atomic`)},
 	{"sleep-in-atomic", regexp.MustCompile(`^BUG: workqueue leaked lock or atomic`)},
 	{"soft-lockup", regexp.MustCompile(`^(watchdog: )?BUG: soft lockup`)},
+	{"lockdep", regexp.MustCompile(`^\[ BUG: `)}, // "[ BUG: Invalid wait context ]"
 	{"lockdep", regexp.MustCompile(`^WARNING: (possible circular locking dependency|inconsistent lock state|possible recursive locking|bad unlock balance|lock held when returning|held lock freed|possible irq lock inversion|.*lock.* detected)`)},
 	{"rcu", regexp.MustCompile(`^WARNING: suspicious RCU usage`)},
 	{"warning", regexp.MustCompile(`^WARNING: `)},
@@ -56,7 +57,7 @@ func classify(text string) string {
 
 // splatFirstWords are the first words of every splatKinds pattern; a
 // cheap filter before the regular expressions.
-var splatFirstWords = []string{"BUG:", "WARNING:", "INFO:", "watchdog:", "rcu:", "general", "kernel", "Oops:",
+var splatFirstWords = []string{"[ BUG:", "BUG:", "WARNING:", "INFO:", "watchdog:", "rcu:", "general", "kernel", "Oops:",
 	"Unable", "Kernel", "UBSAN:", "KASAN:", "list_"}
 
 func maybeSplat(text string) bool {

@@ -19,6 +19,9 @@ func TestFindSplats(t *testing.T) {
 		{"oops-panic.log", []string{"oops"}, "BUG: kernel NULL pointer dereference, address: 0000000000000000", "---[ end Kernel panic - not syncing: Fatal exception ]---"},
 		{"hung-task.log", []string{"hung-task"}, "INFO: task pipe_two_reade:80 blocked for more than 10 seconds.", "</TASK>"},
 		{"clean-boot.log", nil, "", ""},
+		// A whole console of the runner's Linux 6.1 kernel with a patch
+		// that takes a mutex under pipe->rd_wait.lock.
+		{"real-6.1-sleep-in-atomic.log", []string{"sleep-in-atomic", "lockdep"}, "BUG: sleeping function called from invalid context at kernel/locking/mutex.c:580", "</TASK>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -102,5 +105,19 @@ func BenchmarkFindSplats(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		findSplats(consoleLines(con))
+	}
+}
+
+func TestRealSplatSecond(t *testing.T) {
+	b, err := os.ReadFile("testdata/splats/real-6.1-sleep-in-atomic.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := findSplats(consoleLines(b))
+	if len(got) != 2 || got[1].Title != "[ BUG: Invalid wait context ]" || !strings.Contains(got[1].Text, "pipe_resize_stats_lock") {
+		t.Fatalf("%+v", got)
+	}
+	if strings.Contains(got[0].Text, "autosel:") || strings.Contains(got[1].Text, "reboot:") {
+		t.Errorf("splat text runs past the report")
 	}
 }
