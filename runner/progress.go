@@ -47,12 +47,12 @@ type barProgress struct {
 	cur   string
 }
 
-func newBarProgress(w io.Writer, label string, estimate int64) *barProgress {
+func newBarProgress(w io.Writer, label string, estimate int64, opts ...mpb.ContainerOption) *barProgress {
 	if estimate <= 0 {
 		estimate = 100
 	}
 	b := &barProgress{total: estimate}
-	b.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
+	b.p = mpb.New(append([]mpb.ContainerOption{mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(200 * time.Millisecond)}, opts...)...)
 	b.bar = b.p.AddBar(estimate,
 		mpb.PrependDecorators(decor.Name(label+" ", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncWidth)),
 		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO), decor.Name(" "), decor.Any(func(decor.Statistics) string { return b.cur })),
