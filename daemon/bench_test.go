@@ -87,6 +87,40 @@ func genMbox(w io.Writer, n int, seed int64) {
 	}
 }
 
+// realAnalyzer is what the command wires: the analysis stage (every rule,
+// patch-only) and reply.Compose with the default options.
+func realAnalyzer() (Analyzer, error) {
+	rs, err := rules.All(rules.Options{Depth: 4})
+	if err != nil {
+		return nil, err
+	}
+	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: rules.Options{Depth: 4}})
+	if err != nil {
+		return nil, err
+	}
+	p := &pipeline.Pipeline{Stages: []pipeline.Stage{an}}
+	ropts := reply.DefaultOptions()
+	return func(ctx context.Context, s *series.Series) (*Result, error) {
+		r, err := p.Run(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		js, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		mails, err := reply.Compose(r, s, ropts)
+		if err != nil {
+			return nil, err
+		}
+		res := &Result{Report: js}
+		for _, m := range mails {
+			res.Replies = append(res.Replies, OutMail{MessageID: m.MessageID, InReplyTo: m.InReplyTo, Raw: m.Bytes()})
+		}
+		return res, nil
+	}, nil
+}
+
 // BenchmarkReplay10k measures the whole replay path (parse, store,
 // policy, series assembly, analysis with every rule in patch-only mode,
 // reply composition, outbox, dry-run delivery) over a generated mbox of
@@ -100,31 +134,9 @@ func BenchmarkReplay10k(b *testing.B) {
 	if err := os.WriteFile(mbox, buf.Bytes(), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	rs, err := rules.All(rules.Options{Depth: 4})
+	analyze, err := realAnalyzer()
 	if err != nil {
 		b.Fatal(err)
-	}
-	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: rules.Options{Depth: 4}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := &pipeline.Pipeline{Stages: []pipeline.Stage{an}}
-	ropts := reply.DefaultOptions()
-	analyze := func(ctx context.Context, s *series.Series) (*Result, error) {
-		r, err := p.Run(ctx, s)
-		if err != nil {
-			return nil, err
-		}
-		js, _ := json.Marshal(r)
-		mails, err := reply.Compose(r, s, ropts)
-		if err != nil {
-			return nil, err
-		}
-		res := &Result{Report: js}
-		for _, m := range mails {
-			res.Replies = append(res.Replies, OutMail{MessageID: m.MessageID, InReplyTo: m.InReplyTo, Raw: m.Bytes()})
-		}
-		return res, nil
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var heap, peak uint64

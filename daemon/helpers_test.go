@@ -31,6 +31,8 @@ type testAnalyzer struct {
 	calls map[string]int
 	delay time.Duration
 	panic string
+	// real, when set, does the work instead (pipeline + reply).
+	real Analyzer
 }
 
 func (a *testAnalyzer) analyze(ctx context.Context, s *series.Series) (*Result, error) {
@@ -49,6 +51,9 @@ func (a *testAnalyzer) analyze(ctx context.Context, s *series.Series) (*Result, 
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+	}
+	if a.real != nil {
+		return a.real(ctx, s)
 	}
 	first := s.Cover
 	if first == nil && len(s.Patches) > 0 {
