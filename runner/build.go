@@ -236,7 +236,8 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 	}); err != nil {
 		return nil, err
 	}
-	pruneImages(p.images, 16)
+	pruneOldest(p.images, 16)
+	pruneOldest(p.logs, 64)
 	res.Status, res.Kernel = BuildOK, filepath.Join(imgDir, "bzImage")
 	return res, nil
 }
@@ -414,8 +415,9 @@ func saveImage(dir, kernel string, meta imageMeta) error {
 	return writeFileAtomic(filepath.Join(dir, "meta.json"), b, 0o644)
 }
 
-// pruneImages keeps the keep most recently used images.
-func pruneImages(dir string, keep int) {
+// pruneOldest keeps the keep most recently modified entries of dir
+// (images are touched when reused).
+func pruneOldest(dir string, keep int) {
 	ents, err := os.ReadDir(dir)
 	if err != nil || len(ents) <= keep {
 		return
@@ -426,7 +428,7 @@ func pruneImages(dir string, keep int) {
 	}
 	var imgs []img
 	for _, e := range ents {
-		if info, err := e.Info(); err == nil && e.IsDir() {
+		if info, err := e.Info(); err == nil {
 			imgs = append(imgs, img{filepath.Join(dir, e.Name()), info.ModTime()})
 		}
 	}
