@@ -15,3 +15,20 @@
 // (verdict.go). Runner.Compare runs baseline and patched kernels and fills
 // a report.VMReport with regressions and metric changes (compare.go).
 package runner
+
+// Usage:
+//
+//	autosel-bot test --tree ~/linux --patch fix.patch        # vs HEAD
+//	autosel-bot test --tree ~/linux --range v6.1..my-branch --format json
+//
+// Caches live under runner.work_dir (default /var/tmp/autosel-bot/runner):
+// src/<tree>/ (worktree), build/<tree>/ (O= dir), ccache/, images/<key>/
+// (kernels by commit+patches+config), suite/<hash>/ (static test
+// binaries), runs/<time>/ (console.log, results.log, initramfs of the last
+// runs), logs/ (build logs), accel-probe.json (the KVM probe outcome).
+//
+// Tests: `go test ./runner/` runs unit tests, fake-QEMU tests and the
+// integration tests on the shared Linux 6.1 tree (internal/testkernel):
+// one cold build (~10 min on 2 cores), then one-file rebuilds. `go test
+// -short` skips the integration tests. scripts/bench-runner.sh measures
+// rebuild and boot + suite times (and the cold build with --cold).
