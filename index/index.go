@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -93,6 +94,10 @@ const maxFullFiles = 4096
 // Open scans (or loads from the cache) every *.c and *.h file under root.
 func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	start := time.Now()
+	// Loading builds a large, pointer-rich heap in one go: collecting at
+	// every doubling of a growing heap costs more than the load itself
+	// (measured 8.5 s -> 5.6 s warm). Collect less often while loading.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	if opts.Depth <= 0 {
 		opts.Depth = 4
 	}
