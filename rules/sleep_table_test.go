@@ -119,17 +119,17 @@ func sleepCases() []sleepCase {
 			want: []string{"risk helper kmalloc"}},
 
 		sleepCase{name: "lock helper turned from a mutex into a spinlock", treeOnly: true,
-			old: "static void lock_dev(struct dev *d)\n{\n\tmutex_lock(&d->lock);\n}\n\n" + body("\tlock_dev(d);\n\tp = kmalloc(8, GFP_KERNEL);\n\tunlock_dev(d);\n"),
-			new: "static void lock_dev(struct dev *d)\n{\n\tspin_lock(&d->lock);\n}\n\n" + body("\tlock_dev(d);\n\tp = kmalloc(8, GFP_KERNEL);\n\tunlock_dev(d);\n"),
+			old:  "static void lock_dev(struct dev *d)\n{\n\tmutex_lock(&d->lock);\n}\n\n" + body("\tlock_dev(d);\n\tp = kmalloc(8, GFP_KERNEL);\n\tunlock_dev(d);\n"),
+			new:  "static void lock_dev(struct dev *d)\n{\n\tspin_lock(&d->lock);\n}\n\n" + body("\tlock_dev(d);\n\tp = kmalloc(8, GFP_KERNEL);\n\tunlock_dev(d);\n"),
 			want: []string{"risk f kmalloc"}},
 
 		sleepCase{name: "lock type change spinlock -> mutex under an RCU caller", treeOnly: true,
-			old: "struct dev {\n\tspinlock_t lock;\n\tint x;\n};\n\nstatic void dev_update(struct dev *d)\n{\n\tspin_lock(&d->lock);\n\td->x++;\n\tspin_unlock(&d->lock);\n}\n\nstatic void poll_all(void)\n{\n\tstruct dev *d;\n\n\trcu_read_lock();\n\tlist_for_each_entry_rcu(d, &devs, node)\n\t\tdev_update(d);\n\trcu_read_unlock();\n}\n",
-			new: "struct dev {\n\tstruct mutex lock;\n\tint x;\n};\n\nstatic void dev_update(struct dev *d)\n{\n\tmutex_lock(&d->lock);\n\td->x++;\n\tmutex_unlock(&d->lock);\n}\n\nstatic void poll_all(void)\n{\n\tstruct dev *d;\n\n\trcu_read_lock();\n\tlist_for_each_entry_rcu(d, &devs, node)\n\t\tdev_update(d);\n\trcu_read_unlock();\n}\n",
+			old:  "struct dev {\n\tspinlock_t lock;\n\tint x;\n};\n\nstatic void dev_update(struct dev *d)\n{\n\tspin_lock(&d->lock);\n\td->x++;\n\tspin_unlock(&d->lock);\n}\n\nstatic void poll_all(void)\n{\n\tstruct dev *d;\n\n\trcu_read_lock();\n\tlist_for_each_entry_rcu(d, &devs, node)\n\t\tdev_update(d);\n\trcu_read_unlock();\n}\n",
+			new:  "struct dev {\n\tstruct mutex lock;\n\tint x;\n};\n\nstatic void dev_update(struct dev *d)\n{\n\tmutex_lock(&d->lock);\n\td->x++;\n\tmutex_unlock(&d->lock);\n}\n\nstatic void poll_all(void)\n{\n\tstruct dev *d;\n\n\trcu_read_lock();\n\tlist_for_each_entry_rcu(d, &devs, node)\n\t\tdev_update(d);\n\trcu_read_unlock();\n}\n",
 			want: []string{"risk dev_update mutex_lock"}},
 		sleepCase{name: "lock type change mutex -> spinlock with an allocation inside",
-			old: "struct dev {\n\tstruct mutex lock;\n};\n\nstatic int dev_grow(struct dev *d)\n{\n\tmutex_lock(&d->lock);\n\td->buf = kmalloc(d->size, GFP_KERNEL);\n\tmutex_unlock(&d->lock);\n\treturn 0;\n}\n",
-			new: "struct dev {\n\tspinlock_t lock;\n};\n\nstatic int dev_grow(struct dev *d)\n{\n\tspin_lock(&d->lock);\n\td->buf = kmalloc(d->size, GFP_KERNEL);\n\tspin_unlock(&d->lock);\n\treturn 0;\n}\n",
+			old:  "struct dev {\n\tstruct mutex lock;\n};\n\nstatic int dev_grow(struct dev *d)\n{\n\tmutex_lock(&d->lock);\n\td->buf = kmalloc(d->size, GFP_KERNEL);\n\tmutex_unlock(&d->lock);\n\treturn 0;\n}\n",
+			new:  "struct dev {\n\tspinlock_t lock;\n};\n\nstatic int dev_grow(struct dev *d)\n{\n\tspin_lock(&d->lock);\n\td->buf = kmalloc(d->size, GFP_KERNEL);\n\tspin_unlock(&d->lock);\n\treturn 0;\n}\n",
 			want: []string{"risk dev_grow kmalloc"}},
 
 		// Near misses: must stay quiet.
