@@ -136,6 +136,14 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	var cache *cacheData
 	if cacheFile != "" {
+		// Processes indexing the same tree at once (parallel test
+		// packages, a daemon and a CLI) take turns: the second one finds
+		// the cache the first one wrote.
+		if unlock, err := lockFile(cacheFile + ".lock"); err == nil {
+			defer unlock()
+		} else {
+			log.Warn("index cache lock", "err", err)
+		}
 		cache, err = readCache(cacheFile)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			log.Warn("index cache unreadable, rescanning", "file", cacheFile, "err", err)
