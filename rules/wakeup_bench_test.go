@@ -1,12 +1,9 @@
 package rules
 
 import (
-	"context"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
-	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 )
 
 // BenchmarkWakeupTree measures per-patch wakeup analysis against the whole
@@ -14,11 +11,7 @@ import (
 // warm, before the timer starts): "rule" is the rule's Run alone on a
 // prepared pass, "patch" adds parsing, the in-memory apply and the overlay.
 func BenchmarkWakeupTree(b *testing.B) {
-	dir := testkernel.Dir(b)
-	idx, err := index.Open(context.Background(), dir, index.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	dir, idx := kernelIndexFor(b)
 	b.Logf("index: %d files, %d funcs (scanned %d, cached %d) in %v", idx.Stats.Files, idx.Stats.Funcs, idx.Stats.Scanned, idx.Stats.Cached, idx.Stats.Duration)
 	diff := wkReadTestdataB(b, "pipe-release-single-6.1.diff")
 	rule, err := NewWakeup(Options{})

@@ -1,14 +1,11 @@
 package rules
 
 import (
-	"context"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
-	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 )
 
 // TestWakeupTreeSurvey is a precision check on real code: over the whole
@@ -22,11 +19,7 @@ func TestWakeupTreeSurvey(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-tree survey skipped in -short mode")
 	}
-	dir := testkernel.Dir(t)
-	idx, err := index.Open(context.Background(), dir, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, idx := kernelIndexFor(t)
 	var tab wakeupTables
 	if err := LoadTables("wakeup", nil, &tab); err != nil {
 		t.Fatal(err)
