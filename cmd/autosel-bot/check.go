@@ -9,12 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autosel-bot/autosel-bot/gitsrc"
-	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/mail"
-	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/series"
 )
 
@@ -148,7 +145,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		return usageErr("no patches found in the input (%d messages read)", len(msgs))
 	}
 
-	p, err := newCheckPipeline(a, cfg.Tree)
+	p, err := newPipeline(a, cfg.Tree, a.log)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -194,26 +191,6 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		return &exitError{1, fmt.Errorf("check: %d %s at or above %s", n, plural(n, "finding", "findings"), failOn)}
 	}
 	return nil
-}
-
-// newCheckPipeline builds the pipeline check runs: the analysis stage (and
-// the stages the configuration enables as they are added).
-func newCheckPipeline(a *app, tree string) (*pipeline.Pipeline, error) {
-	rs, err := rules.All(a.cfg.Rules)
-	if err != nil {
-		return nil, err
-	}
-	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{
-		Rules:        rs,
-		RuleOptions:  a.cfg.Rules,
-		Tree:         tree,
-		IndexOptions: index.Options{Depth: a.cfg.Rules.Depth, Logger: a.log},
-		Log:          a.log,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &pipeline.Pipeline{Stages: []pipeline.Stage{an}, Log: a.log}, nil
 }
 
 // render writes the reports in format; email uses the reply section of the

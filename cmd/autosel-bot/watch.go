@@ -17,13 +17,8 @@ import (
 	"github.com/autosel-bot/autosel-bot/daemon"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/imapsrc"
-	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/reply"
-	"github.com/autosel-bot/autosel-bot/rules"
-	"github.com/autosel-bot/autosel-bot/runner"
 	"github.com/autosel-bot/autosel-bot/series"
-	"github.com/autosel-bot/autosel-bot/stable"
 	"github.com/autosel-bot/autosel-bot/store"
 )
 
@@ -163,7 +158,7 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send bool, conf deliv
 		b.close()
 		return nil, err
 	}
-	p, err := newBotPipeline(a, log)
+	p, err := newPipeline(a, a.cfg.Check.Tree, log)
 	if err != nil {
 		b.close()
 		return nil, err
@@ -202,29 +197,6 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send bool, conf deliv
 		return nil, err
 	}
 	return b, nil
-}
-
-// newBotPipeline is the pipeline of watch and replay: the analysis (on
-// check.tree when set), then the stable and VM stages, which do nothing
-// unless enabled in their sections.
-func newBotPipeline(a *app, log *slog.Logger) (*pipeline.Pipeline, error) {
-	rs, err := rules.All(a.cfg.Rules)
-	if err != nil {
-		return nil, err
-	}
-	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{
-		Rules: rs, RuleOptions: a.cfg.Rules, Tree: a.cfg.Check.Tree,
-		IndexOptions: index.Options{Depth: a.cfg.Rules.Depth, Logger: log},
-		Log:          log,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &pipeline.Pipeline{Stages: []pipeline.Stage{
-		an,
-		stable.NewStage(a.cfg.Stable).WithLogger(log),
-		runner.NewStage(a.cfg.Runner),
-	}, Log: log}, nil
 }
 
 // bareAddress returns the address of "Name <addr>".
