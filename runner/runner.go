@@ -168,6 +168,13 @@ func compareKernels(vm *report.VMReport, base, patched *KernelResult) {
 			}
 		}
 	}
+	minChange := minMetricChange
+	if patched.Accel == "tcg" || base.Accel == "tcg" {
+		minChange = minMetricChangeTCG
+	}
+	defer func() {
+		vm.Notes = append(vm.Notes, fmt.Sprintf("metrics: median [min..max] of the runs; a change under %.0f%% or within either kernel's own spread is noise", minChange))
+	}()
 	var regressed []string
 	for _, n := range names {
 		bt, pt := base.Test(n), patched.Test(n)
@@ -195,7 +202,7 @@ func compareKernels(vm *report.VMReport, base, patched *KernelResult) {
 			for _, pm := range pt.Metrics {
 				for _, bm := range bt.Metrics {
 					if bm.Name == pm.Name {
-						t.Metrics = append(t.Metrics, compareMetric(pm.Name, pm.Unit, pm.Better, bm.Values, pm.Values))
+						t.Metrics = append(t.Metrics, compareMetric(pm.Name, pm.Unit, pm.Better, bm.Values, pm.Values, minChange))
 					}
 				}
 			}

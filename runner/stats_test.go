@@ -17,15 +17,16 @@ func TestCompareMetric(t *testing.T) {
 		{"even count", "higher", []float64{1, 2}, []float64{1, 2, 3, 4}, "noise", 2.5},
 		{"empty", "lower", nil, []float64{1}, "n/a", 1},
 		{"tight but small", "lower", []float64{1.00, 1.01, 1.02}, []float64{1.05, 1.06, 1.07}, "noise", 1.06},
+		{"within own spread", "higher", []float64{16.8, 19.1, 24.5}, []float64{14.0, 14.8, 15.8}, "noise", 14.8},
 	}
 	for _, tt := range tests {
-		m := compareMetric("m", "u", tt.better, tt.base, tt.patched)
+		m := compareMetric("m", "u", tt.better, tt.base, tt.patched, minMetricChange)
 		if m.Verdict != tt.want || m.Patched.Median != tt.median {
 			t.Errorf("%s: verdict %s median %v, want %s %v", tt.name, m.Verdict, m.Patched.Median, tt.want, tt.median)
 		}
 	}
-	m := compareMetric("m", "u", "lower", []float64{1, 1, 1}, []float64{2, 2, 2})
-	if m.ChangePct != 100 {
+	m := compareMetric("m", "u", "lower", []float64{1, 1, 1}, []float64{2, 2, 2}, minMetricChangeTCG)
+	if m.ChangePct != 100 || m.Verdict != "worse" {
 		t.Errorf("change %v%%, want 100%%", m.ChangePct)
 	}
 }
