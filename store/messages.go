@@ -198,21 +198,7 @@ func setStatus(ctx context.Context, t *sql.Tx, status, reason, seriesKey string,
 
 // CountMessages returns the number of recorded messages by status.
 func (s *Store) CountMessages(ctx context.Context) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT status, count(*) FROM messages GROUP BY status`)
-	if err != nil {
-		return nil, fmt.Errorf("count messages: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var st string
-		var n int
-		if err := rows.Scan(&st, &n); err != nil {
-			return nil, err
-		}
-		out[st] = n
-	}
-	return out, rows.Err()
+	return s.countBy(ctx, "messages", "status")
 }
 
 // placeholders returns "?,?,?" for n values.

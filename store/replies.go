@@ -154,19 +154,5 @@ func (s *Store) CountDelivered(ctx context.Context, column, value string, since 
 
 // CountReplies returns the number of replies by state.
 func (s *Store) CountReplies(ctx context.Context) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT state, count(*) FROM replies GROUP BY state`)
-	if err != nil {
-		return nil, fmt.Errorf("count replies: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var st string
-		var n int
-		if err := rows.Scan(&st, &n); err != nil {
-			return nil, err
-		}
-		out[st] = n
-	}
-	return out, rows.Err()
+	return s.countBy(ctx, "replies", "state")
 }

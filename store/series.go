@@ -138,19 +138,5 @@ func (s *Store) SeriesOfMessages(ctx context.Context, ids []string) (map[string]
 
 // CountSeries returns the number of recorded series by state.
 func (s *Store) CountSeries(ctx context.Context) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT state, count(*) FROM series GROUP BY state`)
-	if err != nil {
-		return nil, fmt.Errorf("count series: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var st string
-		var n int
-		if err := rows.Scan(&st, &n); err != nil {
-			return nil, err
-		}
-		out[st] = n
-	}
-	return out, rows.Err()
+	return s.countBy(ctx, "series", "state")
 }

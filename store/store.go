@@ -116,3 +116,23 @@ func fromUnix(n int64) time.Time {
 	}
 	return time.Unix(0, n).UTC()
 }
+
+// countBy returns the number of rows of table grouped by column (a fixed
+// identifier from this package, never user input).
+func (s *Store) countBy(ctx context.Context, table, column string) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+column+`, count(*) FROM `+table+` GROUP BY `+column)
+	if err != nil {
+		return nil, fmt.Errorf("count %s: %w", table, err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var key string
+		var n int
+		if err := rows.Scan(&key, &n); err != nil {
+			return nil, fmt.Errorf("count %s: %w", table, err)
+		}
+		out[key] = n
+	}
+	return out, rows.Err()
+}
