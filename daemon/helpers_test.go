@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -245,9 +244,4 @@ func parseAll(t *testing.T, raws [][]byte) map[string]*mail.Message {
 		out[m.MessageID] = m
 	}
 	return out
-}
-
-func dump(v any) string {
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return string(b)
 }

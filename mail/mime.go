@@ -121,9 +121,7 @@ func unflow(text string, delsp bool) string {
 			depth++
 		}
 		content := l[depth:]
-		if strings.HasPrefix(content, " ") {
-			content = content[1:] // space-stuffing
-		}
+		content = strings.TrimPrefix(content, " ") // space-stuffing
 		if paraDepth >= 0 && depth != paraDepth {
 			flush()
 		}

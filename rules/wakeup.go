@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -446,11 +445,6 @@ func (r *wakeupRun) counterpart(old *wfunc, n *wsite, used map[*wsite]bool) *wsi
 func (r *wakeupRun) add(f report.Finding) {
 	f.Patch = r.pass.Patch
 	r.findings = append(r.findings, f)
-}
-
-// fmtSite describes a site as "file:line func: text".
-func wkFmtSite(s *wsite) string {
-	return fmt.Sprintf("%s:%d %s(): %s", s.Fn.File, s.Line(), s.Fn.Name, s.Text())
 }
 
 // step turns a site into a chain step.
