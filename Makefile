@@ -21,4 +21,4 @@ bench:
 
 # Run the bot's main job on the bundled example data.
 example:
-	$(GO) run ./cmd/autosel-bot check testdata/seeds/002-watch-queue-v5.mbox
+	$(GO) run ./cmd/autosel-bot replay testdata/seeds/*.mbox
