@@ -128,6 +128,11 @@ func newEnv(t *testing.T, opts Options, dopts deliver.Options, sender deliver.Se
 		w = io.MultiWriter(e.logBuf, os.Stderr)
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	t.Cleanup(func() {
+		if t.Failed() && !testing.Verbose() {
+			t.Logf("daemon log:\n%s", e.logBuf.String())
+		}
+	})
 	var err error
 	if e.st, err = store.Open(context.Background(), filepath.Join(dir, "state.db")); err != nil {
 		t.Fatal(err)

@@ -42,8 +42,10 @@ type Server struct {
 	Start time.Time
 	// NoIdle disables IDLE (polling only).
 	NoIdle bool
-	// PollInterval is the polling period without IDLE, and the period after
-	// which IDLE is renewed (default 5m; servers drop IDLE after 30m).
+	// PollInterval is the polling period without IDLE, the period after
+	// which IDLE is renewed (default 5m; servers drop IDLE after 30m), and
+	// how often the mailbox is selected again to catch a changed
+	// UIDVALIDITY.
 	PollInterval time.Duration
 	// MaxMessageSize skips bigger messages (logged with their Message-ID).
 	MaxMessageSize int64

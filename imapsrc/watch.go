@@ -223,6 +223,7 @@ func (w *Watcher) session(ctx context.Context, s *Server, mbox string, log *slog
 	}
 	idle := !s.NoIdle && c.Caps().Has(imap.CapIdle)
 	log.Info("imap: caught up", "uidvalidity", sel.UIDValidity, "idle", idle)
+	checked := time.Now()
 	for {
 		t := time.NewTimer(s.PollInterval)
 		if idle {
@@ -267,17 +268,43 @@ func (w *Watcher) session(ctx context.Context, s *Server, mbox string, log *slog
 				return true, fmt.Errorf("NOOP: %w", err)
 			}
 		}
-		// A mailbox deleted and re-created under us (new UIDVALIDITY) may
-		// go unnoticed by the selected session: ask, and start over.
-		if st, err := c.Status(mbox, &imap.StatusOptions{UIDValidity: true}).Wait(); err != nil {
-			return true, fmt.Errorf("STATUS %s: %w", mbox, err)
-		} else if st.UIDValidity != 0 && st.UIDValidity != sel.UIDValidity {
-			return true, fmt.Errorf("UIDVALIDITY of %s changed from %d to %d", mbox, sel.UIDValidity, st.UIDValidity)
+		if time.Since(checked) >= s.PollInterval {
+			checked = time.Now()
+			if err := reexamine(c, mbox, sel.UIDValidity); err != nil {
+				return true, err
+			}
+			// The re-EXAMINE's EXISTS is no news: fetchNew below
+			// looks at everything above the cursor anyway.
+			select {
+			case <-notify:
+			default:
+			}
 		}
 		if err := w.fetchNew(ctx, c, s, mbox, sel.UIDValidity, log); err != nil {
 			return true, err
 		}
 	}
+}
+
+// reexamine selects mbox again and fails when its UIDVALIDITY is no
+// longer validity, so that the session starts over and rescans.
+//
+// A mailbox deleted and re-created under a session that has it selected
+// is not reliably reported: Dovecot answers STATUS on the selected mailbox
+// from the selected view (tagging it [CLIENTBUG]), and when its sync sees
+// the new mailbox's index it sends only an untagged "NO Internal error"
+// and keeps the old view, frozen, for the rest of the session: same
+// UIDVALIDITY, no new messages, no BYE. Only a fresh SELECT opens the
+// mailbox that now has the name.
+func reexamine(c *imapclient.Client, mbox string, validity uint32) error {
+	sel, err := c.Select(mbox, &imap.SelectOptions{ReadOnly: true}).Wait()
+	if err != nil {
+		return fmt.Errorf("EXAMINE %s again: %w", mbox, err)
+	}
+	if sel.UIDValidity != validity {
+		return fmt.Errorf("UIDVALIDITY of %s changed from %d to %d", mbox, validity, sel.UIDValidity)
+	}
+	return nil
 }
 
 // initCursor sets the mailbox's cursor on a first start (from now or the
