@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -139,7 +140,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		// Processes indexing the same tree at once (parallel test
 		// packages, a daemon and a CLI) take turns: the second one finds
 		// the cache the first one wrote.
-		if unlock, err := lockFile(cacheFile + ".lock"); err == nil {
+		if unlock, err := flock.Lock(ctx, cacheFile+".lock"); err == nil {
 			defer unlock()
 		} else {
 			log.Warn("index cache lock", "err", err)

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/internal/buildlog"
+	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"io"
 	"os"
 	"os/exec"
@@ -163,12 +165,12 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 
 	// One build at a time per worktree (shared by every build dir of the
 	// tree) and per build dir, taken in that order.
-	unlockSrc, err := lockFile(ctx, p.worktree+".lock")
+	unlockSrc, err := flock.Lock(ctx, p.worktree+".lock")
 	if err != nil {
 		return nil, err
 	}
 	defer unlockSrc()
-	unlock, err := lockFile(ctx, p.build+".lock")
+	unlock, err := flock.Lock(ctx, p.build+".lock")
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +204,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 	defer logf.Close()
 	if err := b.configure(ctx, p, frags, logf); err != nil {
 		res.Status = BuildFailed
-		res.Errors = append([]string{"configuring the kernel failed: " + err.Error()}, buildErrors(readTail(res.Log), p.worktree, p.build)...)
+		res.Errors = append([]string{"configuring the kernel failed: " + err.Error()}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)...)
 		return res, nil
 	}
 	dotconfig, err := os.ReadFile(filepath.Join(p.build, ".config"))
@@ -225,7 +227,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		}
 		logf.Sync()
 		res.Status = BuildFailed
-		res.Errors = buildErrors(readTail(res.Log), p.worktree, p.build)
+		res.Errors = buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)
 		if errors.Is(err, errBuildTimeout) {
 			res.Errors = append([]string{fmt.Sprintf("build timed out after %s", b.opts.BuildTimeout)}, res.Errors...)
 		}
@@ -450,28 +452,4 @@ func readTail(path string) []byte {
 	}
 	b, _ := io.ReadAll(f)
 	return b
-}
-
-// lockFile takes an exclusive flock on path, waiting until ctx is done.
-func lockFile(ctx context.Context, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("runner: lock %s: %w", path, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }

@@ -1,15 +1,14 @@
 package stable
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/internal/buildlog"
+	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -54,7 +53,7 @@ func runBuild(ctx context.Context, opts Options, tree TreeOptions, dir string) (
 		if err := os.MkdirAll(bd, 0o755); err != nil {
 			return buildResult{}, fmt.Errorf("build dir: %w", err)
 		}
-		unlock, err := lockBuildDir(ctx, bd)
+		unlock, err := flock.Lock(ctx, filepath.Join(bd, ".autosel-build.lock"))
 		if err != nil {
 			return buildResult{}, fmt.Errorf("build dir lock: %w", err)
 		}
@@ -88,79 +87,5 @@ func runBuild(ctx context.Context, opts Options, tree TreeOptions, dir string) (
 	if !errors.As(err, &ee) {
 		return buildResult{}, fmt.Errorf("build %s: %w", tree.Name, err)
 	}
-	return buildResult{errors: buildErrors(out.buf, dir, opts.BuildErrorLines)}, nil
-}
-
-var (
-	errorLineRE = regexp.MustCompile(`(?i)(\berror:|\bfatal error\b|^ERROR: |undefined reference to|\*\*\* \[.*\] Error|No rule to make target)`)
-	makeErrRE   = regexp.MustCompile(`\*\*\* \[.*\] Error|^make(\[\d+\])?: \*\*\*`)
-	ansiRE      = regexp.MustCompile("\x1b\\[[0-9;]*[a-zA-Z]")
-)
-
-// buildErrors picks the compiler error lines out of a build log: lines with
-// "error:" (and linker/modpost errors), paths made relative to the
-// worktree, duplicates dropped, at most max lines. make's own "*** Error"
-// lines are used only when there is nothing better; with no error line at
-// all, the last lines of the log are returned.
-func buildErrors(log []byte, dir string, limit int) []string {
-	var errs, makeErrs, all []string
-	seen := map[string]bool{}
-	for _, l := range strings.Split(string(bytes.ReplaceAll(log, []byte("\r"), nil)), "\n") {
-		l = ansiRE.ReplaceAllString(l, "")
-		l = strings.ReplaceAll(l, dir+"/", "")
-		l = strings.TrimRight(l, " \t")
-		if l == "" {
-			continue
-		}
-		all = append(all, l)
-		if !errorLineRE.MatchString(l) || seen[l] {
-			continue
-		}
-		seen[l] = true
-		if makeErrRE.MatchString(l) {
-			makeErrs = append(makeErrs, l)
-		} else {
-			errs = append(errs, l)
-		}
-	}
-	if len(errs) == 0 {
-		errs = makeErrs
-	}
-	if len(errs) == 0 {
-		errs = all[max(0, len(all)-10):]
-	}
-	if len(errs) > limit {
-		errs = append(errs[:limit-1:limit-1], fmt.Sprintf("... (%d more error lines)", len(errs)-limit+1))
-	}
-	for i, e := range errs {
-		if len(e) > 300 {
-			errs[i] = e[:300] + "..."
-		}
-	}
-	return errs
-}
-
-// lockBuildDir serialises builds sharing one per-tree build directory
-// (concurrent series in the watch daemon): it returns an unlock function.
-func lockBuildDir(ctx context.Context, dir string) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(dir, ".autosel-build.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	return buildResult{errors: buildlog.ErrorLines(out.buf, opts.BuildErrorLines, dir)}, nil
 }

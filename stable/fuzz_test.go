@@ -1,7 +1,6 @@
 package stable
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/report"
@@ -23,53 +22,6 @@ func FuzzParseVersion(f *testing.F) {
 			t.Fatalf("%q -> %v does not round-trip (%v)", s, v, w)
 		}
 	})
-}
-
-func FuzzBuildErrors(f *testing.F) {
-	f.Add("foo.c:1:2: error: bad\nmake: *** [x] Error 1\n", "/tmp/wt")
-	f.Add("\x1b[31mfoo.c:1: error: x\x1b[0m\r\n", "")
-	f.Add(strings.Repeat("a.c:1:1: error: y\n", 50), "/w")
-	f.Add("", "/w")
-	f.Fuzz(func(t *testing.T, log, dir string) {
-		errs := buildErrors([]byte(log), dir, 20)
-		if len(errs) > 20 {
-			t.Fatalf("%d lines", len(errs))
-		}
-		for _, e := range errs {
-			if len(e) > 303 || strings.Contains(e, "\n") {
-				t.Fatalf("bad line %q", e)
-			}
-		}
-	})
-}
-
-func TestBuildErrors(t *testing.T) {
-	tests := []struct {
-		name, log string
-		want      []string
-	}{
-		{"gcc", "  CC foo.o\n/w/foo.c:3:5: error: 'x' undeclared\n/w/foo.c:3:5: error: 'x' undeclared\nmake[1]: *** [foo.o] Error 1\n",
-			[]string{"foo.c:3:5: error: 'x' undeclared"}},
-		{"make only", "make: *** No rule to make target 'bar'.  Stop.\n", []string{"make: *** No rule to make target 'bar'.  Stop."}},
-		{"linker", "ld: foo.o: in function `f':\nfoo.c:(.text+0x5): undefined reference to `g'\n", []string{"foo.c:(.text+0x5): undefined reference to `g'"}},
-		{"no error line", "1\n2\n3\n", []string{"1", "2", "3"}},
-		{"modpost", "ERROR: modpost: \"sym\" [m.ko] undefined!\n", []string{"ERROR: modpost: \"sym\" [m.ko] undefined!"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := buildErrors([]byte(tt.log), "/w", 20)
-			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-	many := strings.Repeat("", 0)
-	for i := 0; i < 30; i++ {
-		many += "f.c:" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + ": error: e\n"
-	}
-	if got := buildErrors([]byte(many), "", 20); len(got) != 20 || !strings.HasPrefix(got[19], "... (11 more") {
-		t.Errorf("trim: %d lines, last %q", len(got), got[len(got)-1])
-	}
 }
 
 func TestTagRange(t *testing.T) {

@@ -6,13 +6,15 @@
 package testkernel
 
 import (
+	"context"
+
 	"errors"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -56,14 +58,11 @@ func Prepare() (string, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return "", err
 	}
-	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := flock.Lock(context.Background(), dir+".lock")
 	if err != nil {
 		return "", err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("lock %s: %w", lock.Name(), err)
-	}
+	defer unlock()
 	if ready(dir) {
 		return dir, nil
 	}
