@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"io/fs"
 	"os"
 	"reflect"
 
@@ -24,7 +25,12 @@ var embedded embed.FS
 // the section is ignored; an unreadable or malformed one is an error naming
 // it.
 func LoadTables(section string, extra []string, out any) error {
-	b, err := embedded.ReadFile("tables/" + section + ".yaml")
+	return loadTables(embedded, section, extra, out)
+}
+
+// loadTables is LoadTables over the built-in tables in fsys.
+func loadTables(fsys fs.FS, section string, extra []string, out any) error {
+	b, err := fs.ReadFile(fsys, "tables/"+section+".yaml")
 	if err != nil {
 		return fmt.Errorf("built-in table %s: %w", section, err)
 	}

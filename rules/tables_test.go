@@ -6,12 +6,16 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 type exampleTable struct {
 	Names   []string       `yaml:"names"`
 	Weights map[string]int `yaml:"weights"`
 }
+
+// builtin stands in for the embedded tables directory.
+var builtin = fstest.MapFS{"tables/example.yaml": {Data: []byte("example:\n  names: [a, b]\n  weights:\n    a: 1\n")}}
 
 func TestLoadTables(t *testing.T) {
 	dir := t.TempDir()
@@ -36,7 +40,7 @@ func TestLoadTables(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got exampleTable
-			err := LoadTables("example", tc.extra, &got)
+			err := loadTables(builtin, "example", tc.extra, &got)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want mention of %q", err, tc.wantErr)
