@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/internal/netaddr"
 	"net"
 	"time"
 
@@ -55,7 +56,7 @@ func NewSMTP(opts SMTPOptions) (*SMTP, error) {
 	case "tls", "starttls":
 	case "plain", "":
 		opts.TLS = "plain"
-		if !opts.AllowPlain && !IsLoopback(opts.Addr) {
+		if !opts.AllowPlain && !netaddr.IsLoopback(opts.Addr) {
 			return nil, fmt.Errorf("smtp %s: plain (unencrypted) SMTP is only allowed to a loopback address unless allow_plain is set", opts.Addr)
 		}
 	default:
@@ -68,19 +69,6 @@ func NewSMTP(opts SMTPOptions) (*SMTP, error) {
 		opts.Timeout = 2 * time.Minute
 	}
 	return &SMTP{opts: opts}, nil
-}
-
-// IsLoopback reports whether host:port names a loopback address.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Send implements Sender.

@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/internal/netaddr"
 	"net"
 	"time"
 
@@ -67,7 +68,7 @@ func (s Server) withDefaults() (Server, error) {
 	case "tls", "starttls":
 	case "", "plain":
 		s.TLS = "plain"
-		if !s.AllowPlain && !isLoopback(s.Addr) {
+		if !s.AllowPlain && !netaddr.IsLoopback(s.Addr) {
 			return s, fmt.Errorf("imap %s: plain (unencrypted) IMAP is only allowed to a loopback address unless allow_plain is set", s.Addr)
 		}
 	default:
@@ -99,18 +100,6 @@ func (s Server) withDefaults() (Server, error) {
 		s.DialTimeout = 30 * time.Second
 	}
 	return s, nil
-}
-
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // dial connects and logs in. handler receives unilateral data (EXISTS).

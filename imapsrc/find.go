@@ -56,15 +56,8 @@ func (f *Finder) seenOn(ctx context.Context, s *Server, messageID string) (bool,
 		return false, err
 	}
 	defer c.Close()
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		select {
-		case <-ctx.Done():
-			c.Close()
-		case <-stop:
-		}
-	}()
+	// Cancelling ctx closes the connection, ending any blocked command.
+	defer context.AfterFunc(ctx, func() { c.Close() })()
 	boxes, err := s.resolve(c)
 	if err != nil {
 		return false, err

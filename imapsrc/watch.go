@@ -199,15 +199,8 @@ func (w *Watcher) session(ctx context.Context, s *Server, mbox string, log *slog
 		return false, err
 	}
 	defer c.Close()
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		select {
-		case <-ctx.Done():
-			c.Close()
-		case <-stop:
-		}
-	}()
+	// Cancelling ctx closes the connection, ending any blocked command.
+	defer context.AfterFunc(ctx, func() { c.Close() })()
 	sel, err := c.Select(mbox, &imap.SelectOptions{ReadOnly: true}).Wait()
 	if err != nil {
 		return false, fmt.Errorf("EXAMINE %s: %w", mbox, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/internal/netaddr"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -287,7 +288,7 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 	if addr == "off" {
 		addr = ""
 	}
-	if addr != "" && !deliver.IsLoopback(addr) {
+	if addr != "" && !netaddr.IsLoopback(addr) {
 		log.Warn("metrics and health are served on a non-loopback address", "addr", addr)
 	}
 	mode := "dry-run: replies stay in the outbox"
