@@ -62,12 +62,19 @@ func runBuild(ctx context.Context, opts Options, tree TreeOptions, dir string) (
 		if opts.CCache {
 			// CCACHE_BASEDIR makes paths under the (random) worktree
 			// relative, so objects cached from one worktree hit in the next.
-			env = append(env, "CCACHE_DIR="+filepath.Join(opts.CacheDir, "ccache"), "CCACHE_BASEDIR="+dir)
+			cd := opts.CCacheDir
+			if cd == "" {
+				cd = filepath.Join(opts.CacheDir, "ccache")
+			}
+			env = append(env, "CCACHE_DIR="+cd, "CCACHE_BASEDIR="+dir)
 		}
 	} else {
 		env = append(env, "AUTOSEL_BUILD_DIR="+dir)
 		if opts.CCache {
 			env = append(env, "CCACHE_BASEDIR="+dir)
+			if opts.CCacheDir != "" {
+				env = append(env, "CCACHE_DIR="+opts.CCacheDir)
+			}
 		}
 	}
 	cmd.Env = env

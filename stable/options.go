@@ -29,6 +29,10 @@ type Options struct {
 	// CCache exports CCACHE_DIR/CCACHE_BASEDIR to the build so that ccache
 	// hits across worktrees at different paths.
 	CCache bool `mapstructure:"ccache" yaml:"ccache"`
+	// CCacheDir is the ccache cache ("" = <cache_dir>/ccache). Pointing it
+	// at the runner's ccache_dir makes one compiler cache serve the stable
+	// builds and the VM runner.
+	CCacheDir string `mapstructure:"ccache_dir" yaml:"ccache_dir"`
 	// BuildTimeout bounds one tree's build (default 30m).
 	BuildTimeout time.Duration `mapstructure:"build_timeout" yaml:"build_timeout"`
 	// MaxPrerequisites bounds the dependency list tried as a prerequisite

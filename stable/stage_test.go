@@ -462,6 +462,16 @@ echo ok > "$AUTOSEL_BUILD_DIR/built"`
 	if _, err := os.Stat(filepath.Join(w.opts.CacheDir, "build", "v6.6.3", "built")); err != nil {
 		t.Errorf("build dir not kept: %v", err)
 	}
+
+	// A configured ccache_dir (shared with the runner) replaces the default.
+	w.opts.CCacheDir = filepath.Join(t.TempDir(), "shared-ccache")
+	t.Setenv("AUTOSEL_CCACHE", w.opts.CCacheDir)
+	w.opts.Trees[0].Build = `set -e
+test "$CCACHE_DIR" = "$AUTOSEL_CCACHE"
+test "$CCACHE_BASEDIR" = "$PWD"`
+	if tr := treeResult(t, w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable, "v6.6.3"); tr.Build != "ok" {
+		t.Fatalf("build with ccache_dir: %+v", tr)
+	}
 }
 
 // TestBaseCommit: without blob ids in the diff, the patch's base-commit
