@@ -108,16 +108,15 @@ static inline void emit_result(const char *result, const char *fmt, ...)
 }
 
 /*
- * proc_state returns the state letter of /proc/<pid>/stat (S, R, D, Z...)
- * or 0 when the process is gone.
+ * stat_state returns the state letter (S, R, D, Z...) of a /proc stat file,
+ * or 0 when it cannot be read (the task is gone).
  */
-static inline char proc_state(pid_t pid)
+static inline char stat_state(const char *path)
 {
-	char path[64], buf[512], *p;
+	char buf[512], *p;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return 0;
@@ -130,6 +129,24 @@ static inline char proc_state(pid_t pid)
 	if (!p || p[1] != ' ')
 		return 0;
 	return p[2];
+}
+
+/* proc_state is stat_state of /proc/<pid>/stat. */
+static inline char proc_state(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return stat_state(path);
+}
+
+/* task_state is stat_state of a thread of this process. */
+static inline char task_state(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	return stat_state(path);
 }
 
 /*

@@ -58,21 +58,7 @@ static void *waiter(void *arg)
 
 static int task_asleep(pid_t tid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
+	return task_state(tid) == 'S';
 }
 
 static int cmp_double(const void *a, const void *b)
