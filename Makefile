@@ -1,7 +1,7 @@
 # autosel-bot developer targets. `make test` is the README's test command and
 # what CI (.ci/run) runs.
 GO ?= go
-export PATH := $(PATH):/usr/local/go/bin
+export PATH := /usr/local/go/bin:$(PATH)
 
 .PHONY: test build bench fuzz-seeds example
 

@@ -13,9 +13,22 @@ if [ -n "$missing" ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-if ! command -v go >/dev/null; then
-  if [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin
-  else apt-get install -y -qq golang-go >/dev/null; fi
+# Go: the version go.mod names, at /usr/local/go. Machines of this kind ship
+# it; otherwise Debian's (older) go fetches that toolchain as a module from
+# the Go module proxy and it is installed at /usr/local/go.
+export PATH=/usr/local/go/bin:$PATH
+need=$(sed -n 's/^go //p' go.mod)
+have=$(go env GOVERSION 2>/dev/null | sed 's/^go//')
+if [ -z "$have" ] || [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; then
+  echo "setup: installing Go $need (found: ${have:-none})"
+  apt-get install -y -qq golang-go >/dev/null
+  tmp=$(mktemp -d)
+  dir=$(cd "$tmp" && GOFLAGS= GOPATH=$tmp/gopath /usr/lib/go/bin/go mod download -json \
+    "golang.org/toolchain@v0.0.1-go$need.linux-amd64" | sed -n 's/.*"Dir": "\(.*\)",/\1/p')
+  [ -x "$dir/bin/go" ] || [ -f "$dir/bin/go" ] || { echo "setup: Go $need toolchain not found" >&2; exit 1; }
+  rm -rf /usr/local/go && cp -r "$dir" /usr/local/go && chmod -R u+w /usr/local/go
+  chmod +x /usr/local/go/bin/* /usr/local/go/pkg/tool/*/*
+  chmod -R u+w "$tmp" && rm -rf "$tmp"
 fi
 for f in .ci/setup.d/*.sh; do
   [ -e "$f" ] || continue
