@@ -52,16 +52,11 @@ func NewSMTP(opts SMTPOptions) (*SMTP, error) {
 	if opts.Addr == "" {
 		return nil, errors.New("smtp: no server address")
 	}
-	switch opts.TLS {
-	case "tls", "starttls":
-	case "plain", "":
-		opts.TLS = "plain"
-		if !opts.AllowPlain && !netaddr.IsLoopback(opts.Addr) {
-			return nil, fmt.Errorf("smtp %s: plain (unencrypted) SMTP is only allowed to a loopback address unless allow_plain is set", opts.Addr)
-		}
-	default:
-		return nil, fmt.Errorf("smtp %s: unknown tls mode %q (tls, starttls, plain)", opts.Addr, opts.TLS)
+	mode, err := netaddr.TLSMode("smtp", opts.Addr, opts.TLS, opts.AllowPlain)
+	if err != nil {
+		return nil, err
 	}
+	opts.TLS = mode
 	if opts.Helo == "" {
 		opts.Helo = "localhost"
 	}

@@ -64,16 +64,11 @@ func (s Server) withDefaults() (Server, error) {
 	if s.Name == "" {
 		s.Name = s.Addr
 	}
-	switch s.TLS {
-	case "tls", "starttls":
-	case "", "plain":
-		s.TLS = "plain"
-		if !s.AllowPlain && !netaddr.IsLoopback(s.Addr) {
-			return s, fmt.Errorf("imap %s: plain (unencrypted) IMAP is only allowed to a loopback address unless allow_plain is set", s.Addr)
-		}
-	default:
-		return s, fmt.Errorf("imap %s: unknown tls mode %q (tls, starttls, plain)", s.Addr, s.TLS)
+	mode, err := netaddr.TLSMode("imap", s.Addr, s.TLS, s.AllowPlain)
+	if err != nil {
+		return s, err
 	}
+	s.TLS = mode
 	switch s.Auth {
 	case "", "login":
 		s.Auth = "login"

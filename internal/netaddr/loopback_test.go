@@ -23,3 +23,25 @@ func TestIsLoopback(t *testing.T) {
 		}
 	}
 }
+
+func TestTLSMode(t *testing.T) {
+	tests := []struct {
+		addr, mode string
+		allowPlain bool
+		want       string
+		wantErr    bool
+	}{
+		{"mail.example.org:993", "tls", false, "tls", false},
+		{"mail.example.org:587", "starttls", false, "starttls", false},
+		{"127.0.0.1:143", "", false, "plain", false},
+		{"mail.example.org:143", "plain", false, "", true},
+		{"mail.example.org:143", "plain", true, "plain", false},
+		{"127.0.0.1:143", "ssl", false, "", true},
+	}
+	for _, tc := range tests {
+		got, err := TLSMode("imap", tc.addr, tc.mode, tc.allowPlain)
+		if got != tc.want || (err != nil) != tc.wantErr {
+			t.Errorf("TLSMode(%q, %q, %v) = %q, %v", tc.addr, tc.mode, tc.allowPlain, got, err)
+		}
+	}
+}
