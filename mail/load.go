@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -61,178 +58,112 @@ func sanitize(s string) string {
 // Unwrap returns the cause.
 func (e *InputError) Unwrap() error { return e.Err }
 
-// rawMsg is one message waiting to be parsed.
-type rawMsg struct {
-	source string
-	line   int
-	index  int
-	data   []byte
+// LoadOptions tune LoadWith.
+type LoadOptions struct {
+	// Thin drops what the analysis never reads from a parsed message: the
+	// decoded Body of every message, and the commit message of mail that
+	// carries no patch (no diff, not a cover letter), which keeps its
+	// headers and trailers for threading. Memory then grows with the
+	// patches in the input, not with the discussion around them.
+	Thin bool
 }
 
-// Load reads every message from paths: single patch files (git
-// format-patch output, with or without the "From <sha>" line), mbox files
-// (one or many messages), Maildir directories (cur/ and new/), or "-" for
-// stdin. Messages are returned in input order. Unreadable files and
-// messages that fail to parse become InputErrors naming the source, the
-// message's line and index, and its Message-ID when known; everything else
-// is still returned. Parsing runs on all CPUs; ctx cancels it.
+// Load reads every message from paths (see ReadInputs: single patch files,
+// with or without git format-patch's "From <sha>" line, mbox files,
+// Maildir directories, or "-" for stdin) and parses it. Messages are
+// returned in input order. Unreadable paths and messages that fail to
+// parse become InputErrors naming the source, the message's line and
+// index, and its Message-ID when known; everything else is still
+// returned. Input is streamed: raw messages are parsed (on all CPUs) as
+// they are read and never held all at once. ctx cancels it.
 func Load(ctx context.Context, paths []string, stdin io.Reader) ([]*Message, []*InputError) {
+	return LoadWith(ctx, paths, stdin, LoadOptions{})
+}
+
+// LoadWith is Load with options.
+func LoadWith(ctx context.Context, paths []string, stdin io.Reader, opts LoadOptions) ([]*Message, []*InputError) {
+	type slot struct {
+		msg *Message
+		err *InputError
+	}
 	var (
-		raws []rawMsg
-		errs []*InputError
+		mu    sync.Mutex
+		slots []slot
+		wg    sync.WaitGroup
 	)
-	for _, p := range paths {
-		if ctx.Err() != nil {
-			errs = append(errs, &InputError{Source: p, Err: ctx.Err()})
-			break
-		}
-		r, e := collect(p, stdin)
-		raws = append(raws, r...)
-		errs = append(errs, e...)
+	type job struct {
+		i   int
+		raw *Raw
 	}
-	msgs, perrs := parseAll(ctx, raws)
-	return msgs, append(errs, perrs...)
-}
-
-// collect splits one input path into raw messages.
-func collect(path string, stdin io.Reader) ([]rawMsg, []*InputError) {
-	if path == "-" {
-		if stdin == nil {
-			return nil, []*InputError{{Source: "-", Err: errors.New("no standard input")}}
-		}
-		return splitStream(path, stdin)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, []*InputError{{Source: path, Err: err}}
-	}
-	if fi.IsDir() {
-		return readMaildir(path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, []*InputError{{Source: path, Err: err}}
-	}
-	defer f.Close()
-	return splitStream(path, f)
-}
-
-// splitStream splits an mbox or single-message stream.
-func splitStream(source string, r io.Reader) ([]rawMsg, []*InputError) {
-	var out []rawMsg
-	idx := 0
-	err := ReadMbox(r, func(raw []byte, line int) error {
-		idx++
-		out = append(out, rawMsg{source: source, line: line, index: idx, data: raw})
-		return nil
-	})
-	if err != nil {
-		return out, []*InputError{{Source: source, Err: err}}
-	}
-	if len(out) == 0 {
-		return nil, []*InputError{{Source: source, Err: errors.New("no messages")}}
-	}
-	return out, nil
-}
-
-// readMaildir reads the messages of a Maildir (cur/ and new/; tmp/ holds
-// messages still being delivered and is skipped).
-func readMaildir(dir string) ([]rawMsg, []*InputError) {
-	var (
-		out  []rawMsg
-		errs []*InputError
-		seen bool
-	)
-	for _, sub := range []string{"cur", "new"} {
-		d := filepath.Join(dir, sub)
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				continue
-			}
-			errs = append(errs, &InputError{Source: d, Err: err})
-			continue
-		}
-		seen = true
-		names := make([]string, 0, len(entries))
-		for _, e := range entries {
-			if e.Type().IsRegular() && e.Name()[0] != '.' {
-				names = append(names, e.Name())
-			}
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			p := filepath.Join(d, n)
-			data, err := readCapped(p)
-			if err != nil {
-				errs = append(errs, &InputError{Source: p, Err: err})
-				continue
-			}
-			out = append(out, rawMsg{source: p, line: 1, data: data})
-		}
-	}
-	if !seen && len(errs) == 0 {
-		errs = append(errs, &InputError{Source: dir, Err: errors.New("directory is not a Maildir (no cur/ or new/)")})
-	}
-	return out, errs
-}
-
-// readCapped reads a file, keeping at most MaxMessageSize+1 bytes.
-func readCapped(p string) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxMessageSize+1))
-}
-
-// parseAll parses raws in parallel, keeping input order.
-func parseAll(ctx context.Context, raws []rawMsg) ([]*Message, []*InputError) {
-	msgs := make([]*Message, len(raws))
-	errs := make([]*InputError, len(raws))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(raws)))
-	var wg sync.WaitGroup
-	next := make(chan int)
+	workers := runtime.GOMAXPROCS(0)
+	next := make(chan job, workers)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var p Parser
-			for i := range next {
-				rm := raws[i]
-				m, err := p.parseRaw(rm.data)
+			for j := range next {
+				var sl slot
+				m, err := p.parseRaw(j.raw.Data)
 				if err != nil {
-					ie := &InputError{Source: rm.source, Line: rm.line, Index: rm.index, Err: err}
+					ie := &InputError{Source: j.raw.Source, Line: j.raw.Line, Index: j.raw.Index, Err: err}
 					var pe *ParseError
 					if errors.As(err, &pe) {
 						ie.MessageID = pe.MessageID
 					}
-					errs[i] = ie
-					continue
+					sl.err = ie
+				} else {
+					if opts.Thin {
+						m.thin()
+					}
+					sl.msg = m
 				}
-				msgs[i] = m
+				mu.Lock()
+				slots[j.i] = sl
+				mu.Unlock()
 			}
 		}()
 	}
-	for i := range raws {
-		if ctx.Err() != nil {
-			errs[i] = &InputError{Source: raws[i].source, Line: raws[i].line, Index: raws[i].index, Err: ctx.Err()}
-			continue
+	srcErrs, err := ReadInputs(ctx, paths, stdin, func(r *Raw) error {
+		mu.Lock()
+		i := len(slots)
+		slots = append(slots, slot{})
+		mu.Unlock()
+		// A Maildir message keeps its position in the directory as index
+		// only when the error would not say it otherwise.
+		if r.Source != r.Input {
+			r.Index = 0
 		}
-		next <- i
-	}
+		select {
+		case next <- job{i, r}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
 	close(next)
 	wg.Wait()
+	if err != nil {
+		srcErrs = append(srcErrs, &InputError{Source: "input", Err: err})
+	}
 	var outM []*Message
-	var outE []*InputError
-	for i := range raws {
-		if msgs[i] != nil {
-			outM = append(outM, msgs[i])
+	outE := srcErrs
+	for _, sl := range slots {
+		if sl.msg != nil {
+			outM = append(outM, sl.msg)
 		}
-		if errs[i] != nil {
-			outE = append(outE, errs[i])
+		if sl.err != nil {
+			outE = append(outE, sl.err)
 		}
 	}
 	return outM, outE
+}
+
+// thin drops the text the analysis does not read (see LoadOptions.Thin).
+func (m *Message) thin() {
+	m.Body = ""
+	cover := m.Subject.Patch && m.Subject.Number == 0 && m.Subject.Total > 0
+	if m.Diff == "" && !cover {
+		m.CommitMsg = ""
+	}
 }

@@ -127,7 +127,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		}
 		msgs = m
 	} else {
-		m, errs := mail.Load(ctx, args, cmd.InOrStdin())
+		m, errs := mail.LoadWith(ctx, args, cmd.InOrStdin(), mail.LoadOptions{Thin: true})
 		for _, e := range errs {
 			fmt.Fprintf(stderr, "autosel-bot: check: %v\n", e)
 		}
