@@ -3,9 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/imapsrc"
@@ -22,6 +20,10 @@ type ReplayStats struct {
 	// Messages, Series and Replies are the store's counts by status/state
 	// after the replay (all runs on this store, not just this one).
 	Messages, Series, Replies map[string]int
+	// InputErrors are the paths (or files of a Maildir) that could not be
+	// read: missing, unreadable, FIFOs, devices, symbolic links in a
+	// Maildir. The rest of the input was still replayed.
+	InputErrors []*mail.InputError
 }
 
 // replayBatch is how many messages trigger a scheduling pass, and
@@ -34,7 +36,10 @@ const (
 // Replay runs archives (mbox files or Maildirs) through the same path as
 // watch: record, filter, hold, assemble, analyse, reply, deliver. Messages
 // already in the store are not processed again. At the end every held
-// series is processed as it is (complete or not).
+// series is processed as it is (complete or not). Inputs are streamed
+// (mail.ReadInputs): a path that cannot be read is reported in
+// ReplayStats.InputErrors and the others are still replayed; the error
+// return is for the store, the outbox and ctx.
 func (d *Daemon) Replay(ctx context.Context, paths []string) (*ReplayStats, error) {
 	if err := d.Load(ctx); err != nil {
 		return nil, err
@@ -88,10 +93,20 @@ func (d *Daemon) Replay(ctx context.Context, paths []string) (*ReplayStats, erro
 		}
 		return nil
 	}
-	for _, p := range paths {
-		if err := replayOne(p, feed); err != nil {
-			return nil, err
+	inErrs, err := mail.ReadInputs(ctx, paths, nil, func(r *mail.Raw) error {
+		abs, _ := filepath.Abs(r.Input)
+		uid := r.Line
+		if r.Source != r.Input {
+			uid = r.Index // a Maildir message
 		}
+		return feed("replay:"+abs, uid, r.Data)
+	})
+	st.InputErrors = inErrs
+	for _, e := range inErrs {
+		d.log.Warn("replay: input skipped", "err", e)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
 	if err := flush(); err != nil {
 		return nil, err
@@ -119,58 +134,6 @@ func (d *Daemon) Replay(ctx context.Context, paths []string) (*ReplayStats, erro
 		return nil, err
 	}
 	return st, nil
-}
-
-// replayOne feeds one mbox file or Maildir.
-func replayOne(p string, feed func(source string, uid int, raw []byte) error) error {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
-	abs, _ := filepath.Abs(p)
-	source := "replay:" + abs
-	if !fi.IsDir() {
-		f, err := os.Open(p)
-		if err != nil {
-			return fmt.Errorf("replay: %w", err)
-		}
-		defer f.Close()
-		n := 0
-		err = mail.ReadMbox(f, func(raw []byte, line int) error {
-			n++
-			return feed(source, line, raw)
-		})
-		if err != nil {
-			return fmt.Errorf("replay %s: %w", p, err)
-		}
-		return nil
-	}
-	var files []string
-	for _, sub := range []string{"cur", "new"} {
-		ents, err := os.ReadDir(filepath.Join(p, sub))
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			if !e.IsDir() {
-				files = append(files, filepath.Join(p, sub, e.Name()))
-			}
-		}
-	}
-	if len(files) == 0 {
-		return fmt.Errorf("replay %s: not an mbox and no Maildir messages in cur/ or new/", p)
-	}
-	sort.Strings(files)
-	for i, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("replay: %w", err)
-		}
-		if err := feed(source, i+1, raw); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func sum(m map[string]int) int {

@@ -16,6 +16,10 @@ IMAP: every message is recorded in the state, patch series are assembled and
 analysed once, and the replies are written to the outbox Maildir. Messages
 already in the state (an earlier replay or watch) are not processed again.
 
+Paths that cannot be read (missing, unreadable, FIFOs, devices; symbolic
+links inside a Maildir) are reported on stderr and skipped; the exit status
+is 2 only when nothing at all could be read.
+
 Replay never sends mail unless --send is given and watch.send is on. With no
 configuration at all it uses the built-in defaults: state in
 $XDG_STATE_HOME/autosel-bot/state.db (~/.local/state/...) and the outbox in
@@ -93,6 +97,12 @@ func runReplay(cmd *cobra.Command, a *app, f replayFlags, args []string) error {
 	files, _ := b.out.List()
 	for _, p := range files {
 		fmt.Fprintf(out, "  %s\n", p)
+	}
+	for _, e := range st.InputErrors {
+		fmt.Fprintf(cmd.ErrOrStderr(), "autosel-bot: replay: %v\n", e)
+	}
+	if st.Read == 0 && len(st.InputErrors) > 0 {
+		return &exitError{2, fmt.Errorf("replay: nothing could be read (%d input errors)", len(st.InputErrors))}
 	}
 	return nil
 }
