@@ -50,6 +50,9 @@ type WatchConfig struct {
 	MaxMessageSize int64 `mapstructure:"max_message_size"`
 	// Metrics is the local address serving /metrics and /healthz ("" = off).
 	Metrics string `mapstructure:"metrics"`
+	// HealthGrace is how long IMAP, SMTP (when sending) or the store may
+	// fail before /healthz answers 503.
+	HealthGrace time.Duration `mapstructure:"health_grace"`
 }
 
 // IMAPConfig is one IMAP account.
@@ -116,10 +119,13 @@ type AllowConfig struct {
 	Domains []string `mapstructure:"domains"`
 }
 
-// RateLimitConfig caps replies per list and per series author per Window (0 = no cap).
+// RateLimitConfig caps replies per Window (0 = no cap): per origin (the
+// IMAP mailbox or replayed archive a series came from, not its List-Id),
+// per series author, and in all.
 type RateLimitConfig struct {
 	PerList   int           `mapstructure:"per_list"`
 	PerAuthor int           `mapstructure:"per_author"`
+	Total     int           `mapstructure:"total"`
 	Window    time.Duration `mapstructure:"window"`
 }
 

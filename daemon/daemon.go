@@ -69,6 +69,14 @@ type Options struct {
 	Parser *mail.Parser
 	// MaxMessageSize skips bigger messages (default 10 MiB).
 	MaxMessageSize int64
+	// MaxReplies caps the replies recorded for one series (0: no cap): the
+	// Analyzer folds per-patch replies into the series reply beyond its
+	// own cap, and anything over this is dropped and logged, so a huge
+	// series cannot flood the outbox.
+	MaxReplies int
+	// HealthGrace is how long IMAP, SMTP (when sending) or the store may
+	// fail before /healthz reports 503 (default 5m).
+	HealthGrace time.Duration
 }
 
 // Daemon is the watch loop's state.
@@ -83,8 +91,8 @@ type Daemon struct {
 	mu       sync.Mutex
 	pool     map[string]*pooled
 	inflight map[string]bool
-	conns    map[string]bool
 	jobs     sync.WaitGroup
+	health   health
 
 	work    chan *job
 	trigger chan struct{}
@@ -117,6 +125,9 @@ func New(st *store.Store, dl *deliver.Deliverer, analyze Analyzer, opts Options,
 	}
 	if opts.MaxAttempts <= 0 {
 		opts.MaxAttempts = 3
+	}
+	if opts.HealthGrace <= 0 {
+		opts.HealthGrace = 5 * time.Minute
 	}
 	if opts.MaxMessageSize <= 0 {
 		opts.MaxMessageSize = 10 << 20
@@ -219,6 +230,11 @@ func (d *Daemon) process(ctx context.Context, j *job) {
 		d.drop(j.ids)
 		return
 	}
+	if max := d.opts.MaxReplies; max > 0 && len(res.Replies) > max {
+		log.Warn("too many replies for one series; extra replies dropped", "replies", len(res.Replies), "cap", max)
+		res.Replies = res.Replies[:max]
+	}
+	origin := d.origin(ctx, j.ids)
 	var replies []*store.Reply
 	for _, r := range res.Replies {
 		if r.MessageID == "" {
@@ -233,6 +249,7 @@ func (d *Daemon) process(ctx context.Context, j *job) {
 		replies = append(replies, &store.Reply{
 			MessageID: r.MessageID, InReplyTo: r.InReplyTo, Path: path,
 			List: listOf(j.s), Author: strings.ToLower(j.s.Author.Addr),
+			Origin: origin, DryRun: !d.dl.Sending(),
 		})
 	}
 	if err := d.st.FinishSeries(ctx, j.key, store.SeriesDone, "", string(res.Report), j.ids, replies); err != nil {
@@ -271,6 +288,20 @@ func (d *Daemon) drop(ids []string) {
 	n := len(d.pool)
 	d.mu.Unlock()
 	d.m.pool.Set(float64(n))
+}
+
+// origin names where a series came from, for rate limits: "source/mailbox"
+// of the first of its messages the store knows (the IMAP server and
+// mailbox, or the replayed archive) — facts the sender does not choose.
+func (d *Daemon) origin(ctx context.Context, ids []string) string {
+	for _, id := range ids {
+		m, err := d.st.GetMessage(ctx, id)
+		if err != nil {
+			continue
+		}
+		return m.Source + "/" + m.Mailbox
+	}
+	return ""
 }
 
 // listOf names the list a series was posted to: its List-Id, or else the

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -208,7 +209,9 @@ func TestSeriesWait(t *testing.T) {
 }
 
 func TestHealthAndMetrics(t *testing.T) {
-	e := newEnv(t, Options{}, deliver.Options{}, nil, nil)
+	e := newEnv(t, Options{HealthGrace: time.Minute}, deliver.Options{}, nil, nil)
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	e.d.health.now = func() time.Time { return now }
 	h := e.d.HTTPHandler()
 	get := func(path string) (int, string) {
 		rec := httptest.NewRecorder()
@@ -220,12 +223,20 @@ func TestHealthAndMetrics(t *testing.T) {
 	}
 	hooks := e.d.Hooks()
 	hooks.Connected("srv", "INBOX")
-	if code, body := get("/healthz"); code != 200 || !strings.Contains(body, `"srv/INBOX":true`) {
+	if code, body := get("/healthz"); code != 200 || !strings.Contains(body, `"imap srv/INBOX":"ok"`) {
 		t.Errorf("healthz connected: %d %s", code, body)
 	}
-	hooks.Disconnected("srv", "INBOX", nil)
-	if code, _ := get("/healthz"); code != 503 {
-		t.Errorf("healthz with every mailbox down: %d", code)
+	hooks.Disconnected("srv", "INBOX", errors.New("connection reset"))
+	if code, body := get("/healthz"); code != 200 || !strings.Contains(body, "connection reset") {
+		t.Errorf("healthz within the grace period: %d %s", code, body)
+	}
+	now = now.Add(2 * time.Minute)
+	if code, body := get("/healthz"); code != 503 || !strings.Contains(body, "imap srv/INBOX failing for 2m0s") || !strings.Contains(body, "connection reset") {
+		t.Errorf("healthz with a mailbox down past the grace: %d %s", code, body)
+	}
+	hooks.Connected("srv", "INBOX")
+	if code, body := get("/healthz"); code != 200 {
+		t.Errorf("healthz after reconnecting: %d %s", code, body)
 	}
 	feed(t, e.d, seedMessages(t)...)
 	code, body := get("/metrics")

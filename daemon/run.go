@@ -2,41 +2,14 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/autosel-bot/autosel-bot/imapsrc"
 )
-
-// Hooks returns the imapsrc hooks that feed metrics and /healthz.
-func (d *Daemon) Hooks() imapsrc.Hooks {
-	return imapsrc.Hooks{
-		Connected: func(src, mbox string) {
-			d.m.connected.WithLabelValues(src, mbox).Set(1)
-			d.setConn(src+"/"+mbox, true)
-		},
-		Disconnected: func(src, mbox string, err error) {
-			d.m.connected.WithLabelValues(src, mbox).Set(0)
-			d.m.disconnects.WithLabelValues(src, mbox).Inc()
-			d.setConn(src+"/"+mbox, false)
-		},
-	}
-}
-
-func (d *Daemon) setConn(name string, up bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.conns == nil {
-		d.conns = map[string]bool{}
-	}
-	d.conns[name] = up
-}
 
 // startWorkers starts the worker pool; the returned func closes the work
 // queue and waits for the workers.
@@ -128,44 +101,4 @@ func (d *Daemon) scheduler(ctx context.Context) {
 			d.log.Error("schedule", "err", err)
 		}
 	}
-}
-
-// HTTPHandler serves /metrics (Prometheus) and /healthz (JSON: 200 when
-// the store answers and, if IMAP is in use, some mailbox session is up;
-// 503 otherwise).
-func (d *Daemon) HTTPHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(d.m.Registry, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-		defer cancel()
-		status := map[string]any{}
-		ok := true
-		if err := d.st.Ping(ctx); err != nil {
-			ok = false
-			status["store"] = err.Error()
-		} else {
-			status["store"] = "ok"
-		}
-		d.mu.Lock()
-		conns := map[string]bool{}
-		anyUp := len(d.conns) == 0
-		for k, v := range d.conns {
-			conns[k] = v
-			anyUp = anyUp || v
-		}
-		status["held_messages"] = len(d.pool)
-		d.mu.Unlock()
-		status["imap"] = conns
-		if !anyUp {
-			ok = false
-		}
-		status["ok"] = ok
-		w.Header().Set("Content-Type", "application/json")
-		if !ok {
-			w.WriteHeader(http.StatusServiceUnavailable)
-		}
-		json.NewEncoder(w).Encode(status)
-	})
-	return mux
 }

@@ -20,11 +20,25 @@ type Policy struct {
 	// Domains are the recipient domains the bot may write to; recipients
 	// in other domains are dropped from the envelope. Empty allows all.
 	Domains []string
-	// PerList and PerAuthor cap replies per list and per series author in
-	// each Window (0: no limit).
-	PerList, PerAuthor int
+	// PerList caps replies per origin in each Window: the mailbox (IMAP
+	// server and mailbox) or replayed archive the series came from, which
+	// the sender does not choose (its From and List-Id it does). 0: no cap.
+	PerList int
+	// PerAuthor caps replies per series author (a From the sender writes:
+	// a courtesy limit, not a defence) in each Window. 0: no cap.
+	PerAuthor int
+	// Total caps all replies in each Window, whatever their origin: the
+	// bot's own envelope. 0: no cap.
+	Total int
 	// Window is the rate-limit window (default 1h).
 	Window time.Duration
+	// MaxRecipients caps the envelope recipients of one reply (0: no cap).
+	// The author, the allowed lists and the stable list are kept first;
+	// the rest are kept in header order up to the cap, and dropped ones
+	// are logged.
+	MaxRecipients int
+	// StableList is the stable list address, kept within MaxRecipients.
+	StableList string
 }
 
 // listAllowed reports whether a reply about a series on list may go out.
@@ -76,8 +90,50 @@ func (p *Policy) filterRcpt(rcpt []string) (kept, dropped []string) {
 	return kept, dropped
 }
 
-// rateLimited returns, when the reply's list or author has reached its cap
-// in the current window, when to try again.
+// capRcpt keeps at most MaxRecipients recipients: first the series
+// author, the allowed lists and the stable list, then the others in order.
+func (p *Policy) capRcpt(rcpt []string, author string) (kept, dropped []string) {
+	if p.MaxRecipients <= 0 || len(rcpt) <= p.MaxRecipients {
+		return rcpt, nil
+	}
+	must := func(r string) bool {
+		k := strings.ToLower(r)
+		if k == strings.ToLower(author) || (p.StableList != "" && k == strings.ToLower(p.StableList)) {
+			return true
+		}
+		for _, l := range p.Lists {
+			if normList(l) == normList(k) {
+				return true
+			}
+		}
+		return false
+	}
+	keep := make([]bool, len(rcpt))
+	n := 0
+	for i, r := range rcpt {
+		if must(r) && n < p.MaxRecipients {
+			keep[i] = true
+			n++
+		}
+	}
+	for i := range rcpt {
+		if !keep[i] && n < p.MaxRecipients {
+			keep[i] = true
+			n++
+		}
+	}
+	for i, r := range rcpt {
+		if keep[i] {
+			kept = append(kept, r)
+		} else {
+			dropped = append(dropped, r)
+		}
+	}
+	return kept, dropped
+}
+
+// rateLimited returns, when the reply's origin, its author or all replies
+// have reached their cap in the current window, when to try again.
 func (p *Policy) rateLimited(ctx context.Context, st *store.Store, r *store.Reply, now time.Time) (bool, time.Time, string, error) {
 	win := p.Window
 	if win <= 0 {
@@ -90,8 +146,23 @@ func (p *Policy) rateLimited(ctx context.Context, st *store.Store, r *store.Repl
 		n, err := st.CountDelivered(ctx, col, val, now.Add(-win))
 		return n >= limit, err
 	}
-	if hit, err := check("list", r.List, p.PerList); err != nil || hit {
-		return hit, now.Add(win / 10), fmt.Sprintf("rate limit: %d replies per %v to list %s", p.PerList, win, r.List), err
+	origin := r.Origin
+	if origin == "" {
+		// Replies recorded before origins were: the list is all we know.
+		origin = r.List
+	}
+	col := "origin"
+	if r.Origin == "" {
+		col = "list"
+	}
+	if hit, err := check(col, origin, p.PerList); err != nil || hit {
+		return hit, now.Add(win / 10), fmt.Sprintf("rate limit: %d replies per %v from %s", p.PerList, win, origin), err
+	}
+	if p.Total > 0 {
+		n, err := st.CountDelivered(ctx, "", "", now.Add(-win))
+		if err != nil || n >= p.Total {
+			return err == nil, now.Add(win / 10), fmt.Sprintf("rate limit: %d replies per %v in all", p.Total, win), err
+		}
 	}
 	if hit, err := check("author", r.Author, p.PerAuthor); err != nil || hit {
 		return hit, now.Add(win / 10), fmt.Sprintf("rate limit: %d replies per %v to author %s", p.PerAuthor, win, r.Author), err

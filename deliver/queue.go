@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/store"
@@ -60,6 +61,9 @@ type Options struct {
 	// ResendUnconfirmed re-queues such a reply after ConfirmWait instead of
 	// holding it.
 	ResendUnconfirmed bool
+	// SendBacklog lets a sending run send the replies composed in earlier
+	// dry-runs (see SendBacklog); without it they are never sent.
+	SendBacklog bool
 }
 
 // Deliverer moves replies from the outbox to their recipients.
@@ -74,6 +78,34 @@ type Deliverer struct {
 	Now func() time.Time
 	// OnState, if set, is called with each reply's new state (metrics).
 	OnState func(state string)
+
+	mu          sync.Mutex
+	failSince   time.Time // first SMTP failure since the last success
+	failLastErr string
+}
+
+// Health reports since when SMTP has been failing (zero when the last
+// attempt succeeded, or none failed) and the last error. Rejections of a
+// single reply (permanent errors) do not count: the server answered.
+func (d *Deliverer) Health() (failingSince time.Time, lastErr string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.failSince, d.failLastErr
+}
+
+// smtpResult records the outcome of an SMTP attempt for Health.
+func (d *Deliverer) smtpResult(err error, now time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case err == nil || Permanent(err):
+		d.failSince, d.failLastErr = time.Time{}, ""
+	default:
+		if d.failSince.IsZero() {
+			d.failSince = now
+		}
+		d.failLastErr = err.Error()
+	}
 }
 
 // New returns a Deliverer. sender may be nil when opts.Send is false;
@@ -102,6 +134,24 @@ func New(st *store.Store, out *Outbox, sender Sender, conf Confirmer, opts Optio
 
 // Outbox returns the outbox.
 func (d *Deliverer) Outbox() *Outbox { return d.out }
+
+// Sending reports whether replies go out over SMTP (false: dry-run).
+func (d *Deliverer) Sending() bool { return d.opts.Send }
+
+// SendBacklog, when sending with Options.SendBacklog, re-queues the
+// replies composed in earlier dry-runs so they are sent (within the
+// allow-list and rate limits). It returns how many; otherwise it does
+// nothing.
+func (d *Deliverer) SendBacklog(ctx context.Context) (int, error) {
+	if !d.opts.Send || !d.opts.SendBacklog {
+		return 0, nil
+	}
+	n, err := d.st.SendBacklog(ctx)
+	if err == nil && n > 0 {
+		d.log.Warn("sending the dry-run backlog on the operator's request", "replies", n)
+	}
+	return n, err
+}
 
 func (d *Deliverer) setState(ctx context.Context, r *store.Reply, state, note, path string) error {
 	if err := d.st.SetReplyState(ctx, r.MessageID, state, note, path); err != nil {
@@ -222,6 +272,12 @@ func (d *Deliverer) one(ctx context.Context, r *store.Reply, now time.Time) (tim
 		log.Error("reply missing from the outbox", "path", r.Path, "err", err)
 		return time.Time{}, d.setState(ctx, r, store.ReplyFailed, err.Error(), "")
 	}
+	if d.opts.Send && r.DryRun {
+		// Composed while sending was off (or held back by a rate limit in a
+		// dry-run): never sent unless the operator asks (--send-backlog).
+		log.Warn("reply composed in a dry-run: not sent (--send-backlog sends it)", "path", r.Path)
+		return time.Time{}, d.setState(ctx, r, store.ReplyDryRun, "composed in a dry-run; not sent without --send-backlog", "")
+	}
 	if !d.opts.Policy.listAllowed(r.List) {
 		log.Info("reply held: list not in the allow-list", "list", r.List)
 		return time.Time{}, d.setState(ctx, r, store.ReplyHeld, fmt.Sprintf("list %q not in the allow-list", r.List), "")
@@ -234,6 +290,10 @@ func (d *Deliverer) one(ctx context.Context, r *store.Reply, now time.Time) (tim
 	rcpt, dropped := d.opts.Policy.filterRcpt(rcpt)
 	if len(dropped) > 0 {
 		log.Info("recipients outside the allowed domains dropped", "dropped", dropped)
+	}
+	rcpt, capped := d.opts.Policy.capRcpt(rcpt, r.Author)
+	if len(capped) > 0 {
+		log.Warn("recipients over the cap dropped", "cap", d.opts.Policy.MaxRecipients, "dropped", len(capped), "first_dropped", capped[:min(5, len(capped))])
 	}
 	if len(rcpt) == 0 {
 		log.Info("reply held: no allowed recipient")
@@ -266,6 +326,9 @@ func (d *Deliverer) one(ctx context.Context, r *store.Reply, now time.Time) (tim
 		return time.Time{}, err
 	}
 	err = d.sender.Send(ctx, d.opts.From, rcpt, raw)
+	if ctx.Err() == nil {
+		d.smtpResult(err, d.Now())
+	}
 	switch {
 	case err == nil:
 		log.Info("reply sent", "rcpt", rcpt)

@@ -46,8 +46,12 @@ type Handler interface {
 type Hooks struct {
 	// Connected is called when a mailbox session is established.
 	Connected func(source, mailbox string)
-	// Disconnected is called when it ends, with the reason.
+	// Disconnected is called when it ends, with the reason (also after a
+	// connection attempt that failed).
 	Disconnected func(source, mailbox string, err error)
+	// Unreachable is called when the server's mailboxes cannot be listed
+	// (before any mailbox session exists), with the reason.
+	Unreachable func(source string, err error)
 }
 
 // Watcher follows the mailboxes of a set of servers.
@@ -132,6 +136,9 @@ func (w *Watcher) runServer(ctx context.Context, s *Server) {
 		}
 		if err == nil {
 			break
+		}
+		if w.hooks.Unreachable != nil {
+			w.hooks.Unreachable(s.Name, err)
 		}
 		d := b.next()
 		log.Warn("imap: cannot list mailboxes; retrying", "err", err, "in", d)

@@ -78,8 +78,10 @@ func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) 
 	for _, p := range ps {
 		hasFindings := len(selectFindings(p.Findings, opts)) > 0
 		// The reply to the first patch (no cover letter) carries that
-		// patch's findings; review diffs have no reply of their own.
-		ownReply := opts.PerPatch && hasFindings && !p.InReview && !(s.Cover == nil && p.MessageID == target.MessageID)
+		// patch's findings; review diffs have no reply of their own;
+		// patches beyond MaxPatchReplies are folded into the series reply.
+		ownReply := opts.PerPatch && hasFindings && !p.InReview && !(s.Cover == nil && p.MessageID == target.MessageID) &&
+			(opts.MaxPatchReplies <= 0 || len(own) < opts.MaxPatchReplies)
 		if ownReply {
 			own = append(own, p)
 		} else {
@@ -227,11 +229,69 @@ func newMail(msg *amail.Message, s *series.Series, ps []*report.PatchReport, bod
 		ab.allowStable = true
 		ab.add(&m.Cc, "", opts.stableList())
 	}
+	m.Dropped = capRecipients(m, msg.From.Addr, opts)
 	m.Headers = [][2]string{
 		{"Auto-Submitted", "auto-generated"},
 		{"X-Autosel-Bot", strings.TrimSpace("autosel-bot " + opts.Version)},
 	}
 	return m
+}
+
+// capRecipients trims To and Cc to opts.MaxRecipients addresses: first
+// the author answered, the kept lists and the stable list, then the others
+// in order (To before Cc). It returns the dropped addresses.
+func capRecipients(m *Mail, author string, opts Options) []string {
+	limit := opts.MaxRecipients
+	if limit <= 0 || len(m.To)+len(m.Cc) <= limit {
+		return nil
+	}
+	must := func(a *mail.Address) bool {
+		k := strings.ToLower(a.Address)
+		if k == strings.ToLower(author) || k == strings.ToLower(opts.stableList()) {
+			return true
+		}
+		for _, l := range opts.KeepLists {
+			if listKey(l) == listKey(k) {
+				return true
+			}
+		}
+		return false
+	}
+	all := append(append([]*mail.Address(nil), m.To...), m.Cc...)
+	keep := make([]bool, len(all))
+	n := 0
+	for pass := 0; pass < 2; pass++ {
+		for i, a := range all {
+			if !keep[i] && n < limit && (pass == 1 || must(a)) {
+				keep[i] = true
+				n++
+			}
+		}
+	}
+	var dropped []string
+	to, cc := m.To[:0:0], m.Cc[:0:0]
+	for i, a := range all {
+		switch {
+		case !keep[i]:
+			dropped = append(dropped, a.Address)
+		case i < len(m.To):
+			to = append(to, a)
+		default:
+			cc = append(cc, a)
+		}
+	}
+	m.To, m.Cc = to, cc
+	return dropped
+}
+
+// listKey turns a list address or List-Id ("<x.y.org>", "x@y.org") into
+// one comparable form ("x.y.org").
+func listKey(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if i := strings.LastIndexByte(s, '<'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.Replace(strings.TrimSuffix(s, ">"), "@", ".", 1)
 }
 
 var replyPrefixRE = regexp.MustCompile(`(?i)^\s*re\s*:`)

@@ -35,6 +35,9 @@ type Mail struct {
 	Headers [][2]string
 	// Body is the text body, LF line endings.
 	Body string
+	// Dropped are the recipients left out by Options.MaxRecipients (not
+	// part of the mail; for the log).
+	Dropped []string
 }
 
 // Recipients returns the bare To and Cc addresses, de-duplicated.

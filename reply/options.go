@@ -38,6 +38,16 @@ type Options struct {
 	// StableList is the stable list address, Cc'd when stable trees were
 	// tested.
 	StableList string `mapstructure:"stable_list" yaml:"stable_list"`
+	// MaxRecipients caps the To and Cc addresses of one reply (0: no cap).
+	// The author answered, the KeepLists and the stable list are kept
+	// first, then the others in order; Mail.Dropped lists the rest.
+	MaxRecipients int `mapstructure:"max_recipients" yaml:"max_recipients"`
+	// MaxPatchReplies caps the per-patch replies of one series (0: no
+	// cap); findings of the patches beyond it go into the series reply.
+	MaxPatchReplies int `mapstructure:"max_patch_replies" yaml:"max_patch_replies"`
+	// KeepLists are list addresses (or List-Ids) always kept within
+	// MaxRecipients: the allow-listed lists (watch.allow.lists).
+	KeepLists []string `mapstructure:"-" yaml:"-"`
 	// Version goes into the X-Autosel-Bot header.
 	Version string `mapstructure:"-" yaml:"-"`
 	// Now stamps the Date header (default time.Now).
@@ -55,6 +65,9 @@ func DefaultOptions() Options {
 		Notes:      true,
 		LoreURL:    "https://lore.kernel.org/r/",
 		StableList: "stable@vger.kernel.org",
+
+		MaxRecipients:   20,
+		MaxPatchReplies: 10,
 	}
 }
 

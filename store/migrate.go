@@ -69,6 +69,14 @@ CREATE INDEX replies_state ON replies(state);
 CREATE INDEX replies_list ON replies(list, created);
 CREATE INDEX replies_author ON replies(author, created);
 `,
+	// 2: where a reply's series came from (rate limits key on it, not on
+	// headers the sender writes), and whether it was composed in a dry-run
+	// (never sent later unless the operator asks for the backlog).
+	`
+ALTER TABLE replies ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+ALTER TABLE replies ADD COLUMN dry_run INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX replies_origin ON replies(origin, created);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -44,15 +44,22 @@ type Reply struct {
 	Created     time.Time
 	Sending     time.Time
 	Done        time.Time
+	// Origin is where the series came from: "source/mailbox" of its first
+	// message (the IMAP server and mailbox, or the replayed archive), a
+	// fact the sender does not choose. Rate limits key on it.
+	Origin string
+	// DryRun is set when the reply was composed while sending was off: a
+	// later sending run leaves it alone unless asked for the backlog.
+	DryRun bool
 }
 
-const replyCols = `message_id, series_key, in_reply_to, list, author, path, state, attempts, next_attempt, last_error, created, sending, done`
+const replyCols = `message_id, series_key, in_reply_to, list, author, path, state, attempts, next_attempt, last_error, created, sending, done, origin, dry_run`
 
 func scanReply(sc interface{ Scan(...any) error }) (*Reply, error) {
 	r := &Reply{}
 	var next, created, sending, done int64
 	err := sc.Scan(&r.MessageID, &r.SeriesKey, &r.InReplyTo, &r.List, &r.Author, &r.Path, &r.State, &r.Attempts,
-		&next, &r.LastError, &created, &sending, &done)
+		&next, &r.LastError, &created, &sending, &done, &r.Origin, &r.DryRun)
 	r.NextAttempt, r.Created, r.Sending, r.Done = fromUnix(next), fromUnix(created), fromUnix(sending), fromUnix(done)
 	return r, err
 }
@@ -137,15 +144,22 @@ func (s *Store) Defer(ctx context.Context, messageID, reason string, next time.T
 }
 
 // CountDelivered returns how many replies to the given list (column
-// "list") or author (column "author") were delivered (sent or dry-run)
-// or are being sent since the given time: the rate-limit window.
+// "list"), author (column "author") or from the given origin (column
+// "origin") were delivered (sent or dry-run) or are being sent since the
+// given time: the rate-limit window. An empty column counts all replies.
 func (s *Store) CountDelivered(ctx context.Context, column, value string, since time.Time) (int, error) {
-	if column != "list" && column != "author" {
+	where, args := "", []any{}
+	switch column {
+	case "list", "author", "origin":
+		where, args = column+"=? AND ", append(args, value)
+	case "":
+	default:
 		return 0, fmt.Errorf("count delivered: bad column %q", column)
 	}
+	args = append(args, ReplySent, ReplyDryRun, ReplySending, unix(since), ReplySending)
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM replies WHERE `+column+`=? AND state IN (?,?,?) AND (done>=? OR state=?)`,
-		value, ReplySent, ReplyDryRun, ReplySending, unix(since), ReplySending).Scan(&n)
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM replies WHERE `+where+`state IN (?,?,?) AND (done>=? OR state=?)`,
+		args...).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count delivered: %w", err)
 	}
@@ -155,4 +169,18 @@ func (s *Store) CountDelivered(ctx context.Context, column, value string, since 
 // CountReplies returns the number of replies by state.
 func (s *Store) CountReplies(ctx context.Context) (map[string]int, error) {
 	return s.countBy(ctx, "replies", "state")
+}
+
+// SendBacklog puts the replies composed in dry-runs (state dry-run, or
+// still queued from a dry-run, e.g. held back by a rate limit) back in the
+// queue as replies to send, and returns how many. Only an operator's
+// explicit request (--send-backlog) calls it.
+func (s *Store) SendBacklog(ctx context.Context) (int, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE replies SET state=?, dry_run=0, done=0, next_attempt=0, last_error='sent from the dry-run backlog'
+		WHERE state=? OR (state=? AND dry_run=1)`, ReplyQueued, ReplyDryRun, ReplyQueued)
+	if err != nil {
+		return 0, fmt.Errorf("send backlog: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
 }

@@ -89,9 +89,9 @@ func (s *Store) FinishSeries(ctx context.Context, key, state, errText, report st
 			return err
 		}
 		for _, r := range replies {
-			if _, err := t.ExecContext(ctx, `INSERT INTO replies(message_id, series_key, in_reply_to, list, author, path, state, created)
-				VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(message_id) DO NOTHING`,
-				r.MessageID, key, r.InReplyTo, r.List, r.Author, r.Path, ReplyQueued, time.Now().UnixNano()); err != nil {
+			if _, err := t.ExecContext(ctx, `INSERT INTO replies(message_id, series_key, in_reply_to, list, author, path, state, created, origin, dry_run)
+				VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(message_id) DO NOTHING`,
+				r.MessageID, key, r.InReplyTo, r.List, r.Author, r.Path, ReplyQueued, time.Now().UnixNano(), r.Origin, r.DryRun); err != nil {
 				return fmt.Errorf("reply %s: %w", r.MessageID, err)
 			}
 		}

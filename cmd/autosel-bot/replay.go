@@ -20,7 +20,9 @@ Paths that cannot be read (missing, unreadable, FIFOs, devices; symbolic
 links inside a Maildir) are reported on stderr and skipped; the exit status
 is 2 only when nothing at all could be read.
 
-Replay never sends mail unless --send is given and watch.send is on. With no
+Replay never sends mail unless --send is given and watch.send is on. Replies
+composed by a dry-run (including those held back there by a rate limit) are
+never sent by a later --send run unless --send-backlog is given. With no
 configuration at all it uses the built-in defaults: state in
 $XDG_STATE_HOME/autosel-bot/state.db (~/.local/state/...) and the outbox in
 $XDG_STATE_HOME/autosel-bot/outbox; --store and --outbox override them.`
@@ -28,7 +30,7 @@ $XDG_STATE_HOME/autosel-bot/outbox; --store and --outbox override them.`
 // replayFlags are the replay command's flags.
 type replayFlags struct {
 	store, outbox string
-	send          bool
+	send, backlog bool
 	logFormat     string
 }
 
@@ -50,6 +52,7 @@ func newReplayCmd(a *app) *cobra.Command {
 	fl.StringVar(&f.store, "store", "", "SQLite state file (default from watch.store)")
 	fl.StringVar(&f.outbox, "outbox", "", "outbox Maildir (default from watch.outbox)")
 	fl.BoolVar(&f.send, "send", false, "deliver over SMTP when watch.send is also on (default: dry-run)")
+	fl.BoolVar(&f.backlog, "send-backlog", false, "with --send, also send the replies composed by earlier dry-runs (never sent otherwise)")
 	fl.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	return cmd
 }
@@ -74,7 +77,7 @@ func runReplay(cmd *cobra.Command, a *app, f replayFlags, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	b, err := newBot(ctx, a, log, send, nil, 0)
+	b, err := newBot(ctx, a, log, send, f.backlog, nil, 0)
 	if err != nil {
 		return &exitError{2, err}
 	}

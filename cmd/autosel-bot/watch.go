@@ -36,12 +36,16 @@ Replies are written to the outbox Maildir (watch.outbox). Nothing is sent
 unless watch.send is true: then replies go out over SMTP (watch.smtp) with
 retries, within the allow-list and rate limits, and each reply is sent once
 even across crashes. The bot never answers itself, other bots, Auto-Submitted
-mail or mail without a patch. /metrics and /healthz are served on
-watch.metrics. A restart resumes exactly where the last run stopped.`
+mail or mail without a patch. Replies composed while sending was off
+(dry-run) are never sent by a later sending run unless --send-backlog is
+given. /metrics and /healthz are served on watch.metrics; /healthz answers
+503 once IMAP, SMTP or the store has failed for watch.health_grace. A
+restart resumes exactly where the last run stopped.`
 
 // watchFlags are the watch command's flags.
 type watchFlags struct {
 	metrics    string
+	backlog    bool
 	logFormat  string
 	crashAfter int
 	slowDown   time.Duration
@@ -64,6 +68,7 @@ func newWatchCmd(a *app) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.metrics, "metrics", "", "address for /metrics and /healthz (default from watch.metrics; \"off\" disables)")
 	fl.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
+	fl.BoolVar(&f.backlog, "send-backlog", false, "also send the replies composed by earlier dry-runs (they are never sent otherwise)")
 	// Fault injection for the crash tests; not for operators.
 	fl.IntVar(&f.crashAfter, "debug-crash-after-send", 0, "kill -9 the process right after the Nth reply was accepted by SMTP")
 	fl.DurationVar(&f.slowDown, "debug-analysis-delay", 0, "sleep this long in every analysis")
@@ -105,12 +110,15 @@ type botParts struct {
 
 // newBot opens the state and outbox and wires the pipeline and replies
 // into a daemon. send enables SMTP (watch.send); conf may be nil.
-func newBot(ctx context.Context, a *app, log *slog.Logger, send bool, conf deliver.Confirmer, slowDown time.Duration) (*botParts, error) {
+// With backlog (--send-backlog), replies composed by earlier dry-runs are
+// sent too.
+func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, conf deliver.Confirmer, slowDown time.Duration) (*botParts, error) {
 	w := a.cfg.Watch
 	ropts := reply.DefaultOptions()
 	if err := a.v.UnmarshalKey("reply", &ropts); err != nil {
 		return nil, fmt.Errorf("config reply section: %w", err)
 	}
+	ropts.KeepLists = w.Allow.Lists
 	if w.From != "" {
 		ropts.From = w.From
 	}
@@ -149,13 +157,23 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send bool, conf deliv
 		From: bareAddress(own), Send: send,
 		Policy: deliver.Policy{
 			Lists: w.Allow.Lists, Domains: w.Allow.Domains,
-			PerList: w.RateLimit.PerList, PerAuthor: w.RateLimit.PerAuthor, Window: w.RateLimit.Window,
+			PerList: w.RateLimit.PerList, PerAuthor: w.RateLimit.PerAuthor, Total: w.RateLimit.Total, Window: w.RateLimit.Window,
+			MaxRecipients: ropts.MaxRecipients, StableList: ropts.StableList,
 		},
 		RedirectTo:  w.SMTP.RedirectTo,
 		MaxAttempts: w.Retry.MaxAttempts, Backoff: w.Retry.Backoff, MaxBackoff: w.Retry.MaxBackoff,
 		ConfirmWait: w.ConfirmWait, ResendUnconfirmed: w.ResendUnconfirmed,
+		SendBacklog: backlog,
 	}, log)
 	if err != nil {
+		b.close()
+		return nil, err
+	}
+	if backlog && !send {
+		b.close()
+		return nil, fmt.Errorf("--send-backlog needs sending on (watch.send, and --send for replay)")
+	}
+	if _, err := b.dl.SendBacklog(ctx); err != nil {
 		b.close()
 		return nil, err
 	}
@@ -186,12 +204,21 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send bool, conf deliv
 		}
 		res := &daemon.Result{Report: js}
 		for _, m := range mails {
+			if len(m.Dropped) > 0 {
+				log.Warn("reply recipients over reply.max_recipients dropped", "series", daemon.Key(s), "message_id", m.MessageID,
+					"cap", ropts.MaxRecipients, "dropped", len(m.Dropped), "first_dropped", m.Dropped[:min(5, len(m.Dropped))])
+			}
 			res.Replies = append(res.Replies, daemon.OutMail{MessageID: m.MessageID, InReplyTo: m.InReplyTo, Raw: m.Bytes()})
 		}
 		return res, nil
 	}
+	maxReplies := 0
+	if ropts.MaxPatchReplies > 0 {
+		maxReplies = ropts.MaxPatchReplies + 1
+	}
 	b.d, err = daemon.New(st, b.dl, analyze, daemon.Options{
 		From: own, Bots: w.Bots, SeriesWait: w.SeriesWait, Workers: w.Workers, MaxMessageSize: w.MaxMessageSize,
+		MaxReplies: maxReplies, HealthGrace: w.HealthGrace,
 	}, log)
 	if err != nil {
 		b.close()
@@ -263,7 +290,7 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	b, err := newBot(ctx, a, log, w.Send, finder, f.slowDown)
+	b, err := newBot(ctx, a, log, w.Send, f.backlog, finder, f.slowDown)
 	if err != nil {
 		return &exitError{2, err}
 	}
