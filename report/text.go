@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // seriesTagRe finds the n of "n/N" in a subject's leading tag.
@@ -63,7 +64,47 @@ func (t *textWriter) line(format string, args ...any) {
 	if len(args) > 0 {
 		s = fmt.Sprintf(format, args...)
 	}
-	_, t.err = io.WriteString(t.w, strings.TrimRight(s, " \t")+"\n")
+	_, t.err = io.WriteString(t.w, EscapeControls(strings.TrimRight(s, " \t"))+"\n")
+}
+
+// EscapeControls makes text that came from mail (subjects, names, file
+// names, messages quoting them) safe to print on a terminal: C0 and C1
+// control characters other than tab (ESC starting a terminal sequence,
+// CR, BEL, backspace, CSI...), DEL and bytes that are not UTF-8 are shown
+// as Go escapes ("\x1b", "\u009b") instead of being written raw.
+func EscapeControls(s string) string {
+	clean := true
+	for _, r := range s {
+		if isControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r < 0x80 && isControl(r):
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case isControl(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// isControl reports whether r is a control character to escape (tab is
+// kept) or stands for a byte that is not UTF-8.
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\t') || (r >= 0x7f && r <= 0x9f) || r == utf8.RuneError
 }
 
 func (t *textWriter) report(r *Report) {

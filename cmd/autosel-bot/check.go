@@ -160,7 +160,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 			if pr.Error == "" {
 				analysed++
 			} else {
-				fmt.Fprintf(stderr, "autosel-bot: check: %s\n", pr.Error)
+				fmt.Fprintf(stderr, "autosel-bot: check: %s\n", report.EscapeControls(pr.Error))
 			}
 		}
 		reports = append(reports, r)
