@@ -27,6 +27,9 @@ func Parse(diff string) (*ChangeSet, error) {
 		return nil, errorf(0, "diff is %d bytes, more than the %d-byte limit", len(diff), MaxDiffSize)
 	}
 	lines := splitLines(diff)
+	if err := checkHunkHeaders(lines); err != nil {
+		return nil, err
+	}
 	files, _, err := gitdiff.Parse(strings.NewReader(diff))
 	if err != nil {
 		return nil, gitdiffError(err, lines)
@@ -57,6 +60,54 @@ func Parse(diff string) (*ChangeSet, error) {
 	}
 	cs.Funcs = patchFuncs(cs.Files)
 	return cs, nil
+}
+
+// checkHunkHeaders rejects a hunk header that is cut short or malformed,
+// naming the file and line: go-gitdiff takes a final "@@" (a mail cut in
+// the middle of the header) as the end of the diff and would drop the
+// hunk silently. Outside headers no diff line starts with '@'.
+func checkHunkHeaders(lines []string) error {
+	file := ""
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			if j := strings.LastIndex(l, " b/"); j >= 0 {
+				file = l[j+3:]
+			}
+		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
+			old, neu := headerPath(l[4:]), headerPath(lines[i+1][4:])
+			if file = neu; neu == "/dev/null" {
+				file = old
+			}
+		case l == "@" || strings.HasPrefix(l, "@@"):
+			if _, _, _, _, ok := parseHunkHeader(l); ok {
+				continue
+			}
+			what := "malformed"
+			if i == len(lines)-1 || !strings.Contains(l, " @@") {
+				what = "truncated"
+			}
+			name := file
+			if name == "" {
+				name = "(no file header)"
+			}
+			return &Error{Line: i + 1, File: file, Err: fmt.Errorf("%s: %s hunk header %q (a fragment header reads \"@@ -a,b +c,d @@\")", name, what, truncate(l, 60))}
+		}
+	}
+	return nil
+}
+
+// headerPath is the path of a "--- "/"+++ " line without its a/ or b/
+// prefix and trailing timestamp.
+func headerPath(p string) string {
+	if i := strings.IndexByte(p, '\t'); i >= 0 {
+		p = p[:i]
+	}
+	p = strings.TrimSpace(p)
+	if strings.HasPrefix(p, "a/") || strings.HasPrefix(p, "b/") {
+		p = p[2:]
+	}
+	return p
 }
 
 // gitdiffError turns a go-gitdiff error into an *Error with its line.

@@ -296,6 +296,24 @@ func TestParseErrors(t *testing.T) {
 			substr: "fragment header",
 		},
 		{
+			name:   "truncated final hunk header",
+			diff:   hdr + "@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n@@",
+			line:   9,
+			substr: `fs/pipe.c: truncated hunk header "@@"`,
+		},
+		{
+			name:   "final hunk header cut after the old range",
+			diff:   hdr + "@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n@@ -10,3 +1\n",
+			line:   9,
+			substr: `fs/pipe.c: truncated hunk header "@@ -10,3 +1"`,
+		},
+		{
+			name:   "final hunk header cut to one character",
+			diff:   hdr + "@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n@\n",
+			line:   9,
+			substr: `fs/pipe.c: truncated hunk header "@"`,
+		},
+		{
 			name:   "hunk without file header",
 			diff:   "@@ -1,1 +1,1 @@\n-a\n+b\n",
 			line:   1,
