@@ -248,6 +248,16 @@ func (d *Deliverer) Pass(ctx context.Context) (time.Time, error) {
 		if ctx.Err() != nil {
 			return next, ctx.Err()
 		}
+		if d.opts.Send && r.DryRun {
+			// Composed while sending was off (or held back by a rate limit
+			// in a dry-run): never sent unless the operator asks
+			// (--send-backlog), however soon it was due.
+			d.log.Warn("reply composed in a dry-run: not sent (--send-backlog sends it)", "message_id", r.MessageID, "path", r.Path)
+			if err := d.setState(ctx, r, store.ReplyDryRun, "composed in a dry-run; not sent without --send-backlog", ""); err != nil {
+				return next, err
+			}
+			continue
+		}
 		now := d.Now()
 		if r.NextAttempt.After(now) {
 			later(r.NextAttempt)
@@ -271,12 +281,6 @@ func (d *Deliverer) one(ctx context.Context, r *store.Reply, now time.Time) (tim
 	if err != nil {
 		log.Error("reply missing from the outbox", "path", r.Path, "err", err)
 		return time.Time{}, d.setState(ctx, r, store.ReplyFailed, err.Error(), "")
-	}
-	if d.opts.Send && r.DryRun {
-		// Composed while sending was off (or held back by a rate limit in a
-		// dry-run): never sent unless the operator asks (--send-backlog).
-		log.Warn("reply composed in a dry-run: not sent (--send-backlog sends it)", "path", r.Path)
-		return time.Time{}, d.setState(ctx, r, store.ReplyDryRun, "composed in a dry-run; not sent without --send-backlog", "")
 	}
 	if !d.opts.Policy.listAllowed(r.List) {
 		log.Info("reply held: list not in the allow-list", "list", r.List)

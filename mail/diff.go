@@ -100,10 +100,13 @@ func diffEnd(lines []string, start int) int {
 	for i < len(lines) {
 		l := trimEOL(lines[i])
 		switch {
-		case strings.HasPrefix(l, "@@ "):
+		case l == "@" || strings.HasPrefix(l, "@@"):
 			oldN, newN, ok := parseHunkCounts(l)
 			if !ok {
-				return end
+				// A hunk header cut short (the mail was truncated) or
+				// mangled: keep it in the diff, whose parser reports it,
+				// rather than dropping the hunk silently.
+				return i + 1
 			}
 			i++
 			for i < len(lines) && (oldN > 0 || newN > 0) {

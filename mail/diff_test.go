@@ -52,7 +52,10 @@ func TestExtractDiff(t *testing.T) {
 			"diff --git a/x b/x\r\n--- a/x\r\n+++ b/x\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n", 1},
 		{"non-git diff -u", "diff -urN a/x b/x\n--- a/x\t2020\n+++ b/x\t2020\n@@ -1 +1 @@\n-a\n+b\n",
 			"diff -urN a/x b/x\n--- a/x\t2020\n+++ b/x\t2020\n@@ -1 +1 @@\n-a\n+b\n", 1},
-		{"bad hunk header", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -a +b @@\n-a\n", "diff --git a/x b/x\n--- a/x\n+++ b/x\n", 1},
+		// A bad or cut hunk header ends the diff but stays in it, so that
+		// diffcheck reports it instead of the hunk vanishing silently.
+		{"bad hunk header", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -a +b @@\n-a\n", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -a +b @@\n", 1},
+		{"truncated final hunk header", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n@@", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n@@", 1},
 		{"no trailing newline", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b", 1},
 	}
 	for _, tt := range tests {
