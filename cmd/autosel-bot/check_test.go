@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/config"
@@ -153,6 +154,10 @@ func TestCheckSeed002JSON(t *testing.T) {
 func TestCheckExitCodes(t *testing.T) {
 	good := writeFile(t, "benign.patch", benign)
 	bad := writeFile(t, "damaged.patch", damaged)
+	fifo := filepath.Join(t.TempDir(), "fifo.mbox")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		stdin  string
@@ -168,6 +173,9 @@ func TestCheckExitCodes(t *testing.T) {
 		{"bad format", "", []string{"check", "--format", "xml", good}, 2, "--format", ""},
 		{"bad fail-on", "", []string{"check", "--fail-on", "bug", good}, 2, "--fail-on", ""},
 		{"missing file", "", []string{"check", "/nonexistent/x.mbox"}, 2, "nothing could be processed", ""},
+		{"missing file among good ones: still processed", "", []string{"check", "/nonexistent/x.mbox", good}, 0, "/nonexistent/x.mbox: stat", "[PATCH] docs: fix a typo"},
+		{"only a FIFO: skipped, not hung", "", []string{"check", fifo}, 2, "fifo.mbox: not a regular file; skipped (FIFO)", ""},
+		{"a device and a good patch", "", []string{"check", "/dev/zero", good}, 0, "/dev/zero: not a regular file; skipped (character device)", "[PATCH] docs: fix a typo"},
 		{"not a patch", "From: a@b\nSubject: hello\n\nhi\n", []string{"check", "-"}, 2, "no patches", ""},
 		{"only a damaged patch", "", []string{"check", bad}, 2, "damaged-1@example.org", ""},
 		{"damaged and good: still processed", "", []string{"check", bad, good}, 0, "<damaged-1@example.org>: body line 5: malformed diff: fragment header miscounts lines", "[PATCH] docs: fix a typo"},
