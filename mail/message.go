@@ -1,7 +1,8 @@
 // Package mail parses patch mail (RFC 5322 + MIME) into Messages: headers,
 // commit message, trailers and the diff. Parsing lives in parse.go, subject
-// tags in subject.go, trailers in trailers.go, input containers (mbox,
-// Maildir) in mbox.go / maildir.go.
+// tags in subject.go, trailers in trailers.go, the mbox splitter in mbox.go,
+// input paths (files, Maildirs, stdin; streamed, with FIFOs, devices and
+// Maildir symlinks skipped) in input.go, and parsing them all in load.go.
 package mail
 
 import "time"
