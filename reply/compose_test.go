@@ -350,3 +350,58 @@ func TestComposeNoCover(t *testing.T) {
 		t.Error("patch 2's reply lacks its findings")
 	}
 }
+
+func TestComposeRecipientCap(t *testing.T) {
+	s, _, _, _ := testSeries(t)
+	r := testReport(s)
+	opts := sashaOptions()
+	opts.MaxRecipients = 4
+	opts.KeepLists = []string{"<linux-kernel.vger.kernel.org>"}
+	mails, err := Compose(r, s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mails[0]
+	var to, cc []string
+	for _, a := range m.To {
+		to = append(to, a.Address)
+	}
+	for _, a := range m.Cc {
+		cc = append(cc, a.Address)
+	}
+	// The author, the kept list and stable first; then the first other.
+	if got, want := strings.Join(to, ","), "jane@example.org,avagin@example.com"; got != want {
+		t.Errorf("To %s, want %s", got, want)
+	}
+	if got, want := strings.Join(cc, ","), "linux-kernel@vger.kernel.org,stable@vger.kernel.org"; got != want {
+		t.Errorf("Cc %s, want %s", got, want)
+	}
+	if got, want := strings.Join(m.Dropped, ","), "rev@example.net,acker@example.com,maint@example.org,linux-fsdevel@vger.kernel.org"; got != want {
+		t.Errorf("Dropped %s, want %s", got, want)
+	}
+	if raw := m.Bytes(); bytes.Contains(raw, []byte("maint@example.org")) || !bytes.Contains(raw, []byte("linux-kernel@vger.kernel.org")) {
+		t.Errorf("mail headers do not carry the capped recipients:\n%s", raw)
+	}
+}
+
+func TestComposePatchReplyCap(t *testing.T) {
+	s, _, _, _ := testSeries(t)
+	r := testReport(s)
+	all, err := Compose(r, s, sashaOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := sashaOptions()
+	opts.MaxPatchReplies = 1
+	capped, err := Compose(r, s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 3 || len(capped) != 2 {
+		t.Fatalf("%d replies uncapped, %d capped; want at least 3 and 2", len(all), len(capped))
+	}
+	// The patch beyond the cap is reported in full in the series reply.
+	if len(capped[0].Body) <= len(all[0].Body) {
+		t.Errorf("series reply (%d bytes) does not carry the folded patch (uncapped: %d bytes)", len(capped[0].Body), len(all[0].Body))
+	}
+}
