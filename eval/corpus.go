@@ -123,7 +123,7 @@ func (c *Corpus) loadCases(root string, nearMiss bool) []*Case {
 		}
 		fam := c.Vocab.Families[fd.Name()]
 		if fam == nil {
-			c.problem("%s: unknown family directory %q", root, fd.Name())
+			c.problem("%s: unknown family directory (known: %v)", filepath.Join(root, fd.Name()), sortedKeys(c.Vocab.Families))
 			continue
 		}
 		cases, err := os.ReadDir(filepath.Join(root, fd.Name()))
