@@ -124,7 +124,7 @@ rename from new.c
 		},
 		{
 			name: "two hunks, plain diff timestamps",
-			in: "--- a/y.c\t2020-01-01 00:00:00\n+++ b/y.c\t2020-01-02 00:00:00\n@@ -1,2 +1,2 @@\n-x\n+y\n z\n@@ -10,1 +10,2 @@ f\n w\n+v\n",
+			in:   "--- a/y.c\t2020-01-01 00:00:00\n+++ b/y.c\t2020-01-02 00:00:00\n@@ -1,2 +1,2 @@\n-x\n+y\n z\n@@ -10,1 +10,2 @@ f\n w\n+v\n",
 			want: "--- a/y.c\n+++ b/y.c\n@@ -1,2 +1,2 @@\n-y\n+x\n z\n@@ -10,2 +10,1 @@ f\n w\n-v\n",
 		},
 		{
