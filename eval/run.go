@@ -9,9 +9,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/series"
 )
 
@@ -75,18 +78,82 @@ type Results struct {
 	Elapsed time.Duration
 }
 
-// Evaluator runs the analysis stage on corpus cases. One Evaluator holds
-// one Analysis with the tree (its index opened once) and one without.
-type Evaluator struct {
-	tree, patchOnly *pipeline.Analysis
+// Options configure an Evaluator.
+type Options struct {
+	// Tree is the kernel tree the corpus applies to ("" skips every
+	// measurement that needs it).
+	Tree string
+	// Index is Tree's opened index (opened once by the caller, shared by
+	// every case).
+	Index *index.Index
+	// Rules are the rules to measure (nil: rules.All(RuleOptions)).
+	Rules []*rules.Rule
+	// RuleOptions are passed to every rule.
+	RuleOptions rules.Options
 	// Jobs is the number of cases analysed at once (default GOMAXPROCS).
 	Jobs int
 }
 
-// NewEvaluator returns an evaluator over the two analyses: tree must have a
-// Tree, patchOnly must not (either may be nil to skip those measurements).
-func NewEvaluator(tree, patchOnly *pipeline.Analysis) *Evaluator {
-	return &Evaluator{tree: tree, patchOnly: patchOnly}
+// Evaluator runs the analysis stage on corpus cases. It holds one Analysis
+// over the tree and its index and one without a tree, and makes a cheap
+// per-case Analysis where a patch must be analysed on top of another (see
+// onPreImage).
+type Evaluator struct {
+	opts            Options
+	tree, patchOnly *pipeline.Analysis
+}
+
+// NewEvaluator builds the analyses.
+func NewEvaluator(opts Options) (*Evaluator, error) {
+	if opts.Rules == nil {
+		rs, err := rules.All(opts.RuleOptions)
+		if err != nil {
+			return nil, err
+		}
+		opts.Rules = rs
+	}
+	e := &Evaluator{opts: opts}
+	var err error
+	if opts.Tree != "" {
+		if opts.Index == nil {
+			return nil, fmt.Errorf("eval: a tree needs its opened index")
+		}
+		if e.tree, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions, Tree: opts.Tree, Index: opts.Index}); err != nil {
+			return nil, err
+		}
+	}
+	if e.patchOnly, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions}); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// onPreImage returns an Analysis whose tree index is the tree with diff
+// applied (in memory), for a series [diff, patch] whose patch 2 must be
+// compared with the tree+diff view. (In a series the analysis compares
+// every patch with the unpatched tree's index, so patch 2 analysed on the
+// plain tree would see its own post-image, already in the tree, as its
+// pre-patch state.)
+func (e *Evaluator) onPreImage(diff string) (*pipeline.Analysis, error) {
+	if e.tree == nil {
+		return nil, fmt.Errorf("no tree")
+	}
+	cs, err := diffcheck.Parse(diff)
+	if err != nil {
+		return nil, err
+	}
+	if err := diffcheck.ApplyTree(cs, diffcheck.DirTree(e.opts.Tree)); err != nil {
+		return nil, err
+	}
+	if cs.ApplyError != "" {
+		return nil, fmt.Errorf("%s", firstLine(cs.ApplyError))
+	}
+	pt, ok := cs.Tree.(*diffcheck.PatchedTree)
+	if !ok {
+		return nil, fmt.Errorf("no patched tree")
+	}
+	return pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: e.opts.Rules, RuleOptions: e.opts.RuleOptions,
+		Tree: e.opts.Tree, Index: e.opts.Index.Overlay(pt.Files())})
 }
 
 // Run evaluates every case of c.
@@ -107,7 +174,7 @@ func (e *Evaluator) Run(ctx context.Context, c *Corpus) (*Results, error) {
 	for i, o := range c.Ordinary {
 		jobs = append(jobs, func() { res.Ordinary[i] = e.ordinary(ctx, o) })
 	}
-	n := e.Jobs
+	n := e.opts.Jobs
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
@@ -132,12 +199,12 @@ func (e *Evaluator) Run(ctx context.Context, c *Corpus) (*Results, error) {
 	return res, ctx.Err()
 }
 
-// bug analyses [bug.patch, fix.patch] with the tree: the findings on patch
-// 1 are those of bug.patch alone (a patch's analysis does not depend on the
-// patches after it), the risk findings on patch 2 are false alarms.
+// bug analyses bug.patch with the tree, then [bug.patch, fix.patch] on
+// the tree+bug.patch index; the risk findings on patch 2 are false alarms.
 func (e *Evaluator) bug(ctx context.Context, cs *Case) *CaseResult {
 	out := &CaseResult{Case: cs, Got: LevelNone}
-	r, err := analyse(ctx, e.tree, cs.Name, []patchText{{cs.Bug.Subject, cs.Bug.Message, cs.Bug.Diff}, {cs.Fix.Subject, cs.Fix.Message, cs.Fix.Diff}})
+	bug := patchText{cs.Bug.Subject, cs.Bug.Message, cs.Bug.Diff}
+	r, err := analyse(ctx, e.tree, cs.Name, []patchText{bug})
 	if err != nil {
 		out.Err = err.Error()
 		return out
@@ -158,8 +225,29 @@ func (e *Evaluator) bug(ctx context.Context, cs *Case) *CaseResult {
 			out.Got = LevelNote
 		}
 	}
+	an, err := e.onPreImage(cs.Bug.Diff)
+	if err != nil {
+		out.Err = joinErr(out.Err, "fix: "+err.Error())
+		return out
+	}
+	r, err = analyse(ctx, an, cs.Name, []patchText{bug, {cs.Fix.Subject, cs.Fix.Message, cs.Fix.Diff}})
+	if err != nil {
+		out.Err = joinErr(out.Err, "fix: "+err.Error())
+		return out
+	}
+	out.Err = joinErr(out.Err, applyErrors(r))
 	out.FixRisk = risks(r.Patches[1].Findings)
 	return out
+}
+
+func joinErr(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 // nearMiss analyses the near miss with the tree.
@@ -182,8 +270,9 @@ func (e *Evaluator) nearMiss(ctx context.Context, cs *Case) *CaseResult {
 	return out
 }
 
-// ordinary analyses [reverse(patch), patch] with the tree and patch-only;
-// patch 1 rebuilds the pre-image, the findings on patch 2 count.
+// ordinary analyses [reverse(patch), patch] with the tree (on the
+// tree+reverse index: the pre-image) and patch-only; patch 1 rebuilds the
+// pre-image, the findings on patch 2 count.
 func (e *Evaluator) ordinary(ctx context.Context, o *Ordinary) *OrdinaryResult {
 	out := &OrdinaryResult{Ordinary: o}
 	rev, err := Reverse(o.Patch.Diff)
@@ -193,22 +282,26 @@ func (e *Evaluator) ordinary(ctx context.Context, o *Ordinary) *OrdinaryResult {
 	}
 	ps := []patchText{{"Revert \"" + o.Patch.Subject + "\"", "", rev}, {o.Patch.Subject, o.Patch.Message, o.Patch.Diff}}
 	var errs []string
-	for _, run := range []struct {
-		an  *pipeline.Analysis
-		dst *[]Hit
-	}{{e.tree, &out.TreeRisk}, {e.patchOnly, &out.PatchOnlyRisk}} {
-		if run.an == nil {
-			continue
+	if e.tree != nil {
+		an, err := e.onPreImage(rev)
+		if err == nil {
+			var r *report.Report
+			if r, err = analyse(ctx, an, o.Name, ps); err == nil {
+				if s := applyErrors(r); s != "" {
+					errs = append(errs, s)
+				}
+				out.TreeRisk = risks(r.Patches[1].Findings)
+			}
 		}
-		r, err := analyse(ctx, run.an, o.Name, ps)
 		if err != nil {
-			errs = append(errs, err.Error())
-			continue
+			errs = append(errs, "with tree: "+err.Error())
 		}
-		if s := applyErrors(r); s != "" {
-			errs = append(errs, s)
-		}
-		*run.dst = risks(r.Patches[1].Findings)
+	}
+	r, err := analyse(ctx, e.patchOnly, o.Name, ps[1:])
+	if err != nil {
+		errs = append(errs, "patch-only: "+err.Error())
+	} else {
+		out.PatchOnlyRisk = risks(r.Patches[0].Findings)
 	}
 	out.Err = strings.Join(errs, "; ")
 	return out

@@ -23,7 +23,6 @@ import (
 	"github.com/autosel-bot/autosel-bot/eval"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
-	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/rules"
 )
 
@@ -66,17 +65,10 @@ func run(ctx context.Context, dir, tree string, jobs, depth int, verbose bool) e
 		return fmt.Errorf("index %s: %w", tree, err)
 	}
 	fmt.Printf("index of %s opened in %s\n", tree, time.Since(start).Round(100*time.Millisecond))
-	ropts := rules.Options{Depth: depth}
-	withTree, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{RuleOptions: ropts, Tree: tree, Index: ix, Log: log})
+	ev, err := eval.NewEvaluator(eval.Options{Tree: tree, Index: ix, RuleOptions: rules.Options{Depth: depth}, Jobs: jobs})
 	if err != nil {
 		return err
 	}
-	patchOnly, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{RuleOptions: ropts, Log: log})
-	if err != nil {
-		return err
-	}
-	ev := eval.NewEvaluator(withTree, patchOnly)
-	ev.Jobs = jobs
 	res, err := ev.Run(ctx, c)
 	if err != nil {
 		return err
