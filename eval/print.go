@@ -90,8 +90,14 @@ func (res *Results) Write(w io.Writer) error {
 			nmAlarm++
 		}
 	}
-	var treeAlarm, poAlarm, ordErr int
+	var treeAlarm, poAlarm, ordErr, treeNote, poNote int
 	for _, r := range res.Ordinary {
+		if len(r.TreeNote) > 0 {
+			treeNote++
+		}
+		if len(r.PatchOnlyNote) > 0 {
+			poNote++
+		}
 		if len(r.TreeRisk) > 0 {
 			treeAlarm++
 		}
@@ -108,6 +114,8 @@ func (res *Results) Write(w io.Writer) error {
 	fmt.Fprintf(tw, "  near misses (risk of the family)\t%s\n", ratio(nmAlarm, len(res.NearMisses)))
 	fmt.Fprintf(tw, "  ordinary patches, with the tree (any rule)\t%s\n", ratio(treeAlarm, len(res.Ordinary)))
 	fmt.Fprintf(tw, "  ordinary patches, patch-only (any rule)\t%s\n", ratio(poAlarm, len(res.Ordinary)))
+	fmt.Fprintf(tw, "  (information) ordinary patches with a note, with the tree\t%s\n", ratio(treeNote, len(res.Ordinary)))
+	fmt.Fprintf(tw, "  (information) ordinary patches with a note, patch-only\t%s\n", ratio(poNote, len(res.Ordinary)))
 	tw.Flush()
 	if unevaluated > 0 || ordErr > 0 {
 		fmt.Fprintf(&b, "  (%d bug cases and %d ordinary patches had apply or analysis errors: see the tables)\n", unevaluated, ordErr)

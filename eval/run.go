@@ -65,6 +65,8 @@ type OrdinaryResult struct {
 	// TreeRisk and PatchOnlyRisk are the risk findings on the patch, with
 	// the tree and without it.
 	TreeRisk, PatchOnlyRisk []Hit
+	// TreeNote and PatchOnlyNote are the note-level findings (information).
+	TreeNote, PatchOnlyNote []Hit
 	Err                     string
 }
 
@@ -290,7 +292,7 @@ func (e *Evaluator) ordinary(ctx context.Context, o *Ordinary) *OrdinaryResult {
 				if s := applyErrors(r); s != "" {
 					errs = append(errs, s)
 				}
-				out.TreeRisk = risks(r.Patches[1].Findings)
+				out.TreeRisk, out.TreeNote = bySeverity(r.Patches[1].Findings)
 			}
 		}
 		if err != nil {
@@ -301,7 +303,7 @@ func (e *Evaluator) ordinary(ctx context.Context, o *Ordinary) *OrdinaryResult {
 	if err != nil {
 		errs = append(errs, "patch-only: "+err.Error())
 	} else {
-		out.PatchOnlyRisk = risks(r.Patches[0].Findings)
+		out.PatchOnlyRisk, out.PatchOnlyNote = bySeverity(r.Patches[0].Findings)
 	}
 	out.Err = strings.Join(errs, "; ")
 	return out
@@ -380,6 +382,18 @@ func splitFamily(fs []report.Finding, fam *Family) (in, other []Hit) {
 		}
 	}
 	return in, other
+}
+
+// bySeverity splits fs into risk and other findings.
+func bySeverity(fs []report.Finding) (risk, note []Hit) {
+	for _, f := range fs {
+		if f.Severity == report.SeverityRisk {
+			risk = append(risk, hit(f))
+		} else {
+			note = append(note, hit(f))
+		}
+	}
+	return risk, note
 }
 
 // risks returns the risk findings of fs.
