@@ -32,6 +32,8 @@ const (
 
 // Hit is one finding, reduced to what the report prints.
 type Hit struct {
+	// Family is the name of the rule that produced the finding.
+	Family   string
 	Rule     string
 	Severity report.Severity
 	Func     string
@@ -46,7 +48,8 @@ func (h Hit) String() string { return fmt.Sprintf("%s %s %s", h.Severity, h.Rule
 // CaseResult is the outcome of one bug case or near miss.
 type CaseResult struct {
 	Case *Case
-	// Got is the level reached on the expected function (bug cases).
+	// Got is the level reached on the expected function (bug cases), or
+	// the highest level of the family's findings (near misses).
 	Got Level
 	// Family holds the family's findings on bug.patch (or the near miss).
 	Family []Hit
@@ -96,13 +99,22 @@ type Options struct {
 	Jobs int
 }
 
-// Evaluator runs the analysis stage on corpus cases. It holds one Analysis
+// stage is one Analysis per rule, so that every finding is attributed to
+// the rule (family) that produced it whatever its Rule field says.
+type stage []member
+
+type member struct {
+	family string
+	an     *pipeline.Analysis
+}
+
+// Evaluator runs the analysis stage on corpus cases. It holds one stage
 // over the tree and its index and one without a tree, and makes a cheap
-// per-case Analysis where a patch must be analysed on top of another (see
+// per-case stage where a patch must be analysed on top of another (see
 // onPreImage).
 type Evaluator struct {
 	opts            Options
-	tree, patchOnly *pipeline.Analysis
+	tree, patchOnly stage
 }
 
 // NewEvaluator builds the analyses.
@@ -114,29 +126,46 @@ func NewEvaluator(opts Options) (*Evaluator, error) {
 		}
 		opts.Rules = rs
 	}
+	if opts.Tree != "" && opts.Index == nil {
+		return nil, fmt.Errorf("eval: a tree needs its opened index")
+	}
 	e := &Evaluator{opts: opts}
 	var err error
 	if opts.Tree != "" {
-		if opts.Index == nil {
-			return nil, fmt.Errorf("eval: a tree needs its opened index")
-		}
-		if e.tree, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions, Tree: opts.Tree, Index: opts.Index}); err != nil {
+		if e.tree, err = e.stage(opts.Index); err != nil {
 			return nil, err
 		}
 	}
-	if e.patchOnly, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions}); err != nil {
+	if e.patchOnly, err = e.stage(nil); err != nil {
 		return nil, err
 	}
 	return e, nil
 }
 
-// onPreImage returns an Analysis whose tree index is the tree with diff
-// applied (in memory), for a series [diff, patch] whose patch 2 must be
-// compared with the tree+diff view. (In a series the analysis compares
-// every patch with the unpatched tree's index, so patch 2 analysed on the
-// plain tree would see its own post-image, already in the tree, as its
-// pre-patch state.)
-func (e *Evaluator) onPreImage(diff string) (*pipeline.Analysis, error) {
+// stage returns one Analysis per rule, over the tree and ix (nil: patch-only).
+func (e *Evaluator) stage(ix *index.Index) (stage, error) {
+	var st stage
+	for _, r := range e.opts.Rules {
+		ao := pipeline.AnalysisOptions{Rules: []*rules.Rule{r}, RuleOptions: e.opts.RuleOptions}
+		if ix != nil {
+			ao.Tree, ao.Index = e.opts.Tree, ix
+		}
+		an, err := pipeline.NewAnalysis(ao)
+		if err != nil {
+			return nil, err
+		}
+		st = append(st, member{family: r.Name, an: an})
+	}
+	return st, nil
+}
+
+// onPreImage returns a stage whose tree index is the tree with diff applied
+// (in memory), for a series [diff, patch] whose patch 2 must be compared
+// with the tree+diff view. (In a series the analysis compares every patch
+// with the unpatched tree's index, so patch 2 analysed on the plain tree
+// would see its own post-image, already in the tree, as its pre-patch
+// state.)
+func (e *Evaluator) onPreImage(diff string) (stage, error) {
 	if e.tree == nil {
 		return nil, fmt.Errorf("no tree")
 	}
@@ -154,8 +183,7 @@ func (e *Evaluator) onPreImage(diff string) (*pipeline.Analysis, error) {
 	if !ok {
 		return nil, fmt.Errorf("no patched tree")
 	}
-	return pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: e.opts.Rules, RuleOptions: e.opts.RuleOptions,
-		Tree: e.opts.Tree, Index: e.opts.Index.Overlay(pt.Files())})
+	return e.stage(e.opts.Index.Overlay(pt.Files()))
 }
 
 // Run evaluates every case of c.
@@ -206,13 +234,13 @@ func (e *Evaluator) Run(ctx context.Context, c *Corpus) (*Results, error) {
 func (e *Evaluator) bug(ctx context.Context, cs *Case) *CaseResult {
 	out := &CaseResult{Case: cs, Got: LevelNone}
 	bug := patchText{cs.Bug.Subject, cs.Bug.Message, cs.Bug.Diff}
-	r, err := analyse(ctx, e.tree, cs.Name, []patchText{bug})
+	o, err := analyse(ctx, e.tree, cs.Name, []patchText{bug})
 	if err != nil {
 		out.Err = err.Error()
 		return out
 	}
-	out.Err = applyErrors(r)
-	out.Family, out.Other = splitFamily(r.Patches[0].Findings, cs.Family)
+	out.Err = o.applyErr
+	out.Family, out.Other = splitFamily(o.hits[0], cs.Family)
 	for _, h := range out.Family {
 		if h.Func != cs.Expect.Function || (cs.Expect.File != "" && h.File != cs.Expect.File) {
 			continue
@@ -227,18 +255,18 @@ func (e *Evaluator) bug(ctx context.Context, cs *Case) *CaseResult {
 			out.Got = LevelNote
 		}
 	}
-	an, err := e.onPreImage(cs.Bug.Diff)
+	st, err := e.onPreImage(cs.Bug.Diff)
 	if err != nil {
 		out.Err = joinErr(out.Err, "fix: "+err.Error())
 		return out
 	}
-	r, err = analyse(ctx, an, cs.Name, []patchText{bug, {cs.Fix.Subject, cs.Fix.Message, cs.Fix.Diff}})
+	o, err = analyse(ctx, st, cs.Name, []patchText{bug, {cs.Fix.Subject, cs.Fix.Message, cs.Fix.Diff}})
 	if err != nil {
 		out.Err = joinErr(out.Err, "fix: "+err.Error())
 		return out
 	}
-	out.Err = joinErr(out.Err, applyErrors(r))
-	out.FixRisk = risks(r.Patches[1].Findings)
+	out.Err = joinErr(out.Err, o.applyErr)
+	out.FixRisk, _ = bySeverity(o.hits[1])
 	return out
 }
 
@@ -255,13 +283,13 @@ func joinErr(a, b string) string {
 // nearMiss analyses the near miss with the tree.
 func (e *Evaluator) nearMiss(ctx context.Context, cs *Case) *CaseResult {
 	out := &CaseResult{Case: cs, Got: LevelNone}
-	r, err := analyse(ctx, e.tree, cs.Name, []patchText{{cs.Bug.Subject, cs.Bug.Message, cs.Bug.Diff}})
+	o, err := analyse(ctx, e.tree, cs.Name, []patchText{{cs.Bug.Subject, cs.Bug.Message, cs.Bug.Diff}})
 	if err != nil {
 		out.Err = err.Error()
 		return out
 	}
-	out.Err = applyErrors(r)
-	out.Family, out.Other = splitFamily(r.Patches[0].Findings, cs.Family)
+	out.Err = o.applyErr
+	out.Family, out.Other = splitFamily(o.hits[0], cs.Family)
 	for _, h := range out.Family {
 		if h.Severity == report.SeverityRisk {
 			out.Got = LevelRisk
@@ -273,8 +301,8 @@ func (e *Evaluator) nearMiss(ctx context.Context, cs *Case) *CaseResult {
 }
 
 // ordinary analyses [reverse(patch), patch] with the tree (on the
-// tree+reverse index: the pre-image) and patch-only; patch 1 rebuilds the
-// pre-image, the findings on patch 2 count.
+// tree+reverse index: the pre-image; patch 1 rebuilds the pre-image, the
+// findings on patch 2 count) and the patch alone without the tree.
 func (e *Evaluator) ordinary(ctx context.Context, o *Ordinary) *OrdinaryResult {
 	out := &OrdinaryResult{Ordinary: o}
 	rev, err := Reverse(o.Patch.Diff)
@@ -285,25 +313,25 @@ func (e *Evaluator) ordinary(ctx context.Context, o *Ordinary) *OrdinaryResult {
 	ps := []patchText{{"Revert \"" + o.Patch.Subject + "\"", "", rev}, {o.Patch.Subject, o.Patch.Message, o.Patch.Diff}}
 	var errs []string
 	if e.tree != nil {
-		an, err := e.onPreImage(rev)
+		st, err := e.onPreImage(rev)
 		if err == nil {
-			var r *report.Report
-			if r, err = analyse(ctx, an, o.Name, ps); err == nil {
-				if s := applyErrors(r); s != "" {
-					errs = append(errs, s)
+			var oc *outcome
+			if oc, err = analyse(ctx, st, o.Name, ps); err == nil {
+				if oc.applyErr != "" {
+					errs = append(errs, oc.applyErr)
 				}
-				out.TreeRisk, out.TreeNote = bySeverity(r.Patches[1].Findings)
+				out.TreeRisk, out.TreeNote = bySeverity(oc.hits[1])
 			}
 		}
 		if err != nil {
 			errs = append(errs, "with tree: "+err.Error())
 		}
 	}
-	r, err := analyse(ctx, e.patchOnly, o.Name, ps[1:])
+	oc, err := analyse(ctx, e.patchOnly, o.Name, ps[1:])
 	if err != nil {
 		errs = append(errs, "patch-only: "+err.Error())
 	} else {
-		out.PatchOnlyRisk, out.PatchOnlyNote = bySeverity(r.Patches[0].Findings)
+		out.PatchOnlyRisk, out.PatchOnlyNote = bySeverity(oc.hits[0])
 	}
 	out.Err = strings.Join(errs, "; ")
 	return out
@@ -312,18 +340,23 @@ func (e *Evaluator) ordinary(ctx context.Context, o *Ordinary) *OrdinaryResult {
 // patchText is one patch of a synthetic series.
 type patchText struct{ subject, message, diff string }
 
-// analyse runs an on a series built in memory from ps.
-func analyse(ctx context.Context, an *pipeline.Analysis, id string, ps []patchText) (*report.Report, error) {
-	if an == nil {
+// outcome is what a stage reported on a series: the findings of each
+// patch (hits[i] for patch i+1) and the notes saying a patch did not apply.
+type outcome struct {
+	hits     [][]Hit
+	applyErr string
+}
+
+// analyse runs every member of st on a series built in memory from ps.
+func analyse(ctx context.Context, st stage, id string, ps []patchText) (*outcome, error) {
+	if len(st) == 0 {
 		return nil, fmt.Errorf("no analysis configured")
 	}
 	s := &series.Series{ID: id + "@eval", Title: ps[0].subject, Version: 1, Total: len(ps)}
 	for i, p := range ps {
-		subj := p.subject
+		subj := "[PATCH] " + p.subject
 		if len(ps) > 1 {
 			subj = fmt.Sprintf("[PATCH %d/%d] %s", i+1, len(ps), p.subject)
-		} else {
-			subj = "[PATCH] " + subj
 		}
 		s.Patches = append(s.Patches, &series.Patch{Number: i + 1, Msg: &mail.Message{
 			MessageID: fmt.Sprintf("%d.%s@eval", i+1, id),
@@ -335,16 +368,27 @@ func analyse(ctx context.Context, an *pipeline.Analysis, id string, ps []patchTe
 			DiffLine:  strings.Count(p.message, "\n") + 1,
 		}})
 	}
-	r := pipeline.NewReport(s)
-	if err := an.Run(ctx, s, r); err != nil {
-		return nil, err
-	}
-	for _, pr := range r.Patches {
-		if pr.Error != "" {
-			return r, fmt.Errorf("patch %d: %s", pr.Number, pr.Error)
+	out := &outcome{hits: make([][]Hit, len(ps))}
+	for k, m := range st {
+		r := pipeline.NewReport(s)
+		if err := m.an.Run(ctx, s, r); err != nil {
+			return nil, err
+		}
+		for i, pr := range r.Patches {
+			if pr.Error != "" {
+				return nil, fmt.Errorf("patch %d: %s", pr.Number, pr.Error)
+			}
+			for _, f := range pr.Findings {
+				h := hit(f)
+				h.Family = m.family
+				out.hits[i] = append(out.hits[i], h)
+			}
+		}
+		if k == 0 {
+			out.applyErr = applyErrors(r)
 		}
 	}
-	return r, nil
+	return out, nil
 }
 
 // applyErrors returns the notes saying a patch did not apply to the tree.
@@ -365,17 +409,10 @@ func firstLine(s string) string {
 	return s
 }
 
-// inFamily reports whether a finding's rule belongs to fam: the family's
-// rule name itself or a sub-check named "<rule>-<check>".
-func inFamily(rule string, fam *Family) bool {
-	return rule == fam.Rule || strings.HasPrefix(rule, fam.Rule+"-")
-}
-
-// splitFamily splits findings into fam's and the others'.
-func splitFamily(fs []report.Finding, fam *Family) (in, other []Hit) {
-	for _, f := range fs {
-		h := hit(f)
-		if inFamily(f.Rule, fam) {
+// splitFamily splits hits into fam's and the others'.
+func splitFamily(hs []Hit, fam *Family) (in, other []Hit) {
+	for _, h := range hs {
+		if h.Family == fam.Rule {
 			in = append(in, h)
 		} else {
 			other = append(other, h)
@@ -384,27 +421,16 @@ func splitFamily(fs []report.Finding, fam *Family) (in, other []Hit) {
 	return in, other
 }
 
-// bySeverity splits fs into risk and other findings.
-func bySeverity(fs []report.Finding) (risk, note []Hit) {
-	for _, f := range fs {
-		if f.Severity == report.SeverityRisk {
-			risk = append(risk, hit(f))
+// bySeverity splits hits into risk and other findings.
+func bySeverity(hs []Hit) (risk, note []Hit) {
+	for _, h := range hs {
+		if h.Severity == report.SeverityRisk {
+			risk = append(risk, h)
 		} else {
-			note = append(note, hit(f))
+			note = append(note, h)
 		}
 	}
 	return risk, note
-}
-
-// risks returns the risk findings of fs.
-func risks(fs []report.Finding) []Hit {
-	var out []Hit
-	for _, f := range fs {
-		if f.Severity == report.SeverityRisk {
-			out = append(out, hit(f))
-		}
-	}
-	return out
 }
 
 func hit(f report.Finding) Hit {
