@@ -41,15 +41,5 @@ func LoadVocab() (*Vocab, error) {
 	return v, nil
 }
 
-// FamilyByRule returns the family whose rule is name, or nil.
-func (v *Vocab) FamilyByRule(name string) *Family {
-	for _, f := range v.Families {
-		if f.Rule == name {
-			return f
-		}
-	}
-	return nil
-}
-
 // HasMechanism reports whether m is in the family's vocabulary.
 func (f *Family) HasMechanism(m string) bool { return slices.Contains(f.Mechanisms, m) }
