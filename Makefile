@@ -3,7 +3,7 @@
 GO ?= go
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: test build bench fuzz-seeds example
+.PHONY: test build bench fuzz-seeds example eval
 
 build:
 	$(GO) build ./...
@@ -18,6 +18,14 @@ test:
 # Benchmarks (speed and memory targets live here, not in timed tests).
 bench:
 	bash scripts/bench.sh
+
+# Measure the rules on the evaluation corpus (eval/README.md): recall, false
+# alarms, per-case tables. EVAL_DIR=dir runs it on another corpus of the same
+# format; AUTOSEL_KERNEL_SRC overrides the Linux 6.1 tree. A measurement, not
+# a pass/fail test.
+EVAL_DIR ?= eval
+eval:
+	$(GO) run ./eval/cmd/eval -dir "$(EVAL_DIR)"
 
 # Run the bot's main job on the bundled example data.
 example:

@@ -1,0 +1,189 @@
+package eval
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/internal/testkernel"
+)
+
+// corpusDir is the corpus the tests check: $EVAL_DIR, else this directory.
+func corpusDir() string {
+	if d := os.Getenv("EVAL_DIR"); d != "" {
+		return d
+	}
+	return "."
+}
+
+// TestCorpusWellFormed checks every manifest, index entry and patch file
+// of the corpus against eval/README.md.
+func TestCorpusWellFormed(t *testing.T) {
+	c, err := Load(corpusDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range c.Problems {
+		t.Error(p)
+	}
+	t.Logf("%d bug cases, %d near misses, %d ordinary patches", len(c.Bugs), len(c.NearMisses), len(c.Ordinary))
+}
+
+// TestLoadProblems checks that the loader reports each kind of malformed
+// case of testdata/bad.
+func TestLoadProblems(t *testing.T) {
+	c, err := Load(filepath.Join("testdata", "bad"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, p := range c.Problems {
+		all = append(all, p.Error())
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{
+		`bugs/sleep/badcase: family "wakeup", want "sleep-in-atomic"`,
+		`bugs/sleep/badcase: mechanism "sideways" is not in the sleep vocabulary`,
+		`bugs/sleep/badcase: fix "1234" is neither`,
+		`bugs/sleep/badcase: expect.function "foo bar" is not a C identifier`,
+		`bugs/sleep/badcase: fix.patch: no unified diff found`,
+		`bugs/nosuchfamily: unknown family directory`,
+		`nearmiss/wakeup/nm: source missing`,
+		`entry 1 (0001-a.patch): kind "tweak"`,
+		`entry 2 (0002-b.patch): upstream "deadbeef" is neither`,
+		`ordinary/0003-c.patch: not listed in index.yaml`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no problem %q in:\n%s", want, text)
+		}
+	}
+	if len(c.Bugs) != 0 {
+		t.Errorf("malformed bug case kept: %v", c.Bugs[0].Name)
+	}
+	if len(c.NearMisses) != 1 || len(c.Ordinary) != 2 {
+		t.Errorf("near misses %d, ordinary %d: want 1 and 2 (kept, with problems)", len(c.NearMisses), len(c.Ordinary))
+	}
+	good, err := Load(filepath.Join("testdata", "good"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(good.Problems) != 0 || len(good.Bugs) != 1 || len(good.NearMisses) != 1 || len(good.Ordinary) != 1 {
+		t.Errorf("testdata/good: problems %v, %d bugs, %d near misses, %d ordinary", good.Problems, len(good.Bugs), len(good.NearMisses), len(good.Ordinary))
+	}
+}
+
+// TestCorpusApplies checks that every patch of the corpus applies to the
+// 6.1 tree: bug.patch forward, then fix.patch on top giving back the tree,
+// near misses forward, ordinary patches in reverse (git apply --check, the
+// tree is not modified), and that the expected function is in the code.
+func TestCorpusApplies(t *testing.T) {
+	c, err := Load(corpusDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Bugs)+len(c.NearMisses)+len(c.Ordinary) == 0 {
+		t.Skip("empty corpus")
+	}
+	tree := testkernel.Dir(t)
+	base := diffcheck.DirTree(tree)
+	for _, cs := range c.Bugs {
+		t.Run(cs.Name, func(t *testing.T) {
+			gitApplyCheck(t, tree, cs.Bug.Diff, false)
+			bug := applyMem(t, "bug.patch", cs.Bug.Diff, base)
+			fix := applyMem(t, "fix.patch", cs.Fix.Diff, bug)
+			for p, b := range fix.Files() {
+				orig, err := base.ReadFile(p)
+				if b == nil && os.IsNotExist(err) {
+					continue
+				}
+				if !bytes.Equal(orig, b) {
+					t.Errorf("%s: bug.patch + fix.patch does not give back the tree's file", p)
+				}
+			}
+			if !funcInPatched(bug, cs.Bug, cs.Expect.File, cs.Expect.Function) {
+				t.Errorf("expected function %s not found in the files bug.patch touches (file %q)", cs.Expect.Function, cs.Expect.File)
+			}
+		})
+	}
+	for _, cs := range c.NearMisses {
+		t.Run(cs.Name, func(t *testing.T) {
+			gitApplyCheck(t, tree, cs.Bug.Diff, false)
+			applyMem(t, "patch", cs.Bug.Diff, base)
+		})
+	}
+	for _, o := range c.Ordinary {
+		t.Run(o.Name, func(t *testing.T) {
+			gitApplyCheck(t, tree, o.Patch.Diff, true)
+			rev, err := Reverse(o.Patch.Diff)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pre := applyMem(t, "reverse", rev, base)
+			post := applyMem(t, "patch", o.Patch.Diff, pre)
+			for p, b := range post.Files() {
+				orig, _ := base.ReadFile(p)
+				if !bytes.Equal(orig, b) {
+					t.Errorf("%s: reverse + patch does not give back the tree's file", p)
+				}
+			}
+		})
+	}
+}
+
+// gitApplyCheck runs `git apply --check` (reverse: -R) in the tree.
+func gitApplyCheck(t *testing.T, tree, diff string, reverse bool) {
+	t.Helper()
+	args := []string{"-C", tree, "apply", "--check"}
+	if reverse {
+		args = append(args, "-R")
+	}
+	cmd := exec.Command("git", args...)
+	cmd.Stdin = strings.NewReader(diff)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("git %s: %v\n%s", strings.Join(args[2:], " "), err, out)
+	}
+}
+
+// applyMem applies diff onto tree in memory and fails on any conflict.
+func applyMem(t *testing.T, what, diff string, tree diffcheck.Tree) *diffcheck.PatchedTree {
+	t.Helper()
+	cs, err := diffcheck.Parse(diff)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if err := diffcheck.ApplyTree(cs, tree); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if cs.ApplyError != "" {
+		t.Errorf("%s: %s", what, cs.ApplyError)
+	}
+	return cs.Tree.(*diffcheck.PatchedTree)
+}
+
+// funcInPatched reports whether fn is defined or called in file (or, when
+// file is "", in a file the patch touches) of the patched tree.
+func funcInPatched(pt *diffcheck.PatchedTree, p *PatchFile, file, fn string) bool {
+	files := []string{file}
+	if file == "" {
+		cs, err := diffcheck.Parse(p.Diff)
+		if err != nil {
+			return false
+		}
+		files = files[:0]
+		for _, f := range cs.Files {
+			files = append(files, f.Path())
+		}
+	}
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(fn) + `\s*\(`)
+	for _, f := range files {
+		if b, err := pt.ReadFile(f); err == nil && re.Match(b) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,73 @@
+package eval
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// Level is what the analysis reported for a case's expected function.
+type Level string
+
+const (
+	// LevelRisk: a risk finding of the family names the expected function.
+	LevelRisk Level = "risk"
+	// LevelNote: only a note-level finding of the family names it.
+	LevelNote Level = "note"
+	// LevelNone: no finding of the family names it.
+	LevelNone Level = "none"
+)
+
+// Hit is one finding, reduced to what the report prints.
+type Hit struct {
+	// Family is the name of the rule that produced the finding.
+	Family   string
+	Rule     string
+	Severity report.Severity
+	Func     string
+	File     string
+	Message  string
+	// Category is the finding's sub-check, when the report model has one.
+	Category string
+}
+
+func (h Hit) String() string { return fmt.Sprintf("%s %s %s", h.Severity, h.Rule, h.Func) }
+
+// CaseResult is the outcome of one bug case or near miss.
+type CaseResult struct {
+	Case *Case
+	// Got is the level reached on the expected function (bug cases), or
+	// the highest level of the family's findings (near misses).
+	Got Level
+	// Family holds the family's findings on bug.patch (or the near miss).
+	Family []Hit
+	// Other holds findings of other families on bug.patch.
+	Other []Hit
+	// FixRisk holds the risk findings on fix.patch (bug cases).
+	FixRisk []Hit
+	// Err says why the case could not be evaluated, or notes a patch that
+	// did not apply to the tree.
+	Err string
+}
+
+// OrdinaryResult is the outcome of one ordinary patch.
+type OrdinaryResult struct {
+	Ordinary *Ordinary
+	// TreeRisk and PatchOnlyRisk are the risk findings on the patch, with
+	// the tree and without it.
+	TreeRisk, PatchOnlyRisk []Hit
+	// TreeNote and PatchOnlyNote are the note-level findings (information).
+	TreeNote, PatchOnlyNote []Hit
+	Err                     string
+}
+
+// Results are the evaluation of a corpus.
+type Results struct {
+	Corpus     *Corpus
+	Bugs       []*CaseResult
+	NearMisses []*CaseResult
+	Ordinary   []*OrdinaryResult
+	// Elapsed is the wall time of Run.
+	Elapsed time.Duration
+}

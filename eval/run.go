@@ -1,0 +1,396 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/pipeline"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/series"
+)
+
+// Options configure an Evaluator.
+type Options struct {
+	// Tree is the kernel tree the corpus applies to ("" skips every
+	// measurement that needs it).
+	Tree string
+	// Index is Tree's opened index (opened once by the caller, shared by
+	// every case).
+	Index *index.Index
+	// Rules are the rules to measure (nil: rules.All(RuleOptions)).
+	Rules []*rules.Rule
+	// RuleOptions are passed to every rule.
+	RuleOptions rules.Options
+	// Jobs is the number of cases analysed at once (default GOMAXPROCS).
+	Jobs int
+}
+
+// stage is one Analysis per rule, so that every finding is attributed to
+// the rule (family) that produced it whatever its Rule field says.
+type stage []member
+
+type member struct {
+	family string
+	an     *pipeline.Analysis
+}
+
+// Evaluator runs the analysis stage on corpus cases. It holds one stage
+// over the tree and its index and one without a tree, and makes a cheap
+// per-case stage where a patch must be analysed on top of another (see
+// onPreImage).
+type Evaluator struct {
+	opts            Options
+	tree, patchOnly stage
+}
+
+// NewEvaluator builds the analyses.
+func NewEvaluator(opts Options) (*Evaluator, error) {
+	if opts.Rules == nil {
+		rs, err := rules.All(opts.RuleOptions)
+		if err != nil {
+			return nil, err
+		}
+		opts.Rules = rs
+	}
+	if opts.Tree != "" && opts.Index == nil {
+		return nil, fmt.Errorf("eval: a tree needs its opened index")
+	}
+	e := &Evaluator{opts: opts}
+	var err error
+	if opts.Tree != "" {
+		if e.tree, err = e.stage(opts.Index); err != nil {
+			return nil, err
+		}
+	}
+	if e.patchOnly, err = e.stage(nil); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// stage returns one Analysis per rule, over the tree and ix (nil: patch-only).
+func (e *Evaluator) stage(ix *index.Index) (stage, error) {
+	var st stage
+	for _, r := range e.opts.Rules {
+		ao := pipeline.AnalysisOptions{Rules: []*rules.Rule{r}, RuleOptions: e.opts.RuleOptions}
+		if ix != nil {
+			ao.Tree, ao.Index = e.opts.Tree, ix
+		}
+		an, err := pipeline.NewAnalysis(ao)
+		if err != nil {
+			return nil, err
+		}
+		st = append(st, member{family: r.Name, an: an})
+	}
+	return st, nil
+}
+
+// onPreImage returns a stage whose tree index is the tree with diff applied
+// (in memory), for a series [diff, patch] whose patch 2 must be compared
+// with the tree+diff view. (In a series the analysis compares every patch
+// with the unpatched tree's index, so patch 2 analysed on the plain tree
+// would see its own post-image, already in the tree, as its pre-patch
+// state.)
+func (e *Evaluator) onPreImage(diff string) (stage, error) {
+	if e.tree == nil {
+		return nil, fmt.Errorf("no tree")
+	}
+	cs, err := diffcheck.Parse(diff)
+	if err != nil {
+		return nil, err
+	}
+	if err := diffcheck.ApplyTree(cs, diffcheck.DirTree(e.opts.Tree)); err != nil {
+		return nil, err
+	}
+	if cs.ApplyError != "" {
+		return nil, fmt.Errorf("%s", firstLine(cs.ApplyError))
+	}
+	pt, ok := cs.Tree.(*diffcheck.PatchedTree)
+	if !ok {
+		return nil, fmt.Errorf("no patched tree")
+	}
+	return e.stage(e.opts.Index.Overlay(pt.Files()))
+}
+
+// Run evaluates every case of c.
+func (e *Evaluator) Run(ctx context.Context, c *Corpus) (*Results, error) {
+	start := time.Now()
+	res := &Results{Corpus: c,
+		Bugs:       make([]*CaseResult, len(c.Bugs)),
+		NearMisses: make([]*CaseResult, len(c.NearMisses)),
+		Ordinary:   make([]*OrdinaryResult, len(c.Ordinary)),
+	}
+	var jobs []func()
+	for i, cs := range c.Bugs {
+		jobs = append(jobs, func() { res.Bugs[i] = e.bug(ctx, cs) })
+	}
+	for i, cs := range c.NearMisses {
+		jobs = append(jobs, func() { res.NearMisses[i] = e.nearMiss(ctx, cs) })
+	}
+	for i, o := range c.Ordinary {
+		jobs = append(jobs, func() { res.Ordinary[i] = e.ordinary(ctx, o) })
+	}
+	n := e.opts.Jobs
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	ch := make(chan func())
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for job := range ch {
+				job()
+			}
+		})
+	}
+	for _, job := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		ch <- job
+	}
+	close(ch)
+	wg.Wait()
+	res.Elapsed = time.Since(start)
+	return res, ctx.Err()
+}
+
+// bug analyses bug.patch with the tree, then [bug.patch, fix.patch] on
+// the tree+bug.patch index; the risk findings on patch 2 are false alarms.
+func (e *Evaluator) bug(ctx context.Context, cs *Case) *CaseResult {
+	out := &CaseResult{Case: cs, Got: LevelNone}
+	bug := patchText{cs.Bug.Subject, cs.Bug.Message, cs.Bug.Diff}
+	o, err := analyse(ctx, e.tree, cs.Name, []patchText{bug})
+	if err != nil {
+		out.Err = err.Error()
+		return out
+	}
+	out.Err = o.applyErr
+	out.Family, out.Other = splitFamily(o.hits[0], cs.Family)
+	for _, h := range out.Family {
+		if h.Func != cs.Expect.Function || (cs.Expect.File != "" && h.File != cs.Expect.File) {
+			continue
+		}
+		if cs.Expect.Category != "" && !hasCategory(h, cs.Expect.Category) {
+			continue
+		}
+		switch {
+		case h.Severity == report.SeverityRisk:
+			out.Got = LevelRisk
+		case h.Severity == report.SeverityNote && out.Got == LevelNone:
+			out.Got = LevelNote
+		}
+	}
+	st, err := e.onPreImage(cs.Bug.Diff)
+	if err != nil {
+		out.Err = joinErr(out.Err, "fix: "+err.Error())
+		return out
+	}
+	o, err = analyse(ctx, st, cs.Name, []patchText{bug, {cs.Fix.Subject, cs.Fix.Message, cs.Fix.Diff}})
+	if err != nil {
+		out.Err = joinErr(out.Err, "fix: "+err.Error())
+		return out
+	}
+	out.Err = joinErr(out.Err, o.applyErr)
+	out.FixRisk, _ = bySeverity(o.hits[1])
+	return out
+}
+
+func joinErr(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+// nearMiss analyses the near miss with the tree.
+func (e *Evaluator) nearMiss(ctx context.Context, cs *Case) *CaseResult {
+	out := &CaseResult{Case: cs, Got: LevelNone}
+	o, err := analyse(ctx, e.tree, cs.Name, []patchText{{cs.Bug.Subject, cs.Bug.Message, cs.Bug.Diff}})
+	if err != nil {
+		out.Err = err.Error()
+		return out
+	}
+	out.Err = o.applyErr
+	out.Family, out.Other = splitFamily(o.hits[0], cs.Family)
+	for _, h := range out.Family {
+		if h.Severity == report.SeverityRisk {
+			out.Got = LevelRisk
+		} else if out.Got == LevelNone {
+			out.Got = LevelNote
+		}
+	}
+	return out
+}
+
+// ordinary analyses [reverse(patch), patch] with the tree (on the
+// tree+reverse index: the pre-image; patch 1 rebuilds the pre-image, the
+// findings on patch 2 count) and the patch alone without the tree.
+func (e *Evaluator) ordinary(ctx context.Context, o *Ordinary) *OrdinaryResult {
+	out := &OrdinaryResult{Ordinary: o}
+	rev, err := Reverse(o.Patch.Diff)
+	if err != nil {
+		out.Err = "reverse: " + err.Error()
+		return out
+	}
+	ps := []patchText{{"Revert \"" + o.Patch.Subject + "\"", "", rev}, {o.Patch.Subject, o.Patch.Message, o.Patch.Diff}}
+	var errs []string
+	if e.tree != nil {
+		st, err := e.onPreImage(rev)
+		if err == nil {
+			var oc *outcome
+			if oc, err = analyse(ctx, st, o.Name, ps); err == nil {
+				if oc.applyErr != "" {
+					errs = append(errs, oc.applyErr)
+				}
+				out.TreeRisk, out.TreeNote = bySeverity(oc.hits[1])
+			}
+		}
+		if err != nil {
+			errs = append(errs, "with tree: "+err.Error())
+		}
+	}
+	oc, err := analyse(ctx, e.patchOnly, o.Name, ps[1:])
+	if err != nil {
+		errs = append(errs, "patch-only: "+err.Error())
+	} else {
+		out.PatchOnlyRisk, out.PatchOnlyNote = bySeverity(oc.hits[0])
+	}
+	out.Err = strings.Join(errs, "; ")
+	return out
+}
+
+// patchText is one patch of a synthetic series.
+type patchText struct{ subject, message, diff string }
+
+// outcome is what a stage reported on a series: the findings of each
+// patch (hits[i] for patch i+1) and the notes saying a patch did not apply.
+type outcome struct {
+	hits     [][]Hit
+	applyErr string
+}
+
+// analyse runs every member of st on a series built in memory from ps.
+func analyse(ctx context.Context, st stage, id string, ps []patchText) (*outcome, error) {
+	if len(st) == 0 {
+		return nil, fmt.Errorf("no analysis configured")
+	}
+	s := &series.Series{ID: id + "@eval", Title: ps[0].subject, Version: 1, Total: len(ps)}
+	for i, p := range ps {
+		subj := "[PATCH] " + p.subject
+		if len(ps) > 1 {
+			subj = fmt.Sprintf("[PATCH %d/%d] %s", i+1, len(ps), p.subject)
+		}
+		s.Patches = append(s.Patches, &series.Patch{Number: i + 1, Msg: &mail.Message{
+			MessageID: fmt.Sprintf("%d.%s@eval", i+1, id),
+			Subject:   mail.ParseSubject(subj),
+			From:      mail.Address{Name: "eval", Addr: "eval@autosel-bot.invalid"},
+			Body:      p.message + p.diff,
+			CommitMsg: p.message,
+			Diff:      p.diff,
+			DiffLine:  strings.Count(p.message, "\n") + 1,
+		}})
+	}
+	out := &outcome{hits: make([][]Hit, len(ps))}
+	for k, m := range st {
+		r := pipeline.NewReport(s)
+		if err := m.an.Run(ctx, s, r); err != nil {
+			return nil, err
+		}
+		for i, pr := range r.Patches {
+			if pr.Error != "" {
+				return nil, fmt.Errorf("patch %d: %s", pr.Number, pr.Error)
+			}
+			for _, f := range pr.Findings {
+				h := hit(f)
+				h.Family = m.family
+				out.hits[i] = append(out.hits[i], h)
+			}
+		}
+		if k == 0 {
+			out.applyErr = applyErrors(r)
+		}
+	}
+	return out, nil
+}
+
+// applyErrors returns the notes saying a patch did not apply to the tree.
+func applyErrors(r *report.Report) string {
+	var out []string
+	for _, pr := range r.Patches {
+		for _, n := range pr.Notes {
+			if strings.HasPrefix(n, "tree:") || strings.Contains(n, "does not apply") {
+				out = append(out, fmt.Sprintf("patch %d: %s", pr.Number, firstLine(n)))
+			}
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// splitFamily splits hits into fam's and the others'.
+func splitFamily(hs []Hit, fam *Family) (in, other []Hit) {
+	for _, h := range hs {
+		if h.Family == fam.Rule {
+			in = append(in, h)
+		} else {
+			other = append(other, h)
+		}
+	}
+	return in, other
+}
+
+// bySeverity splits hits into risk and other findings.
+func bySeverity(hs []Hit) (risk, note []Hit) {
+	for _, h := range hs {
+		if h.Severity == report.SeverityRisk {
+			risk = append(risk, h)
+		} else {
+			note = append(note, h)
+		}
+	}
+	return risk, note
+}
+
+func hit(f report.Finding) Hit {
+	return Hit{Rule: f.Rule, Severity: f.Severity, Func: f.Func, File: f.File, Message: f.Message, Category: category(f)}
+}
+
+// category returns the finding's sub-check: its "category" JSON field
+// when the report model has one (read through JSON so that this package
+// builds with and without the field), else "".
+func category(f report.Finding) string {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return ""
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	if c, ok := m["category"].(string); ok {
+		return c
+	}
+	return ""
+}
+
+// hasCategory reports whether h is of the sub-check cat.
+func hasCategory(h Hit, cat string) bool {
+	return h.Category == cat || h.Rule == cat || strings.HasSuffix(h.Rule, "-"+cat)
+}
