@@ -39,8 +39,11 @@ type Step struct {
 
 // Finding is one result of a rule.
 type Finding struct {
-	// Rule is the rule's name, e.g. "sleep-in-atomic" or "wakeup-lost".
+	// Rule is the rule family's name, e.g. "sleep-in-atomic" or "wakeup".
 	Rule string `json:"rule"`
+	// Category is the family's sub-check that found it, e.g. "lost-wakeup"
+	// or "wakeup-exclusive" (`autosel-bot rules` lists them).
+	Category string `json:"category,omitempty"`
 	// Severity is risk or note.
 	Severity Severity `json:"severity"`
 	// Patch is the index (1-based, as in "n/N") of the patch in its series
@@ -70,4 +73,13 @@ type Finding struct {
 	// NeedsTree is set by patch-only analyses that could not decide without
 	// a kernel tree (e.g. callers outside the patch).
 	NeedsTree bool `json:"needs_tree,omitempty"`
+}
+
+// Check names what found f: its category, or its rule when the family has
+// no categories.
+func (f Finding) Check() string {
+	if f.Category != "" {
+		return f.Category
+	}
+	return f.Rule
 }
