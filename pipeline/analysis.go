@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 
@@ -243,23 +242,8 @@ func fillFiles(pr *report.PatchReport, cs *diffcheck.ChangeSet) {
 	}
 }
 
-// SortFindings orders findings: risks first, then by file, line and check
-// (category, else rule). Rules report in any order; this is the one sort.
-func SortFindings(fs []report.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Severity.Rank() != b.Severity.Rank() {
-			return a.Severity.Rank() > b.Severity.Rank()
-		}
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Check() < b.Check()
-	})
-}
+// SortFindings orders findings as reports show them (report.SortFindings).
+func SortFindings(fs []report.Finding) { report.SortFindings(fs) }
 
 func appendOnce(list []string, s string) []string {
 	for _, x := range list {

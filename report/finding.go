@@ -2,6 +2,8 @@
 // renderers (text, JSON, stable-bot e-mail) that read it.
 package report
 
+import "sort"
+
 // Severity ranks a finding. Risk means the change is likely to cause a hang,
 // crash or splat; Note means a changed pattern worth a reviewer's look.
 type Severity string
@@ -82,4 +84,22 @@ func (f Finding) Check() string {
 		return f.Category
 	}
 	return f.Rule
+}
+
+// SortFindings orders findings: risks first, then by file, line and check
+// (category, else rule). Rules report in any order; this is the one sort.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Check() < b.Check()
+	})
 }

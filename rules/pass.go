@@ -59,6 +59,9 @@ func (p *Pass) Run(r *Rule) ([]report.Finding, error) {
 	return fs, err
 }
 
+// Findings returns what the running rule reported so far.
+func (p *Pass) Findings() []report.Finding { return p.findings }
+
 // Note appends a remark to the pass's report notes.
 func (p *Pass) Note(s string) { p.Notes = append(p.Notes, s) }
 

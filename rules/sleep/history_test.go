@@ -10,6 +10,8 @@ import (
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/rulestest"
 )
 
 // memTree is a tree with a few files replaced (a tree with a patch
@@ -43,12 +45,7 @@ func runOn(t *testing.T, patch string, tree diffcheck.Tree, ix *index.Index) ([]
 		t.Fatalf("patch does not apply: %s", cs.ApplyError)
 	}
 	files := cs.Tree.(*diffcheck.PatchedTree).Files()
-	pass := &Pass{Change: cs, Index: ix.Overlay(files), Patch: 1}
-	fs, err := sleepRule(t).Run(pass)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fs, files
+	return rulestest.RunPass(t, sleepRule(t), rules.NewPass(cs, ix, rules.Options{}, 1)), files
 }
 
 // reverseDiff swaps the sides of a one-file unified diff (the fix of a
@@ -103,7 +100,7 @@ func TestSleepHistory(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.patch, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", "sleep", tc.patch))
+			b, err := os.ReadFile(filepath.Join("testdata", tc.patch))
 			if err != nil {
 				t.Fatal(err)
 			}

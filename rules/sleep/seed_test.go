@@ -27,7 +27,7 @@ func TestSleepSeed002Tree(t *testing.T) {
 	fs, notes := runSleepPatch(t, patch, dir, ix)
 	callers := map[string]report.Finding{}
 	for _, f := range fs {
-		if f.Rule != SleepRuleName || f.Func != "post_one_notification" || f.Severity != report.SeverityRisk {
+		if f.Rule != Name || f.Func != "post_one_notification" || f.Severity != report.SeverityRisk {
 			t.Errorf("unexpected finding: %s %s %s:%d %s", f.Severity, f.Func, f.File, f.Line, f.Message)
 			continue
 		}

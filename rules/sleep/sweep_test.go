@@ -3,6 +3,9 @@ package sleep
 import (
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
 // BenchmarkSleepSweep runs the forward analysis over every function of
@@ -13,17 +16,17 @@ import (
 // lower).
 func BenchmarkSleepSweep(b *testing.B) {
 	_, ix := kernelIndexFor(b)
-	var t sleepTables
-	if err := LoadTables("sleep", nil, &t); err != nil {
+	var t tables
+	if err := rules.LoadTables("sleep", nil, &t); err != nil {
 		b.Fatal(err)
 	}
-	m, err := compileSleepTables(&t)
+	m, err := compile(&t)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r := newResolver(m, ix, nil, 4)
+		r := lockctx.NewResolver(m, ix, nil, 4)
 		funcs, evs := 0, 0
 		for _, p := range ix.Paths() {
 			if !strings.HasSuffix(p, ".c") || !(strings.HasPrefix(p, "kernel/") || strings.HasPrefix(p, "mm/") ||

@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"github.com/autosel-bot/autosel-bot/rules"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
@@ -14,20 +15,19 @@ func BenchmarkWakeupTree(b *testing.B) {
 	dir, idx := kernelIndexFor(b)
 	b.Logf("index: %d files, %d funcs (scanned %d, cached %d) in %v", idx.Stats.Files, idx.Stats.Funcs, idx.Stats.Scanned, idx.Stats.Cached, idx.Stats.Duration)
 	diff := readTestdataB(b, "pipe-release-single-6.1.diff")
-	rule, err := New(Options{})
+	rule, err := New(rules.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	// Warm the per-tree memo (primitive call sites) once.
-	if _, err := rule.Run(treePass(b, diff, idx, dir)); err != nil {
+	if _, err := treePass(b, diff, idx, dir).Run(rule); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("rule", func(b *testing.B) {
 		pass := treePass(b, diff, idx, dir)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			p := *pass
-			fs, err := rule.Run(&p)
+			fs, err := pass.Run(rule)
 			if err != nil || len(fs) == 0 {
 				b.Fatalf("findings %d, err %v", len(fs), err)
 			}
@@ -42,8 +42,7 @@ func BenchmarkWakeupTree(b *testing.B) {
 			if err := diffcheck.ApplyTree(cs, diffcheck.DirTree(dir)); err != nil {
 				b.Fatal(err)
 			}
-			pass := &Pass{Change: cs, Index: idx.Overlay(cs.Tree.(*diffcheck.PatchedTree).Files())}
-			if _, err := rule.Run(pass); err != nil {
+			if _, err := rules.NewPass(cs, idx, rules.Options{}, 1).Run(rule); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -43,7 +43,7 @@ func (r *checker) checkExclusive() map[string][]*wsite {
 					oldLines = append(oldLines, o.Fn.evidence(o.Line()))
 				}
 				r.add(report.Finding{
-					Category:     CategoryExclusive,
+					Category: CategoryExclusive,
 					Severity: report.SeverityNote,
 					File:     s.Fn.File, Func: s.Fn.Name, Line: s.Line(), Key: s.Q,
 					Message: fmt.Sprintf("%s() now waits exclusively on %s (%s)", s.Fn.Name, s.Q, s.Call.Name),
@@ -76,7 +76,7 @@ func (r *checker) checkExclusive() map[string][]*wsite {
 					continue
 				}
 				r.add(report.Finding{
-					Category:     CategoryExclusive,
+					Category: CategoryExclusive,
 					Severity: report.SeverityNote,
 					File:     s.Fn.File, Func: s.Fn.Name, Line: s.Line(), Key: s.Q,
 					Message: fmt.Sprintf("%s() no longer waits exclusively on %s", s.Fn.Name, s.Q),
@@ -168,7 +168,7 @@ func (r *checker) checkWakers() map[string][]*wsite {
 				continue
 			}
 			r.add(report.Finding{
-				Category:     CategoryRemoved,
+				Category: CategoryRemoved,
 				Severity: report.SeverityNote,
 				File:     o.Fn.File, Func: o.Fn.Name, Line: o.Line(), Key: o.Q,
 				Message: fmt.Sprintf("wake-up of %s removed from %s()", o.Q, o.Fn.Name),
@@ -288,7 +288,7 @@ func (r *checker) compareWaitState(o, n *wsite) {
 		}
 	}
 	f := report.Finding{
-		Category:     CategoryMode,
+		Category: CategoryMode,
 		Severity: report.SeverityRisk,
 		File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
 		Message: fmt.Sprintf("%s() now sleeps %s on %s, but every waker of it wakes only interruptible sleepers", n.Fn.Name, n.State, n.Q),
@@ -365,7 +365,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		ev = append(ev, nw.evidence(n.Line()))
 		cond := strings.Join(conds, " && ")
 		r.add(report.Finding{
-			Category:     CategoryRemoved,
+			Category: CategoryRemoved,
 			Severity: report.SeverityNote,
 			File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
 			Message: fmt.Sprintf("wake-up of %s is now conditional on %s", n.Q, cond),
@@ -386,7 +386,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			continue
 		}
 		r.add(report.Finding{
-			Category:     CategoryRemoved,
+			Category: CategoryRemoved,
 			Severity: report.SeverityNote,
 			File:     n.Fn.File, Func: n.Fn.Name, Line: ret.Line, Key: n.Q,
 			Message: fmt.Sprintf("new early return in %s() may skip the wake-up of %s at line %d", n.Fn.Name, n.Q, n.Line()),
@@ -448,7 +448,7 @@ func (r *checker) checkEntries() {
 				continue
 			}
 			f := report.Finding{
-				Category:     CategoryWaitEntry,
+				Category: CategoryWaitEntry,
 				Severity: report.SeverityNote,
 				File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: r.entryQueue(nw, n.Entry),
 				Evidence: []string{nw.evidence(n.Line())},
@@ -479,7 +479,7 @@ func (r *checker) checkEntries() {
 					continue
 				}
 				r.add(report.Finding{
-					Category:     CategoryWaitEntry,
+					Category: CategoryWaitEntry,
 					Severity: report.SeverityNote,
 					File:     s.Fn.File, Func: s.Fn.Name, Line: s.Line(), Key: s.Q,
 					Message: fmt.Sprintf("non-auto-removing wait entry %s queued exclusively on %s", s.Entry, s.Q),
@@ -557,7 +557,7 @@ func (r *checker) checkFinishWait(old, nw *wfunc) {
 				sev = report.SeverityNote
 			}
 			r.add(report.Finding{
-				Category:     CategoryWaitEntry,
+				Category: CategoryWaitEntry,
 				Severity: sev,
 				File:     nw.File, Func: nw.Name, Line: e.line, Key: p.Q,
 				Message: fmt.Sprintf("%s() can leave after %s without finish_wait() on %s", nw.Name, p.Call.Name, p.Entry),
@@ -605,7 +605,7 @@ func (r *checker) checkActive() {
 				expl += " (Only the hunks were visible: a barrier earlier in the function would not be seen.)"
 			}
 			r.add(report.Finding{
-				Category:     CategoryActive,
+				Category: CategoryActive,
 				Severity: report.SeverityNote,
 				File:     nw.File, Func: nw.Name, Line: a.Line(), Key: a.Q,
 				Message:     fmt.Sprintf("%s(%s) added without a memory barrier or the queue lock", a.Call.Name, a.Arg),

@@ -300,7 +300,7 @@ func (r *checker) reportLost(q string, w *wsite, b *broadcast, excl []*wsite, in
 	where := b.reasons[0]
 	f := report.Finding{
 		Category: CategoryLostWakeup,
-		File: w.Fn.File, Func: w.Fn.Name, Line: w.Line(), Key: q,
+		File:     w.Fn.File, Func: w.Fn.Name, Line: w.Line(), Key: q,
 		Evidence: []string{w.Fn.evidence(w.Line())},
 	}
 	if o := r.oldWaker(w); o != nil {

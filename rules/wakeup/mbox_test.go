@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"context"
+	"github.com/autosel-bot/autosel-bot/rules"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestWakeupSeedMboxes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.mbox+"/"+tc.subject, func(t *testing.T) {
-			msgs, errs := mail.Load(context.Background(), []string{filepath.Join("..", "testdata", "seeds", tc.mbox)}, nil)
+			msgs, errs := mail.Load(context.Background(), []string{filepath.Join("..", "..", "testdata", "seeds", tc.mbox)}, nil)
 			if len(msgs) == 0 {
 				t.Fatalf("no messages: %v", errs)
 			}
@@ -52,7 +53,7 @@ func TestWakeupSeedMboxes(t *testing.T) {
 					t.Fatalf("%s: %v", m.MessageID, err)
 				}
 				ran++
-				fs := runWakeupDiff(t, "", &Pass{Change: cs})
+				fs := runWakeupDiff(t, "", rules.NewPass(cs, nil, rules.Options{}, 1))
 				checkFindings(t, fs, tc.wants, tc.nots)
 				if tc.subject != "" {
 					break

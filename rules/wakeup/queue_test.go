@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"github.com/autosel-bot/autosel-bot/rules"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -42,13 +43,13 @@ func TestWakeupQueueKey(t *testing.T) {
 }
 
 func TestWakeupZeroCounters(t *testing.T) {
-	rule, err := New(Options{})
+	rule, err := New(rules.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = rule
 	var tab tables
-	if err := LoadTables("wakeup", nil, &tab); err != nil {
+	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
 		t.Fatal(err)
 	}
 	p, err := compile(tab)
@@ -89,7 +90,7 @@ func TestWakeupZeroCounters(t *testing.T) {
 // when the member was just decremented ("!fc->blocked" is a flag).
 func TestWakeupZeroOnPath(t *testing.T) {
 	var tab tables
-	if err := LoadTables("wakeup", nil, &tab); err != nil {
+	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
 		t.Fatal(err)
 	}
 	p, err := compile(tab)
@@ -136,7 +137,7 @@ func TestWakeupSplitTop(t *testing.T) {
 // FuzzWakeup runs the rule over arbitrary diffs: it must never panic, and
 // every finding must name a rule, a severity and a file.
 func FuzzWakeup(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "wakeup", "*.diff"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.diff"))
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -146,7 +147,7 @@ func FuzzWakeup(f *testing.F) {
 	}
 	f.Add(unifiedDiff("a.c", "int f(void)\n{\n\twake_up_all(&x->wq);\n}\n", "int f(void)\n{\n\twake_up(&x->wq);\n}\n"))
 	f.Add("diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@ int f(\n {\n-\twait_event(\n+\twait_event_exclusive((((\n }\n")
-	rule, err := New(Options{})
+	rule, err := New(rules.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func FuzzWakeup(f *testing.F) {
 		if err != nil {
 			return
 		}
-		fs, err := rule.Run(&Pass{Change: cs})
+		fs, err := rules.NewPass(cs, nil, rules.Options{}, 1).Run(rule)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -152,7 +152,7 @@ func (r *checker) checkSplit() {
 			verb = "split into"
 		}
 		f := report.Finding{
-			Category:     CategorySplit,
+			Category: CategorySplit,
 			Severity: report.SeverityNote,
 			Key:      g,
 			Message:  fmt.Sprintf("wait queue %s %s %s", g, verb, strings.Join(targets, ", ")),

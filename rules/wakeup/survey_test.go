@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"github.com/autosel-bot/autosel-bot/rules"
 	"sort"
 	"strings"
 	"testing"
@@ -21,14 +22,14 @@ func TestWakeupTreeSurvey(t *testing.T) {
 	}
 	_, idx := kernelIndexFor(t)
 	var tab tables
-	if err := LoadTables("wakeup", nil, &tab); err != nil {
+	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
 		t.Fatal(err)
 	}
 	p, err := compile(tab)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &checker{p: p, pass: &Pass{Change: &diffcheck.ChangeSet{}, Index: idx},
+	r := &checker{p: p, pass: rules.NewPass(&diffcheck.ChangeSet{}, idx, rules.Options{}, 0),
 		inPatch: map[string]bool{}, fileVT: map[string]*varTypes{}, patchVT: newVarTypes(),
 		maps: map[string]*fileLineMap{}, renames: map[string][]string{},
 		structRenames: map[string][]string{}, structWhere: map[string]*structLoc{}}
@@ -53,9 +54,9 @@ func TestWakeupTreeSurvey(t *testing.T) {
 		}
 		for _, w := range sites {
 			if b, ex := r.lostCandidate(q, w, excl); b != nil {
+				n := len(r.pass.Findings())
 				r.reportLost(q, w, b, ex, false)
-				f := r.findings[len(r.findings)-1]
-				if f.Severity == "risk" {
+				if fs := r.pass.Findings(); len(fs) > n && fs[n].Severity == "risk" {
 					flagged = append(flagged, w.Fn.File+":"+w.Fn.Name+":"+q)
 				}
 			}

@@ -9,17 +9,17 @@ import (
 // tables is the "wakeup" section of the primitive tables
 // (rules/tables/wakeup.yaml, extendable from config).
 type tables struct {
-	Waiters         []waiterRow     `yaml:"waiters"`
-	StateWords      []stateWord     `yaml:"state_words"`
+	Waiters         []waiterRow       `yaml:"waiters"`
+	StateWords      []stateWord       `yaml:"state_words"`
 	TaskStates      map[string]string `yaml:"task_states"`
-	Wakers          []wakerRow      `yaml:"wakers"`
-	Entries         []entryRow      `yaml:"entries"`
+	Wakers          []wakerRow        `yaml:"wakers"`
+	Entries         []entryRow        `yaml:"entries"`
 	AutoremoveFuncs []string          `yaml:"autoremove_funcs"`
-	Removals        []queueArgRow   `yaml:"removals"`
-	ActiveChecks    []activeRow     `yaml:"active_checks"`
+	Removals        []queueArgRow     `yaml:"removals"`
+	ActiveChecks    []activeRow       `yaml:"active_checks"`
 	Barriers        []string          `yaml:"barriers"`
 	QueueLocks      []string          `yaml:"queue_locks"`
-	Broadcast       broadcastHints  `yaml:"broadcast"`
+	Broadcast       broadcastHints    `yaml:"broadcast"`
 	ChainVars       []string          `yaml:"chain_vars"`
 }
 
@@ -77,8 +77,8 @@ type activeRow struct {
 }
 
 type broadcastHints struct {
-	Funcs     []string     `yaml:"funcs"`
-	PollKeys  []string     `yaml:"poll_keys"`
+	Funcs     []string   `yaml:"funcs"`
+	PollKeys  []string   `yaml:"poll_keys"`
 	ZeroConds []zeroCond `yaml:"zero_conds"`
 }
 

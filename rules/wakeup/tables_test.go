@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"github.com/autosel-bot/autosel-bot/rules"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ static void foo_gone(struct foo_dev *dev)
 	after := strings.Replace(strings.Replace(before, "wake_up_all(&dev->wq);", "foo_kick(&dev->wq);", 1), waitPlain, waitExcl, 1)
 	diff := unifiedDiff("drivers/char/foo.c", before, after)
 
-	rule, err := New(Options{TableFiles: []string{extra}})
+	rule, err := New(rules.Options{TableFiles: []string{extra}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ static void foo_gone(struct foo_dev *dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := rule.Run(&Pass{Change: cs})
+	fs, err := rules.NewPass(cs, nil, rules.Options{}, 1).Run(rule)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestWakeupTableErrors(t *testing.T) {
 			if err := os.WriteFile(p, []byte(tc.yaml), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := New(Options{TableFiles: []string{p}})
+			_, err := New(rules.Options{TableFiles: []string{p}})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want mention of %q", err, tc.want)
 			}

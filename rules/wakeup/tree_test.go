@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"context"
+	"github.com/autosel-bot/autosel-bot/rules"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,7 @@ func pipeTree(t *testing.T, pipeEdits ...string) string {
 
 // treePass parses diff, applies it to the tree at dir in memory and returns
 // a pass over the post-patch index.
-func treePass(tb testing.TB, diff string, base *index.Index, dir string) *Pass {
+func treePass(tb testing.TB, diff string, base *index.Index, dir string) *rules.Pass {
 	tb.Helper()
 	cs, err := diffcheck.Parse(diff)
 	if err != nil {
@@ -64,11 +65,10 @@ func treePass(tb testing.TB, diff string, base *index.Index, dir string) *Pass {
 	if err := diffcheck.ApplyTree(cs, diffcheck.DirTree(dir)); err != nil {
 		tb.Fatal(err)
 	}
-	pt, ok := cs.Tree.(*diffcheck.PatchedTree)
-	if !ok {
+	if _, ok := cs.Tree.(*diffcheck.PatchedTree); !ok {
 		tb.Fatalf("ApplyTree left tree %T", cs.Tree)
 	}
-	return &Pass{Change: cs, Index: base.Overlay(pt.Files()), Patch: 1}
+	return rules.NewPass(cs, base, rules.Options{}, 1)
 }
 
 func openIndex(tb testing.TB, dir string) *index.Index {

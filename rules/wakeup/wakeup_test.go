@@ -1,12 +1,14 @@
 package wakeup
 
 import (
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/rulestest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -24,27 +26,24 @@ func (w wantFinding) match(f report.Finding) bool {
 		(w.msg == "" || strings.Contains(f.Message, w.msg))
 }
 
-func runWakeupDiff(t *testing.T, diff string, pass *Pass) []report.Finding {
+// runWakeupDiff runs the rule over pass, or over diff patch-only when
+// pass is nil, and returns the findings in report order.
+func runWakeupDiff(t *testing.T, diff string, pass *rules.Pass) []report.Finding {
 	t.Helper()
-	rule, err := New(Options{})
+	rule, err := New(rules.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pass == nil {
-		pass = &Pass{}
+		pass = rulestest.Pass(t, diff, "", nil)
 	}
-	if pass.Change == nil {
-		cs, err := diffcheck.Parse(diff)
-		if err != nil {
-			t.Fatalf("parse: %v", err)
-		}
-		pass.Change = cs
-	}
-	fs, err := rule.Run(pass)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fs
+	return rulestest.RunPass(t, rule, pass)
+}
+
+// kernelIndexFor returns the shared Linux 6.1 tree and its index.
+func kernelIndexFor(tb testing.TB) (string, *index.Index) {
+	tb.Helper()
+	return rulestest.Kernel(tb)
 }
 
 func readTestdata(t *testing.T, name string) string {
@@ -54,7 +53,7 @@ func readTestdata(t *testing.T, name string) string {
 
 func readTestdataB(t testing.TB, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "wakeup", name))
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
