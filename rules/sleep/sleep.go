@@ -62,8 +62,8 @@ func New(opts rules.Options) (*rules.Rule, error) {
 	}, nil
 }
 
-// sleepRun is one run of the rule over one patch.
-type sleepRun struct {
+// checker is one run of the rule over one patch.
+type checker struct {
 	p        *rules.Pass
 	m        *lockctx.Model
 	depth    int
@@ -81,7 +81,7 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 	if depth <= 0 {
 		depth = 4
 	}
-	r := &sleepRun{p: p, m: m, depth: depth, newFuncs: map[*diffcheck.FuncChange]*cscan.Func{},
+	r := &checker{p: p, m: m, depth: depth, newFuncs: map[*diffcheck.FuncChange]*cscan.Func{},
 		oldFuncs: map[*diffcheck.FuncChange]*cscan.Func{}}
 	newPatch := map[string][]*cscan.Func{}
 	oldPatch := map[string][]*cscan.Func{}
@@ -133,7 +133,7 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 // startVisible reports whether the new side of nf shows every line from
 // the function's header down to line (so an unlock there without a lock
 // before it is really unbalanced, not a lock outside the hunks).
-func (r *sleepRun) startVisible(nf *cscan.Func, line int) bool {
+func (r *checker) startVisible(nf *cscan.Func, line int) bool {
 	for fc, fn := range r.newFuncs {
 		if fn != nf {
 			continue
@@ -162,7 +162,7 @@ func (r *sleepRun) startVisible(nf *cscan.Func, line int) bool {
 // movedFrom finds the pre-patch definition of a function the patch adds:
 // one the patch deletes elsewhere (a function moved to a header), or one
 // already in the tree.
-func (r *sleepRun) movedFrom(nf *cscan.Func) *cscan.Func {
+func (r *checker) movedFrom(nf *cscan.Func) *cscan.Func {
 	for fc, of := range r.oldFuncs {
 		if fc.Name == nf.Name && r.newFuncs[fc] == nil {
 			return of
@@ -192,19 +192,19 @@ func sideFunc(fc *diffcheck.FuncChange, s diffcheck.Side) *cscan.Func {
 	return fn
 }
 
-// sleepEvent is a call that may sleep reached with contexts held.
-type sleepEvent struct {
+// event is a call that may sleep reached with contexts held.
+type event struct {
 	call  cscan.Call
 	state lockctx.State
 	proof *lockctx.Reach
 }
 
 // events walks fn and returns its sleeping calls made in atomic context.
-func events(r *lockctx.Resolver, fn *cscan.Func) []sleepEvent {
+func events(r *lockctx.Resolver, fn *cscan.Func) []event {
 	if fn == nil {
 		return nil
 	}
-	var out []sleepEvent
+	var out []event
 	lockctx.Walk(r, fn, func(v lockctx.Visit) {
 		if v.Reach == nil || v.State.Dead || v.State.Empty() {
 			return
@@ -213,7 +213,7 @@ func events(r *lockctx.Resolver, fn *cscan.Func) []sleepEvent {
 		if st.Empty() {
 			return
 		}
-		out = append(out, sleepEvent{call: v.Call, state: st, proof: v.Reach})
+		out = append(out, event{call: v.Call, state: st, proof: v.Reach})
 	})
 	return out
 }
@@ -235,7 +235,7 @@ func effective(st lockctx.State, p *lockctx.Reach) lockctx.State {
 	return st
 }
 
-func eventKey(e sleepEvent) string {
+func eventKey(e event) string {
 	var kinds []string
 	for _, h := range e.state.Held {
 		kinds = append(kinds, h.Kind)
@@ -246,7 +246,7 @@ func eventKey(e sleepEvent) string {
 
 // forward reports sleeping calls in atomic context in the new version of
 // a touched function that the old version did not have.
-func (r *sleepRun) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
+func (r *checker) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	old := map[string]bool{}
 	for _, e := range events(r.oldR, of) {
 		old[eventKey(e)] = true
@@ -261,7 +261,7 @@ func (r *sleepRun) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 
 // reverse handles a function that newly may sleep: every caller chain (to
 // the depth) reaching it in atomic context.
-func (r *sleepRun) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
+func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	ns := r.newR.SummaryOf(nf, r.depth)
 	if ns.Reach == nil {
 		return
@@ -343,7 +343,7 @@ func (r *sleepRun) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 // held that it did not enter before (a lock helper turned from a mutex
 // into a spinlock): every caller's region after the call is re-checked
 // for sleeping calls.
-func (r *sleepRun) lockChange(nf, of *cscan.Func) {
+func (r *checker) lockChange(nf, of *cscan.Func) {
 	ns := r.newR.SummaryOf(nf, r.depth)
 	if len(ns.Acquires)+len(ns.CondAcquires) == 0 {
 		return
@@ -412,211 +412,11 @@ func (r *sleepRun) lockChange(nf, of *cscan.Func) {
 
 // callerBody returns the post-patch body of a caller: the patch's version
 // when the patch touches it, else the tree's.
-func (r *sleepRun) callerBody(fn *cscan.Func) *cscan.Func {
+func (r *checker) callerBody(fn *cscan.Func) *cscan.Func {
 	for fc, nf := range r.newFuncs {
 		if fc.Name == fn.Name && fc.File == fn.File {
 			return nf
 		}
 	}
 	return r.p.Index.Full(fn)
-}
-
-// patchOnlyReverse says what the hunks show about a function that newly
-// may sleep when no tree is available for its callers.
-func (r *sleepRun) patchOnlyReverse(nf, of *cscan.Func, proof *lockctx.Reach) {
-	name := nf.Name + "()"
-	r.p.Note(fmt.Sprintf("sleep-in-atomic: callers of %s were not checked: no --tree", name))
-	var hints []string
-	var weak []string
-	for _, d := range proof.Drops {
-		if !r.startVisible(nf, d.Steps[0].Line) {
-			last := d.Steps[len(d.Steps)-1]
-			weak = append(weak, fmt.Sprintf("the lines the hunks show leave a %s with %s at %s:%d and none enters it before",
-				lockctx.KindName(d.Kind), last.What, last.File, last.Line))
-			continue
-		}
-		hints = append(hints, fmt.Sprintf("it leaves an atomic context it did not enter (%s: %s at %s:%d), so its callers are in it",
-			lockctx.KindName(d.Kind), d.Steps[len(d.Steps)-1].What, d.Steps[len(d.Steps)-1].File, d.Steps[len(d.Steps)-1].Line))
-	}
-	if of != nil {
-		var oldKinds []string
-		for _, c := range of.Calls {
-			if p, ok := r.m.Acquirer(c.Name); ok && !hasCall(nf, c.Name) {
-				oldKinds = append(oldKinds, fmt.Sprintf("the old version entered a %s there (%s)", lockctx.KindName(p.Kind), lockctx.CallText(c)))
-			}
-		}
-		hints = append(hints, oldKinds...)
-	}
-	if len(hints) == 0 {
-		return
-	}
-	hints = append(hints, weak...)
-	last := proof.Steps[len(proof.Steps)-1]
-	r.p.Report(report.Finding{
-		Category:  CategoryNeedsTree,
-		Severity:  report.SeverityNote,
-		File:      nf.File,
-		Func:      nf.Name,
-		Line:      proof.Steps[0].Line,
-		Key:       proof.Prim,
-		NeedsTree: true,
-		Message:   fmt.Sprintf("%s may sleep now (%s); its callers need a tree to check", name, chainText(proof.Steps)),
-		Explanation: fmt.Sprintf("%s now reaches %s, which %s (%s:%d). %s. Whether any caller runs in atomic "+
-			"context cannot be decided from the patch alone: run with --tree.", name, last.What, proof.Why, last.File, last.Line,
-			capitalize(strings.Join(hints, "; "))),
-		Chain: proof.Steps,
-	})
-}
-
-func hasCall(fn *cscan.Func, name string) bool {
-	for _, c := range fn.Calls {
-		if c.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// chainText renders "a() -> b() -> mutex_lock_nested()".
-func chainText(steps []report.Step) string {
-	var parts []string
-	for _, s := range steps {
-		w := s.What
-		if strings.HasPrefix(w, "calls ") {
-			w = strings.TrimPrefix(w, "calls ")
-		} else if i := strings.Index(w, "("); i > 0 {
-			w = w[:i] + "()"
-		}
-		parts = append(parts, w)
-	}
-	return strings.Join(parts, " -> ")
-}
-
-// report adds one finding: in fn at line, contexts st held, proof the
-// sleeping chain (outermost first, starting in fn). callee names the
-// function that newly may sleep for reverse findings ("" for forward).
-func (r *sleepRun) report(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) {
-	sev := report.SeverityNote
-	if st.AnyMust() {
-		sev = report.SeverityRisk
-	}
-	var steps []report.Step
-	var ctxs, keys []string
-	hs := append([]lockctx.Held(nil), st.Held...)
-	sort.SliceStable(hs, func(i, j int) bool { return hs[i].At.Line < hs[j].At.Line })
-	addStep := func(s report.Step) {
-		for _, x := range steps {
-			if x == s {
-				return
-			}
-		}
-		steps = append(steps, s)
-	}
-	for _, h := range hs {
-		addStep(h.At)
-		for _, v := range h.Via {
-			addStep(v)
-		}
-		c := lockctx.KindName(h.Kind)
-		if h.Key != "" {
-			c += " " + h.Key
-		}
-		where := fmt.Sprintf("%s at %s:%d", strings.TrimPrefix(h.At.What, "calls "), h.At.File, h.At.Line)
-		if len(h.Via) > 0 {
-			where += " (" + chainText(append([]report.Step{h.At}, h.Via...)) + ")"
-		}
-		if !h.Must {
-			where += ", on some paths"
-		}
-		ctxs = append(ctxs, c+" entered by "+where)
-		k := h.Key
-		if k == "" {
-			k = strings.TrimPrefix(h.At.What, "calls ")
-		}
-		keys = append(keys, k)
-	}
-	steps = append(steps, proof.Steps...)
-	last := proof.Steps[len(proof.Steps)-1]
-	target := fn
-	tLine := line
-	if callee != "" {
-		// Reverse finding: it belongs to the function that newly sleeps.
-		for _, s := range proof.Steps {
-			if s.Func == callee {
-				target = &cscan.Func{Name: s.Func, File: s.File}
-				tLine = s.Line
-				break
-			}
-		}
-	}
-	msg := fmt.Sprintf("%s() may sleep (%s) in atomic context (%s held in %s())", fn.Name, chainText(proof.Steps), strings.Join(uniq(kindsOf(hs)), ", "), fn.Name)
-	if callee != "" {
-		from := proof.Steps
-		for i, s := range proof.Steps {
-			if s.Func == callee {
-				from = proof.Steps[i:]
-				break
-			}
-		}
-		msg = fmt.Sprintf("%s() may sleep now (%s) but %s() calls it in atomic context (%s)", callee, chainText(from), fn.Name, strings.Join(uniq(kindsOf(hs)), ", "))
-	}
-	expl := fmt.Sprintf("%s (%s:%d) %s; it is reached from %s() with %s.", last.What, last.File, last.Line, proof.Why, fn.Name, strings.Join(ctxs, "; "))
-	for _, d := range proof.Drops {
-		if d.Kind != "rcu" {
-			continue
-		}
-		rs := d.Steps[len(d.Steps)-1]
-		where := fmt.Sprintf("%s at %s:%d", rs.What, rs.File, rs.Line)
-		re := ""
-		for _, t := range proof.Retakes {
-			if t.Kind == d.Kind {
-				ts := t.Steps[len(t.Steps)-1]
-				re = fmt.Sprintf(" and re-takes it with %s at %s:%d", ts.What, ts.File, ts.Line)
-			}
-		}
-		expl += fmt.Sprintf(" %s() drops an RCU read lock it did not take (%s)%s before sleeping: this unbalanced "+
-			"rcu_read_unlock()/rcu_read_lock() pair does not end %s()'s read-side critical section, and pointers "+
-			"the caller holds under RCU are unprotected while it sleeps.", d.Steps[0].Func, where, re, fn.Name)
-	}
-	if sev == report.SeverityNote {
-		expl += " The context is held on some paths only."
-	}
-	r.p.Report(report.Finding{
-		Category:    CategoryChain,
-		Severity:    sev,
-		File:        target.File,
-		Func:        target.Name,
-		Line:        tLine,
-		Key:         strings.Join(uniq(keys), ", "),
-		Message:     msg,
-		Explanation: expl,
-		Chain:       steps,
-	})
-}
-
-func kindsOf(hs []lockctx.Held) []string {
-	var out []string
-	for _, h := range hs {
-		out = append(out, lockctx.KindName(h.Kind))
-	}
-	return out
-}
-
-func uniq(ss []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
