@@ -61,6 +61,9 @@ type Resolver struct {
 	unresolved map[string]bool
 }
 
+// NewResolver returns a resolver over one view: ix is the tree's index
+// (nil in patch-only mode), patch the patch's versions of functions by name
+// (looked up first), depth the default summary depth.
 func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, depth int) *Resolver {
 	return &Resolver{m: m, ix: ix, patch: patch, depth: depth, memo: map[string]*Summary{},
 		busy: map[*cscan.Func]bool{}, unresolved: map[string]bool{}}
@@ -83,6 +86,8 @@ func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
 	return PickDefs(r.ix.Funcs(name), fromFile)
 }
 
+// PickDefs picks the definitions a call from fromFile reaches among fns:
+// the one in the same file, else the global ones (at most 8).
 func PickDefs(fns []*cscan.Func, fromFile string) []*cscan.Func {
 	var same, global []*cscan.Func
 	for _, fn := range fns {
@@ -241,10 +246,12 @@ func negated(cond, name string) bool {
 	return strings.HasSuffix(pre, "!")
 }
 
+// CallText renders a call as "name(arg, arg)".
 func CallText(c cscan.Call) string {
 	return c.Name + "(" + strings.Join(c.Args, ", ") + ")"
 }
 
+// StepOf returns the chain step at line of fn.
 func StepOf(fn *cscan.Func, line int, what string) report.Step {
 	return report.Step{Func: fn.Name, File: fn.File, Line: line, What: what}
 }
@@ -654,5 +661,3 @@ func (r *Resolver) Unresolved() []string {
 // Index returns the resolver's tree index (nil in patch-only mode).
 func (r *Resolver) Index() *index.Index { return r.ix }
 
-// Model returns the resolver's compiled tables.
-func (r *Resolver) Model() *Model { return r.m }
