@@ -19,14 +19,16 @@ type Effect struct {
 	Steps []report.Step
 }
 
-// Reach says why a function may Reach: the chain from the call in
-// the function down to the sleeping primitive.
+// Reach says why a function may reach the target: the chain from the
+// call in the function down to the target primitive (for the sleep rule:
+// the sleeping one).
 type Reach struct {
+	// Steps lead from the call down to the primitive.
 	Steps []report.Step
 	// Prim is the target primitive reached, Why the table's reason.
 	Prim string
 	Why  string
-	// Drops are caller contexts released before the sleeping point
+	// Drops are caller contexts released before the target is reached
 	// (unbalanced unlocks such as rcu_read_unlock() in a callee).
 	Drops []Effect
 	// Retakes are contexts re-entered after such a drop.
@@ -121,17 +123,17 @@ func (r *Resolver) calleeSummary(name, fromFile string, depth int) *Summary {
 		return nil
 	}
 	var first *Summary
-	allSleep := true
+	allReach := true
 	for _, fn := range defs {
 		s := r.SummaryOf(fn, depth)
 		if first == nil {
 			first = s
 		}
 		if s.Reach == nil {
-			allSleep = false
+			allReach = false
 		}
 	}
-	if !allSleep && first.Reach != nil {
+	if !allReach && first.Reach != nil {
 		c := *first
 		c.Reach = nil
 		return &c
@@ -328,7 +330,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 		}
 		return st, drops
 	}
-	var sleeps []*Reach
+	var reaches []*Reach
 	var retStates []State
 	var retFalse []bool
 	for _, ev := range evs {
@@ -379,7 +381,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 			}
 			st, drops := heldAt(ev.pos, c.Guards)
 			if st.Empty() {
-				sleeps = append(sleeps, &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Drops: drops})
+				reaches = append(reaches, &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Drops: drops})
 			}
 			continue
 		}
@@ -402,7 +404,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 					Steps:   append([]report.Step{StepOf(fn, c.Line, "calls "+c.Name+"()")}, cs.Reach.Steps...),
 					Drops:   append(drops, cs.Reach.Drops...),
 					Retakes: cs.Reach.Retakes}
-				sleeps = append(sleeps, p)
+				reaches = append(reaches, p)
 			}
 		}
 		for _, d := range cs.Drops {
@@ -425,8 +427,8 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 			}
 		}
 	}
-	if len(sleeps) > 0 {
-		s.Reach = sleeps[0]
+	if len(reaches) > 0 {
+		s.Reach = reaches[0]
 	}
 	// Drops: releases with nothing held locally, seen at their own scope.
 	for k := range acts {
@@ -525,22 +527,22 @@ func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary, depth int) {
 			return
 		}
 	}
-	// The first sleeping call reached with nothing held locally, and the
+	// The first call reaching the target with nothing held locally, and the
 	// caller contexts released before it.
-	var sleep *Reach
+	var first *Reach
 	var w *walker
 	w = newWalker(r, full, func(v Visit) {
-		if sleep != nil || v.Reach == nil || v.State.Dead || !v.State.Empty() {
+		if first != nil || v.Reach == nil || v.State.Dead || !v.State.Empty() {
 			return
 		}
 		p := *v.Reach
 		p.Drops = append(append([]Effect(nil), w.Drops...), v.Reach.Drops...)
-		sleep = &p
+		first = &p
 	})
 	w.depth = depth - 1
 	end := w.run(State{})
 	if s.Reach != nil {
-		s.Reach = sleep
+		s.Reach = first
 	}
 	rets, exprs := w.rets, w.retExprs
 	if !end.Dead {
@@ -660,4 +662,3 @@ func (r *Resolver) Unresolved() []string {
 
 // Index returns the resolver's tree index (nil in patch-only mode).
 func (r *Resolver) Index() *index.Index { return r.ix }
-

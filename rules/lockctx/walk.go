@@ -8,8 +8,8 @@ import (
 )
 
 // Visit is what the walker reports for every call: the call, the
-// atomic contexts held just before it, and (for a call that may sleep)
-// the proof.
+// atomic contexts held just before it, and (for a call that reaches the
+// target) the proof.
 type Visit struct {
 	// Call is the call visited.
 	Call cscan.Call

@@ -14,7 +14,7 @@ import (
 type target struct{}
 
 func (target) Reaches(c cscan.Call) (string, bool) {
-	return "sleeps", strings.HasPrefix(c.Name, "sleep")
+	return "reaches", strings.HasPrefix(c.Name, "sleep")
 }
 
 func (target) Conditional(gs []cscan.Guard) bool {
