@@ -19,6 +19,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/series"
 	"github.com/autosel-bot/autosel-bot/store"
 )
@@ -90,7 +91,7 @@ func genMbox(w io.Writer, n int, seed int64) {
 // realAnalyzer is what the command wires: the analysis stage (every rule,
 // patch-only) and reply.Compose with the default options.
 func realAnalyzer() (Analyzer, error) {
-	rs, err := rules.All(rules.Options{Depth: 4})
+	rs, err := all.Rules(rules.Options{Depth: 4})
 	if err != nil {
 		return nil, err
 	}

@@ -28,8 +28,6 @@ type Options struct {
 	// CacheDir holds the persisted index; default
 	// os.UserCacheDir()/autosel-bot. "-" disables the cache.
 	CacheDir string
-	// Depth is the default interprocedural depth rules use (default 4).
-	Depth int
 	// Workers is the number of parallel scanners (default runtime.NumCPU()).
 	Workers int
 	// Logger receives progress messages; nil discards them.
@@ -58,8 +56,6 @@ type Stats struct {
 type Index struct {
 	// Root is the tree's directory.
 	Root string
-	// Depth is the interprocedural depth rules should use.
-	Depth int
 	// Stats describes the build of this index.
 	Stats Stats
 
@@ -99,9 +95,6 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	// every doubling of a growing heap costs more than the load itself
 	// (measured 8.5 s -> 5.6 s warm). Collect less often while loading.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	if opts.Depth <= 0 {
-		opts.Depth = 4
-	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.NumCPU()
 	}
@@ -150,7 +143,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 			log.Warn("index cache unreadable, rescanning", "file", cacheFile, "err", err)
 		}
 	}
-	ix := &Index{Root: abs, Depth: opts.Depth, files: make(map[string]*cscan.File, len(entries))}
+	ix := &Index{Root: abs, files: make(map[string]*cscan.File, len(entries))}
 	ix.Stats.CacheFile = cacheFile
 	results := make([]*cscan.File, len(entries))
 	hit := make([]bool, len(entries))
@@ -257,7 +250,7 @@ func (ix *Index) Overlay(files map[string][]byte) *Index {
 		}
 		base, files = ix.base, merged
 	}
-	o := &Index{Root: base.Root, Depth: base.Depth, base: base, parent: ix, over: map[string]*cscan.File{}, src: map[string][]byte{}}
+	o := &Index{Root: base.Root, base: base, parent: ix, over: map[string]*cscan.File{}, src: map[string][]byte{}}
 	for p, b := range files {
 		p = cleanRel(p)
 		if p == "" || !isSource(p) {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/series"
 )
 
@@ -24,9 +24,9 @@ const NotePatchOnly = "patch-only analysis (no --tree): functions are seen only 
 
 // AnalysisOptions configure the analysis stage.
 type AnalysisOptions struct {
-	// Rules to run; nil means rules.All(RuleOptions).
+	// Rules to run; nil means every family (all.Rules(RuleOptions)).
 	Rules []*rules.Rule
-	// RuleOptions are passed to every rule (and to rules.All).
+	// RuleOptions are passed to every rule (and to all.Rules).
 	RuleOptions rules.Options
 	// Tree is a kernel checkout to apply patches onto (in memory) and to
 	// index; "" analyses the patches alone.
@@ -64,7 +64,7 @@ func NewAnalysis(opts AnalysisOptions) (*Analysis, error) {
 		a.log = slog.New(slog.DiscardHandler)
 	}
 	if a.rules == nil {
-		rs, err := rules.All(opts.RuleOptions)
+		rs, err := all.Rules(opts.RuleOptions)
 		if err != nil {
 			return nil, err
 		}
@@ -154,35 +154,21 @@ func (a *Analysis) analysePatch(ctx context.Context, p *series.Patch, pr *report
 		}
 		fillFiles(pr, cs) // functions from the real file boundaries
 		baseIdx, err := a.index(ctx)
-		switch {
-		case err != nil:
+		if err != nil {
 			pr.Notes = appendOnce(pr.Notes, "tree index unavailable, callers not checked: "+err.Error())
-		case baseIdx != nil:
-			ix = baseIdx
-			if pt, ok := cs.Tree.(*diffcheck.PatchedTree); ok {
-				if files := pt.Files(); len(files) > 0 {
-					ix = baseIdx.Overlay(files)
-				}
-			}
 		}
+		ix = baseIdx
 	}
+	pass := rules.NewPass(cs, ix, a.opts.RuleOptions, pr.Number)
 	for _, rule := range a.rules {
-		pass := &rules.Pass{Change: cs, Index: ix, Options: a.opts.RuleOptions, Patch: pr.Number}
+		notes := len(pass.Notes)
 		fs, err := runRule(rule, pass)
 		if err != nil {
 			a.log.Warn("rule failed", "rule", rule.Name, "message_id", m.MessageID, "err", err)
 			pr.Notes = append(pr.Notes, fmt.Sprintf("rule %s failed: %v", rule.Name, err))
 		}
-		for _, f := range fs {
-			if f.Patch == 0 {
-				f.Patch = pr.Number
-			}
-			if f.Rule == "" {
-				f.Rule = rule.Name
-			}
-			pr.Findings = append(pr.Findings, f)
-		}
-		for _, n := range pass.Notes {
+		pr.Findings = append(pr.Findings, fs...)
+		for _, n := range pass.Notes[notes:] {
 			pr.Notes = appendOnce(pr.Notes, n)
 		}
 	}
@@ -197,7 +183,7 @@ func runRule(rule *rules.Rule, pass *rules.Pass) (fs []report.Finding, err error
 			fs, err = nil, fmt.Errorf("panic: %v\n%s", e, debug.Stack())
 		}
 	}()
-	return rule.Run(pass)
+	return pass.Run(rule)
 }
 
 // diffError formats a diff error naming the message and the line of its
@@ -256,22 +242,8 @@ func fillFiles(pr *report.PatchReport, cs *diffcheck.ChangeSet) {
 	}
 }
 
-// SortFindings orders findings: risks first, then by file, line and rule.
-func SortFindings(fs []report.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Severity.Rank() != b.Severity.Rank() {
-			return a.Severity.Rank() > b.Severity.Rank()
-		}
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Rule < b.Rule
-	})
-}
+// SortFindings orders findings as reports show them (report.SortFindings).
+func SortFindings(fs []report.Finding) { report.SortFindings(fs) }
 
 func appendOnce(list []string, s string) []string {
 	for _, x := range list {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/series"
 )
 
@@ -13,7 +14,7 @@ import (
 // check, replay and watch pay without a tree.
 func BenchmarkAnalysisPatchOnly(b *testing.B) {
 	d1, d2 := readDiff(b, "watch-queue-1.diff"), readDiff(b, "watch-queue-2.diff")
-	rs, err := rules.All(rules.Options{Depth: 4})
+	rs, err := all.Rules(rules.Options{Depth: 4})
 	if err != nil {
 		b.Fatal(err)
 	}

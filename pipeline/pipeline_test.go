@@ -48,20 +48,19 @@ func mutexRule(s *seen) *rules.Rule {
 	return &rules.Rule{
 		Name: "test-mutex",
 		Doc:  "flags mutex_lock in changed functions",
-		Run: func(p *rules.Pass) ([]report.Finding, error) {
+		Run: func(p *rules.Pass) error {
 			s.indexed = append(s.indexed, p.Index != nil)
-			var out []report.Finding
 			for _, f := range p.Change.Funcs {
 				s.partial = append(s.partial, f.New.Partial || f.Deleted)
 				for i, l := range strings.Split(f.New.Text, "\n") {
 					if strings.Contains(l, "mutex_lock") && f.New.Changed[i] {
-						out = append(out, report.Finding{Severity: report.SeverityNote, File: f.File, Func: f.Name,
+						p.Report(report.Finding{Severity: report.SeverityNote, File: f.File, Func: f.Name,
 							Line: f.New.Lines[i], Message: "takes a mutex", Evidence: []string{"+" + l}})
 					}
 				}
 			}
 			p.Note("test-mutex looked at " + p.Change.Files[0].Path())
-			return out, nil
+			return nil
 		},
 	}
 }
@@ -178,10 +177,12 @@ func TestPipelineStageErrors(t *testing.T) {
 }
 
 func TestAnalysisRuleFailures(t *testing.T) {
-	bad := &rules.Rule{Name: "bad", Doc: "d", Run: func(*rules.Pass) ([]report.Finding, error) { panic("nil map") }}
-	errRule := &rules.Rule{Name: "err", Doc: "d", Run: func(*rules.Pass) ([]report.Finding, error) { return nil, errors.New("no tables") }}
-	good := &rules.Rule{Name: "good", Doc: "d", Run: func(*rules.Pass) ([]report.Finding, error) {
-		return []report.Finding{{Severity: report.SeverityNote, Message: "n"}, {Severity: report.SeverityRisk, Message: "r"}}, nil
+	bad := &rules.Rule{Name: "bad", Doc: "d", Run: func(*rules.Pass) error { panic("nil map") }}
+	errRule := &rules.Rule{Name: "err", Doc: "d", Run: func(*rules.Pass) error { return errors.New("no tables") }}
+	good := &rules.Rule{Name: "good", Doc: "d", Run: func(p *rules.Pass) error {
+		p.Report(report.Finding{Severity: report.SeverityNote, Message: "n"})
+		p.Report(report.Finding{Severity: report.SeverityRisk, Message: "r"})
+		return nil
 	}}
 	an, err := NewAnalysis(AnalysisOptions{Rules: []*rules.Rule{bad, errRule, good}})
 	if err != nil {

@@ -40,7 +40,7 @@ func writeFindings(b *strings.Builder, fs []report.Finding) {
 		if f.Func != "" {
 			loc += " " + cleanLine(f.Func) + "()"
 		}
-		fmt.Fprintf(b, "[%s] %s: %s\n", cleanLine(string(f.Severity)), cleanLine(f.Rule), strings.TrimSpace(loc))
+		fmt.Fprintf(b, "[%s] %s: %s\n", cleanLine(string(f.Severity)), cleanLine(f.Check()), strings.TrimSpace(loc))
 		for _, l := range wrap(cleanLine(f.Message), 72) {
 			b.WriteString("    " + l + "\n")
 		}

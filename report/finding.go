@@ -2,6 +2,8 @@
 // renderers (text, JSON, stable-bot e-mail) that read it.
 package report
 
+import "sort"
+
 // Severity ranks a finding. Risk means the change is likely to cause a hang,
 // crash or splat; Note means a changed pattern worth a reviewer's look.
 type Severity string
@@ -39,8 +41,11 @@ type Step struct {
 
 // Finding is one result of a rule.
 type Finding struct {
-	// Rule is the rule's name, e.g. "sleep-in-atomic" or "wakeup-lost".
+	// Rule is the rule family's name, e.g. "sleep-in-atomic" or "wakeup".
 	Rule string `json:"rule"`
+	// Category is the family's sub-check that found it, e.g. "lost-wakeup"
+	// or "wakeup-exclusive" (`autosel-bot rules` lists them).
+	Category string `json:"category,omitempty"`
 	// Severity is risk or note.
 	Severity Severity `json:"severity"`
 	// Patch is the index (1-based, as in "n/N") of the patch in its series
@@ -70,4 +75,31 @@ type Finding struct {
 	// NeedsTree is set by patch-only analyses that could not decide without
 	// a kernel tree (e.g. callers outside the patch).
 	NeedsTree bool `json:"needs_tree,omitempty"`
+}
+
+// Check names what found f: its category, or its rule when the family has
+// no categories.
+func (f Finding) Check() string {
+	if f.Category != "" {
+		return f.Category
+	}
+	return f.Rule
+}
+
+// SortFindings orders findings: risks first, then by file, line and check
+// (category, else rule). Rules report in any order; this is the one sort.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Check() < b.Check()
+	})
 }

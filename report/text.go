@@ -242,7 +242,7 @@ func (t *textWriter) finding(f *Finding) {
 	if f.Func != "" {
 		loc += " " + f.Func + "()"
 	}
-	head := fmt.Sprintf("%s: %s: %s: %s", f.Severity, f.Rule, loc, f.Message)
+	head := fmt.Sprintf("%s: %s: %s: %s", f.Severity, f.Check(), loc, f.Message)
 	if f.NeedsTree {
 		head += " (needs a tree to confirm)"
 	}

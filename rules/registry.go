@@ -1,31 +1,15 @@
 package rules
 
-import (
-	"fmt"
-	"sort"
-)
+import "fmt"
 
 // Constructor builds one rule family from the shared options (loading its
-// tables). Each family has one: NewSleepInAtomic, NewWakeup, ...
+// tables). Each family package has one, named New.
 type Constructor func(Options) (*Rule, error)
 
-// constructors lists every rule family, in report order. Adding a family
-// is one line here plus its own files.
-func constructors() []Constructor {
-	return []Constructor{
-		// Rule families register here, e.g. NewSleepInAtomic, NewWakeup.
-		NewSleepInAtomic,
-		NewWakeup,
-	}
-}
-
-// All returns every rule, built with opts. Rule names are unique; an error
-// names the family that failed to build (typically a bad table file).
-func All(opts Options) ([]*Rule, error) {
-	return build(opts, constructors())
-}
-
-func build(opts Options, cs []Constructor) ([]*Rule, error) {
+// Build builds every family of cs with opts, in order. Rule and category
+// names are unique; an error names the family that failed to build
+// (typically a bad table file).
+func Build(opts Options, cs []Constructor) ([]*Rule, error) {
 	var out []*Rule
 	seen := map[string]bool{}
 	for i, c := range cs {
@@ -40,17 +24,13 @@ func build(opts Options, cs []Constructor) ([]*Rule, error) {
 			return nil, fmt.Errorf("rule %q registered twice", r.Name)
 		}
 		seen[r.Name] = true
+		for _, cat := range r.Categories {
+			if cat.Name == "" || cat.Name != r.Name && seen[cat.Name] {
+				return nil, fmt.Errorf("rule %q: category %q empty or registered twice", r.Name, cat.Name)
+			}
+			seen[cat.Name] = true
+		}
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// Names returns the names of rules, sorted (for --help and config checks).
-func Names(rs []*Rule) []string {
-	var out []string
-	for _, r := range rs {
-		out = append(out, r.Name)
-	}
-	sort.Strings(out)
-	return out
 }

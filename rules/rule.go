@@ -1,21 +1,36 @@
-// Package rules holds the analyses run over a ChangeSet: each is a small
-// Rule value with a name, a doc string and a Run function, in the spirit of
-// golang.org/x/tools/go/analysis. Tables of kernel primitives are embedded
-// YAML, extendable from config.yaml.
+// Package rules is the framework the analyses run in: a Rule is a small
+// value with a name, a doc string, its categories (sub-checks) and a Run
+// function, in the spirit of golang.org/x/tools/go/analysis. A Pass is
+// the input and output of one run over one patch (pass.go); Build checks
+// and builds a list of rule families (registry.go; the list itself is in
+// rules/all); LoadTables reads a family's embedded YAML table of kernel
+// primitives, extendable from config.yaml (tables.go, tables/).
+//
+// The families live in subpackages (rules/sleep, rules/wakeup) on top of
+// the shared atomic-context engine rules/lockctx; rules/rulestest runs
+// their case files.
 package rules
 
-import (
-	"github.com/autosel-bot/autosel-bot/report"
-)
-
-// Rule is one analysis.
+// Rule is one analysis family.
 type Rule struct {
 	// Name is the rule family name used in findings and config.
 	Name string
-	// Doc is a one-paragraph description for --help and reports.
+	// Doc is a one-paragraph description for `autosel-bot rules` and
+	// reports.
 	Doc string
-	// Run analyses one patch.
-	Run func(p *Pass) ([]report.Finding, error)
+	// Categories are the sub-checks the family reports findings under
+	// (Finding.Category); empty when the family has a single check.
+	Categories []Category
+	// Run analyses one patch, reporting findings with Pass.Report.
+	Run func(p *Pass) error
+}
+
+// Category is one sub-check of a rule family.
+type Category struct {
+	// Name is the Finding.Category value.
+	Name string
+	// Doc says what the sub-check reports.
+	Doc string
 }
 
 // Options are the user-settable knobs shared by rules.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/pipeline"
-	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/runner"
 	"github.com/autosel-bot/autosel-bot/stable"
 )
@@ -14,7 +14,7 @@ import (
 // the analysis (every rule; on tree when it is set), then the stable-tree
 // and VM stages, which do nothing unless enabled in their config sections.
 func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, error) {
-	rs, err := rules.All(a.cfg.Rules)
+	rs, err := all.Rules(a.cfg.Rules)
 	if err != nil {
 		return nil, err
 	}
@@ -22,7 +22,7 @@ func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, err
 		Rules:        rs,
 		RuleOptions:  a.cfg.Rules,
 		Tree:         tree,
-		IndexOptions: index.Options{Depth: a.cfg.Rules.Depth, Logger: log},
+		IndexOptions: index.Options{Logger: log},
 		Log:          log,
 	})
 	if err != nil {

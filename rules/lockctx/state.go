@@ -1,0 +1,118 @@
+package lockctx
+
+import (
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// Held is one atomic context held at a program point.
+type Held struct {
+	Kind, Key string
+	// Must is set when the context is held on every path reaching the
+	// point; otherwise only on some.
+	Must bool
+	// At is where the context was entered (the call in the analysed
+	// function); Via continues into callees when a function entered it
+	// (lock_wqueue() -> spin_lock_bh()).
+	At  report.Step
+	Via []report.Step
+}
+
+// State is the set of atomic contexts held at a program point.
+type State struct {
+	// Held lists the contexts, innermost last.
+	Held []Held
+	// Dead marks an unreachable point (after return, goto, break).
+	Dead bool
+}
+
+// Clone returns a copy that can be changed independently.
+func (s State) Clone() State {
+	return State{Held: append([]Held(nil), s.Held...), Dead: s.Dead}
+}
+
+// Empty reports whether no context is held.
+func (s State) Empty() bool { return len(s.Held) == 0 }
+
+// AnyMust reports whether some context is held on every path.
+func (s State) AnyMust() bool {
+	for _, h := range s.Held {
+		if h.Must {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *State) acquire(h Held) {
+	s.Held = append(s.Held, h)
+}
+
+// Release leaves the context matching kind and key (by key first, else
+// the most recent of the kind). It reports false when nothing matched:
+// the function releases a context its caller entered.
+func (s *State) Release(kind, key string) (Held, bool) {
+	idx := -1
+	if key != "" {
+		for i := len(s.Held) - 1; i >= 0; i-- {
+			if s.Held[i].Kind == kind && s.Held[i].Key == key {
+				idx = i
+				break
+			}
+		}
+	}
+	if idx < 0 {
+		for i := len(s.Held) - 1; i >= 0; i-- {
+			if s.Held[i].Kind == kind {
+				idx = i
+				break
+			}
+		}
+	}
+	if idx < 0 {
+		return Held{}, false
+	}
+	h := s.Held[idx]
+	s.Held = append(s.Held[:idx:idx], s.Held[idx+1:]...)
+	return h, true
+}
+
+func sameHeld(a, b Held) bool {
+	return a.Kind == b.Kind && a.Key == b.Key
+}
+
+// mergeStates joins two control-flow paths: contexts held on both keep
+// their must flag (and-ed), contexts held on one only become "some path".
+func mergeStates(a, b State) State {
+	if a.Dead {
+		return b.Clone()
+	}
+	if b.Dead {
+		return a.Clone()
+	}
+	out := State{}
+	used := make([]bool, len(b.Held))
+	for _, x := range a.Held {
+		found := false
+		for j, y := range b.Held {
+			if !used[j] && sameHeld(x, y) {
+				used[j] = true
+				found = true
+				x.Must = x.Must && y.Must
+				break
+			}
+		}
+		if !found {
+			x.Must = false
+		}
+		out.Held = append(out.Held, x)
+	}
+	for j, y := range b.Held {
+		if !used[j] {
+			y.Must = false
+			out.Held = append(out.Held, y)
+		}
+	}
+	return out
+}
+
+var deadState = State{Dead: true}

@@ -1,0 +1,664 @@
+package lockctx
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// Effect is a change a function makes to its caller's atomic state.
+type Effect struct {
+	// Kind is the context kind (spin, rcu, ...), Key the lock expression.
+	Kind, Key string
+	// Steps lead from the function's call down to the primitive
+	// (spin_lock_bh() inside lock_wqueue()).
+	Steps []report.Step
+}
+
+// Reach says why a function may reach the target: the chain from the
+// call in the function down to the target primitive (for the sleep rule:
+// the sleeping one).
+type Reach struct {
+	// Steps lead from the call down to the primitive.
+	Steps []report.Step
+	// Prim is the target primitive reached, Why the table's reason.
+	Prim string
+	Why  string
+	// Drops are caller contexts released before the target is reached
+	// (unbalanced unlocks such as rcu_read_unlock() in a callee).
+	Drops []Effect
+	// Retakes are contexts re-entered after such a drop.
+	Retakes []Effect
+}
+
+// Summary is the klint-style summary of one function: whether it may
+// reach the target (with proof) and how it changes its caller's atomic
+// state.
+type Summary struct {
+	// Reach is set when the function may reach a target primitive with no
+	// context of its own held (for the sleep rule: it may sleep).
+	Reach *Reach
+	// Acquires are contexts held at every return; CondAcquires those held
+	// exactly when the function returns a true value (lock_wqueue()).
+	Acquires, CondAcquires []Effect
+	// Drops are caller contexts released by the function.
+	Drops []Effect
+}
+
+// Resolver finds callee definitions and computes summaries over one view
+// (the post-patch or the pre-patch tree, and the patch's functions).
+type Resolver struct {
+	m     *Model
+	ix    *index.Index
+	patch map[string][]*cscan.Func
+	depth int
+	memo  map[string]*Summary
+	// busy breaks recursion cycles.
+	busy map[*cscan.Func]bool
+	// unresolved counts callees not found (patch-only mode).
+	unresolved map[string]bool
+}
+
+// NewResolver returns a resolver over one view: ix is the tree's index
+// (nil in patch-only mode), patch the patch's versions of functions by name
+// (looked up first), depth the default summary depth.
+func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, depth int) *Resolver {
+	return &Resolver{m: m, ix: ix, patch: patch, depth: depth, memo: map[string]*Summary{},
+		busy: map[*cscan.Func]bool{}, unresolved: map[string]bool{}}
+}
+
+// maxSummaryCalls bounds the calls one summary looks at.
+const maxSummaryCalls = 4000
+
+// lookup returns the definition of name a call from file fromFile reaches:
+// the patch's version first, then the tree's (same file, then headers and
+// non-static definitions). Several non-static candidates (per-arch
+// variants) are all returned.
+func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
+	if fns := r.patch[name]; len(fns) > 0 {
+		return PickDefs(fns, fromFile)
+	}
+	if r.ix == nil {
+		return nil
+	}
+	return PickDefs(r.ix.Funcs(name), fromFile)
+}
+
+// PickDefs picks the definitions a call from fromFile reaches among fns:
+// the one in the same file, else the global ones (at most 8).
+func PickDefs(fns []*cscan.Func, fromFile string) []*cscan.Func {
+	var same, global []*cscan.Func
+	for _, fn := range fns {
+		switch {
+		case fn.File == fromFile:
+			same = append(same, fn)
+		case !fn.Static || strings.HasSuffix(fn.File, ".h"):
+			global = append(global, fn)
+		}
+	}
+	if len(same) > 0 {
+		return same[:1]
+	}
+	if len(global) > 8 {
+		global = global[:8]
+	}
+	return global
+}
+
+// calleeSummary returns the summary of the function a call reaches, with
+// depth levels of callees below it; nil when unknown.
+func (r *Resolver) calleeSummary(name, fromFile string, depth int) *Summary {
+	if depth <= 0 || strings.ContainsAny(name, ">.") {
+		return nil
+	}
+	defs := r.lookup(name, fromFile)
+	if len(defs) == 0 {
+		if !isUpperName(name) {
+			r.unresolved[name] = true
+		}
+		return nil
+	}
+	var first *Summary
+	allReach := true
+	for _, fn := range defs {
+		s := r.SummaryOf(fn, depth)
+		if first == nil {
+			first = s
+		}
+		if s.Reach == nil {
+			allReach = false
+		}
+	}
+	if !allReach && first.Reach != nil {
+		c := *first
+		c.Reach = nil
+		return &c
+	}
+	return first
+}
+
+// SummaryOf computes (memoised) the summary of fn looking depth-1 levels
+// into callees.
+func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
+	key := fmt.Sprintf("%p@%d", fn, depth)
+	if s, ok := r.memo[key]; ok {
+		return s
+	}
+	if r.busy[fn] {
+		return &Summary{}
+	}
+	r.busy[fn] = true
+	s := r.flatSummary(fn, depth)
+	if len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) > 0 || s.Reach != nil && r.releases(fn, depth) {
+		r.refineEffects(fn, s, depth)
+	}
+	delete(r.busy, fn)
+	r.memo[key] = s
+	return s
+}
+
+// act is one entry to or exit from an atomic context in a function's
+// flat call list.
+type act struct {
+	pos     int
+	acquire bool
+	Kind    string
+	Key     string
+	scope   []cscan.Guard
+	within  *cscan.Guard // held only inside this if (trylock success)
+	notIn   *cscan.Guard // held except inside this if (negated trylock)
+	Steps   []report.Step
+}
+
+func sameGuard(a, b cscan.Guard) bool {
+	return a.Kind == b.Kind && a.Line == b.Line && a.Cond == b.Cond
+}
+
+func guardPrefix(p, g []cscan.Guard) bool {
+	if len(p) > len(g) {
+		return false
+	}
+	for i := range p {
+		if !sameGuard(p[i], g[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasGuard(gs []cscan.Guard, g *cscan.Guard) bool {
+	for _, x := range gs {
+		if sameGuard(x, *g) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *act) applies(g []cscan.Guard) bool {
+	if !guardPrefix(a.scope, g) {
+		return false
+	}
+	if a.within != nil && !hasGuard(g, a.within) {
+		return false
+	}
+	if a.notIn != nil && hasGuard(g, a.notIn) {
+		return false
+	}
+	return true
+}
+
+// condGuard finds the if whose condition holds call c (the guard of the
+// statements it controls), and whether the call is negated there.
+func condGuard(fn *cscan.Func, c cscan.Call) (*cscan.Guard, bool) {
+	for i := range fn.Calls {
+		for j := range fn.Calls[i].Guards {
+			g := &fn.Calls[i].Guards[j]
+			if g.Kind == "if" && g.Line == c.Line && strings.Contains(g.Cond, c.Name+"(") {
+				return g, negated(g.Cond, c.Name)
+			}
+		}
+	}
+	for i := range fn.Returns {
+		for j := range fn.Returns[i].Guards {
+			g := &fn.Returns[i].Guards[j]
+			if g.Kind == "if" && g.Line == c.Line && strings.Contains(g.Cond, c.Name+"(") {
+				return g, negated(g.Cond, c.Name)
+			}
+		}
+	}
+	return nil, false
+}
+
+// negated reports whether name's call in cond is under a leading '!'
+// (directly or through likely()/unlikely()).
+func negated(cond, name string) bool {
+	i := strings.Index(cond, name+"(")
+	if i < 0 {
+		return false
+	}
+	pre := strings.TrimRight(cond[:i], " (")
+	pre = strings.TrimSuffix(pre, "likely")
+	pre = strings.TrimSuffix(pre, "un")
+	pre = strings.TrimRight(pre, " (")
+	return strings.HasSuffix(pre, "!")
+}
+
+// CallText renders a call as "name(arg, arg)".
+func CallText(c cscan.Call) string {
+	return c.Name + "(" + strings.Join(c.Args, ", ") + ")"
+}
+
+// StepOf returns the chain step at line of fn.
+func StepOf(fn *cscan.Func, line int, what string) report.Step {
+	return report.Step{Func: fn.Name, File: fn.File, Line: line, What: what}
+}
+
+// event is a call, a return or the end of a function in source order.
+type event struct {
+	line   int
+	call   *cscan.Call
+	ret    *cscan.Return
+	guards []cscan.Guard
+	pos    int
+}
+
+func falseish(expr string) bool {
+	e := strings.TrimSpace(expr)
+	switch e {
+	case "0", "false", "NULL", "(0)":
+		return true
+	}
+	return strings.HasPrefix(e, "-") || strings.HasPrefix(e, "ERR_PTR(")
+}
+
+// flatSummary summarises fn from its call list: the guards of each call
+// say which acquires and releases are in scope (a release inside an
+// error-path if does not end a region for the code after the if).
+func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
+	s := &Summary{}
+	calls := fn.Calls
+	if len(calls) > maxSummaryCalls {
+		calls = calls[:maxSummaryCalls]
+	}
+	var evs []event
+	for i := range calls {
+		evs = append(evs, event{line: calls[i].Line, call: &calls[i], guards: calls[i].Guards})
+	}
+	for i := range fn.Returns {
+		evs = append(evs, event{line: fn.Returns[i].Line, ret: &fn.Returns[i], guards: fn.Returns[i].Guards})
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		if evs[i].line != evs[j].line {
+			return evs[i].line < evs[j].line
+		}
+		return evs[i].call != nil && evs[j].call == nil
+	})
+	unguardedReturn := false
+	for _, r := range fn.Returns {
+		if len(r.Guards) == 0 {
+			unguardedReturn = true
+		}
+	}
+	if !unguardedReturn {
+		evs = append(evs, event{line: fn.End})
+	}
+	for i := range evs {
+		evs[i].pos = i
+	}
+	var acts []act
+	heldAt := func(pos int, g []cscan.Guard) (State, []Effect) {
+		st := State{}
+		var drops []Effect
+		for k := range acts {
+			a := &acts[k]
+			if a.pos >= pos {
+				break
+			}
+			if !a.applies(g) {
+				continue
+			}
+			if a.acquire {
+				st.acquire(Held{Kind: a.Kind, Key: a.Key, Must: true, At: a.Steps[0], Via: a.Steps[1:]})
+			} else if _, ok := st.Release(a.Kind, a.Key); !ok {
+				drops = append(drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.Steps})
+			}
+		}
+		return st, drops
+	}
+	var reaches []*Reach
+	var retStates []State
+	var retFalse []bool
+	for _, ev := range evs {
+		if ev.call == nil {
+			st, _ := heldAt(ev.pos, ev.guards)
+			retStates = append(retStates, st)
+			retFalse = append(retFalse, ev.ret != nil && falseish(ev.ret.Expr))
+			continue
+		}
+		c := *ev.call
+		here := StepOf(fn, c.Line, CallText(c))
+		if p, ok := r.m.acquire[c.Name]; ok {
+			acts = append(acts, act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, Steps: []report.Step{here}})
+			continue
+		}
+		if p, ok := r.m.release[c.Name]; ok {
+			acts = append(acts, act{pos: ev.pos, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, Steps: []report.Step{here}})
+			continue
+		}
+		if c.Name == "guard" {
+			if kind, key, ok := r.m.guardKind(c); ok {
+				acts = append(acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, Steps: []report.Step{here}})
+			}
+			continue
+		}
+		if c.Name == "scoped_guard" {
+			if kind, key, ok := r.m.guardKind(c); ok {
+				g := cscan.Guard{Kind: "scoped_guard", Cond: strings.Join(c.Args, ", "), Line: c.Line}
+				acts = append(acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, within: &g, Steps: []report.Step{here}})
+			}
+			continue
+		}
+		if p, ok := r.m.trylock[c.Name]; ok {
+			if g, neg := condGuard(fn, c); g != nil {
+				a := act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, Steps: []report.Step{here}}
+				if neg {
+					a.notIn = g
+				} else {
+					a.within = g
+				}
+				acts = append(acts, a)
+			}
+			continue
+		}
+		if why, ok := r.m.reaches(c); ok {
+			if r.m.conditional(c.Guards) {
+				continue
+			}
+			st, drops := heldAt(ev.pos, c.Guards)
+			if st.Empty() {
+				reaches = append(reaches, &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Drops: drops})
+			}
+			continue
+		}
+		cs := r.calleeSummary(c.Name, fn.File, depth-1)
+		if cs == nil {
+			continue
+		}
+		via := func(e Effect) []report.Step {
+			return append([]report.Step{StepOf(fn, c.Line, "calls "+c.Name+"()")}, e.Steps...)
+		}
+		if cs.Reach != nil && !r.m.conditional(c.Guards) {
+			st, drops := heldAt(ev.pos, c.Guards)
+			for _, d := range cs.Reach.Drops {
+				if d.Kind != "rcu" {
+					st.Release(d.Kind, "")
+				}
+			}
+			if st.Empty() {
+				p := &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why,
+					Steps:   append([]report.Step{StepOf(fn, c.Line, "calls "+c.Name+"()")}, cs.Reach.Steps...),
+					Drops:   append(drops, cs.Reach.Drops...),
+					Retakes: cs.Reach.Retakes}
+				reaches = append(reaches, p)
+			}
+		}
+		for _, d := range cs.Drops {
+			acts = append(acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, Steps: via(d)})
+		}
+		for _, e := range cs.Acquires {
+			acts = append(acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, Steps: via(e)})
+		}
+		if len(cs.CondAcquires) > 0 {
+			if g, neg := condGuard(fn, c); g != nil {
+				for _, e := range cs.CondAcquires {
+					a := act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, Steps: via(e)}
+					if neg {
+						a.notIn = g
+					} else {
+						a.within = g
+					}
+					acts = append(acts, a)
+				}
+			}
+		}
+	}
+	if len(reaches) > 0 {
+		s.Reach = reaches[0]
+	}
+	// Drops: releases with nothing held locally, seen at their own scope.
+	for k := range acts {
+		a := &acts[k]
+		if a.acquire {
+			continue
+		}
+		st, _ := heldAt(a.pos, a.scope)
+		if _, ok := st.Release(a.Kind, a.Key); !ok && len(a.scope) == 0 {
+			s.Drops = append(s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.Steps})
+		}
+	}
+	// Acquires: contexts held at every return, or exactly at the true ones.
+	if len(retStates) > 0 {
+		for _, h := range retStates[0].Held {
+			inAll, inTrue, inFalse := true, true, false
+			for i, st := range retStates {
+				has := false
+				for _, x := range st.Held {
+					if x.Kind == h.Kind && x.Key == h.Key {
+						has = true
+					}
+				}
+				if !has {
+					inAll = false
+				}
+				if retFalse[i] && has {
+					inFalse = true
+				}
+				if !retFalse[i] && !has {
+					inTrue = false
+				}
+			}
+			e := Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)}
+			switch {
+			case inAll:
+				s.Acquires = append(s.Acquires, e)
+			case inTrue && !inFalse:
+				s.CondAcquires = append(s.CondAcquires, e)
+			}
+		}
+		for _, h := range retStates[len(retStates)-1].Held {
+			if retFalse[len(retStates)-1] {
+				continue
+			}
+			dup := false
+			for _, e := range append(s.Acquires, s.CondAcquires...) {
+				if e.Kind == h.Kind && e.Key == h.Key {
+					dup = true
+				}
+			}
+			if dup {
+				continue
+			}
+			// held at the true returns only (first return was false).
+			ok := true
+			for i, st := range retStates {
+				has := false
+				for _, x := range st.Held {
+					if x.Kind == h.Kind && x.Key == h.Key {
+						has = true
+					}
+				}
+				if has == retFalse[i] {
+					ok = false
+				}
+			}
+			if ok {
+				s.CondAcquires = append(s.CondAcquires, Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)})
+			}
+		}
+	}
+	if s.Reach != nil {
+		for _, e := range s.Acquires {
+			for _, d := range s.Reach.Drops {
+				if e.Kind == d.Kind {
+					s.Reach.Retakes = append(s.Reach.Retakes, e)
+				}
+			}
+		}
+	}
+	return s
+}
+
+// refineEffects recomputes a summary's effect on the caller (contexts held
+// at return, contexts released) path-sensitively from the statement tree:
+// the flat call list cannot tell that both branches of an if/else unlock.
+// Only functions whose flat summary has an Effect get here, a few percent.
+func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary, depth int) {
+	full := fn
+	if full.Body == nil {
+		if r.ix == nil {
+			return
+		}
+		if full = r.ix.Full(fn); full == nil || full.Body == nil {
+			return
+		}
+	}
+	// The first call reaching the target with nothing held locally, and the
+	// caller contexts released before it.
+	var first *Reach
+	var w *walker
+	w = newWalker(r, full, func(v Visit) {
+		if first != nil || v.Reach == nil || v.State.Dead || !v.State.Empty() {
+			return
+		}
+		p := *v.Reach
+		p.Drops = append(append([]Effect(nil), w.Drops...), v.Reach.Drops...)
+		first = &p
+	})
+	w.depth = depth - 1
+	end := w.run(State{})
+	if s.Reach != nil {
+		s.Reach = first
+	}
+	rets, exprs := w.rets, w.retExprs
+	if !end.Dead {
+		rets = append(rets, end)
+		exprs = append(exprs, "")
+	}
+	if len(rets) == 0 {
+		s.Acquires, s.CondAcquires, s.Drops = nil, nil, w.Drops
+		return
+	}
+	has := func(st State, kind, key string) bool {
+		for _, h := range st.Held {
+			if h.Kind == kind && h.Key == key && h.Must {
+				return true
+			}
+		}
+		return false
+	}
+	var acq, cond []Effect
+	for _, h := range rets[0].Held {
+		all, onTrue, onFalse, anyFalse := true, true, false, false
+		for i, st := range rets {
+			hs := has(st, h.Kind, h.Key)
+			f := falseish(exprs[i])
+			all = all && hs
+			if f {
+				anyFalse = true
+				onFalse = onFalse || hs
+			} else if !hs {
+				onTrue = false
+			}
+		}
+		e := Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)}
+		switch {
+		case all:
+			acq = append(acq, e)
+		case onTrue && anyFalse && !onFalse:
+			cond = append(cond, e)
+		}
+	}
+	// Contexts held only at the true returns, when the first return is a
+	// false one.
+	for i, st := range rets {
+		if falseish(exprs[i]) {
+			continue
+		}
+		for _, h := range st.Held {
+			dup := false
+			for _, e := range append(append([]Effect(nil), acq...), cond...) {
+				if e.Kind == h.Kind && e.Key == h.Key {
+					dup = true
+				}
+			}
+			if dup {
+				continue
+			}
+			ok, anyFalse := true, false
+			for j, st2 := range rets {
+				hs := has(st2, h.Kind, h.Key)
+				if falseish(exprs[j]) {
+					anyFalse = true
+					ok = ok && !hs
+				} else {
+					ok = ok && hs
+				}
+			}
+			if ok && anyFalse {
+				cond = append(cond, Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)})
+			}
+		}
+		break
+	}
+	s.Acquires, s.CondAcquires = acq, cond
+	s.Drops = nil
+	for _, d := range w.Drops {
+		if len(d.Steps) > 0 {
+			s.Drops = append(s.Drops, d)
+		}
+	}
+}
+
+// releases reports whether fn leaves an atomic context anywhere (directly
+// or through a callee), which the flat summary may misjudge inside
+// branches.
+func (r *Resolver) releases(fn *cscan.Func, depth int) bool {
+	for _, c := range fn.Calls {
+		if _, ok := r.m.release[c.Name]; ok {
+			return true
+		}
+	}
+	for _, c := range fn.Calls {
+		if r.m.primitive(c) {
+			continue
+		}
+		if cs := r.calleeSummary(c.Name, fn.File, depth-1); cs != nil && len(cs.Drops) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// isUpperName reports a macro-style name (BUG, WARN_ON, READ_ONCE).
+func isUpperName(n string) bool {
+	return strings.ToUpper(n) == n
+}
+
+// Unresolved returns the callees that were not found (sorted); without a
+// tree these are the functions outside the patch.
+func (r *Resolver) Unresolved() []string {
+	out := make([]string, 0, len(r.unresolved))
+	for n := range r.unresolved {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Index returns the resolver's tree index (nil in patch-only mode).
+func (r *Resolver) Index() *index.Index { return r.ix }

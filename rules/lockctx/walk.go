@@ -1,0 +1,353 @@
+package lockctx
+
+import (
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// Visit is what the walker reports for every call: the call, the
+// atomic contexts held just before it, and (for a call that reaches the
+// target) the proof.
+type Visit struct {
+	// Call is the call visited.
+	Call cscan.Call
+	// State holds the contexts held just before the call.
+	State State
+	// Reach is set when the call reaches a target primitive (directly or
+	// through its callee's summary), unless its guards make that
+	// conditional.
+	Reach *Reach
+}
+
+// walker follows one function's statement tree path-sensitively,
+// tracking the atomic contexts held.
+type walker struct {
+	r     *Resolver
+	fn    *cscan.Func
+	visit func(v Visit)
+	// pending goto states per label.
+	pending map[string]State
+	// breaks and continues of the innermost breakable construct.
+	breaks []*State
+	// drops are releases of contexts the function did not enter.
+	Drops []Effect
+	// rets are the states at each return, retExprs their expressions.
+	rets     []State
+	retExprs []string
+	// depth is the summary depth used for callees.
+	depth int
+	// blockGuards are guard() acquisitions to release at block end.
+	blockGuards [][]Held
+}
+
+func newWalker(r *Resolver, fn *cscan.Func, visit func(Visit)) *walker {
+	return &walker{r: r, fn: fn, visit: visit, pending: map[string]State{}, depth: r.depth}
+}
+
+// run walks the whole body from an empty state (or entry) and returns the
+// state at the end.
+func (w *walker) run(entry State) State {
+	if w.fn.Body == nil {
+		return entry
+	}
+	return w.stmt(w.fn.Body, entry)
+}
+
+func (w *walker) step(line int, what string) report.Step {
+	return StepOf(w.fn, line, what)
+}
+
+// calls applies a sequence of calls to st.
+func (w *walker) calls(cs []cscan.Call, st State) State {
+	for _, c := range cs {
+		st = w.call(c, st)
+	}
+	return st
+}
+
+func (w *walker) call(c cscan.Call, st State) State {
+	if st.Dead {
+		return st
+	}
+	m := w.r.m
+	here := w.step(c.Line, CallText(c))
+	if p, ok := m.acquire[c.Name]; ok {
+		w.visit(Visit{Call: c, State: st})
+		st = st.Clone()
+		st.acquire(Held{Kind: p.Kind, Key: argKey(c, p.Arg), Must: true, At: here})
+		return st
+	}
+	if p, ok := m.release[c.Name]; ok {
+		w.visit(Visit{Call: c, State: st})
+		st = st.Clone()
+		if _, ok := st.Release(p.Kind, argKey(c, p.Arg)); !ok {
+			w.Drops = append(w.Drops, Effect{Kind: p.Kind, Key: argKey(c, p.Arg), Steps: []report.Step{here}})
+		}
+		return st
+	}
+	if c.Name == "guard" {
+		w.visit(Visit{Call: c, State: st})
+		if kind, key, ok := m.guardKind(c); ok {
+			st = st.Clone()
+			h := Held{Kind: kind, Key: key, Must: true, At: here}
+			st.acquire(h)
+			if n := len(w.blockGuards); n > 0 {
+				w.blockGuards[n-1] = append(w.blockGuards[n-1], h)
+			}
+		}
+		return st
+	}
+	if why, ok := m.reaches(c); ok {
+		var p *Reach
+		if !m.conditional(c.Guards) {
+			p = &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why}
+		}
+		w.visit(Visit{Call: c, State: st, Reach: p})
+		return st
+	}
+	cs := w.r.calleeSummary(c.Name, w.fn.File, w.depth)
+	if cs == nil {
+		w.visit(Visit{Call: c, State: st})
+		return st
+	}
+	callStep := w.step(c.Line, "calls "+c.Name+"()")
+	var proof *Reach
+	if cs.Reach != nil && !m.conditional(c.Guards) {
+		proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
+			Steps: append([]report.Step{callStep}, cs.Reach.Steps...)}
+	}
+	w.visit(Visit{Call: c, State: st, Reach: proof})
+	if len(cs.Drops) == 0 && len(cs.Acquires) == 0 {
+		return st
+	}
+	st = st.Clone()
+	for _, d := range cs.Drops {
+		if _, ok := st.Release(d.Kind, ""); !ok {
+			w.Drops = append(w.Drops, Effect{Kind: d.Kind, Key: d.Key, Steps: append([]report.Step{callStep}, d.Steps...)})
+		}
+	}
+	for _, e := range cs.Acquires {
+		st.acquire(Held{Kind: e.Kind, Key: e.Key, Must: true, At: callStep, Via: e.Steps})
+	}
+	return st
+}
+
+// condAcquire returns the contexts a condition's call enters on its true
+// (or, negated, false) branch: trylocks and functions that return true
+// with a lock held.
+func (w *walker) condAcquire(cond string, cc []cscan.Call) (onTrue, onFalse []Held) {
+	for _, c := range cc {
+		var hs []Held
+		if p, ok := w.r.m.trylock[c.Name]; ok {
+			hs = append(hs, Held{Kind: p.Kind, Key: argKey(c, p.Arg), Must: true, At: w.step(c.Line, CallText(c))})
+		} else if _, ok := w.r.m.acquire[c.Name]; ok {
+			continue
+		} else if cs := w.r.calleeSummary(c.Name, w.fn.File, w.depth); cs != nil {
+			for _, e := range cs.CondAcquires {
+				hs = append(hs, Held{Kind: e.Kind, Key: e.Key, Must: true, At: w.step(c.Line, "calls "+c.Name+"()"), Via: e.Steps})
+			}
+		}
+		if len(hs) == 0 {
+			continue
+		}
+		// Only simple conditions: "f(x)", "!f(x)", "likely(f(x))", or a
+		// conjunct of an && chain.
+		if negated(cond, c.Name) {
+			if !strings.Contains(cond, "||") && !strings.Contains(cond, "&&") {
+				onFalse = append(onFalse, hs...)
+			}
+		} else if !strings.Contains(cond, "||") {
+			onTrue = append(onTrue, hs...)
+		}
+	}
+	return onTrue, onFalse
+}
+
+func withHeld(st State, hs []Held) State {
+	if st.Dead || len(hs) == 0 {
+		return st
+	}
+	st = st.Clone()
+	for _, h := range hs {
+		st.acquire(h)
+	}
+	return st
+}
+
+func (w *walker) stmt(s cscan.Stmt, st State) State {
+	switch s := s.(type) {
+	case nil:
+		return st
+	case *cscan.Block:
+		w.blockGuards = append(w.blockGuards, nil)
+		for _, x := range s.Stmts {
+			st = w.stmt(x, st)
+		}
+		gs := w.blockGuards[len(w.blockGuards)-1]
+		w.blockGuards = w.blockGuards[:len(w.blockGuards)-1]
+		if !st.Dead && len(gs) > 0 {
+			st = st.Clone()
+			for _, h := range gs {
+				st.Release(h.Kind, h.Key)
+			}
+		}
+		return st
+	case *cscan.ExprStmt:
+		return w.calls(s.Calls, st)
+	case *cscan.IfStmt:
+		st = w.calls(s.CondCalls, st)
+		if st.Dead {
+			return st
+		}
+		onTrue, onFalse := w.condAcquire(s.Cond, s.CondCalls)
+		thenSt := w.stmt(s.Then, withHeld(st, onTrue))
+		elseSt := w.stmt(s.Else, withHeld(st, onFalse))
+		return mergeStates(thenSt, elseSt)
+	case *cscan.LoopStmt:
+		st = w.calls(s.CondCalls, st)
+		if st.Dead {
+			return st
+		}
+		var brk State = deadState
+		w.breaks = append(w.breaks, &brk)
+		body := w.stmt(s.Body, st)
+		w.breaks = w.breaks[:len(w.breaks)-1]
+		out := mergeStates(body, brk)
+		if s.Kind == "do" {
+			out = w.calls(s.CondCalls, out)
+			return out
+		}
+		if isForever(s) {
+			return brk
+		}
+		return mergeStates(st, out)
+	case *cscan.SwitchStmt:
+		st = w.calls(s.CondCalls, st)
+		if st.Dead {
+			return st
+		}
+		var brk State = deadState
+		w.breaks = append(w.breaks, &brk)
+		entry := st
+		cur := deadState
+		hasDefault := false
+		if b, ok := s.Body.(*cscan.Block); ok {
+			for _, x := range b.Stmts {
+				if c, ok := x.(*cscan.CaseStmt); ok {
+					if c.Label == "default" {
+						hasDefault = true
+					}
+					cur = mergeStates(cur, entry)
+					continue
+				}
+				cur = w.stmt(x, cur)
+			}
+		} else {
+			cur = w.stmt(s.Body, entry)
+		}
+		w.breaks = w.breaks[:len(w.breaks)-1]
+		out := mergeStates(cur, brk)
+		if !hasDefault {
+			out = mergeStates(out, entry)
+		}
+		return out
+	case *cscan.CaseStmt:
+		return st
+	case *cscan.ReturnStmt:
+		st = w.calls(s.Calls, st)
+		if !st.Dead {
+			w.rets = append(w.rets, st)
+			w.retExprs = append(w.retExprs, s.Expr)
+		}
+		return deadState
+	case *cscan.GotoStmt:
+		if !st.Dead {
+			if p, ok := w.pending[s.Label]; ok {
+				w.pending[s.Label] = mergeStates(p, st)
+			} else {
+				w.pending[s.Label] = st.Clone()
+			}
+		}
+		return deadState
+	case *cscan.LabelStmt:
+		if p, ok := w.pending[s.Label]; ok {
+			delete(w.pending, s.Label)
+			return mergeStates(st, p)
+		}
+		return st
+	case *cscan.BreakStmt, *cscan.ContinueStmt:
+		if n := len(w.breaks); n > 0 && !st.Dead {
+			*w.breaks[n-1] = mergeStates(*w.breaks[n-1], st)
+		}
+		return deadState
+	case *cscan.ScopedGuardStmt:
+		w.visit(Visit{Call: s.Call, State: st})
+		kind, key, ok := w.r.m.guardKind(s.Call)
+		if !ok {
+			return w.stmt(s.Body, st)
+		}
+		h := Held{Kind: kind, Key: key, Must: true, At: w.step(s.Line, CallText(s.Call))}
+		out := w.stmt(s.Body, withHeld(st, []Held{h}))
+		if !out.Dead {
+			out = out.Clone()
+			out.Release(kind, key)
+		}
+		return out
+	}
+	return st
+}
+
+// isForever reports a loop left only by break, return or goto.
+func isForever(s *cscan.LoopStmt) bool {
+	c := strings.ReplaceAll(s.Cond, " ", "")
+	if s.Kind == "for" {
+		parts := strings.Split(c, ";")
+		return len(parts) == 3 && parts[1] == ""
+	}
+	return s.Kind == "while" && (c == "1" || c == "true")
+}
+
+// Walk follows fn's statement tree path-sensitively from an empty state,
+// calling visit for every call with the contexts held just before it, and
+// returns the state at the end of the body.
+func Walk(r *Resolver, fn *cscan.Func, visit func(Visit)) State {
+	if fn == nil {
+		return State{}
+	}
+	return newWalker(r, fn, visit).run(State{})
+}
+
+// Inspect visits every statement of the tree rooted at s in source order,
+// parents before children (path-insensitive; see Walk for the
+// context-tracking walk).
+func Inspect(s cscan.Stmt, visit func(cscan.Stmt)) {
+	switch v := s.(type) {
+	case nil:
+		return
+	case *cscan.Block:
+		if v == nil {
+			return
+		}
+		visit(v)
+		for _, c := range v.Stmts {
+			Inspect(c, visit)
+		}
+	case *cscan.IfStmt:
+		visit(v)
+		Inspect(v.Then, visit)
+		Inspect(v.Else, visit)
+	case *cscan.LoopStmt:
+		visit(v)
+		Inspect(v.Body, visit)
+	case *cscan.SwitchStmt:
+		visit(v)
+		Inspect(v.Body, visit)
+	case *cscan.ScopedGuardStmt:
+		visit(v)
+		Inspect(v.Body, visit)
+	default:
+		visit(s)
+	}
+}

@@ -1,0 +1,63 @@
+package sleep
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/rulestest"
+)
+
+// sleepRule builds the rule with the built-in tables.
+func sleepRule(t testing.TB) *rules.Rule {
+	t.Helper()
+	r, err := New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// runSleepPatch runs the rule on a patch: patch-only when ix is nil, else
+// applied onto tree (a directory) with ix as the base index.
+func runSleepPatch(t testing.TB, patch, tree string, ix *index.Index) ([]report.Finding, []string) {
+	t.Helper()
+	return rulestest.Run(t, sleepRule(t), patch, tree, ix)
+}
+
+// seedPatch returns patch n (1-based) of a seed mbox in testdata/seeds.
+func seedPatch(t testing.TB, mbox string, n int) string {
+	t.Helper()
+	msgs, errs := mail.Load(context.Background(), []string{filepath.Join("..", "..", "testdata", "seeds", mbox)}, nil)
+	if len(errs) > 0 {
+		t.Fatalf("load %s: %v", mbox, errs[0])
+	}
+	for _, m := range msgs {
+		if m.Diff != "" && strings.Contains(m.Subject.Raw, "/") && m.Subject.Number == n && !m.Subject.Reply {
+			return m.Diff
+		}
+	}
+	t.Fatalf("%s: patch %d not found", mbox, n)
+	return ""
+}
+
+// kernelIndexFor returns the shared Linux 6.1 tree and its index.
+func kernelIndexFor(t testing.TB) (string, *index.Index) {
+	t.Helper()
+	return rulestest.Kernel(t)
+}
+
+// describe renders findings for failure messages.
+func describe(fs []report.Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "  %s %s:%d %s\n    %s\n", f.Severity, f.File, f.Line, f.Message, f.Explanation)
+	}
+	return b.String()
+}

@@ -1,0 +1,211 @@
+package sleep
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// patchOnlyReverse says what the hunks show about a function that newly
+// may sleep when no tree is available for its callers.
+func (r *checker) patchOnlyReverse(nf, of *cscan.Func, proof *lockctx.Reach) {
+	name := nf.Name + "()"
+	r.p.Note(fmt.Sprintf("sleep-in-atomic: callers of %s were not checked: no --tree", name))
+	var hints []string
+	var weak []string
+	for _, d := range proof.Drops {
+		if !r.startVisible(nf, d.Steps[0].Line) {
+			last := d.Steps[len(d.Steps)-1]
+			weak = append(weak, fmt.Sprintf("the lines the hunks show leave a %s with %s at %s:%d and none enters it before",
+				lockctx.KindName(d.Kind), last.What, last.File, last.Line))
+			continue
+		}
+		hints = append(hints, fmt.Sprintf("it leaves an atomic context it did not enter (%s: %s at %s:%d), so its callers are in it",
+			lockctx.KindName(d.Kind), d.Steps[len(d.Steps)-1].What, d.Steps[len(d.Steps)-1].File, d.Steps[len(d.Steps)-1].Line))
+	}
+	if of != nil {
+		var oldKinds []string
+		for _, c := range of.Calls {
+			if p, ok := r.m.Acquirer(c.Name); ok && !hasCall(nf, c.Name) {
+				oldKinds = append(oldKinds, fmt.Sprintf("the old version entered a %s there (%s)", lockctx.KindName(p.Kind), lockctx.CallText(c)))
+			}
+		}
+		hints = append(hints, oldKinds...)
+	}
+	if len(hints) == 0 {
+		return
+	}
+	hints = append(hints, weak...)
+	last := proof.Steps[len(proof.Steps)-1]
+	r.p.Report(report.Finding{
+		Category:  CategoryNeedsTree,
+		Severity:  report.SeverityNote,
+		File:      nf.File,
+		Func:      nf.Name,
+		Line:      proof.Steps[0].Line,
+		Key:       proof.Prim,
+		NeedsTree: true,
+		Message:   fmt.Sprintf("%s may sleep now (%s); its callers need a tree to check", name, chainText(proof.Steps)),
+		Explanation: fmt.Sprintf("%s now reaches %s, which %s (%s:%d). %s. Whether any caller runs in atomic "+
+			"context cannot be decided from the patch alone: run with --tree.", name, last.What, proof.Why, last.File, last.Line,
+			capitalize(strings.Join(hints, "; "))),
+		Chain: proof.Steps,
+	})
+}
+
+func hasCall(fn *cscan.Func, name string) bool {
+	for _, c := range fn.Calls {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// chainText renders "a() -> b() -> mutex_lock_nested()".
+func chainText(steps []report.Step) string {
+	var parts []string
+	for _, s := range steps {
+		w := s.What
+		if strings.HasPrefix(w, "calls ") {
+			w = strings.TrimPrefix(w, "calls ")
+		} else if i := strings.Index(w, "("); i > 0 {
+			w = w[:i] + "()"
+		}
+		parts = append(parts, w)
+	}
+	return strings.Join(parts, " -> ")
+}
+
+// report adds one finding: in fn at line, contexts st held, proof the
+// sleeping chain (outermost first, starting in fn). callee names the
+// function that newly may sleep for reverse findings ("" for forward).
+func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) {
+	sev := report.SeverityNote
+	if st.AnyMust() {
+		sev = report.SeverityRisk
+	}
+	var steps []report.Step
+	var ctxs, keys []string
+	hs := append([]lockctx.Held(nil), st.Held...)
+	sort.SliceStable(hs, func(i, j int) bool { return hs[i].At.Line < hs[j].At.Line })
+	addStep := func(s report.Step) {
+		for _, x := range steps {
+			if x == s {
+				return
+			}
+		}
+		steps = append(steps, s)
+	}
+	for _, h := range hs {
+		addStep(h.At)
+		for _, v := range h.Via {
+			addStep(v)
+		}
+		c := lockctx.KindName(h.Kind)
+		if h.Key != "" {
+			c += " " + h.Key
+		}
+		where := fmt.Sprintf("%s at %s:%d", strings.TrimPrefix(h.At.What, "calls "), h.At.File, h.At.Line)
+		if len(h.Via) > 0 {
+			where += " (" + chainText(append([]report.Step{h.At}, h.Via...)) + ")"
+		}
+		if !h.Must {
+			where += ", on some paths"
+		}
+		ctxs = append(ctxs, c+" entered by "+where)
+		k := h.Key
+		if k == "" {
+			k = strings.TrimPrefix(h.At.What, "calls ")
+		}
+		keys = append(keys, k)
+	}
+	steps = append(steps, proof.Steps...)
+	last := proof.Steps[len(proof.Steps)-1]
+	target := fn
+	tLine := line
+	if callee != "" {
+		// Reverse finding: it belongs to the function that newly sleeps.
+		for _, s := range proof.Steps {
+			if s.Func == callee {
+				target = &cscan.Func{Name: s.Func, File: s.File}
+				tLine = s.Line
+				break
+			}
+		}
+	}
+	msg := fmt.Sprintf("%s() may sleep (%s) in atomic context (%s held in %s())", fn.Name, chainText(proof.Steps), strings.Join(uniq(kindsOf(hs)), ", "), fn.Name)
+	if callee != "" {
+		from := proof.Steps
+		for i, s := range proof.Steps {
+			if s.Func == callee {
+				from = proof.Steps[i:]
+				break
+			}
+		}
+		msg = fmt.Sprintf("%s() may sleep now (%s) but %s() calls it in atomic context (%s)", callee, chainText(from), fn.Name, strings.Join(uniq(kindsOf(hs)), ", "))
+	}
+	expl := fmt.Sprintf("%s (%s:%d) %s; it is reached from %s() with %s.", last.What, last.File, last.Line, proof.Why, fn.Name, strings.Join(ctxs, "; "))
+	for _, d := range proof.Drops {
+		if d.Kind != "rcu" {
+			continue
+		}
+		rs := d.Steps[len(d.Steps)-1]
+		where := fmt.Sprintf("%s at %s:%d", rs.What, rs.File, rs.Line)
+		re := ""
+		for _, t := range proof.Retakes {
+			if t.Kind == d.Kind {
+				ts := t.Steps[len(t.Steps)-1]
+				re = fmt.Sprintf(" and re-takes it with %s at %s:%d", ts.What, ts.File, ts.Line)
+			}
+		}
+		expl += fmt.Sprintf(" %s() drops an RCU read lock it did not take (%s)%s before sleeping: this unbalanced "+
+			"rcu_read_unlock()/rcu_read_lock() pair does not end %s()'s read-side critical section, and pointers "+
+			"the caller holds under RCU are unprotected while it sleeps.", d.Steps[0].Func, where, re, fn.Name)
+	}
+	if sev == report.SeverityNote {
+		expl += " The context is held on some paths only."
+	}
+	r.p.Report(report.Finding{
+		Category:    CategoryChain,
+		Severity:    sev,
+		File:        target.File,
+		Func:        target.Name,
+		Line:        tLine,
+		Key:         strings.Join(uniq(keys), ", "),
+		Message:     msg,
+		Explanation: expl,
+		Chain:       steps,
+	})
+}
+
+func kindsOf(hs []lockctx.Held) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, lockctx.KindName(h.Kind))
+	}
+	return out
+}
+
+func uniq(ss []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,422 @@
+package sleep
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// Name is the rule family name in findings.
+const Name = "sleep-in-atomic"
+
+// Categories of the family.
+const (
+	// CategoryChain is a sleeping call reached in atomic context, with the
+	// chain from the context's entry down to the sleeping primitive.
+	CategoryChain = "sleep-in-atomic"
+	// CategoryNeedsTree is a function that newly may sleep, seen without a
+	// tree: its callers could not be checked.
+	CategoryNeedsTree = "sleep-needs-tree"
+)
+
+// maxReverseCallers bounds the caller functions the reverse analysis walks
+// per patch.
+const maxReverseCallers = 400
+
+// New builds the sleep-in-atomic rule: sleeping calls in atomic context
+// (spinlocks, rwlocks, RCU read-side sections, irq/bh/preempt disabled)
+// that a patch introduces, forward (a new or widened atomic region calling
+// something that may sleep, at any depth) and in reverse (a function that
+// newly may sleep, reached from callers in atomic context).
+func New(opts rules.Options) (*rules.Rule, error) {
+	var t tables
+	if err := rules.LoadTables("sleep", opts.TableFiles, &t); err != nil {
+		return nil, err
+	}
+	m, err := compile(&t)
+	if err != nil {
+		return nil, err
+	}
+	return &rules.Rule{
+		Name: Name,
+		Doc: "Sleeping calls in atomic context: a sleeping primitive (mutex, semaphore, msleep, " +
+			"wait_event, GFP_KERNEL allocation, user copy, ...) or a function whose summary may sleep, " +
+			"reached while a spinlock, rwlock or RCU read lock is held or irqs/bh/preemption are off. " +
+			"Reports what the patch introduces, with the call chain; with a tree it also checks every " +
+			"caller chain of a function that newly may sleep.",
+		Categories: []rules.Category{
+			{Name: CategoryChain, Doc: "a sleeping call the patch brings into atomic context: in a touched function, " +
+				"in a caller of a function that newly may sleep, or after a call to a function that now returns " +
+				"in atomic context; risk when the context is held on every path, note on some"},
+			{Name: CategoryNeedsTree, Doc: "patch-only: a function newly may sleep and the hunks suggest its callers " +
+				"are in atomic context (it leaves a context it did not enter, or used to enter one); run with --tree"},
+		},
+		Run: func(p *rules.Pass) error { return run(p, m) },
+	}, nil
+}
+
+// checker is one run of the rule over one patch.
+type checker struct {
+	p        *rules.Pass
+	m        *lockctx.Model
+	depth    int
+	newR     *lockctx.Resolver
+	oldR     *lockctx.Resolver
+	newFuncs map[*diffcheck.FuncChange]*cscan.Func
+	oldFuncs map[*diffcheck.FuncChange]*cscan.Func
+}
+
+func run(p *rules.Pass, m *lockctx.Model) error {
+	if p.Change == nil {
+		return nil
+	}
+	depth := p.Options.Depth
+	if depth <= 0 {
+		depth = 4
+	}
+	r := &checker{p: p, m: m, depth: depth, newFuncs: map[*diffcheck.FuncChange]*cscan.Func{},
+		oldFuncs: map[*diffcheck.FuncChange]*cscan.Func{}}
+	newPatch := map[string][]*cscan.Func{}
+	oldPatch := map[string][]*cscan.Func{}
+	for _, fc := range p.Change.Funcs {
+		if !diffcheck.IsCSource(fc.File) {
+			continue
+		}
+		if fn := sideFunc(fc, fc.New); fn != nil {
+			r.newFuncs[fc] = fn
+			newPatch[fn.Name] = append(newPatch[fn.Name], fn)
+		}
+		if fn := sideFunc(fc, fc.Old); fn != nil {
+			r.oldFuncs[fc] = fn
+			oldPatch[fn.Name] = append(oldPatch[fn.Name], fn)
+		}
+	}
+	var newIx, oldIx *index.Index
+	if p.Index != nil {
+		newIx, oldIx = p.Index, p.Index.Base()
+	}
+	r.newR = lockctx.NewResolver(m, newIx, newPatch, depth)
+	r.oldR = lockctx.NewResolver(m, oldIx, oldPatch, depth)
+	for _, fc := range p.Change.Funcs {
+		nf := r.newFuncs[fc]
+		if nf == nil {
+			continue
+		}
+		of := r.oldFuncs[fc]
+		if of == nil {
+			of = r.movedFrom(nf)
+		}
+		r.forward(fc, nf, of)
+		r.reverse(fc, nf, of)
+		r.lockChange(nf, of)
+	}
+	if unres := r.newR.Unresolved(); p.Index == nil && len(unres) > 0 {
+		var names []string
+		for _, n := range unres {
+			names = append(names, n+"()")
+		}
+		if len(names) > 6 {
+			names = append(names[:6], "...")
+		}
+		p.Note(fmt.Sprintf("sleep-in-atomic: callees outside the patch (%s) were not followed: no --tree", strings.Join(names, ", ")))
+	}
+	return nil
+}
+
+// startVisible reports whether the new side of nf shows every line from
+// the function's header down to line (so an unlock there without a lock
+// before it is really unbalanced, not a lock outside the hunks).
+func (r *checker) startVisible(nf *cscan.Func, line int) bool {
+	for fc, fn := range r.newFuncs {
+		if fn != nf {
+			continue
+		}
+		if !fc.New.Partial {
+			return true
+		}
+		if nf.Start == 0 {
+			return false
+		}
+		prev := 0
+		for _, l := range fc.New.Lines {
+			if l > line {
+				break
+			}
+			if l >= nf.Start && prev >= nf.Start && l != prev+1 {
+				return false
+			}
+			prev = l
+		}
+		return prev >= nf.Start
+	}
+	return false
+}
+
+// movedFrom finds the pre-patch definition of a function the patch adds:
+// one the patch deletes elsewhere (a function moved to a header), or one
+// already in the tree.
+func (r *checker) movedFrom(nf *cscan.Func) *cscan.Func {
+	for fc, of := range r.oldFuncs {
+		if fc.Name == nf.Name && r.newFuncs[fc] == nil {
+			return of
+		}
+	}
+	if ix := r.oldR.Index(); ix != nil {
+		if defs := lockctx.PickDefs(ix.Funcs(nf.Name), nf.File); len(defs) > 0 {
+			return ix.Full(defs[0])
+		}
+	}
+	return nil
+}
+
+// sideFunc parses one side of a touched function.
+func sideFunc(fc *diffcheck.FuncChange, s diffcheck.Side) *cscan.Func {
+	if s.Text == "" {
+		return nil
+	}
+	fn := cscan.ParseBody(s.Text, s.Lines)
+	if fn.Name == "" || fn.Name != fc.Name {
+		fn.Name = fc.Name
+	}
+	fn.File = fc.File
+	if strings.HasSuffix(fc.File, ".h") {
+		fn.Static = true
+	}
+	return fn
+}
+
+// event is a call that may sleep reached with contexts held.
+type event struct {
+	call  cscan.Call
+	state lockctx.State
+	proof *lockctx.Reach
+}
+
+// events walks fn and returns its sleeping calls made in atomic context.
+func events(r *lockctx.Resolver, fn *cscan.Func) []event {
+	if fn == nil {
+		return nil
+	}
+	var out []event
+	lockctx.Walk(r, fn, func(v lockctx.Visit) {
+		if v.Reach == nil || v.State.Dead || v.State.Empty() {
+			return
+		}
+		st := effective(v.State, v.Reach)
+		if st.Empty() {
+			return
+		}
+		out = append(out, event{call: v.Call, state: st, proof: v.Reach})
+	})
+	return out
+}
+
+// effective removes from st the contexts the sleeping callee drops before
+// it sleeps (a function that unlocks its caller's spinlock around a
+// sleep). RCU is kept: an unbalanced rcu_read_unlock()/rcu_read_lock()
+// pair inside a callee does not end the caller's read-side section.
+func effective(st lockctx.State, p *lockctx.Reach) lockctx.State {
+	if len(p.Drops) == 0 {
+		return st
+	}
+	st = st.Clone()
+	for _, d := range p.Drops {
+		if d.Kind != "rcu" {
+			st.Release(d.Kind, "")
+		}
+	}
+	return st
+}
+
+func eventKey(e event) string {
+	var kinds []string
+	for _, h := range e.state.Held {
+		kinds = append(kinds, h.Kind)
+	}
+	sort.Strings(kinds)
+	return e.call.Name + "|" + e.proof.Prim + "|" + strings.Join(kinds, ",")
+}
+
+// forward reports sleeping calls in atomic context in the new version of
+// a touched function that the old version did not have.
+func (r *checker) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
+	old := map[string]bool{}
+	for _, e := range events(r.oldR, of) {
+		old[eventKey(e)] = true
+	}
+	for _, e := range events(r.newR, nf) {
+		if old[eventKey(e)] {
+			continue
+		}
+		r.report(nf, e.call.Line, e.state, e.proof, "")
+	}
+}
+
+// reverse handles a function that newly may sleep: every caller chain (to
+// the depth) reaching it in atomic context.
+func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
+	ns := r.newR.SummaryOf(nf, r.depth)
+	if ns.Reach == nil {
+		return
+	}
+	if of != nil && r.oldR.SummaryOf(of, r.depth).Reach != nil {
+		return
+	}
+	proof := ns.Reach
+	if r.p.Index == nil {
+		r.patchOnlyReverse(nf, of, proof)
+		return
+	}
+	type frame struct {
+		name, file string
+		static     bool
+		chain      []report.Step
+		level      int
+	}
+	queue := []frame{{name: nf.Name, file: nf.File, static: nf.Static && !strings.HasSuffix(nf.File, ".h"), chain: proof.Steps}}
+	visited := map[string]bool{}
+	walked := 0
+	truncated := false
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, site := range r.p.Index.Callers(cur.name) {
+			if cur.static && site.Func.File != cur.file {
+				continue
+			}
+			if site.Func.Name == cur.name {
+				continue // recursion
+			}
+			id := site.Func.File + ":" + site.Func.Name + "->" + cur.name
+			if visited[id] {
+				continue
+			}
+			visited[id] = true
+			if walked >= maxReverseCallers {
+				truncated = true
+				break
+			}
+			walked++
+			caller := r.callerBody(site.Func)
+			if caller == nil {
+				continue
+			}
+			type at struct {
+				call cscan.Call
+				st   lockctx.State
+			}
+			var sites []at
+			lockctx.Walk(r.newR, caller, func(v lockctx.Visit) {
+				if v.Call.Name == cur.name && !v.State.Dead {
+					sites = append(sites, at{v.Call, v.State})
+				}
+			})
+			for _, s := range sites {
+				st := effective(s.st, proof)
+				callStep := lockctx.StepOf(caller, s.call.Line, "calls "+cur.name+"()")
+				chain := append([]report.Step{callStep}, cur.chain...)
+				if !st.Empty() {
+					r.report(caller, s.call.Line, st, &lockctx.Reach{Steps: chain, Prim: proof.Prim, Why: proof.Why,
+						Drops: proof.Drops, Retakes: proof.Retakes}, nf.Name)
+					continue
+				}
+				if cur.level+1 < r.depth {
+					queue = append(queue, frame{name: caller.Name, file: caller.File,
+						static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, level: cur.level + 1})
+				}
+			}
+		}
+	}
+	if truncated {
+		r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() may now sleep; only %d caller functions were checked", nf.Name, maxReverseCallers))
+	}
+}
+
+// lockChange handles a function that now returns with an atomic context
+// held that it did not enter before (a lock helper turned from a mutex
+// into a spinlock): every caller's region after the call is re-checked
+// for sleeping calls.
+func (r *checker) lockChange(nf, of *cscan.Func) {
+	ns := r.newR.SummaryOf(nf, r.depth)
+	if len(ns.Acquires)+len(ns.CondAcquires) == 0 {
+		return
+	}
+	var os *lockctx.Summary
+	if of != nil {
+		os = r.oldR.SummaryOf(of, r.depth)
+	}
+	had := func(kind string) bool {
+		if os == nil {
+			return false
+		}
+		for _, e := range append(append([]lockctx.Effect(nil), os.Acquires...), os.CondAcquires...) {
+			if e.Kind == kind {
+				return true
+			}
+		}
+		return false
+	}
+	newKinds := map[string]bool{}
+	for _, e := range append(append([]lockctx.Effect(nil), ns.Acquires...), ns.CondAcquires...) {
+		if !had(e.Kind) {
+			newKinds[e.Kind] = true
+		}
+	}
+	if len(newKinds) == 0 {
+		return
+	}
+	if r.p.Index == nil {
+		r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() now returns in atomic context; its callers' regions were not checked: no --tree", nf.Name))
+		return
+	}
+	static := nf.Static && !strings.HasSuffix(nf.File, ".h")
+	seen := map[string]bool{}
+	n := 0
+	for _, site := range r.p.Index.Callers(nf.Name) {
+		if static && site.Func.File != nf.File {
+			continue
+		}
+		id := site.Func.File + ":" + site.Func.Name
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if n++; n > maxReverseCallers {
+			r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() now returns in atomic context; only %d callers were re-checked", nf.Name, maxReverseCallers))
+			break
+		}
+		caller := r.callerBody(site.Func)
+		if caller == nil {
+			continue
+		}
+		for _, e := range events(r.newR, caller) {
+			via := false
+			for _, h := range e.state.Held {
+				if newKinds[h.Kind] && h.At.What == "calls "+nf.Name+"()" {
+					via = true
+				}
+			}
+			if via {
+				r.report(caller, e.call.Line, e.state, e.proof, "")
+			}
+		}
+	}
+}
+
+// callerBody returns the post-patch body of a caller: the patch's version
+// when the patch touches it, else the tree's.
+func (r *checker) callerBody(fn *cscan.Func) *cscan.Func {
+	for fc, nf := range r.newFuncs {
+		if fc.Name == fn.Name && fc.File == fn.File {
+			return nf
+		}
+	}
+	return r.p.Index.Full(fn)
+}

@@ -1,0 +1,139 @@
+package sleep
+
+import (
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// tables is the "sleep" section of the primitive tables
+// (rules/tables/sleep.yaml, extendable from config): the atomic-context
+// primitives of lockctx and the sleeping ones.
+type tables struct {
+	lockctx.Tables `yaml:",inline"`
+	Sleep          []sleepRow     `yaml:"sleep"`
+	Alloc          map[string]int `yaml:"alloc"`
+	GFPSleep       []string       `yaml:"gfp_sleep"`
+	GFPAtomic      []string       `yaml:"gfp_atomic"`
+	TrueConds      []string       `yaml:"true_conds"`
+	CondSleep      []string       `yaml:"cond_sleep_guards"`
+}
+
+// sleepRow lists sleeping primitives.
+type sleepRow struct {
+	Names  []string `yaml:"names"`
+	Prefix []string `yaml:"prefix"`
+	Why    string   `yaml:"why"`
+}
+
+// sleeper is the compiled sleeping part of the table: the lockctx.Target
+// of the rule ("may sleep").
+type sleeper struct {
+	sleep               map[string]string
+	sleepPrefix         []sleepRow
+	alloc               map[string]int
+	gfpSleep, gfpAtomic []string
+	trueConds           map[string]bool
+	condSleep           []string
+}
+
+// compile builds the engine model of t.
+func compile(t *tables) (*lockctx.Model, error) {
+	sl := &sleeper{sleep: map[string]string{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
+		trueConds: map[string]bool{}, condSleep: t.CondSleep}
+	for _, r := range t.Sleep {
+		for _, n := range r.Names {
+			sl.sleep[n] = r.Why
+		}
+		if len(r.Prefix) > 0 {
+			sl.sleepPrefix = append(sl.sleepPrefix, r)
+		}
+	}
+	for _, c := range t.TrueConds {
+		sl.trueConds[c] = true
+	}
+	return lockctx.Compile("sleep", &t.Tables, sl)
+}
+
+// Reaches reports whether call c is a primitive that may sleep, and why.
+func (m *sleeper) Reaches(c cscan.Call) (string, bool) {
+	if why, ok := m.sleep[c.Name]; ok {
+		return why, true
+	}
+	for _, r := range m.sleepPrefix {
+		for _, p := range r.Prefix {
+			if strings.HasPrefix(c.Name, p) {
+				return r.Why, true
+			}
+		}
+	}
+	if i, ok := m.alloc[c.Name]; ok && i >= 0 && i < len(c.Args) {
+		if m.gfpSleeps(c.Args[i]) {
+			return "allocates with " + c.Args[i] + " (direct reclaim may sleep)", true
+		}
+	}
+	if c.Name == "might_sleep_if" && len(c.Args) == 1 {
+		cond := strings.TrimSpace(c.Args[0])
+		if m.trueConds[cond] {
+			return "might_sleep_if(" + cond + ")", true
+		}
+		if strings.HasPrefix(cond, "gfpflags_allow_blocking(") && m.gfpSleeps(strings.TrimSuffix(strings.TrimPrefix(cond, "gfpflags_allow_blocking("), ")")) {
+			return "might_sleep_if(" + cond + ")", true
+		}
+	}
+	return "", false
+}
+
+// Conditional reports whether a call's guards make its sleeping
+// conditional on the last reference going away or on the context allowing
+// it (see cond_sleep_guards).
+func (m *sleeper) Conditional(gs []cscan.Guard) bool {
+	for _, g := range gs {
+		for _, p := range m.condSleep {
+			if strings.Contains(g.Cond, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gfpSleeps reports whether a GFP argument allows direct reclaim. Unknown
+// masks (variables) are not known to sleep.
+func (m *sleeper) gfpSleeps(arg string) bool {
+	a := strings.ReplaceAll(arg, " ", "")
+	for _, f := range m.gfpAtomic {
+		if containsWord(a, strings.ReplaceAll(f, " ", "")) {
+			return false
+		}
+	}
+	for _, f := range m.gfpSleep {
+		if containsWord(a, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsWord reports whether w occurs in s delimited by non-identifier
+// characters.
+func containsWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !isIdentByte(s[j-1]) || w[0] == '~'
+		after := j+len(w) == len(s) || !isIdentByte(s[j+len(w)])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}

@@ -1,0 +1,44 @@
+package sleep
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/rulestest"
+)
+
+// TestTableExtension: a config table file extends both halves of the
+// sleep section, the engine's context primitives (inlined lockctx.Tables)
+// and the sleeping ones.
+func TestTableExtension(t *testing.T) {
+	extra := filepath.Join(t.TempDir(), "extra.yaml")
+	if err := os.WriteFile(extra, []byte("sleep:\n  acquire:\n    - {names: [my_lock], kind: spin, arg: 0}\n  release:\n    - {names: [my_unlock], kind: spin, arg: 0}\n  sleep:\n    - {names: [my_wait], why: waits for the device}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	patch := "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,6 +1,7 @@\n static int f(struct dev *d)\n {\n \tmy_lock(&d->l);\n+\tmy_wait(d);\n \tmy_unlock(&d->l);\n \treturn 0;\n }\n"
+	for _, tc := range []struct {
+		files []string
+		want  int
+	}{{nil, 0}, {[]string{extra}, 1}} {
+		r, err := New(rules.Options{TableFiles: tc.files})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, _ := rulestest.Run(t, r, patch, "", nil)
+		if len(fs) != tc.want {
+			t.Errorf("tables %v: %d findings, want %d: %s", tc.files, len(fs), tc.want, describe(fs))
+		}
+		if tc.want > 0 && (fs[0].Key != "d->l" || fs[0].Func != "f") {
+			t.Errorf("finding %+v", fs[0])
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("sleep:\n  acquire:\n    - {names: [x], kind: mutex}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(rules.Options{TableFiles: []string{bad}}); err == nil {
+		t.Error("unknown context kind accepted")
+	}
+}

@@ -1,0 +1,734 @@
+package wakeup
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// isQueueWait reports whether a wait site sleeps on (or queues on) a wait
+// queue proper, not a completion, variable or poll table.
+func isQueueWait(s *wsite) bool {
+	return s.Kind == siteWait && (s.WKind == "wait" || s.WKind == "add")
+}
+
+// checkExclusive reports exclusive waiting introduced or removed (rule 1)
+// and returns the introduced exclusive waiters by queue.
+func (r *checker) checkExclusive() map[string][]*wsite {
+	introduced := map[string][]*wsite{}
+	for i := range r.pass.Change.Funcs {
+		old, nw := r.olds[i], r.news[i]
+		oldExcl := map[string]bool{}
+		if old != nil {
+			for _, s := range old.Sites {
+				if isQueueWait(s) && s.Exclusive {
+					oldExcl[s.Q] = true
+					for _, n := range r.renames[s.Q] {
+						oldExcl[n] = true
+					}
+				}
+			}
+		}
+		if nw != nil {
+			for _, s := range nw.Sites {
+				if !isQueueWait(s) || !s.Exclusive || oldExcl[s.Q] {
+					continue
+				}
+				introduced[s.Q] = append(introduced[s.Q], s)
+				var oldLines []string
+				for _, o := range r.oldPeers(old, s) {
+					oldLines = append(oldLines, o.Fn.evidence(o.Line()))
+				}
+				r.add(report.Finding{
+					Category: CategoryExclusive,
+					Severity: report.SeverityNote,
+					File:     s.Fn.File, Func: s.Fn.Name, Line: s.Line(), Key: s.Q,
+					Message: fmt.Sprintf("%s() now waits exclusively on %s (%s)", s.Fn.Name, s.Q, s.Call.Name),
+					Explanation: fmt.Sprintf("An exclusive waiter is woken one at a time: wake_up()-style calls on %s now wake only one such waiter. "+
+						"Every waker of %s that makes the condition true for all waiters (release, hang-up, error, shutdown) must use a *_all wake-up, "+
+						"or the woken waiter must pass the wake-up on.", s.Q, s.Q),
+					Evidence: []string{s.Fn.evidence(s.Line())},
+					Old:      oldLines,
+				})
+			}
+		}
+		if old != nil {
+			newExcl := map[string]bool{}
+			if nw != nil {
+				for _, s := range nw.Sites {
+					if isQueueWait(s) && s.Exclusive {
+						newExcl[s.Q] = true
+					}
+				}
+			}
+			for _, s := range old.Sites {
+				if !isQueueWait(s) || !s.Exclusive || !s.Changed() {
+					continue
+				}
+				still := newExcl[s.Q]
+				for _, n := range r.renames[s.Q] {
+					still = still || newExcl[n]
+				}
+				if still || nw == nil {
+					continue
+				}
+				r.add(report.Finding{
+					Category: CategoryExclusive,
+					Severity: report.SeverityNote,
+					File:     s.Fn.File, Func: s.Fn.Name, Line: s.Line(), Key: s.Q,
+					Message: fmt.Sprintf("%s() no longer waits exclusively on %s", s.Fn.Name, s.Q),
+					Explanation: "Non-exclusive waiters are all woken by every wake-up (thundering herd); " +
+						"check that this is intended and that no waker relies on waking a single waiter.",
+					Old: []string{s.Fn.evidence(s.Line())},
+				})
+			}
+		}
+	}
+	return introduced
+}
+
+// oldPeers returns the old-side waits in the same change block as the
+// new-side site n.
+func (r *checker) oldPeers(old *wfunc, n *wsite) []*wsite {
+	if old == nil {
+		return nil
+	}
+	b := r.blockOf(n.Fn, n.Line())
+	var out []*wsite
+	for _, o := range old.Sites {
+		if o.Kind == n.Kind && o.Changed() && b != 0 && r.blockOf(old, o.Line()) == b {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// checkWakers compares the wakers of every touched function (rules 2 and
+// 3) and returns the new-side wakers the patch added or changed, by queue.
+func (r *checker) checkWakers() map[string][]*wsite {
+	changed := map[string][]*wsite{}
+	// New-side wakers added anywhere, to recognise a wake-up moved to
+	// another function.
+	addedAnywhere := map[string]bool{}
+	for _, nw := range r.news {
+		if nw == nil {
+			continue
+		}
+		for _, s := range nw.sitesOn(siteWake, "") {
+			if s.Changed() {
+				addedAnywhere[s.Q] = true
+			}
+		}
+	}
+	for i, fc := range r.pass.Change.Funcs {
+		old, nw := r.olds[i], r.news[i]
+		used := map[*wsite]bool{}
+		if nw != nil {
+			for _, n := range nw.sitesOn(siteWake, "") {
+				o := r.counterpart(old, n, used)
+				if o != nil {
+					used[o] = true
+				}
+				if n.Changed() || (o != nil && o.Changed()) {
+					changed[n.Q] = append(changed[n.Q], n)
+				}
+				if o == nil {
+					continue
+				}
+				r.compareWakers(o, n)
+				r.checkConditional(old, nw, o, n)
+			}
+			// Waits whose task state changed.
+			wused := map[*wsite]bool{}
+			for _, n := range nw.sitesOn(siteWait, "") {
+				if !n.Changed() {
+					continue
+				}
+				if o := r.counterpart(old, n, wused); o != nil {
+					wused[o] = true
+					r.compareWaitState(o, n)
+				}
+			}
+		}
+		if old == nil || fc.Deleted || nw == nil {
+			continue
+		}
+		for _, o := range old.sitesOn(siteWake, "") {
+			if used[o] || !o.Changed() {
+				continue
+			}
+			moved := addedAnywhere[o.Q]
+			for _, n := range r.renames[o.Q] {
+				moved = moved || addedAnywhere[n]
+			}
+			if moved {
+				continue
+			}
+			r.add(report.Finding{
+				Category: CategoryRemoved,
+				Severity: report.SeverityNote,
+				File:     o.Fn.File, Func: o.Fn.Name, Line: o.Line(), Key: o.Q,
+				Message: fmt.Sprintf("wake-up of %s removed from %s()", o.Q, o.Fn.Name),
+				Explanation: fmt.Sprintf("%s() no longer calls %s on %s. Check that every waiter of %s is still woken on this path "+
+					"(by another waker or because the condition cannot change here).", o.Fn.Name, o.Call.Name, o.Q, o.Q),
+				Old: []string{o.Fn.evidence(o.Line())},
+			})
+		}
+	}
+	return changed
+}
+
+// compareWakers reports breadth, sync and mode changes between a waker and
+// its new version.
+func (r *checker) compareWakers(o, n *wsite) {
+	if !o.Changed() && !n.Changed() {
+		return
+	}
+	base := report.Finding{
+		Severity: report.SeverityNote,
+		File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
+		Evidence: []string{n.Fn.evidence(n.Line())},
+		Old:      []string{o.Fn.evidence(o.Line())},
+	}
+	switch ob, nb := breadthRank(o.Breadth), breadthRank(n.Breadth); {
+	case nb < ob:
+		f := base
+		f.Category = CategoryNarrowed
+		f.Message = fmt.Sprintf("wake-up of %s narrowed: %s -> %s", n.Q, o.Call.Name, n.Call.Name)
+		f.Explanation = fmt.Sprintf("%s %s; it used to wake %s. Exclusive waiters of %s that are not woken must be woken by someone else.",
+			n.Call.Name, describeBreadth(n), strings.TrimPrefix(describeBreadth(o), "wakes "), n.Q)
+		if n.WKind == "completion" {
+			f.Explanation = fmt.Sprintf("%s wakes one waiter of the completion; %s woke all of them and left it completed for later waiters. "+
+				"Every waiter must get its own complete().", n.Call.Name, o.Call.Name)
+		} else if b := r.broadcastOf(n); b != nil && r.tree == nil {
+			f.NeedsTree = true
+			f.Explanation += fmt.Sprintf(" This wake-up runs on a broadcast path (%s): if %s has exclusive waiters outside the patch, only one of them is woken "+
+				"and the others can hang. Checking the other users of %s needs a tree (--tree).", strings.Join(b.reasons, "; "), n.Q, n.Q)
+		}
+		r.add(f)
+	case nb > ob:
+		f := base
+		f.Category = CategoryWidened
+		f.Message = fmt.Sprintf("wake-up of %s widened: %s -> %s", n.Q, o.Call.Name, n.Call.Name)
+		f.Explanation = fmt.Sprintf("%s %s (it used to wake %s): correct, but possibly a thundering herd.",
+			n.Call.Name, describeBreadth(n), strings.TrimPrefix(describeBreadth(o), "wakes "))
+		r.add(f)
+	}
+	if o.Sync != n.Sync {
+		f := base
+		f.Category = CategorySync
+		if n.Sync {
+			f.Message = fmt.Sprintf("wake-up of %s is now sync (%s -> %s)", n.Q, o.Call.Name, n.Call.Name)
+			f.Explanation = "A sync wake-up tells the scheduler the waker is about to sleep, so the woken task may be kept on this CPU; " +
+				"right only if the waker really blocks next. Scheduling/latency change, not a correctness one."
+		} else {
+			f.Message = fmt.Sprintf("wake-up of %s is no longer sync (%s -> %s)", n.Q, o.Call.Name, n.Call.Name)
+			f.Explanation = "The waker no longer hints that it is about to sleep; the woken task may be migrated to another CPU. " +
+				"Scheduling/latency change, not a correctness one."
+		}
+		r.add(f)
+	}
+	if o.Mode != n.Mode && o.Mode != "" && n.Mode != "" {
+		f := base
+		f.Category = CategoryMode
+		if n.Mode == "interruptible" {
+			f.Message = fmt.Sprintf("wake-up of %s now wakes only interruptible sleepers (%s -> %s)", n.Q, o.Call.Name, n.Call.Name)
+			f.Explanation = fmt.Sprintf("%s skips tasks sleeping in TASK_UNINTERRUPTIBLE, TASK_KILLABLE or TASK_IDLE.", n.Call.Name)
+			if ws := r.uninterruptibleWaiters(n.Q); len(ws) > 0 {
+				f.Severity = report.SeverityRisk
+				f.Explanation += fmt.Sprintf(" %s has such waiters, which this wake-up no longer wakes: they can hang. Keep a TASK_NORMAL wake-up (wake_up*() without _interruptible).", n.Q)
+				for _, w := range ws {
+					f.Chain = append(f.Chain, step(w, fmt.Sprintf("sleeps %s: %s", w.State, w.Text())))
+				}
+				f.Chain = append(f.Chain, step(n, "wakes only TASK_INTERRUPTIBLE sleepers: "+n.Text()))
+			}
+		} else {
+			f.Message = fmt.Sprintf("wake-up of %s now wakes uninterruptible sleepers too (%s -> %s)", n.Q, o.Call.Name, n.Call.Name)
+			f.Explanation = "TASK_NORMAL wake-ups also wake TASK_UNINTERRUPTIBLE sleepers: correct, possibly more wake-ups."
+		}
+		r.add(f)
+	}
+}
+
+// uninterruptibleWaiters returns the waiters of q (new side and tree) that
+// sleep in a state an interruptible-only wake-up does not wake.
+func (r *checker) uninterruptibleWaiters(q string) []*wsite {
+	var out []*wsite
+	for _, s := range r.waitersOf(q) {
+		if s.WKind == "poll" {
+			continue
+		}
+		switch s.State {
+		case "uninterruptible", "killable", "idle":
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// compareWaitState reports a waiter that now sleeps uninterruptibly on a
+// queue whose wakers only wake interruptible sleepers.
+func (r *checker) compareWaitState(o, n *wsite) {
+	if o.State == n.State || n.WKind == "poll" || o.WKind == "poll" {
+		return
+	}
+	if n.State == "interruptible" {
+		return
+	}
+	wakers := r.wakersOf(n.Q)
+	if len(wakers) == 0 {
+		return
+	}
+	for _, w := range wakers {
+		if w.Mode != "interruptible" {
+			return
+		}
+	}
+	f := report.Finding{
+		Category: CategoryMode,
+		Severity: report.SeverityRisk,
+		File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
+		Message: fmt.Sprintf("%s() now sleeps %s on %s, but every waker of it wakes only interruptible sleepers", n.Fn.Name, n.State, n.Q),
+		Explanation: fmt.Sprintf("wake_up_interruptible*() does not wake a task sleeping in %s. Use TASK_NORMAL wake-ups (wake_up*()) for %s, or keep the interruptible sleep.",
+			n.State, n.Q),
+		Evidence: []string{n.Fn.evidence(n.Line())},
+		Old:      []string{o.Fn.evidence(o.Line())},
+	}
+	f.Chain = append(f.Chain, step(n, "sleeps "+n.State+": "+n.Text()))
+	for _, w := range wakers {
+		f.Chain = append(f.Chain, step(w, "wakes interruptible sleepers only: "+w.Text()))
+	}
+	r.add(f)
+}
+
+// checkConditional reports a wake-up that the patch made conditional or
+// that a new early return now skips (rule 3).
+func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
+	norm := r.condNormalizer()
+	condGuards := func(gs []cscan.Guard) []cscan.Guard {
+		var out []cscan.Guard
+		for _, g := range gs {
+			if (g.Kind == "if" || g.Kind == "else" || g.Kind == "case") && !r.isActiveCheckOf(g.Cond, n.Q, nw) {
+				out = append(out, g)
+			}
+		}
+		return out
+	}
+	ngs, ogs := condGuards(n.Call.Guards), condGuards(o.Call.Guards)
+	oldUsed := make([]bool, len(ogs))
+	var newLeft []cscan.Guard
+	for _, g := range ngs {
+		found := false
+		for i, og := range ogs {
+			if !oldUsed[i] && og.Kind == g.Kind && norm(og.Cond) == norm(g.Cond) {
+				oldUsed[i], found = true, true
+				break
+			}
+		}
+		if !found {
+			newLeft = append(newLeft, g)
+		}
+	}
+	var oldLeft []cscan.Guard
+	for i, og := range ogs {
+		if !oldUsed[i] {
+			oldLeft = append(oldLeft, og)
+		}
+	}
+	var conds, ev []string
+	for i, g := range newLeft {
+		if !nw.changed(g.Line) {
+			continue
+		}
+		c := strings.Join(strings.Fields(g.Cond), " ")
+		if g.Kind == "else" {
+			c = "the else branch"
+		}
+		if i < len(oldLeft) && oldLeft[i].Kind == g.Kind && g.Kind != "else" {
+			oc := oldLeft[i].Cond
+			if condImplies(norm(oc), norm(g.Cond)) {
+				continue // widened: the old condition still wakes
+			}
+			if rest := condMinus(norm(g.Cond), norm(oc)); rest != "" {
+				c = rest
+			} else {
+				c = fmt.Sprintf("%s (was %s)", c, strings.Join(strings.Fields(oc), " "))
+			}
+		}
+		conds = append(conds, c)
+		ev = append(ev, nw.evidence(g.Line))
+	}
+	if len(conds) > 0 {
+		ev = append(ev, nw.evidence(n.Line()))
+		cond := strings.Join(conds, " && ")
+		r.add(report.Finding{
+			Category: CategoryRemoved,
+			Severity: report.SeverityNote,
+			File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
+			Message: fmt.Sprintf("wake-up of %s is now conditional on %s", n.Q, cond),
+			Explanation: fmt.Sprintf("%s() used to wake %s here in more cases. When %s does not hold the waiters are not woken on this path; "+
+				"check that they cannot be waiting for what this path changed.", n.Fn.Name, n.Q, cond),
+			Evidence: ev,
+			Old:      []string{o.Fn.evidence(o.Line())},
+		})
+	}
+	if nw.F == nil {
+		return
+	}
+	for _, ret := range nw.F.Returns {
+		if ret.Line >= n.Line() || !nw.changed(ret.Line) {
+			continue
+		}
+		if ret.Line < firstChangedBefore(nw, n.Line()) {
+			continue
+		}
+		r.add(report.Finding{
+			Category: CategoryRemoved,
+			Severity: report.SeverityNote,
+			File:     n.Fn.File, Func: n.Fn.Name, Line: ret.Line, Key: n.Q,
+			Message: fmt.Sprintf("new early return in %s() may skip the wake-up of %s at line %d", n.Fn.Name, n.Q, n.Line()),
+			Explanation: "A return added before the wake-up leaves its waiters sleeping on that path; " +
+				"wake them before returning or show that nothing they wait for changed.",
+			Evidence: []string{nw.evidence(ret.Line), nw.evidence(n.Line())},
+		})
+		break
+	}
+}
+
+// firstChangedBefore returns the first line of the function view (the
+// earliest visible line) so that returns above the visible region are not
+// compared; with a full view it is the function start.
+func firstChangedBefore(f *wfunc, _ int) int {
+	min := 0
+	for l := range f.lines {
+		if min == 0 || l < min {
+			min = l
+		}
+	}
+	return min
+}
+
+// checkEntries compares wait-entry set-up (rule 4).
+func (r *checker) checkEntries() {
+	for i := range r.pass.Change.Funcs {
+		old, nw := r.olds[i], r.news[i]
+		if nw == nil {
+			continue
+		}
+		// Set-up changes, paired by entry name, then in order.
+		var oldE, newE []*wsite
+		if old != nil {
+			oldE = old.sitesOn(siteEntry, "")
+		}
+		newE = nw.sitesOn(siteEntry, "")
+		used := map[*wsite]bool{}
+		pair := func(n *wsite) *wsite {
+			for _, o := range oldE {
+				if !used[o] && o.Entry == n.Entry {
+					return o
+				}
+			}
+			for _, o := range oldE {
+				if !used[o] && o.Changed() {
+					return o
+				}
+			}
+			return nil
+		}
+		for _, n := range newE {
+			o := pair(n)
+			if o == nil {
+				continue
+			}
+			used[o] = true
+			if n.Autoremove == nil || o.Autoremove == nil || *n.Autoremove == *o.Autoremove {
+				continue
+			}
+			f := report.Finding{
+				Category: CategoryWaitEntry,
+				Severity: report.SeverityNote,
+				File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: r.entryQueue(nw, n.Entry),
+				Evidence: []string{nw.evidence(n.Line())},
+				Old:      []string{o.Fn.evidence(o.Line())},
+			}
+			if *n.Autoremove {
+				f.Message = fmt.Sprintf("wait entry %s now auto-removed on wakeup (%s)", n.Entry, n.Call.Name)
+				f.Explanation = fmt.Sprintf("%s uses autoremove_wake_function: a wake-up takes the entry off the queue, so the next wake-up goes to the next waiter "+
+					"instead of hitting this entry again. The sleeper must not rely on still being queued after a wake-up "+
+					"(re-add it before sleeping again) and must still remove it (finish_wait/list_empty_careful check) when it stops waiting without a wake-up.", n.Call.Name)
+			} else {
+				f.Message = fmt.Sprintf("wait entry %s no longer auto-removed on wakeup (%s)", n.Entry, n.Call.Name)
+				f.Explanation = "The entry now stays queued after a wake-up until the sleeper removes it; with exclusive queueing a second wake-up " +
+					"can hit the same, already-woken entry and be lost for the other waiters."
+			}
+			r.add(f)
+		}
+		// A non-auto-removing entry queued exclusively.
+		for _, s := range nw.Sites {
+			if !isQueueWait(s) || !s.Exclusive || s.Entry == "" {
+				continue
+			}
+			for _, e := range newE {
+				if e.Entry != s.Entry || e.Autoremove == nil || *e.Autoremove {
+					continue
+				}
+				if !s.Changed() && !e.Changed() {
+					continue
+				}
+				r.add(report.Finding{
+					Category: CategoryWaitEntry,
+					Severity: report.SeverityNote,
+					File:     s.Fn.File, Func: s.Fn.Name, Line: s.Line(), Key: s.Q,
+					Message: fmt.Sprintf("non-auto-removing wait entry %s queued exclusively on %s", s.Entry, s.Q),
+					Explanation: fmt.Sprintf("%s leaves the entry on %s after it is woken, and %s makes it exclusive: until the sleeper removes it, "+
+						"further single wake-ups can hit this already-woken entry instead of the next waiter and be lost (the epoll lost-wakeup pattern). "+
+						"Use init_wait()/DEFINE_WAIT() (autoremove_wake_function) or wake all waiters.", e.Call.Name, s.Q, s.Call.Name),
+					Evidence: []string{nw.evidence(e.Line()), nw.evidence(s.Line())},
+				})
+			}
+		}
+		r.checkFinishWait(old, nw)
+	}
+}
+
+// entryQueue returns the queue an entry is added to in f, "" if unknown.
+func (r *checker) entryQueue(f *wfunc, entry string) string {
+	for _, s := range f.Sites {
+		if s.Kind == siteWait && s.Entry == entry {
+			return s.Q
+		}
+	}
+	return ""
+}
+
+// checkFinishWait reports prepare_to_wait*() whose entry is not removed on
+// some path to a return (rule 4).
+func (r *checker) checkFinishWait(old, nw *wfunc) {
+	if nw.F == nil || nw.F.Body == nil {
+		return
+	}
+	var exits []exitPoint
+	labels := map[string]int{}
+	lockctx.Inspect(nw.F.Body, func(s cscan.Stmt) {
+		switch s := s.(type) {
+		case *cscan.ReturnStmt:
+			exits = append(exits, exitPoint{line: s.Line})
+		case *cscan.GotoStmt:
+			exits = append(exits, exitPoint{line: s.Line, label: s.Label})
+		case *cscan.LabelStmt:
+			labels[s.Label] = s.Line
+		}
+	})
+	for _, p := range nw.Sites {
+		if p.Kind != siteWait || p.WKind != "add" || !strings.HasPrefix(p.Call.Name, "prepare_to_") || p.Entry == "" {
+			continue
+		}
+		var removals []int
+		for _, s := range nw.Sites {
+			if s.Kind == siteRemove && s.Entry == p.Entry && s.Line() > p.Line() {
+				removals = append(removals, s.Line())
+			}
+		}
+		for _, e := range exits {
+			if e.line <= p.Line() {
+				continue
+			}
+			ok := false
+			for _, l := range removals {
+				if l < e.line {
+					ok = true
+				}
+				if e.label != "" && l > labels[e.label] && labels[e.label] != 0 {
+					ok = true
+				}
+			}
+			if e.label != "" && labels[e.label] == 0 {
+				// Label outside the visible text: cannot tell.
+				ok = true
+			}
+			if ok || (!p.Changed() && !nw.changed(e.line)) {
+				continue
+			}
+			sev := report.SeverityRisk
+			if nw.Partial {
+				sev = report.SeverityNote
+			}
+			r.add(report.Finding{
+				Category: CategoryWaitEntry,
+				Severity: sev,
+				File:     nw.File, Func: nw.Name, Line: e.line, Key: p.Q,
+				Message: fmt.Sprintf("%s() can leave after %s without finish_wait() on %s", nw.Name, p.Call.Name, p.Entry),
+				Explanation: fmt.Sprintf("%s queues %s and sets the task state; the path leaving at line %d neither calls finish_wait() nor removes the entry, "+
+					"so the task returns in a sleeping state and a stack entry may stay on %s (use-after-return on the next wake-up). Call finish_wait(%s, &%s) on that path.",
+					p.Call.Name, p.Entry, e.line, p.Q, p.Arg, p.Entry),
+				Evidence: []string{nw.evidence(p.Line()), nw.evidence(e.line)},
+			})
+			break
+		}
+	}
+}
+
+type exitPoint struct {
+	line  int
+	label string
+}
+
+// checkActive reports waitqueue_active() checks added without a barrier or
+// the queue lock (rule 6).
+func (r *checker) checkActive() {
+	for i := range r.pass.Change.Funcs {
+		old, nw := r.olds[i], r.news[i]
+		if nw == nil {
+			continue
+		}
+		used := map[*wsite]bool{}
+		for _, a := range nw.sitesOn(siteActive, "") {
+			if a.BuiltinBarrier || !a.Changed() {
+				continue
+			}
+			if o := r.counterpart(old, a, used); o != nil {
+				used[o] = true
+				if !o.BuiltinBarrier {
+					continue // the check was already there
+				}
+			}
+			if r.barrierBefore(nw, a) {
+				continue
+			}
+			expl := fmt.Sprintf("waitqueue_active() reads %s without its lock. Unless a full barrier (smp_mb()) separates the store that makes the "+
+				"wait condition true from this check (pairing with the barrier in set_current_state()/prepare_to_wait()), the waker can miss a waiter "+
+				"that is just going to sleep and the wake-up is lost. Use wq_has_sleeper(), add smp_mb(), or call wake_up() unconditionally.", a.Q)
+			if nw.Partial {
+				expl += " (Only the hunks were visible: a barrier earlier in the function would not be seen.)"
+			}
+			r.add(report.Finding{
+				Category: CategoryActive,
+				Severity: report.SeverityNote,
+				File:     nw.File, Func: nw.Name, Line: a.Line(), Key: a.Q,
+				Message:     fmt.Sprintf("%s(%s) added without a memory barrier or the queue lock", a.Call.Name, a.Arg),
+				Explanation: expl,
+				Evidence:    []string{nw.evidence(a.Line())},
+			})
+		}
+	}
+}
+
+// barrierBefore reports whether a barrier call or the queue's lock precedes
+// the active check a in source order.
+func (r *checker) barrierBefore(f *wfunc, a *wsite) bool {
+	held := 0
+	for _, s := range f.Sites {
+		if s.Line() > a.Line() || (s.Line() == a.Line() && s == a) {
+			break
+		}
+		switch s.Kind {
+		case siteBarrier:
+			return true
+		case siteLock:
+			if s.Q == a.Q {
+				held++
+			}
+		case siteUnlock:
+			if s.Q == a.Q && held > 0 {
+				held--
+			}
+		}
+	}
+	return held > 0
+}
+
+// condNormalizer returns a function that normalises condition text for
+// comparison: whitespace collapsed and the field names of renamed queues
+// replaced by one placeholder, so "waitqueue_active(&pipe->wait)" and
+// "waitqueue_active(&pipe->rd_wait)" compare equal.
+func (r *checker) condNormalizer() func(string) string {
+	names := map[string]bool{}
+	for k, v := range r.renames {
+		names[keyLast(k)] = true
+		for _, n := range v {
+			names[keyLast(n)] = true
+		}
+	}
+	return func(c string) string {
+		c = strings.Join(strings.Fields(c), " ")
+		if len(names) == 0 {
+			return c
+		}
+		var b strings.Builder
+		i := 0
+		for i < len(c) {
+			j := i
+			for j < len(c) && isIdentByte(c[j]) {
+				j++
+			}
+			if j > i {
+				if names[c[i:j]] {
+					b.WriteString("$Q")
+				} else {
+					b.WriteString(c[i:j])
+				}
+				i = j
+				continue
+			}
+			b.WriteByte(c[i])
+			i++
+		}
+		return b.String()
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// condImplies reports whether old implies new syntactically: old is one of
+// new's top-level disjuncts.
+func condImplies(old, nw string) bool {
+	for _, d := range splitOr(nw) {
+		if d == old || stripParens(d) == stripParens(old) {
+			return true
+		}
+	}
+	return false
+}
+
+// condMinus returns the conjuncts of nw other than old when old is one of
+// them ("" otherwise): the extra requirement a narrowed condition adds.
+func condMinus(nw, old string) string {
+	parts := splitTop(nw, "&&")
+	var rest []string
+	found := false
+	for _, p := range parts {
+		if !found && (p == old || stripParens(p) == stripParens(old)) {
+			found = true
+			continue
+		}
+		rest = append(rest, p)
+	}
+	if !found || len(rest) == 0 {
+		return ""
+	}
+	return strings.Join(rest, " && ")
+}
+
+// isActiveCheckOf reports whether cond is just a "has waiters?" check of
+// queue q (waitqueue_active(q), wq_has_sleeper(q)): skipping a wake-up of
+// an empty queue is the waitqueue-active rule's business, not a removed
+// wake-up.
+func (r *checker) isActiveCheckOf(cond, q string, f *wfunc) bool {
+	c := strings.TrimSpace(cond)
+	i := strings.IndexByte(c, '(')
+	if i <= 0 || !strings.HasSuffix(c, ")") {
+		return false
+	}
+	a := r.p.actives[strings.TrimSpace(c[:i])]
+	if a == nil {
+		return false
+	}
+	arg := c[i+1 : len(c)-1]
+	k := queueKey(arg, f.vt, f.Name)
+	return k == q || keyField(k) != "" && keyField(k) == keyField(q)
+}

@@ -1,0 +1,281 @@
+package wakeup
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Wait-queue keys.
+//
+// A queue argument such as "&pipe->rd_wait" or "pipe->rd_wait" is reduced to
+// a key naming the object independent of the variable that reaches it:
+// "pipe_inode_info.rd_wait" when the struct type of "pipe" is visible
+// (declarations in the function, its parameters, the file, the patch),
+// "*.rd_wait" when it is not, the name of a global ("my_wq"), a call result
+// ("sk_sleep()"), or "local:<func>:<var>" for a pointer variable whose
+// target cannot be followed.
+
+var (
+	// memberRe matches base->a.b[..]->c and captures the base and the path.
+	memberRe     = regexp.MustCompile(`^([A-Za-z_]\w*)((?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])?)+)$`)
+	memberPartRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)(\s*\[[^\]]*\])?`)
+	identRe      = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+	callRe       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
+	// structDeclRe finds "struct T *a, *b" in declarations and parameters.
+	structDeclRe = regexp.MustCompile(`\bstruct\s+([A-Za-z_]\w*)\s*`)
+	// typedefDeclRe finds "wait_queue_head_t *wq" style declarations.
+	typedefDeclRe = regexp.MustCompile(`\b([A-Za-z_]\w*_t)\s+(\*\s*)?([A-Za-z_]\w*)\s*[=;,)\[]`)
+	// aliasRe finds "wq = &x->y;" assignments and initialisers.
+	aliasRe = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*(&?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*;`)
+)
+
+// varTypes maps variable names to the struct types they point to or hold,
+// and wait-queue pointer variables to the expressions they alias.
+type varTypes struct {
+	types   map[string]string
+	aliases map[string]string
+	locals  map[string]bool
+}
+
+func newVarTypes() *varTypes {
+	return &varTypes{types: map[string]string{}, aliases: map[string]string{}, locals: map[string]bool{}}
+}
+
+// scan records the declarations found in text. Earlier records win, so
+// callers scan the most specific text first.
+func (v *varTypes) scan(text string) {
+	if len(text) > maxScan {
+		text = text[:maxScan]
+	}
+	for _, m := range structDeclRe.FindAllStringSubmatchIndex(text, -1) {
+		typ := text[m[2]:m[3]]
+		for _, n := range declarators(text[m[1]:]) {
+			if _, ok := v.types[n]; !ok {
+				v.types[n] = typ
+			}
+		}
+	}
+	for _, m := range typedefDeclRe.FindAllStringSubmatch(text, -1) {
+		v.locals[m[3]] = true
+		if _, ok := v.types[m[3]]; !ok && m[1] != "wait_queue_head_t" && m[1] != "wait_queue_entry_t" {
+			v.types[m[3]] = strings.TrimSuffix(m[1], "_t")
+		}
+	}
+	for _, m := range aliasRe.FindAllStringSubmatch(text, -1) {
+		if _, ok := v.aliases[m[1]]; !ok {
+			v.aliases[m[1]] = m[2]
+		}
+	}
+}
+
+// fallback fills names missing from v with those of o.
+func (v *varTypes) fallback(o *varTypes) {
+	if o == nil {
+		return
+	}
+	for k, t := range o.types {
+		if _, ok := v.types[k]; !ok {
+			v.types[k] = t
+		}
+	}
+}
+
+// queueKey normalises a queue argument to a key; fn names the function for
+// keys of unfollowable local pointers.
+func queueKey(arg string, vt *varTypes, fn string) string {
+	return queueKeyDepth(arg, vt, fn, 0)
+}
+
+func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
+	a := strings.TrimSpace(arg)
+	for {
+		n := strings.TrimSpace(strings.TrimPrefix(a, "&"))
+		n = stripParens(n)
+		if n == a {
+			break
+		}
+		a = n
+	}
+	if a == "" {
+		return ""
+	}
+	if m := memberRe.FindStringSubmatch(a); m != nil {
+		var parts []string
+		for _, p := range memberPartRe.FindAllStringSubmatch(m[2], -1) {
+			s := p[1]
+			if p[2] != "" {
+				s += "[]"
+			}
+			parts = append(parts, s)
+		}
+		path := strings.Join(parts, ".")
+		base := m[1]
+		if vt != nil {
+			if t, ok := vt.types[base]; ok {
+				return t + "." + path
+			}
+		}
+		if strings.HasPrefix(strings.TrimSpace(m[2]), ".") {
+			// base.field of an undeclared name: a global struct.
+			return base + "." + path
+		}
+		return "*." + path
+	}
+	if identRe.MatchString(a) {
+		if vt != nil {
+			if al, ok := vt.aliases[a]; ok && depth < 3 {
+				if k := queueKeyDepth(al, vt, fn, depth+1); k != "" {
+					return k
+				}
+			}
+			if vt.locals[a] {
+				return "local:" + fn + ":" + a
+			}
+		}
+		return a
+	}
+	if m := callRe.FindStringSubmatch(a); m != nil {
+		return m[1] + "()"
+	}
+	return strings.Join(strings.Fields(a), "")
+}
+
+// stripParens removes one pair of parentheses enclosing the whole text.
+func stripParens(s string) string {
+	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
+		return s
+	}
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && i != len(s)-1 {
+				return s
+			}
+		}
+	}
+	return strings.TrimSpace(s[1 : len(s)-1])
+}
+
+// keyField returns the field path of a struct key ("rd_wait" for
+// "pipe_inode_info.rd_wait" and "*.rd_wait"), "" for other keys.
+func keyField(k string) string {
+	if strings.HasPrefix(k, "local:") || strings.HasSuffix(k, "()") {
+		return ""
+	}
+	if i := strings.IndexByte(k, '.'); i >= 0 {
+		return k[i+1:]
+	}
+	return ""
+}
+
+// keyLast returns the last component of a key, for cheap textual filters.
+func keyLast(k string) string {
+	if i := strings.LastIndexAny(k, ".:"); i >= 0 {
+		return k[i+1:]
+	}
+	return k
+}
+
+// entryName normalises a wait-entry argument ("&wait" -> "wait").
+func entryName(arg string) string {
+	a := strings.TrimSpace(arg)
+	a = strings.TrimSpace(strings.TrimPrefix(a, "&"))
+	return strings.Join(strings.Fields(stripParens(a)), "")
+}
+
+// lockQueueArg returns the queue expression of a lock argument naming a
+// queue's own lock ("&q->lock", "&pipe->rd_wait.lock"), "" otherwise.
+func lockQueueArg(arg string) string {
+	a := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(arg), "&"))
+	for _, suf := range []string{".lock", "->lock"} {
+		if strings.HasSuffix(a, suf) {
+			return strings.TrimSpace(strings.TrimSuffix(a, suf))
+		}
+	}
+	return ""
+}
+
+var (
+	// structOpenRe matches the opening line of a struct definition.
+	structOpenRe = regexp.MustCompile(`^\s*struct\s+([A-Za-z_]\w*)\s*\{`)
+	// queueFieldRe matches a wait-queue field declaration and captures
+	// the declared names.
+	queueFieldRe = regexp.MustCompile(`^\s*(?:wait_queue_head_t|struct\s+wait_queue_head|struct\s+swait_queue_head|struct\s+completion)\s+([A-Za-z_][\w\s,]*);`)
+)
+
+// decrementRe finds decrements of struct members ("pipe->writers--",
+// "--pipe->readers"), capturing the member name.
+var decrementRe = regexp.MustCompile(`(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)\s*(?:--|-=)|--\s*(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)|\b(?:atomic|atomic64|atomic_long|refcount|local)_(?:dec|sub)\w*\s*\(\s*(?:[^,()]*,\s*)?&?\s*(?:[A-Za-z_]\w*(?:->|\.))*([A-Za-z_]\w*)\s*\)`)
+
+// flagSetRe finds struct members set to true ("dev->dead = true;").
+var flagSetRe = regexp.MustCompile(`(?:[A-Za-z_]\w*(?:->|\.))+([A-Za-z_]\w*)\s*=\s*(?:true|1)\s*;`)
+
+// declarators returns the names declared by the declarator list at the
+// start of text (after "struct T"): "*a = x, *b;" -> a, b; "*p)" -> p.
+// Only pointer declarators and plain names followed by an initialiser,
+// comma or end are taken, so "struct T {" and casts yield nothing.
+func declarators(text string) []string {
+	var out []string
+	depth := 0
+	start := 0
+	piece := func(s string, first bool) {
+		s = strings.TrimSpace(s)
+		ptr := strings.HasPrefix(s, "*")
+		s = strings.TrimSpace(strings.TrimLeft(s, "* \t\n"))
+		s = strings.TrimPrefix(s, "const ")
+		s = strings.TrimSpace(s)
+		i := 0
+		for i < len(s) && isIdentByte(s[i]) {
+			i++
+		}
+		if i == 0 || s[0] >= '0' && s[0] <= '9' {
+			return
+		}
+		rest := strings.TrimSpace(s[i:])
+		if rest != "" && rest[0] != '=' && rest[0] != '[' {
+			return
+		}
+		if !ptr && !first {
+			return
+		}
+		out = append(out, s[:i])
+	}
+	first := true
+	for i := 0; i < len(text) && i < 512; i++ {
+		switch c := text[i]; c {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			if depth == 0 {
+				piece(text[start:i], first)
+				return out
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				piece(text[start:i], first)
+				first = false
+				start = i + 1
+			}
+		case ';', '{', '}':
+			if depth == 0 {
+				if c == ';' {
+					piece(text[start:i], first)
+				}
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// callInExprRe finds calls in an expression.
+var callInExprRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
+
+// maxScan bounds the text scanned for declarations (patch mail is
+// untrusted; kernel source files are far smaller).
+const maxScan = 4 << 20

@@ -1,0 +1,169 @@
+package wakeup
+
+import (
+	"github.com/autosel-bot/autosel-bot/rules"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+)
+
+func TestWakeupQueueKey(t *testing.T) {
+	vt := newVarTypes()
+	vt.scan(`static ssize_t pipe_read(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct pipe_inode_info *pipe = filp->private_data, *other;
+	const struct eventpoll *ep;
+	wait_queue_head_t *wq = &ep->wq;
+	wait_queue_head_t *head;
+	struct sock *sk;
+`)
+	tests := []struct{ arg, want string }{
+		{"&pipe->rd_wait", "pipe_inode_info.rd_wait"},
+		{"pipe->rd_wait", "pipe_inode_info.rd_wait"},
+		{" & ( pipe -> rd_wait ) ", "pipe_inode_info.rd_wait"},
+		{"&other->wr_wait", "pipe_inode_info.wr_wait"},
+		{"&ep->wq", "eventpoll.wq"},
+		{"wq", "eventpoll.wq"},
+		{"head", "local:f:head"},
+		{"&unknown->poll_wait", "*.poll_wait"},
+		{"&pipe->bufs[i].wait", "pipe_inode_info.bufs[].wait"},
+		{"sk_sleep(sk)", "sk_sleep()"},
+		{"&global_wq", "global_wq"},
+		{"&ecryptfs_kthread_ctl.wait", "ecryptfs_kthread_ctl.wait"},
+		{"", ""},
+	}
+	for _, tc := range tests {
+		if got := queueKey(tc.arg, vt, "f"); got != tc.want {
+			t.Errorf("queueKey(%q) = %q, want %q", tc.arg, got, tc.want)
+		}
+	}
+}
+
+func TestWakeupZeroCounters(t *testing.T) {
+	rule, err := New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = rule
+	var tab tables
+	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
+		t.Fatal(err)
+	}
+	p, err := compile(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cond    string
+		want    []string
+		matched bool
+	}{
+		{"!--pipe->writers", []string{"writers"}, true},
+		{"!pipe->writers", []string{"writers"}, true},
+		{"--dev->users == 0", []string{"users"}, true},
+		{"atomic_dec_and_test(&ctx->refs)", []string{"refs"}, true},
+		{"refcount_dec_and_test(&q->ref)", []string{"ref"}, true},
+		{"dev->count == 0", []string{"count"}, true},
+		{"!pipe->readers != !pipe->writers", []string{"readers", "writers"}, true},
+		{"wake_next_reader", nil, false},
+		{"!list_empty(&q->head)", nil, false},
+		{"ret > 0", nil, false},
+	}
+	for _, tc := range tests {
+		got, ok := p.zeroCounters(tc.cond, nil)
+		if ok != tc.matched {
+			t.Errorf("zeroCounters(%q) matched = %v, want %v", tc.cond, ok, tc.matched)
+			continue
+		}
+		for _, w := range tc.want {
+			if !contains(got, w) {
+				t.Errorf("zeroCounters(%q) = %q, want %q in it", tc.cond, got, w)
+			}
+		}
+	}
+}
+
+// TestWakeupZeroOnPath: on a waker's path a plain member test counts only
+// when the member was just decremented ("!fc->blocked" is a flag).
+func TestWakeupZeroOnPath(t *testing.T) {
+	var tab tables
+	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
+		t.Fatal(err)
+	}
+	p, err := compile(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cond string
+		decs []string
+		want bool
+	}{
+		{"!fc->blocked", []string{""}, false},
+		{"!pipe->readers != !pipe->writers", []string{"", "writers"}, true},
+		{"!--pipe->writers", []string{""}, true},
+		{"atomic_dec_and_test(&nl_table_users)", []string{""}, true},
+		{"dev->count == 0", []string{"count"}, true},
+		{"dev->count == 0", []string{""}, false},
+	}
+	for _, tc := range tests {
+		if _, ok := p.zeroCounters(tc.cond, tc.decs); ok != tc.want {
+			t.Errorf("zeroCounters(%q, %q) = %v, want %v", tc.cond, tc.decs, ok, tc.want)
+		}
+	}
+}
+
+func TestWakeupSplitTop(t *testing.T) {
+	tests := []struct {
+		cond, op string
+		want     []string
+	}{
+		{"!pipe->writers || wake_next_reader", "||", []string{"!pipe->writers", "wake_next_reader"}},
+		{"(a || b)", "||", []string{"a", "b"}},
+		{"f(a || b) || c", "||", []string{"f(a || b)", "c"}},
+		{"a && (b || c)", "&&", []string{"a", "(b || c)"}},
+		{"a", "||", []string{"a"}},
+	}
+	for _, tc := range tests {
+		if got := splitTop(tc.cond, tc.op); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("splitTop(%q, %q) = %q, want %q", tc.cond, tc.op, got, tc.want)
+		}
+	}
+}
+
+// FuzzWakeup runs the rule over arbitrary diffs: it must never panic, and
+// every finding must name a rule, a severity and a file.
+func FuzzWakeup(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.diff"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add(unifiedDiff("a.c", "int f(void)\n{\n\twake_up_all(&x->wq);\n}\n", "int f(void)\n{\n\twake_up(&x->wq);\n}\n"))
+	f.Add("diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@ int f(\n {\n-\twait_event(\n+\twait_event_exclusive((((\n }\n")
+	rule, err := New(rules.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, diff string) {
+		cs, err := diffcheck.Parse(diff)
+		if err != nil {
+			return
+		}
+		fs, err := rules.NewPass(cs, nil, rules.Options{}, 1).Run(rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range fs {
+			if x.Rule == "" || x.Severity == "" || x.Message == "" {
+				t.Fatalf("incomplete finding %+v", x)
+			}
+		}
+	})
+}

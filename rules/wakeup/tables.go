@@ -1,0 +1,321 @@
+package wakeup
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// tables is the "wakeup" section of the primitive tables
+// (rules/tables/wakeup.yaml, extendable from config).
+type tables struct {
+	Waiters         []waiterRow       `yaml:"waiters"`
+	StateWords      []stateWord       `yaml:"state_words"`
+	TaskStates      map[string]string `yaml:"task_states"`
+	Wakers          []wakerRow        `yaml:"wakers"`
+	Entries         []entryRow        `yaml:"entries"`
+	AutoremoveFuncs []string          `yaml:"autoremove_funcs"`
+	Removals        []queueArgRow     `yaml:"removals"`
+	ActiveChecks    []activeRow       `yaml:"active_checks"`
+	Barriers        []string          `yaml:"barriers"`
+	QueueLocks      []string          `yaml:"queue_locks"`
+	Broadcast       broadcastHints    `yaml:"broadcast"`
+	ChainVars       []string          `yaml:"chain_vars"`
+}
+
+// waiterRow describes a sleeper or queue insertion primitive.
+type waiterRow struct {
+	Name         string `yaml:"name"`
+	Match        string `yaml:"match"`
+	Queue        int    `yaml:"queue"`
+	Entry        *int   `yaml:"entry"`
+	Kind         string `yaml:"kind"`
+	Exclusive    bool   `yaml:"exclusive"`
+	ExclusiveArg *int   `yaml:"exclusive_arg"`
+	State        string `yaml:"state"`
+	StateArg     *int   `yaml:"state_arg"`
+}
+
+type stateWord struct {
+	Word  string `yaml:"word"`
+	State string `yaml:"state"`
+}
+
+// wakerRow describes a wake-up primitive.
+type wakerRow struct {
+	Name    string `yaml:"name"`
+	Match   string `yaml:"match"`
+	Queue   int    `yaml:"queue"`
+	Breadth string `yaml:"breadth"`
+	NrArg   *int   `yaml:"nr_arg"`
+	Mode    string `yaml:"mode"`
+	ModeArg *int   `yaml:"mode_arg"`
+	Sync    bool   `yaml:"sync"`
+	Key     *int   `yaml:"key"`
+	Kind    string `yaml:"kind"`
+}
+
+// entryRow describes a wait-entry set-up primitive.
+type entryRow struct {
+	Name       string `yaml:"name"`
+	Entry      int    `yaml:"entry"`
+	Autoremove *bool  `yaml:"autoremove"`
+	FuncArg    *int   `yaml:"func_arg"`
+	Declares   bool   `yaml:"declares"`
+}
+
+type queueArgRow struct {
+	Name  string `yaml:"name"`
+	Queue int    `yaml:"queue"`
+	Entry int    `yaml:"entry"`
+}
+
+type activeRow struct {
+	Name    string `yaml:"name"`
+	Queue   int    `yaml:"queue"`
+	Barrier bool   `yaml:"barrier"`
+}
+
+type broadcastHints struct {
+	Funcs     []string   `yaml:"funcs"`
+	PollKeys  []string   `yaml:"poll_keys"`
+	ZeroConds []zeroCond `yaml:"zero_conds"`
+}
+
+// prims is the compiled form of tables.
+type prims struct {
+	t            tables
+	waiterNames  map[string]*waiterRow
+	waiterRes    []*regexp.Regexp
+	waiterReRows []*waiterRow
+	wakerNames   map[string]*wakerRow
+	wakerRes     []*regexp.Regexp
+	wakerReRows  []*wakerRow
+	entries      map[string]*entryRow
+	autoremove   map[string]bool
+	removals     map[string]*queueArgRow
+	actives      map[string]*activeRow
+	barriers     map[string]bool
+	queueLocks   map[string]bool
+	bcFuncs      []*regexp.Regexp
+	pollKeys     []string
+	zeroConds    []*regexp.Regexp
+	zeroTests    []bool
+	chainVars    []*regexp.Regexp
+}
+
+func compile(t tables) (*prims, error) {
+	p := &prims{
+		t:           t,
+		waiterNames: map[string]*waiterRow{},
+		wakerNames:  map[string]*wakerRow{},
+		entries:     map[string]*entryRow{},
+		autoremove:  setOf(t.AutoremoveFuncs),
+		removals:    map[string]*queueArgRow{},
+		actives:     map[string]*activeRow{},
+		barriers:    setOf(t.Barriers),
+		queueLocks:  setOf(t.QueueLocks),
+		pollKeys:    t.Broadcast.PollKeys,
+	}
+	re := func(what, s string) (*regexp.Regexp, error) {
+		r, err := regexp.Compile(s)
+		if err != nil {
+			return nil, fmt.Errorf("wakeup table %s %q: %w", what, s, err)
+		}
+		return r, nil
+	}
+	for i := range t.Waiters {
+		w := &t.Waiters[i]
+		switch {
+		case w.Name != "":
+			p.waiterNames[w.Name] = w
+		case w.Match != "":
+			r, err := re("waiter", w.Match)
+			if err != nil {
+				return nil, err
+			}
+			p.waiterRes = append(p.waiterRes, r)
+			p.waiterReRows = append(p.waiterReRows, w)
+		default:
+			return nil, fmt.Errorf("wakeup table: waiter row %d has neither name nor match", i)
+		}
+	}
+	for i := range t.Wakers {
+		w := &t.Wakers[i]
+		switch {
+		case w.Name != "":
+			p.wakerNames[w.Name] = w
+		case w.Match != "":
+			r, err := re("waker", w.Match)
+			if err != nil {
+				return nil, err
+			}
+			p.wakerRes = append(p.wakerRes, r)
+			p.wakerReRows = append(p.wakerReRows, w)
+		default:
+			return nil, fmt.Errorf("wakeup table: waker row %d has neither name nor match", i)
+		}
+		switch w.Breadth {
+		case "one", "nr", "all":
+		default:
+			return nil, fmt.Errorf("wakeup table: waker %q: breadth %q is not one, nr or all", w.Name+w.Match, w.Breadth)
+		}
+	}
+	for i := range t.Entries {
+		p.entries[t.Entries[i].Name] = &t.Entries[i]
+	}
+	for i := range t.Removals {
+		p.removals[t.Removals[i].Name] = &t.Removals[i]
+	}
+	for i := range t.ActiveChecks {
+		p.actives[t.ActiveChecks[i].Name] = &t.ActiveChecks[i]
+	}
+	for _, s := range t.Broadcast.Funcs {
+		r, err := re("broadcast func", s)
+		if err != nil {
+			return nil, err
+		}
+		p.bcFuncs = append(p.bcFuncs, r)
+	}
+	for _, z := range t.Broadcast.ZeroConds {
+		r, err := re("zero condition", z.Re)
+		if err != nil {
+			return nil, err
+		}
+		p.zeroConds = append(p.zeroConds, r)
+		p.zeroTests = append(p.zeroTests, z.Tests)
+	}
+	for _, s := range t.ChainVars {
+		r, err := re("chain var", s)
+		if err != nil {
+			return nil, err
+		}
+		p.chainVars = append(p.chainVars, r)
+	}
+	return p, nil
+}
+
+func setOf(l []string) map[string]bool {
+	m := make(map[string]bool, len(l))
+	for _, s := range l {
+		m[s] = true
+	}
+	return m
+}
+
+func (p *prims) waiter(name string) *waiterRow {
+	if w := p.waiterNames[name]; w != nil {
+		return w
+	}
+	for i, r := range p.waiterRes {
+		if r.MatchString(name) {
+			return p.waiterReRows[i]
+		}
+	}
+	return nil
+}
+
+func (p *prims) waker(name string) *wakerRow {
+	if w := p.wakerNames[name]; w != nil {
+		return w
+	}
+	for i, r := range p.wakerRes {
+		if r.MatchString(name) {
+			return p.wakerReRows[i]
+		}
+	}
+	return nil
+}
+
+// isPrimitive reports whether name is any wait-queue primitive the rule
+// follows (used to filter the tree's call sites).
+func (p *prims) isPrimitive(name string) bool {
+	if p.waiter(name) != nil || p.waker(name) != nil {
+		return true
+	}
+	return p.actives[name] != nil
+}
+
+// waiterState returns the task state a waiter sleeps in.
+func (p *prims) waiterState(w *waiterRow, name string, args []string) string {
+	if w.StateArg != nil && *w.StateArg < len(args) {
+		if s := p.taskState(args[*w.StateArg]); s != "" {
+			return s
+		}
+	}
+	if w.State != "" {
+		return w.State
+	}
+	for _, sw := range p.t.StateWords {
+		if strings.Contains(name, sw.Word) {
+			return sw.State
+		}
+	}
+	return "uninterruptible"
+}
+
+// taskState maps a TASK_* expression to a state, "" when unknown.
+func (p *prims) taskState(arg string) string {
+	arg = strings.TrimSpace(arg)
+	if s, ok := p.t.TaskStates[arg]; ok {
+		return s
+	}
+	// TASK_INTERRUPTIBLE | TASK_FREEZABLE and the like: the first known word.
+	for _, w := range strings.FieldsFunc(arg, func(r rune) bool { return r == '|' || r == ' ' || r == '(' || r == ')' }) {
+		if s, ok := p.t.TaskStates[w]; ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// isBroadcastFunc reports whether a function name marks a teardown path.
+func (p *prims) isBroadcastFunc(name string) bool {
+	for _, r := range p.bcFuncs {
+		if r.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroCounters returns the counters a condition tests for zero (or drops to
+// zero), and whether it matched at all. With decremented non-nil, plain
+// tests of a member ("!x->f", "x->f == 0") only count when f is in it: on
+// a waker's path such a test is a broadcast only if the count was just
+// dropped.
+func (p *prims) zeroCounters(cond string, decremented []string) ([]string, bool) {
+	var out []string
+	matched := false
+	for i, r := range p.zeroConds {
+		for _, m := range r.FindAllStringSubmatch(cond, -1) {
+			c := ""
+			if len(m) > 1 {
+				c = m[1]
+			}
+			if decremented != nil && p.zeroTests[i] && !contains(decremented, c) {
+				continue
+			}
+			matched = true
+			if c != "" {
+				out = appendUnique(out, c)
+			}
+		}
+	}
+	return out, matched
+}
+
+func (p *prims) isChainVar(name string) bool {
+	for _, r := range p.chainVars {
+		if r.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroCond is a condition pattern that tests a counter for zero.
+type zeroCond struct {
+	Re    string `yaml:"re"`
+	Tests bool   `yaml:"tests"`
+}

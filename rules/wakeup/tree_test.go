@@ -1,0 +1,140 @@
+package wakeup
+
+import (
+	"context"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/testkernel"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// pipeFiles are the files of Linux 6.1 that use the pipe wait queues.
+var pipeFiles = []string{
+	"fs/pipe.c",
+	"fs/splice.c",
+	"fs/coredump.c",
+	"include/linux/pipe_fs_i.h",
+	"kernel/watch_queue.c",
+}
+
+// pipeTree copies the pipe files of the shared 6.1 tree into a temporary
+// directory, applying the replacements (old, new pairs) to fs/pipe.c.
+func pipeTree(t *testing.T, pipeEdits ...string) string {
+	t.Helper()
+	src := testkernel.Dir(t)
+	dir := t.TempDir()
+	for _, f := range pipeFiles {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "fs/pipe.c" {
+			s := string(b)
+			for i := 0; i+1 < len(pipeEdits); i += 2 {
+				if !strings.Contains(s, pipeEdits[i]) {
+					t.Fatalf("fs/pipe.c lacks %q", pipeEdits[i])
+				}
+				s = strings.Replace(s, pipeEdits[i], pipeEdits[i+1], 1)
+			}
+			b = []byte(s)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// treePass parses diff, applies it to the tree at dir in memory and returns
+// a pass over the post-patch index.
+func treePass(tb testing.TB, diff string, base *index.Index, dir string) *rules.Pass {
+	tb.Helper()
+	cs, err := diffcheck.Parse(diff)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := diffcheck.ApplyTree(cs, diffcheck.DirTree(dir)); err != nil {
+		tb.Fatal(err)
+	}
+	if _, ok := cs.Tree.(*diffcheck.PatchedTree); !ok {
+		tb.Fatalf("ApplyTree left tree %T", cs.Tree)
+	}
+	return rules.NewPass(cs, base, rules.Options{}, 1)
+}
+
+func openIndex(tb testing.TB, dir string) *index.Index {
+	tb.Helper()
+	idx, err := index.Open(context.Background(), dir, index.Options{CacheDir: tb.TempDir()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return idx
+}
+
+const singleRelease = "\t\twake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM | EPOLLERR | EPOLLHUP);\n\t\twake_up_interruptible_all(&pipe->wr_wait);"
+
+// TestWakeupTreePipeRelease: with the tree, narrowing pipe_release's
+// wake-up of rd_wait is a lost-wakeup risk although the exclusive waiter,
+// pipe_read(), is outside the patch; the reverse patch is quiet.
+func TestWakeupTreePipeRelease(t *testing.T) {
+	allRelease := "\t\twake_up_interruptible_all(&pipe->rd_wait);\n\t\twake_up_interruptible_all(&pipe->wr_wait);"
+	tests := []struct {
+		name      string
+		diff      string
+		edits     []string // applied to the tree's fs/pipe.c first
+		wantRisk  bool
+		wantApply bool
+	}{
+		{name: "narrowed", diff: "pipe-release-single-6.1.diff", wantRisk: true, wantApply: true},
+		{name: "reverse on a tree with the bug", diff: "pipe-release-all-6.1.diff", edits: []string{allRelease, singleRelease}, wantApply: true},
+		{name: "reverse on 6.1 (does not apply)", diff: "pipe-release-all-6.1.diff"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := pipeTree(t, tc.edits...)
+			pass := treePass(t, readTestdata(t, tc.diff), openIndex(t, dir), dir)
+			if got := pass.Change.ApplyError == ""; got != tc.wantApply {
+				t.Fatalf("applied = %v (%s), want %v", got, pass.Change.ApplyError, tc.wantApply)
+			}
+			fs := runWakeupDiff(t, "", pass)
+			if !tc.wantRisk {
+				checkFindings(t, fs, nil, []wantFinding{{sev: "risk"}})
+				return
+			}
+			checkFindings(t, fs, []wantFinding{
+				{rule: CategoryLostWakeup, sev: "risk", fn: "pipe_release", key: rdWait},
+				{rule: CategoryNarrowed, sev: "note", fn: "pipe_release", key: rdWait},
+			}, []wantFinding{{sev: "risk", key: wrWait}})
+			var lost report.Finding
+			for _, f := range fs {
+				if f.Category == CategoryLostWakeup {
+					lost = f
+				}
+			}
+			if lost.File != "fs/pipe.c" || lost.Line != 732 {
+				t.Errorf("finding at %s:%d, want fs/pipe.c:732", lost.File, lost.Line)
+			}
+			if len(lost.Old) != 1 || !strings.Contains(lost.Old[0], "wake_up_interruptible_all(&pipe->rd_wait)") {
+				t.Errorf("old = %q", lost.Old)
+			}
+			var waiter bool
+			for _, s := range lost.Chain {
+				if s.Func == "pipe_read" && s.File == "fs/pipe.c" && s.Line == 378 && strings.Contains(s.What, "exclusively") {
+					waiter = true
+				}
+			}
+			if !waiter {
+				t.Errorf("chain lacks the tree's exclusive waiter pipe_read (fs/pipe.c:378): %+v", lost.Chain)
+			}
+		})
+	}
+}

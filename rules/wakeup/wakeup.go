@@ -1,0 +1,498 @@
+package wakeup
+
+import (
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules"
+)
+
+// Name is the rule family name in findings.
+const Name = "wakeup"
+
+// Categories of the wakeup family (Finding.Category).
+const (
+	// CategoryExclusive: exclusive waiting introduced or removed.
+	CategoryExclusive = "wakeup-exclusive"
+	// CategoryNarrowed: a wake-up now wakes fewer waiters.
+	CategoryNarrowed = "wakeup-narrowed"
+	// CategoryWidened: a wake-up now wakes more waiters.
+	CategoryWidened = "wakeup-widened"
+	// CategorySync: a wake-up switched between sync and non-sync.
+	CategorySync = "wakeup-sync"
+	// CategoryMode: a wake-up or wait changed between interruptible and
+	// uninterruptible task states.
+	CategoryMode = "wakeup-mode"
+	// CategoryRemoved: a wake-up removed, made conditional, or skipped by
+	// a new early return.
+	CategoryRemoved = "wakeup-removed"
+	// CategoryWaitEntry: wait-entry set-up changed, a non-auto-removing
+	// entry queued exclusively, or prepare_to_wait without finish_wait.
+	CategoryWaitEntry = "wait-entry"
+	// CategorySplit: a wait queue split or renamed.
+	CategorySplit = "waitqueue-split"
+	// CategoryActive: a lockless waitqueue_active() without a barrier.
+	CategoryActive = "waitqueue-active"
+	// CategoryLostWakeup: exclusive waiters and a single wake-up on a path
+	// that should wake them all.
+	CategoryLostWakeup = "lost-wakeup"
+)
+
+const doc = `Compares the wait-queue usage of every function a patch touches, before and after, and (with a tree) every other user of the same queues: exclusive waits introduced or removed, wake-ups narrowed/widened/made conditional/removed, sync and task-state changes, wait-entry set-up (auto-removal, prepare_to_wait without finish_wait), queues split or renamed, lockless waitqueue_active() without a barrier, and lost-wakeup risk: exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up, unless the woken waiter passes the wake-up on.`
+
+// categories documents the sub-checks, in report order.
+var categories = []rules.Category{
+	{Name: CategoryExclusive, Doc: "exclusive waiting introduced or removed on a queue (one wake-up then wakes one such waiter)"},
+	{Name: CategoryNarrowed, Doc: "a wake-up now wakes fewer waiters (wake_up_all -> wake_up, ...)"},
+	{Name: CategoryWidened, Doc: "a wake-up now wakes more waiters"},
+	{Name: CategorySync, Doc: "a wake-up switched between sync and non-sync"},
+	{Name: CategoryMode, Doc: "a wake-up or wait changed between interruptible and uninterruptible task states"},
+	{Name: CategoryRemoved, Doc: "a wake-up removed, made conditional, or skipped by a new early return"},
+	{Name: CategoryWaitEntry, Doc: "wait-entry set-up changed, a non-auto-removing entry queued exclusively, or prepare_to_wait without finish_wait"},
+	{Name: CategorySplit, Doc: "a wait queue split or renamed while other users stay on the old one"},
+	{Name: CategoryActive, Doc: "a lockless waitqueue_active() check added without a barrier or the queue lock"},
+	{Name: CategoryLostWakeup, Doc: "exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up the woken waiter does not pass on"},
+}
+
+// New returns the wakeup rule family, with its primitive tables loaded
+// from rules/tables/wakeup.yaml and opts.TableFiles.
+func New(opts rules.Options) (*rules.Rule, error) {
+	var t tables
+	if err := rules.LoadTables("wakeup", opts.TableFiles, &t); err != nil {
+		return nil, err
+	}
+	prims, err := compile(t)
+	if err != nil {
+		return nil, err
+	}
+	return &rules.Rule{
+		Name:       Name,
+		Doc:        doc,
+		Categories: categories,
+		Run:        func(pass *rules.Pass) error { return analyze(prims, pass) },
+	}, nil
+}
+
+// checker is the state of one run over one patch.
+type checker struct {
+	p    *prims
+	pass *rules.Pass
+	// olds and news are the two versions of Change.Funcs (nil when the
+	// function does not exist on that side).
+	olds, news []*wfunc
+	inPatch    map[string]bool
+	fileVT     map[string]*varTypes
+	patchVT    *varTypes
+	maps       map[string]*fileLineMap
+	// renames maps an old queue key to the keys its users moved to.
+	renames map[string][]string
+	// structRenames are renames seen in struct definitions, structWhere
+	// where (the removed and added field lines).
+	structRenames map[string][]string
+	structWhere   map[string]*structLoc
+	tree          *treeView
+}
+
+// structLoc is where a struct definition renames a queue field.
+type structLoc struct {
+	file, name string
+	line       int
+	old, new   []string
+}
+
+// fileLineMap relates the old and new line numbers of one file's hunks.
+type fileLineMap struct {
+	oldBlock map[int]int
+	newBlock map[int]int
+	newToOld map[int]int
+}
+
+func analyze(p *prims, pass *rules.Pass) error {
+	if pass == nil || pass.Change == nil {
+		return nil
+	}
+	r := &checker{
+		p:             p,
+		pass:          pass,
+		inPatch:       map[string]bool{},
+		fileVT:        map[string]*varTypes{},
+		patchVT:       newVarTypes(),
+		maps:          map[string]*fileLineMap{},
+		renames:       map[string][]string{},
+		structRenames: map[string][]string{},
+		structWhere:   map[string]*structLoc{},
+	}
+	r.scanFiles()
+	r.buildViews()
+	r.unifyKeys()
+	r.findRenames()
+	if pass.Index != nil {
+		r.tree = newTreeView(r)
+	}
+	introduced := r.checkExclusive()
+	changedWakers := r.checkWakers()
+	r.checkEntries()
+	r.checkSplit()
+	r.checkActive()
+	r.checkLost(introduced, changedWakers)
+	if pass.Index == nil && len(introduced) > 0 {
+		pass.Note("wakeup: exclusive waits were introduced; other wakers of those queues outside the patch need a tree to be checked (--tree)")
+	}
+	return nil
+}
+
+// scanFiles records variable declarations visible in each file's hunks
+// (and the whole file when a tree is available) and the line maps.
+func (r *checker) scanFiles() {
+	block := 0
+	for _, f := range r.pass.Change.Files {
+		path := f.Path()
+		vt := r.fileVT[path]
+		if vt == nil {
+			vt = newVarTypes()
+			r.fileVT[path] = vt
+		}
+		m := &fileLineMap{oldBlock: map[int]int{}, newBlock: map[int]int{}, newToOld: map[int]int{}}
+		r.maps[path] = m
+		var sb strings.Builder
+		for _, h := range f.Hunks {
+			sb.WriteString(h.Section)
+			sb.WriteByte('\n')
+			in := false
+			for _, l := range h.Lines {
+				sb.WriteString(l.Text)
+				sb.WriteByte('\n')
+				switch l.Op {
+				case diffcheck.OpContext:
+					m.newToOld[l.NewLine] = l.OldLine
+					in = false
+				default:
+					if !in {
+						block++
+						in = true
+					}
+					if l.Op == diffcheck.OpDel {
+						m.oldBlock[l.OldLine] = block
+					} else {
+						m.newBlock[l.NewLine] = block
+					}
+				}
+			}
+			r.structDiff(f, h)
+		}
+		vt.scan(sb.String())
+		if t := r.pass.Change.Tree; t != nil && diffcheck.IsCSource(path) {
+			if b, err := t.ReadFile(path); err == nil && len(b) <= diffcheck.MaxTreeFileSize {
+				vt.scan(string(b))
+			}
+		}
+	}
+	for _, vt := range r.fileVT {
+		r.patchVT.fallback(vt)
+	}
+}
+
+// structDiff records wait-queue fields renamed or split inside a struct
+// definition shown by a hunk ("-wait_queue_head_t wait;" /
+// "+wait_queue_head_t rd_wait, wr_wait;").
+func (r *checker) structDiff(f *diffcheck.FileChange, h *diffcheck.Hunk) {
+	cur := ""
+	if m := structOpenRe.FindStringSubmatch(h.Section); m != nil {
+		cur = m[1]
+	}
+	var removed, added []string
+	var lines []diffcheck.Line
+	flush := func() {
+		if cur != "" && len(removed) > 0 && len(added) > 0 {
+			for _, o := range removed {
+				k := cur + "." + o
+				for _, n := range added {
+					r.structRenames[k] = appendUnique(r.structRenames[k], cur+"."+n)
+				}
+				if r.structWhere[k] == nil {
+					loc := &structLoc{file: f.Path(), name: "struct " + cur}
+					for _, l := range lines {
+						if l.Op == diffcheck.OpDel {
+							loc.old = append(loc.old, "-"+l.Text)
+						} else {
+							loc.new = append(loc.new, "+"+l.Text)
+							if loc.line == 0 {
+								loc.line = l.NewLine
+							}
+						}
+					}
+					r.structWhere[k] = loc
+				}
+			}
+		}
+		removed, added, lines = nil, nil, nil
+	}
+	for _, l := range h.Lines {
+		if m := structOpenRe.FindStringSubmatch(l.Text); m != nil {
+			flush()
+			cur = m[1]
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(l.Text), "};") {
+			flush()
+			cur = ""
+			continue
+		}
+		m := queueFieldRe.FindStringSubmatch(l.Text)
+		if m == nil {
+			if l.Op == diffcheck.OpContext {
+				flush()
+			}
+			continue
+		}
+		var names []string
+		for _, n := range strings.Split(m[1], ",") {
+			n = strings.TrimSpace(n)
+			if identRe.MatchString(n) {
+				names = append(names, n)
+			}
+		}
+		switch l.Op {
+		case diffcheck.OpDel:
+			removed = append(removed, names...)
+			lines = append(lines, l)
+		case diffcheck.OpAdd:
+			added = append(added, names...)
+			lines = append(lines, l)
+		default:
+			flush()
+		}
+	}
+	flush()
+	// A field kept on both sides is not renamed.
+	for k, v := range r.structRenames {
+		var keep []string
+		for _, n := range v {
+			if n != k {
+				keep = append(keep, n)
+			}
+		}
+		if len(keep) < len(v) {
+			delete(r.structRenames, k)
+		}
+	}
+}
+
+func appendUnique(l []string, s string) []string {
+	for _, x := range l {
+		if x == s {
+			return l
+		}
+	}
+	return append(l, s)
+}
+
+// buildViews scans both versions of every touched function.
+func (r *checker) buildViews() {
+	for _, fc := range r.pass.Change.Funcs {
+		r.inPatch[fc.File+":"+fc.Name] = true
+		vt := newVarTypes()
+		vt.scan(fc.New.Text)
+		vt.scan(fc.Old.Text)
+		for _, f := range r.pass.Change.Files {
+			if f.Path() != fc.File {
+				continue
+			}
+			for _, h := range f.Hunks {
+				if strings.Contains(h.Section, fc.Name+"(") {
+					vt.scan(h.Section)
+				}
+			}
+		}
+		vt.fallback(r.fileVT[fc.File])
+		vt.fallback(r.patchVT)
+		r.olds = append(r.olds, r.view(fc, &fc.Old, '-', vt))
+		r.news = append(r.news, r.view(fc, &fc.New, '+', vt))
+	}
+}
+
+func (r *checker) view(fc *diffcheck.FuncChange, s *diffcheck.Side, side byte, vt *varTypes) *wfunc {
+	if strings.TrimSpace(s.Text) == "" {
+		return nil
+	}
+	fn := cscan.ParseBody(dropDanglingHeader(s.Text, fc.Name, s.Partial), s.Lines)
+	partial := s.Partial && !wholeFunc(fn, s.Lines)
+	w := newWfunc(fc.File, fc.Name, side, s.Text, s.Lines, s.Changed, partial, fn)
+	r.p.sitesOf(w, vt)
+	return w
+}
+
+// allViews returns every non-nil view of the patch.
+func (r *checker) allViews() []*wfunc {
+	var out []*wfunc
+	for _, l := range [][]*wfunc{r.olds, r.news} {
+		for _, f := range l {
+			if f != nil {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// unifyKeys resolves "*.field" keys to the one struct type that has that
+// field path elsewhere in the patch.
+func (r *checker) unifyKeys() {
+	types := map[string]map[string]bool{}
+	note := func(k string) {
+		if f := keyField(k); f != "" && !strings.HasPrefix(k, "*.") {
+			if types[f] == nil {
+				types[f] = map[string]bool{}
+			}
+			types[f][k] = true
+		}
+	}
+	for _, f := range r.allViews() {
+		for _, s := range f.Sites {
+			note(strings.TrimPrefix(strings.TrimPrefix(s.Q, "var:"), "completion:"))
+		}
+	}
+	for k := range r.structRenames {
+		note(k)
+	}
+	for _, f := range r.allViews() {
+		for _, s := range f.Sites {
+			prefix := ""
+			q := s.Q
+			for _, p := range []string{"var:", "completion:"} {
+				if strings.HasPrefix(q, p) {
+					prefix, q = p, strings.TrimPrefix(q, p)
+				}
+			}
+			if !strings.HasPrefix(q, "*.") {
+				continue
+			}
+			if ks := types[keyField(q)]; len(ks) == 1 {
+				for k := range ks {
+					s.Q = prefix + k
+				}
+			}
+		}
+	}
+}
+
+// blockOf returns the change block of a changed line of f, 0 if none.
+func (r *checker) blockOf(f *wfunc, line int) int {
+	m := r.maps[f.File]
+	if m == nil {
+		return 0
+	}
+	if f.Side == '-' {
+		return m.oldBlock[line]
+	}
+	return m.newBlock[line]
+}
+
+// compatible reports whether an old-side key and a new-side key name the
+// same queue (equal, or renamed by the patch).
+func (r *checker) compatible(oldQ, newQ string) bool {
+	if oldQ == newQ {
+		return true
+	}
+	for _, n := range r.renames[oldQ] {
+		if n == newQ {
+			return true
+		}
+	}
+	return false
+}
+
+// counterpart finds the old-side site of kind k that corresponds to the
+// new-side site n: the same line for unchanged lines, else a site of the
+// same change block, else a changed site anywhere in the function, on a
+// compatible queue. used marks old sites already paired.
+func (r *checker) counterpart(old *wfunc, n *wsite, used map[*wsite]bool) *wsite {
+	if old == nil {
+		return nil
+	}
+	if !n.Changed() {
+		if m := r.maps[n.Fn.File]; m != nil {
+			if ol, ok := m.newToOld[n.Line()]; ok {
+				for _, o := range old.Sites {
+					if o.Kind == n.Kind && o.Line() == ol && o.Call.Name == n.Call.Name && !used[o] {
+						return o
+					}
+				}
+			}
+		}
+		// Unchanged line without a mapping (tree view): same name and key.
+		for _, o := range old.Sites {
+			if o.Kind == n.Kind && !o.Changed() && o.Call.Name == n.Call.Name && r.compatible(o.Q, n.Q) && !used[o] {
+				return o
+			}
+		}
+		return nil
+	}
+	b := r.blockOf(n.Fn, n.Line())
+	var any *wsite
+	for _, o := range old.Sites {
+		if o.Kind != n.Kind || used[o] || !o.Changed() || !r.compatible(o.Q, n.Q) {
+			continue
+		}
+		if b != 0 && r.blockOf(old, o.Line()) == b {
+			return o
+		}
+		if any == nil {
+			any = o
+		}
+	}
+	return any
+}
+
+// add reports a finding.
+func (r *checker) add(f report.Finding) { r.pass.Report(f) }
+
+// step turns a site into a chain step.
+func step(s *wsite, what string) report.Step {
+	return report.Step{Func: s.Fn.Name, File: s.Fn.File, Line: s.Line(), What: what}
+}
+
+// wholeFunc reports whether a patch-only side nevertheless shows the whole
+// function: its header, its closing brace and no gaps between.
+func wholeFunc(fn *cscan.Func, lines []int) bool {
+	if fn == nil || fn.Name == "" || fn.Body == nil || fn.Body.EndLine == 0 {
+		return false
+	}
+	for i := 1; i < len(lines); i++ {
+		if lines[i] != lines[i-1]+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// dropDanglingHeader blanks a function's definition header in partial
+// text when the hunks show it without its opening brace (the body starts
+// in a later hunk): scanned as a statement it would swallow the first
+// body lines shown. Line numbering is kept.
+func dropDanglingHeader(text, name string, partial bool) string {
+	if !partial {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if diffcheck.FuncName(l) != name || strings.Contains(l, "{") {
+			continue
+		}
+		next := ""
+		for _, n := range lines[i+1:] {
+			if strings.TrimSpace(n) != "" {
+				next = strings.TrimSpace(n)
+				break
+			}
+		}
+		if strings.HasPrefix(next, "{") {
+			return text
+		}
+		lines[i] = ""
+		return strings.Join(lines, "\n")
+	}
+	return text
+}
