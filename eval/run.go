@@ -15,6 +15,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/series"
 )
 
@@ -55,7 +56,7 @@ type Evaluator struct {
 // NewEvaluator builds the analyses.
 func NewEvaluator(opts Options) (*Evaluator, error) {
 	if opts.Rules == nil {
-		rs, err := rules.All(opts.RuleOptions)
+		rs, err := all.Rules(opts.RuleOptions)
 		if err != nil {
 			return nil, err
 		}

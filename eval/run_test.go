@@ -24,7 +24,7 @@ func TestEvaluatorRun(t *testing.T) {
 		t.Fatal(c.Problems)
 	}
 	treeDir := filepath.Join("testdata", "run", "tree")
-	ix, err := index.Open(context.Background(), treeDir, index.Options{CacheDir: "-", Depth: 4})
+	ix, err := index.Open(context.Background(), treeDir, index.Options{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func run(ctx context.Context, dir, tree string, jobs, depth int, verbose bool) e
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	start := time.Now()
-	ix, err := index.Open(ctx, tree, index.Options{Depth: depth, Logger: log})
+	ix, err := index.Open(ctx, tree, index.Options{Logger: log})
 	if err != nil {
 		return fmt.Errorf("index %s: %w", tree, err)
 	}
