@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	gh "github.com/google/go-github/v60/github"
+
 	"github.com/autosel-bot/autosel-bot/internal/ghfake"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/store"
@@ -189,4 +191,8 @@ func mustParse(t *testing.T, raw []byte) *mail.Message {
 		t.Fatal(err)
 	}
 	return m
+}
+
+func checkOpts() gh.CreateCheckRunOptions {
+	return gh.CreateCheckRunOptions{Name: "x", HeadSHA: strings.Repeat("a", 40)}
 }

@@ -112,20 +112,20 @@ func externalID(pr PullRequest) string {
 	return fmt.Sprintf("autosel-bot/%s#%d@%s", pr.Repo, pr.Number, pr.HeadSHA)
 }
 
-// startCheck creates the in-progress check run (once).
+// startCheck creates the in-progress check run (once per head).
 func (w *Watcher) startCheck(ctx context.Context, owner, name string, pr PullRequest, row *store.PullRequest) error {
 	if row.CheckRunID != 0 {
 		return nil
 	}
-	if row.State == store.PRCheckPosting {
-		id, err := w.findCheckRun(ctx, owner, name, pr)
-		if err != nil {
-			return err
-		}
-		if id != 0 {
-			row.CheckRunID, row.State = id, store.PRAnalysing
-			return w.st.PutPullRequest(ctx, row)
-		}
+	// Look first, whatever the state says: a run created by an attempt
+	// that died before recording it (or a lost database) is reused.
+	id, err := w.findCheckRun(ctx, owner, name, pr)
+	if err != nil {
+		return err
+	}
+	if id != 0 {
+		row.CheckRunID, row.State = id, store.PRAnalysing
+		return w.st.PutPullRequest(ctx, row)
 	}
 	row.State = store.PRCheckPosting
 	if err := w.st.PutPullRequest(ctx, row); err != nil {
@@ -211,20 +211,19 @@ func (w *Watcher) prFiles(ctx context.Context, owner, name string, pr PullReques
 	}
 }
 
-// postReview posts the review (once): an interrupted earlier attempt is
-// found by the head marker in the PR's reviews. A review whose line
+// postReview posts the review (once per head): one posted by an earlier
+// attempt is found by the head marker in the PR's reviews. A review whose line
 // comments GitHub refuses (422: a line outside the diff) is posted with
 // the comments folded into the body instead.
 func (w *Watcher) postReview(ctx context.Context, owner, name string, pr PullRequest, row *store.PullRequest, rv *Review) error {
-	if row.State == store.PRReviewPosting {
-		id, err := w.findReview(ctx, owner, name, pr)
-		if err != nil {
-			return err
-		}
-		if id != 0 {
-			row.ReviewID, row.State = id, store.PRCheckCompleting
-			return w.st.PutPullRequest(ctx, row)
-		}
+	// Look first, whatever the state says (see startCheck).
+	id, err := w.findReview(ctx, owner, name, pr)
+	if err != nil {
+		return err
+	}
+	if id != 0 {
+		row.ReviewID, row.State = id, store.PRCheckCompleting
+		return w.st.PutPullRequest(ctx, row)
 	}
 	row.State = store.PRReviewPosting
 	if err := w.st.PutPullRequest(ctx, row); err != nil {

@@ -119,13 +119,13 @@ type Server struct {
 	*httptest.Server
 	t testing.TB
 
-	mu        sync.Mutex
-	prs       map[string]*PR // "repo#n"
-	reviews   []*Review
-	checks    []*CheckRun
-	requests  []Request
-	faults    []*Fault
-	nextID    int64
+	mu       sync.Mutex
+	prs      map[string]*PR // "repo#n"
+	reviews  []*Review
+	checks   []*CheckRun
+	requests []Request
+	faults   []*Fault
+	nextID   int64
 	// PerPage caps list pages (to exercise pagination with few items).
 	perPage int
 
