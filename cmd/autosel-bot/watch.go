@@ -18,6 +18,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/daemon"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/imapsrc"
+	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/series"
 	"github.com/autosel-bot/autosel-bot/store"
@@ -100,6 +101,7 @@ type botParts struct {
 	dl    *deliver.Deliverer
 	d     *daemon.Daemon
 	smtp  *deliver.SMTP
+	pipe  *pipeline.Pipeline
 	close func()
 }
 
@@ -164,6 +166,7 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send bool, conf deliv
 		b.close()
 		return nil, err
 	}
+	b.pipe = p
 	analyze := func(ctx context.Context, s *series.Series) (*daemon.Result, error) {
 		if slowDown > 0 {
 			select {
@@ -241,8 +244,8 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 	if err := w.Validate(); err != nil {
 		return &exitError{2, err}
 	}
-	if len(w.IMAP) == 0 {
-		return &exitError{2, fmt.Errorf("watch: no IMAP server configured (watch.imap)")}
+	if len(w.IMAP) == 0 && len(a.cfg.GitHub.Repos) == 0 {
+		return &exitError{2, fmt.Errorf("watch: no IMAP server (watch.imap) or GitHub repository (github.repos) configured")}
 	}
 	log := botLogger(a, f.logFormat)
 	servers, err := imapServers(w.IMAP, w.MaxMessageSize)
@@ -257,9 +260,13 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 		extra.Mailboxes = w.ConfirmMailboxes
 		confServers = append(confServers, extra)
 	}
-	finder, err := imapsrc.NewFinder(confServers)
-	if err != nil {
-		return &exitError{2, err}
+	var finder deliver.Confirmer
+	if len(confServers) > 0 {
+		f, err := imapsrc.NewFinder(confServers)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		finder = f
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -277,9 +284,15 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 			}
 		}
 	}
-	watcher, err := imapsrc.NewWatcher(servers, b.st, b.d, b.d.Hooks(), log)
+	ghRun, err := githubWatch(a, b.st, b.pipe, log)
 	if err != nil {
 		return &exitError{2, err}
+	}
+	var watcher *imapsrc.Watcher
+	if len(servers) > 0 {
+		if watcher, err = imapsrc.NewWatcher(servers, b.st, b.d, b.d.Hooks(), log); err != nil {
+			return &exitError{2, err}
+		}
 	}
 	addr := w.Metrics
 	if f.metrics != "" {
@@ -296,7 +309,14 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 		mode = "sending over SMTP " + w.SMTP.Addr
 	}
 	log.Info("watch starting", "store", w.StorePath(), "outbox", w.OutboxPath(), "mode", mode)
-	if err := b.d.Run(ctx, watcher, addr); err != nil {
+	err = runAlongside(ctx, ghRun, func(ctx context.Context) error {
+		if watcher == nil {
+			<-ctx.Done() // GitHub only
+			return nil
+		}
+		return b.d.Run(ctx, watcher, addr)
+	})
+	if err != nil {
 		return &exitError{2, err}
 	}
 	log.Info("watch stopped")
