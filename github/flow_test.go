@@ -339,3 +339,51 @@ func TestRunPollsAndStops(t *testing.T) {
 		t.Errorf("reviews %d, check runs %d, analyses %d", len(srv.Reviews()), len(srv.CheckRuns()), fa.runs)
 	}
 }
+
+// TestManyAnnotationsAndTooManyCommits: annotations go out 50 per update
+// and the run is completed by the last one; a PR over max_commits is given
+// up at once with a neutral check run.
+func TestManyAnnotationsAndTooManyCommits(t *testing.T) {
+	ctx := context.Background()
+	srv := ghfake.New(t)
+	pr := addOnePatchPR(srv, 5)
+	many := func(ctx context.Context, s *series.Series) (*report.Report, error) {
+		r := pipeline.NewReport(s)
+		for i := 0; i < 120; i++ {
+			r.Patches[0].Findings = append(r.Patches[0].Findings, report.Finding{Rule: "wakeup-changed", Severity: report.SeverityNote,
+				Patch: 1, File: "lib/y.c", Func: "g", Line: 100 + i, Message: "changed wakeup"})
+		}
+		return r, nil
+	}
+	w, st, c := newTestWatcher(t, srv, filepath.Join(t.TempDir(), "s.db"), many)
+	w.opts.Notes = true
+	head, _ := c.GetPullRequest(ctx, pr.Repo, pr.Number)
+	if err := w.ProcessHead(ctx, head); err != nil {
+		t.Fatal(err)
+	}
+	cr := srv.CheckRuns()[0]
+	if len(cr.Annotations) != 120 || cr.Updates != 3 || cr.Conclusion != "success" || cr.Annotations[0]["annotation_level"] != "warning" {
+		t.Errorf("annotations %d in %d updates, conclusion %s", len(cr.Annotations), cr.Updates, cr.Conclusion)
+	}
+	if rv := srv.Reviews()[0]; len(rv.Comments) != 0 || !strings.Contains(rv.Body, "120 notes") {
+		t.Errorf("lines outside the diff became comments (%d) or the body lacks the count:\n%.300s", len(rv.Comments), rv.Body)
+	}
+
+	big := addOnePatchPR(srv, 6)
+	for i := 0; i < 3; i++ {
+		big.Commits = append(big.Commits, ghfake.Commit{SHA: fmt.Sprintf("%039d%d", 60+i, i), Patch: onePatch})
+	}
+	srv.AddPR(big)
+	w.opts.MaxCommits = 2
+	head, _ = c.GetPullRequest(ctx, big.Repo, big.Number)
+	if err := w.ProcessHead(ctx, head); err == nil {
+		t.Fatal("a PR over max_commits was reviewed")
+	}
+	row, _ := st.GetPullRequest(ctx, big.Repo, big.Number, big.HeadSHA)
+	if row.State != store.PRFailed || row.Attempts != 1 || !strings.Contains(row.Error, "more than 2 commits") {
+		t.Errorf("row %+v", row)
+	}
+	if cr := srv.CheckRuns()[1]; cr.Conclusion != "neutral" || cr.HeadSHA != big.HeadSHA {
+		t.Errorf("check run of the given-up head: %+v", cr)
+	}
+}

@@ -49,7 +49,7 @@ func (w *Watcher) process(ctx context.Context, pr PullRequest) error {
 		}
 		row.Attempts++
 		row.Error = err.Error()
-		if row.Attempts >= w.opts.MaxAttempts {
+		if row.Attempts >= w.opts.MaxAttempts || errors.Is(err, errPermanent) {
 			row.State = store.PRFailed
 			w.giveUp(ctx, pr, row)
 		}

@@ -3,6 +3,7 @@ package github
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -75,6 +76,10 @@ func (c *Client) GetPullRequest(ctx context.Context, repo string, number int) (P
 	return fromGitHub(repo, p), nil
 }
 
+// errPermanent marks errors that another attempt cannot fix (too many
+// commits, nothing to review): the head is given up at once.
+var errPermanent = errors.New("github: not reviewable")
+
 // Commit is one commit of a pull request with its patch text.
 type Commit struct {
 	SHA string
@@ -108,7 +113,7 @@ func (c *Client) Commits(ctx context.Context, pr PullRequest, max int) ([]Commit
 			shas = append(shas, rc.GetSHA())
 		}
 		if len(shas) > max {
-			return nil, fmt.Errorf("github: %s#%d has more than %d commits", pr.Repo, pr.Number, max)
+			return nil, fmt.Errorf("%w: %s#%d has more than %d commits", errPermanent, pr.Repo, pr.Number, max)
 		}
 		if resp.NextPage == 0 {
 			break
@@ -133,7 +138,7 @@ func (c *Client) Commits(ctx context.Context, pr PullRequest, max int) ([]Commit
 // commit, so the same head always gives the same series.
 func Series(pr PullRequest, commits []Commit) (*series.Series, error) {
 	if len(commits) == 0 {
-		return nil, fmt.Errorf("github: %s#%d has no commits to review", pr.Repo, pr.Number)
+		return nil, fmt.Errorf("%w: %s#%d has no commits to review", errPermanent, pr.Repo, pr.Number)
 	}
 	domain := strings.ReplaceAll(pr.Repo, "/", ".") + ".github.invalid"
 	coverID := fmt.Sprintf("pr%d.%s@%s", pr.Number, pr.HeadSHA, domain)
