@@ -41,7 +41,7 @@ func TestWatchGitHubOnly(t *testing.T) {
 	srv.AddPR(&ghfake.PR{Repo: "torvalds/linux", Number: 1, Title: "docs: fix a typo", Author: "dev",
 		HeadSHA: strings.Repeat("c", 40), BaseSHA: strings.Repeat("b", 40),
 		Commits: []ghfake.Commit{{SHA: strings.Repeat("1", 40), Patch: ghPatch}},
-		Files: map[string]string{"Documentation/filesystems/pipe.rst": "@@ -1,3 +1,3 @@\n Pipes\n =====\n-A pipe is a unidirectinal channel.\n+A pipe is a unidirectional channel."}})
+		Files:   map[string]string{"Documentation/filesystems/pipe.rst": "@@ -1,3 +1,3 @@\n Pipes\n =====\n-A pipe is a unidirectinal channel.\n+A pipe is a unidirectional channel."}})
 	dir := t.TempDir()
 	t.Setenv("AUTOSEL_TEST_GITHUB_TOKEN", "s3cr3t-token")
 	cfg := filepath.Join(dir, "c.yaml")
