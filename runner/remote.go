@@ -52,29 +52,35 @@ type BootOutcome struct {
 	Infra string `json:"infra,omitempty"`
 }
 
-// vm returns the QEMU spec of b with its files in dir.
+// vm returns the QEMU spec of b, logs in dir; file names are used as they
+// are (see inDir).
 func (b *BootSpec) vm(qemu, dir string) vmSpec {
-	abs := func(p string) string {
-		if filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(dir, p)
-	}
-	return vmSpec{qemu: qemu, memMB: b.MemoryMB, cpus: b.CPUs, accel: b.Accel, kernel: abs(b.Kernel), initrd: abs(b.Initrd),
+	return vmSpec{qemu: qemu, memMB: b.MemoryMB, cpus: b.CPUs, accel: b.Accel, kernel: b.Kernel, initrd: b.Initrd,
 		cmdline: b.Cmdline, dir: dir, boot: b.Boot, total: b.Total, silence: b.Silence}
 }
 
-// QEMUArgs is the QEMU command line of b, files in dir (the local
-// backend's command line for the same boot).
+// inDir returns b with relative file names resolved in dir (a bundle).
+func (b *BootSpec) inDir(dir string) *BootSpec {
+	c := *b
+	for _, p := range []*string{&c.Kernel, &c.Initrd} {
+		if !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	return &c
+}
+
+// QEMUArgs is the QEMU command line of b, relative file names and logs
+// in dir (the local backend's command line for the same boot).
 func QEMUArgs(b *BootSpec, dir string) []string {
-	s := b.vm("", dir)
+	s := b.inDir(dir).vm("", dir)
 	return s.args()
 }
 
-// Boot runs b with qemu, files and logs in dir, under the local backend's
+// Boot runs b with qemu, relative file names and logs in dir, under the local backend's
 // watchdog. A QEMU that cannot run is reported in Infra (and as an error).
 func Boot(ctx context.Context, qemu string, b *BootSpec, dir string) (*BootOutcome, error) {
-	out, err := runVM(ctx, b.vm(qemu, dir))
+	out, err := runVM(ctx, b.inDir(dir).vm(qemu, dir))
 	if err != nil {
 		if errors.Is(err, errQEMU) {
 			return &BootOutcome{Infra: err.Error()}, err
