@@ -42,6 +42,8 @@ type GitHubConfig struct {
 	Backoff     time.Duration `mapstructure:"backoff"`
 	MaxBackoff  time.Duration `mapstructure:"max_backoff"`
 	MaxRateWait time.Duration `mapstructure:"max_rate_wait"`
+	// WriteGap spaces POST/PATCH/PUT/DELETE requests.
+	WriteGap time.Duration `mapstructure:"write_gap"`
 	// Webhook is the optional pull_request event receiver.
 	Webhook GitHubWebhookConfig `mapstructure:"webhook"`
 	// Actions is the github-actions runner backend.

@@ -28,6 +28,9 @@ type ClientOptions struct {
 	Backoff, MaxBackoff time.Duration
 	// MaxRateWait bounds one rate-limit wait.
 	MaxRateWait time.Duration
+	// WriteGap spaces mutating requests (0: one second, as GitHub
+	// recommends; negative: none).
+	WriteGap time.Duration
 	// Base is the underlying transport (nil: http.DefaultTransport).
 	Base http.RoundTripper
 	// Log receives retries and waits.
@@ -60,6 +63,9 @@ func NewClient(o ClientOptions) (*Client, error) {
 	if o.MaxRateWait <= 0 {
 		o.MaxRateWait = 15 * time.Minute
 	}
+	if o.WriteGap == 0 {
+		o.WriteGap = time.Second
+	}
 	if o.Base == nil {
 		o.Base = http.DefaultTransport
 	}
@@ -74,7 +80,7 @@ func NewClient(o ClientOptions) (*Client, error) {
 	tr := &transport{
 		base: o.Base, token: o.Token, hosts: map[string]bool{base.Host: true, upload.Host: true},
 		retries: o.Retries, backoff: o.Backoff, maxBackoff: o.MaxBackoff, maxWait: o.MaxRateWait,
-		log: o.Log, stats: stats, sleep: sleepCtx, now: time.Now,
+		log: o.Log, stats: stats, sleep: sleepCtx, now: time.Now, writeGap: o.WriteGap,
 	}
 	c := gh.NewClient(&http.Client{Transport: newETagCache(tr, stats)})
 	c.BaseURL, c.UploadURL = base, upload

@@ -178,7 +178,7 @@ func TestTransportRetriesAndRateLimits(t *testing.T) {
 	}
 	srv.SetPerPage(2)
 	c, err := NewClient(ClientOptions{Token: "t0ken", BaseURL: srv.APIURL(), UploadURL: srv.UploadURL(),
-		Backoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond, MaxRateWait: time.Hour})
+		Backoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond, MaxRateWait: time.Hour, WriteGap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,6 +235,15 @@ func TestTransportRetriesAndRateLimits(t *testing.T) {
 	_, _, err = c.Checks.CreateCheckRun(ctx, "torvalds", "linux", checkOpts())
 	if err == nil || srv.Count("POST /api/repos/torvalds/linux/check-runs")-n0 != 1 {
 		t.Errorf("POST after 502: err %v, %d requests", err, srv.Count("POST /api/repos/torvalds/linux/check-runs")-n0)
+	}
+	// Mutating requests are spaced by the write gap.
+	c.tr.writeGap = time.Second
+	waits = nil
+	for i := 0; i < 2; i++ {
+		c.Checks.CreateCheckRun(ctx, "torvalds", "linux", checkOpts())
+	}
+	if len(waits) != 2 || waits[0] != 0 || waits[1] < 900*time.Millisecond {
+		t.Errorf("write gap waits %v", waits)
 	}
 	// A primary limit that resets too far away is returned to the caller.
 	c.tr.maxWait = time.Second
@@ -385,5 +394,25 @@ func TestManyAnnotationsAndTooManyCommits(t *testing.T) {
 	}
 	if cr := srv.CheckRuns()[1]; cr.Conclusion != "neutral" || cr.HeadSHA != big.HeadSHA {
 		t.Errorf("check run of the given-up head: %+v", cr)
+	}
+}
+
+// TestLineCommentsRefused: when GitHub refuses the line comments (422),
+// the review is posted once with the comments folded into its body.
+func TestLineCommentsRefused(t *testing.T) {
+	ctx := context.Background()
+	srv := ghfake.New(t)
+	pr := addOnePatchPR(srv, 8)
+	fa := &fakeAnalysis{}
+	w, _, c := newTestWatcher(t, srv, filepath.Join(t.TempDir(), "s.db"), fa.analyze)
+	srv.Inject(ghfake.Fault{Match: "POST /api/repos/torvalds/linux/pulls/8/reviews", Times: 1, Kind: "422"})
+	head, _ := c.GetPullRequest(ctx, pr.Repo, pr.Number)
+	if err := w.ProcessHead(ctx, head); err != nil {
+		t.Fatal(err)
+	}
+	rvs := srv.Reviews()
+	if len(rvs) != 1 || len(rvs[0].Comments) != 0 || !strings.Contains(rvs[0].Body, "`lib/x.c:11`") ||
+		!strings.Contains(rvs[0].Body, "mutex\\_lock() may sleep") || !strings.Contains(rvs[0].Body, marker(pr.HeadSHA)) {
+		t.Fatalf("reviews %+v", rvs)
 	}
 }

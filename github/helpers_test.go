@@ -168,7 +168,7 @@ func backToBase(earlier []map[string][]hunk, path string, line int) (int, bool) 
 func newTestWatcher(t *testing.T, srv *ghfake.Server, dbPath string, analyze AnalyzeFunc) (*Watcher, *store.Store, *Client) {
 	t.Helper()
 	c, err := NewClient(ClientOptions{Token: "t0ken-secret", BaseURL: srv.APIURL(), UploadURL: srv.UploadURL(),
-		Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, MaxRateWait: 5 * time.Second})
+		Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, WriteGap: -1, MaxRateWait: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

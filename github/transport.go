@@ -56,8 +56,13 @@ type transport struct {
 	sleep func(ctx context.Context, d time.Duration) error
 	now   func() time.Time
 
+	// writeGap spaces mutating requests (POST, PATCH, PUT, DELETE), as
+	// GitHub asks to stay clear of its secondary rate limit.
+	writeGap time.Duration
+
 	mu          sync.Mutex
 	pausedUntil time.Time
+	lastWrite   time.Time
 }
 
 // sleepCtx waits d or until ctx is done.
@@ -89,6 +94,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	for attempt := 0; ; attempt++ {
 		if err := t.waitPause(ctx); err != nil {
+			return nil, err
+		}
+		if err := t.spaceWrites(ctx, req.Method); err != nil {
 			return nil, err
 		}
 		r, err := t.prepare(req, attempt)
@@ -192,9 +200,17 @@ func (t *transport) rateLimited(resp *http.Response, attempt int) (time.Duration
 }
 
 // notePrimary pauses later requests until the reset when the primary rate
-// limit is used up.
+// limit is used up, and lifts the pause when an answer shows requests left.
 func (t *transport) notePrimary(resp *http.Response) {
-	if resp.Header.Get("X-RateLimit-Remaining") != "0" {
+	switch resp.Header.Get("X-RateLimit-Remaining") {
+	case "":
+		return
+	case "0":
+	default:
+		// Requests are left (the limit was reset): no pause.
+		t.mu.Lock()
+		t.pausedUntil = time.Time{}
+		t.mu.Unlock()
 		return
 	}
 	reset, ok := resetTime(resp)
@@ -222,6 +238,23 @@ func (t *transport) waitPause(ctx context.Context) error {
 	t.stats.RateLimitWaits.Add(1)
 	t.log.Warn("github: primary rate limit used up, waiting for the reset", "wait", d)
 	return t.sleep(ctx, d)
+}
+
+// spaceWrites waits until writeGap has passed since the last mutating
+// request (one at a time: the slot is taken before waiting).
+func (t *transport) spaceWrites(ctx context.Context, method string) error {
+	if t.writeGap <= 0 || method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions {
+		return nil
+	}
+	t.mu.Lock()
+	now := t.now()
+	at := t.lastWrite.Add(t.writeGap)
+	if at.Before(now) {
+		at = now
+	}
+	t.lastWrite = at
+	t.mu.Unlock()
+	return t.sleep(ctx, at.Sub(now))
 }
 
 // secondaryBody reports whether a 403's body names the secondary rate

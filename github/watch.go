@@ -119,6 +119,9 @@ func (w *Watcher) PollOnce(ctx context.Context) {
 	for _, repo := range w.opts.Repos {
 		w.pollRepo(ctx, repo)
 	}
+	st := w.c.Stats
+	w.log.Debug("github: polled", "requests", st.Requests.Load(), "not_modified", st.NotModified.Load(),
+		"retries_5xx", st.Retries5xx.Load(), "rate_limit_waits", st.RateLimitWaits.Load())
 }
 
 func (w *Watcher) pollRepo(ctx context.Context, repo string) {

@@ -29,7 +29,7 @@ func githubClient(g config.GitHubConfig, log *slog.Logger) (*github.Client, erro
 		return nil, err
 	}
 	return github.NewClient(github.ClientOptions{Token: tok, BaseURL: g.APIURL, UploadURL: g.UploadURL,
-		Retries: g.Retries, Backoff: g.Backoff, MaxBackoff: g.MaxBackoff, MaxRateWait: g.MaxRateWait, Log: log})
+		Retries: g.Retries, Backoff: g.Backoff, MaxBackoff: g.MaxBackoff, MaxRateWait: g.MaxRateWait, WriteGap: g.WriteGap, Log: log})
 }
 
 // githubWatch returns the pull-request watcher of the github section as a

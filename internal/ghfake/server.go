@@ -59,8 +59,9 @@ type Request struct {
 type Fault struct {
 	Match string
 	Times int
-	// Kind is "5xx", "primary" (403, X-RateLimit-Remaining: 0, reset in
-	// ResetIn) or "secondary" (403 with Retry-After: RetryAfter seconds).
+	// Kind is "5xx", "422", "primary" (403, X-RateLimit-Remaining: 0,
+	// reset in ResetIn) or "secondary" (403 with Retry-After: RetryAfter
+	// seconds).
 	Kind       string
 	ResetIn    time.Duration
 	RetryAfter int
@@ -265,6 +266,9 @@ func (s *Server) serveFault(w http.ResponseWriter, f *Fault) {
 	case "secondary":
 		w.Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
 		writeJSON(w, http.StatusForbidden, shape("secondary-rate-limited", nil))
+	case "422":
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Unprocessable Entity",
+			"errors": []string{"Pull request review thread line must be part of the diff"}})
 	default:
 		writeJSON(w, http.StatusBadGateway, map[string]any{"message": "Server Error"})
 	}

@@ -133,7 +133,7 @@ func zipDir(dir string) ([]byte, error) {
 func newBackend(t *testing.T, srv *ghfake.Server, b Builder, inFlight int) *Backend {
 	t.Helper()
 	c, err := github.NewClient(github.ClientOptions{Token: "t0ken", BaseURL: srv.APIURL(), UploadURL: srv.UploadURL(),
-		Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+		Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, WriteGap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
