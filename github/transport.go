@@ -2,7 +2,6 @@ package github
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -304,7 +303,3 @@ func drain(resp *http.Response) {
 		resp.Body.Close()
 	}
 }
-
-// errNoToken is returned when no token is configured for a command that
-// must write to GitHub.
-var errNoToken = errors.New("github: no token configured (github.token_env or github.token_file)")

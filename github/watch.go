@@ -189,8 +189,9 @@ func (w *Watcher) worker(ctx context.Context) {
 	}
 }
 
-// ProcessHead runs one pull-request head to completion now (the check and
-// replay paths and tests use it; Run uses the same steps).
+// ProcessHead takes one pull-request head through check run, analysis,
+// review and check completion now, with the steps and state Run's workers
+// use (a head already done is left alone).
 func (w *Watcher) ProcessHead(ctx context.Context, pr PullRequest) error {
 	return w.process(ctx, pr)
 }

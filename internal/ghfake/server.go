@@ -317,8 +317,6 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, items []any, 
 		q.Set("page", strconv.Itoa(page+1))
 		next := *r.URL
 		next.RawQuery = q.Encode()
-		last := q
-		last.Set("page", strconv.Itoa((len(items)+per-1)/per))
 		w.Header().Set("Link", fmt.Sprintf(`<%s%s>; rel="next"`, s.URL, next.String()))
 	}
 	var v any = pageItems

@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/github"
@@ -79,6 +80,7 @@ type Backend struct {
 	slots chan struct{}
 	log   *slog.Logger
 
+	relMu     sync.Mutex
 	releaseID int64
 }
 

@@ -73,6 +73,8 @@ func (b *Backend) cleanup(fn func(context.Context) error, what string) {
 // release returns the id of the prerelease that carries the bundles,
 // creating it on first use.
 func (b *Backend) release(ctx context.Context) (int64, error) {
+	b.relMu.Lock()
+	defer b.relMu.Unlock()
 	if b.releaseID != 0 {
 		return b.releaseID, nil
 	}
