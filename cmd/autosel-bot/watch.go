@@ -38,7 +38,14 @@ unless watch.send is true: then replies go out over SMTP (watch.smtp) with
 retries, within the allow-list and rate limits, and each reply is sent once
 even across crashes. The bot never answers itself, other bots, Auto-Submitted
 mail or mail without a patch. /metrics and /healthz are served on
-watch.metrics. A restart resumes exactly where the last run stopped.`
+watch.metrics. A restart resumes exactly where the last run stopped.
+
+With github.repos set (token from github.token_env or github.token_file),
+watch also reviews the open pull requests of those repositories: each new
+head commit runs through the same pipeline and gets one review (summary and
+line comments) and a check run with annotations; github.webhook adds a
+receiver of signed pull_request events. Without watch.imap, only GitHub is
+followed.`
 
 // watchFlags are the watch command's flags.
 type watchFlags struct {
