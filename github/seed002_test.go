@@ -91,6 +91,7 @@ func TestSeed002PullRequest(t *testing.T) {
 		t.Fatalf("%d line comments: %+v", len(rv.Comments), rv.Comments)
 	}
 	cm := rv.Comments[0]
+	t.Logf("review body:\n%s\nline comment at %v:%v:\n%s", rv.Body, cm["path"], cm["line"], cm["body"])
 	line := int(cm["line"].(float64))
 	final := head("kernel/watch_queue.c")
 	if cm["path"] != "kernel/watch_queue.c" || cm["side"] != "RIGHT" || !strings.Contains(final[line-1], "__pipe_lock(pipe);") {

@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -179,12 +180,39 @@ func (b *Backend) Run(ctx context.Context, req *runner.Request) (*runner.KernelR
 		return nil, fmt.Errorf("github-actions run %s: %s", key, out.Infra)
 	}
 	b.b.EvalBoot(kr, spec, out, console, results, tests)
-	// Keep the console where the report can point at it.
+	// Keep the console where the report can point at it (the newest
+	// keepConsoles of them).
 	keep := filepath.Join(b.opts.WorkDir, "consoles", key+".log")
 	if err := os.MkdirAll(filepath.Dir(keep), 0o755); err == nil && os.WriteFile(keep, console, 0o644) == nil {
 		kr.Console = keep
+		pruneConsoles(filepath.Dir(keep), keepConsoles)
 	}
 	return kr, nil
+}
+
+// keepConsoles is how many console logs of remote boots are kept.
+const keepConsoles = 64
+
+// pruneConsoles removes all but the newest keep files of dir.
+func pruneConsoles(dir string, keep int) {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) <= keep {
+		return
+	}
+	type aged struct {
+		name string
+		mod  time.Time
+	}
+	var files []aged
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			files = append(files, aged{e.Name(), info.ModTime()})
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.After(files[j].mod) })
+	for _, f := range files[min(keep, len(files)):] {
+		os.Remove(filepath.Join(dir, f.name))
+	}
 }
 
 // runKey is a unique, shell- and name-safe key for one boot.

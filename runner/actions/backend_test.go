@@ -227,3 +227,18 @@ func TestBundleRoundTrip(t *testing.T) {
 		t.Error("garbage unpacked")
 	}
 }
+
+func TestPruneConsoles(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	for i := 0; i < 5; i++ {
+		p := filepath.Join(dir, string(rune('a'+i))+".log")
+		os.WriteFile(p, nil, 0o644)
+		os.Chtimes(p, now, now.Add(time.Duration(i)*time.Minute))
+	}
+	pruneConsoles(dir, 2)
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 || ents[0].Name() != "d.log" || ents[1].Name() != "e.log" {
+		t.Errorf("left %v", ents)
+	}
+}
