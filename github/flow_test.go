@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -177,8 +178,10 @@ func TestTransportRetriesAndRateLimits(t *testing.T) {
 		addOnePatchPR(srv, i)
 	}
 	srv.SetPerPage(2)
+	var logs bytes.Buffer
 	c, err := NewClient(ClientOptions{Token: "t0ken", BaseURL: srv.APIURL(), UploadURL: srv.UploadURL(),
-		Backoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond, MaxRateWait: time.Hour, WriteGap: -1})
+		Backoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond, MaxRateWait: time.Hour, WriteGap: -1,
+		Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,6 +253,9 @@ func TestTransportRetriesAndRateLimits(t *testing.T) {
 	srv.Inject(ghfake.Fault{Match: "GET /api/repos/torvalds/linux/pulls/1", Times: 1, Kind: "primary", ResetIn: time.Hour})
 	if _, err := c.GetPullRequest(ctx, "torvalds/linux", 1); err == nil || !strings.Contains(err.Error(), "rate limit") {
 		t.Errorf("long primary limit: %v", err)
+	}
+	if !strings.Contains(logs.String(), "retrying") || !strings.Contains(logs.String(), "rate limited") || strings.Contains(logs.String(), "t0ken") {
+		t.Errorf("logs (must tell retries and waits, never the token):\n%s", logs.String())
 	}
 }
 

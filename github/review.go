@@ -15,6 +15,9 @@ import (
 const (
 	maxBody             = 60000 // review body and check summary (GitHub: 65536)
 	maxAnnotationsPerOp = 50
+	// maxComments caps the line comments of one review; further findings
+	// are written out in the body (and still annotated).
+	maxComments = 50
 )
 
 // Review is everything the bot posts for one pull-request head, computed
@@ -99,6 +102,12 @@ func BuildReview(pr PullRequest, r *report.Report, s *series.Series, prFiles map
 	risky := false
 	for _, pl := range order {
 		g := groups[pl]
+		if pl.inDiff && len(rv.Comments) >= maxComments {
+			pl.inDiff = false
+			for _, f := range g.findings {
+				inline[f] = false
+			}
+		}
 		var bodies, msgs, details []string
 		level, title := "warning", ""
 		for _, f := range g.findings {
