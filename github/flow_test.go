@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/autosel-bot/autosel-bot/internal/ghfake"
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/report"
@@ -420,5 +422,38 @@ func TestLineCommentsRefused(t *testing.T) {
 	if len(rvs) != 1 || len(rvs[0].Comments) != 0 || !strings.Contains(rvs[0].Body, "`lib/x.c:11`") ||
 		!strings.Contains(rvs[0].Body, "mutex\\_lock() may sleep") || !strings.Contains(rvs[0].Body, marker(pr.HeadSHA)) {
 		t.Fatalf("reviews %+v", rvs)
+	}
+}
+
+func TestCollector(t *testing.T) {
+	ctx := context.Background()
+	srv := ghfake.New(t)
+	pr := addOnePatchPR(srv, 2)
+	fa := &fakeAnalysis{}
+	w, _, c := newTestWatcher(t, srv, filepath.Join(t.TempDir(), "s.db"), fa.analyze)
+	head, _ := c.GetPullRequest(ctx, pr.Repo, pr.Number)
+	if err := w.ProcessHead(ctx, head); err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(w.Collector()); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			key := mf.GetName()
+			for _, l := range m.GetLabel() {
+				key += "{" + l.GetValue() + "}"
+			}
+			got[key] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	if got["autosel_github_pull_request_heads{done}"] != 1 || got["autosel_github_requests_total"] < 5 || len(got) != 5 {
+		t.Errorf("metrics %v", got)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/github"
 	"github.com/autosel-bot/autosel-bot/internal/netaddr"
@@ -34,8 +36,9 @@ func githubClient(g config.GitHubConfig, log *slog.Logger) (*github.Client, erro
 
 // githubWatch returns the pull-request watcher of the github section as a
 // function running until ctx ends (with the webhook receiver when
-// configured), or nil when no repository is configured.
-func githubWatch(a *app, st *store.Store, p *pipeline.Pipeline, log *slog.Logger) (func(ctx context.Context) error, error) {
+// configured), or nil when no repository is configured. Its metrics go to
+// register.
+func githubWatch(a *app, st *store.Store, p *pipeline.Pipeline, register func(...prometheus.Collector) error, log *slog.Logger) (func(ctx context.Context) error, error) {
 	g := a.cfg.GitHub
 	if err := g.Validate(); err != nil {
 		return nil, err
@@ -54,6 +57,9 @@ func githubWatch(a *app, st *store.Store, p *pipeline.Pipeline, log *slog.Logger
 	})
 	if err != nil {
 		return nil, err
+	}
+	if err := register(w.Collector()); err != nil {
+		return nil, fmt.Errorf("github metrics: %w", err)
 	}
 	var hook *http.Server
 	var ln net.Listener
@@ -80,6 +86,24 @@ func githubWatch(a *app, st *store.Store, p *pipeline.Pipeline, log *slog.Logger
 		}
 		return w.Run(ctx)
 	}, nil
+}
+
+// serveMetrics serves h on addr until ctx ends (GitHub-only watch: the
+// daemon that usually serves /metrics and /healthz does not run).
+func serveMetrics(ctx context.Context, addr string, h http.Handler, log *slog.Logger) error {
+	if addr == "" {
+		<-ctx.Done()
+		return nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics listener: %w", err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	log.Info("serving /metrics and /healthz", "addr", ln.Addr().String())
+	<-ctx.Done()
+	return srv.Close()
 }
 
 // runAlongside runs the GitHub watcher (when there is one) beside main,

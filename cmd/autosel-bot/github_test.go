@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +63,13 @@ github:
 		t.Fatal(err)
 	}
 	root := newRoot(&app{v: v})
-	root.SetArgs([]string{"watch", "--config", cfg, "--metrics", "off"})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := ln.Addr().String()
+	ln.Close()
+	root.SetArgs([]string{"watch", "--config", cfg, "--metrics", metrics})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -79,6 +88,15 @@ github:
 			t.Fatal("no completed check run")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	resp, err := http.Get("http://" + metrics + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `autosel_github_pull_request_heads{state="done"} 1`) {
+		t.Errorf("/metrics lacks the GitHub metrics:\n%s", body)
 	}
 	cancel()
 	if err := <-done; err != nil {

@@ -291,7 +291,7 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 			}
 		}
 	}
-	ghRun, err := githubWatch(a, b.st, b.pipe, log)
+	ghRun, err := githubWatch(a, b.st, b.pipe, b.d.Register, log)
 	if err != nil {
 		return &exitError{2, err}
 	}
@@ -317,9 +317,8 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 	}
 	log.Info("watch starting", "store", w.StorePath(), "outbox", w.OutboxPath(), "mode", mode)
 	err = runAlongside(ctx, ghRun, func(ctx context.Context) error {
-		if watcher == nil {
-			<-ctx.Done() // GitHub only
-			return nil
+		if watcher == nil { // GitHub only
+			return serveMetrics(ctx, addr, b.d.HTTPHandler(), log)
 		}
 		return b.d.Run(ctx, watcher, addr)
 	})
