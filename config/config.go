@@ -22,6 +22,7 @@ type Config struct {
 	Stable StableConfig  `mapstructure:"stable"`
 	Runner RunnerConfig  `mapstructure:"runner"`
 	Watch  WatchConfig   `mapstructure:"watch"`
+	GitHub GitHubConfig  `mapstructure:"github"`
 }
 
 // CheckConfig configures the check command.

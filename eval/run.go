@@ -27,7 +27,7 @@ type Options struct {
 	// Index is Tree's opened index (opened once by the caller, shared by
 	// every case).
 	Index *index.Index
-	// Rules are the rules to measure (nil: rules.All(RuleOptions)).
+	// Rules are the rules to measure (nil: all.Rules(RuleOptions)).
 	Rules []*rules.Rule
 	// RuleOptions are passed to every rule.
 	RuleOptions rules.Options
