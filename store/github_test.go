@@ -50,15 +50,15 @@ func TestPullRequests(t *testing.T) {
 	}
 }
 
-// TestMigrationFromV1 opens a database written by the schema-1 binary (no
+// TestMigrationFromV2 opens a database written by the schema-2 binary (no
 // github_prs table): the new step is applied and the old data kept.
-func TestMigrationFromV1(t *testing.T) {
+func TestMigrationFromV2(t *testing.T) {
 	ctx := context.Background()
 	s, path := open(t)
 	if err := s.SetCursor(ctx, "srv", "INBOX", Cursor{UIDValidity: 1, LastUID: 5}); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`DROP TABLE github_prs`, `UPDATE schema_version SET version=1`} {
+	for _, q := range []string{`DROP TABLE github_prs`, `UPDATE schema_version SET version=2`} {
 		if _, err := s.db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
