@@ -80,11 +80,11 @@ type Daemon struct {
 	log     *slog.Logger
 	m       *Metrics
 
-	mu       sync.Mutex
-	pool     map[string]*pooled
-	inflight map[string]bool
-	conns    map[string]bool
-	jobs     sync.WaitGroup
+	mu    sync.Mutex
+	pool  map[string]*pooled
+	busy  map[string]string // Message-ID -> key of the series a worker has it in
+	conns map[string]bool
+	jobs  sync.WaitGroup
 
 	work    chan *job
 	trigger chan struct{}
@@ -126,11 +126,11 @@ func New(st *store.Store, dl *deliver.Deliverer, analyze Analyzer, opts Options,
 	}
 	d := &Daemon{
 		opts: opts, st: st, dl: dl, analyze: analyze, log: log,
-		m:        NewMetrics(),
-		pool:     map[string]*pooled{},
-		inflight: map[string]bool{},
-		trigger:  make(chan struct{}, 1),
-		kick:     make(chan struct{}, 1),
+		m:       NewMetrics(),
+		pool:    map[string]*pooled{},
+		busy:    map[string]string{},
+		trigger: make(chan struct{}, 1),
+		kick:    make(chan struct{}, 1),
 	}
 	if dl != nil {
 		dl.OnState = func(state string) { d.m.replies.WithLabelValues(state).Inc() }
@@ -181,13 +181,11 @@ func (d *Daemon) worker(ctx context.Context, work <-chan *job) {
 	}
 }
 
-// process analyses one series and records the outcome.
+// process analyses one series and records the outcome. Its messages stay
+// busy until the outcome is committed (and they left the pool), so that
+// no scheduling pass decides on them meanwhile.
 func (d *Daemon) process(ctx context.Context, j *job) {
-	defer func() {
-		d.mu.Lock()
-		delete(d.inflight, j.key)
-		d.mu.Unlock()
-	}()
+	defer d.release(j.ids)
 	log := d.log.With("series", j.key, "title", j.s.Title)
 	attempts, err := d.st.BeginSeries(ctx, &store.Series{
 		Key: j.key, SeriesID: j.s.ID, Version: j.s.Version, Title: j.s.Title,
