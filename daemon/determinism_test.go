@@ -1,16 +1,27 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapserver"
+	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
+
 	"github.com/autosel-bot/autosel-bot/deliver"
+	"github.com/autosel-bot/autosel-bot/imapsrc"
+	"github.com/autosel-bot/autosel-bot/series"
 	"github.com/autosel-bot/autosel-bot/store"
 )
 
@@ -213,5 +224,226 @@ func replayDeterministic(t *testing.T, an Analyzer, nseeds, n, reps int) {
 				t.Fatalf("workers=%d run %d differs from the first run: %s", workers, i, d)
 			}
 		}
+	}
+}
+
+// mailServer is an IMAP account the watch test appends to.
+type mailServer interface {
+	// server is the account as the daemon follows mailbox.
+	server(mailbox string) imapsrc.Server
+	// append adds raw messages to mailbox (creating it).
+	append(t *testing.T, mailbox string, raws ...[]byte)
+}
+
+// memServer is go-imap's in-memory server with user "list".
+type memServer struct {
+	addr string
+	user *imapmemserver.User
+}
+
+// startMemServer serves an in-memory IMAP server (IMAP4rev1, IDLE) on
+// 127.0.0.1 until the test ends.
+func startMemServer(t *testing.T) *memServer {
+	t.Helper()
+	mem := imapmemserver.New()
+	u := imapmemserver.NewUser("list", "secret")
+	mem.AddUser(u)
+	srv := imapserver.New(&imapserver.Options{
+		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
+			return mem.NewSession(), nil, nil
+		},
+		Caps:         imap.CapSet{imap.CapIMAP4rev1: {}, imap.CapIdle: {}},
+		InsecureAuth: true,
+		Logger:       slog.NewLogLogger(slog.NewTextHandler(io.Discard, nil), slog.LevelError),
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return &memServer{addr: ln.Addr().String(), user: u}
+}
+
+func (m *memServer) server(mailbox string) imapsrc.Server {
+	return testServer(m.addr, "list", mailbox)
+}
+
+func (m *memServer) append(t *testing.T, mailbox string, raws ...[]byte) {
+	t.Helper()
+	if err := m.user.Create(mailbox, nil); err != nil && !strings.Contains(err.Error(), "exists") {
+		t.Fatal(err)
+	}
+	for _, raw := range raws {
+		raw = bytes.ReplaceAll(bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n")), []byte("\n"), []byte("\r\n"))
+		lit := imap.LiteralReader(struct {
+			io.Reader
+			literalSize
+		}{bytes.NewReader(raw), literalSize(len(raw))})
+		if _, err := m.user.Append(mailbox, lit, &imap.AppendOptions{Time: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// literalSize gives a reader the Size an IMAP literal needs.
+type literalSize int64
+
+func (s literalSize) Size() int64 { return int64(s) }
+
+// dovecotServer is the dovecot account "list".
+type dovecotServer struct{ dv *dovecot }
+
+func (d dovecotServer) server(mailbox string) imapsrc.Server {
+	return testServer(d.dv.IMAPAddr, "list", mailbox)
+}
+
+func (d dovecotServer) append(t *testing.T, mailbox string, raws ...[]byte) {
+	d.dv.Append("list", mailbox, raws...)
+}
+
+// overlapHandler records messages as the daemon does and counts those
+// recorded while an analysis was running.
+type overlapHandler struct {
+	d         *Daemon
+	analysing *atomic.Int32
+	overlap   atomic.Int32
+}
+
+func (h *overlapHandler) Handle(ctx context.Context, m *imapsrc.Message) error {
+	if h.analysing.Load() > 0 {
+		h.overlap.Add(1)
+	}
+	return h.d.Handle(ctx, m)
+}
+
+// watchRun follows a fresh mailbox with a fresh daemon (state, outbox,
+// worker pool of the given size, the real analyzer slowed down by delay)
+// and appends raws to it in batches of batch messages, each batch once
+// the daemon has analysed a series since the last one, so that messages
+// arrive while earlier series are being analysed. When every message is
+// decided and every reply delivered (dry-run) it stops the daemon and
+// returns the outcome and how many messages arrived mid-analysis.
+func watchRun(t *testing.T, srv mailServer, mailbox string, raws [][]byte, batch, workers int, an Analyzer, delay time.Duration) (outcome, int) {
+	t.Helper()
+	const wait = 2 * time.Second
+	e := newEnv(t, Options{SeriesWait: wait, Workers: workers}, deliver.Options{}, nil, nil)
+	e.out.Sync = false
+	var analysing atomic.Int32
+	started := make(chan struct{}, 1)
+	e.an.real = func(ctx context.Context, s *series.Series) (*Result, error) {
+		analysing.Add(1)
+		defer analysing.Add(-1)
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return an(ctx, s)
+	}
+	h := &overlapHandler{d: e.d, analysing: &analysing}
+	srv.append(t, mailbox) // create it empty: the daemon starts at "now"
+	w, err := imapsrc.NewWatcher([]imapsrc.Server{srv.server(mailbox)}, e.st, h, e.d.Hooks(), e.d.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := e.d.Run(ctx, w, ""); err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	}()
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-done
+		}
+	}
+	defer stop()
+	waitFor(t, "the daemon to catch up", 20*time.Second, func() bool {
+		return strings.Contains(e.logBuf.String(), "imap: caught up")
+	})
+	for i := 0; i < len(raws); i += batch {
+		if i > 0 {
+			select {
+			case <-started:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("no analysis started after %d messages", i)
+			}
+		}
+		srv.append(t, mailbox, raws[i:min(i+batch, len(raws))]...)
+	}
+	bg := context.Background()
+	waitFor(t, "every message decided and every reply delivered", 120*time.Second, func() bool {
+		m, _ := e.st.CountMessages(bg)
+		r, _ := e.st.CountReplies(bg)
+		return sum(m) == len(raws) && m[store.StatusPending] == 0 && r[store.ReplyQueued] == 0 && r[store.ReplySending] == 0
+	})
+	stop()
+	return outcomeOf(t, e.st, e.out.Dir), int(h.overlap.Load())
+}
+
+// TestWatchDeterministic: copies of the seed threads (fresh Message-IDs)
+// arrive over IMAP in batches while the series of earlier batches are
+// being analysed; once everything is decided the counts and the outbox
+// (minus Date) are those of a replay of the same messages, every run,
+// with the default pool and one worker, on go-imap's in-memory server and
+// on dovecot. -short and -race run the in-memory server only, once per
+// pool size.
+func TestWatchDeterministic(t *testing.T) {
+	n, batch, reps := 800, 80, 2
+	delay := 20 * time.Millisecond
+	servers := []string{"memory", "dovecot"}
+	if testing.Short() || raceEnabled {
+		servers, reps = servers[:1], 1
+	}
+	if raceEnabled {
+		n, batch = 320, 32
+	}
+	an, err := realAnalyzer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws := seedCopies(t, n)
+	if batch%len(seedRaws(t)) != 0 {
+		t.Fatalf("batch %d is not whole copies: a thread would arrive in two batches", batch)
+	}
+	want, _ := replayRun(t, writeMbox(t, filepath.Join(t.TempDir(), "copies.mbox"), raws), 0, an)
+	if want.Messages[store.StatusDone] == 0 || len(want.Outbox) == 0 || want.Messages[store.StatusLate] != 0 {
+		t.Fatalf("replay of the input: %v: want done parts and replies, nothing late", want)
+	}
+	t.Logf("replay: %v", want)
+	for _, name := range servers {
+		t.Run(name, func(t *testing.T) {
+			var srv mailServer
+			if name == "memory" {
+				srv = startMemServer(t)
+			} else {
+				srv = dovecotServer{startDovecot(t)}
+			}
+			run := 0
+			for _, workers := range []int{0, 1} {
+				for i := 0; i < reps; i++ {
+					run++
+					start := time.Now()
+					o, overlap := watchRun(t, srv, fmt.Sprintf("run%d", run), raws, batch, workers, an, delay)
+					t.Logf("workers=%d run %d: %v; %d messages arrived mid-analysis; %v", workers, i, o, overlap, time.Since(start).Round(time.Millisecond))
+					if overlap == 0 {
+						t.Errorf("workers=%d run %d: no message arrived while a series was analysed", workers, i)
+					}
+					if d := o.diff(want); d != "" {
+						t.Fatalf("workers=%d run %d: %s", workers, i, d)
+					}
+				}
+			}
+		})
 	}
 }
