@@ -80,6 +80,10 @@ type Daemon struct {
 	log     *slog.Logger
 	m       *Metrics
 
+	// passMu makes scheduling passes one at a time: a pass checks that a
+	// series is not busy, decides, and marks it busy in three steps.
+	passMu sync.Mutex
+
 	mu    sync.Mutex
 	pool  map[string]*pooled
 	busy  map[string]string // Message-ID -> key of the series a worker has it in

@@ -53,6 +53,8 @@ func (d *Daemon) settle(ctx context.Context) error {
 // (at once when flush). It returns how many series it deferred because
 // their messages were busy or no longer held.
 func (d *Daemon) pass(ctx context.Context, now time.Time, flush bool) (deferred int, err error) {
+	d.passMu.Lock()
+	defer d.passMu.Unlock()
 	d.mu.Lock()
 	msgs := make([]*mail.Message, 0, len(d.pool))
 	byID := make(map[string]*mail.Message, len(d.pool))
