@@ -30,8 +30,9 @@ func (d *Daemon) schedule(ctx context.Context, now time.Time, flush bool) error 
 
 // settle decides every held message: it runs flush passes, waiting for
 // the workers after each, until a pass defers nothing. A pass that starts
-// with no worker busy defers only series assembled from messages that are
-// no longer held, and forgets those, so this ends.
+// with no worker busy defers only series some of whose messages it has
+// just let go of (no longer held, or marked late): the pool shrinks with
+// every such pass, so this ends.
 func (d *Daemon) settle(ctx context.Context) error {
 	for {
 		deferred, err := d.pass(ctx, time.Now(), true)
