@@ -80,19 +80,19 @@ type Daemon struct {
 	log     *slog.Logger
 	m       *Metrics
 
-	// passMu makes scheduling passes one at a time: a pass checks that a
-	// series is not busy, decides, and marks it busy in three steps.
-	passMu sync.Mutex
-
-	mu    sync.Mutex
-	pool  map[string]*pooled
-	busy  map[string]string // Message-ID -> key of the series a worker has it in
-	conns map[string]bool
-	jobs  sync.WaitGroup
+	mu       sync.Mutex
+	pool     map[string]*pooled
+	inflight map[string]bool
+	conns    map[string]bool
+	jobs     sync.WaitGroup
 
 	work    chan *job
 	trigger chan struct{}
 	kick    chan struct{}
+	// passMu makes scheduling passes one at a time: a pass checks that no
+	// message of a series is in flight (inflight: the Message-IDs workers
+	// have), decides, and marks them in flight in three steps.
+	passMu sync.Mutex
 }
 
 // pooled is a held patch message.
@@ -130,11 +130,11 @@ func New(st *store.Store, dl *deliver.Deliverer, analyze Analyzer, opts Options,
 	}
 	d := &Daemon{
 		opts: opts, st: st, dl: dl, analyze: analyze, log: log,
-		m:       NewMetrics(),
-		pool:    map[string]*pooled{},
-		busy:    map[string]string{},
-		trigger: make(chan struct{}, 1),
-		kick:    make(chan struct{}, 1),
+		m:        NewMetrics(),
+		pool:     map[string]*pooled{},
+		inflight: map[string]bool{},
+		trigger:  make(chan struct{}, 1),
+		kick:     make(chan struct{}, 1),
 	}
 	if dl != nil {
 		dl.OnState = func(state string) { d.m.replies.WithLabelValues(state).Inc() }
@@ -186,8 +186,8 @@ func (d *Daemon) worker(ctx context.Context, work <-chan *job) {
 }
 
 // process analyses one series and records the outcome. Its messages stay
-// busy until the outcome is committed (and they left the pool), so that
-// no scheduling pass decides on them meanwhile.
+// in flight until the outcome is committed (and they left the pool), so
+// that no scheduling pass decides on them meanwhile.
 func (d *Daemon) process(ctx context.Context, j *job) {
 	defer d.release(j.ids)
 	log := d.log.With("series", j.key, "title", j.s.Title)

@@ -17,10 +17,11 @@ import (
 // it) is taken in one store transaction that reads the messages' current
 // state (store.DecideSeries, store.ExpireHeld), so a pass never acts on
 // its copy after a worker has finished with the messages in it. Messages
-// a worker has are "busy" from the moment they are handed over until the
-// worker's outcome is committed and they left the pool: a pass defers a
-// series with a busy member (or a patch referring to a busy message, which
-// may turn out a late part of it) to a later pass.
+// a worker has are in flight (d.inflight) from the moment they are handed
+// over until the worker's outcome is committed and they left the pool: a
+// pass defers a series with a member in flight (or a patch referring to a
+// message in flight, which may turn out a late part of its series) to a
+// later pass.
 
 // schedule runs one scheduling pass (see pass).
 func (d *Daemon) schedule(ctx context.Context, now time.Time, flush bool) error {
@@ -30,7 +31,7 @@ func (d *Daemon) schedule(ctx context.Context, now time.Time, flush bool) error 
 
 // settle decides every held message: it runs flush passes, waiting for
 // the workers after each, until a pass defers nothing. A pass that starts
-// with no worker busy defers only series some of whose messages it has
+// with nothing in flight defers only series some of whose messages it has
 // just let go of (no longer held, or marked late): the pool shrinks with
 // every such pass, so this ends.
 func (d *Daemon) settle(ctx context.Context) error {
@@ -43,7 +44,7 @@ func (d *Daemon) settle(ctx context.Context) error {
 		if deferred == 0 {
 			return nil
 		}
-		d.log.Debug("settling: scheduling again the series deferred while workers were busy", "deferred", deferred)
+		d.log.Debug("settling: scheduling again the series deferred while in flight or assembled from stale messages", "deferred", deferred)
 	}
 }
 
@@ -52,7 +53,7 @@ func (d *Daemon) settle(ctx context.Context) error {
 // to the workers. A part of a series already processed is marked late;
 // held messages that never formed a series expire after twice the wait
 // (at once when flush). It returns how many series it deferred because
-// their messages were busy or no longer held.
+// their messages were in flight or no longer held.
 func (d *Daemon) pass(ctx context.Context, now time.Time, flush bool) (deferred int, err error) {
 	d.passMu.Lock()
 	defer d.passMu.Unlock()
@@ -87,7 +88,7 @@ func (d *Daemon) pass(ctx context.Context, now time.Time, flush bool) (deferred 
 		for i, id := range ids {
 			held[i] = heldOf(id, byID[id])
 		}
-		if d.busyWith(held) {
+		if d.inFlight(held) {
 			deferred++
 			continue
 		}
@@ -108,7 +109,7 @@ func (d *Daemon) pass(ctx context.Context, now time.Time, flush bool) (deferred 
 	var stale []string
 	d.mu.Lock()
 	for id, t := range recv {
-		if _, busy := d.busy[id]; !busy && !placed[id] && (flush || now.Sub(t) >= 2*d.opts.SeriesWait) {
+		if !d.inflight[id] && !placed[id] && (flush || now.Sub(t) >= 2*d.opts.SeriesWait) {
 			stale = append(stale, id)
 		}
 	}
@@ -172,18 +173,18 @@ func heldOf(id string, m *mail.Message) store.Held {
 	return h
 }
 
-// busyWith reports whether a worker has one of the messages, or one a
+// inFlight reports whether a worker has one of the messages, or one a
 // patch among them refers to (its series may finish and make the patch a
 // late part).
-func (d *Daemon) busyWith(held []store.Held) bool {
+func (d *Daemon) inFlight(held []store.Held) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, h := range held {
-		if _, ok := d.busy[h.MessageID]; ok {
+		if d.inflight[h.MessageID] {
 			return true
 		}
 		for _, r := range h.Refs {
-			if _, ok := d.busy[r]; ok {
+			if d.inflight[r] {
 				return true
 			}
 		}
@@ -191,11 +192,11 @@ func (d *Daemon) busyWith(held []store.Held) bool {
 	return false
 }
 
-// dispatch marks the job's messages busy and hands it to a worker.
+// dispatch marks the job's messages in flight and hands it to a worker.
 func (d *Daemon) dispatch(ctx context.Context, j *job) error {
 	d.mu.Lock()
 	for _, id := range j.ids {
-		d.busy[id] = j.key
+		d.inflight[id] = true
 	}
 	d.mu.Unlock()
 	d.jobs.Add(1)
@@ -209,11 +210,11 @@ func (d *Daemon) dispatch(ctx context.Context, j *job) error {
 	}
 }
 
-// release ends the messages' busy time (their worker is done with them).
+// release ends the messages' flight (their worker is done with them).
 func (d *Daemon) release(ids []string) {
 	d.mu.Lock()
 	for _, id := range ids {
-		delete(d.busy, id)
+		delete(d.inflight, id)
 	}
 	d.mu.Unlock()
 }

@@ -24,7 +24,7 @@ func part(n, total int) []byte {
 }
 
 // finish records a series' outcome as a worker does (without the pool
-// and busy bookkeeping, which the cases do themselves).
+// and in-flight bookkeeping, which the cases do themselves).
 func finish(t *testing.T, e *testEnv, key string, ids ...string) {
 	t.Helper()
 	ctx := context.Background()
@@ -78,7 +78,7 @@ func TestScheduleFromStore(t *testing.T) {
 		name: "series a worker has",
 		run: func(t *testing.T, e *testEnv, pass func() int) {
 			for _, id := range series {
-				e.d.busy[id] = key
+				e.d.inflight[id] = true
 			}
 			if n := pass(); n != 1 {
 				t.Errorf("deferred %d series, want 1", n)
@@ -104,7 +104,7 @@ func TestScheduleFromStore(t *testing.T) {
 		name: "patch referring to a series a worker has",
 		run: func(t *testing.T, e *testEnv, pass func() int) {
 			for _, id := range series {
-				e.d.busy[id] = key
+				e.d.inflight[id] = true
 			}
 			feed(t, e.d, part(3, 3))
 			if s := status(t, e, "c3.3@x"); s != store.StatusPending {
