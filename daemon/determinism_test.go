@@ -189,14 +189,14 @@ func TestReplayDeterministic(t *testing.T) {
 func replayDeterministic(t *testing.T, an Analyzer, nseeds, n, reps int) {
 	dir := t.TempDir()
 	raws := seedCopies(t, n)
-	mbox := writeMbox(t, filepath.Join(dir, "copies.mbox"), raws)
+	mbox := writeMboxrd(t, filepath.Join(dir, "copies.mbox"), raws)
 
 	// The reference: one copy of the seeds, and the cut last copy, each
 	// replayed alone (one scheduling pass, nothing else in flight).
-	one, _ := replayRun(t, writeMbox(t, filepath.Join(dir, "one.mbox"), raws[:nseeds]), 1, an)
+	one, _ := replayRun(t, writeMboxrd(t, filepath.Join(dir, "one.mbox"), raws[:nseeds]), 1, an)
 	var rest outcome
 	if k := n % nseeds; k > 0 {
-		rest, _ = replayRun(t, writeMbox(t, filepath.Join(dir, "rest.mbox"), raws[n-k:]), 1, an)
+		rest, _ = replayRun(t, writeMboxrd(t, filepath.Join(dir, "rest.mbox"), raws[n-k:]), 1, an)
 	}
 	want := one.scaled(n/nseeds, rest)
 	if want.Messages[store.StatusDone] == 0 || want.Replies[store.ReplyDryRun] == 0 ||
@@ -416,7 +416,7 @@ func TestWatchDeterministic(t *testing.T) {
 	if batch%len(seedRaws(t)) != 0 {
 		t.Fatalf("batch %d is not whole copies: a thread would arrive in two batches", batch)
 	}
-	want, _ := replayRun(t, writeMbox(t, filepath.Join(t.TempDir(), "copies.mbox"), raws), 0, an)
+	want, _ := replayRun(t, writeMboxrd(t, filepath.Join(t.TempDir(), "copies.mbox"), raws), 0, an)
 	if want.Messages[store.StatusDone] == 0 || len(want.Outbox) == 0 || want.Messages[store.StatusLate] != 0 {
 		t.Fatalf("replay of the input: %v: want done parts and replies, nothing late", want)
 	}

@@ -99,10 +99,10 @@ func splitHeader(raw []byte) (head, body []byte) {
 	return raw, nil
 }
 
-// writeMbox writes raw messages as an mboxrd file (a "From " separator
+// writeMboxrd writes raw messages as an mboxrd file (a "From " separator
 // per message, "From " lines in the text quoted with '>') and returns its
 // path.
-func writeMbox(t testing.TB, path string, raws [][]byte) string {
+func writeMboxrd(t testing.TB, path string, raws [][]byte) string {
 	t.Helper()
 	var b bytes.Buffer
 	for _, raw := range raws {
@@ -137,7 +137,7 @@ func TestSeedCopies(t *testing.T) {
 	if len(raws) != n {
 		t.Fatalf("%d messages, want %d", len(raws), n)
 	}
-	path := writeMbox(t, filepath.Join(t.TempDir(), "copies.mbox"), raws)
+	path := writeMboxrd(t, filepath.Join(t.TempDir(), "copies.mbox"), raws)
 	fh, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
