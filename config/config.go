@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/viper"
 
@@ -33,6 +34,11 @@ type CheckConfig struct {
 	// Tree is a kernel checkout patches are applied onto (in memory) and
 	// indexed; empty for patch-only analysis. --tree overrides it.
 	Tree string `mapstructure:"tree"`
+	// LoreURL is the public-inbox inbox a Message-ID argument is fetched
+	// from (<lore_url><Message-ID>/t.mbox.gz); check and test use it.
+	LoreURL string `mapstructure:"lore_url"`
+	// LoreTimeout bounds one thread download.
+	LoreTimeout time.Duration `mapstructure:"lore_timeout"`
 }
 
 // New returns a viper instance holding the embedded defaults, with env

@@ -27,9 +27,13 @@ type checkFlags struct {
 
 const checkLong = `Analyse kernel patches and print a report per series.
 
-Input is any of: single patches (git format-patch output), mbox files with
-one or many messages, Maildir directories, "-" for stdin, or the commits of a
-local git range (--repo DIR --range A..B; the range is one series). Messages
+Input is any of: single patches (git format-patch output, with or without
+--base), plain "git diff" or "git show" output, quilt/DEP-3 patch files,
+mbox files with one or many messages, Maildir directories, "-" for stdin,
+the commits of a local git range (--repo DIR --range A..B; the range is one
+series), or a Message-ID or message URL: like "b4 mbox", the whole thread is
+fetched from the public-inbox server (check.lore_url, lore.kernel.org by
+default; a URL names its own server). Messages
 are grouped into series (cover letter, numbered parts, versions, diffs
 proposed inline in review replies), every patch's diff is parsed and mapped
 to the C functions it changes, and every rule runs on it. With --tree DIR (a
@@ -53,10 +57,12 @@ Exit status:
 func newCheckCmd(a *app) *cobra.Command {
 	var f checkFlags
 	cmd := &cobra.Command{
-		Use:   "check [FILE...|-]",
-		Short: "Analyse patches (files, mbox, Maildir, stdin or a git range) and print a report",
+		Use:   "check [FILE...|MESSAGE-ID...|URL...|-]",
+		Short: "Analyse patches (files, mbox, Maildir, stdin, a lore thread or a git range) and print a report",
 		Long:  checkLong,
 		Example: `  autosel-bot check testdata/seeds/002-watch-queue-v5.mbox
+  autosel-bot check 20230811010309.20196-2-zhanghongchen@loongson.cn
+  autosel-bot check https://lore.kernel.org/all/20230811010309.20196-2-zhanghongchen@loongson.cn/
   git format-patch -3 --stdout | autosel-bot check --format json -
   autosel-bot check --repo ~/linux --range v6.1..my-branch --tree ~/linux-6.1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -127,7 +133,12 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		}
 		msgs = m
 	} else {
-		m, errs := mail.LoadWith(ctx, args, cmd.InOrStdin(), mail.LoadOptions{Thin: true})
+		fetched, paths, ferrs := fetchThreads(ctx, cfg, args)
+		for _, e := range ferrs {
+			fmt.Fprintf(stderr, "autosel-bot: check: %s\n", report.EscapeControls(e.Error()))
+		}
+		inputErrs += len(ferrs)
+		m, errs := mail.LoadWith(ctx, paths, cmd.InOrStdin(), mail.LoadOptions{Thin: true, Fetched: fetched})
 		for _, e := range errs {
 			fmt.Fprintf(stderr, "autosel-bot: check: %v\n", e)
 		}
