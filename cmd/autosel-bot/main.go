@@ -68,6 +68,7 @@ AUTOSEL_BOT_<SECTION>_<KEY> environment variables.`,
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (YAML) merged over the built-in defaults")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "debug logging on stderr")
 	root.AddCommand(newCheckCmd(a), newTestCmd(a), newWatchCmd(a), newReplayCmd(a))
+	addWorkflowCommands(root)
 	return root
 }
 
