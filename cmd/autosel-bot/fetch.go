@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/lore"
+	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/runner"
+	"github.com/autosel-bot/autosel-bot/series"
 )
 
 // fetchThreads downloads the thread of every argument that is not a file
@@ -44,4 +48,49 @@ func fetchThreads(ctx context.Context, cfg config.CheckConfig, args []string) (m
 		out[arg] = data
 	}
 	return out, keep, errs
+}
+
+// threadPatches fetches the thread named by arg (a Message-ID or message
+// URL that is not a file) and returns the diffs of its newest series, in
+// order, for `test --patch`. ok is false when arg is not such a reference.
+func threadPatches(ctx context.Context, cfg config.CheckConfig, arg string) (ps []runner.Patch, ok bool, err error) {
+	if _, err := os.Lstat(arg); arg == "-" || err == nil {
+		return nil, false, nil
+	}
+	if _, isRef := lore.ParseRef(arg); !isRef {
+		return nil, false, nil
+	}
+	fetched, _, errs := fetchThreads(ctx, cfg, []string{arg})
+	if len(errs) > 0 {
+		return nil, true, errs[0]
+	}
+	msgs, lerrs := mail.LoadWith(ctx, []string{arg}, nil, mail.LoadOptions{Fetched: fetched})
+	ss := series.Assemble(msgs, series.Options{})
+	var pick *series.Series
+	for _, s := range ss {
+		for _, p := range s.Patches {
+			if p.Msg != nil && (p.Msg.MessageID == strings.Trim(arg, "<>") || strings.Contains(arg, p.Msg.MessageID)) {
+				pick = s
+			}
+		}
+	}
+	if pick == nil && len(ss) > 0 {
+		pick = ss[len(ss)-1]
+	}
+	if pick == nil {
+		if len(lerrs) > 0 {
+			return nil, true, lerrs[0]
+		}
+		return nil, true, fmt.Errorf("%s: the thread has no patch", arg)
+	}
+	for _, p := range pick.Patches {
+		if p.Msg == nil || p.Msg.Diff == "" {
+			continue
+		}
+		ps = append(ps, runner.Patch{Name: fmt.Sprintf("%s (%d/%d)", p.Msg.Subject.Title, p.Number, pick.Total), Diff: []byte(p.Msg.Diff)})
+	}
+	if len(ps) == 0 {
+		return nil, true, fmt.Errorf("%s: the thread's series <%s> carries no diff", arg, pick.ID)
+	}
+	return ps, true, nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/lore/loretest"
 	"github.com/autosel-bot/autosel-bot/report"
 )
@@ -67,4 +68,41 @@ func seriesIDs(t *testing.T, out string) []string {
 		ids = append(ids, r.SeriesID)
 	}
 	return ids
+}
+
+// TestThreadPatches: test --patch MESSAGE-ID takes the diffs of the
+// thread's series in order from the public-inbox server.
+func TestThreadPatches(t *testing.T) {
+	in := loretest.Start(t)
+	in.DeliverMbox(t, seed002)
+	a := loadApp(t)
+	cfg := a.cfg.Check
+	cfg.LoreURL = in.URL
+	ps, ok, err := threadPatches(t.Context(), cfg, "20230811010309.20196-2-zhanghongchen@loongson.cn")
+	if !ok || err != nil || len(ps) != 2 {
+		t.Fatalf("ok %v err %v, %d patches", ok, err, len(ps))
+	}
+	if !strings.Contains(ps[0].Name, "refactor post_one_notification (1/2)") || !strings.Contains(string(ps[1].Diff), "__pipe_lock") {
+		t.Errorf("patches %q %q", ps[0].Name, ps[1].Name)
+	}
+	if _, ok, _ := threadPatches(t.Context(), cfg, seed002); ok {
+		t.Error("a file taken for a thread reference")
+	}
+	if _, ok, err := threadPatches(t.Context(), cfg, "nobody@example.org"); !ok || err == nil {
+		t.Errorf("unknown thread: ok %v err %v", ok, err)
+	}
+}
+
+// loadApp returns an app with the built-in configuration loaded.
+func loadApp(t *testing.T) *app {
+	t.Helper()
+	v, err := config.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &app{v: v}
+	if err := a.load(); err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

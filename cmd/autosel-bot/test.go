@@ -65,6 +65,13 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			}
 			var ps []runner.Patch
 			for _, f := range patches {
+				if tps, ok, err := threadPatches(cmd.Context(), a.cfg.Check, f); ok {
+					if err != nil {
+						return &exitError{2, fmt.Errorf("test: patch: %w", err)}
+					}
+					ps = append(ps, tps...)
+					continue
+				}
 				b, err := readPatch(f, cmd.InOrStdin())
 				if err != nil {
 					return &exitError{2, err}
@@ -119,7 +126,7 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&tree, "tree", "", "kernel git checkout (never modified; default runner.tree)")
-	f.StringArrayVar(&patches, "patch", nil, "patch file to apply (repeatable, in order; - for stdin)")
+	f.StringArrayVar(&patches, "patch", nil, "patch file to apply (repeatable, in order; - for stdin), or a Message-ID or lore URL whose thread's series is fetched (check.lore_url)")
 	f.StringVar(&rng, "range", "", "test the commits A..B of the tree (baseline A unless --baseline)")
 	f.StringVar(&baseline, "baseline", "", "baseline ref the patches apply to (default runner.baseline)")
 	f.StringVar(&format, "format", "text", "output format: text or json")
