@@ -143,6 +143,8 @@ func (a *Analysis) analysePatch(ctx context.Context, p *series.Patch, pr *report
 		pr.Error, r.Errors = diffError(m, err, r.Errors)
 		return nil
 	}
+	// Repairs of a mail-damaged diff (at parse and apply time) are noted.
+	defer func() { pr.Notes = append(pr.Notes, cs.Notes...) }()
 	fillFiles(pr, cs)
 	var ix *index.Index
 	if base != nil {

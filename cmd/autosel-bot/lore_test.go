@@ -59,15 +59,25 @@ func TestCheckLore(t *testing.T) {
 func seriesIDs(t *testing.T, out string) []string {
 	t.Helper()
 	var ids []string
+	for _, r := range decodeReports(t, out) {
+		ids = append(ids, r.SeriesID)
+	}
+	return ids
+}
+
+// decodeReports reads a JSON Lines report.
+func decodeReports(t *testing.T, out string) []report.Report {
+	t.Helper()
+	var rs []report.Report
 	dec := json.NewDecoder(strings.NewReader(out))
 	for dec.More() {
 		var r report.Report
 		if err := dec.Decode(&r); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		ids = append(ids, r.SeriesID)
+		rs = append(rs, r)
 	}
-	return ids
+	return rs
 }
 
 // TestThreadPatches: test --patch MESSAGE-ID takes the diffs of the
