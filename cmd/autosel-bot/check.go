@@ -41,7 +41,11 @@ kernel checkout) each patch is applied to the tree in memory (the tree is
 never written; patches of a series stack) and the rules see the whole tree.
 
 Output formats: text (kernel-mail style), json (JSON Lines: one object per
-series, schema in report/schema.json), email (the reply the bot would send).
+series, schema in report/schema.json), email (the replies the bot would
+send, as an mbox with full headers: git send-email, mutt -f and git
+mailsplit read it), terse (one line per finding, "file:line: severity:
+rule: message", like checkpatch --terse, for editors and CI logs), sarif
+(SARIF 2.1.0, call chains as code flows, for code-scanning services).
 
 Problems with single messages or patches (unparseable mail, malformed or
 whitespace-damaged diffs) are printed on stderr, naming the file, line and
@@ -70,7 +74,7 @@ func newCheckCmd(a *app) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "", "output format: text, json or email (default from config check.format)")
+	fl.StringVar(&f.format, "format", "", "output format: text, json, email (mbox of the replies), terse (file:line: severity: rule: message) or sarif (SARIF 2.1.0) (default from config check.format)")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a finding is at or above this severity: note or risk (default from config check.fail_on)")
 	fl.StringVar(&f.tree, "tree", "", "kernel checkout to apply patches onto in memory and index (default from config check.tree; empty: patch-only)")
 	fl.StringVar(&f.repo, "repo", "", "git repository for --range (default: current directory)")
@@ -94,9 +98,9 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		cfg.Tree = f.tree
 	}
 	switch cfg.Format {
-	case "text", "json", "email":
+	case "text", "json", "email", "terse", "sarif":
 	default:
-		return usageErr("--format %q: want text, json or email", cfg.Format)
+		return usageErr("--format %q: want text, json, email, terse or sarif", cfg.Format)
 	}
 	failOn := report.Severity(cfg.FailOn)
 	if failOn.Rank() == 0 {
@@ -210,6 +214,10 @@ func render(w io.Writer, format string, reports []*report.Report, ss []*series.S
 	switch format {
 	case "json":
 		return report.WriteJSON(w, reports)
+	case "terse":
+		return report.WriteTerse(w, reports)
+	case "sarif":
+		return report.WriteSARIF(w, reports, report.SARIFTool{Name: "autosel-bot", Version: buildVersion(), InformationURI: projectURL})
 	case "email":
 		for i, r := range reports {
 			if i > 0 {

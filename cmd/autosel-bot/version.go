@@ -8,6 +8,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// projectURL is where the tool is documented (SARIF informationUri).
+const projectURL = "https://github.com/autosel-bot/autosel-bot"
+
 // buildVersion is the module version from the build info ("(devel)" for
 // a build from a checkout), with the VCS revision when known.
 func buildVersion() string {
