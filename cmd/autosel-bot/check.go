@@ -219,17 +219,16 @@ func render(w io.Writer, format string, reports []*report.Report, ss []*series.S
 	case "sarif":
 		return report.WriteSARIF(w, reports, report.SARIFTool{Name: "autosel-bot", Version: buildVersion(), InformationURI: projectURL})
 	case "email":
+		// One mbox of every reply, in series order.
+		var mails []*reply.Mail
 		for i, r := range reports {
-			if i > 0 {
-				if _, err := io.WriteString(w, "\n"); err != nil {
-					return err
-				}
-			}
-			if err := reply.Render(w, r, ss[i], opts); err != nil {
+			ms, err := reply.Compose(r, ss[i], opts)
+			if err != nil {
 				return fmt.Errorf("series <%s>: %w", r.SeriesID, err)
 			}
+			mails = append(mails, ms...)
 		}
-		return nil
+		return reply.WriteMbox(w, mails)
 	}
 	return report.WriteText(w, reports)
 }
