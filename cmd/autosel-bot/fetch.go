@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/lore"
 	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/runner"
 	"github.com/autosel-bot/autosel-bot/series"
 )
@@ -93,4 +95,14 @@ func threadPatches(ctx context.Context, cfg config.CheckConfig, arg string) (ps 
 		return nil, true, fmt.Errorf("%s: the thread's series <%s> carries no diff", arg, pick.ID)
 	}
 	return ps, true, nil
+}
+
+// kcidbOptions describes the patches of a test run for its KCIDB output.
+func kcidbOptions(ps []runner.Patch) report.KCIDBOptions {
+	o := report.KCIDBOptions{Start: time.Now()}
+	for _, p := range ps {
+		o.Patches = append(o.Patches, p.Diff)
+		o.PatchNames = append(o.PatchNames, p.Name)
+	}
+	return o
 }
