@@ -6,6 +6,8 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -23,6 +25,10 @@ type Config struct {
 	Stable StableConfig  `mapstructure:"stable"`
 	Runner RunnerConfig  `mapstructure:"runner"`
 	Watch  WatchConfig   `mapstructure:"watch"`
+
+	// Sources says where each value came from (for error messages that
+	// name a setting); set by Load.
+	Sources *Sources `mapstructure:"-"`
 }
 
 // CheckConfig configures the check command.
@@ -57,16 +63,40 @@ func New() (*viper.Viper, error) {
 
 // Load returns the configuration: defaults, merged with file (if not
 // empty), with environment overrides applied.
+//
+// Loading is strict: a key of the file or an AUTOSEL_BOT_* environment
+// variable that names no setting is an error naming it, its line and the
+// closest known key (*UnknownKeyError), and a value that cannot be decoded
+// is an error naming where it came from (file and line, environment
+// variable, or the built-in defaults).
 func Load(v *viper.Viper, file string) (*Config, error) {
+	schema := NewSchema()
+	src := &Sources{File: file, FileLines: map[string]int{}, Environ: os.Environ()}
 	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		if err := schema.checkYAML(file, data, src.FileLines); err != nil {
+			return nil, err
+		}
 		v.SetConfigFile(file)
 		if err := v.MergeInConfig(); err != nil {
 			return nil, fmt.Errorf("config %s: %w", file, err)
 		}
 	}
+	if err := schema.checkEnv(src.Environ); err != nil {
+		return nil, err
+	}
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, src.valueError(err)
 	}
+	for name := range sections {
+		if err := v.UnmarshalKey(name, reflect.New(sections[name]).Interface()); err != nil {
+			return nil, src.valueError(fmt.Errorf("%w", prefixKeys(err, name)))
+		}
+	}
+	c.Sources = src
 	return &c, nil
 }

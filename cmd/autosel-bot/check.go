@@ -100,11 +100,11 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	switch cfg.Format {
 	case "text", "json", "email", "terse", "sarif":
 	default:
-		return usageErr("--format %q: want text, json, email, terse or sarif", cfg.Format)
+		return usageErr("%s %q: want text, json, email, terse or sarif", settingName(cmd, a, "format", "check.format"), cfg.Format)
 	}
 	failOn := report.Severity(cfg.FailOn)
 	if failOn.Rank() == 0 {
-		return usageErr("--fail-on %q: want note or risk", cfg.FailOn)
+		return usageErr("%s %q: want note or risk", settingName(cmd, a, "fail-on", "check.fail_on"), cfg.FailOn)
 	}
 	if f.rng == "" && f.repo != "" {
 		return usageErr("--repo needs --range A..B")

@@ -39,3 +39,32 @@ func TestFlagCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigTypo: a typo in the configuration fails with exit 2, naming
+// the key, its line and the closest known key.
+func TestConfigTypo(t *testing.T) {
+	tests := []struct {
+		yaml string
+		env  string
+		want string
+	}{
+		{"chekc:\n  format: json\n", "", `c.yaml:1: unknown key "chekc" (did you mean "check"?)`},
+		{"watch:\n  imapp: []\n", "", `c.yaml:2: unknown key "watch.imapp" (did you mean "watch.imap"?)`},
+		{"check:\n  format: xml\n", "", `check.format (config file `},
+		{"", "AUTOSEL_BOT_CHECK_FAIL_ON=high", `check.fail_on (environment variable AUTOSEL_BOT_CHECK_FAIL_ON) "high"`},
+	}
+	for _, tc := range tests {
+		args := []string{"check", seed002}
+		if tc.yaml != "" {
+			args = append([]string{"--config", writeFile(t, "c.yaml", tc.yaml)}, args...)
+		}
+		if tc.env != "" {
+			k, v, _ := strings.Cut(tc.env, "=")
+			t.Setenv(k, v)
+		}
+		code, _, stderr := runCLI(t, "", args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", tc.yaml, code, stderr, tc.want)
+		}
+	}
+}
