@@ -7,7 +7,7 @@ import "github.com/spf13/cobra"
 func addWorkflowCommands(root *cobra.Command) {
 	root.Version = buildVersion()
 	root.SetVersionTemplate(versionText())
-	root.AddCommand(newVersionCmd())
+	root.AddCommand(newVersionCmd(), newManCmd(root))
 	registerCompletions(root)
 }
 

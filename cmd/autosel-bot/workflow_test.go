@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -65,6 +68,21 @@ func TestConfigTypo(t *testing.T) {
 		code, _, stderr := runCLI(t, "", args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", tc.yaml, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestManPages: the hidden man command writes a page per command.
+func TestManPages(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, "", "man", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, page := range []string{"autosel-bot.1", "autosel-bot-check.1", "autosel-bot-test.1", "autosel-bot-version.1"} {
+		b, err := os.ReadFile(filepath.Join(dir, page))
+		if err != nil || !bytes.Contains(b, []byte(".TH \"AUTOSEL-BOT\" \"1\"")) {
+			t.Errorf("%s: %v %.80q", page, err, b)
 		}
 	}
 }
