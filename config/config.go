@@ -25,6 +25,7 @@ type Config struct {
 	Stable StableConfig  `mapstructure:"stable"`
 	Runner RunnerConfig  `mapstructure:"runner"`
 	Watch  WatchConfig   `mapstructure:"watch"`
+	Index  IndexConfig   `mapstructure:"index"`
 
 	// Sources says where each value came from (for error messages that
 	// name a setting); set by Load.
@@ -45,6 +46,18 @@ type CheckConfig struct {
 	LoreURL string `mapstructure:"lore_url"`
 	// LoreTimeout bounds one thread download.
 	LoreTimeout time.Duration `mapstructure:"lore_timeout"`
+}
+
+// IndexConfig configures the kernel tree index (check --tree, watch with a
+// tree): where it is cached and whether indexing shows a progress bar.
+type IndexConfig struct {
+	// CacheDir holds the persisted index of each tree (about 160 MB for
+	// Linux 6.1); "" means $XDG_CACHE_HOME/autosel-bot (~/.cache/...),
+	// "-" disables the cache (every run scans the whole tree).
+	CacheDir string `mapstructure:"cache_dir"`
+	// Progress is auto (a progress bar on a terminal, for the text
+	// format), always or never.
+	Progress string `mapstructure:"progress"`
 }
 
 // New returns a viper instance holding the embedded defaults, with env

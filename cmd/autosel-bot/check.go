@@ -160,6 +160,10 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		return usageErr("no patches found in the input (%d messages read)", len(msgs))
 	}
 
+	if cfg.Tree != "" && wantProgress(a.cfg.Index.Progress, cfg.Format, stderr) {
+		a.progress = newProgressBars(stderr)
+		defer a.progress.wait()
+	}
 	p, err := newPipeline(a, cfg.Tree, a.log)
 	if err != nil {
 		return usageErr("%v", err)

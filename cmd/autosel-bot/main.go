@@ -31,6 +31,8 @@ type app struct {
 	verbose    bool
 	cfg        *config.Config
 	log        *slog.Logger
+	// progress, when set, shows indexing progress (see progress.go).
+	progress *progressBars
 }
 
 // load reads the configuration once flags are parsed.
