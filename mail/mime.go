@@ -170,6 +170,9 @@ func fillBody(msg *Message) {
 	msg.InlineReview = msg.Diff != "" && isReply(msg)
 	if line > 0 {
 		msg.BaseCommit = parseBaseCommit(body[len(strings.Join(strings.SplitAfter(body, "\n")[:line-1], ""))+len(diff):])
+	} else if msg.Subject.Patch && msg.Subject.Number == 0 {
+		// A cover letter (git format-patch --cover-letter --base).
+		msg.BaseCommit = parseBaseCommit(body)
 	}
 }
 

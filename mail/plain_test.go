@@ -92,3 +92,21 @@ func TestPlainNotMail(t *testing.T) {
 		t.Error("quilt mail header parsed as DEP-3")
 	}
 }
+
+// TestCoverLetterBaseCommit: git format-patch --cover-letter --base puts
+// the base-commit in the cover letter.
+func TestCoverLetterBaseCommit(t *testing.T) {
+	raw := "From: a@b.org\nSubject: [PATCH 0/2] x\nMessage-ID: <c@b.org>\n\nBlurb.\n\nA (2):\n  x\n  y\n\n lib/x.c | 2 +-\n\nbase-commit: 0123456789abcdef0123456789abcdef01234567\n-- \n2.43.0\n"
+	m, err := Parse(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.BaseCommit != "0123456789abcdef0123456789abcdef01234567" {
+		t.Errorf("base commit %q", m.BaseCommit)
+	}
+	quoted := strings.Replace(raw, "Subject: [PATCH 0/2] x", "Subject: Re: [PATCH 0/2] x", 1)
+	quoted = strings.Replace(quoted, "base-commit:", "> base-commit:", 1)
+	if m, _ := Parse(strings.NewReader(quoted)); m.BaseCommit != "" {
+		t.Errorf("quoted base-commit taken: %q", m.BaseCommit)
+	}
+}

@@ -168,6 +168,14 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	repo := f.repo
+	if repo == "" {
+		repo = "."
+	}
+	bt, baseNote := baseTree(ctx, cfg.Tree, repo, f.rng, msgs)
+	if bt != nil {
+		setBaseTree(p, bt)
+	}
 	reports := make([]*report.Report, 0, len(ss))
 	analysed := 0
 	for _, s := range ss {
@@ -181,6 +189,9 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 			} else {
 				fmt.Fprintf(stderr, "autosel-bot: check: %s\n", report.EscapeControls(pr.Error))
 			}
+		}
+		if baseNote != "" {
+			r.Notes = append(r.Notes, baseNote)
 		}
 		reports = append(reports, r)
 	}
