@@ -246,3 +246,16 @@ func leadingSpaces(s string) int {
 	}
 	return n
 }
+
+// Repair returns diff with mail-client damage undone (wrapped lines
+// re-joined where the hunk counts require it, expanded tabs turned back in
+// tab-indented files) and a note saying what was repaired; diff itself and
+// "" when nothing was. Stages that hand the diff to git apply (stable
+// trees, VM builds) use it so that they apply what Parse analysed.
+func Repair(diff string) (string, string) {
+	r := recoverDiff(diff)
+	if !r.changed() {
+		return diff, ""
+	}
+	return r.text, r.note()
+}

@@ -107,3 +107,12 @@ func TestParseRecovered(t *testing.T) {
 		t.Errorf("funcs %v", cs.Funcs)
 	}
 }
+
+func TestRepair(t *testing.T) {
+	if got, note := Repair(andreiDamaged); got != andreiFix || !strings.HasPrefix(note, "recovered a mail-damaged diff") {
+		t.Errorf("Repair: %q, %q", got, note)
+	}
+	if got, note := Repair(andreiFix); got != andreiFix || note != "" {
+		t.Errorf("Repair of an intact diff: %q, %q", got, note)
+	}
+}
