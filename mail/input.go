@@ -108,9 +108,11 @@ func readInput(ctx context.Context, path string, stdin io.Reader, fn func(*Raw) 
 func readStream(ctx context.Context, input, source string, r io.Reader, fn func(*Raw) error) ([]*InputError, error) {
 	idx := 0
 	err := ReadMbox(ctxReader{ctx, r}, func(data []byte, line int) error {
-		idx++
-		if err := fn(&Raw{Input: input, Source: source, Line: line, Index: idx, Data: data}); err != nil {
-			return stopErr{err}
+		for _, c := range splitGitLog(data) {
+			idx++
+			if err := fn(&Raw{Input: input, Source: source, Line: line + c.line, Index: idx, Data: c.data}); err != nil {
+				return stopErr{err}
+			}
 		}
 		return nil
 	})

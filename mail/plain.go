@@ -1,6 +1,7 @@
 package mail
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	netmail "net/mail"
@@ -277,4 +278,42 @@ func parseDEP3(text string) (plainPatch, bool) {
 // dep3Label writes a field name the usual way ("Signed-off-by").
 func dep3Label(k string) string {
 	return strings.ToUpper(k[:1]) + k[1:]
+}
+
+// logChunk is one commit of "git log -p" output and its line offset.
+type logChunk struct {
+	data []byte
+	line int
+}
+
+// splitGitLog splits "git log -p" output (several "commit <sha>" blocks)
+// into one chunk per commit; anything else is one chunk. A commit line
+// only starts a block at the top or after an empty line (commit messages
+// are indented, diff lines start with ' ', '+' or '-').
+func splitGitLog(data []byte) []logChunk {
+	if !gitShowRe.Match(data[:min(len(data), 80)]) {
+		return []logChunk{{data, 0}}
+	}
+	var (
+		out   []logChunk
+		start int
+		line  int
+		first int
+	)
+	prevBlank := false
+	for off := 0; off < len(data); {
+		end := off
+		for end < len(data) && data[end] != '\n' {
+			end++
+		}
+		l := data[off:end]
+		if off > 0 && prevBlank && gitShowRe.Match(l) {
+			out = append(out, logChunk{data[start:off], first})
+			start, first = off, line
+		}
+		prevBlank = len(bytes.TrimSpace(l)) == 0
+		line++
+		off = end + 1
+	}
+	return append(out, logChunk{data[start:], first})
 }

@@ -110,3 +110,29 @@ func TestCoverLetterBaseCommit(t *testing.T) {
 		t.Errorf("quoted base-commit taken: %q", m.BaseCommit)
 	}
 }
+
+// TestGitLog: "git log -p" output is one patch per commit.
+func TestGitLog(t *testing.T) {
+	one, err := os.ReadFile("testdata/git-show.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := strings.Replace(string(one), "0ddad21d3e99c743a3aa473121dc5561679e26bb", "1111111111111111111111111111111111111111", 1)
+	second = strings.Replace(second, "pipe: use exclusive waits when reading or writing", "pipe: second change", 1)
+	log := string(one) + "\n" + second
+	dir := t.TempDir()
+	p := filepath.Join(dir, "log.txt")
+	os.WriteFile(p, []byte(log), 0o644)
+	msgs, errs := Load(t.Context(), []string{p}, nil)
+	if len(errs) > 0 || len(msgs) != 2 {
+		t.Fatalf("%d messages, %v", len(msgs), errs)
+	}
+	if msgs[0].Subject.Title != "pipe: use exclusive waits when reading or writing" || msgs[1].Subject.Title != "pipe: second change" {
+		t.Errorf("titles %q, %q", msgs[0].Subject.Title, msgs[1].Subject.Title)
+	}
+	for _, m := range msgs {
+		if !strings.HasSuffix(m.Diff, "(pipes)\n") || strings.Contains(m.Diff, "commit ") {
+			t.Errorf("diff %q", m.Diff)
+		}
+	}
+}

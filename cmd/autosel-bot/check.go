@@ -28,7 +28,8 @@ type checkFlags struct {
 const checkLong = `Analyse kernel patches and print a report per series.
 
 Input is any of: single patches (git format-patch output, with or without
---base), plain "git diff" or "git show" output, quilt/DEP-3 patch files,
+--base), plain "git diff", "git show" or "git log -p" output (one patch per
+commit), quilt/DEP-3 patch files,
 mbox files with one or many messages, Maildir directories, "-" for stdin,
 the commits of a local git range (--repo DIR --range A..B; the range is one
 series), or a Message-ID or message URL: like "b4 mbox", the whole thread is
