@@ -29,17 +29,17 @@ const checkLong = `Analyse kernel patches and print a report per series.
 
 Input is any of: single patches (git format-patch output, with or without
 --base), plain "git diff", "git show" or "git log -p" output (one patch per
-commit), quilt/DEP-3 patch files,
-mbox files with one or many messages, Maildir directories, "-" for stdin,
-the commits of a local git range (--repo DIR --range A..B; the range is one
-series), or a Message-ID or message URL: like "b4 mbox", the whole thread is
-fetched from the public-inbox server (check.lore_url, lore.kernel.org by
-default; a URL names its own server). Messages
-are grouped into series (cover letter, numbered parts, versions, diffs
-proposed inline in review replies), every patch's diff is parsed and mapped
-to the C functions it changes, and every rule runs on it. With --tree DIR (a
-kernel checkout) each patch is applied to the tree in memory (the tree is
-never written; patches of a series stack) and the rules see the whole tree.
+commit), quilt/DEP-3 patch files, mbox files with one or many messages,
+Maildir directories, "-" for stdin, the commits of a local git range (--repo
+DIR --range A..B; the range is one series), or a Message-ID or message URL:
+like "b4 mbox", the whole thread is fetched from the public-inbox server
+(check.lore_url, lore.kernel.org by default; a URL names its own server).
+Messages are grouped into series (cover letter, numbered parts, versions,
+diffs proposed inline in review replies), every patch's diff is parsed and
+mapped to the C functions it changes, and every rule runs on it. With --tree
+DIR (a kernel checkout) each patch is applied to the tree in memory (the
+tree is never written; patches of a series stack) and the rules see the
+whole tree.
 
 Output formats: text (kernel-mail style), json (JSON Lines: one object per
 series, schema in report/schema.json), email (the replies the bot would
