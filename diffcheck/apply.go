@@ -53,8 +53,8 @@ func ApplyTree(cs *ChangeSet, tree Tree) error {
 	for _, f := range cs.Files {
 		if len(f.restored) > 0 {
 			cs.Recovered = true
-			cs.Notes = append(cs.Notes, fmt.Sprintf("%s: white space of %s restored from the tree (the hunks matched it only with white space ignored)",
-				f.Path(), strings.Join(f.restored, ", ")))
+			cs.Notes = append(cs.Notes, fmt.Sprintf("%s: %s: white space of %s restored from the tree (the hunks matched it only with white space ignored)",
+				RecoveredNote, f.Path(), strings.Join(f.restored, ", ")))
 		}
 	}
 	if len(msgs) > 0 {

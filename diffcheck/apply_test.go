@@ -149,7 +149,7 @@ func TestApplyTreeRestoresWhitespace(t *testing.T) {
 	if err := ApplyTree(cs, DirTree(dir)); err != nil {
 		t.Fatal(err)
 	}
-	if cs.ApplyError != "" || !cs.Recovered || len(cs.Notes) != 1 || !strings.Contains(cs.Notes[0], "lib/x.c: white space of hunk @@") {
+	if cs.ApplyError != "" || !cs.Recovered || len(cs.Notes) != 1 || !strings.HasPrefix(cs.Notes[0], RecoveredNote+": lib/x.c: white space of hunk @@") {
 		t.Fatalf("apply error %q, recovered %v, notes %q", cs.ApplyError, cs.Recovered, cs.Notes)
 	}
 	clean, _ := Parse(offsetPatch)

@@ -23,6 +23,10 @@ import (
 // ApplyTree then restores the exact text of context and removed lines
 // from the tree when a hunk matches it with white space ignored.
 
+// RecoveredNote starts every note (ChangeSet.Notes) that says a diff was
+// repaired from mail-client damage; reports and replies look for it.
+const RecoveredNote = "recovered a mail-damaged diff"
+
 // recovery is the outcome of recoverDiff.
 type recovery struct {
 	// text is the repaired diff.
@@ -51,7 +55,7 @@ func (r *recovery) note() string {
 		parts = append(parts, fmt.Sprintf("turned leading spaces back into tabs in %d %s of %s", r.retabbed,
 			pl(r.retabbed, "line", "lines"), strings.Join(r.files, ", ")))
 	}
-	return "recovered a mail-damaged diff: " + strings.Join(parts, "; ") +
+	return RecoveredNote + ": " + strings.Join(parts, "; ") +
 		"; findings on this patch rest on the recovered text"
 }
 

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/report"
 )
 
 func TestWriteMbox(t *testing.T) {
@@ -36,5 +39,24 @@ func TestWriteMbox(t *testing.T) {
 	}
 	if n := strings.Count(out, "\nFrom bot@") + 1; n != 2 {
 		t.Errorf("%d messages", n)
+	}
+}
+
+// TestRecoveredNoteInReply: a reply with findings on a repaired diff says
+// so above them.
+func TestRecoveredNoteInReply(t *testing.T) {
+	r := &report.Report{SeriesID: "p@example.org", Subject: "[PATCH] x", Version: 1, Total: 1, Patches: []report.PatchReport{{
+		Number: 1, Subject: "[PATCH] x", MessageID: "p@example.org",
+		Findings: []report.Finding{{Rule: "lost-wakeup", Severity: report.SeverityRisk, File: "fs/pipe.c", Func: "f", Line: 3, Message: "m"}},
+		Notes:    []string{diffcheck.RecoveredNote + ": re-joined 2 line-wrapped lines (diff lines 7, 13)", "other note"},
+	}}}
+	var b strings.Builder
+	writeOwn(&b, r, []*report.PatchReport{&r.Patches[0]}, false, true, DefaultOptions())
+	out := b.String()
+	if !strings.Contains(out, "    Note: recovered a mail-damaged diff: re-joined 2 line-wrapped lines\n      (diff lines 7, 13)\n") || strings.Contains(out, "other note") {
+		t.Errorf("reply section:\n%s", out)
+	}
+	if strings.Index(out, "Note:") > strings.Index(out, "[risk]") {
+		t.Errorf("note after the findings:\n%s", out)
 	}
 }

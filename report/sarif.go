@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
+
+	"github.com/autosel-bot/autosel-bot/diffcheck"
 )
 
 // SARIFTool describes the producer in a SARIF log.
@@ -112,6 +115,12 @@ func sarifResult(run *sarif.Run, r *Report, p PatchReport, f Finding) {
 		Add("severity", string(f.Severity))
 	if p.InReview {
 		props.Add("inReview", true)
+	}
+	for _, n := range p.Notes {
+		if strings.HasPrefix(n, diffcheck.RecoveredNote) {
+			// The finding rests on a diff repaired from mail damage.
+			props.Add("recoveredDiff", n)
+		}
 	}
 	if f.Key != "" {
 		props.Add("key", f.Key)

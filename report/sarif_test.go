@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/autosel-bot/autosel-bot/diffcheck"
 )
 
 // sarifSchema compiles the SARIF 2.1.0 schema (OASIS errata01, vendored in
@@ -150,5 +152,23 @@ func TestTerse(t *testing.T) {
 		"<single@example.org>: note: x: about the series\\x1b[31m\n"
 	if got := buf.String(); got != want {
 		t.Errorf("terse:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestSARIFRecovered: a finding on a diff repaired from mail damage says
+// so in its properties.
+func TestSARIFRecovered(t *testing.T) {
+	rs := sampleReports()
+	rs[0].Patches[1].Notes = append(rs[0].Patches[1].Notes, diffcheck.RecoveredNote+": re-joined 1 line-wrapped line (diff line 9)")
+	var buf bytes.Buffer
+	if err := WriteSARIF(&buf, rs, SARIFTool{Name: "autosel-bot", InformationURI: "https://example.org"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), `"recoveredDiff": "recovered a mail-damaged diff: re-joined 1 line-wrapped line (diff line 9)"`); n != 2 {
+		t.Errorf("recoveredDiff on %d results, want 2", n)
+	}
+	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
+	if err := sarifSchema(t).Validate(doc); err != nil {
+		t.Error(err)
 	}
 }
