@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/diffcheck"
 )
 
 // WriteTerse writes one line per finding, "file:line: severity: rule:
 // message", like checkpatch --terse and compiler diagnostics, for editors
 // and CI logs. A finding without a line is "file: ..."; one without a file
-// (about the series) is named by the series' Message-ID. Patches that
+// (about the series) is named by the series' Message-ID. Findings on a
+// diff recovered from mail damage end with "[diff recovered from mail
+// damage]". Patches that
 // could not be analysed get an "error" line naming their Message-ID.
 func WriteTerse(w io.Writer, reports []*Report) error {
 	bw := bufio.NewWriter(w)
@@ -19,8 +23,14 @@ func WriteTerse(w io.Writer, reports []*Report) error {
 			if p.Error != "" {
 				fmt.Fprintf(bw, "<%s>: error: %s\n", oneLine(p.MessageID), oneLine(p.Error))
 			}
+			tail := ""
+			for _, n := range p.Notes {
+				if strings.HasPrefix(n, diffcheck.RecoveredNote) {
+					tail = " [diff recovered from mail damage]"
+				}
+			}
 			for _, f := range p.Findings {
-				fmt.Fprintf(bw, "%s: %s: %s: %s\n", terseWhere(r, f), f.Severity, oneLine(f.Rule), oneLine(f.Message))
+				fmt.Fprintf(bw, "%s: %s: %s: %s%s\n", terseWhere(r, f), f.Severity, oneLine(f.Rule), oneLine(f.Message), tail)
 			}
 		}
 	}
