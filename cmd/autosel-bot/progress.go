@@ -83,7 +83,7 @@ func (pb *progressBars) wait() {
 // indexOptions are the options of the tree index: the configured cache
 // directory and, when bars are drawn, the indexing progress.
 func (a *app) indexOptions(log *slog.Logger) index.Options {
-	o := index.Options{Depth: a.cfg.Rules.Depth, Logger: log, CacheDir: a.cfg.Index.CacheDir}
+	o := index.Options{Logger: log, CacheDir: a.cfg.Index.CacheDir}
 	if a.progress != nil {
 		o.Progress = a.progress.indexing
 	}
