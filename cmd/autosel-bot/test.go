@@ -101,7 +101,11 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			}
 			opts := runner.FromConfig(cfg)
 			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
-			opts.Progress = cmd.ErrOrStderr()
+			if format == "text" {
+				// Bars only around the human report (runner draws them
+				// only on a terminal); machine formats stay quiet.
+				opts.Progress = cmd.ErrOrStderr()
+			}
 			if _, err := runner.SelectTests(opts.Tests); err != nil {
 				return &exitError{2, err}
 			}
