@@ -85,6 +85,16 @@ func NewAnalysis(opts AnalysisOptions) (*Analysis, error) {
 	return a, nil
 }
 
+// SetBaseTree makes the patches apply onto t (for example a commit read
+// from git objects: the base of a range, or the base-commit of a
+// `git format-patch --base` series) instead of the checkout given as
+// Tree, whose index still serves the rest of the tree. Call it before Run.
+func (a *Analysis) SetBaseTree(t diffcheck.Tree) {
+	if t != nil {
+		a.tree = t
+	}
+}
+
 // Name returns "analysis".
 func (a *Analysis) Name() string { return "analysis" }
 
@@ -154,6 +164,8 @@ func (a *Analysis) analysePatch(ctx context.Context, p *series.Patch, pr *report
 		pr.Error, r.Errors = diffError(m, err, r.Errors)
 		return base
 	}
+	// Repairs of a mail-damaged diff (at parse and apply time) are noted.
+	defer func() { pr.Notes = append(pr.Notes, cs.Notes...) }()
 	fillFiles(pr, cs)
 	if base.tree != nil {
 		if err := diffcheck.ApplyTree(cs, base.tree); err != nil {

@@ -31,6 +31,8 @@ type app struct {
 	verbose    bool
 	cfg        *config.Config
 	log        *slog.Logger
+	// progress, when set, shows indexing progress (see progress.go).
+	progress *progressBars
 }
 
 // load reads the configuration once flags are parsed.
@@ -68,6 +70,7 @@ AUTOSEL_BOT_<SECTION>_<KEY> environment variables.`,
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (YAML) merged over the built-in defaults")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "debug logging on stderr")
 	root.AddCommand(newCheckCmd(a), newTestCmd(a), newWatchCmd(a), newReplayCmd(a), newRulesCmd(a))
+	addWorkflowCommands(root)
 	return root
 }
 

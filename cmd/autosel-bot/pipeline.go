@@ -3,7 +3,6 @@ package main
 import (
 	"log/slog"
 
-	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/stable"
@@ -22,7 +21,7 @@ func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, err
 		Rules:        rs,
 		RuleOptions:  a.cfg.Rules,
 		Tree:         tree,
-		IndexOptions: index.Options{Logger: log},
+		IndexOptions: a.indexOptions(log),
 		Log:          log,
 	})
 	if err != nil {

@@ -54,8 +54,8 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			if len(patches) > 0 && rng != "" {
 				return &exitError{2, errors.New("test: use --patch or --range, not both")}
 			}
-			if format != "text" && format != "json" {
-				return &exitError{2, fmt.Errorf("test: --format %q: want text or json", format)}
+			if format != "text" && format != "json" && format != "kcidb" {
+				return &exitError{2, fmt.Errorf("test: --format %q: want text, json or kcidb", format)}
 			}
 			if accel != "" {
 				cfg.Accel = accel
@@ -65,6 +65,13 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			}
 			var ps []runner.Patch
 			for _, f := range patches {
+				if tps, ok, err := threadPatches(cmd.Context(), a.cfg.Check, f); ok {
+					if err != nil {
+						return &exitError{2, fmt.Errorf("test: patch: %w", err)}
+					}
+					ps = append(ps, tps...)
+					continue
+				}
 				b, err := readPatch(f, cmd.InOrStdin())
 				if err != nil {
 					return &exitError{2, err}
@@ -94,7 +101,11 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			}
 			opts := runner.FromConfig(cfg)
 			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
-			opts.Progress = cmd.ErrOrStderr()
+			if format == "text" {
+				// Bars only around the human report (runner draws them
+				// only on a terminal); machine formats stay quiet.
+				opts.Progress = cmd.ErrOrStderr()
+			}
 			if _, err := runner.SelectTests(opts.Tests); err != nil {
 				return &exitError{2, err}
 			}
@@ -104,7 +115,7 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			if err != nil {
 				return &exitError{2, err}
 			}
-			if err := printVM(cmd.OutOrStdout(), vm, format); err != nil {
+			if err := printVM(cmd.OutOrStdout(), vm, format, kcidbOptions(ps)); err != nil {
 				return &exitError{2, err}
 			}
 			switch vm.Status {
@@ -119,10 +130,10 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&tree, "tree", "", "kernel git checkout (never modified; default runner.tree)")
-	f.StringArrayVar(&patches, "patch", nil, "patch file to apply (repeatable, in order; - for stdin)")
+	f.StringArrayVar(&patches, "patch", nil, "patch file to apply (repeatable, in order; - for stdin), or a Message-ID or lore URL whose thread's series is fetched (check.lore_url)")
 	f.StringVar(&rng, "range", "", "test the commits A..B of the tree (baseline A unless --baseline)")
 	f.StringVar(&baseline, "baseline", "", "baseline ref the patches apply to (default runner.baseline)")
-	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.StringVar(&format, "format", "text", "output format: text, json or kcidb (KCIDB I/O v4: checkouts, builds, tests)")
 	f.StringVar(&accel, "accel", "", "QEMU accelerator: auto, kvm or tcg (default runner.accel)")
 	f.StringSliceVar(&tests, "tests", nil, "suite tests to run (default all)")
 	return cmd
@@ -153,7 +164,10 @@ func gitDiff(ctx context.Context, tree, from, to string) ([]byte, error) {
 	return out, nil
 }
 
-func printVM(w io.Writer, vm *report.VMReport, format string) error {
+func printVM(w io.Writer, vm *report.VMReport, format string, kopts report.KCIDBOptions) error {
+	if format == "kcidb" {
+		return report.WriteKCIDB(w, vm, kopts)
+	}
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
