@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/viper"
 
 	autoselbot "github.com/autosel-bot/autosel-bot"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"github.com/autosel-bot/autosel-bot/rules"
 )
 
@@ -21,7 +22,9 @@ type Config struct {
 	Rules  rules.Options `mapstructure:"rules"`
 	Stable StableConfig  `mapstructure:"stable"`
 	Runner RunnerConfig  `mapstructure:"runner"`
-	Watch  WatchConfig   `mapstructure:"watch"`
+	// Sandbox confines every build of patched sources (runner, stable).
+	Sandbox sandbox.Options `mapstructure:"sandbox"`
+	Watch   WatchConfig     `mapstructure:"watch"`
 }
 
 // CheckConfig configures the check command.

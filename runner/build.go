@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"github.com/autosel-bot/autosel-bot/internal/buildlog"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -17,7 +19,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -63,6 +64,12 @@ type imageMeta struct {
 // builder builds kernels for one work directory.
 type builder struct {
 	opts Options
+	sb   *sandbox.Sandbox
+}
+
+// newBuilder returns a builder whose make and scripts run in the sandbox.
+func newBuilder(opts Options) *builder {
+	return &builder{opts: opts, sb: sandbox.New(opts.Sandbox, opts.Log)}
 }
 
 // paths are the persistent locations for one tree.
@@ -121,22 +128,25 @@ func imageKey(commit string, patches []Patch, frags [][]byte, cc string) string 
 // an error; errors are infrastructure problems.
 func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer) (*BuildResult, error) {
 	res := &BuildResult{}
-	var refusals []Refusal
-	for _, p := range req.Patches {
-		for _, r := range b.opts.Guard.Check(p.Diff) {
-			r.Patch = p.Name
-			refusals = append(refusals, r)
-		}
-	}
-	if len(refusals) > 0 {
-		res.Status, res.Refusals = BuildRefused, refusals
-		return res, nil
-	}
 	commit, err := resolveCommit(ctx, req.Tree, req.Ref)
 	if err != nil {
 		return nil, err
 	}
 	res.Commit = commit
+	if len(req.Patches) > 0 {
+		gp := make([]patchguard.Patch, len(req.Patches))
+		for i, p := range req.Patches {
+			gp[i] = patchguard.Patch{Name: p.Name, Diff: p.Diff}
+		}
+		refusals, err := b.opts.Guard.Check(ctx, req.Tree, commit, gp)
+		if err != nil {
+			return nil, err
+		}
+		if len(refusals) > 0 {
+			res.Status, res.Refusals = BuildRefused, refusals
+			return res, nil
+		}
+	}
 	frags, err := b.fragments()
 	if err != nil {
 		return nil, err
@@ -145,7 +155,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range []string{p.build, p.images, p.logs, filepath.Dir(p.worktree), b.opts.CCacheDir} {
+	for _, d := range []string{p.build, p.images, p.logs, filepath.Dir(p.worktree), b.opts.ccacheDir()} {
 		if d == "" {
 			continue
 		}
@@ -161,6 +171,12 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		res.Status, res.Kernel, res.Cached = BuildOK, filepath.Join(imgDir, "bzImage"), true
 		res.ConfigMissing, res.Log = meta.ConfigMissing, meta.Log
 		return res, nil
+	}
+
+	// Nothing is checked out or built without the sandbox (or the
+	// operator's explicit sandbox.allow_unsandboxed).
+	if _, err := b.sb.Mode(ctx); err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
 	}
 
 	// One build at a time per worktree (shared by every build dir of the
@@ -248,23 +264,40 @@ var errBuildTimeout = errors.New("build timed out")
 
 // ccString is the CC make variable.
 func (b *builder) ccString() string {
-	if b.opts.CCacheDir == "" {
+	if b.opts.ccacheDir() == "" {
 		return "gcc"
 	}
 	return "ccache gcc"
 }
 
+// env is the build's environment (the sandbox drops anything outside its
+// allow-list). LOCALVERSION is set (empty) so that the kernel release
+// does not depend on git, which the sandbox does not reach.
 func (b *builder) env() []string {
-	env := append(os.Environ(),
+	env := []string{
 		"LC_ALL=C",
+		"LOCALVERSION=",
 		"KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 2026",
 		"KBUILD_BUILD_USER=autosel",
 		"KBUILD_BUILD_HOST=autosel",
-	)
-	if b.opts.CCacheDir != "" {
-		env = append(env, "CCACHE_DIR="+b.opts.CCacheDir, "CCACHE_MAXSIZE="+b.opts.CCacheMaxSize)
+	}
+	if cd := b.opts.ccacheDir(); cd != "" {
+		env = append(env, "CCACHE_DIR="+cd, "CCACHE_MAXSIZE="+b.opts.CCacheMaxSize)
 	}
 	return env
+}
+
+// spec is a sandboxed command in the worktree of p: the worktree, its
+// build dir and the ccache dir are writable, HOME is the build dir.
+func (b *builder) spec(p paths, out io.Writer, env []string, args ...string) sandbox.Spec {
+	writable := []string{p.worktree, p.build}
+	if cd := b.opts.ccacheDir(); cd != "" {
+		writable = append(writable, cd)
+	}
+	return sandbox.Spec{
+		Args: args, Dir: p.worktree, Writable: writable, Home: p.build,
+		Env: env, Stdout: out, Stderr: out,
+	}
 }
 
 // configure writes .config (tinyconfig + fragments) when the fragments
@@ -294,11 +327,10 @@ func (b *builder) configure(ctx context.Context, p paths, frags [][]byte, log io
 		}
 		args = append(args, name)
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh"), args...)
-	cmd.Dir = p.worktree
-	cmd.Env = append(b.env(), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.build, ".config"))
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Run(); err != nil {
+	env := append(b.env(), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.build, ".config"))
+	sctx, cancel := context.WithTimeout(ctx, b.opts.BuildTimeout)
+	defer cancel()
+	if err := b.sb.Run(sctx, b.spec(p, log, env, append([]string{filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh")}, args...)...)); err != nil {
 		return fmt.Errorf("merge_config.sh: %w", err)
 	}
 	if err := b.make(ctx, p, log, nil, "", "olddefconfig"); err != nil {
@@ -320,18 +352,8 @@ func (b *builder) make(ctx context.Context, p paths, log io.Writer, progressOut 
 		defer cancel()
 	}
 	args := append([]string{"ARCH=x86_64", "O=" + p.build, "CC=" + b.ccString(), fmt.Sprintf("-j%d", jobs)}, targets...)
-	cmd := exec.CommandContext(ctx, "make", args...)
-	cmd.Dir = p.worktree
-	cmd.Env = b.env()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
 	fmt.Fprintf(log, "$ make %s\n", strings.Join(args, " "))
 	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		return err
-	}
 	var prog progress
 	if label != "" {
 		what := "kernel build"
@@ -356,7 +378,7 @@ func (b *builder) make(ctx context.Context, p paths, log io.Writer, progressOut 
 		}
 		io.Copy(io.Discard, pr)
 	}()
-	err := cmd.Wait()
+	err := b.sb.Run(ctx, b.spec(p, pw, b.env(), append([]string{"make"}, args...)...))
 	pw.Close()
 	<-done
 	if prog != nil {

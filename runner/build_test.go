@@ -25,7 +25,7 @@ func TestBuildApplyFailedAndWorktreeReuse(t *testing.T) {
 	os.WriteFile(filepath.Join(tree, "a.c"), []byte("int a;\n"), 0o644)
 	run("add", "a.c")
 	run("commit", "-q", "-m", "base")
-	b := &builder{opts: Options{WorkDir: t.TempDir(), Guard: Guard{Deny: []string{"**/Makefile*"}}}.withDefaults()}
+	b := newBuilder(Options{WorkDir: t.TempDir(), Guard: Guard{Deny: []string{"**/Makefile*"}}}.withDefaults())
 	bad := Patch{Name: "bad.patch", Diff: []byte("--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-int nothere;\n+int b;\n")}
 	res, err := b.Build(context.Background(), &Request{Tree: tree, Ref: "HEAD", Patches: []Patch{bad}, Label: "patched"}, nil)
 	if err != nil {
