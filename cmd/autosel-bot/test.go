@@ -93,6 +93,7 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 				level = slog.LevelDebug
 			}
 			opts := runner.FromConfig(cfg)
+			opts.Sandbox = a.cfg.Sandbox
 			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			opts.Progress = cmd.ErrOrStderr()
 			if _, err := runner.SelectTests(opts.Tests); err != nil {
