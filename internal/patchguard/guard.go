@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -153,6 +154,15 @@ func (g Guard) textRefusals(ctx context.Context, ht *HostTools, patches []Patch)
 		for _, b := range bin {
 			out = append(out, Refusal{Patch: p.Name, Path: b, Reason: reasonBinary})
 		}
+		// Whatever git makes of odd spacing (it may abort or ignore the
+		// mode), a header asking for a symlink or gitlink is refused.
+		for _, m := range specialMode.FindAllStringSubmatch(string(p.Diff), -1) {
+			what := "creates a symbolic link (mode 120000; could point outside the tree)"
+			if strings.HasSuffix(m[1], "160000") {
+				what = "adds a gitlink (submodule, mode 160000)"
+			}
+			out = append(out, Refusal{Patch: p.Name, Reason: what})
+		}
 		for _, n := range names {
 			if r := g.pathReason(ht, n); r != "" {
 				out = append(out, Refusal{Patch: p.Name, Path: n, Reason: r})
@@ -161,6 +171,10 @@ func (g Guard) textRefusals(ctx context.Context, ht *HostTools, patches []Patch)
 	}
 	return out
 }
+
+// specialMode is an extended header line giving a symlink or gitlink
+// mode, with any spacing (hunk lines start with +, - or space instead).
+var specialMode = regexp.MustCompile(`(?m)^(?:new file|new|old|deleted file) mode[ \t]+(0*1[26]0000)[ \t]*\r?$`)
 
 // Refusal reasons shared by the text and index checks.
 const (
