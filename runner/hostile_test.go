@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/internal/patchguard"
@@ -159,5 +160,98 @@ func TestHostileAccepted(t *testing.T) {
 		if err != nil || len(refusals) > 0 {
 			t.Errorf("%s: refused: %v %v", name, err, refusals)
 		}
+	}
+}
+
+// TestIntegrationHostileBuilds: attacks that reach the build on purpose
+// (the guard's globs switched off, or a computed #include the guard
+// cannot see) are contained by the sandbox and the build-log filter.
+func TestIntegrationHostileBuilds(t *testing.T) {
+	r, tree := needIntegration(t)
+	secret := "hunter2-" + fmt.Sprint(os.Getpid())
+	t.Setenv("AUTOSEL_BOT_WATCH_SMTP_PASSWORD", secret)
+	t.Setenv("GITHUB_TOKEN", "ghp_"+secret)
+	opts := r.opts
+	// Only the derived host tools and content checks: Makefiles may change.
+	opts.Guard = patchguard.New(nil, nil)
+	b := newBuilder(opts)
+	p, err := b.pathsFor(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(opts.WorkDir, "autosel-hostile-outside")
+	rows := []struct {
+		name  string
+		patch string
+		check func(t *testing.T, res *BuildResult)
+	}{
+		{"makefile-in-sandbox", plainAdd(t, tree, "fs/Makefile",
+			"$(shell touch "+markerPath("makefile-in-sandbox")+" "+outside+" $(srctree)/../autosel-hostile-src-parent)",
+			"$(shell env > $(objtree)/autosel-hostile-env.txt; cat /etc/passwd > $(objtree)/autosel-hostile-passwd.txt; ls / > $(objtree)/autosel-hostile-root.txt)"),
+			func(t *testing.T, res *BuildResult) {
+				if res.Status != BuildOK {
+					t.Fatalf("build %s: %v", res.Status, res.Errors)
+				}
+				env, err := os.ReadFile(filepath.Join(p.build, "autosel-hostile-env.txt"))
+				if err != nil {
+					t.Fatalf("the Makefile did not run in the build: %v", err)
+				}
+				if strings.Contains(string(env), secret) || strings.Contains(string(env), "AUTOSEL_BOT_") {
+					t.Errorf("the bot's secret reached the build:\n%s", env)
+				}
+				if !strings.Contains(string(env), "HOME="+p.build+"\n") {
+					t.Errorf("HOME is not the build dir:\n%s", env)
+				}
+				passwd, _ := os.ReadFile(filepath.Join(p.build, "autosel-hostile-passwd.txt"))
+				if n := strings.Count(string(passwd), "\n"); n != 2 {
+					t.Errorf("the build saw the host's accounts:\n%s", passwd)
+				}
+				root, _ := os.ReadFile(filepath.Join(p.build, "autosel-hostile-root.txt"))
+				for _, hidden := range []string{"root\n", "home\n", "work\n", "boot\n"} {
+					if strings.Contains("\n"+string(root), "\n"+hidden) {
+						t.Errorf("/%s is visible in the sandbox: %s", strings.TrimSpace(hidden), root)
+					}
+				}
+				for _, m := range []string{outside, filepath.Join(filepath.Dir(p.worktree), "autosel-hostile-src-parent")} {
+					if _, err := os.Stat(m); err == nil {
+						t.Errorf("marker %s appeared outside the build area", m)
+					}
+				}
+			}},
+		{"host-file-in-compiler-output", plainAdd(t, tree, "fs/pipe.c",
+			"#define AUTOSEL_HOSTILE_FILE \"/etc/passwd\"", "#include AUTOSEL_HOSTILE_FILE"),
+			func(t *testing.T, res *BuildResult) {
+				if res.Status != BuildFailed {
+					t.Fatalf("build %s, want failed", res.Status)
+				}
+				joined := strings.Join(res.Errors, "\n")
+				host, _ := os.ReadFile("/etc/passwd")
+				first := strings.SplitN(string(host), "\n", 2)[0]
+				for _, bad := range []string{"root:x", first, "/etc/passwd:", "../"} {
+					if strings.Contains(joined, bad) {
+						t.Errorf("build errors quote %q:\n%s", bad, joined)
+					}
+				}
+				log, _ := os.ReadFile(res.Log)
+				if !strings.Contains(string(log), "/etc/passwd") {
+					t.Errorf("the build did not try the include (log lacks /etc/passwd)")
+				}
+			}},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			os.Remove(markerPath(row.name))
+			res, err := b.Build(testContext(t), &Request{Tree: tree, Ref: "base", Label: "patched",
+				Patches: []Patch{{Name: row.name + ".patch", Diff: []byte(row.patch)}}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %s in %s, errors %q", row.name, res.Status, res.Duration.Round(time.Second), res.Errors)
+			row.check(t, res)
+			if _, err := os.Stat(markerPath(row.name)); err == nil {
+				os.Remove(markerPath(row.name))
+				t.Errorf("marker %s appeared on the host", markerPath(row.name))
+			}
+		})
 	}
 }
