@@ -363,3 +363,28 @@ func TestBuildEnv(t *testing.T) {
 func matches(re, s string) bool {
 	return regexp.MustCompile(re).MatchString(s)
 }
+
+// BenchmarkStartup is the fixed cost the sandbox adds to one command
+// (a build runs one make per step): `true` in bwrap vs. unsandboxed.
+func BenchmarkStartup(b *testing.B) {
+	dir := b.TempDir()
+	for _, mode := range []struct {
+		name string
+		opts Options
+	}{
+		{"bwrap", Options{}},
+		{"unsandboxed", Options{Bwrap: "/nonexistent/bwrap", AllowUnsandboxed: true}},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			s := New(mode.opts, nil)
+			if m, err := s.Mode(context.Background()); mode.name == "bwrap" && m != "bwrap" {
+				b.Skipf("bwrap unusable: %v", err)
+			}
+			for i := 0; i < b.N; i++ {
+				if err := s.Run(context.Background(), Spec{Args: []string{"true"}, Dir: dir, Writable: []string{dir}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
