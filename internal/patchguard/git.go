@@ -44,6 +44,7 @@ type scratch struct {
 	repo string
 	dir  string
 	env  []string
+	base map[string]baseEntry // partial index: the entries it started with
 }
 
 // newScratch makes a scratch index of repo holding commit.
@@ -86,6 +87,9 @@ func (s *scratch) apply(ctx context.Context, diff []byte) error {
 
 // changes lists the index entries that differ from base.
 func (s *scratch) changes(ctx context.Context, base string) ([]change, error) {
+	if s.base != nil {
+		return s.partialChanges(ctx, base)
+	}
 	out, err := s.git(ctx, nil, "diff-index", "--cached", "--raw", "-z", "--no-renames", "--full-index", base)
 	if err != nil {
 		return nil, err

@@ -81,17 +81,12 @@ func (g Guard) Check(ctx context.Context, repo, commit string, patches []Patch) 
 	if err != nil {
 		return nil, fmt.Errorf("patch guard: host tools: %w", err)
 	}
-	out := g.textRefusals(ctx, ht, patches)
-	s, err := newScratch(ctx, repo, commit)
+	out, names := g.textRefusals(ctx, ht, patches)
+	s, err := scratchFor(ctx, repo, commit, names, patches)
 	if err != nil {
 		return nil, fmt.Errorf("patch guard: %w", err)
 	}
 	defer s.close()
-	for _, p := range patches {
-		if err := s.apply(ctx, p.Diff); err != nil {
-			break
-		}
-	}
 	more, err := g.checkChanges(ctx, s.repo, s.env, ht, commit, s.changes)
 	if err != nil {
 		return nil, err
@@ -107,7 +102,7 @@ func (g Guard) CheckIndex(ctx context.Context, dir, commit string, patches []Pat
 	if err != nil {
 		return nil, fmt.Errorf("patch guard: host tools: %w", err)
 	}
-	out := g.textRefusals(ctx, ht, patches)
+	out, _ := g.textRefusals(ctx, ht, patches)
 	list := func(ctx context.Context, base string) ([]change, error) {
 		b, err := gitCmd(ctx, dir, nil, nil, "diff-index", "--cached", "--raw", "-z", "--no-renames", "--full-index", base)
 		if err != nil {
@@ -136,13 +131,50 @@ func merge(a, b []Refusal) []Refusal {
 	return a
 }
 
+// scratchFor returns a scratch index of commit with patches applied in
+// order (stopping at the first that does not apply): a partial index of
+// the paths they name when that suffices, else a full one.
+func scratchFor(ctx context.Context, repo, commit string, names []string, patches []Patch) (*scratch, error) {
+	paths := append([]string(nil), names...)
+	for _, p := range patches {
+		paths = append(paths, headerPaths(p.Diff)...)
+	}
+	if s, err := newPartialScratch(ctx, repo, commit, paths); err == nil {
+		ok := true
+		for _, p := range patches {
+			if err := s.apply(ctx, p.Diff); err != nil {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return s, nil
+		}
+		s.close()
+	}
+	s, err := newScratch(ctx, repo, commit)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range patches {
+		if err := s.apply(ctx, p.Diff); err != nil {
+			break
+		}
+	}
+	return s, nil
+}
+
 // textRefusals are the checks git's parse of the patch text answers:
 // patches git cannot parse, binary patches, and the paths each patch
-// writes (even when it would not apply).
-func (g Guard) textRefusals(ctx context.Context, ht *HostTools, patches []Patch) []Refusal {
-	var out []Refusal
+// writes (even when it would not apply). It also returns those paths.
+func (g Guard) textRefusals(ctx context.Context, ht *HostTools, patches []Patch) ([]Refusal, []string) {
+	var (
+		out []Refusal
+		all []string
+	)
 	for _, p := range patches {
 		names, bin, err := numstat(ctx, p.Diff)
+		all = append(all, names...)
 		if err != nil {
 			msg := err.Error()
 			if i := strings.LastIndex(msg, ": "); i >= 0 {
@@ -169,7 +201,7 @@ func (g Guard) textRefusals(ctx context.Context, ht *HostTools, patches []Patch)
 			}
 		}
 	}
-	return out
+	return out, all
 }
 
 // specialMode is an extended header line giving a symlink or gitlink
