@@ -223,7 +223,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		res.Errors = append([]string{"configuring the kernel failed: " + err.Error()}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)...)
 		return res, nil
 	}
-	dotconfig, err := os.ReadFile(filepath.Join(p.build, ".config"))
+	dotconfig, err := readBuildFile(p.build, ".config")
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +249,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		}
 		return res, nil
 	}
-	if err := saveImage(imgDir, filepath.Join(p.build, "arch/x86/boot/bzImage"), imageMeta{
+	if err := saveImage(imgDir, p.build, "arch/x86/boot/bzImage", imageMeta{
 		Commit: commit, Duration: res.Duration, ConfigMissing: res.ConfigMissing, Log: res.Log,
 	}); err != nil {
 		return nil, err
@@ -310,9 +310,9 @@ func (b *builder) configure(ctx context.Context, p paths, frags [][]byte, log io
 		h.Write([]byte{0})
 	}
 	stamp := hex.EncodeToString(h.Sum(nil))
-	stampFile := filepath.Join(p.build, ".autosel-config")
-	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
-		if _, err := os.Stat(filepath.Join(p.build, ".config")); err == nil {
+	const stampFile = ".autosel-config"
+	if old, err := readBuildFile(p.build, stampFile); err == nil && string(old) == stamp {
+		if _, err := readBuildFile(p.build, ".config"); err == nil {
 			return nil
 		}
 	}
@@ -321,11 +321,11 @@ func (b *builder) configure(ctx context.Context, p paths, frags [][]byte, log io
 	}
 	args := []string{"-m", "-O", p.build, filepath.Join(p.build, ".config")}
 	for i, f := range frags {
-		name := filepath.Join(p.build, fmt.Sprintf(".autosel-fragment-%d.config", i))
-		if err := os.WriteFile(name, f, 0o644); err != nil {
+		name := fmt.Sprintf(".autosel-fragment-%d.config", i)
+		if err := writeBuildFile(p.build, name, f); err != nil {
 			return err
 		}
-		args = append(args, name)
+		args = append(args, filepath.Join(p.build, name))
 	}
 	env := append(b.env(), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.build, ".config"))
 	sctx, cancel := context.WithTimeout(ctx, b.opts.BuildTimeout)
@@ -336,7 +336,7 @@ func (b *builder) configure(ctx context.Context, p paths, frags [][]byte, log io
 	if err := b.make(ctx, p, log, nil, "", "olddefconfig"); err != nil {
 		return fmt.Errorf("make olddefconfig: %w", err)
 	}
-	return os.WriteFile(stampFile, []byte(stamp), 0o644)
+	return writeBuildFile(p.build, stampFile, []byte(stamp))
 }
 
 // make runs make in the worktree with O=<build dir>, teeing output to log
@@ -385,7 +385,7 @@ func (b *builder) make(ctx context.Context, p paths, log io.Writer, progressOut 
 		prog.Done(err == nil)
 	}
 	if err == nil && label != "" && steps > 500 {
-		os.WriteFile(filepath.Join(p.build, ".autosel-steps"), []byte(fmt.Sprint(steps)), 0o644)
+		writeBuildFile(p.build, ".autosel-steps", []byte(fmt.Sprint(steps)))
 	}
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return errBuildTimeout
@@ -400,7 +400,7 @@ func stepEstimate(build string) int64 {
 		return 0 // incremental: unknown and small
 	}
 	var n int64
-	if b, err := os.ReadFile(filepath.Join(build, ".autosel-steps")); err == nil {
+	if b, err := readBuildFile(build, ".autosel-steps"); err == nil {
 		fmt.Sscan(string(b), &n)
 	}
 	if n <= 0 {
@@ -424,11 +424,13 @@ func loadImage(dir string) (imageMeta, bool) {
 	return m, true
 }
 
-func saveImage(dir, kernel string, meta imageMeta) error {
+// saveImage copies the kernel (kernel inside the build dir build) and its
+// meta data into the image cache dir.
+func saveImage(dir, build, kernel string, meta imageMeta) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	k, err := os.ReadFile(kernel)
+	k, err := readBuildFile(build, kernel)
 	if err != nil {
 		return fmt.Errorf("runner: built kernel: %w", err)
 	}

@@ -279,6 +279,16 @@ func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
 			a = append(a, "--ro-bind", b.path, b.path)
 		}
 	}
+	// A git worktree's .git stays read-only: git runs in the worktree
+	// outside the sandbox later, and a .git pointing at a gitdir the build
+	// made (core.fsmonitor, hooks) would run its commands on the host.
+	for _, b := range binds {
+		if g := filepath.Join(b.path, ".git"); b.rw {
+			if _, err := os.Lstat(g); err == nil {
+				a = append(a, "--ro-bind", g, g)
+			}
+		}
+	}
 	dir, err := filepath.Abs(spec.Dir)
 	if err != nil {
 		return nil, err

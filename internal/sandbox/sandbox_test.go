@@ -149,9 +149,13 @@ func TestRootReadOnly(t *testing.T) {
 	s, dir, helper := needBwrap(t, Options{})
 	outside := t.TempDir() // exists on the host, not in the sandbox
 	hostTmp := "/tmp/autosel-sandbox-marker-" + filepath.Base(dir)
+	gitFile := filepath.Join(dir, ".git")
+	if err := os.WriteFile(gitFile, []byte("gitdir: /var/tmp/repo/.git/worktrees/x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, err := runHelper(context.Background(), s, dir, helper, nil, "write",
 		"/marker", "/usr/marker", "/etc/marker", filepath.Join(outside, "marker"), hostTmp,
-		filepath.Join(dir, "marker"))
+		filepath.Join(dir, "marker"), gitFile)
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -172,6 +176,9 @@ func TestRootReadOnly(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "marker")); err != nil {
 		t.Errorf("writable dir not writable: %s", out)
+	}
+	if g, _ := os.ReadFile(gitFile); !strings.HasPrefix(string(g), "gitdir: /var/tmp/repo") || !strings.Contains(out, "FAIL "+gitFile) {
+		t.Errorf("the worktree's .git was writable: %q %s", g, out)
 	}
 }
 
