@@ -76,9 +76,13 @@ func New(opts Options, log *slog.Logger) *Sandbox {
 }
 
 // Mode says how builds run: "bwrap", "unsandboxed" (allowed by config) or
-// "refused" (with the reason).
+// "refused" (with the reason, wrapping ErrUnavailable). The first call
+// probes bwrap; the verdict is kept.
 func (s *Sandbox) Mode(ctx context.Context) (string, error) {
 	if err := s.probe(ctx); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err() // no verdict on bwrap
+		}
 		if s.opts.AllowUnsandboxed {
 			return "unsandboxed", nil
 		}
