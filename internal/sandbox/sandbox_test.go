@@ -409,3 +409,19 @@ func BenchmarkStartup(b *testing.B) {
 		})
 	}
 }
+
+// TestBwrapWithoutNamespaces: a bwrap that cannot create namespaces (a
+// locked-down container) is found by the probe: builds are refused, or
+// run unsandboxed only when the operator allowed it.
+func TestBwrapWithoutNamespaces(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "bwrap")
+	os.WriteFile(fake, []byte("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"), 0o755)
+	mode, err := New(Options{Bwrap: fake}, nil).Mode(context.Background())
+	if mode != "refused" || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "No permissions") {
+		t.Fatalf("mode %q err %v", mode, err)
+	}
+	if mode, err := New(Options{Bwrap: fake, AllowUnsandboxed: true}, nil).Mode(context.Background()); mode != "unsandboxed" || err != nil {
+		t.Fatalf("allowed: mode %q err %v", mode, err)
+	}
+}
