@@ -24,8 +24,8 @@ type Guard struct {
 	// Deny are globs of paths whose change runs code on the host
 	// (Makefiles, Kconfig, scripts, ...).
 	Deny []string
-	// Allow are globs exempted from Deny (not from the derived host tools,
-	// symlinks, modes or content checks).
+	// Allow are globs exempted from Deny and from the derived host tools
+	// (not from the symlink, mode, binary and content checks).
 	Allow []string
 
 	cache *toolCache
@@ -220,8 +220,11 @@ func (g Guard) pathReason(ht *HostTools, p string) string {
 	if r := pathProblem(p); r != "" {
 		return r
 	}
+	if g.allowed(p) {
+		return ""
+	}
 	if prog, ok := ht.Files[p]; ok {
-		return fmt.Sprintf("changes a host tool the build compiles and runs (%s, from the tree's Kbuild hostprogs/userprogs)", prog)
+		return fmt.Sprintf("changes a host tool the build compiles and runs (%s, from the tree's Kbuild hostprogs/userprogs); allow it with runner.allow_paths", prog)
 	}
 	if g.denied(p) {
 		return reasonDenied
@@ -307,12 +310,18 @@ func pathProblem(p string) string {
 	return ""
 }
 
-func (g Guard) denied(p string) bool {
+// allowed reports whether the operator exempted p (runner.allow_paths)
+// from the path checks: the globs and the derived host tools.
+func (g Guard) allowed(p string) bool {
 	for _, a := range g.Allow {
 		if matchGlob(a, p) {
-			return false
+			return true
 		}
 	}
+	return false
+}
+
+func (g Guard) denied(p string) bool {
 	for _, d := range g.Deny {
 		if matchGlob(d, p) {
 			return true

@@ -149,3 +149,21 @@ func TestCheckIndex(t *testing.T) {
 		t.Fatalf("refusals %v", rs)
 	}
 }
+
+// TestAllowPathsLiftsHostTools: runner.allow_paths exempts a derived host
+// tool (the operator's call; the sandbox still confines the build), but
+// never the content checks.
+func TestAllowPathsLiftsHostTools(t *testing.T) {
+	dir := miniTree(t)
+	g := New(nil, []string{"include/linux/poly.h"})
+	patch := func(added string) string {
+		return "diff --git a/include/linux/poly.h b/include/linux/poly.h\n--- a/include/linux/poly.h\n+++ b/include/linux/poly.h\n@@ -1 +1,2 @@\n #define POLY 0xedb88320\n+" + added + "\n"
+	}
+	if rs, err := g.Check(context.Background(), dir, "base", []Patch{{Name: "p", Diff: []byte(patch("#define Y 1"))}}); err != nil || len(rs) > 0 {
+		t.Fatalf("allowed host header refused: %v %v", rs, err)
+	}
+	rs, err := g.Check(context.Background(), dir, "base", []Patch{{Name: "p", Diff: []byte(patch(`#include "/etc/passwd"`))}})
+	if err != nil || len(rs) != 1 || !strings.Contains(rs[0].Error(), "absolute host path") {
+		t.Fatalf("content check lifted by allow_paths: %v %v", rs, err)
+	}
+}
