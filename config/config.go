@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/viper"
 
 	autoselbot "github.com/autosel-bot/autosel-bot"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"github.com/autosel-bot/autosel-bot/rules"
 )
 
@@ -24,9 +25,11 @@ type Config struct {
 	Rules  rules.Options `mapstructure:"rules"`
 	Stable StableConfig  `mapstructure:"stable"`
 	Runner RunnerConfig  `mapstructure:"runner"`
-	Watch  WatchConfig   `mapstructure:"watch"`
-	GitHub GitHubConfig  `mapstructure:"github"`
-	Index  IndexConfig   `mapstructure:"index"`
+	// Sandbox confines every build of patched sources (runner, stable).
+	Sandbox sandbox.Options `mapstructure:"sandbox"`
+	Watch   WatchConfig     `mapstructure:"watch"`
+	GitHub  GitHubConfig    `mapstructure:"github"`
+	Index   IndexConfig     `mapstructure:"index"`
 
 	// Sources says where each value came from (for error messages that
 	// name a setting); set by Load.

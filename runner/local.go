@@ -21,7 +21,7 @@ type Local struct {
 // NewLocal returns the local backend.
 func NewLocal(opts Options) *Local {
 	opts = opts.withDefaults()
-	return &Local{opts: opts, b: &builder{opts: opts}, vms: make(chan struct{}, opts.Concurrency)}
+	return &Local{opts: opts, b: newBuilder(opts), vms: make(chan struct{}, opts.Concurrency)}
 }
 
 // Name implements Backend.

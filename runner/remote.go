@@ -154,8 +154,11 @@ func (l *Local) EvalBoot(kr *KernelResult, spec *BootSpec, out *BootOutcome, con
 
 // NewStageWithBackend is NewStage with another backend than the local one
 // (built by newBackend from the resolved options).
-func NewStageWithBackend(cfg config.RunnerConfig, log *slog.Logger, newBackend func(Options) (Backend, error)) (*Stage, error) {
+func NewStageWithBackend(cfg config.RunnerConfig, log *slog.Logger, newBackend func(Options) (Backend, error), opts ...func(*Options)) (*Stage, error) {
 	o := FromConfig(cfg)
+	for _, f := range opts {
+		f(&o)
+	}
 	if log != nil {
 		o.Log = log
 	}

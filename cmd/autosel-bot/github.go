@@ -134,7 +134,7 @@ func runAlongside(ctx context.Context, gh func(context.Context) error, main func
 func vmStage(a *app, log *slog.Logger) (pipeline.Stage, error) {
 	ga := a.cfg.GitHub.Actions
 	if !ga.Enabled || !a.cfg.Runner.Enabled {
-		return runner.NewStage(a.cfg.Runner), nil
+		return runner.NewStage(a.cfg.Runner, runner.WithSandbox(a.cfg.Sandbox)), nil
 	}
 	if err := a.cfg.GitHub.Validate(); err != nil {
 		return nil, err
@@ -149,5 +149,5 @@ func vmStage(a *app, log *slog.Logger) (pipeline.Stage, error) {
 			MaxInFlight: ga.MaxInFlight, PollInterval: ga.PollInterval, FindTimeout: ga.FindTimeout, RunTimeout: ga.RunTimeout,
 			WorkDir: o.WorkDir + "/actions", Log: log,
 		})
-	})
+	}, runner.WithSandbox(a.cfg.Sandbox))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"log/slog"
 
 	"github.com/autosel-bot/autosel-bot/pipeline"
@@ -33,7 +34,8 @@ func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, err
 	}
 	return &pipeline.Pipeline{Stages: []pipeline.Stage{
 		an,
-		stable.NewStage(a.cfg.Stable).WithLogger(log),
+		stable.NewStage(a.cfg.Stable).WithLogger(log).
+			WithBuildPolicy(a.cfg.Sandbox, patchguard.New(a.cfg.Runner.DenyPaths, a.cfg.Runner.AllowPaths)),
 		vm,
 	}, Log: log}, nil
 }

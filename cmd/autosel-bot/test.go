@@ -100,6 +100,7 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 				level = slog.LevelDebug
 			}
 			opts := runner.FromConfig(cfg)
+			opts.Sandbox = a.cfg.Sandbox
 			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			if format == "text" {
 				// Bars only around the human report (runner draws them
