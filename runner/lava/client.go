@@ -158,6 +158,18 @@ func (c *Client) Logs(ctx context.Context, id int64) ([]byte, error) {
 	return c.do(ctx, http.MethodGet, "api/v0.2/jobs/"+strconv.FormatInt(id, 10)+"/logs/", nil, nil)
 }
 
+// Jobs returns the newest jobs in a state (Submitted, Running, ...).
+func (c *Client) Jobs(ctx context.Context, state string) ([]Job, error) {
+	var out struct {
+		Results []Job `json:"results"`
+	}
+	q := url.Values{"state": {state}, "ordering": {"-id"}, "limit": {"100"}}
+	if _, err := c.do(ctx, http.MethodGet, "api/v0.2/jobs/?"+q.Encode(), nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Results, nil
+}
+
 // Devices returns the devices of a device type.
 func (c *Client) Devices(ctx context.Context, deviceType string) ([]Device, error) {
 	var out struct {
