@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-type testLog struct{ t *testing.T }
+type testLog struct{ t testing.TB }
 
 func (w testLog) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
@@ -52,7 +52,7 @@ func (w testLog) Write(p []byte) (int, error) {
 // needLab starts the lab and returns it with the Linux tree and runner
 // options (the documented defaults, as the CLI uses them). It skips, or
 // fails under CI=true, when a part is missing.
-func needLab(t *testing.T) (*lavalab.Lab, string, runner.Options) {
+func needLab(t testing.TB) (*lavalab.Lab, string, runner.Options) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: -short")
@@ -108,7 +108,7 @@ func needLab(t *testing.T) (*lavalab.Lab, string, runner.Options) {
 }
 
 // newBackend returns a lava backend on the lab with the local builder of o.
-func newBackend(t *testing.T, l *lavalab.Lab, o runner.Options, tune func(*Options)) *Backend {
+func newBackend(t testing.TB, l *lavalab.Lab, o runner.Options, tune func(*Options)) *Backend {
 	t.Helper()
 	opts := Options{URL: l.URL, Token: l.Token, DeviceType: l.DeviceType, Accel: "tcg", MaxInFlight: 2,
 		PollMin: 500 * time.Millisecond, PollMax: 3 * time.Second, WorkDir: filepath.Join(o.WorkDir, "lava"), Log: o.Log}
