@@ -20,8 +20,14 @@ func commentPatch(tb testing.TB, tree string, k int) runner.Patch {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	first, _, _ := strings.Cut(string(out), "\n")
-	diff := fmt.Sprintf("diff --git a/fs/pipe.c b/fs/pipe.c\n--- a/fs/pipe.c\n+++ b/fs/pipe.c\n@@ -1,1 +1,2 @@\n %s\n+/* autosel-bot benchmark kernel %d */\n", first, k)
+	lines := strings.SplitN(string(out), "\n", 5)
+	if len(lines) < 5 {
+		tb.Fatal("fs/pipe.c too short")
+	}
+	// One line of context before, three after (git apply wants the hunk
+	// anchored at the start of the file).
+	diff := fmt.Sprintf("diff --git a/fs/pipe.c b/fs/pipe.c\n--- a/fs/pipe.c\n+++ b/fs/pipe.c\n@@ -1,4 +1,5 @@\n %s\n+/* autosel-bot benchmark kernel %d */\n %s\n %s\n %s\n",
+		lines[0], k, lines[1], lines[2], lines[3])
 	return runner.Patch{Name: fmt.Sprintf("bench-comment-%d.patch", k), Diff: []byte(diff)}
 }
 
