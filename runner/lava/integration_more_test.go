@@ -1,0 +1,139 @@
+package lava
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/runner"
+)
+
+// TestLavaBaselineShared: concurrent requests for the same baseline (tree,
+// commit, config, tests) share one LAVA job.
+func TestLavaBaselineShared(t *testing.T) {
+	l, tree, o := needLab(t)
+	be := newBackend(t, l, o, nil)
+	ctx := ctxFor(t, 30*time.Minute)
+	before, err := be.Client().Jobs(ctx, "Finished")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	res := make([]*runner.KernelResult, 3)
+	errs := make([]error, 3)
+	for i := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i], errs[i] = be.Run(ctx, &runner.Request{Tree: tree, Ref: "base", Label: "baseline"})
+		}()
+	}
+	wg.Wait()
+	for i := range res {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if res[i].Boot != "ok" || len(res[i].Tests) == 0 {
+			t.Fatalf("request %d: boot %q, %d tests", i, res[i].Boot, len(res[i].Tests))
+		}
+	}
+	if h := be.m.baselineHits.Load(); h != 2 {
+		t.Errorf("baseline cache hits %d, want 2", h)
+	}
+	after, err := be.Client().Jobs(ctx, "Finished")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := newJobs(before, after); n != 1 {
+		t.Errorf("%d new LAVA jobs for three requests of one baseline, want 1", n)
+	}
+}
+
+func newJobs(before, after []Job) int {
+	seen := map[int64]bool{}
+	for _, j := range before {
+		seen[j.ID] = true
+	}
+	n := 0
+	for _, j := range after {
+		if !seen[j.ID] {
+			n++
+		}
+	}
+	return n
+}
+
+// TestLavaCancelOnShutdown: a run whose context ends while its job runs
+// cancels the job in LAVA.
+func TestLavaCancelOnShutdown(t *testing.T) {
+	l, tree, o := needLab(t)
+	be := newBackend(t, l, o, nil)
+	ctx, cancel := context.WithCancel(ctxFor(t, 30*time.Minute))
+	done := make(chan error, 1)
+	go func() {
+		_, err := be.Run(ctx, &runner.Request{Tree: tree, Ref: "base", Patches: readPatch(t, "pipe-release-single-wakeup.patch"), Label: "patched"})
+		done <- err
+	}()
+	var id int64
+	for id == 0 {
+		jobs, err := be.Client().Jobs(context.Background(), "Running")
+		if err == nil && len(jobs) > 0 {
+			id = jobs[0].ID
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the run ended before its job ran: %v", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("run: %v, want context.Canceled", err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		j, err := be.Client().Job(context.Background(), id)
+		if err == nil && j.State == "Finished" {
+			if j.Health != "Canceled" {
+				t.Fatalf("job %d: %s, want Canceled", id, j.Health)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %d still %+v two minutes after the cancellation", id, j)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// deadArtifacts publishes URLs that answer 404.
+type deadArtifacts struct{ base string }
+
+func (d deadArtifacts) Publish(_ context.Context, files map[string]string) (map[string]string, func(), error) {
+	urls := map[string]string{}
+	for name := range files {
+		urls[name] = d.base + "withdrawn/" + name
+	}
+	return urls, func() {}, nil
+}
+
+// TestLavaIncompleteIsInfra: a job that LAVA ends Incomplete before the
+// guest ran (its artifacts cannot be downloaded) is an infrastructure
+// failure, not a result.
+func TestLavaIncompleteIsInfra(t *testing.T) {
+	l, tree, o := needLab(t)
+	be := newBackend(t, l, o, nil)
+	be.art = deadArtifacts{base: "http://" + be.srv.Addr() + "/"}
+	kr, err := be.Run(ctxFor(t, 20*time.Minute), &runner.Request{Tree: tree, Ref: "base", Label: "baseline"})
+	if !errors.Is(err, ErrInfra) {
+		t.Fatalf("result %+v, err %v: want ErrInfra", kr, err)
+	}
+	if !strings.Contains(err.Error(), "incomplete") {
+		t.Errorf("error %q does not say the job was incomplete", err)
+	}
+	t.Log(err)
+}
