@@ -43,18 +43,21 @@ INTERNAL_EVENT_SOCKET: "ipc:///tmp/lava.events"
 ALLOWED_HOSTS: ["127.0.0.1", "localhost", "[::1]"]
 YAML
 manage() { lava-server manage "$@"; }
+# has LIST WORD: whether a manage listing names WORD (read whole first:
+# grep -q closing the pipe early would fail it under pipefail).
+has() { local out; out=$(manage $1 list 2>/dev/null || true); grep -qw -- "$2" <<<"$out"; }
 manage migrate --noinput >/dev/null
-if ! manage users list 2>/dev/null | grep -qw autosel; then
+if ! has users autosel; then
   manage users add autosel --superuser --staff --passwd "$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')" >/dev/null
 fi
-token=$(manage tokens list --user autosel --csv | awk -F, 'NR>1{print $2; exit}')
+token=$(manage tokens list --user autosel --csv | awk -F, 'NR==2{print $2}')
 if [ -z "$token" ]; then
   manage tokens add --user autosel --description autosel-ci >/dev/null
-  token=$(manage tokens list --user autosel --csv | awk -F, 'NR>1{print $2; exit}')
+  token=$(manage tokens list --user autosel --csv | awk -F, 'NR==2{print $2}')
 fi
-manage workers list 2>/dev/null | grep -qw vm || manage workers add vm --description "autosel CI worker" >/dev/null
+has workers vm || manage workers add vm --description "autosel CI worker" >/dev/null
 wtoken=$(manage workers details vm | awk '/^token/{print $3}')
-manage device-types list 2>/dev/null | grep -qw qemu || manage device-types add qemu >/dev/null
+has device-types qemu || manage device-types add qemu >/dev/null
 for d in qemu-01 qemu-02; do
   cat > "/etc/lava-server/dispatcher-config/devices/$d.jinja2" <<'J2'
 {% extends 'qemu.jinja2' %}
@@ -62,7 +65,7 @@ for d in qemu-01 qemu-02; do
 {% set mac_addr = '52:54:00:12:34:59' %}
 J2
   chown lavaserver: "/etc/lava-server/dispatcher-config/devices/$d.jinja2" 2>/dev/null || true
-  manage devices list 2>/dev/null | grep -qw "$d" || manage devices add "$d" --device-type qemu --worker vm >/dev/null
+  has devices "$d" || manage devices add "$d" --device-type qemu --worker vm >/dev/null
   manage devices update "$d" --health GOOD >/dev/null
 done
 umask 077
