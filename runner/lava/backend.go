@@ -272,7 +272,7 @@ func (b *Backend) boot(ctx context.Context, req *runner.Request, kr *runner.Kern
 	}
 	b.log.Info("lava: job submitted", "label", req.Label, "job", id, "device_type", b.opts.DeviceType)
 	b.m.inFlight.Add(1)
-	job, err := b.follow(ctx, id)
+	job, err := b.follow(ctx, id, jobTimeouts(&jobParams{Spec: spec, DeployTimeout: b.opts.DeployTimeout}).Job+runningSlack)
 	b.m.inFlight.Add(-1)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -312,14 +312,19 @@ func (b *Backend) boot(ctx context.Context, req *runner.Request, kr *runner.Kern
 // keepLogs is how many job logs are kept.
 const keepLogs = 64
 
+// runningSlack is how long a job may run past its own LAVA job timeout
+// before the backend gives up on it.
+const runningSlack = 5 * time.Minute
+
 // follow polls job id until it finishes, with backoff while nothing
 // changes. A running job whose worker stays offline longer than
-// OfflineGrace (lost dispatcher), and a queued job that no online device
+// OfflineGrace (lost dispatcher), one still running after maxRun (LAVA
+// did not enforce its timeout), and a queued job that no online device
 // can take for QueueTimeout, are cancelled and reported as ErrInfra.
-func (b *Backend) follow(ctx context.Context, id int64) (*Job, error) {
+func (b *Backend) follow(ctx context.Context, id int64, maxRun time.Duration) (*Job, error) {
 	interval := b.opts.PollMin
 	last := ""
-	var offlineSince, unschedulableSince time.Time
+	var offlineSince, unschedulableSince, runningSince time.Time
 	for {
 		j, err := b.c.Job(ctx, id)
 		switch {
@@ -338,6 +343,13 @@ func (b *Backend) follow(ctx context.Context, id int64) (*Job, error) {
 			switch j.State {
 			case "Running", "Scheduled", "Scheduling":
 				unschedulableSince = time.Time{}
+				if runningSince.IsZero() {
+					runningSince = now
+				}
+				if now.Sub(runningSince) > maxRun {
+					b.cancel(id, "overdue")
+					return nil, fmt.Errorf("%w: job %d still %s after %s", ErrInfra, id, strings.ToLower(j.State), maxRun)
+				}
 				if lost, why := b.workerLost(ctx, j); lost {
 					if offlineSince.IsZero() {
 						offlineSince = now

@@ -137,3 +137,38 @@ func TestLavaIncompleteIsInfra(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// panicBuilder boots the kernel with an init that does not exist: the
+// kernel panics before the suite starts.
+type panicBuilder struct{ *runner.Local }
+
+func (p panicBuilder) PrepareBoot(ctx context.Context, kernel, accel string, tests []runner.Test, dir string) (*runner.BootSpec, []runner.Test, error) {
+	spec, tests, err := p.Local.PrepareBoot(ctx, kernel, accel, tests, dir)
+	if err == nil {
+		spec.Cmdline += " rdinit=/no-such-init init=/no-such-init"
+	}
+	return spec, tests, err
+}
+
+// TestLavaBootFailure: a kernel that panics before init (QEMU exits, LAVA
+// ends the job Incomplete with "Connection closed") is a boot failure of
+// the kernel, a result, not an infrastructure failure.
+func TestLavaBootFailure(t *testing.T) {
+	l, tree, o := needLab(t)
+	be := newBackend(t, l, o, nil)
+	be.b = panicBuilder{runner.NewLocal(o)}
+	kr, err := be.Run(ctxFor(t, 20*time.Minute), &runner.Request{Tree: tree, Ref: "base", Label: "patched",
+		Patches: readPatch(t, "pipe-release-single-wakeup.patch")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("boot %s: %s", kr.Boot, kr.BootDetail)
+	if kr.Boot != string(runner.BootFailure) || !strings.Contains(kr.BootDetail, "Kernel panic") {
+		t.Fatalf("boot %q detail %q, want a boot failure with the panic", kr.Boot, kr.BootDetail)
+	}
+	for _, tr := range kr.Tests {
+		if tr.Verdict != runner.BootFailure {
+			t.Errorf("%s: %s", tr.Name, tr.Verdict)
+		}
+	}
+}

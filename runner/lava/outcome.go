@@ -46,7 +46,7 @@ func outcome(j *Job, l *jobLog, spec *runner.BootSpec) (*runner.BootOutcome, []b
 	case j.Health == "Incomplete" && l.ErrorType == "Infrastructure" && l.ErrorMsg == "Connection closed" && guest:
 		out.Why = "QEMU exited"
 	case j.Health == "Complete":
-		return infra("finished without guest output")
+		return infra("finished without the suite's end marker or guest output")
 	case j.Health == "Canceled":
 		return infra("canceled")
 	case l.ErrorType != "":
