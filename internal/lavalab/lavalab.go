@@ -142,7 +142,8 @@ func (l *Lab) spawn(name string, args []string) (*exec.Cmd, error) {
 	c := exec.Command(args[0], args[1:]...)
 	c.Env, c.Dir = env(), l.dir
 	c.Stdout, c.Stderr = out, out
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own process group (Stop ends it whole); killed with the test binary.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := c.Start(); err != nil {
 		out.Close()
 		return nil, fmt.Errorf("lavalab: start %s: %w", name, err)
