@@ -30,6 +30,9 @@ type LavaConfig struct {
 	// PollMin and PollMax bound the polling interval (backoff).
 	PollMin time.Duration `mapstructure:"poll_min"`
 	PollMax time.Duration `mapstructure:"poll_max"`
+	// Events is the server's event stream (tcp://host:5500, lava-publisher):
+	// when set, a job is polled at once on its events.
+	Events string `mapstructure:"events"`
 	// DeployTimeout bounds the download of a job's artifacts.
 	DeployTimeout time.Duration `mapstructure:"deploy_timeout"`
 	// QueueTimeout ends a job that no online device can take;
@@ -68,6 +71,9 @@ func (l *LavaConfig) Validate() error {
 	}
 	if l.ShareDir != "" && l.ShareURL == "" {
 		return errors.New("runner.lava.share_dir needs runner.lava.share_url")
+	}
+	if l.Events != "" && !strings.HasPrefix(l.Events, "tcp://") {
+		return fmt.Errorf("runner.lava.events %q: want tcp://host:port", l.Events)
 	}
 	switch l.Accel {
 	case "", "tcg", "kvm":

@@ -51,6 +51,10 @@ type Options struct {
 	// directory exported by another web server (ShareDir under ShareURL).
 	ServeAddr, ServeURL string
 	ShareDir, ShareURL  string
+	// Events is LAVA's event stream (lava-publisher, tcp://host:5500): when
+	// set, a job's follower polls at once on its events instead of waiting
+	// out the backoff.
+	Events string
 	// WorkDir holds the per-job initramfs and the kept consoles.
 	WorkDir string
 	// Log receives progress.
@@ -67,6 +71,8 @@ type Backend struct {
 	slots chan struct{}
 	log   *slog.Logger
 	m     *metrics
+	ev    *events
+	stop  context.CancelFunc
 
 	baseMu    sync.Mutex
 	baselines map[string]*baselineRun
@@ -143,11 +149,24 @@ func New(b Builder, opts Options) (*Backend, error) {
 		}
 		be.srv, be.art = srv, srv
 	}
+	if opts.Events != "" {
+		ev, err := newEvents(opts.Events, opts.Log)
+		if err != nil {
+			be.Close()
+			return nil, err
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		be.ev, be.stop = ev, cancel
+		go ev.run(ctx)
+	}
 	return be, nil
 }
 
-// Close stops the artifact server.
+// Close stops the artifact server and the event stream.
 func (b *Backend) Close() error {
+	if b.stop != nil {
+		b.stop()
+	}
 	if b.srv != nil {
 		return b.srv.Close()
 	}
@@ -325,6 +344,12 @@ func (b *Backend) follow(ctx context.Context, id int64, maxRun time.Duration) (*
 	interval := b.opts.PollMin
 	last := ""
 	var offlineSince, unschedulableSince, runningSince time.Time
+	var wake <-chan struct{}
+	if b.ev != nil {
+		ch, stop := b.ev.watch(id)
+		defer stop()
+		wake = ch
+	}
 	for {
 		j, err := b.c.Job(ctx, id)
 		switch {
@@ -375,10 +400,17 @@ func (b *Backend) follow(ctx context.Context, id int64, maxRun time.Duration) (*
 				}
 			}
 		}
-		if err := sleep(ctx, interval); err != nil {
-			return nil, err
+		t := time.NewTimer(interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-wake:
+			t.Stop()
+			interval = b.opts.PollMin
+		case <-t.C:
+			interval = min(interval*2, b.opts.PollMax)
 		}
-		interval = min(interval*2, b.opts.PollMax)
 	}
 }
 

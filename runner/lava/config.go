@@ -20,7 +20,7 @@ func FromConfig(c config.LavaConfig, o runner.Options, log *slog.Logger) (*Backe
 	}
 	return New(runner.NewLocal(o), Options{
 		URL: c.URL, Token: tok, DeviceType: c.DeviceType, Tags: c.Tags, Priority: c.Priority, Accel: c.Accel,
-		MaxInFlight: c.MaxInFlight, PollMin: c.PollMin, PollMax: c.PollMax, DeployTimeout: c.DeployTimeout,
+		MaxInFlight: c.MaxInFlight, PollMin: c.PollMin, PollMax: c.PollMax, Events: c.Events, DeployTimeout: c.DeployTimeout,
 		QueueTimeout: c.QueueTimeout, OfflineGrace: c.OfflineGrace, ServeAddr: c.ServeAddr, ServeURL: c.ServeURL,
 		ShareDir: c.ShareDir, ShareURL: c.ShareURL, WorkDir: filepath.Join(o.WorkDir, "lava"), Log: log,
 	})

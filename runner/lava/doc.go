@@ -18,7 +18,9 @@
 // job) or a shared directory published under a URL prefix (lava.share_dir
 // and lava.share_url).
 //
-// Jobs are followed by polling with backoff. Guest behaviour (a hang that
+// Jobs are followed by polling with backoff; with lava.events the backend
+// also reads LAVA's event stream (a minimal ZeroMQ SUB client, zmtp.go) and
+// polls a job as soon as an event names it. Guest behaviour (a hang that
 // trips a LAVA timeout, a panic that ends QEMU) is a result; a job that ends
 // without guest output, an Incomplete job with an infrastructure, bug or
 // configuration error, a job whose worker went offline (lost dispatcher) and

@@ -172,3 +172,39 @@ func TestLavaBootFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestLavaEvents: with the event stream (lava-publisher on loopback) the
+// follower sees a finished job at once instead of at its next backoff
+// poll.
+func TestLavaEvents(t *testing.T) {
+	l, tree, o := needLab(t)
+	be := newBackend(t, l, o, func(opts *Options) {
+		opts.Events = "tcp://127.0.0.1:5500"
+		opts.PollMin, opts.PollMax = 30*time.Second, time.Minute
+	})
+	ctx := ctxFor(t, 20*time.Minute)
+	start := time.Now()
+	kr, err := be.Run(ctx, &runner.Request{Tree: tree, Ref: "base", Label: "baseline"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := time.Now()
+	if kr.Boot != "ok" {
+		t.Fatalf("boot %q: %s", kr.Boot, kr.BootDetail)
+	}
+	if be.ev.received.Load() == 0 {
+		t.Fatal("no event received from the publisher")
+	}
+	jobs, err := be.Client().Jobs(ctx, "Finished")
+	if err != nil || len(jobs) == 0 || jobs[0].EndTime == nil {
+		t.Fatalf("jobs: %v %v", err, jobs)
+	}
+	lag := seen.Sub(*jobs[0].EndTime)
+	t.Logf("run %s, %d events, result seen %s after LAVA ended job %d", seen.Sub(start).Round(time.Millisecond),
+		be.ev.received.Load(), lag.Round(time.Millisecond), jobs[0].ID)
+	// Without events the first poll would come 30 s after the submission,
+	// long after the job (10-20 s) ended.
+	if lag > 4*time.Second {
+		t.Errorf("result seen %s after the job ended: the events did not wake the follower", lag)
+	}
+}
