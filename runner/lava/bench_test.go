@@ -79,7 +79,10 @@ func mean(d []time.Duration) time.Duration {
 func BenchmarkLavaFourPatched(b *testing.B) {
 	l, tree, o := needLab(b)
 	o.Concurrency = 2
-	be := newBackend(b, l, o, func(opts *Options) { opts.MaxInFlight = 4 })
+	be := newBackend(b, l, o, func(opts *Options) {
+		opts.MaxInFlight = 4
+		opts.Events = "tcp://127.0.0.1:5500"
+	})
 	ctx := ctxFor(b, 60*time.Minute)
 	patches := [][]runner.Patch{
 		readPatch(b, "pipe-release-single-wakeup.patch"),
