@@ -134,6 +134,11 @@ func runAlongside(ctx context.Context, gh func(context.Context) error, main func
 // runner.backend: lava, or github-actions when github.actions.enabled.
 func vmStage(a *app, log *slog.Logger) (pipeline.Stage, error) {
 	ga := a.cfg.GitHub.Actions
+	switch a.cfg.Runner.Backend {
+	case "", "local", "lava":
+	default:
+		return nil, fmt.Errorf("runner.backend %q: want local or lava", a.cfg.Runner.Backend)
+	}
 	if a.cfg.Runner.Enabled && !ga.Enabled && a.cfg.Runner.Backend == "lava" {
 		return runner.NewStageWithBackend(a.cfg.Runner, log, func(o runner.Options) (runner.Backend, error) {
 			be, err := lava.FromConfig(a.cfg.Runner.Lava, o, log)
