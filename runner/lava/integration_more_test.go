@@ -16,7 +16,7 @@ import (
 func TestLavaBaselineShared(t *testing.T) {
 	l, tree, o := needLab(t)
 	be := newBackend(t, l, o, nil)
-	ctx := ctxFor(t, 30*time.Minute)
+	ctx := ctxFor(t, buildWait)
 	before, err := be.Client().Jobs(ctx, "Finished")
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func newJobs(before, after []Job) int {
 func TestLavaCancelOnShutdown(t *testing.T) {
 	l, tree, o := needLab(t)
 	be := newBackend(t, l, o, nil)
-	ctx, cancel := context.WithCancel(ctxFor(t, 30*time.Minute))
+	ctx, cancel := context.WithCancel(ctxFor(t, buildWait))
 	done := make(chan error, 1)
 	go func() {
 		_, err := be.Run(ctx, &runner.Request{Tree: tree, Ref: "base", Patches: readPatch(t, "pipe-release-single-wakeup.patch"), Label: "patched"})
@@ -128,7 +128,7 @@ func TestLavaIncompleteIsInfra(t *testing.T) {
 	l, tree, o := needLab(t)
 	be := newBackend(t, l, o, nil)
 	be.art = deadArtifacts{base: "http://" + be.srv.Addr() + "/"}
-	kr, err := be.Run(ctxFor(t, 20*time.Minute), &runner.Request{Tree: tree, Ref: "base", Label: "baseline"})
+	kr, err := be.Run(ctxFor(t, buildWait), &runner.Request{Tree: tree, Ref: "base", Label: "baseline"})
 	if !errors.Is(err, ErrInfra) {
 		t.Fatalf("result %+v, err %v: want ErrInfra", kr, err)
 	}
@@ -157,7 +157,7 @@ func TestLavaBootFailure(t *testing.T) {
 	l, tree, o := needLab(t)
 	be := newBackend(t, l, o, nil)
 	be.b = panicBuilder{runner.NewLocal(o)}
-	kr, err := be.Run(ctxFor(t, 20*time.Minute), &runner.Request{Tree: tree, Ref: "base", Label: "patched",
+	kr, err := be.Run(ctxFor(t, buildWait), &runner.Request{Tree: tree, Ref: "base", Label: "patched",
 		Patches: readPatch(t, "pipe-release-single-wakeup.patch")})
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +182,7 @@ func TestLavaEvents(t *testing.T) {
 		opts.Events = "tcp://127.0.0.1:5500"
 		opts.PollMin, opts.PollMax = 30*time.Second, time.Minute
 	})
-	ctx := ctxFor(t, 20*time.Minute)
+	ctx := ctxFor(t, buildWait)
 	start := time.Now()
 	kr, err := be.Run(ctx, &runner.Request{Tree: tree, Ref: "base", Label: "baseline"})
 	if err != nil {

@@ -25,6 +25,11 @@ import (
 // (AUTOSEL_RUNNER_WORKDIR or runner.DefaultWorkDir), the same tinyconfig
 // configuration and ccache, so no second kernel configuration is built.
 
+// buildWait bounds a test that may wait for the package-shared cold kernel
+// build (another package's tests may hold its lock: ~10+ min on 2 busy
+// cores) before its jobs.
+const buildWait = 45 * time.Minute
+
 var lab struct {
 	once sync.Once
 	l    *lavalab.Lab
@@ -156,7 +161,7 @@ func TestLavaPipeReleaseSingleWakeup(t *testing.T) {
 	be := newBackend(t, l, o, nil)
 	r := runner.New(o, be)
 	start := time.Now()
-	vm, err := r.Compare(ctxFor(t, 40*time.Minute), tree, "base", readPatch(t, "pipe-release-single-wakeup.patch"))
+	vm, err := r.Compare(ctxFor(t, buildWait), tree, "base", readPatch(t, "pipe-release-single-wakeup.patch"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +195,7 @@ func TestLavaPipeReleaseSingleWakeup(t *testing.T) {
 
 	// The local backend on the same kernels (cached builds): the same
 	// status, regressions and verdict for every test.
-	local, err := runner.New(o, nil).Compare(ctxFor(t, 40*time.Minute), tree, "base", readPatch(t, "pipe-release-single-wakeup.patch"))
+	local, err := runner.New(o, nil).Compare(ctxFor(t, buildWait), tree, "base", readPatch(t, "pipe-release-single-wakeup.patch"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +220,7 @@ func TestLavaWorkerKilled(t *testing.T) {
 		opts.QueueTimeout = 15 * time.Second
 	})
 	r := runner.New(o, be)
-	ctx := ctxFor(t, 30*time.Minute)
+	ctx := ctxFor(t, buildWait)
 	killed := make(chan error, 1)
 	go func() {
 		// Kill the worker once a job of ours is running and its guest has
