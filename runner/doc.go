@@ -13,7 +13,8 @@
 // suite (suite/*.c, compiled -static on the host) and a tiny init
 // (guest/init.c) into a newc initramfs (initramfs.go), and boots it
 // (qemu.go, accel.go). The guest reports on a UART the kernel never prints
-// to, in checksummed frames (results.go); kernel splats are attributed to
+// to, in checksummed frames (results.go), or on the console for labs that
+// record only it (ConsoleResultsArg, SplitConsole: console.go); kernel splats are attributed to
 // the test that was running (splat.go) and turned into verdicts
 // (verdict.go). Runner.Compare runs baseline and patched kernels and fills
 // a report.VMReport with regressions and metric changes (compare.go).

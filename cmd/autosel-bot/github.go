@@ -19,6 +19,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/runner"
 	"github.com/autosel-bot/autosel-bot/runner/actions"
+	"github.com/autosel-bot/autosel-bot/runner/lava"
 	"github.com/autosel-bot/autosel-bot/series"
 	"github.com/autosel-bot/autosel-bot/store"
 )
@@ -129,10 +130,25 @@ func runAlongside(ctx context.Context, gh func(context.Context) error, main func
 	return errors.Join(err, ghErr)
 }
 
-// vmStage is the VM stage of the pipeline: the local backend, or
-// github-actions when github.actions.enabled.
+// vmStage is the VM stage of the pipeline: the local backend, lava with
+// runner.backend: lava, or github-actions when github.actions.enabled.
 func vmStage(a *app, log *slog.Logger) (pipeline.Stage, error) {
 	ga := a.cfg.GitHub.Actions
+	switch a.cfg.Runner.Backend {
+	case "", "local", "lava":
+	default:
+		return nil, fmt.Errorf("runner.backend %q: want local or lava", a.cfg.Runner.Backend)
+	}
+	if a.cfg.Runner.Enabled && !ga.Enabled && a.cfg.Runner.Backend == "lava" {
+		return runner.NewStageWithBackend(a.cfg.Runner, log, func(o runner.Options) (runner.Backend, error) {
+			be, err := lava.FromConfig(a.cfg.Runner.Lava, o, log)
+			if err != nil {
+				return nil, err
+			}
+			a.collectors = append(a.collectors, be.Collector())
+			return be, nil
+		})
+	}
 	if !ga.Enabled || !a.cfg.Runner.Enabled {
 		return runner.NewStage(a.cfg.Runner, runner.WithSandbox(a.cfg.Sandbox)), nil
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
@@ -33,6 +34,9 @@ type app struct {
 	log        *slog.Logger
 	// progress, when set, shows indexing progress (see progress.go).
 	progress *progressBars
+	// collectors are the metrics of backends built for the pipeline
+	// (lava), registered on the daemon's /metrics.
+	collectors []prometheus.Collector
 }
 
 // load reads the configuration once flags are parsed.

@@ -18,14 +18,15 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/runner"
+	"github.com/autosel-bot/autosel-bot/runner/lava"
 )
 
 // newTestCmd builds the "test" command: build the patched kernel, boot it
 // in QEMU with the regression suite, compare with the baseline.
 func newTestCmd(a *app) *cobra.Command {
 	var (
-		tree, rng, baseline, format, accel string
-		patches, tests                     []string
+		tree, rng, baseline, format, accel, backend string
+		patches, tests                              []string
 	)
 	cmd := &cobra.Command{
 		Use:   "test --tree DIR [--patch FILE...|--range A..B] [--baseline REF]",
@@ -112,7 +113,23 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			vm, err := runner.New(opts, nil).Compare(ctx, tree, baseline, ps)
+			if backend == "" {
+				backend = cfg.Backend
+			}
+			var be runner.Backend
+			switch backend {
+			case "", "local":
+			case "lava":
+				lb, err := lava.FromConfig(cfg.Lava, opts, opts.Log)
+				if err != nil {
+					return &exitError{2, err}
+				}
+				defer lb.Close()
+				be = lb
+			default:
+				return &exitError{2, fmt.Errorf("test: --backend %q: want local or lava", backend)}
+			}
+			vm, err := runner.New(opts, be).Compare(ctx, tree, baseline, ps)
 			if err != nil {
 				return &exitError{2, err}
 			}
@@ -137,6 +154,7 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 	f.StringVar(&format, "format", "text", "output format: text, json or kcidb (KCIDB I/O v4: checkouts, builds, tests)")
 	f.StringVar(&accel, "accel", "", "QEMU accelerator: auto, kvm or tcg (default runner.accel)")
 	f.StringSliceVar(&tests, "tests", nil, "suite tests to run (default all)")
+	f.StringVar(&backend, "backend", "", "where the kernels boot: local or lava (default runner.backend; lava: runner.lava.*)")
 	return cmd
 }
 

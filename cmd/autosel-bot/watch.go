@@ -318,6 +318,11 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 			}
 		}
 	}
+	for _, c := range a.collectors {
+		if err := b.d.Register(c); err != nil {
+			return &exitError{2, fmt.Errorf("metrics: %w", err)}
+		}
+	}
 	ghRun, err := githubWatch(a, b.st, b.pipe, b.d.Register, log)
 	if err != nil {
 		return &exitError{2, err}
