@@ -168,3 +168,14 @@ func NewStageWithBackend(cfg config.RunnerConfig, log *slog.Logger, newBackend f
 	}
 	return &Stage{cfg: cfg, runner: New(o, b)}, nil
 }
+
+// Builder is the part of the local backend that a remote boot backend
+// (GitHub Actions, LAVA) uses: it builds and packs the kernel here and
+// evaluates the boot's output here. *Local implements it.
+type Builder interface {
+	Build(ctx context.Context, req *Request) (*BuildResult, error)
+	PrepareBoot(ctx context.Context, kernel, accel string, tests []Test, dir string) (*BootSpec, []Test, error)
+	EvalBoot(kr *KernelResult, spec *BootSpec, out *BootOutcome, console, results []byte, tests []Test)
+}
+
+var _ Builder = (*Local)(nil)

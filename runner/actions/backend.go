@@ -37,14 +37,6 @@ import (
 	"github.com/autosel-bot/autosel-bot/runner"
 )
 
-// Builder is the part of the local backend this backend uses: build and
-// pack here, evaluate the results here. *runner.Local implements it.
-type Builder interface {
-	Build(ctx context.Context, req *runner.Request) (*runner.BuildResult, error)
-	PrepareBoot(ctx context.Context, kernel, accel string, tests []runner.Test, dir string) (*runner.BootSpec, []runner.Test, error)
-	EvalBoot(kr *runner.KernelResult, spec *runner.BootSpec, out *runner.BootOutcome, console, results []byte, tests []runner.Test)
-}
-
 // Options configure the backend.
 type Options struct {
 	// Repo ("owner/name") holds the workflow and the release.
@@ -74,7 +66,7 @@ type Options struct {
 // Backend runs kernels on GitHub Actions (runner.Backend).
 type Backend struct {
 	c     *github.Client
-	b     Builder
+	b     runner.Builder
 	opts  Options
 	owner string
 	name  string
@@ -87,7 +79,7 @@ type Backend struct {
 
 // New returns the backend. b builds and evaluates (usually a
 // *runner.Local with the runner's options).
-func New(c *github.Client, b Builder, opts Options) (*Backend, error) {
+func New(c *github.Client, b runner.Builder, opts Options) (*Backend, error) {
 	owner, name, err := github.SplitRepo(opts.Repo)
 	if err != nil {
 		return nil, fmt.Errorf("github-actions backend: %w", err)

@@ -130,7 +130,7 @@ func zipDir(dir string) ([]byte, error) {
 }
 
 // newBackend is a backend on the fake with fast polling.
-func newBackend(t *testing.T, srv *ghfake.Server, b Builder, inFlight int) *Backend {
+func newBackend(t *testing.T, srv *ghfake.Server, b runner.Builder, inFlight int) *Backend {
 	t.Helper()
 	c, err := github.NewClient(github.ClientOptions{Token: "t0ken", BaseURL: srv.APIURL(), UploadURL: srv.UploadURL(),
 		Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, WriteGap: -1})

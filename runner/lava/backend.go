@@ -14,14 +14,6 @@ import (
 	"github.com/autosel-bot/autosel-bot/runner"
 )
 
-// Builder is the part of the local backend this backend uses: build and
-// pack here, evaluate the results here. *runner.Local implements it.
-type Builder interface {
-	Build(ctx context.Context, req *runner.Request) (*runner.BuildResult, error)
-	PrepareBoot(ctx context.Context, kernel, accel string, tests []runner.Test, dir string) (*runner.BootSpec, []runner.Test, error)
-	EvalBoot(kr *runner.KernelResult, spec *runner.BootSpec, out *runner.BootOutcome, console, results []byte, tests []runner.Test)
-}
-
 // Options configure the backend.
 type Options struct {
 	// URL is the LAVA server (https://lava.example.org/); Token its API token.
@@ -64,7 +56,7 @@ type Options struct {
 // Backend runs kernels on a LAVA lab (runner.Backend).
 type Backend struct {
 	c     *Client
-	b     Builder
+	b     runner.Builder
 	opts  Options
 	art   artifacts
 	srv   *FileServer
@@ -88,7 +80,7 @@ type baselineRun struct {
 // New returns the backend. b builds and evaluates (usually a
 // *runner.Local with the runner's options). Close it to stop the file
 // server.
-func New(b Builder, opts Options) (*Backend, error) {
+func New(b runner.Builder, opts Options) (*Backend, error) {
 	if opts.URL == "" {
 		return nil, errors.New("lava backend: runner.lava.url is not set")
 	}
