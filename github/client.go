@@ -9,6 +9,8 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/autosel-bot/autosel-bot/internal/ctxsleep"
 )
 
 // ClientOptions configure the REST client.
@@ -80,7 +82,7 @@ func NewClient(o ClientOptions) (*Client, error) {
 	tr := &transport{
 		base: o.Base, token: o.Token, hosts: map[string]bool{base.Host: true, upload.Host: true},
 		retries: o.Retries, backoff: o.Backoff, maxBackoff: o.MaxBackoff, maxWait: o.MaxRateWait,
-		log: o.Log, stats: stats, sleep: sleepCtx, now: time.Now, writeGap: o.WriteGap,
+		log: o.Log, stats: stats, sleep: ctxsleep.Sleep, now: time.Now, writeGap: o.WriteGap,
 	}
 	c := gh.NewClient(&http.Client{Transport: newETagCache(tr, stats)})
 	c.BaseURL, c.UploadURL = base, upload

@@ -64,21 +64,6 @@ type transport struct {
 	lastWrite   time.Time
 }
 
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // idempotent reports whether a request may be repeated after a 5xx.
 func idempotent(method string) bool {
 	switch method {

@@ -11,6 +11,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/autosel-bot/autosel-bot/internal/ctxsleep"
 	"github.com/autosel-bot/autosel-bot/runner"
 )
 
@@ -136,7 +137,7 @@ func (b *Backend) findRun(ctx context.Context, key string, since time.Time) (*gh
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("%w: the run of %s did not appear within %s", errInfra, key, b.opts.FindTimeout)
 		}
-		if err := sleep(ctx, b.opts.PollInterval); err != nil {
+		if err := ctxsleep.Sleep(ctx, b.opts.PollInterval); err != nil {
 			return nil, err
 		}
 	}
@@ -155,7 +156,7 @@ func (b *Backend) waitRun(ctx context.Context, run *gh.WorkflowRun) (*gh.Workflo
 			}, "cancel run")
 			return run, fmt.Errorf("%w: run %d still %s after %s", errInfra, id, run.GetStatus(), b.opts.RunTimeout)
 		}
-		if err := sleep(ctx, b.opts.PollInterval); err != nil {
+		if err := ctxsleep.Sleep(ctx, b.opts.PollInterval); err != nil {
 			return run, err
 		}
 		r, _, err := b.c.Actions.GetWorkflowRunByID(ctx, b.owner, b.name, run.GetID())
@@ -218,15 +219,4 @@ func (b *Backend) fetchResults(ctx context.Context, run *gh.WorkflowRun, key str
 		return err
 	}, "delete artifact")
 	return out, console, results, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

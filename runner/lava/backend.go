@@ -463,17 +463,6 @@ func (b *Backend) cancel(id int64, why string) {
 	b.log.Info("lava: job cancelled", "job", id, "why", why)
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 func shortRef(ref string) string {
 	if len(ref) > 12 {
 		return ref[:12]

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/internal/ctxsleep"
 )
 
 // events follows LAVA's event stream (lava-publisher) and wakes the jobs'
@@ -69,7 +71,7 @@ func (e *events) run(ctx context.Context) {
 		s, err := dialSub(ctx, e.addr, "")
 		if err != nil {
 			e.log.Debug("lava: event stream unavailable", "addr", e.addr, "err", err)
-			if sleep(ctx, backoff) != nil {
+			if ctxsleep.Sleep(ctx, backoff) != nil {
 				return
 			}
 			backoff = min(backoff*2, time.Minute)
