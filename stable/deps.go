@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/internal/git"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -23,10 +24,10 @@ type dep struct {
 // with the same subject).
 type depFinder struct {
 	opts     Options
-	up       *git   // upstream repository
-	upRef    string // resolved upstream commit
-	tg       *git   // tree repository
-	head     string // resolved tree commit
+	up       *git.Git // upstream repository
+	upRef    string   // resolved upstream commit
+	tg       *git.Git // tree repository
+	head     string   // resolved tree commit
 	sameRepo bool
 	// baseCommit is the patch's own "base-commit:" (git format-patch
 	// --base), used for every file when upstream has it.
@@ -41,26 +42,26 @@ type depFinder struct {
 // upstream, else the upstream ref.
 func (d *depFinder) base(ctx context.Context, f fileDiff) string {
 	if d.baseCommit != "" {
-		if c, err := d.up.revParse(ctx, d.baseCommit); err == nil {
+		if c, err := d.up.RevParse(ctx, d.baseCommit); err == nil {
 			return c
 		}
 	}
 	if f.oldBlob == "" || strings.Trim(f.oldBlob, "0") == "" {
 		return d.upRef
 	}
-	out, err := d.up.run(ctx, "rev-parse", "--verify", "--quiet", f.oldBlob+"^{blob}")
+	out, err := d.up.Run(ctx, "rev-parse", "--verify", "--quiet", f.oldBlob+"^{blob}")
 	if err != nil {
 		return d.upRef
 	}
 	blob := strings.TrimSpace(out)
-	cands, err := d.up.run(ctx, "log", "--format=%H", "--max-count=8", "--find-object="+blob, d.upRef, "--", f.oldName)
+	cands, err := d.up.Run(ctx, "log", "--format=%H", "--max-count=8", "--find-object="+blob, d.upRef, "--", f.oldName)
 	if err != nil {
 		return d.upRef
 	}
 	for _, c := range strings.Fields(cands) {
 		for _, rev := range []string{c, c + "^"} {
-			if got, err := d.up.run(ctx, "rev-parse", "--verify", "--quiet", rev+":"+f.oldName); err == nil && strings.TrimSpace(got) == blob {
-				if full, err := d.up.revParse(ctx, rev); err == nil {
+			if got, err := d.up.Run(ctx, "rev-parse", "--verify", "--quiet", rev+":"+f.oldName); err == nil && strings.TrimSpace(got) == blob {
+				if full, err := d.up.RevParse(ctx, rev); err == nil {
 					return full
 				}
 			}
@@ -122,11 +123,11 @@ func (d *depFinder) find(ctx context.Context, files []fileDiff, failed []hunk) (
 // commits, missing from the tree, that last touched the lines of c's hunks
 // the tree does not have, blamed at c's parent.
 func (d *depFinder) depsOf(ctx context.Context, c dep) ([]dep, error) {
-	parent, err := d.up.revParse(ctx, c.SHA+"^")
+	parent, err := d.up.RevParse(ctx, c.SHA+"^")
 	if err != nil {
 		return nil, nil // a root commit depends on nothing
 	}
-	out, err := d.up.run(ctx, "diff-tree", "-p", "--no-renames", "--full-index", parent, c.SHA)
+	out, err := d.up.Run(ctx, "diff-tree", "-p", "--no-renames", "--full-index", parent, c.SHA)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +156,7 @@ func (d *depFinder) blameHunks(ctx context.Context, base func(path string) strin
 		if rev == "" {
 			rev = d.upRef
 		}
-		content, err := d.up.run(ctx, "cat-file", "blob", rev+":"+h.file)
+		content, err := d.up.Run(ctx, "cat-file", "blob", rev+":"+h.file)
 		if err != nil {
 			continue // the file does not exist there either
 		}
@@ -207,7 +208,7 @@ func sortDeps(ds []dep, order string) {
 
 // blame adds the commits that last touched lines [from, to] of path at rev.
 func (d *depFinder) blame(ctx context.Context, rev, path string, from, to int, found map[string]*dep) error {
-	out, err := d.up.run(ctx, "blame", "--porcelain", "-L", fmt.Sprintf("%d,%d", from, to), rev, "--", path)
+	out, err := d.up.Run(ctx, "blame", "--porcelain", "-L", fmt.Sprintf("%d,%d", from, to), rev, "--", path)
 	if err != nil {
 		return fmt.Errorf("blame %s at %.12s: %w", path, rev, err)
 	}
@@ -246,8 +247,8 @@ func (d *depFinder) blame(ctx context.Context, rev, path string, from, to int, f
 // missing reports whether the tree lacks commit c (as an ancestor, or as a
 // backport carrying the same subject).
 func (d *depFinder) missing(ctx context.Context, c *dep) (bool, error) {
-	if _, err := d.tg.revParse(ctx, c.SHA); err == nil {
-		in, err := d.tg.isAncestor(ctx, c.SHA, d.head)
+	if _, err := d.tg.RevParse(ctx, c.SHA); err == nil {
+		in, err := d.tg.IsAncestor(ctx, c.SHA, d.head)
 		if err != nil {
 			return false, err
 		}
@@ -262,7 +263,7 @@ func (d *depFinder) missing(ctx context.Context, c *dep) (bool, error) {
 		} else {
 			args = append(args, fmt.Sprintf("--max-count=%d", d.opts.SearchLimit), d.head)
 		}
-		out, err := d.tg.run(ctx, append(args, "--")...)
+		out, err := d.tg.Run(ctx, append(args, "--")...)
 		if err != nil {
 			return false, err
 		}
