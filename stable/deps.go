@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/internal/git"
@@ -207,39 +206,21 @@ func sortDeps(ds []dep, order string) {
 }
 
 // blame adds the commits that last touched lines [from, to] of path at rev.
+// A boundary commit is the root of the blamed history: everything the tree
+// forked from. It is never a dependency.
 func (d *depFinder) blame(ctx context.Context, rev, path string, from, to int, found map[string]*dep) error {
-	out, err := d.up.Run(ctx, "blame", "--porcelain", "-L", fmt.Sprintf("%d,%d", from, to), rev, "--", path)
+	cs, err := d.up.Blame(ctx, rev, path, from, to)
 	if err != nil {
 		return fmt.Errorf("blame %s at %.12s: %w", path, rev, err)
 	}
-	var cur *dep
-	boundary := map[string]bool{}
-	for _, l := range strings.Split(out, "\n") {
-		if f := strings.Fields(l); len(f) >= 3 && len(f[0]) == 40 && isHex(f[0]) {
-			c, ok := found[f[0]]
-			if !ok {
-				c = &dep{Commit: report.Commit{SHA: f[0]}}
-				found[f[0]] = c
-			}
-			cur = c
+	for _, c := range cs {
+		if c.Boundary {
+			delete(found, c.SHA)
 			continue
 		}
-		if cur == nil {
-			continue
+		if _, ok := found[c.SHA]; !ok {
+			found[c.SHA] = &dep{Commit: report.Commit{SHA: c.SHA, Subject: c.Summary}, time: c.AuthorTime}
 		}
-		switch {
-		case strings.HasPrefix(l, "summary "):
-			cur.Subject = strings.TrimPrefix(l, "summary ")
-		case strings.HasPrefix(l, "author-time "):
-			cur.time, _ = strconv.ParseInt(strings.TrimPrefix(l, "author-time "), 10, 64)
-		case l == "boundary":
-			boundary[cur.SHA] = true
-		}
-	}
-	// A boundary commit is the root of the blamed history: everything the
-	// tree forked from. It is never a dependency.
-	for sha := range boundary {
-		delete(found, sha)
 	}
 	return nil
 }
@@ -275,13 +256,4 @@ func (d *depFinder) missing(ctx context.Context, c *dep) (bool, error) {
 		}
 	}
 	return !d.treeSubjects[c.Subject], nil
-}
-
-func isHex(s string) bool {
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -91,17 +91,7 @@ func (g *Git) RunInput(ctx context.Context, stdin []byte, args ...string) (strin
 // stdout read so far is returned with an *Error, or with the context's
 // error when the context ended.
 func (g *Git) Output(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
-	full := make([]string, 0, 2*(len(baseConfig)+len(g.config))+len(args))
-	for _, kv := range baseConfig {
-		full = append(full, "-c", kv)
-	}
-	for _, kv := range g.config {
-		full = append(full, "-c", kv)
-	}
-	full = append(full, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = g.dir
-	cmd.Env = append(append(os.Environ(), baseEnv...), g.env...)
+	cmd := g.Command(ctx, args...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -114,6 +104,24 @@ func (g *Git) Output(ctx context.Context, stdin []byte, args ...string) ([]byte,
 		return stdout.Bytes(), &Error{Args: args, Dir: g.dir, Err: err, Stderr: stderr.String()}
 	}
 	return stdout.Bytes(), nil
+}
+
+// Command returns git with args as an *exec.Cmd with g's directory,
+// environment and configuration, for a caller that streams (git cat-file
+// --batch): the caller connects its input and output and runs it.
+func (g *Git) Command(ctx context.Context, args ...string) *exec.Cmd {
+	full := make([]string, 0, 2*(len(baseConfig)+len(g.config))+len(args))
+	for _, kv := range baseConfig {
+		full = append(full, "-c", kv)
+	}
+	for _, kv := range g.config {
+		full = append(full, "-c", kv)
+	}
+	full = append(full, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = g.dir
+	cmd.Env = append(append(os.Environ(), baseEnv...), g.env...)
+	return cmd
 }
 
 // OK runs a command whose exit status is the answer (merge-base

@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,6 +195,48 @@ func TestDiffAndApply(t *testing.T) {
 		}
 		if got := read(t, wt, "a.c"); got != tt.wantA {
 			t.Errorf("%s: a.c = %q, want %q", tt.name, got, tt.wantA)
+		}
+	}
+}
+
+func TestBlame(t *testing.T) {
+	g, c1, c2 := testRepo(t)
+	ctx := context.Background()
+	write(t, g.Dir(), "a.c", "int a = 1;\nint a2;\n")
+	if _, err := g.Run(ctx, "commit", "-q", "-am", "third"); err != nil {
+		t.Fatal(err)
+	}
+	c3, _ := g.RevParse(ctx, "HEAD")
+	tests := []struct {
+		rev      string
+		from, to int
+		want     []string // sha:summary:lines
+		wantErr  bool
+	}{
+		{rev: c3, from: 1, to: 2, want: []string{c2 + ":second:1", c3 + ":third:1"}},
+		{rev: c3, from: 2, to: 2, want: []string{c3 + ":third:1"}},
+		{rev: c2, from: 1, to: 1, want: []string{c2 + ":second:1"}},
+		{rev: c1, from: 1, to: 1, want: []string{c1 + ":first:1"}},
+		{rev: c1, from: 2, to: 2, wantErr: true}, // a.c has one line there
+	}
+	for _, tt := range tests {
+		cs, err := g.Blame(ctx, tt.rev, "a.c", tt.from, tt.to)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("Blame(%.8s, %d, %d): %v", tt.rev, tt.from, tt.to, err)
+			continue
+		}
+		var got []string
+		for _, c := range cs {
+			got = append(got, fmt.Sprintf("%s:%s:%d", c.SHA, c.Summary, c.Lines))
+			if c.AuthorTime == 0 {
+				t.Errorf("no author time for %s", c.SHA)
+			}
+			if c.Boundary != (c.SHA == c1) {
+				t.Errorf("%s: boundary %v", c.Summary, c.Boundary)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("Blame(%.8s, %d, %d) = %v, want %v", tt.rev, tt.from, tt.to, got, tt.want)
 		}
 	}
 }
