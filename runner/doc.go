@@ -16,7 +16,7 @@
 // to, in checksummed frames (results.go); kernel splats are attributed to
 // the test that was running (splat.go) and turned into verdicts
 // (verdict.go). Runner.Compare runs baseline and patched kernels and fills
-// a report.VMReport with regressions and metric changes (compare.go).
+// a report.VMReport with regressions and metric changes (runner.go).
 package runner
 
 // Usage:
