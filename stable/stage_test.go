@@ -395,6 +395,16 @@ func TestPersistentWorktree(t *testing.T) {
 	if tr := treeResult(t, sr, "v6.6.3"); tr.Applied {
 		t.Fatalf("pA2 applied without pA: %+v", tr)
 	}
+	// A patch that deletes a file: gone from the worktree for the build.
+	w.repo.Git("checkout", "-q", "--detach", w.v663)
+	w.repo.Git("rm", "-q", "bar.c")
+	del := w.repo.Commit("bar: remove\n\nCc: stable@vger.kernel.org\nSigned-off-by: Test Author <author@example.org>")
+	w.repo.Git("checkout", "-q", "master")
+	w.opts.Trees[0].Build = buildCmd + " && test ! -e bar.c"
+	sr = w.run(t, w.repo.PatchMail(del)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); !tr.Applied || tr.Build != "ok" {
+		t.Fatalf("deleting bar.c: %+v", tr)
+	}
 	w.opts.Trees[0].Build = buildCmd + " && test ! -e stray.c && grep -q 'int bar;' bar.c"
 	sr = w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
 	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,9 +23,9 @@ import (
 //
 // A tree with a build command and a cache directory gets a persistent
 // worktree (openWorktree): kept across runs, locked while in use, reset to
-// the tree's commit on every use, and written out file by file, so that
-// only the files a series changes get new mtimes and make rebuilds only
-// what depends on them. Otherwise the worktree is throwaway (addWorktree):
+// the tree's commit on every use (git.PrepareWorktree), and written out
+// only where the index changed (checkout), so that only the files a series
+// changes get new mtimes and make rebuilds only what depends on them. Otherwise the worktree is throwaway (addWorktree):
 // made without a checkout and removed again by remove.
 type worktree struct {
 	repo   *git.Git // the repository the worktree belongs to
@@ -180,9 +182,34 @@ func copyFile(from, to string) error {
 }
 
 // checkout writes the index out to the worktree's files (for a build).
+// git writes only the entries whose stat data do not match the file: all of
+// them in a throwaway worktree (nothing is checked out, the index is fresh
+// from read-tree), only the ones the patches changed in a persistent one,
+// whose other files keep their mtimes. Files the patches deleted are
+// removed (checkout-index does not).
 func (w *worktree) checkout(ctx context.Context) error {
-	_, err := w.g.Run(ctx, "checkout-index", "--all", "--force")
-	return err
+	if _, err := w.g.Run(ctx, "checkout-index", "--all", "--force"); err != nil {
+		return err
+	}
+	if w.unlock == nil {
+		return nil
+	}
+	out, err := w.g.Output(ctx, nil, "diff-index", "--cached", "--no-renames", "--diff-filter=D", "--name-only", "-z", w.head, "--")
+	if err != nil {
+		return err
+	}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p == "" {
+			continue
+		}
+		if !filepath.IsLocal(p) {
+			return fmt.Errorf("checkout: deleted path %q outside the worktree", p)
+		}
+		if err := os.Remove(filepath.Join(w.dir, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("checkout: %w", err)
+		}
+	}
+	return nil
 }
 
 func sanitize(s string) string {
