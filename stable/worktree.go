@@ -38,7 +38,7 @@ type worktree struct {
 	unlock func() // releases a persistent worktree's lock; nil for a throwaway one
 }
 
-// openWorktree returns the persistent worktree of tree t under
+// openWorktree returns the persistent worktree of the tree called name under
 // cacheDir/src, reset to commit, holding its lock until remove. The
 // worktree is named after the tree and its repository, like the tree's
 // build directory, so that kbuild sees the same source path every time.
