@@ -7,6 +7,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
 )
@@ -163,7 +164,7 @@ func BuildReview(pr PullRequest, r *report.Report, s *series.Series, prFiles map
 	default:
 		rv.Conclusion = "success"
 	}
-	rv.Title = fmt.Sprintf("%d %s, %d %s", risks, pluralS(risks, "risk"), allNotes, pluralS(allNotes, "note"))
+	rv.Title = textfmt.Plural(risks, "risk", "risks") + ", " + textfmt.Plural(allNotes, "note", "notes")
 	if vmBad {
 		rv.Title += "; VM: " + r.VM.Status
 	}
@@ -215,11 +216,4 @@ func truncate(s string, n int) string {
 		cut-- // keep UTF-8 whole
 	}
 	return s[:cut] + "\n\n(truncated)"
-}
-
-func pluralS(n int, w string) string {
-	if n == 1 {
-		return w
-	}
-	return w + "s"
 }

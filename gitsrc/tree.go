@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -35,7 +34,7 @@ func NewCommitTree(ctx context.Context, repo, rev string) (*CommitTree, error) {
 	if err != nil {
 		abs = repo
 	}
-	out, err := git(ctx, abs, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	out, err := gitOut(ctx, abs, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		return nil, fmt.Errorf("%s has no commit %s", repo, rev)
 	}
@@ -57,7 +56,7 @@ func (t *CommitTree) ReadFile(path string) ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), fileTimeout)
 	defer cancel()
-	out, err := git(ctx, t.repo, "ls-tree", "-z", "--long", t.commit, "--", path)
+	out, err := gitOut(ctx, t.repo, "ls-tree", "-z", "--long", t.commit, "--", path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -75,8 +74,7 @@ func (t *CommitTree) ReadFile(path string) ([]byte, error) {
 	if size > diffcheck.MaxTreeFileSize {
 		return nil, fmt.Errorf("%s: %d bytes, more than the %d-byte limit", path, size, diffcheck.MaxTreeFileSize)
 	}
-	cmd := exec.CommandContext(ctx, "git", "-C", t.repo, "cat-file", "blob", f[2])
-	b, err := cmd.Output()
+	b, err := gitOut(ctx, t.repo, "cat-file", "blob", f[2])
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", path, t.Root(), err)
 	}
@@ -96,7 +94,7 @@ func RangeBase(ctx context.Context, repo, rng string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := git(ctx, repo, "merge-base", "--end-of-options", from, to)
+	out, err := gitOut(ctx, repo, "merge-base", "--end-of-options", from, to)
 	if err != nil {
 		return "", fmt.Errorf("range %s: no merge base: %w", rng, err)
 	}

@@ -1,8 +1,11 @@
 // Package mail parses patch mail (RFC 5322 + MIME) into Messages: headers,
-// commit message, trailers and the diff. Parsing lives in parse.go, subject
-// tags in subject.go, trailers in trailers.go, the mbox splitter in mbox.go,
-// input paths (files, Maildirs, stdin; streamed, with FIFOs, devices and
-// Maildir symlinks skipped) in input.go, and parsing them all in load.go.
+// commit message, trailers and the diff. Parsing lives in parse.go, MIME
+// bodies (multipart, format=flowed) in mime.go, the diff in diff.go,
+// patches that are not mail (git diff/show output, quilt and DEP-3 files)
+// in plain.go, subject tags in subject.go, trailers in trailers.go, the
+// mbox splitter in mbox.go, input paths (files, Maildirs, stdin; streamed,
+// with FIFOs, devices and Maildir symlinks skipped) in input.go, and
+// parsing them all in load.go.
 package mail
 
 import "time"

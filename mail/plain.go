@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 )
 
 // Patch files that are not mail: plain "git diff" output, "git show" (or
@@ -112,27 +114,7 @@ func diffTitle(diff string) string {
 	case 1:
 		return "diff of " + files[0]
 	}
-	return "diff of " + files[0] + " and " + plural(len(files)-1, "other file")
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return itoa(n) + " " + what + "s"
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
+	return "diff of " + files[0] + " and " + textfmt.Plural(len(files)-1, "other file", "other files")
 }
 
 // headerFile is the path of a "+++ " line without b/ and timestamp.

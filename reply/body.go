@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -97,7 +98,7 @@ func writeOwn(b *strings.Builder, r *report.Report, ps []*report.PatchReport, wi
 		for _, n := range p.Notes {
 			if strings.HasPrefix(n, diffcheck.RecoveredNote) {
 				// Findings on a repaired diff rest on the repair.
-				for i, l := range wrap("Note: "+cleanLine(n), 72) {
+				for i, l := range textfmt.Wrap("Note: "+cleanLine(n), 72) {
 					if i > 0 {
 						l = "  " + l
 					}

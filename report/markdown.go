@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 )
 
 // MarkdownOptions configure WriteMarkdown.
@@ -28,11 +30,11 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 		b.WriteString("### " + mdEscape(opts.Heading) + "\n\n")
 	}
 	risks, notes := r.count()
-	summary := fmt.Sprintf("%d %s", len(r.Patches), plural(len(r.Patches), "patch", "patches"))
+	summary := textfmt.Plural(len(r.Patches), "patch", "patches")
 	if risks+notes == 0 {
 		summary += ", no findings"
 	} else {
-		summary += fmt.Sprintf(": **%d %s**, %d %s", risks, plural(risks, "risk", "risks"), notes, plural(notes, "note", "notes"))
+		summary += ": **" + textfmt.Plural(risks, "risk", "risks") + "**, " + textfmt.Plural(notes, "note", "notes")
 	}
 	b.WriteString(summary + ".\n")
 	if r.Incomplete != "" {

@@ -17,7 +17,7 @@
 // record only it (ConsoleResultsArg, SplitConsole: console.go); kernel splats are attributed to
 // the test that was running (splat.go) and turned into verdicts
 // (verdict.go). Runner.Compare runs baseline and patched kernels and fills
-// a report.VMReport with regressions and metric changes (compare.go).
+// a report.VMReport with regressions and metric changes (runner.go).
 package runner
 
 // Usage:

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/internal/buildlog"
-	"github.com/autosel-bot/autosel-bot/internal/flock"
-	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/autosel-bot/autosel-bot/internal/buildlog"
+	"github.com/autosel-bot/autosel-bot/internal/flock"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 )
 
 // buildResult is the outcome of a tree's build command.
@@ -63,8 +64,8 @@ func runBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree TreeO
 		buildDirs = append(buildDirs, bd)
 		home = bd
 		if opts.CCache {
-			// CCACHE_BASEDIR makes paths under the (random) worktree
-			// relative, so objects cached from one worktree hit in the next.
+			// CCACHE_BASEDIR makes paths under the worktree relative, so
+			// objects cached from one worktree hit in the next.
 			cd := opts.CCacheDir
 			if cd == "" {
 				cd = filepath.Join(opts.CacheDir, "ccache")

@@ -3,8 +3,6 @@ package stable
 import (
 	"context"
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/internal/patchguard"
-	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/stable/stabletest"
@@ -271,8 +271,9 @@ func TestNotRelevantNoResult(t *testing.T) {
 }
 
 // TestCancelCleansUp cancels the run in the middle of a (hanging) build:
-// Run must return promptly, kill the build's process group and remove the
-// worktree.
+// Run must return promptly, kill the build's process group, remove its
+// temporary files and release the tree's persistent worktree, which the
+// next run finds locked by nobody and resets.
 func TestCancelCleansUp(t *testing.T) {
 	w := newWorld(t)
 	w.opts.Trees = w.opts.Trees[:1]
@@ -284,7 +285,7 @@ func TestCancelCleansUp(t *testing.T) {
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		m, _ := filepath.Glob(filepath.Join(w.opts.WorkDir, "*", "*", "started"))
+		m, _ := filepath.Glob(filepath.Join(w.opts.CacheDir, "src", "*", "started"))
 		if len(m) > 0 {
 			break
 		}
@@ -306,22 +307,120 @@ func TestCancelCleansUp(t *testing.T) {
 	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("Run took %v to return after cancel", d)
 	}
-	if out := w.repo.Git("worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
-		t.Errorf("worktrees left behind:\n%s", out)
+	if got := worktrees(w); len(got) != 2 || !strings.HasPrefix(got[1], filepath.Join(w.opts.CacheDir, "src")+"/") {
+		t.Errorf("worktrees: %v", got)
+	}
+	if left, _ := os.ReadDir(w.opts.WorkDir); len(left) != 0 {
+		t.Errorf("temporary directories left behind: %v", left)
+	}
+	w.opts.Trees[0].Build = "test ! -e started && " + buildCmd
+	sr := w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {
+		t.Errorf("run after the cancelled one: %+v", tr)
+	}
+}
+
+// worktrees lists the repository's worktrees (its own checkout first).
+func worktrees(w *world) []string {
+	var out []string
+	for _, l := range strings.Split(w.repo.Git("worktree", "list", "--porcelain"), "\n") {
+		if p, ok := strings.CutPrefix(l, "worktree "); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestWorktreesRemoved: throwaway worktrees (no cache directory, or no
+// build command) are removed; the user's checkout is never modified.
+func TestWorktreesRemoved(t *testing.T) {
+	w := newWorld(t)
+	w.opts.CacheDir = ""
+	w.run(t, w.repo.PatchMail(w.pA))
+	w.opts.CacheDir = t.TempDir()
+	w.opts.Trees[1].Build, w.opts.Trees[2].Build = "", ""
+	w.run(t, w.repo.PatchMail(w.pA))
+	if got := worktrees(w); len(got) != 2 || !strings.Contains(got[1], "v6.6.3") {
+		t.Errorf("worktrees left behind: %v", got)
+	}
+	if st := w.repo.Git("status", "--porcelain"); st != "" {
+		t.Errorf("user checkout modified:\n%s", st)
 	}
 	if left, _ := os.ReadDir(w.opts.WorkDir); len(left) != 0 {
 		t.Errorf("temporary directories left behind: %v", left)
 	}
 }
 
-func TestWorktreesRemoved(t *testing.T) {
+// TestPersistentWorktree: a tree that builds into the cache directory keeps
+// one worktree across runs, reset to the tree's commit on every use; only
+// the files the patches change are written, so the others keep their
+// mtimes (and make rebuilds only what the patches touch).
+func TestPersistentWorktree(t *testing.T) {
 	w := newWorld(t)
-	w.run(t, w.repo.PatchMail(w.pA))
-	if out := w.repo.Git("worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
-		t.Errorf("worktrees left behind:\n%s", out)
+	w.opts.Trees = w.opts.Trees[:1]
+	sr := w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {
+		t.Fatalf("first run: %+v", tr)
 	}
-	if st := w.repo.Git("status", "--porcelain"); st != "" {
-		t.Errorf("user checkout modified:\n%s", st)
+	wts := worktrees(w)
+	if len(wts) != 2 {
+		t.Fatalf("worktrees %v", wts)
+	}
+	dir := wts[1]
+	stat := func(name string) time.Time {
+		t.Helper()
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.ModTime()
+	}
+	read := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		return string(b)
+	}
+	if !strings.Contains(read("foo.c"), "y = 0;") {
+		t.Fatalf("patch not written out:\n%s", read("foo.c"))
+	}
+	helper, foo := stat("helper.h"), stat("foo.c")
+	// What a previous build or a crash may leave: an untracked file, a
+	// changed tracked one.
+	os.WriteFile(filepath.Join(dir, "stray.c"), []byte("int stray;\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bar.c"), []byte("garbage\n"), 0o644)
+	time.Sleep(10 * time.Millisecond)
+	// pA2 needs pA: it fails alone, so nothing is built and the worktree
+	// stays at the tree's commit.
+	w.opts.Trees[0].Build = "false"
+	sr = w.run(t, w.repo.PatchMail(w.pA2)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); tr.Applied {
+		t.Fatalf("pA2 applied without pA: %+v", tr)
+	}
+	// A patch that deletes a file: gone from the worktree for the build.
+	w.repo.Git("checkout", "-q", "--detach", w.v663)
+	w.repo.Git("rm", "-q", "bar.c")
+	del := w.repo.Commit("bar: remove\n\nCc: stable@vger.kernel.org\nSigned-off-by: Test Author <author@example.org>")
+	w.repo.Git("checkout", "-q", "master")
+	w.opts.Trees[0].Build = buildCmd + " && test ! -e bar.c"
+	sr = w.run(t, w.repo.PatchMail(del)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); !tr.Applied || tr.Build != "ok" {
+		t.Fatalf("deleting bar.c: %+v", tr)
+	}
+	w.opts.Trees[0].Build = buildCmd + " && test ! -e stray.c && grep -q 'int bar;' bar.c"
+	sr = w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {
+		t.Fatalf("run on the reused worktree: %+v", tr)
+	}
+	if got := worktrees(w); len(got) != 2 || got[1] != dir {
+		t.Errorf("worktree not reused: %v", got)
+	}
+	if !stat("helper.h").Equal(helper) {
+		t.Errorf("helper.h rewritten (mtime %v, was %v)", stat("helper.h"), helper)
+	}
+	if !stat("foo.c").After(foo) {
+		t.Errorf("foo.c not rewritten (mtime %v, was %v)", stat("foo.c"), foo)
+	}
+	if !strings.Contains(read("foo.c"), "y = 0;") {
+		t.Errorf("patch not written out:\n%s", read("foo.c"))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autosel-bot/autosel-bot/gitsrc"
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/report"
@@ -219,7 +220,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		}
 	}
 	if n > 0 {
-		return &exitError{1, fmt.Errorf("check: %d %s at or above %s", n, plural(n, "finding", "findings"), failOn)}
+		return &exitError{1, fmt.Errorf("check: %s at or above %s", textfmt.Plural(n, "finding", "findings"), failOn)}
 	}
 	return nil
 }
@@ -247,11 +248,4 @@ func render(w io.Writer, format string, reports []*report.Report, ss []*series.S
 		return reply.WriteMbox(w, mails)
 	}
 	return report.WriteText(w, reports)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/autosel-bot/autosel-bot/internal/git"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/runner"
 	"github.com/autosel-bot/autosel-bot/runner/lava"
@@ -170,13 +170,11 @@ func readPatch(name string, stdin io.Reader) ([]byte, error) {
 }
 
 func gitDiff(ctx context.Context, tree, from, to string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", "diff", "--binary", "--end-of-options", from, to)
-	cmd.Dir = tree
-	out, err := cmd.Output()
+	out, err := git.New(tree).Diff(ctx, from, to)
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("test: git diff %s..%s: %s", from, to, strings.TrimSpace(string(ee.Stderr)))
+		var ge *git.Error
+		if errors.As(err, &ge) {
+			return nil, fmt.Errorf("test: git diff %s..%s: %s", from, to, git.Stderr(err))
 		}
 		return nil, fmt.Errorf("test: git diff: %w", err)
 	}

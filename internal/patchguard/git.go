@@ -11,22 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/internal/git"
 )
 
 // gitCmd runs git in dir with extra environment; stdin may be nil.
 func gitCmd(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"), env...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return stdout.Bytes(), nil
+	return git.New(dir).WithEnv(env...).Output(ctx, stdin, args...)
 }
 
 // change is one index entry that differs from the base commit.
@@ -158,9 +149,7 @@ type catFile struct {
 }
 
 func newCatFile(ctx context.Context, repo string, env []string) (*catFile, error) {
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
-	cmd.Dir = repo
-	cmd.Env = append(append(os.Environ(), "LC_ALL=C"), env...)
+	cmd := git.New(repo).WithEnv(env...).Command(ctx, "cat-file", "--batch")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
