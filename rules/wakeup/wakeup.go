@@ -38,6 +38,16 @@ const (
 	// CategoryLostWakeup: exclusive waiters and a single wake-up on a path
 	// that should wake them all.
 	CategoryLostWakeup = "lost-wakeup"
+	// CategoryBarrier: a memory-ordering operation of a sleeper/waker pair
+	// removed or weakened.
+	CategoryBarrier = "wakeup-barrier"
+	// CategoryWakeOrder: a wake-up issued before the state the woken task
+	// checks is published, or the wakee reached through its entry after
+	// the publishing store.
+	CategoryWakeOrder = "wake-order"
+	// CategoryWakeFunc: a custom wake function that unlinks the entry
+	// before its last use of it, or without release ordering.
+	CategoryWakeFunc = "wake-function"
 )
 
 const doc = `Compares the wait-queue usage of every function a patch touches, before and after, and (with a tree) every other user of the same queues: exclusive waits introduced or removed, wake-ups narrowed/widened/made conditional/removed, sync and task-state changes, wait-entry set-up (auto-removal, prepare_to_wait without finish_wait), queues split or renamed, lockless waitqueue_active() without a barrier, and lost-wakeup risk: exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up, unless the woken waiter passes the wake-up on.`
@@ -54,6 +64,9 @@ var categories = []rules.Category{
 	{Name: CategorySplit, Doc: "a wait queue split or renamed while other users stay on the old one"},
 	{Name: CategoryActive, Doc: "a lockless waitqueue_active() check added without a barrier or the queue lock"},
 	{Name: CategoryLostWakeup, Doc: "exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up the woken waiter does not pass on"},
+	{Name: CategoryBarrier, Doc: "a barrier, acquire/release or barrier-implying call removed or weakened on one side of a sleeper/waker pair (store-buffering), with the other side and any lock that orders them"},
+	{Name: CategoryWakeOrder, Doc: "a wake-up (wake_q_add, wake_up_process) issued before the state the woken task checks is published, or the task reached through the waiter's entry after that store"},
+	{Name: CategoryWakeFunc, Doc: "a custom wake function that unlinks the wait entry before its last use of it, or without the release ordering finish_wait() relies on"},
 }
 
 // New returns the wakeup rule family, with its primitive tables loaded
@@ -136,6 +149,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkEntries()
 	r.checkSplit()
 	r.checkActive()
+	r.checkOrdering()
 	r.checkLost(introduced, changedWakers)
 	if pass.Index == nil && len(introduced) > 0 {
 		pass.Note("wakeup: exclusive waits were introduced; other wakers of those queues outside the patch need a tree to be checked (--tree)")
