@@ -585,8 +585,9 @@ func (r *checker) checkActive() {
 			continue
 		}
 		used := map[*wsite]bool{}
+		done := r.checkGating(old, nw)
 		for _, a := range nw.sitesOn(siteActive, "") {
-			if a.BuiltinBarrier || !a.Changed() {
+			if done[a] || a.BuiltinBarrier || !a.Changed() {
 				continue
 			}
 			if o := r.counterpart(old, a, used); o != nil {

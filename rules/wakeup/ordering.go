@@ -219,7 +219,7 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 		Category: CategoryBarrier,
 		Severity: report.SeverityNote,
 		File:     nw.File, Func: nw.Name, Line: r.newLineNear(old, nw, line),
-		Old:      []string{old.evidence(line)},
+		Old: []string{old.evidence(line)},
 	}
 	if len(queues) > 0 {
 		f.Key = queues[0]
