@@ -1,0 +1,195 @@
+package wakeup
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// Custom wake functions (category wake-function): a wait entry's func
+// runs in the waker with the entry still on the sleeper's stack. The
+// sleeper leaves through finish_wait(), whose lockless
+// list_empty_careful() lets it return as soon as it sees its entry
+// unlinked, without the queue lock. So the wake function must unlink the
+// entry last, after every use of the entry and of what it points to, and
+// with release ordering (list_del_init_careful()); an unlink before the
+// wake-up of the task, or a plain list_del_init(), lets the sleeper return
+// and reuse its stack while the waker still reads it.
+
+var (
+	wakeEntryParamRe = regexp.MustCompile(`(?:struct\s+wait_queue_entry|wait_queue_entry_t)\s*\*\s*([A-Za-z_]\w*)`)
+	containerOfRe    = regexp.MustCompile(`([A-Za-z_]\w*)\s*=\s*container_of\(\s*([A-Za-z_]\w*)`)
+)
+
+// wakeFuncEntry returns the wait-entry parameter of a wake function (a
+// function taking a wait_queue_entry pointer and a key), "" otherwise.
+func wakeFuncEntry(f *wfunc) string {
+	if f == nil || f.F == nil {
+		return ""
+	}
+	var head strings.Builder
+	for l := f.F.Start; l <= f.F.BodyStart && l > 0; l++ {
+		head.WriteString(f.lines[l])
+		head.WriteByte(' ')
+	}
+	h := head.String()
+	if !strings.Contains(h, "key") {
+		return ""
+	}
+	m := wakeEntryParamRe.FindStringSubmatch(h)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// entryAliases returns the entry parameter and the variables derived from
+// it with container_of().
+func entryAliases(f *wfunc, entry string) []string {
+	out := []string{entry}
+	for _, t := range f.lines {
+		if m := containerOfRe.FindStringSubmatch(t); m != nil && m[2] == entry {
+			out = appendUnique(out, m[1])
+		}
+	}
+	return out
+}
+
+// usesAny reports whether expression text dereferences one of the names.
+func usesAny(text string, names []string) bool {
+	for _, n := range names {
+		if regexp.MustCompile(`\b` + regexp.QuoteMeta(n) + `\s*(->|\.)`).MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
+// entryUnlinks returns f's unlinks of the entry (or an alias) "->entry".
+func (r *checker) entryUnlinks(f *wfunc, names []string) []cscan.Call {
+	var out []cscan.Call
+	for _, c := range f.F.Calls {
+		if r.p.unlinks[c.Name] == nil || len(c.Args) == 0 {
+			continue
+		}
+		if usesAny(c.Args[0], names) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// checkWakeFuncs checks the wake functions the patch changes.
+func (r *checker) checkWakeFuncs() {
+	for i := range r.pass.Change.Funcs {
+		old, nw := r.olds[i], r.news[i]
+		entry := wakeFuncEntry(nw)
+		if entry == "" {
+			continue
+		}
+		names := entryAliases(nw, entry)
+		var oldUnlinks []cscan.Call
+		if old != nil && old.F != nil {
+			oldUnlinks = r.entryUnlinks(old, entryAliases(old, entry))
+		}
+		for _, u := range r.entryUnlinks(nw, names) {
+			if late := r.useAfterUnlink(nw, u, names); late != nil {
+				if nw.changed(u.Line) || nw.changed(late.Line) {
+					r.reportEarlyUnlink(nw, u, *late)
+					continue
+				}
+			}
+			if r.p.unlinks[u.Name].Careful || !nw.changed(u.Line) {
+				continue
+			}
+			for _, o := range oldUnlinks {
+				if r.p.unlinks[o.Name].Careful && old.changed(o.Line) {
+					r.reportCarelessUnlink(old, nw, o, u)
+					break
+				}
+			}
+		}
+	}
+}
+
+// useAfterUnlink returns the first call after the unlink u, on its path,
+// that dereferences the entry or its container (the task to wake, the
+// data the sleeper reads), nil if none.
+func (r *checker) useAfterUnlink(f *wfunc, u cscan.Call, names []string) *cscan.Call {
+	// A release store through the entry after the unlink is a hand-off:
+	// the sleeper waits for that store, not for list_empty_careful().
+	for _, c := range f.F.Calls {
+		if c.Line > u.Line && r.isPublish(c) && usesAny(c.Args[0], names) {
+			return nil
+		}
+	}
+	for _, c := range f.F.Calls {
+		if c.Line <= u.Line || !samePath(u, c) || r.p.unlinks[c.Name] != nil {
+			continue
+		}
+		for _, a := range c.Args {
+			if usesAny(a, names) {
+				c := c
+				return &c
+			}
+		}
+		if r.p.taskWakers[c.Name] != nil || c.Name == "default_wake_function" {
+			for _, a := range c.Args {
+				if usesAny(a, names) || strings.TrimSpace(a) == names[0] {
+					c := c
+					return &c
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (r *checker) reportEarlyUnlink(f *wfunc, u, late cscan.Call) {
+	ut, lt := strings.TrimSpace(f.text(u.Line)), strings.TrimSpace(f.text(late.Line))
+	fr := report.Finding{
+		Category: CategoryWakeFunc,
+		Severity: report.SeverityRisk,
+		File:     f.File, Func: f.Name, Line: u.Line,
+		Message:  fmt.Sprintf("wake function %s() unlinks the wait entry before its last use of it (%s)", f.Name, late.Name),
+		Evidence: []string{f.evidence(u.Line), f.evidence(late.Line)},
+	}
+	fr.Chain = append(fr.Chain, report.Step{Func: f.Name, File: f.File, Line: u.Line, What: "entry unlinked: " + ut})
+	fr.Chain = append(fr.Chain, report.Step{Func: f.Name, File: f.File, Line: late.Line, What: "entry still used: " + lt})
+	fr.Evidence = append(fr.Evidence, interleaving(f.Name+"() (waker)", "the sleeper", [][2]string{
+		{ut, ""},
+		{"", "finish_wait(): list_empty_careful() sees it unlinked"},
+		{"", "returns; the entry's stack frame is reused"},
+		{lt, ""},
+		{"  -> reads the dead frame", ""},
+	})...)
+	fr.Explanation = fmt.Sprintf("%s() takes the entry off the queue with %s before %s, which still reads the entry (or the sleeper's data it is embedded in). finish_wait() on the sleeper side checks list_empty_careful() without the queue lock, so the sleeper can return (after a spurious wake-up, a signal or a timeout) as soon as the unlink is visible, and its stack frame is gone when the waker reads it. Unlink last, with list_del_init_careful(), after waking the task.",
+		f.Name, u.Name, late.Name)
+	r.add(fr)
+}
+
+func (r *checker) reportCarelessUnlink(old, nw *wfunc, o, u cscan.Call) {
+	ut := strings.TrimSpace(nw.text(u.Line))
+	fr := report.Finding{
+		Category: CategoryWakeFunc,
+		Severity: report.SeverityRisk,
+		File:     nw.File, Func: nw.Name, Line: u.Line,
+		Message:  fmt.Sprintf("wake function %s() unlinks the wait entry with %s instead of %s (no release ordering)", nw.Name, u.Name, o.Name),
+		Evidence: []string{nw.evidence(u.Line)},
+		Old:      []string{old.evidence(o.Line)},
+	}
+	fr.Chain = append(fr.Chain, report.Step{Func: nw.Name, File: nw.File, Line: u.Line, What: "plain unlink: " + ut})
+	fr.Evidence = append(fr.Evidence, interleaving(nw.Name+"() (waker)", "the sleeper", [][2]string{
+		{"wakes the task (reads the entry)", ""},
+		{ut + " (may become visible first)", ""},
+		{"", "finish_wait(): list_empty_careful() sees it unlinked"},
+		{"", "returns; the entry's stack frame is reused"},
+		{"  earlier accesses to the entry land late", ""},
+	})...)
+	fr.Explanation = fmt.Sprintf("finish_wait() lets the sleeper skip the queue lock when list_empty_careful() sees its entry unlinked, and then return and reuse the stack frame holding the entry. %s() unlinks the entry with %s, a plain store that can become visible before the wake function's earlier accesses to the entry; %s has the release ordering (smp_store_release) that list_empty_careful()'s acquire pairs with. Keep %s.",
+		nw.Name, u.Name, o.Name, o.Name)
+	r.add(fr)
+}
