@@ -203,6 +203,8 @@ func (r *checker) compareWakers(o, n *wsite) {
 		if n.WKind == "completion" {
 			f.Explanation = fmt.Sprintf("%s wakes one waiter of the completion; %s woke all of them and left it completed for later waiters. "+
 				"Every waiter must get its own complete().", n.Call.Name, o.Call.Name)
+		} else if ok, why := teardownNarrowed(o, n); ok {
+			r.riskTeardown(&f, o, n, why)
 		} else if b := r.broadcastOf(n); b != nil && r.tree == nil {
 			f.NeedsTree = true
 			f.Explanation += fmt.Sprintf(" This wake-up runs on a broadcast path (%s): if %s has exclusive waiters outside the patch, only one of them is woken "+
@@ -217,6 +219,7 @@ func (r *checker) compareWakers(o, n *wsite) {
 			n.Call.Name, describeBreadth(n), strings.TrimPrefix(describeBreadth(o), "wakes "))
 		r.add(f)
 	}
+	r.checkPollKey(o, n)
 	if o.Sync != n.Sync {
 		f := base
 		f.Category = CategorySync
