@@ -167,7 +167,7 @@ func (r *checker) checkWakers() map[string][]*wsite {
 			if moved {
 				continue
 			}
-			r.add(report.Finding{
+			f := report.Finding{
 				Category: CategoryRemoved,
 				Severity: report.SeverityNote,
 				File:     o.Fn.File, Func: o.Fn.Name, Line: o.Line(), Key: o.Q,
@@ -175,7 +175,9 @@ func (r *checker) checkWakers() map[string][]*wsite {
 				Explanation: fmt.Sprintf("%s() no longer calls %s on %s. Check that every waiter of %s is still woken on this path "+
 					"(by another waker or because the condition cannot change here).", o.Fn.Name, o.Call.Name, o.Q, o.Q),
 				Old: []string{o.Fn.evidence(o.Line())},
-			})
+			}
+			r.decideRemoved(&f, o, nw)
+			r.add(f)
 		}
 	}
 	return changed
@@ -388,7 +390,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		if ret.Line < firstChangedBefore(nw, n.Line()) {
 			continue
 		}
-		r.add(report.Finding{
+		f := report.Finding{
 			Category: CategoryRemoved,
 			Severity: report.SeverityNote,
 			File:     n.Fn.File, Func: n.Fn.Name, Line: ret.Line, Key: n.Q,
@@ -396,9 +398,12 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			Explanation: "A return added before the wake-up leaves its waiters sleeping on that path; " +
 				"wake them before returning or show that nothing they wait for changed.",
 			Evidence: []string{nw.evidence(ret.Line), nw.evidence(n.Line())},
-		})
-		break
+		}
+		r.decideSkipped(&f, nw, n, ret.Line)
+		r.add(f)
+		return
 	}
+	r.checkSkippingGotos(nw, n)
 }
 
 // firstChangedBefore returns the first line of the function view (the
@@ -481,7 +486,7 @@ func (r *checker) checkEntries() {
 				if !s.Changed() && !e.Changed() {
 					continue
 				}
-				r.add(report.Finding{
+				f := report.Finding{
 					Category: CategoryWaitEntry,
 					Severity: report.SeverityNote,
 					File:     s.Fn.File, Func: s.Fn.Name, Line: s.Line(), Key: s.Q,
@@ -490,7 +495,9 @@ func (r *checker) checkEntries() {
 						"further single wake-ups can hit this already-woken entry instead of the next waiter and be lost (the epoll lost-wakeup pattern). "+
 						"Use init_wait()/DEFINE_WAIT() (autoremove_wake_function) or wake all waiters.", e.Call.Name, s.Q, s.Call.Name),
 					Evidence: []string{nw.evidence(e.Line()), nw.evidence(s.Line())},
-				})
+				}
+				r.decideStaleEntry(&f, s, e)
+				r.add(f)
 			}
 		}
 		r.checkFinishWait(old, nw)

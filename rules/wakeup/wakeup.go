@@ -309,23 +309,29 @@ func appendUnique(l []string, s string) []string {
 func (r *checker) buildViews() {
 	for _, fc := range r.pass.Change.Funcs {
 		r.inPatch[fc.File+":"+fc.Name] = true
-		vt := newVarTypes()
-		vt.scan(fc.New.Text)
-		vt.scan(fc.Old.Text)
-		for _, f := range r.pass.Change.Files {
-			if f.Path() != fc.File {
-				continue
-			}
-			for _, h := range f.Hunks {
-				if strings.Contains(h.Section, fc.Name+"(") {
-					vt.scan(h.Section)
+		// Each side resolves its own variables first (a local alias
+		// such as "var = &ctx->refcount" may be gone on the other side).
+		vts := [2]*varTypes{}
+		for i, texts := range [2][2]string{{fc.Old.Text, fc.New.Text}, {fc.New.Text, fc.Old.Text}} {
+			vt := newVarTypes()
+			vt.scan(texts[0])
+			vt.scan(texts[1])
+			for _, f := range r.pass.Change.Files {
+				if f.Path() != fc.File {
+					continue
+				}
+				for _, h := range f.Hunks {
+					if strings.Contains(h.Section, fc.Name+"(") {
+						vt.scan(h.Section)
+					}
 				}
 			}
+			vt.fallback(r.fileVT[fc.File])
+			vt.fallback(r.patchVT)
+			vts[i] = vt
 		}
-		vt.fallback(r.fileVT[fc.File])
-		vt.fallback(r.patchVT)
-		r.olds = append(r.olds, r.view(fc, &fc.Old, '-', vt))
-		r.news = append(r.news, r.view(fc, &fc.New, '+', vt))
+		r.olds = append(r.olds, r.view(fc, &fc.Old, '-', vts[0]))
+		r.news = append(r.news, r.view(fc, &fc.New, '+', vts[1]))
 	}
 }
 
