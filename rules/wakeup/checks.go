@@ -140,6 +140,8 @@ func (r *checker) checkWakers() map[string][]*wsite {
 				}
 				r.compareWakers(o, n)
 				r.checkConditional(old, nw, o, n)
+				r.checkCheckBeforeBarrier(old, nw, o, n)
+				r.checkQueueIndex(o, n)
 			}
 			// Waits whose task state changed.
 			wused := map[*wsite]bool{}
