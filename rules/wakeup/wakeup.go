@@ -48,6 +48,9 @@ const (
 	// CategoryWakeFunc: a custom wake function that unlinks the entry
 	// before its last use of it, or without release ordering.
 	CategoryWakeFunc = "wake-function"
+	// CategoryStateOrder: a store a sleeper's condition reads moved after
+	// the wake-up.
+	CategoryStateOrder = "state-order"
 )
 
 const doc = `Compares the wait-queue usage of every function a patch touches, before and after, and (with a tree) every other user of the same queues: exclusive waits introduced or removed, wake-ups narrowed/widened/made conditional/removed, sync and task-state changes, wait-entry set-up (auto-removal, prepare_to_wait without finish_wait), queues split or renamed, lockless waitqueue_active() without a barrier, and lost-wakeup risk: exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up, unless the woken waiter passes the wake-up on.`
@@ -66,6 +69,7 @@ var categories = []rules.Category{
 	{Name: CategoryLostWakeup, Doc: "exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up the woken waiter does not pass on"},
 	{Name: CategoryBarrier, Doc: "a barrier, acquire/release or barrier-implying call removed or weakened on one side of a sleeper/waker pair (store-buffering), with the other side and any lock that orders them"},
 	{Name: CategoryWakeOrder, Doc: "a wake-up (wake_q_add, wake_up_process) issued before the state the woken task checks is published, or the task reached through the waiter's entry after that store"},
+	{Name: CategoryStateOrder, Doc: "a store that a sleeper's condition reads moved after the wake-up that used to follow it (the woken task re-checks, sees the old value and sleeps again)"},
 	{Name: CategoryWakeFunc, Doc: "a custom wake function that unlinks the wait entry before its last use of it, or without the release ordering finish_wait() relies on"},
 }
 
@@ -152,6 +156,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkOrdering()
 	r.checkWakeOrder()
 	r.checkWakeFuncs()
+	r.checkStoreAfterWake()
 	r.checkLost(introduced, changedWakers)
 	if pass.Index == nil && len(introduced) > 0 {
 		pass.Note("wakeup: exclusive waits were introduced; other wakers of those queues outside the patch need a tree to be checked (--tree)")

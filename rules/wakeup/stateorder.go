@@ -1,0 +1,187 @@
+package wakeup
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// State vs wake-up order (category state-order): a store that a sleeper's
+// condition reads used to come before a wake-up and now comes after it
+// (moved down in the same function, or into a caller after the call that
+// wakes). The woken task re-checks its condition, still sees the old
+// value and goes back to sleep; the store that would satisfy it comes
+// with no wake-up.
+
+// movedStore is a store line the patch removed in one function and added
+// in another place.
+type movedStore struct {
+	text   string
+	fields []string
+	from   *wfunc // old side
+	line   int    // old line
+}
+
+func normLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// checkStoreAfterWake reports stores moved after the wake-up they used to
+// precede.
+func (r *checker) checkStoreAfterWake() {
+	var moved []movedStore
+	for _, old := range r.olds {
+		if old == nil {
+			continue
+		}
+		for l, t := range old.lines {
+			if !old.changed(l) || !storeRe.MatchString(t) {
+				continue
+			}
+			fs := fieldsIn(strings.SplitN(t, "=", 2)[0])
+			if len(fs) == 0 {
+				continue
+			}
+			moved = append(moved, movedStore{text: normLine(t), fields: fs, from: old, line: l})
+		}
+	}
+	sort.Slice(moved, func(i, j int) bool { return moved[i].line < moved[j].line })
+	done := map[string]bool{}
+	risky := map[string]bool{} // function|queue pairs already reported at risk
+	for _, m := range moved {
+		var wakes []*wsite
+		for _, w := range m.from.sitesOn(siteWake, "") {
+			if w.Line() > m.line {
+				wakes = append(wakes, w)
+			}
+		}
+		if len(wakes) == 0 {
+			continue
+		}
+		for i, nw := range r.news {
+			if nw == nil {
+				continue
+			}
+			for l, t := range nw.lines {
+				if !nw.changed(l) || normLine(t) != m.text {
+					continue
+				}
+				key := nw.Name + ":" + m.text
+				if done[key] {
+					continue
+				}
+				for _, w := range wakes {
+					if !r.wakesBefore(nw, i, m.from.Name, w.Q, l) {
+						continue
+					}
+					done[key] = true
+					r.reportStoreAfterWake(m, nw, l, w, risky)
+					break
+				}
+			}
+		}
+	}
+}
+
+// wakesBefore reports whether new function nw wakes queue q before line
+// l: directly, or through a call of from (whose new side still wakes q).
+func (r *checker) wakesBefore(nw *wfunc, _ int, from, q string, l int) bool {
+	for _, s := range nw.sitesOn(siteWake, "") {
+		if s.Line() < l && r.sameQueue(s.Q, q) {
+			return true
+		}
+	}
+	if nw.F == nil || nw.Name == from {
+		return false
+	}
+	for _, c := range nw.F.Calls {
+		if c.Name != from || c.Line >= l {
+			continue
+		}
+		for _, f := range r.news {
+			if f != nil && f.Name == from && len(f.sitesOn(siteWake, "")) > 0 {
+				return true
+			}
+		}
+		if r.tree != nil {
+			for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(from), nw.File) {
+				for _, s := range r.tree.view(fn).sitesOn(siteWake, "") {
+					if r.sameQueue(s.Q, q) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsite, risky map[string]bool) {
+	f := report.Finding{
+		Category: CategoryStateOrder,
+		Severity: report.SeverityNote,
+		File:     nw.File, Func: nw.Name, Line: line, Key: w.Q,
+		Message:  fmt.Sprintf("%s now stored after the wake-up of %s (%s() line %d)", strings.Join(m.fields, ", "), w.Q, w.Fn.Name, w.Line()),
+		Evidence: []string{nw.evidence(line)},
+		Old:      []string{m.from.evidence(m.line), w.Fn.evidence(w.Line())},
+	}
+	var reader *wsite
+	for _, s := range r.otherWaiters(w.Q, "") {
+		if r.condReads(s, m.fields) {
+			reader = s
+			break
+		}
+	}
+	if reader == nil {
+		if risky[nw.Name+"|"+w.Q] {
+			return // the same move is reported at risk for another field
+		}
+		f.Explanation = fmt.Sprintf("The store of %s used to precede %s on %s; it now follows it. No sleeper of %s was found whose condition reads it; if one does, it is woken before the change and sleeps again.", strings.Join(m.fields, ", "), w.Call.Name, w.Q, w.Q)
+		r.add(f)
+		return
+	}
+	f.Severity = report.SeverityRisk
+	risky[nw.Name+"|"+w.Q] = true
+	f.Chain = append(f.Chain, step(reader, "waits for a condition that reads "+strings.Join(m.fields, ", ")+": "+reader.Text()))
+	f.Chain = append(f.Chain, step(w, "wakes it: "+w.Text()))
+	f.Chain = append(f.Chain, report.Step{Func: nw.Name, File: nw.File, Line: line, What: "stores it only afterwards: " + normLine(nw.text(line))})
+	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", reader.Fn.Name+"()", [][2]string{
+		{"", reader.Text()},
+		{"", "  condition false: sleeps"},
+		{w.Text(), ""},
+		{"", "woken: re-checks " + condOrState(reader)},
+		{"", "  reads the old " + strings.Join(m.fields, ", ") + ": sleeps again"},
+		{normLine(nw.text(line)), ""},
+		{"  (no wake-up after it)", "sleeps forever"},
+	})...)
+	f.Explanation = fmt.Sprintf("%s waits until %s, which reads %s. The patch moves the store `%s` from before %s() line %d (%s) to %s() line %d, after it: the woken task re-checks its condition against the old value and goes back to sleep, and nothing wakes it once the value changes. Store first, then wake (or wake again after the store).",
+		siteWhere(reader), condOrState(reader), strings.Join(m.fields, ", "), m.text, w.Fn.Name, w.Line(), w.Call.Name, nw.Name, line)
+	r.add(f)
+}
+
+// condReads reports whether waiter s's condition (with the helpers it
+// calls, from the patch or the tree) reads one of the fields.
+func (r *checker) condReads(s *wsite, fields []string) bool {
+	cond := waitCond(s)
+	if cond == "" {
+		return false
+	}
+	text := cond
+	for _, name := range calledNames(cond) {
+		if body, ok := r.funcText(name, s.Fn.File); ok {
+			text += "\n" + body
+			for _, inner := range calledNames(body) {
+				if b2, ok := r.funcText(inner, s.Fn.File); ok && len(b2) < 4000 {
+					text += "\n" + b2
+				}
+			}
+		}
+	}
+	for _, fl := range fields {
+		if containsWord(text, fl) {
+			return true
+		}
+	}
+	return false
+}
