@@ -78,6 +78,7 @@ func (r *checker) checkOrdering() {
 		if old == nil || nw == nil {
 			continue
 		}
+		r.checkLockRemoved(old, nw)
 		removed := r.orderOps(old)
 		if len(removed) == 0 {
 			continue
