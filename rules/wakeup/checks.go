@@ -534,9 +534,22 @@ func (r *checker) checkFinishWait(old, nw *wfunc) {
 			labels[s.Label] = s.Line
 		}
 	})
+	if !nw.Partial && nw.F.Body.EndLine > 0 {
+		// Falling off the end of the body is an exit too.
+		exits = append(exits, exitPoint{line: nw.F.Body.EndLine})
+	}
 	for _, p := range nw.Sites {
 		if p.Kind != siteWait || p.WKind != "add" || !strings.HasPrefix(p.Call.Name, "prepare_to_") || p.Entry == "" {
 			continue
+		}
+		// The patch removed a removal of this entry.
+		removedRemoval := false
+		if old != nil {
+			for _, s := range old.Sites {
+				if s.Kind == siteRemove && s.Entry == p.Entry && s.Changed() {
+					removedRemoval = true
+				}
+			}
 		}
 		var removals []int
 		for _, s := range nw.Sites {
@@ -561,7 +574,7 @@ func (r *checker) checkFinishWait(old, nw *wfunc) {
 				// Label outside the visible text: cannot tell.
 				ok = true
 			}
-			if ok || (!p.Changed() && !nw.changed(e.line)) {
+			if ok || (!p.Changed() && !nw.changed(e.line) && !removedRemoval) {
 				continue
 			}
 			sev := report.SeverityRisk
@@ -576,7 +589,13 @@ func (r *checker) checkFinishWait(old, nw *wfunc) {
 				Explanation: fmt.Sprintf("%s queues %s and sets the task state; the path leaving at line %d neither calls finish_wait() nor removes the entry, "+
 					"so the task returns in a sleeping state and a stack entry may stay on %s (use-after-return on the next wake-up). Call finish_wait(%s, &%s) on that path.",
 					p.Call.Name, p.Entry, e.line, p.Q, p.Arg, p.Entry),
-				Evidence: []string{nw.evidence(p.Line()), nw.evidence(e.line)},
+				Evidence: append([]string{nw.evidence(p.Line()), nw.evidence(e.line)}, interleaving(nw.Name+"()", "a waker of "+p.Q, [][2]string{
+					{strings.TrimSpace(nw.text(p.Line())), ""},
+					{"condition true without a wake-up: leaves the loop", ""},
+					{"returns: " + p.Entry + " still queued, task state not RUNNING", ""},
+					{"", "wake_up(" + p.Arg + "): walks the entry"},
+					{"", "  on the dead stack frame"},
+				})...),
 			})
 			break
 		}
