@@ -27,6 +27,8 @@ type tables struct {
 	StateSets       []string          `yaml:"state_sets"`
 	Unlinks         []unlinkRow       `yaml:"unlinks"`
 	Locks           []string          `yaml:"locks"`
+	TaskGets        []string          `yaml:"task_gets"`
+	TaskPuts        []string          `yaml:"task_puts"`
 }
 
 // orderRow describes a memory-ordering operation.
@@ -136,6 +138,8 @@ type prims struct {
 	stateSets    map[string]bool
 	unlinks      map[string]*unlinkRow
 	locks        map[string]bool
+	taskGets     map[string]bool
+	taskPuts     map[string]bool
 }
 
 func compile(t tables) (*prims, error) {
@@ -156,6 +160,8 @@ func compile(t tables) (*prims, error) {
 		stateSets:   setOf(t.StateSets),
 		unlinks:     map[string]*unlinkRow{},
 		locks:       setOf(t.Locks),
+		taskGets:    setOf(t.TaskGets),
+		taskPuts:    setOf(t.TaskPuts),
 	}
 	re := func(what, s string) (*regexp.Regexp, error) {
 		r, err := regexp.Compile(s)

@@ -95,6 +95,7 @@ func (r *checker) checkWakeFuncs() {
 		if old != nil && old.F != nil {
 			oldUnlinks = r.entryUnlinks(old, entryAliases(old, entry))
 		}
+		r.checkRefBeforeReturn(old, nw)
 		for _, u := range r.entryUnlinks(nw, names) {
 			if late := r.useAfterUnlink(nw, u, names); late != nil {
 				if nw.changed(u.Line) || nw.changed(late.Line) {
@@ -192,4 +193,82 @@ func (r *checker) reportCarelessUnlink(old, nw *wfunc, o, u cscan.Call) {
 	fr.Explanation = fmt.Sprintf("finish_wait() lets the sleeper skip the queue lock when list_empty_careful() sees its entry unlinked, and then return and reuse the stack frame holding the entry. %s() unlinks the entry with %s, a plain store that can become visible before the wake function's earlier accesses to the entry; %s has the release ordering (smp_store_release) that list_empty_careful()'s acquire pairs with. Keep %s.",
 		nw.Name, u.Name, o.Name, o.Name)
 	r.add(fr)
+}
+
+// checkRefBeforeReturn reports a task reference a wake function now takes
+// before a return that neither drops nor hands it on: the wake function
+// runs again for every wake-up while the entry stays queued, and each run
+// leaks one more reference.
+func (r *checker) checkRefBeforeReturn(old, nw *wfunc) {
+	if nw.F == nil {
+		return
+	}
+	for _, g := range nw.F.Calls {
+		if !r.p.taskGets[g.Name] || !nw.changed(g.Line) {
+			continue
+		}
+		for _, ret := range nw.F.Returns {
+			if ret.Line <= g.Line {
+				continue
+			}
+			onPath := true
+			for _, gg := range g.Guards {
+				found := false
+				for _, rg := range ret.Guards {
+					if rg.Kind == gg.Kind && rg.Line == gg.Line {
+						found = true
+					}
+				}
+				onPath = onPath && found
+			}
+			if !onPath {
+				continue
+			}
+			dropped := false
+			for _, c := range nw.F.Calls {
+				if c.Line > g.Line && c.Line <= ret.Line && r.p.taskPuts[c.Name] {
+					dropped = true
+				}
+			}
+			if dropped {
+				continue
+			}
+			// The old version took it after this return.
+			if old != nil && old.F != nil {
+				before := false
+				for _, c := range old.F.Calls {
+					if r.p.taskGets[c.Name] && old.changed(c.Line) {
+						for _, oret := range old.F.Returns {
+							if oret.Line < c.Line && normLine(old.text(oret.Line)) == normLine(nw.text(ret.Line)) {
+								before = true
+							}
+						}
+					}
+				}
+				if !before {
+					continue
+				}
+			}
+			gt, rt := strings.TrimSpace(nw.text(g.Line)), strings.TrimSpace(nw.text(ret.Line))
+			f := report.Finding{
+				Category: CategoryWakeFunc,
+				Severity: report.SeverityRisk,
+				File:     nw.File, Func: nw.Name, Line: g.Line,
+				Message:  fmt.Sprintf("wake function %s() takes a task reference (%s) before a return that does not drop it (line %d)", nw.Name, g.Name, ret.Line),
+				Evidence: []string{nw.evidence(g.Line), nw.evidence(ret.Line)},
+			}
+			f.Chain = append(f.Chain, report.Step{Func: nw.Name, File: nw.File, Line: g.Line, What: "reference taken: " + gt})
+			f.Chain = append(f.Chain, report.Step{Func: nw.Name, File: nw.File, Line: ret.Line, What: "returns without dropping it: " + rt})
+			f.Evidence = append(f.Evidence, interleaving(nw.Name+"() wake-up 1", nw.Name+"() wake-up 2", [][2]string{
+				{gt, ""},
+				{rt + " (entry stays queued)", ""},
+				{"", gt},
+				{"", rt + " : another reference leaked"},
+			})...)
+			f.Explanation = fmt.Sprintf("%s() is called for every wake-up of the queue while its entry stays queued. It now takes the task reference before the return at line %d, which leaves the entry queued without putting the reference; each such wake-up leaks one, and the task_struct is never freed. Take the reference after the early return, where the entry is unlinked and the task woken.",
+				nw.Name, ret.Line)
+			r.add(f)
+			return
+		}
+	}
 }
