@@ -224,3 +224,125 @@ func (r *checker) checkQueueIndex(o, n *wsite) {
 	}
 	r.add(f)
 }
+
+// condCallLines returns the lines of f whose if/loop/switch conditions
+// call name: a call whose result decides the branch.
+func condCallLines(f *wfunc, name string) map[int]bool {
+	out := map[int]bool{}
+	if f == nil || f.F == nil || f.F.Body == nil {
+		return out
+	}
+	add := func(cs []cscan.Call) {
+		for _, c := range cs {
+			if c.Name == name {
+				out[c.Line] = true
+			}
+		}
+	}
+	lockctx.Inspect(f.F.Body, func(s cscan.Stmt) {
+		switch s := s.(type) {
+		case *cscan.IfStmt:
+			add(s.CondCalls)
+		case *cscan.LoopStmt:
+			add(s.CondCalls)
+		case *cscan.SwitchStmt:
+			add(s.CondCalls)
+		}
+	})
+	return out
+}
+
+var assignCallRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\(`)
+
+// snapshotHelper returns the helper that chose the queue of wake-up n (its
+// base pointer is assigned from a call) after a bare lockless "has
+// sleepers?" check of the same field, and that check's text.
+func (r *checker) snapshotHelper(f *wfunc, n *wsite) (string, *wsite) {
+	base := basePtr(n.Arg)
+	if base == "" {
+		return "", nil
+	}
+	field := keyLast(n.Q)
+	for l := n.Line() - 1; l >= n.Line()-30 && l > 0; l-- {
+		m := assignCallRe.FindStringSubmatch(f.lines[l])
+		if m == nil || m[1] != base {
+			continue
+		}
+		h := m[2]
+		var hv *wfunc
+		for _, v := range r.news {
+			if v != nil && v.Name == h {
+				hv = v
+			}
+		}
+		if hv == nil && r.tree != nil {
+			if fns := lockctx.PickDefs(r.pass.Index.Funcs(h), f.File); len(fns) > 0 {
+				hv = r.tree.view(fns[0])
+			}
+		}
+		if hv == nil {
+			return "", nil
+		}
+		for _, a := range hv.sitesOn(siteActive, "") {
+			if !a.BuiltinBarrier && keyLast(a.Q) == field {
+				return h, a
+			}
+		}
+		return "", nil
+	}
+	return "", nil
+}
+
+// checkUncheckedSnapshotWakes reports a wake-up whose result the patch
+// stopped checking, now aimed at a queue a helper picked from a lockless
+// "has sleepers?" snapshot: when the sleepers have left in between, the
+// wake-up wakes nobody and no other queue is tried.
+func (r *checker) checkUncheckedSnapshotWakes() {
+	checked := map[string]bool{} // queue keys whose wake-up result was tested on the old side
+	for _, old := range r.olds {
+		if old == nil {
+			continue
+		}
+		for _, w := range old.sitesOn(siteWake, "") {
+			if w.Changed() && condCallLines(old, w.Call.Name)[w.Line()] {
+				checked[w.Q] = true
+			}
+		}
+	}
+	if len(checked) == 0 {
+		return
+	}
+	for _, nw := range r.news {
+		if nw == nil {
+			continue
+		}
+		for _, n := range nw.sitesOn(siteWake, "") {
+			if !n.Changed() || !checked[n.Q] || condCallLines(nw, n.Call.Name)[n.Line()] {
+				continue
+			}
+			h, a := r.snapshotHelper(nw, n)
+			if a == nil {
+				continue
+			}
+			check := a.Text()
+			f := report.Finding{
+				Category: CategoryRemoved,
+				Severity: report.SeverityRisk,
+				File:     nw.File, Func: nw.Name, Line: n.Line(), Key: n.Q,
+				Message:  fmt.Sprintf("wake-up of %s decided on %s()'s lockless snapshot and its result no longer checked", n.Q, h),
+				Evidence: []string{nw.evidence(n.Line())},
+			}
+			f.Chain = append(f.Chain, step(a, "picks the queue after a lockless check: "+check))
+			f.Chain = append(f.Chain, step(n, "wakes it without checking whether anybody was woken: "+n.Text()))
+			f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", "the sleepers of that queue", [][2]string{
+				{h + "(): " + check + " : a sleeper", ""},
+				{"", "leaves the queue (timeout, signal, got it)"},
+				{n.Text() + " : wakes nobody", ""},
+				{"  (no other queue tried)", "sleepers on the other queues keep waiting"},
+			})...)
+			f.Explanation = fmt.Sprintf("The old code woke %s only as part of a test of the wake-up's result and moved on to the next candidate when nobody was woken. Now %s() picks the queue from a lockless %s in %s() and wakes it unconditionally: sleepers can leave between the check and the wake-up, which then wakes nobody while what it hands out (a batch of wake-ups, a token) is spent, and the sleepers elsewhere are never woken. Check the wake-up's result and try the next queue, as before.",
+				n.Q, nw.Name, check, h)
+			r.add(f)
+		}
+	}
+}

@@ -157,6 +157,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkWakeOrder()
 	r.checkWakeFuncs()
 	r.checkStoreAfterWake()
+	r.checkUncheckedSnapshotWakes()
 	r.checkLost(introduced, changedWakers)
 	if pass.Index == nil && len(introduced) > 0 {
 		pass.Note("wakeup: exclusive waits were introduced; other wakers of those queues outside the patch need a tree to be checked (--tree)")
