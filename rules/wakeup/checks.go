@@ -142,6 +142,7 @@ func (r *checker) checkWakers() map[string][]*wsite {
 				r.checkConditional(old, nw, o, n)
 				r.checkCheckBeforeBarrier(old, nw, o, n)
 				r.checkQueueIndex(o, n)
+				r.checkWakeMovedEarlier(old, nw, o, n)
 			}
 			// Waits whose task state changed.
 			wused := map[*wsite]bool{}

@@ -185,3 +185,149 @@ func (r *checker) condReads(s *wsite, fields []string) bool {
 	}
 	return false
 }
+
+// trivialCalls are calls that do not change what a woken task looks at.
+var trivialCalls = map[string]bool{"if": true, "while": true, "for": true, "switch": true, "return": true, "sizeof": true,
+	"likely": true, "unlikely": true, "WARN_ON": true, "WARN_ON_ONCE": true, "BUG_ON": true, "READ_ONCE": true}
+
+// workIn returns the calls and stores of a line that may change what a
+// woken task observes ("" if none): a member store or a non-trivial call.
+func workIn(t string) string {
+	s := strings.TrimSpace(t)
+	if s == "" || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/*") || strings.HasPrefix(s, "*") {
+		return ""
+	}
+	if storeRe.MatchString(s) {
+		return s
+	}
+	for _, m := range condCallRe.FindAllStringSubmatch(s, -1) {
+		n := m[1]
+		if trivialCalls[n] || strings.HasPrefix(n, "trace_") || strings.HasPrefix(n, "pr_") || strings.HasPrefix(n, "dev_") || n == "printk" {
+			continue
+		}
+		return s
+	}
+	return ""
+}
+
+// checkWakeMovedEarlier reports a wake-up the patch moved above work that
+// used to complete before it: the woken task can now run before that work
+// and see its state half done.
+func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
+	if o.Call.Name != n.Call.Name {
+		return
+	}
+	// Lines the patch moved from before the old wake-up to after the new
+	// one (the diff may show either side as the moved one).
+	removedBefore := map[string]bool{}
+	for l, t := range old.lines {
+		if l < o.Line() && old.changed(l) {
+			removedBefore[normLine(t)] = true
+		}
+	}
+	m := r.maps[nw.File]
+	if m == nil {
+		return
+	}
+	var passed []string
+	var lines []int
+	for l := range nw.lines {
+		lines = append(lines, l)
+	}
+	sort.Ints(lines)
+	for _, l := range lines {
+		if l <= n.Line() {
+			continue
+		}
+		if nw.changed(l) {
+			if t := normLine(nw.lines[l]); removedBefore[t] {
+				if w := workIn(t); w != "" {
+					passed = append(passed, w)
+				}
+			}
+			continue
+		}
+		if !n.Changed() {
+			continue
+		}
+		ol, ok := m.newToOld[l]
+		if !ok || ol >= o.Line() || ol <= 0 {
+			continue
+		}
+		if _, in := old.lines[ol]; !in {
+			continue
+		}
+		if w := workIn(nw.lines[l]); w != "" {
+			passed = append(passed, w)
+		}
+	}
+	// Wake-ups are not work the woken task waits for; stores count only
+	// when a sleeper's condition reads them (else checkStoreAfterWake
+	// reports them as notes).
+	waiters := r.otherWaiters(n.Q, nw.Name)
+	var work []string
+	for _, p := range passed {
+		if r.isWakeLine(p) {
+			continue
+		}
+		if storeRe.MatchString(p) && !condCallRe.MatchString(strings.SplitN(p, "=", 2)[0]) {
+			fs := fieldsIn(strings.SplitN(p, "=", 2)[0])
+			read := false
+			for _, w := range waiters {
+				read = read || r.condReads(w, fs)
+			}
+			if !read {
+				continue
+			}
+		}
+		work = append(work, p)
+	}
+	passed = work
+	if len(passed) == 0 {
+		return
+	}
+	f := report.Finding{
+		Category: CategoryStateOrder,
+		Severity: report.SeverityNote,
+		File:     nw.File, Func: nw.Name, Line: n.Line(), Key: n.Q,
+		Message:  fmt.Sprintf("wake-up of %s moved before work that used to complete first (%s)", n.Q, passed[0]),
+		Evidence: []string{nw.evidence(n.Line())},
+		Old:      []string{old.evidence(o.Line())},
+	}
+	if len(waiters) == 0 {
+		f.Explanation = fmt.Sprintf("%s() now wakes %s before `%s`; a woken task can run before that work is done. No sleeper of %s was found.", nw.Name, n.Q, passed[0], n.Q)
+		r.add(f)
+		return
+	}
+	w := waiters[0]
+	f.Severity = report.SeverityRisk
+	f.Chain = append(f.Chain, step(w, "waits: "+w.Text()))
+	f.Chain = append(f.Chain, step(n, "woken before the work below: "+n.Text()))
+	rows := [][2]string{
+		{"", w.Text()},
+		{n.Text(), ""},
+		{"", "woken: " + condOrState(w) + " holds, runs on"},
+		{"", "looks at the state the work below produces:"},
+		{"", "  not there yet, gives up or sleeps again"},
+	}
+	for i, p := range passed {
+		if i == 2 {
+			break
+		}
+		rows = append(rows, [2]string{p, ""})
+	}
+	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", rows)...)
+	f.Explanation = fmt.Sprintf("%s() used to wake %s after `%s`; the patch moves %s above it. %s is woken as soon as its condition holds and then relies on what it was woken for; the work that produces it now runs after the wake-up, so the woken task can see it missing (stop early, or sleep again with no further wake-up). Keep the wake-up after the work it announces.",
+		nw.Name, n.Q, strings.Join(passed, "`, `"), n.Call.Name, siteWhere(w))
+	r.add(f)
+}
+
+// isWakeLine reports whether a line calls a wake-up primitive.
+func (r *checker) isWakeLine(t string) bool {
+	for _, m := range condCallRe.FindAllStringSubmatch(t, -1) {
+		if r.p.waker(m[1]) != nil || r.p.taskWakers[m[1]] != nil {
+			return true
+		}
+	}
+	return false
+}

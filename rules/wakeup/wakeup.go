@@ -110,6 +110,8 @@ type checker struct {
 	structRenames map[string][]string
 	structWhere   map[string]*structLoc
 	tree          *treeView
+	// wrappers memoises wrapper wakers by name (wrapper.go).
+	wrappers map[string]*wrapperWake
 }
 
 // structLoc is where a struct definition renames a queue field.
@@ -142,12 +144,12 @@ func analyze(p *prims, pass *rules.Pass) error {
 		structWhere:   map[string]*structLoc{},
 	}
 	r.scanFiles()
-	r.buildViews()
-	r.unifyKeys()
-	r.findRenames()
 	if pass.Index != nil {
 		r.tree = newTreeView(r)
 	}
+	r.buildViews()
+	r.unifyKeys()
+	r.findRenames()
 	introduced := r.checkExclusive()
 	changedWakers := r.checkWakers()
 	r.checkEntries()
@@ -349,6 +351,7 @@ func (r *checker) view(fc *diffcheck.FuncChange, s *diffcheck.Side, side byte, v
 	partial := s.Partial && !wholeFunc(fn, s.Lines)
 	w := newWfunc(fc.File, fc.Name, side, s.Text, s.Lines, s.Changed, partial, fn)
 	r.p.sitesOf(w, vt)
+	r.addWrapperSites(w)
 	return w
 }
 
