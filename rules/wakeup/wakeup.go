@@ -53,7 +53,7 @@ const (
 	CategoryStateOrder = "state-order"
 )
 
-const doc = `Compares the wait-queue usage of every function a patch touches, before and after, and (with a tree) every other user of the same queues: exclusive waits introduced or removed, wake-ups narrowed/widened/made conditional/removed, sync and task-state changes, wait-entry set-up (auto-removal, prepare_to_wait without finish_wait), queues split or renamed, lockless waitqueue_active() without a barrier, and lost-wakeup risk: exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up, unless the woken waiter passes the wake-up on.`
+const doc = `Compares the wait-queue usage of every function a patch touches, before and after, and (with a tree) every other user of the same queues, and decides whether a sleeper can now miss its wake-up or outlive its wait entry: wake-ups removed, narrowed, made conditional or skipped while sleepers remain and no other waker on the path covers them; barriers, acquire/release, barrier-implying atomics and locks removed or weakened on either side of a sleeper/waker pair, and wake-ups newly gated by a bare waitqueue_active(); stores or work moved after the wake-up, and wake decisions taken on stale values; wake_q_add/wake_up_process before the state the woken task checks is published; custom wake functions that unlink too early or carelessly; on-stack entries left queued; POLLFREE teardown wake-ups narrowed and keyed wake-ups that lose an event a poller reports; exclusive waits, sync and task-state changes, queue splits. Every risk names the waiter, the waker and the interleaving (CPU 0 / CPU 1).`
 
 // categories documents the sub-checks, in report order.
 var categories = []rules.Category{
