@@ -33,9 +33,9 @@ func (r *checker) otherWaiters(q, fn string) []*wsite {
 // coveringWake finds another wake-up of q on f's path: in f itself, in a
 // function f calls, or in a caller after its call of f. It returns a
 // description, "" if none.
-func (r *checker) coveringWake(f *wfunc, q string) string {
+func (r *checker) coveringWake(f *wfunc, q string, from int) string {
 	for _, s := range f.sitesOn(siteWake, "") {
-		if r.sameQueue(s.Q, q) {
+		if r.sameQueue(s.Q, q) && s.Line() >= from {
 			return fmt.Sprintf("%s() still wakes it at line %d (%s)", f.Name, s.Line(), s.Text())
 		}
 	}
@@ -45,7 +45,8 @@ func (r *checker) coveringWake(f *wfunc, q string) string {
 	field := strings.TrimSuffix(keyLast(strings.TrimPrefix(strings.TrimPrefix(q, "var:"), "completion:")), "()")
 	// A call handed the queue itself may wake it (a driver's own waker).
 	for _, c := range f.F.Calls {
-		if r.p.isPrimitive(c.Name) || r.p.locks[c.Name] || strings.Contains(c.Name, "unlock") {
+		if c.Line < from || r.p.isPrimitive(c.Name) || r.p.locks[c.Name] || strings.Contains(c.Name, "unlock") ||
+			r.p.removals[c.Name] != nil || r.p.entries[c.Name] != nil {
 			continue
 		}
 		for _, a := range c.Args {
@@ -59,7 +60,7 @@ func (r *checker) coveringWake(f *wfunc, q string) string {
 	}
 	seen := map[string]bool{}
 	for _, c := range f.F.Calls {
-		if seen[c.Name] || r.p.isPrimitive(c.Name) || r.p.ordering(c.Name) != "" {
+		if c.Line < from || seen[c.Name] || r.p.isPrimitive(c.Name) || r.p.ordering(c.Name) != "" {
 			continue
 		}
 		seen[c.Name] = true
@@ -96,13 +97,13 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	if len(waiters) == 0 {
 		return
 	}
-	if c := r.coveringWake(nw, o.Q); c != "" {
+	if c := r.coveringWake(nw, o.Q, r.newPosOf(nw, o.Line())); c != "" {
 		f.Explanation += fmt.Sprintf(" Another waker covers it: %s.", c)
 		return
 	}
-	w := waiters[0]
+	w := preferSleeper(waiters)
 	r.riskUnwoken(f, w, o.Fn, o.Line(), "wake-up removed: "+o.Text())
-	before, _ := codeLine(o.Fn, o.Line(), -1)
+	before := storeAbove(o.Fn, o.Line())
 	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
 		{"", w.Text()},
 		{"", "  condition false: sleeps"},
@@ -169,7 +170,7 @@ func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int
 	if len(waiters) == 0 || store == "" {
 		return
 	}
-	w := waiters[0]
+	w := preferSleeper(waiters)
 	r.riskUnwoken(f, w, nw, exit, "new exit skips the wake-up: "+strings.TrimSpace(nw.text(exit)))
 	f.Chain = append(f.Chain, step(n, "the skipped wake-up: "+n.Text()))
 	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
@@ -244,4 +245,48 @@ func (r *checker) decideStaleEntry(f *report.Finding, s, e *wsite) {
 	})...)
 	f.Explanation += fmt.Sprintf(" %s() %s on %s, so the second event's wake-up is spent on the entry of a task that is already awake, and the next exclusive waiter misses it.",
 		single.Fn.Name, describeBreadth(single), s.Q)
+}
+
+// preferSleeper returns the first waiter that sleeps (wait_event,
+// prepare_to_wait) rather than registers for poll, else the first.
+func preferSleeper(ws []*wsite) *wsite {
+	for _, w := range ws {
+		if w.WKind != "poll" {
+			return w
+		}
+	}
+	return ws[0]
+}
+
+// storeAbove returns the nearest store above line in f (what the removed
+// or skipped wake-up announced), else the nearest code line.
+func storeAbove(f *wfunc, line int) string {
+	for l := line - 1; l > 0 && l >= line-12; l-- {
+		if t, ok := f.lines[l]; ok && storeRe.MatchString(t) {
+			return strings.TrimSpace(t)
+		}
+	}
+	t, _ := codeLine(f, line, -1)
+	return t
+}
+
+// newPosOf returns the first new-side line that can stand where old line
+// sat: one past the last unchanged line before it (0 when unknown).
+func (r *checker) newPosOf(nw *wfunc, old int) int {
+	m := r.maps[nw.File]
+	if m == nil {
+		return 0
+	}
+	best := 0
+	for nl, ol := range m.newToOld {
+		if ol < old && nl > best {
+			if _, ok := nw.lines[nl]; ok {
+				best = nl
+			}
+		}
+	}
+	if best == 0 {
+		return 0
+	}
+	return best + 1
 }
