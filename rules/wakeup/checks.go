@@ -628,7 +628,7 @@ func (r *checker) checkActive() {
 					continue // the check was already there
 				}
 			}
-			if r.barrierBefore(nw, a) {
+			if r.barrierBefore(nw, a) || r.impliedBarrierBefore(nw, a) {
 				continue
 			}
 			expl := fmt.Sprintf("waitqueue_active() reads %s without its lock. Unless a full barrier (smp_mb()) separates the store that makes the "+

@@ -35,7 +35,7 @@ func (r *checker) gatingOf(f *wfunc, q string) gating {
 	for _, w := range f.sitesOn(siteWake, q) {
 		var by *wsite
 		for _, a := range actives {
-			if a.BuiltinBarrier || !r.sameQueue(a.Q, q) || r.barrierBefore(f, a) {
+			if a.BuiltinBarrier || !r.sameQueue(a.Q, q) || r.barrierBefore(f, a) || r.impliedBarrierBefore(f, a) {
 				continue
 			}
 			if r.gates(f, a, w) {
@@ -244,4 +244,34 @@ func argWithin(a, q string) bool {
 		}
 	}
 	return true
+}
+
+// impliedBarrierBefore reports whether an operation with a full barrier
+// (a value-returning atomic, smp_store_mb) runs before the check a on its
+// path: it orders the waker's store before the check as smp_mb() would.
+func (r *checker) impliedBarrierBefore(f *wfunc, a *wsite) bool {
+	if f.F == nil {
+		return false
+	}
+	for _, c := range f.F.Calls {
+		if c.Line > a.Line() {
+			break
+		}
+		if r.p.ordering(c.Name) == "full" && r.p.actives[c.Name] == nil && (c.Line < a.Line() || c.Name != a.Call.Name) && samePath(c, a.Call) &&
+			!storeBetween(f, c.Line, a.Line()) {
+			return true
+		}
+	}
+	return false
+}
+
+// storeBetween reports whether a store sits on a line after from and
+// before to: a barrier before it does not order it.
+func storeBetween(f *wfunc, from, to int) bool {
+	for l := from + 1; l < to; l++ {
+		if t, ok := f.lines[l]; ok && storeRe.MatchString(t) {
+			return true
+		}
+	}
+	return false
 }

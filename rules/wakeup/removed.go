@@ -101,6 +101,10 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 		f.Explanation += fmt.Sprintf(" Another waker covers it: %s.", c)
 		return
 	}
+	if !changesStateBefore(o) {
+		f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
+		return
+	}
 	w := preferSleeper(waiters)
 	r.riskUnwoken(f, w, o.Fn, o.Line(), "wake-up removed: "+o.Text())
 	before := storeAbove(o.Fn, o.Line())
@@ -289,4 +293,38 @@ func (r *checker) newPosOf(nw *wfunc, old int) int {
 		return 0
 	}
 	return best + 1
+}
+
+// changesStateBefore reports whether the path before wake-up o changes
+// state its sleepers may wait for: a store, or a call handed the object
+// that holds the queue (put_ctx(ctx) before wake_up_var(&ctx->refcount)).
+func changesStateBefore(o *wsite) bool {
+	base := ""
+	if ws := identWords(strings.TrimPrefix(strings.TrimSpace(o.Arg), "&")); len(ws) > 0 {
+		base = ws[0]
+	}
+	f := o.Fn
+	start := 0
+	if f.F != nil {
+		start = f.F.BodyStart
+	}
+	for l := o.Line() - 1; l > start && l >= o.Line()-15; l-- {
+		t, ok := f.lines[l]
+		if !ok {
+			continue
+		}
+		if storeRe.MatchString(t) {
+			return true
+		}
+		if base == "" {
+			continue
+		}
+		for _, m := range condCallRe.FindAllStringSubmatchIndex(t, -1) {
+			rest := t[m[1]:]
+			if end := strings.IndexByte(rest, ')'); end >= 0 && containsWord(rest[:end], base) && !trivialCalls[t[m[2]:m[3]]] {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -202,8 +202,9 @@ func workIn(t string) string {
 	}
 	for _, m := range condCallRe.FindAllStringSubmatch(s, -1) {
 		n := m[1]
-		if trivialCalls[n] || strings.HasPrefix(n, "trace_") || strings.HasPrefix(n, "pr_") || strings.HasPrefix(n, "dev_") || n == "printk" {
-			continue
+		if trivialCalls[n] || strings.HasPrefix(n, "trace_") || strings.HasPrefix(n, "pr_") || strings.HasPrefix(n, "dev_") || n == "printk" ||
+			strings.Contains(n, "lock") || strings.HasPrefix(n, "rcu_read_") || strings.HasPrefix(n, "local_irq") || strings.HasPrefix(n, "preempt_") {
+			continue // moving a wake-up inside a lock section or a log call changes nothing the woken task sees
 		}
 		return s
 	}
