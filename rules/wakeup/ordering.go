@@ -107,7 +107,7 @@ func (r *checker) checkOrdering() {
 					break
 				}
 			}
-			if replaced {
+			if replaced || r.stateSetBeforeSleep(old, o) {
 				continue
 			}
 			r.reportOrdering(old, nw, o, added, ro)
@@ -378,4 +378,21 @@ func (r *checker) fieldPeers(f *wfunc, fields []string, strength string) []peer 
 		}
 	}
 	return out
+}
+
+// stateSetBeforeSleep reports whether o sets the task state right before
+// an unconditional sleep (set_current_state(); schedule_timeout();): with
+// no condition test in between there is no store-buffering pair, and
+// folding it into schedule_timeout_interruptible() and the like is fine.
+func (r *checker) stateSetBeforeSleep(f *wfunc, o orderOp) bool {
+	if !r.p.stateSets[o.call.Name] || f.F == nil {
+		return false
+	}
+	next, _ := codeLine(f, o.call.Line, +1)
+	for _, m := range condCallRe.FindAllStringSubmatch(next, -1) {
+		if r.p.sleeps[m[1]] {
+			return !strings.HasPrefix(strings.TrimSpace(next), "if") && !strings.HasPrefix(strings.TrimSpace(next), "while")
+		}
+	}
+	return false
 }
