@@ -96,6 +96,7 @@ func (r *checker) checkWakeFuncs() {
 			oldUnlinks = r.entryUnlinks(old, entryAliases(old, entry))
 		}
 		r.checkRefBeforeReturn(old, nw)
+		r.checkWakeClaim(old, nw)
 		for _, u := range r.entryUnlinks(nw, names) {
 			if late := r.useAfterUnlink(nw, u, names); late != nil {
 				if nw.changed(u.Line) || nw.changed(late.Line) {
@@ -270,5 +271,149 @@ func (r *checker) checkRefBeforeReturn(old, nw *wfunc) {
 			r.add(f)
 			return
 		}
+	}
+}
+
+// claimSite is an assignment of a non-zero constant to the variable a
+// wake function returns, with the conditions that lead to it.
+type claimSite struct {
+	line  int
+	conds []string
+}
+
+var claimAssignRe = regexp.MustCompile(`^\s*([A-Za-z_]\w*)\s*=\s*(1|true)\s*;?\s*$`)
+
+// claimSites returns where wake function f sets its returned variable v
+// to a non-zero value (reporting "an exclusive waiter was woken"), with
+// the conditions on the way, outermost first.
+func claimSites(f *wfunc, v string) []claimSite {
+	var out []claimSite
+	var walk func(s cscan.Stmt, conds []string)
+	walk = func(s cscan.Stmt, conds []string) {
+		switch s := s.(type) {
+		case *cscan.Block:
+			var caseCond string
+			for _, st := range s.Stmts {
+				if c, ok := st.(*cscan.CaseStmt); ok {
+					caseCond = "case " + c.Label
+					continue
+				}
+				cs := conds
+				if caseCond != "" {
+					cs = append(append([]string(nil), conds...), caseCond)
+				}
+				walk(st, cs)
+			}
+		case *cscan.ExprStmt:
+			if m := claimAssignRe.FindStringSubmatch(s.Text); m != nil && m[1] == v {
+				out = append(out, claimSite{line: s.Line, conds: conds})
+			}
+		case *cscan.IfStmt:
+			c := normLine(s.Cond)
+			walk(s.Then, append(append([]string(nil), conds...), c))
+			if s.Else != nil {
+				walk(s.Else, append(append([]string(nil), conds...), "!("+c+")"))
+			}
+		case *cscan.LoopStmt:
+			walk(s.Body, conds)
+		case *cscan.SwitchStmt:
+			walk(s.Body, append(append([]string(nil), conds...), "switch "+normLine(s.Cond)))
+		case *cscan.ScopedGuardStmt:
+			walk(s.Body, conds)
+		}
+	}
+	if f.F != nil && f.F.Body != nil {
+		walk(f.F.Body, nil)
+	}
+	return out
+}
+
+// returnedVar returns the variable a function returns on its last return,
+// "" if it returns an expression.
+func returnedVar(f *wfunc) string {
+	if f.F == nil || len(f.F.Returns) == 0 {
+		return ""
+	}
+	e := strings.TrimSpace(f.F.Returns[len(f.F.Returns)-1].Expr)
+	if identRe.MatchString(e) {
+		return e
+	}
+	return ""
+}
+
+// subsetOf reports whether every condition of a is in b.
+func subsetOf(a, b []string) bool {
+	for _, x := range a {
+		if !contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkWakeClaim reports a wake function that now reports a woken
+// exclusive waiter (a non-zero return) under fewer conditions than
+// before: __wake_up_common() counts it against nr_exclusive and stops, so
+// the next exclusive entries miss events this one did not ask for.
+func (r *checker) checkWakeClaim(old, nw *wfunc) {
+	if old == nil || old.F == nil || nw.F == nil {
+		return
+	}
+	v := returnedVar(nw)
+	if v == "" || returnedVar(old) != v {
+		return
+	}
+	var olds []claimSite
+	for _, o := range claimSites(old, v) {
+		if old.changed(o.line) {
+			olds = append(olds, o) // the claims the patch replaced
+		}
+	}
+	news := claimSites(nw, v)
+	if len(olds) == 0 {
+		return
+	}
+	for _, n := range news {
+		if !nw.changed(n.line) {
+			continue
+		}
+		wider := true
+		for _, o := range olds {
+			if !subsetOf(n.conds, o.conds) || len(n.conds) >= len(o.conds) {
+				wider = false
+			}
+		}
+		if !wider {
+			continue
+		}
+		var dropped []string
+		for _, o := range olds {
+			for _, c := range o.conds {
+				if !contains(n.conds, c) {
+					dropped = appendUnique(dropped, c)
+				}
+			}
+		}
+		nt := strings.TrimSpace(nw.text(n.line))
+		f := report.Finding{
+			Category: CategoryWakeFunc,
+			Severity: report.SeverityRisk,
+			File:     nw.File, Func: nw.Name, Line: n.line,
+			Message:  fmt.Sprintf("wake function %s() now reports an exclusive wake-up (%s) without checking %s", nw.Name, nt, strings.Join(dropped, ", ")),
+			Evidence: []string{nw.evidence(n.line)},
+		}
+		for _, o := range olds {
+			f.Old = append(f.Old, old.evidence(o.line))
+		}
+		f.Chain = append(f.Chain, report.Step{Func: nw.Name, File: nw.File, Line: n.line, What: "claims the exclusive wake-up: " + nt})
+		f.Evidence = append(f.Evidence, interleaving("__wake_up_common(nr_exclusive=1)", "the next exclusive entry", [][2]string{
+			{nw.Name + "(): event it did not ask for", ""},
+			{"  " + nt + ": counted as the one wake-up", ""},
+			{"stops walking the queue", "asked for this event: not woken"},
+		})...)
+		f.Explanation = fmt.Sprintf("A wake function's non-zero return tells __wake_up_common() that an exclusive waiter was woken; with nr_exclusive == 1 the walk stops there. %s() now returns %s = 1 without the conditions it used to check (%s), so an entry that does not care about this event consumes the wake-up and the next exclusive entries, which do, are never woken. Report an exclusive wake-up only when this waiter will consume the event.",
+			nw.Name, v, strings.Join(dropped, "; "))
+		r.add(f)
+		return
 	}
 }
