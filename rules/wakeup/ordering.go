@@ -79,6 +79,7 @@ func (r *checker) checkOrdering() {
 			continue
 		}
 		r.checkLockRemoved(old, nw)
+		r.checkHelperBreadth(old, nw)
 		removed := r.orderOps(old)
 		if len(removed) == 0 {
 			continue
