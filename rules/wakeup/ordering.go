@@ -172,9 +172,9 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 		if strings.HasPrefix(o.call.Name, "atomic") || o.call.Name == "smp_store_mb" || strings.HasSuffix(o.call.Name, "_state") {
 			before = opText
 		} else {
-			before, _ = codeLine(old, line, -1)
+			before = storeAbove(old, line)
 		}
-		after, _ = codeLine(old, line, +1)
+		after = loadAfter(old, line)
 		fields = append(append(fields, fieldsIn(before)...), fieldsIn(after)...)
 	}
 	// The other side.
@@ -261,7 +261,6 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 	}
 	f.Chain = append(f.Chain, report.Step{Func: old.Name, File: old.File, Line: line, What: "ordering removed: " + opText})
 	f.Chain = append(f.Chain, report.Step{Func: p.fn, File: p.file, Line: p.line, What: "other side: " + p.text})
-	f.Evidence = append(f.Evidence, old.evidence(line))
 	var rows [][2]string
 	cur := nw.Name + "()"
 	switch {
@@ -286,11 +285,18 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 		if cond == "" {
 			cond = "its condition"
 		}
+		own := "queues itself"
+		if p.wf != nil {
+			if st := storeAbove(p.wf, p.line); st != "" && storeRe.MatchString(st) {
+				own = st
+			}
+		}
 		rows = [][2]string{
 			{before, ""},
-			{"  (the store sits in the store buffer)", "queues itself, sets its task state"},
-			{"", "checks " + cond + ": still false"},
-			{after + " : sees no sleeper / old value", ""},
+			{"  (the store sits in the store buffer)", own},
+			{"", "  (full barrier: set_current_state())"},
+			{"", "checks " + cond + ": old value"},
+			{after + " : old value", ""},
 			{"  -> no wake-up", "schedule(): sleeps, nobody wakes it"},
 		}
 	default:
@@ -416,4 +422,27 @@ func (r *checker) redundantFull(old, nw *wfunc, o orderOp) bool {
 		}
 	}
 	return false
+}
+
+// loadAfter returns the load a removed barrier ordered after the store:
+// the condition of the first wake-up (or lockless check) after it, else
+// the next code line.
+func loadAfter(f *wfunc, line int) string {
+	for _, s := range f.Sites {
+		if s.Line() <= line || (s.Kind != siteWake && s.Kind != siteActive) {
+			continue
+		}
+		for i := len(s.Call.Guards) - 1; i >= 0; i-- {
+			g := s.Call.Guards[i]
+			if g.Line > line && (g.Kind == "if" || g.Kind == "loop") {
+				return normLine(g.Cond)
+			}
+		}
+		if s.Kind == siteActive {
+			return s.Text()
+		}
+		break
+	}
+	t, _ := codeLine(f, line, +1)
+	return t
 }
