@@ -253,6 +253,13 @@ func (r *checker) impliedBarrierBefore(f *wfunc, a *wsite) bool {
 	if f.F == nil {
 		return false
 	}
+	// The queue's own lock taken earlier on the path: a store made under
+	// it is ordered against prepare_to_wait(), which takes it too.
+	for _, s := range f.Sites {
+		if s.Kind == siteLock && s.Line() < a.Line() && r.sameQueue(s.Q, a.Q) && samePath(s.Call, a.Call) {
+			return true
+		}
+	}
 	for _, c := range f.F.Calls {
 		if c.Line > a.Line() {
 			break
