@@ -167,7 +167,7 @@ func (r *checker) checkCheckBeforeBarrier(old, nw *wfunc, o, n *wsite) {
 }
 
 // queueIndex returns the index expression of a queue argument
-// ("&rnp->exp_wq[rcu_seq_ctr(s) & 0x3]" -> "rcu_seq_ctr(s) & 0x3").
+// ("&dev->wq[idx(s) & 0x3]" -> "idx(s) & 0x3").
 func queueIndex(arg string) string {
 	i := strings.IndexByte(arg, '[')
 	j := strings.LastIndexByte(arg, ']')

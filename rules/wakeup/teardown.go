@@ -140,7 +140,7 @@ func (r *checker) checkPollKey(o, n *wsite) {
 		{"  key has no " + bit, "entry filtered out: not woken"},
 		{"", "sleeps although " + reporter.Fn.Name + "() would report " + bit},
 	})...)
-	f.Explanation = fmt.Sprintf("%s() reports %s for %s, but the wake-up in %s() no longer carries it. ep_poll_callback() and the poll wait-queue functions drop a keyed wake-up whose key has none of the events the entry asked for, so an epoll or poll waiter registered for %s alone is never woken for this data. Keep %s in the key.",
+	f.Explanation = fmt.Sprintf("%s() reports %s for %s, but the wake-up in %s() no longer carries it. The poll and epoll wait-queue callbacks drop a keyed wake-up whose key has none of the events the entry asked for, so an epoll or poll waiter registered for %s alone is never woken for this data. Keep %s in the key.",
 		reporter.Fn.Name, bit, n.Q, n.Fn.Name, bit, strings.Join(lost, "|"))
 	r.add(f)
 }

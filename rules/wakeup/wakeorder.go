@@ -149,7 +149,7 @@ func (r *checker) reportWakeBeforePublish(f *wfunc, w, s cscan.Call) {
 	} else {
 		fr.Explanation += "this wake-up is spent and nobody wakes it again. "
 	}
-	fr.Explanation += "Publish the state first and wake afterwards (take a task reference before the store and use wake_q_add_safe() after it, as futex and rwsem do)."
+	fr.Explanation += "Publish the state first and wake afterwards (take a task reference before the store and use wake_q_add_safe() after it)."
 	r.add(fr)
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // Wrapper wakers: small helpers that wake the queue they are handed
-// (btrfs's cond_wake_up(), a driver's foo_wake(q)). With a tree, a call of
+// (a driver's foo_wake(q) testing waitqueue_active() first). With a tree, a call of
 // an unknown function whose body (a few lines) wakes one of its
 // parameters counts as a wake-up of the queue passed in that position.
 
