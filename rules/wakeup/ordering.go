@@ -80,6 +80,7 @@ func (r *checker) checkOrdering() {
 		}
 		r.checkLockRemoved(old, nw)
 		r.checkHelperBreadth(old, nw)
+		r.checkQueueingSnapshot(old, nw)
 		removed := r.orderOps(old)
 		if len(removed) == 0 {
 			continue

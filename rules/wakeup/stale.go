@@ -346,3 +346,64 @@ func (r *checker) checkUncheckedSnapshotWakes() {
 		}
 	}
 }
+
+var assignedFromRe = regexp.MustCompile(`([A-Za-z_]\w*)\s*=\s*!?\s*$`)
+
+// assignedFrom returns the variable the result of the call at line/name is
+// assigned to on its line ("x = !prepare_to_wait_exclusive(" -> x).
+func assignedFrom(f *wfunc, c cscan.Call) string {
+	t := f.lines[c.Line]
+	i := strings.Index(t, c.Name+"(")
+	if i < 0 {
+		return ""
+	}
+	if m := assignedFromRe.FindStringSubmatch(t[:i]); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// checkQueueingSnapshot reports a sleeper that used the result of its
+// queueing call (prepare_to_wait_exclusive() reports, under the queue
+// lock, whether it was the first waiter) and now takes the same decision
+// from a separate lockless check after queueing: two sleepers queueing at
+// once can each see the other and both take the "somebody else will do
+// it" branch.
+func (r *checker) checkQueueingSnapshot(old, nw *wfunc) {
+	if old == nil || nw == nil {
+		return
+	}
+	for _, o := range old.Sites {
+		if o.Kind != siteWait || !o.Changed() {
+			continue
+		}
+		v := assignedFrom(old, o.Call)
+		if v == "" {
+			continue
+		}
+		for _, a := range nw.sitesOn(siteActive, "") {
+			if !a.Changed() || a.BuiltinBarrier || !r.sameQueue(a.Q, o.Q) || assignedFrom(nw, a.Call) != v {
+				continue
+			}
+			f := report.Finding{
+				Category: CategoryRemoved,
+				Severity: report.SeverityRisk,
+				File:     nw.File, Func: nw.Name, Line: a.Line(), Key: a.Q,
+				Message:  fmt.Sprintf("%s() now decides %s from a lockless %s() after queueing instead of %s()'s result", nw.Name, v, a.Call.Name, o.Call.Name),
+				Evidence: []string{nw.evidence(a.Line())},
+				Old:      []string{old.evidence(o.Line())},
+			}
+			f.Chain = append(f.Chain, step(a, "lockless snapshot of the queue: "+a.Text()))
+			f.Evidence = append(f.Evidence, interleaving(nw.Name+"() A", nw.Name+"() B", [][2]string{
+				{"queues itself", "queues itself"},
+				{a.Text() + " : sees B", a.Text() + " : sees A"},
+				{"skips the re-check, sleeps", "skips the re-check, sleeps"},
+				{"", "nobody left to wake either"},
+			})...)
+			f.Explanation = fmt.Sprintf("%s() returned, atomically with queueing under the queue lock, whether this sleeper found the queue empty; %s() now reads the queue without the lock after queueing. Two sleepers that queue at the same time each see the other in their snapshot, both conclude that another sleeper will take care of it, skip the re-check and sleep, and no later event wakes them. Keep using the queueing call's result.",
+				o.Call.Name, nw.Name)
+			r.add(f)
+			return
+		}
+	}
+}
