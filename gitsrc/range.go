@@ -83,7 +83,45 @@ func Range(ctx context.Context, repoDir, rng string) ([]*mail.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("range %s: %w", rng, err)
 	}
+	if err := stableIDs(ctx, repoDir, from, to, msgs); err != nil {
+		errs = append(errs, err)
+	}
 	return msgs, errors.Join(errs...)
+}
+
+// IDDomain is the right-hand side of the Message-IDs Range gives its
+// patches.
+const IDDomain = "git.autosel-bot.invalid"
+
+// stableIDs replaces the Message-IDs git format-patch made up (they hold
+// the time) by ones derived from each commit ("<sha>@git.autosel-bot.invalid"),
+// so the series ID of a range is the same on every run; the threading
+// (In-Reply-To, References) follows.
+func stableIDs(ctx context.Context, repoDir, from, to string, msgs []*mail.Message) error {
+	out, err := git(ctx, repoDir, "rev-list", "--reverse", "--no-merges", "--end-of-options", from+".."+to)
+	if err != nil {
+		return err
+	}
+	shas := strings.Fields(string(out))
+	if len(shas) != len(msgs) {
+		return fmt.Errorf("range %s..%s: %d commits but %d patches; Message-IDs left as git made them", from, to, len(shas), len(msgs))
+	}
+	ids := make(map[string]string, len(msgs))
+	for i, m := range msgs {
+		ids[m.MessageID] = shas[i] + "@" + IDDomain
+		m.MessageID = ids[m.MessageID]
+	}
+	for _, m := range msgs {
+		if id, ok := ids[m.InReplyTo]; ok {
+			m.InReplyTo = id
+		}
+		for i, r := range m.References {
+			if id, ok := ids[r]; ok {
+				m.References[i] = id
+			}
+		}
+	}
+	return nil
 }
 
 // git runs git in dir with a fixed, config-independent environment.

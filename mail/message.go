@@ -91,6 +91,10 @@ type Message struct {
 	Diff string `json:"-"`
 	// DiffLine is the 1-based line of Body where Diff starts.
 	DiffLine int `json:"-"`
+	// BaseCommit is the commit the patch applies to, from the
+	// "base-commit: <sha>" line `git format-patch --base` writes after the
+	// diff (empty when there is none).
+	BaseCommit string `json:"base_commit,omitempty"`
 	// InlineReview is set when the diff was found in a reply (a patch
 	// proposed in review rather than a submitted patch).
 	InlineReview bool `json:"inline_review,omitempty"`

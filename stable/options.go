@@ -78,8 +78,11 @@ type TreeOptions struct {
 	// matched against "Cc: stable # 5.4+" annotations and AUTOSEL subjects.
 	Version string `mapstructure:"version" yaml:"version"`
 	// Build is a shell command run in the patched worktree (empty: no
-	// build). It sees AUTOSEL_TREE, AUTOSEL_SRC, AUTOSEL_BUILD_DIR and, with
-	// ccache, CCACHE_DIR and CCACHE_BASEDIR.
+	// build), inside the build sandbox (internal/sandbox) and only after
+	// the patch guard accepted the patched index. It sees AUTOSEL_TREE,
+	// AUTOSEL_SRC, AUTOSEL_BUILD_DIR (also HOME) and, with ccache,
+	// CCACHE_DIR and CCACHE_BASEDIR, plus the sandbox's allow-list (PATH,
+	// LANG, ...); nothing else of the bot's environment.
 	Build string `mapstructure:"build" yaml:"build"`
 }
 

@@ -2,6 +2,9 @@ package stable
 
 import (
 	"context"
+	"fmt"
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -440,21 +443,27 @@ func TestSeriesCumulative(t *testing.T) {
 	}
 }
 
-// TestBuildEnv: the build runs in the patched worktree and sees the tree
-// name, a persistent per-tree build directory and ccache settings whose
-// base directory is the worktree (so cache hits survive new worktrees).
+// TestBuildEnv: the build runs in the patched worktree, in the sandbox,
+// and sees the tree name, a persistent per-tree build directory (also
+// HOME) and ccache settings whose base directory is the worktree (so cache
+// hits survive new worktrees) -- and nothing of the bot's own environment.
 func TestBuildEnv(t *testing.T) {
 	w := newWorld(t)
 	w.opts.Trees = w.opts.Trees[:1]
-	w.opts.Trees[0].Build = `set -e
+	cache := w.opts.CacheDir
+	t.Setenv("AUTOSEL_BOT_WATCH_SMTP_PASSWORD", "hunter2")
+	t.Setenv("GITHUB_TOKEN", "ghp_secret")
+	w.opts.Trees[0].Build = fmt.Sprintf(`set -e
 test "$AUTOSEL_TREE" = v6.6.3
 test "$AUTOSEL_SRC" = "$PWD"
 test "$CCACHE_BASEDIR" = "$PWD"
-test "$CCACHE_DIR" = "$AUTOSEL_CACHE/ccache"
-test "$AUTOSEL_BUILD_DIR" = "$AUTOSEL_CACHE/build/v6.6.3"
+test "$CCACHE_DIR" = %[1]q/ccache
+test "$AUTOSEL_BUILD_DIR" = %[1]q/build/v6.6.3
+test "$HOME" = "$AUTOSEL_BUILD_DIR"
+test -z "$AUTOSEL_BOT_WATCH_SMTP_PASSWORD$GITHUB_TOKEN"
+if env | grep -e hunter2 -e ghp_secret; then exit 1; fi
 grep -q "y = 0;" foo.c
-echo ok > "$AUTOSEL_BUILD_DIR/built"`
-	t.Setenv("AUTOSEL_CACHE", w.opts.CacheDir)
+echo ok > "$AUTOSEL_BUILD_DIR/built"`, cache)
 	sr := w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
 	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {
 		t.Fatalf("build: %+v", tr)
@@ -465,12 +474,15 @@ echo ok > "$AUTOSEL_BUILD_DIR/built"`
 
 	// A configured ccache_dir (shared with the runner) replaces the default.
 	w.opts.CCacheDir = filepath.Join(t.TempDir(), "shared-ccache")
-	t.Setenv("AUTOSEL_CCACHE", w.opts.CCacheDir)
-	w.opts.Trees[0].Build = `set -e
-test "$CCACHE_DIR" = "$AUTOSEL_CCACHE"
-test "$CCACHE_BASEDIR" = "$PWD"`
+	w.opts.Trees[0].Build = fmt.Sprintf(`set -e
+test "$CCACHE_DIR" = %q
+test "$CCACHE_BASEDIR" = "$PWD"
+touch "$CCACHE_DIR/written"`, w.opts.CCacheDir)
 	if tr := treeResult(t, w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable, "v6.6.3"); tr.Build != "ok" {
 		t.Fatalf("build with ccache_dir: %+v", tr)
+	}
+	if _, err := os.Stat(filepath.Join(w.opts.CCacheDir, "written")); err != nil {
+		t.Errorf("ccache dir not writable in the sandbox: %v", err)
 	}
 }
 
@@ -496,5 +508,34 @@ func TestBaseCommit(t *testing.T) {
 	tr := treeResult(t, sr, "v6.1.50")
 	if got := shas(tr.Dependencies); strings.Join(got, ",") != w.c2[:12] {
 		t.Errorf("dependencies %v, want [%s]", got, w.c2[:12])
+	}
+}
+
+// TestBuildRefusedByGuard: what git put in the tree's index is checked
+// before the build command runs: a patch adding a Makefile (a denied
+// glob) and an #include of a host file is applied but not built, and the
+// build command never ran.
+func TestBuildRefusedByGuard(t *testing.T) {
+	w := newWorld(t)
+	w.opts.Trees = w.opts.Trees[:1]
+	w.opts.Trees[0].Build = `touch "$AUTOSEL_BUILD_DIR/ran"; ` + buildCmd
+	r := w.repo
+	r.Git("checkout", "-q", "-b", "hostile", w.c3)
+	r.Replace("foo.c", "\tint y = x + 2;\n", "\tint y = x + 2;\n#include \"/etc/passwd\"\n")
+	r.Write("Makefile", "all:\n\tid > /tmp/pwned\n")
+	c := r.Commit("foo: innocent fix\n\nCc: stable@vger.kernel.org\nSigned-off-by: Test Author <author@example.org>")
+	r.Git("checkout", "-q", "master")
+	rep := &report.Report{}
+	st := NewStage(w.opts).WithBuildPolicy(sandbox.Options{}, patchguard.New([]string{"Makefile"}, nil))
+	if err := st.Run(context.Background(), stabletest.Series(r.PatchMail(c)), rep); err != nil {
+		t.Fatal(err)
+	}
+	tr := treeResult(t, rep.Patches[0].Stable, "v6.6.3")
+	joined := strings.Join(tr.BuildErrors, "\n")
+	if !tr.Applied || tr.Build != "refused" || !strings.Contains(joined, "Makefile") || !strings.Contains(joined, "/etc/passwd") {
+		t.Fatalf("want a refused build naming Makefile and /etc/passwd: %+v", tr)
+	}
+	if _, err := os.Stat(filepath.Join(w.opts.CacheDir, "build", "v6.6.3", "ran")); err == nil {
+		t.Fatal("the build command ran for a refused patch")
 	}
 }

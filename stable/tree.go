@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -30,7 +31,10 @@ func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patch
 		df = &depFinder{opts: opts, up: newGit(opts.upstreamRepo()), upRef: upRef, tg: tg, head: head,
 			sameRepo: sameRepo(opts.upstreamRepo(), opts.treeRepo(t))}
 	}
-	var applied []*report.TreeResult
+	var (
+		applied []*report.TreeResult
+		diffs   []patchguard.Patch // the patches in the index, for the guard
+	)
 	for _, pp := range plans {
 		tr := &report.TreeResult{Name: t.Name}
 		pp.res[i] = tr
@@ -47,6 +51,7 @@ func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patch
 		if err == nil {
 			tr.Applied = true
 			applied = append(applied, tr)
+			diffs = append(diffs, patchguard.Patch{Name: pp.title, Diff: pp.diff})
 			continue
 		}
 		tr.ApplyError = applyMessage(err)
@@ -96,10 +101,26 @@ func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patch
 	if t.Build == "" || len(applied) == 0 {
 		return nil
 	}
+	// What git put in the index is checked before anything is written
+	// out or run: host code, symlinks, modes, includes from outside.
+	refusals, err := s.guard.CheckIndex(ctx, w.dir, head, diffs)
+	if err != nil {
+		return err
+	}
+	if len(refusals) > 0 {
+		lines := []string{"not built: the patch changes code that would run on the build host"}
+		for _, r := range refusals {
+			lines = append(lines, r.Error())
+		}
+		for _, tr := range applied {
+			tr.Build, tr.BuildErrors = "refused", lines
+		}
+		return nil
+	}
 	if err := w.checkout(ctx); err != nil {
 		return err
 	}
-	b, err := runBuild(ctx, opts, t, w.dir)
+	b, err := runBuild(ctx, opts, s.sb, t, w.dir)
 	if err != nil {
 		return err
 	}
