@@ -245,6 +245,11 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 			o.call.Name, strengthWords, orderedBy, side)
 		r.add(f)
 		return
+	case (o.strength == "release" || o.strength == "write") && r.wakeFollows(old, o.call):
+		f.Explanation = fmt.Sprintf("%s was %s. An unconditional wake-up follows on the same path, and a wake-up that wakes a task implies a full barrier (memory-barriers.txt), so a sleeper that re-checks after being woken still sees the stores; only a task polling without sleeping would miss the ordering.",
+			o.call.Name, strengthWords)
+		r.add(f)
+		return
 	case len(peers) == 0:
 		f.Explanation = fmt.Sprintf("%s was %s in a function that %s; the other side of the pair was not found (a tree shows the wakers and waiters of its queues). Without it the sleeper can miss the wake-up or see stale data.",
 			o.call.Name, strengthWords, map[string]string{"waker": "wakes sleepers", "sleeper": "sleeps"}[side])
@@ -446,4 +451,24 @@ func loadAfter(f *wfunc, line int) string {
 	}
 	t, _ := codeLine(f, line, +1)
 	return t
+}
+
+// wakeFollows reports whether an unconditional wake-up (not gated by a
+// lockless check) follows call c on its path in f.
+func (r *checker) wakeFollows(f *wfunc, c cscan.Call) bool {
+	for _, w := range f.Sites {
+		if w.Kind != siteWake || w.Line() <= c.Line || !samePath(c, w.Call) {
+			continue
+		}
+		gated := false
+		for _, a := range f.sitesOn(siteActive, "") {
+			if r.gates(f, a, w) {
+				gated = true
+			}
+		}
+		if !gated {
+			return true
+		}
+	}
+	return false
 }
