@@ -141,6 +141,17 @@ func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsi
 		r.add(f)
 		return
 	}
+	// A lock held across the wake-up and the store, which the sleeper
+	// takes to test its condition (wait_event_lock_irq), makes the woken
+	// task wait for the store.
+	if r.lockOrdersStore(nw, line, w, reader) {
+		h := r.locksAt(nw, line)[0]
+		{
+			f.Explanation = fmt.Sprintf("The store of %s now follows %s, but both run under %s, which %s takes to test its condition: the woken task cannot see the old value.", strings.Join(m.fields, ", "), w.Call.Name, h.text, siteWhere(reader))
+			r.add(f)
+			return
+		}
+	}
 	f.Severity = report.SeverityRisk
 	risky[nw.Name+"|"+w.Q] = true
 	f.Chain = append(f.Chain, step(reader, "waits for a condition that reads "+strings.Join(m.fields, ", ")+": "+reader.Text()))
@@ -231,6 +242,7 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 		return
 	}
 	var passed []string
+	var passedAt []int
 	var lines []int
 	for l := range nw.lines {
 		lines = append(lines, l)
@@ -244,6 +256,7 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 			if t := normLine(nw.lines[l]); removedBefore[t] {
 				if w := workIn(t); w != "" {
 					passed = append(passed, w)
+					passedAt = append(passedAt, l)
 				}
 			}
 			continue
@@ -260,6 +273,7 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 		}
 		if w := workIn(nw.lines[l]); w != "" {
 			passed = append(passed, w)
+			passedAt = append(passedAt, l)
 		}
 	}
 	// Wake-ups are not work the woken task waits for; stores count only
@@ -267,7 +281,7 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 	// reports them as notes).
 	waiters := r.otherWaiters(n.Q, nw.Name)
 	var work []string
-	for _, p := range passed {
+	for i, p := range passed {
 		if r.isWakeLine(p) {
 			continue
 		}
@@ -275,7 +289,9 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 			fs := fieldsIn(strings.SplitN(p, "=", 2)[0])
 			read := false
 			for _, w := range waiters {
-				read = read || r.condReads(w, fs)
+				if r.condReads(w, fs) && !r.lockOrdersStore(nw, passedAt[i], n, w) {
+					read = true
+				}
 			}
 			if !read {
 				continue
@@ -327,6 +343,28 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 func (r *checker) isWakeLine(t string) bool {
 	for _, m := range condCallRe.FindAllStringSubmatch(t, -1) {
 		if r.p.waker(m[1]) != nil || r.p.taskWakers[m[1]] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// heldAt reports whether the lock key is among held.
+func heldAt(held []heldLock, key string) bool {
+	for _, h := range held {
+		if h.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// lockOrdersStore reports whether the store at line of nw and the wake-up
+// w run under a lock that the sleeper s takes to test its condition: the
+// woken task then waits for the lock, and the store, before re-testing.
+func (r *checker) lockOrdersStore(nw *wfunc, line int, w, s *wsite) bool {
+	for _, h := range r.locksAt(nw, line) {
+		if r.takesLock(s.Fn, h.key) && (nw.Name != w.Fn.Name || heldAt(r.locksAt(nw, w.Line()), h.key)) {
 			return true
 		}
 	}
