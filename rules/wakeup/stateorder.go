@@ -146,11 +146,9 @@ func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsi
 	// task wait for the store.
 	if r.lockOrdersStore(nw, line, w, reader) {
 		h := r.locksAt(nw, line)[0]
-		{
-			f.Explanation = fmt.Sprintf("The store of %s now follows %s, but both run under %s, which %s takes to test its condition: the woken task cannot see the old value.", strings.Join(m.fields, ", "), w.Call.Name, h.text, siteWhere(reader))
-			r.add(f)
-			return
-		}
+		f.Explanation = fmt.Sprintf("The store of %s now follows %s, but both run under %s, which %s takes to test its condition: the woken task cannot see the old value.", strings.Join(m.fields, ", "), w.Call.Name, h.text, siteWhere(reader))
+		r.add(f)
+		return
 	}
 	f.Severity = report.SeverityRisk
 	risky[nw.Name+"|"+w.Q] = true
