@@ -100,7 +100,7 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			if a.verbose {
 				level = slog.LevelDebug
 			}
-			opts := runner.FromConfig(cfg)
+			opts := cfg.Options.WithDefaults()
 			opts.Sandbox = a.cfg.Sandbox
 			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			if format == "text" {

@@ -89,7 +89,7 @@ func needLab(t testing.TB) (*lavalab.Lab, string, runner.Options) {
 			work = runner.DefaultWorkDir
 		}
 		cfg.Runner.WorkDir = work
-		lab.opts = runner.FromConfig(cfg.Runner)
+		lab.opts = cfg.Runner.Options.WithDefaults()
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		lab.l, lab.err = lavalab.Start(ctx, filepath.Join(os.TempDir(), fmt.Sprintf("autosel-lavalab-%d", os.Getpid())))
