@@ -173,4 +173,3 @@ func (o Options) WithDefaults() Options {
 	}
 	return o
 }
-
