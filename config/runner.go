@@ -1,6 +1,9 @@
 package config
 
-import "github.com/autosel-bot/autosel-bot/runner"
+import (
+	"github.com/autosel-bot/autosel-bot/runner"
+	"github.com/autosel-bot/autosel-bot/runner/lava"
+)
 
 // RunnerConfig is the runner section (see config.yaml): runner.Options
 // (building a patched kernel, booting it in QEMU, running the regression
@@ -8,5 +11,5 @@ import "github.com/autosel-bot/autosel-bot/runner"
 type RunnerConfig struct {
 	runner.Options `mapstructure:",squash"`
 	// Lava configures the lava backend (backend: lava).
-	Lava LavaConfig `mapstructure:"lava"`
+	Lava lava.Options `mapstructure:"lava"`
 }

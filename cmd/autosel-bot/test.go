@@ -120,7 +120,7 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			switch backend {
 			case "", "local":
 			case "lava":
-				lb, err := lava.FromConfig(cfg.Lava, opts, opts.Log)
+				lb, err := lava.NewWithLocal(cfg.Lava, opts, opts.Log)
 				if err != nil {
 					return &exitError{2, err}
 				}

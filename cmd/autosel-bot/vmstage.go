@@ -20,7 +20,7 @@ func vmStage(a *app, log *slog.Logger) (pipeline.Stage, error) {
 	opts.Sandbox = a.cfg.Sandbox
 	if a.cfg.Runner.Enabled && !ga.Enabled && a.cfg.Runner.Backend == "lava" {
 		return runner.NewStageWithBackend(opts, log, func(o runner.Options) (runner.Backend, error) {
-			be, err := lava.FromConfig(a.cfg.Runner.Lava, o, log)
+			be, err := lava.NewWithLocal(a.cfg.Runner.Lava, o, log)
 			if err != nil {
 				return nil, err
 			}
