@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/runner/actions"
 )
 
 // GitHubConfig configures the github section (see config.yaml): pull
@@ -47,7 +49,7 @@ type GitHubConfig struct {
 	// Webhook is the optional pull_request event receiver.
 	Webhook GitHubWebhookConfig `mapstructure:"webhook"`
 	// Actions is the github-actions runner backend.
-	Actions GitHubActionsConfig `mapstructure:"actions"`
+	Actions actions.Options `mapstructure:"actions"`
 }
 
 // GitHubWebhookConfig configures the webhook receiver.
@@ -59,28 +61,6 @@ type GitHubWebhookConfig struct {
 	// SecretEnv and SecretFile hold the webhook secret (required).
 	SecretEnv  string `mapstructure:"secret_env"`
 	SecretFile string `mapstructure:"secret_file"`
-}
-
-// GitHubActionsConfig configures the github-actions runner backend.
-type GitHubActionsConfig struct {
-	// Enabled makes the VM stage boot on GitHub Actions instead of here.
-	Enabled bool `mapstructure:"enabled"`
-	// Repo holds the workflow and the release carrying the bundles.
-	Repo string `mapstructure:"repo"`
-	// Ref is the branch the workflow is dispatched on.
-	Ref string `mapstructure:"ref"`
-	// Workflow is the workflow file name.
-	Workflow string `mapstructure:"workflow"`
-	// ReleaseTag names the prerelease whose assets carry the bundles.
-	ReleaseTag string `mapstructure:"release_tag"`
-	// Accel is kvm or tcg on the hosted runner.
-	Accel string `mapstructure:"accel"`
-	// MaxInFlight bounds the runs in flight at once.
-	MaxInFlight int `mapstructure:"max_in_flight"`
-	// PollInterval, FindTimeout and RunTimeout govern waiting for a run.
-	PollInterval time.Duration `mapstructure:"poll_interval"`
-	FindTimeout  time.Duration `mapstructure:"find_timeout"`
-	RunTimeout   time.Duration `mapstructure:"run_timeout"`
 }
 
 // Token returns the API token: from TokenFile when set, else from the
@@ -126,8 +106,5 @@ func (g *GitHubConfig) Validate() error {
 	if g.Webhook.Addr != "" && len(g.Repos) == 0 {
 		return errors.New("github.webhook.addr is set but github.repos is empty")
 	}
-	if g.Actions.Enabled && g.Actions.Repo == "" {
-		return errors.New("github.actions.enabled needs github.actions.repo")
-	}
-	return nil
+	return g.Actions.Validate()
 }

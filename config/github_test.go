@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/runner/actions"
 )
 
 func TestGitHubDefaultsAndSecrets(t *testing.T) {
@@ -43,7 +45,7 @@ func TestGitHubDefaultsAndSecrets(t *testing.T) {
 		{Repos: []string{"noslash"}},
 		{Repos: []string{"a/b/c"}},
 		{Webhook: GitHubWebhookConfig{Addr: ":1"}},
-		{Actions: GitHubActionsConfig{Enabled: true}},
+		{Actions: actions.Options{Enabled: true}},
 	} {
 		if bad.Validate() == nil {
 			t.Errorf("%+v validated", bad)

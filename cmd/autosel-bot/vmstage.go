@@ -39,10 +39,8 @@ func vmStage(a *app, log *slog.Logger) (pipeline.Stage, error) {
 		return nil, err
 	}
 	return runner.NewStageWithBackend(opts, log, func(o runner.Options) (runner.Backend, error) {
-		return actions.New(c, runner.NewLocal(o), actions.Options{
-			Repo: ga.Repo, Ref: ga.Ref, Workflow: ga.Workflow, ReleaseTag: ga.ReleaseTag, Accel: ga.Accel,
-			MaxInFlight: ga.MaxInFlight, PollInterval: ga.PollInterval, FindTimeout: ga.FindTimeout, RunTimeout: ga.RunTimeout,
-			WorkDir: o.WorkDir + "/actions", Log: log,
-		})
+		ao := ga
+		ao.WorkDir, ao.Log = o.WorkDir+"/actions", log
+		return actions.New(c, runner.NewLocal(o), ao)
 	})
 }
