@@ -16,15 +16,16 @@ import (
 	autoselbot "github.com/autosel-bot/autosel-bot"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/stable"
 )
 
 // Config is the whole configuration. Each section's type lives in its own
 // file of this package.
 type Config struct {
-	Check  CheckConfig   `mapstructure:"check"`
-	Rules  rules.Options `mapstructure:"rules"`
-	Stable StableConfig  `mapstructure:"stable"`
-	Runner RunnerConfig  `mapstructure:"runner"`
+	Check  CheckConfig    `mapstructure:"check"`
+	Rules  rules.Options  `mapstructure:"rules"`
+	Stable stable.Options `mapstructure:"stable"`
+	Runner RunnerConfig   `mapstructure:"runner"`
 	// Sandbox confines every build of patched sources (runner, stable).
 	Sandbox sandbox.Options `mapstructure:"sandbox"`
 	Watch   WatchConfig     `mapstructure:"watch"`

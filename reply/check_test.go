@@ -39,7 +39,7 @@ func TestSeed004CheckFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &pipeline.Pipeline{Stages: []pipeline.Stage{an, stable.NewStage(opts)}}
+	p := &pipeline.Pipeline{Stages: []pipeline.Stage{an, stable.NewStage(opts, nil)}}
 	r, err := p.Run(context.Background(), ser)
 	if err != nil {
 		t.Fatal(err)
