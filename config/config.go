@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	autoselbot "github.com/autosel-bot/autosel-bot"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
+	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/stable"
 )
@@ -31,6 +31,9 @@ type Config struct {
 	Watch   WatchConfig     `mapstructure:"watch"`
 	GitHub  GitHubConfig    `mapstructure:"github"`
 	Index   IndexConfig     `mapstructure:"index"`
+	// Reply is the replies' sender, greeting, signature and caps (set
+	// Version and Now in code; check and watch pass it to package reply).
+	Reply reply.Options `mapstructure:"reply"`
 
 	// Sources says where each value came from (for error messages that
 	// name a setting); set by Load.
@@ -106,14 +109,9 @@ func Load(v *viper.Viper, file string) (*Config, error) {
 	if err := schema.checkEnv(src.Environ); err != nil {
 		return nil, err
 	}
-	var c Config
+	c := Config{Reply: reply.DefaultOptions()}
 	if err := v.Unmarshal(&c); err != nil {
 		return nil, src.valueError(err)
-	}
-	for name := range sections {
-		if err := v.UnmarshalKey(name, reflect.New(sections[name]).Interface()); err != nil {
-			return nil, src.valueError(fmt.Errorf("%w", prefixKeys(err, name)))
-		}
 	}
 	c.Sources = src
 	return &c, nil

@@ -123,10 +123,7 @@ type botParts struct {
 // sent too.
 func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, conf deliver.Confirmer, slowDown time.Duration) (*botParts, error) {
 	w := a.cfg.Watch
-	ropts := reply.DefaultOptions()
-	if err := a.v.UnmarshalKey("reply", &ropts); err != nil {
-		return nil, fmt.Errorf("config reply section: %w", err)
-	}
+	ropts := a.cfg.Reply
 	ropts.KeepLists = w.Allow.Lists
 	if w.From != "" {
 		ropts.From = w.From
