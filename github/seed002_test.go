@@ -30,7 +30,7 @@ func treePipeline(t *testing.T, tree string) AnalyzeFunc {
 		t.Fatal(err)
 	}
 	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: ro, Tree: tree,
-		IndexOptions: index.Options{}})
+		IndexOptions: index.Options{}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

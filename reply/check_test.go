@@ -35,7 +35,7 @@ func TestSeed004CheckFlow(t *testing.T) {
 	if ser == nil {
 		t.Fatal("the epoll patch is in no series")
 	}
-	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{})
+	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
