@@ -19,8 +19,10 @@ import (
 	"github.com/autosel-bot/autosel-bot/stable"
 )
 
-// Config is the whole configuration. Each section's type lives in its own
-// file of this package.
+// Config is the whole configuration: the options types of the packages
+// that own each section (rules, stable, runner, sandbox, github, reply),
+// composed with the sections of the commands themselves (check, watch,
+// index), whose types live in this package.
 type Config struct {
 	Check  CheckConfig    `mapstructure:"check"`
 	Rules  rules.Options  `mapstructure:"rules"`
