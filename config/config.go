@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"time"
 
@@ -15,21 +14,28 @@ import (
 
 	autoselbot "github.com/autosel-bot/autosel-bot"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
+	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/stable"
 )
 
-// Config is the whole configuration. Each section's type lives in its own
-// file of this package.
+// Config is the whole configuration: the options types of the packages
+// that own each section (rules, stable, runner, sandbox, github, reply),
+// composed with the sections of the commands themselves (check, watch,
+// index), whose types live in this package.
 type Config struct {
-	Check  CheckConfig   `mapstructure:"check"`
-	Rules  rules.Options `mapstructure:"rules"`
-	Stable StableConfig  `mapstructure:"stable"`
-	Runner RunnerConfig  `mapstructure:"runner"`
+	Check  CheckConfig    `mapstructure:"check"`
+	Rules  rules.Options  `mapstructure:"rules"`
+	Stable stable.Options `mapstructure:"stable"`
+	Runner RunnerConfig   `mapstructure:"runner"`
 	// Sandbox confines every build of patched sources (runner, stable).
 	Sandbox sandbox.Options `mapstructure:"sandbox"`
 	Watch   WatchConfig     `mapstructure:"watch"`
 	GitHub  GitHubConfig    `mapstructure:"github"`
 	Index   IndexConfig     `mapstructure:"index"`
+	// Reply is the replies' sender, greeting, signature and caps (set
+	// Version and Now in code; check and watch pass it to package reply).
+	Reply reply.Options `mapstructure:"reply"`
 
 	// Sources says where each value came from (for error messages that
 	// name a setting); set by Load.
@@ -105,14 +111,9 @@ func Load(v *viper.Viper, file string) (*Config, error) {
 	if err := schema.checkEnv(src.Environ); err != nil {
 		return nil, err
 	}
-	var c Config
+	c := Config{Reply: reply.DefaultOptions()}
 	if err := v.Unmarshal(&c); err != nil {
 		return nil, src.valueError(err)
-	}
-	for name := range sections {
-		if err := v.UnmarshalKey(name, reflect.New(sections[name]).Interface()); err != nil {
-			return nil, src.valueError(fmt.Errorf("%w", prefixKeys(err, name)))
-		}
 	}
 	c.Sources = src
 	return &c, nil

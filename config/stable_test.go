@@ -20,10 +20,7 @@ func TestStableAndReplyDefaults(t *testing.T) {
 		c.Stable.DepsOrder != "date" || c.Stable.MaxPrerequisites != 8 || !c.Stable.CCache {
 		t.Errorf("stable defaults: %+v", c.Stable)
 	}
-	var r ReplyConfig
-	if err := v.UnmarshalKey("reply", &r); err != nil {
-		t.Fatal(err)
-	}
+	r := c.Reply
 	if r.Greeting != "Hi" || r.Signature != "Thanks,\nautosel-bot" || !r.PerPatch || !r.SkipEmpty ||
 		r.LoreURL != "https://lore.kernel.org/r/" || r.StableList != "stable@vger.kernel.org" {
 		t.Errorf("reply defaults: %+v", r)

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/autosel-bot/autosel-bot/reply"
 )
 
 // Strict configuration: every key of a configuration file and every
@@ -40,21 +38,10 @@ type Schema struct {
 	keys map[string]keyKind
 }
 
-// sections lists the configuration sections that are not fields of
-// Config but are read on their own (viper.UnmarshalKey).
-var sections = map[string]reflect.Type{
-	"reply": reflect.TypeFor[reply.Options](),
-}
-
-// NewSchema returns the keys of Config (and the sections read on their
-// own), from their mapstructure tags.
+// NewSchema returns the keys of Config, from their mapstructure tags.
 func NewSchema() *Schema {
 	s := &Schema{keys: map[string]keyKind{}}
 	s.addStruct("", reflect.TypeFor[Config]())
-	for name, t := range sections {
-		s.keys[name] = kindSection
-		s.addStruct(name, t)
-	}
 	return s
 }
 
@@ -354,26 +341,3 @@ func (s *Sources) valueError(err error) error {
 	}
 	return fmt.Errorf("bad configuration value: %s", strings.Join(lines, "; "))
 }
-
-// prefixErr is a decoding error of a section read on its own, whose keys
-// mapstructure names without the section.
-type prefixErr struct {
-	err     error
-	section string
-}
-
-func (e *prefixErr) Error() string {
-	lines := strings.Split(e.err.Error(), "\n")
-	for i, l := range lines {
-		if loc := decodeKeyRe.FindStringSubmatchIndex(l); loc != nil {
-			lines[i] = l[:loc[2]] + e.section + "." + l[loc[2]:]
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (e *prefixErr) Unwrap() error { return e.err }
-
-// prefixKeys makes the keys named by err, a decoding error of section,
-// full dotted keys.
-func prefixKeys(err error, section string) error { return &prefixErr{err, section} }

@@ -2,17 +2,18 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/imapsrc"
+	"github.com/autosel-bot/autosel-bot/internal/secret"
 )
 
 // WatchConfig configures the watch daemon and replay (see config.yaml).
 type WatchConfig struct {
 	// IMAP lists the servers and mailboxes to follow.
-	IMAP []IMAPConfig `mapstructure:"imap"`
+	IMAP []imapsrc.ServerOptions `mapstructure:"imap"`
 	// Store is the SQLite state file ("" = DefaultStatePath("state.db")).
 	Store string `mapstructure:"store"`
 	// Outbox is the Maildir replies are written to ("" = DefaultStatePath("outbox")).
@@ -55,37 +56,6 @@ type WatchConfig struct {
 	HealthGrace time.Duration `mapstructure:"health_grace"`
 }
 
-// IMAPConfig is one IMAP account.
-type IMAPConfig struct {
-	// Name identifies the server in the state (default: Addr).
-	Name string `mapstructure:"name"`
-	// Addr is host:port.
-	Addr string `mapstructure:"addr"`
-	// TLS is tls, starttls or plain (plain: loopback only unless AllowPlain).
-	TLS string `mapstructure:"tls"`
-	// AllowPlain permits plain IMAP to a non-loopback address.
-	AllowPlain bool `mapstructure:"allow_plain"`
-	// InsecureSkipVerify disables certificate verification.
-	InsecureSkipVerify bool `mapstructure:"insecure_skip_verify"`
-	// Username and Password (or PasswordFile) log in.
-	Username     string `mapstructure:"username"`
-	Password     string `mapstructure:"password"`
-	PasswordFile string `mapstructure:"password_file"`
-	// Auth is login (LOGIN) or plain (AUTHENTICATE PLAIN).
-	Auth string `mapstructure:"auth"`
-	// Mailboxes are names or LIST patterns.
-	Mailboxes []string `mapstructure:"mailboxes"`
-	// Start is "now" or a date (YYYY-MM-DD) for the first start.
-	Start string `mapstructure:"start"`
-	// Idle uses IMAP IDLE when the server has it (else polling).
-	Idle bool `mapstructure:"idle"`
-	// PollInterval is the polling period (and IDLE renewal period).
-	PollInterval time.Duration `mapstructure:"poll_interval"`
-	// BackoffMin and BackoffMax bound the reconnect delay.
-	BackoffMin time.Duration `mapstructure:"backoff_min"`
-	BackoffMax time.Duration `mapstructure:"backoff_max"`
-}
-
 // SMTPConfig is the SMTP submission server.
 type SMTPConfig struct {
 	// Addr is host:port.
@@ -94,7 +64,8 @@ type SMTPConfig struct {
 	TLS                string `mapstructure:"tls"`
 	AllowPlain         bool   `mapstructure:"allow_plain"`
 	InsecureSkipVerify bool   `mapstructure:"insecure_skip_verify"`
-	// Username, Password (or PasswordFile) enable AUTH PLAIN.
+	// Username, Password (or PasswordFile, which wins: Secret) enable
+	// AUTH PLAIN.
 	Username     string `mapstructure:"username"`
 	Password     string `mapstructure:"password"`
 	PasswordFile string `mapstructure:"password_file"`
@@ -151,37 +122,15 @@ func (w *WatchConfig) StorePath() string {
 	return DefaultStatePath("state.db")
 }
 
+// Secret returns the SMTP password (read from PasswordFile when set).
+func (s SMTPConfig) Secret() (string, error) { return secret.Read(s.Password, s.PasswordFile) }
+
 // OutboxPath is Outbox or its default.
 func (w *WatchConfig) OutboxPath() string {
 	if w.Outbox != "" {
 		return w.Outbox
 	}
 	return DefaultStatePath("outbox")
-}
-
-// StartTime parses Start: zero for "now" or empty.
-func (c *IMAPConfig) StartTime() (time.Time, error) {
-	s := strings.TrimSpace(c.Start)
-	if s == "" || s == "now" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse("2006-01-02", s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("imap %s: start %q: want \"now\" or YYYY-MM-DD", c.Addr, c.Start)
-	}
-	return t, nil
-}
-
-// Secret returns the password, read from file when set.
-func Secret(password, file string) (string, error) {
-	if file == "" {
-		return password, nil
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", fmt.Errorf("password file: %w", err)
-	}
-	return strings.TrimRight(string(b), "\r\n"), nil
 }
 
 // Validate checks the watch settings that would make the daemon unsafe.

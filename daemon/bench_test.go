@@ -95,7 +95,7 @@ func realAnalyzer() (Analyzer, error) {
 	if err != nil {
 		return nil, err
 	}
-	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: rules.Options{Depth: 4}})
+	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: rules.Options{Depth: 4}}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -58,12 +58,12 @@ func NewEvaluator(opts Options) (*Evaluator, error) {
 	e := &Evaluator{opts: opts}
 	var err error
 	if opts.Tree != "" {
-		e.tree, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions, Tree: opts.Tree, Index: opts.Index})
+		e.tree, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions, Tree: opts.Tree, Index: opts.Index}, nil)
 		if err != nil {
 			return nil, err
 		}
 	}
-	if e.patchOnly, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions}); err != nil {
+	if e.patchOnly, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions}, nil); err != nil {
 		return nil, err
 	}
 	return e, nil

@@ -13,30 +13,38 @@ import (
 	"github.com/autosel-bot/autosel-bot/internal/ctxsleep"
 )
 
-// ClientOptions configure the REST client.
+// ClientOptions configure the REST client. The tagged fields are keys of
+// the configuration's `github:` section (see Options); Token is read from
+// TokenFile or TokenEnv by ResolveToken.
 type ClientOptions struct {
-	// Token is the API token (never logged); "" sends anonymous requests.
-	Token string
+	// TokenEnv names the environment variable holding the API token;
+	// TokenFile is a file holding it (it wins).
+	TokenEnv  string `mapstructure:"token_env"`
+	TokenFile string `mapstructure:"token_file"`
 	// BaseURL is the REST API root; "" is https://api.github.com/.
-	BaseURL string
+	BaseURL string `mapstructure:"api_url"`
 	// UploadURL is the upload root (release assets); "" derives it from
 	// BaseURL (https://uploads.github.com/ for github.com).
-	UploadURL string
+	UploadURL string `mapstructure:"upload_url"`
 	// Retries bounds the retries of one request (5xx, network errors,
 	// rate limits).
-	Retries int
+	Retries int `mapstructure:"retries"`
 	// Backoff is the first 5xx retry delay, doubled per retry up to
 	// MaxBackoff.
-	Backoff, MaxBackoff time.Duration
+	Backoff    time.Duration `mapstructure:"backoff"`
+	MaxBackoff time.Duration `mapstructure:"max_backoff"`
 	// MaxRateWait bounds one rate-limit wait.
-	MaxRateWait time.Duration
+	MaxRateWait time.Duration `mapstructure:"max_rate_wait"`
 	// WriteGap spaces mutating requests (0: one second, as GitHub
 	// recommends; negative: none).
-	WriteGap time.Duration
+	WriteGap time.Duration `mapstructure:"write_gap"`
+
+	// Token is the API token (never logged); "" sends anonymous requests.
+	Token string `mapstructure:"-"`
 	// Base is the underlying transport (nil: http.DefaultTransport).
-	Base http.RoundTripper
+	Base http.RoundTripper `mapstructure:"-"`
 	// Log receives retries and waits.
-	Log *slog.Logger
+	Log *slog.Logger `mapstructure:"-"`
 }
 
 // Client is a go-github client behind the conditional-request cache and

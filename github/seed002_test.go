@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/configtest"
 	"github.com/autosel-bot/autosel-bot/internal/ghfake"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/series"
 )
@@ -20,20 +21,16 @@ import (
 // default rule options, as `check --tree` and `watch` run it.
 func treePipeline(t *testing.T, tree string) AnalyzeFunc {
 	t.Helper()
-	v, err := config.New()
+	var ro rules.Options
+	if err := configtest.Section("rules", &ro); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := all.Rules(ro)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(v, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := all.Rules(cfg.Rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: cfg.Rules, Tree: tree,
-		IndexOptions: index.Options{}})
+	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: ro, Tree: tree,
+		IndexOptions: index.Options{}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,27 +11,35 @@ import (
 	"github.com/autosel-bot/autosel-bot/store"
 )
 
-// Options configure the pull-request watcher.
+// Options configure the pull-request watcher: they are the `github:`
+// section of the configuration (mapstructure tags; config.yaml documents
+// every key and its default), with the REST client's keys (Client) and the
+// webhook receiver's (Webhook). NewWatcher uses the watcher's own fields.
 type Options struct {
 	// Repos are the watched repositories ("owner/name").
-	Repos []string
+	Repos []string `mapstructure:"repos"`
 	// PollInterval is the time between two listings of a repository's
 	// open pull requests.
-	PollInterval time.Duration
+	PollInterval time.Duration `mapstructure:"poll_interval"`
 	// Workers is how many pull requests are analysed at once.
-	Workers int
+	Workers int `mapstructure:"workers"`
 	// CheckName names the check run.
-	CheckName string
+	CheckName string `mapstructure:"check_name"`
 	// MaxCommits is the most commits a reviewed pull request may have.
-	MaxCommits int
+	MaxCommits int `mapstructure:"max_commits"`
 	// MaxAttempts is how often a head is tried before it is given up.
-	MaxAttempts int
+	MaxAttempts int `mapstructure:"max_attempts"`
 	// Notes posts note-level findings as line comments too.
-	Notes bool
+	Notes bool `mapstructure:"notes"`
 	// Drafts reviews draft pull requests too.
-	Drafts bool
+	Drafts bool `mapstructure:"drafts"`
+	// Client configures the REST client (keys of the same section).
+	Client ClientOptions `mapstructure:",squash"`
+	// Webhook is the optional pull_request event receiver.
+	Webhook WebhookOptions `mapstructure:"webhook"`
+
 	// Log receives progress; nil discards it.
-	Log *slog.Logger
+	Log *slog.Logger `mapstructure:"-"`
 }
 
 // Watcher follows pull requests of the configured repositories: polling

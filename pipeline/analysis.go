@@ -36,8 +36,6 @@ type AnalysisOptions struct {
 	Index *index.Index
 	// IndexOptions are used to open Tree's index.
 	IndexOptions index.Options
-	// Log receives rule failures; nil discards them.
-	Log *slog.Logger
 }
 
 // Analysis is the analysis stage: it parses each patch's diff, applies it
@@ -56,10 +54,11 @@ type Analysis struct {
 	idxErr  error
 }
 
-// NewAnalysis returns the analysis stage. It fails when the rules cannot be
-// built (bad table files) or the tree is not a directory.
-func NewAnalysis(opts AnalysisOptions) (*Analysis, error) {
-	a := &Analysis{opts: opts, rules: opts.Rules, log: opts.Log}
+// NewAnalysis returns the analysis stage for opts; rule failures go to log
+// (nil: discarded). It fails when the rules cannot be built (bad table
+// files) or the tree is not a directory.
+func NewAnalysis(opts AnalysisOptions, log *slog.Logger) (*Analysis, error) {
+	a := &Analysis{opts: opts, rules: opts.Rules, log: log}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}

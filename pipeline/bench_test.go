@@ -18,7 +18,7 @@ func BenchmarkAnalysisPatchOnly(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	an, err := NewAnalysis(AnalysisOptions{Rules: rs, RuleOptions: rules.Options{Depth: 4}})
+	an, err := NewAnalysis(AnalysisOptions{Rules: rs, RuleOptions: rules.Options{Depth: 4}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

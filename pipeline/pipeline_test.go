@@ -85,7 +85,7 @@ func TestAnalysisPatchOnly(t *testing.T) {
 		},
 	}
 	var sn seen
-	an, err := NewAnalysis(AnalysisOptions{Rules: []*rules.Rule{mutexRule(&sn)}})
+	an, err := NewAnalysis(AnalysisOptions{Rules: []*rules.Rule{mutexRule(&sn)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestAnalysisRuleFailures(t *testing.T) {
 		p.Report(report.Finding{Severity: report.SeverityRisk, Message: "r"})
 		return nil
 	}}
-	an, err := NewAnalysis(AnalysisOptions{Rules: []*rules.Rule{bad, errRule, good}})
+	an, err := NewAnalysis(AnalysisOptions{Rules: []*rules.Rule{bad, errRule, good}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestAnalysisTreeStacks(t *testing.T) {
 		{Number: 2, InReview: true, Msg: msg("r@x", "Re: [PATCH 2/3] b", rv, 1)},
 	}}
 	var sn seen
-	an, err := NewAnalysis(AnalysisOptions{Rules: []*rules.Rule{mutexRule(&sn)}, Tree: dir, IndexOptions: index.Options{CacheDir: "-"}})
+	an, err := NewAnalysis(AnalysisOptions{Rules: []*rules.Rule{mutexRule(&sn)}, Tree: dir, IndexOptions: index.Options{CacheDir: "-"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestAnalysisTreeStacks(t *testing.T) {
 	if !strings.Contains(n3, "does not apply") || !strings.Contains(n3, "spin_lock(&other)") {
 		t.Errorf("patch 3 notes %q", n3)
 	}
-	if _, err := NewAnalysis(AnalysisOptions{Tree: filepath.Join(dir, "lib/x.c"), Rules: []*rules.Rule{}}); err == nil {
+	if _, err := NewAnalysis(AnalysisOptions{Tree: filepath.Join(dir, "lib/x.c"), Rules: []*rules.Rule{}}, nil); err == nil {
 		t.Error("a file accepted as --tree")
 	}
 }

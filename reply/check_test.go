@@ -35,11 +35,11 @@ func TestSeed004CheckFlow(t *testing.T) {
 	if ser == nil {
 		t.Fatal("the epoll patch is in no series")
 	}
-	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{})
+	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &pipeline.Pipeline{Stages: []pipeline.Stage{an, stable.NewStage(opts)}}
+	p := &pipeline.Pipeline{Stages: []pipeline.Stage{an, stable.NewStage(opts, nil)}}
 	r, err := p.Run(context.Background(), ser)
 	if err != nil {
 		t.Fatal(err)

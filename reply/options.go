@@ -13,8 +13,8 @@ import (
 )
 
 // Options configure replies. It is the `reply:` section of config.yaml
-// (config.ReplyConfig is this type). Start from DefaultOptions: the zero
-// value has no greeting, signature or sender.
+// (config.Config.Reply; config.yaml documents every key). Start from
+// DefaultOptions: the zero value has no greeting, signature or sender.
 type Options struct {
 	// From is the bot's sender, "Name <addr>"; never a recipient.
 	From string `mapstructure:"from" yaml:"from"`

@@ -155,7 +155,7 @@ func TestSeed004Structure(t *testing.T) {
 	opts, commits := epollWorld(t, patch)
 	s := stabletest.Series(patch)
 	r := &report.Report{SeriesID: s.ID, Total: 1, Patches: []report.PatchReport{{Number: 1, Subject: patch.Subject.Raw, MessageID: patch.MessageID}}}
-	if err := stable.NewStage(opts).Run(context.Background(), s, r); err != nil {
+	if err := stable.NewStage(opts, nil).Run(context.Background(), s, r); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"github.com/autosel-bot/autosel-bot/config"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +25,7 @@ func TestBuildApplyFailedAndWorktreeReuse(t *testing.T) {
 	os.WriteFile(filepath.Join(tree, "a.c"), []byte("int a;\n"), 0o644)
 	run("add", "a.c")
 	run("commit", "-q", "-m", "base")
-	b := newBuilder(Options{WorkDir: t.TempDir(), Guard: Guard{Deny: []string{"**/Makefile*"}}}.withDefaults())
+	b := newBuilder(Options{WorkDir: t.TempDir(), Guard: &Guard{Deny: []string{"**/Makefile*"}}}.WithDefaults())
 	bad := Patch{Name: "bad.patch", Diff: []byte("--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-int nothere;\n+int b;\n")}
 	res, err := b.Build(context.Background(), &Request{Tree: tree, Ref: "HEAD", Patches: []Patch{bad}, Label: "patched"}, nil)
 	if err != nil {
@@ -64,8 +63,8 @@ func TestBuildApplyFailedAndWorktreeReuse(t *testing.T) {
 	}
 }
 
-// TestCCacheOff: runner.ccache_dir: off survives every withDefaults pass
-// (FromConfig, New, NewLocal) and builds with plain gcc, no CCACHE_DIR.
+// TestCCacheOff: runner.ccache_dir: off survives every WithDefaults pass
+// (New, NewLocal) and builds with plain gcc, no CCACHE_DIR.
 func TestCCacheOff(t *testing.T) {
 	for _, tt := range []struct {
 		dir    string
@@ -76,7 +75,7 @@ func TestCCacheOff(t *testing.T) {
 		{"", "ccache gcc", true},
 		{"/var/tmp/cc", "ccache gcc", true},
 	} {
-		opts := FromConfig(config.RunnerConfig{WorkDir: t.TempDir(), CCacheDir: tt.dir})
+		opts := Options{WorkDir: t.TempDir(), CCacheDir: tt.dir}
 		l := New(opts, nil).Backend().(*Local)
 		b := l.b
 		env := strings.Join(b.env(), "\n")

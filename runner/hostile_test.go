@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autosel-bot/autosel-bot/config"
+	"github.com/autosel-bot/autosel-bot/internal/configtest"
 	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 )
@@ -56,18 +56,15 @@ func plainAdd(t *testing.T, tree, path string, added ...string) string {
 // defaultGuard is the guard of the shipped configuration (config.yaml).
 func defaultOptions(t *testing.T, work string) Options {
 	t.Helper()
-	v, err := config.New()
-	if err != nil {
+	var opts Options
+	if err := configtest.Section("runner", &opts); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(v, "")
-	if err != nil {
+	if err := configtest.Section("sandbox", &opts.Sandbox); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Runner.WorkDir = work
-	opts := FromConfig(cfg.Runner)
-	opts.Sandbox = cfg.Sandbox
-	return opts
+	opts.WorkDir = work
+	return opts.WithDefaults()
 }
 
 func TestHostilePatches(t *testing.T) {
@@ -173,7 +170,8 @@ func TestIntegrationHostileBuilds(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "ghp_"+secret)
 	opts := r.opts
 	// Only the derived host tools and content checks: Makefiles may change.
-	opts.Guard = patchguard.New(nil, nil)
+	g := patchguard.New(nil, nil)
+	opts.Guard = &g
 	b := newBuilder(opts)
 	p, err := b.pathsFor(tree)
 	if err != nil {

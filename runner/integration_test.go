@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autosel-bot/autosel-bot/config"
+	"github.com/autosel-bot/autosel-bot/internal/configtest"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 	"github.com/autosel-bot/autosel-bot/report"
 )
@@ -50,19 +50,14 @@ func needIntegration(t *testing.T) (*Runner, string) {
 			work = DefaultWorkDir
 		}
 		// The documented defaults (config.yaml), as the CLI would use them.
-		v, err := config.New()
-		if err != nil {
-			harness.skip = "config: " + err.Error()
-			return
+		var opts Options
+		for key, out := range map[string]any{"runner": &opts, "sandbox": &opts.Sandbox} {
+			if err := configtest.Section(key, out); err != nil {
+				harness.skip = "config: " + err.Error()
+				return
+			}
 		}
-		cfg, err := config.Load(v, "")
-		if err != nil {
-			harness.skip = "config: " + err.Error()
-			return
-		}
-		cfg.Runner.WorkDir = work
-		opts := FromConfig(cfg.Runner)
-		opts.Sandbox = cfg.Sandbox // builds run in bwrap, as the CLI's
+		opts.WorkDir = work // builds run in bwrap (sandbox:), as the CLI's
 		opts.Log = slog.New(slog.NewTextHandler(testLogWriter{}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		harness.r = New(opts, nil)
 		harness.tree = tree

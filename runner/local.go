@@ -20,7 +20,7 @@ type Local struct {
 
 // NewLocal returns the local backend.
 func NewLocal(opts Options) *Local {
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	return &Local{opts: opts, b: newBuilder(opts), vms: make(chan struct{}, opts.Concurrency)}
 }
 

@@ -1,78 +1,104 @@
 package runner
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"time"
 
-	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 )
 
-// Options are the runner's settings with every default filled in.
+// Options are the runner's settings: the `runner:` section of the
+// configuration (mapstructure tags; config.yaml documents every key and its
+// default), plus what the caller wires in (sandbox, logger, progress).
+// Unset fields get their defaults in New and NewLocal.
 type Options struct {
-	WorkDir        string
-	BuildDir       string
-	CCacheDir      string // "off" disables ccache ("" = <WorkDir>/ccache)
-	CCacheMaxSize  string
-	BuildJobs      int
-	BuildTimeout   time.Duration
-	ConfigFragment string
-	Guard          Guard
+	// Enabled turns the VM stage on in the pipeline (check/watch).
+	Enabled bool `mapstructure:"enabled"`
+	// Tree is the git checkout the pipeline stage builds from. The
+	// checkout itself is never modified: builds use worktrees.
+	Tree string `mapstructure:"tree"`
+	// Baseline is the git ref patches are applied to and compared with.
+	Baseline string `mapstructure:"baseline"`
+	// Backend is where kernels boot: local (QEMU here) or lava (see
+	// package runner/lava; the caller builds that backend).
+	Backend string `mapstructure:"backend"`
+
+	// WorkDir holds worktrees, build dirs, ccache, compiled suite and
+	// kernel images; it is reused across runs.
+	WorkDir string `mapstructure:"work_dir"`
+	// BuildDir overrides <WorkDir>/build (one O= dir per tree under it).
+	BuildDir string `mapstructure:"build_dir"`
+	// CCacheDir overrides <WorkDir>/ccache; "off" disables ccache.
+	CCacheDir string `mapstructure:"ccache_dir"`
+	// CCacheMaxSize is ccache's max_size (e.g. "5G").
+	CCacheMaxSize string `mapstructure:"ccache_max_size"`
+	// BuildJobs is make -j; 0 means the number of CPUs.
+	BuildJobs int `mapstructure:"build_jobs"`
+	// BuildTimeout bounds one kernel build.
+	BuildTimeout time.Duration `mapstructure:"build_timeout"`
+	// ConfigFragment is an extra Kconfig fragment file merged after the
+	// built-in one (runner/kconfig/autosel.config).
+	ConfigFragment string `mapstructure:"config_fragment"`
+	// DenyPaths are globs of paths whose change runs code on the host
+	// during a build; patches touching them are refused before building
+	// unless they match AllowPaths too (see Guard).
+	DenyPaths  []string `mapstructure:"deny_paths"`
+	AllowPaths []string `mapstructure:"allow_paths"`
+
+	// QEMU is the qemu-system-x86_64 binary.
+	QEMU string `mapstructure:"qemu"`
+	// MemoryMB is the guest memory; CPUs its vCPU count.
+	MemoryMB int `mapstructure:"memory_mb"`
+	CPUs     int `mapstructure:"cpus"`
+	// Accel is auto, kvm or tcg. auto probes KVM once (by booting) and
+	// caches the outcome in WorkDir.
+	Accel string `mapstructure:"accel"`
+	// KVMProbeTimeout bounds the KVM probe boot.
+	KVMProbeTimeout time.Duration `mapstructure:"kvm_probe_timeout"`
+	// BootTimeout bounds the time from QEMU start to the guest's init.
+	BootTimeout time.Duration `mapstructure:"boot_timeout"`
+	// SilenceTimeout ends a VM that printed nothing on either serial
+	// port for this long (a hang of the whole guest).
+	SilenceTimeout time.Duration `mapstructure:"silence_timeout"`
+	// TCGScale multiplies test timeouts and in-guest waits under TCG.
+	TCGScale int `mapstructure:"tcg_scale"`
+	// Runs is how often each metric test runs per boot (median of runs).
+	Runs int `mapstructure:"runs"`
+	// Tests selects suite tests by name; empty runs them all.
+	Tests []string `mapstructure:"tests"`
+	// Concurrency is how many VMs may run at once.
+	Concurrency int `mapstructure:"concurrency"`
+	// Retries is how often an infrastructure error is retried.
+	Retries int `mapstructure:"retries"`
+
+	// Guard decides which patches may be built; when nil, New and
+	// NewLocal make it from DenyPaths and AllowPaths.
+	Guard *Guard `mapstructure:"-"`
 	// Sandbox confines make, gcc and kbuild's host tools (config
 	// `sandbox:`); the zero value requires a working bwrap.
-	Sandbox sandbox.Options
-
-	QEMU            string
-	MemoryMB        int
-	CPUs            int
-	Accel           string // auto, kvm, tcg
-	KVMProbeTimeout time.Duration
-	BootTimeout     time.Duration
-	SilenceTimeout  time.Duration
-	TCGScale        int
-	Runs            int
-	Tests           []string
-	Concurrency     int
-	Retries         int
-
+	Sandbox sandbox.Options `mapstructure:"-"`
 	// Log receives progress and diagnostics.
-	Log *slog.Logger
+	Log *slog.Logger `mapstructure:"-"`
 	// Progress receives the build progress bar when it is a terminal
 	// (usually os.Stderr); nil means log lines only.
-	Progress io.Writer
+	Progress io.Writer `mapstructure:"-"`
 }
 
 // DefaultWorkDir is the cache directory unless configured.
 const DefaultWorkDir = "/var/tmp/autosel-bot/runner"
 
-// FromConfig resolves a config section into Options.
-func FromConfig(c config.RunnerConfig) Options {
-	o := Options{
-		WorkDir:         c.WorkDir,
-		BuildDir:        c.BuildDir,
-		CCacheDir:       c.CCacheDir,
-		CCacheMaxSize:   c.CCacheMaxSize,
-		BuildJobs:       c.BuildJobs,
-		BuildTimeout:    c.BuildTimeout,
-		ConfigFragment:  c.ConfigFragment,
-		Guard:           patchguard.New(c.DenyPaths, c.AllowPaths),
-		QEMU:            c.QEMU,
-		MemoryMB:        c.MemoryMB,
-		CPUs:            c.CPUs,
-		Accel:           c.Accel,
-		KVMProbeTimeout: c.KVMProbeTimeout,
-		BootTimeout:     c.BootTimeout,
-		SilenceTimeout:  c.SilenceTimeout,
-		TCGScale:        c.TCGScale,
-		Runs:            c.Runs,
-		Tests:           c.Tests,
-		Concurrency:     c.Concurrency,
-		Retries:         c.Retries,
+// Validate checks the settings that have a fixed set of values.
+func (o Options) Validate() error {
+	switch o.Backend {
+	case "", "local", "lava":
+	default:
+		return fmt.Errorf("runner.backend %q: want local or lava", o.Backend)
 	}
-	return o.withDefaults()
+	return nil
 }
 
 // ccacheDir is the ccache directory, "" when ccache is off.
@@ -83,14 +109,10 @@ func (o Options) ccacheDir() string {
 	return o.CCacheDir
 }
 
-// WithSandbox sets the sandbox options (the config's `sandbox:` section);
-// an option for NewStage.
-func WithSandbox(s sandbox.Options) func(*Options) {
-	return func(o *Options) { o.Sandbox = s }
-}
-
-// withDefaults fills unset fields.
-func (o Options) withDefaults() Options {
+// WithDefaults returns o with every unset field filled in (New and
+// NewLocal call it; a caller that reads the defaults, such as WorkDir,
+// calls it first).
+func (o Options) WithDefaults() Options {
 	if o.WorkDir == "" {
 		o.WorkDir = DefaultWorkDir
 	}
@@ -98,8 +120,8 @@ func (o Options) withDefaults() Options {
 		o.BuildDir = filepath.Join(o.WorkDir, "build")
 	}
 	if o.CCacheDir == "" {
-		// "off" stays "off": withDefaults runs more than once (FromConfig,
-		// New, NewLocal), so it must not turn a disabled cache back on.
+		// "off" stays "off": WithDefaults runs more than once (New,
+		// NewLocal), so it must not turn a disabled cache back on.
 		o.CCacheDir = filepath.Join(o.WorkDir, "ccache")
 	}
 	if o.CCacheMaxSize == "" {
@@ -140,6 +162,11 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Retries < 0 {
 		o.Retries = 0
+	}
+	if o.Guard == nil {
+		// Made once: copies of o share the guard and its host-tool cache.
+		g := patchguard.New(o.DenyPaths, o.AllowPaths)
+		o.Guard = &g
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))

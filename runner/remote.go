@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"time"
-
-	"github.com/autosel-bot/autosel-bot/config"
 )
 
 // This file lets a distributed Backend (package runner/actions) run the
@@ -153,20 +151,17 @@ func (l *Local) EvalBoot(kr *KernelResult, spec *BootSpec, out *BootOutcome, con
 }
 
 // NewStageWithBackend is NewStage with another backend than the local one
-// (built by newBackend from the resolved options).
-func NewStageWithBackend(cfg config.RunnerConfig, log *slog.Logger, newBackend func(Options) (Backend, error), opts ...func(*Options)) (*Stage, error) {
-	o := FromConfig(cfg)
-	for _, f := range opts {
-		f(&o)
-	}
+// (built by newBackend from opts with their defaults filled in).
+func NewStageWithBackend(opts Options, log *slog.Logger, newBackend func(Options) (Backend, error)) (*Stage, error) {
 	if log != nil {
-		o.Log = log
+		opts.Log = log
 	}
-	b, err := newBackend(o)
+	opts = opts.WithDefaults()
+	b, err := newBackend(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Stage{cfg: cfg, runner: New(o, b)}, nil
+	return &Stage{opts: opts, runner: New(opts, b)}, nil
 }
 
 // Builder is the part of the local backend that a remote boot backend

@@ -22,7 +22,7 @@ type Runner struct {
 
 // New returns a Runner on backend (NewLocal(opts) when nil).
 func New(opts Options, backend Backend) *Runner {
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	if backend == nil {
 		backend = NewLocal(opts)
 	}

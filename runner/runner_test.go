@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
@@ -151,8 +150,8 @@ func TestCompareBadRef(t *testing.T) {
 }
 
 func TestStageSkipsWhenDisabled(t *testing.T) {
-	var cfg config.RunnerConfig
-	st := NewStage(cfg).WithLogger(nil)
+	var opts Options
+	st := NewStage(opts, nil)
 	r := &report.Report{}
 	if err := st.Run(context.Background(), &series.Series{Patches: []*series.Patch{{Msg: &mail.Message{Diff: "x"}}}}, r); err != nil || r.VM != nil {
 		t.Fatalf("disabled stage ran: %v %+v", err, r.VM)
@@ -160,9 +159,9 @@ func TestStageSkipsWhenDisabled(t *testing.T) {
 	if st.Name() != "vm" {
 		t.Errorf("name %q", st.Name())
 	}
-	cfg.Enabled, cfg.Tree = true, t.TempDir()
+	opts.Enabled, opts.Tree = true, t.TempDir()
 	r = &report.Report{}
-	if err := NewStage(cfg).Run(context.Background(), &series.Series{Incomplete: "missing 2/2"}, r); err != nil || r.VM != nil || len(r.Notes) != 1 {
+	if err := NewStage(opts, nil).Run(context.Background(), &series.Series{Incomplete: "missing 2/2"}, r); err != nil || r.VM != nil || len(r.Notes) != 1 {
 		t.Fatalf("incomplete series: %v %+v %q", err, r.VM, r.Notes)
 	}
 }

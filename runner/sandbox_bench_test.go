@@ -33,7 +33,7 @@ func BenchmarkSandboxRebuild(b *testing.B) {
 	if work == "" {
 		work = DefaultWorkDir
 	}
-	opts := Options{WorkDir: work, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}.withDefaults()
+	opts := Options{WorkDir: work, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}.WithDefaults()
 	sandboxed := newBuilder(opts)
 	if mode, err := sandboxed.sb.Mode(context.Background()); mode != "bwrap" {
 		b.Skipf("bwrap unusable: %v", err)

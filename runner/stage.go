@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
 )
@@ -14,27 +13,19 @@ import (
 // series' patches, applied in order to the configured tree, compared with
 // the baseline in QEMU.
 type Stage struct {
-	cfg    config.RunnerConfig
+	opts   Options
 	runner *Runner
 }
 
-// NewStage returns the VM stage for the runner config section. It does
-// nothing unless cfg.Enabled and cfg.Tree are set. Progress and
-// diagnostics go to opts' logger when given (optional).
-func NewStage(cfg config.RunnerConfig, opts ...func(*Options)) *Stage {
-	o := FromConfig(cfg)
-	for _, f := range opts {
-		f(&o)
+// NewStage returns the VM stage for opts (the `runner:` section, with the
+// sandbox set), booting on the local backend. It does nothing unless
+// opts.Enabled and opts.Tree are set. Progress and diagnostics go to log
+// (nil: discarded).
+func NewStage(opts Options, log *slog.Logger) *Stage {
+	if log != nil {
+		opts.Log = log
 	}
-	return &Stage{cfg: cfg, runner: New(o, nil)}
-}
-
-// WithLogger sends the stage's progress and diagnostics to log.
-func (s *Stage) WithLogger(log *slog.Logger) *Stage {
-	o := s.runner.opts
-	o.Log = log
-	s.runner = New(o, nil)
-	return s
+	return &Stage{opts: opts, runner: New(opts, nil)}
 }
 
 // Name implements pipeline.Stage.
@@ -42,7 +33,7 @@ func (s *Stage) Name() string { return "vm" }
 
 // Run implements pipeline.Stage.
 func (s *Stage) Run(ctx context.Context, ser *series.Series, r *report.Report) error {
-	if !s.cfg.Enabled || s.cfg.Tree == "" {
+	if !s.opts.Enabled || s.opts.Tree == "" {
 		return nil
 	}
 	if ser.Incomplete != "" {
@@ -53,7 +44,7 @@ func (s *Stage) Run(ctx context.Context, ser *series.Series, r *report.Report) e
 	if len(patches) == 0 {
 		return nil
 	}
-	vm, err := s.runner.Compare(ctx, s.cfg.Tree, s.cfg.Baseline, patches)
+	vm, err := s.runner.Compare(ctx, s.opts.Tree, s.opts.Baseline, patches)
 	if err != nil {
 		return fmt.Errorf("vm: %w", err)
 	}

@@ -17,7 +17,7 @@ func BenchmarkStageSynthetic(b *testing.B) {
 		w.opts.Trees[i].Build = ""
 	}
 	s := stabletest.Series(w.repo.PatchMail(w.pA))
-	st := NewStage(w.opts)
+	st := NewStage(w.opts, nil)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := st.Run(context.Background(), s, &report.Report{}); err != nil {
@@ -32,7 +32,7 @@ func BenchmarkStageSynthetic(b *testing.B) {
 func BenchmarkStageKernel(b *testing.B) {
 	k := newKernelRepo(b)
 	s := stabletest.Series(k.r.PatchMail(k.p))
-	st := NewStage(k.opts(b))
+	st := NewStage(k.opts(b), nil)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := st.Run(context.Background(), s, &report.Report{}); err != nil {

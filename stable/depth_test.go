@@ -47,7 +47,7 @@ func TestDepsDepth(t *testing.T) {
 			opts := Options{Enabled: true, Repo: r.Dir, Upstream: UpstreamOptions{Ref: "master"},
 				Trees: []TreeOptions{{Name: "v5.4.1", Ref: "old"}}, DepsDepth: tt.depth, WorkDir: t.TempDir()}
 			rep := &report.Report{}
-			if err := NewStage(opts).Run(context.Background(), stabletest.Series(m), rep); err != nil {
+			if err := NewStage(opts, nil).Run(context.Background(), stabletest.Series(m), rep); err != nil {
 				t.Fatal(err)
 			}
 			tr := treeResult(t, rep.Patches[0].Stable, "v5.4.1")

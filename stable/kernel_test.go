@@ -76,7 +76,7 @@ func (k *kernelRepo) opts(t testing.TB) Options {
 func TestKernelDependencies(t *testing.T) {
 	k := newKernelRepo(t)
 	r := &report.Report{}
-	if err := NewStage(k.opts(t)).Run(context.Background(), stabletest.Series(k.r.PatchMail(k.p)), r); err != nil {
+	if err := NewStage(k.opts(t), nil).Run(context.Background(), stabletest.Series(k.r.PatchMail(k.p)), r); err != nil {
 		t.Fatal(err)
 	}
 	sr := r.Patches[0].Stable
@@ -126,7 +126,7 @@ func TestKernelSeed000(t *testing.T) {
 	opts := k.opts(t)
 	opts.Trees = append(opts.Trees, TreeOptions{Name: "v5.5.3", Ref: "linux-6.1.y"})
 	r := &report.Report{}
-	if err := NewStage(opts).Run(context.Background(), stabletest.Series(patch), r); err != nil {
+	if err := NewStage(opts, nil).Run(context.Background(), stabletest.Series(patch), r); err != nil {
 		t.Fatal(err)
 	}
 	sr := r.Patches[0].Stable

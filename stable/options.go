@@ -2,14 +2,18 @@ package stable
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/internal/git"
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 )
 
 // Options configure the stable stage: which trees to try, where upstream
 // is, and how to build. It is the `stable:` section of config.yaml
-// (config.StableConfig is this type).
+// (mapstructure tags; config.yaml documents every key and its default),
+// plus the build policy the caller wires in (Sandbox, Guard).
 type Options struct {
 	// Enabled turns the stage on.
 	Enabled bool `mapstructure:"enabled" yaml:"enabled"`
@@ -58,6 +62,23 @@ type Options struct {
 	BuildErrorLines int `mapstructure:"build_error_lines" yaml:"build_error_lines"`
 	// MaxPatchBytes refuses larger diffs (default 8 MiB).
 	MaxPatchBytes int `mapstructure:"max_patch_bytes" yaml:"max_patch_bytes"`
+
+	// Sandbox confines every build command (the config's `sandbox:`
+	// section); the zero value requires a working bwrap.
+	Sandbox sandbox.Options `mapstructure:"-" yaml:"-"`
+	// Guard decides whether a patched tree may be built at all (the
+	// runner's deny_paths/allow_paths); nil: no configured globs.
+	Guard *patchguard.Guard `mapstructure:"-" yaml:"-"`
+}
+
+// Validate checks the settings that have a fixed set of values.
+func (o Options) Validate() error {
+	switch o.DepsOrder {
+	case "", "date", "sha":
+	default:
+		return fmt.Errorf("stable.deps_order %q: want date or sha", o.DepsOrder)
+	}
+	return nil
 }
 
 // UpstreamOptions locate mainline.

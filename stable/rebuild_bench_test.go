@@ -64,7 +64,7 @@ func BenchmarkStableRebuild(b *testing.B) {
 	run := func(opts Options) time.Duration {
 		start := time.Now()
 		rep := &report.Report{}
-		st := NewStage(opts).WithLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		st := NewStage(opts, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 		if err := st.Run(context.Background(), ser, rep); err != nil {
 			b.Fatal(err)
 		}

@@ -27,37 +27,27 @@ import (
 
 // Stage is the stable pipeline stage (it implements pipeline.Stage).
 type Stage struct {
-	opts   Options
-	log    *slog.Logger
-	sbOpts sandbox.Options
-	sb     *sandbox.Sandbox
-	guard  patchguard.Guard
+	opts  Options
+	log   *slog.Logger
+	sb    *sandbox.Sandbox
+	guard patchguard.Guard
 }
 
-// NewStage returns the stable stage for opts. A stage with Enabled unset or
-// no trees configured does nothing. Builds run in the sandbox (bwrap
-// required) behind a patch guard with no configured globs until
-// WithBuildPolicy says otherwise.
-func NewStage(opts Options) *Stage {
-	s := &Stage{opts: opts.withDefaults(), log: slog.Default(), guard: patchguard.New(nil, nil)}
-	s.sb = sandbox.New(s.sbOpts, s.log)
-	return s
-}
-
-// WithLogger sets the logger for progress and per-tree problems.
-func (s *Stage) WithLogger(l *slog.Logger) *Stage {
-	s.log = l
-	s.sb = sandbox.New(s.sbOpts, l)
-	return s
-}
-
-// WithBuildPolicy sets the sandbox every build command runs in (the
-// config's `sandbox:` section) and the patch guard that decides whether a
-// patched tree may be built at all (the runner's deny_paths/allow_paths).
-func (s *Stage) WithBuildPolicy(sb sandbox.Options, guard patchguard.Guard) *Stage {
-	s.sbOpts, s.guard = sb, guard
-	s.sb = sandbox.New(sb, s.log)
-	return s
+// NewStage returns the stable stage for opts (the `stable:` section, with
+// the build sandbox and patch guard set). A stage with Enabled unset or no
+// trees configured does nothing. Builds run in opts.Sandbox (bwrap
+// required) behind opts.Guard (nil: a guard with no configured globs).
+// Progress and per-tree problems go to log (nil: slog.Default()).
+func NewStage(opts Options, log *slog.Logger) *Stage {
+	if log == nil {
+		log = slog.Default()
+	}
+	opts = opts.withDefaults()
+	guard := patchguard.New(nil, nil)
+	if opts.Guard != nil {
+		guard = *opts.Guard
+	}
+	return &Stage{opts: opts, log: log, sb: sandbox.New(opts.Sandbox, log), guard: guard}
 }
 
 // Name returns "stable".

@@ -117,7 +117,7 @@ func newWorldTB(t testing.TB) *world {
 func (w *world) run(t *testing.T, msgs ...*mail.Message) *report.Report {
 	t.Helper()
 	r := &report.Report{}
-	if err := NewStage(w.opts).Run(context.Background(), stabletest.Series(msgs...), r); err != nil {
+	if err := NewStage(w.opts, nil).Run(context.Background(), stabletest.Series(msgs...), r); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -281,7 +281,7 @@ func TestCancelCleansUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- NewStage(w.opts).Run(ctx, stabletest.Series(w.repo.PatchMail(w.pA)), &report.Report{})
+		done <- NewStage(w.opts, nil).Run(ctx, stabletest.Series(w.repo.PatchMail(w.pA)), &report.Report{})
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -625,7 +625,10 @@ func TestBuildRefusedByGuard(t *testing.T) {
 	c := r.Commit("foo: innocent fix\n\nCc: stable@vger.kernel.org\nSigned-off-by: Test Author <author@example.org>")
 	r.Git("checkout", "-q", "master")
 	rep := &report.Report{}
-	st := NewStage(w.opts).WithBuildPolicy(sandbox.Options{}, patchguard.New([]string{"Makefile"}, nil))
+	opts := w.opts
+	g := patchguard.New([]string{"Makefile"}, nil)
+	opts.Sandbox, opts.Guard = sandbox.Options{}, &g
+	st := NewStage(opts, nil)
 	if err := st.Run(context.Background(), stabletest.Series(r.PatchMail(c)), rep); err != nil {
 		t.Fatal(err)
 	}

@@ -198,10 +198,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		reports = append(reports, r)
 	}
 
-	replyOpts := reply.DefaultOptions()
-	if err := a.v.UnmarshalKey("reply", &replyOpts); err != nil {
-		return usageErr("config reply section: %v", err)
-	}
+	replyOpts := a.cfg.Reply
 	out := cmd.OutOrStdout()
 	if err := render(out, cfg.Format, reports, ss, replyOpts); err != nil {
 		return &exitError{2, fmt.Errorf("check: %w", err)}

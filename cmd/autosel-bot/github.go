@@ -24,12 +24,13 @@ import (
 // githubClient is the REST client of the github section (token from the
 // environment or a file; never logged).
 func githubClient(g config.GitHubConfig, log *slog.Logger) (*github.Client, error) {
-	tok, err := g.Token()
+	co := g.Client
+	tok, err := co.ResolveToken()
 	if err != nil {
 		return nil, err
 	}
-	return github.NewClient(github.ClientOptions{Token: tok, BaseURL: g.APIURL, UploadURL: g.UploadURL,
-		Retries: g.Retries, Backoff: g.Backoff, MaxBackoff: g.MaxBackoff, MaxRateWait: g.MaxRateWait, WriteGap: g.WriteGap, Log: log})
+	co.Token, co.Log = tok, log
+	return github.NewClient(co)
 }
 
 // githubWatch returns the pull-request watcher of the github section as a
@@ -49,10 +50,9 @@ func githubWatch(a *app, st *store.Store, p *pipeline.Pipeline, register func(..
 		return nil, err
 	}
 	analyze := func(ctx context.Context, s *series.Series) (*report.Report, error) { return p.Run(ctx, s) }
-	w, err := github.NewWatcher(c, st, analyze, github.Options{
-		Repos: g.Repos, PollInterval: g.PollInterval, Workers: g.Workers, CheckName: g.CheckName, MaxCommits: g.MaxCommits,
-		MaxAttempts: g.MaxAttempts, Notes: g.Notes, Drafts: g.Drafts, Log: log,
-	})
+	wo := g.Options
+	wo.Log = log
+	w, err := github.NewWatcher(c, st, analyze, wo)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"log/slog"
 
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/stable"
@@ -23,19 +23,25 @@ func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, err
 		RuleOptions:  a.cfg.Rules,
 		Tree:         tree,
 		IndexOptions: a.indexOptions(log),
-		Log:          log,
-	})
+	}, log)
 	if err != nil {
 		return nil, err
 	}
+	so := a.cfg.Stable
+	if so.Enabled {
+		if err := so.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	guard := patchguard.New(a.cfg.Runner.DenyPaths, a.cfg.Runner.AllowPaths)
+	so.Sandbox, so.Guard = a.cfg.Sandbox, &guard
 	vm, err := vmStage(a, log)
 	if err != nil {
 		return nil, err
 	}
 	return &pipeline.Pipeline{Stages: []pipeline.Stage{
 		an,
-		stable.NewStage(a.cfg.Stable).WithLogger(log).
-			WithBuildPolicy(a.cfg.Sandbox, patchguard.New(a.cfg.Runner.DenyPaths, a.cfg.Runner.AllowPaths)),
+		stable.NewStage(so, log),
 		vm,
 	}, Log: log}, nil
 }

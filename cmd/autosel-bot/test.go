@@ -100,7 +100,7 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			if a.verbose {
 				level = slog.LevelDebug
 			}
-			opts := runner.FromConfig(cfg)
+			opts := cfg.Options.WithDefaults()
 			opts.Sandbox = a.cfg.Sandbox
 			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			if format == "text" {
@@ -120,7 +120,7 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			switch backend {
 			case "", "local":
 			case "lava":
-				lb, err := lava.FromConfig(cfg.Lava, opts, opts.Log)
+				lb, err := lava.NewWithLocal(cfg.Lava, opts, opts.Log)
 				if err != nil {
 					return &exitError{2, err}
 				}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/daemon"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/imapsrc"
@@ -123,10 +122,7 @@ type botParts struct {
 // sent too.
 func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, conf deliver.Confirmer, slowDown time.Duration) (*botParts, error) {
 	w := a.cfg.Watch
-	ropts := reply.DefaultOptions()
-	if err := a.v.UnmarshalKey("reply", &ropts); err != nil {
-		return nil, fmt.Errorf("config reply section: %w", err)
-	}
+	ropts := a.cfg.Reply
 	ropts.KeepLists = w.Allow.Lists
 	if w.From != "" {
 		ropts.From = w.From
@@ -147,7 +143,7 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	b := &botParts{st: st, out: out, close: func() { st.Close() }}
 	var sender deliver.Sender
 	if send {
-		pass, err := config.Secret(w.SMTP.Password, w.SMTP.PasswordFile)
+		pass, err := w.SMTP.Secret()
 		if err != nil {
 			b.close()
 			return nil, err
@@ -252,23 +248,14 @@ func bareAddress(s string) string {
 }
 
 // imapServers converts the configured servers.
-func imapServers(cfg []config.IMAPConfig, maxSize int64) ([]imapsrc.Server, error) {
+func imapServers(cfg []imapsrc.ServerOptions, maxSize int64) ([]imapsrc.Server, error) {
 	var out []imapsrc.Server
 	for _, c := range cfg {
-		start, err := c.StartTime()
+		s, err := c.Server(maxSize)
 		if err != nil {
 			return nil, err
 		}
-		pass, err := config.Secret(c.Password, c.PasswordFile)
-		if err != nil {
-			return nil, fmt.Errorf("imap %s: %w", c.Addr, err)
-		}
-		out = append(out, imapsrc.Server{
-			Name: c.Name, Addr: c.Addr, TLS: c.TLS, AllowPlain: c.AllowPlain, InsecureSkipVerify: c.InsecureSkipVerify,
-			Username: c.Username, Password: pass, Auth: c.Auth, Mailboxes: c.Mailboxes, Start: start,
-			NoIdle: !c.Idle, PollInterval: c.PollInterval, MaxMessageSize: maxSize,
-			BackoffMin: c.BackoffMin, BackoffMax: c.BackoffMax,
-		})
+		out = append(out, s)
 	}
 	return out, nil
 }

@@ -37,30 +37,43 @@ import (
 	"github.com/autosel-bot/autosel-bot/runner"
 )
 
-// Options configure the backend.
+// Options configure the backend: the `github.actions:` section of the
+// configuration (mapstructure tags; config.yaml documents every key and its
+// default), plus what the caller wires in (work dir, logger).
 type Options struct {
+	// Enabled makes the VM stage boot on GitHub Actions instead of here.
+	Enabled bool `mapstructure:"enabled"`
 	// Repo ("owner/name") holds the workflow and the release.
-	Repo string
+	Repo string `mapstructure:"repo"`
 	// Ref is the branch or tag the workflow is dispatched on.
-	Ref string
+	Ref string `mapstructure:"ref"`
 	// Workflow is the workflow file name.
-	Workflow string
+	Workflow string `mapstructure:"workflow"`
 	// ReleaseTag names the prerelease whose assets carry the bundles.
-	ReleaseTag string
+	ReleaseTag string `mapstructure:"release_tag"`
 	// Accel is the accelerator on the hosted runner: kvm or tcg.
-	Accel string
+	Accel string `mapstructure:"accel"`
 	// MaxInFlight bounds the workflow runs in flight at once.
-	MaxInFlight int
+	MaxInFlight int `mapstructure:"max_in_flight"`
 	// PollInterval is the time between two looks at a run.
-	PollInterval time.Duration
+	PollInterval time.Duration `mapstructure:"poll_interval"`
 	// FindTimeout bounds the wait for the dispatched run to appear.
-	FindTimeout time.Duration
+	FindTimeout time.Duration `mapstructure:"find_timeout"`
 	// RunTimeout bounds one run from dispatch to completion.
-	RunTimeout time.Duration
+	RunTimeout time.Duration `mapstructure:"run_timeout"`
+
 	// WorkDir holds the bundles while they are uploaded.
-	WorkDir string
+	WorkDir string `mapstructure:"-"`
 	// Log receives progress.
-	Log *slog.Logger
+	Log *slog.Logger `mapstructure:"-"`
+}
+
+// Validate checks the settings that need each other.
+func (o Options) Validate() error {
+	if o.Enabled && o.Repo == "" {
+		return errors.New("github.actions.enabled needs github.actions.repo")
+	}
+	return nil
 }
 
 // Backend runs kernels on GitHub Actions (runner.Backend).

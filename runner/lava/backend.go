@@ -14,43 +14,57 @@ import (
 	"github.com/autosel-bot/autosel-bot/runner"
 )
 
-// Options configure the backend.
+// Options configure the backend: the `runner.lava:` section of the
+// configuration (mapstructure tags; config.yaml documents every key and its
+// default), plus what the caller wires in (token, work dir, logger).
 type Options struct {
-	// URL is the LAVA server (https://lava.example.org/); Token its API token.
-	URL   string
-	Token string
+	// URL is the LAVA server (https://lava.example.org/; its REST API
+	// v0.2 is under api/v0.2/).
+	URL string `mapstructure:"url"`
+	// TokenEnv names the environment variable holding the API token;
+	// TokenFile is a file holding it (it wins). See ResolveToken.
+	TokenEnv  string `mapstructure:"token_env"`
+	TokenFile string `mapstructure:"token_file"`
 	// DeviceType is the device type jobs ask for (qemu); Tags are device tags.
-	DeviceType string
-	Tags       []string
+	DeviceType string   `mapstructure:"device_type"`
+	Tags       []string `mapstructure:"tags"`
 	// Priority is the job priority (low, medium, high).
-	Priority string
+	Priority string `mapstructure:"priority"`
 	// Accel is what the devices use (their dictionaries decide): tcg or kvm.
 	// It scales the timeouts (runner.tcg_scale) and picks the CPU model.
-	Accel string
+	Accel string `mapstructure:"accel"`
 	// MaxInFlight bounds the jobs submitted and not finished.
-	MaxInFlight int
+	MaxInFlight int `mapstructure:"max_in_flight"`
 	// PollMin and PollMax bound the polling interval (doubled while a
 	// job's state does not change).
-	PollMin, PollMax time.Duration
-	// DeployTimeout bounds the artifact download of a job.
-	DeployTimeout time.Duration
-	// QueueTimeout bounds the wait of a submitted job for a device while
-	// no online device can take it; OfflineGrace the time a running job's
-	// worker may stay offline. Both end the job as an infrastructure failure.
-	QueueTimeout time.Duration
-	OfflineGrace time.Duration
-	// Artifacts: the backend's own file server (ServeAddr, ServeURL), or a
-	// directory exported by another web server (ShareDir under ShareURL).
-	ServeAddr, ServeURL string
-	ShareDir, ShareURL  string
+	PollMin time.Duration `mapstructure:"poll_min"`
+	PollMax time.Duration `mapstructure:"poll_max"`
 	// Events is LAVA's event stream (lava-publisher, tcp://host:5500): when
 	// set, a job's follower polls at once on its events instead of waiting
 	// out the backoff.
-	Events string
+	Events string `mapstructure:"events"`
+	// DeployTimeout bounds the artifact download of a job.
+	DeployTimeout time.Duration `mapstructure:"deploy_timeout"`
+	// QueueTimeout bounds the wait of a submitted job for a device while
+	// no online device can take it; OfflineGrace the time a running job's
+	// worker may stay offline. Both end the job as an infrastructure failure.
+	QueueTimeout time.Duration `mapstructure:"queue_timeout"`
+	OfflineGrace time.Duration `mapstructure:"offline_grace"`
+	// Artifacts: the backend's own file server (ServeAddr, ServeURL; empty
+	// ServeURL: http://<ServeAddr>/), or a directory exported by another
+	// web server (ShareDir under ShareURL).
+	ServeAddr string `mapstructure:"serve_addr"`
+	ServeURL  string `mapstructure:"serve_url"`
+	ShareDir  string `mapstructure:"share_dir"`
+	ShareURL  string `mapstructure:"share_url"`
+
+	// Token is the API token (ResolveToken reads it from TokenFile or
+	// TokenEnv).
+	Token string `mapstructure:"-"`
 	// WorkDir holds the per-job initramfs and the kept consoles.
-	WorkDir string
+	WorkDir string `mapstructure:"-"`
 	// Log receives progress.
-	Log *slog.Logger
+	Log *slog.Logger `mapstructure:"-"`
 }
 
 // Backend runs kernels on a LAVA lab (runner.Backend).

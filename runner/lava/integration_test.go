@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autosel-bot/autosel-bot/config"
+	"github.com/autosel-bot/autosel-bot/internal/configtest"
 	"github.com/autosel-bot/autosel-bot/internal/lavalab"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 	"github.com/autosel-bot/autosel-bot/report"
@@ -74,13 +74,8 @@ func needLab(t testing.TB) (*lavalab.Lab, string, runner.Options) {
 			lab.skip = m
 			return
 		}
-		v, err := config.New()
-		if err != nil {
-			lab.err = err
-			return
-		}
-		cfg, err := config.Load(v, "")
-		if err != nil {
+		var opts runner.Options
+		if err := configtest.Section("runner", &opts); err != nil {
 			lab.err = err
 			return
 		}
@@ -88,8 +83,8 @@ func needLab(t testing.TB) (*lavalab.Lab, string, runner.Options) {
 		if work == "" {
 			work = runner.DefaultWorkDir
 		}
-		cfg.Runner.WorkDir = work
-		lab.opts = runner.FromConfig(cfg.Runner)
+		opts.WorkDir = work
+		lab.opts = opts.WithDefaults()
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		lab.l, lab.err = lavalab.Start(ctx, filepath.Join(os.TempDir(), fmt.Sprintf("autosel-lavalab-%d", os.Getpid())))

@@ -1,0 +1,66 @@
+package github
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// WebhookOptions configure the pull_request event receiver (the
+// `github.webhook:` section).
+type WebhookOptions struct {
+	// Addr is the listen address; empty: no receiver (polling only).
+	Addr string `mapstructure:"addr"`
+	// Path is the URL path deliveries are posted to.
+	Path string `mapstructure:"path"`
+	// SecretEnv and SecretFile hold the webhook secret (required).
+	SecretEnv  string `mapstructure:"secret_env"`
+	SecretFile string `mapstructure:"secret_file"`
+}
+
+// ResolveToken returns the API token: from TokenFile when set, else from
+// the environment variable TokenEnv. "" means anonymous.
+func (o ClientOptions) ResolveToken() (string, error) {
+	if o.TokenFile != "" {
+		b, err := os.ReadFile(o.TokenFile)
+		if err != nil {
+			return "", fmt.Errorf("github token file: %w", err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	if o.TokenEnv == "" {
+		return "", nil
+	}
+	return strings.TrimSpace(os.Getenv(o.TokenEnv)), nil
+}
+
+// Secret returns the webhook secret (file first, then the environment).
+func (w WebhookOptions) Secret() ([]byte, error) {
+	if w.SecretFile != "" {
+		b, err := os.ReadFile(w.SecretFile)
+		if err != nil {
+			return nil, fmt.Errorf("github webhook secret file: %w", err)
+		}
+		return []byte(strings.TrimRight(string(b), "\r\n")), nil
+	}
+	if w.SecretEnv != "" {
+		if s := os.Getenv(w.SecretEnv); s != "" {
+			return []byte(s), nil
+		}
+	}
+	return nil, errors.New("github webhook: no secret (webhook.secret_env or webhook.secret_file); unsigned deliveries are never accepted")
+}
+
+// Validate checks the settings that need each other.
+func (o Options) Validate() error {
+	for _, r := range o.Repos {
+		if own, name, ok := strings.Cut(r, "/"); !ok || own == "" || name == "" || strings.Contains(name, "/") {
+			return fmt.Errorf("github.repos: %q: want owner/name", r)
+		}
+	}
+	if o.Webhook.Addr != "" && len(o.Repos) == 0 {
+		return errors.New("github.webhook.addr is set but github.repos is empty")
+	}
+	return nil
+}
