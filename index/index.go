@@ -73,6 +73,16 @@ type Index struct {
 	callersOnce sync.Once
 	callers     map[string][]siteRef
 
+	// entries are the base index's files and content keys; log its
+	// logger.
+	entries []fileEntry
+	log     *slog.Logger
+
+	// assigns are the member assignments of a base index (assigns.go),
+	// overAssigns those of an overlay's rescanned files.
+	assignOnce, overAssignsOnce sync.Once
+	assigns, overAssigns        *assignTable
+
 	mu    sync.Mutex
 	full  map[string]*cscan.File // lazily re-parsed files with bodies
 	memo  map[string]any
@@ -143,7 +153,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 			log.Warn("index cache unreadable, rescanning", "file", cacheFile, "err", err)
 		}
 	}
-	ix := &Index{Root: abs, files: make(map[string]*cscan.File, len(entries))}
+	ix := &Index{Root: abs, files: make(map[string]*cscan.File, len(entries)), entries: entries, log: log}
 	ix.Stats.CacheFile = cacheFile
 	results := make([]*cscan.File, len(entries))
 	hit := make([]bool, len(entries))
