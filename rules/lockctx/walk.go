@@ -36,14 +36,12 @@ type walker struct {
 	// rets are the states at each return, retExprs their expressions.
 	rets     []State
 	retExprs []string
-	// depth is the summary depth used for callees.
-	depth int
 	// blockGuards are guard() acquisitions to release at block end.
 	blockGuards [][]Held
 }
 
 func newWalker(r *Resolver, fn *cscan.Func, visit func(Visit)) *walker {
-	return &walker{r: r, fn: fn, visit: visit, pending: map[string]State{}, depth: r.depth}
+	return &walker{r: r, fn: fn, visit: visit, pending: map[string]State{}}
 }
 
 // run walks the whole body from an empty state (or entry) and returns the
@@ -107,7 +105,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 		w.visit(Visit{Call: c, State: st, Reach: p})
 		return st
 	}
-	cs := w.r.calleeSummary(c.Name, w.fn.File, w.depth)
+	cs := w.r.calleeSummary(c, w.fn)
 	if cs == nil {
 		w.visit(Visit{Call: c, State: st})
 		return st
@@ -115,7 +113,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 	callStep := w.step(c.Line, "calls "+c.Name+"()")
 	var proof *Reach
 	if cs.Reach != nil && !m.conditional(c.Guards) {
-		proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
+		proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
 			Steps: append([]report.Step{callStep}, cs.Reach.Steps...)}
 	}
 	w.visit(Visit{Call: c, State: st, Reach: proof})
@@ -144,7 +142,7 @@ func (w *walker) condAcquire(cond string, cc []cscan.Call) (onTrue, onFalse []He
 			hs = append(hs, Held{Kind: p.Kind, Key: argKey(c, p.Arg), Must: true, At: w.step(c.Line, CallText(c))})
 		} else if _, ok := w.r.m.acquire[c.Name]; ok {
 			continue
-		} else if cs := w.r.calleeSummary(c.Name, w.fn.File, w.depth); cs != nil {
+		} else if cs := w.r.calleeSummary(c, w.fn); cs != nil {
 			for _, e := range cs.CondAcquires {
 				hs = append(hs, Held{Kind: e.Kind, Key: e.Key, Must: true, At: w.step(c.Line, "calls "+c.Name+"()"), Via: e.Steps})
 			}

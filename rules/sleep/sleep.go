@@ -327,10 +327,8 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 						Drops: proof.Drops, Retakes: proof.Retakes}, nf.Name)
 					continue
 				}
-				if cur.level+1 < r.depth {
-					queue = append(queue, frame{name: caller.Name, file: caller.File,
-						static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, level: cur.level + 1})
-				}
+				queue = append(queue, frame{name: caller.Name, file: caller.File,
+					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, level: cur.level + 1})
 			}
 		}
 	}
