@@ -19,6 +19,9 @@ type Assign struct {
 	// Base is the expression the member belongs to in a plain assignment
 	// ("t->timer"), "" in initializers.
 	Base string
+	// Var is the variable a top-level initializer declares ("foo_ops"),
+	// "" elsewhere.
+	Var string
 	// File and Line locate the assignment.
 	File string
 	Line int
@@ -41,8 +44,8 @@ func ScanAssigns(path string, src []byte) []Assign {
 	// types holds, per open brace, the struct tag it initialises ("" when
 	// unknown) and whether it is an array of such structs.
 	type brace struct {
-		tag   string
-		array bool
+		tag, name string
+		array     bool
 	}
 	var stack []brace
 	stmt := 0 // first token of the current declaration or statement
@@ -54,6 +57,7 @@ func ScanAssigns(path string, src []byte) []Assign {
 			switch {
 			case i > 0 && toks[i-1].text == "=":
 				b.tag, b.array = declTag(toks[stmt : i-1])
+				b.name = declName(toks[stmt : i-1])
 			case i > 3 && toks[i-1].text == ")" && toks[i-3].text == "struct" && toks[i-4].text == "(":
 				b.tag = toks[i-2].text
 			case i > 0 && (toks[i-1].text == "{" || toks[i-1].text == ",") && len(stack) > 0 && stack[len(stack)-1].array:
@@ -80,12 +84,15 @@ func ScanAssigns(path string, src []byte) []Assign {
 			op := toks[i-2].text
 			switch {
 			case op == "." && (next == "," || next == "}") && (i < 3 || isInitStart(toks[i-3].text)):
-				tag := ""
+				tag, name := "", ""
 				if len(stack) > 0 {
 					tag = stack[len(stack)-1].tag
 				}
+				if len(stack) == 1 {
+					name = stack[0].name
+				}
 				out = append(out, Assign{Struct: strings.Clone(tag), Member: strings.Clone(member), Func: strings.Clone(fn),
-					File: path, Line: toks[i+1].line})
+					Var: strings.Clone(name), File: path, Line: toks[i+1].line})
 			case (op == "->" || op == ".") && next == ";":
 				base := baseExpr(toks[stmt : i-2])
 				if base == "" {
@@ -118,6 +125,24 @@ func declTag(toks []atok) (string, bool) {
 		}
 	}
 	return tag, array
+}
+
+// declName returns the name a declaration's tokens declare: the last
+// identifier outside brackets ("foo_nb" in "static struct notifier_block
+// foo_nb", "chips" in "struct irq_chip chips[2]").
+func declName(toks []atok) string {
+	name, depth := "", 0
+	for _, t := range toks {
+		switch {
+		case t.text == "[" || t.text == "(":
+			depth++
+		case t.text == "]" || t.text == ")":
+			depth--
+		case depth == 0 && isIdentTok(t.text):
+			name = t.text
+		}
+	}
+	return name
 }
 
 // baseExpr renders the expression before the assigned member

@@ -17,7 +17,7 @@ import (
 
 // assignVersion changes whenever ScanAssigns' output for the same input
 // does.
-const assignVersion = 1
+const assignVersion = 2
 
 // assignTable is the member-assignment table of one view.
 type assignTable struct {

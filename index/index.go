@@ -72,6 +72,9 @@ type Index struct {
 
 	callersOnce sync.Once
 	callers     map[string][]siteRef
+	// memberCallers maps a member name to the calls through it
+	// ("ops->release" under "release"), built with callers.
+	memberCallers map[string][]string
 
 	// entries are the base index's files and content keys; log its
 	// logger.
@@ -400,7 +403,76 @@ func (b *Index) buildCallers() {
 			}
 		}
 		b.callers = m
+		mc := map[string][]string{}
+		for name := range m {
+			if i := strings.LastIndexAny(name, ">."); i >= 0 && i+1 < len(name) {
+				mc[name[i+1:]] = append(mc[name[i+1:]], name)
+			}
+		}
+		b.memberCallers = mc
 	})
+}
+
+// MemberCallers returns every call site through a struct member named
+// member ("dev->netdev_ops->ndo_get_stats64(...)" for "ndo_get_stats64"),
+// ordered by file and line.
+func (ix *Index) MemberCallers(member string) []CallSite {
+	b := ix.root()
+	b.buildCallers()
+	names := map[string]bool{}
+	for _, n := range b.memberCallers[member] {
+		names[n] = true
+	}
+	for _, f := range ix.over {
+		if f == nil {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			for _, c := range fn.Calls {
+				if i := strings.LastIndexAny(c.Name, ">."); i >= 0 && c.Name[i+1:] == member {
+					names[c.Name] = true
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return ix.callsToNames(names)
+}
+
+// callsToNames is CallsTo for a set of names.
+func (ix *Index) callsToNames(names map[string]bool) []CallSite {
+	b := ix.root()
+	var out []CallSite
+	for name := range names {
+		for _, r := range b.callers[name] {
+			if _, ok := ix.over[r.fn.File]; ok {
+				continue
+			}
+			out = append(out, CallSite{Func: r.fn, Call: r.fn.Calls[r.idx]})
+		}
+	}
+	for _, f := range ix.over {
+		if f == nil {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			for _, c := range fn.Calls {
+				if names[c.Name] {
+					out = append(out, CallSite{Func: fn, Call: c})
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, c := out[i], out[j]
+		if a.Func.File != c.Func.File {
+			return a.Func.File < c.Func.File
+		}
+		return a.Call.Line < c.Call.Line
+	})
+	return out
 }
 
 // Callers returns every call site of name in the view (direct calls by

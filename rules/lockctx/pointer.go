@@ -103,6 +103,17 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	return out
 }
 
+// BaseTag returns the struct tag of the object a call through a pointer
+// goes through, when the caller declares it ("struct sctp_sched_ops *n"
+// for "n->init_sid(...)"); "" when unknown.
+func (r *Resolver) BaseTag(c cscan.Call, caller *cscan.Func) string {
+	base, _, ok := PointerMember(c.Name)
+	if !ok {
+		return ""
+	}
+	return r.baseTag(base, caller)
+}
+
 var declRe = regexp.MustCompile(`struct\s+(\w+)\s*\*?\s*(?:const\s+)?\*?\s*(\w+)\s*[,;=)\[]`)
 
 // baseTag finds the struct tag of a call's base expression when it is a

@@ -82,6 +82,8 @@ type Resolver struct {
 	nested int
 	// Computed counts the summaries computed (statistics).
 	Computed int
+	// regs are the callback registrations by function name (implicit.go).
+	regs map[string][]implicitReg
 	// lines caches source files split into lines.
 	lines map[string][]string
 }

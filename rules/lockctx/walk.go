@@ -317,6 +317,15 @@ func Walk(r *Resolver, fn *cscan.Func, visit func(Visit)) State {
 	return newWalker(r, fn, visit).run(State{})
 }
 
+// WalkFrom is Walk starting from the contexts entry (for instance the
+// implicit contexts of a callback, see Resolver.Implicit).
+func WalkFrom(r *Resolver, fn *cscan.Func, entry State, visit func(Visit)) State {
+	if fn == nil {
+		return State{}
+	}
+	return newWalker(r, fn, visit).run(entry)
+}
+
 // Inspect visits every statement of the tree rooted at s in source order,
 // parents before children (path-insensitive; see Walk for the
 // context-tracking walk).

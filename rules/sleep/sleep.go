@@ -205,7 +205,8 @@ func events(r *lockctx.Resolver, fn *cscan.Func) []event {
 		return nil
 	}
 	var out []event
-	lockctx.Walk(r, fn, func(v lockctx.Visit) {
+	entry := lockctx.State{Held: r.Implicit(fn)}
+	lockctx.WalkFrom(r, fn, entry, func(v lockctx.Visit) {
 		if v.Reach == nil || v.State.Dead || v.State.Empty() {
 			return
 		}
@@ -278,25 +279,19 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		name, file string
 		static     bool
 		chain      []report.Step
-		level      int
+		weak       bool
 	}
 	queue := []frame{{name: nf.Name, file: nf.File, static: nf.Static && !strings.HasSuffix(nf.File, ".h"), chain: proof.Steps}}
 	visited := map[string]bool{}
 	walked := 0
 	truncated := false
-	for len(queue) > 0 {
+	for len(queue) > 0 && !truncated {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, site := range r.p.Index.Callers(cur.name) {
-			if cur.static && site.Func.File != cur.file {
-				continue
-			}
-			if site.Func.Name == cur.name {
+		for _, site := range r.callSites(cur.name, cur.file, cur.static) {
+			id := site.caller.File + ":" + site.caller.Name + "->" + site.call
+			if site.caller.Name == cur.name || visited[id] {
 				continue // recursion
-			}
-			id := site.Func.File + ":" + site.Func.Name + "->" + cur.name
-			if visited[id] {
-				continue
 			}
 			visited[id] = true
 			if walked >= maxReverseCallers {
@@ -304,7 +299,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				break
 			}
 			walked++
-			caller := r.callerBody(site.Func)
+			caller := r.callerBody(site.caller)
 			if caller == nil {
 				continue
 			}
@@ -313,28 +308,95 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				st   lockctx.State
 			}
 			var sites []at
-			lockctx.Walk(r.newR, caller, func(v lockctx.Visit) {
-				if v.Call.Name == cur.name && !v.State.Dead {
+			entry := lockctx.State{Held: r.newR.Implicit(caller)}
+			lockctx.WalkFrom(r.newR, caller, entry, func(v lockctx.Visit) {
+				if v.Call.Name == site.call && !v.State.Dead {
 					sites = append(sites, at{v.Call, v.State})
 				}
 			})
 			for _, s := range sites {
 				st := effective(s.st, proof)
-				callStep := lockctx.StepOf(caller, s.call.Line, "calls "+cur.name+"()")
-				chain := append([]report.Step{callStep}, cur.chain...)
+				callStep := lockctx.StepOf(caller, s.call.Line, "calls "+site.call+"()")
+				chain := append([]report.Step{callStep}, site.via...)
+				chain = append(chain, cur.chain...)
+				weak := cur.weak || site.weak
 				if !st.Empty() {
 					r.report(caller, s.call.Line, st, &lockctx.Reach{Steps: chain, Prim: proof.Prim, Why: proof.Why,
-						Drops: proof.Drops, Retakes: proof.Retakes}, nf.Name)
+						Drops: proof.Drops, Retakes: proof.Retakes, Weak: weak || proof.Weak}, nf.Name)
 					continue
 				}
 				queue = append(queue, frame{name: caller.Name, file: caller.File,
-					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, level: cur.level + 1})
+					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, weak: weak})
 			}
 		}
 	}
 	if truncated {
 		r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() may now sleep; only %d caller functions were checked", nf.Name, maxReverseCallers))
 	}
+}
+
+// maxPointerAssigns is how many functions may be assigned to a member
+// (of any struct type) for calls through it with an unknown base type to
+// count as callers.
+const maxPointerAssigns = 24
+
+// callSite is a call that may reach a function: a direct call by name,
+// or a call through a struct member the function is assigned to.
+type callSite struct {
+	caller *cscan.Func
+	// call is the callee name as the caller's call spells it.
+	call string
+	// via is the step through the pointer ("calls foo() via ops.m").
+	via []report.Step
+	// weak is set when the call site's struct type is not known to be
+	// the one the function is assigned in.
+	weak bool
+}
+
+// callSites returns the calls that may reach function name (of file, static
+// or not): direct calls, and calls through every struct member it is
+// assigned to.
+func (r *checker) callSites(name, file string, static bool) []callSite {
+	var out []callSite
+	for _, site := range r.p.Index.Callers(name) {
+		if static && site.Func.File != file {
+			continue
+		}
+		out = append(out, callSite{caller: site.Func, call: name})
+	}
+	fn := &cscan.Func{Name: name, File: file}
+	if defs := lockctx.PickDefs(r.p.Index.Funcs(name), file); len(defs) > 0 {
+		fn = defs[0]
+	}
+	done := map[string]bool{}
+	for _, a := range r.p.Index.AssignsOf(name) {
+		if static && a.File != file || done[a.Struct+"."+a.Member] {
+			continue
+		}
+		done[a.Struct+"."+a.Member] = true
+		// The member is the struct's own when every assignment to a member
+		// of that name is to that struct type; a member name shared by many
+		// struct types is followed only from calls whose base is declared
+		// with the right type.
+		all := r.p.Index.AssignsTo(a.Member)
+		unique := a.Struct != ""
+		for _, b := range all {
+			if b.Struct != a.Struct {
+				unique = false
+				break
+			}
+		}
+		generic := !unique && len(all) > maxPointerAssigns
+		for _, site := range r.p.Index.MemberCallers(a.Member) {
+			tag := r.newR.BaseTag(site.Call, site.Func)
+			if tag != "" && tag != a.Struct || tag == "" && generic {
+				continue
+			}
+			t := lockctx.PointerTarget{Func: fn, Assign: a, Heuristic: tag == "" && !unique}
+			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: t.Heuristic})
+		}
+	}
+	return out
 }
 
 // lockChange handles a function that now returns with an atomic context
