@@ -62,7 +62,6 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 			return
 		}
 		seen[c.Kind] = true
-		st.What = strings.TrimSpace(st.What + " (" + c.Why + ")")
 		out = append(out, Held{Kind: c.Kind, Must: true, At: st, Why: c.Why})
 	}
 	for _, reg := range r.registrations(fn.Name) {

@@ -162,9 +162,20 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	}
 	var first *Reach
 	var firstT PointerTarget
-	reach := 0
+	var args []ArgReach
+	reach, argN := 0, 0
 	for _, t := range targets {
 		s := r.SummaryOf(t.Func, 0)
+		if s.Reach == nil && len(s.ArgReaches) > 0 {
+			argN++
+			if args == nil {
+				for _, a := range s.ArgReaches {
+					a.Steps = append([]report.Step{ViaStep(t)}, a.Steps...)
+					a.Weak = a.Weak || t.Heuristic && len(targets) > 1
+					args = append(args, a)
+				}
+			}
+		}
 		if s.Reach == nil {
 			continue
 		}
@@ -174,7 +185,12 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 		}
 	}
 	if first == nil {
-		return &Summary{}
+		if argN < len(targets) {
+			for i := range args {
+				args[i].Weak = true
+			}
+		}
+		return &Summary{ArgReaches: args}
 	}
 	p := *first
 	p.Steps = append([]report.Step{ViaStep(firstT)}, first.Steps...)

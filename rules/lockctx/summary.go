@@ -50,6 +50,9 @@ type Summary struct {
 	Acquires, CondAcquires []Effect
 	// Drops are caller contexts released by the function.
 	Drops []Effect
+	// ArgReaches are reaches that depend on the value a caller passes in a
+	// parameter (see ArgTarget), with nothing of the function's own held.
+	ArgReaches []ArgReach
 }
 
 // Resolver finds callee definitions and computes summaries over one view
@@ -84,6 +87,8 @@ type Resolver struct {
 	Computed int
 	// regs are the callback registrations by function name (implicit.go).
 	regs map[string][]implicitReg
+	// paramCache caches parameter names.
+	paramCache map[*cscan.Func][]string
 	// lines caches source files split into lines.
 	lines map[string][]string
 }
@@ -96,7 +101,7 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 	_ = depth
 	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string][]string{}}
+		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{}}
 }
 
 // maxComponentRounds bounds the iterations over one recursive component.
@@ -515,9 +520,28 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 			}
 			continue
 		}
+		if ar := r.primArgReach(fn, c); ar != nil && !r.m.conditional(c.Guards) {
+			if st, _ := heldAt(ev.pos, c.Guards); st.Empty() && len(s.ArgReaches) < 4 {
+				s.ArgReaches = append(s.ArgReaches, *ar)
+			}
+			continue
+		}
 		cs := r.calleeSummary(c, fn)
 		if cs == nil {
 			continue
+		}
+		if len(cs.ArgReaches) > 0 && !r.m.conditional(c.Guards) {
+			if st, _ := heldAt(ev.pos, c.Guards); st.Empty() {
+				p, pass := r.argReach(fn, c, cs)
+				if p != nil {
+					reaches = append(reaches, p)
+				}
+				for _, a := range pass {
+					if len(s.ArgReaches) < 4 {
+						s.ArgReaches = append(s.ArgReaches, a)
+					}
+				}
+			}
 		}
 		via := func(e Effect) []report.Step {
 			return append([]report.Step{StepOf(fn, c.Line, "calls "+c.Name+"()")}, e.Steps...)

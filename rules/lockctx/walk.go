@@ -116,6 +116,9 @@ func (w *walker) call(c cscan.Call, st State) State {
 		proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
 			Steps: append([]report.Step{callStep}, cs.Reach.Steps...)}
 	}
+	if proof == nil && len(cs.ArgReaches) > 0 && !m.conditional(c.Guards) {
+		proof, _ = w.r.argReach(w.fn, c, cs)
+	}
 	w.visit(Visit{Call: c, State: st, Reach: proof})
 	if len(cs.Drops) == 0 && len(cs.Acquires) == 0 {
 		return st

@@ -139,10 +139,19 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 		if !h.Must {
 			where += ", on some paths"
 		}
-		ctxs = append(ctxs, c+" entered by "+where)
+		if h.Why != "" {
+			// An implicit context: the function runs in it because of how
+			// it is registered.
+			ctxs = append(ctxs, fmt.Sprintf("%s: %s at %s:%d (%s)", c, h.At.What, h.At.File, h.At.Line, h.Why))
+		} else {
+			ctxs = append(ctxs, c+" entered by "+where)
+		}
 		k := h.Key
 		if k == "" {
 			k = strings.TrimPrefix(h.At.What, "calls ")
+		}
+		if h.Why != "" {
+			k = implicitKey(h.At.What)
 		}
 		keys = append(keys, k)
 	}
@@ -206,6 +215,19 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 		Explanation: expl,
 		Chain:       steps,
 	})
+}
+
+// implicitKey names an implicit context's registration: "timer_setup()"
+// for "registered by timer_setup(&t, f, 0)", "hrtimer.function" for
+// "assigned to hrtimer.function".
+func implicitKey(what string) string {
+	if rest, ok := strings.CutPrefix(what, "registered by "); ok {
+		if i := strings.Index(rest, "("); i > 0 {
+			return rest[:i] + "()"
+		}
+		return rest
+	}
+	return strings.TrimPrefix(what, "assigned to ")
 }
 
 func kindsOf(hs []lockctx.Held) []string {
