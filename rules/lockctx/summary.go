@@ -16,6 +16,9 @@ type Effect struct {
 	// Steps lead from the function's call down to the primitive
 	// (spin_lock_bh() inside lock_wqueue()).
 	Steps []report.Step
+	// Soft marks a release that ends the context only when the caller
+	// holds it (the bh side of spin_unlock_bh()).
+	Soft bool
 }
 
 // Reach says why a function may reach the target: the chain from the
@@ -259,6 +262,13 @@ func (r *Resolver) compute(fn *cscan.Func) *Summary {
 	return s
 }
 
+// endsBH reports a release primitive that also re-enables bottom halves
+// (spin_unlock_bh(), read_unlock_bh()): it ends a local_bh_disable() taken
+// before the lock, as in netif_addr_lock_bh().
+func endsBH(name, kind string) bool {
+	return kind != "bh" && strings.HasSuffix(name, "_bh")
+}
+
 // dedupEffects keeps the first effect of each context kind and key: a
 // caller needs one per context, and chains of helpers would otherwise
 // accumulate them.
@@ -304,6 +314,9 @@ type act struct {
 	within  *cscan.Guard // held only inside this if (trylock success)
 	notIn   *cscan.Guard // held except inside this if (negated trylock)
 	Steps   []report.Step
+	// soft releases end a context only when one is held (the bh side of
+	// spin_unlock_bh(), which also ends a local_bh_disable()).
+	soft bool
 }
 
 func sameGuard(a, b cscan.Guard) bool {
@@ -459,7 +472,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 			}
 			if a.acquire {
 				st.acquire(Held{Kind: a.Kind, Key: a.Key, Must: true, At: a.Steps[0], Via: a.Steps[1:]})
-			} else if _, ok := st.Release(a.Kind, a.Key); !ok {
+			} else if _, ok := st.Release(a.Kind, a.Key); !ok && !a.soft {
 				drops = append(drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.Steps})
 			}
 		}
@@ -483,6 +496,9 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 		}
 		if p, ok := r.m.release[c.Name]; ok {
 			acts = append(acts, act{pos: ev.pos, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, Steps: []report.Step{here}})
+			if endsBH(c.Name, p.Kind) {
+				acts = append(acts, act{pos: ev.pos, Kind: "bh", scope: c.Guards, Steps: []report.Step{here}, soft: true})
+			}
 			continue
 		}
 		if c.Name == "guard" {
@@ -562,7 +578,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 			}
 		}
 		for _, d := range cs.Drops {
-			acts = append(acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, Steps: via(d)})
+			acts = append(acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, Steps: via(d), soft: d.Soft})
 		}
 		for _, e := range cs.Acquires {
 			acts = append(acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, Steps: via(e)})
@@ -595,7 +611,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 		}
 		st, _ := heldAt(a.pos, a.scope)
 		if _, ok := st.Release(a.Kind, a.Key); !ok && len(a.scope) == 0 {
-			s.Drops = append(s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.Steps})
+			s.Drops = append(s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.Steps, Soft: a.soft})
 		}
 	}
 	// Acquires: contexts held at every return, or exactly at the true ones.

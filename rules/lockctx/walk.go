@@ -83,6 +83,11 @@ func (w *walker) call(c cscan.Call, st State) State {
 		if _, ok := st.Release(p.Kind, argKey(c, p.Arg)); !ok {
 			w.Drops = append(w.Drops, Effect{Kind: p.Kind, Key: argKey(c, p.Arg), Steps: []report.Step{here}})
 		}
+		if endsBH(c.Name, p.Kind) {
+			if _, ok := st.Release("bh", ""); !ok {
+				w.Drops = append(w.Drops, Effect{Kind: "bh", Steps: []report.Step{here}, Soft: true})
+			}
+		}
 		return st
 	}
 	if c.Name == "guard" {
@@ -126,7 +131,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 	st = st.Clone()
 	for _, d := range cs.Drops {
 		if _, ok := st.Release(d.Kind, ""); !ok {
-			w.Drops = append(w.Drops, Effect{Kind: d.Kind, Key: d.Key, Steps: append([]report.Step{callStep}, d.Steps...)})
+			w.Drops = append(w.Drops, Effect{Kind: d.Kind, Key: d.Key, Steps: append([]report.Step{callStep}, d.Steps...), Soft: d.Soft})
 		}
 	}
 	for _, e := range cs.Acquires {

@@ -18,6 +18,9 @@ func (r *checker) patchOnlyReverse(nf, of *cscan.Func, proof *lockctx.Reach) {
 	var hints []string
 	var weak []string
 	for _, d := range proof.Drops {
+		if d.Soft {
+			continue
+		}
 		if !r.startVisible(nf, d.Steps[0].Line) {
 			last := d.Steps[len(d.Steps)-1]
 			weak = append(weak, fmt.Sprintf("the lines the hunks show leave a %s with %s at %s:%d and none enters it before",

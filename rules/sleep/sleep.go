@@ -387,13 +387,22 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 			}
 		}
 		generic := !unique && len(all) > maxPointerAssigns
+		// A call through a member that several functions are assigned to
+		// reaches this one only for some objects: the chain is a note.
+		impls := map[string]bool{}
+		for _, b := range all {
+			if b.Struct == a.Struct {
+				impls[b.Func] = true
+			}
+		}
+		shared := len(impls) > 1
 		for _, site := range r.p.Index.MemberCallers(a.Member) {
 			tag := r.newR.BaseTag(site.Call, site.Func)
 			if tag != "" && tag != a.Struct || tag == "" && generic {
 				continue
 			}
 			t := lockctx.PointerTarget{Func: fn, Assign: a, Heuristic: tag == "" && !unique}
-			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: t.Heuristic})
+			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: t.Heuristic || shared})
 		}
 	}
 	return out
