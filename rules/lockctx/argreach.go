@@ -56,8 +56,20 @@ func (r *Resolver) params(fn *cscan.Func) []string {
 	}
 	var out []string
 	defer func() { r.paramCache[fn] = out }()
-	if r.ix == nil || fn.Start <= 0 || fn.BodyStart < fn.Start {
+	if r.ix == nil {
 		return nil
+	}
+	if fn.Start <= 0 || fn.BodyStart < fn.Start {
+		// A patch's partial view of a function: its header is in the tree.
+		for _, d := range r.ix.Funcs(fn.Name) {
+			if d.File == fn.File {
+				fn = d
+				break
+			}
+		}
+		if fn.Start <= 0 || fn.BodyStart < fn.Start {
+			return nil
+		}
 	}
 	lines := r.fileLines(fn.File)
 	if fn.BodyStart > len(lines) {
@@ -174,4 +186,20 @@ func (r *Resolver) primArgReach(fn *cscan.Func, c cscan.Call) *ArgReach {
 		return nil
 	}
 	return &ArgReach{Param: j, Call: c, Reach: Reach{Steps: []report.Step{StepOf(fn, c.Line, CallText(c))}, Prim: c.Name}}
+}
+
+// ReachesWith reports whether passing expr as the parameter ar depends on
+// reaches the target (a caller passing GFP_KERNEL down), and why.
+func (r *Resolver) ReachesWith(ar ArgReach, expr string) (string, bool) {
+	at, ok := r.m.target.(ArgTarget)
+	if !ok {
+		return "", false
+	}
+	return at.ReachesWith(ar.Call, expr)
+}
+
+// ParamIndex returns the index of fn's parameter that expression expr
+// names, or -1.
+func (r *Resolver) ParamIndex(fn *cscan.Func, expr string) int {
+	return r.argParam(fn, expr)
 }

@@ -19,6 +19,10 @@ type Visit struct {
 	// through its callee's summary), unless its guards make that
 	// conditional.
 	Reach *Reach
+	// ArgReaches are reaches that depend on what the walked function's
+	// caller passes in one of its parameters (a gfp_t handed down to an
+	// allocator).
+	ArgReaches []ArgReach
 }
 
 // walker follows one function's statement tree path-sensitively,
@@ -110,6 +114,14 @@ func (w *walker) call(c cscan.Call, st State) State {
 		w.visit(Visit{Call: c, State: st, Reach: p})
 		return st
 	}
+	if ar := w.r.primArgReach(w.fn, c); ar != nil {
+		var ars []ArgReach
+		if !m.conditional(c.Guards) {
+			ars = append(ars, *ar)
+		}
+		w.visit(Visit{Call: c, State: st, ArgReaches: ars})
+		return st
+	}
 	cs := w.r.calleeSummary(c, w.fn)
 	if cs == nil {
 		w.visit(Visit{Call: c, State: st})
@@ -121,10 +133,15 @@ func (w *walker) call(c cscan.Call, st State) State {
 		proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
 			Steps: append([]report.Step{callStep}, cs.Reach.Steps...)}
 	}
-	if proof == nil && len(cs.ArgReaches) > 0 && !m.conditional(c.Guards) {
-		proof, _ = w.r.argReach(w.fn, c, cs)
+	var pass []ArgReach
+	if len(cs.ArgReaches) > 0 && !m.conditional(c.Guards) {
+		var p *Reach
+		p, pass = w.r.argReach(w.fn, c, cs)
+		if proof == nil {
+			proof = p
+		}
 	}
-	w.visit(Visit{Call: c, State: st, Reach: proof})
+	w.visit(Visit{Call: c, State: st, Reach: proof, ArgReaches: pass})
 	if len(cs.Drops) == 0 && len(cs.Acquires) == 0 {
 		return st
 	}

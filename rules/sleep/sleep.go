@@ -114,6 +114,7 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 			of = r.movedFrom(nf)
 		}
 		r.forward(fc, nf, of)
+		r.argForward(nf, of)
 		r.reverse(fc, nf, of)
 		r.lockChange(nf, of)
 	}
@@ -258,6 +259,105 @@ func (r *checker) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		}
 		r.report(nf, e.call.Line, e.state, e.proof, "")
 	}
+}
+
+// argForward reports calls in atomic context in nf whose sleeping depends
+// on a parameter of nf (an allocation with the caller's gfp_t) when a
+// caller of nf passes a value that sleeps (GFP_KERNEL), and the old
+// version did not make that call in atomic context.
+func (r *checker) argForward(nf, of *cscan.Func) {
+	if r.p.Index == nil {
+		return
+	}
+	type cond struct {
+		call  cscan.Call
+		state lockctx.State
+		ar    lockctx.ArgReach
+	}
+	collect := func(res *lockctx.Resolver, fn *cscan.Func) []cond {
+		if fn == nil {
+			return nil
+		}
+		var out []cond
+		lockctx.WalkFrom(res, fn, lockctx.State{Held: res.Implicit(fn)}, func(v lockctx.Visit) {
+			if v.Reach != nil || v.State.Dead || v.State.Empty() || len(v.ArgReaches) == 0 {
+				return
+			}
+			for _, ar := range v.ArgReaches {
+				out = append(out, cond{v.Call, v.State, ar})
+			}
+		})
+		return out
+	}
+	old := map[string]bool{}
+	for _, c := range collect(r.oldR, of) {
+		old[c.call.Name+"|"+c.ar.Prim] = true
+	}
+	for _, c := range collect(r.newR, nf) {
+		if old[c.call.Name+"|"+c.ar.Prim] {
+			continue
+		}
+		site, arg, why, weak := r.passesSleeping(nf, c.ar)
+		if site == nil {
+			continue
+		}
+		proof := &lockctx.Reach{Prim: c.ar.Prim, Weak: c.ar.Weak || weak,
+			Why:   fmt.Sprintf("%s: %s() passes %s at %s:%d", why, site.Func, arg, site.File, site.Line),
+			Steps: c.ar.Steps}
+		if len(proof.Steps) == 0 || proof.Steps[0].Line != c.call.Line {
+			proof.Steps = append([]report.Step{lockctx.StepOf(nf, c.call.Line, "calls "+c.call.Name+"()")}, proof.Steps...)
+		}
+		r.report(nf, c.call.Line, c.state, proof, "")
+	}
+}
+
+// maxArgCallers bounds the callers searched for the value of a parameter.
+const maxArgCallers = 200
+
+// passesSleeping searches the callers of fn, and their callers while the
+// value is passed on as a parameter, for one passing a value of parameter
+// ar.Param that reaches the target (GFP_KERNEL for a gfp_t handed down to an
+// allocator). It returns the call site as a step, the argument, why, and
+// whether the path goes through a pointer member shared by several
+// functions.
+func (r *checker) passesSleeping(fn *cscan.Func, ar lockctx.ArgReach) (*report.Step, string, string, bool) {
+	type item struct {
+		fn    *cscan.Func
+		param int
+		weak  bool
+	}
+	queue := []item{{fn, ar.Param, false}}
+	seen := map[string]bool{}
+	n := 0
+	for len(queue) > 0 && n < maxArgCallers {
+		cur := queue[0]
+		queue = queue[1:]
+		static := cur.fn.Static && !strings.HasSuffix(cur.fn.File, ".h")
+		for _, cs := range r.callSites(cur.fn.Name, cur.fn.File, static) {
+			id := cs.caller.File + ":" + cs.caller.Name + ":" + cs.call
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			if n++; n > maxArgCallers {
+				break
+			}
+			for _, c := range cs.caller.Calls {
+				if c.Name != cs.call || cur.param >= len(c.Args) {
+					continue
+				}
+				arg := strings.TrimSpace(c.Args[cur.param])
+				if why, ok := r.newR.ReachesWith(ar, arg); ok {
+					st := lockctx.StepOf(cs.caller, c.Line, lockctx.CallText(c))
+					return &st, arg, why, cur.weak || cs.weak
+				}
+				if j := r.newR.ParamIndex(cs.caller, arg); j >= 0 {
+					queue = append(queue, item{cs.caller, j, cur.weak || cs.weak})
+				}
+			}
+		}
+	}
+	return nil, "", "", false
 }
 
 // reverse handles a function that newly may sleep: every caller chain (to
