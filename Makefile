@@ -3,7 +3,7 @@
 GO ?= go
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: test build bench fuzz-seeds example eval
+.PHONY: test build bench fuzz-seeds example eval tidy-check man completion
 
 build:
 	$(GO) build ./...
@@ -12,6 +12,7 @@ build:
 # (fuzz seed corpora included) with vet.
 test:
 	bash .ci/setup.sh
+	$(MAKE) tidy-check
 	$(GO) vet ./...
 	CI=$${CI:-true} $(GO) test -count=1 -timeout 80m ./...
 
@@ -30,3 +31,18 @@ eval:
 # Run the bot's main job on the bundled example data.
 example:
 	$(GO) run ./cmd/autosel-bot replay testdata/seeds/*.mbox
+
+# go.mod and go.sum must be what `go mod tidy` makes of them (direct
+# dependencies not marked indirect, no stale sums); CI fails otherwise.
+tidy-check:
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy" >&2; exit 1; }
+
+# Man pages (section 1) of every command, into man/ (man -l man/autosel-bot.1).
+MANDIR ?= man
+man:
+	$(GO) run ./cmd/autosel-bot man --dir $(MANDIR)
+
+# Shell completion scripts (flag values too: --format, --fail-on), into completion/.
+completion:
+	mkdir -p completion
+	for sh in bash zsh fish; do $(GO) run ./cmd/autosel-bot completion $$sh > completion/autosel-bot.$$sh; done

@@ -6,11 +6,15 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"reflect"
 	"strings"
+	"time"
 
 	"github.com/spf13/viper"
 
 	autoselbot "github.com/autosel-bot/autosel-bot"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"github.com/autosel-bot/autosel-bot/rules"
 )
 
@@ -21,7 +25,15 @@ type Config struct {
 	Rules  rules.Options `mapstructure:"rules"`
 	Stable StableConfig  `mapstructure:"stable"`
 	Runner RunnerConfig  `mapstructure:"runner"`
-	Watch  WatchConfig   `mapstructure:"watch"`
+	// Sandbox confines every build of patched sources (runner, stable).
+	Sandbox sandbox.Options `mapstructure:"sandbox"`
+	Watch   WatchConfig     `mapstructure:"watch"`
+	GitHub  GitHubConfig    `mapstructure:"github"`
+	Index   IndexConfig     `mapstructure:"index"`
+
+	// Sources says where each value came from (for error messages that
+	// name a setting); set by Load.
+	Sources *Sources `mapstructure:"-"`
 }
 
 // CheckConfig configures the check command.
@@ -33,6 +45,23 @@ type CheckConfig struct {
 	// Tree is a kernel checkout patches are applied onto (in memory) and
 	// indexed; empty for patch-only analysis. --tree overrides it.
 	Tree string `mapstructure:"tree"`
+	// LoreURL is the public-inbox inbox a Message-ID argument is fetched
+	// from (<lore_url><Message-ID>/t.mbox.gz); check and test use it.
+	LoreURL string `mapstructure:"lore_url"`
+	// LoreTimeout bounds one thread download.
+	LoreTimeout time.Duration `mapstructure:"lore_timeout"`
+}
+
+// IndexConfig configures the kernel tree index (check --tree, watch with a
+// tree): where it is cached and whether indexing shows a progress bar.
+type IndexConfig struct {
+	// CacheDir holds the persisted index of each tree (about 160 MB for
+	// Linux 6.1); "" means $XDG_CACHE_HOME/autosel-bot (~/.cache/...),
+	// "-" disables the cache (every run scans the whole tree).
+	CacheDir string `mapstructure:"cache_dir"`
+	// Progress is auto (a progress bar on a terminal, for the text
+	// format), always or never.
+	Progress string `mapstructure:"progress"`
 }
 
 // New returns a viper instance holding the embedded defaults, with env
@@ -51,16 +80,40 @@ func New() (*viper.Viper, error) {
 
 // Load returns the configuration: defaults, merged with file (if not
 // empty), with environment overrides applied.
+//
+// Loading is strict: a key of the file or an AUTOSEL_BOT_* environment
+// variable that names no setting is an error naming it, its line and the
+// closest known key (*UnknownKeyError), and a value that cannot be decoded
+// is an error naming where it came from (file and line, environment
+// variable, or the built-in defaults).
 func Load(v *viper.Viper, file string) (*Config, error) {
+	schema := NewSchema()
+	src := &Sources{File: file, FileLines: map[string]int{}, Environ: os.Environ()}
 	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		if err := schema.checkYAML(file, data, src.FileLines); err != nil {
+			return nil, err
+		}
 		v.SetConfigFile(file)
 		if err := v.MergeInConfig(); err != nil {
 			return nil, fmt.Errorf("config %s: %w", file, err)
 		}
 	}
+	if err := schema.checkEnv(src.Environ); err != nil {
+		return nil, err
+	}
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, src.valueError(err)
 	}
+	for name := range sections {
+		if err := v.UnmarshalKey(name, reflect.New(sections[name]).Interface()); err != nil {
+			return nil, src.valueError(fmt.Errorf("%w", prefixKeys(err, name)))
+		}
+	}
+	c.Sources = src
 	return &c, nil
 }

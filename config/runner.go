@@ -60,4 +60,8 @@ type RunnerConfig struct {
 	Concurrency int `mapstructure:"concurrency"`
 	// Retries is how often an infrastructure error is retried.
 	Retries int `mapstructure:"retries"`
+	// Backend is where kernels boot: local (QEMU here) or lava.
+	Backend string `mapstructure:"backend"`
+	// Lava configures the lava backend.
+	Lava LavaConfig `mapstructure:"lava"`
 }

@@ -91,14 +91,6 @@ func (lx *lexer) emit(k tokKind, start, end int, line int32) {
 	lx.toks = append(lx.toks, token{kind: k, start: int32(start), end: int32(end), line: line})
 }
 
-func isIdentStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '$'
-}
-
-func isIdentChar(c byte) bool {
-	return isIdentStart(c) || c >= '0' && c <= '9'
-}
-
 func (lx *lexer) run() {
 	src := lx.src
 	atLineStart := true
@@ -134,8 +126,8 @@ func (lx *lexer) run() {
 		start := lx.pos
 		line := lx.line
 		switch {
-		case isIdentStart(c):
-			for lx.pos < len(src) && isIdentChar(src[lx.pos]) {
+		case IsIdentStart(c):
+			for lx.pos < len(src) && IsIdentChar(src[lx.pos]) {
 				lx.pos++
 			}
 			// String/char prefixes: L"..", u8"..".
@@ -154,7 +146,7 @@ func (lx *lexer) run() {
 			lx.pos++
 			for lx.pos < len(src) {
 				d := src[lx.pos]
-				if isIdentChar(d) || d == '.' {
+				if IsIdentChar(d) || d == '.' {
 					lx.pos++
 					continue
 				}
@@ -241,7 +233,7 @@ func (lx *lexer) directive() {
 		lx.pos++
 	}
 	ws := lx.pos
-	for lx.pos < len(src) && isIdentChar(src[lx.pos]) {
+	for lx.pos < len(src) && IsIdentChar(src[lx.pos]) {
 		lx.pos++
 	}
 	word := src[ws:lx.pos]

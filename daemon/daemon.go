@@ -97,6 +97,10 @@ type Daemon struct {
 	work    chan *job
 	trigger chan struct{}
 	kick    chan struct{}
+	// passMu makes scheduling passes one at a time: a pass checks that no
+	// message of a series is in flight (inflight: the Message-IDs workers
+	// have), decides, and marks them in flight in three steps.
+	passMu sync.Mutex
 }
 
 // pooled is a held patch message.
@@ -192,13 +196,11 @@ func (d *Daemon) worker(ctx context.Context, work <-chan *job) {
 	}
 }
 
-// process analyses one series and records the outcome.
+// process analyses one series and records the outcome. Its messages stay
+// in flight until the outcome is committed (and they left the pool), so
+// that no scheduling pass decides on them meanwhile.
 func (d *Daemon) process(ctx context.Context, j *job) {
-	defer func() {
-		d.mu.Lock()
-		delete(d.inflight, j.key)
-		d.mu.Unlock()
-	}()
+	defer d.release(j.ids)
 	log := d.log.With("series", j.key, "title", j.s.Title)
 	attempts, err := d.st.BeginSeries(ctx, &store.Series{
 		Key: j.key, SeriesID: j.s.ID, Version: j.s.Version, Title: j.s.Title,

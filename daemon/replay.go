@@ -111,10 +111,9 @@ func (d *Daemon) Replay(ctx context.Context, paths []string) (*ReplayStats, erro
 	if err := flush(); err != nil {
 		return nil, err
 	}
-	if err := d.schedule(ctx, time.Now(), true); err != nil {
+	if err := d.settle(ctx); err != nil {
 		return nil, err
 	}
-	d.jobs.Wait()
 	stop()
 	stopped = true
 	if err := d.dl.Recover(ctx); err != nil {

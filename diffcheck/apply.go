@@ -50,6 +50,13 @@ func ApplyTree(cs *ChangeSet, tree Tree) error {
 	}
 	cs.Funcs = funcs
 	cs.Tree = pt
+	for _, f := range cs.Files {
+		if len(f.restored) > 0 {
+			cs.Recovered = true
+			cs.Notes = append(cs.Notes, fmt.Sprintf("%s: %s: white space of %s restored from the tree (the hunks matched it only with white space ignored)",
+				RecoveredNote, f.Path(), strings.Join(f.restored, ", ")))
+		}
+	}
 	if len(msgs) > 0 {
 		cs.ApplyError = "patch does not apply cleanly to " + tree.Root() + " (hunks' post-image used for the touched functions, the rest from the tree): " + strings.Join(msgs, "; ")
 	}
@@ -150,6 +157,15 @@ func applyHunks(old []byte, f *FileChange) ([]byte, error) {
 		// Clamp: hostile hunk headers may name any line.
 		want = max(0, min(want, len(src)))
 		at := findPreimage(src, pre, want, next)
+		if at < 0 {
+			// Like "git apply --ignore-whitespace": a pre-image that
+			// matches with white space ignored (a mail client turned
+			// tabs into spaces) takes the tree's text.
+			if at = findLoose(src, pre, want, next); at >= 0 {
+				restoreFromTree(f, h, src, at)
+				pre = preimage(h.frag)
+			}
+		}
 		if at < 0 {
 			return nil, conflictError(f, h, src, pre, want)
 		}

@@ -136,8 +136,39 @@ func TestApplyTreeOffset(t *testing.T) {
 	}
 }
 
-func TestApplyTreeConflicts(t *testing.T) {
+// TestApplyTreeRestoresWhitespace: a hunk whose context a mail client
+// turned into spaces applies like "git apply --ignore-whitespace", with
+// the tree's text, and the change set says so.
+func TestApplyTreeRestoresWhitespace(t *testing.T) {
 	spaces := strings.Replace(offsetPatch, " \tint x = a;", "         int x = a;", 1)
+	dir := writeTree(t, map[string]string{"lib/x.c": treeC})
+	cs, err := Parse(spaces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplyTree(cs, DirTree(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if cs.ApplyError != "" || !cs.Recovered || len(cs.Notes) != 1 || !strings.HasPrefix(cs.Notes[0], RecoveredNote+": lib/x.c: white space of hunk @@") {
+		t.Fatalf("apply error %q, recovered %v, notes %q", cs.ApplyError, cs.Recovered, cs.Notes)
+	}
+	clean, _ := Parse(offsetPatch)
+	if err := ApplyTree(clean, DirTree(dir)); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := cs.Tree.ReadFile("lib/x.c")
+	want, _ := clean.Tree.ReadFile("lib/x.c")
+	if string(got) != string(want) {
+		t.Errorf("patched file differs from the clean patch's:\n%s\nvs\n%s", got, want)
+	}
+	for _, l := range cs.Files[0].Hunks[0].Lines {
+		if strings.HasPrefix(l.Text, "         ") {
+			t.Errorf("damaged line kept: %q", l.Text)
+		}
+	}
+}
+
+func TestApplyTreeConflicts(t *testing.T) {
 	tests := []struct {
 		name     string
 		patch    string
@@ -146,14 +177,6 @@ func TestApplyTreeConflicts(t *testing.T) {
 		partial  bool // the touched function's New side is the hunks' post-image
 		funcName string
 	}{
-		{
-			name:     "whitespace damaged",
-			patch:    spaces,
-			line:     6,
-			substr:   "whitespace-damaged",
-			partial:  true,
-			funcName: "helper",
-		},
 		{
 			name:     "context not in tree",
 			patch:    strings.Replace(offsetPatch, "-\tx++;", "-\tx--;", 1),

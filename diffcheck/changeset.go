@@ -78,6 +78,9 @@ type FileChange struct {
 	NewOID string `json:"new_oid,omitempty"`
 
 	file *gitdiff.File
+	// restored names the hunks (and tree lines) whose white space
+	// ApplyTree took from the tree.
+	restored []string
 }
 
 // Path returns the new path, or the old one for a deletion.
@@ -134,6 +137,12 @@ type ChangeSet struct {
 	// ApplyErrors are the individual apply failures behind ApplyError, each
 	// naming the diff line (whitespace damage, context not in the tree).
 	ApplyErrors []*Error `json:"-"`
+	// Recovered is set when the diff was repaired from mail-client damage
+	// (wrapped lines, tabs turned into spaces) before it was parsed, or
+	// when ApplyTree restored its white space from the tree.
+	Recovered bool `json:"recovered,omitempty"`
+	// Notes say what was repaired, for the report.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Tree is a read-only view of a source tree.

@@ -3,6 +3,8 @@ package diffcheck
 import (
 	"path"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
 // IsCSource reports whether path names a C source or header, the files
@@ -60,18 +62,18 @@ func FuncName(line string) string {
 		end--
 	}
 	start := end
-	for start > 0 && isIdent(t[start-1]) {
+	for start > 0 && cscan.IsIdentChar(t[start-1]) {
 		start--
 	}
 	name := t[start:end]
-	if name == "" || !isIdentStart(name[0]) || cKeywords[name] {
+	if name == "" || !cscan.IsIdentStart(name[0]) || cKeywords[name] {
 		return ""
 	}
 	if strings.HasPrefix(name, "SYSCALL_DEFINE") || strings.HasPrefix(name, "COMPAT_SYSCALL_DEFINE") {
 		args := t[open+1:]
 		if i := strings.IndexAny(args, ",)"); i > 0 {
 			sys := strings.TrimSpace(args[:i])
-			if sys != "" && isIdentStart(sys[0]) {
+			if sys != "" && cscan.IsIdentStart(sys[0]) {
 				if strings.HasPrefix(name, "COMPAT_") {
 					return "compat_sys_" + sys
 				}
@@ -81,14 +83,6 @@ func FuncName(line string) string {
 		return ""
 	}
 	return name
-}
-
-func isIdent(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-func isIdentStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // funcWalker attributes the lines of one side of a hunk to C functions in

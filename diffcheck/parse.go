@@ -22,10 +22,48 @@ var gitdiffLineRe = regexp.MustCompile(`^gitdiff: line (\d+): (.*)$`)
 // ApplyTree for the tree mode). Errors are *Error values naming the diff
 // line: malformed hunks, miscounted hunk headers, lines without an op
 // character (typically mail-client damage) and hostile paths.
+//
+// Damage a mail client does to an inline diff (wrapped lines, tabs turned
+// into spaces) is repaired first, as a maintainer would (see recover.go);
+// line numbers still name lines of the diff as given, and cs.Notes says
+// what was repaired.
 func Parse(diff string) (*ChangeSet, error) {
 	if len(diff) > MaxDiffSize {
 		return nil, errorf(0, "diff is %d bytes, more than the %d-byte limit", len(diff), MaxDiffSize)
 	}
+	rec := recoverDiff(diff)
+	if !rec.changed() {
+		return parse(diff)
+	}
+	cs, err := parse(rec.text)
+	if err != nil {
+		var de *Error
+		if errors.As(err, &de) && de.Line > 0 && de.Line <= len(rec.orig) {
+			de.Line = rec.orig[de.Line-1]
+		}
+		return nil, err
+	}
+	mapLine := func(n int) int {
+		if n > 0 && n <= len(rec.orig) {
+			return rec.orig[n-1]
+		}
+		return n
+	}
+	for _, f := range cs.Files {
+		for _, h := range f.Hunks {
+			h.DiffLine = mapLine(h.DiffLine)
+			for i := range h.Lines {
+				h.Lines[i].DiffLine = mapLine(h.Lines[i].DiffLine)
+			}
+		}
+	}
+	cs.Recovered = true
+	cs.Notes = append(cs.Notes, rec.note())
+	return cs, nil
+}
+
+// parse is Parse without the recovery of mail damage.
+func parse(diff string) (*ChangeSet, error) {
 	lines := splitLines(diff)
 	if err := checkHunkHeaders(lines); err != nil {
 		return nil, err

@@ -272,12 +272,6 @@ func TestParseErrors(t *testing.T) {
 			substr: "whitespace-damaged",
 		},
 		{
-			name:   "wrapped long line",
-			diff:   hdr + "@@ -1,3 +1,3 @@\n a\n-b\n+call_something_long(argument_one,\nargument_two);\n c\n",
-			line:   8,
-			substr: "invalid line operation",
-		},
-		{
 			name:   "wrapped line at the end of a hunk",
 			diff:   hdr + "@@ -1,2 +1,2 @@\n a\n-b\n+call_something_long(argument_one,\nargument_two);\n@@ -10,1 +10,1 @@\n-x\n+y\n",
 			line:   8,

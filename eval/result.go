@@ -21,18 +21,25 @@ const (
 
 // Hit is one finding, reduced to what the report prints.
 type Hit struct {
-	// Family is the name of the rule that produced the finding.
+	// Family is the rule family that produced the finding.
 	Family   string
-	Rule     string
 	Severity report.Severity
 	Func     string
 	File     string
 	Message  string
-	// Category is the finding's sub-check, when the report model has one.
+	// Category is the finding's sub-check ("" when the family has none).
 	Category string
 }
 
-func (h Hit) String() string { return fmt.Sprintf("%s %s %s", h.Severity, h.Rule, h.Func) }
+// Check is the hit's category, else its family.
+func (h Hit) Check() string {
+	if h.Category != "" {
+		return h.Category
+	}
+	return h.Family
+}
+
+func (h Hit) String() string { return fmt.Sprintf("%s %s %s", h.Severity, h.Check(), h.Func) }
 
 // CaseResult is the outcome of one bug case or near miss.
 type CaseResult struct {

@@ -2,14 +2,12 @@ package eval
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/pipeline"
@@ -27,7 +25,7 @@ type Options struct {
 	// Index is Tree's opened index (opened once by the caller, shared by
 	// every case).
 	Index *index.Index
-	// Rules are the rules to measure (nil: rules.All(RuleOptions)).
+	// Rules are the rules to measure (nil: all.Rules(RuleOptions)).
 	Rules []*rules.Rule
 	// RuleOptions are passed to every rule.
 	RuleOptions rules.Options
@@ -35,22 +33,14 @@ type Options struct {
 	Jobs int
 }
 
-// stage is one Analysis per rule, so that every finding is attributed to
-// the rule (family) that produced it whatever its Rule field says.
-type stage []member
-
-type member struct {
-	family string
-	an     *pipeline.Analysis
-}
-
-// Evaluator runs the analysis stage on corpus cases. It holds one stage
-// over the tree and its index and one without a tree, and makes a cheap
-// per-case stage where a patch must be analysed on top of another (see
-// onPreImage).
+// Evaluator runs the analysis stage on corpus cases: one Analysis over
+// the tree and its index, one without a tree. A patch that must be
+// analysed on top of another (a fix on its bug, an ordinary patch on its
+// own reversal) is patch 2 of a two-patch series: the pipeline compares
+// each patch with the tree as the earlier patches left it.
 type Evaluator struct {
 	opts            Options
-	tree, patchOnly stage
+	tree, patchOnly *pipeline.Analysis
 }
 
 // NewEvaluator builds the analyses.
@@ -68,58 +58,15 @@ func NewEvaluator(opts Options) (*Evaluator, error) {
 	e := &Evaluator{opts: opts}
 	var err error
 	if opts.Tree != "" {
-		if e.tree, err = e.stage(opts.Index); err != nil {
-			return nil, err
-		}
-	}
-	if e.patchOnly, err = e.stage(nil); err != nil {
-		return nil, err
-	}
-	return e, nil
-}
-
-// stage returns one Analysis per rule, over the tree and ix (nil: patch-only).
-func (e *Evaluator) stage(ix *index.Index) (stage, error) {
-	var st stage
-	for _, r := range e.opts.Rules {
-		ao := pipeline.AnalysisOptions{Rules: []*rules.Rule{r}, RuleOptions: e.opts.RuleOptions}
-		if ix != nil {
-			ao.Tree, ao.Index = e.opts.Tree, ix
-		}
-		an, err := pipeline.NewAnalysis(ao)
+		e.tree, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions, Tree: opts.Tree, Index: opts.Index})
 		if err != nil {
 			return nil, err
 		}
-		st = append(st, member{family: r.Name, an: an})
 	}
-	return st, nil
-}
-
-// onPreImage returns a stage whose tree index is the tree with diff applied
-// (in memory), for a series [diff, patch] whose patch 2 must be compared
-// with the tree+diff view. (In a series the analysis compares every patch
-// with the unpatched tree's index, so patch 2 analysed on the plain tree
-// would see its own post-image, already in the tree, as its pre-patch
-// state.)
-func (e *Evaluator) onPreImage(diff string) (stage, error) {
-	if e.tree == nil {
-		return nil, fmt.Errorf("no tree")
-	}
-	cs, err := diffcheck.Parse(diff)
-	if err != nil {
+	if e.patchOnly, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions}); err != nil {
 		return nil, err
 	}
-	if err := diffcheck.ApplyTree(cs, diffcheck.DirTree(e.opts.Tree)); err != nil {
-		return nil, err
-	}
-	if cs.ApplyError != "" {
-		return nil, fmt.Errorf("%s", firstLine(cs.ApplyError))
-	}
-	pt, ok := cs.Tree.(*diffcheck.PatchedTree)
-	if !ok {
-		return nil, fmt.Errorf("no patched tree")
-	}
-	return e.stage(e.opts.Index.Overlay(pt.Files()))
+	return e, nil
 }
 
 // Run evaluates every case of c.
@@ -165,8 +112,8 @@ func (e *Evaluator) Run(ctx context.Context, c *Corpus) (*Results, error) {
 	return res, ctx.Err()
 }
 
-// bug analyses bug.patch with the tree, then [bug.patch, fix.patch] on
-// the tree+bug.patch index; the risk findings on patch 2 are false alarms.
+// bug analyses bug.patch with the tree, then [bug.patch, fix.patch]; the
+// risk findings on patch 2 are false alarms.
 func (e *Evaluator) bug(ctx context.Context, cs *Case) *CaseResult {
 	out := &CaseResult{Case: cs, Got: LevelNone}
 	bug := patchText{cs.Bug.Subject, cs.Bug.Message, cs.Bug.Diff}
@@ -191,12 +138,7 @@ func (e *Evaluator) bug(ctx context.Context, cs *Case) *CaseResult {
 			out.Got = LevelNote
 		}
 	}
-	st, err := e.onPreImage(cs.Bug.Diff)
-	if err != nil {
-		out.Err = joinErr(out.Err, "fix: "+err.Error())
-		return out
-	}
-	o, err = analyse(ctx, st, cs.Name, []patchText{bug, {cs.Fix.Subject, cs.Fix.Message, cs.Fix.Diff}})
+	o, err = analyse(ctx, e.tree, cs.Name, []patchText{bug, {cs.Fix.Subject, cs.Fix.Message, cs.Fix.Diff}})
 	if err != nil {
 		out.Err = joinErr(out.Err, "fix: "+err.Error())
 		return out
@@ -236,9 +178,9 @@ func (e *Evaluator) nearMiss(ctx context.Context, cs *Case) *CaseResult {
 	return out
 }
 
-// ordinary analyses [reverse(patch), patch] with the tree (on the
-// tree+reverse index: the pre-image; patch 1 rebuilds the pre-image, the
-// findings on patch 2 count) and the patch alone without the tree.
+// ordinary analyses [reverse(patch), patch] with the tree (patch 1
+// rebuilds the pre-image, the findings on patch 2 count) and the patch
+// alone without the tree.
 func (e *Evaluator) ordinary(ctx context.Context, o *Ordinary) *OrdinaryResult {
 	out := &OrdinaryResult{Ordinary: o}
 	rev, err := Reverse(o.Patch.Diff)
@@ -249,17 +191,13 @@ func (e *Evaluator) ordinary(ctx context.Context, o *Ordinary) *OrdinaryResult {
 	ps := []patchText{{"Revert \"" + o.Patch.Subject + "\"", "", rev}, {o.Patch.Subject, o.Patch.Message, o.Patch.Diff}}
 	var errs []string
 	if e.tree != nil {
-		st, err := e.onPreImage(rev)
+		oc, err := analyse(ctx, e.tree, o.Name, ps)
 		if err == nil {
-			var oc *outcome
-			if oc, err = analyse(ctx, st, o.Name, ps); err == nil {
-				if oc.applyErr != "" {
-					errs = append(errs, oc.applyErr)
-				}
-				out.TreeRisk, out.TreeNote = bySeverity(oc.hits[1])
+			if oc.applyErr != "" {
+				errs = append(errs, oc.applyErr)
 			}
-		}
-		if err != nil {
+			out.TreeRisk, out.TreeNote = bySeverity(oc.hits[1])
+		} else {
 			errs = append(errs, "with tree: "+err.Error())
 		}
 	}
@@ -283,9 +221,9 @@ type outcome struct {
 	applyErr string
 }
 
-// analyse runs every member of st on a series built in memory from ps.
-func analyse(ctx context.Context, st stage, id string, ps []patchText) (*outcome, error) {
-	if len(st) == 0 {
+// analyse runs an on a series built in memory from ps.
+func analyse(ctx context.Context, an *pipeline.Analysis, id string, ps []patchText) (*outcome, error) {
+	if an == nil {
 		return nil, fmt.Errorf("no analysis configured")
 	}
 	s := &series.Series{ID: id + "@eval", Title: ps[0].subject, Version: 1, Total: len(ps)}
@@ -305,25 +243,19 @@ func analyse(ctx context.Context, st stage, id string, ps []patchText) (*outcome
 		}})
 	}
 	out := &outcome{hits: make([][]Hit, len(ps))}
-	for k, m := range st {
-		r := pipeline.NewReport(s)
-		if err := m.an.Run(ctx, s, r); err != nil {
-			return nil, err
+	r := pipeline.NewReport(s)
+	if err := an.Run(ctx, s, r); err != nil {
+		return nil, err
+	}
+	for i, pr := range r.Patches {
+		if pr.Error != "" {
+			return nil, fmt.Errorf("patch %d: %s", pr.Number, pr.Error)
 		}
-		for i, pr := range r.Patches {
-			if pr.Error != "" {
-				return nil, fmt.Errorf("patch %d: %s", pr.Number, pr.Error)
-			}
-			for _, f := range pr.Findings {
-				h := hit(f)
-				h.Family = m.family
-				out.hits[i] = append(out.hits[i], h)
-			}
-		}
-		if k == 0 {
-			out.applyErr = applyErrors(r)
+		for _, f := range pr.Findings {
+			out.hits[i] = append(out.hits[i], hit(f))
 		}
 	}
+	out.applyErr = applyErrors(r)
 	return out, nil
 }
 
@@ -370,28 +302,10 @@ func bySeverity(hs []Hit) (risk, note []Hit) {
 }
 
 func hit(f report.Finding) Hit {
-	return Hit{Rule: f.Rule, Severity: f.Severity, Func: f.Func, File: f.File, Message: f.Message, Category: category(f)}
-}
-
-// category returns the finding's sub-check: its "category" JSON field
-// when the report model has one (read through JSON so that this package
-// builds with and without the field), else "".
-func category(f report.Finding) string {
-	b, err := json.Marshal(f)
-	if err != nil {
-		return ""
-	}
-	var m map[string]any
-	if json.Unmarshal(b, &m) != nil {
-		return ""
-	}
-	if c, ok := m["category"].(string); ok {
-		return c
-	}
-	return ""
+	return Hit{Family: f.Rule, Severity: f.Severity, Func: f.Func, File: f.File, Message: f.Message, Category: f.Category}
 }
 
 // hasCategory reports whether h is of the sub-check cat.
 func hasCategory(h Hit, cat string) bool {
-	return h.Category == cat || h.Rule == cat || strings.HasSuffix(h.Rule, "-"+cat)
+	return h.Category == cat || h.Family == cat
 }

@@ -7,9 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/internal/git"
 	"github.com/autosel-bot/autosel-bot/mail"
 )
 
@@ -56,11 +56,11 @@ func Range(ctx context.Context, repoDir, rng string) ([]*mail.Message, error) {
 		return nil, err
 	}
 	for _, rev := range []string{from, to} {
-		if _, err := git(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}"); err != nil {
+		if _, err := gitOut(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}"); err != nil {
 			return nil, fmt.Errorf("range %s: %q is not a commit in %s", rng, rev, repoDir)
 		}
 	}
-	out, err := git(ctx, repoDir, "format-patch", "--stdout", "--thread=shallow", "--numbered",
+	out, err := gitOut(ctx, repoDir, "format-patch", "--stdout", "--thread=shallow", "--numbered",
 		"--no-cover-letter", "--src-prefix=a/", "--dst-prefix=b/", "--no-signature",
 		"--end-of-options", from+".."+to)
 	if err != nil {
@@ -83,20 +83,55 @@ func Range(ctx context.Context, repoDir, rng string) ([]*mail.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("range %s: %w", rng, err)
 	}
+	if err := stableIDs(ctx, repoDir, from, to, msgs); err != nil {
+		errs = append(errs, err)
+	}
 	return msgs, errors.Join(errs...)
 }
 
-// git runs git in dir with a fixed, config-independent environment.
-func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	full := append([]string{"-C", dir, "-c", "core.quotePath=false", "-c", "diff.noprefix=false",
-		"-c", "format.signature=", "-c", "format.coverLetter=false"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+// IDDomain is the right-hand side of the Message-IDs Range gives its
+// patches.
+const IDDomain = "git.autosel-bot.invalid"
+
+// stableIDs replaces the Message-IDs git format-patch made up (they hold
+// the time) by ones derived from each commit ("<sha>@git.autosel-bot.invalid"),
+// so the series ID of a range is the same on every run; the threading
+// (In-Reply-To, References) follows.
+func stableIDs(ctx context.Context, repoDir, from, to string, msgs []*mail.Message) error {
+	out, err := gitOut(ctx, repoDir, "rev-list", "--reverse", "--no-merges", "--end-of-options", from+".."+to)
 	if err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return err
 	}
-	return out, nil
+	shas := strings.Fields(string(out))
+	if len(shas) != len(msgs) {
+		return fmt.Errorf("range %s..%s: %d commits but %d patches; Message-IDs left as git made them", from, to, len(shas), len(msgs))
+	}
+	ids := make(map[string]string, len(msgs))
+	for i, m := range msgs {
+		ids[m.MessageID] = shas[i] + "@" + IDDomain
+		m.MessageID = ids[m.MessageID]
+	}
+	for _, m := range msgs {
+		if id, ok := ids[m.InReplyTo]; ok {
+			m.InReplyTo = id
+		}
+		for i, r := range m.References {
+			if id, ok := ids[r]; ok {
+				m.References[i] = id
+			}
+		}
+	}
+	return nil
+}
+
+// repoGit is git for the repository dir with the settings format-patch
+// and diff output depend on fixed (plus internal/git's own).
+func repoGit(dir string) *git.Git {
+	return git.New(dir).WithConfig("core.quotePath=false", "diff.noprefix=false",
+		"format.signature=", "format.coverLetter=false")
+}
+
+// gitOut runs git with args in the repository dir and returns its stdout.
+func gitOut(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return repoGit(dir).Output(ctx, nil, args...)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
+	"github.com/autosel-bot/autosel-bot/internal/ctxsleep"
 	"github.com/autosel-bot/autosel-bot/store"
 )
 
@@ -111,17 +112,6 @@ func (b *backoff) next() time.Duration {
 
 func (b *backoff) reset() { b.cur = 0 }
 
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 // runServer resolves the mailbox patterns (retrying), then follows each
 // mailbox on its own connection.
 func (w *Watcher) runServer(ctx context.Context, s *Server) {
@@ -142,7 +132,7 @@ func (w *Watcher) runServer(ctx context.Context, s *Server) {
 		}
 		d := b.next()
 		log.Warn("imap: cannot list mailboxes; retrying", "err", err, "in", d)
-		if !sleep(ctx, d) {
+		if ctxsleep.Sleep(ctx, d) != nil {
 			return
 		}
 	}
@@ -177,7 +167,7 @@ func (w *Watcher) runMailbox(ctx context.Context, s *Server, mbox string) {
 		}
 		d := b.next()
 		log.Warn("imap: session ended; reconnecting", "err", err, "in", d)
-		if !sleep(ctx, d) {
+		if ctxsleep.Sleep(ctx, d) != nil {
 			return
 		}
 	}

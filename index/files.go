@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	gitcmd "github.com/autosel-bot/autosel-bot/internal/git" // index_test.go has a git helper
 )
 
 // fileEntry is one source file of the tree and its content key.
@@ -36,12 +37,13 @@ func listFiles(ctx context.Context, root string) ([]fileEntry, error) {
 }
 
 func gitFiles(ctx context.Context, root string) ([]fileEntry, error) {
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "-s", "-z", "--", "*.c", "*.h").Output()
+	g := gitcmd.New(root)
+	out, err := g.Output(ctx, nil, "ls-files", "-s", "-z", "--", "*.c", "*.h")
 	if err != nil {
-		return nil, fmt.Errorf("git ls-files: %w", err)
+		return nil, err
 	}
 	dirty := map[string]bool{}
-	if d, err := exec.CommandContext(ctx, "git", "-C", root, "diff-files", "--name-only", "-z").Output(); err == nil {
+	if d, err := g.Output(ctx, nil, "diff-files", "--name-only", "-z"); err == nil {
 		for _, p := range strings.Split(string(d), "\x00") {
 			if p != "" {
 				dirty[p] = true

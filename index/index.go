@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -32,6 +33,11 @@ type Options struct {
 	Workers int
 	// Logger receives progress messages; nil discards them.
 	Logger *slog.Logger
+	// Progress, when set, is called as files are indexed (scanned, or
+	// read from the cache) with the number done and the total, every few
+	// hundred files and once at the end. It is called from several
+	// goroutines at once.
+	Progress func(done, total int)
 }
 
 // CallSite is one call in the tree: the calling function and the call.
@@ -161,6 +167,15 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	results := make([]*cscan.File, len(entries))
 	hit := make([]bool, len(entries))
 	jobs := make(chan int)
+	var done atomic.Int64
+	progress := func() {
+		if opts.Progress == nil {
+			return
+		}
+		if n := done.Add(1); n%256 == 0 || int(n) == len(entries) {
+			opts.Progress(int(n), len(entries))
+		}
+	}
 	var wg sync.WaitGroup
 	var firstErr error
 	var errOnce sync.Once
@@ -173,6 +188,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 				if cache != nil {
 					if f := cache.decode(e.key, e.path); f != nil {
 						results[i], hit[i] = f, true
+						progress()
 						continue
 					}
 				}
@@ -180,9 +196,11 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 				if err != nil {
 					// A file that vanished or is unreadable is skipped.
 					results[i] = &cscan.File{Path: e.path, Skipped: []cscan.Skip{{Line: 1, Reason: fmt.Sprintf("unreadable: %v", err)}}}
+					progress()
 					continue
 				}
 				results[i] = cscan.ScanFile(e.path, src)
+				progress()
 			}
 		}()
 	}

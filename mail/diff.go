@@ -122,7 +122,13 @@ func diffEnd(lines []string, start int) int {
 					newN--
 				case h[0] == '\\':
 				default:
-					// Damaged hunk: stop the hunk here.
+					// A line a mail client wrapped continues the hunk
+					// line before it when the hunk's counts then come
+					// out exact; any other damage stops the hunk here.
+					if i > 0 && isHunkLine(lines[i-1]) && hunkCompletes(lines, i, oldN, newN) {
+						i++
+						continue
+					}
 					oldN, newN = 0, 0
 					continue
 				}
@@ -156,6 +162,57 @@ func diffEnd(lines []string, start int) int {
 		}
 	}
 	return end
+}
+
+// maxWrapped bounds the wrapped continuation lines in a row that may
+// follow one hunk line.
+const maxWrapped = 3
+
+// isHunkLine reports whether l is a context, removed or added line.
+func isHunkLine(l string) bool {
+	return l != "" && (l[0] == ' ' || l[0] == '+' || l[0] == '-')
+}
+
+// isContinuation reports whether l can be the wrapped rest of the hunk line
+// before it: not empty (an empty context line), not quoted, not a line a
+// hunk may hold, not a diff header.
+func isContinuation(l string) bool {
+	l = trimEOL(l)
+	return l != "" && l[0] != '>' && l[0] != '\t' && l[0] != '\\' && l[0] != '@' && !isHunkLine(l) && !isDiffHeader(l)
+}
+
+// hunkCompletes reports whether the hunk whose remaining counts are oldN
+// and newN comes out exact from lines[i] on when lines that cannot be hunk
+// lines are taken as wrapped continuations (at most maxWrapped in a row):
+// the counts reach zero at a line boundary. The mail client's wrapping is
+// then undone by diffcheck (see diffcheck.Recover).
+func hunkCompletes(lines []string, i, oldN, newN int) bool {
+	wrapped := 0
+	for ; i < len(lines) && (oldN > 0 || newN > 0); i++ {
+		h := trimEOL(lines[i])
+		switch {
+		case isContinuation(h):
+			wrapped++
+			if wrapped > maxWrapped {
+				return false
+			}
+			continue
+		case h == "" || h[0] == ' ':
+			oldN--
+			newN--
+		case h[0] == '-':
+			oldN--
+		case h[0] == '+':
+			newN--
+		case h[0] == '\\':
+		default:
+			return false
+		}
+		wrapped = 0
+	}
+	// A wrapped last line of a hunk is not recognised: its continuation
+	// cannot be told from the prose after the diff.
+	return oldN == 0 && newN == 0
 }
 
 // parseHunkCounts reads the old and new line counts of "@@ -a[,b] +c[,d] @@".

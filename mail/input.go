@@ -1,6 +1,7 @@
 package mail
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,12 +47,26 @@ var ErrNotRegular = errors.New("not a regular file; skipped")
 // stops at the first error of fn, or when ctx is done, and returns it with
 // the input errors met so far.
 func ReadInputs(ctx context.Context, paths []string, stdin io.Reader, fn func(*Raw) error) ([]*InputError, error) {
+	return readInputs(ctx, paths, stdin, nil, fn)
+}
+
+// readInputs is ReadInputs where paths found in mem are read from memory
+// (see LoadOptions.Fetched).
+func readInputs(ctx context.Context, paths []string, stdin io.Reader, mem map[string][]byte, fn func(*Raw) error) ([]*InputError, error) {
 	var errs []*InputError
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return errs, err
 		}
-		e, err := readInput(ctx, p, stdin, fn)
+		var (
+			e   []*InputError
+			err error
+		)
+		if data, ok := mem[p]; ok {
+			e, err = readStream(ctx, p, p, bytes.NewReader(data), fn)
+		} else {
+			e, err = readInput(ctx, p, stdin, fn)
+		}
 		errs = append(errs, e...)
 		if err != nil {
 			return errs, err
@@ -93,9 +108,11 @@ func readInput(ctx context.Context, path string, stdin io.Reader, fn func(*Raw) 
 func readStream(ctx context.Context, input, source string, r io.Reader, fn func(*Raw) error) ([]*InputError, error) {
 	idx := 0
 	err := ReadMbox(ctxReader{ctx, r}, func(data []byte, line int) error {
-		idx++
-		if err := fn(&Raw{Input: input, Source: source, Line: line, Index: idx, Data: data}); err != nil {
-			return stopErr{err}
+		for _, c := range splitGitLog(data) {
+			idx++
+			if err := fn(&Raw{Input: input, Source: source, Line: line + c.line, Index: idx, Data: c.data}); err != nil {
+				return stopErr{err}
+			}
 		}
 		return nil
 	})

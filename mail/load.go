@@ -66,6 +66,11 @@ type LoadOptions struct {
 	// headers and trailers for threading. Memory then grows with the
 	// patches in the input, not with the discussion around them.
 	Thin bool
+	// Fetched holds inputs already in memory, keyed by the argument that
+	// names them (a Message-ID or URL whose thread was downloaded, see
+	// package lore). Such a path is read as an mbox from memory and named
+	// by its key in errors.
+	Fetched map[string][]byte
 }
 
 // Load reads every message from paths (see ReadInputs: single patch files,
@@ -124,7 +129,7 @@ func LoadWith(ctx context.Context, paths []string, stdin io.Reader, opts LoadOpt
 			}
 		}()
 	}
-	srcErrs, err := ReadInputs(ctx, paths, stdin, func(r *Raw) error {
+	srcErrs, err := readInputs(ctx, paths, stdin, opts.Fetched, func(r *Raw) error {
 		mu.Lock()
 		i := len(slots)
 		slots = append(slots, slot{})

@@ -1,8 +1,11 @@
 // Package mail parses patch mail (RFC 5322 + MIME) into Messages: headers,
-// commit message, trailers and the diff. Parsing lives in parse.go, subject
-// tags in subject.go, trailers in trailers.go, the mbox splitter in mbox.go,
-// input paths (files, Maildirs, stdin; streamed, with FIFOs, devices and
-// Maildir symlinks skipped) in input.go, and parsing them all in load.go.
+// commit message, trailers and the diff. Parsing lives in parse.go, MIME
+// bodies (multipart, format=flowed) in mime.go, the diff in diff.go,
+// patches that are not mail (git diff/show output, quilt and DEP-3 files)
+// in plain.go, subject tags in subject.go, trailers in trailers.go, the
+// mbox splitter in mbox.go, input paths (files, Maildirs, stdin; streamed,
+// with FIFOs, devices and Maildir symlinks skipped) in input.go, and
+// parsing them all in load.go.
 package mail
 
 import "time"
@@ -91,6 +94,10 @@ type Message struct {
 	Diff string `json:"-"`
 	// DiffLine is the 1-based line of Body where Diff starts.
 	DiffLine int `json:"-"`
+	// BaseCommit is the commit the patch applies to, from the
+	// "base-commit: <sha>" line `git format-patch --base` writes after the
+	// diff (empty when there is none).
+	BaseCommit string `json:"base_commit,omitempty"`
 	// InlineReview is set when the diff was found in a reply (a patch
 	// proposed in review rather than a submitted patch).
 	InlineReview bool `json:"inline_review,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/emersion/go-message"
@@ -167,6 +168,26 @@ func fillBody(msg *Message) {
 	msg.Trailers = parseTrailers(msg.CommitMsg)
 	msg.UpstreamCommit = parseUpstream(msg.CommitMsg)
 	msg.InlineReview = msg.Diff != "" && isReply(msg)
+	if line > 0 {
+		msg.BaseCommit = parseBaseCommit(body[len(strings.Join(strings.SplitAfter(body, "\n")[:line-1], ""))+len(diff):])
+	} else if msg.Subject.Patch && msg.Subject.Number == 0 {
+		// A cover letter (git format-patch --cover-letter --base).
+		msg.BaseCommit = parseBaseCommit(body)
+	}
+}
+
+var baseCommitRe = regexp.MustCompile(`(?m)^base-commit: ([0-9a-f]{7,64})[ \t]*$`)
+
+// parseBaseCommit finds the "base-commit:" line of `git format-patch
+// --base` in the text after the diff (before the signature).
+func parseBaseCommit(after string) string {
+	if i := strings.Index(after, "\n-- \n"); i >= 0 {
+		after = after[:i]
+	}
+	if m := baseCommitRe.FindStringSubmatch(after); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // isReply reports whether msg answers another message rather than submits

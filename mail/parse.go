@@ -100,6 +100,11 @@ func (p *Parser) parseRaw(raw []byte) (msg *Message, err error) {
 		}
 	}()
 	tooLarge := int64(len(raw)) > p.maxRaw()
+	if !tooLarge {
+		if m := parsePlain(raw); m != nil {
+			return m, nil
+		}
+	}
 	ent, err := message.Read(bytes.NewReader(raw))
 	if err != nil && ent == nil {
 		return nil, fmt.Errorf("reading header: %w", err)
@@ -249,6 +254,7 @@ var dateLayouts = []string{
 	"Mon, 2 Jan 2006 15:04:05 MST",
 	"2 Jan 2006 15:04:05 -0700",
 	"Mon Jan 2 15:04:05 2006",
+	"Mon Jan 2 15:04:05 2006 -0700", // git log / git show
 	"Mon, 2 Jan 2006 15:04 -0700",
 	time.RFC3339,
 }

@@ -85,6 +85,16 @@ func NewAnalysis(opts AnalysisOptions) (*Analysis, error) {
 	return a, nil
 }
 
+// SetBaseTree makes the patches apply onto t (for example a commit read
+// from git objects: the base of a range, or the base-commit of a
+// `git format-patch --base` series) instead of the checkout given as
+// Tree, whose index still serves the rest of the tree. Call it before Run.
+func (a *Analysis) SetBaseTree(t diffcheck.Tree) {
+	if t != nil {
+		a.tree = t
+	}
+}
+
 // Name returns "analysis".
 func (a *Analysis) Name() string { return "analysis" }
 
@@ -104,62 +114,76 @@ func (a *Analysis) Run(ctx context.Context, s *series.Series, r *report.Report) 
 	if a.tree == nil {
 		r.Notes = appendOnce(r.Notes, NotePatchOnly)
 	}
-	var base diffcheck.Tree = a.tree // stacks patch after patch
-	var seriesTree diffcheck.Tree
+	// Patches stack: each is applied onto the tree as the earlier ones left
+	// it, and its rules compare against the index of that same view.
+	base := stack{tree: a.tree}
+	var seriesBase *stack
 	patches := Patches(s)
 	for i, p := range patches {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if i == len(s.Patches) && seriesTree == nil {
-			seriesTree = base // review patches go on top of the whole series
+		if i == len(s.Patches) && seriesBase == nil {
+			sb := base // review patches go on top of the whole series
+			seriesBase = &sb
 		}
-		if p.InReview && seriesTree != nil {
-			base = seriesTree
+		if p.InReview && seriesBase != nil {
+			base = *seriesBase
 		}
 		pr := &r.Patches[i]
-		cs := a.analysePatch(ctx, p, pr, r, base)
-		if cs != nil && cs.Tree != nil && !p.InReview {
-			base = cs.Tree
+		next := a.analysePatch(ctx, p, pr, r, base)
+		if !p.InReview {
+			base = next
 		}
 	}
 	return nil
 }
 
-// analysePatch fills pr for one patch and returns its change set (nil when
-// the diff could not be parsed).
-func (a *Analysis) analysePatch(ctx context.Context, p *series.Patch, pr *report.PatchReport, r *report.Report, base diffcheck.Tree) *diffcheck.ChangeSet {
+// stack is the view a patch is applied onto: the tree with the series'
+// earlier patches applied, and the index of that view (nil until the
+// tree's index is opened, and in patch-only mode).
+type stack struct {
+	tree diffcheck.Tree
+	idx  *index.Index
+}
+
+// analysePatch fills pr for one patch applied onto base and returns the
+// view after it (base itself when the diff could not be parsed).
+func (a *Analysis) analysePatch(ctx context.Context, p *series.Patch, pr *report.PatchReport, r *report.Report, base stack) stack {
 	m := p.Msg
 	if m == nil {
 		pr.Error = "no message"
-		return nil
+		return base
 	}
 	if m.Diff == "" {
 		pr.Error = fmt.Sprintf("message <%s> carries no diff", m.MessageID)
-		return nil
+		return base
 	}
 	cs, err := diffcheck.Parse(m.Diff)
 	if err != nil {
 		pr.Error, r.Errors = diffError(m, err, r.Errors)
-		return nil
+		return base
 	}
+	// Repairs of a mail-damaged diff (at parse and apply time) are noted.
+	defer func() { pr.Notes = append(pr.Notes, cs.Notes...) }()
 	fillFiles(pr, cs)
-	var ix *index.Index
-	if base != nil {
-		if err := diffcheck.ApplyTree(cs, base); err != nil {
+	if base.tree != nil {
+		if err := diffcheck.ApplyTree(cs, base.tree); err != nil {
 			pr.Notes = append(pr.Notes, "tree: "+err.Error())
 		}
 		if cs.ApplyError != "" {
-			pr.Notes = append(pr.Notes, applyNote(m, cs, base))
+			pr.Notes = append(pr.Notes, applyNote(m, cs, base.tree))
 		}
 		fillFiles(pr, cs) // functions from the real file boundaries
-		baseIdx, err := a.index(ctx)
-		if err != nil {
-			pr.Notes = appendOnce(pr.Notes, "tree index unavailable, callers not checked: "+err.Error())
+		if base.idx == nil {
+			ix, err := a.index(ctx)
+			if err != nil {
+				pr.Notes = appendOnce(pr.Notes, "tree index unavailable, callers not checked: "+err.Error())
+			}
+			base.idx = ix
 		}
-		ix = baseIdx
 	}
-	pass := rules.NewPass(cs, ix, a.opts.RuleOptions, pr.Number)
+	pass := rules.NewPass(cs, base.idx, a.opts.RuleOptions, pr.Number)
 	for _, rule := range a.rules {
 		notes := len(pass.Notes)
 		fs, err := runRule(rule, pass)
@@ -173,7 +197,11 @@ func (a *Analysis) analysePatch(ctx context.Context, p *series.Patch, pr *report
 		}
 	}
 	SortFindings(pr.Findings)
-	return cs
+	next := base
+	if cs.Tree != nil {
+		next = stack{tree: cs.Tree, idx: pass.Index}
+	}
+	return next
 }
 
 // runRule runs one rule, turning a panic into an error.

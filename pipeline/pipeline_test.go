@@ -42,6 +42,8 @@ func readDiff(t testing.TB, name string) string {
 type seen struct {
 	indexed []bool
 	partial []bool
+	// before holds lib/x.c as the pass's pre-patch index view shows it.
+	before []string
 }
 
 func mutexRule(s *seen) *rules.Rule {
@@ -50,6 +52,10 @@ func mutexRule(s *seen) *rules.Rule {
 		Doc:  "flags mutex_lock in changed functions",
 		Run: func(p *rules.Pass) error {
 			s.indexed = append(s.indexed, p.Index != nil)
+			if p.Index != nil {
+				b, _ := p.Index.Base().ReadFile("lib/x.c")
+				s.before = append(s.before, string(b))
+			}
 			for _, f := range p.Change.Funcs {
 				s.partial = append(s.partial, f.New.Partial || f.Deleted)
 				for i, l := range strings.Split(f.New.Text, "\n") {
@@ -268,6 +274,14 @@ func TestAnalysisTreeStacks(t *testing.T) {
 	}
 	if !reflect.DeepEqual(sn.indexed, []bool{true, true, true, true}) {
 		t.Errorf("rules saw an index: %v", sn.indexed)
+	}
+	// Each patch is compared with the tree as the earlier patches left it:
+	// patch 2's pre-patch view has patch 1's mutex_lock, the review fix's
+	// has patch 2's mutex_unlock.
+	if len(sn.before) != 4 || strings.Contains(sn.before[0], "mutex_lock") ||
+		!strings.Contains(sn.before[1], "mutex_lock(&m)") || strings.Contains(sn.before[1], "mutex_unlock") ||
+		!strings.Contains(sn.before[3], "mutex_unlock(&m)") {
+		t.Errorf("pre-patch index views do not stack: %q", sn.before)
 	}
 	if sn.partial[0] || sn.partial[1] {
 		t.Errorf("tree sides partial: %v", sn.partial)

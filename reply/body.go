@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -93,6 +95,17 @@ func writeOwn(b *strings.Builder, r *report.Report, ps []*report.PatchReport, wi
 			title = fmt.Sprintf("Lock and wakeup analysis of %s:", patchName(p))
 		}
 		section(b, title)
+		for _, n := range p.Notes {
+			if strings.HasPrefix(n, diffcheck.RecoveredNote) {
+				// Findings on a repaired diff rest on the repair.
+				for i, l := range textfmt.Wrap("Note: "+cleanLine(n), 72) {
+					if i > 0 {
+						l = "  " + l
+					}
+					b.WriteString("    " + l + "\n")
+				}
+			}
+		}
 		writeFindings(b, fs)
 	}
 	if len(counts) > 0 {

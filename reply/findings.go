@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -41,13 +42,13 @@ func writeFindings(b *strings.Builder, fs []report.Finding) {
 			loc += " " + cleanLine(f.Func) + "()"
 		}
 		fmt.Fprintf(b, "[%s] %s: %s\n", cleanLine(string(f.Severity)), cleanLine(f.Check()), strings.TrimSpace(loc))
-		for _, l := range wrap(cleanLine(f.Message), 72) {
+		for _, l := range textfmt.Wrap(cleanLine(f.Message), 72) {
 			b.WriteString("    " + l + "\n")
 		}
 		if f.Key != "" {
 			b.WriteString("    Object: " + cleanLine(f.Key) + "\n")
 		}
-		for _, l := range wrap(clean(f.Explanation), 68) {
+		for _, l := range textfmt.Wrap(clean(f.Explanation), 68) {
 			b.WriteString("    " + l + "\n")
 		}
 		if len(f.Old) > 0 {
@@ -94,86 +95,17 @@ func countFindings(fs []report.Finding) string {
 	}
 	var parts []string
 	if risk > 0 {
-		parts = append(parts, plural(risk, "risk", "risks"))
+		parts = append(parts, textfmt.Plural(risk, "risk", "risks"))
 	}
 	if note > 0 {
-		parts = append(parts, plural(note, "note", "notes"))
+		parts = append(parts, textfmt.Plural(note, "note", "notes"))
 	}
 	return strings.Join(parts, ", ")
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// writeVM writes the VM regression-suite results: regressions in full,
-// other tests with a remark one line each, the rest counted.
+// writeVM quotes the VM regression-suite section as report renders it for
+// mail (unchanged tests counted, long lists cut), control characters
+// stripped.
 func writeVM(b *strings.Builder, vm *report.VMReport) {
-	fmt.Fprintf(b, "VM regression suite on %s: build %s\n", cleanLine(vm.Tree), cleanLine(orDash(vm.Build)))
-	for _, e := range limit(vm.BuildErrors, 20) {
-		b.WriteString("    " + cleanLine(e) + "\n")
-	}
-	unchanged := 0
-	for _, t := range vm.Tests {
-		if !t.Regression && t.Detail == "" && t.Splat == "" && t.Baseline == t.Patched {
-			unchanged++
-			continue
-		}
-		line := fmt.Sprintf("    %s: %s -> %s", cleanLine(t.Name), cleanLine(orDash(t.Baseline)), cleanLine(orDash(t.Patched)))
-		if t.Regression {
-			line += "  REGRESSION"
-		}
-		b.WriteString(line + "\n")
-		if t.Detail != "" {
-			b.WriteString("        " + cleanLine(t.Detail) + "\n")
-		}
-		if t.Splat != "" {
-			for _, l := range limit(strings.Split(strings.TrimRight(clean(t.Splat), "\n"), "\n"), 30) {
-				b.WriteString("        " + l + "\n")
-			}
-		}
-	}
-	if unchanged > 0 {
-		fmt.Fprintf(b, "    %s unchanged (same result before and after the patch)\n", plural(unchanged, "test", "tests"))
-	}
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// wrap fills text into lines of at most width columns, keeping paragraph
-// breaks (blank lines).
-func wrap(text string, width int) []string {
-	var out []string
-	for i, para := range strings.Split(strings.TrimSpace(text), "\n\n") {
-		if strings.TrimSpace(para) == "" {
-			continue
-		}
-		if i > 0 && len(out) > 0 {
-			out = append(out, "")
-		}
-		line := ""
-		for _, w := range strings.Fields(para) {
-			switch {
-			case line == "":
-				line = w
-			case len(line)+1+len(w) > width:
-				out = append(out, line)
-				line = w
-			default:
-				line += " " + w
-			}
-		}
-		if line != "" {
-			out = append(out, line)
-		}
-	}
-	return out
+	b.WriteString(clean(vm.TextWith(report.VMTextOptions{Brief: true})))
 }

@@ -54,6 +54,12 @@ func writeTree(b *strings.Builder, t report.TreeResult) {
 		b.WriteString("\n")
 	case t.Build == "ok":
 		fmt.Fprintf(b, "%s: Build OK!\n", name)
+	case t.Build == "refused":
+		fmt.Fprintf(b, "%s: Applied OK, not built! The patch changes code that runs on the build host:\n", name)
+		for _, e := range t.BuildErrors[min(1, len(t.BuildErrors)):] {
+			b.WriteString("    " + cleanLine(e) + "\n")
+		}
+		b.WriteString("\n")
 	case t.Build == "failed":
 		fmt.Fprintf(b, "%s: Build failed! Errors:\n", name)
 		for _, e := range t.BuildErrors {

@@ -52,7 +52,8 @@ type TreeResult struct {
 	// Backports are existing backports of the same commit (subject match)
 	// in other configured trees.
 	Backports []Backport `json:"backports,omitempty"`
-	// Build is "ok", "failed" or "" (not built).
+	// Build is "ok", "failed", "refused" (the patch guard refused to build
+	// it; BuildErrors say why) or "" (not built).
 	Build string `json:"build,omitempty"`
 	// BuildErrors are the trimmed compiler error lines.
 	BuildErrors []string `json:"build_errors,omitempty"`

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 )
 
 // seriesTagRe finds the n of "n/N" in a subject's leading tag.
@@ -126,7 +128,7 @@ func (t *textWriter) report(r *Report) {
 			n++
 		}
 	}
-	summary := fmt.Sprintf("%d %s", n, plural(n, "patch", "patches"))
+	summary := textfmt.Plural(n, "patch", "patches")
 	if r.Version > 0 {
 		summary = fmt.Sprintf("version %d, %s", r.Version, summary)
 	}
@@ -134,7 +136,7 @@ func (t *textWriter) report(r *Report) {
 		summary += fmt.Sprintf(", %d proposed in review", review)
 	}
 	if risks, notes := r.count(); risks+notes > 0 {
-		summary += fmt.Sprintf(", %d %s, %d %s", risks, plural(risks, "risk", "risks"), notes, plural(notes, "note", "notes"))
+		summary += ", " + textfmt.Plural(risks, "risk", "risks") + ", " + textfmt.Plural(notes, "note", "notes")
 	} else {
 		summary += ", no findings"
 	}
@@ -297,30 +299,16 @@ func (t *textWriter) stable(s *StableReport, ind string) {
 	}
 }
 
+// vm writes the VM section as VMReport.Text renders it.
 func (t *textWriter) vm(v *VMReport) {
-	t.line("VM regression suite (%s): build %s", v.Tree, v.Build)
-	for _, e := range v.BuildErrors {
-		t.line("    %s", e)
-	}
-	for _, x := range v.Tests {
-		s := fmt.Sprintf("  %s: baseline %s, patched %s", x.Name, x.Baseline, x.Patched)
-		if x.Regression {
-			s += " REGRESSION"
-		}
-		if x.Detail != "" {
-			s += " (" + x.Detail + ")"
-		}
-		t.line("%s", s)
-		for _, l := range strings.Split(strings.TrimRight(x.Splat, "\n"), "\n") {
-			if l != "" {
-				t.line("    %s", l)
-			}
-		}
+	for _, l := range strings.Split(strings.TrimRight(v.Text(), "\n"), "\n") {
+		t.line("%s", l)
 	}
 }
 
-// wrap writes s wrapped at 72 columns, first line indented by first, the
-// rest by rest. Words longer than the width are not broken.
+// wrap writes s wrapped at 72 display columns, first line indented by
+// first, the rest (and every further line of s) by rest. Words longer than
+// the width are not broken.
 func (t *textWriter) wrap(s, first, rest string) {
 	const width = 72
 	for pi, para := range strings.Split(s, "\n") {
@@ -328,27 +316,8 @@ func (t *textWriter) wrap(s, first, rest string) {
 		if pi > 0 {
 			ind = rest
 		}
-		cur := ind
-		empty := true
-		for _, w := range strings.Fields(para) {
-			if !empty && len(cur)+1+len(w) > width {
-				t.line("%s", cur)
-				cur, empty = rest, true
-			}
-			if empty {
-				cur += w
-			} else {
-				cur += " " + w
-			}
-			empty = false
+		for _, l := range textfmt.Fill(para, width, ind, rest) {
+			t.line("%s", l)
 		}
-		t.line("%s", cur)
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 )
 
 // VM statuses (VMReport.Status).
@@ -120,50 +122,76 @@ func num(f float64) string {
 	}
 }
 
-// Text renders the VM section as plain text for mail and terminals.
-func (v *VMReport) Text() string {
+// VMTextOptions choose how much of the VM section Text renders.
+type VMTextOptions struct {
+	// Brief lists only the tests whose result changed or that carry a
+	// remark (regression, fix, detail, splat, a metric that moved) and
+	// counts the rest in one line; build errors are cut at 20 lines. For
+	// mail.
+	Brief bool
+}
+
+// maxBriefErrors bounds the build error lines of a brief VM section.
+const maxBriefErrors = 20
+
+// maxSplatLines bounds each splat quoted in the VM section.
+const maxSplatLines = 30
+
+// Text renders the VM section as plain text for terminals (the test
+// command, the check text format). It is the one text renderer of the
+// section: the reply quotes TextWith(VMTextOptions{Brief: true}). Fields
+// that are one line stay one line (newlines become spaces); control
+// characters are left to the caller (escape or strip them per line).
+func (v *VMReport) Text() string { return v.TextWith(VMTextOptions{}) }
+
+// TextWith renders the VM section as plain text with opts.
+func (v *VMReport) TextWith(opts VMTextOptions) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "VM regression suite: %s\n", v.Summary)
-	where := v.Tree
+	if v.Summary != "" {
+		fmt.Fprintf(&b, "VM regression suite: %s\n", flat(v.Summary))
+	} else {
+		fmt.Fprintf(&b, "VM regression suite: build %s\n", orDash(flat(v.Build)))
+	}
+	where := flat(v.Tree)
 	if v.BaseCommit != "" {
-		c := v.BaseCommit
-		if len(c) > 12 {
-			c = c[:12]
-		}
-		where += " at " + c
+		where += " at " + shortSHA(flat(v.BaseCommit))
 		if v.BaseRef != "" && v.BaseRef != v.BaseCommit {
-			where += " (" + v.BaseRef + ")"
+			where += " (" + flat(v.BaseRef) + ")"
 		}
 	}
 	if where != "" {
 		fmt.Fprintf(&b, "Tree: %s\n", where)
 	}
-	switch v.Status {
+	errs := v.BuildErrors
+	if opts.Brief && len(errs) > maxBriefErrors {
+		errs = append(append([]string(nil), errs[:maxBriefErrors]...), fmt.Sprintf("... (%d more)", len(errs)-maxBriefErrors))
+	}
+	indented := func(lines []string) {
+		for _, l := range lines {
+			fmt.Fprintf(&b, "    %s\n", flat(l))
+		}
+	}
+	switch v.status() {
 	case VMRefused:
 		b.WriteString("Not built: the patch changes code that would run on the build host:\n")
-		for _, r := range v.Refusals {
-			fmt.Fprintf(&b, "    %s\n", r)
-		}
+		indented(v.Refusals)
 		return b.String()
 	case VMApplyFailed:
 		b.WriteString("Failed to apply!\n")
-		for _, l := range v.BuildErrors {
-			fmt.Fprintf(&b, "    %s\n", l)
-		}
+		indented(errs)
 		return b.String()
 	case VMBuildFailed:
 		b.WriteString("Build failed! Errors:\n")
-		for _, l := range v.BuildErrors {
-			fmt.Fprintf(&b, "    %s\n", l)
-		}
+		indented(errs)
 		return b.String()
 	case VMInfraError:
-		for _, n := range v.Notes {
-			fmt.Fprintf(&b, "    %s\n", n)
-		}
+		indented(v.Notes)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "Build OK! QEMU %s", v.Accel)
+	b.WriteString("Build OK!")
+	if v.Accel != "" {
+		fmt.Fprintf(&b, " QEMU %s", flat(v.Accel))
+	}
 	if v.BuildSeconds > 0 {
 		fmt.Fprintf(&b, ", rebuilt in %.1f s", v.BuildSeconds)
 	}
@@ -178,46 +206,105 @@ func (v *VMReport) Text() string {
 		}
 	}
 	if len(v.ConfigMissing) > 0 {
-		fmt.Fprintf(&b, "Config options that did not survive: %s\n", strings.Join(v.ConfigMissing, ", "))
+		fmt.Fprintf(&b, "Config options that did not survive: %s\n", flat(strings.Join(v.ConfigMissing, ", ")))
 	}
-	if len(v.Tests) > 0 {
-		w := 4
-		for _, t := range v.Tests {
-			w = max(w, len(t.Name))
+	var shown []VMTest
+	for _, t := range v.Tests {
+		if !opts.Brief || !t.unchanged() {
+			shown = append(shown, t)
 		}
-		fmt.Fprintf(&b, "\n    %-*s  %-12s  %-12s\n", w, "test", "baseline", "patched")
-		for _, t := range v.Tests {
+	}
+	if len(shown) > 0 {
+		w := 4
+		for _, t := range shown {
+			w = max(w, len(flat(t.Name)))
+		}
+		// Padded columns, without the padding at the end of a line.
+		row := func(format string, args ...any) {
+			b.WriteString(strings.TrimRight(fmt.Sprintf(format, args...), " ") + "\n")
+		}
+		row("\n    %-*s  %-12s  %-12s", w, "test", "baseline", "patched")
+		for _, t := range shown {
 			mark := ""
 			if t.Regression {
 				mark = "  <-- REGRESSION"
 			} else if t.Fixed {
 				mark = "  (fixed)"
 			}
-			fmt.Fprintf(&b, "    %-*s  %-12s  %-12s%s\n", w, t.Name, t.Baseline, t.Patched, mark)
+			row("    %-*s  %-12s  %-12s%s", w, flat(t.Name), orDash(flat(t.Baseline)), orDash(flat(t.Patched)), mark)
 			if t.Patched != "pass" && t.Reason != "" {
-				fmt.Fprintf(&b, "    %-*s  %s\n", w, "", t.Reason)
+				fmt.Fprintf(&b, "    %-*s  %s\n", w, "", flat(t.Reason))
+			}
+			if t.Detail != "" {
+				fmt.Fprintf(&b, "    %-*s  %s\n", w, "", flat(t.Detail))
 			}
 			for _, m := range t.Metrics {
-				fmt.Fprintf(&b, "    %-*s  %s: %s -> %s %s (%+.1f%%, %s)\n", w, "", m.Name,
-					m.Baseline, m.Patched, m.Unit, m.ChangePct, m.Verdict)
+				fmt.Fprintf(&b, "    %-*s  %s: %s -> %s %s (%+.1f%%, %s)\n", w, "", flat(m.Name),
+					m.Baseline, m.Patched, flat(m.Unit), m.ChangePct, flat(m.Verdict))
 			}
 		}
 	}
-	for _, t := range v.Tests {
+	if n := len(v.Tests) - len(shown); n > 0 {
+		fmt.Fprintf(&b, "    %s unchanged (same result before and after the patch)\n", textfmt.Plural(n, "test", "tests"))
+	}
+	for _, t := range shown {
 		if t.Splat == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "\nKernel report while %s ran (patched kernel):\n", t.Name)
-		lines := strings.Split(t.Splat, "\n")
-		if len(lines) > 30 {
-			lines = append(lines[:30], "...")
+		fmt.Fprintf(&b, "\nKernel report while %s ran (patched kernel):\n", flat(t.Name))
+		lines := strings.Split(strings.TrimRight(t.Splat, "\n"), "\n")
+		if len(lines) > maxSplatLines {
+			lines = append(lines[:maxSplatLines], "...")
 		}
 		for _, l := range lines {
 			fmt.Fprintf(&b, "    %s\n", l)
 		}
 	}
 	for _, n := range v.Notes {
-		fmt.Fprintf(&b, "Note: %s\n", n)
+		fmt.Fprintf(&b, "Note: %s\n", flat(n))
 	}
 	return b.String()
+}
+
+// status is Status, or for reports made without one the outcome Build
+// names.
+func (v *VMReport) status() string {
+	if v.Status != "" {
+		return v.Status
+	}
+	switch v.Build {
+	case "failed":
+		return VMBuildFailed
+	case "refused":
+		return VMRefused
+	case "apply-failed":
+		return VMApplyFailed
+	}
+	return ""
+}
+
+// unchanged reports a test with the same result on both kernels and
+// nothing to say about it.
+func (t VMTest) unchanged() bool {
+	if t.Regression || t.Fixed || t.Detail != "" || t.Splat != "" || t.Baseline != t.Patched {
+		return false
+	}
+	for _, m := range t.Metrics {
+		if m.Verdict != "noise" {
+			return false
+		}
+	}
+	return true
+}
+
+// flat keeps a field that should be one line on one line.
+func flat(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", " "), "\n", " ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

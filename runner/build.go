@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"github.com/autosel-bot/autosel-bot/internal/buildlog"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -17,7 +19,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -63,6 +64,12 @@ type imageMeta struct {
 // builder builds kernels for one work directory.
 type builder struct {
 	opts Options
+	sb   *sandbox.Sandbox
+}
+
+// newBuilder returns a builder whose make and scripts run in the sandbox.
+func newBuilder(opts Options) *builder {
+	return &builder{opts: opts, sb: sandbox.New(opts.Sandbox, opts.Log)}
 }
 
 // paths are the persistent locations for one tree.
@@ -121,22 +128,25 @@ func imageKey(commit string, patches []Patch, frags [][]byte, cc string) string 
 // an error; errors are infrastructure problems.
 func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer) (*BuildResult, error) {
 	res := &BuildResult{}
-	var refusals []Refusal
-	for _, p := range req.Patches {
-		for _, r := range b.opts.Guard.Check(p.Diff) {
-			r.Patch = p.Name
-			refusals = append(refusals, r)
-		}
-	}
-	if len(refusals) > 0 {
-		res.Status, res.Refusals = BuildRefused, refusals
-		return res, nil
-	}
 	commit, err := resolveCommit(ctx, req.Tree, req.Ref)
 	if err != nil {
 		return nil, err
 	}
 	res.Commit = commit
+	if len(req.Patches) > 0 {
+		gp := make([]patchguard.Patch, len(req.Patches))
+		for i, p := range req.Patches {
+			gp[i] = patchguard.Patch{Name: p.Name, Diff: p.Diff}
+		}
+		refusals, err := b.opts.Guard.Check(ctx, req.Tree, commit, gp)
+		if err != nil {
+			return nil, err
+		}
+		if len(refusals) > 0 {
+			res.Status, res.Refusals = BuildRefused, refusals
+			return res, nil
+		}
+	}
 	frags, err := b.fragments()
 	if err != nil {
 		return nil, err
@@ -145,7 +155,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range []string{p.build, p.images, p.logs, filepath.Dir(p.worktree), b.opts.CCacheDir} {
+	for _, d := range []string{p.build, p.images, p.logs, filepath.Dir(p.worktree), b.opts.ccacheDir()} {
 		if d == "" {
 			continue
 		}
@@ -161,6 +171,12 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		res.Status, res.Kernel, res.Cached = BuildOK, filepath.Join(imgDir, "bzImage"), true
 		res.ConfigMissing, res.Log = meta.ConfigMissing, meta.Log
 		return res, nil
+	}
+
+	// Nothing is checked out or built without the sandbox (or the
+	// operator's explicit sandbox.allow_unsandboxed).
+	if _, err := b.sb.Mode(ctx); err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
 	}
 
 	// One build at a time per worktree (shared by every build dir of the
@@ -207,7 +223,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		res.Errors = append([]string{"configuring the kernel failed: " + err.Error()}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)...)
 		return res, nil
 	}
-	dotconfig, err := os.ReadFile(filepath.Join(p.build, ".config"))
+	dotconfig, err := readBuildFile(p.build, ".config")
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +249,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		}
 		return res, nil
 	}
-	if err := saveImage(imgDir, filepath.Join(p.build, "arch/x86/boot/bzImage"), imageMeta{
+	if err := saveImage(imgDir, p.build, "arch/x86/boot/bzImage", imageMeta{
 		Commit: commit, Duration: res.Duration, ConfigMissing: res.ConfigMissing, Log: res.Log,
 	}); err != nil {
 		return nil, err
@@ -248,23 +264,40 @@ var errBuildTimeout = errors.New("build timed out")
 
 // ccString is the CC make variable.
 func (b *builder) ccString() string {
-	if b.opts.CCacheDir == "" {
+	if b.opts.ccacheDir() == "" {
 		return "gcc"
 	}
 	return "ccache gcc"
 }
 
+// env is the build's environment (the sandbox drops anything outside its
+// allow-list). LOCALVERSION is set (empty) so that the kernel release
+// does not depend on git, which the sandbox does not reach.
 func (b *builder) env() []string {
-	env := append(os.Environ(),
+	env := []string{
 		"LC_ALL=C",
+		"LOCALVERSION=",
 		"KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 2026",
 		"KBUILD_BUILD_USER=autosel",
 		"KBUILD_BUILD_HOST=autosel",
-	)
-	if b.opts.CCacheDir != "" {
-		env = append(env, "CCACHE_DIR="+b.opts.CCacheDir, "CCACHE_MAXSIZE="+b.opts.CCacheMaxSize)
+	}
+	if cd := b.opts.ccacheDir(); cd != "" {
+		env = append(env, "CCACHE_DIR="+cd, "CCACHE_MAXSIZE="+b.opts.CCacheMaxSize)
 	}
 	return env
+}
+
+// spec is a sandboxed command in the worktree of p: the worktree, its
+// build dir and the ccache dir are writable, HOME is the build dir.
+func (b *builder) spec(p paths, out io.Writer, env []string, args ...string) sandbox.Spec {
+	writable := []string{p.worktree, p.build}
+	if cd := b.opts.ccacheDir(); cd != "" {
+		writable = append(writable, cd)
+	}
+	return sandbox.Spec{
+		Args: args, Dir: p.worktree, Writable: writable, Home: p.build,
+		Env: env, Stdout: out, Stderr: out,
+	}
 }
 
 // configure writes .config (tinyconfig + fragments) when the fragments
@@ -277,9 +310,9 @@ func (b *builder) configure(ctx context.Context, p paths, frags [][]byte, log io
 		h.Write([]byte{0})
 	}
 	stamp := hex.EncodeToString(h.Sum(nil))
-	stampFile := filepath.Join(p.build, ".autosel-config")
-	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
-		if _, err := os.Stat(filepath.Join(p.build, ".config")); err == nil {
+	const stampFile = ".autosel-config"
+	if old, err := readBuildFile(p.build, stampFile); err == nil && string(old) == stamp {
+		if _, err := readBuildFile(p.build, ".config"); err == nil {
 			return nil
 		}
 	}
@@ -288,23 +321,22 @@ func (b *builder) configure(ctx context.Context, p paths, frags [][]byte, log io
 	}
 	args := []string{"-m", "-O", p.build, filepath.Join(p.build, ".config")}
 	for i, f := range frags {
-		name := filepath.Join(p.build, fmt.Sprintf(".autosel-fragment-%d.config", i))
-		if err := os.WriteFile(name, f, 0o644); err != nil {
+		name := fmt.Sprintf(".autosel-fragment-%d.config", i)
+		if err := writeBuildFile(p.build, name, f); err != nil {
 			return err
 		}
-		args = append(args, name)
+		args = append(args, filepath.Join(p.build, name))
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh"), args...)
-	cmd.Dir = p.worktree
-	cmd.Env = append(b.env(), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.build, ".config"))
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Run(); err != nil {
+	env := append(b.env(), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.build, ".config"))
+	sctx, cancel := context.WithTimeout(ctx, b.opts.BuildTimeout)
+	defer cancel()
+	if err := b.sb.Run(sctx, b.spec(p, log, env, append([]string{filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh")}, args...)...)); err != nil {
 		return fmt.Errorf("merge_config.sh: %w", err)
 	}
 	if err := b.make(ctx, p, log, nil, "", "olddefconfig"); err != nil {
 		return fmt.Errorf("make olddefconfig: %w", err)
 	}
-	return os.WriteFile(stampFile, []byte(stamp), 0o644)
+	return writeBuildFile(p.build, stampFile, []byte(stamp))
 }
 
 // make runs make in the worktree with O=<build dir>, teeing output to log
@@ -320,18 +352,8 @@ func (b *builder) make(ctx context.Context, p paths, log io.Writer, progressOut 
 		defer cancel()
 	}
 	args := append([]string{"ARCH=x86_64", "O=" + p.build, "CC=" + b.ccString(), fmt.Sprintf("-j%d", jobs)}, targets...)
-	cmd := exec.CommandContext(ctx, "make", args...)
-	cmd.Dir = p.worktree
-	cmd.Env = b.env()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
 	fmt.Fprintf(log, "$ make %s\n", strings.Join(args, " "))
 	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		return err
-	}
 	var prog progress
 	if label != "" {
 		what := "kernel build"
@@ -356,14 +378,14 @@ func (b *builder) make(ctx context.Context, p paths, log io.Writer, progressOut 
 		}
 		io.Copy(io.Discard, pr)
 	}()
-	err := cmd.Wait()
+	err := b.sb.Run(ctx, b.spec(p, pw, b.env(), append([]string{"make"}, args...)...))
 	pw.Close()
 	<-done
 	if prog != nil {
 		prog.Done(err == nil)
 	}
 	if err == nil && label != "" && steps > 500 {
-		os.WriteFile(filepath.Join(p.build, ".autosel-steps"), []byte(fmt.Sprint(steps)), 0o644)
+		writeBuildFile(p.build, ".autosel-steps", []byte(fmt.Sprint(steps)))
 	}
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return errBuildTimeout
@@ -378,7 +400,7 @@ func stepEstimate(build string) int64 {
 		return 0 // incremental: unknown and small
 	}
 	var n int64
-	if b, err := os.ReadFile(filepath.Join(build, ".autosel-steps")); err == nil {
+	if b, err := readBuildFile(build, ".autosel-steps"); err == nil {
 		fmt.Sscan(string(b), &n)
 	}
 	if n <= 0 {
@@ -402,11 +424,13 @@ func loadImage(dir string) (imageMeta, bool) {
 	return m, true
 }
 
-func saveImage(dir, kernel string, meta imageMeta) error {
+// saveImage copies the kernel (kernel inside the build dir build) and its
+// meta data into the image cache dir.
+func saveImage(dir, build, kernel string, meta imageMeta) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	k, err := os.ReadFile(kernel)
+	k, err := readBuildFile(build, kernel)
 	if err != nil {
 		return fmt.Errorf("runner: built kernel: %w", err)
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"github.com/autosel-bot/autosel-bot/config"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,7 @@ func TestBuildApplyFailedAndWorktreeReuse(t *testing.T) {
 	os.WriteFile(filepath.Join(tree, "a.c"), []byte("int a;\n"), 0o644)
 	run("add", "a.c")
 	run("commit", "-q", "-m", "base")
-	b := &builder{opts: Options{WorkDir: t.TempDir(), Guard: Guard{Deny: []string{"**/Makefile*"}}}.withDefaults()}
+	b := newBuilder(Options{WorkDir: t.TempDir(), Guard: Guard{Deny: []string{"**/Makefile*"}}}.withDefaults())
 	bad := Patch{Name: "bad.patch", Diff: []byte("--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-int nothere;\n+int b;\n")}
 	res, err := b.Build(context.Background(), &Request{Tree: tree, Ref: "HEAD", Patches: []Patch{bad}, Label: "patched"}, nil)
 	if err != nil {
@@ -60,5 +61,30 @@ func TestBuildApplyFailedAndWorktreeReuse(t *testing.T) {
 	// A bad ref is an error, not a result.
 	if _, err := b.Build(context.Background(), &Request{Tree: tree, Ref: "nope", Label: "patched"}, nil); err == nil {
 		t.Fatal("bad ref accepted")
+	}
+}
+
+// TestCCacheOff: runner.ccache_dir: off survives every withDefaults pass
+// (FromConfig, New, NewLocal) and builds with plain gcc, no CCACHE_DIR.
+func TestCCacheOff(t *testing.T) {
+	for _, tt := range []struct {
+		dir    string
+		cc     string
+		hasDir bool
+	}{
+		{"off", "gcc", false},
+		{"", "ccache gcc", true},
+		{"/var/tmp/cc", "ccache gcc", true},
+	} {
+		opts := FromConfig(config.RunnerConfig{WorkDir: t.TempDir(), CCacheDir: tt.dir})
+		l := New(opts, nil).Backend().(*Local)
+		b := l.b
+		env := strings.Join(b.env(), "\n")
+		if b.ccString() != tt.cc || strings.Contains(env, "CCACHE_DIR=") != tt.hasDir {
+			t.Errorf("ccache_dir %q: CC=%q env:\n%s", tt.dir, b.ccString(), env)
+		}
+		if tt.dir == "/var/tmp/cc" && !strings.Contains(env, "CCACHE_DIR=/var/tmp/cc\n") {
+			t.Errorf("ccache_dir not used: %s", env)
+		}
 	}
 }

@@ -62,6 +62,7 @@ func needIntegration(t *testing.T) (*Runner, string) {
 		}
 		cfg.Runner.WorkDir = work
 		opts := FromConfig(cfg.Runner)
+		opts.Sandbox = cfg.Sandbox // builds run in bwrap, as the CLI's
 		opts.Log = slog.New(slog.NewTextHandler(testLogWriter{}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		harness.r = New(opts, nil)
 		harness.tree = tree

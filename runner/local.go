@@ -21,7 +21,7 @@ type Local struct {
 // NewLocal returns the local backend.
 func NewLocal(opts Options) *Local {
 	opts = opts.withDefaults()
-	return &Local{opts: opts, b: &builder{opts: opts}, vms: make(chan struct{}, opts.Concurrency)}
+	return &Local{opts: opts, b: newBuilder(opts), vms: make(chan struct{}, opts.Concurrency)}
 }
 
 // Name implements Backend.
@@ -108,32 +108,17 @@ func (l *Local) runSuite(ctx context.Context, kr *KernelResult, tests []Test) er
 		return err
 	}
 	kr.Accel = accel
-	scale := 1
-	if accel == "tcg" {
-		scale = l.opts.TCGScale
-	}
 	runDir := filepath.Join(l.opts.WorkDir, "runs", fmt.Sprintf("%s-%s-%d", time.Now().UTC().Format("20060102-150405"), safeLabel(kr.Label), os.Getpid()))
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return err
 	}
 	pruneRuns(filepath.Join(l.opts.WorkDir, "runs"), 32)
-	initrd, err := l.initramfs(ctx, runDir, tests, scale)
-	if err != nil {
+	spec := l.bootSpec(kr.Build.Kernel, "", accel, tests)
+	scale := spec.Scale
+	if spec.Initrd, err = l.initramfs(ctx, runDir, tests, scale); err != nil {
 		return err
 	}
-	total := l.opts.BootTimeout
-	maxTest := time.Duration(0)
-	for _, t := range tests {
-		to := t.Timeout * time.Duration(scale)
-		total += time.Duration(l.runs(t)) * (to + 5*time.Second)
-		maxTest = max(maxTest, to)
-	}
-	silence := max(l.opts.SilenceTimeout, maxTest+15*time.Second)
-	out, err := runVM(ctx, vmSpec{
-		qemu: l.opts.QEMU, memMB: l.opts.MemoryMB, cpus: l.opts.CPUs, accel: accel,
-		kernel: kr.Build.Kernel, initrd: initrd, cmdline: kernelCmdline, dir: runDir,
-		boot: l.opts.BootTimeout * time.Duration(scale), total: total + 30*time.Second, silence: silence,
-	})
+	out, err := runVM(ctx, spec.vm(l.opts.QEMU, runDir))
 	if err != nil {
 		return err
 	}

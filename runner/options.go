@@ -7,18 +7,23 @@ import (
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/config"
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 )
 
 // Options are the runner's settings with every default filled in.
 type Options struct {
 	WorkDir        string
 	BuildDir       string
-	CCacheDir      string // "" disables ccache
+	CCacheDir      string // "off" disables ccache ("" = <WorkDir>/ccache)
 	CCacheMaxSize  string
 	BuildJobs      int
 	BuildTimeout   time.Duration
 	ConfigFragment string
 	Guard          Guard
+	// Sandbox confines make, gcc and kbuild's host tools (config
+	// `sandbox:`); the zero value requires a working bwrap.
+	Sandbox sandbox.Options
 
 	QEMU            string
 	MemoryMB        int
@@ -53,7 +58,7 @@ func FromConfig(c config.RunnerConfig) Options {
 		BuildJobs:       c.BuildJobs,
 		BuildTimeout:    c.BuildTimeout,
 		ConfigFragment:  c.ConfigFragment,
-		Guard:           Guard{Deny: c.DenyPaths, Allow: c.AllowPaths},
+		Guard:           patchguard.New(c.DenyPaths, c.AllowPaths),
 		QEMU:            c.QEMU,
 		MemoryMB:        c.MemoryMB,
 		CPUs:            c.CPUs,
@@ -70,6 +75,20 @@ func FromConfig(c config.RunnerConfig) Options {
 	return o.withDefaults()
 }
 
+// ccacheDir is the ccache directory, "" when ccache is off.
+func (o Options) ccacheDir() string {
+	if o.CCacheDir == "off" {
+		return ""
+	}
+	return o.CCacheDir
+}
+
+// WithSandbox sets the sandbox options (the config's `sandbox:` section);
+// an option for NewStage.
+func WithSandbox(s sandbox.Options) func(*Options) {
+	return func(o *Options) { o.Sandbox = s }
+}
+
 // withDefaults fills unset fields.
 func (o Options) withDefaults() Options {
 	if o.WorkDir == "" {
@@ -78,11 +97,10 @@ func (o Options) withDefaults() Options {
 	if o.BuildDir == "" {
 		o.BuildDir = filepath.Join(o.WorkDir, "build")
 	}
-	switch o.CCacheDir {
-	case "":
+	if o.CCacheDir == "" {
+		// "off" stays "off": withDefaults runs more than once (FromConfig,
+		// New, NewLocal), so it must not turn a disabled cache back on.
 		o.CCacheDir = filepath.Join(o.WorkDir, "ccache")
-	case "off":
-		o.CCacheDir = ""
 	}
 	if o.CCacheMaxSize == "" {
 		o.CCacheMaxSize = "5G"

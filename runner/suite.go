@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/internal/flock"
 )
 
 //go:embed suite/*.c suite/*.h guest/init.c
@@ -114,6 +116,13 @@ func compileSuite(ctx context.Context, dir string, tests []Test) (string, error)
 	if err := os.MkdirAll(src, 0o755); err != nil {
 		return "", err
 	}
+	// One compiler per suite dir: concurrent boots (runner.concurrency,
+	// remote backends) share the temporary names below.
+	unlock, err := flock.Lock(ctx, out+".lock")
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	names, _ := fs.Glob(sources, "*/*")
 	sort.Strings(names)
 	for _, n := range names {

@@ -4,20 +4,23 @@
 # and boot + suite time under the configured accelerator (target <= 15 s
 # under TCG), with `autosel-bot test` end to end. With --cold it first
 # measures a cold build (empty build dir and an empty ccache: ~10 min on 2
-# cores).
+# cores). With --sandbox it also runs BenchmarkSandboxRebuild: the same
+# one-file rebuild in the bwrap build sandbox and without it, alternated on
+# one build dir (target: sandboxed <= 10% slower).
 #
-# usage: scripts/bench-runner.sh [--cold] [--runs N]
+# usage: scripts/bench-runner.sh [--cold] [--runs N] [--sandbox]
 # env:   AUTOSEL_KERNEL_SRC (tree, default /var/tmp/autosel-bot/linux-6.1)
 #        AUTOSEL_BOT_RUNNER_WORK_DIR (cache, default /var/tmp/autosel-bot/runner)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
-cold=0 runs=3
+cold=0 runs=3 sandbox=0
 while [ $# -gt 0 ]; do
   case $1 in
     --cold) cold=1 ;;
     --runs) runs=$2; shift ;;
-    *) echo "usage: $0 [--cold] [--runs N]" >&2; exit 2 ;;
+    --sandbox) sandbox=1 ;;
+    *) echo "usage: $0 [--cold] [--runs N] [--sandbox]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -65,3 +68,9 @@ for i in $(seq 1 "$runs"); do
   end=$(date +%s.%N)
   echo "run $i: status $(field "$tmp/r$i.json" status), rebuild $(field "$tmp/r$i.json" build_seconds) s, patched boot + suite $(field "$tmp/r$i.json" patched_vm_seconds) s, baseline boot + suite $(field "$tmp/r$i.json" baseline_vm_seconds) s, end to end $(echo "$end - $start" | bc) s"
 done
+
+if [ $sandbox = 1 ]; then
+  # Sandboxed vs unsandboxed rebuild, alternated, same build dir and ccache.
+  AUTOSEL_BENCH_KERNEL=1 AUTOSEL_RUNNER_WORKDIR=$work go test -run '^$' -bench BenchmarkSandboxRebuild \
+    -benchtime "${runs}x" -timeout 60m ./runner 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)|sandbox_bench_test' || true
+fi

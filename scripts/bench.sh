@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # Runs the project's Go benchmarks and prints their results. Each package
 # that has targets adds its benchmarks; results are quoted in issue notes.
+# Benchmarks that build kernels (runner: BenchmarkSandboxRebuild, the build
+# sandbox's overhead; stable: BenchmarkStableRebuild, a cold and a warm run
+# of a 2-patch series on two trees, target warm <= 1/4 of cold; each
+# iteration builds two trees cold, so use BENCHTIME=1x) skip unless
+# AUTOSEL_BENCH_KERNEL=1 is set, as scripts/bench-runner.sh --sandbox does:
+#   AUTOSEL_BENCH_KERNEL=1 BENCHTIME=1x make bench
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/autosel-bot/autosel-bot/internal/git"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -26,7 +27,7 @@ func (b *backportFinder) lookup(ctx context.Context, i int, title string) (*repo
 		return c, nil
 	}
 	t := b.opts.Trees[i]
-	g := newGit(b.opts.treeRepo(t))
+	g := git.New(b.opts.treeRepo(t))
 	head, err := treeHead(ctx, g, t)
 	if err != nil {
 		return nil, err
@@ -35,7 +36,7 @@ func (b *backportFinder) lookup(ctx context.Context, i int, title string) (*repo
 	if b.upRef != "" && sameRepo(b.opts.upstreamRepo(), b.opts.treeRepo(t)) {
 		exclude = append(exclude, b.upRef)
 	}
-	sha, err := g.findSubject(ctx, head, title, b.opts.SearchLimit, exclude...)
+	sha, err := findSubject(ctx, g, head, title, b.opts.SearchLimit, exclude...)
 	if err != nil {
 		return nil, err
 	}

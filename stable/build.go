@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/internal/buildlog"
-	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
-	"time"
+
+	"github.com/autosel-bot/autosel-bot/internal/buildlog"
+	"github.com/autosel-bot/autosel-bot/internal/flock"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 )
 
 // buildResult is the outcome of a tree's build command.
@@ -36,18 +36,19 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// runBuild runs the tree's build command with sh -c in dir, in its own
-// process group so that a timeout or cancellation kills make and every
-// compiler it started.
-func runBuild(ctx context.Context, opts Options, tree TreeOptions, dir string) (buildResult, error) {
+// runBuild runs the tree's build command with sh -c in dir, inside the
+// build sandbox: only dir, the tree's build directory and the ccache
+// directory are writable, and the environment holds only the AUTOSEL_*
+// build variables, CCACHE_* and the sandbox's allow-list (never the bot's
+// configuration or secrets). A timeout or cancellation kills every process
+// of the build.
+func runBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree TreeOptions, dir string) (buildResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.BuildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", tree.Build)
-	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
-	env := append(os.Environ(), "AUTOSEL_TREE="+tree.Name, "AUTOSEL_SRC="+dir, "LC_ALL=C")
+	env := []string{"AUTOSEL_TREE=" + tree.Name, "AUTOSEL_SRC=" + dir, "LC_ALL=C"}
+	writable := []string{dir}
+	home := dir
+	var buildDirs []string
 	if opts.CacheDir != "" {
 		bd := filepath.Join(opts.CacheDir, "build", sanitize(tree.Name))
 		if err := os.MkdirAll(bd, 0o755); err != nil {
@@ -59,28 +60,40 @@ func runBuild(ctx context.Context, opts Options, tree TreeOptions, dir string) (
 		}
 		defer unlock()
 		env = append(env, "AUTOSEL_BUILD_DIR="+bd)
+		writable = append(writable, bd)
+		buildDirs = append(buildDirs, bd)
+		home = bd
 		if opts.CCache {
-			// CCACHE_BASEDIR makes paths under the (random) worktree
-			// relative, so objects cached from one worktree hit in the next.
+			// CCACHE_BASEDIR makes paths under the worktree relative, so
+			// objects cached from one worktree hit in the next.
 			cd := opts.CCacheDir
 			if cd == "" {
 				cd = filepath.Join(opts.CacheDir, "ccache")
 			}
+			if err := os.MkdirAll(cd, 0o755); err != nil {
+				return buildResult{}, fmt.Errorf("ccache dir: %w", err)
+			}
 			env = append(env, "CCACHE_DIR="+cd, "CCACHE_BASEDIR="+dir)
+			writable = append(writable, cd)
 		}
 	} else {
 		env = append(env, "AUTOSEL_BUILD_DIR="+dir)
 		if opts.CCache {
 			env = append(env, "CCACHE_BASEDIR="+dir)
 			if opts.CCacheDir != "" {
+				if err := os.MkdirAll(opts.CCacheDir, 0o755); err != nil {
+					return buildResult{}, fmt.Errorf("ccache dir: %w", err)
+				}
 				env = append(env, "CCACHE_DIR="+opts.CCacheDir)
+				writable = append(writable, opts.CCacheDir)
 			}
 		}
 	}
-	cmd.Env = env
 	out := &tailBuffer{max: maxBuildOutput}
-	cmd.Stdout, cmd.Stderr = out, out
-	err := cmd.Run()
+	err := sb.Run(ctx, sandbox.Spec{
+		Args: []string{"sh", "-c", tree.Build}, Dir: dir, Writable: writable, Home: home,
+		Env: env, Stdout: out, Stderr: out,
+	})
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return buildResult{errors: []string{fmt.Sprintf("build timed out after %v", opts.BuildTimeout)}}, nil
@@ -94,5 +107,5 @@ func runBuild(ctx context.Context, opts Options, tree TreeOptions, dir string) (
 	if !errors.As(err, &ee) {
 		return buildResult{}, fmt.Errorf("build %s: %w", tree.Name, err)
 	}
-	return buildResult{errors: buildlog.ErrorLines(out.buf, opts.BuildErrorLines, dir)}, nil
+	return buildResult{errors: buildlog.ErrorLines(out.buf, opts.BuildErrorLines, append([]string{dir}, buildDirs...)...)}, nil
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/internal/git"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -23,10 +23,10 @@ type dep struct {
 // with the same subject).
 type depFinder struct {
 	opts     Options
-	up       *git   // upstream repository
-	upRef    string // resolved upstream commit
-	tg       *git   // tree repository
-	head     string // resolved tree commit
+	up       *git.Git // upstream repository
+	upRef    string   // resolved upstream commit
+	tg       *git.Git // tree repository
+	head     string   // resolved tree commit
 	sameRepo bool
 	// baseCommit is the patch's own "base-commit:" (git format-patch
 	// --base), used for every file when upstream has it.
@@ -41,26 +41,26 @@ type depFinder struct {
 // upstream, else the upstream ref.
 func (d *depFinder) base(ctx context.Context, f fileDiff) string {
 	if d.baseCommit != "" {
-		if c, err := d.up.revParse(ctx, d.baseCommit); err == nil {
+		if c, err := d.up.RevParse(ctx, d.baseCommit); err == nil {
 			return c
 		}
 	}
 	if f.oldBlob == "" || strings.Trim(f.oldBlob, "0") == "" {
 		return d.upRef
 	}
-	out, err := d.up.run(ctx, "rev-parse", "--verify", "--quiet", f.oldBlob+"^{blob}")
+	out, err := d.up.Run(ctx, "rev-parse", "--verify", "--quiet", f.oldBlob+"^{blob}")
 	if err != nil {
 		return d.upRef
 	}
 	blob := strings.TrimSpace(out)
-	cands, err := d.up.run(ctx, "log", "--format=%H", "--max-count=8", "--find-object="+blob, d.upRef, "--", f.oldName)
+	cands, err := d.up.Run(ctx, "log", "--format=%H", "--max-count=8", "--find-object="+blob, d.upRef, "--", f.oldName)
 	if err != nil {
 		return d.upRef
 	}
 	for _, c := range strings.Fields(cands) {
 		for _, rev := range []string{c, c + "^"} {
-			if got, err := d.up.run(ctx, "rev-parse", "--verify", "--quiet", rev+":"+f.oldName); err == nil && strings.TrimSpace(got) == blob {
-				if full, err := d.up.revParse(ctx, rev); err == nil {
+			if got, err := d.up.Run(ctx, "rev-parse", "--verify", "--quiet", rev+":"+f.oldName); err == nil && strings.TrimSpace(got) == blob {
+				if full, err := d.up.RevParse(ctx, rev); err == nil {
 					return full
 				}
 			}
@@ -122,11 +122,11 @@ func (d *depFinder) find(ctx context.Context, files []fileDiff, failed []hunk) (
 // commits, missing from the tree, that last touched the lines of c's hunks
 // the tree does not have, blamed at c's parent.
 func (d *depFinder) depsOf(ctx context.Context, c dep) ([]dep, error) {
-	parent, err := d.up.revParse(ctx, c.SHA+"^")
+	parent, err := d.up.RevParse(ctx, c.SHA+"^")
 	if err != nil {
 		return nil, nil // a root commit depends on nothing
 	}
-	out, err := d.up.run(ctx, "diff-tree", "-p", "--no-renames", "--full-index", parent, c.SHA)
+	out, err := d.up.Run(ctx, "diff-tree", "-p", "--no-renames", "--full-index", parent, c.SHA)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (d *depFinder) blameHunks(ctx context.Context, base func(path string) strin
 		if rev == "" {
 			rev = d.upRef
 		}
-		content, err := d.up.run(ctx, "cat-file", "blob", rev+":"+h.file)
+		content, err := d.up.Run(ctx, "cat-file", "blob", rev+":"+h.file)
 		if err != nil {
 			continue // the file does not exist there either
 		}
@@ -206,39 +206,21 @@ func sortDeps(ds []dep, order string) {
 }
 
 // blame adds the commits that last touched lines [from, to] of path at rev.
+// A boundary commit is the root of the blamed history: everything the tree
+// forked from. It is never a dependency.
 func (d *depFinder) blame(ctx context.Context, rev, path string, from, to int, found map[string]*dep) error {
-	out, err := d.up.run(ctx, "blame", "--porcelain", "-L", fmt.Sprintf("%d,%d", from, to), rev, "--", path)
+	cs, err := d.up.Blame(ctx, rev, path, from, to)
 	if err != nil {
 		return fmt.Errorf("blame %s at %.12s: %w", path, rev, err)
 	}
-	var cur *dep
-	boundary := map[string]bool{}
-	for _, l := range strings.Split(out, "\n") {
-		if f := strings.Fields(l); len(f) >= 3 && len(f[0]) == 40 && isHex(f[0]) {
-			c, ok := found[f[0]]
-			if !ok {
-				c = &dep{Commit: report.Commit{SHA: f[0]}}
-				found[f[0]] = c
-			}
-			cur = c
+	for _, c := range cs {
+		if c.Boundary {
+			delete(found, c.SHA)
 			continue
 		}
-		if cur == nil {
-			continue
+		if _, ok := found[c.SHA]; !ok {
+			found[c.SHA] = &dep{Commit: report.Commit{SHA: c.SHA, Subject: c.Summary}, time: c.AuthorTime}
 		}
-		switch {
-		case strings.HasPrefix(l, "summary "):
-			cur.Subject = strings.TrimPrefix(l, "summary ")
-		case strings.HasPrefix(l, "author-time "):
-			cur.time, _ = strconv.ParseInt(strings.TrimPrefix(l, "author-time "), 10, 64)
-		case l == "boundary":
-			boundary[cur.SHA] = true
-		}
-	}
-	// A boundary commit is the root of the blamed history: everything the
-	// tree forked from. It is never a dependency.
-	for sha := range boundary {
-		delete(found, sha)
 	}
 	return nil
 }
@@ -246,8 +228,8 @@ func (d *depFinder) blame(ctx context.Context, rev, path string, from, to int, f
 // missing reports whether the tree lacks commit c (as an ancestor, or as a
 // backport carrying the same subject).
 func (d *depFinder) missing(ctx context.Context, c *dep) (bool, error) {
-	if _, err := d.tg.revParse(ctx, c.SHA); err == nil {
-		in, err := d.tg.isAncestor(ctx, c.SHA, d.head)
+	if _, err := d.tg.RevParse(ctx, c.SHA); err == nil {
+		in, err := d.tg.IsAncestor(ctx, c.SHA, d.head)
 		if err != nil {
 			return false, err
 		}
@@ -262,7 +244,7 @@ func (d *depFinder) missing(ctx context.Context, c *dep) (bool, error) {
 		} else {
 			args = append(args, fmt.Sprintf("--max-count=%d", d.opts.SearchLimit), d.head)
 		}
-		out, err := d.tg.run(ctx, append(args, "--")...)
+		out, err := d.tg.Run(ctx, append(args, "--")...)
 		if err != nil {
 			return false, err
 		}
@@ -274,13 +256,4 @@ func (d *depFinder) missing(ctx context.Context, c *dep) (bool, error) {
 		}
 	}
 	return !d.treeSubjects[c.Subject], nil
-}
-
-func isHex(s string) bool {
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }

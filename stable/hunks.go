@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+
+	"github.com/autosel-bot/autosel-bot/internal/git"
 )
 
 // fileDiff is one file of a patch, reduced to what the stable stage needs.
@@ -66,13 +68,13 @@ func paths(files []fileDiff) []string {
 // tree (a tree or commit id of g's repository; "" for g's index): the hunk's context and
 // removed lines must appear as one block, anywhere in the file (git apply
 // also accepts an offset). A file the tree lacks fails all its hunks.
-func failingHunks(ctx context.Context, g *git, tree string, files []fileDiff) ([]hunk, error) {
+func failingHunks(ctx context.Context, g *git.Git, tree string, files []fileDiff) ([]hunk, error) {
 	var failed []hunk
 	for _, f := range files {
 		if f.isNew || len(f.hunks) == 0 {
 			continue
 		}
-		content, err := g.run(ctx, "cat-file", "blob", tree+":"+f.oldName) // ":path" is the index
+		content, err := g.Run(ctx, "cat-file", "blob", tree+":"+f.oldName) // ":path" is the index
 		if err != nil {
 			failed = append(failed, f.hunks...)
 			continue

@@ -3,6 +3,8 @@ package stable
 import (
 	"context"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/internal/git"
 )
 
 // Options configure the stable stage: which trees to try, where upstream
@@ -20,11 +22,13 @@ type Options struct {
 	// Trees are the stable trees, newest first (the reply lists them in
 	// this order).
 	Trees []TreeOptions `mapstructure:"trees" yaml:"trees"`
-	// WorkDir is where throwaway worktrees are made ("" = the system
-	// temporary directory).
+	// WorkDir is where throwaway worktrees and index snapshots are made
+	// ("" = the system temporary directory).
 	WorkDir string `mapstructure:"workdir" yaml:"workdir"`
-	// CacheDir holds per-tree build output directories and the ccache
-	// cache, kept across runs so builds are incremental ("" = no cache).
+	// CacheDir holds, per tree with a build command, a persistent
+	// worktree (src/) and build output directory (build/), and the ccache
+	// cache, kept across runs so builds are incremental ("" = no cache:
+	// throwaway worktrees, full builds).
 	CacheDir string `mapstructure:"cache_dir" yaml:"cache_dir"`
 	// CCache exports CCACHE_DIR/CCACHE_BASEDIR to the build so that ccache
 	// hits across worktrees at different paths.
@@ -78,8 +82,11 @@ type TreeOptions struct {
 	// matched against "Cc: stable # 5.4+" annotations and AUTOSEL subjects.
 	Version string `mapstructure:"version" yaml:"version"`
 	// Build is a shell command run in the patched worktree (empty: no
-	// build). It sees AUTOSEL_TREE, AUTOSEL_SRC, AUTOSEL_BUILD_DIR and, with
-	// ccache, CCACHE_DIR and CCACHE_BASEDIR.
+	// build), inside the build sandbox (internal/sandbox) and only after
+	// the patch guard accepted the patched index. It sees AUTOSEL_TREE,
+	// AUTOSEL_SRC, AUTOSEL_BUILD_DIR (also HOME) and, with ccache,
+	// CCACHE_DIR and CCACHE_BASEDIR, plus the sandbox's allow-list (PATH,
+	// LANG, ...); nothing else of the bot's environment.
 	Build string `mapstructure:"build" yaml:"build"`
 }
 
@@ -128,12 +135,12 @@ func (o Options) treeRepo(t TreeOptions) string {
 // treeHead resolves the commit a tree is tested at: Ref; without one, the
 // tree's name when it is a ref (stable tags are named like "v6.1.192"),
 // else the HEAD of the repository (a local checkout).
-func treeHead(ctx context.Context, g *git, t TreeOptions) (string, error) {
+func treeHead(ctx context.Context, g *git.Git, t TreeOptions) (string, error) {
 	if t.Ref != "" {
-		return g.revParse(ctx, t.Ref)
+		return g.RevParse(ctx, t.Ref)
 	}
-	if c, err := g.revParse(ctx, t.Name); err == nil {
+	if c, err := g.RevParse(ctx, t.Name); err == nil {
 		return c, nil
 	}
-	return g.revParse(ctx, "HEAD")
+	return g.RevParse(ctx, "HEAD")
 }

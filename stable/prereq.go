@@ -4,13 +4,14 @@ import (
 	"context"
 	"os"
 
+	"github.com/autosel-bot/autosel-bot/internal/git"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
 // prereqTrier retries a failed patch on top of its possible dependencies.
 type prereqTrier struct {
 	w     *worktree
-	up    *git
+	up    *git.Git
 	max   int
 	diffs map[string][]byte // dependency sha -> its diff
 }
@@ -21,7 +22,7 @@ func (p *prereqTrier) commitDiff(ctx context.Context, sha string) ([]byte, error
 	if d, ok := p.diffs[sha]; ok {
 		return d, nil
 	}
-	out, err := p.up.run(ctx, "diff-tree", "-p", "--binary", "--full-index", "--root", "-m", "--first-parent", sha)
+	out, err := p.up.Run(ctx, "diff-tree", "-p", "--binary", "--full-index", "--root", "-m", "--first-parent", sha)
 	if err != nil {
 		return nil, err
 	}

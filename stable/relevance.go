@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/internal/git"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
 )
@@ -98,13 +99,13 @@ func Relevant(ctx context.Context, m *mail.Message, opts Options) (*Relevance, e
 	opts = opts.withDefaults()
 	tags := ParseTags(m)
 	rel := &Relevance{Why: map[int]string{}}
-	up := newGit(opts.upstreamRepo())
+	up := git.New(opts.upstreamRepo())
 	// Fill in missing Fixes: subjects from upstream.
 	for i, f := range tags.Fixes {
 		if f.Subject != "" || opts.upstreamRepo() == "" {
 			continue
 		}
-		if s, err := up.subject(ctx, f.SHA); err == nil {
+		if s, err := commitSubject(ctx, up, f.SHA); err == nil {
 			tags.Fixes[i].Subject = s
 		}
 	}
@@ -185,15 +186,15 @@ func treeVersion(t TreeOptions) Version {
 // containsAny reports whether tree t contains one of the fixed commits:
 // as an ancestor of its ref, or as a backport with the same subject.
 func containsAny(ctx context.Context, opts Options, t TreeOptions, fixes []report.Commit) (string, bool, error) {
-	g := newGit(opts.treeRepo(t))
+	g := git.New(opts.treeRepo(t))
 	head, err := treeHead(ctx, g, t)
 	if err != nil {
 		// Not decidable: the tree is left out (and the reason kept).
 		return err.Error(), false, nil
 	}
 	for _, f := range fixes {
-		if full, err := g.revParse(ctx, f.SHA); err == nil {
-			if ok, err := g.isAncestor(ctx, full, head); err != nil {
+		if full, err := g.RevParse(ctx, f.SHA); err == nil {
+			if ok, err := g.IsAncestor(ctx, full, head); err != nil {
 				return "", false, err
 			} else if ok {
 				return "contains " + f.Short(), true, nil
@@ -205,7 +206,7 @@ func containsAny(ctx context.Context, opts Options, t TreeOptions, fixes []repor
 			if opts.Upstream.Ref != "" && sameRepo(opts.upstreamRepo(), opts.treeRepo(t)) {
 				exclude = append(exclude, opts.Upstream.Ref)
 			}
-			sha, err := g.findSubject(ctx, head, f.Subject, opts.SearchLimit, exclude...)
+			sha, err := findSubject(ctx, g, head, f.Subject, opts.SearchLimit, exclude...)
 			if err != nil {
 				return "", false, err
 			}

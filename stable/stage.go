@@ -1,8 +1,9 @@
 // Package stable tries patches on configured stable trees, the way the
 // kernel's stable bot does: it decides which trees a patch is relevant to
 // (Cc: stable tags with version annotations, Fixes: tags, AUTOSEL
-// subjects), applies it in a throwaway worktree of each tree with a 3-way
-// fallback, names the possible dependencies when it does not apply (git
+// subjects), applies it in a worktree of each tree with a 3-way fallback
+// (a persistent one per tree when the tree builds into the cache directory,
+// so that builds are incremental; worktree.go), names the possible dependencies when it does not apply (git
 // blame of the failing hunks' lines upstream, like git-deps), retries on top
 // of them, points at backports in other trees, builds, and checks whether
 // the patch is upstream. Results go into report.PatchReport.Stable and the
@@ -16,6 +17,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/internal/git"
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
@@ -23,19 +27,36 @@ import (
 
 // Stage is the stable pipeline stage (it implements pipeline.Stage).
 type Stage struct {
-	opts Options
-	log  *slog.Logger
+	opts   Options
+	log    *slog.Logger
+	sbOpts sandbox.Options
+	sb     *sandbox.Sandbox
+	guard  patchguard.Guard
 }
 
 // NewStage returns the stable stage for opts. A stage with Enabled unset or
-// no trees configured does nothing.
+// no trees configured does nothing. Builds run in the sandbox (bwrap
+// required) behind a patch guard with no configured globs until
+// WithBuildPolicy says otherwise.
 func NewStage(opts Options) *Stage {
-	return &Stage{opts: opts.withDefaults(), log: slog.Default()}
+	s := &Stage{opts: opts.withDefaults(), log: slog.Default(), guard: patchguard.New(nil, nil)}
+	s.sb = sandbox.New(s.sbOpts, s.log)
+	return s
 }
 
 // WithLogger sets the logger for progress and per-tree problems.
 func (s *Stage) WithLogger(l *slog.Logger) *Stage {
 	s.log = l
+	s.sb = sandbox.New(s.sbOpts, l)
+	return s
+}
+
+// WithBuildPolicy sets the sandbox every build command runs in (the
+// config's `sandbox:` section) and the patch guard that decides whether a
+// patched tree may be built at all (the runner's deny_paths/allow_paths).
+func (s *Stage) WithBuildPolicy(sb sandbox.Options, guard patchguard.Guard) *Stage {
+	s.sbOpts, s.guard = sb, guard
+	s.sb = sandbox.New(sb, s.log)
 	return s
 }
 
@@ -64,7 +85,7 @@ func (s *Stage) Run(ctx context.Context, ser *series.Series, r *report.Report) e
 	opts := s.opts
 	var upRef string
 	if opts.Upstream.Ref != "" && opts.upstreamRepo() != "" {
-		ref, err := newGit(opts.upstreamRepo()).revParse(ctx, opts.Upstream.Ref)
+		ref, err := git.New(opts.upstreamRepo()).RevParse(ctx, opts.Upstream.Ref)
 		if err != nil {
 			return fmt.Errorf("stable: upstream: %w", err)
 		}
@@ -150,7 +171,7 @@ func (s *Stage) Run(ctx context.Context, ser *series.Series, r *report.Report) e
 			}
 		}
 		if upRef != "" {
-			c, how, err := findUpstream(ctx, newGit(opts.upstreamRepo()), upRef, pp.title, pp.p.Msg.UpstreamCommit, pp.diff, pp.files, opts.SearchLimit)
+			c, how, err := findUpstream(ctx, git.New(opts.upstreamRepo()), upRef, pp.title, pp.p.Msg.UpstreamCommit, pp.diff, pp.files, opts.SearchLimit)
 			if err != nil {
 				pp.rep.Notes = append(pp.rep.Notes, "stable: upstream check: "+err.Error())
 			}

@@ -2,6 +2,7 @@ package stable
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/stable/stabletest"
@@ -268,8 +271,9 @@ func TestNotRelevantNoResult(t *testing.T) {
 }
 
 // TestCancelCleansUp cancels the run in the middle of a (hanging) build:
-// Run must return promptly, kill the build's process group and remove the
-// worktree.
+// Run must return promptly, kill the build's process group, remove its
+// temporary files and release the tree's persistent worktree, which the
+// next run finds locked by nobody and resets.
 func TestCancelCleansUp(t *testing.T) {
 	w := newWorld(t)
 	w.opts.Trees = w.opts.Trees[:1]
@@ -281,7 +285,7 @@ func TestCancelCleansUp(t *testing.T) {
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		m, _ := filepath.Glob(filepath.Join(w.opts.WorkDir, "*", "*", "started"))
+		m, _ := filepath.Glob(filepath.Join(w.opts.CacheDir, "src", "*", "started"))
 		if len(m) > 0 {
 			break
 		}
@@ -303,22 +307,120 @@ func TestCancelCleansUp(t *testing.T) {
 	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("Run took %v to return after cancel", d)
 	}
-	if out := w.repo.Git("worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
-		t.Errorf("worktrees left behind:\n%s", out)
+	if got := worktrees(w); len(got) != 2 || !strings.HasPrefix(got[1], filepath.Join(w.opts.CacheDir, "src")+"/") {
+		t.Errorf("worktrees: %v", got)
+	}
+	if left, _ := os.ReadDir(w.opts.WorkDir); len(left) != 0 {
+		t.Errorf("temporary directories left behind: %v", left)
+	}
+	w.opts.Trees[0].Build = "test ! -e started && " + buildCmd
+	sr := w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {
+		t.Errorf("run after the cancelled one: %+v", tr)
+	}
+}
+
+// worktrees lists the repository's worktrees (its own checkout first).
+func worktrees(w *world) []string {
+	var out []string
+	for _, l := range strings.Split(w.repo.Git("worktree", "list", "--porcelain"), "\n") {
+		if p, ok := strings.CutPrefix(l, "worktree "); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestWorktreesRemoved: throwaway worktrees (no cache directory, or no
+// build command) are removed; the user's checkout is never modified.
+func TestWorktreesRemoved(t *testing.T) {
+	w := newWorld(t)
+	w.opts.CacheDir = ""
+	w.run(t, w.repo.PatchMail(w.pA))
+	w.opts.CacheDir = t.TempDir()
+	w.opts.Trees[1].Build, w.opts.Trees[2].Build = "", ""
+	w.run(t, w.repo.PatchMail(w.pA))
+	if got := worktrees(w); len(got) != 2 || !strings.Contains(got[1], "v6.6.3") {
+		t.Errorf("worktrees left behind: %v", got)
+	}
+	if st := w.repo.Git("status", "--porcelain"); st != "" {
+		t.Errorf("user checkout modified:\n%s", st)
 	}
 	if left, _ := os.ReadDir(w.opts.WorkDir); len(left) != 0 {
 		t.Errorf("temporary directories left behind: %v", left)
 	}
 }
 
-func TestWorktreesRemoved(t *testing.T) {
+// TestPersistentWorktree: a tree that builds into the cache directory keeps
+// one worktree across runs, reset to the tree's commit on every use; only
+// the files the patches change are written, so the others keep their
+// mtimes (and make rebuilds only what the patches touch).
+func TestPersistentWorktree(t *testing.T) {
 	w := newWorld(t)
-	w.run(t, w.repo.PatchMail(w.pA))
-	if out := w.repo.Git("worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
-		t.Errorf("worktrees left behind:\n%s", out)
+	w.opts.Trees = w.opts.Trees[:1]
+	sr := w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {
+		t.Fatalf("first run: %+v", tr)
 	}
-	if st := w.repo.Git("status", "--porcelain"); st != "" {
-		t.Errorf("user checkout modified:\n%s", st)
+	wts := worktrees(w)
+	if len(wts) != 2 {
+		t.Fatalf("worktrees %v", wts)
+	}
+	dir := wts[1]
+	stat := func(name string) time.Time {
+		t.Helper()
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.ModTime()
+	}
+	read := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		return string(b)
+	}
+	if !strings.Contains(read("foo.c"), "y = 0;") {
+		t.Fatalf("patch not written out:\n%s", read("foo.c"))
+	}
+	helper, foo := stat("helper.h"), stat("foo.c")
+	// What a previous build or a crash may leave: an untracked file, a
+	// changed tracked one.
+	os.WriteFile(filepath.Join(dir, "stray.c"), []byte("int stray;\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bar.c"), []byte("garbage\n"), 0o644)
+	time.Sleep(10 * time.Millisecond)
+	// pA2 needs pA: it fails alone, so nothing is built and the worktree
+	// stays at the tree's commit.
+	w.opts.Trees[0].Build = "false"
+	sr = w.run(t, w.repo.PatchMail(w.pA2)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); tr.Applied {
+		t.Fatalf("pA2 applied without pA: %+v", tr)
+	}
+	// A patch that deletes a file: gone from the worktree for the build.
+	w.repo.Git("checkout", "-q", "--detach", w.v663)
+	w.repo.Git("rm", "-q", "bar.c")
+	del := w.repo.Commit("bar: remove\n\nCc: stable@vger.kernel.org\nSigned-off-by: Test Author <author@example.org>")
+	w.repo.Git("checkout", "-q", "master")
+	w.opts.Trees[0].Build = buildCmd + " && test ! -e bar.c"
+	sr = w.run(t, w.repo.PatchMail(del)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); !tr.Applied || tr.Build != "ok" {
+		t.Fatalf("deleting bar.c: %+v", tr)
+	}
+	w.opts.Trees[0].Build = buildCmd + " && test ! -e stray.c && grep -q 'int bar;' bar.c"
+	sr = w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {
+		t.Fatalf("run on the reused worktree: %+v", tr)
+	}
+	if got := worktrees(w); len(got) != 2 || got[1] != dir {
+		t.Errorf("worktree not reused: %v", got)
+	}
+	if !stat("helper.h").Equal(helper) {
+		t.Errorf("helper.h rewritten (mtime %v, was %v)", stat("helper.h"), helper)
+	}
+	if !stat("foo.c").After(foo) {
+		t.Errorf("foo.c not rewritten (mtime %v, was %v)", stat("foo.c"), foo)
+	}
+	if !strings.Contains(read("foo.c"), "y = 0;") {
+		t.Errorf("patch not written out:\n%s", read("foo.c"))
 	}
 }
 
@@ -440,21 +542,27 @@ func TestSeriesCumulative(t *testing.T) {
 	}
 }
 
-// TestBuildEnv: the build runs in the patched worktree and sees the tree
-// name, a persistent per-tree build directory and ccache settings whose
-// base directory is the worktree (so cache hits survive new worktrees).
+// TestBuildEnv: the build runs in the patched worktree, in the sandbox,
+// and sees the tree name, a persistent per-tree build directory (also
+// HOME) and ccache settings whose base directory is the worktree (so cache
+// hits survive new worktrees) -- and nothing of the bot's own environment.
 func TestBuildEnv(t *testing.T) {
 	w := newWorld(t)
 	w.opts.Trees = w.opts.Trees[:1]
-	w.opts.Trees[0].Build = `set -e
+	cache := w.opts.CacheDir
+	t.Setenv("AUTOSEL_BOT_WATCH_SMTP_PASSWORD", "hunter2")
+	t.Setenv("GITHUB_TOKEN", "ghp_secret")
+	w.opts.Trees[0].Build = fmt.Sprintf(`set -e
 test "$AUTOSEL_TREE" = v6.6.3
 test "$AUTOSEL_SRC" = "$PWD"
 test "$CCACHE_BASEDIR" = "$PWD"
-test "$CCACHE_DIR" = "$AUTOSEL_CACHE/ccache"
-test "$AUTOSEL_BUILD_DIR" = "$AUTOSEL_CACHE/build/v6.6.3"
+test "$CCACHE_DIR" = %[1]q/ccache
+test "$AUTOSEL_BUILD_DIR" = %[1]q/build/v6.6.3
+test "$HOME" = "$AUTOSEL_BUILD_DIR"
+test -z "$AUTOSEL_BOT_WATCH_SMTP_PASSWORD$GITHUB_TOKEN"
+if env | grep -e hunter2 -e ghp_secret; then exit 1; fi
 grep -q "y = 0;" foo.c
-echo ok > "$AUTOSEL_BUILD_DIR/built"`
-	t.Setenv("AUTOSEL_CACHE", w.opts.CacheDir)
+echo ok > "$AUTOSEL_BUILD_DIR/built"`, cache)
 	sr := w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
 	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {
 		t.Fatalf("build: %+v", tr)
@@ -465,12 +573,15 @@ echo ok > "$AUTOSEL_BUILD_DIR/built"`
 
 	// A configured ccache_dir (shared with the runner) replaces the default.
 	w.opts.CCacheDir = filepath.Join(t.TempDir(), "shared-ccache")
-	t.Setenv("AUTOSEL_CCACHE", w.opts.CCacheDir)
-	w.opts.Trees[0].Build = `set -e
-test "$CCACHE_DIR" = "$AUTOSEL_CCACHE"
-test "$CCACHE_BASEDIR" = "$PWD"`
+	w.opts.Trees[0].Build = fmt.Sprintf(`set -e
+test "$CCACHE_DIR" = %q
+test "$CCACHE_BASEDIR" = "$PWD"
+touch "$CCACHE_DIR/written"`, w.opts.CCacheDir)
 	if tr := treeResult(t, w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable, "v6.6.3"); tr.Build != "ok" {
 		t.Fatalf("build with ccache_dir: %+v", tr)
+	}
+	if _, err := os.Stat(filepath.Join(w.opts.CCacheDir, "written")); err != nil {
+		t.Errorf("ccache dir not writable in the sandbox: %v", err)
 	}
 }
 
@@ -496,5 +607,34 @@ func TestBaseCommit(t *testing.T) {
 	tr := treeResult(t, sr, "v6.1.50")
 	if got := shas(tr.Dependencies); strings.Join(got, ",") != w.c2[:12] {
 		t.Errorf("dependencies %v, want [%s]", got, w.c2[:12])
+	}
+}
+
+// TestBuildRefusedByGuard: what git put in the tree's index is checked
+// before the build command runs: a patch adding a Makefile (a denied
+// glob) and an #include of a host file is applied but not built, and the
+// build command never ran.
+func TestBuildRefusedByGuard(t *testing.T) {
+	w := newWorld(t)
+	w.opts.Trees = w.opts.Trees[:1]
+	w.opts.Trees[0].Build = `touch "$AUTOSEL_BUILD_DIR/ran"; ` + buildCmd
+	r := w.repo
+	r.Git("checkout", "-q", "-b", "hostile", w.c3)
+	r.Replace("foo.c", "\tint y = x + 2;\n", "\tint y = x + 2;\n#include \"/etc/passwd\"\n")
+	r.Write("Makefile", "all:\n\tid > /tmp/pwned\n")
+	c := r.Commit("foo: innocent fix\n\nCc: stable@vger.kernel.org\nSigned-off-by: Test Author <author@example.org>")
+	r.Git("checkout", "-q", "master")
+	rep := &report.Report{}
+	st := NewStage(w.opts).WithBuildPolicy(sandbox.Options{}, patchguard.New([]string{"Makefile"}, nil))
+	if err := st.Run(context.Background(), stabletest.Series(r.PatchMail(c)), rep); err != nil {
+		t.Fatal(err)
+	}
+	tr := treeResult(t, rep.Patches[0].Stable, "v6.6.3")
+	joined := strings.Join(tr.BuildErrors, "\n")
+	if !tr.Applied || tr.Build != "refused" || !strings.Contains(joined, "Makefile") || !strings.Contains(joined, "/etc/passwd") {
+		t.Fatalf("want a refused build naming Makefile and /etc/passwd: %+v", tr)
+	}
+	if _, err := os.Stat(filepath.Join(w.opts.CacheDir, "build", "v6.6.3", "ran")); err == nil {
+		t.Fatal("the build command ran for a refused patch")
 	}
 }

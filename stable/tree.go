@@ -6,31 +6,43 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/internal/git"
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
 // runTree applies the patches relevant to tree i, in series order, in one
-// throwaway worktree (each patch on top of the earlier ones that applied),
-// then builds once if anything applied and the tree has a build command.
+// worktree (each patch on top of the earlier ones that applied), then
+// builds once if anything applied and the tree has a build command. A tree
+// that builds into the cache directory keeps its worktree across runs, so
+// that its builds are incremental.
 func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patchPlan, others *backportFinder) error {
 	opts := s.opts
 	t := opts.Trees[i]
-	tg := newGit(opts.treeRepo(t))
+	tg := git.New(opts.treeRepo(t))
 	head, err := treeHead(ctx, tg, t)
 	if err != nil {
 		return err
 	}
-	w, err := addWorktree(ctx, tg, opts.WorkDir, t.Name, head)
+	var w *worktree
+	if t.Build != "" && opts.CacheDir != "" {
+		w, err = openWorktree(ctx, tg, opts.WorkDir, opts.CacheDir, t.Name, head)
+	} else {
+		w, err = addWorktree(ctx, tg, opts.WorkDir, t.Name, head)
+	}
 	if err != nil {
 		return err
 	}
 	defer w.remove()
 	var df *depFinder
 	if upRef != "" {
-		df = &depFinder{opts: opts, up: newGit(opts.upstreamRepo()), upRef: upRef, tg: tg, head: head,
+		df = &depFinder{opts: opts, up: git.New(opts.upstreamRepo()), upRef: upRef, tg: tg, head: head,
 			sameRepo: sameRepo(opts.upstreamRepo(), opts.treeRepo(t))}
 	}
-	var applied []*report.TreeResult
+	var (
+		applied []*report.TreeResult
+		diffs   []patchguard.Patch // the patches in the index, for the guard
+	)
 	for _, pp := range plans {
 		tr := &report.TreeResult{Name: t.Name}
 		pp.res[i] = tr
@@ -47,6 +59,7 @@ func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patch
 		if err == nil {
 			tr.Applied = true
 			applied = append(applied, tr)
+			diffs = append(diffs, patchguard.Patch{Name: pp.title, Diff: pp.diff})
 			continue
 		}
 		tr.ApplyError = applyMessage(err)
@@ -96,10 +109,26 @@ func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patch
 	if t.Build == "" || len(applied) == 0 {
 		return nil
 	}
+	// What git put in the index is checked before anything is written
+	// out or run: host code, symlinks, modes, includes from outside.
+	refusals, err := s.guard.CheckIndex(ctx, w.dir, head, diffs)
+	if err != nil {
+		return err
+	}
+	if len(refusals) > 0 {
+		lines := []string{"not built: the patch changes code that would run on the build host"}
+		for _, r := range refusals {
+			lines = append(lines, r.Error())
+		}
+		for _, tr := range applied {
+			tr.Build, tr.BuildErrors = "refused", lines
+		}
+		return nil
+	}
 	if err := w.checkout(ctx); err != nil {
 		return err
 	}
-	b, err := runBuild(ctx, opts, t, w.dir)
+	b, err := runBuild(ctx, opts, s.sb, t, w.dir)
 	if err != nil {
 		return err
 	}
@@ -115,10 +144,7 @@ func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patch
 
 // applyMessage keeps the informative lines of git apply's complaint.
 func applyMessage(err error) string {
-	msg := err.Error()
-	if ge, ok := err.(*gitError); ok {
-		msg = strings.TrimSpace(ge.stderr)
-	}
+	msg := git.Stderr(err)
 	lines := strings.Split(msg, "\n")
 	if len(lines) > 8 {
 		lines = append(lines[:8], "...")

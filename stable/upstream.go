@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/internal/git"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
 // patchID returns git's stable patch-id of a diff ("" if git finds none).
-func patchID(ctx context.Context, g *git, diff []byte) (string, error) {
-	out, err := g.runInput(ctx, diff, "patch-id", "--stable")
+func patchID(ctx context.Context, g *git.Git, diff []byte) (string, error) {
+	out, err := g.RunInput(ctx, diff, "patch-id", "--stable")
 	if err != nil {
 		return "", err
 	}
@@ -26,12 +27,12 @@ func patchID(ctx context.Context, g *git, diff []byte) (string, error) {
 // subject (reported as "patch-id" when its patch-id also matches, else
 // "subject"), or failing that a commit with the same patch-id among the
 // recent commits touching the patch's files.
-func findUpstream(ctx context.Context, up *git, upRef, title, upstreamSHA string, diff []byte, files []fileDiff, limit int) (*report.Commit, string, error) {
+func findUpstream(ctx context.Context, up *git.Git, upRef, title, upstreamSHA string, diff []byte, files []fileDiff, limit int) (*report.Commit, string, error) {
 	// A backport names its upstream commit ("[ Upstream commit <sha> ]").
 	if upstreamSHA != "" {
-		if full, err := up.revParse(ctx, upstreamSHA); err == nil {
-			if in, err := up.isAncestor(ctx, full, upRef); err == nil && in {
-				s, _ := up.subject(ctx, full)
+		if full, err := up.RevParse(ctx, upstreamSHA); err == nil {
+			if in, err := up.IsAncestor(ctx, full, upRef); err == nil && in {
+				s, _ := commitSubject(ctx, up, full)
 				return &report.Commit{SHA: full, Subject: s}, "upstream-commit", nil
 			}
 		}
@@ -40,11 +41,11 @@ func findUpstream(ctx context.Context, up *git, upRef, title, upstreamSHA string
 	if err != nil {
 		return nil, "", fmt.Errorf("patch-id: %w", err)
 	}
-	if sha, err := up.findSubject(ctx, upRef, title, limit); err != nil {
+	if sha, err := findSubject(ctx, up, upRef, title, limit); err != nil {
 		return nil, "", err
 	} else if sha != "" {
 		c := &report.Commit{SHA: sha, Subject: title}
-		cd, err := up.run(ctx, "diff-tree", "-p", "--root", sha)
+		cd, err := up.Run(ctx, "diff-tree", "-p", "--root", sha)
 		if err == nil && id != "" {
 			if cid, _ := patchID(ctx, up, []byte(cd)); cid == id {
 				return c, "patch-id", nil
@@ -57,18 +58,18 @@ func findUpstream(ctx context.Context, up *git, upRef, title, upstreamSHA string
 		return nil, "", nil
 	}
 	args := append([]string{"log", "-p", "--no-merges", fmt.Sprintf("--max-count=%d", min(limit, 500)), upRef, "--"}, ps...)
-	logp, err := up.run(ctx, args...)
+	logp, err := up.Run(ctx, args...)
 	if err != nil {
 		return nil, "", err
 	}
-	ids, err := up.runInput(ctx, []byte(logp), "patch-id", "--stable")
+	ids, err := up.RunInput(ctx, []byte(logp), "patch-id", "--stable")
 	if err != nil {
 		return nil, "", err
 	}
 	for _, l := range strings.Split(ids, "\n") {
 		f := strings.Fields(l)
 		if len(f) == 2 && f[0] == id {
-			s, _ := up.subject(ctx, f[1])
+			s, _ := commitSubject(ctx, up, f[1])
 			return &report.Commit{SHA: f[1], Subject: s}, "patch-id", nil
 		}
 	}

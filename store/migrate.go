@@ -77,6 +77,27 @@ ALTER TABLE replies ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 ALTER TABLE replies ADD COLUMN dry_run INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX replies_origin ON replies(origin, created);
 `,
+	// 3: GitHub pull requests, one row per PR head (see github.go).
+	`
+CREATE TABLE github_prs (
+	repo         TEXT NOT NULL,
+	number       INTEGER NOT NULL,
+	head_sha     TEXT NOT NULL,
+	state        TEXT NOT NULL,
+	attempts     INTEGER NOT NULL DEFAULT 0,
+	check_run_id INTEGER NOT NULL DEFAULT 0,
+	review_id    INTEGER NOT NULL DEFAULT 0,
+	conclusion   TEXT NOT NULL DEFAULT '',
+	superseded   INTEGER NOT NULL DEFAULT 0,
+	report       TEXT NOT NULL DEFAULT '',
+	error        TEXT NOT NULL DEFAULT '',
+	created      INTEGER NOT NULL,
+	updated      INTEGER NOT NULL,
+	PRIMARY KEY (repo, number, head_sha)
+);
+CREATE INDEX github_prs_pr ON github_prs(repo, number, created);
+CREATE INDEX github_prs_state ON github_prs(state);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

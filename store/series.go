@@ -106,32 +106,9 @@ func (s *Store) FinishSeries(ctx context.Context, key, state, errText, report st
 // SeriesOfMessages returns the distinct keys of finished series that
 // contain any of the given Message-IDs, with their versions.
 func (s *Store) SeriesOfMessages(ctx context.Context, ids []string) (map[string]int, error) {
-	out := map[string]int{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	for _, id := range ids {
-		if id == "" {
-			continue
-		}
-		if err := func() error {
-			rows, err := s.seriesOfMsg.QueryContext(ctx, id)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var k string
-				var v int
-				if err := rows.Scan(&k, &v); err != nil {
-					return err
-				}
-				out[k] = v
-			}
-			return rows.Err()
-		}(); err != nil {
-			return nil, fmt.Errorf("series of messages: %w", err)
-		}
+	out, err := processedSeries(ctx, s.seriesOfMsg, ids)
+	if err != nil {
+		return nil, fmt.Errorf("series of messages: %w", err)
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autosel-bot/autosel-bot/gitsrc"
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/report"
@@ -27,17 +28,26 @@ type checkFlags struct {
 
 const checkLong = `Analyse kernel patches and print a report per series.
 
-Input is any of: single patches (git format-patch output), mbox files with
-one or many messages, Maildir directories, "-" for stdin, or the commits of a
-local git range (--repo DIR --range A..B; the range is one series). Messages
-are grouped into series (cover letter, numbered parts, versions, diffs
-proposed inline in review replies), every patch's diff is parsed and mapped
-to the C functions it changes, and every rule runs on it. With --tree DIR (a
-kernel checkout) each patch is applied to the tree in memory (the tree is
-never written; patches of a series stack) and the rules see the whole tree.
+Input is any of: single patches (git format-patch output, with or without
+--base), plain "git diff", "git show" or "git log -p" output (one patch per
+commit), quilt/DEP-3 patch files, mbox files with one or many messages,
+Maildir directories, "-" for stdin, the commits of a local git range (--repo
+DIR --range A..B; the range is one series), or a Message-ID or message URL:
+like "b4 mbox", the whole thread is fetched from the public-inbox server
+(check.lore_url, lore.kernel.org by default; a URL names its own server).
+Messages are grouped into series (cover letter, numbered parts, versions,
+diffs proposed inline in review replies), every patch's diff is parsed and
+mapped to the C functions it changes, and every rule runs on it. With --tree
+DIR (a kernel checkout) each patch is applied to the tree in memory (the
+tree is never written; patches of a series stack) and the rules see the
+whole tree.
 
 Output formats: text (kernel-mail style), json (JSON Lines: one object per
-series, schema in report/schema.json), email (the reply the bot would send).
+series, schema in report/schema.json), email (the replies the bot would
+send, as an mbox with full headers: git send-email, mutt -f and git
+mailsplit read it), terse (one line per finding, "file:line: severity:
+rule: message", like checkpatch --terse, for editors and CI logs), sarif
+(SARIF 2.1.0, call chains as code flows, for code-scanning services).
 
 Problems with single messages or patches (unparseable mail, malformed or
 whitespace-damaged diffs) are printed on stderr, naming the file, line and
@@ -53,10 +63,12 @@ Exit status:
 func newCheckCmd(a *app) *cobra.Command {
 	var f checkFlags
 	cmd := &cobra.Command{
-		Use:   "check [FILE...|-]",
-		Short: "Analyse patches (files, mbox, Maildir, stdin or a git range) and print a report",
+		Use:   "check [FILE...|MESSAGE-ID...|URL...|-]",
+		Short: "Analyse patches (files, mbox, Maildir, stdin, a lore thread or a git range) and print a report",
 		Long:  checkLong,
 		Example: `  autosel-bot check testdata/seeds/002-watch-queue-v5.mbox
+  autosel-bot check 20230811010309.20196-2-zhanghongchen@loongson.cn
+  autosel-bot check https://lore.kernel.org/all/20230811010309.20196-2-zhanghongchen@loongson.cn/
   git format-patch -3 --stdout | autosel-bot check --format json -
   autosel-bot check --repo ~/linux --range v6.1..my-branch --tree ~/linux-6.1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -64,7 +76,7 @@ func newCheckCmd(a *app) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "", "output format: text, json or email (default from config check.format)")
+	fl.StringVar(&f.format, "format", "", "output format: text, json, email (mbox of the replies), terse (file:line: severity: rule: message) or sarif (SARIF 2.1.0) (default from config check.format)")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a finding is at or above this severity: note or risk (default from config check.fail_on)")
 	fl.StringVar(&f.tree, "tree", "", "kernel checkout to apply patches onto in memory and index (default from config check.tree; empty: patch-only)")
 	fl.StringVar(&f.repo, "repo", "", "git repository for --range (default: current directory)")
@@ -88,13 +100,13 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		cfg.Tree = f.tree
 	}
 	switch cfg.Format {
-	case "text", "json", "email":
+	case "text", "json", "email", "terse", "sarif":
 	default:
-		return usageErr("--format %q: want text, json or email", cfg.Format)
+		return usageErr("%s %q: want text, json, email, terse or sarif", settingName(cmd, a, "format", "check.format"), cfg.Format)
 	}
 	failOn := report.Severity(cfg.FailOn)
 	if failOn.Rank() == 0 {
-		return usageErr("--fail-on %q: want note or risk", cfg.FailOn)
+		return usageErr("%s %q: want note or risk", settingName(cmd, a, "fail-on", "check.fail_on"), cfg.FailOn)
 	}
 	if f.rng == "" && f.repo != "" {
 		return usageErr("--repo needs --range A..B")
@@ -127,7 +139,12 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		}
 		msgs = m
 	} else {
-		m, errs := mail.LoadWith(ctx, args, cmd.InOrStdin(), mail.LoadOptions{Thin: true})
+		fetched, paths, ferrs := fetchThreads(ctx, cfg, args)
+		for _, e := range ferrs {
+			fmt.Fprintf(stderr, "autosel-bot: check: %s\n", report.EscapeControls(e.Error()))
+		}
+		inputErrs += len(ferrs)
+		m, errs := mail.LoadWith(ctx, paths, cmd.InOrStdin(), mail.LoadOptions{Thin: true, Fetched: fetched})
 		for _, e := range errs {
 			fmt.Fprintf(stderr, "autosel-bot: check: %v\n", e)
 		}
@@ -145,9 +162,21 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		return usageErr("no patches found in the input (%d messages read)", len(msgs))
 	}
 
+	if cfg.Tree != "" && wantProgress(a.cfg.Index.Progress, cfg.Format, stderr) {
+		a.progress = newProgressBars(stderr)
+		defer a.progress.wait()
+	}
 	p, err := newPipeline(a, cfg.Tree, a.log)
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	repo := f.repo
+	if repo == "" {
+		repo = "."
+	}
+	bt, baseNote := baseTree(ctx, cfg.Tree, repo, f.rng, msgs)
+	if bt != nil {
+		setBaseTree(p, bt)
 	}
 	reports := make([]*report.Report, 0, len(ss))
 	analysed := 0
@@ -162,6 +191,9 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 			} else {
 				fmt.Fprintf(stderr, "autosel-bot: check: %s\n", report.EscapeControls(pr.Error))
 			}
+		}
+		if baseNote != "" {
+			r.Notes = append(r.Notes, baseNote)
 		}
 		reports = append(reports, r)
 	}
@@ -188,7 +220,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		}
 	}
 	if n > 0 {
-		return &exitError{1, fmt.Errorf("check: %d %s at or above %s", n, plural(n, "finding", "findings"), failOn)}
+		return &exitError{1, fmt.Errorf("check: %s at or above %s", textfmt.Plural(n, "finding", "findings"), failOn)}
 	}
 	return nil
 }
@@ -199,25 +231,21 @@ func render(w io.Writer, format string, reports []*report.Report, ss []*series.S
 	switch format {
 	case "json":
 		return report.WriteJSON(w, reports)
+	case "terse":
+		return report.WriteTerse(w, reports)
+	case "sarif":
+		return report.WriteSARIF(w, reports, report.SARIFTool{Name: "autosel-bot", Version: buildVersion(), InformationURI: projectURL})
 	case "email":
+		// One mbox of every reply, in series order.
+		var mails []*reply.Mail
 		for i, r := range reports {
-			if i > 0 {
-				if _, err := io.WriteString(w, "\n"); err != nil {
-					return err
-				}
-			}
-			if err := reply.Render(w, r, ss[i], opts); err != nil {
+			ms, err := reply.Compose(r, ss[i], opts)
+			if err != nil {
 				return fmt.Errorf("series <%s>: %w", r.SeriesID, err)
 			}
+			mails = append(mails, ms...)
 		}
-		return nil
+		return reply.WriteMbox(w, mails)
 	}
 	return report.WriteText(w, reports)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

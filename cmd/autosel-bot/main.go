@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
@@ -31,6 +32,11 @@ type app struct {
 	verbose    bool
 	cfg        *config.Config
 	log        *slog.Logger
+	// progress, when set, shows indexing progress (see progress.go).
+	progress *progressBars
+	// collectors are the metrics of backends built for the pipeline
+	// (lava), registered on the daemon's /metrics.
+	collectors []prometheus.Collector
 }
 
 // load reads the configuration once flags are parsed.
@@ -68,6 +74,7 @@ AUTOSEL_BOT_<SECTION>_<KEY> environment variables.`,
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (YAML) merged over the built-in defaults")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "debug logging on stderr")
 	root.AddCommand(newCheckCmd(a), newTestCmd(a), newWatchCmd(a), newReplayCmd(a), newRulesCmd(a))
+	addWorkflowCommands(root)
 	return root
 }
 

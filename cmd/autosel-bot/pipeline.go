@@ -1,18 +1,18 @@
 package main
 
 import (
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"log/slog"
 
-	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/rules/all"
-	"github.com/autosel-bot/autosel-bot/runner"
 	"github.com/autosel-bot/autosel-bot/stable"
 )
 
 // newPipeline builds the one pipeline that check, replay and watch run:
 // the analysis (every rule; on tree when it is set), then the stable-tree
-// and VM stages, which do nothing unless enabled in their config sections.
+// and VM stages, which do nothing unless enabled in their config sections
+// (the VM stage boots on GitHub Actions with github.actions.enabled).
 func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, error) {
 	rs, err := all.Rules(a.cfg.Rules)
 	if err != nil {
@@ -22,15 +22,20 @@ func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, err
 		Rules:        rs,
 		RuleOptions:  a.cfg.Rules,
 		Tree:         tree,
-		IndexOptions: index.Options{Logger: log},
+		IndexOptions: a.indexOptions(log),
 		Log:          log,
 	})
 	if err != nil {
 		return nil, err
 	}
+	vm, err := vmStage(a, log)
+	if err != nil {
+		return nil, err
+	}
 	return &pipeline.Pipeline{Stages: []pipeline.Stage{
 		an,
-		stable.NewStage(a.cfg.Stable).WithLogger(log),
-		runner.NewStage(a.cfg.Runner),
+		stable.NewStage(a.cfg.Stable).WithLogger(log).
+			WithBuildPolicy(a.cfg.Sandbox, patchguard.New(a.cfg.Runner.DenyPaths, a.cfg.Runner.AllowPaths)),
+		vm,
 	}, Log: log}, nil
 }

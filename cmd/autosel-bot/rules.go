@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/rules/all"
 )
@@ -44,22 +45,11 @@ func writeRules(w io.Writer, rs []*rules.Rule) {
 	}
 }
 
-// wrap fills s into lines of at most width characters after indent.
+// wrap fills s into lines of at most width display columns after indent
+// ("" for no words).
 func wrap(s, indent string, width int) string {
-	var b strings.Builder
-	n := 0
-	for _, word := range strings.Fields(s) {
-		switch {
-		case n == 0:
-			b.WriteString(indent + word)
-			n = len(indent) + len(word)
-		case n+1+len(word) > width:
-			b.WriteString("\n" + indent + word)
-			n = len(indent) + len(word)
-		default:
-			b.WriteString(" " + word)
-			n += 1 + len(word)
-		}
+	if strings.TrimSpace(s) == "" {
+		return ""
 	}
-	return b.String()
+	return strings.Join(textfmt.Fill(s, width, indent, indent), "\n")
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -16,16 +15,18 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/autosel-bot/autosel-bot/internal/git"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/runner"
+	"github.com/autosel-bot/autosel-bot/runner/lava"
 )
 
 // newTestCmd builds the "test" command: build the patched kernel, boot it
 // in QEMU with the regression suite, compare with the baseline.
 func newTestCmd(a *app) *cobra.Command {
 	var (
-		tree, rng, baseline, format, accel string
-		patches, tests                     []string
+		tree, rng, baseline, format, accel, backend string
+		patches, tests                              []string
 	)
 	cmd := &cobra.Command{
 		Use:   "test --tree DIR [--patch FILE...|--range A..B] [--baseline REF]",
@@ -54,8 +55,8 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			if len(patches) > 0 && rng != "" {
 				return &exitError{2, errors.New("test: use --patch or --range, not both")}
 			}
-			if format != "text" && format != "json" {
-				return &exitError{2, fmt.Errorf("test: --format %q: want text or json", format)}
+			if format != "text" && format != "json" && format != "kcidb" {
+				return &exitError{2, fmt.Errorf("test: --format %q: want text, json or kcidb", format)}
 			}
 			if accel != "" {
 				cfg.Accel = accel
@@ -65,6 +66,13 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 			}
 			var ps []runner.Patch
 			for _, f := range patches {
+				if tps, ok, err := threadPatches(cmd.Context(), a.cfg.Check, f); ok {
+					if err != nil {
+						return &exitError{2, fmt.Errorf("test: patch: %w", err)}
+					}
+					ps = append(ps, tps...)
+					continue
+				}
 				b, err := readPatch(f, cmd.InOrStdin())
 				if err != nil {
 					return &exitError{2, err}
@@ -93,18 +101,39 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 				level = slog.LevelDebug
 			}
 			opts := runner.FromConfig(cfg)
+			opts.Sandbox = a.cfg.Sandbox
 			opts.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
-			opts.Progress = cmd.ErrOrStderr()
+			if format == "text" {
+				// Bars only around the human report (runner draws them
+				// only on a terminal); machine formats stay quiet.
+				opts.Progress = cmd.ErrOrStderr()
+			}
 			if _, err := runner.SelectTests(opts.Tests); err != nil {
 				return &exitError{2, err}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			vm, err := runner.New(opts, nil).Compare(ctx, tree, baseline, ps)
+			if backend == "" {
+				backend = cfg.Backend
+			}
+			var be runner.Backend
+			switch backend {
+			case "", "local":
+			case "lava":
+				lb, err := lava.FromConfig(cfg.Lava, opts, opts.Log)
+				if err != nil {
+					return &exitError{2, err}
+				}
+				defer lb.Close()
+				be = lb
+			default:
+				return &exitError{2, fmt.Errorf("test: --backend %q: want local or lava", backend)}
+			}
+			vm, err := runner.New(opts, be).Compare(ctx, tree, baseline, ps)
 			if err != nil {
 				return &exitError{2, err}
 			}
-			if err := printVM(cmd.OutOrStdout(), vm, format); err != nil {
+			if err := printVM(cmd.OutOrStdout(), vm, format, kcidbOptions(ps)); err != nil {
 				return &exitError{2, err}
 			}
 			switch vm.Status {
@@ -119,12 +148,13 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&tree, "tree", "", "kernel git checkout (never modified; default runner.tree)")
-	f.StringArrayVar(&patches, "patch", nil, "patch file to apply (repeatable, in order; - for stdin)")
+	f.StringArrayVar(&patches, "patch", nil, "patch file to apply (repeatable, in order; - for stdin), or a Message-ID or lore URL whose thread's series is fetched (check.lore_url)")
 	f.StringVar(&rng, "range", "", "test the commits A..B of the tree (baseline A unless --baseline)")
 	f.StringVar(&baseline, "baseline", "", "baseline ref the patches apply to (default runner.baseline)")
-	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.StringVar(&format, "format", "text", "output format: text, json or kcidb (KCIDB I/O v4: checkouts, builds, tests)")
 	f.StringVar(&accel, "accel", "", "QEMU accelerator: auto, kvm or tcg (default runner.accel)")
 	f.StringSliceVar(&tests, "tests", nil, "suite tests to run (default all)")
+	f.StringVar(&backend, "backend", "", "where the kernels boot: local or lava (default runner.backend; lava: runner.lava.*)")
 	return cmd
 }
 
@@ -140,20 +170,21 @@ func readPatch(name string, stdin io.Reader) ([]byte, error) {
 }
 
 func gitDiff(ctx context.Context, tree, from, to string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", "diff", "--binary", "--end-of-options", from, to)
-	cmd.Dir = tree
-	out, err := cmd.Output()
+	out, err := git.New(tree).Diff(ctx, from, to)
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("test: git diff %s..%s: %s", from, to, strings.TrimSpace(string(ee.Stderr)))
+		var ge *git.Error
+		if errors.As(err, &ge) {
+			return nil, fmt.Errorf("test: git diff %s..%s: %s", from, to, git.Stderr(err))
 		}
 		return nil, fmt.Errorf("test: git diff: %w", err)
 	}
 	return out, nil
 }
 
-func printVM(w io.Writer, vm *report.VMReport, format string) error {
+func printVM(w io.Writer, vm *report.VMReport, format string, kopts report.KCIDBOptions) error {
+	if format == "kcidb" {
+		return report.WriteKCIDB(w, vm, kopts)
+	}
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

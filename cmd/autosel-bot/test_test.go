@@ -21,6 +21,8 @@ func TestTestCmdUsage(t *testing.T) {
 		{[]string{"test", "--tree", ".", "--range", "--output=x..b"}, "want A..B"},
 		{[]string{"test", "--tree", ".", "--tests", "nope"}, "unknown suite test"},
 		{[]string{"test", "--tree", ".", "--patch", "/nonexistent.patch"}, "nonexistent"},
+		{[]string{"test", "--tree", ".", "--backend", "cloud"}, "want local or lava"},
+		{[]string{"test", "--tree", ".", "--backend", "lava"}, "runner.lava.url"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := runCLI(t, "", tt.args...)
@@ -62,6 +64,35 @@ func TestTestCmdRefusedRange(t *testing.T) {
 		t.Fatalf("%v: %s", err, stdout)
 	}
 	if vm.Status != "refused" || len(vm.Refusals) == 0 || !strings.Contains(vm.Refusals[0], "Makefile") {
+		t.Fatalf("%+v", vm)
+	}
+}
+
+// TestTestCmdLavaBackend: --backend lava wires the lava backend (the
+// report names it); a refused patch never reaches the lab, so none is needed.
+func TestTestCmdLavaBackend(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "a"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "fix.patch"), []byte("diff --git a/fs/Makefile b/fs/Makefile\n--- a/fs/Makefile\n+++ b/fs/Makefile\n@@ -1 +1,2 @@\n obj-y := a.o\n+$(shell id)\n"), 0o644)
+	cfg := filepath.Join(dir, "config.yaml")
+	os.WriteFile(cfg, []byte("runner:\n  work_dir: "+t.TempDir()+"\n  lava:\n    url: http://127.0.0.1:9/\n"), 0o644)
+	code, stdout, stderr := runCLI(t, "", "test", "--tree", dir, "--patch", filepath.Join(dir, "fix.patch"), "--backend", "lava",
+		"--format", "json", "--config", cfg)
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var vm struct {
+		Status  string `json:"status"`
+		Backend string `json:"backend"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &vm); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if vm.Status != "refused" || vm.Backend != "lava" {
 		t.Fatalf("%+v", vm)
 	}
 }

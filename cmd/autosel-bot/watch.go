@@ -18,6 +18,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/daemon"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/imapsrc"
+	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/series"
 	"github.com/autosel-bot/autosel-bot/store"
@@ -40,7 +41,14 @@ mail or mail without a patch. Replies composed while sending was off
 (dry-run) are never sent by a later sending run unless --send-backlog is
 given. /metrics and /healthz are served on watch.metrics; /healthz answers
 503 once IMAP, SMTP or the store has failed for watch.health_grace. A
-restart resumes exactly where the last run stopped.`
+restart resumes exactly where the last run stopped.
+
+With github.repos set (token from github.token_env or github.token_file),
+watch also reviews the open pull requests of those repositories: each new
+head commit runs through the same pipeline and gets one review (summary and
+line comments) and a check run with annotations; github.webhook adds a
+receiver of signed pull_request events. Without watch.imap, only GitHub is
+followed.`
 
 // watchFlags are the watch command's flags.
 type watchFlags struct {
@@ -105,6 +113,7 @@ type botParts struct {
 	dl    *deliver.Deliverer
 	d     *daemon.Daemon
 	smtp  *deliver.SMTP
+	pipe  *pipeline.Pipeline
 	close func()
 }
 
@@ -182,6 +191,7 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 		b.close()
 		return nil, err
 	}
+	b.pipe = p
 	analyze := func(ctx context.Context, s *series.Series) (*daemon.Result, error) {
 		if slowDown > 0 {
 			select {
@@ -268,8 +278,8 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 	if err := w.Validate(); err != nil {
 		return &exitError{2, err}
 	}
-	if len(w.IMAP) == 0 {
-		return &exitError{2, fmt.Errorf("watch: no IMAP server configured (watch.imap)")}
+	if len(w.IMAP) == 0 && len(a.cfg.GitHub.Repos) == 0 {
+		return &exitError{2, fmt.Errorf("watch: no IMAP server (watch.imap) or GitHub repository (github.repos) configured")}
 	}
 	log := botLogger(a, f.logFormat)
 	servers, err := imapServers(w.IMAP, w.MaxMessageSize)
@@ -284,9 +294,13 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 		extra.Mailboxes = w.ConfirmMailboxes
 		confServers = append(confServers, extra)
 	}
-	finder, err := imapsrc.NewFinder(confServers)
-	if err != nil {
-		return &exitError{2, err}
+	var finder deliver.Confirmer
+	if len(confServers) > 0 {
+		f, err := imapsrc.NewFinder(confServers)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		finder = f
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -304,9 +318,20 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 			}
 		}
 	}
-	watcher, err := imapsrc.NewWatcher(servers, b.st, b.d, b.d.Hooks(), log)
+	for _, c := range a.collectors {
+		if err := b.d.Register(c); err != nil {
+			return &exitError{2, fmt.Errorf("metrics: %w", err)}
+		}
+	}
+	ghRun, err := githubWatch(a, b.st, b.pipe, b.d.Register, log)
 	if err != nil {
 		return &exitError{2, err}
+	}
+	var watcher *imapsrc.Watcher
+	if len(servers) > 0 {
+		if watcher, err = imapsrc.NewWatcher(servers, b.st, b.d, b.d.Hooks(), log); err != nil {
+			return &exitError{2, err}
+		}
 	}
 	addr := w.Metrics
 	if f.metrics != "" {
@@ -323,7 +348,13 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 		mode = "sending over SMTP " + w.SMTP.Addr
 	}
 	log.Info("watch starting", "store", w.StorePath(), "outbox", w.OutboxPath(), "mode", mode)
-	if err := b.d.Run(ctx, watcher, addr); err != nil {
+	err = runAlongside(ctx, ghRun, func(ctx context.Context) error {
+		if watcher == nil { // GitHub only
+			return serveMetrics(ctx, addr, b.d.HTTPHandler(), log)
+		}
+		return b.d.Run(ctx, watcher, addr)
+	})
+	if err != nil {
 		return &exitError{2, err}
 	}
 	log.Info("watch stopped")

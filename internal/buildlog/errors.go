@@ -22,24 +22,23 @@ var (
 
 // ErrorLines returns at most limit lines from a build log: each compiler
 // or linker error line with the "In function" line before it and the
-// source/caret lines after it, duplicates dropped, colour codes and the
-// given directory prefixes (worktree, build dir) removed. With no error
-// line it falls back to make's first "***" line and the log's last lines.
-// When lines are left out, the last one says how many.
+// source/caret lines after it, duplicates dropped, colour codes removed.
+// With no error line it falls back to make's first "***" line and the
+// log's last lines. When lines are left out, the last one says how many.
+//
+// dirs are the worktree and the build directories: only diagnostics about
+// files inside them are kept, with paths relative to them (a relative path
+// in the log is resolved against each); a diagnostic about any other file
+// is dropped with its source lines, so a reply never quotes a host file.
 func ErrorLines(log []byte, limit int, dirs ...string) []string {
 	if limit < 2 {
 		limit = 2
 	}
 	lines := strings.Split(string(bytes.ReplaceAll(log, []byte("\r"), nil)), "\n")
 	for i, l := range lines {
-		l = ansi.ReplaceAllString(l, "")
-		for _, d := range dirs {
-			if d = strings.TrimSuffix(d, "/"); d != "" {
-				l = strings.ReplaceAll(l, d+"/", "")
-			}
-		}
-		lines[i] = strings.TrimRight(l, " \t")
+		lines[i] = strings.TrimRight(ansi.ReplaceAllString(l, ""), " \t")
 	}
+	lines = newRoots(dirs).scrub(lines)
 	var out []string
 	seen := map[string]bool{}
 	add := func(l string) {

@@ -1,10 +1,11 @@
 package wakeup
 
 import (
-	"github.com/autosel-bot/autosel-bot/rules"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/rules"
 )
 
 // BenchmarkWakeupTree measures per-patch wakeup analysis against the whole
@@ -14,7 +15,19 @@ import (
 func BenchmarkWakeupTree(b *testing.B) {
 	dir, idx := kernelIndexFor(b)
 	b.Logf("index: %d files, %d funcs (scanned %d, cached %d) in %v", idx.Stats.Files, idx.Stats.Funcs, idx.Stats.Scanned, idx.Stats.Cached, idx.Stats.Duration)
-	diff := readTestdataB(b, "pipe-release-single-6.1.diff")
+	benchTree(b, dir, idx, "pipe-release-single-6.1.diff")
+}
+
+// BenchmarkWakeupTreeRemoved is BenchmarkWakeupTree on a removed wake-up
+// (fs/eventfd.c, eventfd_write): the waiters of the queue, the covering
+// wakers in callees and callers and the ordering checks are all consulted.
+func BenchmarkWakeupTreeRemoved(b *testing.B) {
+	dir, idx := kernelIndexFor(b)
+	benchTree(b, dir, idx, "eventfd-write-wake-removed-6.1.diff")
+}
+
+func benchTree(b *testing.B, dir string, idx *index.Index, name string) {
+	diff := readTestdataB(b, name)
 	rule, err := New(rules.Options{})
 	if err != nil {
 		b.Fatal(err)

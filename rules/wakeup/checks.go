@@ -140,6 +140,9 @@ func (r *checker) checkWakers() map[string][]*wsite {
 				}
 				r.compareWakers(o, n)
 				r.checkConditional(old, nw, o, n)
+				r.checkCheckBeforeBarrier(old, nw, o, n)
+				r.checkQueueIndex(o, n)
+				r.checkWakeMovedEarlier(old, nw, o, n)
 			}
 			// Waits whose task state changed.
 			wused := map[*wsite]bool{}
@@ -167,7 +170,7 @@ func (r *checker) checkWakers() map[string][]*wsite {
 			if moved {
 				continue
 			}
-			r.add(report.Finding{
+			f := report.Finding{
 				Category: CategoryRemoved,
 				Severity: report.SeverityNote,
 				File:     o.Fn.File, Func: o.Fn.Name, Line: o.Line(), Key: o.Q,
@@ -175,7 +178,9 @@ func (r *checker) checkWakers() map[string][]*wsite {
 				Explanation: fmt.Sprintf("%s() no longer calls %s on %s. Check that every waiter of %s is still woken on this path "+
 					"(by another waker or because the condition cannot change here).", o.Fn.Name, o.Call.Name, o.Q, o.Q),
 				Old: []string{o.Fn.evidence(o.Line())},
-			})
+			}
+			r.decideRemoved(&f, o, nw)
+			r.add(f)
 		}
 	}
 	return changed
@@ -203,6 +208,8 @@ func (r *checker) compareWakers(o, n *wsite) {
 		if n.WKind == "completion" {
 			f.Explanation = fmt.Sprintf("%s wakes one waiter of the completion; %s woke all of them and left it completed for later waiters. "+
 				"Every waiter must get its own complete().", n.Call.Name, o.Call.Name)
+		} else if ok, why := teardownNarrowed(o, n); ok {
+			r.riskTeardown(&f, o, n, why)
 		} else if b := r.broadcastOf(n); b != nil && r.tree == nil {
 			f.NeedsTree = true
 			f.Explanation += fmt.Sprintf(" This wake-up runs on a broadcast path (%s): if %s has exclusive waiters outside the patch, only one of them is woken "+
@@ -217,6 +224,7 @@ func (r *checker) compareWakers(o, n *wsite) {
 			n.Call.Name, describeBreadth(n), strings.TrimPrefix(describeBreadth(o), "wakes "))
 		r.add(f)
 	}
+	r.checkPollKey(o, n)
 	if o.Sync != n.Sync {
 		f := base
 		f.Category = CategorySync
@@ -385,7 +393,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		if ret.Line < firstChangedBefore(nw, n.Line()) {
 			continue
 		}
-		r.add(report.Finding{
+		f := report.Finding{
 			Category: CategoryRemoved,
 			Severity: report.SeverityNote,
 			File:     n.Fn.File, Func: n.Fn.Name, Line: ret.Line, Key: n.Q,
@@ -393,9 +401,12 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			Explanation: "A return added before the wake-up leaves its waiters sleeping on that path; " +
 				"wake them before returning or show that nothing they wait for changed.",
 			Evidence: []string{nw.evidence(ret.Line), nw.evidence(n.Line())},
-		})
-		break
+		}
+		r.decideSkipped(&f, nw, n, ret.Line)
+		r.add(f)
+		return
 	}
+	r.checkSkippingGotos(nw, n)
 }
 
 // firstChangedBefore returns the first line of the function view (the
@@ -478,7 +489,7 @@ func (r *checker) checkEntries() {
 				if !s.Changed() && !e.Changed() {
 					continue
 				}
-				r.add(report.Finding{
+				f := report.Finding{
 					Category: CategoryWaitEntry,
 					Severity: report.SeverityNote,
 					File:     s.Fn.File, Func: s.Fn.Name, Line: s.Line(), Key: s.Q,
@@ -487,7 +498,9 @@ func (r *checker) checkEntries() {
 						"further single wake-ups can hit this already-woken entry instead of the next waiter and be lost (the epoll lost-wakeup pattern). "+
 						"Use init_wait()/DEFINE_WAIT() (autoremove_wake_function) or wake all waiters.", e.Call.Name, s.Q, s.Call.Name),
 					Evidence: []string{nw.evidence(e.Line()), nw.evidence(s.Line())},
-				})
+				}
+				r.decideStaleEntry(&f, s, e)
+				r.add(f)
 			}
 		}
 		r.checkFinishWait(old, nw)
@@ -522,9 +535,22 @@ func (r *checker) checkFinishWait(old, nw *wfunc) {
 			labels[s.Label] = s.Line
 		}
 	})
+	if !nw.Partial && nw.F.Body.EndLine > 0 {
+		// Falling off the end of the body is an exit too.
+		exits = append(exits, exitPoint{line: nw.F.Body.EndLine})
+	}
 	for _, p := range nw.Sites {
 		if p.Kind != siteWait || p.WKind != "add" || !strings.HasPrefix(p.Call.Name, "prepare_to_") || p.Entry == "" {
 			continue
+		}
+		// The patch removed a removal of this entry.
+		removedRemoval := false
+		if old != nil {
+			for _, s := range old.Sites {
+				if s.Kind == siteRemove && s.Entry == p.Entry && s.Changed() {
+					removedRemoval = true
+				}
+			}
 		}
 		var removals []int
 		for _, s := range nw.Sites {
@@ -549,7 +575,7 @@ func (r *checker) checkFinishWait(old, nw *wfunc) {
 				// Label outside the visible text: cannot tell.
 				ok = true
 			}
-			if ok || (!p.Changed() && !nw.changed(e.line)) {
+			if ok || (!p.Changed() && !nw.changed(e.line) && !removedRemoval) {
 				continue
 			}
 			sev := report.SeverityRisk
@@ -564,7 +590,13 @@ func (r *checker) checkFinishWait(old, nw *wfunc) {
 				Explanation: fmt.Sprintf("%s queues %s and sets the task state; the path leaving at line %d neither calls finish_wait() nor removes the entry, "+
 					"so the task returns in a sleeping state and a stack entry may stay on %s (use-after-return on the next wake-up). Call finish_wait(%s, &%s) on that path.",
 					p.Call.Name, p.Entry, e.line, p.Q, p.Arg, p.Entry),
-				Evidence: []string{nw.evidence(p.Line()), nw.evidence(e.line)},
+				Evidence: append([]string{nw.evidence(p.Line()), nw.evidence(e.line)}, interleaving(nw.Name+"()", "a waker of "+p.Q, [][2]string{
+					{strings.TrimSpace(nw.text(p.Line())), ""},
+					{"condition true without a wake-up: leaves the loop", ""},
+					{"returns: " + p.Entry + " still queued, task state not RUNNING", ""},
+					{"", "wake_up(" + p.Arg + "): walks the entry"},
+					{"", "  on the dead stack frame"},
+				})...),
 			})
 			break
 		}
@@ -585,8 +617,9 @@ func (r *checker) checkActive() {
 			continue
 		}
 		used := map[*wsite]bool{}
+		done := r.checkGating(old, nw)
 		for _, a := range nw.sitesOn(siteActive, "") {
-			if a.BuiltinBarrier || !a.Changed() {
+			if done[a] || a.BuiltinBarrier || !a.Changed() {
 				continue
 			}
 			if o := r.counterpart(old, a, used); o != nil {
@@ -595,7 +628,7 @@ func (r *checker) checkActive() {
 					continue // the check was already there
 				}
 			}
-			if r.barrierBefore(nw, a) {
+			if r.barrierBefore(nw, a) || r.impliedBarrierBefore(nw, a) {
 				continue
 			}
 			expl := fmt.Sprintf("waitqueue_active() reads %s without its lock. Unless a full barrier (smp_mb()) separates the store that makes the "+

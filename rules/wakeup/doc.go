@@ -1,12 +1,32 @@
 // Package wakeup is the wakeup rule family: it compares the wait-queue
 // usage of every function a patch touches, before and after, and with a
-// tree every other user of the same queues.
+// tree every other user of the same queues, and decides whether a sleeper
+// can now miss its wake-up or outlive its wait entry.
 //
 // wakeup.go runs the checks; model.go turns a function version into wait,
 // wake, entry, lock and active-check sites on normalised queue keys
-// (queue.go); checks.go holds the exclusive, waker, entry and
-// waitqueue_active checks, split.go queue splits and renames, lost.go the
-// lost-wakeup analysis; tree.go and index.go give the tree's other users of
-// a queue. Tables of primitives are rules/tables/wakeup.yaml (tables.go).
-// Statement walks use rules/lockctx. Case files are in testdata/cases.
+// (queue.go), wrapper.go adds wake-ups through small wrapper helpers;
+// checks.go holds the exclusive, waker, entry and waitqueue_active checks,
+// split.go queue splits and renames, lost.go the exclusive/broadcast
+// lost-wakeup analysis. The checks that decide with the other side of a
+// sleeper/waker pair (pairs.go: roles, held locks, interleavings):
+//   - removed.go: wake-ups removed or skipped (return/goto after a store)
+//     with sleepers left and no covering waker in the function, its
+//     callees or callers; non-auto-removing exclusive entries;
+//   - ordering.go, lockorder.go, gating.go: barriers, acquire/release,
+//     barrier-implying atomics and locks removed or weakened on either
+//     side, and wake-ups newly gated by a bare waitqueue_active();
+//   - stale.go: wake decisions on stale values (a test moved before the
+//     barrier, a queue index from a fresh read, a helper's snapshot);
+//   - stateorder.go: stores or work moved after the wake-up;
+//   - wakeorder.go: wake_q_add/wake_up_process before the publishing
+//     store, the task read through a published on-stack entry;
+//   - wakefunc.go: custom wake functions (unlink order, careful unlink,
+//     references taken before an early return);
+//   - teardown.go: POLLFREE wake-ups narrowed, keyed wake-ups losing a bit
+//     a poller reports.
+//
+// tree.go and index.go give the tree's other users of a queue. Tables of
+// primitives are rules/tables/wakeup.yaml (tables.go). Statement walks use
+// rules/lockctx. Case files are in testdata/cases.
 package wakeup

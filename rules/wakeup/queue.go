@@ -26,7 +26,9 @@ var (
 	// typedefDeclRe finds "wait_queue_head_t *wq" style declarations.
 	typedefDeclRe = regexp.MustCompile(`\b([A-Za-z_]\w*_t)\s+(\*\s*)?([A-Za-z_]\w*)\s*[=;,)\[]`)
 	// aliasRe finds "wq = &x->y;" assignments and initialisers.
-	aliasRe = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*(&?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*;`)
+	// queueCallAliasRe finds "wq = f(...)" assignments from a call.
+	queueCallAliasRe = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\(`)
+	aliasRe          = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*(&?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*;`)
 )
 
 // varTypes maps variable names to the struct types they point to or hold,
@@ -35,10 +37,13 @@ type varTypes struct {
 	types   map[string]string
 	aliases map[string]string
 	locals  map[string]bool
+	// calls maps a queue pointer variable to the function whose result
+	// it holds ("wq = dax_entry_waitqueue(...)" -> dax_entry_waitqueue).
+	calls map[string]string
 }
 
 func newVarTypes() *varTypes {
-	return &varTypes{types: map[string]string{}, aliases: map[string]string{}, locals: map[string]bool{}}
+	return &varTypes{types: map[string]string{}, aliases: map[string]string{}, locals: map[string]bool{}, calls: map[string]string{}}
 }
 
 // scan records the declarations found in text. Earlier records win, so
@@ -59,6 +64,11 @@ func (v *varTypes) scan(text string) {
 		v.locals[m[3]] = true
 		if _, ok := v.types[m[3]]; !ok && m[1] != "wait_queue_head_t" && m[1] != "wait_queue_entry_t" {
 			v.types[m[3]] = strings.TrimSuffix(m[1], "_t")
+		}
+	}
+	for _, m := range queueCallAliasRe.FindAllStringSubmatch(text, -1) {
+		if _, ok := v.calls[m[1]]; !ok {
+			v.calls[m[1]] = m[2]
 		}
 	}
 	for _, m := range aliasRe.FindAllStringSubmatch(text, -1) {
@@ -127,6 +137,9 @@ func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
 				if k := queueKeyDepth(al, vt, fn, depth+1); k != "" {
 					return k
 				}
+			}
+			if c, ok := vt.calls[a]; ok && (vt.locals[a] || vt.types[a] == "wait_queue_head") {
+				return c + "()"
 			}
 			if vt.locals[a] {
 				return "local:" + fn + ":" + a

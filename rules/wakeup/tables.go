@@ -21,6 +21,34 @@ type tables struct {
 	QueueLocks      []string          `yaml:"queue_locks"`
 	Broadcast       broadcastHints    `yaml:"broadcast"`
 	ChainVars       []string          `yaml:"chain_vars"`
+	Ordering        []orderRow        `yaml:"ordering"`
+	TaskWakers      []taskWakerRow    `yaml:"task_wakers"`
+	Sleeps          []string          `yaml:"sleeps"`
+	StateSets       []string          `yaml:"state_sets"`
+	Unlinks         []unlinkRow       `yaml:"unlinks"`
+	Locks           []string          `yaml:"locks"`
+	TaskGets        []string          `yaml:"task_gets"`
+	TaskPuts        []string          `yaml:"task_puts"`
+}
+
+// orderRow describes a memory-ordering operation.
+type orderRow struct {
+	Name     string `yaml:"name"`
+	Match    string `yaml:"match"`
+	Strength string `yaml:"strength"`
+}
+
+// taskWakerRow describes a call that wakes one task directly.
+type taskWakerRow struct {
+	Name     string `yaml:"name"`
+	Task     int    `yaml:"task"`
+	Deferred bool   `yaml:"deferred"`
+}
+
+// unlinkRow describes a list unlink used on a wait entry.
+type unlinkRow struct {
+	Name    string `yaml:"name"`
+	Careful bool   `yaml:"careful"`
 }
 
 // waiterRow describes a sleeper or queue insertion primitive.
@@ -102,6 +130,16 @@ type prims struct {
 	zeroConds    []*regexp.Regexp
 	zeroTests    []bool
 	chainVars    []*regexp.Regexp
+	orderNames   map[string]string
+	orderRes     []*regexp.Regexp
+	orderReStr   []string
+	taskWakers   map[string]*taskWakerRow
+	sleeps       map[string]bool
+	stateSets    map[string]bool
+	unlinks      map[string]*unlinkRow
+	locks        map[string]bool
+	taskGets     map[string]bool
+	taskPuts     map[string]bool
 }
 
 func compile(t tables) (*prims, error) {
@@ -116,6 +154,14 @@ func compile(t tables) (*prims, error) {
 		barriers:    setOf(t.Barriers),
 		queueLocks:  setOf(t.QueueLocks),
 		pollKeys:    t.Broadcast.PollKeys,
+		orderNames:  map[string]string{},
+		taskWakers:  map[string]*taskWakerRow{},
+		sleeps:      setOf(t.Sleeps),
+		stateSets:   setOf(t.StateSets),
+		unlinks:     map[string]*unlinkRow{},
+		locks:       setOf(t.Locks),
+		taskGets:    setOf(t.TaskGets),
+		taskPuts:    setOf(t.TaskPuts),
 	}
 	re := func(what, s string) (*regexp.Regexp, error) {
 		r, err := regexp.Compile(s)
@@ -192,7 +238,47 @@ func compile(t tables) (*prims, error) {
 		}
 		p.chainVars = append(p.chainVars, r)
 	}
+	for i, o := range t.Ordering {
+		switch o.Strength {
+		case "full", "acquire", "release", "read", "write":
+		default:
+			return nil, fmt.Errorf("wakeup table: ordering row %d: strength %q is not full, acquire, release, read or write", i, o.Strength)
+		}
+		switch {
+		case o.Name != "":
+			p.orderNames[o.Name] = o.Strength
+		case o.Match != "":
+			r, err := re("ordering", o.Match)
+			if err != nil {
+				return nil, err
+			}
+			p.orderRes = append(p.orderRes, r)
+			p.orderReStr = append(p.orderReStr, o.Strength)
+		default:
+			return nil, fmt.Errorf("wakeup table: ordering row %d has neither name nor match", i)
+		}
+	}
+	for i := range t.TaskWakers {
+		p.taskWakers[t.TaskWakers[i].Name] = &t.TaskWakers[i]
+	}
+	for i := range t.Unlinks {
+		p.unlinks[t.Unlinks[i].Name] = &t.Unlinks[i]
+	}
 	return p, nil
+}
+
+// ordering returns the strength of a memory-ordering operation, "" when
+// name is not one.
+func (p *prims) ordering(name string) string {
+	if s, ok := p.orderNames[name]; ok {
+		return s
+	}
+	for i, r := range p.orderRes {
+		if r.MatchString(name) {
+			return p.orderReStr[i]
+		}
+	}
+	return ""
 }
 
 func setOf(l []string) map[string]bool {

@@ -125,7 +125,7 @@ func (t *treeView) sitesOn(q string) []*wsite {
 	for _, p := range []string{"var:", "completion:"} {
 		plain = strings.TrimPrefix(plain, p)
 	}
-	last := strings.TrimSuffix(keyLast(plain), "()")
+	last := strings.TrimSuffix(strings.TrimSuffix(keyLast(plain), "()"), "[]")
 	var out []*wsite
 	seen := map[*wsite]bool{}
 	visit := func(c treeCall) {

@@ -38,9 +38,22 @@ const (
 	// CategoryLostWakeup: exclusive waiters and a single wake-up on a path
 	// that should wake them all.
 	CategoryLostWakeup = "lost-wakeup"
+	// CategoryBarrier: a memory-ordering operation of a sleeper/waker pair
+	// removed or weakened.
+	CategoryBarrier = "wakeup-barrier"
+	// CategoryWakeOrder: a wake-up issued before the state the woken task
+	// checks is published, or the wakee reached through its entry after
+	// the publishing store.
+	CategoryWakeOrder = "wake-order"
+	// CategoryWakeFunc: a custom wake function that unlinks the entry
+	// before its last use of it, or without release ordering.
+	CategoryWakeFunc = "wake-function"
+	// CategoryStateOrder: a store a sleeper's condition reads moved after
+	// the wake-up.
+	CategoryStateOrder = "state-order"
 )
 
-const doc = `Compares the wait-queue usage of every function a patch touches, before and after, and (with a tree) every other user of the same queues: exclusive waits introduced or removed, wake-ups narrowed/widened/made conditional/removed, sync and task-state changes, wait-entry set-up (auto-removal, prepare_to_wait without finish_wait), queues split or renamed, lockless waitqueue_active() without a barrier, and lost-wakeup risk: exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up, unless the woken waiter passes the wake-up on.`
+const doc = `Compares the wait-queue usage of every function a patch touches, before and after, and (with a tree) every other user of the same queues, and decides whether a sleeper can now miss its wake-up or outlive its wait entry: wake-ups removed, narrowed, made conditional or skipped while sleepers remain and no other waker on the path covers them; barriers, acquire/release, barrier-implying atomics and locks removed or weakened on either side of a sleeper/waker pair, and wake-ups newly gated by a bare waitqueue_active(); stores or work moved after the wake-up, and wake decisions taken on stale values; wake_q_add/wake_up_process before the state the woken task checks is published; custom wake functions that unlink too early or carelessly; on-stack entries left queued; POLLFREE teardown wake-ups narrowed and keyed wake-ups that lose an event a poller reports; exclusive waits, sync and task-state changes, queue splits. Every risk names the waiter, the waker and the interleaving (CPU 0 / CPU 1).`
 
 // categories documents the sub-checks, in report order.
 var categories = []rules.Category{
@@ -54,6 +67,10 @@ var categories = []rules.Category{
 	{Name: CategorySplit, Doc: "a wait queue split or renamed while other users stay on the old one"},
 	{Name: CategoryActive, Doc: "a lockless waitqueue_active() check added without a barrier or the queue lock"},
 	{Name: CategoryLostWakeup, Doc: "exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up the woken waiter does not pass on"},
+	{Name: CategoryBarrier, Doc: "a barrier, acquire/release or barrier-implying call removed or weakened on one side of a sleeper/waker pair (store-buffering), with the other side and any lock that orders them"},
+	{Name: CategoryWakeOrder, Doc: "a wake-up (wake_q_add, wake_up_process) issued before the state the woken task checks is published, or the task reached through the waiter's entry after that store"},
+	{Name: CategoryStateOrder, Doc: "a store that a sleeper's condition reads moved after the wake-up that used to follow it (the woken task re-checks, sees the old value and sleeps again)"},
+	{Name: CategoryWakeFunc, Doc: "a custom wake function that unlinks the wait entry before its last use of it, or without the release ordering finish_wait() relies on"},
 }
 
 // New returns the wakeup rule family, with its primitive tables loaded
@@ -93,6 +110,8 @@ type checker struct {
 	structRenames map[string][]string
 	structWhere   map[string]*structLoc
 	tree          *treeView
+	// wrappers memoises wrapper wakers by name (wrapper.go).
+	wrappers map[string]*wrapperWake
 }
 
 // structLoc is where a struct definition renames a queue field.
@@ -125,17 +144,22 @@ func analyze(p *prims, pass *rules.Pass) error {
 		structWhere:   map[string]*structLoc{},
 	}
 	r.scanFiles()
-	r.buildViews()
-	r.unifyKeys()
-	r.findRenames()
 	if pass.Index != nil {
 		r.tree = newTreeView(r)
 	}
+	r.buildViews()
+	r.unifyKeys()
+	r.findRenames()
 	introduced := r.checkExclusive()
 	changedWakers := r.checkWakers()
 	r.checkEntries()
 	r.checkSplit()
 	r.checkActive()
+	r.checkOrdering()
+	r.checkWakeOrder()
+	r.checkWakeFuncs()
+	r.checkStoreAfterWake()
+	r.checkUncheckedSnapshotWakes()
 	r.checkLost(introduced, changedWakers)
 	if pass.Index == nil && len(introduced) > 0 {
 		pass.Note("wakeup: exclusive waits were introduced; other wakers of those queues outside the patch need a tree to be checked (--tree)")
@@ -293,23 +317,29 @@ func appendUnique(l []string, s string) []string {
 func (r *checker) buildViews() {
 	for _, fc := range r.pass.Change.Funcs {
 		r.inPatch[fc.File+":"+fc.Name] = true
-		vt := newVarTypes()
-		vt.scan(fc.New.Text)
-		vt.scan(fc.Old.Text)
-		for _, f := range r.pass.Change.Files {
-			if f.Path() != fc.File {
-				continue
-			}
-			for _, h := range f.Hunks {
-				if strings.Contains(h.Section, fc.Name+"(") {
-					vt.scan(h.Section)
+		// Each side resolves its own variables first (a local alias
+		// such as "var = &ctx->refcount" may be gone on the other side).
+		vts := [2]*varTypes{}
+		for i, texts := range [2][2]string{{fc.Old.Text, fc.New.Text}, {fc.New.Text, fc.Old.Text}} {
+			vt := newVarTypes()
+			vt.scan(texts[0])
+			vt.scan(texts[1])
+			for _, f := range r.pass.Change.Files {
+				if f.Path() != fc.File {
+					continue
+				}
+				for _, h := range f.Hunks {
+					if strings.Contains(h.Section, fc.Name+"(") {
+						vt.scan(h.Section)
+					}
 				}
 			}
+			vt.fallback(r.fileVT[fc.File])
+			vt.fallback(r.patchVT)
+			vts[i] = vt
 		}
-		vt.fallback(r.fileVT[fc.File])
-		vt.fallback(r.patchVT)
-		r.olds = append(r.olds, r.view(fc, &fc.Old, '-', vt))
-		r.news = append(r.news, r.view(fc, &fc.New, '+', vt))
+		r.olds = append(r.olds, r.view(fc, &fc.Old, '-', vts[0]))
+		r.news = append(r.news, r.view(fc, &fc.New, '+', vts[1]))
 	}
 }
 
@@ -321,6 +351,7 @@ func (r *checker) view(fc *diffcheck.FuncChange, s *diffcheck.Side, side byte, v
 	partial := s.Partial && !wholeFunc(fn, s.Lines)
 	w := newWfunc(fc.File, fc.Name, side, s.Text, s.Lines, s.Changed, partial, fn)
 	r.p.sitesOf(w, vt)
+	r.addWrapperSites(w)
 	return w
 }
 

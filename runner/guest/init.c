@@ -20,6 +20,12 @@
  * QEMU runs with -no-reboot and exits.
  *
  * Manifest: first line "scale <n>", then "<name> <runs> <timeout_ms> <path> [args...]".
+ *
+ * With autosel.results=console on the kernel command line (a lab such as
+ * LAVA records only the console), the frames go to /dev/ttyS0 between the
+ * kernel's own console lines; init waits for each write to leave the UART
+ * before it logs the next marker, so the kernel's console output of the
+ * marker cannot land inside a frame line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,6 +50,7 @@
 #define MAXARGS 16
 
 static int out = -1;		/* results channel */
+static int on_console;		/* results channel is the console UART */
 static int kmsg_r = -1, kmsg_w = -1;
 static char body[MAXBODY];
 static size_t body_len;
@@ -186,6 +193,8 @@ static void frame(const char *name, int run, int status, int timeout, int unreap
 	     name, run, code, sig, timeout, unreaped, ms, body_len, crc32(body, body_len));
 	body_len = 0;
 	body_trunc = 0;
+	if (on_console)
+		tcdrain(out);
 }
 
 static long now_ms(void)
@@ -324,6 +333,26 @@ static void finish(void)
 		pause();
 }
 
+/* cmdline_has reports whether the kernel command line has the word w. */
+static int cmdline_has(const char *w)
+{
+	char buf[4096], *tok, *save;
+	ssize_t n;
+	int fd = open("/proc/cmdline", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		if (!strcmp(tok, w))
+			return 1;
+	return 0;
+}
+
 int main(void)
 {
 	char line[2048], scale[16] = "1";
@@ -336,13 +365,14 @@ int main(void)
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	mkdir("/tmp", 01777);
 	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
-	out = open("/dev/ttyS1", O_RDWR | O_NOCTTY);
+	on_console = cmdline_has("autosel.results=console");
+	out = open(on_console ? "/dev/ttyS0" : "/dev/ttyS1", O_RDWR | O_NOCTTY);
 	if (out < 0) {
 		/* no results channel: say so on the console and stop */
 		int c = open("/dev/console", O_WRONLY);
 
 		if (c >= 0)
-			write_all(c, "autosel-init: cannot open /dev/ttyS1\n", 37);
+			write_all(c, "autosel-init: cannot open the results UART\n", 43);
 		reboot(RB_AUTOBOOT);
 		return 1;
 	}
@@ -355,6 +385,8 @@ int main(void)
 	kmsg_w = open("/dev/kmsg", O_WRONLY);
 	signal(SIGPIPE, SIG_IGN);
 	chan("@@AUTOSEL-HELLO 1\n");
+	if (on_console)
+		tcdrain(out);
 	drain_kmsg();
 	frame("boot", 0, 0, 0, 0, 0);
 

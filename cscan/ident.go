@@ -1,0 +1,28 @@
+package cscan
+
+// IsIdentStart reports whether c may start a C identifier as GCC reads
+// kernel code: an ASCII letter, '_' or '$' (a GCC extension). The lexer
+// and diffcheck's function finder share it, so they agree on what a name
+// is.
+func IsIdentStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '$'
+}
+
+// IsIdentChar reports whether c may continue a C identifier: IsIdentStart
+// or an ASCII digit.
+func IsIdentChar(c byte) bool {
+	return IsIdentStart(c) || c >= '0' && c <= '9'
+}
+
+// IsIdent reports whether s is one whole C identifier.
+func IsIdent(s string) bool {
+	if s == "" || !IsIdentStart(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !IsIdentChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}

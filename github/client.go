@@ -1,0 +1,126 @@
+package github
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/autosel-bot/autosel-bot/internal/ctxsleep"
+)
+
+// ClientOptions configure the REST client.
+type ClientOptions struct {
+	// Token is the API token (never logged); "" sends anonymous requests.
+	Token string
+	// BaseURL is the REST API root; "" is https://api.github.com/.
+	BaseURL string
+	// UploadURL is the upload root (release assets); "" derives it from
+	// BaseURL (https://uploads.github.com/ for github.com).
+	UploadURL string
+	// Retries bounds the retries of one request (5xx, network errors,
+	// rate limits).
+	Retries int
+	// Backoff is the first 5xx retry delay, doubled per retry up to
+	// MaxBackoff.
+	Backoff, MaxBackoff time.Duration
+	// MaxRateWait bounds one rate-limit wait.
+	MaxRateWait time.Duration
+	// WriteGap spaces mutating requests (0: one second, as GitHub
+	// recommends; negative: none).
+	WriteGap time.Duration
+	// Base is the underlying transport (nil: http.DefaultTransport).
+	Base http.RoundTripper
+	// Log receives retries and waits.
+	Log *slog.Logger
+}
+
+// Client is a go-github client behind the conditional-request cache and
+// the retry/rate-limit transport, with their counters.
+type Client struct {
+	*gh.Client
+	// Stats count requests, 304s, retries and rate-limit waits.
+	Stats *Stats
+	// HTTP is the plain client for downloads outside the API (artifact
+	// archives behind a redirect): no token, no cache.
+	HTTP *http.Client
+	tr   *transport
+}
+
+// NewClient returns a client for o.
+func NewClient(o ClientOptions) (*Client, error) {
+	if o.Retries <= 0 {
+		o.Retries = 4
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = time.Minute
+	}
+	if o.MaxRateWait <= 0 {
+		o.MaxRateWait = 15 * time.Minute
+	}
+	if o.WriteGap == 0 {
+		o.WriteGap = time.Second
+	}
+	if o.Base == nil {
+		o.Base = http.DefaultTransport
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	base, upload, err := apiURLs(o.BaseURL, o.UploadURL)
+	if err != nil {
+		return nil, err
+	}
+	stats := &Stats{}
+	tr := &transport{
+		base: o.Base, token: o.Token, hosts: map[string]bool{base.Host: true, upload.Host: true},
+		retries: o.Retries, backoff: o.Backoff, maxBackoff: o.MaxBackoff, maxWait: o.MaxRateWait,
+		log: o.Log, stats: stats, sleep: ctxsleep.Sleep, now: time.Now, writeGap: o.WriteGap,
+	}
+	c := gh.NewClient(&http.Client{Transport: newETagCache(tr, stats)})
+	c.BaseURL, c.UploadURL = base, upload
+	c.UserAgent = "autosel-bot"
+	return &Client{Client: c, Stats: stats, HTTP: &http.Client{Transport: o.Base, Timeout: 10 * time.Minute}, tr: tr}, nil
+}
+
+// apiURLs resolves the API and upload roots (each ending in '/').
+func apiURLs(base, upload string) (*url.URL, *url.URL, error) {
+	if base == "" {
+		base = "https://api.github.com/"
+	}
+	if upload == "" {
+		if base == "https://api.github.com/" {
+			upload = "https://uploads.github.com/"
+		} else {
+			upload = strings.TrimSuffix(base, "/") + "/"
+		}
+	}
+	var out [2]*url.URL
+	for i, s := range []string{base, upload} {
+		if !strings.HasSuffix(s, "/") {
+			s += "/"
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+			return nil, nil, fmt.Errorf("github: bad API URL %q", s)
+		}
+		out[i] = u
+	}
+	return out[0], out[1], nil
+}
+
+// SplitRepo splits "owner/name".
+func SplitRepo(repo string) (owner, name string, err error) {
+	owner, name, ok := strings.Cut(repo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("github: repository %q: want owner/name", repo)
+	}
+	return owner, name, nil
+}

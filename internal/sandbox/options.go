@@ -1,0 +1,48 @@
+package sandbox
+
+import "time"
+
+// Options are the `sandbox:` section of config.yaml: how every command
+// that compiles or runs patched sources (runner and stable builds) is
+// confined.
+type Options struct {
+	// AllowUnsandboxed lets builds run without the sandbox when bwrap is
+	// missing or cannot create namespaces. UNSAFE: a patch's Makefile or
+	// host tool then runs with the bot's privileges and sees its files.
+	AllowUnsandboxed bool `mapstructure:"allow_unsandboxed" yaml:"allow_unsandboxed"`
+	// Bwrap is the bubblewrap binary ("" = bwrap on PATH).
+	Bwrap string `mapstructure:"bwrap" yaml:"bwrap"`
+	// CPUTime bounds each process's CPU time (RLIMIT_CPU; default 20m).
+	CPUTime time.Duration `mapstructure:"cpu_time" yaml:"cpu_time"`
+	// FileSize bounds each file a build writes, in bytes (RLIMIT_FSIZE;
+	// default 4 GiB).
+	FileSize int64 `mapstructure:"file_size" yaml:"file_size"`
+	// Processes bounds the processes of the build's user (RLIMIT_NPROC;
+	// default 4096). The kernel counts every process of that user on the
+	// machine, so leave room for the bot's own.
+	Processes int `mapstructure:"processes" yaml:"processes"`
+	// ReadOnly are extra host paths bound read-only into the sandbox (a
+	// cross toolchain under /opt, say). /usr and the merged-/usr links are
+	// always there.
+	ReadOnly []string `mapstructure:"read_only" yaml:"read_only"`
+	// PassEnv are extra environment variable names passed from the bot's
+	// environment to builds (on top of the built-in allow-list). Never
+	// list secrets here.
+	PassEnv []string `mapstructure:"pass_env" yaml:"pass_env"`
+}
+
+func (o Options) withDefaults() Options {
+	if o.Bwrap == "" {
+		o.Bwrap = "bwrap"
+	}
+	if o.CPUTime <= 0 {
+		o.CPUTime = 20 * time.Minute
+	}
+	if o.FileSize <= 0 {
+		o.FileSize = 4 << 30
+	}
+	if o.Processes <= 0 {
+		o.Processes = 4096
+	}
+	return o
+}

@@ -1,0 +1,333 @@
+// Package sandbox runs every command that compiles or runs patched
+// sources (the runner's kernel builds, the stable stage's build commands)
+// inside bubblewrap (bwrap): no network and private pid/ipc/uts
+// namespaces, no capabilities, a read-only root made of /usr (and the
+// merged-/usr links), a minimal /etc, a private /tmp, and only the
+// worktree, its build directory and the ccache directory writable. The
+// environment is built from an allow-list, and CPU time, file size and
+// process count are bounded with rlimits (prlimit). Timeouts and
+// cancellation come from the caller's context and kill the whole sandbox.
+//
+// Without a working bwrap, builds are refused unless the operator set
+// sandbox.allow_unsandboxed (unsafe: the environment allow-list and the
+// rlimits then are all that is left).
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrUnavailable is returned (wrapped) when the sandbox cannot run and
+// unsandboxed builds are not allowed.
+var ErrUnavailable = errors.New("build sandbox unavailable")
+
+// Spec is one command to run in the sandbox.
+type Spec struct {
+	// Args is the command and its arguments (Args[0] is looked up in the
+	// sandbox's PATH).
+	Args []string
+	// Dir is the working directory; it must be inside Writable or
+	// ReadOnly.
+	Dir string
+	// Writable are the only host directories the command may change: the
+	// worktree, its build directory, the ccache directory. They must exist.
+	Writable []string
+	// ReadOnly are extra host paths the command may read.
+	ReadOnly []string
+	// Home is HOME (the build directory).
+	Home string
+	// Env are variables to set (KEY=VALUE); names outside the allow-list
+	// are dropped (and logged).
+	Env []string
+	// Stdout and Stderr receive the command's output.
+	Stdout, Stderr io.Writer
+}
+
+// Sandbox runs Specs. It is safe for concurrent use.
+type Sandbox struct {
+	opts   Options
+	log    *slog.Logger
+	lookup func(string) (string, bool)
+
+	mu       sync.Mutex
+	probed   bool
+	probeErr error // nil: bwrap works
+	warned   bool
+}
+
+// New returns a sandbox for opts; log (may be nil) receives warnings.
+func New(opts Options, log *slog.Logger) *Sandbox {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Sandbox{opts: opts.withDefaults(), log: log, lookup: os.LookupEnv}
+}
+
+// Mode says how builds run: "bwrap", "unsandboxed" (allowed by config) or
+// "refused" (with the reason, wrapping ErrUnavailable). The first call
+// probes bwrap; the verdict is kept.
+func (s *Sandbox) Mode(ctx context.Context) (string, error) {
+	if err := s.probe(ctx); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err() // no verdict on bwrap
+		}
+		if s.opts.AllowUnsandboxed {
+			return "unsandboxed", nil
+		}
+		return "refused", fmt.Errorf("%w: %v (install bubblewrap, or set sandbox.allow_unsandboxed: true, which is unsafe)", ErrUnavailable, err)
+	}
+	return "bwrap", nil
+}
+
+// probe checks once that bwrap can create the namespaces and mounts a
+// build needs, by running `true` in exactly the sandbox builds get.
+func (s *Sandbox) probe(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.probed {
+		return s.probeErr
+	}
+	bwrap, err := exec.LookPath(s.opts.Bwrap)
+	if err != nil {
+		s.probed, s.probeErr = true, fmt.Errorf("bwrap: %w", err)
+		return s.probeErr
+	}
+	dir, err := os.MkdirTemp("", "autosel-sandbox-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var out strings.Builder
+	err = s.run(pctx, bwrap, Spec{Args: []string{"true"}, Dir: dir, Writable: []string{dir}, Stdout: &out, Stderr: &out})
+	if ctx.Err() != nil {
+		return ctx.Err() // not a verdict on bwrap
+	}
+	s.probed = true
+	if err != nil {
+		s.probeErr = fmt.Errorf("bwrap cannot create the sandbox: %w: %s", err, strings.TrimSpace(out.String()))
+	}
+	return s.probeErr
+}
+
+// Run runs spec in the sandbox and waits for it. Cancelling ctx (a
+// timeout) kills every process of the sandbox. The error is an
+// *exec.ExitError when the command failed, ErrUnavailable (wrapped) when
+// it was refused.
+func (s *Sandbox) Run(ctx context.Context, spec Spec) error {
+	mode, err := s.Mode(ctx)
+	if err != nil {
+		return err
+	}
+	if mode == "unsandboxed" {
+		s.mu.Lock()
+		if !s.warned {
+			s.warned = true
+			s.log.Warn("building WITHOUT a sandbox (sandbox.allow_unsandboxed): patched Makefiles and host tools run with the bot's privileges", "reason", s.probeErr)
+		}
+		s.mu.Unlock()
+		return s.run(ctx, "", spec)
+	}
+	bwrap, err := exec.LookPath(s.opts.Bwrap)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	return s.run(ctx, bwrap, spec)
+}
+
+// run starts spec under bwrap (or directly when bwrap is "").
+func (s *Sandbox) run(ctx context.Context, bwrap string, spec Spec) error {
+	if len(spec.Args) == 0 {
+		return errors.New("sandbox: empty command")
+	}
+	env, dropped := buildEnv(s.lookup, s.opts.PassEnv, spec.Env, spec.Home)
+	if len(dropped) > 0 {
+		s.log.Warn("sandbox: environment variables not passed to the build", "names", dropped)
+	}
+	limited := append(s.limits(), spec.Args...)
+	var (
+		argv  []string
+		extra []*os.File
+	)
+	if bwrap == "" {
+		argv = limited
+	} else {
+		files, err := identityFiles()
+		if err != nil {
+			return err
+		}
+		defer closeAll(files)
+		args, err := bwrapArgs(s.opts, spec, 3)
+		if err != nil {
+			return err
+		}
+		argv = append(append([]string{bwrap}, args...), limited...)
+		extra = files
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = spec.Dir
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
+	cmd.ExtraFiles = extra
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	err := cmd.Run()
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w (%v)", ctx.Err(), err)
+	}
+	return err
+}
+
+// limits is the prlimit prefix every command runs under.
+func (s *Sandbox) limits() []string {
+	cpu := int64(s.opts.CPUTime / time.Second)
+	if cpu < 1 {
+		cpu = 1
+	}
+	return []string{"prlimit",
+		fmt.Sprintf("--cpu=%d", cpu),
+		fmt.Sprintf("--fsize=%d", s.opts.FileSize),
+		fmt.Sprintf("--nproc=%d", s.opts.Processes),
+		"--core=0", "--"}
+}
+
+// systemDirs make up the read-only root: /usr and the merged-/usr links
+// (or directories, on older layouts).
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+
+// etcFiles are the only host files of /etc a toolchain needs: the
+// dynamic loader's cache and the alternatives links (awk, cc, yacc).
+var etcFiles = []string{"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"}
+
+// bwrapArgs are bwrap's options for spec; fd is the first of the two
+// descriptors holding /etc/passwd and /etc/group.
+func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
+	a := []string{
+		"--die-with-parent", "--new-session",
+		"--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--hostname", "autosel-build",
+		"--cap-drop", "ALL",
+		"--tmpfs", "/",
+	}
+	for _, d := range systemDirs {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+			continue
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(d)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, "--symlink", target, d)
+		case fi.IsDir():
+			a = append(a, "--ro-bind", d, d)
+		}
+	}
+	a = append(a, "--dir", "/etc")
+	for _, f := range etcFiles {
+		a = append(a, "--ro-bind-try", f, f)
+	}
+	a = append(a,
+		"--ro-bind-data", fmt.Sprint(fd), "/etc/passwd",
+		"--ro-bind-data", fmt.Sprint(fd+1), "/etc/group",
+		"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+	)
+	type bind struct {
+		path string
+		rw   bool
+	}
+	var binds []bind
+	for _, p := range append(append([]string{}, opts.ReadOnly...), spec.ReadOnly...) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		binds = append(binds, bind{abs, false})
+	}
+	for _, p := range spec.Writable {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("sandbox: writable directory %s: not a directory (%v)", p, err)
+		}
+		if abs == "/" {
+			return nil, errors.New("sandbox: / cannot be writable")
+		}
+		binds = append(binds, bind{abs, true})
+	}
+	// Parents before children, so a nested bind is not hidden.
+	sort.SliceStable(binds, func(i, j int) bool {
+		return strings.Count(binds[i].path, "/") < strings.Count(binds[j].path, "/")
+	})
+	for _, b := range binds {
+		if b.rw {
+			a = append(a, "--bind", b.path, b.path)
+		} else {
+			a = append(a, "--ro-bind", b.path, b.path)
+		}
+	}
+	// A git worktree's .git stays read-only: git runs in the worktree
+	// outside the sandbox later, and a .git pointing at a gitdir the build
+	// made (core.fsmonitor, hooks) would run its commands on the host.
+	for _, b := range binds {
+		if g := filepath.Join(b.path, ".git"); b.rw {
+			if _, err := os.Lstat(g); err == nil {
+				a = append(a, "--ro-bind", g, g)
+			}
+		}
+	}
+	dir, err := filepath.Abs(spec.Dir)
+	if err != nil {
+		return nil, err
+	}
+	a = append(a, "--remount-ro", "/", "--chdir", dir, "--")
+	return a, nil
+}
+
+// identityFiles returns pipes holding the sandbox's /etc/passwd and
+// /etc/group: root and nobody, nothing of the host's accounts.
+func identityFiles() ([]*os.File, error) {
+	var files []*os.File
+	for _, data := range []string{
+		"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+		"root:x:0:\nnogroup:x:65534:\n",
+	} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(files)
+			return nil, err
+		}
+		_, err = w.WriteString(data)
+		w.Close()
+		if err != nil {
+			r.Close()
+			closeAll(files)
+			return nil, err
+		}
+		files = append(files, r)
+	}
+	return files, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}

@@ -1,0 +1,53 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestMarkdownGolden(t *testing.T) {
+	var buf bytes.Buffer
+	for i, r := range sampleReports() {
+		if i > 0 {
+			buf.WriteString("\n---\n\n")
+		}
+		if err := WriteMarkdown(&buf, r, MarkdownOptions{Heading: "autosel-bot review", Notes: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden(t, "reports.md.golden", buf.Bytes())
+}
+
+func TestMarkdownInlineAndEscaping(t *testing.T) {
+	r := sampleReports()[0]
+	var buf bytes.Buffer
+	inline := func(f *Finding) bool { return f.Severity == SeverityRisk }
+	if err := WriteMarkdown(&buf, r, MarkdownOptions{Inline: inline}); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	for _, want := range []string{"(see the line comment)", "`kernel/watch_queue.c:129`", `\_\_pipe\_lock()`} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "<details>") && strings.Contains(md, "sleep-in-atomic` `kernel/watch_queue.c:129` `post_one_notification()`: \\_\\_pipe\\_lock() may sleep (mutex\\_lock) but post\\_one\\_notification() is called under RCU and a spinlock\n\n") {
+		t.Errorf("inline finding rendered in full:\n%s", md)
+	}
+	if strings.Contains(md, "**note**") {
+		t.Errorf("notes shown without Notes:\n%s", md)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"a`b", "``a`b``"},
+		{"`x`", "`` `x` ``"},
+		{"plain", "`plain`"},
+	} {
+		if got := code(tt.in); got != tt.want {
+			t.Errorf("code(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := mdEscape("<script>*x*</script>\nnext"); got != `\<script\>\*x\*\</script\> next` {
+		t.Errorf("mdEscape: %q", got)
+	}
+}

@@ -1,0 +1,144 @@
+package wakeup
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// A lock that used to order the two sides (category wakeup-barrier): the
+// waker decided whom to wake (which worker is idle, whether anybody
+// sleeps) under the lock the sleeper holds while it checks for work and
+// goes idle. Without the lock the decision reads a snapshot: a sleeper
+// that has checked but is not yet marked idle is missed, and nobody wakes
+// it for the new work.
+
+// lockRegion returns the calls of f between the lock call at index i and
+// its matching unlock.
+func (r *checker) lockRegion(f *wfunc, i int) []cscan.Call {
+	lock := f.F.Calls[i]
+	key := lockKey(lock.Args[0])
+	var out []cscan.Call
+	for _, c := range f.F.Calls[i+1:] {
+		if strings.Contains(c.Name, "unlock") && len(c.Args) > 0 && lockKey(c.Args[0]) == key {
+			break
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// wakeDecision returns the call of the region that wakes or decides
+// whether to wake (directly or through a function it calls), "" if none.
+func (r *checker) wakeDecision(f *wfunc, region []cscan.Call) string {
+	for _, c := range region {
+		if r.p.waker(c.Name) != nil || r.p.actives[c.Name] != nil || r.p.taskWakers[c.Name] != nil {
+			return c.Name
+		}
+	}
+	if r.tree == nil {
+		return ""
+	}
+	for _, c := range region {
+		if r.p.isPrimitive(c.Name) || r.p.locks[c.Name] {
+			continue
+		}
+		for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
+			if r.rolesOf(r.tree.view(fn)).waker() {
+				return c.Name
+			}
+		}
+	}
+	return ""
+}
+
+// lockSleepers returns the functions of f's file that take the lock key
+// and sleep (the other side the lock ordered).
+func (r *checker) lockSleepers(f *wfunc, key string) []*wfunc {
+	if r.tree == nil {
+		return nil
+	}
+	sf := r.pass.Index.File(f.File)
+	if sf == nil {
+		return nil
+	}
+	var out []*wfunc
+	for _, fn := range sf.Funcs {
+		if fn.Name == f.Name {
+			continue
+		}
+		v := r.tree.view(fn)
+		if r.takesLock(v, key) && r.rolesOf(v).sleeper() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// checkLockRemoved reports a lock the patch removed from around a wake-up
+// decision.
+func (r *checker) checkLockRemoved(old, nw *wfunc) {
+	if old == nil || nw == nil || old.F == nil || nw.F == nil {
+		return
+	}
+	kept := map[string]bool{}
+	for _, c := range nw.F.Calls {
+		if r.p.locks[c.Name] && len(c.Args) > 0 && nw.changed(c.Line) {
+			kept[lockKey(c.Args[0])] = true
+		}
+	}
+	for i, c := range old.F.Calls {
+		if !r.p.locks[c.Name] || len(c.Args) == 0 || !old.changed(c.Line) {
+			continue
+		}
+		key := lockKey(c.Args[0])
+		if kept[key] {
+			continue
+		}
+		region := r.lockRegion(old, i)
+		dec := r.wakeDecision(old, region)
+		if dec == "" {
+			continue
+		}
+		lt := strings.TrimSpace(old.text(c.Line))
+		f := report.Finding{
+			Category: CategoryBarrier,
+			Severity: report.SeverityNote,
+			File:     nw.File, Func: nw.Name, Line: r.newLineNear(old, nw, c.Line),
+			Message: fmt.Sprintf("%s() no longer holds %s while it decides whom to wake (%s)", nw.Name, key, dec),
+			Old:     []string{old.evidence(c.Line)},
+		}
+		sleepers := r.lockSleepers(nw, key)
+		if len(sleepers) == 0 {
+			f.Explanation = fmt.Sprintf("%s used to order %s() against the sleepers that take the same lock; without it the wake-up decision reads state they may be changing. No sleeper taking %s was found in %s.", lt, dec, key, nw.File)
+			r.add(f)
+			return
+		}
+		s := sleepers[0]
+		f.Severity = report.SeverityRisk
+		f.Chain = append(f.Chain, report.Step{Func: old.Name, File: old.File, Line: c.Line, What: "lock removed: " + lt})
+		f.Chain = append(f.Chain, report.Step{Func: s.Name, File: s.File, Line: s.F.Start, What: "sleeps after checking for work under " + key})
+		f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", s.Name+"()", [][2]string{
+			{"", "takes " + key + ": finds no work"},
+			{"queues the work", "  (not yet marked idle / queued)"},
+			{dec + "(): without " + key, ""},
+			{"  sees nobody to wake: no wake-up", ""},
+			{"", "marks itself idle, drops " + key + ", sleeps"},
+			{"", "  the work waits for a wake-up that never comes"},
+		})...)
+		var names []string
+		for _, x := range sleepers {
+			names = appendUnique(names, x.Name+"()")
+		}
+		if len(names) > 3 {
+			names = append(names[:3], "...")
+		}
+		f.Explanation = fmt.Sprintf("%s() used to take %s (`%s`) around %s(), which decides whether and whom to wake. %s take the same lock while they check for work and go to sleep, so the lock made the two steps atomic against each other. Without it the decision can run between a sleeper's check and its going idle, see nobody to wake, and leave the new work with no task to run it. Keep the lock around the decision (or re-check after publishing, with a barrier).",
+			nw.Name, key, lt, dec, strings.Join(names, ", "))
+		r.add(f)
+		return
+	}
+}

@@ -1,0 +1,301 @@
+package wakeup
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// Helpers shared by the checks that reason about the two sides of a
+// sleeper/waker pair (ordering.go, wakeorder.go, wakefunc.go): the role a
+// function plays, the locks it holds at a line, the fields a line reads or
+// writes, and the two-column interleaving shown in findings.
+
+// roles is what a function does in a sleep/wake protocol.
+type roles struct {
+	// waitQs and wakeQs are the queues it waits on and wakes.
+	waitQs, wakeQs []string
+	// sleeps: an open-coded sleep (schedule() after setting the state).
+	sleeps bool
+	// wakesTask: it wakes a task directly (wake_up_process, wake_q_add).
+	wakesTask bool
+	// checks: a lockless "are there sleepers?" check.
+	checks bool
+}
+
+func (ro roles) sleeper() bool { return len(ro.waitQs) > 0 || ro.sleeps }
+func (ro roles) waker() bool   { return len(ro.wakeQs) > 0 || ro.wakesTask || ro.checks }
+
+// rolesOf returns the union of the roles of the given views.
+func (r *checker) rolesOf(fs ...*wfunc) roles {
+	var ro roles
+	for _, f := range fs {
+		if f == nil {
+			continue
+		}
+		for _, s := range f.Sites {
+			switch s.Kind {
+			case siteWait:
+				if s.WKind != "poll" && s.Q != "" {
+					ro.waitQs = appendUnique(ro.waitQs, s.Q)
+				}
+			case siteWake:
+				if s.Q != "" {
+					ro.wakeQs = appendUnique(ro.wakeQs, s.Q)
+				}
+			case siteActive:
+				ro.checks = true
+			}
+		}
+		if f.F == nil {
+			continue
+		}
+		state := false
+		for _, c := range f.F.Calls {
+			switch {
+			case r.p.stateSets[c.Name]:
+				state = true
+			case r.p.sleeps[c.Name] && state:
+				ro.sleeps = true
+			case r.p.taskWakers[c.Name] != nil:
+				ro.wakesTask = true
+			}
+		}
+	}
+	return ro
+}
+
+// heldLock is a lock held at a point of a function.
+type heldLock struct {
+	key  string // normalised lock expression ("bg_lock", "wqh.lock")
+	text string // the call that took it
+	line int
+}
+
+// locksAt returns the locks f holds just before line, in source order:
+// every lock call before it not yet matched by an unlock. Unlocks inside a
+// branch the lock call is not in (error exits) are ignored, and so are the
+// unlock/re-lock pairs around a sleep inside a loop, which keep the lock
+// held at the loop's condition checks.
+func (r *checker) locksAt(f *wfunc, line int) []heldLock {
+	if f == nil || f.F == nil {
+		return nil
+	}
+	var held []heldLock
+	var heldGuards [][]cscan.Guard
+	for _, c := range f.F.Calls {
+		if c.Line >= line {
+			break
+		}
+		if len(c.Args) == 0 {
+			continue
+		}
+		if r.p.locks[c.Name] {
+			held = append(held, heldLock{key: lockKey(c.Args[0]), text: strings.TrimSpace(f.text(c.Line)), line: c.Line})
+			heldGuards = append(heldGuards, c.Guards)
+			continue
+		}
+		if !strings.Contains(c.Name, "unlock") || !r.p.locks[strings.Replace(c.Name, "unlock", "lock", 1)] {
+			continue
+		}
+		k := lockKey(c.Args[0])
+		for i := len(held) - 1; i >= 0; i-- {
+			if held[i].key != k {
+				continue
+			}
+			if len(extraGuards(c.Guards, heldGuards[i])) > 0 {
+				break // a conditional unlock: an exit path
+			}
+			held = append(held[:i], held[i+1:]...)
+			heldGuards = append(heldGuards[:i], heldGuards[i+1:]...)
+			break
+		}
+	}
+	return held
+}
+
+// takesLock reports whether f takes (or is passed, as in
+// wait_event_lock_irq) the lock key anywhere.
+func (r *checker) takesLock(f *wfunc, key string) bool {
+	if f == nil || f.F == nil || key == "" {
+		return false
+	}
+	for _, c := range f.F.Calls {
+		if r.p.locks[c.Name] && len(c.Args) > 0 && lockKey(c.Args[0]) == key {
+			return true
+		}
+		if r.p.waiter(c.Name) != nil && strings.Contains(c.Name, "lock") {
+			for _, a := range c.Args {
+				if lockKey(a) == key {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// lockKey normalises a lock expression to its last two member names
+// ("&fc->bg_lock" -> "bg_lock", "&ctx->wqh.lock" -> "wqh.lock").
+func lockKey(arg string) string {
+	a := strings.TrimSpace(arg)
+	for {
+		n := stripParens(strings.TrimSpace(strings.TrimPrefix(a, "&")))
+		if n == a {
+			break
+		}
+		a = n
+	}
+	parts := strings.FieldsFunc(a, func(r rune) bool { return r == '.' || r == '>' || r == '-' || r == ' ' })
+	if len(parts) == 0 {
+		return ""
+	}
+	if len(parts) >= 2 && parts[len(parts)-1] == "lock" {
+		return parts[len(parts)-2] + ".lock"
+	}
+	return parts[len(parts)-1]
+}
+
+// queueLockOf reports whether the lock key is the own lock of one of the
+// queues (every wake_up()/prepare_to_wait() takes it).
+func queueLockOf(key string, queues []string) bool {
+	for _, q := range queues {
+		if l := keyLast(strings.TrimPrefix(strings.TrimPrefix(q, "var:"), "completion:")); l != "" && key == l+".lock" {
+			return true
+		}
+	}
+	return false
+}
+
+var memberUseRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)`)
+
+// fieldsIn returns the member names a line uses ("urb->use_count" ->
+// use_count), without call names and without "lock".
+func fieldsIn(text string) []string {
+	var out []string
+	for _, m := range memberUseRe.FindAllStringSubmatchIndex(text, -1) {
+		name := text[m[2]:m[3]]
+		rest := strings.TrimSpace(text[m[1]:])
+		if strings.HasPrefix(rest, "(") {
+			continue
+		}
+		out = appendUnique(out, name)
+	}
+	return out
+}
+
+// codeLine returns the nearest line of f before (dir -1) or after (+1) line
+// that holds code (not blank, not a comment), and its number.
+func codeLine(f *wfunc, line, dir int) (string, int) {
+	lines := make([]int, 0, len(f.lines))
+	for l := range f.lines {
+		lines = append(lines, l)
+	}
+	sort.Ints(lines)
+	inComment := false
+	var cands []int
+	for _, l := range lines {
+		t := strings.TrimSpace(f.lines[l])
+		switch {
+		case inComment:
+			if strings.Contains(t, "*/") {
+				inComment = false
+			}
+			continue
+		case strings.HasPrefix(t, "/*"):
+			if !strings.Contains(t, "*/") {
+				inComment = true
+			}
+			continue
+		case t == "" || strings.HasPrefix(t, "//") || t == "{" || t == "}" || strings.HasPrefix(t, "*"):
+			continue
+		}
+		cands = append(cands, l)
+	}
+	best := 0
+	for _, l := range cands {
+		if dir < 0 && l < line {
+			best = l
+		}
+		if dir > 0 && l > line {
+			best = l
+			break
+		}
+	}
+	if best == 0 {
+		return "", 0
+	}
+	return strings.TrimSpace(f.lines[best]), best
+}
+
+// columnWidth is the width of the left column of an interleaving.
+const columnWidth = 46
+
+// interleaving renders two CPUs' steps side by side, the way
+// memory-barriers.txt and fix messages show a race: rows are
+// {CPU 0 step, CPU 1 step}, either may be empty.
+func interleaving(cpu0, cpu1 string, rows [][2]string) []string {
+	pad := func(s string) string {
+		if len(s) >= columnWidth {
+			return s + " "
+		}
+		return s + strings.Repeat(" ", columnWidth-len(s))
+	}
+	out := []string{pad("CPU 0: "+cpu0) + "| CPU 1: " + cpu1}
+	for _, r := range rows {
+		out = append(out, strings.TrimRight(pad(clip(r[0]))+"| "+clip(r[1]), " "))
+	}
+	return out
+}
+
+// clip shortens a step to keep the columns readable.
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 70 {
+		return s[:67] + "..."
+	}
+	return s
+}
+
+// siteWhere names a site as "func() file:line".
+func siteWhere(s *wsite) string {
+	return fmt.Sprintf("%s() %s:%d", s.Fn.Name, s.Fn.File, s.Line())
+}
+
+// waitCond returns the condition a waiter waits for, as text: the
+// wait_event condition argument, "" for open-coded waits.
+func waitCond(s *wsite) string {
+	if s.WKind == "wait" || s.WKind == "var" {
+		if len(s.Call.Args) > 1 {
+			return strings.Join(strings.Fields(s.Call.Args[1]), " ")
+		}
+	}
+	return ""
+}
+
+// otherSides returns the post-patch sites on the other side of f's
+// queues: the wakers of the queues f waits on and the waiters of the
+// queues f wakes, outside f itself.
+func (r *checker) otherSides(f *wfunc, ro roles) (wakers, waiters []*wsite) {
+	seen := map[*wsite]bool{}
+	for _, q := range ro.waitQs {
+		for _, s := range r.wakersOf(q) {
+			if s.Fn.Name != f.Name && !seen[s] {
+				seen[s] = true
+				wakers = append(wakers, s)
+			}
+		}
+	}
+	for _, q := range ro.wakeQs {
+		for _, s := range r.waitersOf(q) {
+			if s.Fn.Name != f.Name && !seen[s] && s.WKind != "poll" {
+				seen[s] = true
+				waiters = append(waiters, s)
+			}
+		}
+	}
+	return wakers, waiters
+}

@@ -1,0 +1,330 @@
+package wakeup
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// Deciding the wake-up-removed, skipped and stale-entry notes with the
+// tree: a removed or skipped wake-up is a risk when the queue has
+// sleepers, the path changed what they wait for, and no other wake-up on
+// the path (this function, its callees, its callers) covers it.
+
+// maxCallers bounds the callers searched for a covering wake-up.
+const maxCallers = 12
+
+// otherWaiters returns the post-patch waiters of q outside function fn.
+func (r *checker) otherWaiters(q, fn string) []*wsite {
+	var out []*wsite
+	for _, s := range r.waitersOf(q) {
+		if s.Fn.Name != fn {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// coveringWake finds another wake-up of q on f's path: in f itself, in a
+// function f calls, or in a caller after its call of f. It returns a
+// description, "" if none.
+func (r *checker) coveringWake(f *wfunc, q string, from int) string {
+	for _, s := range f.sitesOn(siteWake, "") {
+		if r.sameQueue(s.Q, q) && s.Line() >= from {
+			return fmt.Sprintf("%s() still wakes it at line %d (%s)", f.Name, s.Line(), s.Text())
+		}
+	}
+	if f.F == nil {
+		return ""
+	}
+	field := strings.TrimSuffix(keyLast(strings.TrimPrefix(strings.TrimPrefix(q, "var:"), "completion:")), "()")
+	// A call handed the queue itself may wake it (a driver's own waker).
+	for _, c := range f.F.Calls {
+		if c.Line < from || r.p.isPrimitive(c.Name) || r.p.locks[c.Name] || strings.Contains(c.Name, "unlock") ||
+			r.p.removals[c.Name] != nil || r.p.entries[c.Name] != nil {
+			continue
+		}
+		for _, a := range c.Args {
+			if field != "" && strings.HasPrefix(strings.TrimSpace(a), "&") && keyLast(queueKey(a, f.vt, f.Name)) == field {
+				return fmt.Sprintf("%s() is handed the queue and may wake it (line %d)", c.Name, c.Line)
+			}
+		}
+	}
+	if r.tree == nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, c := range f.F.Calls {
+		if c.Line < from || seen[c.Name] || r.p.isPrimitive(c.Name) || r.p.ordering(c.Name) != "" {
+			continue
+		}
+		seen[c.Name] = true
+		for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
+			for _, s := range r.tree.view(fn).sitesOn(siteWake, "") {
+				if r.sameQueue(s.Q, q) || (field != "" && keyLast(s.Q) == field) {
+					return fmt.Sprintf("its callee %s() wakes it (%s:%d)", fn.Name, s.Fn.File, s.Line())
+				}
+			}
+		}
+	}
+	callers := r.pass.Index.Callers(f.Name)
+	if len(callers) > maxCallers {
+		callers = callers[:maxCallers]
+	}
+	for _, cs := range callers {
+		if cs.Func == nil || cs.Func.Name == f.Name {
+			continue
+		}
+		for _, s := range r.tree.view(cs.Func).sitesOn(siteWake, "") {
+			if s.Line() > cs.Call.Line && r.sameQueue(s.Q, q) {
+				return fmt.Sprintf("its caller %s() wakes it after the call (%s:%d)", cs.Func.Name, s.Fn.File, s.Line())
+			}
+		}
+	}
+	return ""
+}
+
+// decideRemoved escalates a removed wake-up o (old side; nw is the new
+// function) to a risk when the queue has waiters and nothing on the path
+// wakes them any more.
+func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
+	waiters := r.otherWaiters(o.Q, o.Fn.Name)
+	if len(waiters) == 0 {
+		return
+	}
+	if c := r.coveringWake(nw, o.Q, r.newPosOf(nw, o.Line())); c != "" {
+		f.Explanation += fmt.Sprintf(" Another waker covers it: %s.", c)
+		return
+	}
+	if !changesStateBefore(o) {
+		f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
+		return
+	}
+	w := preferSleeper(waiters)
+	r.riskUnwoken(f, w, o.Fn, o.Line(), "wake-up removed: "+o.Text())
+	before := storeAbove(o.Fn, o.Line())
+	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
+		{"", w.Text()},
+		{"", "  condition false: sleeps"},
+		{before, ""},
+		{"(no " + o.Call.Name + " any more)", ""},
+		{"", "sleeps on although its condition may now hold"},
+	})...)
+	f.Explanation = fmt.Sprintf("%s() no longer calls %s on %s, and nothing else on this path wakes it (not this function, its callees or its callers). %s waits on %s for %s; when this path makes that true, the waiter keeps sleeping. Keep the wake-up (with the barrier it needs) on this path.",
+		o.Fn.Name, o.Call.Name, o.Q, siteWhere(w), o.Q, condOrState(w))
+}
+
+// riskUnwoken makes f a risk naming the waiter w left sleeping.
+func (r *checker) riskUnwoken(f *report.Finding, w *wsite, fn *wfunc, line int, what string) {
+	f.Severity = report.SeverityRisk
+	f.Chain = append(f.Chain, step(w, "waits: "+w.Text()))
+	f.Chain = append(f.Chain, report.Step{Func: fn.Name, File: fn.File, Line: line, What: what})
+}
+
+// condOrState describes what a waiter waits for.
+func condOrState(w *wsite) string {
+	if c := waitCond(w); c != "" {
+		return "`" + c + "`"
+	}
+	return "its condition"
+}
+
+// storeRe finds a store to shared state: a member assignment, WRITE_ONCE,
+// a list insertion, an atomic or bit update.
+var storeRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:[-+|&^]?=[^=]|\+\+|--)|\b(?:WRITE_ONCE|list_add\w*|hlist_add\w*|llist_add|atomic\w*_(?:inc|dec|set|add|sub)\w*|set_bit|__set_bit|clear_bit|smp_store_release)\s*\(`)
+
+// storeBeforeExit returns the first store in the block that ends with the
+// exit at line exit (the lines from the block's opening brace to the
+// exit), "" if none.
+func storeBeforeExit(f *wfunc, exit int) string {
+	var lines []int
+	for l := range f.lines {
+		if l < exit {
+			lines = append(lines, l)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(lines)))
+	depth := 0
+	for i, l := range lines {
+		if i > 30 {
+			break
+		}
+		t := f.lines[l]
+		depth += strings.Count(t, "}") - strings.Count(t, "{")
+		if depth < 0 {
+			break // the enclosing block's opening line
+		}
+		if storeRe.MatchString(t) {
+			return strings.TrimSpace(t)
+		}
+	}
+	return ""
+}
+
+// decideSkipped escalates a new early exit before wake-up n to a risk when
+// the path to the exit stores shared state and n's queue has waiters.
+func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int) {
+	waiters := r.otherWaiters(n.Q, nw.Name)
+	store := storeBeforeExit(nw, exit)
+	if len(waiters) == 0 || store == "" {
+		return
+	}
+	w := preferSleeper(waiters)
+	r.riskUnwoken(f, w, nw, exit, "new exit skips the wake-up: "+strings.TrimSpace(nw.text(exit)))
+	f.Chain = append(f.Chain, step(n, "the skipped wake-up: "+n.Text()))
+	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
+		{"", w.Text()},
+		{"", "  condition false: sleeps"},
+		{store, ""},
+		{strings.TrimSpace(nw.text(exit)), ""},
+		{"  (skips " + n.Text() + ")", "sleeps on; what it waits for is there"},
+	})...)
+	f.Explanation = fmt.Sprintf("The new exit at line %d leaves %s() after `%s` changed state that the sleepers of %s may wait for, without reaching %s at line %d. %s waits for %s and is not woken for it. Wake the queue on this path too, or exit after the wake-up.",
+		exit, nw.Name, store, n.Q, n.Call.Name, n.Line(), siteWhere(w), condOrState(w))
+}
+
+// checkSkippingGotos reports a goto the patch added before wake-up n that
+// jumps past it.
+func (r *checker) checkSkippingGotos(nw *wfunc, n *wsite) {
+	if nw.F == nil || nw.F.Body == nil {
+		return
+	}
+	labels := map[string]int{}
+	var gotos []*cscan.GotoStmt
+	lockctx.Inspect(nw.F.Body, func(s cscan.Stmt) {
+		switch s := s.(type) {
+		case *cscan.GotoStmt:
+			gotos = append(gotos, s)
+		case *cscan.LabelStmt:
+			labels[s.Label] = s.Line
+		}
+	})
+	for _, g := range gotos {
+		l := labels[g.Label]
+		if g.Line >= n.Line() || l <= n.Line() || !nw.changed(g.Line) {
+			continue
+		}
+		f := report.Finding{
+			Category: CategoryRemoved,
+			Severity: report.SeverityNote,
+			File:     nw.File, Func: nw.Name, Line: g.Line, Key: n.Q,
+			Message: fmt.Sprintf("new goto %s in %s() jumps over the wake-up of %s at line %d", g.Label, nw.Name, n.Q, n.Line()),
+			Explanation: "A jump added before the wake-up leaves its waiters sleeping on that path; " +
+				"wake them before jumping or show that nothing they wait for changed.",
+			Evidence: []string{nw.evidence(g.Line), nw.evidence(n.Line())},
+		}
+		r.decideSkipped(&f, nw, n, g.Line)
+		r.add(f)
+		return
+	}
+}
+
+// decideStaleEntry escalates an exclusive, non-auto-removing entry s (set
+// up by e) to a risk when a waker of its queue wakes a single exclusive
+// waiter: that wake-up can hit the already-woken entry.
+func (r *checker) decideStaleEntry(f *report.Finding, s, e *wsite) {
+	var single *wsite
+	for _, w := range r.wakersOf(s.Q) {
+		if w.Breadth != "all" && w.Fn.Name != s.Fn.Name {
+			single = w
+			break
+		}
+	}
+	if single == nil {
+		return
+	}
+	f.Severity = report.SeverityRisk
+	f.Chain = append(f.Chain, step(e, "entry without auto-removal: "+e.Text()))
+	f.Chain = append(f.Chain, step(s, "queued exclusively: "+s.Text()))
+	f.Chain = append(f.Chain, step(single, describeBreadth(single)+": "+single.Text()))
+	f.Evidence = append(f.Evidence, interleaving(single.Fn.Name+"() (events 1, 2)", s.Fn.Name+"() A and B, both queued", [][2]string{
+		{single.Text() + " : event 1", "A woken; its entry stays first on the queue"},
+		{single.Text() + " : event 2", "hits A's entry again (A already running)"},
+		{"", "B: not woken, sleeps with event 2 pending"},
+	})...)
+	f.Explanation += fmt.Sprintf(" %s() %s on %s, so the second event's wake-up is spent on the entry of a task that is already awake, and the next exclusive waiter misses it.",
+		single.Fn.Name, describeBreadth(single), s.Q)
+}
+
+// preferSleeper returns the first waiter that sleeps (wait_event,
+// prepare_to_wait) rather than registers for poll, else the first.
+func preferSleeper(ws []*wsite) *wsite {
+	for _, w := range ws {
+		if w.WKind != "poll" {
+			return w
+		}
+	}
+	return ws[0]
+}
+
+// storeAbove returns the nearest store above line in f (what the removed
+// or skipped wake-up announced), else the nearest code line.
+func storeAbove(f *wfunc, line int) string {
+	for l := line - 1; l > 0 && l >= line-12; l-- {
+		if t, ok := f.lines[l]; ok && storeRe.MatchString(t) {
+			return strings.TrimSpace(t)
+		}
+	}
+	t, _ := codeLine(f, line, -1)
+	return t
+}
+
+// newPosOf returns the first new-side line that can stand where old line
+// sat: one past the last unchanged line before it (0 when unknown).
+func (r *checker) newPosOf(nw *wfunc, old int) int {
+	m := r.maps[nw.File]
+	if m == nil {
+		return 0
+	}
+	best := 0
+	for nl, ol := range m.newToOld {
+		if ol < old && nl > best {
+			if _, ok := nw.lines[nl]; ok {
+				best = nl
+			}
+		}
+	}
+	if best == 0 {
+		return 0
+	}
+	return best + 1
+}
+
+// changesStateBefore reports whether the path before wake-up o changes
+// state its sleepers may wait for: a store, or a call handed the object
+// that holds the queue (put_ctx(ctx) before wake_up_var(&ctx->refcount)).
+func changesStateBefore(o *wsite) bool {
+	base := ""
+	if ws := identWords(strings.TrimPrefix(strings.TrimSpace(o.Arg), "&")); len(ws) > 0 {
+		base = ws[0]
+	}
+	f := o.Fn
+	start := 0
+	if f.F != nil {
+		start = f.F.BodyStart
+	}
+	for l := o.Line() - 1; l > start && l >= o.Line()-15; l-- {
+		t, ok := f.lines[l]
+		if !ok {
+			continue
+		}
+		if storeRe.MatchString(t) {
+			return true
+		}
+		if base == "" {
+			continue
+		}
+		for _, m := range condCallRe.FindAllStringSubmatchIndex(t, -1) {
+			rest := t[m[1]:]
+			if end := strings.IndexByte(rest, ')'); end >= 0 && containsWord(rest[:end], base) && !trivialCalls[t[m[2]:m[3]]] {
+				return true
+			}
+		}
+	}
+	return false
+}

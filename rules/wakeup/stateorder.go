@@ -1,0 +1,370 @@
+package wakeup
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// State vs wake-up order (category state-order): a store that a sleeper's
+// condition reads used to come before a wake-up and now comes after it
+// (moved down in the same function, or into a caller after the call that
+// wakes). The woken task re-checks its condition, still sees the old
+// value and goes back to sleep; the store that would satisfy it comes
+// with no wake-up.
+
+// movedStore is a store line the patch removed in one function and added
+// in another place.
+type movedStore struct {
+	text   string
+	fields []string
+	from   *wfunc // old side
+	line   int    // old line
+}
+
+func normLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// checkStoreAfterWake reports stores moved after the wake-up they used to
+// precede.
+func (r *checker) checkStoreAfterWake() {
+	var moved []movedStore
+	for _, old := range r.olds {
+		if old == nil {
+			continue
+		}
+		for l, t := range old.lines {
+			if !old.changed(l) || !storeRe.MatchString(t) {
+				continue
+			}
+			fs := fieldsIn(strings.SplitN(t, "=", 2)[0])
+			if len(fs) == 0 {
+				continue
+			}
+			moved = append(moved, movedStore{text: normLine(t), fields: fs, from: old, line: l})
+		}
+	}
+	sort.Slice(moved, func(i, j int) bool { return moved[i].line < moved[j].line })
+	done := map[string]bool{}
+	risky := map[string]bool{} // function|queue pairs already reported at risk
+	for _, m := range moved {
+		var wakes []*wsite
+		for _, w := range m.from.sitesOn(siteWake, "") {
+			if w.Line() > m.line {
+				wakes = append(wakes, w)
+			}
+		}
+		if len(wakes) == 0 {
+			continue
+		}
+		for i, nw := range r.news {
+			if nw == nil {
+				continue
+			}
+			for l, t := range nw.lines {
+				if !nw.changed(l) || normLine(t) != m.text {
+					continue
+				}
+				key := nw.Name + ":" + m.text
+				if done[key] {
+					continue
+				}
+				for _, w := range wakes {
+					if !r.wakesBefore(nw, i, m.from.Name, w.Q, l) {
+						continue
+					}
+					done[key] = true
+					r.reportStoreAfterWake(m, nw, l, w, risky)
+					break
+				}
+			}
+		}
+	}
+}
+
+// wakesBefore reports whether new function nw wakes queue q before line
+// l: directly, or through a call of from (whose new side still wakes q).
+func (r *checker) wakesBefore(nw *wfunc, _ int, from, q string, l int) bool {
+	for _, s := range nw.sitesOn(siteWake, "") {
+		if s.Line() < l && r.sameQueue(s.Q, q) {
+			return true
+		}
+	}
+	if nw.F == nil || nw.Name == from {
+		return false
+	}
+	for _, c := range nw.F.Calls {
+		if c.Name != from || c.Line >= l {
+			continue
+		}
+		for _, f := range r.news {
+			if f != nil && f.Name == from && len(f.sitesOn(siteWake, "")) > 0 {
+				return true
+			}
+		}
+		if r.tree != nil {
+			for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(from), nw.File) {
+				for _, s := range r.tree.view(fn).sitesOn(siteWake, "") {
+					if r.sameQueue(s.Q, q) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsite, risky map[string]bool) {
+	f := report.Finding{
+		Category: CategoryStateOrder,
+		Severity: report.SeverityNote,
+		File:     nw.File, Func: nw.Name, Line: line, Key: w.Q,
+		Message:  fmt.Sprintf("%s now stored after the wake-up of %s (%s() line %d)", strings.Join(m.fields, ", "), w.Q, w.Fn.Name, w.Line()),
+		Evidence: []string{nw.evidence(line)},
+		Old:      []string{m.from.evidence(m.line), w.Fn.evidence(w.Line())},
+	}
+	var reader *wsite
+	for _, s := range r.otherWaiters(w.Q, "") {
+		if r.condReads(s, m.fields) {
+			reader = s
+			break
+		}
+	}
+	if reader == nil {
+		if risky[nw.Name+"|"+w.Q] {
+			return // the same move is reported at risk for another field
+		}
+		f.Explanation = fmt.Sprintf("The store of %s used to precede %s on %s; it now follows it. No sleeper of %s was found whose condition reads it; if one does, it is woken before the change and sleeps again.", strings.Join(m.fields, ", "), w.Call.Name, w.Q, w.Q)
+		r.add(f)
+		return
+	}
+	// A lock held across the wake-up and the store, which the sleeper
+	// takes to test its condition (wait_event_lock_irq), makes the woken
+	// task wait for the store.
+	if r.lockOrdersStore(nw, line, w, reader) {
+		h := r.locksAt(nw, line)[0]
+		f.Explanation = fmt.Sprintf("The store of %s now follows %s, but both run under %s, which %s takes to test its condition: the woken task cannot see the old value.", strings.Join(m.fields, ", "), w.Call.Name, h.text, siteWhere(reader))
+		r.add(f)
+		return
+	}
+	f.Severity = report.SeverityRisk
+	risky[nw.Name+"|"+w.Q] = true
+	f.Chain = append(f.Chain, step(reader, "waits for a condition that reads "+strings.Join(m.fields, ", ")+": "+reader.Text()))
+	f.Chain = append(f.Chain, step(w, "wakes it: "+w.Text()))
+	f.Chain = append(f.Chain, report.Step{Func: nw.Name, File: nw.File, Line: line, What: "stores it only afterwards: " + normLine(nw.text(line))})
+	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", reader.Fn.Name+"()", [][2]string{
+		{"", reader.Text()},
+		{"", "  condition false: sleeps"},
+		{w.Text(), ""},
+		{"", "woken: re-checks " + condOrState(reader)},
+		{"", "  reads the old " + strings.Join(m.fields, ", ") + ": sleeps again"},
+		{normLine(nw.text(line)), ""},
+		{"  (no wake-up after it)", "sleeps forever"},
+	})...)
+	f.Explanation = fmt.Sprintf("%s waits until %s, which reads %s. The patch moves the store `%s` from before %s() line %d (%s) to %s() line %d, after it: the woken task re-checks its condition against the old value and goes back to sleep, and nothing wakes it once the value changes. Store first, then wake (or wake again after the store).",
+		siteWhere(reader), condOrState(reader), strings.Join(m.fields, ", "), m.text, w.Fn.Name, w.Line(), w.Call.Name, nw.Name, line)
+	r.add(f)
+}
+
+// condReads reports whether waiter s's condition (with the helpers it
+// calls, from the patch or the tree) reads one of the fields.
+func (r *checker) condReads(s *wsite, fields []string) bool {
+	cond := waitCond(s)
+	if cond == "" {
+		return false
+	}
+	text := cond
+	for _, name := range calledNames(cond) {
+		if body, ok := r.funcText(name, s.Fn.File); ok {
+			text += "\n" + body
+			for _, inner := range calledNames(body) {
+				if b2, ok := r.funcText(inner, s.Fn.File); ok && len(b2) < 4000 {
+					text += "\n" + b2
+				}
+			}
+		}
+	}
+	for _, fl := range fields {
+		if containsWord(text, fl) {
+			return true
+		}
+	}
+	return false
+}
+
+// trivialCalls are calls that do not change what a woken task looks at.
+var trivialCalls = map[string]bool{"if": true, "while": true, "for": true, "switch": true, "return": true, "sizeof": true,
+	"likely": true, "unlikely": true, "WARN_ON": true, "WARN_ON_ONCE": true, "BUG_ON": true, "READ_ONCE": true}
+
+// workIn returns the calls and stores of a line that may change what a
+// woken task observes ("" if none): a member store or a non-trivial call.
+func workIn(t string) string {
+	s := strings.TrimSpace(t)
+	if s == "" || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/*") || strings.HasPrefix(s, "*") {
+		return ""
+	}
+	if storeRe.MatchString(s) {
+		return s
+	}
+	for _, m := range condCallRe.FindAllStringSubmatch(s, -1) {
+		n := m[1]
+		if trivialCalls[n] || strings.HasPrefix(n, "trace_") || strings.HasPrefix(n, "pr_") || strings.HasPrefix(n, "dev_") || n == "printk" ||
+			strings.Contains(n, "lock") || strings.HasPrefix(n, "rcu_read_") || strings.HasPrefix(n, "local_irq") || strings.HasPrefix(n, "preempt_") {
+			continue // moving a wake-up inside a lock section or a log call changes nothing the woken task sees
+		}
+		return s
+	}
+	return ""
+}
+
+// checkWakeMovedEarlier reports a wake-up the patch moved above work that
+// used to complete before it: the woken task can now run before that work
+// and see its state half done.
+func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
+	if o.Call.Name != n.Call.Name {
+		return
+	}
+	// Lines the patch moved from before the old wake-up to after the new
+	// one (the diff may show either side as the moved one).
+	removedBefore := map[string]bool{}
+	for l, t := range old.lines {
+		if l < o.Line() && old.changed(l) {
+			removedBefore[normLine(t)] = true
+		}
+	}
+	m := r.maps[nw.File]
+	if m == nil {
+		return
+	}
+	var passed []string
+	var passedAt []int
+	var lines []int
+	for l := range nw.lines {
+		lines = append(lines, l)
+	}
+	sort.Ints(lines)
+	for _, l := range lines {
+		if l <= n.Line() {
+			continue
+		}
+		if nw.changed(l) {
+			if t := normLine(nw.lines[l]); removedBefore[t] {
+				if w := workIn(t); w != "" {
+					passed = append(passed, w)
+					passedAt = append(passedAt, l)
+				}
+			}
+			continue
+		}
+		if !n.Changed() {
+			continue
+		}
+		ol, ok := m.newToOld[l]
+		if !ok || ol >= o.Line() || ol <= 0 {
+			continue
+		}
+		if _, in := old.lines[ol]; !in {
+			continue
+		}
+		if w := workIn(nw.lines[l]); w != "" {
+			passed = append(passed, w)
+			passedAt = append(passedAt, l)
+		}
+	}
+	// Wake-ups are not work the woken task waits for; stores count only
+	// when a sleeper's condition reads them (else checkStoreAfterWake
+	// reports them as notes).
+	waiters := r.otherWaiters(n.Q, nw.Name)
+	var work []string
+	for i, p := range passed {
+		if r.isWakeLine(p) {
+			continue
+		}
+		if storeRe.MatchString(p) && !condCallRe.MatchString(strings.SplitN(p, "=", 2)[0]) {
+			fs := fieldsIn(strings.SplitN(p, "=", 2)[0])
+			read := false
+			for _, w := range waiters {
+				if r.condReads(w, fs) && !r.lockOrdersStore(nw, passedAt[i], n, w) {
+					read = true
+				}
+			}
+			if !read {
+				continue
+			}
+		}
+		work = append(work, p)
+	}
+	passed = work
+	if len(passed) == 0 {
+		return
+	}
+	f := report.Finding{
+		Category: CategoryStateOrder,
+		Severity: report.SeverityNote,
+		File:     nw.File, Func: nw.Name, Line: n.Line(), Key: n.Q,
+		Message:  fmt.Sprintf("wake-up of %s moved before work that used to complete first (%s)", n.Q, passed[0]),
+		Evidence: []string{nw.evidence(n.Line())},
+		Old:      []string{old.evidence(o.Line())},
+	}
+	if len(waiters) == 0 {
+		f.Explanation = fmt.Sprintf("%s() now wakes %s before `%s`; a woken task can run before that work is done. No sleeper of %s was found.", nw.Name, n.Q, passed[0], n.Q)
+		r.add(f)
+		return
+	}
+	w := waiters[0]
+	f.Severity = report.SeverityRisk
+	f.Chain = append(f.Chain, step(w, "waits: "+w.Text()))
+	f.Chain = append(f.Chain, step(n, "woken before the work below: "+n.Text()))
+	rows := [][2]string{
+		{"", w.Text()},
+		{n.Text(), ""},
+		{"", "woken: " + condOrState(w) + " holds, runs on"},
+		{"", "looks at the state the work below produces:"},
+		{"", "  not there yet, gives up or sleeps again"},
+	}
+	for i, p := range passed {
+		if i == 2 {
+			break
+		}
+		rows = append(rows, [2]string{p, ""})
+	}
+	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", rows)...)
+	f.Explanation = fmt.Sprintf("%s() used to wake %s after `%s`; the patch moves %s above it. %s is woken as soon as its condition holds and then relies on what it was woken for; the work that produces it now runs after the wake-up, so the woken task can see it missing (stop early, or sleep again with no further wake-up). Keep the wake-up after the work it announces.",
+		nw.Name, n.Q, strings.Join(passed, "`, `"), n.Call.Name, siteWhere(w))
+	r.add(f)
+}
+
+// isWakeLine reports whether a line calls a wake-up primitive.
+func (r *checker) isWakeLine(t string) bool {
+	for _, m := range condCallRe.FindAllStringSubmatch(t, -1) {
+		if r.p.waker(m[1]) != nil || r.p.taskWakers[m[1]] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// heldAt reports whether the lock key is among held.
+func heldAt(held []heldLock, key string) bool {
+	for _, h := range held {
+		if h.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// lockOrdersStore reports whether the store at line of nw and the wake-up
+// w run under a lock that the sleeper s takes to test its condition: the
+// woken task then waits for the lock, and the store, before re-testing.
+func (r *checker) lockOrdersStore(nw *wfunc, line int, w, s *wsite) bool {
+	for _, h := range r.locksAt(nw, line) {
+		if r.takesLock(s.Fn, h.key) && (nw.Name != w.Fn.Name || heldAt(r.locksAt(nw, w.Line()), h.key)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,131 @@
+package wakeup
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// Wrapper wakers: small helpers that wake the queue they are handed
+// (a driver's foo_wake(q) testing waitqueue_active() first). With a tree, a call of
+// an unknown function whose body (a few lines) wakes one of its
+// parameters counts as a wake-up of the queue passed in that position.
+
+// maxWrapperLines bounds the size of a function taken as a wrapper.
+const maxWrapperLines = 20
+
+var paramIdentRe = regexp.MustCompile(`([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*$`)
+
+// paramNames returns the parameter names of a function header.
+func paramNames(header, name string) []string {
+	i := strings.Index(header, name)
+	if i < 0 {
+		return nil
+	}
+	h := header[i+len(name):]
+	open := strings.IndexByte(h, '(')
+	if open < 0 {
+		return nil
+	}
+	depth, end := 0, -1
+	for j := open; j < len(h); j++ {
+		switch h[j] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				end = j
+			}
+		}
+		if end >= 0 {
+			break
+		}
+	}
+	if end < 0 {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(h[open+1:end], ",") {
+		m := paramIdentRe.FindStringSubmatch(strings.TrimSpace(p))
+		if m == nil {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// wrapperWake is a wrapper's wake-up of one of its parameters.
+type wrapperWake struct {
+	param int
+	inner *wsite
+}
+
+// wrapperOf returns the wake-up a call of name performs on one of its
+// arguments, nil if name is not a wrapper waker (memoised per run).
+func (r *checker) wrapperOf(name, file string) *wrapperWake {
+	if r.wrappers == nil {
+		r.wrappers = map[string]*wrapperWake{}
+	}
+	if w, ok := r.wrappers[name]; ok {
+		return w
+	}
+	r.wrappers[name] = nil
+	if r.tree == nil || r.p.isPrimitive(name) || r.p.locks[name] || r.p.ordering(name) != "" || r.p.taskWakers[name] != nil {
+		return nil
+	}
+	fns := lockctx.PickDefs(r.pass.Index.Funcs(name), file)
+	if len(fns) == 0 || fns[0].End-fns[0].Start > maxWrapperLines {
+		return nil
+	}
+	v := r.tree.view(fns[0])
+	var head strings.Builder
+	for l := v.F.Start; l <= v.F.BodyStart && l > 0; l++ {
+		head.WriteString(v.lines[l])
+		head.WriteByte(' ')
+	}
+	params := paramNames(head.String(), name)
+	for _, s := range v.sitesOn(siteWake, "") {
+		a := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s.Arg), "&"))
+		for i, p := range params {
+			if p != "" && a == p {
+				w := &wrapperWake{param: i, inner: s}
+				r.wrappers[name] = w
+				return w
+			}
+		}
+	}
+	return nil
+}
+
+// addWrapperSites adds the wake-ups f performs through wrapper wakers.
+func (r *checker) addWrapperSites(f *wfunc) {
+	if f == nil || f.F == nil || r.tree == nil {
+		return
+	}
+	added := false
+	for _, c := range f.F.Calls {
+		if len(c.Args) == 0 || r.p.isPrimitive(c.Name) {
+			continue
+		}
+		w := r.wrapperOf(c.Name, f.File)
+		if w == nil || w.param >= len(c.Args) {
+			continue
+		}
+		in := w.inner
+		s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: c.Args[w.param], Breadth: in.Breadth, Nr: in.Nr, Mode: in.Mode, Sync: in.Sync, PollKey: in.PollKey, WKind: in.WKind}
+		s.Q = queueKey(s.Arg, f.vt, f.Name)
+		if in.WKind == "var" || in.WKind == "completion" {
+			s.Q = in.WKind + ":" + s.Q
+		}
+		f.Sites = append(f.Sites, s)
+		added = true
+	}
+	if added {
+		sort.SliceStable(f.Sites, func(i, j int) bool { return f.Sites[i].Line() < f.Sites[j].Line() })
+	}
+}

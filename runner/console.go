@@ -1,0 +1,57 @@
+package runner
+
+import (
+	"bytes"
+	"strings"
+)
+
+// ConsoleResultsArg on the guest kernel command line makes the guest's init
+// write the results frames to the console UART (ttyS0) instead of ttyS1,
+// for labs that record only the console (LAVA). SplitConsole separates the
+// recorded stream again.
+const ConsoleResultsArg = "autosel.results=console"
+
+// SplitConsole separates a console log that carries the results frames
+// (a guest booted with ConsoleResultsArg) into the two logs a local boot
+// gets from its two UARTs: the kernel console and the results channel.
+// Marker lines go to the results; between a frame's begin and end
+// markers, so do its body lines ("o ", "k ", "x ", "e "); every other line
+// (the kernel's console output, which init keeps from landing inside a
+// frame line) goes to the console. Carriage returns are dropped.
+func SplitConsole(log []byte) (console, results []byte) {
+	var con, res bytes.Buffer
+	inFrame := false
+	for _, raw := range bytes.SplitAfter(log, []byte("\n")) {
+		if len(raw) == 0 {
+			continue
+		}
+		line := strings.TrimRight(string(raw), "\r\n")
+		nl := "\n"
+		if raw[len(raw)-1] != '\n' {
+			nl = "" // an unterminated last line stays unterminated
+		}
+		switch {
+		case strings.HasPrefix(line, "@@AUTOSEL-"):
+			inFrame = strings.HasPrefix(line, markBegin)
+			res.WriteString(line + nl)
+		case inFrame && isFrameBody(line):
+			res.WriteString(line + nl)
+		default:
+			con.WriteString(line + nl)
+		}
+	}
+	return con.Bytes(), res.Bytes()
+}
+
+// isFrameBody reports whether line has the shape of a frame body line
+// (guest/init.c body_add: a tag letter and a space).
+func isFrameBody(line string) bool {
+	if len(line) < 2 || line[1] != ' ' {
+		return false
+	}
+	switch line[0] {
+	case 'o', 'k', 'x', 'e':
+		return true
+	}
+	return false
+}
