@@ -1,8 +1,11 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 )
 
 func TestScanAssigns(t *testing.T) {
@@ -38,5 +41,47 @@ func TestScanAssigns(t *testing.T) {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// BenchmarkAssignsCold builds the member-assignment table of Linux 6.1
+// from scratch (a fresh cache directory; the function index is loaded
+// warm first and not timed).
+func BenchmarkAssignsCold(b *testing.B) {
+	dir := testkernel.Dir(b)
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		cache := b.TempDir()
+		ix, err := Open(context.Background(), dir, Options{CacheDir: cache})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if len(ix.AssignsTo("ndo_start_xmit")) == 0 {
+			b.Fatal("no ndo_start_xmit assignments")
+		}
+	}
+}
+
+// BenchmarkAssignsWarm loads the table from its cache file.
+func BenchmarkAssignsWarm(b *testing.B) {
+	dir := testkernel.Dir(b)
+	cache := b.TempDir()
+	ix, err := Open(context.Background(), dir, Options{CacheDir: cache})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix.AssignsTo("x")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		ix, err := Open(context.Background(), dir, Options{CacheDir: cache})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if len(ix.AssignsTo("ndo_start_xmit")) == 0 {
+			b.Fatal("no ndo_start_xmit assignments")
+		}
 	}
 }
