@@ -318,6 +318,10 @@ func (ix *Index) Base() *Index {
 	return ix
 }
 
+// Underlying returns the full index a view is built on (ix itself for a base
+// index): what is shared between the views of every patch.
+func (ix *Index) Underlying() *Index { return ix.root() }
+
 // root returns the underlying full index.
 func (ix *Index) root() *Index {
 	if ix.base != nil {
@@ -462,6 +466,7 @@ func (ix *Index) MemberCallers(member string) []CallSite {
 // callsToNames is CallsTo for a set of names.
 func (ix *Index) callsToNames(names map[string]bool) []CallSite {
 	b := ix.root()
+	b.buildCallers()
 	var out []CallSite
 	for name := range names {
 		for _, r := range b.callers[name] {
@@ -496,7 +501,7 @@ func (ix *Index) callsToNames(names map[string]bool) []CallSite {
 // Callers returns every call site of name in the view (direct calls by
 // name; calls through pointers are named by their expression).
 func (ix *Index) Callers(name string) []CallSite {
-	return ix.CallsTo(func(c string) bool { return c == name })
+	return ix.callsToNames(map[string]bool{name: true})
 }
 
 // CallsTo returns every call site whose callee name matches, ordered by

@@ -1,6 +1,8 @@
 package lockctx
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -60,6 +62,9 @@ type Model struct {
 	guards                    map[string]string
 	callbacks                 []Callback
 	target                    Target
+	// id identifies the tables and target (summaries are shared between
+	// models with the same id).
+	id string
 }
 
 // Kinds are the known context kinds.
@@ -72,6 +77,8 @@ func Compile(section string, t *Tables, target Target) (*Model, error) {
 		acquire: map[string]Prim{}, release: map[string]Prim{}, trylock: map[string]Prim{},
 		guards: t.Guards, callbacks: t.Callbacks, target: target,
 	}
+	h := sha1.Sum([]byte(fmt.Sprintf("%s|%+v|%+v", section, *t, target)))
+	m.id = hex.EncodeToString(h[:])
 	fill := func(rows []Row, dst map[string]Prim, what string) error {
 		for i, r := range rows {
 			if !Kinds[r.Kind] {

@@ -92,6 +92,12 @@ type Resolver struct {
 	regs map[string][]implicitReg
 	// paramCache caches parameter names.
 	paramCache map[*cscan.Func][]string
+	// shared holds the summaries that do not depend on the patch, shared
+	// by the resolvers of every patch over the same tree (share.go);
+	// frameTaint marks the frames whose summary depends on it.
+	shared     *sharedSummaries
+	frameTaint []bool
+	tainted    map[*cscan.Func]bool
 	// lines caches source files split into lines.
 	lines map[string][]string
 }
@@ -104,7 +110,8 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 	_ = depth
 	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{}}
+		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{}, tainted: map[*cscan.Func]bool{},
+		shared: sharedFor(m, ix)}
 }
 
 // maxComponentRounds bounds the iterations over one recursive component.
@@ -185,9 +192,19 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 // any depth (depth is ignored; see NewResolver).
 func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
 	if s, ok := r.memo[fn]; ok {
+		if r.tainted[fn] {
+			r.taint()
+		}
 		return s
 	}
+	if !r.source(fn) {
+		if s := r.shared.get(fn); s != nil {
+			r.memo[fn] = s
+			return s
+		}
+	}
 	if i, ok := r.pos[fn]; ok {
+		r.taint() // a recursive component is never shared
 		// A back edge: fn is being summarised further up. Use its previous
 		// round's summary and mark the frames down to it as one component.
 		if top := len(r.low) - 1; top >= 0 && i < r.low[top] {
@@ -203,11 +220,17 @@ func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
 		r.stack = append(r.stack, fn)
 		r.low = append(r.low, idx)
 		r.pos[fn] = idx
+		r.frameTaint = append(r.frameTaint, r.source(fn))
 		mark := len(r.pending)
 		s := r.compute(fn)
 		low := r.low[idx]
-		r.stack, r.low = r.stack[:idx], r.low[:idx]
+		tainted := r.frameTaint[idx]
+		r.stack, r.low, r.frameTaint = r.stack[:idx], r.low[:idx], r.frameTaint[:idx]
 		delete(r.pos, fn)
+		if tainted {
+			r.tainted[fn] = true
+			r.taint()
+		}
 		if low < idx {
 			// Part of a component rooted further up: provisional, redone
 			// with the root's next round.
@@ -230,6 +253,9 @@ func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
 		}
 		if len(comp) == 0 || !changed || round+1 >= maxComponentRounds {
 			r.memo[fn] = s
+			if len(comp) == 0 && !tainted {
+				r.shared.put(fn, s)
+			}
 			for _, g := range comp {
 				delete(r.prev, g)
 			}
