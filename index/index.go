@@ -1,6 +1,9 @@
 // Package index is the tree index: every function of a kernel tree scanned
 // by cscan, persisted and keyed by git blob ids so unchanged files are never
-// rescanned, with name and caller lookups and a post-patch overlay view.
+// rescanned, with name and caller lookups (direct calls and calls through
+// a struct member), the table of functions assigned to struct members
+// (assign.go, assigns.go: ops tables and callbacks, cached beside the index)
+// and a post-patch overlay view.
 // Rules compute their own summaries (atomic-state effect, may-sleep with a
 // proof chain) on top of it and may memoise them with Memo.
 package index
