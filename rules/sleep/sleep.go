@@ -360,6 +360,43 @@ func (r *checker) passesSleeping(fn *cscan.Func, ar lockctx.ArgReach) (*report.S
 	return nil, "", "", false
 }
 
+// newReach returns the first sleeping chain of nf, with nothing of its own
+// held, that of does not have (by callee and primitive), certain chains
+// first; nil when there is none.
+func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
+	reaches := func(res *lockctx.Resolver, fn *cscan.Func) []*lockctx.Reach {
+		var out []*lockctx.Reach
+		lockctx.Walk(res, fn, func(v lockctx.Visit) {
+			if v.Reach != nil && !v.State.Dead && v.State.Empty() {
+				p := *v.Reach
+				out = append(out, &p)
+			}
+		})
+		return out
+	}
+	key := func(p *lockctx.Reach) string {
+		what := ""
+		if len(p.Steps) > 0 {
+			what = p.Steps[0].What
+		}
+		return what + "|" + p.Prim
+	}
+	old := map[string]bool{}
+	for _, p := range reaches(r.oldR, of) {
+		old[key(p)] = true
+	}
+	var best *lockctx.Reach
+	for _, p := range reaches(r.newR, nf) {
+		if old[key(p)] {
+			continue
+		}
+		if best == nil || best.Weak && !p.Weak {
+			best = p
+		}
+	}
+	return best
+}
+
 // reverse handles a function that newly may sleep: every caller chain (to
 // the depth) reaching it in atomic context.
 func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
@@ -367,10 +404,14 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	if ns.Reach == nil {
 		return
 	}
-	if of != nil && r.oldR.SummaryOf(of, r.depth).Reach != nil {
-		return
-	}
 	proof := ns.Reach
+	if of != nil && r.oldR.SummaryOf(of, r.depth).Reach != nil {
+		// It could already sleep: only a new path to a sleeping primitive
+		// (a call that now sleeps, or a new sleeping call) counts.
+		if proof = r.newReach(nf, of); proof == nil {
+			return
+		}
+	}
 	if r.p.Index == nil {
 		r.patchOnlyReverse(nf, of, proof)
 		return
