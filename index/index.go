@@ -1,6 +1,9 @@
 // Package index is the tree index: every function of a kernel tree scanned
 // by cscan, persisted and keyed by git blob ids so unchanged files are never
-// rescanned, with name and caller lookups and a post-patch overlay view.
+// rescanned, with name and caller lookups (direct calls and calls through
+// a struct member), the table of functions assigned to struct members
+// (assign.go, assigns.go: ops tables and callbacks, cached beside the index)
+// and a post-patch overlay view.
 // Rules compute their own summaries (atomic-state effect, may-sleep with a
 // proof chain) on top of it and may memoise them with Memo.
 package index
@@ -78,6 +81,19 @@ type Index struct {
 
 	callersOnce sync.Once
 	callers     map[string][]siteRef
+	// memberCallers maps a member name to the calls through it
+	// ("ops->release" under "release"), built with callers.
+	memberCallers map[string][]string
+
+	// entries are the base index's files and content keys; log its
+	// logger.
+	entries []fileEntry
+	log     *slog.Logger
+
+	// assigns are the member assignments of a base index (assigns.go),
+	// overAssigns those of an overlay's rescanned files.
+	assignOnce, overAssignsOnce sync.Once
+	assigns, overAssigns        *assignTable
 
 	mu    sync.Mutex
 	full  map[string]*cscan.File // lazily re-parsed files with bodies
@@ -149,7 +165,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 			log.Warn("index cache unreadable, rescanning", "file", cacheFile, "err", err)
 		}
 	}
-	ix := &Index{Root: abs, files: make(map[string]*cscan.File, len(entries))}
+	ix := &Index{Root: abs, files: make(map[string]*cscan.File, len(entries)), entries: entries, log: log}
 	ix.Stats.CacheFile = cacheFile
 	results := make([]*cscan.File, len(entries))
 	hit := make([]bool, len(entries))
@@ -305,6 +321,10 @@ func (ix *Index) Base() *Index {
 	return ix
 }
 
+// Underlying returns the full index a view is built on (ix itself for a base
+// index): what is shared between the views of every patch.
+func (ix *Index) Underlying() *Index { return ix.root() }
+
 // root returns the underlying full index.
 func (ix *Index) root() *Index {
 	if ix.base != nil {
@@ -408,13 +428,83 @@ func (b *Index) buildCallers() {
 			}
 		}
 		b.callers = m
+		mc := map[string][]string{}
+		for name := range m {
+			if i := strings.LastIndexAny(name, ">."); i >= 0 && i+1 < len(name) {
+				mc[name[i+1:]] = append(mc[name[i+1:]], name)
+			}
+		}
+		b.memberCallers = mc
 	})
+}
+
+// MemberCallers returns every call site through a struct member named
+// member ("dev->netdev_ops->ndo_get_stats64(...)" for "ndo_get_stats64"),
+// ordered by file and line.
+func (ix *Index) MemberCallers(member string) []CallSite {
+	b := ix.root()
+	b.buildCallers()
+	names := map[string]bool{}
+	for _, n := range b.memberCallers[member] {
+		names[n] = true
+	}
+	for _, f := range ix.over {
+		if f == nil {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			for _, c := range fn.Calls {
+				if i := strings.LastIndexAny(c.Name, ">."); i >= 0 && c.Name[i+1:] == member {
+					names[c.Name] = true
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return ix.callsToNames(names)
+}
+
+// callsToNames is CallsTo for a set of names.
+func (ix *Index) callsToNames(names map[string]bool) []CallSite {
+	b := ix.root()
+	b.buildCallers()
+	var out []CallSite
+	for name := range names {
+		for _, r := range b.callers[name] {
+			if _, ok := ix.over[r.fn.File]; ok {
+				continue
+			}
+			out = append(out, CallSite{Func: r.fn, Call: r.fn.Calls[r.idx]})
+		}
+	}
+	for _, f := range ix.over {
+		if f == nil {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			for _, c := range fn.Calls {
+				if names[c.Name] {
+					out = append(out, CallSite{Func: fn, Call: c})
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, c := out[i], out[j]
+		if a.Func.File != c.Func.File {
+			return a.Func.File < c.Func.File
+		}
+		return a.Call.Line < c.Call.Line
+	})
+	return out
 }
 
 // Callers returns every call site of name in the view (direct calls by
 // name; calls through pointers are named by their expression).
 func (ix *Index) Callers(name string) []CallSite {
-	return ix.CallsTo(func(c string) bool { return c == name })
+	return ix.callsToNames(map[string]bool{name: true})
 }
 
 // CallsTo returns every call site whose callee name matches, ordered by

@@ -35,7 +35,8 @@ type Category struct {
 
 // Options are the user-settable knobs shared by rules.
 type Options struct {
-	// Depth bounds interprocedural summaries and caller chains (default 4).
+	// Depth is kept for configuration compatibility: summaries and caller
+	// searches have no depth limit (long chains are elided in messages).
 	Depth int `mapstructure:"depth" yaml:"depth"`
 	// TableFiles are extra YAML files extending the embedded primitive
 	// tables; each rule reads its own top-level section.

@@ -5,7 +5,12 @@
 // table; state.go: the held set and path merging; walk.go: the statement
 // walker; summary.go: callee resolution and klint-style summaries, which
 // give each function's effect on its caller's contexts and whether it may
-// reach the family's Target with nothing of its own held).
+// reach the family's Target with nothing of its own held, computed to a
+// fixpoint with no depth limit; share.go: summaries independent of the
+// patch, shared between patches; pointer.go: calls through struct members
+// resolved from the index's assignment table; implicit.go: the contexts a
+// callback runs in because of how it is registered; argreach.go: reaches
+// that depend on a parameter's value, such as a gfp_t passed down).
 //
 // A rule builds a Model from its table section and Target, a Resolver per
 // view (pre- or post-patch) and calls Walk, whose Visit reports the

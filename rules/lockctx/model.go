@@ -1,6 +1,8 @@
 package lockctx
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -19,6 +21,9 @@ type Tables struct {
 	// Guards maps a guard()/scoped_guard() class to its context kind
 	// ("" for classes that are not atomic, such as mutex).
 	Guards map[string]string `yaml:"guards"`
+	// Callbacks list registrations that make a function run in an
+	// atomic context (implicit.go).
+	Callbacks []Callback `yaml:"callbacks"`
 }
 
 // Row lists primitives that enter or leave one kind of atomic context.
@@ -55,18 +60,25 @@ type Target interface {
 type Model struct {
 	acquire, release, trylock map[string]Prim
 	guards                    map[string]string
+	callbacks                 []Callback
 	target                    Target
+	// id identifies the tables and target (summaries are shared between
+	// models with the same id).
+	id string
 }
 
 // Kinds are the known context kinds.
-var Kinds = map[string]bool{"spin": true, "raw_spin": true, "rwlock": true, "rcu": true, "bh": true, "irq": true, "preempt": true}
+var Kinds = map[string]bool{"spin": true, "raw_spin": true, "rwlock": true, "rcu": true, "bh": true, "irq": true, "preempt": true,
+	"hardirq": true, "softirq": true}
 
 // Compile checks and compiles t; section names the YAML section in errors.
 func Compile(section string, t *Tables, target Target) (*Model, error) {
 	m := &Model{
 		acquire: map[string]Prim{}, release: map[string]Prim{}, trylock: map[string]Prim{},
-		guards: t.Guards, target: target,
+		guards: t.Guards, callbacks: t.Callbacks, target: target,
 	}
+	h := sha1.Sum([]byte(fmt.Sprintf("%s|%+v|%+v", section, *t, target)))
+	m.id = hex.EncodeToString(h[:])
 	fill := func(rows []Row, dst map[string]Prim, what string) error {
 		for i, r := range rows {
 			if !Kinds[r.Kind] {
@@ -90,6 +102,17 @@ func Compile(section string, t *Tables, target Target) (*Model, error) {
 	}
 	if err := fill(t.Trylock, m.trylock, "trylock"); err != nil {
 		return nil, err
+	}
+	for i, c := range t.Callbacks {
+		if !Kinds[c.Kind] {
+			return nil, fmt.Errorf("%s.callbacks[%d]: unknown kind %q", section, i, c.Kind)
+		}
+		if len(c.Names) == 0 && len(c.Members) == 0 || len(c.Members) > 0 && c.Struct == "" {
+			return nil, fmt.Errorf("%s.callbacks[%d]: needs names, or members with struct", section, i)
+		}
+		if c.Why == "" {
+			return nil, fmt.Errorf("%s.callbacks[%d]: needs why", section, i)
+		}
 	}
 	for class, kind := range t.Guards {
 		if kind != "" && !Kinds[kind] {
@@ -184,6 +207,10 @@ func KindName(kind string) string {
 		return "interrupts disabled"
 	case "preempt":
 		return "preemption disabled"
+	case "hardirq":
+		return "hard interrupt context"
+	case "softirq":
+		return "softirq context"
 	}
 	return kind
 }

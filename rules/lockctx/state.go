@@ -15,6 +15,9 @@ type Held struct {
 	// (lock_wqueue() -> spin_lock_bh()).
 	At  report.Step
 	Via []report.Step
+	// Why says why a context entered implicitly (by registration) is
+	// atomic; "" for contexts entered by a call.
+	Why string
 }
 
 // State is the set of atomic contexts held at a program point.

@@ -1,7 +1,6 @@
 package lockctx
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -17,6 +16,9 @@ type Effect struct {
 	// Steps lead from the function's call down to the primitive
 	// (spin_lock_bh() inside lock_wqueue()).
 	Steps []report.Step
+	// Soft marks a release that ends the context only when the caller
+	// holds it (the bh side of spin_unlock_bh()).
+	Soft bool
 }
 
 // Reach says why a function may reach the target: the chain from the
@@ -33,6 +35,10 @@ type Reach struct {
 	Drops []Effect
 	// Retakes are contexts re-entered after such a drop.
 	Retakes []Effect
+	// Weak is set when a link of the chain is uncertain: a call through a
+	// function pointer where only some of the functions assigned to the
+	// member reach the target.
+	Weak bool
 }
 
 // Summary is the klint-style summary of one function: whether it may
@@ -47,29 +53,69 @@ type Summary struct {
 	Acquires, CondAcquires []Effect
 	// Drops are caller contexts released by the function.
 	Drops []Effect
+	// ArgReaches are reaches that depend on the value a caller passes in a
+	// parameter (see ArgTarget), with nothing of the function's own held.
+	ArgReaches []ArgReach
 }
 
 // Resolver finds callee definitions and computes summaries over one view
 // (the post-patch or the pre-patch tree, and the patch's functions).
+//
+// Summaries are bottom-up facts with no depth limit: a function's summary
+// is computed from its callees' summaries, memoised per function, and
+// recursion (a strongly connected component of the call graph) is iterated
+// until no summary of the component changes.
 type Resolver struct {
 	m     *Model
 	ix    *index.Index
 	patch map[string][]*cscan.Func
-	depth int
-	memo  map[string]*Summary
-	// busy breaks recursion cycles.
-	busy map[*cscan.Func]bool
+	memo  map[*cscan.Func]*Summary
+	// stack holds the functions being summarised, low their lowest
+	// reachable stack position (Tarjan's lowlink), at their position.
+	stack []*cscan.Func
+	pos   map[*cscan.Func]int
+	low   []int
+	// prev holds the summaries of a component's previous iteration, read
+	// at back edges.
+	prev map[*cscan.Func]*Summary
+	// pending are provisional summaries of component members, finalised
+	// by the component's root.
+	pending []*cscan.Func
 	// unresolved counts callees not found (patch-only mode).
 	unresolved map[string]bool
+	// nested counts the summaries being computed: calls through pointers
+	// inside them are followed only when resolved by struct type.
+	nested int
+	// Computed counts the summaries computed (statistics).
+	Computed int
+	// regs are the callback registrations by function name (implicit.go).
+	regs map[string][]implicitReg
+	// paramCache caches parameter names.
+	paramCache map[*cscan.Func][]string
+	// shared holds the summaries that do not depend on the patch, shared
+	// by the resolvers of every patch over the same tree (share.go);
+	// frameTaint marks the frames whose summary depends on it.
+	shared     *sharedSummaries
+	frameTaint []bool
+	tainted    map[*cscan.Func]bool
+	// lines caches source files split into lines.
+	lines map[string][]string
 }
 
 // NewResolver returns a resolver over one view: ix is the tree's index
 // (nil in patch-only mode), patch the patch's versions of functions by name
-// (looked up first), depth the default summary depth.
+// (looked up first). depth is ignored: summaries have no depth limit (it is
+// kept for callers of the earlier API).
 func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, depth int) *Resolver {
-	return &Resolver{m: m, ix: ix, patch: patch, depth: depth, memo: map[string]*Summary{},
-		busy: map[*cscan.Func]bool{}, unresolved: map[string]bool{}}
+	_ = depth
+	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
+		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
+		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{}, tainted: map[*cscan.Func]bool{},
+		shared: sharedFor(m, ix)}
 }
+
+// maxComponentRounds bounds the iterations over one recursive component.
+const maxComponentRounds = 4
 
 // maxSummaryCalls bounds the calls one summary looks at.
 const maxSummaryCalls = 4000
@@ -109,11 +155,12 @@ func PickDefs(fns []*cscan.Func, fromFile string) []*cscan.Func {
 	return global
 }
 
-// calleeSummary returns the summary of the function a call reaches, with
-// depth levels of callees below it; nil when unknown.
-func (r *Resolver) calleeSummary(name, fromFile string, depth int) *Summary {
-	if depth <= 0 || strings.ContainsAny(name, ">.") {
-		return nil
+// calleeSummary returns the summary of the function a call reaches; nil
+// when unknown.
+func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
+	name, fromFile := c.Name, caller.File
+	if strings.ContainsAny(name, ">.") {
+		return r.pointerSummary(c, caller)
 	}
 	defs := r.lookup(name, fromFile)
 	if len(defs) == 0 {
@@ -125,7 +172,7 @@ func (r *Resolver) calleeSummary(name, fromFile string, depth int) *Summary {
 	var first *Summary
 	allReach := true
 	for _, fn := range defs {
-		s := r.SummaryOf(fn, depth)
+		s := r.SummaryOf(fn, 0)
 		if first == nil {
 			first = s
 		}
@@ -141,24 +188,145 @@ func (r *Resolver) calleeSummary(name, fromFile string, depth int) *Summary {
 	return first
 }
 
-// SummaryOf computes (memoised) the summary of fn looking depth-1 levels
-// into callees.
+// SummaryOf computes (memoised) the summary of fn, following callees to
+// any depth (depth is ignored; see NewResolver).
 func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
-	key := fmt.Sprintf("%p@%d", fn, depth)
-	if s, ok := r.memo[key]; ok {
+	if s, ok := r.memo[fn]; ok {
+		if r.tainted[fn] {
+			r.taint()
+		}
 		return s
 	}
-	if r.busy[fn] {
+	if !r.source(fn) {
+		if s := r.shared.get(fn); s != nil {
+			r.memo[fn] = s
+			return s
+		}
+	}
+	if i, ok := r.pos[fn]; ok {
+		r.taint() // a recursive component is never shared
+		// A back edge: fn is being summarised further up. Use its previous
+		// round's summary and mark the frames down to it as one component.
+		if top := len(r.low) - 1; top >= 0 && i < r.low[top] {
+			r.low[top] = i
+		}
+		if s := r.prev[fn]; s != nil {
+			return s
+		}
 		return &Summary{}
 	}
-	r.busy[fn] = true
-	s := r.flatSummary(fn, depth)
-	if len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) > 0 || s.Reach != nil && r.releases(fn, depth) {
-		r.refineEffects(fn, s, depth)
+	for round := 0; ; round++ {
+		idx := len(r.stack)
+		r.stack = append(r.stack, fn)
+		r.low = append(r.low, idx)
+		r.pos[fn] = idx
+		r.frameTaint = append(r.frameTaint, r.source(fn))
+		mark := len(r.pending)
+		s := r.compute(fn)
+		low := r.low[idx]
+		tainted := r.frameTaint[idx]
+		r.stack, r.low, r.frameTaint = r.stack[:idx], r.low[:idx], r.frameTaint[:idx]
+		delete(r.pos, fn)
+		if tainted {
+			r.tainted[fn] = true
+			r.taint()
+		}
+		if low < idx {
+			// Part of a component rooted further up: provisional, redone
+			// with the root's next round.
+			if top := idx - 1; top >= 0 && low < r.low[top] {
+				r.low[top] = low
+			}
+			r.memo[fn] = s
+			r.pending = append(r.pending, fn)
+			return s
+		}
+		// fn roots its component: the pending members summarised since it
+		// was pushed are final when no summary changed this round.
+		comp := append([]*cscan.Func(nil), r.pending[mark:]...)
+		r.pending = r.pending[:mark]
+		changed := r.changed(fn, s)
+		for _, g := range comp {
+			if r.changed(g, r.memo[g]) {
+				changed = true
+			}
+		}
+		if len(comp) == 0 || !changed || round+1 >= maxComponentRounds {
+			r.memo[fn] = s
+			if len(comp) == 0 && !tainted {
+				r.shared.put(fn, s)
+			}
+			for _, g := range comp {
+				delete(r.prev, g)
+			}
+			delete(r.prev, fn)
+			return s
+		}
+		r.prev[fn] = s
+		for _, g := range comp {
+			r.prev[g] = r.memo[g]
+			delete(r.memo, g)
+		}
 	}
-	delete(r.busy, fn)
-	r.memo[key] = s
+}
+
+// compute summarises fn from its callees' summaries.
+func (r *Resolver) compute(fn *cscan.Func) *Summary {
+	r.Computed++
+	r.nested++
+	defer func() { r.nested-- }()
+	s := r.flatSummary(fn)
+	if len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) > 0 || s.Reach != nil && r.releases(fn) {
+		r.refineEffects(fn, s)
+	}
+	s.Acquires, s.CondAcquires, s.Drops = dedupEffects(s.Acquires), dedupEffects(s.CondAcquires), dedupEffects(s.Drops)
+	if s.Reach != nil && len(s.Reach.Drops) > 1 {
+		p := *s.Reach
+		p.Drops = dedupEffects(p.Drops)
+		s.Reach = &p
+	}
 	return s
+}
+
+// endsBH reports a release primitive that also re-enables bottom halves
+// (spin_unlock_bh(), read_unlock_bh()): it ends a local_bh_disable() taken
+// before the lock, as in netif_addr_lock_bh().
+func endsBH(name, kind string) bool {
+	return kind != "bh" && strings.HasSuffix(name, "_bh")
+}
+
+// dedupEffects keeps the first effect of each context kind and key: a
+// caller needs one per context, and chains of helpers would otherwise
+// accumulate them.
+func dedupEffects(es []Effect) []Effect {
+	if len(es) < 2 {
+		return es
+	}
+	var out []Effect
+	for _, e := range es {
+		dup := false
+		for _, o := range out {
+			if o.Kind == e.Kind && o.Key == e.Key {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// changed reports whether s differs from the previous round's summary of
+// fn in what callers use (whether it reaches the target, its effects).
+func (r *Resolver) changed(fn *cscan.Func, s *Summary) bool {
+	p := r.prev[fn]
+	if p == nil {
+		p = &Summary{}
+	}
+	return (p.Reach == nil) != (s.Reach == nil) || len(p.Acquires) != len(s.Acquires) ||
+		len(p.CondAcquires) != len(s.CondAcquires) || len(p.Drops) != len(s.Drops)
 }
 
 // act is one entry to or exit from an atomic context in a function's
@@ -172,6 +340,9 @@ type act struct {
 	within  *cscan.Guard // held only inside this if (trylock success)
 	notIn   *cscan.Guard // held except inside this if (negated trylock)
 	Steps   []report.Step
+	// soft releases end a context only when one is held (the bh side of
+	// spin_unlock_bh(), which also ends a local_bh_disable()).
+	soft bool
 }
 
 func sameGuard(a, b cscan.Guard) bool {
@@ -279,7 +450,7 @@ func falseish(expr string) bool {
 // flatSummary summarises fn from its call list: the guards of each call
 // say which acquires and releases are in scope (a release inside an
 // error-path if does not end a region for the code after the if).
-func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
+func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 	s := &Summary{}
 	calls := fn.Calls
 	if len(calls) > maxSummaryCalls {
@@ -314,6 +485,9 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 	heldAt := func(pos int, g []cscan.Guard) (State, []Effect) {
 		st := State{}
 		var drops []Effect
+		if len(acts) == 0 {
+			return st, nil
+		}
 		for k := range acts {
 			a := &acts[k]
 			if a.pos >= pos {
@@ -324,7 +498,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 			}
 			if a.acquire {
 				st.acquire(Held{Kind: a.Kind, Key: a.Key, Must: true, At: a.Steps[0], Via: a.Steps[1:]})
-			} else if _, ok := st.Release(a.Kind, a.Key); !ok {
+			} else if _, ok := st.Release(a.Kind, a.Key); !ok && !a.soft {
 				drops = append(drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.Steps})
 			}
 		}
@@ -348,6 +522,9 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 		}
 		if p, ok := r.m.release[c.Name]; ok {
 			acts = append(acts, act{pos: ev.pos, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, Steps: []report.Step{here}})
+			if endsBH(c.Name, p.Kind) {
+				acts = append(acts, act{pos: ev.pos, Kind: "bh", scope: c.Guards, Steps: []report.Step{here}, soft: true})
+			}
 			continue
 		}
 		if c.Name == "guard" {
@@ -385,9 +562,28 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 			}
 			continue
 		}
-		cs := r.calleeSummary(c.Name, fn.File, depth-1)
+		if ar := r.primArgReach(fn, c); ar != nil && !r.m.conditional(c.Guards) {
+			if st, _ := heldAt(ev.pos, c.Guards); st.Empty() && len(s.ArgReaches) < 4 {
+				s.ArgReaches = append(s.ArgReaches, *ar)
+			}
+			continue
+		}
+		cs := r.calleeSummary(c, fn)
 		if cs == nil {
 			continue
+		}
+		if len(cs.ArgReaches) > 0 && !r.m.conditional(c.Guards) {
+			if st, _ := heldAt(ev.pos, c.Guards); st.Empty() {
+				p, pass := r.argReach(fn, c, cs)
+				if p != nil {
+					reaches = append(reaches, p)
+				}
+				for _, a := range pass {
+					if len(s.ArgReaches) < 4 {
+						s.ArgReaches = append(s.ArgReaches, a)
+					}
+				}
+			}
 		}
 		via := func(e Effect) []report.Step {
 			return append([]report.Step{StepOf(fn, c.Line, "calls "+c.Name+"()")}, e.Steps...)
@@ -400,7 +596,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 				}
 			}
 			if st.Empty() {
-				p := &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why,
+				p := &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak,
 					Steps:   append([]report.Step{StepOf(fn, c.Line, "calls "+c.Name+"()")}, cs.Reach.Steps...),
 					Drops:   append(drops, cs.Reach.Drops...),
 					Retakes: cs.Reach.Retakes}
@@ -408,7 +604,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 			}
 		}
 		for _, d := range cs.Drops {
-			acts = append(acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, Steps: via(d)})
+			acts = append(acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, Steps: via(d), soft: d.Soft})
 		}
 		for _, e := range cs.Acquires {
 			acts = append(acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, Steps: via(e)})
@@ -427,8 +623,11 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 			}
 		}
 	}
-	if len(reaches) > 0 {
-		s.Reach = reaches[0]
+	// The first certain chain, else the first uncertain one.
+	for _, p := range reaches {
+		if s.Reach == nil || s.Reach.Weak && !p.Weak {
+			s.Reach = p
+		}
 	}
 	// Drops: releases with nothing held locally, seen at their own scope.
 	for k := range acts {
@@ -438,7 +637,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 		}
 		st, _ := heldAt(a.pos, a.scope)
 		if _, ok := st.Release(a.Kind, a.Key); !ok && len(a.scope) == 0 {
-			s.Drops = append(s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.Steps})
+			s.Drops = append(s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.Steps, Soft: a.soft})
 		}
 	}
 	// Acquires: contexts held at every return, or exactly at the true ones.
@@ -517,7 +716,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func, depth int) *Summary {
 // at return, contexts released) path-sensitively from the statement tree:
 // the flat call list cannot tell that both branches of an if/else unlock.
 // Only functions whose flat summary has an Effect get here, a few percent.
-func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary, depth int) {
+func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary) {
 	full := fn
 	if full.Body == nil {
 		if r.ix == nil {
@@ -539,7 +738,6 @@ func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary, depth int) {
 		p.Drops = append(append([]Effect(nil), w.Drops...), v.Reach.Drops...)
 		first = &p
 	})
-	w.depth = depth - 1
 	end := w.run(State{})
 	if s.Reach != nil {
 		s.Reach = first
@@ -627,7 +825,7 @@ func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary, depth int) {
 // releases reports whether fn leaves an atomic context anywhere (directly
 // or through a callee), which the flat summary may misjudge inside
 // branches.
-func (r *Resolver) releases(fn *cscan.Func, depth int) bool {
+func (r *Resolver) releases(fn *cscan.Func) bool {
 	for _, c := range fn.Calls {
 		if _, ok := r.m.release[c.Name]; ok {
 			return true
@@ -637,7 +835,7 @@ func (r *Resolver) releases(fn *cscan.Func, depth int) bool {
 		if r.m.primitive(c) {
 			continue
 		}
-		if cs := r.calleeSummary(c.Name, fn.File, depth-1); cs != nil && len(cs.Drops) > 0 {
+		if cs := r.calleeSummary(c, fn); cs != nil && len(cs.Drops) > 0 {
 			return true
 		}
 	}

@@ -19,6 +19,10 @@ type Visit struct {
 	// through its callee's summary), unless its guards make that
 	// conditional.
 	Reach *Reach
+	// ArgReaches are reaches that depend on what the walked function's
+	// caller passes in one of its parameters (a gfp_t handed down to an
+	// allocator).
+	ArgReaches []ArgReach
 }
 
 // walker follows one function's statement tree path-sensitively,
@@ -36,14 +40,12 @@ type walker struct {
 	// rets are the states at each return, retExprs their expressions.
 	rets     []State
 	retExprs []string
-	// depth is the summary depth used for callees.
-	depth int
 	// blockGuards are guard() acquisitions to release at block end.
 	blockGuards [][]Held
 }
 
 func newWalker(r *Resolver, fn *cscan.Func, visit func(Visit)) *walker {
-	return &walker{r: r, fn: fn, visit: visit, pending: map[string]State{}, depth: r.depth}
+	return &walker{r: r, fn: fn, visit: visit, pending: map[string]State{}}
 }
 
 // run walks the whole body from an empty state (or entry) and returns the
@@ -85,6 +87,11 @@ func (w *walker) call(c cscan.Call, st State) State {
 		if _, ok := st.Release(p.Kind, argKey(c, p.Arg)); !ok {
 			w.Drops = append(w.Drops, Effect{Kind: p.Kind, Key: argKey(c, p.Arg), Steps: []report.Step{here}})
 		}
+		if endsBH(c.Name, p.Kind) {
+			if _, ok := st.Release("bh", ""); !ok {
+				w.Drops = append(w.Drops, Effect{Kind: "bh", Steps: []report.Step{here}, Soft: true})
+			}
+		}
 		return st
 	}
 	if c.Name == "guard" {
@@ -107,7 +114,15 @@ func (w *walker) call(c cscan.Call, st State) State {
 		w.visit(Visit{Call: c, State: st, Reach: p})
 		return st
 	}
-	cs := w.r.calleeSummary(c.Name, w.fn.File, w.depth)
+	if ar := w.r.primArgReach(w.fn, c); ar != nil {
+		var ars []ArgReach
+		if !m.conditional(c.Guards) {
+			ars = append(ars, *ar)
+		}
+		w.visit(Visit{Call: c, State: st, ArgReaches: ars})
+		return st
+	}
+	cs := w.r.calleeSummary(c, w.fn)
 	if cs == nil {
 		w.visit(Visit{Call: c, State: st})
 		return st
@@ -115,17 +130,25 @@ func (w *walker) call(c cscan.Call, st State) State {
 	callStep := w.step(c.Line, "calls "+c.Name+"()")
 	var proof *Reach
 	if cs.Reach != nil && !m.conditional(c.Guards) {
-		proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
+		proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
 			Steps: append([]report.Step{callStep}, cs.Reach.Steps...)}
 	}
-	w.visit(Visit{Call: c, State: st, Reach: proof})
+	var pass []ArgReach
+	if len(cs.ArgReaches) > 0 && !m.conditional(c.Guards) {
+		var p *Reach
+		p, pass = w.r.argReach(w.fn, c, cs)
+		if proof == nil {
+			proof = p
+		}
+	}
+	w.visit(Visit{Call: c, State: st, Reach: proof, ArgReaches: pass})
 	if len(cs.Drops) == 0 && len(cs.Acquires) == 0 {
 		return st
 	}
 	st = st.Clone()
 	for _, d := range cs.Drops {
 		if _, ok := st.Release(d.Kind, ""); !ok {
-			w.Drops = append(w.Drops, Effect{Kind: d.Kind, Key: d.Key, Steps: append([]report.Step{callStep}, d.Steps...)})
+			w.Drops = append(w.Drops, Effect{Kind: d.Kind, Key: d.Key, Steps: append([]report.Step{callStep}, d.Steps...), Soft: d.Soft})
 		}
 	}
 	for _, e := range cs.Acquires {
@@ -144,7 +167,7 @@ func (w *walker) condAcquire(cond string, cc []cscan.Call) (onTrue, onFalse []He
 			hs = append(hs, Held{Kind: p.Kind, Key: argKey(c, p.Arg), Must: true, At: w.step(c.Line, CallText(c))})
 		} else if _, ok := w.r.m.acquire[c.Name]; ok {
 			continue
-		} else if cs := w.r.calleeSummary(c.Name, w.fn.File, w.depth); cs != nil {
+		} else if cs := w.r.calleeSummary(c, w.fn); cs != nil {
 			for _, e := range cs.CondAcquires {
 				hs = append(hs, Held{Kind: e.Kind, Key: e.Key, Must: true, At: w.step(c.Line, "calls "+c.Name+"()"), Via: e.Steps})
 			}
@@ -317,6 +340,15 @@ func Walk(r *Resolver, fn *cscan.Func, visit func(Visit)) State {
 		return State{}
 	}
 	return newWalker(r, fn, visit).run(State{})
+}
+
+// WalkFrom is Walk starting from the contexts entry (for instance the
+// implicit contexts of a callback, see Resolver.Implicit).
+func WalkFrom(r *Resolver, fn *cscan.Func, entry State, visit func(Visit)) State {
+	if fn == nil {
+		return State{}
+	}
+	return newWalker(r, fn, visit).run(entry)
 }
 
 // Inspect visits every statement of the tree rooted at s in source order,

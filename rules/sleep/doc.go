@@ -9,5 +9,12 @@
 // atomic context, compared with the old version), reverse (a function that
 // newly may sleep, walked up its callers with a tree) and lock helpers
 // that now return in atomic context (their callers' regions re-checked);
-// report.go renders the findings. Case files are in testdata/cases.
+// report.go renders the findings. Atomic contexts include the implicit
+// ones of callbacks (IRQ handlers, timers, tasklets, RCU callbacks, NAPI,
+// atomic notifiers, ndo_start_xmit, irq_chip: the table's "callbacks"),
+// calls through struct members are followed both ways (the tree's
+// member-assignment table), and an allocation with a gfp_t parameter is
+// checked against what the callers pass. Summaries and caller searches have
+// no depth limit; a chain through a member several functions implement
+// is a note, not a risk. Case files are in testdata/cases.
 package sleep

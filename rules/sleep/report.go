@@ -18,6 +18,9 @@ func (r *checker) patchOnlyReverse(nf, of *cscan.Func, proof *lockctx.Reach) {
 	var hints []string
 	var weak []string
 	for _, d := range proof.Drops {
+		if d.Soft {
+			continue
+		}
 		if !r.startVisible(nf, d.Steps[0].Line) {
 			last := d.Steps[len(d.Steps)-1]
 			weak = append(weak, fmt.Sprintf("the lines the hunks show leave a %s with %s at %s:%d and none enters it before",
@@ -73,17 +76,32 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// chainText renders "a() -> b() -> mutex_lock_nested()".
+// maxChainShown is how many calls of a chain a message prints; longer
+// chains keep their ends and elide the middle (Finding.Chain keeps every
+// step).
+const maxChainShown = 8
+
+// chainText renders "a() -> b() -> mutex_lock_nested()", with the middle
+// of long chains elided.
 func chainText(steps []report.Step) string {
 	var parts []string
 	for _, s := range steps {
 		w := s.What
-		if strings.HasPrefix(w, "calls ") {
+		switch {
+		case strings.HasPrefix(w, "calls "):
 			w = strings.TrimPrefix(w, "calls ")
-		} else if i := strings.Index(w, "("); i > 0 {
-			w = w[:i] + "()"
+			if i := strings.Index(w, " (assigned at"); i > 0 {
+				w = w[:i]
+			}
+		case strings.Contains(w, "("):
+			w = w[:strings.Index(w, "(")] + "()"
 		}
 		parts = append(parts, w)
+	}
+	if n := len(parts); n > maxChainShown {
+		head, tail := maxChainShown/2, maxChainShown-maxChainShown/2
+		mid := fmt.Sprintf("... (%d more calls)", n-head-tail)
+		parts = append(append(parts[:head:head], mid), parts[n-tail:]...)
 	}
 	return strings.Join(parts, " -> ")
 }
@@ -93,7 +111,7 @@ func chainText(steps []report.Step) string {
 // function that newly may sleep for reverse findings ("" for forward).
 func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) {
 	sev := report.SeverityNote
-	if st.AnyMust() {
+	if st.AnyMust() && !proof.Weak {
 		sev = report.SeverityRisk
 	}
 	var steps []report.Step
@@ -124,10 +142,19 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 		if !h.Must {
 			where += ", on some paths"
 		}
-		ctxs = append(ctxs, c+" entered by "+where)
+		if h.Why != "" {
+			// An implicit context: the function runs in it because of how
+			// it is registered.
+			ctxs = append(ctxs, fmt.Sprintf("%s: %s at %s:%d (%s)", c, h.At.What, h.At.File, h.At.Line, h.Why))
+		} else {
+			ctxs = append(ctxs, c+" entered by "+where)
+		}
 		k := h.Key
 		if k == "" {
 			k = strings.TrimPrefix(h.At.What, "calls ")
+		}
+		if h.Why != "" {
+			k = implicitKey(h.At.What)
 		}
 		keys = append(keys, k)
 	}
@@ -174,8 +201,11 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 			"rcu_read_unlock()/rcu_read_lock() pair does not end %s()'s read-side critical section, and pointers "+
 			"the caller holds under RCU are unprotected while it sleeps.", d.Steps[0].Func, where, re, fn.Name)
 	}
-	if sev == report.SeverityNote {
+	if !st.AnyMust() {
 		expl += " The context is held on some paths only."
+	}
+	if proof.Weak {
+		expl += " A call in the chain goes through a function pointer and not every function assigned to it sleeps."
 	}
 	r.p.Report(report.Finding{
 		Category:    CategoryChain,
@@ -188,6 +218,19 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 		Explanation: expl,
 		Chain:       steps,
 	})
+}
+
+// implicitKey names an implicit context's registration: "timer_setup()"
+// for "registered by timer_setup(&t, f, 0)", "hrtimer.function" for
+// "assigned to hrtimer.function".
+func implicitKey(what string) string {
+	if rest, ok := strings.CutPrefix(what, "registered by "); ok {
+		if i := strings.Index(rest, "("); i > 0 {
+			return rest[:i] + "()"
+		}
+		return rest
+	}
+	return strings.TrimPrefix(what, "assigned to ")
 }
 
 func kindsOf(hs []lockctx.Held) []string {

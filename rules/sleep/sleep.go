@@ -114,6 +114,7 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 			of = r.movedFrom(nf)
 		}
 		r.forward(fc, nf, of)
+		r.argForward(nf, of)
 		r.reverse(fc, nf, of)
 		r.lockChange(nf, of)
 	}
@@ -205,7 +206,8 @@ func events(r *lockctx.Resolver, fn *cscan.Func) []event {
 		return nil
 	}
 	var out []event
-	lockctx.Walk(r, fn, func(v lockctx.Visit) {
+	entry := lockctx.State{Held: r.Implicit(fn)}
+	lockctx.WalkFrom(r, fn, entry, func(v lockctx.Visit) {
 		if v.Reach == nil || v.State.Dead || v.State.Empty() {
 			return
 		}
@@ -259,6 +261,142 @@ func (r *checker) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	}
 }
 
+// argForward reports calls in atomic context in nf whose sleeping depends
+// on a parameter of nf (an allocation with the caller's gfp_t) when a
+// caller of nf passes a value that sleeps (GFP_KERNEL), and the old
+// version did not make that call in atomic context.
+func (r *checker) argForward(nf, of *cscan.Func) {
+	if r.p.Index == nil {
+		return
+	}
+	type cond struct {
+		call  cscan.Call
+		state lockctx.State
+		ar    lockctx.ArgReach
+	}
+	collect := func(res *lockctx.Resolver, fn *cscan.Func) []cond {
+		if fn == nil {
+			return nil
+		}
+		var out []cond
+		lockctx.WalkFrom(res, fn, lockctx.State{Held: res.Implicit(fn)}, func(v lockctx.Visit) {
+			if v.Reach != nil || v.State.Dead || v.State.Empty() || len(v.ArgReaches) == 0 {
+				return
+			}
+			for _, ar := range v.ArgReaches {
+				out = append(out, cond{v.Call, v.State, ar})
+			}
+		})
+		return out
+	}
+	old := map[string]bool{}
+	for _, c := range collect(r.oldR, of) {
+		old[c.call.Name+"|"+c.ar.Prim] = true
+	}
+	for _, c := range collect(r.newR, nf) {
+		if old[c.call.Name+"|"+c.ar.Prim] {
+			continue
+		}
+		site, arg, why, weak := r.passesSleeping(nf, c.ar)
+		if site == nil {
+			continue
+		}
+		proof := &lockctx.Reach{Prim: c.ar.Prim, Weak: c.ar.Weak || weak,
+			Why:   fmt.Sprintf("%s: %s() passes %s at %s:%d", why, site.Func, arg, site.File, site.Line),
+			Steps: c.ar.Steps}
+		if len(proof.Steps) == 0 || proof.Steps[0].Line != c.call.Line {
+			proof.Steps = append([]report.Step{lockctx.StepOf(nf, c.call.Line, "calls "+c.call.Name+"()")}, proof.Steps...)
+		}
+		r.report(nf, c.call.Line, c.state, proof, "")
+	}
+}
+
+// maxArgCallers bounds the callers searched for the value of a parameter.
+const maxArgCallers = 200
+
+// passesSleeping searches the callers of fn, and their callers while the
+// value is passed on as a parameter, for one passing a value of parameter
+// ar.Param that reaches the target (GFP_KERNEL for a gfp_t handed down to an
+// allocator). It returns the call site as a step, the argument, why, and
+// whether the path goes through a pointer member shared by several
+// functions.
+func (r *checker) passesSleeping(fn *cscan.Func, ar lockctx.ArgReach) (*report.Step, string, string, bool) {
+	type item struct {
+		fn    *cscan.Func
+		param int
+		weak  bool
+	}
+	queue := []item{{fn, ar.Param, false}}
+	seen := map[string]bool{}
+	n := 0
+	for len(queue) > 0 && n < maxArgCallers {
+		cur := queue[0]
+		queue = queue[1:]
+		static := cur.fn.Static && !strings.HasSuffix(cur.fn.File, ".h")
+		for _, cs := range r.callSites(cur.fn.Name, cur.fn.File, static) {
+			id := cs.caller.File + ":" + cs.caller.Name + ":" + cs.call
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			if n++; n > maxArgCallers {
+				break
+			}
+			for _, c := range cs.caller.Calls {
+				if c.Name != cs.call || cur.param >= len(c.Args) {
+					continue
+				}
+				arg := strings.TrimSpace(c.Args[cur.param])
+				if why, ok := r.newR.ReachesWith(ar, arg); ok {
+					st := lockctx.StepOf(cs.caller, c.Line, lockctx.CallText(c))
+					return &st, arg, why, cur.weak || cs.weak
+				}
+				if j := r.newR.ParamIndex(cs.caller, arg); j >= 0 {
+					queue = append(queue, item{cs.caller, j, cur.weak || cs.weak})
+				}
+			}
+		}
+	}
+	return nil, "", "", false
+}
+
+// newReach returns the first sleeping chain of nf, with nothing of its own
+// held, that of does not have (by callee and primitive), certain chains
+// first; nil when there is none.
+func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
+	reaches := func(res *lockctx.Resolver, fn *cscan.Func) []*lockctx.Reach {
+		var out []*lockctx.Reach
+		lockctx.Walk(res, fn, func(v lockctx.Visit) {
+			if v.Reach != nil && !v.State.Dead && v.State.Empty() {
+				p := *v.Reach
+				out = append(out, &p)
+			}
+		})
+		return out
+	}
+	key := func(p *lockctx.Reach) string {
+		what := ""
+		if len(p.Steps) > 0 {
+			what = p.Steps[0].What
+		}
+		return what + "|" + p.Prim
+	}
+	old := map[string]bool{}
+	for _, p := range reaches(r.oldR, of) {
+		old[key(p)] = true
+	}
+	var best *lockctx.Reach
+	for _, p := range reaches(r.newR, nf) {
+		if old[key(p)] {
+			continue
+		}
+		if best == nil || best.Weak && !p.Weak {
+			best = p
+		}
+	}
+	return best
+}
+
 // reverse handles a function that newly may sleep: every caller chain (to
 // the depth) reaching it in atomic context.
 func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
@@ -266,10 +404,14 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	if ns.Reach == nil {
 		return
 	}
-	if of != nil && r.oldR.SummaryOf(of, r.depth).Reach != nil {
-		return
-	}
 	proof := ns.Reach
+	if of != nil && r.oldR.SummaryOf(of, r.depth).Reach != nil {
+		// It could already sleep: only a new path to a sleeping primitive
+		// (a call that now sleeps, or a new sleeping call) counts.
+		if proof = r.newReach(nf, of); proof == nil {
+			return
+		}
+	}
 	if r.p.Index == nil {
 		r.patchOnlyReverse(nf, of, proof)
 		return
@@ -278,25 +420,19 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		name, file string
 		static     bool
 		chain      []report.Step
-		level      int
+		weak       bool
 	}
 	queue := []frame{{name: nf.Name, file: nf.File, static: nf.Static && !strings.HasSuffix(nf.File, ".h"), chain: proof.Steps}}
 	visited := map[string]bool{}
 	walked := 0
 	truncated := false
-	for len(queue) > 0 {
+	for len(queue) > 0 && !truncated {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, site := range r.p.Index.Callers(cur.name) {
-			if cur.static && site.Func.File != cur.file {
-				continue
-			}
-			if site.Func.Name == cur.name {
+		for _, site := range r.callSites(cur.name, cur.file, cur.static) {
+			id := site.caller.File + ":" + site.caller.Name + "->" + site.call
+			if site.caller.Name == cur.name || visited[id] {
 				continue // recursion
-			}
-			id := site.Func.File + ":" + site.Func.Name + "->" + cur.name
-			if visited[id] {
-				continue
 			}
 			visited[id] = true
 			if walked >= maxReverseCallers {
@@ -304,7 +440,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				break
 			}
 			walked++
-			caller := r.callerBody(site.Func)
+			caller := r.callerBody(site.caller)
 			if caller == nil {
 				continue
 			}
@@ -313,30 +449,104 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				st   lockctx.State
 			}
 			var sites []at
-			lockctx.Walk(r.newR, caller, func(v lockctx.Visit) {
-				if v.Call.Name == cur.name && !v.State.Dead {
+			entry := lockctx.State{Held: r.newR.Implicit(caller)}
+			lockctx.WalkFrom(r.newR, caller, entry, func(v lockctx.Visit) {
+				if v.Call.Name == site.call && !v.State.Dead {
 					sites = append(sites, at{v.Call, v.State})
 				}
 			})
 			for _, s := range sites {
 				st := effective(s.st, proof)
-				callStep := lockctx.StepOf(caller, s.call.Line, "calls "+cur.name+"()")
-				chain := append([]report.Step{callStep}, cur.chain...)
+				callStep := lockctx.StepOf(caller, s.call.Line, "calls "+site.call+"()")
+				chain := append([]report.Step{callStep}, site.via...)
+				chain = append(chain, cur.chain...)
+				weak := cur.weak || site.weak
 				if !st.Empty() {
 					r.report(caller, s.call.Line, st, &lockctx.Reach{Steps: chain, Prim: proof.Prim, Why: proof.Why,
-						Drops: proof.Drops, Retakes: proof.Retakes}, nf.Name)
+						Drops: proof.Drops, Retakes: proof.Retakes, Weak: weak || proof.Weak}, nf.Name)
 					continue
 				}
-				if cur.level+1 < r.depth {
-					queue = append(queue, frame{name: caller.Name, file: caller.File,
-						static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, level: cur.level + 1})
-				}
+				queue = append(queue, frame{name: caller.Name, file: caller.File,
+					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, weak: weak})
 			}
 		}
 	}
 	if truncated {
 		r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() may now sleep; only %d caller functions were checked", nf.Name, maxReverseCallers))
 	}
+}
+
+// maxPointerAssigns is how many functions may be assigned to a member
+// (of any struct type) for calls through it with an unknown base type to
+// count as callers.
+const maxPointerAssigns = 24
+
+// callSite is a call that may reach a function: a direct call by name,
+// or a call through a struct member the function is assigned to.
+type callSite struct {
+	caller *cscan.Func
+	// call is the callee name as the caller's call spells it.
+	call string
+	// via is the step through the pointer ("calls foo() via ops.m").
+	via []report.Step
+	// weak is set when the call site's struct type is not known to be
+	// the one the function is assigned in.
+	weak bool
+}
+
+// callSites returns the calls that may reach function name (of file, static
+// or not): direct calls, and calls through every struct member it is
+// assigned to.
+func (r *checker) callSites(name, file string, static bool) []callSite {
+	var out []callSite
+	for _, site := range r.p.Index.Callers(name) {
+		if static && site.Func.File != file {
+			continue
+		}
+		out = append(out, callSite{caller: site.Func, call: name})
+	}
+	fn := &cscan.Func{Name: name, File: file}
+	if defs := lockctx.PickDefs(r.p.Index.Funcs(name), file); len(defs) > 0 {
+		fn = defs[0]
+	}
+	done := map[string]bool{}
+	for _, a := range r.p.Index.AssignsOf(name) {
+		if static && a.File != file || done[a.Struct+"."+a.Member] {
+			continue
+		}
+		done[a.Struct+"."+a.Member] = true
+		// The member is the struct's own when every assignment to a member
+		// of that name is to that struct type; a member name shared by many
+		// struct types is followed only from calls whose base is declared
+		// with the right type.
+		all := r.p.Index.AssignsTo(a.Member)
+		unique := a.Struct != ""
+		for _, b := range all {
+			if b.Struct != a.Struct {
+				unique = false
+				break
+			}
+		}
+		generic := !unique && len(all) > maxPointerAssigns
+		// A call through a member that several functions are assigned to
+		// reaches this one only for some objects: the chain is a note.
+		impls := map[string]bool{}
+		for _, b := range all {
+			if b.Struct == a.Struct {
+				impls[b.Func] = true
+			}
+		}
+		shared := len(impls) > 1
+		for _, site := range r.p.Index.MemberCallers(a.Member) {
+			tag := r.newR.BaseTag(site.Call, site.Func)
+			if tag != "" && tag != a.Struct || tag == "" && generic {
+				continue
+			}
+			t := lockctx.PointerTarget{Func: fn, Assign: a, Heuristic: tag == "" && !unique}
+			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: t.Heuristic || shared})
+		}
+	}
+	return out
 }
 
 // lockChange handles a function that now returns with an atomic context

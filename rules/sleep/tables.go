@@ -99,6 +99,41 @@ func (m *sleeper) Conditional(gs []cscan.Guard) bool {
 	return false
 }
 
+// ArgDependent returns the GFP argument of an allocator call whose mask
+// is not a known constant (a variable, typically the caller's gfp_t
+// parameter): whether it sleeps depends on what is passed down.
+func (m *sleeper) ArgDependent(c cscan.Call) (int, bool) {
+	i, ok := m.alloc[c.Name]
+	if !ok || i < 0 || i >= len(c.Args) {
+		return 0, false
+	}
+	a := strings.TrimSpace(c.Args[i])
+	if m.gfpSleeps(a) || m.gfpKnownAtomic(a) {
+		return 0, false
+	}
+	return i, true
+}
+
+// ReachesWith reports whether passing GFP mask expr to allocator call c
+// sleeps.
+func (m *sleeper) ReachesWith(c cscan.Call, expr string) (string, bool) {
+	if m.gfpSleeps(expr) {
+		return "allocates with " + strings.TrimSpace(expr) + " (direct reclaim may sleep)", true
+	}
+	return "", false
+}
+
+// gfpKnownAtomic reports a mask that never sleeps.
+func (m *sleeper) gfpKnownAtomic(arg string) bool {
+	a := strings.ReplaceAll(arg, " ", "")
+	for _, f := range m.gfpAtomic {
+		if containsWord(a, strings.ReplaceAll(f, " ", "")) {
+			return true
+		}
+	}
+	return false
+}
+
 // gfpSleeps reports whether a GFP argument allows direct reclaim. Unknown
 // masks (variables) are not known to sleep.
 func (m *sleeper) gfpSleeps(arg string) bool {

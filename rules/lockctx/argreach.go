@@ -1,0 +1,205 @@
+package lockctx
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// ArgTarget is implemented by a Target whose primitives reach it
+// depending on an argument's value (an allocation sleeps with GFP_KERNEL,
+// not with GFP_ATOMIC). The engine follows such arguments through
+// parameters: a function that passes its own gfp_t parameter down to
+// kmalloc() reaches the target when its caller passes a sleeping mask.
+type ArgTarget interface {
+	// ArgDependent returns the argument of call c that decides whether it
+	// reaches the target, when c is such a primitive.
+	ArgDependent(c cscan.Call) (arg int, ok bool)
+	// ReachesWith reports whether passing expr in that argument reaches
+	// the target (a sleeping GFP mask), and why.
+	ReachesWith(c cscan.Call, expr string) (why string, ok bool)
+}
+
+// ArgReach is a Reach that happens when the function's parameter Param
+// receives a value the target accepts.
+type ArgReach struct {
+	Param int
+	Reach
+	// Call is the primitive call the parameter flows into.
+	Call cscan.Call
+}
+
+// argParam returns the index of the parameter of fn that expr names, or
+// -1.
+func (r *Resolver) argParam(fn *cscan.Func, expr string) int {
+	expr = strings.TrimSpace(expr)
+	if !identRe.MatchString(expr) {
+		return -1
+	}
+	for i, p := range r.params(fn) {
+		if p == expr {
+			return i
+		}
+	}
+	return -1
+}
+
+var identRe = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+
+// params returns fn's parameter names, read from its header in the view's
+// source (nil when unknown).
+func (r *Resolver) params(fn *cscan.Func) []string {
+	if ps, ok := r.paramCache[fn]; ok {
+		return ps
+	}
+	var out []string
+	defer func() { r.paramCache[fn] = out }()
+	if r.ix == nil {
+		return nil
+	}
+	if fn.Start <= 0 || fn.BodyStart < fn.Start {
+		// A patch's partial view of a function: its header is in the tree.
+		for _, d := range r.ix.Funcs(fn.Name) {
+			if d.File == fn.File {
+				fn = d
+				break
+			}
+		}
+		if fn.Start <= 0 || fn.BodyStart < fn.Start {
+			return nil
+		}
+	}
+	lines := r.fileLines(fn.File)
+	if fn.BodyStart > len(lines) {
+		return nil
+	}
+	hdr := strings.Join(lines[fn.Start-1:fn.BodyStart], "\n")
+	i := strings.Index(hdr, fn.Name)
+	if i < 0 {
+		return nil
+	}
+	hdr = hdr[i+len(fn.Name):]
+	open := strings.Index(hdr, "(")
+	if open < 0 {
+		return nil
+	}
+	depth, start := 0, open+1
+	for j := open; j < len(hdr); j++ {
+		switch hdr[j] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				out = append(out, paramName(hdr[start:j]))
+				return out
+			}
+		case ',':
+			if depth == 1 {
+				out = append(out, paramName(hdr[start:j]))
+				start = j + 1
+			}
+		}
+	}
+	out = nil
+	return nil
+}
+
+var (
+	fnPtrParamRe = regexp.MustCompile(`\(\s*\*\s*(\w+)\s*\)`)
+	lastIdentRe  = regexp.MustCompile(`(\w+)\s*(?:\[[^\]]*\]\s*)*$`)
+)
+
+// paramName extracts the name of one parameter declaration.
+func paramName(decl string) string {
+	if m := fnPtrParamRe.FindStringSubmatch(decl); m != nil {
+		return m[1]
+	}
+	if m := lastIdentRe.FindStringSubmatch(strings.TrimSpace(decl)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// fileLines returns a file of the view split into lines (cached).
+func (r *Resolver) fileLines(file string) []string {
+	lines, ok := r.lines[file]
+	if !ok {
+		if r.ix != nil {
+			if src, err := r.ix.ReadFile(file); err == nil {
+				lines = strings.Split(string(src), "\n")
+			}
+		}
+		r.lines[file] = lines
+	}
+	return lines
+}
+
+// argReach evaluates a callee's argument-dependent reaches at call c made
+// by fn: a reach when c passes an accepted value, and the reaches that
+// depend on fn's own parameters.
+func (r *Resolver) argReach(fn *cscan.Func, c cscan.Call, cs *Summary) (*Reach, []ArgReach) {
+	at, ok := r.m.target.(ArgTarget)
+	if !ok || cs == nil {
+		return nil, nil
+	}
+	var reach *Reach
+	var pass []ArgReach
+	step := StepOf(fn, c.Line, "calls "+c.Name+"()")
+	for _, ar := range cs.ArgReaches {
+		if ar.Param < 0 || ar.Param >= len(c.Args) {
+			continue
+		}
+		arg := c.Args[ar.Param]
+		if why, ok := at.ReachesWith(ar.Call, arg); ok && reach == nil {
+			p := ar.Reach
+			p.Why = why + " (passed down as " + c.Name + "()'s parameter)"
+			p.Steps = append([]report.Step{step}, ar.Steps...)
+			reach = &p
+			continue
+		}
+		if j := r.argParam(fn, arg); j >= 0 {
+			n := ar
+			n.Param = j
+			n.Steps = append([]report.Step{step}, ar.Steps...)
+			pass = append(pass, n)
+		}
+	}
+	return reach, pass
+}
+
+// primArgReach returns the argument-dependent reach of a primitive call c
+// in fn whose deciding argument is one of fn's parameters.
+func (r *Resolver) primArgReach(fn *cscan.Func, c cscan.Call) *ArgReach {
+	at, ok := r.m.target.(ArgTarget)
+	if !ok {
+		return nil
+	}
+	i, ok := at.ArgDependent(c)
+	if !ok || i < 0 || i >= len(c.Args) {
+		return nil
+	}
+	j := r.argParam(fn, c.Args[i])
+	if j < 0 {
+		return nil
+	}
+	return &ArgReach{Param: j, Call: c, Reach: Reach{Steps: []report.Step{StepOf(fn, c.Line, CallText(c))}, Prim: c.Name}}
+}
+
+// ReachesWith reports whether passing expr as the parameter ar depends on
+// reaches the target (a caller passing GFP_KERNEL down), and why.
+func (r *Resolver) ReachesWith(ar ArgReach, expr string) (string, bool) {
+	at, ok := r.m.target.(ArgTarget)
+	if !ok {
+		return "", false
+	}
+	return at.ReachesWith(ar.Call, expr)
+}
+
+// ParamIndex returns the index of fn's parameter that expression expr
+// names, or -1.
+func (r *Resolver) ParamIndex(fn *cscan.Func, expr string) int {
+	return r.argParam(fn, expr)
+}

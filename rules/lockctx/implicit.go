@@ -1,0 +1,224 @@
+package lockctx
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// Callback is one way of registering a function that makes it run in an
+// atomic context (the "callbacks" rows of a family's table): a
+// registration call taking the function as an argument (timer_setup(),
+// request_irq()'s primary handler), a struct member it is assigned to
+// (hrtimer.function, net_device_ops.ndo_start_xmit), or a registration
+// call taking an object whose member holds it (a notifier_block passed to
+// atomic_notifier_chain_register(), via its notifier_call).
+type Callback struct {
+	// Names are registration calls, Arg the argument holding the function
+	// (or the object, with Via); ArgOf overrides Arg per name.
+	Names []string       `yaml:"names"`
+	Arg   int            `yaml:"arg"`
+	ArgOf map[string]int `yaml:"arg_of"`
+	// Via is the member of the registered object holding the function.
+	Via string `yaml:"via"`
+	// Struct and Members: the function is assigned to one of these members
+	// of this struct type.
+	Struct  string   `yaml:"struct"`
+	Members []string `yaml:"members"`
+	// Init, for member rows: an assignment whose struct type the scanner
+	// cannot tell counts when its object is initialised by one of these
+	// calls in the same file (hrtimer_init(&t->timer, ...); t->timer.function = f).
+	Init []string `yaml:"init"`
+	// Kind is the context the function runs in (see Kinds), Why the reason
+	// shown in findings.
+	Kind string `yaml:"kind"`
+	Why  string `yaml:"why"`
+}
+
+// implicitReg is one registration of a function found in a view.
+type implicitReg struct {
+	row  *Callback
+	step report.Step
+	// static registrations only reach a function of the same file.
+	file string
+}
+
+// Implicit returns the atomic contexts fn runs in because of how it is
+// registered (hard IRQ handler, timer, tasklet, RCU callback, NAPI poll,
+// ops members called with a lock held...), each with the registration as
+// the place it is entered; nil when none is known.
+func (r *Resolver) Implicit(fn *cscan.Func) []Held {
+	if fn == nil || len(r.m.callbacks) == 0 {
+		return nil
+	}
+	var out []Held
+	seen := map[string]bool{}
+	add := func(c *Callback, st report.Step) {
+		if seen[c.Kind] {
+			return
+		}
+		seen[c.Kind] = true
+		out = append(out, Held{Kind: c.Kind, Must: true, At: st, Why: c.Why})
+	}
+	for _, reg := range r.registrations(fn.Name) {
+		if fn.Static && !strings.HasSuffix(fn.File, ".h") && reg.file != fn.File {
+			continue
+		}
+		add(reg.row, reg.step)
+	}
+	if r.ix != nil {
+		for _, a := range r.ix.AssignsOf(fn.Name) {
+			if fn.Static && !strings.HasSuffix(fn.File, ".h") && a.File != fn.File {
+				continue
+			}
+			for i := range r.m.callbacks {
+				c := &r.m.callbacks[i]
+				if len(c.Members) == 0 || !hasString(c.Members, a.Member) || !r.memberMatches(c, a) {
+					continue
+				}
+				add(c, report.Step{Func: fn.Name, File: a.File, Line: a.Line,
+					What: fmt.Sprintf("assigned to %s.%s", c.Struct, a.Member)})
+			}
+		}
+	}
+	return out
+}
+
+// memberMatches reports whether assignment a installs the function in
+// the struct type of row c.
+func (r *Resolver) memberMatches(c *Callback, a index.Assign) bool {
+	if a.Struct != "" {
+		return a.Struct == c.Struct
+	}
+	if a.Base == "" || len(c.Init) == 0 {
+		return false
+	}
+	f := r.ix.File(a.File)
+	if f == nil {
+		return false
+	}
+	want := normKey(a.Base)
+	for _, fn := range f.Funcs {
+		for _, call := range fn.Calls {
+			if hasString(c.Init, call.Name) && len(call.Args) > 0 && normKey(call.Args[0]) == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var calleeArgRe = regexp.MustCompile(`^(?:\(\s*[\w\s\*]+\)\s*)?&?\s*([A-Za-z_]\w*)$`)
+
+// callbackName returns the function an argument names ("fn", "&fn",
+// "(irq_handler_t)fn"), "" for anything else.
+func callbackName(arg string) string {
+	m := calleeArgRe.FindStringSubmatch(strings.TrimSpace(arg))
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// registrations returns the registration calls naming function name in
+// the view, built once per resolver.
+func (r *Resolver) registrations(name string) []implicitReg {
+	if r.regs == nil {
+		r.regs = map[string][]implicitReg{}
+		visit := func(caller *cscan.Func, c cscan.Call) {
+			for i := range r.m.callbacks {
+				row := &r.m.callbacks[i]
+				if !hasString(row.Names, c.Name) {
+					continue
+				}
+				arg := row.Arg
+				if a, ok := row.ArgOf[c.Name]; ok {
+					arg = a
+				}
+				if arg < 0 || arg >= len(c.Args) {
+					continue
+				}
+				step := StepOf(caller, c.Line, "registered by "+CallText(c))
+				if row.Via == "" {
+					if fn := callbackName(c.Args[arg]); fn != "" {
+						r.regs[fn] = append(r.regs[fn], implicitReg{row: row, step: step, file: caller.File})
+					}
+					continue
+				}
+				for _, fn := range r.viaMember(caller, c.Args[arg], row.Via) {
+					r.regs[fn] = append(r.regs[fn], implicitReg{row: row, step: step, file: caller.File})
+				}
+			}
+		}
+		names := map[string]bool{}
+		for _, row := range r.m.callbacks {
+			for _, n := range row.Names {
+				names[n] = true
+			}
+		}
+		if r.ix != nil {
+			for n := range names {
+				for _, site := range r.ix.Callers(n) {
+					visit(site.Func, site.Call)
+				}
+			}
+		} else {
+			for _, fns := range r.patch {
+				for _, fn := range fns {
+					for _, c := range fn.Calls {
+						if names[c.Name] {
+							visit(fn, c)
+						}
+					}
+				}
+			}
+		}
+	}
+	return r.regs[name]
+}
+
+// viaMember returns the functions assigned to member via of the object an
+// argument names ("&priv->nb" -> the functions assigned to
+// "priv->nb.notifier_call", or in the initializer of "static struct
+// notifier_block foo_nb"), in the registering function's file.
+func (r *Resolver) viaMember(caller *cscan.Func, arg, via string) []string {
+	if r.ix == nil {
+		return nil
+	}
+	key := normKey(arg)
+	last := key
+	if i := strings.LastIndexAny(last, ">."); i >= 0 {
+		last = last[i+1:]
+	}
+	var out []string
+	for _, a := range r.ix.AssignsTo(via) {
+		if a.File != caller.File {
+			continue
+		}
+		base := a.Base
+		if base == "" {
+			base = a.Var
+		}
+		b := normKey(base)
+		if i := strings.LastIndexAny(b, ">."); i >= 0 {
+			b = b[i+1:]
+		}
+		if b == last && b != "" {
+			out = append(out, a.Func)
+		}
+	}
+	return out
+}

@@ -1,0 +1,216 @@
+package lockctx
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// maxPointerTargets bounds the functions a call through a pointer is
+// resolved to: a member assigned more often (".release", ".open") is too
+// generic to follow.
+const maxPointerTargets = 24
+
+// maxNestedPointerTargets bounds them inside summaries (below the
+// patch's own functions).
+const maxNestedPointerTargets = 6
+
+// PointerTarget is one function a call through a struct member may reach.
+type PointerTarget struct {
+	// Func is the function assigned.
+	Func *cscan.Func
+	// Assign is where it is assigned to the member.
+	Assign index.Assign
+	// Heuristic is set when the struct type of the call could not be
+	// matched and the member name alone selected the assignment.
+	Heuristic bool
+}
+
+// Member returns "struct.member" (or ".member" when the tag is unknown).
+func (t PointerTarget) Member() string {
+	return t.Assign.Struct + "." + t.Assign.Member
+}
+
+// PointerMember splits a call through a function pointer
+// ("dev->netdev_ops->ndo_get_stats64") into its base expression and the
+// member called; ok is false for direct calls.
+func PointerMember(name string) (base, member string, ok bool) {
+	i := strings.LastIndex(name, "->")
+	j := strings.LastIndex(name, ".")
+	switch {
+	case i < 0 && j < 0:
+		return "", "", false
+	case i > j:
+		return name[:i], name[i+2:], true
+	default:
+		return name[:j], name[j+1:], true
+	}
+}
+
+// PointerTargets resolves a call through a struct member to every function
+// assigned to that member anywhere in the view. When the caller declares
+// the base variable with a struct type ("struct sctp_sched_ops *n"), only
+// assignments to that struct's member are kept; otherwise every struct's
+// member of that name is (Heuristic). It returns nil when the member is
+// assigned too often to be informative or nothing is known.
+func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTarget {
+	if r.ix == nil {
+		return nil
+	}
+	base, member, ok := PointerMember(c.Name)
+	if !ok || member == "" {
+		return nil
+	}
+	as := r.ix.AssignsTo(member)
+	if len(as) == 0 {
+		return nil
+	}
+	tag := r.baseTag(base, caller)
+	heuristic := true
+	if tag != "" {
+		var same []index.Assign
+		for _, a := range as {
+			if a.Struct == tag {
+				same = append(same, a)
+			}
+		}
+		if len(same) > 0 {
+			as, heuristic = same, false
+		}
+	}
+	if heuristic && r.nested > 0 {
+		// Inside summaries only struct-typed resolutions are followed: a
+		// member name alone fans out over the whole tree.
+		return nil
+	}
+	var out []PointerTarget
+	seen := map[*cscan.Func]bool{}
+	for _, a := range as {
+		defs := r.lookup(a.Func, a.File)
+		if len(defs) != 1 || seen[defs[0]] {
+			continue
+		}
+		seen[defs[0]] = true
+		out = append(out, PointerTarget{Func: defs[0], Assign: a, Heuristic: heuristic})
+		if len(out) > maxPointerTargets || r.nested > 0 && len(out) > maxNestedPointerTargets {
+			return nil
+		}
+	}
+	return out
+}
+
+// BaseTag returns the struct tag of the object a call through a pointer
+// goes through, when the caller declares it ("struct sctp_sched_ops *n"
+// for "n->init_sid(...)"); "" when unknown.
+func (r *Resolver) BaseTag(c cscan.Call, caller *cscan.Func) string {
+	base, _, ok := PointerMember(c.Name)
+	if !ok {
+		return ""
+	}
+	return r.baseTag(base, caller)
+}
+
+var declRe = regexp.MustCompile(`struct\s+(\w+)\s*\*?\s*(?:const\s+)?\*?\s*(\w+)\s*[,;=)\[]`)
+
+// baseTag finds the struct tag of a call's base expression when it is a
+// variable or parameter of the caller declared as "struct tag *name", or
+// a member whose last name is declared so in the caller's file.
+func (r *Resolver) baseTag(base string, caller *cscan.Func) string {
+	if caller == nil || r.ix == nil {
+		return ""
+	}
+	name := base
+	if i := strings.LastIndexAny(name, ">."); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Trim(name, "()*& ")
+	if name == "" {
+		return ""
+	}
+	lines, ok := r.lines[caller.File]
+	if !ok {
+		if src, err := r.ix.ReadFile(caller.File); err == nil {
+			lines = strings.Split(string(src), "\n")
+		}
+		r.lines[caller.File] = lines
+	}
+	from, to := caller.Start-1, caller.End
+	if from < 0 || to > len(lines) || from >= to {
+		return ""
+	}
+	text := strings.Join(lines[from:to], "\n")
+	for _, m := range declRe.FindAllStringSubmatch(text, -1) {
+		if m[2] == name {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// pointerSummary summarises a call through a function pointer from the
+// functions assigned to the member: the call may reach the target when
+// one of them does; the proof is weak unless every implementation does or
+// the assignment is unique.
+func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
+	targets := r.PointerTargets(c, caller)
+	if len(targets) == 0 {
+		return nil
+	}
+	var first *Reach
+	var firstT PointerTarget
+	var args []ArgReach
+	reach, argN := 0, 0
+	for _, t := range targets {
+		s := r.SummaryOf(t.Func, 0)
+		if s.Reach == nil && len(s.ArgReaches) > 0 {
+			argN++
+			if args == nil {
+				for _, a := range s.ArgReaches {
+					a.Steps = append([]report.Step{ViaStep(t)}, a.Steps...)
+					a.Weak = a.Weak || t.Heuristic && len(targets) > 1
+					args = append(args, a)
+				}
+			}
+		}
+		if s.Reach == nil {
+			continue
+		}
+		reach++
+		if first == nil || first.Weak && !s.Reach.Weak {
+			first, firstT = s.Reach, t
+		}
+	}
+	if first == nil {
+		if argN < len(targets) {
+			for i := range args {
+				args[i].Weak = true
+			}
+		}
+		return &Summary{ArgReaches: args}
+	}
+	p := *first
+	p.Steps = append([]report.Step{ViaStep(firstT)}, first.Steps...)
+	if reach < len(targets) {
+		p.Weak = true
+		p.Why += fmt.Sprintf("; %d of the %d functions assigned to %s may", reach, len(targets), firstT.Member())
+	}
+	if firstT.Heuristic && len(targets) > 1 {
+		p.Weak = true
+	}
+	return &Summary{Reach: &p}
+}
+
+// ViaStep is the chain step of a call through a pointer reaching t:
+// "calls foo_get_stats64() via net_device_ops.ndo_get_stats64 (assigned at
+// drivers/net/foo.c:123)".
+func ViaStep(t PointerTarget) report.Step {
+	what := fmt.Sprintf("calls %s() via %s (assigned at %s:%d", t.Func.Name, t.Member(), t.Assign.File, t.Assign.Line)
+	if t.Heuristic {
+		what += ", matched by member name"
+	}
+	return report.Step{Func: t.Func.Name, File: t.Func.File, Line: t.Func.Start, What: what + ")"}
+}
