@@ -179,7 +179,7 @@ func TestReplayDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seeds := seedRaws(t)
+	seeds := seedMessages(t)
 	for _, size := range sizes {
 		t.Run(fmt.Sprint(size.n), func(t *testing.T) {
 			replayDeterministic(t, an, len(seeds), size.n, size.reps)
@@ -416,7 +416,7 @@ func TestWatchDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	raws := seedCopies(t, n)
-	if batch%len(seedRaws(t)) != 0 {
+	if batch%len(seedMessages(t)) != 0 {
 		t.Fatalf("batch %d is not whole copies: a thread would arrive in two batches", batch)
 	}
 	want, _ := replayRun(t, writeMboxrd(t, filepath.Join(t.TempDir(), "copies.mbox"), raws), 0, an)

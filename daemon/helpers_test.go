@@ -157,7 +157,7 @@ func newEnv(t *testing.T, opts Options, dopts deliver.Options, sender deliver.Se
 }
 
 // seedMessages returns the raw messages of the bundled seed mboxes.
-func seedMessages(t *testing.T) [][]byte {
+func seedMessages(t testing.TB) [][]byte {
 	t.Helper()
 	files, _ := filepath.Glob("../testdata/seeds/*.mbox")
 	if len(files) == 0 {

@@ -19,7 +19,7 @@ import (
 // assembles into series of its own. The last copy is cut at n.
 func seedCopies(t testing.TB, n int) [][]byte {
 	t.Helper()
-	seeds := seedRaws(t)
+	seeds := seedMessages(t)
 	// Every identifier the seed headers use, longest first so that one
 	// identifier inside another is not rewritten twice.
 	idset := map[string]bool{}
@@ -57,32 +57,6 @@ func seedCopies(t testing.TB, n int) [][]byte {
 			}
 			head, body := splitHeader(raw)
 			out = append(out, append([]byte(rw.Replace(string(head))), body...))
-		}
-	}
-	return out
-}
-
-// seedRaws reads the seed mboxes (seedMessages, for testing.TB).
-func seedRaws(t testing.TB) [][]byte {
-	t.Helper()
-	files, _ := filepath.Glob("../testdata/seeds/*.mbox")
-	if len(files) == 0 {
-		t.Fatal("no seed mboxes in ../testdata/seeds")
-	}
-	sort.Strings(files)
-	var out [][]byte
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = mail.ReadMbox(fh, func(raw []byte, line int) error {
-			out = append(out, append([]byte(nil), raw...))
-			return nil
-		})
-		fh.Close()
-		if err != nil {
-			t.Fatal(err)
 		}
 	}
 	return out
@@ -131,7 +105,7 @@ func writeMboxrd(t testing.TB, path string, raws [][]byte) string {
 // TestSeedCopies: the copies read back from the mbox byte for byte, and
 // copy c of the seeds assembles like the seeds, under its own IDs.
 func TestSeedCopies(t *testing.T) {
-	seeds := seedRaws(t)
+	seeds := seedMessages(t)
 	n := 3*len(seeds) + 5
 	raws := seedCopies(t, n)
 	if len(raws) != n {
