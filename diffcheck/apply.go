@@ -58,7 +58,7 @@ func ApplyTree(cs *ChangeSet, tree Tree) error {
 		}
 	}
 	if len(msgs) > 0 {
-		cs.ApplyError = "patch does not apply cleanly to " + tree.Root() + " (hunks' post-image used for the touched functions, the rest from the tree): " + strings.Join(msgs, "; ")
+		cs.ApplyError = "patch does not apply cleanly to " + TreeName(tree) + " (hunks' post-image used for the touched functions, the rest from the tree): " + strings.Join(msgs, "; ")
 	}
 	return nil
 }

@@ -205,6 +205,10 @@ func TestApplyTreeConflicts(t *testing.T) {
 			if cs.ApplyError == "" || len(cs.ApplyErrors) != 1 {
 				t.Fatalf("want one apply error, got %q %v", cs.ApplyError, cs.ApplyErrors)
 			}
+			// Reports leave the machine: they name the tree, not where it lies.
+			if strings.Contains(cs.ApplyError, dir) || !strings.Contains(cs.ApplyError, "to "+filepath.Base(dir)+" ") {
+				t.Errorf("apply error names the tree by its path on this machine: %q", cs.ApplyError)
+			}
 			e := cs.ApplyErrors[0]
 			if e.Line != tc.line || !strings.Contains(e.Error(), tc.substr) {
 				t.Errorf("apply error line %d %q; want line %d containing %q", e.Line, e, tc.line, tc.substr)

@@ -26,6 +26,22 @@ type dirTree struct{ root string }
 
 func (t *dirTree) Root() string { return t.root }
 
+// Name is the directory's last element: what reports call the tree.
+func (t *dirTree) Name() string { return filepath.Base(t.root) }
+
+// TreeName is how reports name t. Reports leave the server (mail replies,
+// reviews), so a directory tree is named by its last path element, never
+// by where it lies on this machine; in-memory trees by their description.
+func TreeName(t Tree) string {
+	if n, ok := t.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	if pt, ok := t.(*PatchedTree); ok {
+		return TreeName(pt.base)
+	}
+	return t.Root()
+}
+
 func (t *dirTree) ReadFile(p string) ([]byte, error) {
 	if err := CheckPath(p); err != nil {
 		return nil, err

@@ -235,7 +235,7 @@ func diffError(m *mail.Message, err error, errs []report.InputError) (string, []
 // naming each failing hunk by its line in the message body.
 func applyNote(m *mail.Message, cs *diffcheck.ChangeSet, tree diffcheck.Tree) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "does not apply cleanly to %s; the touched functions were analysed from the hunks' post-image and everything else from the tree:", tree.Root())
+	fmt.Fprintf(&b, "does not apply cleanly to %s; the touched functions were analysed from the hunks' post-image and everything else from the tree:", diffcheck.TreeName(tree))
 	for _, e := range cs.ApplyErrors {
 		b.WriteString("\n")
 		if e.File != "" {
