@@ -205,6 +205,7 @@ const (
 	cellOK       = "OK"
 	cellApplied  = "APPLIED"
 	cellBuild    = "BUILD-FAIL"
+	cellRefused  = "REFUSED"
 	cellFail     = "FAIL"
 	cellPrereq   = "FAIL+DEPS"
 	cellPresent  = "PRESENT"
@@ -228,13 +229,16 @@ func writeTable(b *strings.Builder, r *report.Report, ps []*report.PatchReport) 
 		}
 	}
 	rows := [][]string{append([]string{""}, trees...)}
+	refused := false
 	for _, p := range ps {
 		if p.InReview {
 			continue
 		}
 		row := []string{fmt.Sprintf("%d/%d", p.Number, max(r.Total, len(ps)))}
 		for _, name := range trees {
-			row = append(row, cell(p, name))
+			c := cell(p, name)
+			refused = refused || c == cellRefused
+			row = append(row, c)
 		}
 		rows = append(rows, row)
 	}
@@ -259,7 +263,11 @@ func writeTable(b *strings.Builder, r *report.Report, ps []*report.PatchReport) 
 	b.WriteString("\n    " + cellOK + ": applied and built; " + cellApplied + ": applied, not built;\n    " +
 		cellBuild + ": applied, build failed; " + cellFail + ": failed to apply;\n    " +
 		cellPrereq + ": applies with prerequisites; " + cellPresent + ": already in the tree;\n    " +
-		cellError + ": could not be tested; " + cellNotTried + ": not relevant\n\n")
+		cellError + ": could not be tested; " + cellNotTried + ": not relevant\n")
+	if refused {
+		b.WriteString("    " + cellRefused + ": applied, not built (the patch changes code that runs on\n    the build host)\n")
+	}
+	b.WriteString("\n")
 }
 
 func cell(p *report.PatchReport, tree string) string {
@@ -283,6 +291,8 @@ func cell(p *report.PatchReport, tree string) string {
 			return cellOK
 		case t.Build == "failed":
 			return cellBuild
+		case t.Build == "refused":
+			return cellRefused
 		}
 		return cellApplied
 	}

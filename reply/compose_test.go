@@ -405,3 +405,32 @@ func TestComposePatchReplyCap(t *testing.T) {
 		t.Errorf("series reply (%d bytes) does not carry the folded patch (uncapped: %d bytes)", len(capped[0].Body), len(all[0].Body))
 	}
 }
+
+// TestTableCells checks the summary cell of each stable outcome, and that
+// the REFUSED legend appears only when a cell uses it.
+func TestTableCells(t *testing.T) {
+	tests := []struct {
+		tree report.TreeResult
+		want string
+	}{
+		{report.TreeResult{Name: "t", Applied: true, Build: "ok"}, cellOK},
+		{report.TreeResult{Name: "t", Applied: true}, cellApplied},
+		{report.TreeResult{Name: "t", Applied: true, Build: "failed"}, cellBuild},
+		{report.TreeResult{Name: "t", Applied: true, Build: "refused", BuildErrors: []string{"refused", "scripts/x.c: host code"}}, cellRefused},
+		{report.TreeResult{Name: "t"}, cellFail},
+		{report.TreeResult{Name: "t", Prerequisites: []report.Commit{{SHA: "abc"}}}, cellPrereq},
+		{report.TreeResult{Name: "t", Present: &report.Commit{SHA: "abc"}}, cellPresent},
+		{report.TreeResult{Name: "t", Error: "bad ref"}, cellError},
+	}
+	for _, tc := range tests {
+		p := &report.PatchReport{Number: 1, Stable: &report.StableReport{Trees: []report.TreeResult{tc.tree}}}
+		if got := cell(p, "t"); got != tc.want {
+			t.Errorf("%+v: cell %q, want %q", tc.tree, got, tc.want)
+		}
+		var b strings.Builder
+		writeTable(&b, &report.Report{Total: 1}, []*report.PatchReport{p})
+		if legend := strings.Contains(b.String(), cellRefused+": "); legend != (tc.want == cellRefused) {
+			t.Errorf("%+v: REFUSED legend shown %v in\n%s", tc.tree, legend, b.String())
+		}
+	}
+}
