@@ -272,18 +272,6 @@ func TestParseErrors(t *testing.T) {
 			substr: "whitespace-damaged",
 		},
 		{
-			name:   "wrapped line at the end of a hunk",
-			diff:   hdr + "@@ -1,2 +1,2 @@\n a\n-b\n+call_something_long(argument_one,\nargument_two);\n@@ -10,1 +10,1 @@\n-x\n+y\n",
-			line:   8,
-			substr: "line-wrapped",
-		},
-		{
-			name:   "wrapped line before the next file",
-			diff:   hdr + "@@ -1,2 +1,2 @@\n a\n-b\n+call_something_long(argument_one,\nargument_two);\n" + hdr + "@@ -10,1 +10,1 @@\n-x\n+y\n",
-			line:   8,
-			substr: "line-wrapped",
-		},
-		{
 			name:   "bad hunk header",
 			diff:   hdr + "@@ -1,x +1,3 @@\n a\n",
 			line:   4,
@@ -408,5 +396,31 @@ func TestParseSeedWatchQueue(t *testing.T) {
 		if !reflect.DeepEqual(ids, tc.funcs) {
 			t.Errorf("%s: funcs\n got %q\nwant %q", tc.file, ids, tc.funcs)
 		}
+	}
+}
+
+// TestParseWrappedLastLine: a hunk whose last line was wrapped by a mail
+// client parses, repaired, whether the diff ends there or goes on.
+func TestParseWrappedLastLine(t *testing.T) {
+	hdr := "diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n"
+	wrapped := "@@ -1,2 +1,2 @@\n a\n-b\n+call_something_long(argument_one,\nargument_two);\n"
+	for name, diff := range map[string]string{
+		"end of diff":    hdr + wrapped,
+		"next hunk":      hdr + wrapped + "@@ -10,1 +10,1 @@\n-x\n+y\n",
+		"next file diff": hdr + wrapped + hdr + "@@ -10,1 +10,1 @@\n-x\n+y\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			cs, err := Parse(diff)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !cs.Recovered || len(cs.Notes) != 1 || !strings.Contains(cs.Notes[0], "re-joined 1 line-wrapped line (diff line 8)") {
+				t.Errorf("recovered %v notes %q", cs.Recovered, cs.Notes)
+			}
+			h := cs.Files[0].Hunks[0]
+			if last := h.Lines[len(h.Lines)-1]; last.Text != "call_something_long(argument_one, argument_two);" {
+				t.Errorf("last line %q", last.Text)
+			}
+		})
 	}
 }

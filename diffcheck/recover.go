@@ -84,15 +84,21 @@ func recoverDiff(diff string) *recovery {
 	out := make([]string, 0, len(lines))
 	oldN, newN := 0, 0
 	inHunk, joinable := false, false
+	// lastLine is set right after the line that completed a hunk's counts:
+	// that line too may have been wrapped (see wrappedLast).
+	lastLine := false
 	for i, l := range lines {
 		t := strings.TrimRight(l, "\r\n")
+		wasLast := lastLine
+		lastLine = false
 		switch {
 		case strings.HasPrefix(t, "@@ "):
 			_, ol, _, nl, ok := parseHunkHeader(t)
 			inHunk = ok
 			oldN, newN = int(ol), int(nl)
 			joinable = ok && completesJoined(lines[i+1:], oldN, newN)
-		case joinable && inHunk && (oldN > 0 || newN > 0) && len(out) > 0 && wrappedRest(t, out[len(out)-1]):
+		case joinable && len(out) > 0 && ((inHunk && (oldN > 0 || newN > 0) && wrappedRest(t, out[len(out)-1])) ||
+			(wasLast && wrappedLast(t, out[len(out)-1], lines[i+1:]))):
 			prev := strings.TrimRight(out[len(out)-1], "\r\n")
 			eol := out[len(out)-1][len(prev):]
 			out[len(out)-1] = prev + " " + strings.TrimLeft(t, " ") + eol
@@ -108,6 +114,7 @@ func recoverDiff(diff string) *recovery {
 			case t[0] == '+':
 				newN--
 			}
+			lastLine = oldN <= 0 && newN <= 0
 		default:
 			inHunk = false
 		}
@@ -156,6 +163,54 @@ func wrappedRest(t, prev string) bool {
 	}
 	return t != "" && t[0] != ' ' && t[0] != '\t' && t[0] != '+' && t[0] != '-' && t[0] != '\\' && t[0] != '@' &&
 		!strings.HasPrefix(t, "diff ") && !strings.HasPrefix(t, "index ") && !strings.HasPrefix(t, "Index: ")
+}
+
+// wrappedLast reports whether t, the line after the one that completed a
+// hunk, is the wrapped rest of that last hunk line: it must look like a
+// wrapped rest, not like a trailer ("base-commit: ..."), and what follows
+// it must be where a hunk may end (the end of the diff, the next hunk or
+// file, the signature separator).
+func wrappedLast(t, prev string, rest []string) bool {
+	if !wrappedRest(t, prev) || trailerLike(t) {
+		return false
+	}
+	if len(rest) == 0 {
+		return true
+	}
+	n := strings.TrimRight(rest[0], "\r\n")
+	return n == "" || n == "--" || n == "-- " || strings.HasPrefix(n, "@@ ") || strings.HasPrefix(n, "diff ") ||
+		strings.HasPrefix(n, "Index: ") || strings.HasPrefix(n, "--- ") || strings.HasPrefix(n, "\\ ")
+}
+
+// trailerLike reports whether t looks like a "key: value" line that
+// format-patch or a mailer adds after a diff (base-commit:, prerequisite-patch-id:).
+func trailerLike(t string) bool {
+	k, _, ok := strings.Cut(t, ": ")
+	if !ok || k == "" {
+		return false
+	}
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Repaired returns diff with the damage of a mail client undone (see
+// above; the white space of context lines is left to git apply
+// --ignore-whitespace or ApplyTree) and whether anything was repaired.
+// Stages that hand a mailed diff to git apply use it, so a patch the
+// analysis could read also applies.
+func Repaired(diff string) (string, bool) {
+	if len(diff) > MaxDiffSize {
+		return diff, false
+	}
+	r := recoverDiff(diff)
+	if !r.changed() {
+		return diff, false
+	}
+	return r.text, true
 }
 
 // tabIndented reports whether files at p are indented with tabs by

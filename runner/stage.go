@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
 )
@@ -64,7 +65,10 @@ func SeriesPatches(ser *series.Series) []Patch {
 		if name == "" {
 			name = fmt.Sprintf("patch %d", p.Number)
 		}
-		out = append(out, Patch{Name: name, Diff: []byte(p.Msg.Diff)})
+		// A diff damaged by a mail client is built as the analysis read
+		// it: repaired.
+		diff, _ := diffcheck.Repaired(p.Msg.Diff)
+		out = append(out, Patch{Name: name, Diff: []byte(diff)})
 	}
 	return out
 }

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/internal/git"
 	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
@@ -98,11 +99,14 @@ func (s *Stage) Run(ctx context.Context, ser *series.Series, r *report.Report) e
 			pp.rep.Notes = append(pp.rep.Notes, fmt.Sprintf("stable: diff of %d bytes is over the %d byte limit; not tried", len(p.Msg.Diff), opts.MaxPatchBytes))
 			continue
 		}
-		pp.diff = []byte(p.Msg.Diff)
-		if !strings.HasSuffix(p.Msg.Diff, "\n") {
+		// A diff damaged by a mail client is tried as the analysis read
+		// it: repaired.
+		diff, _ := diffcheck.Repaired(p.Msg.Diff)
+		pp.diff = []byte(diff)
+		if !strings.HasSuffix(diff, "\n") {
 			pp.diff = append(pp.diff, '\n')
 		}
-		files, err := parseDiff(p.Msg.Diff)
+		files, err := parseDiff(diff)
 		if err != nil {
 			pp.rep.Notes = append(pp.rep.Notes, fmt.Sprintf("stable: %s: %v", p.Msg.MessageID, err))
 			continue

@@ -641,3 +641,38 @@ func TestBuildRefusedByGuard(t *testing.T) {
 		t.Fatal("the build command ran for a refused patch")
 	}
 }
+
+// TestMailDamagedDiff: a diff whose tabs a mail client expanded into
+// spaces is tried as the analysis reads it (repaired), so it applies where
+// the intact patch applies.
+func TestMailDamagedDiff(t *testing.T) {
+	w := newWorld(t)
+	m := w.repo.PatchMail(w.pA)
+	lines := strings.SplitAfter(m.Diff, "\n")
+	damaged := 0
+	for i, l := range lines {
+		if l == "" || strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---") || !strings.ContainsAny(l[:1], " +-") {
+			continue
+		}
+		op, rest := l[:1], l[1:]
+		n := len(rest) - len(strings.TrimLeft(rest, "\t"))
+		if n == 0 {
+			continue
+		}
+		// A mail client's tab expansion after the op character: to column 8, then every 8.
+		lines[i] = op + strings.Repeat(" ", 7) + strings.Repeat(" ", 8*(n-1)) + rest[n:]
+		damaged++
+	}
+	if damaged == 0 {
+		t.Fatal("no tab-indented hunk line to damage")
+	}
+	m.Diff = strings.Join(lines, "")
+	r := w.run(t, m)
+	sr := r.Patches[0].Stable
+	if sr == nil {
+		t.Fatal("no stable result")
+	}
+	if tr := treeResult(t, sr, "v6.6.3"); !tr.Applied || tr.Build != "ok" {
+		t.Errorf("v6.6.3: damaged diff not applied as repaired: %+v", tr)
+	}
+}

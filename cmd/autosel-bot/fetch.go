@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/config"
+	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/lore"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
@@ -89,7 +90,8 @@ func threadPatches(ctx context.Context, cfg config.CheckConfig, arg string) (ps 
 		if p.Msg == nil || p.Msg.Diff == "" {
 			continue
 		}
-		ps = append(ps, runner.Patch{Name: fmt.Sprintf("%s (%d/%d)", p.Msg.Subject.Title, p.Number, pick.Total), Diff: []byte(p.Msg.Diff)})
+		diff, _ := diffcheck.Repaired(p.Msg.Diff)
+		ps = append(ps, runner.Patch{Name: fmt.Sprintf("%s (%d/%d)", p.Msg.Subject.Title, p.Number, pick.Total), Diff: []byte(diff)})
 	}
 	if len(ps) == 0 {
 		return nil, true, fmt.Errorf("%s: the thread's series <%s> carries no diff", arg, pick.ID)
