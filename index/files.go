@@ -121,8 +121,10 @@ func walkFiles(ctx context.Context, root string) ([]fileEntry, error) {
 	return entries, nil
 }
 
-// cacheName is the cache file of one tree root.
+// cacheName is the store file of one tree root. The store version is part
+// of the name: a process of another version neither misreads nor replaces
+// it.
 func cacheName(root string) string {
 	h := sha1.Sum([]byte(root))
-	return "index-" + hex.EncodeToString(h[:8]) + ".bin"
+	return fmt.Sprintf("index-%s.v%d.store", hex.EncodeToString(h[:8]), storeVersion)
 }

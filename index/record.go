@@ -1,95 +1,27 @@
 package index
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
-// The cache file: magic, format version, a string table, then one record per
-// file content key. Records are decoded lazily and in parallel; strings are
-// shared between records, so a call name is stored (and allocated) once.
-const cacheMagic = "autosel-bot index\x00"
+// A record is one file content's scan: its functions (calls, returns and
+// their guards) and skips, then its member assignments. Integers are
+// uvarints and strings are ids into the store's string table, so a call
+// name is stored once for the whole tree. Guard lists equal to the
+// previous one of the same function are stored as a back-reference (and
+// decoded as the same slice).
 
-// cacheVersion changes whenever the encoding or the scanner's output does.
-const cacheVersion = 1 + cscan.Version*1000
-
-// cacheData is a loaded cache file.
-type cacheData struct {
-	strs    []string
-	records map[string][]byte // content key -> encoded cscan.File
-	entries int
-}
-
-func readCache(path string) (*cacheData, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	d := &decoder{b: b}
-	if len(b) < len(cacheMagic) || string(b[:len(cacheMagic)]) != cacheMagic {
-		return nil, fmt.Errorf("%s: not an index cache", path)
-	}
-	d.pos = len(cacheMagic)
-	if v := d.u(); v != cacheVersion {
-		return nil, fmt.Errorf("%s: cache version %d, want %d", path, v, cacheVersion)
-	}
-	n := d.u()
-	if n > uint64(len(b)) {
-		return nil, fmt.Errorf("%s: corrupt string table", path)
-	}
-	c := &cacheData{strs: make([]string, n)}
-	// The table is "len bytes" pairs; one string conversion of the whole
-	// region lets every entry share its memory (one allocation).
-	type span struct{ a, b int }
-	spans := make([]span, n)
-	start := d.pos
-	for i := range spans {
-		l := int(d.u())
-		if d.err != nil || l < 0 || d.pos+l > len(b) {
-			return nil, fmt.Errorf("%s: corrupt string table", path)
-		}
-		spans[i] = span{d.pos - start, d.pos - start + l}
-		d.pos += l
-	}
-	region := string(b[start:d.pos])
-	for i, sp := range spans {
-		c.strs[i] = region[sp.a:sp.b]
-	}
-	ne := d.u()
-	if ne > uint64(len(b)) {
-		return nil, fmt.Errorf("%s: corrupt record table", path)
-	}
-	c.records = make(map[string][]byte, ne)
-	for i := uint64(0); i < ne; i++ {
-		k := d.u()
-		l := int(d.u())
-		if d.err != nil || k >= uint64(len(c.strs)) || l < 0 || d.pos+l > len(b) {
-			return nil, fmt.Errorf("%s: corrupt record %d", path, i)
-		}
-		c.records[c.strs[k]] = b[d.pos : d.pos+l]
-		d.pos += l
-	}
-	c.entries = int(ne)
-	return c, nil
-}
-
-// decode returns the cached scan of content key for path, or nil.
-func (c *cacheData) decode(key, path string) *cscan.File {
-	rec, ok := c.records[key]
-	if !ok {
-		return nil
-	}
-	d := &decoder{b: rec, strs: c.strs}
+// decodeRecord decodes a record for path: the scan, and the member
+// assignments when withAssigns is set. It returns nil for a damaged record.
+func decodeRecord(rec []byte, strs *strtab, path string, withAssigns bool) (*cscan.File, []Assign) {
+	d := &decoder{b: rec, strs: strs}
 	f := &cscan.File{Path: path}
 	nf := d.u()
 	if nf > uint64(len(rec)) {
-		return nil
+		return nil, nil
 	}
 	// Slabs: one allocation per file for functions, arguments and guards.
 	funcs := make([]cscan.Func, nf)
@@ -124,7 +56,7 @@ func (c *cacheData) decode(key, path string) *cscan.File {
 		fn.Static, fn.Inline = flags&1 != 0, flags&2 != 0
 		nc := d.u()
 		if nc > uint64(len(rec)) {
-			return nil
+			return nil, nil
 		}
 		fn.Calls = make([]cscan.Call, nc)
 		var prev []cscan.Guard
@@ -134,7 +66,7 @@ func (c *cacheData) decode(key, path string) *cscan.File {
 			c.Line = int(d.u())
 			na := d.u()
 			if na > uint64(len(rec)) {
-				return nil
+				return nil, nil
 			}
 			if na > 0 {
 				c.Args = take(int(na))
@@ -147,7 +79,7 @@ func (c *cacheData) decode(key, path string) *cscan.File {
 		}
 		nr := d.u()
 		if nr > uint64(len(rec)) {
-			return nil
+			return nil, nil
 		}
 		if nr > 0 {
 			fn.Returns = make([]cscan.Return, nr)
@@ -166,15 +98,29 @@ func (c *cacheData) decode(key, path string) *cscan.File {
 		f.Skipped = append(f.Skipped, cscan.Skip{Name: d.s(), Line: int(d.u()), Reason: d.s()})
 	}
 	if d.err != nil {
-		return nil
+		return nil, nil
 	}
-	return f
+	if !withAssigns {
+		return f, nil
+	}
+	na := d.u()
+	if na > uint64(len(rec)) {
+		return nil, nil
+	}
+	as := make([]Assign, 0, na)
+	for i := uint64(0); i < na && d.err == nil; i++ {
+		as = append(as, Assign{Struct: d.s(), Member: d.s(), Func: d.s(), Base: d.s(), Var: d.s(), Line: int(d.u())})
+	}
+	if d.err != nil {
+		return nil, nil
+	}
+	return f, as
 }
 
 type decoder struct {
 	b    []byte
 	pos  int
-	strs []string
+	strs *strtab
 	err  error
 	// takeGuards allocates guard lists (from a slab).
 	takeGuards func(n int) []cscan.Guard
@@ -195,13 +141,11 @@ func (d *decoder) u() uint64 {
 
 func (d *decoder) s() string {
 	i := d.u()
-	if i >= uint64(len(d.strs)) {
-		if d.err == nil {
-			d.err = errors.New("bad string index")
-		}
-		return ""
+	s, ok := d.strs.get(i)
+	if !ok && d.err == nil {
+		d.err = errors.New("bad string index")
 	}
-	return d.strs[i]
+	return s
 }
 
 // guards decodes a guard list: 0 means "same as the previous list".
@@ -333,60 +277,15 @@ func (e *encoder) file(f *cscan.File) {
 	}
 }
 
-// writeCache persists the scans of entries atomically (temp file + rename).
-func writeCache(path string, entries []fileEntry, files []*cscan.File) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+// assigns encodes a file's member assignments (File is implied).
+func (e *encoder) assigns(as []Assign) {
+	e.u(uint64(len(as)))
+	for _, a := range as {
+		e.s(a.Struct)
+		e.s(a.Member)
+		e.s(a.Func)
+		e.s(a.Base)
+		e.s(a.Var)
+		e.i(a.Line)
 	}
-	e := &encoder{strs: make(map[string]uint64, 1<<20)}
-	type rec struct {
-		key        uint64
-		start, end int
-	}
-	var recs []rec
-	seen := map[string]bool{}
-	for i, ent := range entries {
-		if files[i] == nil || seen[ent.key] {
-			continue
-		}
-		seen[ent.key] = true
-		e.s(ent.key)
-		k := e.strs[ent.key]
-		start := len(e.buf)
-		e.file(files[i])
-		recs = append(recs, rec{k, start, len(e.buf)})
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	var hdr []byte
-	hdr = append(hdr, cacheMagic...)
-	hdr = binary.AppendUvarint(hdr, cacheVersion)
-	hdr = binary.AppendUvarint(hdr, uint64(len(e.list)))
-	w.Write(hdr)
-	var tmpb []byte
-	for _, s := range e.list {
-		tmpb = binary.AppendUvarint(tmpb[:0], uint64(len(s)))
-		w.Write(tmpb)
-		w.WriteString(s)
-	}
-	tmpb = binary.AppendUvarint(tmpb[:0], uint64(len(recs)))
-	w.Write(tmpb)
-	for _, r := range recs {
-		tmpb = binary.AppendUvarint(tmpb[:0], r.key)
-		tmpb = binary.AppendUvarint(tmpb, uint64(r.end-r.start))
-		w.Write(tmpb)
-		w.Write(e.buf[r.start:r.end])
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
