@@ -37,7 +37,17 @@ func (ix *Index) AssignsOf(fn string) []Assign {
 
 func (ix *Index) assignQuery(key string, member bool) []Assign {
 	b := ix.root()
-	base := b.st.assigns(key, !member)
+	ck := "f:" + key
+	if member {
+		ck = "m:" + key
+	}
+	var base []Assign
+	if v, ok := b.assignCache.Load(ck); ok {
+		base = v.([]Assign)
+	} else {
+		v, _ := b.assignCache.LoadOrStore(ck, b.st.assigns(key, !member))
+		base = v.([]Assign)
+	}
 	if ix.base == nil {
 		return base
 	}

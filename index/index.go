@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -69,14 +68,15 @@ type Index struct {
 	// Stats describes the build of this index.
 	Stats Stats
 
-	// st is the store of a base index (store.go); decoded holds the files
-	// decoded from it so far, by file number: a file is decoded once, so
-	// a function is the same *cscan.Func in every answer until Release.
+	// st is the store of a base index (store.go); decoded holds what was
+	// decoded from it so far, by file number: a function is decoded once,
+	// so it is the same *cscan.Func in every answer until Release.
 	st      *store
-	decoded []atomic.Pointer[cscan.File]
+	decoded []atomic.Pointer[fileCache]
 	warm    atomic.Int64
-	// funcs caches Funcs answers of a base index.
-	funcs sync.Map // string -> []*cscan.Func
+	// funcs caches Funcs answers of a base index, assignCache its
+	// AssignsTo ("m:" + member) and AssignsOf ("f:" + function) answers.
+	funcs, assignCache sync.Map // string -> []*cscan.Func, []Assign
 
 	// byName are the functions of an overlay's rescanned files.
 	byName map[string][]*cscan.Func
@@ -169,10 +169,14 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 			opts.Progress(len(entries), len(entries))
 		}
 	} else {
-		st, err := build(ctx, abs, entries, old, cacheFile, opts, log, &ix.Stats)
 		if old != nil {
-			old.close() // nothing decoded from it is used any more
+			// Rebuilding reads every record: read the old store at once.
+			old = nil
+			if b, err := os.ReadFile(cacheFile); err == nil {
+				old, _ = openStoreBytes(b)
+			}
 		}
+		st, err := build(ctx, abs, entries, old, cacheFile, opts, log, &ix.Stats)
 		if err != nil {
 			return nil, fmt.Errorf("index %s: %w", root, err)
 		}
@@ -187,7 +191,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 // setStore makes st the store of base index ix.
 func (ix *Index) setStore(st *store) {
 	ix.st = st
-	ix.decoded = make([]atomic.Pointer[cscan.File], st.nFiles)
+	ix.decoded = make([]atomic.Pointer[fileCache], st.nFiles)
 	ix.Stats.Files, ix.Stats.Funcs, ix.Stats.Calls, ix.Stats.Skipped = st.nFiles, st.nFuncs, st.nCalls, st.nSkipped
 }
 
@@ -195,9 +199,6 @@ func (ix *Index) setStore(st *store) {
 // parallel, takes the others from old, and writes the store to cacheFile
 // (kept in memory when "" or unwritable).
 func build(ctx context.Context, abs string, entries []fileEntry, old *store, cacheFile string, opts Options, log *slog.Logger, stats *Stats) (*store, error) {
-	// Loading the old records builds a large, pointer-rich heap in one go:
-	// collect less often meanwhile.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	oldKeys := map[string]int{}
 	if old != nil {
 		for i := 0; i < old.nFiles; i++ {
@@ -280,23 +281,6 @@ func build(ctx context.Context, abs string, entries []fileEntry, old *store, cac
 	return openStoreBytes(data)
 }
 
-// openStore maps a store file.
-func openStore(path string) (*store, error) {
-	data, unmap, err := mapFile(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := openStoreBytes(data)
-	if err != nil {
-		if unmap != nil {
-			unmap()
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	st.unmap = unmap
-	return st, nil
-}
-
 // matches reports whether the store indexes exactly entries.
 func (s *store) matches(entries []fileEntry) bool {
 	if s.nFiles != len(entries) {
@@ -325,38 +309,90 @@ func sortEntries(entries []fileEntry) []fileEntry {
 	return out
 }
 
-// fileAt returns file i of a base index's store, decoding it once.
+// fileCache is what was decoded of one file of the store.
+type fileCache struct {
+	funcs []atomic.Pointer[cscan.Func]
+	file  atomic.Pointer[cscan.File]
+}
+
+// cacheOf returns the decode cache of file i, nil when i is out of range
+// or its record is damaged.
+func (ix *Index) cacheOf(i int) *fileCache {
+	if i < 0 || i >= len(ix.decoded) {
+		return nil
+	}
+	if c := ix.decoded[i].Load(); c != nil {
+		return c
+	}
+	n, _, ok := recordFuncs(ix.st.record(i))
+	if !ok {
+		return nil
+	}
+	c := &fileCache{funcs: make([]atomic.Pointer[cscan.Func], n)}
+	if !ix.decoded[i].CompareAndSwap(nil, c) {
+		c = ix.decoded[i].Load()
+	}
+	return c
+}
+
+// funcAt returns function j of file i, decoding it once; nil when out of
+// range or damaged.
+func (ix *Index) funcAt(i, j int) *cscan.Func {
+	c := ix.cacheOf(i)
+	if c == nil || j < 0 || j >= len(c.funcs) {
+		return nil
+	}
+	if fn := c.funcs[j].Load(); fn != nil {
+		return fn
+	}
+	fn := decodeFunc(ix.st.record(i), &ix.st.strs, ix.st.path(i), j)
+	if fn == nil {
+		return nil
+	}
+	if c.funcs[j].CompareAndSwap(nil, fn) {
+		ix.warm.Add(1)
+		return fn
+	}
+	return c.funcs[j].Load()
+}
+
+// fileAt returns file i of the store with every function decoded (the
+// same values funcAt returns); nil when out of range.
 func (ix *Index) fileAt(i int) *cscan.File {
 	if i < 0 || i >= len(ix.decoded) {
 		return nil
 	}
-	if f := ix.decoded[i].Load(); f != nil {
-		return f
-	}
 	path := ix.st.path(i)
-	f, _ := decodeRecord(ix.st.record(i), &ix.st.strs, path, false)
-	if f == nil {
-		f = &cscan.File{Path: path, Skipped: []cscan.Skip{{Line: 1, Reason: "damaged index record"}}}
+	c := ix.cacheOf(i)
+	if c == nil {
+		return &cscan.File{Path: path, Skipped: []cscan.Skip{{Line: 1, Reason: "damaged index record"}}}
 	}
-	if ix.decoded[i].CompareAndSwap(nil, f) {
-		ix.warm.Add(1)
+	if f := c.file.Load(); f != nil {
 		return f
 	}
-	return ix.decoded[i].Load()
-}
-
-// funcAt returns function fn of file i, nil when out of range.
-func (ix *Index) funcAt(i, fn int) *cscan.Func {
-	f := ix.fileAt(i)
-	if f == nil || fn < 0 || fn >= len(f.Funcs) {
-		return nil
+	f := &cscan.File{Path: path, Funcs: make([]*cscan.Func, 0, len(c.funcs))}
+	for j := range c.funcs {
+		if fn := ix.funcAt(i, j); fn != nil {
+			f.Funcs = append(f.Funcs, fn)
+		}
 	}
-	return f.Funcs[fn]
+	skips, _, ok := decodeTail(ix.st.record(i), &ix.st.strs, false)
+	if !ok || len(f.Funcs) < len(c.funcs) {
+		skips = append(skips, cscan.Skip{Line: 1, Reason: "damaged index record"})
+	}
+	f.Skipped = skips
+	if !c.file.CompareAndSwap(nil, f) {
+		f = c.file.Load()
+	}
+	return f
 }
 
-// Warm returns the number of files of the tree decoded so far (what
-// Release frees).
-func (ix *Index) Warm() int { return int(ix.root().warm.Load()) }
+// Warm returns the number of functions of the tree decoded so far and the
+// bytes of the store read to answer queries: what Release frees.
+func (ix *Index) Warm() (funcs int, storeBytes int64) {
+	b := ix.root()
+	return int(b.warm.Load()), b.st.p.read.Load() * pageSize
+}
 
 // Release drops everything the underlying index decoded or memoised (files,
 // Funcs answers, re-parsed bodies, Memo values): memory stays bounded by
@@ -371,6 +407,7 @@ func (ix *Index) Release() {
 	}
 	b.warm.Store(0)
 	b.funcs.Clear()
+	b.assignCache.Clear()
 	b.mu.Lock()
 	b.full, b.memo, b.order = nil, nil, nil
 	b.mu.Unlock()
@@ -582,10 +619,10 @@ func (ix *Index) MemberCallers(member string) []CallSite {
 // callsToNames is CallsTo for a set of names.
 func (ix *Index) callsToNames(names map[string]bool) []CallSite {
 	b := ix.root()
-	d := dir(b.st.sec[secCallDir])
+	d := b.st.dir(secCallDir)
 	var out []CallSite
 	for name := range names {
-		if i := b.st.find(d, name); i >= 0 {
+		if i := d.find(name); i >= 0 {
 			out = ix.appendBaseSites(out, i)
 		}
 	}
@@ -650,10 +687,10 @@ func (ix *Index) Callers(name string) []CallSite {
 // the files with a matching call.
 func (ix *Index) CallsTo(match func(callee string) bool) []CallSite {
 	b := ix.root()
-	d := dir(b.st.sec[secCallDir])
+	d := b.st.dir(secCallDir)
 	var out []CallSite
-	for i := 0; i < d.names(); i++ {
-		if match(b.st.strs.str(d.name(i))) {
+	for i := 0; i < d.len(); i++ {
+		if match(d.nameString(i)) {
 			out = ix.appendBaseSites(out, i)
 		}
 	}

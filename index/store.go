@@ -24,28 +24,30 @@ import (
 //	files    per indexed path, sorted by path: u32 path id, u32 content key
 //	         id, u64 record offset, u32 record length (record.go)
 //	records  the records, one per distinct content key
-//	funcDir  per function name, sorted by name: u32 name id, u32 first
-//	         entry in funcRefs; then a sentinel
+//	funcDir  directory of function names (below) into funcRefs
 //	funcRefs u32 file, u32 function index in the file's record
-//	callDir  per callee name, sorted: u32 name id, u32 first entry in
-//	         callRefs; then a sentinel
+//	callDir  directory of callee names into callRefs
 //	callRefs u32 file, u32 function, u32 call index
-//	membDir  per struct member called through ("release" for
-//	         "ops->release"): u32 member id, u32 first entry in membRefs
+//	membDir  directory of the struct members called through ("release"
+//	         for "ops->release") into membRefs
 //	membRefs u32 callee name id
 //	asgn     member assignments, ordered by member name, then file and
 //	         position: u32 file, struct, member, func, base, var ids, line
-//	asgnMDir per member: u32 member id, u32 first entry in asgn
-//	asgnFDir per function name: u32 name id, u32 first entry in asgnF
+//	asgnMDir directory of assigned members into asgn
+//	asgnFDir directory of assigned function names into asgnF
 //	asgnF    u32 entry of asgn, ordered by function name, file, position
 //
-// Directories are sorted by the bytes of their names, so a lookup is a
-// binary search; the entries of one name are contiguous and in file order.
+// A directory is two sections: entries sorted by name, u32 offset of the
+// name in the second section and u32 first entry of the name's rows, then a
+// sentinel (end of the names, number of rows); and the names, concatenated
+// in that order. A lookup is a binary search that touches only the
+// directory's own pages (CallsTo reads every callee name, a few MB, not
+// the string table); the rows of one name are contiguous and in file order.
 const storeMagic = "autosel-bot idx\x02"
 
 // storeVersion changes whenever the layout, the record encoding or the
 // scanners' output does.
-const storeVersion = 2 + cscan.Version*1000 + assignVersion*1000000
+const storeVersion = 7 + cscan.Version*1000 + assignVersion*1000000
 
 // Sections of a store, in file order.
 const (
@@ -54,14 +56,19 @@ const (
 	secFiles
 	secRecords
 	secFuncDir
+	secFuncNames
 	secFuncRefs
 	secCallDir
+	secCallNames
 	secCallRefs
 	secMembDir
+	secMembNames
 	secMembRefs
 	secAsgn
 	secAsgnMDir
+	secAsgnMNames
 	secAsgnFDir
+	secAsgnFNames
 	secAsgnF
 	numSections
 )
@@ -77,44 +84,42 @@ const (
 
 const storeHeaderSize = len(storeMagic) + 8 + 4*8 + numSections*16
 
-// store is an opened store: sections are slices of the mapped file (or of
-// an in-memory buffer for an index without a cache file).
+// store is an opened store.
 type store struct {
-	data []byte
+	p   *pager
+	sec [numSections]section
+	// strs is the string table.
 	strs strtab
-	sec  [numSections][]byte
 	// nFiles, nFuncs, nCalls, nSkipped are the stats of the indexed tree.
 	nFiles, nFuncs, nCalls, nSkipped int
-	// unmap releases a mapping (nil for memory).
-	unmap func() error
 }
 
-// strtab is the string table of a store. Strings point into the table's
-// bytes, which are never written after the store is opened.
-type strtab struct {
-	off  []byte
-	blob []byte
-}
+// strtab is the string table of a store.
+type strtab struct{ off, blob section }
 
-func (t *strtab) len() int { return len(t.off) / 4 }
+func (t *strtab) len() int { return int(t.off.len() / 4) }
 
 // get returns string id; ok is false for a bad id or a damaged table.
 func (t *strtab) get(id uint64) (string, bool) {
 	if id >= uint64(t.len()) {
 		return "", false
 	}
-	end := uint64(binary.LittleEndian.Uint32(t.off[id*4:]))
-	start := uint64(0)
+	end := int64(t.off.u32(int64(id) * 4))
+	start := int64(0)
 	if id > 0 {
-		start = uint64(binary.LittleEndian.Uint32(t.off[id*4-4:]))
+		start = int64(t.off.u32(int64(id)*4 - 4))
 	}
-	if start > end || end > uint64(len(t.blob)) {
+	if start > end {
 		return "", false
 	}
 	if start == end {
 		return "", true
 	}
-	return unsafe.String(&t.blob[start], int(end-start)), true
+	b := t.blob.bytes(start, end-start)
+	if b == nil {
+		return "", false
+	}
+	return unsafe.String(&b[0], len(b)), true
 }
 
 // str returns string id, "" when it is bad.
@@ -123,63 +128,68 @@ func (t *strtab) str(id uint32) string {
 	return s
 }
 
-// bytesOf returns the bytes of string id (nil when bad) without building a
-// string, for comparisons.
-func (t *strtab) bytesOf(id uint32) []byte {
-	s, ok := t.get(uint64(id))
-	if !ok {
-		return nil
+// openStore opens a store file; its pages are read as queries need them.
+func openStore(path string) (*store, error) {
+	p, err := filePager(path)
+	if err != nil {
+		return nil, err
 	}
-	return unsafe.Slice(unsafe.StringData(s), len(s))
+	st, err := newStore(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return st, nil
 }
 
-// openStoreBytes checks the header of b and slices its sections.
-func openStoreBytes(b []byte) (*store, error) {
-	if len(b) < storeHeaderSize || string(b[:len(storeMagic)]) != storeMagic {
+// openStoreBytes opens a store held in memory.
+func openStoreBytes(b []byte) (*store, error) { return newStore(memPager(b)) }
+
+// newStore checks the header of a store and locates its sections.
+func newStore(p *pager) (*store, error) {
+	hdr := p.bytes(0, int64(storeHeaderSize))
+	if hdr == nil || string(hdr[:len(storeMagic)]) != storeMagic {
 		return nil, errors.New("not an index store")
 	}
-	p := len(storeMagic)
+	pos := len(storeMagic)
 	u := func() uint64 {
-		v := binary.LittleEndian.Uint64(b[p:])
-		p += 8
+		v := binary.LittleEndian.Uint64(hdr[pos:])
+		pos += 8
 		return v
 	}
 	if v := u(); v != storeVersion {
 		return nil, fmt.Errorf("store version %d, want %d", v, storeVersion)
 	}
-	s := &store{data: b}
+	s := &store{p: p}
 	var stats [4]uint64
 	for i := range stats {
 		stats[i] = u()
-		if stats[i] > uint64(len(b))*64 {
+		if stats[i] > uint64(p.size)*64 {
 			return nil, errors.New("corrupt header")
 		}
 	}
 	s.nFiles, s.nFuncs, s.nCalls, s.nSkipped = int(stats[0]), int(stats[1]), int(stats[2]), int(stats[3])
 	for i := range s.sec {
 		off, n := u(), u()
-		if off > uint64(len(b)) || n > uint64(len(b))-off {
+		if off > uint64(p.size) || n > uint64(p.size)-off {
 			return nil, fmt.Errorf("section %d out of bounds", i)
 		}
-		s.sec[i] = b[off : off+n : off+n]
+		s.sec[i] = section{p, int64(off), int64(n)}
 	}
 	for _, c := range []struct {
 		sec, size int
 	}{{secStrOff, 4}, {secFiles, fileSize}, {secFuncDir, dirSize}, {secFuncRefs, funcRefSize},
 		{secCallDir, dirSize}, {secCallRefs, callRefSize}, {secMembDir, dirSize}, {secMembRefs, 4},
 		{secAsgn, asgnSize}, {secAsgnMDir, dirSize}, {secAsgnFDir, dirSize}, {secAsgnF, 4}} {
-		if len(s.sec[c.sec])%c.size != 0 {
+		if s.sec[c.sec].len()%int64(c.size) != 0 {
 			return nil, fmt.Errorf("section %d: bad size", c.sec)
 		}
 	}
-	if len(s.sec[secFiles])/fileSize != s.nFiles {
+	if s.sec[secFiles].len()/fileSize != int64(s.nFiles) {
 		return nil, errors.New("file table does not match the header")
 	}
 	s.strs = strtab{off: s.sec[secStrOff], blob: s.sec[secStrBlob]}
 	return s, nil
 }
-
-func u32(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[i:]) }
 
 // fileRec is one row of the file table.
 type fileRec struct {
@@ -189,21 +199,24 @@ type fileRec struct {
 }
 
 func (s *store) file(i int) fileRec {
-	b := s.sec[secFiles][i*fileSize:]
-	return fileRec{path: u32(b, 0), key: u32(b, 4), off: binary.LittleEndian.Uint64(b[8:]), n: u32(b, 16)}
+	b := s.sec[secFiles].bytes(int64(i)*fileSize, fileSize)
+	if b == nil {
+		return fileRec{}
+	}
+	return fileRec{path: binary.LittleEndian.Uint32(b), key: binary.LittleEndian.Uint32(b[4:]),
+		off: binary.LittleEndian.Uint64(b[8:]), n: binary.LittleEndian.Uint32(b[16:])}
 }
 
 // path returns the path of file i.
 func (s *store) path(i int) string { return s.strs.str(s.file(i).path) }
 
-// record returns the record bytes of file i (nil when out of bounds).
-func (s *store) record(i int) []byte {
+// record returns the record of file i (empty when out of bounds).
+func (s *store) record(i int) section {
 	r := s.file(i)
-	recs := s.sec[secRecords]
-	if r.off > uint64(len(recs)) || uint64(r.n) > uint64(len(recs))-r.off {
-		return nil
+	if r.off > 1<<62 {
+		return section{p: s.p}
 	}
-	return recs[r.off : r.off+uint64(r.n) : r.off+uint64(r.n)]
+	return s.sec[secRecords].sub(int64(r.off), int64(r.n))
 }
 
 // findFile returns the index of path in the file table, or -1.
@@ -223,22 +236,40 @@ func (s *store) findFile(path string) int {
 	return -1
 }
 
-// dir is a directory section: sorted (name id, first entry) pairs and a
-// sentinel whose first entry is the number of entries.
-type dir []byte
+// dir is a directory: entries and names sections (see the layout).
+type dir struct{ ent, names section }
 
-func (d dir) names() int {
-	if n := len(d) / dirSize; n > 0 {
+// dir returns the directory whose entries are section sec.
+func (s *store) dir(sec int) dir { return dir{s.sec[sec], s.sec[sec+1]} }
+
+func (d dir) len() int {
+	if n := int(d.ent.len() / dirSize); n > 0 {
 		return n - 1
 	}
 	return 0
 }
 
-func (d dir) name(i int) uint32 { return u32(d, i*dirSize) }
+// name returns the bytes of name i (nil when damaged).
+func (d dir) name(i int) []byte {
+	a, b := int64(d.ent.u32(int64(i)*dirSize)), int64(d.ent.u32(int64(i)*dirSize+dirSize))
+	if a > b {
+		return nil
+	}
+	return d.names.bytes(a, b-a)
+}
 
-// span returns the entries of name i: [a, b) clamped to limit.
+// nameString returns name i as a string sharing the store's memory.
+func (d dir) nameString(i int) string {
+	b := d.name(i)
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// span returns the rows of name i: [a, b), empty when beyond limit.
 func (d dir) span(i, limit int) (int, int) {
-	a, b := int(u32(d, i*dirSize+4)), int(u32(d, i*dirSize+dirSize+4))
+	a, b := int(d.ent.u32(int64(i)*dirSize+4)), int(d.ent.u32(int64(i)*dirSize+dirSize+4))
 	if a > b || b > limit {
 		return 0, 0
 	}
@@ -246,18 +277,18 @@ func (d dir) span(i, limit int) (int, int) {
 }
 
 // find returns the index of name in d, or -1.
-func (s *store) find(d dir, name string) int {
-	key := []byte(name)
-	lo, hi := 0, d.names()
+func (d dir) find(name string) int {
+	key := unsafe.Slice(unsafe.StringData(name), len(name))
+	lo, hi := 0, d.len()
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if bytes.Compare(s.strs.bytesOf(d.name(m)), key) < 0 {
+		if bytes.Compare(d.name(m), key) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < d.names() && string(s.strs.bytesOf(d.name(lo))) == name {
+	if lo < d.len() && bytes.Equal(d.name(lo), key) {
 		return lo
 	}
 	return -1
@@ -268,17 +299,17 @@ type funcRef struct{ file, fn int }
 
 // funcRefs returns the definitions of name.
 func (s *store) funcRefs(name string) []funcRef {
-	d := dir(s.sec[secFuncDir])
-	i := s.find(d, name)
+	d := s.dir(secFuncDir)
+	i := d.find(name)
 	if i < 0 {
 		return nil
 	}
 	refs := s.sec[secFuncRefs]
-	a, b := d.span(i, len(refs)/funcRefSize)
+	a, b := d.span(i, int(refs.len()/funcRefSize))
+	rows := refs.bytes(int64(a)*funcRefSize, int64(b-a)*funcRefSize)
 	out := make([]funcRef, 0, b-a)
-	for j := a; j < b; j++ {
-		e := refs[j*funcRefSize:]
-		out = append(out, funcRef{int(u32(e, 0)), int(u32(e, 4))})
+	for j := 0; j+funcRefSize <= len(rows); j += funcRefSize {
+		out = append(out, funcRef{int(binary.LittleEndian.Uint32(rows[j:])), int(binary.LittleEndian.Uint32(rows[j+4:]))})
 	}
 	return out
 }
@@ -286,62 +317,67 @@ func (s *store) funcRefs(name string) []funcRef {
 // callRef locates one call: file, function and call index.
 type callRef struct{ file, fn, call int }
 
-// callRefs returns the call sites of callee dir entry i.
+// callRefsAt returns the call sites of callee directory entry i.
 func (s *store) callRefsAt(i int) []callRef {
-	d := dir(s.sec[secCallDir])
+	d := s.dir(secCallDir)
 	refs := s.sec[secCallRefs]
-	a, b := d.span(i, len(refs)/callRefSize)
+	a, b := d.span(i, int(refs.len()/callRefSize))
+	rows := refs.bytes(int64(a)*callRefSize, int64(b-a)*callRefSize)
 	out := make([]callRef, 0, b-a)
-	for j := a; j < b; j++ {
-		e := refs[j*callRefSize:]
-		out = append(out, callRef{int(u32(e, 0)), int(u32(e, 4)), int(u32(e, 8))})
+	for j := 0; j+callRefSize <= len(rows); j += callRefSize {
+		out = append(out, callRef{int(binary.LittleEndian.Uint32(rows[j:])), int(binary.LittleEndian.Uint32(rows[j+4:])),
+			int(binary.LittleEndian.Uint32(rows[j+8:]))})
 	}
 	return out
 }
 
 // callees returns the callee names calling through member.
 func (s *store) callees(member string) []string {
-	d := dir(s.sec[secMembDir])
-	i := s.find(d, member)
+	d := s.dir(secMembDir)
+	i := d.find(member)
 	if i < 0 {
 		return nil
 	}
 	refs := s.sec[secMembRefs]
-	a, b := d.span(i, len(refs)/4)
+	a, b := d.span(i, int(refs.len()/4))
 	out := make([]string, 0, b-a)
 	for j := a; j < b; j++ {
-		out = append(out, s.strs.str(u32(refs, j*4)))
+		out = append(out, s.strs.str(refs.u32(int64(j)*4)))
 	}
 	return out
 }
 
 // assign returns assignment entry i with its file index.
 func (s *store) assign(i int) (Assign, int) {
-	e := s.sec[secAsgn][i*asgnSize:]
+	e := s.sec[secAsgn].bytes(int64(i)*asgnSize, asgnSize)
+	if e == nil {
+		return Assign{}, -1
+	}
 	t := &s.strs
-	return Assign{Struct: t.str(u32(e, 4)), Member: t.str(u32(e, 8)), Func: t.str(u32(e, 12)),
-		Base: t.str(u32(e, 16)), Var: t.str(u32(e, 20)), Line: int(u32(e, 24))}, int(u32(e, 0))
+	v := func(k int) uint32 { return binary.LittleEndian.Uint32(e[k*4:]) }
+	return Assign{Struct: t.str(v(1)), Member: t.str(v(2)), Func: t.str(v(3)),
+		Base: t.str(v(4)), Var: t.str(v(5)), Line: int(v(6))}, int(v(0))
 }
 
 // assigns returns the assignments to member (byFunc false) or of function
 // name (byFunc true), in file order.
 func (s *store) assigns(key string, byFunc bool) []Assign {
-	n := len(s.sec[secAsgn]) / asgnSize
+	n := int(s.sec[secAsgn].len() / asgnSize)
 	var out []Assign
 	add := func(i int) {
 		if i >= n {
 			return
 		}
 		a, f := s.assign(i)
-		if f >= s.nFiles {
+		if f < 0 || f >= s.nFiles {
 			return
 		}
 		a.File = s.path(f)
 		out = append(out, a)
 	}
 	if !byFunc {
-		d := dir(s.sec[secAsgnMDir])
-		if i := s.find(d, key); i >= 0 {
+		d := s.dir(secAsgnMDir)
+		if i := d.find(key); i >= 0 {
 			a, b := d.span(i, n)
 			for j := a; j < b; j++ {
 				add(j)
@@ -349,22 +385,13 @@ func (s *store) assigns(key string, byFunc bool) []Assign {
 		}
 		return out
 	}
-	d := dir(s.sec[secAsgnFDir])
-	if i := s.find(d, key); i >= 0 {
+	d := s.dir(secAsgnFDir)
+	if i := d.find(key); i >= 0 {
 		idx := s.sec[secAsgnF]
-		a, b := d.span(i, len(idx)/4)
+		a, b := d.span(i, int(idx.len()/4))
 		for j := a; j < b; j++ {
-			add(int(u32(idx, j*4)))
+			add(int(idx.u32(int64(j) * 4)))
 		}
 	}
 	return out
-}
-
-// close releases the mapping. Strings handed out point into it: call it
-// only when nothing of the index is used any more.
-func (s *store) close() error {
-	if s.unmap == nil {
-		return nil
-	}
-	return s.unmap()
 }

@@ -36,43 +36,51 @@ func buildStore(in storeInput) ([]byte, error) {
 	// Paths and keys first: the warm-open check reads them all, and they
 	// are contiguous this way.
 	for _, ent := range in.entries {
-		e.s(ent.path)
-		e.s(ent.key)
+		e.intern(ent.path)
+		e.intern(ent.key)
 	}
-	id := func(s string) uint32 {
-		e.s(s) // interns
-		return uint32(e.strs[s])
-	}
-	type span struct{ off, n int }
-	recs := map[string]span{}
+	id := func(s string) uint32 { return uint32(e.intern(s)) }
+	pinned := len(e.list)
 	var stats [4]uint64
-	files := make([]byte, 0, len(in.entries)*fileSize)
-	for i, ent := range in.entries {
-		f := in.files[i]
-		if f == nil {
-			f = &cscan.File{Path: ent.path}
+	var files []byte
+	// Two passes: the first counts the references of every string, the
+	// second encodes with the strings renumbered by popularity.
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			e.reorder(pinned)
+			e.buf = e.buf[:0]
+			stats = [4]uint64{}
 		}
-		r, ok := recs[ent.key]
-		if !ok {
-			start := len(e.buf)
-			e.file(f)
-			var as []Assign
-			if in.assigns != nil {
-				as = in.assigns[i]
+		type span struct{ off, n int }
+		recs := map[string]span{}
+		files = make([]byte, 0, len(in.entries)*fileSize)
+		for i, ent := range in.entries {
+			f := in.files[i]
+			if f == nil {
+				f = &cscan.File{Path: ent.path}
 			}
-			e.assigns(as)
-			r = span{start, len(e.buf) - start}
-			recs[ent.key] = r
-		}
-		files = binary.LittleEndian.AppendUint32(files, id(ent.path))
-		files = binary.LittleEndian.AppendUint32(files, id(ent.key))
-		files = binary.LittleEndian.AppendUint64(files, uint64(r.off))
-		files = binary.LittleEndian.AppendUint32(files, uint32(r.n))
-		stats[0]++
-		stats[3] += uint64(len(f.Skipped))
-		for _, fn := range f.Funcs {
-			stats[1]++
-			stats[2] += uint64(len(fn.Calls))
+			r, ok := recs[ent.key]
+			if !ok {
+				start := len(e.buf)
+				e.file(f)
+				var as []Assign
+				if in.assigns != nil {
+					as = in.assigns[i]
+				}
+				e.assigns(as)
+				r = span{start, len(e.buf) - start}
+				recs[ent.key] = r
+			}
+			files = binary.LittleEndian.AppendUint32(files, id(ent.path))
+			files = binary.LittleEndian.AppendUint32(files, id(ent.key))
+			files = binary.LittleEndian.AppendUint64(files, uint64(r.off))
+			files = binary.LittleEndian.AppendUint32(files, uint32(r.n))
+			stats[0]++
+			stats[3] += uint64(len(f.Skipped))
+			for _, fn := range f.Funcs {
+				stats[1]++
+				stats[2] += uint64(len(fn.Calls))
+			}
 		}
 	}
 	if len(e.buf) > 1<<32-1 {
@@ -96,9 +104,9 @@ func buildStore(in storeInput) ([]byte, error) {
 			}
 		}
 	}
-	b.sec[secFuncDir], b.sec[secFuncRefs] = b.directory(funcs, 2)
+	b.sec[secFuncDir], b.sec[secFuncNames], b.sec[secFuncRefs] = b.directory(funcs, 2)
 	callNames := b.distinct(calls)
-	b.sec[secCallDir], b.sec[secCallRefs] = b.directory(calls, 3)
+	b.sec[secCallDir], b.sec[secCallNames], b.sec[secCallRefs] = b.directory(calls, 3)
 
 	// Members called through: "ops->release" under "release".
 	var membs []keyed
@@ -108,7 +116,7 @@ func buildStore(in storeInput) ([]byte, error) {
 			membs = append(membs, keyed{id(name[i+1:]), [3]uint32{c}})
 		}
 	}
-	b.sec[secMembDir], b.sec[secMembRefs] = b.directory(membs, 1)
+	b.sec[secMembDir], b.sec[secMembNames], b.sec[secMembRefs] = b.directory(membs, 1)
 
 	// Member assignments, by member and by function.
 	var asgn []keyed
@@ -124,7 +132,7 @@ func buildStore(in storeInput) ([]byte, error) {
 		}
 	}
 	var byMember []byte
-	b.sec[secAsgnMDir], byMember = b.directory(asgn, 1)
+	b.sec[secAsgnMDir], b.sec[secAsgnMNames], byMember = b.directory(asgn, 1)
 	// pos[r] is the position of row r in the member-ordered table.
 	pos := make([]uint32, len(asgnRows))
 	table := make([]byte, 0, len(asgnRows)*asgnSize)
@@ -140,7 +148,7 @@ func buildStore(in storeInput) ([]byte, error) {
 	for r, row := range asgnRows {
 		byFunc[r] = keyed{row[3], [3]uint32{pos[r]}}
 	}
-	b.sec[secAsgnFDir], b.sec[secAsgnF] = b.directory(byFunc, 1)
+	b.sec[secAsgnFDir], b.sec[secAsgnFNames], b.sec[secAsgnF] = b.directory(byFunc, 1)
 
 	// The string table, last: every string is interned by now.
 	var off, blob []byte
@@ -198,9 +206,9 @@ func (b *storeBuilder) distinct(ks []keyed) []uint32 {
 }
 
 // directory sorts ks by name bytes (stably: entries of one name keep their
-// order) and returns the directory section and the entries section (the
-// first width values of each entry).
-func (b *storeBuilder) directory(ks []keyed, width int) (dirSec, refs []byte) {
+// order) and returns the directory's entries and names sections and the
+// rows section (the first width values of each entry).
+func (b *storeBuilder) directory(ks []keyed, width int) (dirSec, namesSec, refs []byte) {
 	names := b.distinct(ks)
 	if cap(b.rank) < len(b.enc.list) {
 		b.rank = make([]int32, len(b.enc.list))
@@ -218,10 +226,11 @@ func (b *storeBuilder) directory(ks []keyed, width int) (dirSec, refs []byte) {
 		start[i] += start[i-1]
 	}
 	for i, n := range names {
-		dirSec = binary.LittleEndian.AppendUint32(dirSec, n)
+		dirSec = binary.LittleEndian.AppendUint32(dirSec, uint32(len(namesSec)))
 		dirSec = binary.LittleEndian.AppendUint32(dirSec, start[i])
+		namesSec = append(namesSec, b.enc.list[n]...)
 	}
-	dirSec = binary.LittleEndian.AppendUint32(dirSec, 0)
+	dirSec = binary.LittleEndian.AppendUint32(dirSec, uint32(len(namesSec)))
 	dirSec = binary.LittleEndian.AppendUint32(dirSec, uint32(len(ks)))
 	refs = make([]byte, len(ks)*width*4)
 	next := start[:len(names)]
@@ -233,7 +242,7 @@ func (b *storeBuilder) directory(ks []keyed, width int) (dirSec, refs []byte) {
 			binary.LittleEndian.PutUint32(refs[at+w*4:], k.v[w])
 		}
 	}
-	return dirSec, refs
+	return dirSec, namesSec, refs
 }
 
 // writeStore writes a store atomically (temp file + rename).
