@@ -1,9 +1,22 @@
 // Package index is the tree index: every function of a kernel tree scanned
-// by cscan, persisted and keyed by git blob ids so unchanged files are never
-// rescanned, with name and caller lookups (direct calls and calls through
-// a struct member), the table of functions assigned to struct members
-// (assign.go, assigns.go: ops tables and callbacks, cached beside the index)
-// and a post-patch overlay view.
+// by cscan, with name and caller lookups (direct calls and calls through a
+// struct member), the table of functions assigned to struct members
+// (assign.go, assigns.go: ops tables and callbacks) and a post-patch
+// overlay view.
+//
+// The index of a tree is a store file (store.go: layout; record.go: one
+// file's scan; pager.go: reading), keyed by git blob ids so unchanged files
+// are never rescanned, and queried in place: Open reads the header, and a
+// query binary searches a sorted directory and decodes only the functions
+// it returns (a one-patch check of Linux 6.1 decodes about 4% of them).
+// This was chosen by measurement over loading the whole index (6.9 s and
+// 1.3 GB per run for Linux 6.1), a memory-mapped file (the kernel's 64 KB
+// fault-around made a query's scattered reads resident: 250 MB) and SQLite
+// (modernc.org/sqlite: the call-site table alone took 54 s and 194 MB to
+// build, and 1612 callee lookups 1.38 s against 25 ms for the store's
+// directory). A function is decoded once per Index, so the same
+// *cscan.Func comes back from every query until Release.
+//
 // Rules compute their own summaries (atomic-state effect, may-sleep with a
 // proof chain) on top of it and may memoise them with Memo.
 package index
