@@ -38,16 +38,24 @@ func listFiles(ctx context.Context, root string) ([]fileEntry, error) {
 
 func gitFiles(ctx context.Context, root string) ([]fileEntry, error) {
 	g := gitcmd.New(root)
+	// The work tree's changes are listed while the index is read.
+	diff := make(chan []byte, 1)
+	go func() {
+		d, err := g.Output(ctx, nil, "diff-files", "--name-only", "-z", "--", "*.c", "*.h")
+		if err != nil {
+			d = nil
+		}
+		diff <- d
+	}()
 	out, err := g.Output(ctx, nil, "ls-files", "-s", "-z", "--", "*.c", "*.h")
+	d := <-diff
 	if err != nil {
 		return nil, err
 	}
 	dirty := map[string]bool{}
-	if d, err := g.Output(ctx, nil, "diff-files", "--name-only", "-z"); err == nil {
-		for _, p := range strings.Split(string(d), "\x00") {
-			if p != "" {
-				dirty[p] = true
-			}
+	for _, p := range strings.Split(string(d), "\x00") {
+		if p != "" {
+			dirty[p] = true
 		}
 	}
 	var entries []fileEntry

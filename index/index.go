@@ -299,6 +299,16 @@ func (s *store) matches(entries []fileEntry) bool {
 	if s.nFiles != len(entries) {
 		return false
 	}
+	// The file table and its strings (the first of the string table) are
+	// read whole: one read each.
+	s.sec[secFiles].prefetch(0, s.sec[secFiles].len())
+	var top uint32
+	for i := range entries {
+		r := s.file(i)
+		top = max(top, r.path, r.key)
+	}
+	s.strs.off.prefetch(0, int64(top+1)*4)
+	s.strs.blob.prefetch(0, int64(s.strs.off.u32(int64(top)*4)))
 	for i, e := range entries {
 		r := s.file(i)
 		if s.strs.str(r.path) != e.path || s.strs.str(r.key) != e.key {

@@ -60,6 +60,25 @@ func (p *pager) page(i int64) []byte {
 	return b
 }
 
+// prefetch reads the pages of [off, off+n) with one read, for a region
+// about to be read whole.
+func (p *pager) prefetch(off, n int64) {
+	if p.mem != nil || off < 0 || n <= 0 || off >= p.size {
+		return
+	}
+	first, last := off/pageSize, (min(off+n, p.size)-1)/pageSize
+	buf := make([]byte, min(p.size, (last+1)*pageSize)-first*pageSize)
+	if _, err := p.f.ReadAt(buf, first*pageSize); err != nil && err != io.EOF {
+		return
+	}
+	for i := first; i <= last; i++ {
+		pg := buf[(i-first)*pageSize : min(int64(len(buf)), (i-first+1)*pageSize)]
+		if p.pages[i].CompareAndSwap(nil, &pg) {
+			p.read.Add(1)
+		}
+	}
+}
+
 // bytes returns n bytes at off, nil when out of range or unreadable.
 func (p *pager) bytes(off, n int64) []byte {
 	if off < 0 || n < 0 || off > p.size || n > p.size-off {
@@ -125,6 +144,13 @@ func (s section) sub(off, n int64) section {
 		return section{p: s.p}
 	}
 	return section{s.p, s.off + off, n}
+}
+
+// prefetch reads n bytes at off of the section with one read.
+func (s section) prefetch(off, n int64) {
+	if off >= 0 && off < s.n {
+		s.p.prefetch(s.off+off, min(n, s.n-off))
+	}
 }
 
 // u32 returns the little-endian uint32 at byte off, 0 when out of range.
