@@ -45,11 +45,16 @@ func (ix *Index) assignQuery(key string, member bool) []Assign {
 	if v, ok := b.assignCache.Load(ck); ok {
 		base = v.([]Assign)
 	} else {
-		v, _ := b.assignCache.LoadOrStore(ck, b.st.assigns(key, !member))
+		as := b.st.assigns(key, !member)
+		v, _ := b.assignCache.LoadOrStore(ck, as[:len(as):len(as)])
 		base = v.([]Assign)
 	}
 	if ix.base == nil {
 		return base
+	}
+	// An overlay's answers are cached in the overlay.
+	if v, ok := ix.assignCache.Load(ck); ok {
+		return v.([]Assign)
 	}
 	ix.overAssignsOnce.Do(func() {
 		t := newAssignTable()
@@ -63,14 +68,26 @@ func (ix *Index) assignQuery(key string, member bool) []Assign {
 		}
 		ix.overAssigns = t
 	})
-	var out []Assign
-	for _, a := range base {
-		if _, ok := ix.over[a.File]; !ok {
-			out = append(out, a)
+	own := ix.overAssigns.byFunc[key]
+	if member {
+		own = ix.overAssigns.byMember[key]
+	}
+	out := base
+	for i, a := range base {
+		if _, ok := ix.over[a.File]; ok {
+			// Copy, leaving out the rescanned files.
+			out = append([]Assign(nil), base[:i]...)
+			for _, a := range base[i+1:] {
+				if _, ok := ix.over[a.File]; !ok {
+					out = append(out, a)
+				}
+			}
+			break
 		}
 	}
-	if member {
-		return append(out, ix.overAssigns.byMember[key]...)
+	if len(own) > 0 {
+		out = append(out[:len(out):len(out)], own...)
 	}
-	return append(out, ix.overAssigns.byFunc[key]...)
+	v, _ := ix.assignCache.LoadOrStore(ck, out[:len(out):len(out)])
+	return v.([]Assign)
 }

@@ -87,8 +87,8 @@ type Index struct {
 	st      *store
 	decoded []atomic.Pointer[fileCache]
 	warm    atomic.Int64
-	// funcs caches Funcs answers of a base index, assignCache its
-	// AssignsTo ("m:" + member) and AssignsOf ("f:" + function) answers.
+	// funcs caches Funcs answers of the view, assignCache its AssignsTo
+	// ("m:" + member) and AssignsOf ("f:" + function) answers.
 	funcs, assignCache sync.Map // string -> []*cscan.Func, []Assign
 
 	// byName are the functions of an overlay's rescanned files.
@@ -535,6 +535,10 @@ func (ix *Index) Funcs(name string) []*cscan.Func {
 	if ix.base == nil {
 		return ix.baseFuncs(name)
 	}
+	// An overlay's answers are cached in the overlay.
+	if v, ok := ix.funcs.Load(name); ok {
+		return v.([]*cscan.Func)
+	}
 	var out []*cscan.Func
 	for _, fn := range ix.base.baseFuncs(name) {
 		if _, ok := ix.over[fn.File]; !ok {
@@ -545,7 +549,9 @@ func (ix *Index) Funcs(name string) []*cscan.Func {
 	if len(out) > 1 {
 		sortFuncs(out)
 	}
-	return out
+	// Cached answers are shared: an append by a caller must copy.
+	v, _ := ix.funcs.LoadOrStore(name, out[:len(out):len(out)])
+	return v.([]*cscan.Func)
 }
 
 // baseFuncs answers Funcs for a base index.
@@ -562,7 +568,7 @@ func (ix *Index) baseFuncs(name string) []*cscan.Func {
 	if len(out) > 1 {
 		sortFuncs(out)
 	}
-	v, _ := ix.funcs.LoadOrStore(name, out)
+	v, _ := ix.funcs.LoadOrStore(name, out[:len(out):len(out)])
 	return v.([]*cscan.Func)
 }
 
