@@ -62,7 +62,7 @@ type CheckConfig struct {
 // tree): where it is cached, whether indexing shows a progress bar and how
 // much of it a long-running process keeps decoded.
 type IndexConfig struct {
-	// CacheDir holds the persisted index of each tree (about 360 MB for
+	// CacheDir holds the persisted index of each tree (about 350 MB for
 	// Linux 6.1); "" means $XDG_CACHE_HOME/autosel-bot (~/.cache/...),
 	// "-" disables the cache (every run scans the whole tree).
 	CacheDir string `mapstructure:"cache_dir"`
