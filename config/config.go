@@ -59,15 +59,19 @@ type CheckConfig struct {
 }
 
 // IndexConfig configures the kernel tree index (check --tree, watch with a
-// tree): where it is cached and whether indexing shows a progress bar.
+// tree): where it is cached, whether indexing shows a progress bar and how
+// much of it a long-running process keeps decoded.
 type IndexConfig struct {
-	// CacheDir holds the persisted index of each tree (about 160 MB for
+	// CacheDir holds the persisted index of each tree (about 350 MB for
 	// Linux 6.1); "" means $XDG_CACHE_HOME/autosel-bot (~/.cache/...),
 	// "-" disables the cache (every run scans the whole tree).
 	CacheDir string `mapstructure:"cache_dir"`
 	// Progress is auto (a progress bar on a terminal, for the text
 	// format), always or never.
 	Progress string `mapstructure:"progress"`
+	// Warm bounds the functions of the tree kept decoded between series
+	// (pipeline.AnalysisOptions.IndexWarm); 0 keeps everything.
+	Warm int `mapstructure:"warm"`
 }
 
 // New returns a viper instance holding the embedded defaults, with env

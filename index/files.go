@@ -38,16 +38,24 @@ func listFiles(ctx context.Context, root string) ([]fileEntry, error) {
 
 func gitFiles(ctx context.Context, root string) ([]fileEntry, error) {
 	g := gitcmd.New(root)
+	// The work tree's changes are listed while the index is read.
+	diff := make(chan []byte, 1)
+	go func() {
+		d, err := g.Output(ctx, nil, "diff-files", "--name-only", "-z", "--", "*.c", "*.h")
+		if err != nil {
+			d = nil
+		}
+		diff <- d
+	}()
 	out, err := g.Output(ctx, nil, "ls-files", "-s", "-z", "--", "*.c", "*.h")
+	d := <-diff
 	if err != nil {
 		return nil, err
 	}
 	dirty := map[string]bool{}
-	if d, err := g.Output(ctx, nil, "diff-files", "--name-only", "-z"); err == nil {
-		for _, p := range strings.Split(string(d), "\x00") {
-			if p != "" {
-				dirty[p] = true
-			}
+	for _, p := range strings.Split(string(d), "\x00") {
+		if p != "" {
+			dirty[p] = true
 		}
 	}
 	var entries []fileEntry
@@ -121,8 +129,10 @@ func walkFiles(ctx context.Context, root string) ([]fileEntry, error) {
 	return entries, nil
 }
 
-// cacheName is the cache file of one tree root.
+// cacheName is the store file of one tree root. The store version is part
+// of the name: a process of another version neither misreads nor replaces
+// it.
 func cacheName(root string) string {
 	h := sha1.Sum([]byte(root))
-	return "index-" + hex.EncodeToString(h[:8]) + ".bin"
+	return fmt.Sprintf("index-%s.v%d.store", hex.EncodeToString(h[:8]), storeVersion)
 }

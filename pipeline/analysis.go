@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/index"
@@ -36,6 +37,11 @@ type AnalysisOptions struct {
 	Index *index.Index
 	// IndexOptions are used to open Tree's index.
 	IndexOptions index.Options
+	// IndexWarm bounds the functions of the index kept decoded between
+	// series: after a series, when more are (index.Index.Warm), what the
+	// index decoded and memoised is released (index.Index.Release), with
+	// no analysis running. 0 keeps everything.
+	IndexWarm int
 }
 
 // Analysis is the analysis stage: it parses each patch's diff, applies it
@@ -52,6 +58,10 @@ type Analysis struct {
 	idxOnce sync.Once
 	idx     *index.Index
 	idxErr  error
+	// running is held for reading by every Run, for writing by a release
+	// of the index (IndexWarm); opened is the index once open.
+	running sync.RWMutex
+	opened  atomic.Pointer[index.Index]
 }
 
 // NewAnalysis returns the analysis stage for opts; rule failures go to log
@@ -80,6 +90,7 @@ func NewAnalysis(opts AnalysisOptions, log *slog.Logger) (*Analysis, error) {
 	if opts.Index != nil {
 		a.idx = opts.Index
 		a.idxOnce.Do(func() {})
+		a.opened.Store(a.idx)
 	}
 	return a, nil
 }
@@ -104,12 +115,42 @@ func (a *Analysis) Rules() []*rules.Rule { return a.rules }
 func (a *Analysis) index(ctx context.Context) (*index.Index, error) {
 	a.idxOnce.Do(func() {
 		a.idx, a.idxErr = index.Open(ctx, a.opts.Tree, a.opts.IndexOptions)
+		if a.idx != nil {
+			a.opened.Store(a.idx)
+		}
 	})
 	return a.idx, a.idxErr
 }
 
 // Run analyses every patch of s into r.
 func (a *Analysis) Run(ctx context.Context, s *series.Series, r *report.Report) error {
+	a.running.RLock()
+	defer a.trimIndex()
+	defer a.running.RUnlock()
+	return a.run(ctx, s, r)
+}
+
+// trimIndex releases what the index decoded when it exceeds IndexWarm.
+func (a *Analysis) trimIndex() {
+	if a.opts.IndexWarm <= 0 {
+		return
+	}
+	ix := a.opened.Load()
+	if ix == nil {
+		return
+	}
+	if n, _ := ix.Warm(); n <= a.opts.IndexWarm {
+		return
+	}
+	a.running.Lock()
+	defer a.running.Unlock()
+	if n, _ := ix.Warm(); n > a.opts.IndexWarm {
+		a.log.Info("index release", "warm_funcs", n, "budget", a.opts.IndexWarm)
+		ix.Release()
+	}
+}
+
+func (a *Analysis) run(ctx context.Context, s *series.Series, r *report.Report) error {
 	if a.tree == nil {
 		r.Notes = appendOnce(r.Notes, NotePatchOnly)
 	}

@@ -23,6 +23,7 @@ func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, err
 		RuleOptions:  a.cfg.Rules,
 		Tree:         tree,
 		IndexOptions: a.indexOptions(log),
+		IndexWarm:    a.cfg.Index.Warm,
 	}, log)
 	if err != nil {
 		return nil, err

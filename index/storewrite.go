@@ -1,0 +1,271 @@
+package index
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// storeInput is what a store is built from: the tree's files sorted by path
+// (one entry per path), their scans and their member assignments.
+type storeInput struct {
+	entries []fileEntry
+	files   []*cscan.File
+	assigns [][]Assign
+}
+
+// storeBuilder accumulates the sections of a store.
+type storeBuilder struct {
+	enc *encoder
+	sec [numSections][]byte
+	// rank orders string ids by their bytes (filled per directory).
+	rank []int32
+}
+
+// buildStore encodes in as a store (layout in store.go).
+func buildStore(in storeInput) ([]byte, error) {
+	b := &storeBuilder{enc: &encoder{strs: make(map[string]uint64, 1<<16)}}
+	e := b.enc
+	// Paths and keys first: the warm-open check reads them all, and they
+	// are contiguous this way.
+	for _, ent := range in.entries {
+		e.intern(ent.path)
+		e.intern(ent.key)
+	}
+	id := func(s string) uint32 { return uint32(e.intern(s)) }
+	pinned := len(e.list)
+	var stats [4]uint64
+	var files []byte
+	// Two passes: the first counts the references of every string, the
+	// second encodes with the strings renumbered by popularity.
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			e.reorder(pinned)
+			e.buf = e.buf[:0]
+			stats = [4]uint64{}
+		}
+		type span struct{ off, n int }
+		recs := map[string]span{}
+		files = make([]byte, 0, len(in.entries)*fileSize)
+		for i, ent := range in.entries {
+			f := in.files[i]
+			if f == nil {
+				f = &cscan.File{Path: ent.path}
+			}
+			r, ok := recs[ent.key]
+			if !ok {
+				start := len(e.buf)
+				e.file(f)
+				var as []Assign
+				if in.assigns != nil {
+					as = in.assigns[i]
+				}
+				e.assigns(as)
+				r = span{start, len(e.buf) - start}
+				recs[ent.key] = r
+			}
+			files = binary.LittleEndian.AppendUint32(files, id(ent.path))
+			files = binary.LittleEndian.AppendUint32(files, id(ent.key))
+			files = binary.LittleEndian.AppendUint64(files, uint64(r.off))
+			files = binary.LittleEndian.AppendUint32(files, uint32(r.n))
+			stats[0]++
+			stats[3] += uint64(len(f.Skipped))
+			for _, fn := range f.Funcs {
+				stats[1]++
+				stats[2] += uint64(len(fn.Calls))
+			}
+		}
+	}
+	if len(e.buf) > 1<<32-1 {
+		return nil, errors.New("index too large")
+	}
+	b.sec[secFiles] = files
+	b.sec[secRecords] = e.buf
+	e.buf = nil
+
+	// Functions and call sites by name, in file order within a name.
+	var funcs, calls []keyed
+	for i := range in.entries {
+		f := in.files[i]
+		if f == nil {
+			continue
+		}
+		for j, fn := range f.Funcs {
+			funcs = append(funcs, keyed{id(fn.Name), [3]uint32{uint32(i), uint32(j)}})
+			for k := range fn.Calls {
+				calls = append(calls, keyed{id(fn.Calls[k].Name), [3]uint32{uint32(i), uint32(j), uint32(k)}})
+			}
+		}
+	}
+	b.sec[secFuncDir], b.sec[secFuncNames], b.sec[secFuncRefs] = b.directory(funcs, 2)
+	callNames := b.distinct(calls)
+	b.sec[secCallDir], b.sec[secCallNames], b.sec[secCallRefs] = b.directory(calls, 3)
+
+	// Members called through: "ops->release" under "release".
+	var membs []keyed
+	for _, c := range callNames {
+		name := e.list[c]
+		if i := strings.LastIndexAny(name, ">."); i >= 0 && i+1 < len(name) {
+			membs = append(membs, keyed{id(name[i+1:]), [3]uint32{c}})
+		}
+	}
+	b.sec[secMembDir], b.sec[secMembNames], b.sec[secMembRefs] = b.directory(membs, 1)
+
+	// Member assignments, by member and by function.
+	var asgn []keyed
+	var asgnRows [][7]uint32
+	for i := range in.entries {
+		if in.assigns == nil {
+			break
+		}
+		for _, a := range in.assigns[i] {
+			row := [7]uint32{uint32(i), id(a.Struct), id(a.Member), id(a.Func), id(a.Base), id(a.Var), uint32(max(a.Line, 0))}
+			asgn = append(asgn, keyed{row[2], [3]uint32{uint32(len(asgnRows))}})
+			asgnRows = append(asgnRows, row)
+		}
+	}
+	var byMember []byte
+	b.sec[secAsgnMDir], b.sec[secAsgnMNames], byMember = b.directory(asgn, 1)
+	// pos[r] is the position of row r in the member-ordered table.
+	pos := make([]uint32, len(asgnRows))
+	table := make([]byte, 0, len(asgnRows)*asgnSize)
+	for p := 0; p < len(byMember)/4; p++ {
+		r := binary.LittleEndian.Uint32(byMember[p*4:])
+		pos[r] = uint32(p)
+		for _, v := range asgnRows[r] {
+			table = binary.LittleEndian.AppendUint32(table, v)
+		}
+	}
+	b.sec[secAsgn] = table
+	byFunc := make([]keyed, len(asgnRows))
+	for r, row := range asgnRows {
+		byFunc[r] = keyed{row[3], [3]uint32{pos[r]}}
+	}
+	b.sec[secAsgnFDir], b.sec[secAsgnFNames], b.sec[secAsgnF] = b.directory(byFunc, 1)
+
+	// The string table, last: every string is interned by now.
+	var off, blob []byte
+	for _, s := range e.list {
+		blob = append(blob, s...)
+		if len(blob) > 1<<32-1 {
+			return nil, errors.New("index string table too large")
+		}
+		off = binary.LittleEndian.AppendUint32(off, uint32(len(blob)))
+	}
+	b.sec[secStrOff], b.sec[secStrBlob] = off, blob
+
+	// Header and sections.
+	out := make([]byte, storeHeaderSize, storeHeaderSize+len(off)+len(blob)+len(b.sec[secRecords])+64<<20)
+	copy(out, storeMagic)
+	p := len(storeMagic)
+	put := func(v uint64) {
+		binary.LittleEndian.PutUint64(out[p:], v)
+		p += 8
+	}
+	put(storeVersion)
+	for _, v := range stats {
+		put(v)
+	}
+	for _, s := range b.sec {
+		for len(out)%8 != 0 {
+			out = append(out, 0)
+		}
+		put(uint64(len(out)))
+		put(uint64(len(s)))
+		out = append(out, s...)
+	}
+	return out, nil
+}
+
+// keyed is one entry of a directory: a name id and the entry's values.
+type keyed struct {
+	name uint32
+	v    [3]uint32
+}
+
+// distinct returns the distinct names of ks, ordered by their bytes.
+func (b *storeBuilder) distinct(ks []keyed) []uint32 {
+	seen := make(map[uint32]bool)
+	var names []uint32
+	for _, k := range ks {
+		if !seen[k.name] {
+			seen[k.name] = true
+			names = append(names, k.name)
+		}
+	}
+	list := b.enc.list
+	slices.SortFunc(names, func(x, y uint32) int { return strings.Compare(list[x], list[y]) })
+	return names
+}
+
+// directory sorts ks by name bytes (stably: entries of one name keep their
+// order) and returns the directory's entries and names sections and the
+// rows section (the first width values of each entry).
+func (b *storeBuilder) directory(ks []keyed, width int) (dirSec, namesSec, refs []byte) {
+	names := b.distinct(ks)
+	if cap(b.rank) < len(b.enc.list) {
+		b.rank = make([]int32, len(b.enc.list))
+	}
+	rank := b.rank[:len(b.enc.list)]
+	for i, n := range names {
+		rank[n] = int32(i)
+	}
+	// Counting sort by rank.
+	start := make([]uint32, len(names)+1)
+	for _, k := range ks {
+		start[rank[k.name]+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	for i, n := range names {
+		dirSec = binary.LittleEndian.AppendUint32(dirSec, uint32(len(namesSec)))
+		dirSec = binary.LittleEndian.AppendUint32(dirSec, start[i])
+		namesSec = append(namesSec, b.enc.list[n]...)
+	}
+	dirSec = binary.LittleEndian.AppendUint32(dirSec, uint32(len(namesSec)))
+	dirSec = binary.LittleEndian.AppendUint32(dirSec, uint32(len(ks)))
+	refs = make([]byte, len(ks)*width*4)
+	next := start[:len(names)]
+	for _, k := range ks {
+		r := rank[k.name]
+		at := int(next[r]) * width * 4
+		next[r]++
+		for w := 0; w < width; w++ {
+			binary.LittleEndian.PutUint32(refs[at+w*4:], k.v[w])
+		}
+	}
+	return dirSec, namesSec, refs
+}
+
+// writeStore writes a store atomically (temp file + rename).
+func writeStore(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	if _, err := w.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

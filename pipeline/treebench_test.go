@@ -1,0 +1,124 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/testkernel"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/all"
+	"github.com/autosel-bot/autosel-bot/series"
+)
+
+// BenchmarkAnalysisTree is `check --tree` on the Linux 6.1 tree in one
+// process: each iteration opens the (warm) index and analyses the first 20
+// bug patches of eval/bugs/sleep with every rule, as one series each.
+// It reports the open and the first patch (open included) separately, the
+// functions decoded and store bytes read, the live heap after the run with
+// the index still in use, and the process's resident memory (targets, issue
+// 18: open <= 0.2 s, first patch <= 1 s, 20 patches <= 3 s).
+func BenchmarkAnalysisTree(b *testing.B) {
+	dir := testkernel.Dir(b)
+	cache := filepath.Join(filepath.Dir(dir), "index-cache")
+	patches, err := filepath.Glob(filepath.Join("..", "eval", "bugs", "sleep", "*", "bug.patch"))
+	if err != nil || len(patches) == 0 {
+		b.Fatalf("no patches: %v", err)
+	}
+	sort.Strings(patches)
+	if len(patches) > 20 {
+		patches = patches[:20]
+	}
+	var diffs []string
+	for _, p := range patches {
+		d, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		diffs = append(diffs, string(d))
+	}
+	ropts := rules.Options{Depth: 4}
+	rs, err := all.Rules(ropts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Warm the store once.
+	if _, err := index.Open(context.Background(), dir, index.Options{CacheDir: cache}); err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, len(diffs)} {
+		b.Run(fmt.Sprintf("patches=%d", n), func(b *testing.B) { benchTree(b, dir, cache, rs, ropts, patches[:n], diffs[:n]) })
+	}
+}
+
+func benchTree(b *testing.B, dir, cache string, rs []*rules.Rule, ropts rules.Options, patches, diffs []string) {
+	var open, first time.Duration
+	var warm int
+	var pages int64
+	var heap uint64
+	for b.Loop() {
+		start := time.Now()
+		ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: cache})
+		if err != nil {
+			b.Fatal(err)
+		}
+		open += time.Since(start)
+		an, err := NewAnalysis(AnalysisOptions{Rules: rs, RuleOptions: ropts, Tree: dir, Index: ix}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := &Pipeline{Stages: []Stage{an}}
+		for i, d := range diffs {
+			s := &series.Series{ID: "p@x", Total: 1, Patches: []*series.Patch{{Number: 1, Msg: msg("p@x", "[PATCH] p", d, 1)}}}
+			r, err := p.Run(context.Background(), s)
+			if err != nil || r.Patches[0].Error != "" {
+				b.Fatalf("%s: %v %s", patches[i], err, r.Patches[0].Error)
+			}
+			if i == 0 {
+				first += time.Since(start)
+			}
+		}
+		w, pb := ix.Warm()
+		warm += w
+		pages += pb
+		b.StopTimer()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		heap += ms.HeapAlloc
+		reportRSS(b)
+		runtime.KeepAlive(an)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(warm)/float64(b.N), "warm-funcs")
+	b.ReportMetric(float64(pages)/float64(b.N)/(1<<20), "store-read-MB")
+	b.ReportMetric(open.Seconds()/float64(b.N), "open-s")
+	b.ReportMetric(first.Seconds()/float64(b.N), "first-s")
+	b.ReportMetric(float64(heap)/float64(b.N)/(1<<20), "live-heap-MB")
+}
+
+// reportRSS reports the process's resident anonymous memory and file pages
+// (the test binary) from /proc, when available.
+func reportRSS(b *testing.B) {
+	st, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(st), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || (f[0] != "RssAnon:" && f[0] != "RssFile:") {
+			continue
+		}
+		if kb, err := strconv.Atoi(f[1]); err == nil {
+			b.ReportMetric(float64(kb)/1024, strings.ToLower(strings.TrimSuffix(f[0], ":"))+"-MB")
+		}
+	}
+}
