@@ -13,10 +13,24 @@ const (
 
 // token is one lexical token; text is src[start:end].
 type token struct {
-	kind       tokKind
+	kind tokKind
+	// op identifies a punctuator without looking at its text: the
+	// character of a one-character ASCII punctuator, opArrow, opInc or
+	// opDec for "->", "++" and "--", opOther for the other longer ones;
+	// 0 for other tokens.
+	op         byte
 	start, end int32
 	line       int32
 }
+
+// Codes of multi-character punctuators in token.op (above ASCII, so they
+// never equal a one-character punctuator).
+const (
+	opArrow byte = 0x80 + iota // ->
+	opInc                      // ++
+	opDec                      // --
+	opOther                    // any other punctuator of 2 or 3 characters
+)
 
 // maxTokens bounds the tokens of one file; larger input is truncated and
 // reported as skipped rather than exhausting memory.
@@ -33,6 +47,9 @@ type lexer struct {
 	toks []token
 	// conds is the stack of open #if groups.
 	conds []condGroup
+	// skip is set while some open group drops its tokens (recomputed at
+	// every directive that changes conds).
+	skip bool
 	// depth is the brace depth of the emitted tokens.
 	depth int
 	// truncated is set when maxTokens was reached.
@@ -57,38 +74,39 @@ type condGroup struct {
 	unbalanced bool
 }
 
-func lex(src []byte) ([]token, bool) {
-	lx := &lexer{src: src, line: 1, toks: make([]token, 0, len(src)/5+16)}
+// bytesPerToken sizes the token slice from the source size: kernel C
+// averages about 6.4 bytes per token (Linux 6.1 fs/ and kernel/); with 5,
+// few files grow the slice.
+const bytesPerToken = 5
+
+// lex returns the tokens of src, in buf when it is large enough, and
+// whether it stopped at maxTokens.
+func lex(src []byte, buf []token) ([]token, bool) {
+	if n := len(src)/bytesPerToken + 16; cap(buf) < n {
+		buf = make([]token, 0, n)
+	}
+	lx := &lexer{src: src, line: 1, toks: buf[:0]}
 	lx.run()
 	return lx.toks, lx.truncated
 }
 
-func (lx *lexer) skipping() bool {
-	for i := range lx.conds {
-		if lx.conds[i].skip {
-			return true
-		}
-	}
-	return false
-}
-
-func (lx *lexer) emit(k tokKind, start, end int, line int32) {
-	if lx.skipping() {
+// emit appends a token unless a conditional group drops it; op is the
+// punctuator code (see token.op).
+func (lx *lexer) emit(k tokKind, op byte, start, end int, line int32) {
+	if lx.skip {
 		return
 	}
 	if len(lx.toks) >= maxTokens {
 		lx.truncated = true
 		return
 	}
-	if k == tokPunct && end-start == 1 {
-		switch lx.src[start] {
-		case '{':
-			lx.depth++
-		case '}':
-			lx.depth--
-		}
+	switch op {
+	case '{':
+		lx.depth++
+	case '}':
+		lx.depth--
 	}
-	lx.toks = append(lx.toks, token{kind: k, start: int32(start), end: int32(end), line: line})
+	lx.toks = append(lx.toks, token{kind: k, op: op, start: int32(start), end: int32(end), line: line})
 }
 
 func (lx *lexer) run() {
@@ -127,21 +145,20 @@ func (lx *lexer) run() {
 		line := lx.line
 		switch {
 		case IsIdentStart(c):
-			for lx.pos < len(src) && IsIdentChar(src[lx.pos]) {
-				lx.pos++
-			}
+			pos := identEnd(src, start+1)
+			lx.pos = pos
 			// String/char prefixes: L"..", u8"..".
-			if lx.pos < len(src) && (src[lx.pos] == '"' || src[lx.pos] == '\'') && lx.pos-start <= 2 {
-				q := src[lx.pos]
+			if pos < len(src) && (src[pos] == '"' || src[pos] == '\'') && pos-start <= 2 {
+				q := src[pos]
 				lx.quoted(q)
 				k := tokString
 				if q == '\'' {
 					k = tokChar
 				}
-				lx.emit(k, start, lx.pos, line)
+				lx.emit(k, 0, start, lx.pos, line)
 				continue
 			}
-			lx.emit(tokIdent, start, lx.pos, line)
+			lx.emit(tokIdent, 0, start, pos, line)
 		case c >= '0' && c <= '9' || c == '.' && lx.pos+1 < len(src) && src[lx.pos+1] >= '0' && src[lx.pos+1] <= '9':
 			lx.pos++
 			for lx.pos < len(src) {
@@ -156,72 +173,88 @@ func (lx *lexer) run() {
 				}
 				break
 			}
-			lx.emit(tokNumber, start, lx.pos, line)
+			lx.emit(tokNumber, 0, start, lx.pos, line)
 		case c == '"':
 			lx.quoted('"')
-			lx.emit(tokString, start, lx.pos, line)
+			lx.emit(tokString, 0, start, lx.pos, line)
 		case c == '\'':
 			lx.quoted('\'')
-			lx.emit(tokChar, start, lx.pos, line)
+			lx.emit(tokChar, 0, start, lx.pos, line)
 		default:
-			n := punctLen(src[lx.pos:])
+			n, op := punct(src, lx.pos)
 			lx.pos += n
-			lx.emit(tokPunct, start, lx.pos, line)
+			lx.emit(tokPunct, op, start, lx.pos, line)
 		}
 	}
+}
+
+// identEnd returns the end of the identifier characters starting at i.
+func identEnd(src []byte, i int) int {
+	for i < len(src) && IsIdentChar(src[i]) {
+		i++
+	}
+	return i
 }
 
 // quoted consumes a string or char literal starting at the quote; an
 // unterminated literal ends at the end of the line.
 func (lx *lexer) quoted(q byte) {
 	src := lx.src
-	lx.pos++
-	for lx.pos < len(src) {
-		c := src[lx.pos]
+	pos := lx.pos + 1
+	for pos < len(src) {
+		c := src[pos]
 		switch c {
 		case '\\':
-			if lx.pos+1 < len(src) && src[lx.pos+1] == '\n' {
+			if pos+1 < len(src) && src[pos+1] == '\n' {
 				lx.line++
 			}
-			lx.pos += 2
+			pos += 2
 			continue
 		case '\n':
+			lx.pos = pos
 			return
 		}
-		lx.pos++
+		pos++
 		if c == q {
+			lx.pos = pos
 			return
 		}
 	}
-	if lx.pos > len(src) {
-		lx.pos = len(src)
+	if pos > len(src) {
+		pos = len(src)
 	}
+	lx.pos = pos
 }
 
 func (lx *lexer) skipLineComment() {
 	src := lx.src
-	for lx.pos < len(src) && src[lx.pos] != '\n' {
-		if src[lx.pos] == '\\' && lx.pos+1 < len(src) && src[lx.pos+1] == '\n' {
+	pos := lx.pos
+	for pos < len(src) && src[pos] != '\n' {
+		if src[pos] == '\\' && pos+1 < len(src) && src[pos+1] == '\n' {
 			lx.line++
-			lx.pos++
+			pos++
 		}
-		lx.pos++
+		pos++
 	}
+	lx.pos = pos
 }
 
 func (lx *lexer) skipBlockComment() {
 	src := lx.src
-	lx.pos += 2
-	for lx.pos < len(src) {
-		if src[lx.pos] == '*' && lx.pos+1 < len(src) && src[lx.pos+1] == '/' {
-			lx.pos += 2
+	pos := lx.pos + 2
+	line := lx.line
+	for pos < len(src) {
+		c := src[pos]
+		if c == '*' && pos+1 < len(src) && src[pos+1] == '/' {
+			lx.pos, lx.line = pos+2, line
 			return
 		}
-		if src[lx.pos] == '\n' {
-			lx.line++
+		if c == '\n' {
+			line++
 		}
-		lx.pos++
+		pos++
 	}
+	lx.pos, lx.line = pos, line
 }
 
 // directive consumes a preprocessor line (with continuations and comments)
@@ -263,7 +296,7 @@ func (lx *lexer) directive() {
 	switch string(word) {
 	case "if", "ifdef", "ifndef":
 		g := condGroup{startDepth: lx.depth}
-		if arg := trimSpace(src[argStart:lx.pos]); string(word) == "if" && (arg == "0" || arg == "(0)") {
+		if arg := string(trimSpace(src[argStart:lx.pos])); string(word) == "if" && (arg == "0" || arg == "(0)") {
 			g.dead, g.skip = true, true
 		}
 		lx.conds = append(lx.conds, g)
@@ -299,10 +332,19 @@ func (lx *lexer) directive() {
 		if g.unbalanced {
 			lx.depth = g.startDepth + g.firstDelta
 		}
+	default:
+		return
+	}
+	lx.skip = false
+	for i := range lx.conds {
+		if lx.conds[i].skip {
+			lx.skip = true
+			break
+		}
 	}
 }
 
-func trimSpace(b []byte) string {
+func trimSpace(b []byte) []byte {
 	i, j := 0, len(b)
 	for i < j && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r') {
 		i++
@@ -310,23 +352,93 @@ func trimSpace(b []byte) string {
 	for j > i && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\r') {
 		j--
 	}
-	return string(b[i:j])
+	return b[i:j]
 }
 
-// punctLen returns the length of the punctuator at the start of b.
-func punctLen(b []byte) int {
-	if len(b) >= 3 {
-		switch string(b[:3]) {
-		case "<<=", ">>=", "...":
-			return 3
+// punct returns the length and the op code (see token.op) of the
+// punctuator at src[i].
+func punct(src []byte, i int) (int, byte) {
+	c := src[i]
+	var c1, c2 byte
+	if i+1 < len(src) {
+		c1 = src[i+1]
+	}
+	if i+2 < len(src) {
+		c2 = src[i+2]
+	}
+	switch c {
+	case '<', '>':
+		if c1 == c {
+			if c2 == '=' {
+				return 3, opOther // <<= >>=
+			}
+			return 2, opOther // << >>
+		}
+		if c1 == '=' {
+			return 2, opOther // <= >=
+		}
+	case '.':
+		if c1 == '.' && c2 == '.' {
+			return 3, opOther
+		}
+	case '-':
+		switch c1 {
+		case '>':
+			return 2, opArrow
+		case '-':
+			return 2, opDec
+		case '=':
+			return 2, opOther
+		}
+	case '+':
+		switch c1 {
+		case '+':
+			return 2, opInc
+		case '=':
+			return 2, opOther
+		}
+	case '&', '|':
+		if c1 == c || c1 == '=' {
+			return 2, opOther // && || &= |=
+		}
+	case '#':
+		if c1 == '#' {
+			return 2, opOther
+		}
+	case '=', '!', '*', '/', '%', '^':
+		if c1 == '=' {
+			return 2, opOther
 		}
 	}
-	if len(b) >= 2 {
-		switch string(b[:2]) {
-		case "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
-			"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##":
-			return 2
+	if c >= 0x80 {
+		return 1, 0
+	}
+	return 1, c
+}
+
+// pairs returns, for each token, the index of the bracket closing it when
+// it opens one ("(", "[" or "{") and is closed, else -1. Brackets of all
+// three kinds close each other (the scanner tolerates mismatches), as in
+// scanner.match: the partner of an opener is the first later closer at
+// which the nesting depth, counted from the opener, returns to zero.
+// pair and stack are reused when large enough; pairs returns both.
+func pairs(toks []token, pair, stack []int32) ([]int32, []int32) {
+	if cap(pair) < len(toks) {
+		pair = make([]int32, len(toks))
+	}
+	pair = pair[:len(toks)]
+	stack = stack[:0]
+	for i := range toks {
+		pair[i] = -1
+		switch toks[i].op {
+		case '(', '[', '{':
+			stack = append(stack, int32(i))
+		case ')', ']', '}':
+			if n := len(stack); n > 0 {
+				pair[stack[n-1]] = int32(i)
+				stack = stack[:n-1]
+			}
 		}
 	}
-	return 1
+	return pair, stack
 }
