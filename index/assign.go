@@ -1,5 +1,10 @@
 package index
 
+import (
+	"bytes"
+	"sync"
+)
+
 // Assign is one assignment of a function to a member of a struct: a
 // designated initializer (`static const struct net_device_ops foo_ops =
 // { .ndo_get_stats64 = foo_get_stats64, }`) or a plain assignment
@@ -33,7 +38,14 @@ type Assign struct {
 // declaration or statement (and the few before it the patterns look back
 // at) are kept, so the scan allocates little more than its results.
 func ScanAssigns(path string, src []byte) []Assign {
-	s := &assignScanner{src: src, line: 1, win: make([]atok, 0, 64)}
+	wp := windowPool.Get().(*[]atok)
+	s := &assignScanner{src: src, line: 1, win: (*wp)[:0]}
+	defer func() {
+		if cap(s.win) <= maxPooledWindow {
+			*wp = s.win[:0]
+			windowPool.Put(wp)
+		}
+	}()
 	var out []Assign
 	// stack holds, per open brace, the struct tag it initialises and
 	// whether it is an array of such structs.
@@ -99,6 +111,19 @@ func ScanAssigns(path string, src []byte) []Assign {
 	return out
 }
 
+// windowPool recycles ScanAssigns' token windows between files: a window
+// holds the tokens of the current statement, and a header of #defines
+// alone is one statement, so windows grow large; reusing them spares
+// allocating and collecting that memory for each file. Nothing in it is
+// observable: ScanAssigns resets the window it takes.
+var windowPool = sync.Pool{New: func() any {
+	w := make([]atok, 0, 256)
+	return &w
+}}
+
+// maxPooledWindow bounds the windows kept for the next file (16 MB).
+const maxPooledWindow = 1 << 20
+
 // initBrace is one open brace of ScanAssigns: the struct tag it
 // initialises ("" when unknown), the variable a top-level initializer
 // declares, and whether it initialises an array of such structs.
@@ -146,7 +171,7 @@ type assignScanner struct {
 // has reports whether token i exists, reading up to it.
 func (s *assignScanner) has(i int) bool {
 	for i-s.base >= len(s.win) {
-		if s.eof || !s.next() {
+		if s.eof || !s.fill() {
 			s.eof = true
 			return false
 		}
@@ -193,78 +218,111 @@ func (s *assignScanner) isWord(i int, w string) bool {
 	return t.kind == aIdent && string(s.src[t.start:t.end]) == w
 }
 
-// next reads one token into win; false at the end of the input.
-func (s *assignScanner) next() bool {
+// Byte classes of the assignment scanner's tokenizer.
+const (
+	clPunct   byte = iota // any other byte: a punctuator
+	clSpace               // ' ', '\t', '\r', '\f', '\v', '\\' (skipped)
+	clNewline             // '\n'
+	clSlash               // '/': a comment or a punctuator
+	clQuote               // '"', '\''
+	clAlpha               // '_', 'A'-'Z', 'a'-'z'
+	clDigit               // '0'-'9'
+)
+
+// byteClass maps a byte to its class. It is a read-only table.
+var byteClass = func() (t [256]byte) {
+	for _, c := range []byte(" \t\r\f\v\\") {
+		t[c] = clSpace
+	}
+	t['\n'] = clNewline
+	t['/'] = clSlash
+	t['"'], t['\''] = clQuote, clQuote
+	t['_'] = clAlpha
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = clAlpha, clAlpha
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clDigit
+	}
+	return t
+}()
+
+// fillBatch is how many tokens fill reads at a time.
+const fillBatch = 64
+
+// fill reads up to fillBatch tokens into win; false when the input ended
+// before any.
+func (s *assignScanner) fill() bool {
 	src := s.src
 	n := len(src)
-	i := s.pos
-	for i < n {
+	i, line, win := s.pos, s.line, s.win
+	before := len(win)
+	for i < n && len(win)-before < fillBatch {
 		c := src[i]
-		switch {
-		case c == '\n':
-			s.line++
+		switch byteClass[c] {
+		case clNewline:
+			line++
 			i++
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == '\\':
+		case clSpace:
 			i++
-		case c == '/' && i+1 < n && src[i+1] == '/':
-			for i < n && src[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < n && src[i+1] == '*':
-			i += 2
-			for i < n && !(src[i] == '*' && i+1 < n && src[i+1] == '/') {
-				if src[i] == '\n' {
-					s.line++
-				}
-				i++
-			}
-			i += 2
-		case c == '"' || c == '\'':
-			q := c
+		case clQuote:
 			i++
-			for i < n && src[i] != q {
+			for i < n && src[i] != c {
 				if src[i] == '\\' {
 					i++
 				} else if src[i] == '\n' {
-					s.line++
+					line++
 				}
 				i++
 			}
 			i++
-			s.pos = i
-			s.win = append(s.win, atok{kind: aLit, line: s.line})
-			return true
-		case isWordByte(c):
+			win = append(win, atok{kind: aLit, line: line})
+		case clAlpha, clDigit:
 			j := i + 1
-			for j < n && isWordByte(src[j]) {
+			for j < n && byteClass[src[j]] >= clAlpha {
 				j++
 			}
 			k := aIdent
 			if c <= '9' {
 				k = aNum
 			}
-			s.pos = j
-			s.win = append(s.win, atok{kind: k, start: int32(i), end: int32(j), line: s.line})
-			return true
-		default:
+			win = append(win, atok{kind: k, start: int32(i), end: int32(j), line: line})
+			i = j
+		case clSlash:
+			if i+1 < n && src[i+1] == '/' {
+				nl := bytes.IndexByte(src[i:], '\n')
+				if nl < 0 {
+					i = n
+				} else {
+					i += nl
+				}
+				continue
+			}
+			if i+1 < n && src[i+1] == '*' {
+				rest := src[i+2:]
+				end := bytes.Index(rest, []byte("*/"))
+				if end < 0 {
+					end = len(rest)
+				}
+				line += int32(bytes.Count(rest[:end], []byte{'\n'}))
+				i += 2 + end + 2
+				continue
+			}
+			fallthrough
+		case clPunct:
 			if i+1 < n {
 				if k := op2(c, src[i+1]); k != 0 {
-					s.pos = i + 2
-					s.win = append(s.win, atok{kind: k, start: int32(i), end: int32(i + 2), line: s.line})
-					return true
+					win = append(win, atok{kind: k, start: int32(i), end: int32(i + 2), line: line})
+					i += 2
+					continue
 				}
 			}
-			s.pos = i + 1
-			s.win = append(s.win, atok{kind: aPunct, c: c, start: int32(i), end: int32(i + 1), line: s.line})
-			return true
+			win = append(win, atok{kind: aPunct, c: c, start: int32(i), end: int32(i + 1), line: line})
+			i++
 		}
 	}
-	s.pos = i
-	return false
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	s.pos, s.line, s.win = i, line, win
+	return len(win) > before
 }
 
 // op2 returns the kind of the two-byte operator c c1 (aArrow, aOp2), or 0
