@@ -1,5 +1,7 @@
 package cscan
 
+import "bytes"
+
 // tokKind classifies a token.
 type tokKind uint8
 
@@ -90,107 +92,143 @@ func lex(src []byte, buf []token) ([]token, bool) {
 	return lx.toks, lx.truncated
 }
 
-// emit appends a token unless a conditional group drops it; op is the
-// punctuator code (see token.op).
-func (lx *lexer) emit(k tokKind, op byte, start, end int, line int32) {
-	if lx.skip {
-		return
+// Byte classes of the lexer. The last three continue a number; the last
+// two continue an identifier.
+const (
+	lcPunct     byte = iota // any other byte: a punctuator
+	lcSpace                 // ' ', '\t', '\r', '\f', '\v'
+	lcNewline               // '\n'
+	lcBackslash             // '\\'
+	lcSlash                 // '/'
+	lcHash                  // '#'
+	lcDquote                // '"'
+	lcSquote                // '\''
+	lcDot                   // '.'
+	lcDigit                 // '0'-'9'
+	lcIdent                 // '_', '$', 'A'-'Z', 'a'-'z'
+)
+
+// lexClass maps a byte to its class. It is a read-only table.
+var lexClass = func() (t [256]byte) {
+	for _, c := range []byte(" \t\r\f\v") {
+		t[c] = lcSpace
 	}
-	if len(lx.toks) >= maxTokens {
-		lx.truncated = true
-		return
+	t['\n'], t['\\'], t['/'], t['#'] = lcNewline, lcBackslash, lcSlash, lcHash
+	t['"'], t['\''], t['.'] = lcDquote, lcSquote, lcDot
+	for c := '0'; c <= '9'; c++ {
+		t[c] = lcDigit
 	}
-	switch op {
-	case '{':
-		lx.depth++
-	case '}':
-		lx.depth--
+	t['_'], t['$'] = lcIdent, lcIdent
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = lcIdent, lcIdent
 	}
-	lx.toks = append(lx.toks, token{kind: k, op: op, start: int32(start), end: int32(end), line: line})
-}
+	return t
+}()
 
 func (lx *lexer) run() {
 	src := lx.src
+	toks := lx.toks
 	atLineStart := true
 	for lx.pos < len(src) {
-		if lx.truncated {
-			return
-		}
 		c := src[lx.pos]
-		switch {
-		case c == '\n':
+		cls := lexClass[c]
+		switch cls {
+		case lcSpace:
+			lx.pos++
+			continue
+		case lcNewline:
 			lx.line++
 			lx.pos++
 			atLineStart = true
 			continue
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
-			lx.pos++
-			continue
-		case c == '\\' && lx.pos+1 < len(src) && (src[lx.pos+1] == '\n' || src[lx.pos+1] == '\r'):
-			// Stray continuation outside a directive.
-			lx.pos++
-			continue
-		case c == '/' && lx.pos+1 < len(src) && src[lx.pos+1] == '/':
-			lx.skipLineComment()
-			continue
-		case c == '/' && lx.pos+1 < len(src) && src[lx.pos+1] == '*':
-			lx.skipBlockComment()
-			continue
-		case c == '#' && atLineStart:
-			lx.directive()
-			continue
+		case lcBackslash:
+			if lx.pos+1 < len(src) && (src[lx.pos+1] == '\n' || src[lx.pos+1] == '\r') {
+				// Stray continuation outside a directive.
+				lx.pos++
+				continue
+			}
+		case lcSlash:
+			if lx.pos+1 < len(src) && src[lx.pos+1] == '/' {
+				lx.skipLineComment()
+				continue
+			}
+			if lx.pos+1 < len(src) && src[lx.pos+1] == '*' {
+				lx.skipBlockComment()
+				continue
+			}
+		case lcHash:
+			if atLineStart {
+				lx.directive()
+				continue
+			}
 		}
 		atLineStart = false
 		start := lx.pos
 		line := lx.line
+		kind, op := tokPunct, byte(0)
 		switch {
-		case IsIdentStart(c):
+		case cls == lcIdent:
 			pos := identEnd(src, start+1)
 			lx.pos = pos
+			kind = tokIdent
 			// String/char prefixes: L"..", u8"..".
 			if pos < len(src) && (src[pos] == '"' || src[pos] == '\'') && pos-start <= 2 {
 				q := src[pos]
 				lx.quoted(q)
-				k := tokString
+				kind = tokString
 				if q == '\'' {
-					k = tokChar
+					kind = tokChar
 				}
-				lx.emit(k, 0, start, lx.pos, line)
-				continue
 			}
-			lx.emit(tokIdent, 0, start, pos, line)
-		case c >= '0' && c <= '9' || c == '.' && lx.pos+1 < len(src) && src[lx.pos+1] >= '0' && src[lx.pos+1] <= '9':
-			lx.pos++
-			for lx.pos < len(src) {
-				d := src[lx.pos]
-				if IsIdentChar(d) || d == '.' {
-					lx.pos++
+		case cls == lcDigit || cls == lcDot && lx.pos+1 < len(src) && lexClass[src[lx.pos+1]] == lcDigit:
+			pos := lx.pos + 1
+			for pos < len(src) {
+				d := src[pos]
+				if lexClass[d] >= lcDot {
+					pos++
 					continue
 				}
-				if (d == '+' || d == '-') && (src[lx.pos-1] == 'e' || src[lx.pos-1] == 'E' || src[lx.pos-1] == 'p' || src[lx.pos-1] == 'P') {
-					lx.pos++
+				if (d == '+' || d == '-') && (src[pos-1] == 'e' || src[pos-1] == 'E' || src[pos-1] == 'p' || src[pos-1] == 'P') {
+					pos++
 					continue
 				}
 				break
 			}
-			lx.emit(tokNumber, 0, start, lx.pos, line)
-		case c == '"':
+			lx.pos = pos
+			kind = tokNumber
+		case cls == lcDquote:
 			lx.quoted('"')
-			lx.emit(tokString, 0, start, lx.pos, line)
-		case c == '\'':
+			kind = tokString
+		case cls == lcSquote:
 			lx.quoted('\'')
-			lx.emit(tokChar, 0, start, lx.pos, line)
+			kind = tokChar
 		default:
-			n, op := punct(src, lx.pos)
+			var n int
+			n, op = punct(src, lx.pos)
 			lx.pos += n
-			lx.emit(tokPunct, op, start, lx.pos, line)
 		}
+		// Emit the token unless a conditional group drops it.
+		if lx.skip {
+			continue
+		}
+		if len(toks) >= maxTokens {
+			lx.truncated = true
+			break
+		}
+		switch op {
+		case '{':
+			lx.depth++
+		case '}':
+			lx.depth--
+		}
+		toks = append(toks, token{kind: kind, op: op, start: int32(start), end: int32(lx.pos), line: line})
 	}
+	lx.toks = toks
 }
 
 // identEnd returns the end of the identifier characters starting at i.
 func identEnd(src []byte, i int) int {
-	for i < len(src) && IsIdentChar(src[i]) {
+	for i < len(src) && lexClass[src[i]] >= lcDigit {
 		i++
 	}
 	return i
@@ -226,35 +264,39 @@ func (lx *lexer) quoted(q byte) {
 	lx.pos = pos
 }
 
+// skipLineComment skips to the end of a // comment (a backslash before
+// the newline continues it).
 func (lx *lexer) skipLineComment() {
 	src := lx.src
 	pos := lx.pos
-	for pos < len(src) && src[pos] != '\n' {
-		if src[pos] == '\\' && pos+1 < len(src) && src[pos+1] == '\n' {
-			lx.line++
-			pos++
-		}
-		pos++
-	}
-	lx.pos = pos
-}
-
-func (lx *lexer) skipBlockComment() {
-	src := lx.src
-	pos := lx.pos + 2
-	line := lx.line
-	for pos < len(src) {
-		c := src[pos]
-		if c == '*' && pos+1 < len(src) && src[pos+1] == '/' {
-			lx.pos, lx.line = pos+2, line
+	for {
+		nl := bytes.IndexByte(src[pos:], '\n')
+		if nl < 0 {
+			lx.pos = len(src)
 			return
 		}
-		if c == '\n' {
-			line++
+		nl += pos
+		if src[nl-1] != '\\' {
+			lx.pos = nl
+			return
 		}
-		pos++
+		lx.line++
+		pos = nl + 1
 	}
-	lx.pos, lx.line = pos, line
+}
+
+// skipBlockComment skips a /* comment (to the end of the input when it is
+// not closed), counting its lines.
+func (lx *lexer) skipBlockComment() {
+	rest := lx.src[lx.pos+2:]
+	end := bytes.Index(rest, []byte("*/"))
+	if end < 0 {
+		lx.line += int32(bytes.Count(rest, []byte{'\n'}))
+		lx.pos = len(lx.src)
+		return
+	}
+	lx.line += int32(bytes.Count(rest[:end], []byte{'\n'}))
+	lx.pos += 2 + end + 2
 }
 
 // directive consumes a preprocessor line (with continuations and comments)

@@ -514,9 +514,14 @@ func (p *parser) pop() {
 	}
 }
 
+// block parses the block whose '{' is at p.i; without bodies (ScanFile)
+// it returns nil.
 func (p *parser) block() *Block {
 	s := p.s
-	b := &Block{Line: s.line(p.i)}
+	var b *Block
+	if !s.noBodies {
+		b = &Block{Line: s.line(p.i)}
+	}
 	p.i++
 	p.nest++
 	if p.nest > maxNesting {
@@ -535,7 +540,7 @@ func (p *parser) block() *Block {
 			p.push(Guard{Kind: "case", Cond: c.Label, Line: c.Line})
 			casePushed = true
 		}
-		if !s.noBodies {
+		if b != nil {
 			b.Stmts = append(b.Stmts, st)
 		}
 	}
@@ -543,7 +548,9 @@ func (p *parser) block() *Block {
 		p.pop()
 	}
 	if p.i < p.end {
-		b.EndLine = s.line(p.i)
+		if b != nil {
+			b.EndLine = s.line(p.i)
+		}
 		p.i++
 	}
 	p.nest--
