@@ -5,13 +5,13 @@ package cscan
 // and diffcheck's function finder share it, so they agree on what a name
 // is.
 func IsIdentStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '$'
+	return lexClass[c] == lcIdent
 }
 
 // IsIdentChar reports whether c may continue a C identifier: IsIdentStart
 // or an ASCII digit.
 func IsIdentChar(c byte) bool {
-	return IsIdentStart(c) || c >= '0' && c <= '9'
+	return lexClass[c] >= lcDigit
 }
 
 // IsIdent reports whether s is one whole C identifier.

@@ -1,5 +1,7 @@
 package cscan
 
+import "bytes"
+
 // tokKind classifies a token.
 type tokKind uint8
 
@@ -13,10 +15,24 @@ const (
 
 // token is one lexical token; text is src[start:end].
 type token struct {
-	kind       tokKind
+	kind tokKind
+	// op identifies a punctuator without looking at its text: the
+	// character of a one-character ASCII punctuator, opArrow, opInc or
+	// opDec for "->", "++" and "--", opOther for the other longer ones;
+	// 0 for other tokens.
+	op         byte
 	start, end int32
 	line       int32
 }
+
+// Codes of multi-character punctuators in token.op (above ASCII, so they
+// never equal a one-character punctuator).
+const (
+	opArrow byte = 0x80 + iota // ->
+	opInc                      // ++
+	opDec                      // --
+	opOther                    // any other punctuator of 2 or 3 characters
+)
 
 // maxTokens bounds the tokens of one file; larger input is truncated and
 // reported as skipped rather than exhausting memory.
@@ -33,6 +49,9 @@ type lexer struct {
 	toks []token
 	// conds is the stack of open #if groups.
 	conds []condGroup
+	// skip is set while some open group drops its tokens (recomputed at
+	// every directive that changes conds).
+	skip bool
 	// depth is the brace depth of the emitted tokens.
 	depth int
 	// truncated is set when maxTokens was reached.
@@ -57,171 +76,227 @@ type condGroup struct {
 	unbalanced bool
 }
 
-func lex(src []byte) ([]token, bool) {
-	lx := &lexer{src: src, line: 1, toks: make([]token, 0, len(src)/5+16)}
+// bytesPerToken sizes the token slice from the source size: kernel C
+// averages about 6.4 bytes per token (Linux 6.1 fs/ and kernel/); with 5,
+// few files grow the slice.
+const bytesPerToken = 5
+
+// lex returns the tokens of src, in buf when it is large enough, and
+// whether it stopped at maxTokens.
+func lex(src []byte, buf []token) ([]token, bool) {
+	if n := len(src)/bytesPerToken + 16; cap(buf) < n {
+		buf = make([]token, 0, n)
+	}
+	lx := &lexer{src: src, line: 1, toks: buf[:0]}
 	lx.run()
 	return lx.toks, lx.truncated
 }
 
-func (lx *lexer) skipping() bool {
-	for i := range lx.conds {
-		if lx.conds[i].skip {
-			return true
-		}
-	}
-	return false
-}
+// Byte classes of the lexer. The last three continue a number; the last
+// two continue an identifier.
+const (
+	lcPunct     byte = iota // any other byte: a punctuator
+	lcSpace                 // ' ', '\t', '\r', '\f', '\v'
+	lcNewline               // '\n'
+	lcBackslash             // '\\'
+	lcSlash                 // '/'
+	lcHash                  // '#'
+	lcDquote                // '"'
+	lcSquote                // '\''
+	lcDot                   // '.'
+	lcDigit                 // '0'-'9'
+	lcIdent                 // '_', '$', 'A'-'Z', 'a'-'z'
+)
 
-func (lx *lexer) emit(k tokKind, start, end int, line int32) {
-	if lx.skipping() {
-		return
+// lexClass maps a byte to its class. It is a read-only table.
+var lexClass = func() (t [256]byte) {
+	for _, c := range []byte(" \t\r\f\v") {
+		t[c] = lcSpace
 	}
-	if len(lx.toks) >= maxTokens {
-		lx.truncated = true
-		return
+	t['\n'], t['\\'], t['/'], t['#'] = lcNewline, lcBackslash, lcSlash, lcHash
+	t['"'], t['\''], t['.'] = lcDquote, lcSquote, lcDot
+	for c := '0'; c <= '9'; c++ {
+		t[c] = lcDigit
 	}
-	if k == tokPunct && end-start == 1 {
-		switch lx.src[start] {
+	t['_'], t['$'] = lcIdent, lcIdent
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = lcIdent, lcIdent
+	}
+	return t
+}()
+
+func (lx *lexer) run() {
+	src := lx.src
+	toks := lx.toks
+	atLineStart := true
+	for lx.pos < len(src) {
+		c := src[lx.pos]
+		cls := lexClass[c]
+		switch cls {
+		case lcSpace:
+			lx.pos++
+			continue
+		case lcNewline:
+			lx.line++
+			lx.pos++
+			atLineStart = true
+			continue
+		case lcBackslash:
+			if lx.pos+1 < len(src) && (src[lx.pos+1] == '\n' || src[lx.pos+1] == '\r') {
+				// Stray continuation outside a directive.
+				lx.pos++
+				continue
+			}
+		case lcSlash:
+			if lx.pos+1 < len(src) && src[lx.pos+1] == '/' {
+				lx.skipLineComment()
+				continue
+			}
+			if lx.pos+1 < len(src) && src[lx.pos+1] == '*' {
+				lx.skipBlockComment()
+				continue
+			}
+		case lcHash:
+			if atLineStart {
+				lx.directive()
+				continue
+			}
+		}
+		atLineStart = false
+		start := lx.pos
+		line := lx.line
+		kind, op := tokPunct, byte(0)
+		switch {
+		case cls == lcIdent:
+			pos := identEnd(src, start+1)
+			lx.pos = pos
+			kind = tokIdent
+			// String/char prefixes: L"..", u8"..".
+			if pos < len(src) && (src[pos] == '"' || src[pos] == '\'') && pos-start <= 2 {
+				q := src[pos]
+				lx.quoted(q)
+				kind = tokString
+				if q == '\'' {
+					kind = tokChar
+				}
+			}
+		case cls == lcDigit || cls == lcDot && lx.pos+1 < len(src) && lexClass[src[lx.pos+1]] == lcDigit:
+			pos := lx.pos + 1
+			for pos < len(src) {
+				d := src[pos]
+				if lexClass[d] >= lcDot {
+					pos++
+					continue
+				}
+				if (d == '+' || d == '-') && (src[pos-1] == 'e' || src[pos-1] == 'E' || src[pos-1] == 'p' || src[pos-1] == 'P') {
+					pos++
+					continue
+				}
+				break
+			}
+			lx.pos = pos
+			kind = tokNumber
+		case cls == lcDquote:
+			lx.quoted('"')
+			kind = tokString
+		case cls == lcSquote:
+			lx.quoted('\'')
+			kind = tokChar
+		default:
+			var n int
+			n, op = punct(src, lx.pos)
+			lx.pos += n
+		}
+		// Emit the token unless a conditional group drops it.
+		if lx.skip {
+			continue
+		}
+		if len(toks) >= maxTokens {
+			lx.truncated = true
+			break
+		}
+		switch op {
 		case '{':
 			lx.depth++
 		case '}':
 			lx.depth--
 		}
+		toks = append(toks, token{kind: kind, op: op, start: int32(start), end: int32(lx.pos), line: line})
 	}
-	lx.toks = append(lx.toks, token{kind: k, start: int32(start), end: int32(end), line: line})
+	lx.toks = toks
 }
 
-func (lx *lexer) run() {
-	src := lx.src
-	atLineStart := true
-	for lx.pos < len(src) {
-		if lx.truncated {
-			return
-		}
-		c := src[lx.pos]
-		switch {
-		case c == '\n':
-			lx.line++
-			lx.pos++
-			atLineStart = true
-			continue
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
-			lx.pos++
-			continue
-		case c == '\\' && lx.pos+1 < len(src) && (src[lx.pos+1] == '\n' || src[lx.pos+1] == '\r'):
-			// Stray continuation outside a directive.
-			lx.pos++
-			continue
-		case c == '/' && lx.pos+1 < len(src) && src[lx.pos+1] == '/':
-			lx.skipLineComment()
-			continue
-		case c == '/' && lx.pos+1 < len(src) && src[lx.pos+1] == '*':
-			lx.skipBlockComment()
-			continue
-		case c == '#' && atLineStart:
-			lx.directive()
-			continue
-		}
-		atLineStart = false
-		start := lx.pos
-		line := lx.line
-		switch {
-		case IsIdentStart(c):
-			for lx.pos < len(src) && IsIdentChar(src[lx.pos]) {
-				lx.pos++
-			}
-			// String/char prefixes: L"..", u8"..".
-			if lx.pos < len(src) && (src[lx.pos] == '"' || src[lx.pos] == '\'') && lx.pos-start <= 2 {
-				q := src[lx.pos]
-				lx.quoted(q)
-				k := tokString
-				if q == '\'' {
-					k = tokChar
-				}
-				lx.emit(k, start, lx.pos, line)
-				continue
-			}
-			lx.emit(tokIdent, start, lx.pos, line)
-		case c >= '0' && c <= '9' || c == '.' && lx.pos+1 < len(src) && src[lx.pos+1] >= '0' && src[lx.pos+1] <= '9':
-			lx.pos++
-			for lx.pos < len(src) {
-				d := src[lx.pos]
-				if IsIdentChar(d) || d == '.' {
-					lx.pos++
-					continue
-				}
-				if (d == '+' || d == '-') && (src[lx.pos-1] == 'e' || src[lx.pos-1] == 'E' || src[lx.pos-1] == 'p' || src[lx.pos-1] == 'P') {
-					lx.pos++
-					continue
-				}
-				break
-			}
-			lx.emit(tokNumber, start, lx.pos, line)
-		case c == '"':
-			lx.quoted('"')
-			lx.emit(tokString, start, lx.pos, line)
-		case c == '\'':
-			lx.quoted('\'')
-			lx.emit(tokChar, start, lx.pos, line)
-		default:
-			n := punctLen(src[lx.pos:])
-			lx.pos += n
-			lx.emit(tokPunct, start, lx.pos, line)
-		}
+// identEnd returns the end of the identifier characters starting at i.
+func identEnd(src []byte, i int) int {
+	for i < len(src) && lexClass[src[i]] >= lcDigit {
+		i++
 	}
+	return i
 }
 
 // quoted consumes a string or char literal starting at the quote; an
 // unterminated literal ends at the end of the line.
 func (lx *lexer) quoted(q byte) {
 	src := lx.src
-	lx.pos++
-	for lx.pos < len(src) {
-		c := src[lx.pos]
+	pos := lx.pos + 1
+	for pos < len(src) {
+		c := src[pos]
 		switch c {
 		case '\\':
-			if lx.pos+1 < len(src) && src[lx.pos+1] == '\n' {
+			if pos+1 < len(src) && src[pos+1] == '\n' {
 				lx.line++
 			}
-			lx.pos += 2
+			pos += 2
 			continue
 		case '\n':
+			lx.pos = pos
 			return
 		}
-		lx.pos++
+		pos++
 		if c == q {
+			lx.pos = pos
 			return
 		}
 	}
-	if lx.pos > len(src) {
-		lx.pos = len(src)
+	if pos > len(src) {
+		pos = len(src)
 	}
+	lx.pos = pos
 }
 
+// skipLineComment skips to the end of a // comment (a backslash before
+// the newline continues it).
 func (lx *lexer) skipLineComment() {
 	src := lx.src
-	for lx.pos < len(src) && src[lx.pos] != '\n' {
-		if src[lx.pos] == '\\' && lx.pos+1 < len(src) && src[lx.pos+1] == '\n' {
-			lx.line++
-			lx.pos++
+	pos := lx.pos
+	for {
+		nl := bytes.IndexByte(src[pos:], '\n')
+		if nl < 0 {
+			lx.pos = len(src)
+			return
 		}
-		lx.pos++
+		nl += pos
+		if src[nl-1] != '\\' {
+			lx.pos = nl
+			return
+		}
+		lx.line++
+		pos = nl + 1
 	}
 }
 
+// skipBlockComment skips a /* comment (to the end of the input when it is
+// not closed), counting its lines.
 func (lx *lexer) skipBlockComment() {
-	src := lx.src
-	lx.pos += 2
-	for lx.pos < len(src) {
-		if src[lx.pos] == '*' && lx.pos+1 < len(src) && src[lx.pos+1] == '/' {
-			lx.pos += 2
-			return
-		}
-		if src[lx.pos] == '\n' {
-			lx.line++
-		}
-		lx.pos++
+	rest := lx.src[lx.pos+2:]
+	end := bytes.Index(rest, []byte("*/"))
+	if end < 0 {
+		lx.line += int32(bytes.Count(rest, []byte{'\n'}))
+		lx.pos = len(lx.src)
+		return
 	}
+	lx.line += int32(bytes.Count(rest[:end], []byte{'\n'}))
+	lx.pos += 2 + end + 2
 }
 
 // directive consumes a preprocessor line (with continuations and comments)
@@ -263,7 +338,7 @@ func (lx *lexer) directive() {
 	switch string(word) {
 	case "if", "ifdef", "ifndef":
 		g := condGroup{startDepth: lx.depth}
-		if arg := trimSpace(src[argStart:lx.pos]); string(word) == "if" && (arg == "0" || arg == "(0)") {
+		if arg := string(trimSpace(src[argStart:lx.pos])); string(word) == "if" && (arg == "0" || arg == "(0)") {
 			g.dead, g.skip = true, true
 		}
 		lx.conds = append(lx.conds, g)
@@ -299,10 +374,19 @@ func (lx *lexer) directive() {
 		if g.unbalanced {
 			lx.depth = g.startDepth + g.firstDelta
 		}
+	default:
+		return
+	}
+	lx.skip = false
+	for i := range lx.conds {
+		if lx.conds[i].skip {
+			lx.skip = true
+			break
+		}
 	}
 }
 
-func trimSpace(b []byte) string {
+func trimSpace(b []byte) []byte {
 	i, j := 0, len(b)
 	for i < j && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r') {
 		i++
@@ -310,23 +394,93 @@ func trimSpace(b []byte) string {
 	for j > i && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\r') {
 		j--
 	}
-	return string(b[i:j])
+	return b[i:j]
 }
 
-// punctLen returns the length of the punctuator at the start of b.
-func punctLen(b []byte) int {
-	if len(b) >= 3 {
-		switch string(b[:3]) {
-		case "<<=", ">>=", "...":
-			return 3
+// punct returns the length and the op code (see token.op) of the
+// punctuator at src[i].
+func punct(src []byte, i int) (int, byte) {
+	c := src[i]
+	var c1, c2 byte
+	if i+1 < len(src) {
+		c1 = src[i+1]
+	}
+	if i+2 < len(src) {
+		c2 = src[i+2]
+	}
+	switch c {
+	case '<', '>':
+		if c1 == c {
+			if c2 == '=' {
+				return 3, opOther // <<= >>=
+			}
+			return 2, opOther // << >>
+		}
+		if c1 == '=' {
+			return 2, opOther // <= >=
+		}
+	case '.':
+		if c1 == '.' && c2 == '.' {
+			return 3, opOther
+		}
+	case '-':
+		switch c1 {
+		case '>':
+			return 2, opArrow
+		case '-':
+			return 2, opDec
+		case '=':
+			return 2, opOther
+		}
+	case '+':
+		switch c1 {
+		case '+':
+			return 2, opInc
+		case '=':
+			return 2, opOther
+		}
+	case '&', '|':
+		if c1 == c || c1 == '=' {
+			return 2, opOther // && || &= |=
+		}
+	case '#':
+		if c1 == '#' {
+			return 2, opOther
+		}
+	case '=', '!', '*', '/', '%', '^':
+		if c1 == '=' {
+			return 2, opOther
 		}
 	}
-	if len(b) >= 2 {
-		switch string(b[:2]) {
-		case "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
-			"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##":
-			return 2
+	if c >= 0x80 {
+		return 1, 0
+	}
+	return 1, c
+}
+
+// pairs returns, for each token, the index of the bracket closing it when
+// it opens one ("(", "[" or "{") and is closed, else -1. Brackets of all
+// three kinds close each other (the scanner tolerates mismatches), as in
+// scanner.match: the partner of an opener is the first later closer at
+// which the nesting depth, counted from the opener, returns to zero.
+// pair and stack are reused when large enough; pairs returns both.
+func pairs(toks []token, pair, stack []int32) ([]int32, []int32) {
+	if cap(pair) < len(toks) {
+		pair = make([]int32, len(toks))
+	}
+	pair = pair[:len(toks)]
+	stack = stack[:0]
+	for i := range toks {
+		pair[i] = -1
+		switch toks[i].op {
+		case '(', '[', '{':
+			stack = append(stack, int32(i))
+		case ')', ']', '}':
+			if n := len(stack); n > 0 {
+				pair[stack[n-1]] = int32(i)
+				stack = stack[:n-1]
+			}
 		}
 	}
-	return 1
+	return pair, stack
 }

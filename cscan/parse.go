@@ -34,11 +34,15 @@ func parseFile(path string, src []byte, bodies bool) *File {
 		f.Skipped = append(f.Skipped, Skip{Line: 1, Reason: fmt.Sprintf("file too large (%d bytes > %d)", len(src), MaxFileSize)})
 		return f
 	}
-	toks, truncated := lex(src)
+	sc := getScratch()
+	defer putScratch(sc)
+	toks, truncated := lex(src, sc.toks)
+	sc.toks = toks
 	if truncated {
 		f.Skipped = append(f.Skipped, Skip{Line: int(toks[len(toks)-1].line), Reason: "too many tokens: rest of file not scanned"})
 	}
-	s := &scanner{src: src, toks: toks, path: path, noBodies: !bodies}
+	sc.pair, sc.stack = pairs(toks, sc.pair, sc.stack)
+	s := &scanner{scratch: sc, src: src, toks: toks, pair: sc.pair, path: path, noBodies: !bodies}
 	s.topLevel(f)
 	return f
 }
@@ -50,14 +54,21 @@ func parseFile(path string, src []byte, bodies bool) *File {
 // BodyStart are set; otherwise the whole text is treated as body statements.
 func ParseBody(text string, lines []int) *Func {
 	src := []byte(text)
-	toks, _ := lex(src)
-	s := &scanner{src: src, toks: toks, lines: lines}
+	sc := getScratch()
+	defer putScratch(sc)
+	toks, _ := lex(src, sc.toks)
+	sc.toks = toks
+	sc.pair, sc.stack = pairs(toks, sc.pair, sc.stack)
+	s := &scanner{scratch: sc, src: src, toks: toks, pair: sc.pair, lines: lines}
 	fn := &Func{}
+	var p *parser
 	defer func() {
 		if r := recover(); r != nil {
 			fn.Body = &Block{}
 			fn.Calls, fn.Returns = nil, nil
+			return
 		}
+		p.finish()
 	}()
 	// Look for the function header: the first top-level '{' that follows a
 	// function declarator.
@@ -67,18 +78,18 @@ func ParseBody(text string, lines []int) *Func {
 		if t.kind != tokPunct {
 			continue
 		}
-		switch s.text(i) {
-		case ";", "}":
+		switch t.op {
+		case ';', '}':
 			declStart = i + 1
-		case "(":
+		case '(':
 			i = s.match(i, len(toks)) - 1
-		case "{":
+		case '{':
 			// In a fragment, "scoped_guard(x) {" or "list_for_each(...) {"
 			// look like declarators: a definition needs a return type
 			// (or is a SYSCALL_DEFINE-style macro).
 			if name, ni := s.funcName(declStart, i); name != "" && (ni > declStart || isUpperIdent(name)) {
 				s.fillHeader(fn, name, declStart, ni, i)
-				p := &parser{s: s, fn: fn, end: len(toks), i: i}
+				p = &parser{s: s, fn: fn, end: len(toks), i: i}
 				fn.Body = p.block()
 				fn.End = fn.Body.EndLine
 				return fn
@@ -86,13 +97,13 @@ func ParseBody(text string, lines []int) *Func {
 			i = len(toks)
 		}
 	}
-	p := &parser{s: s, fn: fn, end: len(toks)}
+	p = &parser{s: s, fn: fn, end: len(toks)}
 	b := &Block{}
 	if len(toks) > 0 {
 		b.Line = s.line(0)
 	}
 	for p.i < p.end {
-		if s.isPunct(p.i, "}") {
+		if s.isOp(p.i, '}') {
 			b.EndLine = s.line(p.i)
 			p.i++
 			continue
@@ -111,17 +122,29 @@ func ParseBody(text string, lines []int) *Func {
 
 // scanner holds one token stream and its source.
 type scanner struct {
-	src   []byte
-	toks  []token
+	src  []byte
+	toks []token
+	// pair maps an opening bracket to its closing one (see pairs).
+	pair  []int32
 	path  string
 	lines []int
 	// noBodies skips building statement trees (calls are still collected).
 	noBodies bool
+	// scratch holds the slices a function's calls and returns are gathered
+	// in (copied out at their final size by parser.finish) and the buffer
+	// span assembles texts in.
+	*scratch
 }
 
 func (s *scanner) text(i int) string {
 	t := s.toks[i]
 	return string(s.src[t.start:t.end])
+}
+
+// word returns the text of token i without copying it.
+func (s *scanner) word(i int) []byte {
+	t := s.toks[i]
+	return s.src[t.start:t.end]
 }
 
 // is reports whether token i is exactly w (no allocation).
@@ -133,8 +156,19 @@ func (s *scanner) is(i int, w string) bool {
 	return int(t.end-t.start) == len(w) && string(s.src[t.start:t.end]) == w
 }
 
-func (s *scanner) isPunct(i int, w string) bool {
-	return i >= 0 && i < len(s.toks) && s.toks[i].kind == tokPunct && s.is(i, w)
+// isOp reports whether token i is the punctuator with op code op (a
+// one-character punctuator's character, or opArrow, opInc, opDec).
+func (s *scanner) isOp(i int, op byte) bool {
+	return i >= 0 && i < len(s.toks) && s.toks[i].op == op
+}
+
+// isMember reports whether token i is "->" or ".".
+func (s *scanner) isMember(i int) bool {
+	if i < 0 || i >= len(s.toks) {
+		return false
+	}
+	op := s.toks[i].op
+	return op == opArrow || op == '.'
 }
 
 func (s *scanner) isIdent(i int) bool {
@@ -166,21 +200,42 @@ func (s *scanner) span(a, b int) string {
 	if a >= b {
 		return ""
 	}
-	var sb strings.Builder
-	sb.Grow(int(s.toks[b-1].end - s.toks[a].start))
-	for k := a; k < b; k++ {
-		t := s.toks[k]
-		if k > a && t.start > s.toks[k-1].end {
-			sb.WriteByte(' ')
+	toks := s.toks[a:b]
+	gap := false
+	for k := 1; k < len(toks); k++ {
+		if toks[k].start > toks[k-1].end {
+			gap = true
+			break
 		}
-		sb.Write(s.src[t.start:t.end])
 	}
-	return sb.String()
+	if !gap {
+		// The tokens are contiguous in the source (the usual case for an
+		// argument): their text is one slice of it.
+		return string(s.src[toks[0].start:toks[len(toks)-1].end])
+	}
+	buf := s.buf[:0]
+	for k, t := range toks {
+		if k > 0 && t.start > toks[k-1].end {
+			buf = append(buf, ' ')
+		}
+		buf = append(buf, s.src[t.start:t.end]...)
+	}
+	s.buf = buf
+	return string(buf)
 }
 
 // match returns the index just past the bracket closing the one at i
 // (or end when unbalanced).
 func (s *scanner) match(i, end int) int {
+	if i >= 0 && i < len(s.toks) {
+		switch s.toks[i].op {
+		case '(', '[', '{':
+			if c := int(s.pair[i]); c >= 0 && c < end {
+				return c + 1
+			}
+			return end
+		}
+	}
 	depth := 0
 	for k := i; k < end; k++ {
 		if s.toks[k].kind != tokPunct || s.toks[k].end-s.toks[k].start != 1 {
@@ -199,70 +254,80 @@ func (s *scanner) match(i, end int) int {
 	return end
 }
 
-// attrNames are macros that may follow or precede a declarator with a
-// parenthesised argument but are not the function's name.
-var attrNames = map[string]bool{
-	"__attribute__": true, "__attribute": true, "__printf": true, "__scanf": true,
-	"__acquires": true, "__releases": true, "__must_hold": true, "__aligned": true,
-	"__section": true, "__alloc_size": true, "__cond_acquires": true, "__cond_releases": true,
-	"__diagnose_as": true, "__malloc": true, "__nocapture": true, "__no_sanitize_address": true,
-	"__counted_by": true, "__realloc_size": true, "__assume_aligned": true, "__weak": true,
-	"__visible": true, "__used": true, "__noreturn": true, "__no_kcsan": true,
-	"asmlinkage": true, "__asm__": true, "asm": true, "__asm": true,
+// isAttrName reports whether w is a macro that may follow or precede a
+// declarator with a parenthesised argument but is not the function's name.
+func isAttrName(w []byte) bool {
+	switch string(w) {
+	case "__attribute__", "__attribute", "__printf", "__scanf",
+		"__acquires", "__releases", "__must_hold", "__aligned",
+		"__section", "__alloc_size", "__cond_acquires", "__cond_releases",
+		"__diagnose_as", "__malloc", "__nocapture", "__no_sanitize_address",
+		"__counted_by", "__realloc_size", "__assume_aligned", "__weak",
+		"__visible", "__used", "__noreturn", "__no_kcsan",
+		"asmlinkage", "__asm__", "asm", "__asm":
+		return true
+	}
+	return false
 }
 
-// notCalls are identifiers followed by '(' that are not calls.
-var notCalls = map[string]bool{
-	"if": true, "while": true, "for": true, "switch": true, "return": true,
-	"sizeof": true, "typeof": true, "__typeof__": true, "__typeof": true,
-	"alignof": true, "_Alignof": true, "__alignof__": true, "_Generic": true,
-	"asm": true, "__asm__": true, "__asm": true, "volatile": true, "__volatile__": true,
-	"defined": true, "__attribute__": true, "__attribute": true, "case": true,
-	"_Static_assert": true, "static_assert": true, "do": true, "else": true,
+// isNotCall reports whether w is an identifier that is followed by '(' but
+// is not a call (keywords and operators).
+func isNotCall(w []byte) bool {
+	switch string(w) {
+	case "if", "while", "for", "switch", "return",
+		"sizeof", "typeof", "__typeof__", "__typeof",
+		"alignof", "_Alignof", "__alignof__", "_Generic",
+		"asm", "__asm__", "__asm", "volatile", "__volatile__",
+		"defined", "__attribute__", "__attribute", "case",
+		"_Static_assert", "static_assert", "do", "else":
+		return true
+	}
+	return false
 }
 
 // funcName decides whether tokens [ds, brace) form a function declarator
 // and returns its name token's text and index.
 func (s *scanner) funcName(ds, brace int) (string, int) {
-	if brace-ds < 3 || !s.isPunct(brace-1, ")") {
+	if brace-ds < 3 || !s.isOp(brace-1, ')') {
 		return "", -1
 	}
 	if s.is(ds, "typedef") || s.is(ds, "struct") && brace-ds <= 3 {
 		return "", -1
 	}
-	name, ni := "", -1
+	ni := -1
 	for k := ds; k < brace; k++ {
 		t := s.toks[k]
 		if t.kind == tokPunct {
-			switch s.text(k) {
-			case "=":
+			switch t.op {
+			case '=':
 				return "", -1
-			case "(", "[":
+			case '(', '[':
 				k = s.match(k, brace) - 1
 			}
 			continue
 		}
-		if t.kind != tokIdent || !s.isPunct(k+1, "(") {
+		if t.kind != tokIdent || !s.isOp(k+1, '(') {
 			if t.kind == tokString {
 				return "", -1
 			}
 			continue
 		}
-		w := s.text(k)
-		if notCalls[w] || attrNames[w] {
+		w := s.word(k)
+		if isNotCall(w) || isAttrName(w) {
 			continue
 		}
-		if name == "" || !strings.HasPrefix(w, "__") || isUpperIdent(name) {
-			name, ni = w, k
+		if ni < 0 || !(len(w) >= 2 && w[0] == '_' && w[1] == '_') || isUpperIdent(s.word(ni)) {
+			ni = k
 		}
 	}
-	if name == "" || notCalls[name] {
+	if ni < 0 {
 		return "", -1
 	}
-	return name, ni
+	return s.text(ni), ni
 }
 
-func isUpperIdent(w string) bool {
+// isUpperIdent reports whether w has no lower-case letter (a macro name).
+func isUpperIdent[T string | []byte](w T) bool {
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		if c >= 'a' && c <= 'z' {
@@ -279,7 +344,7 @@ func (s *scanner) fillHeader(fn *Func, name string, ds, ni, brace int) {
 	fn.Start = s.line(ni)
 	fn.BodyStart = s.line(brace)
 	for k := ds; k < ni; k++ {
-		switch s.text(k) {
+		switch string(s.word(k)) {
 		case "static":
 			fn.Static = true
 		case "inline", "__inline", "__inline__", "__always_inline":
@@ -307,33 +372,47 @@ func (s *scanner) fillHeader(fn *Func, name string, ds, ni, brace int) {
 // args splits the parenthesised group opening at i into top-level
 // comma-separated argument texts.
 func (s *scanner) args(i, end int) []string {
-	if !s.isPunct(i, "(") {
+	if !s.isOp(i, '(') {
 		return nil
 	}
 	close := s.match(i, end) - 1
-	var out []string
-	depth := 0
+	// First count the top-level commas, then cut: the slice is allocated
+	// once, at its final size.
+	commas := 0
+	s.eachComma(i+1, close, func(int) { commas++ })
+	if commas == 0 {
+		if i+1 < close {
+			return []string{s.span(i+1, close)}
+		}
+		return nil
+	}
+	out := make([]string, 0, commas+1)
 	st := i + 1
-	for k := i + 1; k < close; k++ {
-		if s.toks[k].kind != tokPunct || s.toks[k].end-s.toks[k].start != 1 {
-			continue
-		}
-		switch s.src[s.toks[k].start] {
+	s.eachComma(i+1, close, func(k int) {
+		out = append(out, s.span(st, k))
+		st = k + 1
+	})
+	return append(out, s.span(st, close))
+}
+
+// eachComma calls fn with the index of each comma in tokens [a, b) that is
+// outside brackets opened in that range.
+func (s *scanner) eachComma(a, b int, fn func(k int)) {
+	toks := s.toks
+	for k := a; k < b; k++ {
+		switch toks[k].op {
 		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s.span(st, k))
-				st = k + 1
+			c := int(s.pair[k])
+			if c < 0 || c >= b {
+				// Never closed in range: no comma after it is at the
+				// top level.
+				return
 			}
+			k = c
+		case ',':
+			fn(k)
 		}
 	}
-	if st < close || len(out) > 0 {
-		out = append(out, s.span(st, close))
-	}
-	return out
 }
 
 // topLevel finds the function definitions of a whole file.
@@ -341,10 +420,7 @@ func (s *scanner) topLevel(f *File) {
 	toks := s.toks
 	declStart := 0
 	for i := 0; i < len(toks); i++ {
-		if toks[i].kind != tokPunct || toks[i].end-toks[i].start != 1 {
-			continue
-		}
-		switch s.src[toks[i].start] {
+		switch toks[i].op {
 		case ';', '}':
 			declStart = i + 1
 		case '(', '[':
@@ -377,16 +453,20 @@ func (s *scanner) parseFunc(name string, ds, ni, brace, end int) (fn *Func, skip
 			skip = Skip{Name: name, Line: s.line(ni), Reason: fmt.Sprint("cannot parse body: ", r)}
 		}
 	}()
+	s.calls, s.returns = s.calls[:0], s.returns[:0]
 	p := &parser{s: s, fn: fn, i: brace, end: end}
 	fn.Body = p.block()
 	fn.End = s.line(end - 1)
 	if s.noBodies {
 		fn.Body = nil
 	}
+	p.finish()
 	return fn, Skip{}
 }
 
-// parser builds the statement tree of one body.
+// parser builds the statement tree of one body. The function's calls and
+// returns are gathered in the scanner's scratch slices (reset here) and
+// stored in fn by finish.
 type parser struct {
 	s      *scanner
 	fn     *Func
@@ -400,6 +480,24 @@ type parser struct {
 type tooDeep struct{}
 
 func (tooDeep) String() string { return "statements nested too deeply" }
+
+// addCall records a call of the function.
+func (p *parser) addCall(c Call) {
+	p.s.calls = append(p.s.calls, c)
+}
+
+// finish stores the calls and returns gathered for the function in it, at
+// their final size, and empties the scratch slices.
+func (p *parser) finish() {
+	s := p.s
+	if len(s.calls) > 0 {
+		p.fn.Calls = append(p.fn.Calls[:len(p.fn.Calls):len(p.fn.Calls)], s.calls...)
+	}
+	if len(s.returns) > 0 {
+		p.fn.Returns = append(p.fn.Returns[:len(p.fn.Returns):len(p.fn.Returns)], s.returns...)
+	}
+	s.calls, s.returns = s.calls[:0], s.returns[:0]
+}
 
 func (p *parser) push(g Guard) {
 	n := len(p.guards)
@@ -416,16 +514,21 @@ func (p *parser) pop() {
 	}
 }
 
+// block parses the block whose '{' is at p.i; without bodies (ScanFile)
+// it returns nil.
 func (p *parser) block() *Block {
 	s := p.s
-	b := &Block{Line: s.line(p.i)}
+	var b *Block
+	if !s.noBodies {
+		b = &Block{Line: s.line(p.i)}
+	}
 	p.i++
 	p.nest++
 	if p.nest > maxNesting {
 		panic(tooDeep{})
 	}
 	casePushed := false
-	for p.i < p.end && !s.isPunct(p.i, "}") {
+	for p.i < p.end && !s.isOp(p.i, '}') {
 		st := p.stmt()
 		if st == nil {
 			continue
@@ -437,7 +540,7 @@ func (p *parser) block() *Block {
 			p.push(Guard{Kind: "case", Cond: c.Label, Line: c.Line})
 			casePushed = true
 		}
-		if !s.noBodies {
+		if b != nil {
 			b.Stmts = append(b.Stmts, st)
 		}
 	}
@@ -445,7 +548,9 @@ func (p *parser) block() *Block {
 		p.pop()
 	}
 	if p.i < p.end {
-		b.EndLine = s.line(p.i)
+		if b != nil {
+			b.EndLine = s.line(p.i)
+		}
 		p.i++
 	}
 	p.nest--
@@ -456,7 +561,7 @@ func (p *parser) block() *Block {
 // calls (recorded in the function with the current guards).
 func (p *parser) paren() (string, []Call) {
 	s := p.s
-	if !s.isPunct(p.i, "(") {
+	if !s.isOp(p.i, '(') {
 		return "", nil
 	}
 	close := s.match(p.i, p.end)
@@ -470,12 +575,14 @@ func (p *parser) paren() (string, []Call) {
 func (p *parser) body(g Guard) Stmt {
 	p.push(g)
 	defer p.pop()
-	if p.i >= p.end || p.s.isPunct(p.i, "}") {
+	if p.i >= p.end || p.s.isOp(p.i, '}') {
 		return nil
 	}
 	return p.stmt()
 }
 
+// stmt parses one statement. Without bodies (ScanFile) it returns nil for
+// everything but case labels, which block needs for the guards.
 func (p *parser) stmt() Stmt {
 	s := p.s
 	i := p.i
@@ -485,13 +592,17 @@ func (p *parser) stmt() Stmt {
 	line := s.line(i)
 	t := s.toks[i]
 	if t.kind == tokPunct {
-		switch s.text(i) {
-		case "{":
-			return p.block()
-		case ";":
+		switch t.op {
+		case '{':
+			b := p.block()
+			if s.noBodies {
+				return nil
+			}
+			return b
+		case ';':
 			p.i++
 			return nil
-		case "}":
+		case '}':
 			// Stray close (partial text): let the caller deal with it.
 			p.i++
 			return nil
@@ -501,98 +612,119 @@ func (p *parser) stmt() Stmt {
 	if t.kind != tokIdent {
 		return p.expr()
 	}
-	switch s.text(i) {
+	switch string(s.word(i)) {
 	case "if":
 		p.i++
 		cond, cc := p.paren()
-		st := &IfStmt{Line: line, Cond: cond, CondCalls: cc}
-		st.Then = p.body(Guard{Kind: "if", Cond: cond, Line: line})
+		then := p.body(Guard{Kind: "if", Cond: cond, Line: line})
+		var els Stmt
+		elseLine := 0
 		if s.is(p.i, "else") {
-			st.ElseLine = s.line(p.i)
+			elseLine = s.line(p.i)
 			p.i++
-			st.Else = p.body(Guard{Kind: "else", Line: st.ElseLine})
+			els = p.body(Guard{Kind: "else", Line: elseLine})
 		}
-		return st
+		if s.noBodies {
+			return nil
+		}
+		return &IfStmt{Line: line, Cond: cond, CondCalls: cc, Then: then, Else: els, ElseLine: elseLine}
 	case "for", "while":
 		p.i++
 		cond, cc := p.paren()
-		st := &LoopStmt{Line: line, Kind: s.text(i), Cond: cond, CondCalls: cc}
-		st.Body = p.body(Guard{Kind: "loop", Cond: cond, Line: line})
-		return st
+		body := p.body(Guard{Kind: "loop", Cond: cond, Line: line})
+		if s.noBodies {
+			return nil
+		}
+		return &LoopStmt{Line: line, Kind: s.text(i), Cond: cond, CondCalls: cc, Body: body}
 	case "do":
 		p.i++
-		st := &LoopStmt{Line: line, Kind: "do"}
 		p.push(Guard{Kind: "loop", Line: line})
-		st.Body = p.stmtOrNil()
+		body := p.stmtOrNil()
+		var cond string
+		var cc []Call
 		if s.is(p.i, "while") {
 			p.i++
-			st.Cond, st.CondCalls = p.paren()
-			p.guards[len(p.guards)-1].Cond = st.Cond
+			cond, cc = p.paren()
+			p.guards[len(p.guards)-1].Cond = cond
 		}
 		p.pop()
-		if s.isPunct(p.i, ";") {
+		if s.isOp(p.i, ';') {
 			p.i++
 		}
-		return st
+		if s.noBodies {
+			return nil
+		}
+		return &LoopStmt{Line: line, Kind: "do", Body: body, Cond: cond, CondCalls: cc}
 	case "switch":
 		p.i++
 		cond, cc := p.paren()
-		st := &SwitchStmt{Line: line, Cond: cond, CondCalls: cc}
-		st.Body = p.body(Guard{Kind: "switch", Cond: cond, Line: line})
-		return st
+		body := p.body(Guard{Kind: "switch", Cond: cond, Line: line})
+		if s.noBodies {
+			return nil
+		}
+		return &SwitchStmt{Line: line, Cond: cond, CondCalls: cc, Body: body}
 	case "case":
 		k := p.i + 1
 		depth := 0
+	label:
 		for ; k < p.end; k++ {
-			if s.toks[k].kind != tokPunct {
-				continue
-			}
-			w := s.text(k)
-			if w == "(" || w == "[" {
+			switch s.toks[k].op {
+			case '(', '[':
 				depth++
-			} else if w == ")" || w == "]" {
+			case ')', ']':
 				depth--
-			} else if w == ":" && depth <= 0 {
-				break
-			} else if w == ";" || w == "{" || w == "}" {
-				break
+			case ':':
+				if depth <= 0 {
+					break label
+				}
+			case ';', '{', '}':
+				break label
 			}
 		}
 		st := &CaseStmt{Line: line, Label: s.span(p.i+1, k)}
 		p.i = k
-		if s.isPunct(p.i, ":") {
+		if s.isOp(p.i, ':') {
 			p.i++
 		}
 		return st
 	case "default":
-		if s.isPunct(i+1, ":") {
+		if s.isOp(i+1, ':') {
 			p.i += 2
 			return &CaseStmt{Line: line, Label: "default"}
 		}
 	case "return":
 		end := p.stmtEnd(i + 1)
-		st := &ReturnStmt{Line: line, Expr: s.span(i+1, end)}
-		st.Calls = p.calls(i+1, end)
-		p.fn.Returns = append(p.fn.Returns, Return{Line: line, Expr: st.Expr, Guards: p.guards})
+		expr := s.span(i+1, end)
+		calls := p.calls(i+1, end)
+		s.returns = append(s.returns, Return{Line: line, Expr: expr, Guards: p.guards})
 		p.i = end
-		if s.isPunct(p.i, ";") {
+		if s.isOp(p.i, ';') {
 			p.i++
 		}
-		return st
+		if s.noBodies {
+			return nil
+		}
+		return &ReturnStmt{Line: line, Expr: expr, Calls: calls}
 	case "goto":
+		p.i = p.stmtEnd(i + 1)
+		if s.isOp(p.i, ';') {
+			p.i++
+		}
+		if s.noBodies {
+			return nil
+		}
 		st := &GotoStmt{Line: line}
 		if s.isIdent(i + 1) {
 			st.Label = s.text(i + 1)
 		}
-		p.i = p.stmtEnd(i + 1)
-		if s.isPunct(p.i, ";") {
-			p.i++
-		}
 		return st
 	case "break", "continue":
 		p.i = p.stmtEnd(i + 1)
-		if s.isPunct(p.i, ";") {
+		if s.isOp(p.i, ';') {
 			p.i++
+		}
+		if s.noBodies {
+			return nil
 		}
 		if s.is(i, "break") {
 			return &BreakStmt{Line: line}
@@ -604,29 +736,38 @@ func (p *parser) stmt() Stmt {
 		return p.body(Guard{Kind: "else", Line: line})
 	}
 	// label:
-	if s.isPunct(i+1, ":") && !s.isPunct(i+2, ":") {
+	if s.isOp(i+1, ':') && !s.isOp(i+2, ':') {
 		p.i += 2
+		if s.noBodies {
+			return nil
+		}
 		return &LabelStmt{Line: line, Label: s.text(i)}
 	}
 	// scoped_guard(...) stmt and loop-like macros: IDENT(...) followed by a
 	// statement rather than ';' or an operator.
-	if s.isPunct(i+1, "(") && !notCalls[s.text(i)] {
+	if s.isOp(i+1, '(') && !isNotCall(s.word(i)) {
 		close := s.match(i+1, p.end)
 		if close < p.end && p.startsStmt(close) {
 			name := s.text(i)
 			args := s.args(i+1, p.end)
 			call := Call{Name: name, Args: args, Line: line, Guards: p.guards}
-			p.fn.Calls = append(p.fn.Calls, call)
+			p.addCall(call)
 			inner := p.calls(i+2, close-1)
 			p.i = close
 			if name == "scoped_guard" {
-				st := &ScopedGuardStmt{Line: line, Args: args, Call: call}
-				st.Body = p.body(Guard{Kind: "scoped_guard", Cond: strings.Join(args, ", "), Line: line})
-				return st
+				cond := strings.Join(args, ", ")
+				body := p.body(Guard{Kind: "scoped_guard", Cond: cond, Line: line})
+				if s.noBodies {
+					return nil
+				}
+				return &ScopedGuardStmt{Line: line, Args: args, Call: call, Body: body}
 			}
-			st := &LoopStmt{Line: line, Kind: "macro", Macro: name, Cond: strings.Join(args, ", "), CondCalls: append([]Call{call}, inner...)}
-			st.Body = p.body(Guard{Kind: "loop", Cond: name + "(" + strings.Join(args, ", ") + ")", Line: line})
-			return st
+			cond := strings.Join(args, ", ")
+			body := p.body(Guard{Kind: "loop", Cond: name + "(" + cond + ")", Line: line})
+			if s.noBodies {
+				return nil
+			}
+			return &LoopStmt{Line: line, Kind: "macro", Macro: name, Cond: cond, CondCalls: append([]Call{call}, inner...), Body: body}
 		}
 	}
 	return p.expr()
@@ -636,7 +777,7 @@ func (p *parser) stmt() Stmt {
 // macro's closing parenthesis).
 func (p *parser) startsStmt(k int) bool {
 	s := p.s
-	if s.isPunct(k, "{") {
+	if s.isOp(k, '{') {
 		return true
 	}
 	if !s.isIdent(k) {
@@ -645,15 +786,22 @@ func (p *parser) startsStmt(k int) bool {
 	// IDENT(...) IDENT: could be a declaration with a macro type, such as
 	// "DECLARE_BITMAP(x, 3) foo"; rare in bodies. Treat keywords and calls
 	// as statements.
-	switch s.text(k) {
+	switch string(s.word(k)) {
 	case "if", "for", "while", "do", "switch", "return", "goto", "break", "continue":
 		return true
 	}
-	return s.isPunct(k+1, "(") || s.isPunct(k+1, "=") || s.isPunct(k+1, "->") || s.isPunct(k+1, ".") || s.isPunct(k+1, "++") || s.isPunct(k+1, "--")
+	if k+1 >= len(s.toks) {
+		return false
+	}
+	switch s.toks[k+1].op {
+	case '(', '=', opArrow, '.', opInc, opDec:
+		return true
+	}
+	return false
 }
 
 func (p *parser) stmtOrNil() Stmt {
-	if p.i >= p.end || p.s.isPunct(p.i, "}") {
+	if p.i >= p.end || p.s.isOp(p.i, '}') {
 		return nil
 	}
 	return p.stmt()
@@ -663,29 +811,19 @@ func (p *parser) stmtOrNil() Stmt {
 // i, or of the '}' closing the enclosing block when the ';' is missing.
 func (p *parser) stmtEnd(i int) int {
 	s := p.s
-	depth := 0
+	toks := s.toks
 	for k := i; k < p.end; k++ {
-		t := s.toks[k]
-		if t.kind != tokPunct || t.end-t.start != 1 {
-			continue
-		}
-		switch s.src[t.start] {
+		switch toks[k].op {
 		case '(', '[', '{':
-			depth++
-		case ')', ']':
-			depth--
-			if depth < 0 {
-				depth = 0
+			// Skip the group; one never closed before the end hides every
+			// later ';' and '}'.
+			c := int(s.pair[k])
+			if c < 0 || c >= p.end {
+				return p.end
 			}
-		case '}':
-			if depth == 0 {
-				return k
-			}
-			depth--
-		case ';':
-			if depth == 0 {
-				return k
-			}
+			k = c
+		case '}', ';':
+			return k
 		}
 	}
 	return p.end
@@ -700,52 +838,52 @@ func (p *parser) expr() Stmt {
 		return nil
 	}
 	calls := p.calls(i, end)
-	if s.noBodies {
-		p.i = end
-		if s.isPunct(p.i, ";") {
-			p.i++
-		}
-		return nil
-	}
-	st := &ExprStmt{Line: s.line(i), Text: s.span(i, end), Calls: calls}
 	p.i = end
-	if s.isPunct(p.i, ";") {
+	if s.isOp(p.i, ';') {
 		p.i++
 	}
-	return st
+	if s.noBodies {
+		return nil
+	}
+	return &ExprStmt{Line: s.line(i), Text: s.span(i, end), Calls: calls}
 }
 
 // calls collects the calls in tokens [a, b), outer before inner, records
-// them in the function and returns them.
+// them in the function and returns them (nil without bodies: only the
+// statement tree keeps them).
 func (p *parser) calls(a, b int) []Call {
 	s := p.s
+	toks := s.toks
 	var out []Call
 	for k := a; k < b; k++ {
-		if s.toks[k].kind != tokIdent || !s.isPunct(k+1, "(") {
-			continue
-		}
-		name := s.text(k)
-		if notCalls[name] {
+		if toks[k].kind != tokIdent || !s.isOp(k+1, '(') || isNotCall(s.word(k)) {
 			continue
 		}
 		// Member calls: ops->release(...), a.b->fn(...).
 		j := k
-		for j-2 >= a && (s.isPunct(j-1, "->") || s.isPunct(j-1, ".")) && s.isIdent(j-2) {
+		for j-2 >= a && s.isMember(j-1) && s.isIdent(j-2) {
 			j -= 2
 		}
-		if j != k {
+		var name string
+		switch {
+		case j != k:
 			name = s.span(j, k+1)
-		} else if s.isPunct(k-1, "->") || s.isPunct(k-1, ".") {
-			name = s.text(k-1) + name
+		case s.isMember(k - 1):
+			name = string(s.word(k-1)) + string(s.word(k))
+		default:
+			name = s.text(k)
 		}
 		args := s.args(k+1, b)
-		close := s.match(k+1, b)
-		if (name == "guard") && s.isPunct(close, "(") {
-			args = append(args, s.args(close, b)...)
+		if name == "guard" {
+			if close := s.match(k+1, b); s.isOp(close, '(') {
+				args = append(args, s.args(close, b)...)
+			}
 		}
 		c := Call{Name: name, Args: args, Line: s.line(k), Guards: p.guards}
-		out = append(out, c)
-		p.fn.Calls = append(p.fn.Calls, c)
+		if !s.noBodies {
+			out = append(out, c)
+		}
+		p.addCall(c)
 	}
 	return out
 }

@@ -253,6 +253,21 @@ func FuzzParseFile(f *testing.F) {
 				t.Fatalf("func without name or body: %+v", fn)
 			}
 		}
+		// ScanFile takes shortcuts without bodies; it must find exactly
+		// what ParseFile finds.
+		var full, scan strings.Builder
+		bodiless := *file
+		bodiless.Funcs = nil
+		for _, fn := range file.Funcs {
+			c := *fn
+			c.Body = nil
+			bodiless.Funcs = append(bodiless.Funcs, &c)
+		}
+		dumpFile(&full, &bodiless)
+		dumpFile(&scan, ScanFile("fuzz.c", src))
+		if full.String() != scan.String() {
+			t.Fatalf("ScanFile differs from ParseFile:\n%s\nParseFile:\n%s", scan.String(), full.String())
+		}
 		fn := ParseBody(string(src), nil)
 		if fn.Body == nil {
 			t.Fatal("ParseBody returned no body")

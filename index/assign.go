@@ -1,7 +1,8 @@
 package index
 
 import (
-	"strings"
+	"bytes"
+	"sync"
 )
 
 // Assign is one assignment of a function to a member of a struct: a
@@ -27,63 +28,68 @@ type Assign struct {
 	Line int
 }
 
-// atok is one token of the assignment scanner.
-type atok struct {
-	text string
-	line int
-}
-
 // ScanAssigns finds the assignments of identifiers to struct members in
 // one C file: designated initializers with the struct tag of the
 // declaration or compound literal they initialise, and plain `x->m = f;`
 // / `x.m = f;` statements. Whether the identifier names a function is
 // decided by the caller (the index knows the functions).
+//
+// The tokens are read in one pass and only those of the current
+// declaration or statement (and the few before it the patterns look back
+// at) are kept, so the scan allocates little more than its results.
 func ScanAssigns(path string, src []byte) []Assign {
-	toks := assignTokens(src)
+	wp := windowPool.Get().(*[]atok)
+	s := &assignScanner{src: src, line: 1, win: (*wp)[:0]}
+	defer func() {
+		if cap(s.win) <= maxPooledWindow {
+			*wp = s.win[:0]
+			windowPool.Put(wp)
+		}
+	}()
 	var out []Assign
-	// types holds, per open brace, the struct tag it initialises ("" when
-	// unknown) and whether it is an array of such structs.
-	type brace struct {
-		tag, name string
-		array     bool
-	}
-	var stack []brace
+	// stack holds, per open brace, the struct tag it initialises and
+	// whether it is an array of such structs.
+	var stack []initBrace
 	stmt := 0 // first token of the current declaration or statement
-	for i := 0; i < len(toks); i++ {
-		t := toks[i].text
-		switch t {
-		case "{":
-			b := brace{}
+	for i := 0; s.has(i); i++ {
+		t := s.at(i)
+		if t.kind != aPunct {
+			continue
+		}
+		switch t.c {
+		case '{':
+			b := initBrace{}
 			switch {
-			case i > 0 && toks[i-1].text == "=":
-				b.tag, b.array = declTag(toks[stmt : i-1])
-				b.name = declName(toks[stmt : i-1])
-			case i > 3 && toks[i-1].text == ")" && toks[i-3].text == "struct" && toks[i-4].text == "(":
-				b.tag = toks[i-2].text
-			case i > 0 && (toks[i-1].text == "{" || toks[i-1].text == ",") && len(stack) > 0 && stack[len(stack)-1].array:
+			case i > 0 && s.isPunct(i-1, '='):
+				b.tag, b.array = s.declTag(stmt, i-1)
+				b.name = s.declName(stmt, i-1)
+			case i > 3 && s.isPunct(i-1, ')') && s.isWord(i-3, "struct") && s.isPunct(i-4, '('):
+				b.tag = s.text(s.at(i - 2))
+			case i > 0 && (s.isPunct(i-1, '{') || s.isPunct(i-1, ',')) && len(stack) > 0 && stack[len(stack)-1].array:
 				b.tag = stack[len(stack)-1].tag
 			}
 			stack = append(stack, b)
 			stmt = i + 1
-		case "}":
+			s.forget(i)
+		case '}':
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
 			stmt = i + 1
-		case ";":
+			s.forget(i)
+		case ';':
 			stmt = i + 1
-		case "=":
-			if i < 2 || i+2 >= len(toks) || !isIdentTok(toks[i+1].text) {
+			s.forget(i)
+		case '=':
+			if i < 2 || !s.has(i+2) || !isIdentTok(s.at(i+1)) {
 				continue
 			}
-			fn, next := toks[i+1].text, toks[i+2].text
-			member := toks[i-1].text
-			if !isIdentTok(member) || !plausibleFunc(fn) {
+			fn, next, member, op := s.at(i+1), s.at(i+2), s.at(i-1), s.at(i-2)
+			if !isIdentTok(member) || !s.plausibleFunc(fn) {
 				continue
 			}
-			op := toks[i-2].text
 			switch {
-			case op == "." && (next == "," || next == "}") && (i < 3 || isInitStart(toks[i-3].text)):
+			case op.is('.') && (next.is(',') || next.is('}')) && (i < 3 || isInitStart(s.at(i-3))):
 				tag, name := "", ""
 				if len(stack) > 0 {
 					tag = stack[len(stack)-1].tag
@@ -91,130 +97,177 @@ func ScanAssigns(path string, src []byte) []Assign {
 				if len(stack) == 1 {
 					name = stack[0].name
 				}
-				out = append(out, Assign{Struct: strings.Clone(tag), Member: strings.Clone(member), Func: strings.Clone(fn),
-					Var: strings.Clone(name), File: path, Line: toks[i+1].line})
-			case (op == "->" || op == ".") && next == ";":
-				base := baseExpr(toks[stmt : i-2])
+				out = append(out, Assign{Struct: tag, Member: s.text(member), Func: s.text(fn),
+					Var: name, File: path, Line: int(fn.line)})
+			case (op.kind == aArrow || op.is('.')) && next.is(';'):
+				base := s.baseExpr(stmt, i-2)
 				if base == "" {
 					continue
 				}
-				out = append(out, Assign{Member: strings.Clone(member), Func: strings.Clone(fn), Base: base, File: path, Line: toks[i+1].line})
+				out = append(out, Assign{Member: s.text(member), Func: s.text(fn), Base: base, File: path, Line: int(fn.line)})
 			}
 		}
 	}
 	return out
 }
 
-// isInitStart reports whether a token may precede a designator
-// (".member = ..." starts an initializer element).
-func isInitStart(t string) bool {
-	return t == "{" || t == "," || t == "]" || t == ")"
+// windowPool recycles ScanAssigns' token windows between files: a window
+// holds the tokens of the current statement, and a header of #defines
+// alone is one statement, so windows grow large; reusing them spares
+// allocating and collecting that memory for each file. Nothing in it is
+// observable: ScanAssigns resets the window it takes.
+var windowPool = sync.Pool{New: func() any {
+	w := make([]atok, 0, 256)
+	return &w
+}}
+
+// maxPooledWindow bounds the windows kept for the next file (16 MB).
+const maxPooledWindow = 1 << 20
+
+// initBrace is one open brace of ScanAssigns: the struct tag it
+// initialises ("" when unknown), the variable a top-level initializer
+// declares, and whether it initialises an array of such structs.
+type initBrace struct {
+	tag, name string
+	array     bool
 }
 
-// declTag returns the struct tag a declaration's tokens name ("static
-// const struct file_operations foo_fops" -> "file_operations") and whether
-// it declares an array.
-func declTag(toks []atok) (string, bool) {
-	tag, array := "", false
-	for i, t := range toks {
-		if t.text == "struct" && i+1 < len(toks) && tag == "" {
-			tag = toks[i+1].text
-		}
-		if t.text == "[" {
-			array = true
-		}
-	}
-	return tag, array
+// Token kinds of the assignment scanner.
+const (
+	aIdent byte = iota + 1 // [_A-Za-z][_A-Za-z0-9]*
+	aNum                   // [0-9][_A-Za-z0-9]*
+	aLit                   // string or character literal, read as "0"
+	aPunct                 // one-byte punctuator (any other byte), in c
+	aArrow                 // "->"
+	aOp2                   // another two-byte operator ("==", "+=", "<<", ...)
+)
+
+// atok is one token of the assignment scanner: src[start:end], or "0" for
+// a literal (start and end unset).
+type atok struct {
+	start, end int32
+	line       int32
+	kind       byte
+	// c is the byte of an aPunct token.
+	c byte
 }
 
-// declName returns the name a declaration's tokens declare: the last
-// identifier outside brackets ("foo_nb" in "static struct notifier_block
-// foo_nb", "chips" in "struct irq_chip chips[2]").
-func declName(toks []atok) string {
-	name, depth := "", 0
-	for _, t := range toks {
-		switch {
-		case t.text == "[" || t.text == "(":
-			depth++
-		case t.text == "]" || t.text == ")":
-			depth--
-		case depth == 0 && isIdentTok(t.text):
-			name = t.text
-		}
-	}
-	return name
+// is reports whether t is the one-byte punctuator c.
+func (t *atok) is(c byte) bool { return t.kind == aPunct && t.c == c }
+
+// assignScanner splits C source into identifiers, numbers and punctuation
+// on demand (comments dropped; strings and character literals read as a
+// "0"; "->" and two-byte operators such as "==" kept whole so that "=" is
+// only assignment). win holds the tokens from index base on.
+type assignScanner struct {
+	src  []byte
+	pos  int
+	line int32
+	eof  bool
+	win  []atok
+	base int
 }
 
-// baseExpr renders the expression before the assigned member
-// ("t->timer" for "t->timer.function = f;"), "" when it is not a plain
-// member chain.
-func baseExpr(toks []atok) string {
-	var b strings.Builder
-	for _, t := range toks {
-		switch {
-		case isIdentTok(t.text), t.text == "->", t.text == ".", t.text == "[", t.text == "]", t.text == "*", t.text == "(", t.text == ")", t.text == "&":
-			b.WriteString(t.text)
-		default:
-			if t.text != "" && t.text[0] >= '0' && t.text[0] <= '9' {
-				b.WriteString(t.text)
-				continue
-			}
-			return ""
+// has reports whether token i exists, reading up to it.
+func (s *assignScanner) has(i int) bool {
+	for i-s.base >= len(s.win) {
+		if s.eof || !s.fill() {
+			s.eof = true
+			return false
 		}
-	}
-	return b.String()
-}
-
-// plausibleFunc filters identifiers that are certainly not function
-// names (macros in capitals, NULL, true/false).
-func plausibleFunc(s string) bool {
-	if s == "NULL" || s == "true" || s == "false" || strings.ToUpper(s) == s {
-		return false
 	}
 	return true
 }
 
-func isIdentTok(s string) bool {
-	if s == "" {
-		return false
+// at returns token i, which has been read (has(i)) and not forgotten.
+func (s *assignScanner) at(i int) *atok { return &s.win[i-s.base] }
+
+// forget drops the tokens ScanAssigns no longer looks at once a
+// declaration or statement ended at token i: it looks back at most four
+// tokens before a later one.
+func (s *assignScanner) forget(i int) {
+	if keep := i - 3; keep-s.base > 256 {
+		n := copy(s.win, s.win[keep-s.base:])
+		s.win = s.win[:n]
+		s.base = keep
 	}
-	c := s[0]
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// assignTokens splits C source into identifiers, numbers and punctuation
-// (comments, strings and character literals dropped; "->" and two-char
-// operators such as "==" kept whole so that "=" is only assignment).
-func assignTokens(src []byte) []atok {
-	toks := make([]atok, 0, len(src)/6)
-	str := string(src) // tokens share its memory
-	line := 1
+func (s *assignScanner) text(t *atok) string {
+	if t.kind == aLit {
+		return "0"
+	}
+	return string(s.src[t.start:t.end])
+}
+
+// word returns the source bytes of token t ("0" for a literal).
+func (s *assignScanner) word(t *atok) []byte {
+	if t.kind == aLit {
+		return litText
+	}
+	return s.src[t.start:t.end]
+}
+
+// litText is what a literal reads as.
+var litText = []byte("0")
+
+func (s *assignScanner) isPunct(i int, c byte) bool { return s.at(i).is(c) }
+
+func (s *assignScanner) isWord(i int, w string) bool {
+	t := s.at(i)
+	return t.kind == aIdent && string(s.src[t.start:t.end]) == w
+}
+
+// Byte classes of the assignment scanner's tokenizer.
+const (
+	clPunct   byte = iota // any other byte: a punctuator
+	clSpace               // ' ', '\t', '\r', '\f', '\v', '\\' (skipped)
+	clNewline             // '\n'
+	clSlash               // '/': a comment or a punctuator
+	clQuote               // '"', '\''
+	clAlpha               // '_', 'A'-'Z', 'a'-'z'
+	clDigit               // '0'-'9'
+)
+
+// byteClass maps a byte to its class. It is a read-only table.
+var byteClass = func() (t [256]byte) {
+	for _, c := range []byte(" \t\r\f\v\\") {
+		t[c] = clSpace
+	}
+	t['\n'] = clNewline
+	t['/'] = clSlash
+	t['"'], t['\''] = clQuote, clQuote
+	t['_'] = clAlpha
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = clAlpha, clAlpha
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clDigit
+	}
+	return t
+}()
+
+// fillBatch is how many tokens fill reads at a time.
+const fillBatch = 64
+
+// fill reads up to fillBatch tokens into win; false when the input ended
+// before any.
+func (s *assignScanner) fill() bool {
+	src := s.src
 	n := len(src)
-	for i := 0; i < n; {
+	i, line, win := s.pos, s.line, s.win
+	before := len(win)
+	for i < n && len(win)-before < fillBatch {
 		c := src[i]
-		switch {
-		case c == '\n':
+		switch byteClass[c] {
+		case clNewline:
 			line++
 			i++
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == '\\':
+		case clSpace:
 			i++
-		case c == '/' && i+1 < n && src[i+1] == '/':
-			for i < n && src[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < n && src[i+1] == '*':
-			i += 2
-			for i < n && !(src[i] == '*' && i+1 < n && src[i+1] == '/') {
-				if src[i] == '\n' {
-					line++
-				}
-				i++
-			}
-			i += 2
-		case c == '"' || c == '\'':
-			q := c
+		case clQuote:
 			i++
-			for i < n && src[i] != q {
+			for i < n && src[i] != c {
 				if src[i] == '\\' {
 					i++
 				} else if src[i] == '\n' {
@@ -223,26 +276,168 @@ func assignTokens(src []byte) []atok {
 				i++
 			}
 			i++
-			toks = append(toks, atok{text: "0", line: line})
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+			win = append(win, atok{kind: aLit, line: line})
+		case clAlpha, clDigit:
 			j := i + 1
-			for j < n && (src[j] == '_' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9') {
+			for j < n && byteClass[src[j]] >= clAlpha {
 				j++
 			}
-			toks = append(toks, atok{text: str[i:j], line: line})
+			k := aIdent
+			if c <= '9' {
+				k = aNum
+			}
+			win = append(win, atok{kind: k, start: int32(i), end: int32(j), line: line})
 			i = j
-		default:
+		case clSlash:
+			if i+1 < n && src[i+1] == '/' {
+				nl := bytes.IndexByte(src[i:], '\n')
+				if nl < 0 {
+					i = n
+				} else {
+					i += nl
+				}
+				continue
+			}
+			if i+1 < n && src[i+1] == '*' {
+				rest := src[i+2:]
+				end := bytes.Index(rest, []byte("*/"))
+				if end < 0 {
+					end = len(rest)
+				}
+				line += int32(bytes.Count(rest[:end], []byte{'\n'}))
+				i += 2 + end + 2
+				continue
+			}
+			fallthrough
+		case clPunct:
 			if i+1 < n {
-				switch str[i : i+2] {
-				case "->", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "|=", "&=", "^=", "%=", "<<", ">>", "&&", "||", "++", "--":
-					toks = append(toks, atok{text: str[i : i+2], line: line})
+				if k := op2(c, src[i+1]); k != 0 {
+					win = append(win, atok{kind: k, start: int32(i), end: int32(i + 2), line: line})
 					i += 2
 					continue
 				}
 			}
-			toks = append(toks, atok{text: str[i : i+1], line: line})
+			win = append(win, atok{kind: aPunct, c: c, start: int32(i), end: int32(i + 1), line: line})
 			i++
 		}
 	}
-	return toks
+	s.pos, s.line, s.win = i, line, win
+	return len(win) > before
+}
+
+// op2 returns the kind of the two-byte operator c c1 (aArrow, aOp2), or 0
+// when c starts none: "->", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=",
+// "|=", "&=", "^=", "%=", "<<", ">>", "&&", "||", "++", "--".
+func op2(c, c1 byte) byte {
+	switch c {
+	case '-':
+		switch c1 {
+		case '>':
+			return aArrow
+		case '=', '-':
+			return aOp2
+		}
+	case '=', '!', '*', '/', '^', '%':
+		if c1 == '=' {
+			return aOp2
+		}
+	case '<', '>', '+', '&', '|':
+		if c1 == '=' || c1 == c {
+			return aOp2
+		}
+	}
+	return 0
+}
+
+// isInitStart reports whether a token may precede a designator
+// (".member = ..." starts an initializer element).
+func isInitStart(t *atok) bool {
+	return t.is('{') || t.is(',') || t.is(']') || t.is(')')
+}
+
+// declTag returns the struct tag that the declaration in tokens [a, b)
+// names ("static const struct file_operations foo_fops" ->
+// "file_operations") and whether it declares an array.
+func (s *assignScanner) declTag(a, b int) (string, bool) {
+	tag, array := "", false
+	for i := a; i < b; i++ {
+		t := s.at(i)
+		if tag == "" && i+1 < b && t.kind == aIdent && string(s.src[t.start:t.end]) == "struct" {
+			tag = s.text(s.at(i + 1))
+		}
+		if t.is('[') {
+			array = true
+		}
+	}
+	return tag, array
+}
+
+// declName returns the name the declaration in tokens [a, b) declares: the
+// last identifier outside brackets ("foo_nb" in "static struct
+// notifier_block foo_nb", "chips" in "struct irq_chip chips[2]").
+func (s *assignScanner) declName(a, b int) string {
+	var name *atok
+	depth := 0
+	for i := a; i < b; i++ {
+		t := s.at(i)
+		switch {
+		case t.is('[') || t.is('('):
+			depth++
+		case t.is(']') || t.is(')'):
+			depth--
+		case depth == 0 && isIdentTok(t):
+			name = t
+		}
+	}
+	if name == nil {
+		return ""
+	}
+	return s.text(name)
+}
+
+// baseExpr renders the expression in tokens [a, b) before an assigned
+// member ("t->timer" for "t->timer.function = f;"), "" when it is not a
+// plain member chain.
+func (s *assignScanner) baseExpr(a, b int) string {
+	n := 0
+	for i := a; i < b; i++ {
+		t := s.at(i)
+		switch {
+		case isIdentTok(t), t.kind == aArrow, t.is('.'), t.is('['), t.is(']'), t.is('*'), t.is('('), t.is(')'), t.is('&'):
+		case t.kind == aLit, t.kind == aNum:
+		default:
+			return ""
+		}
+		n += len(s.word(t))
+	}
+	if n == 0 {
+		return ""
+	}
+	buf := make([]byte, 0, n)
+	for i := a; i < b; i++ {
+		buf = append(buf, s.word(s.at(i))...)
+	}
+	return string(buf)
+}
+
+// plausibleFunc filters identifiers that are certainly not function
+// names (macros in capitals, NULL, true/false).
+func (s *assignScanner) plausibleFunc(t *atok) bool {
+	w := s.word(t)
+	switch string(w) {
+	case "NULL", "true", "false":
+		return false
+	}
+	for _, c := range w {
+		if c >= 'a' && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// isIdentTok reports whether t starts like an identifier (a letter or
+// '_'; numbers and literals do not).
+func isIdentTok(t *atok) bool {
+	return t.kind == aIdent
 }

@@ -7,6 +7,12 @@
 # iteration builds two trees cold, so use BENCHTIME=1x) skip unless
 # AUTOSEL_BENCH_KERNEL=1 is set, as scripts/bench-runner.sh --sandbox does:
 #   AUTOSEL_BENCH_KERNEL=1 BENCHTIME=1x make bench
+# The scanner benchmarks (cscan: BenchmarkScanFile, BenchmarkParseFile;
+# index: BenchmarkScanAssigns, BenchmarkIndexCold, BenchmarkAssignsCold) read
+# the shared Linux 6.1 tree; the first three also report cpu-ms/op, the
+# process CPU time per run, which a machine shared with other jobs disturbs
+# much less than ns/op. Only the scanners, for example:
+#   go test -run '^$' -bench 'ScanFile|ParseFile|ScanAssigns' -benchtime 5x ./cscan ./index
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
