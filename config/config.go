@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/viper"
 
 	autoselbot "github.com/autosel-bot/autosel-bot"
+	"github.com/autosel-bot/autosel-bot/daemon"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/rules"
@@ -29,10 +30,10 @@ type Config struct {
 	Stable stable.Options `mapstructure:"stable"`
 	Runner RunnerConfig   `mapstructure:"runner"`
 	// Sandbox confines every build of patched sources (runner, stable).
-	Sandbox sandbox.Options `mapstructure:"sandbox"`
-	Watch   WatchConfig     `mapstructure:"watch"`
-	GitHub  GitHubConfig    `mapstructure:"github"`
-	Index   IndexConfig     `mapstructure:"index"`
+	Sandbox sandbox.Options     `mapstructure:"sandbox"`
+	Watch   daemon.WatchOptions `mapstructure:"watch"`
+	GitHub  GitHubConfig        `mapstructure:"github"`
+	Index   IndexConfig         `mapstructure:"index"`
 	// Reply is the replies' sender, greeting, signature and caps (set
 	// Version and Now in code; check and watch pass it to package reply).
 	Reply reply.Options `mapstructure:"reply"`
