@@ -242,6 +242,8 @@ func (d *Daemon) process(ctx context.Context, j *job) {
 		res.Replies = res.Replies[:max]
 	}
 	origin := d.origin(ctx, j.ids)
+	// Once per series, not per reply: listOf walks the whole series.
+	list, author := listOf(j.s), strings.ToLower(j.s.Author.Addr)
 	var replies []*store.Reply
 	for _, r := range res.Replies {
 		if r.MessageID == "" {
@@ -255,7 +257,7 @@ func (d *Daemon) process(ctx context.Context, j *job) {
 		}
 		replies = append(replies, &store.Reply{
 			MessageID: r.MessageID, InReplyTo: r.InReplyTo, Path: path,
-			List: listOf(j.s), Author: strings.ToLower(j.s.Author.Addr),
+			List: list, Author: author,
 			Origin: origin, DryRun: !d.dl.Sending(),
 		})
 	}
