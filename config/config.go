@@ -8,31 +8,33 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/viper"
 
 	autoselbot "github.com/autosel-bot/autosel-bot"
+	"github.com/autosel-bot/autosel-bot/daemon"
+	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
+	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/stable"
 )
 
 // Config is the whole configuration: the options types of the packages
-// that own each section (rules, stable, runner, sandbox, github, reply),
-// composed with the sections of the commands themselves (check, watch,
-// index), whose types live in this package.
+// that own each section (check: pipeline, rules, stable, runner, sandbox,
+// watch: daemon and deliver, github, index, reply), composed here; only
+// the runner and github sections add their backends' sub-sections.
 type Config struct {
-	Check  CheckConfig    `mapstructure:"check"`
-	Rules  rules.Options  `mapstructure:"rules"`
-	Stable stable.Options `mapstructure:"stable"`
-	Runner RunnerConfig   `mapstructure:"runner"`
+	Check  pipeline.CheckOptions `mapstructure:"check"`
+	Rules  rules.Options         `mapstructure:"rules"`
+	Stable stable.Options        `mapstructure:"stable"`
+	Runner RunnerConfig          `mapstructure:"runner"`
 	// Sandbox confines every build of patched sources (runner, stable).
-	Sandbox sandbox.Options `mapstructure:"sandbox"`
-	Watch   WatchConfig     `mapstructure:"watch"`
-	GitHub  GitHubConfig    `mapstructure:"github"`
-	Index   IndexConfig     `mapstructure:"index"`
+	Sandbox sandbox.Options     `mapstructure:"sandbox"`
+	Watch   daemon.WatchOptions `mapstructure:"watch"`
+	GitHub  GitHubConfig        `mapstructure:"github"`
+	Index   index.Settings      `mapstructure:"index"`
 	// Reply is the replies' sender, greeting, signature and caps (set
 	// Version and Now in code; check and watch pass it to package reply).
 	Reply reply.Options `mapstructure:"reply"`
@@ -40,38 +42,6 @@ type Config struct {
 	// Sources says where each value came from (for error messages that
 	// name a setting); set by Load.
 	Sources *Sources `mapstructure:"-"`
-}
-
-// CheckConfig configures the check command.
-type CheckConfig struct {
-	// Format is text, json or email.
-	Format string `mapstructure:"format"`
-	// FailOn is the severity at or above which check exits 1.
-	FailOn string `mapstructure:"fail_on"`
-	// Tree is a kernel checkout patches are applied onto (in memory) and
-	// indexed; empty for patch-only analysis. --tree overrides it.
-	Tree string `mapstructure:"tree"`
-	// LoreURL is the public-inbox inbox a Message-ID argument is fetched
-	// from (<lore_url><Message-ID>/t.mbox.gz); check and test use it.
-	LoreURL string `mapstructure:"lore_url"`
-	// LoreTimeout bounds one thread download.
-	LoreTimeout time.Duration `mapstructure:"lore_timeout"`
-}
-
-// IndexConfig configures the kernel tree index (check --tree, watch with a
-// tree): where it is cached, whether indexing shows a progress bar and how
-// much of it a long-running process keeps decoded.
-type IndexConfig struct {
-	// CacheDir holds the persisted index of each tree (about 350 MB for
-	// Linux 6.1); "" means $XDG_CACHE_HOME/autosel-bot (~/.cache/...),
-	// "-" disables the cache (every run scans the whole tree).
-	CacheDir string `mapstructure:"cache_dir"`
-	// Progress is auto (a progress bar on a terminal, for the text
-	// format), always or never.
-	Progress string `mapstructure:"progress"`
-	// Warm bounds the functions of the tree kept decoded between series
-	// (pipeline.AnalysisOptions.IndexWarm); 0 keeps everything.
-	Warm int `mapstructure:"warm"`
 }
 
 // New returns a viper instance holding the embedded defaults, with env

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/deliver"
+	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/rules"
@@ -90,7 +91,10 @@ func genMbox(w io.Writer, n int, seed int64) {
 
 // realAnalyzer is what the command wires: the analysis stage (every rule,
 // patch-only) and reply.Compose with the default options.
-func realAnalyzer() (Analyzer, error) {
+func realAnalyzer() (Analyzer, error) { return realAnalyzerWith(reply.DefaultOptions()) }
+
+// realAnalyzerWith is realAnalyzer composing replies with ropts.
+func realAnalyzerWith(ropts reply.Options) (Analyzer, error) {
 	rs, err := all.Rules(rules.Options{Depth: 4})
 	if err != nil {
 		return nil, err
@@ -100,7 +104,6 @@ func realAnalyzer() (Analyzer, error) {
 		return nil, err
 	}
 	p := &pipeline.Pipeline{Stages: []pipeline.Stage{an}}
-	ropts := reply.DefaultOptions()
 	return func(ctx context.Context, s *series.Series) (*Result, error) {
 		r, err := p.Run(ctx, s)
 		if err != nil {
@@ -200,4 +203,116 @@ func BenchmarkReplay10k(b *testing.B) {
 	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB-after")
 	b.ReportMetric(float64(peak)/(1<<20), "heap-MiB-peak")
 	b.Logf("messages %v, series %v, replies %v", st.Messages, st.Series, st.Replies)
+}
+
+// genSeries writes one series of parts patches threaded as git send-email
+// does (a cover letter, every part in reply to it); each part adds a
+// sleeping call under a spinlock in a function of its own, so the analysis
+// finds something in every patch.
+func genSeries(w io.Writer, parts int) {
+	date := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	msg := func(id, subject, inReplyTo, body string) {
+		fmt.Fprintf(w, "From a@example.org %s\n", date.Format("Mon Jan _2 15:04:05 2006"))
+		fmt.Fprintf(w, "From: Dev A <a@example.org>\nTo: linux-kernel@vger.kernel.org\nSubject: %s\nDate: %s\nMessage-ID: <%s>\n",
+			subject, date.Format(time.RFC1123Z), id)
+		if inReplyTo != "" {
+			fmt.Fprintf(w, "In-Reply-To: <%s>\nReferences: <%s>\n", inReplyTo, inReplyTo)
+		}
+		fmt.Fprintf(w, "List-Id: <linux-kernel.vger.kernel.org>\n\n%s\n", body)
+	}
+	cover := "0.huge@example.org"
+	msg(cover, fmt.Sprintf("[PATCH 0/%d] foo: a huge series", parts), "", "Many changes.\n")
+	for p := 1; p <= parts; p++ {
+		fn := fmt.Sprintf("foo_%d", p)
+		file := fmt.Sprintf("drivers/foo/foo%d.c", p%50)
+		diff := fmt.Sprintf("diff --git a/%[1]s b/%[1]s\nindex 1111111..2222222 100644\n--- a/%[1]s\n+++ b/%[1]s\n"+
+			"@@ -20,6 +20,7 @@ static int %[2]s(struct foo_dev *d)\n {\n \tspin_lock(&d->lock);\n-\td->count++;\n+\tmsleep(10);\n+\td->count++;\n"+
+			" \tspin_unlock(&d->lock);\n \treturn 0;\n }\n", file, fn)
+		msg(fmt.Sprintf("%d.huge@example.org", p), fmt.Sprintf("[PATCH %d/%d] foo: change %s", p, parts, fn), cover,
+			fmt.Sprintf("Change %s.\n\nSigned-off-by: Dev A <a@example.org>\n---\n%s-- \n2.43.0\n", fn, diff))
+	}
+}
+
+// BenchmarkHugeSeries compares replay with check on one 10,000-part
+// series: check's path (load the mbox, assemble, analyse with every rule
+// and compose the replies, as check --format email does) against the whole
+// replay path (parse, store, schedule, the same analysis and replies,
+// outbox, dry-run delivery). It reports both times per run and replay's
+// ratio to check (goal: <= 3), with the default reply cap (a series reply
+// and 10 per-patch replies) and without one (reply.max_patch_replies: 0, a
+// reply to every part).
+func BenchmarkHugeSeries(b *testing.B) {
+	const parts = 10000
+	dir := b.TempDir()
+	mbox := filepath.Join(dir, "huge.mbox")
+	var buf bytes.Buffer
+	genSeries(&buf, parts)
+	if err := os.WriteFile(mbox, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		cap  int
+	}{{"capped", reply.DefaultOptions().MaxPatchReplies}, {"uncapped", 0}} {
+		b.Run(tc.name, func(b *testing.B) {
+			ropts := reply.DefaultOptions()
+			ropts.MaxPatchReplies = tc.cap
+			analyze, err := realAnalyzerWith(ropts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchHugeSeries(b, filepath.Join(dir, tc.name), mbox, parts, analyze)
+		})
+	}
+}
+
+func benchHugeSeries(b *testing.B, dir, mbox string, parts int, analyze Analyzer) {
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var checkT, replayT time.Duration
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		msgs, errs := mail.LoadWith(ctx, []string{mbox}, nil, mail.LoadOptions{Thin: true})
+		if len(errs) > 0 {
+			b.Fatal(errs[0])
+		}
+		ss := series.Assemble(msgs, series.Options{})
+		if len(ss) != 1 || len(ss[0].Patches) != parts {
+			b.Fatalf("check assembled %d series, want one of %d parts", len(ss), parts)
+		}
+		res, err := analyze(ctx, ss[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		checkT += time.Since(start)
+
+		run := filepath.Join(dir, fmt.Sprint(i))
+		s, err := store.Open(ctx, filepath.Join(run, "state.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := deliver.OpenOutbox(filepath.Join(run, "outbox"))
+		out.Sync = false
+		// The rate limits of config.yaml: replies over them stay queued.
+		dl, _ := deliver.New(s, out, nil, nil, deliver.Options{From: "bot@x", Policy: deliver.Policy{
+			RateLimit: deliver.RateLimit{PerList: 30, PerAuthor: 5, Total: 100, Window: time.Hour}, MaxRecipients: 20}}, log)
+		d, err := New(s, dl, analyze, Options{From: "bot@x", Workers: runtime.GOMAXPROCS(0)}, log)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start = time.Now()
+		st, err := d.Replay(ctx, []string{mbox})
+		if err != nil {
+			b.Fatal(err)
+		}
+		replayT += time.Since(start)
+		s.Close()
+		if st.Read != parts+1 || st.Series[store.SeriesDone] != 1 || sum(st.Replies) != len(res.Replies) {
+			b.Fatalf("replay: read %d, series %v, replies %v; want %d read, one series done, %d replies",
+				st.Read, st.Series, st.Replies, parts+1, len(res.Replies))
+		}
+	}
+	b.ReportMetric(checkT.Seconds()/float64(b.N), "check-s/op")
+	b.ReportMetric(replayT.Seconds()/float64(b.N), "replay-s/op")
+	b.ReportMetric(float64(replayT)/float64(checkT), "replay/check")
 }

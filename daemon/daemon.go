@@ -48,35 +48,40 @@ type Result struct {
 // must be safe for concurrent use.
 type Analyzer func(ctx context.Context, s *series.Series) (*Result, error)
 
-// Options configure a Daemon.
+// Options configure a Daemon: its keys of the `watch:` section of the
+// configuration (mapstructure tags; config.yaml documents every key and
+// its default; WatchOptions is the whole section), plus what the caller
+// wires in. Unset counts and durations get their defaults in New.
 type Options struct {
-	// From is the bot's own address: its mail is never answered.
-	From string
+	// From is the bot's own address: its mail is never answered. The
+	// caller derives it from watch.from or reply.from.
+	From string `mapstructure:"-"`
 	// Bots are sender patterns never answered ("lkp@intel.com",
 	// "*bot*@*", "syzbot*"): '*' matches any run of characters.
-	Bots []string
+	Bots []string `mapstructure:"bots"`
 	// SeriesWait is how long an incomplete series is held before it is
 	// processed as it is (default 30m).
-	SeriesWait time.Duration
+	SeriesWait time.Duration `mapstructure:"series_wait"`
 	// Workers bounds concurrent analyses (default 2).
-	Workers int
+	Workers int `mapstructure:"workers"`
 	// MaxAttempts bounds analyses of one series across crashes (default 3):
 	// a series that keeps killing the daemon is marked failed.
-	MaxAttempts int
+	MaxAttempts int `mapstructure:"-"`
 	// Assemble tunes series assembly.
-	Assemble series.Options
+	Assemble series.Options `mapstructure:"-"`
 	// Parser parses messages (its limits bound hostile input).
-	Parser *mail.Parser
+	Parser *mail.Parser `mapstructure:"-"`
 	// MaxMessageSize skips bigger messages (default 10 MiB).
-	MaxMessageSize int64
+	MaxMessageSize int64 `mapstructure:"max_message_size"`
 	// MaxReplies caps the replies recorded for one series (0: no cap): the
 	// Analyzer folds per-patch replies into the series reply beyond its
 	// own cap, and anything over this is dropped and logged, so a huge
-	// series cannot flood the outbox.
-	MaxReplies int
+	// series cannot flood the outbox. The caller derives it from the
+	// reply section.
+	MaxReplies int `mapstructure:"-"`
 	// HealthGrace is how long IMAP, SMTP (when sending) or the store may
 	// fail before /healthz reports 503 (default 5m).
-	HealthGrace time.Duration
+	HealthGrace time.Duration `mapstructure:"health_grace"`
 }
 
 // Daemon is the watch loop's state.
@@ -237,6 +242,8 @@ func (d *Daemon) process(ctx context.Context, j *job) {
 		res.Replies = res.Replies[:max]
 	}
 	origin := d.origin(ctx, j.ids)
+	// Once per series, not per reply: listOf walks the whole series.
+	list, author := listOf(j.s), strings.ToLower(j.s.Author.Addr)
 	var replies []*store.Reply
 	for _, r := range res.Replies {
 		if r.MessageID == "" {
@@ -250,7 +257,7 @@ func (d *Daemon) process(ctx context.Context, j *job) {
 		}
 		replies = append(replies, &store.Reply{
 			MessageID: r.MessageID, InReplyTo: r.InReplyTo, Path: path,
-			List: listOf(j.s), Author: strings.ToLower(j.s.Author.Addr),
+			List: list, Author: author,
 			Origin: origin, DryRun: !d.dl.Sending(),
 		})
 	}

@@ -139,7 +139,7 @@ func hostileManyCc(t *testing.T) {
 		"Cc: "+strings.Join(cc, ", "), "List-Id: <linux-kernel.vger.kernel.org>"))
 	snd := &captureSender{}
 	e := newEnv(t, Options{}, deliver.Options{Send: true, Policy: deliver.Policy{
-		Lists: []string{"linux-kernel.vger.kernel.org"}, MaxRecipients: 20,
+		Allow: deliver.Allow{Lists: []string{"linux-kernel.vger.kernel.org"}}, MaxRecipients: 20,
 	}}, snd, nil)
 	ro := replyOpts()
 	ro.KeepLists = []string{"linux-kernel.vger.kernel.org"}
@@ -219,7 +219,7 @@ func hostileRotation(t *testing.T) {
 	a := writeMbox(t, dir, "list-a.mbox", msgs...)
 	b := writeMbox(t, dir, "list-b.mbox", hostileMail("other@x", "[PATCH] other list", "O <o@example.com>"))
 	snd := &captureSender{}
-	e := newEnv(t, Options{}, deliver.Options{Send: true, Policy: deliver.Policy{PerList: 3, Window: time.Hour}}, snd, nil)
+	e := newEnv(t, Options{}, deliver.Options{Send: true, Policy: deliver.Policy{RateLimit: deliver.RateLimit{PerList: 3, Window: time.Hour}}}, snd, nil)
 	if _, err := e.d.Replay(context.Background(), []string{a, b}); err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +388,7 @@ func hostileBacklog(t *testing.T) {
 		hostileMail("bl2@x", "[PATCH] two", "A <a@example.com>"))
 	// Dry-run with a rate limit: one reply "delivered" to the dry-run
 	// outbox, the other held back by the limit.
-	e := newEnv(t, Options{}, deliver.Options{Policy: deliver.Policy{PerList: 1, Window: time.Hour}}, nil, nil)
+	e := newEnv(t, Options{}, deliver.Options{Policy: deliver.Policy{RateLimit: deliver.RateLimit{PerList: 1, Window: time.Hour}}}, nil, nil)
 	if _, err := e.d.Replay(context.Background(), []string{a}); err != nil {
 		t.Fatal(err)
 	}

@@ -258,7 +258,7 @@ func TestWatchSendSMTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, Options{SeriesWait: 2 * time.Second},
-		deliver.Options{Send: true, Backoff: 200 * time.Millisecond, ConfirmWait: 5 * time.Second}, sender, finder)
+		deliver.Options{Send: true, Retry: deliver.Retry{Backoff: 200 * time.Millisecond}, ConfirmWait: 5 * time.Second}, sender, finder)
 	e.startWatch(t, srv)
 	seeds := seedMessages(t)
 	dv.Append("list", "INBOX", seeds...)

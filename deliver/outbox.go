@@ -1,7 +1,8 @@
 // Package deliver writes the bot's replies to an outbox Maildir and, when
 // sending is enabled, submits them over SMTP with retries, using the outbox
 // plus the store as a durable queue and a send-once protocol (queue.go;
-// SMTP in smtp.go, recipient and rate policy in policy.go).
+// SMTP in smtp.go, recipient and rate policy in policy.go, the settings of
+// the configuration's watch section in options.go).
 package deliver
 
 import (

@@ -11,43 +11,59 @@ import (
 	"github.com/autosel-bot/autosel-bot/store"
 )
 
-// Policy decides whether and to whom a reply may go out.
+// Policy decides whether and to whom a reply may go out: the allow-list
+// and rate limits of the configuration (watch.allow, watch.rate_limit) and
+// the recipient cap the caller takes from the reply section.
 type Policy struct {
-	// Lists are the mailing lists (List-Id such as
-	// "linux-kernel.vger.kernel.org", or a list address) the bot may reply
-	// to; empty allows every list.
-	Lists []string
-	// Domains are the recipient domains the bot may write to; recipients
-	// in other domains are dropped from the envelope. Empty allows all.
-	Domains []string
-	// PerList caps replies per origin in each Window: the mailbox (IMAP
-	// server and mailbox) or replayed archive the series came from, which
-	// the sender does not choose (its From and List-Id it does). 0: no cap.
-	PerList int
-	// PerAuthor caps replies per series author (a From the sender writes:
-	// a courtesy limit, not a defence) in each Window. 0: no cap.
-	PerAuthor int
-	// Total caps all replies in each Window, whatever their origin: the
-	// bot's own envelope. 0: no cap.
-	Total int
-	// Window is the rate-limit window (default 1h).
-	Window time.Duration
+	// Allow is the allow-list.
+	Allow Allow `mapstructure:"allow"`
+	// RateLimit caps replies per window.
+	RateLimit RateLimit `mapstructure:"rate_limit"`
 	// MaxRecipients caps the envelope recipients of one reply (0: no cap).
 	// The author, the allowed lists and the stable list are kept first;
 	// the rest are kept in header order up to the cap, and dropped ones
 	// are logged.
-	MaxRecipients int
+	MaxRecipients int `mapstructure:"-"`
 	// StableList is the stable list address, kept within MaxRecipients.
-	StableList string
+	StableList string `mapstructure:"-"`
+}
+
+// Allow is the allow-list: lists the bot may reply to, and recipient
+// domains it may write to. Empty means any; sending requires at least one
+// of them to be set (Options.Validate).
+type Allow struct {
+	// Lists are the mailing lists (List-Id such as
+	// "linux-kernel.vger.kernel.org", or a list address) the bot may reply
+	// to; empty allows every list.
+	Lists []string `mapstructure:"lists"`
+	// Domains are the recipient domains the bot may write to; recipients
+	// in other domains are dropped from the envelope. Empty allows all.
+	Domains []string `mapstructure:"domains"`
+}
+
+// RateLimit caps replies per Window (0 = no cap).
+type RateLimit struct {
+	// PerList caps replies per origin in each Window: the mailbox (IMAP
+	// server and mailbox) or replayed archive the series came from, which
+	// the sender does not choose (its From and List-Id it does).
+	PerList int `mapstructure:"per_list"`
+	// PerAuthor caps replies per series author (a From the sender writes:
+	// a courtesy limit, not a defence) in each Window.
+	PerAuthor int `mapstructure:"per_author"`
+	// Total caps all replies in each Window, whatever their origin: the
+	// bot's own envelope.
+	Total int `mapstructure:"total"`
+	// Window is the rate-limit window (default 1h).
+	Window time.Duration `mapstructure:"window"`
 }
 
 // listAllowed reports whether a reply about a series on list may go out.
 func (p *Policy) listAllowed(list string) bool {
-	if len(p.Lists) == 0 {
+	if len(p.Allow.Lists) == 0 {
 		return true
 	}
 	list = normList(list)
-	for _, l := range p.Lists {
+	for _, l := range p.Allow.Lists {
 		if normList(l) == list {
 			return true
 		}
@@ -68,13 +84,13 @@ func normList(s string) string {
 
 // filterRcpt keeps the recipients whose domain is allowed.
 func (p *Policy) filterRcpt(rcpt []string) (kept, dropped []string) {
-	if len(p.Domains) == 0 {
+	if len(p.Allow.Domains) == 0 {
 		return rcpt, nil
 	}
 	for _, r := range rcpt {
 		dom := strings.ToLower(r[strings.LastIndexByte(r, '@')+1:])
 		ok := false
-		for _, d := range p.Domains {
+		for _, d := range p.Allow.Domains {
 			d = strings.ToLower(strings.TrimPrefix(d, "@"))
 			if dom == d || strings.HasSuffix(dom, "."+d) {
 				ok = true
@@ -101,7 +117,7 @@ func (p *Policy) capRcpt(rcpt []string, author string) (kept, dropped []string) 
 		if k == strings.ToLower(author) || (p.StableList != "" && k == strings.ToLower(p.StableList)) {
 			return true
 		}
-		for _, l := range p.Lists {
+		for _, l := range p.Allow.Lists {
 			if normList(l) == normList(k) {
 				return true
 			}
@@ -132,18 +148,42 @@ func (p *Policy) capRcpt(rcpt []string, author string) (kept, dropped []string) 
 	return kept, dropped
 }
 
+// passCounts caches, within one delivery pass, the rate-limit counts
+// (replies delivered per origin, per author, in all) since the last reply
+// that passed the limits: only such a reply (or one the pass records as
+// dry-run) changes a count, so the deferred replies in between reuse them
+// (the window slides by the length of a pass, which does not matter; the
+// ingest confirming a reply as sent meanwhile was a race before too, as a
+// count never was atomic with the delivery). Counting scans the
+// key's replies, and a backlog of thousands of queued replies over a limit
+// (a huge series with a reply per patch) made every pass quadratic in the
+// backlog.
+type passCounts map[string]int
+
 // rateLimited returns, when the reply's origin, its author or all replies
-// have reached their cap in the current window, when to try again.
-func (p *Policy) rateLimited(ctx context.Context, st *store.Store, r *store.Reply, now time.Time) (bool, time.Time, string, error) {
-	win := p.Window
+// have reached their cap in the current window, when to try again. counts
+// carries the counts of the current pass (nil: count every time).
+func (p *Policy) rateLimited(ctx context.Context, st *store.Store, r *store.Reply, now time.Time, counts passCounts) (bool, time.Time, string, error) {
+	win := p.RateLimit.Window
 	if win <= 0 {
 		win = time.Hour
+	}
+	count := func(col, val string) (int, error) {
+		key := col + "\x00" + val
+		if n, ok := counts[key]; ok {
+			return n, nil
+		}
+		n, err := st.CountDelivered(ctx, col, val, now.Add(-win))
+		if err == nil && counts != nil {
+			counts[key] = n
+		}
+		return n, err
 	}
 	check := func(col, val string, limit int) (bool, error) {
 		if limit <= 0 || val == "" {
 			return false, nil
 		}
-		n, err := st.CountDelivered(ctx, col, val, now.Add(-win))
+		n, err := count(col, val)
 		return n >= limit, err
 	}
 	origin := r.Origin
@@ -155,18 +195,20 @@ func (p *Policy) rateLimited(ctx context.Context, st *store.Store, r *store.Repl
 	if r.Origin == "" {
 		col = "list"
 	}
-	if hit, err := check(col, origin, p.PerList); err != nil || hit {
-		return hit, now.Add(win / 10), fmt.Sprintf("rate limit: %d replies per %v from %s", p.PerList, win, origin), err
+	if hit, err := check(col, origin, p.RateLimit.PerList); err != nil || hit {
+		return hit, now.Add(win / 10), fmt.Sprintf("rate limit: %d replies per %v from %s", p.RateLimit.PerList, win, origin), err
 	}
-	if p.Total > 0 {
-		n, err := st.CountDelivered(ctx, "", "", now.Add(-win))
-		if err != nil || n >= p.Total {
-			return err == nil, now.Add(win / 10), fmt.Sprintf("rate limit: %d replies per %v in all", p.Total, win), err
+	if p.RateLimit.Total > 0 {
+		n, err := count("", "")
+		if err != nil || n >= p.RateLimit.Total {
+			return err == nil, now.Add(win / 10), fmt.Sprintf("rate limit: %d replies per %v in all", p.RateLimit.Total, win), err
 		}
 	}
-	if hit, err := check("author", r.Author, p.PerAuthor); err != nil || hit {
-		return hit, now.Add(win / 10), fmt.Sprintf("rate limit: %d replies per %v to author %s", p.PerAuthor, win, r.Author), err
+	if hit, err := check("author", r.Author, p.RateLimit.PerAuthor); err != nil || hit {
+		return hit, now.Add(win / 10), fmt.Sprintf("rate limit: %d replies per %v to author %s", p.RateLimit.PerAuthor, win, r.Author), err
 	}
+	// This reply may now be delivered: the counts are stale.
+	clear(counts)
 	return false, time.Time{}, "", nil
 }
 

@@ -14,7 +14,7 @@ func TestCapRcpt(t *testing.T) {
 		}
 		return out
 	}
-	p := &Policy{MaxRecipients: 5, Lists: []string{"linux-kernel.vger.kernel.org"}, StableList: "stable@vger.kernel.org"}
+	p := &Policy{MaxRecipients: 5, Allow: Allow{Lists: []string{"linux-kernel.vger.kernel.org"}}, StableList: "stable@vger.kernel.org"}
 	tests := []struct {
 		name     string
 		policy   *Policy

@@ -40,32 +40,6 @@ type Confirmer interface {
 	Seen(ctx context.Context, messageID string) (bool, error)
 }
 
-// Options configure a Deliverer.
-type Options struct {
-	// From is the envelope sender (bare address).
-	From string
-	// Send enables SMTP; without it replies stay in the outbox (dry-run).
-	Send bool
-	// Policy is the allow-list and rate limits.
-	Policy Policy
-	// RedirectTo, if set, replaces every envelope recipient (staging).
-	RedirectTo string
-	// MaxAttempts bounds SMTP attempts per reply (default 8).
-	MaxAttempts int
-	// Backoff is the first retry delay, doubled per attempt up to MaxBackoff
-	// (defaults 30s and 1h).
-	Backoff, MaxBackoff time.Duration
-	// ConfirmWait is how long a reply interrupted mid-send waits to be seen
-	// on the receiving side (default 10m).
-	ConfirmWait time.Duration
-	// ResendUnconfirmed re-queues such a reply after ConfirmWait instead of
-	// holding it.
-	ResendUnconfirmed bool
-	// SendBacklog lets a sending run send the replies composed in earlier
-	// dry-runs (see SendBacklog); without it they are never sent.
-	SendBacklog bool
-}
-
 // Deliverer moves replies from the outbox to their recipients.
 type Deliverer struct {
 	st     *store.Store
@@ -117,18 +91,7 @@ func New(st *store.Store, out *Outbox, sender Sender, conf Confirmer, opts Optio
 	if opts.Send && opts.From == "" {
 		return nil, errors.New("deliver: sending enabled without a from address")
 	}
-	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = 8
-	}
-	if opts.Backoff <= 0 {
-		opts.Backoff = 30 * time.Second
-	}
-	if opts.MaxBackoff <= 0 {
-		opts.MaxBackoff = time.Hour
-	}
-	if opts.ConfirmWait <= 0 {
-		opts.ConfirmWait = 10 * time.Minute
-	}
+	opts.setDefaults()
 	return &Deliverer{st: st, out: out, sender: sender, conf: conf, opts: opts, log: log, Now: time.Now}, nil
 }
 
@@ -239,6 +202,7 @@ func (d *Deliverer) Pass(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	var next time.Time
+	counts := passCounts{}
 	later := func(t time.Time) {
 		if next.IsZero() || t.Before(next) {
 			next = t
@@ -256,6 +220,7 @@ func (d *Deliverer) Pass(ctx context.Context) (time.Time, error) {
 			if err := d.setState(ctx, r, store.ReplyDryRun, "composed in a dry-run; not sent without --send-backlog", ""); err != nil {
 				return next, err
 			}
+			clear(counts) // a dry-run reply counts against the limits
 			continue
 		}
 		now := d.Now()
@@ -263,7 +228,7 @@ func (d *Deliverer) Pass(ctx context.Context) (time.Time, error) {
 			later(r.NextAttempt)
 			continue
 		}
-		t, err := d.one(ctx, r, now)
+		t, err := d.one(ctx, r, now, counts)
 		if err != nil {
 			return next, err
 		}
@@ -275,7 +240,8 @@ func (d *Deliverer) Pass(ctx context.Context) (time.Time, error) {
 }
 
 // one delivers one due reply; it returns a retry time when deferred.
-func (d *Deliverer) one(ctx context.Context, r *store.Reply, now time.Time) (time.Time, error) {
+// counts are the pass's rate-limit counts (see passCounts).
+func (d *Deliverer) one(ctx context.Context, r *store.Reply, now time.Time, counts passCounts) (time.Time, error) {
 	log := d.log.With("message_id", r.MessageID, "series", r.SeriesKey)
 	raw, err := os.ReadFile(r.Path)
 	if err != nil {
@@ -303,10 +269,10 @@ func (d *Deliverer) one(ctx context.Context, r *store.Reply, now time.Time) (tim
 		log.Info("reply held: no allowed recipient")
 		return time.Time{}, d.setState(ctx, r, store.ReplyHeld, "no recipient in the allowed domains", "")
 	}
-	if d.opts.RedirectTo != "" {
-		rcpt = []string{d.opts.RedirectTo}
+	if d.opts.SMTP.RedirectTo != "" {
+		rcpt = []string{d.opts.SMTP.RedirectTo}
 	}
-	hit, retry, why, err := d.opts.Policy.rateLimited(ctx, d.st, r, now)
+	hit, retry, why, err := d.opts.Policy.rateLimited(ctx, d.st, r, now, counts)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -343,13 +309,13 @@ func (d *Deliverer) one(ctx context.Context, r *store.Reply, now time.Time) (tim
 	case Permanent(err):
 		log.Error("reply rejected", "err", err)
 		return time.Time{}, d.setState(ctx, r, store.ReplyFailed, err.Error(), "")
-	case r.Attempts+1 >= d.opts.MaxAttempts:
+	case r.Attempts+1 >= d.opts.Retry.MaxAttempts:
 		log.Error("reply not sent: attempts exhausted", "attempts", r.Attempts+1, "err", err)
 		return time.Time{}, d.setState(ctx, r, store.ReplyFailed, err.Error(), "")
 	}
-	wait := d.opts.Backoff << r.Attempts
-	if wait > d.opts.MaxBackoff || wait <= 0 {
-		wait = d.opts.MaxBackoff
+	wait := d.opts.Retry.Backoff << r.Attempts
+	if wait > d.opts.Retry.MaxBackoff || wait <= 0 {
+		wait = d.opts.Retry.MaxBackoff
 	}
 	log.Warn("reply not sent, will retry", "err", err, "in", wait)
 	t := now.Add(wait)

@@ -143,7 +143,7 @@ func TestSendProtocol(t *testing.T) {
 		{name: "ok", errs: nil, passes: 1, wantState: store.ReplySent, wantSends: 1},
 		{name: "temporary then ok", errs: []error{tempErr}, passes: 2, advance: time.Minute, wantState: store.ReplySent, wantSends: 1},
 		{name: "permanent", errs: []error{permErr}, passes: 2, advance: time.Minute, wantState: store.ReplyFailed, wantSends: 0},
-		{name: "attempts exhausted", opts: Options{MaxAttempts: 2}, errs: []error{tempErr, tempErr, tempErr}, passes: 3, advance: time.Hour, wantState: store.ReplyFailed},
+		{name: "attempts exhausted", opts: Options{Retry: Retry{MaxAttempts: 2}}, errs: []error{tempErr, tempErr, tempErr}, passes: 3, advance: time.Hour, wantState: store.ReplyFailed},
 		{name: "ambiguous, seen", errs: []error{ambiguous}, seen: true, passes: 2, wantState: store.ReplySent, wantSends: 1},
 		{name: "ambiguous, not seen yet", errs: []error{ambiguous}, passes: 2, wantState: store.ReplySending, wantSends: 1},
 		{name: "ambiguous, never seen: held", errs: []error{ambiguous}, passes: 2, advance: time.Hour, wantState: store.ReplyUnconfirmed, wantSends: 1},
@@ -152,7 +152,7 @@ func TestSendProtocol(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.opts.Send = true
-			tt.opts.Backoff = time.Second
+			tt.opts.Retry.Backoff = time.Second
 			e := newEnv(t, tt.opts, tt.errs...)
 			e.queue(t, "r@bot", "l", "a@x", "a@x.org")
 			for i := 0; i < tt.passes; i++ {
@@ -202,7 +202,8 @@ func TestAlreadyReceivedIsNotSent(t *testing.T) {
 
 func TestPolicy(t *testing.T) {
 	e := newEnv(t, Options{Send: true, Policy: Policy{
-		Lists: []string{"<linux-kernel.vger.kernel.org>"}, Domains: []string{"kernel.org"}, PerAuthor: 1, Window: time.Hour,
+		Allow:     Allow{Lists: []string{"<linux-kernel.vger.kernel.org>"}, Domains: []string{"kernel.org"}},
+		RateLimit: RateLimit{PerAuthor: 1, Window: time.Hour},
 	}})
 	e.queue(t, "other-list@bot", "spam.example.com", "a@x", "a@kernel.org")
 	e.queue(t, "no-rcpt@bot", "linux-kernel@vger.kernel.org", "b@x", "b@gmail.com")
@@ -230,6 +231,90 @@ func TestPolicy(t *testing.T) {
 	e.pass(t)
 	if r := e.state(t, "limited@bot"); r.State != store.ReplySent {
 		t.Errorf("after the window: %s", r.State)
+	}
+}
+
+// TestRateLimitOnePass: in one pass over a backlog, the caps hold exactly
+// although the counts are reused between deliveries (passCounts): each
+// reply that goes out, or that the pass records as a dry-run, is counted
+// for the replies after it.
+func TestRateLimitOnePass(t *testing.T) {
+	type rep struct {
+		id, list, author string
+		dryRun           bool // composed in a dry-run: recorded as such, never sent
+	}
+	many := func(n int, list, author string) []rep {
+		var out []rep
+		for i := 0; i < n; i++ {
+			out = append(out, rep{id: fmt.Sprintf("%s.%s.%d@bot", list, author, i), list: list, author: author})
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		policy    Policy
+		replies   []rep
+		wantSent  map[string]int // per author
+		wantWhy   string         // in the deferred replies' last error
+		wantQueue int
+	}{
+		{name: "per author", policy: Policy{RateLimit: RateLimit{PerAuthor: 2}},
+			replies:  append(many(50, "l", "a@x"), many(3, "l", "b@x")...),
+			wantSent: map[string]int{"a@x": 2, "b@x": 2}, wantWhy: "to author", wantQueue: 49},
+		{name: "per list", policy: Policy{RateLimit: RateLimit{PerList: 3}},
+			replies:  append(append(many(4, "l", "a@x"), many(4, "l", "b@x")...), many(2, "m", "c@x")...),
+			wantSent: map[string]int{"a@x": 3, "c@x": 2}, wantWhy: "from l", wantQueue: 5},
+		{name: "total", policy: Policy{RateLimit: RateLimit{Total: 4, PerAuthor: 3}},
+			replies:  append(append(many(5, "l", "a@x"), many(5, "m", "b@x")...), many(5, "n", "c@x")...),
+			wantSent: map[string]int{"a@x": 3, "b@x": 1}, wantWhy: "", wantQueue: 11},
+		{name: "a dry-run counts", policy: Policy{RateLimit: RateLimit{PerList: 2, PerAuthor: 1}},
+			replies: []rep{
+				{id: "r1@bot", list: "l", author: "a@x"},
+				{id: "r2@bot", list: "l", author: "a@x"}, // deferred: author a at 1; counts list l at 1
+				{id: "d1@bot", list: "l", author: "c@x", dryRun: true},
+				{id: "r3@bot", list: "l", author: "b@x"}, // list l at 2 now
+			},
+			wantSent: map[string]int{"a@x": 1}, wantWhy: "", wantQueue: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.policy.RateLimit.Window = time.Hour
+			e := newEnv(t, Options{Send: true, Policy: tt.policy})
+			ctx := context.Background()
+			for _, r := range tt.replies {
+				raw := fmt.Sprintf("From: bot <bot@bot.example.org>\r\nTo: %s\r\nSubject: Re: x\r\nMessage-ID: <%s>\r\n\r\nbody\r\n", r.author, r.id)
+				path, err := e.out.Write(r.id, []byte(raw))
+				if err != nil {
+					t.Fatal(err)
+				}
+				key := "s-" + r.id
+				e.st.BeginSeries(ctx, &store.Series{Key: key, SeriesID: key, Version: 1})
+				if err := e.st.FinishSeries(ctx, key, store.SeriesDone, "", "", nil,
+					[]*store.Reply{{MessageID: r.id, List: r.list, Author: r.author, Path: path, DryRun: r.dryRun}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.pass(t)
+			sent := map[string]int{}
+			for _, rcpt := range e.snd.rcpts {
+				sent[strings.Join(rcpt, ",")]++
+			}
+			if fmt.Sprint(sent) != fmt.Sprint(tt.wantSent) {
+				t.Errorf("sent per author %v, want %v", sent, tt.wantSent)
+			}
+			queued, err := e.st.Replies(ctx, store.ReplyQueued)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(queued) != tt.wantQueue {
+				t.Errorf("%d replies left queued, want %d", len(queued), tt.wantQueue)
+			}
+			for _, r := range queued {
+				if !strings.Contains(r.LastError, "rate limit") || !strings.Contains(r.LastError, tt.wantWhy) {
+					t.Errorf("%s deferred for %q, want a rate limit %q", r.MessageID, r.LastError, tt.wantWhy)
+				}
+			}
+		})
 	}
 }
 

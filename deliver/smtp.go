@@ -6,12 +6,14 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/internal/netaddr"
 	"net"
 	"time"
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"github.com/autosel-bot/autosel-bot/internal/netaddr"
+	"github.com/autosel-bot/autosel-bot/internal/secret"
 )
 
 // Sender submits one message. Send returns nil only when the server
@@ -22,22 +24,29 @@ type Sender interface {
 	Send(ctx context.Context, from string, rcpt []string, raw []byte) error
 }
 
-// SMTPOptions configure an SMTP submission client.
+// SMTPOptions configure an SMTP submission client: the watch.smtp section
+// of the configuration (mapstructure tags).
 type SMTPOptions struct {
 	// Addr is host:port.
-	Addr string
+	Addr string `mapstructure:"addr"`
 	// TLS is "tls" (implicit TLS), "starttls" or "plain".
-	TLS string
+	TLS string `mapstructure:"tls"`
 	// AllowPlain permits a plain connection to a non-loopback address.
-	AllowPlain bool
+	AllowPlain bool `mapstructure:"allow_plain"`
 	// InsecureSkipVerify disables certificate checks (test servers).
-	InsecureSkipVerify bool
-	// Username and Password enable AUTH PLAIN when Username is set.
-	Username, Password string
+	InsecureSkipVerify bool `mapstructure:"insecure_skip_verify"`
+	// Username and the password (Password, or the content of
+	// PasswordFile, which wins) enable AUTH PLAIN when Username is set.
+	Username     string `mapstructure:"username"`
+	Password     string `mapstructure:"password"`
+	PasswordFile string `mapstructure:"password_file"`
 	// Helo is the EHLO name ("localhost" when empty).
-	Helo string
+	Helo string `mapstructure:"helo"`
+	// RedirectTo, if set, replaces every envelope recipient (staging);
+	// the Deliverer applies it, whatever the Sender.
+	RedirectTo string `mapstructure:"redirect_to"`
 	// Timeout bounds dialing and the whole transaction (default 2m).
-	Timeout time.Duration
+	Timeout time.Duration `mapstructure:"-"`
 }
 
 // SMTP is a Sender talking to one submission server.
@@ -57,6 +66,10 @@ func NewSMTP(opts SMTPOptions) (*SMTP, error) {
 		return nil, err
 	}
 	opts.TLS = mode
+	if opts.Password, err = secret.Read(opts.Password, opts.PasswordFile); err != nil {
+		return nil, err
+	}
+	opts.PasswordFile = ""
 	if opts.Helo == "" {
 		opts.Helo = "localhost"
 	}

@@ -57,6 +57,7 @@ func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) 
 	}
 	single := s.Cover == nil && len(submitted) <= 1
 	id0 := MessageID(s.ID, s.Version, 0, opts.idDomain())
+	msgs := newSeriesMsgs(s)
 	var mails []*Mail
 	if single {
 		var p *report.PatchReport
@@ -70,7 +71,7 @@ func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) 
 		if extra := reviewSections(r, ps, opts); extra != "" {
 			body = insertBeforeTail(body, extra, opts)
 		}
-		mails = append(mails, newMail(target, s, []*report.PatchReport{p}, body, id0, 0, opts))
+		mails = append(mails, newMail(target, s, msgs, []*report.PatchReport{p}, body, id0, 0, opts))
 		return mails, nil
 	}
 	full := map[*report.PatchReport]bool{}
@@ -89,14 +90,14 @@ func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) 
 		}
 	}
 	body := seriesBody(r, ps, full, target.MessageID, opts)
-	mails = append(mails, newMail(target, s, submitted, body, id0, 0, opts))
+	mails = append(mails, newMail(target, s, msgs, submitted, body, id0, 0, opts))
 	for _, p := range own {
-		msg := findMsg(s, p)
+		msg := msgs.find(p)
 		if msg == nil {
 			continue
 		}
 		pb := patchBody(r, p, false, msg.MessageID, opts)
-		mails = append(mails, newMail(msg, s, []*report.PatchReport{p}, pb, MessageID(s.ID, s.Version, p.Number, opts.idDomain()), p.Number, opts))
+		mails = append(mails, newMail(msg, s, msgs, []*report.PatchReport{p}, pb, MessageID(s.ID, s.Version, p.Number, opts.idDomain()), p.Number, opts))
 	}
 	return mails, nil
 }
@@ -153,23 +154,52 @@ func patchReports(r *report.Report) []*report.PatchReport {
 	return out
 }
 
-// findMsg returns the message of patch report p.
-func findMsg(s *series.Series, p *report.PatchReport) *amail.Message {
-	for _, sp := range append(append([]*series.Patch(nil), s.Patches...), s.Review...) {
-		if sp != nil && sp.Msg != nil && sp.Msg.MessageID == p.MessageID {
-			return sp.Msg
+// seriesMsgs finds the message of a patch report in a series: by
+// Message-ID among its patches, then its review diffs (the first listed
+// wins), or, for a report without one, by number among its patches. It is
+// built once per Compose: a series reply names every patch, and a search
+// of the series per patch made composing quadratic in the series length.
+type seriesMsgs struct {
+	byID  map[string]*amail.Message
+	byNum map[int]*amail.Message
+}
+
+func newSeriesMsgs(s *series.Series) *seriesMsgs {
+	m := &seriesMsgs{byID: map[string]*amail.Message{}, byNum: map[int]*amail.Message{}}
+	for _, list := range [][]*series.Patch{s.Patches, s.Review} {
+		for _, sp := range list {
+			if sp == nil || sp.Msg == nil {
+				continue
+			}
+			if _, ok := m.byID[sp.Msg.MessageID]; !ok {
+				m.byID[sp.Msg.MessageID] = sp.Msg
+			}
 		}
 	}
 	for _, sp := range s.Patches {
-		if sp != nil && sp.Msg != nil && sp.Number == p.Number && p.MessageID == "" {
-			return sp.Msg
+		if sp == nil || sp.Msg == nil {
+			continue
 		}
+		if _, ok := m.byNum[sp.Number]; !ok {
+			m.byNum[sp.Number] = sp.Msg
+		}
+	}
+	return m
+}
+
+// find returns the message of patch report p, or nil.
+func (m *seriesMsgs) find(p *report.PatchReport) *amail.Message {
+	if msg, ok := m.byID[p.MessageID]; ok {
+		return msg
+	}
+	if p.MessageID == "" {
+		return m.byNum[p.Number]
 	}
 	return nil
 }
 
 // newMail builds the headers of a reply to msg about patches ps.
-func newMail(msg *amail.Message, s *series.Series, ps []*report.PatchReport, body, id string, patch int, opts Options) *Mail {
+func newMail(msg *amail.Message, s *series.Series, msgs *seriesMsgs, ps []*report.PatchReport, body, id string, patch int, opts Options) *Mail {
 	from := opts.fromAddr()
 	m := &Mail{
 		From:      from,
@@ -192,16 +222,16 @@ func newMail(msg *amail.Message, s *series.Series, ps []*report.PatchReport, bod
 
 	ab := newAddrBook(from.Address, opts.stableList())
 	ab.add(&m.To, msg.From.Name, msg.From.Addr)
-	var msgs []*amail.Message
+	var pms []*amail.Message
 	for _, p := range ps {
-		if pm := findMsg(s, p); pm != nil {
-			msgs = append(msgs, pm)
+		if pm := msgs.find(p); pm != nil {
+			pms = append(pms, pm)
 		}
 	}
-	if len(msgs) == 0 {
-		msgs = append(msgs, msg)
+	if len(pms) == 0 {
+		pms = append(pms, msg)
 	}
-	for _, pm := range msgs {
+	for _, pm := range pms {
 		for _, t := range pm.Trailers {
 			if personTrailers[strings.ToLower(t.Key)] {
 				ab.addRaw(&m.To, t.Value)
@@ -218,7 +248,7 @@ func newMail(msg *amail.Message, s *series.Series, ps []*report.PatchReport, bod
 	for _, a := range msg.Cc {
 		ab.add(&m.Cc, a.Name, a.Addr)
 	}
-	for _, pm := range msgs {
+	for _, pm := range pms {
 		for _, t := range pm.Trailers {
 			if strings.EqualFold(t.Key, "Cc") {
 				ab.addRaw(&m.Cc, t.Value)

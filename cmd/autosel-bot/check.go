@@ -9,8 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autosel-bot/autosel-bot/gitsrc"
+	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
@@ -99,14 +101,17 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	if cmd.Flags().Changed("tree") {
 		cfg.Tree = f.tree
 	}
-	switch cfg.Format {
-	case "text", "json", "email", "terse", "sarif":
-	default:
-		return usageErr("%s %q: want text, json, email, terse or sarif", settingName(cmd, a, "format", "check.format"), cfg.Format)
+	if err := pipeline.ValidateFormat(cfg.Format); err != nil {
+		return usageErr("%s %v", settingName(cmd, a, "format", "check.format"), err)
+	}
+	if err := pipeline.ValidateFailOn(cfg.FailOn); err != nil {
+		return usageErr("%s %v", settingName(cmd, a, "fail-on", "check.fail_on"), err)
 	}
 	failOn := report.Severity(cfg.FailOn)
-	if failOn.Rank() == 0 {
-		return usageErr("%s %q: want note or risk", settingName(cmd, a, "fail-on", "check.fail_on"), cfg.FailOn)
+	if cfg.Tree != "" {
+		if err := index.ValidateProgress(a.cfg.Index.Progress); err != nil {
+			return usageErr("%s %v", keyName(a, "index.progress"), err)
+		}
 	}
 	if f.rng == "" && f.repo != "" {
 		return usageErr("--repo needs --range A..B")

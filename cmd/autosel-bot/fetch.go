@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/autosel-bot/autosel-bot/config"
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/lore"
 	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/runner"
 	"github.com/autosel-bot/autosel-bot/series"
@@ -22,7 +22,7 @@ import (
 // loaded again as a file). An argument that is neither stays for the mail
 // loader, which reports it missing. Failed downloads are returned as
 // errors naming the argument.
-func fetchThreads(ctx context.Context, cfg config.CheckConfig, args []string) (map[string][]byte, []string, []error) {
+func fetchThreads(ctx context.Context, cfg pipeline.CheckOptions, args []string) (map[string][]byte, []string, []error) {
 	var (
 		out  map[string][]byte
 		errs []error
@@ -56,7 +56,7 @@ func fetchThreads(ctx context.Context, cfg config.CheckConfig, args []string) (m
 // threadPatches fetches the thread named by arg (a Message-ID or message
 // URL that is not a file) and returns the diffs of its newest series, in
 // order, for `test --patch`. ok is false when arg is not such a reference.
-func threadPatches(ctx context.Context, cfg config.CheckConfig, arg string) (ps []runner.Patch, ok bool, err error) {
+func threadPatches(ctx context.Context, cfg pipeline.CheckOptions, arg string) (ps []runner.Patch, ok bool, err error) {
 	if _, err := os.Lstat(arg); arg == "-" || err == nil {
 		return nil, false, nil
 	}

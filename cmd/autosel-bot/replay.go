@@ -62,9 +62,9 @@ func runReplay(cmd *cobra.Command, a *app, f replayFlags, args []string) error {
 		a.cfg.Watch.Store = f.store
 	}
 	if f.outbox != "" {
-		a.cfg.Watch.Outbox = f.outbox
+		a.cfg.Watch.Deliver.Outbox = f.outbox
 	}
-	send := f.send && a.cfg.Watch.Send
+	send := f.send && a.cfg.Watch.Deliver.Send
 	if send {
 		if err := a.cfg.Watch.Validate(); err != nil {
 			return &exitError{2, err}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/internal/netaddr"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -17,6 +16,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/daemon"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/imapsrc"
+	"github.com/autosel-bot/autosel-bot/internal/netaddr"
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/series"
@@ -123,7 +123,7 @@ type botParts struct {
 func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, conf deliver.Confirmer, slowDown time.Duration) (*botParts, error) {
 	w := a.cfg.Watch
 	ropts := a.cfg.Reply
-	ropts.KeepLists = w.Allow.Lists
+	ropts.KeepLists = w.Deliver.Policy.Allow.Lists
 	if w.From != "" {
 		ropts.From = w.From
 	}
@@ -132,7 +132,7 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	if err != nil {
 		return nil, err
 	}
-	out, err := deliver.OpenOutbox(w.OutboxPath())
+	out, err := deliver.OpenOutbox(w.Deliver.OutboxPath())
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -143,33 +143,19 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	b := &botParts{st: st, out: out, close: func() { st.Close() }}
 	var sender deliver.Sender
 	if send {
-		pass, err := w.SMTP.Secret()
-		if err != nil {
-			b.close()
-			return nil, err
-		}
-		b.smtp, err = deliver.NewSMTP(deliver.SMTPOptions{
-			Addr: w.SMTP.Addr, TLS: w.SMTP.TLS, AllowPlain: w.SMTP.AllowPlain,
-			InsecureSkipVerify: w.SMTP.InsecureSkipVerify, Username: w.SMTP.Username, Password: pass, Helo: w.SMTP.Helo,
-		})
+		b.smtp, err = deliver.NewSMTP(w.Deliver.SMTP)
 		if err != nil {
 			b.close()
 			return nil, err
 		}
 		sender = b.smtp
 	}
-	b.dl, err = deliver.New(st, out, sender, conf, deliver.Options{
-		From: bareAddress(own), Send: send,
-		Policy: deliver.Policy{
-			Lists: w.Allow.Lists, Domains: w.Allow.Domains,
-			PerList: w.RateLimit.PerList, PerAuthor: w.RateLimit.PerAuthor, Total: w.RateLimit.Total, Window: w.RateLimit.Window,
-			MaxRecipients: ropts.MaxRecipients, StableList: ropts.StableList,
-		},
-		RedirectTo:  w.SMTP.RedirectTo,
-		MaxAttempts: w.Retry.MaxAttempts, Backoff: w.Retry.Backoff, MaxBackoff: w.Retry.MaxBackoff,
-		ConfirmWait: w.ConfirmWait, ResendUnconfirmed: w.ResendUnconfirmed,
-		SendBacklog: backlog,
-	}, log)
+	// The delivery's section, with the sender, the mode and the reply
+	// section's recipient caps.
+	dopts := w.Deliver
+	dopts.From, dopts.Send, dopts.SendBacklog = bareAddress(own), send, backlog
+	dopts.Policy.MaxRecipients, dopts.Policy.StableList = ropts.MaxRecipients, ropts.StableList
+	b.dl, err = deliver.New(st, out, sender, conf, dopts, log)
 	if err != nil {
 		b.close()
 		return nil, err
@@ -222,10 +208,9 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	if ropts.MaxPatchReplies > 0 {
 		maxReplies = ropts.MaxPatchReplies + 1
 	}
-	b.d, err = daemon.New(st, b.dl, analyze, daemon.Options{
-		From: own, Bots: w.Bots, SeriesWait: w.SeriesWait, Workers: w.Workers, MaxMessageSize: w.MaxMessageSize,
-		MaxReplies: maxReplies, HealthGrace: w.HealthGrace,
-	}, log)
+	o := w.Daemon
+	o.From, o.MaxReplies = own, maxReplies
+	b.d, err = daemon.New(st, b.dl, analyze, o, log)
 	if err != nil {
 		b.close()
 		return nil, err
@@ -269,16 +254,16 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 		return &exitError{2, fmt.Errorf("watch: no IMAP server (watch.imap) or GitHub repository (github.repos) configured")}
 	}
 	log := botLogger(a, f.logFormat)
-	servers, err := imapServers(w.IMAP, w.MaxMessageSize)
+	servers, err := imapServers(w.IMAP, w.Daemon.MaxMessageSize)
 	if err != nil {
 		return &exitError{2, err}
 	}
 	// Interrupted sends are looked up in the watched mailboxes (the bot's
 	// replies come back through the list) and the confirm mailboxes.
 	confServers := append([]imapsrc.Server(nil), servers...)
-	if len(w.ConfirmMailboxes) > 0 {
+	if len(w.Deliver.ConfirmMailboxes) > 0 {
 		extra := servers[0]
-		extra.Mailboxes = w.ConfirmMailboxes
+		extra.Mailboxes = w.Deliver.ConfirmMailboxes
 		confServers = append(confServers, extra)
 	}
 	var finder deliver.Confirmer
@@ -291,7 +276,7 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	b, err := newBot(ctx, a, log, w.Send, f.backlog, finder, f.slowDown)
+	b, err := newBot(ctx, a, log, w.Deliver.Send, f.backlog, finder, f.slowDown)
 	if err != nil {
 		return &exitError{2, err}
 	}
@@ -331,10 +316,10 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 		log.Warn("metrics and health are served on a non-loopback address", "addr", addr)
 	}
 	mode := "dry-run: replies stay in the outbox"
-	if w.Send {
-		mode = "sending over SMTP " + w.SMTP.Addr
+	if w.Deliver.Send {
+		mode = "sending over SMTP " + w.Deliver.SMTP.Addr
 	}
-	log.Info("watch starting", "store", w.StorePath(), "outbox", w.OutboxPath(), "mode", mode)
+	log.Info("watch starting", "store", w.StorePath(), "outbox", w.Deliver.OutboxPath(), "mode", mode)
 	err = runAlongside(ctx, ghRun, func(ctx context.Context) error {
 		if watcher == nil { // GitHub only
 			return serveMetrics(ctx, addr, b.d.HTTPHandler(), log)

@@ -18,5 +18,14 @@ func settingName(cmd *cobra.Command, a *app, flag, key string) string {
 	if cmd.Flags().Changed(flag) || a.cfg == nil || a.cfg.Sources == nil {
 		return "--" + flag
 	}
+	return keyName(a, key)
+}
+
+// keyName names a configuration key that has no flag, and its source
+// when known.
+func keyName(a *app, key string) string {
+	if a.cfg == nil || a.cfg.Sources == nil {
+		return key
+	}
 	return key + " (" + a.cfg.Sources.Of(key) + ")"
 }

@@ -160,15 +160,11 @@ func containsWord(s, w string) bool {
 			return false
 		}
 		j += i
-		before := j == 0 || !isIdentByte(s[j-1]) || w[0] == '~'
-		after := j+len(w) == len(s) || !isIdentByte(s[j+len(w)])
+		before := j == 0 || !cscan.IsIdentChar(s[j-1]) || w[0] == '~'
+		after := j+len(w) == len(s) || !cscan.IsIdentChar(s[j+len(w)])
 		if before && after {
 			return true
 		}
 		i = j + 1
 	}
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -694,7 +694,7 @@ func (r *checker) condNormalizer() func(string) string {
 		i := 0
 		for i < len(c) {
 			j := i
-			for j < len(c) && isIdentByte(c[j]) {
+			for j < len(c) && cscan.IsIdentChar(c[j]) {
 				j++
 			}
 			if j > i {
@@ -711,10 +711,6 @@ func (r *checker) condNormalizer() func(string) string {
 		}
 		return b.String()
 	}
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // condImplies reports whether old implies new syntactically: old is one of

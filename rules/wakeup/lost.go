@@ -406,7 +406,7 @@ func testsFlag(d, fl string) bool {
 			continue
 		}
 		end := i + len(suf)
-		if end == len(d) || !isIdentByte(d[end]) {
+		if end == len(d) || !cscan.IsIdentChar(d[end]) {
 			return true
 		}
 	}

@@ -3,6 +3,8 @@ package wakeup
 import (
 	"regexp"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
 // Wait-queue keys.
@@ -242,7 +244,7 @@ func declarators(text string) []string {
 		s = strings.TrimPrefix(s, "const ")
 		s = strings.TrimSpace(s)
 		i := 0
-		for i < len(s) && isIdentByte(s[i]) {
+		for i < len(s) && cscan.IsIdentChar(s[i]) {
 			i++
 		}
 		if i == 0 || s[0] >= '0' && s[0] <= '9' {

@@ -1,0 +1,39 @@
+package index
+
+import "fmt"
+
+// Settings are the `index:` section of the configuration (mapstructure
+// tags; config.yaml documents every key and its default): where indexes
+// are cached, whether indexing shows a progress bar and how much of the
+// tree a long-running process keeps decoded. The caller turns them into
+// Options (CacheDir), a Progress callback and the pipeline's IndexWarm.
+type Settings struct {
+	// CacheDir holds the persisted index of each tree (about 350 MB for
+	// Linux 6.1); "" means $XDG_CACHE_HOME/autosel-bot (~/.cache/...),
+	// "-" disables the cache (every run scans the whole tree).
+	CacheDir string `mapstructure:"cache_dir"`
+	// Progress is auto (a progress bar on a terminal, for the text
+	// format), always or never; "" means auto.
+	Progress string `mapstructure:"progress"`
+	// Warm bounds the functions of the tree kept decoded between series
+	// (pipeline.AnalysisOptions.IndexWarm); 0 keeps everything.
+	Warm int `mapstructure:"warm"`
+}
+
+// Validate checks Progress.
+func (s Settings) Validate() error {
+	if err := ValidateProgress(s.Progress); err != nil {
+		return fmt.Errorf("index.progress %w", err)
+	}
+	return nil
+}
+
+// ValidateProgress checks a progress setting; the error quotes it and
+// names the valid ones.
+func ValidateProgress(progress string) error {
+	switch progress {
+	case "", "auto", "always", "never":
+		return nil
+	}
+	return fmt.Errorf("%q: want auto, always or never", progress)
+}

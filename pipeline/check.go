@@ -1,0 +1,57 @@
+package pipeline
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// CheckOptions are the `check:` section of the configuration (mapstructure
+// tags; config.yaml documents every key and its default): how the check
+// command runs the pipeline over its inputs and reports. Its flags
+// (--format, --fail-on, --tree) override them.
+type CheckOptions struct {
+	// Format is the output: text, json, email, terse or sarif.
+	Format string `mapstructure:"format"`
+	// FailOn is the severity at or above which check exits 1.
+	FailOn string `mapstructure:"fail_on"`
+	// Tree is a kernel checkout patches are applied onto (in memory) and
+	// indexed; empty for patch-only analysis (AnalysisOptions.Tree).
+	Tree string `mapstructure:"tree"`
+	// LoreURL is the public-inbox inbox a Message-ID argument is fetched
+	// from (<lore_url><Message-ID>/t.mbox.gz); check and test use it.
+	LoreURL string `mapstructure:"lore_url"`
+	// LoreTimeout bounds one thread download.
+	LoreTimeout time.Duration `mapstructure:"lore_timeout"`
+}
+
+// Validate checks the format and the severity.
+func (o CheckOptions) Validate() error {
+	if err := ValidateFormat(o.Format); err != nil {
+		return fmt.Errorf("check.format %w", err)
+	}
+	if err := ValidateFailOn(o.FailOn); err != nil {
+		return fmt.Errorf("check.fail_on %w", err)
+	}
+	return nil
+}
+
+// ValidateFormat checks an output format of check; the error quotes it
+// and names the valid ones.
+func ValidateFormat(format string) error {
+	switch format {
+	case "text", "json", "email", "terse", "sarif":
+		return nil
+	}
+	return fmt.Errorf("%q: want text, json, email, terse or sarif", format)
+}
+
+// ValidateFailOn checks a severity to fail on; the error quotes it and
+// names the valid ones.
+func ValidateFailOn(severity string) error {
+	if report.Severity(severity).Rank() == 0 {
+		return fmt.Errorf("%q: want note or risk", severity)
+	}
+	return nil
+}
