@@ -135,7 +135,8 @@ func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
 }
 
 // PickDefs picks the definitions a call from fromFile reaches among fns:
-// the one in the same file, else the global ones (at most 8).
+// the one in the same file, else the global ones (at most 8; those of
+// another architecture dropped, see buildable).
 func PickDefs(fns []*cscan.Func, fromFile string) []*cscan.Func {
 	var same, global []*cscan.Func
 	for _, fn := range fns {
@@ -149,6 +150,7 @@ func PickDefs(fns []*cscan.Func, fromFile string) []*cscan.Func {
 	if len(same) > 0 {
 		return same[:1]
 	}
+	global = buildable(global, fromFile)
 	if len(global) > 8 {
 		global = global[:8]
 	}
