@@ -33,6 +33,10 @@ type Callback struct {
 	// cannot tell counts when its object is initialised by one of these
 	// calls in the same file (hrtimer_init(&t->timer, ...); t->timer.function = f).
 	Init []string `yaml:"init"`
+	// Decl marks Names as declaration macros, usually at file scope
+	// (DEFINE_TIMER(name, fn)): they are looked for in the callback's own
+	// file, not only among the calls of functions (declreg.go).
+	Decl bool `yaml:"decl"`
 	// Kind is the context the function runs in (see Kinds), Why the reason
 	// shown in findings.
 	Kind string `yaml:"kind"`
@@ -68,6 +72,9 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 		if fn.Static && !strings.HasSuffix(fn.File, ".h") && reg.file != fn.File {
 			continue
 		}
+		add(reg.row, reg.step)
+	}
+	for _, reg := range r.declRegistrations(fn.File, fn.Name) {
 		add(reg.row, reg.step)
 	}
 	if r.ix != nil {

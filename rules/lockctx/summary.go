@@ -90,6 +90,9 @@ type Resolver struct {
 	Computed int
 	// regs are the callback registrations by function name (implicit.go).
 	regs map[string][]implicitReg
+	// declRegs are the declaration-macro registrations per file, by
+	// function name (declreg.go).
+	declRegs map[string]map[string][]implicitReg
 	// paramCache caches parameter names.
 	paramCache map[*cscan.Func][]string
 	// shared holds the summaries that do not depend on the patch, shared
