@@ -82,6 +82,9 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 			if fn.Static && !strings.HasSuffix(fn.File, ".h") && a.File != fn.File {
 				continue
 			}
+			for _, reg := range r.memberRegistrations(a) {
+				add(reg.row, reg.step)
+			}
 			for i := range r.m.callbacks {
 				c := &r.m.callbacks[i]
 				if len(c.Members) == 0 || !hasString(c.Members, a.Member) || !r.memberMatches(c, a) {
@@ -162,6 +165,8 @@ func (r *Resolver) registrations(name string) []implicitReg {
 				if row.Via == "" {
 					if fn := callbackName(c.Args[arg]); fn != "" {
 						r.regs[fn] = append(r.regs[fn], implicitReg{row: row, step: step, file: caller.File})
+					} else {
+						r.addMemberReg(caller, row, step, c.Args[arg])
 					}
 					continue
 				}

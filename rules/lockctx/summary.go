@@ -93,6 +93,9 @@ type Resolver struct {
 	// declRegs are the declaration-macro registrations per file, by
 	// function name (declreg.go).
 	declRegs map[string]map[string][]implicitReg
+	// memberRegs are the registrations whose callback is read from a
+	// struct member, by member (memberarg.go).
+	memberRegs map[string][]memberReg
 	// paramCache caches parameter names.
 	paramCache map[*cscan.Func][]string
 	// shared holds the summaries that do not depend on the patch, shared
