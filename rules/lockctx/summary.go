@@ -96,8 +96,10 @@ type Resolver struct {
 	// memberRegs are the registrations whose callback is read from a
 	// struct member, by member (memberarg.go).
 	memberRegs map[string][]memberReg
-	// paramCache caches parameter names.
-	paramCache map[*cscan.Func][]string
+	// paramCache caches parameter names, paramDeclCache their
+	// declarations.
+	paramCache     map[*cscan.Func][]string
+	paramDeclCache map[*cscan.Func][]string
 	// shared holds the summaries that do not depend on the patch, shared
 	// by the resolvers of every patch over the same tree (share.go);
 	// frameTaint marks the frames whose summary depends on it.
@@ -116,7 +118,8 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 	_ = depth
 	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{}, tainted: map[*cscan.Func]bool{},
+		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{},
+		paramDeclCache: map[*cscan.Func][]string{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix)}
 }
 
