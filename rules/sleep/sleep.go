@@ -539,11 +539,19 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		shared := len(impls) > 1
 		for _, site := range r.p.Index.MemberCallers(a.Member) {
 			tag := r.newR.BaseTag(site.Call, site.Func)
-			if tag != "" && tag != a.Struct || tag == "" && generic {
+			// typed: the call site's object is declared with the struct
+			// type fn is assigned in (or, when the assignment's type is
+			// unknown, its arguments' types match fn's parameters).
+			typed := tag != "" && (tag == a.Struct || a.Struct == "" && r.newR.SignatureMatches(site.Call, site.Func, fn))
+			if tag != "" && !typed || tag == "" && generic {
 				continue
 			}
 			t := lockctx.PointerTarget{Func: fn, Assign: a, Heuristic: tag == "" && !unique}
-			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: t.Heuristic || shared})
+			// A typed call site reaches fn whenever its object is one fn
+			// was installed in: other implementations of the member do
+			// not make that chain uncertain.
+			weak := !typed && (t.Heuristic || shared)
+			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: weak})
 		}
 	}
 	return out
