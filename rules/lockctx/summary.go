@@ -96,6 +96,9 @@ type Resolver struct {
 	// memberRegs are the registrations whose callback is read from a
 	// struct member, by member (memberarg.go).
 	memberRegs map[string][]memberReg
+	// structCache holds the struct definitions of files the patch
+	// changes (structs.go; the others are shared through the index).
+	structCache map[string]structMembers
 	// paramCache caches parameter names, paramDeclCache their
 	// declarations.
 	paramCache     map[*cscan.Func][]string
@@ -119,7 +122,7 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{},
-		paramDeclCache: map[*cscan.Func][]string{}, tainted: map[*cscan.Func]bool{},
+		paramDeclCache: map[*cscan.Func][]string{}, structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix)}
 }
 

@@ -538,7 +538,10 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		}
 		shared := len(impls) > 1
 		for _, site := range r.p.Index.MemberCallers(a.Member) {
-			tag := r.newR.BaseTag(site.Call, site.Func)
+			tag, scope := r.newR.MemberCallTag(site.Call, site.Func)
+			if scope != "" && !strings.HasPrefix(a.File, scope) {
+				continue // a struct of the same name private to another directory
+			}
 			// typed: the call site's object is declared with the struct
 			// type fn is assigned in (or, when the assignment's type is
 			// unknown, its arguments' types match fn's parameters).
