@@ -24,3 +24,9 @@ func (r *Resolver) contractParam(fn *cscan.Func, i int) bool {
 	ds := r.paramDecls(fn)
 	return i >= 0 && i < len(ds) && ac.Contract(ds[i])
 }
+
+// ContractParam reports whether parameter i of fn carries the target's
+// contract (see ArgContract).
+func (r *Resolver) ContractParam(fn *cscan.Func, i int) bool {
+	return r.contractParam(fn, i)
+}

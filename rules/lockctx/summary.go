@@ -147,8 +147,7 @@ func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
 }
 
 // PickDefs picks the definitions a call from fromFile reaches among fns:
-// the one in the same file, else the global ones (at most 8; those of
-// another architecture dropped, see buildable).
+// the one in the same file, else the global ones (at most 8).
 func PickDefs(fns []*cscan.Func, fromFile string) []*cscan.Func {
 	var same, global []*cscan.Func
 	for _, fn := range fns {
@@ -162,7 +161,6 @@ func PickDefs(fns []*cscan.Func, fromFile string) []*cscan.Func {
 	if len(same) > 0 {
 		return same[:1]
 	}
-	global = buildable(global, fromFile)
 	if len(global) > 8 {
 		global = global[:8]
 	}
@@ -183,20 +181,28 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 		}
 		return nil
 	}
-	var first *Summary
+	// The call reaches the target when every definition a build can pick
+	// does (another architecture's variant does not count, see
+	// buildable); its effects are the first definition's.
+	first := r.SummaryOf(defs[0], 0)
+	var reach *Reach
 	allReach := true
-	for _, fn := range defs {
+	for _, fn := range buildable(defs, fromFile) {
 		s := r.SummaryOf(fn, 0)
-		if first == nil {
-			first = s
-		}
 		if s.Reach == nil {
 			allReach = false
+		} else if reach == nil {
+			reach = s.Reach
 		}
 	}
-	if !allReach && first.Reach != nil {
+	switch {
+	case !allReach && first.Reach != nil:
 		c := *first
 		c.Reach = nil
+		return &c
+	case allReach && first.Reach == nil:
+		c := *first
+		c.Reach = reach
 		return &c
 	}
 	return first
