@@ -115,11 +115,22 @@ func (r *Resolver) fileStructs(file string) structMembers {
 // resolved against its directory, and, when angle is set, <...> includes
 // resolved against include/.
 func (r *Resolver) includes(file string, angle bool) []string {
+	key := file
+	if angle {
+		key = "<>" + file
+	}
+	if r.incCache == nil {
+		r.incCache = map[string][]string{}
+	}
+	if inc, ok := r.incCache[key]; ok {
+		return inc
+	}
+	var out []string
+	defer func() { r.incCache[key] = out }()
 	src, err := r.ix.ReadFile(file)
 	if err != nil {
 		return nil
 	}
-	var out []string
 	for _, m := range includeRe.FindAllStringSubmatch(string(src), -1) {
 		switch {
 		case m[1] == `"`:
@@ -136,6 +147,27 @@ func (r *Resolver) includes(file string, angle bool) []string {
 // headers it includes directly. It returns the members and the file
 // defining the struct ("" when not found).
 func (r *Resolver) structDef(tag, file string) (map[string]string, string) {
+	key := tag + "|" + file
+	if r.defCache == nil {
+		r.defCache = map[string]structDefAt{}
+	}
+	if d, ok := r.defCache[key]; ok {
+		return d.members, d.file
+	}
+	ms, def := r.findStructDef(tag, file)
+	r.defCache[key] = structDefAt{ms, def}
+	return ms, def
+}
+
+// structDefAt is a struct definition found from a file: its members and
+// the file defining it.
+type structDefAt struct {
+	members map[string]string
+	file    string
+}
+
+// findStructDef is structDef without the cache.
+func (r *Resolver) findStructDef(tag, file string) (map[string]string, string) {
 	seen := map[string]bool{}
 	var local func(f string, depth int) (map[string]string, string)
 	local = func(f string, depth int) (map[string]string, string) {

@@ -99,6 +99,10 @@ type Resolver struct {
 	// structCache holds the struct definitions of files the patch
 	// changes (structs.go; the others are shared through the index).
 	structCache map[string]structMembers
+	// incCache and defCache cache includes and struct look-ups
+	// (structs.go).
+	incCache map[string][]string
+	defCache map[string]structDefAt
 	// paramCache caches parameter names, paramDeclCache their
 	// declarations.
 	paramCache     map[*cscan.Func][]string
