@@ -55,7 +55,22 @@ func (r *Resolver) params(fn *cscan.Func) []string {
 		return ps
 	}
 	var out []string
-	defer func() { r.paramCache[fn] = out }()
+	for _, d := range r.paramDecls(fn) {
+		out = append(out, paramName(d))
+	}
+	r.paramCache[fn] = out
+	return out
+}
+
+// paramDecls returns fn's parameter declarations ("struct foo *f",
+// "gfp_t gfp"), read from its header in the view's source (nil when
+// unknown).
+func (r *Resolver) paramDecls(fn *cscan.Func) []string {
+	if ds, ok := r.paramDeclCache[fn]; ok {
+		return ds
+	}
+	var out []string
+	defer func() { r.paramDeclCache[fn] = out }()
 	if r.ix == nil {
 		return nil
 	}
@@ -93,12 +108,12 @@ func (r *Resolver) params(fn *cscan.Func) []string {
 		case ')':
 			depth--
 			if depth == 0 {
-				out = append(out, paramName(hdr[start:j]))
+				out = append(out, strings.TrimSpace(hdr[start:j]))
 				return out
 			}
 		case ',':
 			if depth == 1 {
-				out = append(out, paramName(hdr[start:j]))
+				out = append(out, strings.TrimSpace(hdr[start:j]))
 				start = j + 1
 			}
 		}

@@ -9,8 +9,16 @@
 // fixpoint with no depth limit; share.go: summaries independent of the
 // patch, shared between patches; pointer.go: calls through struct members
 // resolved from the index's assignment table; implicit.go: the contexts a
-// callback runs in because of how it is registered; argreach.go: reaches
-// that depend on a parameter's value, such as a gfp_t passed down).
+// callback runs in because of how it is registered, with declreg.go for
+// declaration macros such as DEFINE_TIMER and memberarg.go for callbacks
+// read from a table's member (request_irq(irq, desc->handler)); argreach.go:
+// reaches that depend on a parameter's value, such as a gfp_t passed down,
+// and contract.go: a gfp_t parameter of a function pointer is its
+// interface's contract; structs.go: struct types of member chains
+// (hw->phy.ops) from the struct definitions the caller's file includes;
+// sigmatch.go: plainly assigned members matched by argument types;
+// arch.go: another architecture's definition of a function does not hide
+// the generic one).
 //
 // A rule builds a Model from its table section and Target, a Resolver per
 // view (pre- or post-patch) and calls Walk, whose Visit reports the

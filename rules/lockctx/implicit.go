@@ -33,6 +33,10 @@ type Callback struct {
 	// cannot tell counts when its object is initialised by one of these
 	// calls in the same file (hrtimer_init(&t->timer, ...); t->timer.function = f).
 	Init []string `yaml:"init"`
+	// Decl marks Names as declaration macros, usually at file scope
+	// (DEFINE_TIMER(name, fn)): they are looked for in the callback's own
+	// file, not only among the calls of functions (declreg.go).
+	Decl bool `yaml:"decl"`
 	// Kind is the context the function runs in (see Kinds), Why the reason
 	// shown in findings.
 	Kind string `yaml:"kind"`
@@ -70,10 +74,16 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 		}
 		add(reg.row, reg.step)
 	}
+	for _, reg := range r.declRegistrations(fn.File, fn.Name) {
+		add(reg.row, reg.step)
+	}
 	if r.ix != nil {
 		for _, a := range r.ix.AssignsOf(fn.Name) {
 			if fn.Static && !strings.HasSuffix(fn.File, ".h") && a.File != fn.File {
 				continue
+			}
+			for _, reg := range r.memberRegistrations(a) {
+				add(reg.row, reg.step)
 			}
 			for i := range r.m.callbacks {
 				c := &r.m.callbacks[i]
@@ -155,6 +165,8 @@ func (r *Resolver) registrations(name string) []implicitReg {
 				if row.Via == "" {
 					if fn := callbackName(c.Args[arg]); fn != "" {
 						r.regs[fn] = append(r.regs[fn], implicitReg{row: row, step: step, file: caller.File})
+					} else {
+						r.addMemberReg(caller, row, step, c.Args[arg])
 					}
 					continue
 				}

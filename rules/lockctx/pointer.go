@@ -161,7 +161,7 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 		return nil
 	}
 	var first *Reach
-	var firstT PointerTarget
+	var firstT, argT PointerTarget
 	var args []ArgReach
 	reach, argN := 0, 0
 	for _, t := range targets {
@@ -169,6 +169,7 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 		if s.Reach == nil && len(s.ArgReaches) > 0 {
 			argN++
 			if args == nil {
+				argT = t
 				for _, a := range s.ArgReaches {
 					a.Steps = append([]report.Step{ViaStep(t)}, a.Steps...)
 					a.Weak = a.Weak || t.Heuristic && len(targets) > 1
@@ -186,8 +187,12 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	}
 	if first == nil {
 		if argN < len(targets) {
+			// Only some implementations reach the target, unless the
+			// parameter is the member's contract (a gfp_t).
 			for i := range args {
-				args[i].Weak = true
+				if !r.contractParam(argT.Func, args[i].Param) {
+					args[i].Weak = true
+				}
 			}
 		}
 		return &Summary{ArgReaches: args}

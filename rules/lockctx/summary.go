@@ -90,8 +90,23 @@ type Resolver struct {
 	Computed int
 	// regs are the callback registrations by function name (implicit.go).
 	regs map[string][]implicitReg
-	// paramCache caches parameter names.
-	paramCache map[*cscan.Func][]string
+	// declRegs are the declaration-macro registrations per file, by
+	// function name (declreg.go).
+	declRegs map[string]map[string][]implicitReg
+	// memberRegs are the registrations whose callback is read from a
+	// struct member, by member (memberarg.go).
+	memberRegs map[string][]memberReg
+	// structCache holds the struct definitions of files the patch
+	// changes (structs.go; the others are shared through the index).
+	structCache map[string]structMembers
+	// incCache and defCache cache includes and struct look-ups
+	// (structs.go).
+	incCache map[string][]string
+	defCache map[string]structDefAt
+	// paramCache caches parameter names, paramDeclCache their
+	// declarations.
+	paramCache     map[*cscan.Func][]string
+	paramDeclCache map[*cscan.Func][]string
 	// shared holds the summaries that do not depend on the patch, shared
 	// by the resolvers of every patch over the same tree (share.go);
 	// frameTaint marks the frames whose summary depends on it.
@@ -110,7 +125,8 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 	_ = depth
 	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{}, tainted: map[*cscan.Func]bool{},
+		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{},
+		paramDeclCache: map[*cscan.Func][]string{}, structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix)}
 }
 
@@ -169,20 +185,28 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 		}
 		return nil
 	}
-	var first *Summary
+	// The call reaches the target when every definition a build can pick
+	// does (another architecture's variant does not count, see
+	// buildable); its effects are the first definition's.
+	first := r.SummaryOf(defs[0], 0)
+	var reach *Reach
 	allReach := true
-	for _, fn := range defs {
+	for _, fn := range buildable(defs, fromFile) {
 		s := r.SummaryOf(fn, 0)
-		if first == nil {
-			first = s
-		}
 		if s.Reach == nil {
 			allReach = false
+		} else if reach == nil {
+			reach = s.Reach
 		}
 	}
-	if !allReach && first.Reach != nil {
+	switch {
+	case !allReach && first.Reach != nil:
 		c := *first
 		c.Reach = nil
+		return &c
+	case allReach && first.Reach == nil:
+		c := *first
+		c.Reach = reach
 		return &c
 	}
 	return first

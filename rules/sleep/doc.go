@@ -13,8 +13,11 @@
 // ones of callbacks (IRQ handlers, timers, tasklets, RCU callbacks, NAPI,
 // atomic notifiers, ndo_start_xmit, irq_chip: the table's "callbacks"),
 // calls through struct members are followed both ways (the tree's
-// member-assignment table), and an allocation with a gfp_t parameter is
-// checked against what the callers pass. Summaries and caller searches have
+// member-assignment table, member chains typed through the struct
+// definitions), and an allocation with a gfp_t parameter is checked
+// against what the callers pass (a GFP mask handed to a function
+// pointer's gfp_t parameter binds every implementation). Summaries and caller searches have
 // no depth limit; a chain through a member several functions implement
-// is a note, not a risk. Case files are in testdata/cases.
+// is a note, not a risk, unless the call site is typed with a driver's
+// private ops struct or the link is a gfp_t contract parameter. Case files are in testdata/cases.
 package sleep

@@ -349,15 +349,24 @@ func (r *checker) passesSleeping(fn *cscan.Func, ar lockctx.ArgReach) (*report.S
 				arg := strings.TrimSpace(c.Args[cur.param])
 				if why, ok := r.newR.ReachesWith(ar, arg); ok {
 					st := lockctx.StepOf(cs.caller, c.Line, lockctx.CallText(c))
-					return &st, arg, why, cur.weak || cs.weak
+					return &st, arg, why, cur.weak || cs.weak && !r.contract(cs, cur.fn, cur.param)
 				}
 				if j := r.newR.ParamIndex(cs.caller, arg); j >= 0 {
-					queue = append(queue, item{cs.caller, j, cur.weak || cs.weak})
+					queue = append(queue, item{cs.caller, j, cur.weak || cs.weak && !r.contract(cs, cur.fn, cur.param)})
 				}
 			}
 		}
 	}
 	return nil, "", "", false
+}
+
+// contract reports whether a call through a struct member (cs.via set)
+// passes its value into a parameter of fn that is the member's contract
+// (a gfp_t): whichever implementation the call reaches may use it that
+// way, so the implementations sharing the member do not make the link
+// uncertain.
+func (r *checker) contract(cs callSite, fn *cscan.Func, param int) bool {
+	return len(cs.via) > 0 && r.newR.ContractParam(fn, param)
 }
 
 // newReach returns the first sleeping chain of nf, with nothing of its own
@@ -538,12 +547,25 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		}
 		shared := len(impls) > 1
 		for _, site := range r.p.Index.MemberCallers(a.Member) {
-			tag := r.newR.BaseTag(site.Call, site.Func)
-			if tag != "" && tag != a.Struct || tag == "" && generic {
+			tag, scope := r.newR.MemberCallTag(site.Call, site.Func)
+			if scope != "" && !strings.HasPrefix(a.File, scope) {
+				continue // a struct of the same name private to another directory
+			}
+			// typed: the call site's object is declared with the struct
+			// type fn is assigned in (or, when the assignment's type is
+			// unknown, its arguments' types match fn's parameters).
+			typed := tag != "" && (tag == a.Struct || a.Struct == "" && r.newR.SignatureMatches(site.Call, site.Func, fn))
+			if tag != "" && !typed || tag == "" && generic {
 				continue
 			}
 			t := lockctx.PointerTarget{Func: fn, Assign: a, Heuristic: tag == "" && !unique}
-			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: t.Heuristic || shared})
+			// A call site typed with a struct private to one directory
+			// (a driver's own ops, resolved through its headers) reaches
+			// fn on that driver's hardware: its other implementations do
+			// not make that chain uncertain. A public interface's
+			// (net_device_ops) call sites reach any driver's.
+			weak := (t.Heuristic || shared) && !(typed && scope != "")
+			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: weak})
 		}
 	}
 	return out

@@ -123,6 +123,14 @@ func (m *sleeper) ReachesWith(c cscan.Call, expr string) (string, bool) {
 	return "", false
 }
 
+// Contract reports whether a parameter declared as decl is a gfp_t: an
+// interface taking a GFP mask lets every implementation allocate with
+// it, so passing a sleeping mask through a function pointer is wrong in
+// atomic context whichever implementation runs.
+func (m *sleeper) Contract(decl string) bool {
+	return containsWord(decl, "gfp_t")
+}
+
 // gfpKnownAtomic reports a mask that never sleeps.
 func (m *sleeper) gfpKnownAtomic(arg string) bool {
 	a := strings.ReplaceAll(arg, " ", "")

@@ -1,0 +1,270 @@
+package lockctx
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// structMembers are the struct-typed members of the structs one file
+// defines: tag -> member -> member's struct tag.
+type structMembers map[string]map[string]string
+
+var (
+	structDefRe = regexp.MustCompile(`\bstruct\s+(\w+)\s*\{`)
+	memberDecl  = regexp.MustCompile(`^(?:const\s+|volatile\s+)*struct\s+(\w+)\s*(?:const\s*)?\**\s*(?:const\s+)?(\w+)\s*(?:\[[^\]]*\]\s*)*$`)
+	includeRe   = regexp.MustCompile(`(?m)^\s*#\s*include\s*([<"])([^>"]+)[>"]`)
+)
+
+// maxIncludeDepth bounds how deep local ("...") includes are followed
+// when looking for a struct definition.
+const maxIncludeDepth = 3
+
+// parseStructs finds the struct definitions of a source text and their
+// struct-typed members ("struct e1000_phy_info phy;"). Members of
+// anonymous inner structs and unions count as the outer struct's, as C
+// lets them be named.
+func parseStructs(text string) structMembers {
+	out := structMembers{}
+	for _, m := range structDefRe.FindAllStringSubmatchIndex(text, -1) {
+		tag := text[m[2]:m[3]]
+		body, ok := braceBody(text[m[1]:])
+		if !ok {
+			continue
+		}
+		members := out[tag]
+		if members == nil {
+			members = map[string]string{}
+			out[tag] = members
+		}
+		for _, decl := range splitDecls(body) {
+			if mm := memberDecl.FindStringSubmatch(decl); mm != nil {
+				members[mm[2]] = mm[1]
+			}
+		}
+	}
+	return out
+}
+
+// braceBody returns the text up to the brace closing the one just before
+// s (struct bodies are bounded to keep a stray brace cheap).
+func braceBody(s string) (string, bool) {
+	const maxBody = 64 << 10
+	depth := 1
+	for i := 0; i < len(s) && i < maxBody; i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return s[:i], true
+			}
+		}
+	}
+	return "", false
+}
+
+var commentRe = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+
+// splitDecls splits a struct body into member declarations: the text
+// between semicolons with inner braces, comments and attributes removed
+// (`union { struct foo a; };` gives "struct foo a").
+func splitDecls(body string) []string {
+	body = commentRe.ReplaceAllString(body, " ")
+	var out []string
+	var cur strings.Builder
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; c {
+		case ';':
+			out = append(out, strings.Join(strings.Fields(cur.String()), " "))
+			cur.Reset()
+		case '{', '}':
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return out
+}
+
+// fileStructs returns the struct definitions of a file of the view,
+// shared between resolvers for files the patch does not change.
+func (r *Resolver) fileStructs(file string) structMembers {
+	compute := func() any {
+		src, err := r.ix.ReadFile(file)
+		if err != nil {
+			return structMembers(nil)
+		}
+		return parseStructs(string(src))
+	}
+	if r.ix.Overlaid(file) {
+		if s, ok := r.structCache[file]; ok {
+			return s
+		}
+		s := compute().(structMembers)
+		r.structCache[file] = s
+		return s
+	}
+	return r.ix.Underlying().Memo("lockctx.structs."+file, compute).(structMembers)
+}
+
+// includes returns the files a file includes: local ("...") includes
+// resolved against its directory, and, when angle is set, <...> includes
+// resolved against include/.
+func (r *Resolver) includes(file string, angle bool) []string {
+	key := file
+	if angle {
+		key = "<>" + file
+	}
+	if r.incCache == nil {
+		r.incCache = map[string][]string{}
+	}
+	if inc, ok := r.incCache[key]; ok {
+		return inc
+	}
+	var out []string
+	defer func() { r.incCache[key] = out }()
+	src, err := r.ix.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	for _, m := range includeRe.FindAllStringSubmatch(string(src), -1) {
+		switch {
+		case m[1] == `"`:
+			out = append(out, path.Join(path.Dir(file), m[2]))
+		case angle:
+			out = append(out, path.Join("include", m[2]))
+		}
+	}
+	return out
+}
+
+// structDef finds the definition of struct tag visible from file: in the
+// file itself, its local includes (to a few levels), then the <...>
+// headers it includes directly. It returns the members and the file
+// defining the struct ("" when not found).
+func (r *Resolver) structDef(tag, file string) (map[string]string, string) {
+	key := tag + "|" + file
+	if r.defCache == nil {
+		r.defCache = map[string]structDefAt{}
+	}
+	if d, ok := r.defCache[key]; ok {
+		return d.members, d.file
+	}
+	ms, def := r.findStructDef(tag, file)
+	r.defCache[key] = structDefAt{ms, def}
+	return ms, def
+}
+
+// structDefAt is a struct definition found from a file: its members and
+// the file defining it.
+type structDefAt struct {
+	members map[string]string
+	file    string
+}
+
+// findStructDef is structDef without the cache.
+func (r *Resolver) findStructDef(tag, file string) (map[string]string, string) {
+	seen := map[string]bool{}
+	var local func(f string, depth int) (map[string]string, string)
+	local = func(f string, depth int) (map[string]string, string) {
+		if seen[f] {
+			return nil, ""
+		}
+		seen[f] = true
+		if ms, ok := r.fileStructs(f)[tag]; ok {
+			return ms, f
+		}
+		if depth >= maxIncludeDepth {
+			return nil, ""
+		}
+		for _, inc := range r.includes(f, false) {
+			if ms, def := local(inc, depth+1); def != "" {
+				return ms, def
+			}
+		}
+		return nil, ""
+	}
+	if ms, def := local(file, 0); def != "" {
+		return ms, def
+	}
+	for _, inc := range r.includes(file, true) {
+		if !strings.HasPrefix(inc, "include/") || seen[inc] {
+			continue
+		}
+		seen[inc] = true
+		if ms, ok := r.fileStructs(inc)[tag]; ok {
+			return ms, inc
+		}
+	}
+	return nil, ""
+}
+
+// chainTag resolves the struct tag of a member expression whose root is
+// a variable the caller declares with a struct type ("hw->phy.ops", hw
+// being a struct e1000_hw *) by following each member's declared type
+// through the struct definitions visible from the caller's file. scope
+// is the directory of the last definition when it is private to a
+// directory (a driver's own header, not under include/): struct tags
+// are not unique across drivers (e1000e, igb and igbvf each define
+// struct e1000_hw), so an assignment outside it is another struct.
+func (r *Resolver) chainTag(expr string, caller *cscan.Func) (tag, scope string) {
+	if r.ix == nil || caller == nil {
+		return "", ""
+	}
+	parts := splitMembers(expr)
+	if len(parts) < 2 || !identRe.MatchString(parts[0]) {
+		return "", ""
+	}
+	tag = r.baseTag(parts[0], caller)
+	if tag == "" {
+		return "", ""
+	}
+	for _, m := range parts[1:] {
+		ms, def := r.structDef(tag, caller.File)
+		if def == "" || ms[m] == "" {
+			return "", ""
+		}
+		tag = ms[m]
+	}
+	// The last member's type is looked up from the caller's file too: it
+	// includes the headers that define it.
+	if _, def := r.structDef(tag, caller.File); def != "" && !strings.HasPrefix(def, "include/") && !strings.Contains(def, "/include/") {
+		scope = path.Dir(def) + "/"
+	}
+	return tag, scope
+}
+
+// splitMembers splits "hw->phy.ops" into [hw phy ops]; nil when a part
+// is not a plain identifier (array subscripts, calls, casts).
+func splitMembers(expr string) []string {
+	expr = strings.ReplaceAll(strings.TrimSpace(expr), "->", ".")
+	parts := strings.Split(expr, ".")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if !identRe.MatchString(p) {
+			return nil
+		}
+		parts[i] = p
+	}
+	return parts
+}
+
+// MemberCallTag returns the struct tag of the object a call through a
+// member goes through: declared by the caller ("struct sctp_sched_ops
+// *n" for "n->init_sid(...)"), else resolved through the declared types
+// of a member chain ("hw->phy.ops.acquire(hw)"), with the directory the
+// tag is private to (see chainTag); "" when unknown.
+func (r *Resolver) MemberCallTag(c cscan.Call, caller *cscan.Func) (tag, scope string) {
+	base, _, ok := PointerMember(c.Name)
+	if !ok {
+		return "", ""
+	}
+	if tag := r.baseTag(base, caller); tag != "" {
+		return tag, ""
+	}
+	return r.chainTag(base, caller)
+}
