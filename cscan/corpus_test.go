@@ -1,16 +1,11 @@
 package cscan
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -32,11 +27,17 @@ const sampleEvery = 150
 
 // digest returns the digest of everything the scanner produces for src.
 func digest(path string, src []byte) string {
-	h := sha256.New()
-	w := bufio.NewWriter(h)
-	writeScan(w, path, src)
-	w.Flush()
-	return hex.EncodeToString(h.Sum(nil))
+	return testkernel.Digest(func(w io.Writer) { writeScan(w, path, src) })
+}
+
+// kernelDigests is the recorded sample (digestsFile).
+var kernelDigests = testkernel.Digests{
+	File:   digestsFile,
+	Header: fmt.Sprintf("# cscan.Version %d: path, sha256 of ScanFile+ParseFile+ParseBody output (corpus_test.go)", Version),
+	Every:  sampleEvery,
+	Min:    300,
+	Of:     digest,
+	Hint:   "if intended, bump Version and run with -update",
 }
 
 // writeScan writes the dumps of ScanFile, ParseFile and ParseBody (of each
@@ -61,83 +62,10 @@ func writeScan(w io.Writer, path string, src []byte) {
 	}
 }
 
-// kernelSources lists the *.c and *.h files under dir, relative and sorted.
-func kernelSources(tb testing.TB, dir string) []string {
-	tb.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(p, ".c") || strings.HasSuffix(p, ".h") {
-			rel, err := filepath.Rel(dir, p)
-			if err != nil {
-				return err
-			}
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // TestKernelDigests checks the scanner's output on a sample of real
 // kernel files against recorded digests.
 func TestKernelDigests(t *testing.T) {
-	dir := testkernel.Dir(t)
-	if *update {
-		var sb strings.Builder
-		fmt.Fprintf(&sb, "# cscan.Version %d: path, sha256 of ScanFile+ParseFile+ParseBody output (corpus_test.go)\n", Version)
-		for i, p := range kernelSources(t, dir) {
-			if i%sampleEvery != 0 {
-				continue
-			}
-			src, err := os.ReadFile(filepath.Join(dir, p))
-			if err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&sb, "%s %s\n", p, digest(p, src))
-		}
-		if err := os.WriteFile(digestsFile, []byte(sb.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	b, err := os.ReadFile(digestsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, ln := range strings.Split(string(b), "\n") {
-		if ln == "" || strings.HasPrefix(ln, "#") {
-			continue
-		}
-		p, want, ok := strings.Cut(ln, " ")
-		if !ok {
-			t.Fatalf("bad line %q", ln)
-		}
-		src, err := os.ReadFile(filepath.Join(dir, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
-		if got := digest(p, src); got != want {
-			t.Errorf("%s: scanner output changed (digest %s, want %s); if intended, bump Version and run with -update", p, got, want)
-		}
-	}
-	if n < 300 {
-		t.Errorf("only %d sample files", n)
-	}
+	kernelDigests.Check(t, testkernel.Dir(t), *update)
 }
 
 // TestWriteTreeDigests writes the digest of every file of a tree (env
@@ -156,30 +84,15 @@ func TestWriteTreeDigests(t *testing.T) {
 		dir = testkernel.Dir(t)
 	}
 	dumps, match := os.Getenv("CSCAN_DUMPS"), os.Getenv("CSCAN_DUMP_MATCH")
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	for _, p := range kernelSources(t, dir) {
-		src, err := os.ReadFile(filepath.Join(dir, p))
-		if err != nil {
+	kernelDigests.WriteTree(t, dir, out, func(p string, src []byte) {
+		if dumps == "" || match == "" || !strings.Contains(p, match) {
+			return
+		}
+		var sb strings.Builder
+		writeScan(&sb, p, src)
+		name := filepath.Join(dumps, strings.ReplaceAll(p, "/", "_")+".txt")
+		if err := os.WriteFile(name, []byte(sb.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if dumps != "" && match != "" && strings.Contains(p, match) {
-			var sb strings.Builder
-			writeScan(&sb, p, src)
-			name := filepath.Join(dumps, strings.ReplaceAll(p, "/", "_")+".txt")
-			if err := os.WriteFile(name, []byte(sb.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		fmt.Fprintf(w, "%s %s\n", p, digest(p, src))
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
