@@ -276,7 +276,7 @@ func (r *Resolver) compute(fn *cscan.Func) *Summary {
 	r.nested++
 	defer func() { r.nested-- }()
 	s := r.flatSummary(fn)
-	if len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) > 0 || s.Reach != nil && r.releases(fn) {
+	if len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) > 0 || s.Reach != nil && r.releases(fn) || branchAcquires(r.m, fn) {
 		r.refineEffects(fn, s)
 	}
 	s.Acquires, s.CondAcquires, s.Drops = dedupEffects(s.Acquires), dedupEffects(s.CondAcquires), dedupEffects(s.Drops)
@@ -820,6 +820,30 @@ func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary) {
 			s.Drops = append(s.Drops, d)
 		}
 	}
+}
+
+// branchAcquires reports whether fn enters (or leaves) atomic contexts
+// inside branches more often than it leaves (enters) any: a lock helper
+// taking one lock or another ("if (root) spin_lock_bh(a); else
+// spin_lock_bh(b);") or its unlock twin, which the flat summary, seeing
+// each call in its own branch only, misses.
+func branchAcquires(m *Model, fn *cscan.Func) bool {
+	acq, rel, gacq, grel := 0, 0, 0, 0
+	for _, c := range fn.Calls {
+		if _, ok := m.acquire[c.Name]; ok {
+			acq++
+			if len(c.Guards) > 0 {
+				gacq++
+			}
+		}
+		if _, ok := m.release[c.Name]; ok {
+			rel++
+			if len(c.Guards) > 0 {
+				grel++
+			}
+		}
+	}
+	return gacq > 1 && gacq > rel || grel > 1 && grel > acq
 }
 
 // releases reports whether fn leaves an atomic context anywhere (directly
