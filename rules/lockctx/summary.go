@@ -88,8 +88,10 @@ type Resolver struct {
 	nested int
 	// Computed counts the summaries computed (statistics).
 	Computed int
-	// regs are the callback registrations by function name (implicit.go).
+	// regs are the callback registrations by function name (implicit.go),
+	// rows the callback rows with the registration wrappers (wrappers.go).
 	regs map[string][]implicitReg
+	rows []Callback
 	// paramCache caches parameter names.
 	paramCache map[*cscan.Func][]string
 	// shared holds the summaries that do not depend on the patch, shared
