@@ -92,8 +92,10 @@ type Resolver struct {
 	// rows the callback rows with the registration wrappers (wrappers.go).
 	regs map[string][]implicitReg
 	rows []Callback
-	// paramCache caches parameter names.
+	// paramCache caches parameter names, paramCalls whether a function
+	// calls the function passed in a parameter (paramcall.go).
 	paramCache map[*cscan.Func][]string
+	paramCalls map[paramKey][]report.Step
 	// shared holds the summaries that do not depend on the patch, shared
 	// by the resolvers of every patch over the same tree (share.go);
 	// frameTaint marks the frames whose summary depends on it.
@@ -112,7 +114,7 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 	_ = depth
 	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{}, tainted: map[*cscan.Func]bool{},
+		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix)}
 }
 
@@ -589,6 +591,13 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 		}
 		via := func(e Effect) []report.Step {
 			return append([]report.Step{StepOf(fn, c.Line, "calls "+c.Name+"()")}, e.Steps...)
+		}
+		if cs.Reach == nil && !r.m.conditional(c.Guards) {
+			if p := r.callbackArgReach(fn, c); p != nil {
+				if st, _ := heldAt(ev.pos, c.Guards); st.Empty() {
+					reaches = append(reaches, p)
+				}
+			}
 		}
 		if cs.Reach != nil && !r.m.conditional(c.Guards) {
 			st, drops := heldAt(ev.pos, c.Guards)

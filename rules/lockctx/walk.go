@@ -133,6 +133,9 @@ func (w *walker) call(c cscan.Call, st State) State {
 		proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
 			Steps: append([]report.Step{callStep}, cs.Reach.Steps...)}
 	}
+	if proof == nil && !m.conditional(c.Guards) {
+		proof = w.r.callbackArgReach(w.fn, c)
+	}
 	var pass []ArgReach
 	if len(cs.ArgReaches) > 0 && !m.conditional(c.Guards) {
 		var p *Reach

@@ -71,6 +71,8 @@ type checker struct {
 	oldR     *lockctx.Resolver
 	newFuncs map[*diffcheck.FuncChange]*cscan.Func
 	oldFuncs map[*diffcheck.FuncChange]*cscan.Func
+	// dirs caches the C files of tree directories (argsites.go).
+	dirs map[string][]string
 }
 
 func run(p *rules.Pass, m *lockctx.Model) error {
@@ -505,6 +507,7 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		}
 		out = append(out, callSite{caller: site.Func, call: name})
 	}
+	out = append(out, r.argSites(name, file, static)...)
 	fn := &cscan.Func{Name: name, File: file}
 	if defs := lockctx.PickDefs(r.p.Index.Funcs(name), file); len(defs) > 0 {
 		fn = defs[0]
