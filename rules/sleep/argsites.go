@@ -87,4 +87,3 @@ func (r *checker) dirFiles(dir string) []string {
 	r.dirs[dir] = out
 	return out
 }
-
