@@ -104,6 +104,10 @@ type Resolver struct {
 	tainted    map[*cscan.Func]bool
 	// lines caches source files split into lines.
 	lines map[string][]string
+	// types caches what files tell about struct types, structs the struct
+	// definitions found from a file (types.go).
+	types   map[string]*fileTypes
+	structs map[string]structLoc
 }
 
 // NewResolver returns a resolver over one view: ix is the tree's index
@@ -114,7 +118,7 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 	_ = depth
 	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{}, tainted: map[*cscan.Func]bool{},
+		lines: map[string][]string{}, types: map[string]*fileTypes{}, structs: map[string]structLoc{}, paramCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix)}
 }
 
