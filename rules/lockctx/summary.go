@@ -108,6 +108,8 @@ type Resolver struct {
 	// definitions found from a file (types.go).
 	types   map[string]*fileTypes
 	structs map[string]structLoc
+	// facts caches a FileTarget's facts per file (filetarget.go).
+	facts map[string]any
 }
 
 // NewResolver returns a resolver over one view: ix is the tree's index
@@ -118,7 +120,7 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 	_ = depth
 	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string][]string{}, types: map[string]*fileTypes{}, structs: map[string]structLoc{}, paramCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{}, tainted: map[*cscan.Func]bool{},
+		lines: map[string][]string{}, types: map[string]*fileTypes{}, facts: map[string]any{}, structs: map[string]structLoc{}, paramCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix)}
 }
 
@@ -560,7 +562,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 			}
 			continue
 		}
-		if why, ok := r.m.reaches(c); ok {
+		if why, ok := r.reachesAt(fn, c); ok {
 			if r.m.conditional(c.Guards) {
 				continue
 			}

@@ -106,7 +106,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 		}
 		return st
 	}
-	if why, ok := m.reaches(c); ok {
+	if why, ok := w.r.reachesAt(w.fn, c); ok {
 		var p *Reach
 		if !m.conditional(c.Guards) {
 			p = &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why}
