@@ -10,7 +10,14 @@
 // patch, shared between patches; pointer.go: calls through struct members
 // resolved from the index's assignment table; implicit.go: the contexts a
 // callback runs in because of how it is registered; argreach.go: reaches
-// that depend on a parameter's value, such as a gfp_t passed down).
+// that depend on a parameter's value, such as a gfp_t passed down;
+// wrappers.go: functions passing a callback parameter on to a registration
+// register it too; paramcall.go: a function passed by name to a callee
+// that calls that parameter runs in the call's context; types.go: the
+// struct type of a member chain from the struct definitions visible from
+// a file, to resolve ops calls by type; addrassigns.go: "&func"
+// initializers; filetarget.go: primitives that reach the target depending
+// on the calling file).
 //
 // A rule builds a Model from its table section and Target, a Resolver per
 // view (pre- or post-patch) and calls Walk, whose Visit reports the

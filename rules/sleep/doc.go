@@ -14,7 +14,10 @@
 // atomic notifiers, ndo_start_xmit, irq_chip: the table's "callbacks"),
 // calls through struct members are followed both ways (the tree's
 // member-assignment table), and an allocation with a gfp_t parameter is
-// checked against what the callers pass. Summaries and caller searches have
+// checked against what the callers pass. A function passed by name to an
+// iterator that calls it is checked in the iterator's caller's context
+// (argsites.go), and some primitives sleep depending on the calling file
+// (filesleep.go: regmap accessors of a regmap on a sleeping bus). Summaries and caller searches have
 // no depth limit; a chain through a member several functions implement
 // is a note, not a risk. Case files are in testdata/cases.
 package sleep
