@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -42,11 +43,12 @@ func (r *Resolver) addrAssigns(tag, member string, caller *cscan.Func) []index.A
 // initializers naming functions by address, once per tree.
 func (r *Resolver) familyAddrAssigns(root string) []index.Assign {
 	compute := func() any {
-		paths := r.ix.Paths()
+		paths := r.treePaths()
 		var out []index.Assign
 		n := 0
-		for _, p := range paths {
-			if !strings.HasPrefix(p, root+"/") || !strings.HasSuffix(p, ".c") {
+		for i := sort.SearchStrings(paths, root+"/"); i < len(paths) && strings.HasPrefix(paths[i], root+"/"); i++ {
+			p := paths[i]
+			if !strings.HasSuffix(p, ".c") {
 				continue
 			}
 			if n++; n > maxFamilyFiles {
@@ -71,5 +73,16 @@ func (r *Resolver) familyAddrAssigns(root string) []index.Assign {
 		return out
 	}
 	v, _ := r.ix.Underlying().Memo("lockctx.addrassigns:"+root, compute).([]index.Assign)
+	return v
+}
+
+// TreePaths returns the sorted file paths of the tree without the patch,
+// listed once per tree.
+func (r *Resolver) TreePaths() []string {
+	return r.treePaths()
+}
+
+func (r *Resolver) treePaths() []string {
+	v, _ := r.ix.Underlying().Memo("lockctx.paths", func() any { return r.ix.Underlying().Paths() }).([]string)
 	return v
 }

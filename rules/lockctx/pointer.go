@@ -84,7 +84,9 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 		if len(same) == 0 {
 			same = r.plainAssignsOf(tag, as, caller)
 		}
-		if len(same) == 0 {
+		if len(same) == 0 && len(as) == 0 {
+			// Nothing assigns the member by name anywhere: its
+			// initializers may name functions by address.
 			same = r.addrAssigns(tag, member, caller)
 		}
 		if len(same) > 0 {

@@ -36,10 +36,11 @@ var (
 )
 
 // parseFileTypes extracts the struct definitions and includes of a file.
+// The strings kept are copies: the result outlives the source.
 func parseFileTypes(file string, src string) *fileTypes {
 	ft := &fileTypes{defs: structDefs{}}
 	for _, m := range structOpenRe.FindAllStringSubmatchIndex(src, -1) {
-		tag := src[m[2]:m[3]]
+		tag := strings.Clone(src[m[2]:m[3]])
 		body := braceBody(src, m[1]-1)
 		if body == "" {
 			continue
@@ -51,7 +52,7 @@ func parseFileTypes(file string, src string) *fileTypes {
 		}
 		for _, d := range memberDeclRe.FindAllStringSubmatch(body, -1) {
 			if _, dup := members[d[3]]; !dup {
-				members[d[3]] = d[1]
+				members[strings.Clone(d[3])] = strings.Clone(d[1])
 			}
 		}
 	}
@@ -62,6 +63,7 @@ func parseFileTypes(file string, src string) *fileTypes {
 		} else {
 			ft.includes = append(ft.includes, "include/"+m[2])
 		}
+		ft.includes[len(ft.includes)-1] = strings.Clone(ft.includes[len(ft.includes)-1])
 	}
 	return ft
 }

@@ -22,10 +22,19 @@ func (r *Resolver) callbackRows() []Callback {
 	if r.rows != nil {
 		return r.rows
 	}
-	r.rows = append([]Callback(nil), r.m.callbacks...)
 	if r.ix == nil {
+		r.rows = append([]Callback(nil), r.m.callbacks...)
 		return r.rows
 	}
+	// Derived from the tree without the patch, once per model and tree.
+	base := NewResolver(r.m, r.ix.Underlying(), nil, 0)
+	r.rows, _ = r.ix.Underlying().Memo("lockctx.wrappers."+r.m.id, func() any { return base.deriveRows() }).([]Callback)
+	return r.rows
+}
+
+// deriveRows computes the callback rows with the registration wrappers.
+func (r *Resolver) deriveRows() []Callback {
+	r.rows = append([]Callback(nil), r.m.callbacks...)
 	seen := map[string]bool{}
 	for _, row := range r.m.callbacks {
 		for _, n := range row.Names {

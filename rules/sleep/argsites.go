@@ -74,7 +74,7 @@ func (r *checker) dirFiles(dir string) []string {
 	if fs, ok := r.dirs[dir]; ok {
 		return fs
 	}
-	paths := r.p.Index.Paths()
+	paths := r.newR.TreePaths()
 	prefix := dir + "/"
 	i := sort.SearchStrings(paths, prefix)
 	var out []string
