@@ -10,15 +10,19 @@
 // patch, shared between patches; pointer.go: calls through struct members
 // resolved from the index's assignment table; implicit.go: the contexts a
 // callback runs in because of how it is registered, with declreg.go for
-// declaration macros such as DEFINE_TIMER and memberarg.go for callbacks
-// read from a table's member (request_irq(irq, desc->handler)); argreach.go:
-// reaches that depend on a parameter's value, such as a gfp_t passed down,
-// and contract.go: a gfp_t parameter of a function pointer is its
-// interface's contract; structs.go: struct types of member chains
-// (hw->phy.ops) from the struct definitions the caller's file includes;
-// sigmatch.go: plainly assigned members matched by argument types;
-// arch.go: another architecture's definition of a function does not hide
-// the generic one).
+// declaration macros such as DEFINE_TIMER, memberarg.go for callbacks
+// read from a table's member (request_irq(irq, desc->handler)) and
+// wrappers.go for functions passing a callback parameter on to a
+// registration; paramcall.go: a function passed by name to a callee that
+// calls that parameter runs in the call's context; argreach.go: reaches
+// that depend on a parameter's value, such as a gfp_t passed down, and
+// contract.go: a gfp_t parameter of a function pointer is its interface's
+// contract; structs.go and types.go: struct types of member chains
+// (hw->phy.ops, card->isac) from the struct definitions visible from the
+// caller's file; sigmatch.go: plainly assigned members matched by argument
+// types; addrassigns.go: "&func" initializers; filetarget.go: primitives
+// that reach the target depending on the calling file; arch.go: another
+// architecture's definition of a function does not hide the generic one).
 //
 // A rule builds a Model from its table section and Target, a Resolver per
 // view (pre- or post-patch) and calls Walk, whose Visit reports the

@@ -41,6 +41,9 @@ type Callback struct {
 	// shown in findings.
 	Kind string `yaml:"kind"`
 	Why  string `yaml:"why"`
+	// file restricts a derived wrapper row (wrappers.go) to calls from
+	// the file of its static wrapper function.
+	file string
 }
 
 // implicitReg is one registration of a function found in a view.
@@ -148,10 +151,11 @@ func callbackName(arg string) string {
 func (r *Resolver) registrations(name string) []implicitReg {
 	if r.regs == nil {
 		r.regs = map[string][]implicitReg{}
+		rows := r.callbackRows()
 		visit := func(caller *cscan.Func, c cscan.Call) {
-			for i := range r.m.callbacks {
-				row := &r.m.callbacks[i]
-				if !hasString(row.Names, c.Name) {
+			for i := range rows {
+				row := &rows[i]
+				if !hasString(row.Names, c.Name) || row.file != "" && row.file != caller.File {
 					continue
 				}
 				arg := row.Arg
@@ -176,7 +180,7 @@ func (r *Resolver) registrations(name string) []implicitReg {
 			}
 		}
 		names := map[string]bool{}
-		for _, row := range r.m.callbacks {
+		for _, row := range rows {
 			for _, n := range row.Names {
 				names[n] = true
 			}

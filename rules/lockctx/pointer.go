@@ -66,10 +66,13 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 		return nil
 	}
 	as := r.ix.AssignsTo(member)
-	if len(as) == 0 {
+	tag := r.baseTag(base, caller)
+	if tag == "" {
+		tag = r.exprTag(base, caller)
+	}
+	if len(as) == 0 && tag == "" {
 		return nil
 	}
-	tag := r.baseTag(base, caller)
 	heuristic := true
 	if tag != "" {
 		var same []index.Assign
@@ -77,6 +80,14 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 			if a.Struct == tag {
 				same = append(same, a)
 			}
+		}
+		if len(same) == 0 {
+			same = r.plainAssignsOf(tag, as, caller)
+		}
+		if len(same) == 0 && len(as) == 0 {
+			// Nothing assigns the member by name anywhere: its
+			// initializers may name functions by address.
+			same = r.addrAssigns(tag, member, caller)
 		}
 		if len(same) > 0 {
 			as, heuristic = same, false

@@ -85,6 +85,9 @@ func sameHeld(a, b Held) bool {
 
 // mergeStates joins two control-flow paths: contexts held on both keep
 // their must flag (and-ed), contexts held on one only become "some path".
+// A context entered through a different lock on each path ("if (root)
+// spin_lock_bh(a); else spin_lock_bh(b);") is a context of that kind held
+// on both, with no key.
 func mergeStates(a, b State) State {
 	if a.Dead {
 		return b.Clone()
@@ -92,22 +95,35 @@ func mergeStates(a, b State) State {
 	if b.Dead {
 		return a.Clone()
 	}
-	out := State{}
+	out := State{Held: make([]Held, len(a.Held))}
+	copy(out.Held, a.Held)
+	matched := make([]bool, len(a.Held))
 	used := make([]bool, len(b.Held))
-	for _, x := range a.Held {
-		found := false
+	for i, x := range a.Held {
 		for j, y := range b.Held {
 			if !used[j] && sameHeld(x, y) {
-				used[j] = true
-				found = true
-				x.Must = x.Must && y.Must
+				used[j], matched[i] = true, true
+				out.Held[i].Must = x.Must && y.Must
 				break
 			}
 		}
-		if !found {
-			x.Must = false
+	}
+	for i, x := range a.Held {
+		if matched[i] || !x.Must {
+			continue
 		}
-		out.Held = append(out.Held, x)
+		for j, y := range b.Held {
+			if !used[j] && y.Must && y.Kind == x.Kind {
+				used[j], matched[i] = true, true
+				out.Held[i].Key = ""
+				break
+			}
+		}
+	}
+	for i := range out.Held {
+		if !matched[i] {
+			out.Held[i].Must = false
+		}
 	}
 	for j, y := range b.Held {
 		if !used[j] {

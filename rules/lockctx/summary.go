@@ -88,7 +88,8 @@ type Resolver struct {
 	nested int
 	// Computed counts the summaries computed (statistics).
 	Computed int
-	// regs are the callback registrations by function name (implicit.go).
+	// regs are the callback registrations by function name (implicit.go),
+	// rows the callback rows with the registration wrappers (wrappers.go).
 	regs map[string][]implicitReg
 	// declRegs are the declaration-macro registrations per file, by
 	// function name (declreg.go).
@@ -103,10 +104,13 @@ type Resolver struct {
 	// (structs.go).
 	incCache map[string][]string
 	defCache map[string]structDefAt
+	rows     []Callback
 	// paramCache caches parameter names, paramDeclCache their
-	// declarations.
+	// declarations, paramCalls whether a function calls the function
+	// passed in a parameter (paramcall.go).
 	paramCache     map[*cscan.Func][]string
 	paramDeclCache map[*cscan.Func][]string
+	paramCalls     map[paramKey][]report.Step
 	// shared holds the summaries that do not depend on the patch, shared
 	// by the resolvers of every patch over the same tree (share.go);
 	// frameTaint marks the frames whose summary depends on it.
@@ -115,6 +119,12 @@ type Resolver struct {
 	tainted    map[*cscan.Func]bool
 	// lines caches source files split into lines.
 	lines map[string][]string
+	// types caches what files tell about struct types, structs the struct
+	// definitions found from a file (types.go).
+	types   map[string]*fileTypes
+	structs map[string]structLoc
+	// facts caches a FileTarget's facts per file (filetarget.go).
+	facts map[string]any
 }
 
 // NewResolver returns a resolver over one view: ix is the tree's index
@@ -125,8 +135,9 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 	_ = depth
 	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string][]string{}, paramCache: map[*cscan.Func][]string{},
-		paramDeclCache: map[*cscan.Func][]string{}, structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
+		lines: map[string][]string{}, types: map[string]*fileTypes{}, facts: map[string]any{}, structs: map[string]structLoc{},
+		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{},
+		structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix)}
 }
 
@@ -300,7 +311,7 @@ func (r *Resolver) compute(fn *cscan.Func) *Summary {
 	r.nested++
 	defer func() { r.nested-- }()
 	s := r.flatSummary(fn)
-	if len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) > 0 || s.Reach != nil && r.releases(fn) {
+	if len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) > 0 || s.Reach != nil && r.releases(fn) || branchAcquires(r.m, fn) {
 		r.refineEffects(fn, s)
 	}
 	s.Acquires, s.CondAcquires, s.Drops = dedupEffects(s.Acquires), dedupEffects(s.CondAcquires), dedupEffects(s.Drops)
@@ -576,7 +587,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 			}
 			continue
 		}
-		if why, ok := r.m.reaches(c); ok {
+		if why, ok := r.reachesAt(fn, c); ok {
 			if r.m.conditional(c.Guards) {
 				continue
 			}
@@ -611,6 +622,13 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 		}
 		via := func(e Effect) []report.Step {
 			return append([]report.Step{StepOf(fn, c.Line, "calls "+c.Name+"()")}, e.Steps...)
+		}
+		if cs.Reach == nil && !r.m.conditional(c.Guards) {
+			if p := r.callbackArgReach(fn, c); p != nil {
+				if st, _ := heldAt(ev.pos, c.Guards); st.Empty() {
+					reaches = append(reaches, p)
+				}
+			}
 		}
 		if cs.Reach != nil && !r.m.conditional(c.Guards) {
 			st, drops := heldAt(ev.pos, c.Guards)
@@ -844,6 +862,30 @@ func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary) {
 			s.Drops = append(s.Drops, d)
 		}
 	}
+}
+
+// branchAcquires reports whether fn enters (or leaves) atomic contexts
+// inside branches more often than it leaves (enters) any: a lock helper
+// taking one lock or another ("if (root) spin_lock_bh(a); else
+// spin_lock_bh(b);") or its unlock twin, which the flat summary, seeing
+// each call in its own branch only, misses.
+func branchAcquires(m *Model, fn *cscan.Func) bool {
+	acq, rel, gacq, grel := 0, 0, 0, 0
+	for _, c := range fn.Calls {
+		if _, ok := m.acquire[c.Name]; ok {
+			acq++
+			if len(c.Guards) > 0 {
+				gacq++
+			}
+		}
+		if _, ok := m.release[c.Name]; ok {
+			rel++
+			if len(c.Guards) > 0 {
+				grel++
+			}
+		}
+	}
+	return gacq > 1 && gacq > rel || grel > 1 && grel > acq
 }
 
 // releases reports whether fn leaves an atomic context anywhere (directly

@@ -106,7 +106,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 		}
 		return st
 	}
-	if why, ok := m.reaches(c); ok {
+	if why, ok := w.r.reachesAt(w.fn, c); ok {
 		var p *Reach
 		if !m.conditional(c.Guards) {
 			p = &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why}
@@ -132,6 +132,9 @@ func (w *walker) call(c cscan.Call, st State) State {
 	if cs.Reach != nil && !m.conditional(c.Guards) {
 		proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
 			Steps: append([]report.Step{callStep}, cs.Reach.Steps...)}
+	}
+	if proof == nil && !m.conditional(c.Guards) {
+		proof = w.r.callbackArgReach(w.fn, c)
 	}
 	var pass []ArgReach
 	if len(cs.ArgReaches) > 0 && !m.conditional(c.Guards) {

@@ -16,7 +16,11 @@
 // member-assignment table, member chains typed through the struct
 // definitions), and an allocation with a gfp_t parameter is checked
 // against what the callers pass (a GFP mask handed to a function
-// pointer's gfp_t parameter binds every implementation). Summaries and caller searches have
+// pointer's gfp_t parameter binds every implementation). A function passed
+// by name to an iterator that calls it is checked in the iterator's
+// caller's context (argsites.go), and some primitives sleep depending on
+// the calling file (filesleep.go: regmap accessors of a regmap on a
+// sleeping bus). Summaries and caller searches have
 // no depth limit; a chain through a member several functions implement
 // is a note, not a risk, unless the call site is typed with a driver's
 // private ops struct or the link is a gfp_t contract parameter. Case files are in testdata/cases.

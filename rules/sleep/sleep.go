@@ -71,6 +71,8 @@ type checker struct {
 	oldR     *lockctx.Resolver
 	newFuncs map[*diffcheck.FuncChange]*cscan.Func
 	oldFuncs map[*diffcheck.FuncChange]*cscan.Func
+	// dirs caches the C files of tree directories (argsites.go).
+	dirs map[string][]string
 }
 
 func run(p *rules.Pass, m *lockctx.Model) error {
@@ -413,6 +415,12 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	if ns.Reach == nil {
 		return
 	}
+	if r.p.Index != nil && len(r.newR.Implicit(nf)) > 0 {
+		// nf runs in an atomic context by registration (an irq_chip or
+		// stats callback): the forward check reports its new sleeping
+		// calls there; its callers through the member add nothing.
+		return
+	}
 	proof := ns.Reach
 	if of != nil && r.oldR.SummaryOf(of, r.depth).Reach != nil {
 		// It could already sleep: only a new path to a sleeping primitive
@@ -514,6 +522,7 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		}
 		out = append(out, callSite{caller: site.Func, call: name})
 	}
+	out = append(out, r.argSites(name, file, static)...)
 	fn := &cscan.Func{Name: name, File: file}
 	if defs := lockctx.PickDefs(r.p.Index.Funcs(name), file); len(defs) > 0 {
 		fn = defs[0]

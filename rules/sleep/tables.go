@@ -18,6 +18,7 @@ type tables struct {
 	GFPAtomic      []string       `yaml:"gfp_atomic"`
 	TrueConds      []string       `yaml:"true_conds"`
 	CondSleep      []string       `yaml:"cond_sleep_guards"`
+	FileSleep      []fileSleepRow `yaml:"file_sleep"`
 }
 
 // sleepRow lists sleeping primitives.
@@ -36,6 +37,10 @@ type sleeper struct {
 	gfpSleep, gfpAtomic []string
 	trueConds           map[string]bool
 	condSleep           []string
+	// fileSleep are the file_sleep rows, fileSleepOf their index by
+	// primitive name (filesleep.go).
+	fileSleep   []fileSleepRow
+	fileSleepOf map[string]int
 }
 
 // compile builds the engine model of t.
@@ -52,6 +57,9 @@ func compile(t *tables) (*lockctx.Model, error) {
 	}
 	for _, c := range t.TrueConds {
 		sl.trueConds[c] = true
+	}
+	if err := sl.compileFileSleep(t.FileSleep); err != nil {
+		return nil, err
 	}
 	return lockctx.Compile("sleep", &t.Tables, sl)
 }

@@ -1,0 +1,88 @@
+package lockctx
+
+import (
+	"bytes"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+)
+
+// maxFamilyFiles bounds the files of a driver family scanned for
+// initializers naming functions by address.
+const maxFamilyFiles = 400
+
+// addrInitRe matches an initializer element naming a function by address
+// (".get_vport_stats = &qed_get_vport_stats,").
+var addrInitRe = regexp.MustCompile(`=\s*&\s*([A-Za-z_]\w*)\s*([,}])`)
+
+// addrAssigns returns the assignments to member of struct tag written
+// with an address-of (".get_vport_stats = &qed_get_vport_stats"), which
+// the index's assignment table does not hold, searched in the driver
+// family of the caller: the files under the parent of the caller's
+// directory (drivers/net/ethernet/qlogic/ for a qede caller reaching qed's
+// ops), when that parent is at least three levels deep.
+func (r *Resolver) addrAssigns(tag, member string, caller *cscan.Func) []index.Assign {
+	root := path.Dir(path.Dir(caller.File))
+	if strings.Count(root, "/") < 2 {
+		root = path.Dir(caller.File)
+	}
+	var out []index.Assign
+	for _, a := range r.familyAddrAssigns(root) {
+		if a.Struct == tag && a.Member == member {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// familyAddrAssigns scans the C files under root (bounded) for
+// initializers naming functions by address, once per tree.
+func (r *Resolver) familyAddrAssigns(root string) []index.Assign {
+	compute := func() any {
+		paths := r.treePaths()
+		var out []index.Assign
+		n := 0
+		for i := sort.SearchStrings(paths, root+"/"); i < len(paths) && strings.HasPrefix(paths[i], root+"/"); i++ {
+			p := paths[i]
+			if !strings.HasSuffix(p, ".c") {
+				continue
+			}
+			if n++; n > maxFamilyFiles {
+				break
+			}
+			src, err := r.ix.ReadFile(p)
+			if err != nil || !bytes.Contains(src, []byte("= &")) || !addrInitRe.Match(src) {
+				continue
+			}
+			// The index's scanner reads "= name,"; drop the '&' so it
+			// sees these elements too, and keep only those it missed.
+			plain := addrInitRe.ReplaceAll(src, []byte("= $1$2"))
+			for _, a := range index.ScanAssigns(p, plain) {
+				if a.Struct == "" || a.Base != "" || !bytes.Contains(src, []byte("&"+a.Func)) {
+					continue
+				}
+				if len(r.ix.Funcs(a.Func)) > 0 {
+					out = append(out, a)
+				}
+			}
+		}
+		return out
+	}
+	v, _ := r.ix.Underlying().Memo("lockctx.addrassigns:"+root, compute).([]index.Assign)
+	return v
+}
+
+// TreePaths returns the sorted file paths of the tree without the patch,
+// listed once per tree.
+func (r *Resolver) TreePaths() []string {
+	return r.treePaths()
+}
+
+func (r *Resolver) treePaths() []string {
+	v, _ := r.ix.Underlying().Memo("lockctx.paths", func() any { return r.ix.Underlying().Paths() }).([]string)
+	return v
+}

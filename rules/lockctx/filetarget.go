@@ -1,0 +1,57 @@
+package lockctx
+
+import (
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// FileTarget is implemented by a Target some of whose primitives reach it
+// depending on the file making the call: a regmap accessor sleeps when
+// the file creates its regmap on a bus that is not fast_io (the map's lock
+// is then a mutex), and not when it maps MMIO.
+type FileTarget interface {
+	// FileDependent reports whether call c is such a primitive (cheap: by
+	// name).
+	FileDependent(c cscan.Call) bool
+	// FileFacts extracts what the target needs from a file's source; it
+	// is computed once per file and view.
+	FileFacts(path string, src []byte) any
+	// ReachesIn reports whether c, made in a file with those facts,
+	// reaches the target, and why.
+	ReachesIn(c cscan.Call, facts any) (why string, ok bool)
+}
+
+// reachesAt reports whether call c made by fn is a target primitive: by
+// the table, or, for a FileTarget, given fn's file.
+func (r *Resolver) reachesAt(fn *cscan.Func, c cscan.Call) (string, bool) {
+	if why, ok := r.m.reaches(c); ok {
+		return why, true
+	}
+	ft, ok := r.m.target.(FileTarget)
+	if !ok || r.ix == nil || fn == nil || !ft.FileDependent(c) {
+		return "", false
+	}
+	return ft.ReachesIn(c, r.fileFacts(ft, fn.File))
+}
+
+// fileFacts returns ft's facts of a file of the view, shared between the
+// resolvers of a tree for files no patch changes.
+func (r *Resolver) fileFacts(ft FileTarget, file string) any {
+	if f, ok := r.facts[file]; ok {
+		return f
+	}
+	compute := func() any {
+		src, err := r.ix.ReadFile(file)
+		if err != nil {
+			return nil
+		}
+		return ft.FileFacts(file, src)
+	}
+	var f any
+	if r.ix.Overlaid(file) {
+		f = compute()
+	} else {
+		f = r.ix.Underlying().Memo("lockctx.facts."+r.m.id+":"+file, compute)
+	}
+	r.facts[file] = f
+	return f
+}

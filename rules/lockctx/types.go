@@ -1,0 +1,265 @@
+package lockctx
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+)
+
+// maxIncludeFiles bounds the files (the caller's file and what it
+// includes, transitively) searched for a struct definition.
+const maxIncludeFiles = 48
+
+// structDefs are the struct definitions of one file: for each struct tag,
+// the struct tag of each member declared with a struct type
+// ("struct qede_dev { const struct qed_eth_ops *ops; ... }" gives
+// qede_dev.ops = qed_eth_ops).
+type structDefs map[string]map[string]string
+
+// fileTypes is what one file tells about types: its struct definitions and
+// the files it includes.
+type fileTypes struct {
+	defs     structDefs
+	includes []string
+}
+
+var (
+	structOpenRe = regexp.MustCompile(`\bstruct\s+(\w+)\s*\{`)
+	memberDeclRe = regexp.MustCompile(`\bstruct\s+(\w+)\s*((?:\*\s*|const\s+)*)(\w+)\s*(?:\[[^\];]*\]\s*)*[;:,]`)
+)
+
+// parseFileTypes extracts the struct definitions and includes of a file.
+// The strings kept are copies: the result outlives the source.
+func parseFileTypes(file string, src string) *fileTypes {
+	ft := &fileTypes{defs: structDefs{}}
+	for _, m := range structOpenRe.FindAllStringSubmatchIndex(src, -1) {
+		tag := strings.Clone(src[m[2]:m[3]])
+		body := braceText(src, m[1]-1)
+		if body == "" {
+			continue
+		}
+		members := ft.defs[tag]
+		if members == nil {
+			members = map[string]string{}
+			ft.defs[tag] = members
+		}
+		for _, d := range memberDeclRe.FindAllStringSubmatch(body, -1) {
+			if _, dup := members[d[3]]; !dup {
+				members[strings.Clone(d[3])] = strings.Clone(d[1])
+			}
+		}
+	}
+	dir := path.Dir(file)
+	for _, m := range includeRe.FindAllStringSubmatch(src, -1) {
+		if m[1] == `"` {
+			ft.includes = append(ft.includes, path.Clean(path.Join(dir, m[2])))
+		} else {
+			ft.includes = append(ft.includes, "include/"+m[2])
+		}
+		ft.includes[len(ft.includes)-1] = strings.Clone(ft.includes[len(ft.includes)-1])
+	}
+	return ft
+}
+
+// braceText returns the text between the brace at open and its match
+// ("" when unbalanced). Nested braces (anonymous unions) stay inside.
+func braceText(src string, open int) string {
+	depth := 0
+	for i := open; i < len(src); i++ {
+		switch src[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return src[open+1 : i]
+			}
+		}
+	}
+	return ""
+}
+
+// typesOf returns what a file of the view tells about types, shared
+// between the resolvers of a tree for files no patch changes.
+func (r *Resolver) typesOf(file string) *fileTypes {
+	if ft, ok := r.types[file]; ok {
+		return ft
+	}
+	compute := func() any {
+		src, err := r.ix.ReadFile(file)
+		if err != nil {
+			return (*fileTypes)(nil)
+		}
+		return parseFileTypes(file, string(src))
+	}
+	var ft *fileTypes
+	if r.ix.Overlaid(file) {
+		ft, _ = compute().(*fileTypes)
+	} else {
+		ft, _ = r.ix.Underlying().Memo("lockctx.types:"+file, compute).(*fileTypes)
+	}
+	r.types[file] = ft
+	return ft
+}
+
+// visibleStruct finds the definition of struct tag visible from file: in
+// the file, then in what it includes, local and <...> alike (breadth
+// first, bounded; structDef, for member chains, looks in local includes
+// first). It returns the
+// members' struct tags and the file holding the definition.
+func (r *Resolver) visibleStruct(tag, file string) (map[string]string, string) {
+	key := tag + "\x00" + file
+	if d, ok := r.structs[key]; ok {
+		return d.members, d.file
+	}
+	var found structLoc
+	seen := map[string]bool{file: true}
+	level := []string{file}
+	visited := 0
+	for depth := 0; depth <= maxIncludeDepth && len(level) > 0 && found.members == nil; depth++ {
+		var next []string
+		for _, f := range level {
+			if visited++; visited > maxIncludeFiles {
+				break
+			}
+			ft := r.typesOf(f)
+			if ft == nil {
+				continue
+			}
+			if ms, ok := ft.defs[tag]; ok {
+				found = structLoc{ms, f}
+				break
+			}
+			for _, inc := range ft.includes {
+				if !seen[inc] {
+					seen[inc] = true
+					next = append(next, inc)
+				}
+			}
+		}
+		level = next
+	}
+	r.structs[key] = found
+	return found.members, found.file
+}
+
+// structLoc is a struct definition found from a file.
+type structLoc struct {
+	members map[string]string
+	file    string
+}
+
+// exprTag returns the struct tag of the object expression expr denotes in
+// fn ("card->isac" -> isac_hw when card is a "struct tiger_hw *" and
+// tiger_hw declares "struct isac_hw isac;"), following member chains
+// through the struct definitions visible from fn's file; "" when unknown.
+func (r *Resolver) exprTag(expr string, fn *cscan.Func) string {
+	if r.ix == nil || fn == nil {
+		return ""
+	}
+	parts := memberPath(expr)
+	if len(parts) == 0 {
+		return ""
+	}
+	tag := r.declaredIn(fn, parts[0])
+	for _, m := range parts[1:] {
+		if tag == "" {
+			return ""
+		}
+		members, _ := r.visibleStruct(tag, fn.File)
+		tag = members[m]
+	}
+	return tag
+}
+
+// declaredIn returns the struct tag name is declared with in fn (a
+// parameter or local), "" when not, or declared with several.
+func (r *Resolver) declaredIn(fn *cscan.Func, name string) string {
+	lines := r.fileLines(fn.File)
+	from, to := fn.Start-1, fn.End
+	if fn.Start <= 0 || from >= to || to > len(lines) {
+		if full := r.treeDef(fn); full != nil && full != fn {
+			return r.declaredIn(full, name)
+		}
+		return ""
+	}
+	tag := ""
+	for _, m := range declRe.FindAllStringSubmatch(strings.Join(lines[from:to], "\n"), -1) {
+		if m[2] != name {
+			continue
+		}
+		if tag != "" && tag != m[1] {
+			return ""
+		}
+		tag = m[1]
+	}
+	return tag
+}
+
+// treeDef returns the tree's definition of a patch's partial function.
+func (r *Resolver) treeDef(fn *cscan.Func) *cscan.Func {
+	for _, d := range r.ix.Funcs(fn.Name) {
+		if d.File == fn.File {
+			return d
+		}
+	}
+	return nil
+}
+
+var indexRe = regexp.MustCompile(`\[[^\]]*\]`)
+
+// memberPath splits "(*card)->isac.ops[2]" into its root variable and
+// member names ("card", "isac", "ops"); nil for anything it cannot read
+// (calls, casts).
+func memberPath(expr string) []string {
+	e := indexRe.ReplaceAllString(strings.TrimSpace(expr), "")
+	e = strings.ReplaceAll(e, " ", "")
+	e = strings.TrimLeft(e, "&*")
+	e = strings.ReplaceAll(e, "(*", "")
+	e = strings.ReplaceAll(e, "(", "")
+	e = strings.ReplaceAll(e, ")", "")
+	e = strings.ReplaceAll(e, "->", ".")
+	parts := strings.Split(e, ".")
+	for _, p := range parts {
+		if !identRe.MatchString(p) {
+			return nil
+		}
+	}
+	return parts
+}
+
+// plainAssignsOf returns the plain assignments ("isac->release =
+// isac_release;") among as whose base has struct type tag, for a struct
+// private to a driver: defined outside include/, so that only the files of
+// the call's directory and of the definition's can assign it. Each
+// assignment is typed in the function holding it.
+func (r *Resolver) plainAssignsOf(tag string, as []index.Assign, caller *cscan.Func) []index.Assign {
+	_, defFile := r.visibleStruct(tag, caller.File)
+	if defFile == "" || strings.HasPrefix(defFile, "include/") || strings.HasPrefix(defFile, "arch/") {
+		return nil
+	}
+	dirs := map[string]bool{path.Dir(caller.File): true, path.Dir(defFile): true}
+	var out []index.Assign
+	for _, a := range as {
+		if a.Struct != "" || a.Base == "" || !dirs[path.Dir(a.File)] {
+			continue
+		}
+		f := r.ix.File(a.File)
+		if f == nil {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			if fn.BodyStart <= a.Line && a.Line <= fn.End {
+				if r.exprTag(a.Base, fn) == tag {
+					a.Struct = tag
+					out = append(out, a)
+				}
+				break
+			}
+		}
+	}
+	return out
+}

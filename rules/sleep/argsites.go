@@ -1,0 +1,89 @@
+package sleep
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// argSites returns the calls that pass function name (of file) by name to
+// a function calling that parameter ("intel_gvt_for_each_tracked_mmio(gvt,
+// mmio_diff_handler, &param)"): the function runs in the context of such
+// a call. A static function is looked for in its own file, a global one
+// also in the other files of its directory (callbacks are rarely passed
+// by name further away).
+func (r *checker) argSites(name, file string, static bool) []callSite {
+	files := []string{file}
+	if !static {
+		files = append(files, r.dirFiles(path.Dir(file))...)
+	}
+	var out []callSite
+	seen := map[string]bool{}
+	for _, p := range files {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		f := r.p.Index.File(p)
+		if f == nil {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			for _, c := range fn.Calls {
+				for i, a := range c.Args {
+					if !namesFunc(a, name) || strings.ContainsAny(c.Name, ">.") {
+						continue
+					}
+					defs := lockctx.PickDefs(r.p.Index.Funcs(c.Name), fn.File)
+					if len(defs) != 1 {
+						continue
+					}
+					g := r.p.Index.Full(defs[0])
+					steps, ok := r.newR.ParamCalled(g, i)
+					if !ok {
+						continue
+					}
+					via := append([]report.Step(nil), steps...)
+					last := via[len(via)-1]
+					last.What += ": " + name + "()"
+					via[len(via)-1] = last
+					out = append(out, callSite{caller: fn, call: c.Name, via: via})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// namesFunc reports whether argument a names function name ("name",
+// "&name").
+func namesFunc(a, name string) bool {
+	a = strings.TrimSpace(a)
+	return a == name || a == "&"+name
+}
+
+// dirFiles returns the C files of a directory of the tree (not its
+// subdirectories).
+func (r *checker) dirFiles(dir string) []string {
+	if r.dirs == nil {
+		r.dirs = map[string][]string{}
+	}
+	if fs, ok := r.dirs[dir]; ok {
+		return fs
+	}
+	paths := r.newR.TreePaths()
+	prefix := dir + "/"
+	i := sort.SearchStrings(paths, prefix)
+	var out []string
+	for ; i < len(paths) && strings.HasPrefix(paths[i], prefix); i++ {
+		rest := paths[i][len(prefix):]
+		if !strings.Contains(rest, "/") && strings.HasSuffix(rest, ".c") {
+			out = append(out, paths[i])
+		}
+	}
+	r.dirs[dir] = out
+	return out
+}
