@@ -29,7 +29,8 @@ const maxIncludeDepth = 3
 func parseStructs(text string) structMembers {
 	out := structMembers{}
 	for _, m := range structDefRe.FindAllStringSubmatchIndex(text, -1) {
-		tag := text[m[2]:m[3]]
+		// A copy: the result outlives the source text.
+		tag := strings.Clone(text[m[2]:m[3]])
 		body, ok := braceBody(text[m[1]:])
 		if !ok {
 			continue

@@ -119,10 +119,9 @@ type Resolver struct {
 	tainted    map[*cscan.Func]bool
 	// lines caches source files split into lines.
 	lines map[string][]string
-	// types caches what files tell about struct types, structs the struct
-	// definitions found from a file (types.go).
-	types   map[string]*fileTypes
-	structs map[string]structLoc
+	// structs caches the struct definitions visibleStruct found from a
+	// file (types.go).
+	structs map[string]structDefAt
 	// facts caches a FileTarget's facts per file (filetarget.go).
 	facts map[string]any
 }
@@ -135,7 +134,7 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 	_ = depth
 	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string][]string{}, types: map[string]*fileTypes{}, facts: map[string]any{}, structs: map[string]structLoc{},
+		lines: map[string][]string{}, facts: map[string]any{}, structs: map[string]structDefAt{},
 		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{},
 		structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix)}

@@ -13,109 +13,16 @@ import (
 // includes, transitively) searched for a struct definition.
 const maxIncludeFiles = 48
 
-// structDefs are the struct definitions of one file: for each struct tag,
-// the struct tag of each member declared with a struct type
-// ("struct qede_dev { const struct qed_eth_ops *ops; ... }" gives
-// qede_dev.ops = qed_eth_ops).
-type structDefs map[string]map[string]string
-
-// fileTypes is what one file tells about types: its struct definitions and
-// the files it includes.
-type fileTypes struct {
-	defs     structDefs
-	includes []string
-}
-
-var (
-	structOpenRe = regexp.MustCompile(`\bstruct\s+(\w+)\s*\{`)
-	memberDeclRe = regexp.MustCompile(`\bstruct\s+(\w+)\s*((?:\*\s*|const\s+)*)(\w+)\s*(?:\[[^\];]*\]\s*)*[;:,]`)
-)
-
-// parseFileTypes extracts the struct definitions and includes of a file.
-// The strings kept are copies: the result outlives the source.
-func parseFileTypes(file string, src string) *fileTypes {
-	ft := &fileTypes{defs: structDefs{}}
-	for _, m := range structOpenRe.FindAllStringSubmatchIndex(src, -1) {
-		tag := strings.Clone(src[m[2]:m[3]])
-		body := braceText(src, m[1]-1)
-		if body == "" {
-			continue
-		}
-		members := ft.defs[tag]
-		if members == nil {
-			members = map[string]string{}
-			ft.defs[tag] = members
-		}
-		for _, d := range memberDeclRe.FindAllStringSubmatch(body, -1) {
-			if _, dup := members[d[3]]; !dup {
-				members[strings.Clone(d[3])] = strings.Clone(d[1])
-			}
-		}
-	}
-	dir := path.Dir(file)
-	for _, m := range includeRe.FindAllStringSubmatch(src, -1) {
-		if m[1] == `"` {
-			ft.includes = append(ft.includes, path.Clean(path.Join(dir, m[2])))
-		} else {
-			ft.includes = append(ft.includes, "include/"+m[2])
-		}
-		ft.includes[len(ft.includes)-1] = strings.Clone(ft.includes[len(ft.includes)-1])
-	}
-	return ft
-}
-
-// braceText returns the text between the brace at open and its match
-// ("" when unbalanced). Nested braces (anonymous unions) stay inside.
-func braceText(src string, open int) string {
-	depth := 0
-	for i := open; i < len(src); i++ {
-		switch src[i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return src[open+1 : i]
-			}
-		}
-	}
-	return ""
-}
-
-// typesOf returns what a file of the view tells about types, shared
-// between the resolvers of a tree for files no patch changes.
-func (r *Resolver) typesOf(file string) *fileTypes {
-	if ft, ok := r.types[file]; ok {
-		return ft
-	}
-	compute := func() any {
-		src, err := r.ix.ReadFile(file)
-		if err != nil {
-			return (*fileTypes)(nil)
-		}
-		return parseFileTypes(file, string(src))
-	}
-	var ft *fileTypes
-	if r.ix.Overlaid(file) {
-		ft, _ = compute().(*fileTypes)
-	} else {
-		ft, _ = r.ix.Underlying().Memo("lockctx.types:"+file, compute).(*fileTypes)
-	}
-	r.types[file] = ft
-	return ft
-}
-
 // visibleStruct finds the definition of struct tag visible from file: in
 // the file, then in what it includes, local and <...> alike (breadth
-// first, bounded; structDef, for member chains, looks in local includes
-// first). It returns the
-// members' struct tags and the file holding the definition.
+// first, bounded), where structDef looks in local includes first. It
+// returns the members' struct tags and the file holding the definition.
 func (r *Resolver) visibleStruct(tag, file string) (map[string]string, string) {
 	key := tag + "\x00" + file
 	if d, ok := r.structs[key]; ok {
 		return d.members, d.file
 	}
-	var found structLoc
+	var found structDefAt
 	seen := map[string]bool{file: true}
 	level := []string{file}
 	visited := 0
@@ -125,15 +32,11 @@ func (r *Resolver) visibleStruct(tag, file string) (map[string]string, string) {
 			if visited++; visited > maxIncludeFiles {
 				break
 			}
-			ft := r.typesOf(f)
-			if ft == nil {
-				continue
-			}
-			if ms, ok := ft.defs[tag]; ok {
-				found = structLoc{ms, f}
+			if ms, ok := r.fileStructs(f)[tag]; ok {
+				found = structDefAt{ms, f}
 				break
 			}
-			for _, inc := range ft.includes {
+			for _, inc := range r.includes(f, true) {
 				if !seen[inc] {
 					seen[inc] = true
 					next = append(next, inc)
@@ -144,12 +47,6 @@ func (r *Resolver) visibleStruct(tag, file string) (map[string]string, string) {
 	}
 	r.structs[key] = found
 	return found.members, found.file
-}
-
-// structLoc is a struct definition found from a file.
-type structLoc struct {
-	members map[string]string
-	file    string
 }
 
 // exprTag returns the struct tag of the object expression expr denotes in
