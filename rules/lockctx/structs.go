@@ -68,13 +68,19 @@ func braceBody(s string) (string, bool) {
 	return "", false
 }
 
-var commentRe = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+var (
+	commentRe = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+	// cppLineRe matches a preprocessor line (#ifdef CONFIG_... inside a
+	// struct body), continuation lines included.
+	cppLineRe = regexp.MustCompile(`(?m)^[ \t]*#(?:[^\n]*\\\n)*[^\n]*$`)
+)
 
 // splitDecls splits a struct body into member declarations: the text
-// between semicolons with inner braces, comments and attributes removed
-// (`union { struct foo a; };` gives "struct foo a").
+// between semicolons with inner braces, comments, preprocessor lines and
+// attributes removed (`union { struct foo a; };` gives "struct foo a").
 func splitDecls(body string) []string {
 	body = commentRe.ReplaceAllString(body, " ")
+	body = cppLineRe.ReplaceAllString(body, " ")
 	var out []string
 	var cur strings.Builder
 	for i := 0; i < len(body); i++ {

@@ -20,7 +20,12 @@ struct e1000_phy_info {
 
 struct e1000_hw {
 	struct e1000_adapter *adapter;
+	unsigned long flags;
+#define IS_VF(hw)	test_bit(HW_IS_VF, \
+			 &(hw)->flags)
+#ifdef CONFIG_E1000_PHY
 	struct e1000_phy_info phy;
+#endif
 };
 
 static struct e1000_hw global_hw = { .adapter = NULL };
