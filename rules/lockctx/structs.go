@@ -13,9 +13,7 @@ import (
 type structMembers map[string]map[string]string
 
 var (
-	structDefRe = regexp.MustCompile(`\bstruct\s+(\w+)\s*\{`)
-	memberDecl  = regexp.MustCompile(`^(?:const\s+|volatile\s+)*struct\s+(\w+)\s*(?:const\s*)?\**\s*(?:const\s+)?(\w+)\s*(?:\[[^\]]*\]\s*)*$`)
-	includeRe   = regexp.MustCompile(`(?m)^\s*#\s*include\s*([<"])([^>"]+)[>"]`)
+	memberDecl = regexp.MustCompile(`^(?:const\s+|volatile\s+)*struct\s+(\w+)\s*(?:const\s*)?\**\s*(?:const\s+)?(\w+)\s*(?:\[[^\]]*\]\s*)*$`)
 )
 
 // maxIncludeDepth bounds how deep local ("...") includes are followed
@@ -28,10 +26,10 @@ const maxIncludeDepth = 3
 // lets them be named.
 func parseStructs(text string) structMembers {
 	out := structMembers{}
-	for _, m := range structDefRe.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range structOpenings(text) {
 		// A copy: the result outlives the source text.
-		tag := strings.Clone(text[m[2]:m[3]])
-		body, ok := braceBody(text[m[1]:])
+		tag := strings.Clone(text[m[0]:m[1]])
+		body, ok := braceBody(text[m[2]:])
 		if !ok {
 			continue
 		}
@@ -138,12 +136,13 @@ func (r *Resolver) includes(file string, angle bool) []string {
 	if err != nil {
 		return nil
 	}
-	for _, m := range includeRe.FindAllStringSubmatch(string(src), -1) {
+	delims, names := includeDirectives(string(src))
+	for i, name := range names {
 		switch {
-		case m[1] == `"`:
-			out = append(out, path.Join(path.Dir(file), m[2]))
+		case delims[i] == '"':
+			out = append(out, path.Join(path.Dir(file), name))
 		case angle:
-			out = append(out, path.Join("include", m[2]))
+			out = append(out, path.Join("include", name))
 		}
 	}
 	return out
