@@ -435,15 +435,24 @@ func TestWatchDeterministic(t *testing.T) {
 			run := 0
 			for _, workers := range []int{0, 1} {
 				for i := 0; i < reps; i++ {
-					run++
-					start := time.Now()
-					o, overlap := watchRun(t, srv, fmt.Sprintf("run%d", run), raws, batch, workers, an, delay)
-					t.Logf("workers=%d run %d: %v; %d messages arrived mid-analysis; %v", workers, i, o, overlap, time.Since(start).Round(time.Millisecond))
-					if overlap == 0 {
-						t.Errorf("workers=%d run %d: no message arrived while a series was analysed", workers, i)
+					// Arrival during an analysis is a race the test sets
+					// up, not one it controls: a run in which no message
+					// happened to arrive mid-analysis is checked like any
+					// other and then run again, up to maxTries times.
+					const maxTries = 3
+					overlap := 0
+					for try := 0; try < maxTries && overlap == 0; try++ {
+						run++
+						start := time.Now()
+						var o outcome
+						o, overlap = watchRun(t, srv, fmt.Sprintf("run%d", run), raws, batch, workers, an, delay)
+						t.Logf("workers=%d run %d try %d: %v; %d messages arrived mid-analysis; %v", workers, i, try, o, overlap, time.Since(start).Round(time.Millisecond))
+						if d := o.diff(want); d != "" {
+							t.Fatalf("workers=%d run %d: %s", workers, i, d)
+						}
 					}
-					if d := o.diff(want); d != "" {
-						t.Fatalf("workers=%d run %d: %s", workers, i, d)
+					if overlap == 0 {
+						t.Errorf("workers=%d run %d: in %d tries no message arrived while a series was analysed", workers, i, maxTries)
 					}
 				}
 			}
