@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 )
 
 // Mail clients damage inline diffs in two common ways: they wrap long
@@ -48,22 +50,19 @@ func (r *recovery) changed() bool { return len(r.joined) > 0 || r.retabbed > 0 }
 func (r *recovery) note() string {
 	var parts []string
 	if n := len(r.joined); n > 0 {
-		parts = append(parts, fmt.Sprintf("re-joined %d line-wrapped %s (diff %s %s)", n, pl(n, "line", "lines"),
-			pl(n, "line", "lines"), joinInts(r.joined)))
+		where := "diff lines "
+		if n == 1 {
+			where = "diff line "
+		}
+		parts = append(parts, fmt.Sprintf("re-joined %s (%s%s)", textfmt.Plural(n, "line-wrapped line", "line-wrapped lines"),
+			where, joinInts(r.joined)))
 	}
 	if r.retabbed > 0 {
-		parts = append(parts, fmt.Sprintf("turned leading spaces back into tabs in %d %s of %s", r.retabbed,
-			pl(r.retabbed, "line", "lines"), strings.Join(r.files, ", ")))
+		parts = append(parts, fmt.Sprintf("turned leading spaces back into tabs in %s of %s",
+			textfmt.Plural(r.retabbed, "line", "lines"), strings.Join(r.files, ", ")))
 	}
 	return RecoveredNote + ": " + strings.Join(parts, "; ") +
 		"; findings on this patch rest on the recovered text"
-}
-
-func pl(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func joinInts(xs []int) string {
