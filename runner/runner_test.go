@@ -179,3 +179,14 @@ func TestSeriesPatches(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+// TestSeriesPatchesRepaired: a diff a mail client wrapped is built as the
+// analysis read it, re-joined.
+func TestSeriesPatchesRepaired(t *testing.T) {
+	wrapped := "diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1,2 +1,2 @@\n a\n-b\n+call_something_long(argument_one,\nargument_two);\n"
+	s := &series.Series{Patches: []*series.Patch{{Number: 1, Msg: &mail.Message{Diff: wrapped}}}}
+	got := SeriesPatches(s)
+	if len(got) != 1 || !strings.Contains(string(got[0].Diff), "+call_something_long(argument_one, argument_two);\n") {
+		t.Fatalf("diff not repaired: %q", got)
+	}
+}
