@@ -31,6 +31,9 @@ type Options struct {
 	RuleOptions rules.Options
 	// Jobs is the number of cases analysed at once (default GOMAXPROCS).
 	Jobs int
+	// Summaries stores whole-tree summaries before the first case, as
+	// index.summaries does for the bot (pipeline.AnalysisOptions.Prepare).
+	Summaries bool
 }
 
 // Evaluator runs the analysis stage on corpus cases: one Analysis over
@@ -58,7 +61,7 @@ func NewEvaluator(opts Options) (*Evaluator, error) {
 	e := &Evaluator{opts: opts}
 	var err error
 	if opts.Tree != "" {
-		e.tree, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions, Tree: opts.Tree, Index: opts.Index}, nil)
+		e.tree, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions, Tree: opts.Tree, Index: opts.Index, Prepare: opts.Summaries}, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -18,7 +18,10 @@
 // *cscan.Func comes back from every query until Release.
 //
 // Rules compute their own summaries (atomic-state effect, may-sleep with a
-// proof chain) on top of it and may memoise them with Memo.
+// proof chain) on top of it and may memoise them with Memo. What a rule
+// derives from the whole tree once can be kept beside the store in a side
+// file (side.go), one record per function addressed by Ref (refs.go) and
+// valid for one Generation of the index.
 package index
 
 import (
@@ -87,6 +90,10 @@ type Index struct {
 	st      *store
 	decoded []atomic.Pointer[fileCache]
 	warm    atomic.Int64
+	// refs maps the functions decoded to their Ref (refs.go); gen is the
+	// store's generation.
+	refs sync.Map // *cscan.Func -> Ref
+	gen  string
 	// funcs caches Funcs answers of the view, assignCache its AssignsTo
 	// ("m:" + member) and AssignsOf ("f:" + function) answers.
 	funcs, assignCache sync.Map // string -> []*cscan.Func, []Assign
@@ -158,7 +165,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 			cacheFile = filepath.Join(dir, cacheName(abs))
 		}
 	}
-	ix := &Index{Root: abs, log: log}
+	ix := &Index{Root: abs, log: log, gen: entriesDigest(entries)}
 	ix.Stats.CacheFile = cacheFile
 	var old *store
 	if cacheFile != "" {
@@ -373,6 +380,7 @@ func (ix *Index) funcAt(i, j int) *cscan.Func {
 		return nil
 	}
 	if c.funcs[j].CompareAndSwap(nil, fn) {
+		ix.refs.Store(fn, MakeRef(i, j))
 		ix.warm.Add(1)
 		return fn
 	}
@@ -429,6 +437,7 @@ func (ix *Index) Release() {
 		b.decoded[i].Store(nil)
 	}
 	b.warm.Store(0)
+	b.refs.Clear()
 	b.funcs.Clear()
 	b.assignCache.Clear()
 	b.mu.Lock()

@@ -18,6 +18,9 @@ type Settings struct {
 	// Warm bounds the functions of the tree kept decoded between series
 	// (pipeline.AnalysisOptions.IndexWarm); 0 keeps everything.
 	Warm int `mapstructure:"warm"`
+	// Summaries lets the rules summarise the whole tree once and store
+	// it beside the index (rules.Rule.Prepare) before the first patch.
+	Summaries bool `mapstructure:"summaries"`
 }
 
 // Validate checks Progress.

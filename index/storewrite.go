@@ -247,22 +247,32 @@ func (b *storeBuilder) directory(ks []keyed, width int) (dirSec, namesSec, refs 
 
 // writeStore writes a store atomically (temp file + rename).
 func writeStore(path string, data []byte) error {
+	return WriteFile(path, func(w *bufio.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFile writes the file path atomically: write fills a temporary file
+// beside it, which then replaces path (a reader sees the old file or the
+// new one, never a part). The directory is created when missing.
+func WriteFile(path string, write func(w *bufio.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
 	w := bufio.NewWriterSize(tmp, 1<<20)
-	if _, err := w.Write(data); err != nil {
+	if err := write(w); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if err := w.Flush(); err != nil {
 		tmp.Close()
-		return err
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if err := tmp.Close(); err != nil {
 		return err

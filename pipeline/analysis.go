@@ -42,6 +42,10 @@ type AnalysisOptions struct {
 	// index decoded and memoised is released (index.Index.Release), with
 	// no analysis running. 0 keeps everything.
 	IndexWarm int
+	// Prepare runs the rules' Prepare over the tree's index before the
+	// first patch (index.summaries): whole-tree summaries are stored once
+	// per tree state and each patch reads them.
+	Prepare bool
 }
 
 // Analysis is the analysis stage: it parses each patch's diff, applies it
@@ -58,6 +62,8 @@ type Analysis struct {
 	idxOnce sync.Once
 	idx     *index.Index
 	idxErr  error
+	// prepOnce runs the rules' Prepare over the index once.
+	prepOnce sync.Once
 	// running is held for reading by every Run, for writing by a release
 	// of the index (IndexWarm); opened is the index once open.
 	running sync.RWMutex
@@ -120,6 +126,23 @@ func (a *Analysis) index(ctx context.Context) (*index.Index, error) {
 		}
 	})
 	return a.idx, a.idxErr
+}
+
+// prepare runs every rule's Prepare over ix once, before the first
+// patch analysed over it: each series holds a.running for reading, and
+// prepOnce makes every other series wait until it is done, so no query is
+// running while a Prepare releases what the index decoded.
+func (a *Analysis) prepare(ctx context.Context, ix *index.Index) {
+	a.prepOnce.Do(func() {
+		for _, rule := range a.rules {
+			if rule.Prepare == nil {
+				continue
+			}
+			if err := rule.Prepare(ctx, ix.Underlying(), a.log); err != nil {
+				a.log.Warn("rule prepare failed", "rule", rule.Name, "err", err)
+			}
+		}
+	})
 }
 
 // Run analyses every patch of s into r.
@@ -221,6 +244,9 @@ func (a *Analysis) analysePatch(ctx context.Context, p *series.Patch, pr *report
 				pr.Notes = appendOnce(pr.Notes, "tree index unavailable, callers not checked: "+err.Error())
 			}
 			base.idx = ix
+		}
+		if base.idx != nil && a.opts.Prepare {
+			a.prepare(ctx, base.idx)
 		}
 	}
 	pass := rules.NewPass(cs, base.idx, a.opts.RuleOptions, pr.Number)

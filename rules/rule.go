@@ -11,6 +11,13 @@
 // their case files.
 package rules
 
+import (
+	"context"
+	"log/slog"
+
+	"github.com/autosel-bot/autosel-bot/index"
+)
+
 // Rule is one analysis family.
 type Rule struct {
 	// Name is the rule family name used in findings and config.
@@ -23,6 +30,13 @@ type Rule struct {
 	Categories []Category
 	// Run analyses one patch, reporting findings with Pass.Report.
 	Run func(p *Pass) error
+	// Prepare, when set, is run once per tree index before the first
+	// patch is analysed over it, with no analysis running: a family
+	// derives and persists what it needs of the whole tree there (the
+	// sleep rule's stored summaries). It may release what the index
+	// decoded (index.Index.Release). An error is logged and the family
+	// runs without it.
+	Prepare func(ctx context.Context, ix *index.Index, log *slog.Logger) error
 }
 
 // Category is one sub-check of a rule family.

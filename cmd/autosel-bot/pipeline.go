@@ -24,6 +24,7 @@ func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, err
 		Tree:         tree,
 		IndexOptions: a.indexOptions(log),
 		IndexWarm:    a.cfg.Index.Warm,
+		Prepare:      a.cfg.Index.Summaries,
 	}, log)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,10 @@
 // give each function's effect on its caller's contexts and whether it may
 // reach the family's Target with nothing of its own held, computed to a
 // fixpoint with no depth limit; share.go: summaries independent of the
-// patch, shared between patches; pointer.go: calls through struct members
+// patch, shared between patches when there is no store; sumstore.go,
+// sumcodec.go and sumvalid.go: the whole tree summarised once by Prepare
+// and stored beside the index, and which stored summaries still hold
+// under a patch; pointer.go: calls through struct members
 // resolved from the index's assignment table; implicit.go: the contexts a
 // callback runs in because of how it is registered, with declreg.go for
 // declaration macros such as DEFINE_TIMER, memberarg.go for callbacks

@@ -80,6 +80,7 @@ func (r *Resolver) memberRegistrations(a index.Assign) []implicitReg {
 // otherStruct reports whether a's file assigns functions to a's member in
 // a struct type other than tag.
 func (r *Resolver) otherStruct(a index.Assign, tag string) bool {
+	r.noteMember(a.Member)
 	for _, b := range r.ix.AssignsTo(a.Member) {
 		if b.File == a.File && b.Struct != "" && b.Struct != tag {
 			return true

@@ -70,6 +70,15 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	if tag == "" {
 		tag = r.exprTag(base, caller)
 	}
+	switch {
+	case tag == "" && r.nested > 0:
+		// Resolved by member name alone: never followed inside a
+		// summary, whatever is assigned (below).
+	case tag != "" && len(as) > 0:
+		r.noteMember(tag + "." + member)
+	default:
+		r.noteMember(member)
+	}
 	if len(as) == 0 && tag == "" {
 		return nil
 	}
@@ -224,7 +233,7 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 // "calls foo_get_stats64() via net_device_ops.ndo_get_stats64 (assigned at
 // drivers/net/foo.c:123)".
 func ViaStep(t PointerTarget) report.Step {
-	what := fmt.Sprintf("calls %s() via %s (assigned at %s:%d", t.Func.Name, t.Member(), t.Assign.File, t.Assign.Line)
+	what := fmt.Sprintf("calls %s() via %s %s%s:%d", t.Func.Name, t.Member(), assignedAt, t.Assign.File, t.Assign.Line)
 	if t.Heuristic {
 		what += ", matched by member name"
 	}

@@ -1,6 +1,11 @@
 package lockctx
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
 
 // Hand-written scanners for the two patterns the struct typing runs over
 // whole files (every header a caller's file includes); the regular
@@ -103,4 +108,25 @@ func includeDirectives(src string) (delims []byte, names []string) {
 		names = append(names, src[start:j])
 		pos = j + 1
 	}
+}
+
+// HasWord reports whether src contains name as a whole identifier (not
+// inside a longer one), as a cheap test before scanning a file for it.
+func HasWord(src []byte, name string) bool {
+	if name == "" {
+		return false
+	}
+	word := []byte(name)
+	for off := 0; off < len(src); {
+		i := bytes.Index(src[off:], word)
+		if i < 0 {
+			return false
+		}
+		a, b := off+i, off+i+len(name)
+		if (a == 0 || !cscan.IsIdentChar(src[a-1])) && (b == len(src) || !cscan.IsIdentChar(src[b])) {
+			return true
+		}
+		off = a + 1
+	}
+	return false
 }

@@ -70,3 +70,24 @@ func TestScannersOnKernel(t *testing.T) {
 		sameAsPatterns(t, p, string(b))
 	}
 }
+
+func TestHasWord(t *testing.T) {
+	for _, tc := range []struct {
+		src, name string
+		want      bool
+	}{
+		{"foo(bar);", "bar", true},
+		{"foo(&bar);", "bar", true},
+		{"foo(bar_x);", "bar", false},
+		{"foo(xbar);", "bar", false},
+		{"xbar bar", "bar", true},
+		{"bar", "bar", true},
+		{"", "bar", false},
+		{"bar", "", false},
+		{"$bar bar$", "bar", false},
+	} {
+		if got := HasWord([]byte(tc.src), tc.name); got != tc.want {
+			t.Errorf("HasWord(%q, %q) = %v, want %v", tc.src, tc.name, got, tc.want)
+		}
+	}
+}

@@ -124,6 +124,19 @@ type Resolver struct {
 	structs map[string]structDefAt
 	// facts caches a FileTarget's facts per file (filetarget.go).
 	facts map[string]any
+	// store holds the tree's stored summaries (sumstore.go; nil when
+	// none), records what was read of it, sources what the patch changes
+	// (sumvalid.go).
+	store   sumSource
+	records map[index.Ref]*record
+	sources *patchSources
+	// build is set inside Prepare: frameDeps and frameMembers collect
+	// what each frame's summary is computed from, lastDeps keeps them
+	// until the summary is final.
+	build        *builder
+	frameDeps    [][]index.Ref
+	frameMembers [][]string
+	lastDeps     map[*cscan.Func]depsOf
 }
 
 // NewResolver returns a resolver over one view: ix is the tree's index
@@ -132,12 +145,20 @@ type Resolver struct {
 // kept for callers of the earlier API).
 func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, depth int) *Resolver {
 	_ = depth
-	return &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
+	r := &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		lines: map[string][]string{}, facts: map[string]any{}, structs: map[string]structDefAt{},
 		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{},
 		structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
-		shared: sharedFor(m, ix)}
+		shared: sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
+		lastDeps: map[*cscan.Func]depsOf{}}
+	if r.store != nil {
+		// The store replaces the summaries shared in memory, which are
+		// exact only for the patch they were computed with.
+		r.shared = nil
+		r.initSources()
+	}
+	return r
 }
 
 // maxComponentRounds bounds the iterations over one recursive component.
@@ -157,7 +178,13 @@ func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
 	if r.ix == nil {
 		return nil
 	}
-	return PickDefs(r.ix.Funcs(name), fromFile)
+	defs := PickDefs(r.ix.Funcs(name), fromFile)
+	if r.build != nil {
+		for _, fn := range defs {
+			r.noteDep(fn)
+		}
+	}
+	return defs
 }
 
 // PickDefs picks the definitions a call from fromFile reaches among fns:
@@ -225,6 +252,7 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 // SummaryOf computes (memoised) the summary of fn, following callees to
 // any depth (depth is ignored; see NewResolver).
 func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
+	r.noteDep(fn)
 	if s, ok := r.memo[fn]; ok {
 		if r.tainted[fn] {
 			r.taint()
@@ -232,6 +260,10 @@ func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
 		return s
 	}
 	if !r.source(fn) {
+		if s := r.stored(fn); s != nil {
+			r.memo[fn] = s
+			return s
+		}
 		if s := r.shared.get(fn); s != nil {
 			r.memo[fn] = s
 			return s
@@ -255,11 +287,19 @@ func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
 		r.low = append(r.low, idx)
 		r.pos[fn] = idx
 		r.frameTaint = append(r.frameTaint, r.source(fn))
+		if r.build != nil {
+			r.frameDeps = append(r.frameDeps, nil)
+			r.frameMembers = append(r.frameMembers, nil)
+		}
 		mark := len(r.pending)
 		s := r.compute(fn)
 		low := r.low[idx]
 		tainted := r.frameTaint[idx]
 		r.stack, r.low, r.frameTaint = r.stack[:idx], r.low[:idx], r.frameTaint[:idx]
+		if r.build != nil {
+			r.lastDeps[fn] = depsOf{r.frameDeps[idx], r.frameMembers[idx]}
+			r.frameDeps, r.frameMembers = r.frameDeps[:idx], r.frameMembers[:idx]
+		}
 		delete(r.pos, fn)
 		if tainted {
 			r.tainted[fn] = true
@@ -289,6 +329,15 @@ func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
 			r.memo[fn] = s
 			if len(comp) == 0 && !tainted {
 				r.shared.put(fn, s)
+			}
+			if r.build != nil {
+				// Without a patch, taint only says that a recursive
+				// component was entered below fn. The members of a
+				// component keep the summaries of its final round.
+				r.keep(fn, s)
+				for _, g := range comp {
+					r.keep(g, r.memo[g])
+				}
 			}
 			for _, g := range comp {
 				delete(r.prev, g)

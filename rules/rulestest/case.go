@@ -3,10 +3,12 @@ package rulestest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -284,7 +286,36 @@ func (c *Case) run(t *testing.T, rule *rules.Rule, mode string) []string {
 			t.Fatalf("patch does not apply to the case's files: %s", p.Change.ApplyError)
 		}
 		fs = RunPass(t, rule, p)
+		if rule.Prepare != nil {
+			// What the family prepares from the whole tree (stored
+			// summaries) must not change a finding.
+			if err := rule.Prepare(context.Background(), ix, nil); err != nil {
+				t.Fatalf("prepare: %v", err)
+			}
+			if want, got := fullLines(t, fs), fullLines(t, RunPass(t, rule, Pass(t, c.Patch, dir, ix))); !reflect.DeepEqual(want, got) {
+				t.Errorf("findings change once the tree is prepared:\nwithout:\n%s\nwith:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+		}
 	}
+	return wantLines(fs)
+}
+
+// fullLines renders every field of fs, chains included, sorted.
+func fullLines(t *testing.T, fs []report.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		b, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// wantLines returns the sorted WANT lines of fs.
+func wantLines(fs []report.Finding) []string {
 	var out []string
 	for _, f := range fs {
 		out = append(out, WantLine(f))

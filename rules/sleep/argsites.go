@@ -27,6 +27,11 @@ func (r *checker) argSites(name, file string, static bool) []callSite {
 			continue
 		}
 		seen[p] = true
+		// A file that does not spell the name cannot pass it: its
+		// functions are not decoded.
+		if src, err := r.p.Index.ReadFile(p); err == nil && !lockctx.HasWord(src, name) {
+			continue
+		}
 		f := r.p.Index.File(p)
 		if f == nil {
 			continue

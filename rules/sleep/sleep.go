@@ -1,7 +1,9 @@
 package sleep
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 
@@ -59,6 +61,9 @@ func New(opts rules.Options) (*rules.Rule, error) {
 				"are in atomic context (it leaves a context it did not enter, or used to enter one); run with --tree"},
 		},
 		Run: func(p *rules.Pass) error { return run(p, m) },
+		Prepare: func(ctx context.Context, ix *index.Index, log *slog.Logger) error {
+			return lockctx.Prepare(ctx, m, ix, log)
+		},
 	}, nil
 }
 

@@ -36,16 +36,17 @@ func main() {
 	jobs := flag.Int("j", runtime.GOMAXPROCS(0), "cases analysed at once")
 	depth := flag.Int("depth", 4, "rules.depth, as in config.yaml")
 	verbose := flag.Bool("v", false, "log index progress")
+	summaries := flag.Bool("summaries", true, "store whole-tree summaries first (index.summaries)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *dir, *tree, *jobs, *depth, *verbose); err != nil {
+	if err := run(ctx, *dir, *tree, *jobs, *depth, *verbose, *summaries); err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		os.Exit(2)
 	}
 }
 
-func run(ctx context.Context, dir, tree string, jobs, depth int, verbose bool) error {
+func run(ctx context.Context, dir, tree string, jobs, depth int, verbose, summaries bool) error {
 	c, err := eval.Load(dir)
 	if err != nil {
 		return err
@@ -65,7 +66,7 @@ func run(ctx context.Context, dir, tree string, jobs, depth int, verbose bool) e
 		return fmt.Errorf("index %s: %w", tree, err)
 	}
 	fmt.Printf("index of %s opened in %s\n", tree, time.Since(start).Round(100*time.Millisecond))
-	ev, err := eval.NewEvaluator(eval.Options{Tree: tree, Index: ix, RuleOptions: rules.Options{Depth: depth}, Jobs: jobs})
+	ev, err := eval.NewEvaluator(eval.Options{Tree: tree, Index: ix, RuleOptions: rules.Options{Depth: depth}, Jobs: jobs, Summaries: summaries})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,80 @@
+package index
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestSideRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.side")
+	recs := [][][]byte{
+		{[]byte("a0"), nil, []byte("a2")},
+		nil,
+		{[]byte("c0")},
+	}
+	if err := WriteSide(path, "gen1", len(recs), func(i int) [][]byte { return recs[i] }); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenSide(path, "gen1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ref  Ref
+		want string
+	}{
+		{MakeRef(0, 0), "a0"},
+		{MakeRef(0, 1), ""},
+		{MakeRef(0, 2), "a2"},
+		{MakeRef(0, 3), ""},
+		{MakeRef(1, 0), ""},
+		{MakeRef(2, 0), "c0"},
+		{MakeRef(3, 0), ""},
+	} {
+		if got := string(s.Get(tc.ref)); got != tc.want {
+			t.Errorf("Get(%d/%d) = %q, want %q", tc.ref.File(), tc.ref.Pos(), got, tc.want)
+		}
+	}
+	if _, err := OpenSide(path, "gen2"); !errors.Is(err, ErrStale) {
+		t.Errorf("other generation: %v, want ErrStale", err)
+	}
+	if _, err := OpenSide(filepath.Join(dir, "missing"), "gen1"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing: %v, want ErrNotExist", err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b[:len(b)-1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenSide(path, "gen1"); err == nil || errors.Is(err, ErrStale) {
+		t.Errorf("truncated: %v, want damaged", err)
+	}
+}
+
+func FuzzSide(f *testing.F) {
+	dir := f.TempDir()
+	path := filepath.Join(dir, "x.side")
+	recs := [][][]byte{{[]byte("a0"), nil}, {[]byte("b0")}}
+	if err := WriteSide(path, "g", len(recs), func(i int) [][]byte { return recs[i] }); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b, uint64(0))
+	f.Add(b[:len(b)/2], uint64(1<<refFileShift))
+	f.Fuzz(func(t *testing.T, b []byte, ref uint64) {
+		s, err := newSide(memPager(b), "g", "fuzz")
+		if err != nil {
+			return
+		}
+		s.Get(Ref(ref))
+		s.Get(MakeRef(0, 0))
+	})
+}

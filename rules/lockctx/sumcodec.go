@@ -1,0 +1,322 @@
+package lockctx
+
+import (
+	"encoding/binary"
+	"sort"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// A stored record (sumstore.go) is what the resolver learnt about one tree
+// function while summarising the whole tree: the functions and struct
+// members its summary was computed from (to tell whether a patch changes
+// it) and, when the summary is the same for every entry into the call
+// graph (not part of a recursive component), the summary itself.
+//
+// Encoding: u8 flags (recHasSummary), the deps and then the reverse deps
+// (the functions whose summaries were computed from this one), each a
+// uvarint count and the refs ascending as uvarint deltas, uvarint number
+// of members and the member names, then the summary. Strings are a
+// uvarint length and bytes.
+const recHasSummary = 1
+
+// record is one decoded stored record without its summary.
+type record struct {
+	deps, rdeps []index.Ref
+	members     []string
+	// rest is the encoded summary (nil when none).
+	rest []byte
+}
+
+// encodeRecord encodes deps and rdeps (sorted and deduplicated here),
+// members and s (nil: not stored).
+func encodeRecord(deps, rdeps []index.Ref, members []string, s *Summary) []byte {
+	e := &sumEncoder{}
+	flags := byte(0)
+	if s != nil {
+		flags = recHasSummary
+	}
+	e.buf = append(e.buf, flags)
+	e.refs(deps)
+	e.refs(rdeps)
+	sort.Strings(members)
+	members = dedupStrings(members)
+	e.u(uint64(len(members)))
+	for _, m := range members {
+		e.s(m)
+	}
+	if s != nil {
+		e.summary(s)
+	}
+	return e.buf
+}
+
+// refs encodes a set of refs (sorted and deduplicated in place).
+func (e *sumEncoder) refs(rs []index.Ref) {
+	sort.Slice(rs, func(i, j int) bool { return rs[i] < rs[j] })
+	n := 0
+	for i, d := range rs {
+		if i == 0 || d != rs[i-1] {
+			rs[n] = d
+			n++
+		}
+	}
+	rs = rs[:n]
+	e.u(uint64(len(rs)))
+	prev := index.Ref(0)
+	for _, d := range rs {
+		e.u(uint64(d - prev))
+		prev = d
+	}
+}
+
+func (d *sumDecoder) refs() []index.Ref {
+	n := d.count()
+	out := make([]index.Ref, 0, n)
+	prev := uint64(0)
+	for i := 0; i < n && !d.bad; i++ {
+		prev += d.u()
+		out = append(out, index.Ref(prev))
+	}
+	return out
+}
+
+func dedupStrings(ss []string) []string {
+	n := 0
+	for i, s := range ss {
+		if i == 0 || s != ss[i-1] {
+			ss[n] = s
+			n++
+		}
+	}
+	return ss[:n]
+}
+
+// decodeRecord decodes a record's deps, reverse deps and members; ok is
+// false when it is damaged.
+func decodeRecord(b []byte) (rec record, ok bool) {
+	if len(b) == 0 {
+		return rec, false
+	}
+	d := &sumDecoder{b: b[1:]}
+	rec.deps = d.refs()
+	rec.rdeps = d.refs()
+	m := d.count()
+	for i := 0; i < m && !d.bad; i++ {
+		rec.members = append(rec.members, d.s())
+	}
+	if d.bad {
+		return rec, false
+	}
+	if b[0]&recHasSummary != 0 {
+		rec.rest = d.b
+	}
+	return rec, true
+}
+
+// decodeSummary decodes the summary part of a record.
+func decodeSummary(b []byte) (*Summary, bool) {
+	d := &sumDecoder{b: b}
+	s := d.summary()
+	return s, !d.bad && len(d.b) == 0
+}
+
+type sumEncoder struct{ buf []byte }
+
+func (e *sumEncoder) u(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
+func (e *sumEncoder) i(v int)    { e.buf = binary.AppendVarint(e.buf, int64(v)) }
+func (e *sumEncoder) s(v string) { e.u(uint64(len(v))); e.buf = append(e.buf, v...) }
+func (e *sumEncoder) b(v bool) {
+	if v {
+		e.buf = append(e.buf, 1)
+	} else {
+		e.buf = append(e.buf, 0)
+	}
+}
+
+func (e *sumEncoder) steps(ss []report.Step) {
+	e.u(uint64(len(ss)))
+	for _, s := range ss {
+		e.s(s.Func)
+		e.s(s.File)
+		e.i(s.Line)
+		e.s(s.What)
+	}
+}
+
+func (e *sumEncoder) effects(es []Effect) {
+	e.u(uint64(len(es)))
+	for _, x := range es {
+		e.s(x.Kind)
+		e.s(x.Key)
+		e.steps(x.Steps)
+		e.b(x.Soft)
+	}
+}
+
+func (e *sumEncoder) reach(r *Reach) {
+	e.steps(r.Steps)
+	e.s(r.Prim)
+	e.s(r.Why)
+	e.effects(r.Drops)
+	e.effects(r.Retakes)
+	e.b(r.Weak)
+}
+
+func (e *sumEncoder) guards(gs []cscan.Guard) {
+	e.u(uint64(len(gs)))
+	for _, g := range gs {
+		e.s(g.Kind)
+		e.s(g.Cond)
+		e.i(g.Line)
+	}
+}
+
+func (e *sumEncoder) summary(s *Summary) {
+	e.b(s.Reach != nil)
+	if s.Reach != nil {
+		e.reach(s.Reach)
+	}
+	e.effects(s.Acquires)
+	e.effects(s.CondAcquires)
+	e.effects(s.Drops)
+	e.u(uint64(len(s.ArgReaches)))
+	for _, a := range s.ArgReaches {
+		e.i(a.Param)
+		e.reach(&a.Reach)
+		e.s(a.Call.Name)
+		e.u(uint64(len(a.Call.Args)))
+		for _, x := range a.Call.Args {
+			e.s(x)
+		}
+		e.i(a.Call.Line)
+		e.guards(a.Call.Guards)
+	}
+}
+
+// sumDecoder reads what sumEncoder wrote; bad is set at the first error,
+// after which every read returns zero values.
+type sumDecoder struct {
+	b   []byte
+	bad bool
+}
+
+func (d *sumDecoder) u() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *sumDecoder) i() int {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return int(v)
+}
+
+func (d *sumDecoder) s() string {
+	n := d.u()
+	if n > uint64(len(d.b)) {
+		d.bad, d.b = true, nil
+		return ""
+	}
+	v := string(d.b[:n])
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *sumDecoder) bool() bool {
+	if len(d.b) == 0 || d.b[0] > 1 {
+		d.bad, d.b = true, nil
+		return false
+	}
+	v := d.b[0] == 1
+	d.b = d.b[1:]
+	return v
+}
+
+// count reads a list length, refusing one longer than the bytes left.
+func (d *sumDecoder) count() int {
+	n := d.u()
+	if n > uint64(len(d.b)) {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	return int(n)
+}
+
+func (d *sumDecoder) steps() []report.Step {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]report.Step, 0, n)
+	for i := 0; i < n && !d.bad; i++ {
+		out = append(out, report.Step{Func: d.s(), File: d.s(), Line: d.i(), What: d.s()})
+	}
+	return out
+}
+
+func (d *sumDecoder) effects() []Effect {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]Effect, 0, n)
+	for i := 0; i < n && !d.bad; i++ {
+		out = append(out, Effect{Kind: d.s(), Key: d.s(), Steps: d.steps(), Soft: d.bool()})
+	}
+	return out
+}
+
+func (d *sumDecoder) reach() Reach {
+	return Reach{Steps: d.steps(), Prim: d.s(), Why: d.s(), Drops: d.effects(), Retakes: d.effects(), Weak: d.bool()}
+}
+
+func (d *sumDecoder) guards() []cscan.Guard {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]cscan.Guard, 0, n)
+	for i := 0; i < n && !d.bad; i++ {
+		out = append(out, cscan.Guard{Kind: d.s(), Cond: d.s(), Line: d.i()})
+	}
+	return out
+}
+
+func (d *sumDecoder) summary() *Summary {
+	s := &Summary{}
+	if d.bool() {
+		r := d.reach()
+		s.Reach = &r
+	}
+	s.Acquires, s.CondAcquires, s.Drops = d.effects(), d.effects(), d.effects()
+	n := d.count()
+	for i := 0; i < n && !d.bad; i++ {
+		a := ArgReach{Param: d.i(), Reach: d.reach()}
+		a.Call.Name = d.s()
+		if k := d.count(); k > 0 {
+			a.Call.Args = make([]string, 0, k)
+			for j := 0; j < k && !d.bad; j++ {
+				a.Call.Args = append(a.Call.Args, d.s())
+			}
+		}
+		a.Call.Line = d.i()
+		a.Call.Guards = d.guards()
+		s.ArgReaches = append(s.ArgReaches, a)
+	}
+	if d.bad {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,169 @@
+package lockctx
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+)
+
+// storeTree is a small tree: leaf() is called through mid() by top() and
+// by outer() in another file, and drv.c installs an op that ops_call()
+// calls through its struct type.
+var storeTree = map[string]string{
+	"a.c": `void leaf(int x)
+{
+	x++;
+}
+
+void mid(int x)
+{
+	leaf(x);
+}
+
+void top(void)
+{
+	spin_lock(&l);
+	mid(1);
+	spin_unlock(&l);
+}
+
+void other(void)
+{
+	sleep_long();
+}
+`,
+	"b.c": `void ops_call(struct my_ops *o)
+{
+	o->run();
+}
+`,
+	"c.c": `void outer(void)
+{
+	mid(2);
+}
+`,
+	"drv.c": `static void drv_run(void)
+{
+}
+
+static const struct my_ops drv_ops = {
+	.run = drv_run,
+};
+`,
+}
+
+// openStoreTree writes storeTree into a temporary directory and opens its
+// persisted index.
+func openStoreTree(t *testing.T) *index.Index {
+	t.Helper()
+	dir := t.TempDir()
+	for p, s := range storeTree {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: filepath.Join(t.TempDir(), "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func funcNamed(t *testing.T, ix *index.Index, name string) *cscan.Func {
+	t.Helper()
+	fns := ix.Funcs(name)
+	if len(fns) != 1 {
+		t.Fatalf("%s: %d definitions", name, len(fns))
+	}
+	return fns[0]
+}
+
+func TestPrepareStores(t *testing.T) {
+	m := testModel(t)
+	ix := openStoreTree(t)
+	if Stored(m, ix) {
+		t.Fatal("stored before Prepare")
+	}
+	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !Stored(m, ix) {
+		t.Fatal("not stored after Prepare")
+	}
+	// Another Index of the same tree finds the file.
+	again, err := index.Open(context.Background(), ix.Root, index.Options{CacheDir: ix.CacheDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Stored(m, again) {
+		t.Fatal("a second Index does not see the store")
+	}
+	r := NewResolver(m, again, nil, 0)
+	if s := r.SummaryOf(funcNamed(t, again, "other"), 0); s.Reach == nil || s.Reach.Prim != "sleep_long" {
+		t.Errorf("other: %+v", s)
+	}
+	if r.Computed != 0 {
+		t.Errorf("%d summaries computed with everything stored", r.Computed)
+	}
+}
+
+func TestStoredUnderPatch(t *testing.T) {
+	m := testModel(t)
+	ix := openStoreTree(t)
+	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		// outer and ops_call may reach the target in the patched view.
+		midSleeps, opsSleeps bool
+		// computed is the most summaries the view may compute.
+		computed int
+	}{
+		{"leaf sleeps now", map[string]string{"a.c": storeTree["a.c"][:len("void leaf(int x)\n{\n")] + "\tsleep_long();\n" + storeTree["a.c"][len("void leaf(int x)\n{\n"):]},
+			true, false, 10},
+		{"no change in effect", map[string]string{"a.c": storeTree["a.c"][:len("void leaf(int x)\n{\n")] + "\tx--;\n" + storeTree["a.c"][len("void leaf(int x)\n{\n"):]},
+			false, false, 5},
+		{"op sleeps now", map[string]string{"drv.c": "static void drv_run(void)\n{\n\tsleep_long();\n}\n\nstatic const struct my_ops drv_ops = {\n\t.run = drv_run,\n};\n"},
+			false, true, 10},
+		{"op replaced", map[string]string{"drv.c": "static void drv_run(void)\n{\n}\n\nstatic void drv_run2(void)\n{\n\tsleep_long();\n}\n\nstatic const struct my_ops drv_ops = {\n\t.run = drv_run2,\n};\n"},
+			false, true, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string][]byte{}
+			for p, s := range tc.files {
+				files[p] = []byte(s)
+			}
+			view := ix.Overlay(files)
+			patch := map[string][]*cscan.Func{}
+			for p := range tc.files {
+				for _, fn := range view.File(p).Funcs {
+					patch[fn.Name] = append(patch[fn.Name], fn)
+				}
+			}
+			r := NewResolver(m, view, patch, 0)
+			mid := view.Funcs("outer")[0]
+			if got := r.SummaryOf(mid, 0).Reach != nil; got != tc.midSleeps {
+				t.Errorf("outer reaches: %v, want %v", got, tc.midSleeps)
+			}
+			ops := view.Funcs("ops_call")[0]
+			if got := r.SummaryOf(ops, 0).Reach != nil; got != tc.opsSleeps {
+				t.Errorf("ops_call reaches: %v, want %v", got, tc.opsSleeps)
+			}
+			// Without the store the same answers are computed.
+			plain := NewResolver(m, view, patch, 0)
+			plain.store, plain.sources = nil, nil
+			if a, b := r.SummaryOf(mid, 0).Reach != nil, plain.SummaryOf(mid, 0).Reach != nil; a != b {
+				t.Errorf("outer: stored %v, computed %v", a, b)
+			}
+			if r.Computed > tc.computed {
+				t.Errorf("computed %d summaries, want at most %d", r.Computed, tc.computed)
+			}
+		})
+	}
+}
