@@ -116,6 +116,28 @@ func decodeRecord(b []byte) (rec record, ok bool) {
 	return rec, true
 }
 
+// eachRdep calls f with each reverse dep of the record b, decoding
+// nothing else; it reports false when b is damaged.
+func eachRdep(b []byte, f func(index.Ref)) bool {
+	if len(b) == 0 {
+		return false
+	}
+	d := &sumDecoder{b: b[1:]}
+	n := d.count()
+	for i := 0; i < n && !d.bad; i++ {
+		d.u()
+	}
+	n = d.count()
+	prev := uint64(0)
+	for i := 0; i < n && !d.bad; i++ {
+		prev += d.u()
+		if !d.bad {
+			f(index.Ref(prev))
+		}
+	}
+	return !d.bad
+}
+
 // decodeSummary decodes the summary part of a record.
 func decodeSummary(b []byte) (*Summary, bool) {
 	d := &sumDecoder{b: b}

@@ -61,6 +61,10 @@ func TestRecordRoundTrip(t *testing.T) {
 			if len(rec.rdeps) != 2 || rec.rdeps[0] != 2 || rec.rdeps[1] != 7 {
 				t.Errorf("rdeps %v, want [2 7]", rec.rdeps)
 			}
+			var each []index.Ref
+			if !eachRdep(b, func(r index.Ref) { each = append(each, r) }) || !reflect.DeepEqual(each, rec.rdeps) {
+				t.Errorf("eachRdep gives %v, want %v", each, rec.rdeps)
+			}
 			if len(rec.members) != len(dedupStrings(sortedCopy(tc.members))) {
 				t.Errorf("members %v, want the set of %v", rec.members, tc.members)
 			}

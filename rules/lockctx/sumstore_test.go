@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -44,6 +45,17 @@ void other(void)
 	"c.c": `void outer(void)
 {
 	mid(2);
+}
+
+void outer2(void)
+{
+	other();
+	leaf(3);
+}
+`,
+	"d.c": `void top2(void)
+{
+	outer2();
 }
 `,
 	"drv.c": `static void drv_run(void)
@@ -163,6 +175,61 @@ func TestStoredUnderPatch(t *testing.T) {
 			}
 			if r.Computed > tc.computed {
 				t.Errorf("computed %d summaries, want at most %d", r.Computed, tc.computed)
+			}
+		})
+	}
+}
+
+// TestSettleStopsWhereUnchanged: a change climbs the reverse deps only as
+// far as summaries change; a change that takes a sleeping call away
+// dirties everything above it.
+func TestSettleStopsWhereUnchanged(t *testing.T) {
+	m := testModel(t)
+	ix := openStoreTree(t)
+	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	ref := func(name string) index.Ref {
+		r, ok := ix.RefOf(funcNamed(t, ix, name))
+		if !ok {
+			t.Fatalf("%s: no ref", name)
+		}
+		return r
+	}
+	leafSleeps := strings.Replace(storeTree["a.c"], "\tx++;\n", "\tsleep_short();\n", 1)
+	otherQuiet := strings.Replace(storeTree["a.c"], "\tsleep_long();\n", "\tquiet();\n", 1)
+	for _, tc := range []struct {
+		name         string
+		src          string
+		dirty, clean []string
+		reaches      map[string]bool
+	}{
+		{"leaf sleeps", leafSleeps, []string{"outer"}, []string{"outer2", "top2"},
+			map[string]bool{"outer": true, "outer2": true, "top2": true}},
+		{"other no longer sleeps", otherQuiet, []string{"outer2", "top2"}, []string{"outer"},
+			map[string]bool{"outer": false, "outer2": false, "top2": false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			view := ix.Overlay(map[string][]byte{"a.c": []byte(tc.src)})
+			patch := map[string][]*cscan.Func{}
+			for _, fn := range view.File("a.c").Funcs {
+				patch[fn.Name] = append(patch[fn.Name], fn)
+			}
+			r := NewResolver(m, view, patch, 0)
+			for _, n := range tc.dirty {
+				if !r.sources.dirty[ref(n)] {
+					t.Errorf("%s is not dirty", n)
+				}
+			}
+			for _, n := range tc.clean {
+				if r.sources.dirty[ref(n)] {
+					t.Errorf("%s is dirty", n)
+				}
+			}
+			for n, want := range tc.reaches {
+				if got := r.SummaryOf(view.Funcs(n)[0], 0).Reach != nil; got != want {
+					t.Errorf("%s reaches: %v, want %v", n, got, want)
+				}
 			}
 		})
 	}

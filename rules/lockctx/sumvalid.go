@@ -11,21 +11,19 @@ import (
 )
 
 // Which stored summaries hold under a patch (sumstore.go). A stored
-// summary was computed without the patch. It changes only when something
-// it was computed from did: a function in a file the patch rescans or
-// with the name of one of the patch's functions (the sources), or the
-// functions assigned to a member it resolved a call through. The patch's
-// dirty set is every function whose summary may change: the changed
-// sources, the functions whose members changed, and everything computed
-// from them, found by following the reverse deps upwards. A source whose
-// new versions have exactly its stored summary changes nothing above it
-// (cutChanges): most functions a patch touches gain no sleeping call and
-// leave no lock held, and without the cut, much of the tree would be
-// summarised again for a change that makes no difference to it.
+// summary was computed without the patch. It can change only when
+// something it was computed from did: a function in a file the patch
+// rescans or with the name of one of the patch's functions (the sources),
+// or the functions assigned to a member it resolved a call through. The
+// patch's dirty set is the tree functions whose summary in the view does
+// differ from the stored one: settle climbs the reverse deps from the
+// sources and the functions whose members changed, summarising again
+// only as far as summaries actually change. Every other tree function's
+// stored summary is used.
 //
-// This is the dependency test the resolver's own taint tracking makes for
-// the summaries it computes (share.go): a stored summary is used exactly
-// where a computed one would be the same.
+// The resolver's own taint tracking (share.go) makes the same dependency
+// test for the summaries it computes; the climb adds that a change which
+// leaves a function's summary as it was stops there.
 
 // patchSources are what the view's patch changes, as the store sees it.
 type patchSources struct {
@@ -46,6 +44,8 @@ type patchSources struct {
 	// set when that cannot be known (the member index is unreadable).
 	dirty map[index.Ref]bool
 	all   bool
+	// closed are dirty with everything above them (markDirty).
+	closed map[index.Ref]bool
 }
 
 // memberChanged reports whether the patch may change how a call through
@@ -115,7 +115,7 @@ func (r *Resolver) record(ref index.Ref) (*record, bool) {
 func (r *Resolver) initSources() {
 	s := &patchSources{files: map[int]bool{}, funcs: map[index.Ref]bool{}, tagged: map[string]bool{},
 		untyped: map[string]bool{}, anyMember: map[string]bool{}, cut: map[index.Ref]bool{},
-		moved: map[string]map[int]int{}, dirty: map[index.Ref]bool{}}
+		moved: map[string]map[int]int{}, dirty: map[index.Ref]bool{}, closed: map[index.Ref]bool{}}
 	r.sources = s
 	if r.ix == nil {
 		return
@@ -134,7 +134,7 @@ func (r *Resolver) initSources() {
 		}
 	}
 	r.changedMembers()
-	// The seeds: every source (until cutChanges), and the functions
+	// The seeds: every source, and the functions
 	// whose members changed.
 	var seeds []index.Ref
 	for i := range s.files {
@@ -152,7 +152,14 @@ func (r *Resolver) initSources() {
 		seeds = append(seeds, refs...)
 	}
 	sort.Slice(seeds, func(i, j int) bool { return seeds[i] < seeds[j] })
-	r.cutChanges(seeds)
+	n := 0
+	for i, x := range seeds {
+		if i == 0 || x != seeds[i-1] {
+			seeds[n] = x
+			n++
+		}
+	}
+	r.settle(seeds[:n])
 }
 
 // changedKeys returns the member keys the patch changes that a record may
@@ -238,116 +245,268 @@ func (r *Resolver) changedMembers() {
 	}
 }
 
+// maxSettle bounds the summaries settle computes before it gives up
+// cutting and dirties everything above what changed.
+const maxSettle = 4000
+
 // markDirty adds ref and everything computed from it to the dirty set.
 func (r *Resolver) markDirty(ref index.Ref) {
 	s := r.sources
-	if s.dirty[ref] {
-		return
-	}
-	s.dirty[ref] = true
 	queue := []index.Ref{ref}
+	s.dirty[ref], s.closed[ref] = true, true
 	for len(queue) > 0 {
 		x := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		rec, ok := r.record(x)
+		// Read without caching: the closure may be much of the tree.
+		eachRdep(r.store.get(x), func(p index.Ref) {
+			if !s.closed[p] {
+				s.dirty[p], s.closed[p] = true, true
+				queue = append(queue, p)
+			}
+		})
+	}
+}
+
+// settle makes the dirty set: the tree functions whose summary in the
+// view differs from the stored one, and which are therefore summarised
+// again. It starts from the seeds (the sources, and the functions whose
+// members changed) and climbs the reverse deps only as far as summaries
+// change. A source's summary in the view is its new versions' (the
+// function of that name in the rescanned file, the patch's functions of
+// that name; none when it was deleted); another function's is computed
+// again when one of its deps changed. A function whose summary comes out
+// as stored stops the climb: most functions a patch touches gain no
+// sleeping call and leave no lock held, and most callers of one that
+// does already reached a sleeping call the same way, first.
+//
+// Functions are assumed unchanged until found changed, and everything
+// summarised from a function that changes is summarised again (a
+// worklist), so the result is a fixpoint. Where a change takes something
+// away (a sleeping call, an effect), that assumption could keep a
+// recursive component's stale summaries alive, so everything above such
+// a change is dirtied instead, as it is when the climb grows too long.
+// The summaries computed here are dropped at the end: the analysis then
+// summarises in its own order, as it would without a store (a recursive
+// component's summaries depend on where it is entered).
+func (r *Resolver) settle(seeds []index.Ref) {
+	s := r.sources
+	root := r.ix.Underlying()
+	versions := map[index.Ref][]*cscan.Func{}
+	files := map[int]*cscan.File{}
+	var sources []index.Ref
+	for _, ref := range seeds {
+		if !s.files[ref.File()] && !s.funcs[ref] {
+			continue
+		}
+		if _, ok := versions[ref]; ok {
+			continue
+		}
+		var news []*cscan.Func
+		if old := root.FuncOf(ref); old != nil {
+			if s.files[ref.File()] {
+				f, ok := files[ref.File()]
+				if !ok {
+					f = r.ix.File(old.File)
+					files[ref.File()] = f
+				}
+				if f != nil {
+					for _, fn := range f.Funcs {
+						if fn.Name == old.Name {
+							news = append(news, fn)
+						}
+					}
+				}
+			}
+			news = append(news, r.patch[old.Name]...)
+		}
+		versions[ref] = news
+		sources = append(sources, ref)
+	}
+	last := map[index.Ref]string{}
+	queued := map[index.Ref]bool{}
+	queue := append([]index.Ref(nil), seeds...)
+	for _, x := range queue {
+		queued[x] = true
+	}
+	work := 0
+	// value returns x's summary in the view, encoded (the new versions'
+	// for a source), and whether it lost something the stored one has.
+	value := func(x index.Ref) (string, bool) {
+		stored, _ := decodeSummary(r.storedEnc(x))
+		if news, ok := versions[x]; ok {
+			if len(news) == 0 {
+				return "deleted", true
+			}
+			var v []byte
+			lost := false
+			for _, fn := range news {
+				sum := r.SummaryOf(fn, 0)
+				e := &sumEncoder{}
+				e.summary(sum)
+				v = append(v, e.buf...)
+				lost = lost || lessThan(sum, stored)
+			}
+			if len(news) == 1 {
+				return string(v), lost
+			}
+			return "versions:" + string(v), lost
+		}
+		fn := root.FuncOf(x)
+		if fn == nil {
+			return "missing", true
+		}
+		s.dirty[x] = true // summarised again below, whatever stored says
+		delete(r.memo, fn)
+		sum := r.SummaryOf(fn, 0)
+		e := &sumEncoder{}
+		e.summary(sum)
+		return string(e.buf), lessThan(sum, stored)
+	}
+	for round := 0; ; round++ {
+		for len(queue) > 0 {
+			x := queue[0]
+			queue = queue[1:]
+			delete(queued, x)
+			if work++; work > maxSettle {
+				for _, y := range append(queue, x) {
+					r.markDirty(y)
+				}
+				r.resetMemo()
+				return
+			}
+			if s.closed[x] {
+				continue
+			}
+			v, lost := value(x)
+			stored := string(r.storedEnc(x))
+			same := v == stored
+			_, isSource := versions[x]
+			switch {
+			case isSource && same:
+				s.cut[x] = true
+			case isSource:
+				delete(s.cut, x)
+			case same:
+				delete(s.dirty, x) // as stored: x stays clean
+			default:
+				s.dirty[x] = true
+			}
+			prev, ok := last[x]
+			if !ok {
+				prev = stored // what its callers' stored summaries used
+			}
+			last[x] = v
+			if prev == v {
+				continue // nothing new for its callers
+			}
+			if lost && !same {
+				r.markDirty(x)
+				continue
+			}
+			r.forgetAbove(x)
+			rec, ok := r.record(x)
+			if !ok {
+				continue
+			}
+			for _, p := range rec.rdeps {
+				if !queued[p] && !s.dirtyClosed(p) {
+					queued[p] = true
+					queue = append(queue, p)
+				}
+			}
+		}
+		// The new versions' own deps are not in the store: a source whose
+		// summary moved with what changed since it was computed goes round
+		// again.
+		for _, x := range sources {
+			for _, fn := range versions[x] {
+				delete(r.memo, fn)
+			}
+			if v, _ := value(x); v != last[x] && !queued[x] {
+				queued[x] = true
+				queue = append(queue, x)
+			}
+		}
+		if len(queue) == 0 {
+			break
+		}
+	}
+	// A tree function named like one of the patch's is not reached by
+	// name any more; unless cut, it is dirty.
+	for ref := range s.funcs {
+		if !s.cut[ref] && !s.files[ref.File()] {
+			s.dirty[ref] = true
+		}
+	}
+	r.resetMemo()
+}
+
+// dirtyClosed reports a function dirtied with everything above it
+// (markDirty), which the climb need not look at again.
+func (s *patchSources) dirtyClosed(ref index.Ref) bool { return s.closed[ref] }
+
+// forgetAbove drops the summaries computed in this resolver that may
+// have used x's previous summary in the view: those of the functions
+// above x, as far as they were summarised.
+func (r *Resolver) forgetAbove(x index.Ref) {
+	root := r.ix.Underlying()
+	seen := map[index.Ref]bool{x: true}
+	queue := []index.Ref{x}
+	for len(queue) > 0 {
+		y := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		rec, ok := r.record(y)
 		if !ok {
 			continue
 		}
 		for _, p := range rec.rdeps {
-			if !s.dirty[p] {
-				s.dirty[p] = true
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			fn := root.FuncOf(p)
+			if fn == nil {
+				continue
+			}
+			if _, ok := r.memo[fn]; ok {
+				delete(r.memo, fn)
 				queue = append(queue, p)
+			}
+		}
+	}
+	// The patch's own functions are not in the store: drop them all.
+	for _, fns := range r.patch {
+		for _, fn := range fns {
+			delete(r.memo, fn)
+		}
+	}
+	for _, p := range r.ix.OverlaidPaths() {
+		if f := r.ix.File(p); f != nil {
+			for _, fn := range f.Funcs {
+				delete(r.memo, fn)
 			}
 		}
 	}
 }
 
-// cutChanges makes the dirty set from the seeds. A source is a candidate
-// for the cut when it has a stored summary and new versions (the
-// function of that name in the rescanned file, the patch's functions of
-// that name). The candidates are first assumed cut, and their new
-// versions summarised under that assumption (their summaries may reach
-// each other's): when one turns out different from the stored summary,
-// it is dirtied and everything is summarised again without it, until the
-// assumption holds.
-func (r *Resolver) cutChanges(seeds []index.Ref) {
-	s := r.sources
-	root := r.ix.Underlying()
-	versions := map[index.Ref][]*cscan.Func{}
-	files := map[int]*cscan.File{}
-	var cands []index.Ref
-	for _, ref := range seeds {
-		if _, ok := versions[ref]; ok || s.dirty[ref] {
-			continue
-		}
-		candidate := s.files[ref.File()] || s.funcs[ref]
-		if candidate {
-			// A source whose members also changed is not cut.
-			candidate = !r.memberSeedHolds(ref)
-		}
-		var news []*cscan.Func
-		if candidate {
-			old := root.FuncOf(ref)
-			if old == nil {
-				candidate = false
-			} else {
-				if s.files[ref.File()] {
-					f, ok := files[ref.File()]
-					if !ok {
-						f = r.ix.File(old.File)
-						files[ref.File()] = f
-					}
-					if f != nil {
-						for _, fn := range f.Funcs {
-							if fn.Name == old.Name {
-								news = append(news, fn)
-							}
-						}
-					}
-				}
-				news = append(news, r.patch[old.Name]...)
-			}
-		}
-		rec, ok := r.record(ref)
-		if !candidate || len(news) == 0 || !ok || rec.rest == nil {
-			if s.files[ref.File()] || s.funcs[ref] || r.memberSeedHolds(ref) {
-				r.markDirty(ref)
-			}
-			continue
-		}
-		versions[ref] = news
-		cands = append(cands, ref)
+// resetMemo drops every summary computed so far.
+func (r *Resolver) resetMemo() {
+	r.memo, r.tainted, r.prev = map[*cscan.Func]*Summary{}, map[*cscan.Func]bool{}, map[*cscan.Func]*Summary{}
+	r.Computed = 0
+}
+
+// lessThan reports whether s lacks something stored has: a reach, an
+// effect, a reach through an argument.
+func lessThan(s, stored *Summary) bool {
+	if stored == nil {
+		return false
 	}
-	for _, ref := range cands {
-		s.cut[ref] = true
+	if s == nil {
+		return true
 	}
-	for {
-		refuted := false
-		for _, ref := range cands {
-			if !s.cut[ref] {
-				continue
-			}
-			want := r.storedEnc(ref)
-			for _, fn := range versions[ref] {
-				if !sameSummary(r.SummaryOf(fn, 0), want) {
-					delete(s.cut, ref)
-					r.markDirty(ref)
-					refuted = true
-					break
-				}
-			}
-		}
-		// Summaries computed under the refuted assumption are dropped;
-		// and once it holds, those computed to check it too: the
-		// analysis then summarises in its own order, as it would without
-		// a store (a recursive component's summaries depend on where it
-		// is entered).
-		r.memo, r.tainted, r.prev = map[*cscan.Func]*Summary{}, map[*cscan.Func]bool{}, map[*cscan.Func]*Summary{}
-		r.Computed = 0
-		if !refuted {
-			return
-		}
-	}
+	return stored.Reach != nil && s.Reach == nil || len(s.Acquires) < len(stored.Acquires) ||
+		len(s.CondAcquires) < len(stored.CondAcquires) || len(s.Drops) < len(stored.Drops) ||
+		len(s.ArgReaches) < len(stored.ArgReaches)
 }
 
 // storedEnc returns the encoding of ref's stored summary as the view sees
