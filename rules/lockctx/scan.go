@@ -1,7 +1,6 @@
 package lockctx
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -110,23 +109,23 @@ func includeDirectives(src string) (delims []byte, names []string) {
 	}
 }
 
-// HasWord reports whether src contains name as a whole identifier (not
-// inside a longer one), as a cheap test before scanning a file for it.
-func HasWord(src []byte, name string) bool {
-	if name == "" {
-		return false
-	}
-	word := []byte(name)
-	for off := 0; off < len(src); {
-		i := bytes.Index(src[off:], word)
-		if i < 0 {
-			return false
+// Words returns the identifiers src spells (a set).
+func Words(src []byte) map[string]bool {
+	out := map[string]bool{}
+	for i := 0; i < len(src); {
+		c := src[i]
+		if !cscan.IsIdentStart(c) {
+			i++
+			continue
 		}
-		a, b := off+i, off+i+len(name)
-		if (a == 0 || !cscan.IsIdentChar(src[a-1])) && (b == len(src) || !cscan.IsIdentChar(src[b])) {
-			return true
+		j := i + 1
+		for j < len(src) && cscan.IsIdentChar(src[j]) {
+			j++
 		}
-		off = a + 1
+		if i == 0 || !cscan.IsIdentChar(src[i-1]) {
+			out[string(src[i:j])] = true
+		}
+		i = j
 	}
-	return false
+	return out
 }

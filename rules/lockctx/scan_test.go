@@ -71,7 +71,7 @@ func TestScannersOnKernel(t *testing.T) {
 	}
 }
 
-func TestHasWord(t *testing.T) {
+func TestWords(t *testing.T) {
 	for _, tc := range []struct {
 		src, name string
 		want      bool
@@ -83,11 +83,12 @@ func TestHasWord(t *testing.T) {
 		{"xbar bar", "bar", true},
 		{"bar", "bar", true},
 		{"", "bar", false},
-		{"bar", "", false},
+		{"1bar", "bar", false},
 		{"$bar bar$", "bar", false},
+		{"$bar bar$", "$bar", true},
 	} {
-		if got := HasWord([]byte(tc.src), tc.name); got != tc.want {
-			t.Errorf("HasWord(%q, %q) = %v, want %v", tc.src, tc.name, got, tc.want)
+		if got := Words([]byte(tc.src))[tc.name]; got != tc.want {
+			t.Errorf("Words(%q)[%q] = %v, want %v", tc.src, tc.name, got, tc.want)
 		}
 	}
 }

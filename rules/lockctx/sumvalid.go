@@ -247,7 +247,7 @@ func (r *Resolver) changedMembers() {
 
 // maxSettle bounds the summaries settle computes before it gives up
 // cutting and dirties everything above what changed.
-const maxSettle = 4000
+const maxSettle = 1500
 
 // markDirty adds ref and everything computed from it to the dirty set.
 func (r *Resolver) markDirty(ref index.Ref) {

@@ -29,7 +29,7 @@ func (r *checker) argSites(name, file string, static bool) []callSite {
 		seen[p] = true
 		// A file that does not spell the name cannot pass it: its
 		// functions are not decoded.
-		if src, err := r.p.Index.ReadFile(p); err == nil && !lockctx.HasWord(src, name) {
+		if !r.spells(p, name) {
 			continue
 		}
 		f := r.p.Index.File(p)
@@ -91,4 +91,24 @@ func (r *checker) dirFiles(dir string) []string {
 	}
 	r.dirs[dir] = out
 	return out
+}
+
+// spells reports whether file p of the view spells name as a word (true
+// when it cannot be read). The identifiers of each file are read once per
+// patch: the reverse search asks for many names in the same directory.
+func (r *checker) spells(p, name string) bool {
+	if r.words == nil {
+		r.words = map[string]map[string]bool{}
+	}
+	ws, ok := r.words[p]
+	if !ok {
+		src, err := r.p.Index.ReadFile(p)
+		if err != nil {
+			r.words[p] = nil
+			return true
+		}
+		ws = lockctx.Words(src)
+		r.words[p] = ws
+	}
+	return ws == nil || ws[name]
 }

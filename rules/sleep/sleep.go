@@ -76,8 +76,10 @@ type checker struct {
 	oldR     *lockctx.Resolver
 	newFuncs map[*diffcheck.FuncChange]*cscan.Func
 	oldFuncs map[*diffcheck.FuncChange]*cscan.Func
-	// dirs caches the C files of tree directories (argsites.go).
-	dirs map[string][]string
+	// dirs caches the C files of tree directories, words which of their
+	// files spell a name (argsites.go).
+	dirs  map[string][]string
+	words map[string]map[string]bool
 }
 
 func run(p *rules.Pass, m *lockctx.Model) error {
