@@ -162,13 +162,25 @@ func (r *Resolver) baseTag(base string, caller *cscan.Func) string {
 	if from < 0 || to > len(lines) || from >= to {
 		return ""
 	}
-	text := strings.Join(lines[from:to], "\n")
-	for _, m := range declRe.FindAllStringSubmatch(text, -1) {
-		if m[2] == name {
-			return m[1]
+	k := declKey{caller.File, from, to}
+	tags, ok := r.declTags[k]
+	if !ok {
+		// The first declaration of each name in the function's lines.
+		tags = map[string]string{}
+		for _, m := range declRe.FindAllStringSubmatch(strings.Join(lines[from:to], "\n"), -1) {
+			if _, ok := tags[m[2]]; !ok {
+				tags[m[2]] = m[1]
+			}
 		}
+		r.declTags[k] = tags
 	}
-	return ""
+	return tags[name]
+}
+
+// declKey names the lines of a function whose declarations baseTag read.
+type declKey struct {
+	file     string
+	from, to int
 }
 
 // pointerSummary summarises a call through a function pointer from the
