@@ -30,7 +30,7 @@ import (
 
 // sumVersion changes whenever what a summary holds or how it is computed
 // does: a store of another version is not read.
-const sumVersion = 1
+const sumVersion = 2
 
 // summaryKind is the side file kind of model m's summaries.
 func summaryKind(m *Model) string { return fmt.Sprintf("summaries-v%d-%s", sumVersion, m.id[:16]) }
@@ -43,6 +43,10 @@ type sumSource interface {
 	// a call through member key (see noteMember; "*.m" stands for m of
 	// every struct); ok is false when the member index cannot be read.
 	memberRefs(key string) (refs []index.Ref, ok bool)
+	// wrapperRows returns the callback rows with the registration
+	// wrappers derived from the tree (wrappers.go); ok is false when
+	// they cannot be read.
+	wrapperRows() (rows []Callback, ok bool)
 }
 
 // sideSource reads a side file; recs caches the decoded records, shared
@@ -55,6 +59,22 @@ type sideSource struct {
 	mu          sync.Mutex
 	recs        map[index.Ref]*record
 	members     map[string][]index.Ref
+	rows        []Callback
+	rowsRead    bool
+	rowsOK      bool
+}
+
+func (s *sideSource) wrapperRows() ([]Callback, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.rowsRead {
+		s.rowsRead = true
+		var rs rowsFile
+		if err := readGob(rowsPath(s.membersPath), &rs); err == nil && rs.Generation == s.gen && len(rs.Files) == len(rs.Rows) {
+			s.rows, s.rowsOK = rs.rows(), true
+		}
+	}
+	return s.rows, s.rowsOK
 }
 
 func (s *sideSource) memberRefs(key string) ([]index.Ref, bool) {
@@ -184,8 +204,14 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 	if err != nil {
 		return err
 	}
-	// The member index first: the side file says the store is complete.
+	// The member index and the rows first: the side file says the store
+	// is complete.
 	if err := writeMembers(membersPath(path), own.Generation(), b.members); err != nil {
+		return fmt.Errorf("summaries %s: %w", path, err)
+	}
+	if err := index.WriteFile(rowsPath(membersPath(path)), func(w *bufio.Writer) error {
+		return gob.NewEncoder(w).Encode(newRowsFile(own.Generation(), b.rows))
+	}); err != nil {
 		return fmt.Errorf("summaries %s: %w", path, err)
 	}
 	if err := index.WriteSide(own.SideName(summaryKind(m)), own.Generation(), own.NumFiles(), func(i int) [][]byte { return b.recs[i] }); err != nil {
@@ -221,6 +247,7 @@ func summarise(ctx context.Context, m *Model, ix *index.Index, release bool) (*b
 		}
 	}
 	b.finish()
+	b.rows, b.rowsOK = NewResolver(m, ix, nil, 0).deriveRows(), true
 	return b, nil
 }
 
@@ -230,9 +257,14 @@ type builder struct {
 	ix    *index.Index
 	funcs int
 	recs  [][][]byte // by file number, then function position
-	// members is the member index, built by finish.
+	// members is the member index, built by finish; rows the derived
+	// callback rows.
 	members map[string][]index.Ref
+	rows    []Callback
+	rowsOK  bool
 }
+
+func (b *builder) wrapperRows() ([]Callback, bool) { return b.rows, b.rowsOK }
 
 // finish adds the reverse deps to every record and builds the member
 // index.
@@ -382,14 +414,9 @@ func writeMembers(path, gen string, m map[string][]index.Ref) error {
 
 // readMembers reads the member index of generation gen.
 func readMembers(path, gen string) (map[string][]index.Ref, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	var mi memberIndex
-	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&mi); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := readGob(path, &mi); err != nil {
+		return nil, err
 	}
 	if mi.Generation != gen {
 		return nil, fmt.Errorf("%s: %w", path, index.ErrStale)
@@ -398,4 +425,44 @@ func readMembers(path, gen string) (map[string][]index.Ref, error) {
 		mi.Members = map[string][]index.Ref{}
 	}
 	return mi.Members, nil
+}
+
+// rowsPath is the derived rows file beside the member index path.
+func rowsPath(members string) string { return strings.TrimSuffix(members, ".members.gob") + ".rows.gob" }
+
+// rowsFile is the derived rows file's content: the rows with the file a
+// static wrapper's row is restricted to.
+type rowsFile struct {
+	Generation string
+	Rows       []Callback
+	Files      []string
+}
+
+func newRowsFile(gen string, rows []Callback) rowsFile {
+	f := rowsFile{Generation: gen, Rows: rows}
+	for _, r := range rows {
+		f.Files = append(f.Files, r.file)
+	}
+	return f
+}
+
+func (f rowsFile) rows() []Callback {
+	out := append([]Callback(nil), f.Rows...)
+	for i := range out {
+		out[i].file = f.Files[i]
+	}
+	return out
+}
+
+// readGob decodes the gob file path into v.
+func readGob(path string, v any) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

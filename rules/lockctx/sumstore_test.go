@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -53,6 +54,11 @@ void outer2(void)
 	leaf(3);
 }
 `,
+	"w.c": `static void reg_wrap(void (*fn)(void))
+{
+	register_cb(fn);
+}
+`,
 	"d.c": `void top2(void)
 {
 	outer2();
@@ -95,7 +101,14 @@ func funcNamed(t *testing.T, ix *index.Index, name string) *cscan.Func {
 }
 
 func TestPrepareStores(t *testing.T) {
-	m := testModel(t)
+	m, err := Compile("test", &Tables{
+		Acquire:   []Row{{Names: []string{"spin_lock"}, Kind: "spin", Arg: 0}},
+		Release:   []Row{{Names: []string{"spin_unlock"}, Kind: "spin", Arg: 0}},
+		Callbacks: []Callback{{Names: []string{"register_cb"}, Arg: 0, Kind: "hardirq", Why: "a test callback"}},
+	}, target{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ix := openStoreTree(t)
 	if Stored(m, ix) {
 		t.Fatal("stored before Prepare")
@@ -113,6 +126,12 @@ func TestPrepareStores(t *testing.T) {
 	}
 	if !Stored(m, again) {
 		t.Fatal("a second Index does not see the store")
+	}
+	rows, ok := storeFor(m, again).wrapperRows()
+	// reg_wrap() passes its parameter to register_cb(): a wrapper row,
+	// for calls from w.c only.
+	if want := NewResolver(m, again, nil, 0).deriveRows(); !ok || len(want) != 2 || want[1].file != "w.c" || !reflect.DeepEqual(rows, want) {
+		t.Errorf("stored rows %+v (%v), want %+v", rows, ok, want)
 	}
 	r := NewResolver(m, again, nil, 0)
 	if s := r.SummaryOf(funcNamed(t, again, "other"), 0); s.Reach == nil || s.Reach.Prim != "sleep_long" {

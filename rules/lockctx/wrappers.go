@@ -26,9 +26,16 @@ func (r *Resolver) callbackRows() []Callback {
 		r.rows = append([]Callback(nil), r.m.callbacks...)
 		return r.rows
 	}
-	// Derived from the tree without the patch, once per model and tree.
-	base := NewResolver(r.m, r.ix.Underlying(), nil, 0)
-	r.rows, _ = r.ix.Underlying().Memo("lockctx.wrappers."+r.m.id, func() any { return base.deriveRows() }).([]Callback)
+	// Derived from the tree without the patch, once per model and tree
+	// (or read from what Prepare stored).
+	r.rows, _ = r.ix.Underlying().Memo("lockctx.wrappers."+r.m.id, func() any {
+		if r.store != nil {
+			if rows, ok := r.store.wrapperRows(); ok {
+				return rows
+			}
+		}
+		return NewResolver(r.m, r.ix.Underlying(), nil, 0).deriveRows()
+	}).([]Callback)
 	return r.rows
 }
 
