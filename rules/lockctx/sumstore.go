@@ -428,7 +428,9 @@ func readMembers(path, gen string) (map[string][]index.Ref, error) {
 }
 
 // rowsPath is the derived rows file beside the member index path.
-func rowsPath(members string) string { return strings.TrimSuffix(members, ".members.gob") + ".rows.gob" }
+func rowsPath(members string) string {
+	return strings.TrimSuffix(members, ".members.gob") + ".rows.gob"
+}
 
 // rowsFile is the derived rows file's content: the rows with the file a
 // static wrapper's row is restricted to.
