@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -77,4 +78,35 @@ func FuzzSide(f *testing.F) {
 		s.Get(Ref(ref))
 		s.Get(MakeRef(0, 0))
 	})
+}
+
+// TestGeneration: the generation names the indexed content: the same
+// for the same files, another once a file changes.
+func TestGeneration(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	write := func(src string) {
+		if err := os.WriteFile(filepath.Join(dir, "a.c"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open := func() *Index {
+		ix, err := Open(context.Background(), dir, Options{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	write("void f(void)\n{\n}\n")
+	g1, g2 := open().Generation(), open().Generation()
+	if g1 == "" || g1 != g2 {
+		t.Fatalf("generations %q and %q of the same tree", g1, g2)
+	}
+	write("void f(void)\n{\n\tg();\n}\n")
+	if g3 := open().Generation(); g3 == g1 {
+		t.Error("a changed file keeps the generation")
+	}
+	ix := open()
+	if side := ix.SideName("k"); filepath.Dir(side) != cache || filepath.Ext(side) != ".side" {
+		t.Errorf("side name %q", side)
+	}
 }

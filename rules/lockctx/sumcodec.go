@@ -138,6 +138,13 @@ func eachRdep(b []byte, f func(index.Ref)) bool {
 	return !d.bad
 }
 
+// appendSummary appends the encoding of s to b.
+func appendSummary(b []byte, s *Summary) []byte {
+	e := &sumEncoder{buf: b}
+	e.summary(s)
+	return e.buf
+}
+
 // decodeSummary decodes the summary part of a record.
 func decodeSummary(b []byte) (*Summary, bool) {
 	d := &sumDecoder{b: b}
@@ -225,23 +232,29 @@ type sumDecoder struct {
 	bad bool
 }
 
-func (d *sumDecoder) u() uint64 {
-	v, n := binary.Uvarint(d.b)
+// advance consumes n bytes of a varint just read; n <= 0 is an error.
+func (d *sumDecoder) advance(n int) bool {
 	if n <= 0 {
 		d.bad, d.b = true, nil
-		return 0
+		return false
 	}
 	d.b = d.b[n:]
+	return true
+}
+
+func (d *sumDecoder) u() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if !d.advance(n) {
+		return 0
+	}
 	return v
 }
 
 func (d *sumDecoder) i() int {
 	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.bad, d.b = true, nil
+	if !d.advance(n) {
 		return 0
 	}
-	d.b = d.b[n:]
 	return int(v)
 }
 

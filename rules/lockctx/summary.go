@@ -132,13 +132,12 @@ type Resolver struct {
 	store   sumSource
 	records map[index.Ref]*record
 	sources *patchSources
-	// build is set inside Prepare: frameDeps and frameMembers collect
-	// what each frame's summary is computed from, lastDeps keeps them
-	// until the summary is final.
-	build        *builder
-	frameDeps    [][]index.Ref
-	frameMembers [][]string
-	lastDeps     map[*cscan.Func]depsOf
+	// build is set inside Prepare: frameDeps collects, per frame of the
+	// stack, what its summary is computed from, lastDeps keeps that until
+	// the summary is final.
+	build     *builder
+	frameDeps []depsOf
+	lastDeps  map[*cscan.Func]depsOf
 }
 
 // NewResolver returns a resolver over one view: ix is the tree's index
@@ -181,10 +180,8 @@ func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
 		return nil
 	}
 	defs := PickDefs(r.ix.Funcs(name), fromFile)
-	if r.build != nil {
-		for _, fn := range defs {
-			r.noteDep(fn)
-		}
+	for _, fn := range defs {
+		r.noteDep(fn)
 	}
 	return defs
 }
@@ -290,8 +287,7 @@ func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
 		r.pos[fn] = idx
 		r.frameTaint = append(r.frameTaint, r.source(fn))
 		if r.build != nil {
-			r.frameDeps = append(r.frameDeps, nil)
-			r.frameMembers = append(r.frameMembers, nil)
+			r.frameDeps = append(r.frameDeps, depsOf{})
 		}
 		mark := len(r.pending)
 		s := r.compute(fn)
@@ -299,8 +295,8 @@ func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
 		tainted := r.frameTaint[idx]
 		r.stack, r.low, r.frameTaint = r.stack[:idx], r.low[:idx], r.frameTaint[:idx]
 		if r.build != nil {
-			r.lastDeps[fn] = depsOf{r.frameDeps[idx], r.frameMembers[idx]}
-			r.frameDeps, r.frameMembers = r.frameDeps[:idx], r.frameMembers[:idx]
+			r.lastDeps[fn] = r.frameDeps[idx]
+			r.frameDeps = r.frameDeps[:idx]
 		}
 		delete(r.pos, fn)
 		if tainted {

@@ -214,7 +214,7 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 	}); err != nil {
 		return fmt.Errorf("summaries %s: %w", path, err)
 	}
-	if err := index.WriteSide(own.SideName(summaryKind(m)), own.Generation(), own.NumFiles(), func(i int) [][]byte { return b.recs[i] }); err != nil {
+	if err := index.WriteSide(path, own.Generation(), own.NumFiles(), func(i int) [][]byte { return b.recs[i] }); err != nil {
 		return fmt.Errorf("summaries %s: %w", path, err)
 	}
 	log.Info("summaries stored", "file", path, "funcs", b.funcs, "stored", b.stored(), "took", time.Since(start))
@@ -360,19 +360,19 @@ func (r *Resolver) noteDep(fn *cscan.Func) {
 		return
 	}
 	if ref, ok := r.ix.RefOf(fn); ok {
-		top := len(r.frameDeps) - 1
-		r.frameDeps[top] = append(r.frameDeps[top], ref)
+		top := &r.frameDeps[len(r.frameDeps)-1]
+		top.deps = append(top.deps, ref)
 	}
 }
 
 // noteMember records that the summary being computed resolved a call
 // through member (Prepare only).
 func (r *Resolver) noteMember(member string) {
-	if r.build == nil || len(r.frameMembers) == 0 {
+	if r.build == nil || len(r.frameDeps) == 0 {
 		return
 	}
-	top := len(r.frameMembers) - 1
-	r.frameMembers[top] = append(r.frameMembers[top], member)
+	top := &r.frameDeps[len(r.frameDeps)-1]
+	top.members = append(top.members, member)
 }
 
 // keep stores fn's record in a Prepare: its deps and members from its

@@ -42,6 +42,20 @@ void other(void)
 {
 	o->run();
 }
+
+void ops_call2(struct other_ops *o)
+{
+	o->run();
+}
+`,
+	"drv2.c": `static void drv2_run(void)
+{
+	sleep_long();
+}
+
+static const struct other_ops drv2_ops = {
+	.run = drv2_run,
+};
 `,
 	"c.c": `void outer(void)
 {
@@ -251,5 +265,44 @@ func TestSettleStopsWhereUnchanged(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStoredMovedAssignment: a patch that only moves an ops table (a new
+// function above it) changes no member: the callers through it keep their
+// stored summaries, and the place quoted in their chains is the new one.
+func TestStoredMovedAssignment(t *testing.T) {
+	m := testModel(t)
+	ix := openStoreTree(t)
+	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(storeTree["drv2.c"], "static const", "static void added(void)\n{\n}\n\nstatic const", 1)
+	view := ix.Overlay(map[string][]byte{"drv2.c": []byte(src)})
+	patch := map[string][]*cscan.Func{}
+	for _, fn := range view.File("drv2.c").Funcs {
+		patch[fn.Name] = append(patch[fn.Name], fn)
+	}
+	r := NewResolver(m, view, patch, 0)
+	caller := funcNamed(t, ix, "ops_call2")
+	ref, _ := ix.RefOf(caller)
+	if r.sources.dirty[ref] {
+		t.Error("ops_call2 is dirty: a moved assignment counted as a change")
+	}
+	plain := NewResolver(m, view, patch, 0)
+	plain.store, plain.sources = nil, nil
+	got, want := r.SummaryOf(caller, 0), plain.SummaryOf(caller, 0)
+	if got.Reach == nil || want.Reach == nil {
+		t.Fatalf("ops_call2 reaches: stored %v, computed %v", got.Reach, want.Reach)
+	}
+	if !reflect.DeepEqual(got.Reach.Steps, want.Reach.Steps) {
+		t.Errorf("chain:\n stored   %+v\n computed %+v", got.Reach.Steps, want.Reach.Steps)
+	}
+	quoted := false
+	for _, st := range got.Reach.Steps {
+		quoted = quoted || strings.Contains(st.What, "(assigned at drv2.c:11)")
+	}
+	if !quoted {
+		t.Errorf("chain does not quote the moved assignment drv2.c:11: %+v", got.Reach.Steps)
 	}
 }

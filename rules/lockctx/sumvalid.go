@@ -187,21 +187,6 @@ func (s *patchSources) changedKeys() []string {
 	return out
 }
 
-// memberSeedHolds reports whether ref's stored summary resolved a call
-// through a member the patch changes.
-func (r *Resolver) memberSeedHolds(ref index.Ref) bool {
-	rec, ok := r.record(ref)
-	if !ok {
-		return true
-	}
-	for _, m := range rec.members {
-		if r.sources.memberChanged(m) {
-			return true
-		}
-	}
-	return false
-}
-
 // changedMembers finds the member keys whose assignments the patch
 // changes: the rescanned files assign the member other functions. An
 // assignment that only moved changes no member; chains quoting its place
@@ -330,9 +315,9 @@ func (r *Resolver) settle(seeds []index.Ref) {
 	}
 	work := 0
 	// value returns x's summary in the view, encoded (the new versions'
-	// for a source), and whether it lost something the stored one has.
-	value := func(x index.Ref) (string, bool) {
-		stored, _ := decodeSummary(r.storedEnc(x))
+	// for a source), and whether it lost something stored has.
+	value := func(x index.Ref, storedEnc []byte) (string, bool) {
+		stored, _ := decodeSummary(storedEnc)
 		if news, ok := versions[x]; ok {
 			if len(news) == 0 {
 				return "deleted", true
@@ -341,9 +326,7 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			lost := false
 			for _, fn := range news {
 				sum := r.SummaryOf(fn, 0)
-				e := &sumEncoder{}
-				e.summary(sum)
-				v = append(v, e.buf...)
+				v = appendSummary(v, sum)
 				lost = lost || lessThan(sum, stored)
 			}
 			if len(news) == 1 {
@@ -358,11 +341,9 @@ func (r *Resolver) settle(seeds []index.Ref) {
 		s.dirty[x] = true // summarised again below, whatever stored says
 		delete(r.memo, fn)
 		sum := r.SummaryOf(fn, 0)
-		e := &sumEncoder{}
-		e.summary(sum)
-		return string(e.buf), lessThan(sum, stored)
+		return string(appendSummary(nil, sum)), lessThan(sum, stored)
 	}
-	for round := 0; ; round++ {
+	for {
 		for len(queue) > 0 {
 			x := queue[0]
 			queue = queue[1:]
@@ -377,8 +358,9 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			if s.closed[x] {
 				continue
 			}
-			v, lost := value(x)
-			stored := string(r.storedEnc(x))
+			enc := r.storedEnc(x)
+			v, lost := value(x, enc)
+			stored := string(enc)
 			same := v == stored
 			_, isSource := versions[x]
 			switch {
@@ -409,7 +391,7 @@ func (r *Resolver) settle(seeds []index.Ref) {
 				continue
 			}
 			for _, p := range rec.rdeps {
-				if !queued[p] && !s.dirtyClosed(p) {
+				if !queued[p] && !s.closed[p] {
 					queued[p] = true
 					queue = append(queue, p)
 				}
@@ -422,7 +404,7 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			for _, fn := range versions[x] {
 				delete(r.memo, fn)
 			}
-			if v, _ := value(x); v != last[x] && !queued[x] {
+			if v, _ := value(x, r.storedEnc(x)); v != last[x] && !queued[x] {
 				queued[x] = true
 				queue = append(queue, x)
 			}
@@ -440,10 +422,6 @@ func (r *Resolver) settle(seeds []index.Ref) {
 	}
 	r.resetMemo()
 }
-
-// dirtyClosed reports a function dirtied with everything above it
-// (markDirty), which the climb need not look at again.
-func (s *patchSources) dirtyClosed(ref index.Ref) bool { return s.closed[ref] }
 
 // forgetAbove drops the summaries computed in this resolver that may
 // have used x's previous summary in the view: those of the functions
@@ -524,20 +502,7 @@ func (r *Resolver) storedEnc(ref index.Ref) []byte {
 		return nil
 	}
 	renumber(s, r.sources.moved)
-	e := &sumEncoder{}
-	e.summary(s)
-	return e.buf
-}
-
-// sameSummary reports whether s is the summary stored as enc: the same
-// reach with the same chain, the same effects.
-func sameSummary(s *Summary, enc []byte) bool {
-	if s == nil || enc == nil {
-		return false
-	}
-	e := &sumEncoder{}
-	e.summary(s)
-	return string(e.buf) == string(enc)
+	return appendSummary(nil, s)
 }
 
 // assignedAt is how a chain step quotes where a function was assigned to
