@@ -95,3 +95,22 @@ func TestRunVMContextCancel(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestKernelCmdline: the guest command line keeps the parameters the
+// runner's verdicts depend on.
+func TestKernelCmdline(t *testing.T) {
+	fields := map[string]bool{}
+	for _, f := range strings.Fields(kernelCmdline) {
+		fields[f] = true
+	}
+	for _, want := range []string{
+		"console=ttyS0,115200", // the console the runner reads
+		"rdinit=/init",         // the suite's initrd
+		"panic=-1",             // a panic ends QEMU at once (-no-reboot)
+		"no_timer_check",       // no spurious IO-APIC timer panic under TCG on a busy host
+	} {
+		if !fields[want] {
+			t.Errorf("kernel command line %q lacks %s", kernelCmdline, want)
+		}
+	}
+}
