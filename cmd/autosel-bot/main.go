@@ -37,6 +37,10 @@ type app struct {
 	// collectors are the metrics of backends built for the pipeline
 	// (lava), registered on the daemon's /metrics.
 	collectors []prometheus.Collector
+	// cpuProfile is where --cpuprofile writes a CPU profile of the command
+	// (profile.go).
+	cpuProfile string
+	stopProfile func() error
 }
 
 // load reads the configuration once flags are parsed.
@@ -68,11 +72,19 @@ AUTOSEL_BOT_<SECTION>_<KEY> environment variables.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return a.load()
+			if err := a.load(); err != nil {
+				return err
+			}
+			return a.startProfile()
+		},
+		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {
+			return a.endProfile()
 		},
 	}
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (YAML) merged over the built-in defaults")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "debug logging on stderr")
+	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to `FILE` (go tool pprof)")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	root.AddCommand(newCheckCmd(a), newTestCmd(a), newWatchCmd(a), newReplayCmd(a), newRulesCmd(a))
 	addWorkflowCommands(root)
 	return root
@@ -85,7 +97,12 @@ func main() {
 		os.Exit(2)
 	}
 	a := &app{v: v}
-	if err := newRoot(a).Execute(); err != nil {
+	err = newRoot(a).Execute()
+	// A command that fails skips PersistentPostRunE: its profile ends here.
+	if perr := a.endProfile(); perr != nil && err == nil {
+		err = perr
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "autosel-bot:", err)
 		var ee *exitError
 		if errors.As(err, &ee) {

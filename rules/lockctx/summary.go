@@ -138,6 +138,9 @@ type Resolver struct {
 	build     *builder
 	frameDeps []depsOf
 	lastDeps  map[*cscan.Func]depsOf
+	// consulted collects, while settle computes a changed function's new
+	// version, the tree functions whose summaries it asks for.
+	consulted map[index.Ref]bool
 }
 
 // NewResolver returns a resolver over one view: ix is the tree's index
@@ -252,13 +255,17 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 // any depth (depth is ignored; see NewResolver).
 func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
 	r.noteDep(fn)
+	if r.consulted != nil {
+		r.consult(fn)
+	}
 	if s, ok := r.memo[fn]; ok {
 		if r.tainted[fn] {
 			r.taint()
 		}
 		return s
 	}
-	if !r.source(fn) {
+	_, paired := r.pairedOf(fn)
+	if !r.source(fn) || paired {
 		if s := r.stored(fn); s != nil {
 			r.memo[fn] = s
 			return s

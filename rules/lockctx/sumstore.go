@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -30,10 +31,13 @@ import (
 
 // sumVersion changes whenever what a summary holds or how it is computed
 // does: a store of another version is not read.
-const sumVersion = 2
+const sumVersion = 3
 
 // summaryKind is the side file kind of model m's summaries.
 func summaryKind(m *Model) string { return fmt.Sprintf("summaries-v%d-%s", sumVersion, m.id[:16]) }
+
+// rdepsKind names the side file of the reverse deps alone.
+func rdepsKind(m *Model) string { return summaryKind(m) + ".rdeps" }
 
 // sumSource is where a resolver reads stored records: the side file, or
 // the records of a Prepare in progress.
@@ -47,13 +51,20 @@ type sumSource interface {
 	// wrappers derived from the tree (wrappers.go); ok is false when
 	// they cannot be read.
 	wrapperRows() (rows []Callback, ok bool)
+	// eachRdep calls f with every function whose stored summary was
+	// computed from ref's (its reverse deps).
+	eachRdep(ref index.Ref, f func(index.Ref))
 }
 
 // sideSource reads a side file; recs caches the decoded records, shared
 // by every resolver over the same index (they never change). The member
 // index is read from its own file on first use (membersPath).
 type sideSource struct {
-	f           *index.SideFile
+	f *index.SideFile
+	// rd holds the reverse deps alone (rdepsKind), nil when missing: a
+	// climb to the top of the tree reads a few MB there instead of most
+	// of the side file.
+	rd          *index.SideFile
 	gen         string
 	membersPath string
 	mu          sync.Mutex
@@ -107,6 +118,19 @@ func lookupMember(m map[string][]index.Ref, key string) []index.Ref {
 
 func (s *sideSource) get(ref index.Ref) []byte { return s.f.Get(ref) }
 
+func (s *sideSource) eachRdep(ref index.Ref, f func(index.Ref)) {
+	if s.rd != nil {
+		if b := s.rd.Get(ref); len(b) > 0 {
+			d := &sumDecoder{b: b}
+			for _, p := range d.refs() {
+				f(p)
+			}
+			return
+		}
+	}
+	eachRdep(s.f.Get(ref), f)
+}
+
 // decoded returns the cached decoded record of ref.
 func (s *sideSource) decoded(ref index.Ref) (*record, bool) {
 	s.mu.Lock()
@@ -147,7 +171,8 @@ func storeFor(m *Model, ix *index.Index) sumSource {
 		return nil
 	}
 	if f, err := index.OpenSide(path, root.Generation()); err == nil {
-		h.src = &sideSource{f: f, gen: root.Generation(), membersPath: membersPath(path), recs: map[index.Ref]*record{}}
+		rd, _ := index.OpenSide(root.SideName(rdepsKind(m)), root.Generation())
+		h.src = &sideSource{f: f, rd: rd, gen: root.Generation(), membersPath: membersPath(path), recs: map[index.Ref]*record{}}
 	}
 	return h.src
 }
@@ -214,11 +239,35 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 	}); err != nil {
 		return fmt.Errorf("summaries %s: %w", path, err)
 	}
+	if err := index.WriteSide(root.SideName(rdepsKind(m)), own.Generation(), own.NumFiles(), b.rdepRecords); err != nil {
+		return fmt.Errorf("summaries %s: %w", path, err)
+	}
 	if err := index.WriteSide(path, own.Generation(), own.NumFiles(), func(i int) [][]byte { return b.recs[i] }); err != nil {
 		return fmt.Errorf("summaries %s: %w", path, err)
 	}
 	log.Info("summaries stored", "file", path, "funcs", b.funcs, "stored", b.stored(), "took", time.Since(start))
+	pruneVersions(path, m, log)
 	return nil
+}
+
+// pruneVersions removes the files of model m's stores of other versions
+// beside the side file path (they are never read again, and are several
+// hundred MB for Linux).
+func pruneVersions(path string, m *Model, log *slog.Logger) {
+	cur := summaryKind(m)
+	i := strings.LastIndex(path, "."+cur+".")
+	if i < 0 {
+		return
+	}
+	olds, _ := filepath.Glob(path[:i] + ".summaries-v*-" + m.id[:16] + ".*")
+	for _, f := range olds {
+		if strings.HasPrefix(f, path[:i]+"."+cur+".") || strings.HasSuffix(f, ".lock") {
+			continue
+		}
+		if err := os.Remove(f); err != nil {
+			log.Warn("old summaries not removed", "file", f, "err", err)
+		}
+	}
 }
 
 // summarise computes the records of every function of ix's tree, a few
@@ -314,6 +363,22 @@ func (b *builder) finish() {
 		}
 	}
 }
+
+// rdepRecords returns the reverse deps of file i's records, encoded alone
+// (the rdeps side file).
+func (b *builder) rdepRecords(i int) [][]byte {
+	out := make([][]byte, len(b.recs[i]))
+	for j, enc := range b.recs[i] {
+		var rd []index.Ref
+		eachRdep(enc, func(p index.Ref) { rd = append(rd, p) })
+		e := &sumEncoder{}
+		e.refs(rd)
+		out[j] = e.buf
+	}
+	return out
+}
+
+func (b *builder) eachRdep(ref index.Ref, f func(index.Ref)) { eachRdep(b.get(ref), f) }
 
 func (b *builder) memberRefs(key string) ([]index.Ref, bool) {
 	return lookupMember(b.members, key), true

@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -127,11 +128,27 @@ func TestPrepareStores(t *testing.T) {
 	if Stored(m, ix) {
 		t.Fatal("stored before Prepare")
 	}
+	// A store of an older version is removed when the new one is written;
+	// another model's is kept.
+	cur := ix.SideName(summaryKind(m))
+	old := strings.Replace(cur, fmt.Sprintf("summaries-v%d-", sumVersion), "summaries-v1-", 1)
+	other := strings.Replace(old, m.id[:16], "0123456789abcdef", 1)
+	for _, f := range []string{old, other} {
+		if err := os.WriteFile(f, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := Prepare(context.Background(), m, ix, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !Stored(m, ix) {
 		t.Fatal("not stored after Prepare")
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("older version's store kept: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another model's store removed: %v", err)
 	}
 	// Another Index of the same tree finds the file.
 	again, err := index.Open(context.Background(), ix.Root, index.Options{CacheDir: ix.CacheDir()})
@@ -146,6 +163,28 @@ func TestPrepareStores(t *testing.T) {
 	// for calls from w.c only.
 	if want := NewResolver(m, again, nil, 0).deriveRows(); !ok || len(want) != 2 || want[1].file != "w.c" || !reflect.DeepEqual(rows, want) {
 		t.Errorf("stored rows %+v (%v), want %+v", rows, ok, want)
+	}
+	// The reverse deps side file agrees with the records.
+	side := storeFor(m, again).(*sideSource)
+	if side.rd == nil {
+		t.Fatal("no reverse deps side file")
+	}
+	withRdeps := 0
+	for i := 0; i < again.NumFiles(); i++ {
+		for _, ref := range again.FileRefs(i) {
+			var fromRec, fromSide []index.Ref
+			eachRdep(side.get(ref), func(p index.Ref) { fromRec = append(fromRec, p) })
+			side.eachRdep(ref, func(p index.Ref) { fromSide = append(fromSide, p) })
+			if !reflect.DeepEqual(fromRec, fromSide) {
+				t.Errorf("%v: reverse deps %v in the record, %v in the side file", ref, fromRec, fromSide)
+			}
+			if len(fromRec) > 0 {
+				withRdeps++
+			}
+		}
+	}
+	if withRdeps == 0 {
+		t.Error("no function has reverse deps")
 	}
 	r := NewResolver(m, again, nil, 0)
 	if s := r.SummaryOf(funcNamed(t, again, "other"), 0); s.Reach == nil || s.Reach.Prim != "sleep_long" {

@@ -46,7 +46,17 @@ type patchSources struct {
 	all   bool
 	// closed are dirty with everything above them (markDirty).
 	closed map[index.Ref]bool
+	// lines renumbers, per rescanned file whose change lies inside
+	// functions, the old lines outside the changed functions; paired maps
+	// the old refs of such a file's unchanged functions to their new
+	// versions, pairedRef back (sumpair.go).
+	lines     map[string]map[int]int
+	paired    map[index.Ref]*cscan.Func
+	pairedRef map[*cscan.Func]index.Ref
 }
+
+// renumbers reports whether stored summaries need renumbering in the view.
+func (s *patchSources) renumbers() bool { return len(s.moved) > 0 || len(s.lines) > 0 }
 
 // memberChanged reports whether the patch may change how a call through
 // a member resolves: key is "struct.member" for a call resolved through
@@ -66,7 +76,10 @@ func (r *Resolver) stored(fn *cscan.Func) *Summary {
 	if r.store == nil {
 		return nil
 	}
-	ref, ok := r.ix.RefOf(fn)
+	ref, ok := r.pairedOf(fn)
+	if !ok {
+		ref, ok = r.ix.RefOf(fn)
+	}
 	if !ok {
 		return nil
 	}
@@ -81,8 +94,8 @@ func (r *Resolver) stored(fn *cscan.Func) *Summary {
 	if !ok {
 		return nil
 	}
-	if r.sources != nil && len(r.sources.moved) > 0 {
-		renumber(s, r.sources.moved)
+	if r.sources != nil && r.sources.renumbers() {
+		r.sources.renumber(s)
 	}
 	return s
 }
@@ -115,7 +128,8 @@ func (r *Resolver) record(ref index.Ref) (*record, bool) {
 func (r *Resolver) initSources() {
 	s := &patchSources{files: map[int]bool{}, funcs: map[index.Ref]bool{}, tagged: map[string]bool{},
 		untyped: map[string]bool{}, anyMember: map[string]bool{}, cut: map[index.Ref]bool{},
-		moved: map[string]map[int]int{}, dirty: map[index.Ref]bool{}, closed: map[index.Ref]bool{}}
+		moved: map[string]map[int]int{}, dirty: map[index.Ref]bool{}, closed: map[index.Ref]bool{},
+		lines: map[string]map[int]int{}, paired: map[index.Ref]*cscan.Func{}, pairedRef: map[*cscan.Func]index.Ref{}}
 	r.sources = s
 	if r.ix == nil {
 		return
@@ -134,11 +148,21 @@ func (r *Resolver) initSources() {
 		}
 	}
 	r.changedMembers()
-	// The seeds: every source, and the functions
-	// whose members changed.
+	for _, p := range r.ix.OverlaidPaths() {
+		if i, ok := r.ix.FileNum(p); ok {
+			r.pairFile(p, i)
+		}
+	}
+	// The seeds: every source (the rescanned files' functions but those
+	// paired with an unchanged new version), and the functions whose
+	// members changed.
 	var seeds []index.Ref
 	for i := range s.files {
-		seeds = append(seeds, root.FileRefs(i)...)
+		for _, ref := range root.FileRefs(i) {
+			if s.paired[ref] == nil {
+				seeds = append(seeds, ref)
+			}
+		}
 	}
 	for ref := range s.funcs {
 		seeds = append(seeds, ref)
@@ -243,7 +267,7 @@ func (r *Resolver) markDirty(ref index.Ref) {
 		x := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
 		// Read without caching: the closure may be much of the tree.
-		eachRdep(r.store.get(x), func(p index.Ref) {
+		r.store.eachRdep(x, func(p index.Ref) {
 			if !s.closed[p] {
 				s.dirty[p], s.closed[p] = true, true
 				queue = append(queue, p)
@@ -280,7 +304,7 @@ func (r *Resolver) settle(seeds []index.Ref) {
 	files := map[int]*cscan.File{}
 	var sources []index.Ref
 	for _, ref := range seeds {
-		if !s.files[ref.File()] && !s.funcs[ref] {
+		if !s.files[ref.File()] && !s.funcs[ref] || s.paired[ref] != nil {
 			continue
 		}
 		if _, ok := versions[ref]; ok {
@@ -314,6 +338,10 @@ func (r *Resolver) settle(seeds []index.Ref) {
 		queued[x] = true
 	}
 	work := 0
+	// consulted are the tree functions whose summaries the sources' new
+	// versions were computed from: their deps, which the store does not
+	// know (see below).
+	consulted := map[index.Ref]bool{}
 	// value returns x's summary in the view, encoded (the new versions'
 	// for a source), and whether it lost something stored has.
 	value := func(x index.Ref, storedEnc []byte) (string, bool) {
@@ -324,6 +352,8 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			}
 			var v []byte
 			lost := false
+			r.consulted = consulted
+			defer func() { r.consulted = nil }()
 			for _, fn := range news {
 				sum := r.SummaryOf(fn, 0)
 				v = appendSummary(v, sum)
@@ -334,7 +364,10 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			}
 			return "versions:" + string(v), lost
 		}
-		fn := root.FuncOf(x)
+		fn := s.paired[x] // an unchanged function of a rescanned file: its new version
+		if fn == nil {
+			fn = root.FuncOf(x)
+		}
 		if fn == nil {
 			return "missing", true
 		}
@@ -411,6 +444,23 @@ func (r *Resolver) settle(seeds []index.Ref) {
 		}
 		if len(queue) == 0 {
 			break
+		}
+	}
+	// A new version computed from a function the climb reached closes a
+	// cycle through the change (a changed function that now calls what
+	// calls it). A recursive component's summaries depend on where it is
+	// entered, and the climb entered it elsewhere than the analysis
+	// will: everything above the change is summarised again.
+	for ref := range consulted {
+		if _, climbed := last[ref]; climbed && versions[ref] == nil {
+			for _, x := range sources {
+				r.markDirty(x)
+			}
+			for x := range last {
+				r.markDirty(x)
+			}
+			r.resetMemo()
+			return
 		}
 	}
 	// A tree function named like one of the patch's is not reached by
@@ -494,14 +544,14 @@ func (r *Resolver) storedEnc(ref index.Ref) []byte {
 	if !ok || rec.rest == nil {
 		return nil
 	}
-	if len(r.sources.moved) == 0 {
+	if !r.sources.renumbers() {
 		return rec.rest
 	}
 	s, ok := decodeSummary(rec.rest)
 	if !ok {
 		return nil
 	}
-	renumber(s, r.sources.moved)
+	r.sources.renumber(s)
 	return appendSummary(nil, s)
 }
 
@@ -509,12 +559,23 @@ func (r *Resolver) storedEnc(ref index.Ref) []byte {
 // a member (ViaStep).
 const assignedAt = "(assigned at "
 
-// renumber rewrites the assignment places quoted in s's chains that the
-// patch moved.
-func renumber(s *Summary, moved map[string]map[int]int) {
+// renumber rewrites the places quoted in s that the patch moved: lines
+// of rescanned files outside the functions it changed (lines), and the
+// assignment places quoted in chain steps (moved).
+func (src *patchSources) renumber(s *Summary) {
+	moved := src.moved
+	line := func(file string, l int) int {
+		if nl, ok := src.lines[file][l]; ok {
+			return nl
+		}
+		return l
+	}
 	steps := func(ss []report.Step) {
 		for i := range ss {
-			ss[i].What = renumberWhat(ss[i].What, moved)
+			ss[i].Line = line(ss[i].File, ss[i].Line)
+			if len(moved) > 0 {
+				ss[i].What = renumberWhat(ss[i].What, moved)
+			}
 		}
 	}
 	effects := func(es []Effect) {
@@ -534,7 +595,20 @@ func renumber(s *Summary, moved map[string]map[int]int) {
 	effects(s.CondAcquires)
 	effects(s.Drops)
 	for i := range s.ArgReaches {
-		reach(&s.ArgReaches[i].Reach)
+		a := &s.ArgReaches[i]
+		reach(&a.Reach)
+		// The primitive call is the chain's last step's.
+		if n := len(a.Steps); n > 0 && len(src.lines[a.Steps[n-1].File]) > 0 {
+			file := a.Steps[n-1].File
+			a.Call.Line = line(file, a.Call.Line)
+			if len(a.Call.Guards) > 0 {
+				gs := append([]cscan.Guard(nil), a.Call.Guards...)
+				for j := range gs {
+					gs[j].Line = line(file, gs[j].Line)
+				}
+				a.Call.Guards = gs
+			}
+		}
 	}
 }
 

@@ -1,0 +1,266 @@
+package lockctx
+
+import (
+	"bytes"
+	"regexp"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+)
+
+// A patch rescans whole files, but changes a few functions of them. The
+// other functions of a rescanned file keep their text and only move: their
+// stored summaries hold, with the lines they quote renumbered. pairFile
+// finds them, so that the climb (settle) starts from the functions the
+// patch really changed instead of from every function of the file, and a
+// line shift alone no longer climbs through every caller whose chain
+// passes through the file.
+//
+// The pairing is all or nothing per file: it holds when the old and the
+// new text are equal once the changed functions are taken out of both
+// (what lies between functions, such as declarations, macros and struct
+// definitions, may change how a function body reads). Otherwise every
+// function of the file stays a source, as without pairing.
+
+// pairFile pairs the functions of rescanned file path (number i in the
+// store) with their new versions: same name, same rank among that name's
+// definitions, same text. It records the unchanged functions in s.paired
+// and s.pairedRef and the old-to-new numbering of the lines outside the
+// changed functions in s.lines. It does nothing when the change is not
+// confined to functions, or a text is unreadable.
+func (r *Resolver) pairFile(path string, i int) {
+	s := r.sources
+	root := r.ix.Underlying()
+	nf := r.ix.File(path)
+	if nf == nil {
+		return
+	}
+	oldSrc, err := root.ReadFile(path)
+	if err != nil {
+		return
+	}
+	newSrc, err := r.ix.ReadFile(path)
+	if err != nil {
+		return
+	}
+	oldLines, newLines := splitLines(oldSrc), splitLines(newSrc)
+	refs := root.FileRefs(i)
+	olds := make([]*cscan.Func, len(refs))
+	for k, ref := range refs {
+		if olds[k] = root.FuncOf(ref); olds[k] == nil {
+			return
+		}
+	}
+	// The new definitions of each name, in file order.
+	byName := map[string][]*cscan.Func{}
+	for _, fn := range nf.Funcs {
+		byName[fn.Name] = append(byName[fn.Name], fn)
+	}
+	count := map[string]int{}
+	for _, fo := range olds {
+		count[fo.Name]++
+	}
+	rank := map[string]int{}
+	paired := map[int]*cscan.Func{} // old position -> new version
+	usedNew := map[*cscan.Func]bool{}
+	for k, fo := range olds {
+		j := rank[fo.Name]
+		rank[fo.Name]++
+		if s.funcs[refs[k]] {
+			continue // named like a patch function: a source
+		}
+		news := byName[fo.Name]
+		if j >= len(news) || count[fo.Name] != len(news) {
+			continue
+		}
+		fn := news[j]
+		a, okA := span(oldLines, fo)
+		b, okB := span(newLines, fn)
+		if !okA || !okB || !equalLines(a, b) {
+			continue
+		}
+		paired[k] = fn
+		usedNew[fn] = true
+	}
+	// Take every function out of both texts, with the declaration head
+	// above a changed, added or deleted one ("static int" on a line of its
+	// own); what remains, blank and comment lines aside, must be equal,
+	// line for line.
+	keepOld, keepNew := make([]bool, len(oldLines)), make([]bool, len(newLines))
+	for k := range keepOld {
+		keepOld[k] = true
+	}
+	for k := range keepNew {
+		keepNew[k] = true
+	}
+	for k, fo := range olds {
+		_, ok := paired[k]
+		if !cut(keepOld, oldLines, fo, !ok) {
+			return
+		}
+	}
+	for _, fn := range nf.Funcs {
+		if !cut(keepNew, newLines, fn, !usedNew[fn]) {
+			return
+		}
+	}
+	skipOld, skipNew := commentLines(oldLines), commentLines(newLines)
+	lines := map[int]int{}
+	a, b := 0, 0
+	for {
+		for a < len(oldLines) && (!keepOld[a] || skipOld[a]) {
+			a++
+		}
+		for b < len(newLines) && (!keepNew[b] || skipNew[b]) {
+			b++
+		}
+		if a == len(oldLines) || b == len(newLines) {
+			if a != len(oldLines) || b != len(newLines) {
+				return
+			}
+			break
+		}
+		if !bytes.Equal(oldLines[a], newLines[b]) {
+			return
+		}
+		lines[a+1] = b + 1
+		a++
+		b++
+	}
+	// A paired function's lines move with it. One sharing a line with a
+	// changed definition (several on one line) pairs nothing.
+	for k, fn := range paired {
+		fo, d := olds[k], fn.Start-olds[k].Start
+		for l := fo.Start; l <= fo.End; l++ {
+			if _, ok := lines[l]; ok {
+				return
+			}
+			lines[l] = l + d
+		}
+	}
+	for k, fo := range olds {
+		if _, ok := paired[k]; ok {
+			continue
+		}
+		for l := fo.Start; l <= fo.End; l++ {
+			if _, ok := lines[l]; ok {
+				return
+			}
+		}
+	}
+	s.lines[path] = lines
+	for k, fn := range paired {
+		s.paired[refs[k]] = fn
+		s.pairedRef[fn] = refs[k]
+	}
+}
+
+// span returns the lines of fn's definition, from its name to its closing
+// brace.
+func span(lines [][]byte, fn *cscan.Func) ([][]byte, bool) {
+	if fn.Start < 1 || fn.End < fn.Start || fn.End > len(lines) {
+		return nil, false
+	}
+	return lines[fn.Start-1 : fn.End], true
+}
+
+// cut marks fn's lines as not kept, and with head the lines of its
+// declaration above its name; false when fn has no valid span.
+func cut(keep []bool, lines [][]byte, fn *cscan.Func, head bool) bool {
+	if fn.Start < 1 || fn.End < fn.Start || fn.End > len(keep) {
+		return false
+	}
+	first := fn.Start - 1
+	for head && first > 0 && declHead.Match(lines[first-1]) {
+		first--
+	}
+	for l := first; l < fn.End; l++ {
+		keep[l] = false
+	}
+	return true
+}
+
+// declHead matches a line that can only be the start of the declaration
+// below it: words and stars ("static int", "static void __init").
+var declHead = regexp.MustCompile(`^[A-Za-z_][\w\s*]*$`)
+
+// commentLines marks the lines holding nothing but blanks and comments
+// (string and character literals are skipped, so a "/*" in one opens no
+// comment).
+func commentLines(lines [][]byte) []bool {
+	out := make([]bool, len(lines))
+	inComment := false
+	for i, line := range lines {
+		code := false
+		for j := 0; j < len(line); j++ {
+			c := line[j]
+			switch {
+			case inComment:
+				if c == '*' && j+1 < len(line) && line[j+1] == '/' {
+					inComment = false
+					j++
+				}
+			case c == '/' && j+1 < len(line) && line[j+1] == '*':
+				inComment = true
+				j++
+			case c == '/' && j+1 < len(line) && line[j+1] == '/':
+				j = len(line)
+			case c == ' ' || c == '\t' || c == '\r' || c == '\f':
+			case c == '"' || c == '\'':
+				code = true
+				for j++; j < len(line) && line[j] != c; j++ {
+					if line[j] == '\\' {
+						j++
+					}
+				}
+			default:
+				code = true
+			}
+		}
+		out[i] = !code
+	}
+	return out
+}
+
+func equalLines(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// splitLines splits src into lines without their newlines.
+func splitLines(src []byte) [][]byte {
+	lines := bytes.Split(src, []byte("\n"))
+	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
+		lines = lines[:n-1]
+	}
+	return lines
+}
+
+// pairedOf returns the old ref of fn when fn is an unchanged function of
+// a rescanned file.
+func (r *Resolver) pairedOf(fn *cscan.Func) (index.Ref, bool) {
+	if r.sources == nil {
+		return 0, false
+	}
+	ref, ok := r.sources.pairedRef[fn]
+	return ref, ok
+}
+
+// consult notes the tree function fn (or the old version of a paired one)
+// in r.consulted.
+func (r *Resolver) consult(fn *cscan.Func) {
+	ref, ok := r.pairedOf(fn)
+	if !ok {
+		ref, ok = r.ix.RefOf(fn)
+	}
+	if ok {
+		r.consulted[ref] = true
+	}
+}

@@ -1,0 +1,99 @@
+package lockctx
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// TestStoredPairedFunctions: the functions of a rescanned file that a
+// patch leaves as they were keep their stored summaries, renumbered to
+// their new lines, and every summary in the view is what computing it
+// gives; a change between functions pairs nothing.
+func TestStoredPairedFunctions(t *testing.T) {
+	m := testModel(t)
+	ix := openStoreTree(t)
+	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	a := storeTree["a.c"]
+	for _, tc := range []struct {
+		name string
+		src  string
+		// changed are the patch's functions (as the diff reports them),
+		// paired the functions expected to keep their stored summaries.
+		changed, paired []string
+		// clean must not be summarised again.
+		clean []string
+	}{
+		{"function added on top", "void added(void)\n{\n\tquiet();\n}\n\n" + a,
+			[]string{"added"}, []string{"leaf", "mid", "other", "top"}, []string{"outer", "outer2", "top2"}},
+		{"body changed, same length", strings.Replace(a, "\tx++;\n", "\tx += 2;\n", 1),
+			[]string{"leaf"}, []string{"mid", "other", "top"}, []string{"outer", "outer2", "top2"}},
+		{"leaf sleeps, lines shift", strings.Replace(a, "\tx++;\n", "\tx++;\n\tsleep_short();\n", 1),
+			[]string{"leaf"}, []string{"mid", "other", "top"}, []string{"outer2"}},
+		{"other's sleep removed", strings.Replace(a, "\tsleep_long();\n", "\tquiet();\n\tquiet();\n", 1),
+			[]string{"other"}, []string{"leaf", "mid", "top"}, []string{"outer"}},
+		{"documented function added, head on its own line", strings.Replace(a, "void other(void)",
+			"/**\n * added() - does nothing. Not \"/*\" code.\n */\nstatic void\nadded(void)\n{\n}\n\n// other\nvoid other(void)", 1),
+			[]string{"added"}, []string{"leaf", "mid", "other", "top"}, []string{"outer", "outer2", "top2"}},
+		{"leaf calls its caller's caller (a cycle through the change)", strings.Replace(a, "\tx++;\n", "\tx++;\n\touter2();\n", 1),
+			[]string{"leaf"}, []string{"mid", "other", "top"}, nil},
+		{"declaration added between functions", strings.Replace(a, "void top(void)", "static int calls;\nvoid top(void)", 1),
+			[]string{"top"}, nil, nil},
+		{"comment opened in a string", strings.Replace(a, "void top(void)", "static char *s = \"/*\";\nvoid top(void)", 1),
+			[]string{"top"}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			view := ix.Overlay(map[string][]byte{"a.c": []byte(tc.src)})
+			patch := map[string][]*cscan.Func{}
+			for _, fn := range view.File("a.c").Funcs {
+				for _, n := range tc.changed {
+					if fn.Name == n {
+						patch[n] = append(patch[n], fn)
+					}
+				}
+			}
+			r := NewResolver(m, view, patch, 0)
+			var paired []string
+			for fn := range r.sources.pairedRef {
+				paired = append(paired, fn.Name)
+			}
+			sort.Strings(paired)
+			if !reflect.DeepEqual(paired, tc.paired) {
+				t.Errorf("paired %v, want %v", paired, tc.paired)
+			}
+			for _, n := range tc.clean {
+				ref, _ := ix.RefOf(funcNamed(t, ix, n))
+				if r.sources.dirty[ref] {
+					t.Errorf("%s is dirty", n)
+				}
+			}
+			plain := NewResolver(m, view, patch, 0)
+			plain.store, plain.sources = nil, nil
+			for _, p := range []string{"a.c", "b.c", "c.c", "d.c", "drv.c", "drv2.c", "w.c"} {
+				for _, fn := range view.File(p).Funcs {
+					if len(patch[fn.Name]) > 0 {
+						continue // the rule asks for the patch's version
+					}
+					got, want := r.SummaryOf(fn, 0), plain.SummaryOf(fn, 0)
+					if !reflect.DeepEqual(got, want) {
+						t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, appendSummary(nil, got), appendSummary(nil, want))
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestCommentLines(t *testing.T) {
+	src := "int a;\n\n/* one\n two */\n// three\n  /* four */ x = 1;\nchar *s = \"/*\";\ny = 2; /* five\n*/\nc = '\\'';\n"
+	want := []bool{false, true, true, true, true, false, false, false, true, false}
+	if got := commentLines(splitLines([]byte(src))); !reflect.DeepEqual(got, want) {
+		t.Errorf("commentLines = %v, want %v", got, want)
+	}
+}
