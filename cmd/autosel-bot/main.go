@@ -39,7 +39,7 @@ type app struct {
 	collectors []prometheus.Collector
 	// cpuProfile is where --cpuprofile writes a CPU profile of the command
 	// (profile.go).
-	cpuProfile string
+	cpuProfile  string
 	stopProfile func() error
 }
 
