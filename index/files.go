@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -135,4 +136,27 @@ func walkFiles(ctx context.Context, root string) ([]fileEntry, error) {
 func cacheName(root string) string {
 	h := sha1.Sum([]byte(root))
 	return fmt.Sprintf("index-%s.v%d.store", hex.EncodeToString(h[:8]), storeVersion)
+}
+
+// pruneOld removes what older versions of the store left beside
+// cacheFile for the same tree (their stores, side files and caches of
+// earlier formats): they are never read again, and are hundreds of MB
+// for Linux. Lock files stay.
+func pruneOld(cacheFile string, log *slog.Logger) {
+	base := filepath.Base(cacheFile)
+	tree, _, ok := strings.Cut(base, ".")
+	if !ok {
+		return
+	}
+	keep := strings.TrimSuffix(base, ".store") + "."
+	olds, _ := filepath.Glob(filepath.Join(filepath.Dir(cacheFile), tree+".*"))
+	for _, f := range olds {
+		name := filepath.Base(f)
+		if name == base || strings.HasPrefix(name, keep) || strings.HasSuffix(name, ".lock") {
+			continue
+		}
+		if err := os.Remove(f); err != nil {
+			log.Warn("old index cache not removed", "file", f, "err", err)
+		}
+	}
 }

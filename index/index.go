@@ -293,6 +293,7 @@ func build(ctx context.Context, abs string, entries []fileEntry, old *store, cac
 		if err := writeStore(cacheFile, data); err != nil {
 			log.Warn("index cache not written", "file", cacheFile, "err", err)
 		} else if st, err := openStore(cacheFile); err == nil {
+			pruneOld(cacheFile, log)
 			return st, nil
 		} else {
 			log.Warn("index cache not readable after writing", "file", cacheFile, "err", err)

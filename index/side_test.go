@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -108,5 +109,41 @@ func TestGeneration(t *testing.T) {
 	ix := open()
 	if side := ix.SideName("k"); filepath.Dir(side) != cache || filepath.Ext(side) != ".side" {
 		t.Errorf("side name %q", side)
+	}
+}
+
+// TestPruneOld: writing a store removes what older store versions left
+// for the same tree, and keeps the current version's side files, lock
+// files and other trees' caches.
+func TestPruneOld(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.c"), []byte("void f(void)\n{\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := cacheName(abs)
+	tree := strings.SplitN(cur, ".", 2)[0]
+	gone := []string{tree + ".bin", tree + ".assign1.gob", tree + ".v1.store", tree + ".v1.summaries-v2-x.side"}
+	kept := []string{strings.TrimSuffix(cur, ".store") + ".summaries-v3-x.side", tree + ".bin.lock", "index-0123456789abcdef.bin"}
+	for _, f := range append(append([]string(nil), gone...), kept...) {
+		if err := os.WriteFile(filepath.Join(cache, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Open(context.Background(), dir, Options{CacheDir: cache}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range gone {
+		if _, err := os.Stat(filepath.Join(cache, f)); !os.IsNotExist(err) {
+			t.Errorf("%s kept (%v)", f, err)
+		}
+	}
+	for _, f := range append(kept, cur) {
+		if _, err := os.Stat(filepath.Join(cache, f)); err != nil {
+			t.Errorf("%s removed: %v", f, err)
+		}
 	}
 }
