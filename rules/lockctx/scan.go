@@ -109,9 +109,18 @@ func includeDirectives(src string) (delims []byte, names []string) {
 	}
 }
 
-// Words returns the identifiers src spells (a set).
-func Words(src []byte) map[string]bool {
-	out := map[string]bool{}
+// WordSet is the set of identifiers a source text spells, held as 64-bit
+// hashes in an open-addressing table: building it allocates no string per
+// identifier. Has may report a name the text lacks when two hashes collide
+// (about one chance in 10^15 per query for a large file), never the other
+// way round, so it serves as a filter before an exact look.
+type WordSet struct {
+	slots []uint64 // 0 is empty; a hash of 0 is stored as 1
+}
+
+// Words returns the identifiers src spells.
+func Words(src []byte) WordSet {
+	hashes := make([]uint64, 0, len(src)/8)
 	for i := 0; i < len(src); {
 		c := src[i]
 		if !cscan.IsIdentStart(c) {
@@ -123,9 +132,58 @@ func Words(src []byte) map[string]bool {
 			j++
 		}
 		if i == 0 || !cscan.IsIdentChar(src[i-1]) {
-			out[string(src[i:j])] = true
+			hashes = append(hashes, wordHash(src[i:j]))
 		}
 		i = j
 	}
-	return out
+	n := 16
+	for n < 2*len(hashes) {
+		n *= 2
+	}
+	w := WordSet{slots: make([]uint64, n)}
+	for _, h := range hashes {
+		for k := h & uint64(n-1); ; k = (k + 1) & uint64(n-1) {
+			if w.slots[k] == h {
+				break
+			}
+			if w.slots[k] == 0 {
+				w.slots[k] = h
+				break
+			}
+		}
+	}
+	return w
+}
+
+// Read reports whether w holds a text's words (the zero WordSet does not).
+func (w WordSet) Read() bool { return w.slots != nil }
+
+// Has reports whether the text spells name (see WordSet).
+func (w WordSet) Has(name string) bool {
+	n := uint64(len(w.slots))
+	if n == 0 {
+		return false
+	}
+	h := wordHash([]byte(name))
+	for k := h & (n - 1); ; k = (k + 1) & (n - 1) {
+		switch w.slots[k] {
+		case h:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
+// wordHash is FNV-1a, 64 bits, never 0 (the empty slot).
+func wordHash(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	if h == 0 {
+		h = 1
+	}
+	return h
 }

@@ -98,17 +98,14 @@ func (r *checker) dirFiles(dir string) []string {
 // patch: the reverse search asks for many names in the same directory.
 func (r *checker) spells(p, name string) bool {
 	if r.words == nil {
-		r.words = map[string]map[string]bool{}
+		r.words = map[string]lockctx.WordSet{}
 	}
 	ws, ok := r.words[p]
 	if !ok {
-		src, err := r.p.Index.ReadFile(p)
-		if err != nil {
-			r.words[p] = nil
-			return true
+		if src, err := r.p.Index.ReadFile(p); err == nil {
+			ws = lockctx.Words(src)
 		}
-		ws = lockctx.Words(src)
 		r.words[p] = ws
 	}
-	return ws == nil || ws[name]
+	return !ws.Read() || ws.Has(name)
 }

@@ -79,7 +79,7 @@ type checker struct {
 	// dirs caches the C files of tree directories, words which of their
 	// files spell a name (argsites.go).
 	dirs  map[string][]string
-	words map[string]map[string]bool
+	words map[string]lockctx.WordSet
 }
 
 func run(p *rules.Pass, m *lockctx.Model) error {
