@@ -446,13 +446,14 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			break
 		}
 	}
-	// A new version computed from a function the climb reached closes a
-	// cycle through the change (a changed function that now calls what
-	// calls it). A recursive component's summaries depend on where it is
-	// entered, and the climb entered it elsewhere than the analysis
-	// will: everything above the change is summarised again.
+	// A new version computed from a function whose summary the change
+	// changed closes a cycle through the change (a changed function that
+	// now calls what calls it). A recursive component's summaries depend
+	// on where it is entered, and the climb entered it elsewhere than the
+	// analysis will: everything above the change is summarised again. (A
+	// function the climb found as stored is read as stored by both.)
 	for ref := range consulted {
-		if _, climbed := last[ref]; climbed && versions[ref] == nil {
+		if s.dirty[ref] && versions[ref] == nil {
 			for _, x := range sources {
 				r.markDirty(x)
 			}
