@@ -112,7 +112,10 @@ type broadcastHints struct {
 
 // prims is the compiled form of tables.
 type prims struct {
-	t            tables
+	t tables
+	// id is a digest of t, naming the stores computed with it
+	// (sitestore.go); "" when it cannot be computed.
+	id           string
 	waiterNames  map[string]*waiterRow
 	waiterRes    []*regexp.Regexp
 	waiterReRows []*waiterRow
@@ -145,6 +148,7 @@ type prims struct {
 func compile(t tables) (*prims, error) {
 	p := &prims{
 		t:           t,
+		id:          tablesID(t),
 		waiterNames: map[string]*waiterRow{},
 		wakerNames:  map[string]*wakerRow{},
 		entries:     map[string]*entryRow{},

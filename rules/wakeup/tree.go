@@ -141,16 +141,15 @@ func (t *treeView) sitesOn(q string) []*wsite {
 		}
 	}
 	overlay := t.over != nil
-	for _, i := range t.base.byWord[last] {
-		c := t.base.calls[i]
+	for _, c := range t.base.on(last) {
 		if overlay && t.r.pass.Index.Overlaid(c.Func.File) {
 			continue // rescanned: taken from the overlay below
 		}
 		visit(c)
 	}
 	if overlay {
-		for _, i := range t.over.byWord[last] {
-			visit(t.over.calls[i])
+		for _, c := range t.over.on(last) {
+			visit(c)
 		}
 	}
 	t.byKey[q] = out

@@ -1,10 +1,13 @@
 package wakeup
 
 import (
+	"context"
+	"log/slog"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
 )
@@ -89,6 +92,9 @@ func New(opts rules.Options) (*rules.Rule, error) {
 		Doc:        doc,
 		Categories: categories,
 		Run:        func(pass *rules.Pass) error { return analyze(prims, pass) },
+		Prepare: func(ctx context.Context, ix *index.Index, log *slog.Logger) error {
+			return prepareSites(ctx, prims, ix, log)
+		},
 	}, nil
 }
 

@@ -1,0 +1,126 @@
+package wakeup
+
+import (
+	"bufio"
+	"context"
+	"encoding/gob"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/rules"
+)
+
+// TestWakeupSiteStore: the stored sites give, for every identifier, the
+// calls the tree's scan gives, and the rule's findings with the store are
+// those without; a store of another generation is not read.
+func TestWakeupSiteStore(t *testing.T) {
+	dir := pipeTree(t)
+	cache := t.TempDir()
+	open := func() *index.Index {
+		t.Helper()
+		ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	var tab tables
+	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
+		t.Fatal(err)
+	}
+	p, err := compile(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff := readTestdata(t, "pipe-release-single-6.1.diff")
+	ix := open()
+	if loadSites(p, ix) != nil {
+		t.Fatal("sites stored before Prepare")
+	}
+	want := runWakeupDiff(t, "", treePass(t, diff, ix, dir))
+	if len(want) == 0 {
+		t.Fatal("no findings to compare")
+	}
+	if err := prepareSites(context.Background(), p, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	again := open()
+	words := loadSites(p, again)
+	if words == nil {
+		t.Fatal("a second index does not find the stored sites")
+	}
+	stored := &primSiteSet{stored: words, ix: again, done: map[string][]treeCall{}}
+	var calls []treeCall
+	for _, s := range again.CallsTo(p.isPrimitive) {
+		calls = append(calls, treeCall{Func: s.Func, Call: s.Call})
+	}
+	scanned := newPrimSites(calls)
+	if len(words) != len(scanned.byWord) || len(words) == 0 {
+		t.Errorf("%d identifiers stored, %d scanned", len(words), len(scanned.byWord))
+	}
+	for w := range scanned.byWord {
+		a, b := stored.on(w), scanned.on(w)
+		if len(a) != len(b) {
+			t.Errorf("%s: %d stored calls, %d scanned", w, len(a), len(b))
+			continue
+		}
+		for i := range a {
+			if a[i].Func != b[i].Func || !reflect.DeepEqual(a[i].Call, b[i].Call) {
+				t.Errorf("%s: call %d is %s:%d %s, scanned %s:%d %s", w, i, a[i].Func.File, a[i].Call.Line, a[i].Call.Name,
+					b[i].Func.File, b[i].Call.Line, b[i].Call.Name)
+			}
+		}
+	}
+	// Over an overlay (the earlier patches of a series), the rescanned
+	// files' calls replace the stored ones, in the order of the view.
+	src, err := again.ReadFile("fs/pipe.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), "\nvoid pipe_wait_readable(", "\nstatic void added(struct pipe_inode_info *pipe)\n{\n\twake_up_interruptible(&pipe->rd_wait);\n}\n\nvoid pipe_wait_readable(", 1)
+	if edited == string(src) {
+		t.Fatal("fs/pipe.c lacks pipe_wait_readable")
+	}
+	view := again.Overlay(map[string][]byte{"fs/pipe.c": []byte(edited)})
+	overStored := &primSiteSet{stored: words, ix: again, view: view, over: newPrimSites(overlayCalls(p, view)), done: map[string][]treeCall{}}
+	calls = nil
+	for _, s := range view.CallsTo(p.isPrimitive) {
+		calls = append(calls, treeCall{Func: s.Func, Call: s.Call})
+	}
+	overScanned := newPrimSites(calls)
+	for w := range overScanned.byWord {
+		a, b := overStored.on(w), overScanned.on(w)
+		if len(a) != len(b) {
+			t.Errorf("overlay %s: %d stored calls, %d scanned", w, len(a), len(b))
+			continue
+		}
+		for i := range a {
+			if a[i].Func != b[i].Func || !reflect.DeepEqual(a[i].Call, b[i].Call) {
+				t.Errorf("overlay %s: call %d is %s:%d %s, scanned %s:%d %s", w, i, a[i].Func.File, a[i].Call.Line, a[i].Call.Name,
+					b[i].Func.File, b[i].Call.Line, b[i].Call.Name)
+			}
+		}
+	}
+	if n := len(overStored.on("rd_wait")); n != len(stored.on("rd_wait"))+1 {
+		t.Errorf("overlay: %d calls on rd_wait, want one more than the tree's %d", n, len(stored.on("rd_wait")))
+	}
+	got := runWakeupDiff(t, "", treePass(t, diff, again, dir))
+	ja, _ := json.Marshal(got)
+	jb, _ := json.Marshal(want)
+	if string(ja) != string(jb) {
+		t.Errorf("findings with stored sites:\n%s\nwithout:\n%s", ja, jb)
+	}
+	// Another generation's store is not read.
+	path := again.SideName(sitesKind(p))
+	if err := index.WriteFile(path, func(w *bufio.Writer) error {
+		return gob.NewEncoder(w).Encode(siteFile{Generation: "other", Words: words})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if loadSites(p, open()) != nil {
+		t.Error("a store of another generation was read")
+	}
+}
