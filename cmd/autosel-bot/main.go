@@ -40,6 +40,7 @@ type app struct {
 	// cpuProfile is where --cpuprofile writes a CPU profile of the command
 	// (profile.go).
 	cpuProfile  string
+	memProfile  string
 	stopProfile func() error
 }
 
@@ -84,7 +85,9 @@ AUTOSEL_BOT_<SECTION>_<KEY> environment variables.`,
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (YAML) merged over the built-in defaults")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "debug logging on stderr")
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to `FILE` (go tool pprof)")
+	root.PersistentFlags().StringVar(&a.memProfile, "memprofile", "", "write a heap profile taken at the command's end to `FILE` (go tool pprof)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	_ = root.PersistentFlags().MarkHidden("memprofile")
 	root.AddCommand(newCheckCmd(a), newTestCmd(a), newWatchCmd(a), newReplayCmd(a), newRulesCmd(a))
 	addWorkflowCommands(root)
 	return root

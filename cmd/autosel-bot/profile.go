@@ -6,9 +6,13 @@ import (
 	"runtime/pprof"
 )
 
-// startProfile starts the CPU profile --cpuprofile asks for.
+// startProfile starts the CPU profile --cpuprofile asks for, and arranges
+// for the heap profile --memprofile asks for.
 func (a *app) startProfile() error {
 	if a.cpuProfile == "" {
+		if a.memProfile != "" {
+			a.stopProfile = a.writeHeap
+		}
 		return nil
 	}
 	f, err := os.Create(a.cpuProfile)
@@ -21,9 +25,29 @@ func (a *app) startProfile() error {
 	}
 	a.stopProfile = func() error {
 		pprof.StopCPUProfile()
-		return f.Close()
+		if err := f.Close(); err != nil {
+			return err
+		}
+		return a.writeHeap()
 	}
 	return nil
+}
+
+// writeHeap writes the heap profile --memprofile asks for: the live heap
+// at the end (in use) and everything allocated (alloc).
+func (a *app) writeHeap() error {
+	if a.memProfile == "" {
+		return nil
+	}
+	f, err := os.Create(a.memProfile)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // endProfile stops the CPU profile, if one runs.
