@@ -93,6 +93,16 @@ AUTOSEL_BOT_<SECTION>_<KEY> environment variables.`,
 	return root
 }
 
+// execute runs the command line root was given, and ends the profiles it
+// asked for (a command that fails skips PersistentPostRunE).
+func execute(a *app, root *cobra.Command) error {
+	err := root.Execute()
+	if perr := a.endProfile(); perr != nil && err == nil {
+		err = perr
+	}
+	return err
+}
+
 func main() {
 	v, err := config.New()
 	if err != nil {
@@ -100,12 +110,7 @@ func main() {
 		os.Exit(2)
 	}
 	a := &app{v: v}
-	err = newRoot(a).Execute()
-	// A command that fails skips PersistentPostRunE: its profile ends here.
-	if perr := a.endProfile(); perr != nil && err == nil {
-		err = perr
-	}
-	if err != nil {
+	if err := execute(a, newRoot(a)); err != nil {
 		fmt.Fprintln(os.Stderr, "autosel-bot:", err)
 		var ee *exitError
 		if errors.As(err, &ee) {
