@@ -171,6 +171,9 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 		log = slog.New(slog.DiscardHandler)
 	}
 	root := ix.Underlying()
+	if err := prepareTyping(ctx, root, log); err != nil {
+		return err
+	}
 	if Stored(m, root) {
 		return nil
 	}
