@@ -11,6 +11,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 )
 
 func TestTypingRoundTrip(t *testing.T) {
@@ -326,4 +327,27 @@ func TestTypingStoreRead(t *testing.T) {
 			t.Errorf("stored after a second Prepare: %+v (%v), want %v", st, ok, want)
 		}
 	})
+}
+
+// BenchmarkDeriveTyping is the struct typing's share of Prepare on the
+// Linux 6.1 tree: every indexed file read and derived (in parallel), not
+// written.
+func BenchmarkDeriveTyping(b *testing.B) {
+	dir := testkernel.Dir(b)
+	ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: filepath.Join(filepath.Dir(dir), "index-cache")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var size int
+	for b.Loop() {
+		recs, err := deriveAllTyping(context.Background(), ix)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = 0
+		for _, r := range recs {
+			size += len(r)
+		}
+	}
+	b.ReportMetric(float64(size)/(1<<20), "records-MB")
 }
