@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
 )
@@ -20,18 +22,27 @@ import (
 // hundred files it types through instead of reading and parsing them.
 // One record per indexed file, in an index side file keyed by the file's
 // number (index.MakeRef(file, 0)): the file's #include directives and its
-// struct definitions (parseStructs). It belongs to one index generation,
-// like the summaries, and does not depend on the model. Files a patch
-// overlays, files outside the index and trees without a store are read
-// and parsed as before.
+// struct definitions (parseStructs). Beside it, one record per function
+// (keyed by its index.Ref): the struct tags of the names it declares,
+// which baseTag otherwise reads the caller's whole file for, for every
+// call site through a member name tree-wide. Both belong to one index
+// generation, like the summaries, and do not depend on the model. Files a
+// patch overlays, files outside the index and trees without a store are
+// read and parsed as before.
 
-// typingVersion changes whenever what a typing record holds or how it is
-// derived (parseStructs, includeDirectives) does: a store of another
-// version is not read.
+// typingVersion changes whenever what a typing or declarations record
+// holds or how it is derived (parseStructs, includeDirectives,
+// declTagsIn) does: a store of another version is not read.
 const typingVersion = 1
 
-// typingKind is the side file kind of the typing store.
-var typingKind = fmt.Sprintf("typing-v%d", typingVersion)
+// typingKind is the side file kind of the typing store; declsKind that of
+// the declarations store beside it: one record per function, the struct
+// tags of the names it declares (declTagsIn), what baseTag otherwise
+// reads the caller's file for.
+var (
+	typingKind = fmt.Sprintf("typing-v%d", typingVersion)
+	declsKind  = fmt.Sprintf("decls-v%d", typingVersion)
+)
 
 // typingFormat is a typing record's first byte: a record that does not
 // start with it is not one (an empty side file record, or damage).
@@ -120,33 +131,42 @@ func decodeTyping(b []byte) (t *fileTyping, ok bool) {
 	return t, true
 }
 
-// typingHolder is a tree index's typing store, opened on first use (and
-// again by prepareTyping once it wrote it).
-type typingHolder struct {
+// sideHolder is a tree index's side file of one kind, opened on first use
+// (and again by prepareTyping once it wrote it).
+type sideHolder struct {
+	kind  string
 	mu    sync.Mutex
 	tried bool
 	f     *index.SideFile
 }
 
-// typingHolderOf returns the typing holder of ix's underlying index.
-func typingHolderOf(ix *index.Index) *typingHolder {
-	return ix.Underlying().Memo("lockctx.typing", func() any { return &typingHolder{} }).(*typingHolder)
+// sideHolderOf returns the holder of the side file kind of ix's
+// underlying index.
+func sideHolderOf(ix *index.Index, kind string) *sideHolder {
+	return ix.Underlying().Memo("lockctx.side."+kind, func() any { return &sideHolder{kind: kind} }).(*sideHolder)
 }
 
-// side returns the typing side file of root, opening it on first use (nil
-// when there is none of root's generation).
-func (h *typingHolder) side(root *index.Index) *index.SideFile {
+// side returns the side file of root, opening it on first use (nil when
+// there is none of root's generation).
+func (h *sideHolder) side(root *index.Index) *index.SideFile {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.tried {
 		h.tried = true
-		if path := root.SideName(typingKind); path != "" {
+		if path := root.SideName(h.kind); path != "" {
 			if f, err := index.OpenSide(path, root.Generation()); err == nil {
 				h.f = f
 			}
 		}
 	}
 	return h.f
+}
+
+// reopen forgets a failed open.
+func (h *sideHolder) reopen() {
+	h.mu.Lock()
+	h.tried = false
+	h.mu.Unlock()
 }
 
 // storedTyping returns the stored typing of a tree file the view does not
@@ -158,7 +178,7 @@ func (r *Resolver) storedTyping(file string) (*fileTyping, bool) {
 	}
 	root := r.ix.Underlying()
 	t := root.Memo("lockctx.typing."+file, func() any {
-		f := typingHolderOf(root).side(root)
+		f := sideHolderOf(root, typingKind).side(root)
 		if f == nil {
 			return (*fileTyping)(nil)
 		}
@@ -175,18 +195,75 @@ func (r *Resolver) storedTyping(file string) (*fileTyping, bool) {
 	return t, t != nil
 }
 
-// prepareTyping derives the typing of every file of root's tree and
-// stores it beside the index, unless it is there already for the tree's
-// current generation; nothing for an index kept in memory only (the
-// typing is then computed per file on use, as without a store).
-// Processes preparing the same tree take turns.
+// storedDecls returns the stored declarations of fn, a function of the
+// tree in a file the view does not overlay (nil, true for a function whose
+// lines are out of its file's); ok is false when there are none (no
+// store, a function of the patch).
+func (r *Resolver) storedDecls(fn *cscan.Func) (map[string]string, bool) {
+	if r.ix == nil || r.ix.Overlaid(fn.File) {
+		return nil, false
+	}
+	ref, ok := r.ix.RefOf(fn)
+	if !ok {
+		return nil, false
+	}
+	root := r.ix.Underlying()
+	f := sideHolderOf(root, declsKind).side(root)
+	if f == nil {
+		return nil, false
+	}
+	return decodeDecls(f.Get(ref))
+}
+
+// encodeDecls encodes the declarations of a function: the format byte,
+// then the names, sorted, each with its tag; nil is written as empty (both
+// answer "" for every name).
+func encodeDecls(tags map[string]string) []byte {
+	e := &sumEncoder{buf: []byte{typingFormat}}
+	names := make([]string, 0, len(tags))
+	for n := range tags {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	e.u(uint64(len(names)))
+	for _, n := range names {
+		e.s(n)
+		e.s(tags[n])
+	}
+	return e.buf
+}
+
+// decodeDecls decodes what encodeDecls wrote; ok is false for anything
+// else.
+func decodeDecls(b []byte) (tags map[string]string, ok bool) {
+	if len(b) == 0 || b[0] != typingFormat {
+		return nil, false
+	}
+	d := &sumDecoder{b: b[1:]}
+	n := d.count()
+	tags = make(map[string]string, n)
+	for i := 0; i < n && !d.bad; i++ {
+		name := d.s()
+		tags[name] = d.s()
+	}
+	if d.bad || len(d.b) != 0 {
+		return nil, false
+	}
+	return tags, true
+}
+
+// prepareTyping derives the typing of every file of root's tree and the
+// declarations of every function, and stores them beside the index,
+// unless they are there already for the tree's current generation;
+// nothing for an index kept in memory only (both are then computed on
+// use, as without a store). Processes preparing the same tree take turns.
 func prepareTyping(ctx context.Context, root *index.Index, log *slog.Logger) error {
-	h := typingHolderOf(root)
-	if h.side(root) != nil {
+	typing, decls := sideHolderOf(root, typingKind), sideHolderOf(root, declsKind)
+	if typing.side(root) != nil && decls.side(root) != nil {
 		return nil
 	}
-	path := root.SideName(typingKind)
-	if path == "" {
+	path, dpath := root.SideName(typingKind), root.SideName(declsKind)
+	if path == "" || dpath == "" {
 		return nil
 	}
 	unlock, err := flock.Lock(ctx, path+".lock")
@@ -194,17 +271,35 @@ func prepareTyping(ctx context.Context, root *index.Index, log *slog.Logger) err
 		return fmt.Errorf("typing %s: %w", path, err)
 	}
 	defer unlock()
-	if _, err := index.OpenSide(path, root.Generation()); err != nil {
+	_, terr := index.OpenSide(path, root.Generation())
+	_, derr := index.OpenSide(dpath, root.Generation())
+	if terr != nil || derr != nil {
 		start := time.Now()
-		recs, err := deriveAllTyping(ctx, root)
+		// An Index of its own, released as it goes: every function of
+		// the tree is decoded once.
+		own, err := index.Open(ctx, root.Root, index.Options{CacheDir: root.CacheDir()})
+		if err != nil {
+			return fmt.Errorf("typing: %w", err)
+		}
+		if own.Generation() != root.Generation() {
+			return fmt.Errorf("typing %s: the tree changed while preparing", path)
+		}
+		recs, drecs, err := deriveAllTyping(ctx, own)
 		if err != nil {
 			return err
 		}
-		var size int
-		for _, r := range recs {
+		var size, dsize int
+		for i, r := range recs {
 			size += len(r)
+			for _, d := range drecs[i] {
+				dsize += len(d)
+			}
 		}
-		if err := index.WriteSide(path, root.Generation(), root.NumFiles(), func(i int) [][]byte {
+		// The declarations first: the typing file says both are there.
+		if err := index.WriteSide(dpath, own.Generation(), own.NumFiles(), func(i int) [][]byte { return drecs[i] }); err != nil {
+			return fmt.Errorf("typing %s: %w", dpath, err)
+		}
+		if err := index.WriteSide(path, own.Generation(), own.NumFiles(), func(i int) [][]byte {
 			if recs[i] == nil {
 				return nil
 			}
@@ -212,53 +307,78 @@ func prepareTyping(ctx context.Context, root *index.Index, log *slog.Logger) err
 		}); err != nil {
 			return fmt.Errorf("typing %s: %w", path, err)
 		}
-		log.Info("struct typing stored", "file", path, "files", len(recs), "bytes", size, "took", time.Since(start))
+		log.Info("struct typing stored", "file", path, "files", len(recs), "bytes", size, "decls-bytes", dsize, "took", time.Since(start))
 	}
-	h.mu.Lock()
-	h.tried = false
-	h.mu.Unlock()
-	if h.side(root) == nil {
+	typing.reopen()
+	decls.reopen()
+	if typing.side(root) == nil || decls.side(root) == nil {
 		return fmt.Errorf("typing %s: not readable after writing", path)
 	}
 	return nil
 }
 
-// deriveAllTyping reads and derives the typing of every file of root's
-// store in parallel: the encoded record by file number, nil for a file
-// that could not be read.
-func deriveAllTyping(ctx context.Context, root *index.Index) ([][]byte, error) {
-	paths := make([]string, root.NumFiles())
-	for _, p := range root.Paths() {
-		if i, ok := root.FileNum(p); ok && i < len(paths) {
+// typingChunk is how many files deriveAllTyping decodes between two
+// releases of its index, bounding its memory.
+const typingChunk = 4000
+
+// deriveAllTyping reads every file of ix's store and derives its typing
+// and its functions' declarations, in parallel: the encoded typing record
+// by file number (nil for a file that could not be read) and the encoded
+// declarations by file number and function position. It releases what ix
+// decoded as it goes.
+func deriveAllTyping(ctx context.Context, ix *index.Index) ([][]byte, [][][]byte, error) {
+	paths := make([]string, ix.NumFiles())
+	for _, p := range ix.Paths() {
+		if i, ok := ix.FileNum(p); ok && i < len(paths) {
 			paths[i] = p
 		}
 	}
 	recs := make([][]byte, len(paths))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(paths) || ctx.Err() != nil {
-					return
-				}
-				if paths[i] == "" {
-					continue
-				}
-				src, err := root.ReadFile(paths[i])
-				if err != nil {
-					continue
-				}
-				recs[i] = encodeTyping(deriveTyping(string(src)))
+	decls := make([][][]byte, len(paths))
+	derive := func(i int) {
+		src, err := ix.ReadFile(paths[i])
+		if err != nil {
+			return
+		}
+		text := string(src)
+		recs[i] = encodeTyping(deriveTyping(text))
+		refs := ix.FileRefs(i)
+		if len(refs) == 0 {
+			return
+		}
+		lines := strings.Split(text, "\n")
+		decls[i] = make([][]byte, len(refs))
+		for j, ref := range refs {
+			if fn := ix.FuncOf(ref); fn != nil {
+				decls[i][j] = encodeDecls(declTagsIn(lines, fn.Start-1, fn.End))
 			}
-		}()
+		}
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	for lo := 0; lo < len(paths); lo += typingChunk {
+		hi := min(len(paths), lo+typingChunk)
+		next := atomic.Int64{}
+		next.Store(int64(lo))
+		var wg sync.WaitGroup
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= hi || ctx.Err() != nil {
+						return
+					}
+					if paths[i] != "" {
+						derive(i)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		ix.Release()
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 	}
-	return recs, nil
+	return recs, decls, nil
 }

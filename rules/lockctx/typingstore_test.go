@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -92,6 +93,56 @@ func FuzzDecodeTyping(f *testing.F) {
 	})
 }
 
+func TestDeclsRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tags map[string]string
+		want map[string]string
+	}{
+		{"out of range", nil, map[string]string{}},
+		{"none", map[string]string{}, map[string]string{}},
+		{"some", map[string]string{"hw": "e1000_hw", "adapter": "e1000_adapter"}, nil},
+		{"parsed", declTagsIn([]string{"int f(struct foo *f, struct bar b)", "{", "\tstruct baz *z = NULL;", "\tstruct foo *f;", "}"}, 0, 5),
+			map[string]string{"f": "foo", "b": "bar", "z": "baz"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			if want == nil {
+				want = tc.tags
+			}
+			enc := encodeDecls(tc.tags)
+			got, ok := decodeDecls(enc)
+			if !ok || !reflect.DeepEqual(got, want) {
+				t.Fatalf("round trip: %v (%v), want %v", got, ok, want)
+			}
+			for n := 0; n < len(enc); n++ {
+				if _, ok := decodeDecls(enc[:n]); ok {
+					t.Errorf("prefix of %d bytes decodes", n)
+				}
+			}
+			if _, ok := decodeDecls(append(enc[:len(enc):len(enc)], 0)); ok {
+				t.Error("trailing byte accepted")
+			}
+		})
+	}
+}
+
+func FuzzDecodeDecls(f *testing.F) {
+	f.Add(encodeDecls(nil))
+	f.Add(encodeDecls(map[string]string{"hw": "e1000_hw", "a": "b"}))
+	f.Add([]byte{typingFormat, 200, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tags, ok := decodeDecls(b)
+		if !ok {
+			return
+		}
+		again, ok := decodeDecls(encodeDecls(tags))
+		if !ok || !reflect.DeepEqual(again, tags) {
+			t.Fatalf("declarations changed on a second round trip: %v, %v", tags, again)
+		}
+	})
+}
+
 // typingTree is a small tree whose driver types a member chain through
 // two levels of local headers, with a <...> header beside them.
 var typingTree = map[string]string{
@@ -117,6 +168,14 @@ struct drv_phy_ops {
 int drv_do(struct drv_hw *hw)
 {
 	return hw->phy.ops.acquire(hw);
+}
+
+static void drv_local(void)
+{
+	struct drv_phy *phy = get_phy();
+	struct drv_hw hw;
+
+	phy->ops.acquire(&hw);
 }
 `,
 	"include/linux/foo.h": `struct foo {
@@ -215,6 +274,29 @@ func TestTypingStored(t *testing.T) {
 	if _, ok := rs.storedTyping("drv/missing.h"); ok {
 		t.Error("a file outside the index has a stored typing")
 	}
+	// Every function's stored declarations are what baseTag computes.
+	nfuncs := 0
+	for _, p := range paths {
+		src, err := stored.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(src), "\n")
+		for _, fn := range stored.File(p).Funcs {
+			nfuncs++
+			got, ok := rs.storedDecls(fn)
+			want := declTagsIn(lines, fn.Start-1, fn.End)
+			if !ok || len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+				t.Errorf("%s: stored declarations %v (%v), computed %v", fn.Name, got, ok, want)
+			}
+		}
+	}
+	if nfuncs != 2 {
+		t.Errorf("%d functions, want 2", nfuncs)
+	}
+	if got, _ := rs.storedDecls(funcNamed(t, stored, "drv_local")); !reflect.DeepEqual(got, map[string]string{"phy": "drv_phy", "hw": "drv_hw"}) {
+		t.Errorf("drv_local's stored declarations: %v", got)
+	}
 	call := func(ix *index.Index) (cscan.Call, *cscan.Func) {
 		fn := ix.Full(funcNamed(t, ix, "drv_do"))
 		for _, c := range fn.Calls {
@@ -258,6 +340,11 @@ func TestTypingStoreRead(t *testing.T) {
 		t.Fatal("drv/hw.h not indexed")
 	}
 	planted := &fileTyping{delims: []byte{'"'}, names: []string{"planted.h"}, structs: structMembers{"planted": {"m": "t"}}}
+	drvDo, ok := ix.RefOf(funcNamed(t, ix, "drv_do"))
+	if !ok {
+		t.Fatal("drv_do: no ref")
+	}
+	plantedDecls := map[string]string{"hw": "planted_hw"}
 	plant := func(gen string) {
 		t.Helper()
 		if err := index.WriteSide(path, gen, ix.NumFiles(), func(i int) [][]byte {
@@ -268,6 +355,20 @@ func TestTypingStoreRead(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		if err := index.WriteSide(ix.SideName(declsKind), gen, ix.NumFiles(), func(i int) [][]byte {
+			if i == drvDo.File() {
+				recs := make([][]byte, drvDo.Pos()+1)
+				recs[drvDo.Pos()] = encodeDecls(plantedDecls)
+				return recs
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// baseTag's answer for drv_do's hw.
+	hwTag := func(ix *index.Index) string {
+		return NewResolver(m, ix, nil, 0).baseTag("hw", funcNamed(t, ix, "drv_do"))
 	}
 
 	t.Run("read", func(t *testing.T) {
@@ -283,6 +384,14 @@ func TestTypingStoreRead(t *testing.T) {
 		if got := r.fileStructs("drv/regs.h"); got["drv_phy"]["ops"] != "drv_phy_ops" {
 			t.Errorf("drv/regs.h without a record: %v", got)
 		}
+		again := openIndex(t, dir, cache)
+		if got := hwTag(again); got != "planted_hw" {
+			t.Errorf("baseTag = %q, want the planted planted_hw", got)
+		}
+		// A function without a record is computed.
+		if got := NewResolver(m, again, nil, 0).baseTag("phy", funcNamed(t, again, "drv_local")); got != "drv_phy" {
+			t.Errorf("drv_local without a record: baseTag = %q", got)
+		}
 	})
 
 	t.Run("overlaid", func(t *testing.T) {
@@ -297,6 +406,21 @@ func TestTypingStoreRead(t *testing.T) {
 		}
 		if r.storedTypingOK("drv/hw.h") {
 			t.Error("an overlaid file is read from the store")
+		}
+		// The tree's drv_do, asked about in a view that overlays its
+		// file, is typed from the view's text.
+		base := openIndex(t, dir, cache)
+		src := strings.Replace(typingTree["drv/main.c"], "struct drv_hw *hw", "struct other_hw *hw", 1)
+		main := base.Overlay(map[string][]byte{"drv/main.c": []byte(src)})
+		r = NewResolver(m, main, nil, 0)
+		// What the resolver typed while settling the patch (the view's
+		// drv_do, of the same lines) is forgotten.
+		r.declTags = map[declKey]map[string]string{}
+		if got := r.baseTag("hw", funcNamed(t, base, "drv_do")); got != "other_hw" {
+			t.Errorf("overlaid baseTag = %q, want other_hw", got)
+		}
+		if got := hwTag(main); got != "other_hw" {
+			t.Errorf("overlaid baseTag of the view's drv_do = %q, want other_hw", got)
 		}
 	})
 
@@ -318,6 +442,9 @@ func TestTypingStoreRead(t *testing.T) {
 		if got := r.includes("drv/hw.h", true); got != nil {
 			t.Errorf("includes over a stale store = %q, want none", got)
 		}
+		if got := hwTag(again); got != "drv_hw" {
+			t.Errorf("baseTag over a stale store = %q, want drv_hw", got)
+		}
 		// Prepare writes the store of the new generation.
 		if err := Prepare(context.Background(), m, again, nil); err != nil {
 			t.Fatal(err)
@@ -330,24 +457,28 @@ func TestTypingStoreRead(t *testing.T) {
 }
 
 // BenchmarkDeriveTyping is the struct typing's share of Prepare on the
-// Linux 6.1 tree: every indexed file read and derived (in parallel), not
-// written.
+// Linux 6.1 tree: every indexed file read and derived, and every function
+// decoded for its declarations (in parallel), not written.
 func BenchmarkDeriveTyping(b *testing.B) {
 	dir := testkernel.Dir(b)
 	ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: filepath.Join(filepath.Dir(dir), "index-cache")})
 	if err != nil {
 		b.Fatal(err)
 	}
-	var size int
+	var size, dsize int
 	for b.Loop() {
-		recs, err := deriveAllTyping(context.Background(), ix)
+		recs, decls, err := deriveAllTyping(context.Background(), ix)
 		if err != nil {
 			b.Fatal(err)
 		}
-		size = 0
-		for _, r := range recs {
+		size, dsize = 0, 0
+		for i, r := range recs {
 			size += len(r)
+			for _, d := range decls[i] {
+				dsize += len(d)
+			}
 		}
 	}
-	b.ReportMetric(float64(size)/(1<<20), "records-MB")
+	b.ReportMetric(float64(size)/(1<<20), "typing-MB")
+	b.ReportMetric(float64(dsize)/(1<<20), "decls-MB")
 }
