@@ -275,8 +275,8 @@ func prepareTyping(ctx context.Context, root *index.Index, log *slog.Logger) err
 	_, derr := index.OpenSide(dpath, root.Generation())
 	if terr != nil || derr != nil {
 		start := time.Now()
-		// An Index of its own, released as it goes: every function of
-		// the tree is decoded once.
+		// An Index of its own: the pages of every function read are
+		// dropped with it.
 		own, err := index.Open(ctx, root.Root, index.Options{CacheDir: root.CacheDir()})
 		if err != nil {
 			return fmt.Errorf("typing: %w", err)
@@ -317,15 +317,12 @@ func prepareTyping(ctx context.Context, root *index.Index, log *slog.Logger) err
 	return nil
 }
 
-// typingChunk is how many files deriveAllTyping decodes between two
-// releases of its index, bounding its memory.
-const typingChunk = 4000
-
 // deriveAllTyping reads every file of ix's store and derives its typing
 // and its functions' declarations, in parallel: the encoded typing record
 // by file number (nil for a file that could not be read) and the encoded
-// declarations by file number and function position. It releases what ix
-// decoded as it goes.
+// declarations by file number and function position. It reads only the
+// functions' lines from the store (FuncLines), so nothing is decoded and
+// kept, but the pages read stay with ix: pass an Index of its own.
 func deriveAllTyping(ctx context.Context, ix *index.Index) ([][]byte, [][][]byte, error) {
 	paths := make([]string, ix.NumFiles())
 	for _, p := range ix.Paths() {
@@ -349,36 +346,31 @@ func deriveAllTyping(ctx context.Context, ix *index.Index) ([][]byte, [][][]byte
 		lines := strings.Split(text, "\n")
 		decls[i] = make([][]byte, len(refs))
 		for j, ref := range refs {
-			if fn := ix.FuncOf(ref); fn != nil {
-				decls[i][j] = encodeDecls(declTagsIn(lines, fn.Start-1, fn.End))
+			if start, end, ok := ix.FuncLines(ref); ok {
+				decls[i][j] = encodeDecls(declTagsIn(lines, start-1, end))
 			}
 		}
 	}
-	for lo := 0; lo < len(paths); lo += typingChunk {
-		hi := min(len(paths), lo+typingChunk)
-		next := atomic.Int64{}
-		next.Store(int64(lo))
-		var wg sync.WaitGroup
-		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					i := int(next.Add(1) - 1)
-					if i >= hi || ctx.Err() != nil {
-						return
-					}
-					if paths[i] != "" {
-						derive(i)
-					}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) || ctx.Err() != nil {
+					return
 				}
-			}()
-		}
-		wg.Wait()
-		ix.Release()
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
+				if paths[i] != "" {
+					derive(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	return recs, decls, nil
 }
