@@ -137,7 +137,7 @@ func reportRSS(b *testing.B) {
 // once per tree state (rules.Rule.Prepare, index.summaries), into a cache
 // directory of its own that shares the warm index store. It reports the
 // side files' size: the summaries' (with their member index and rows) and
-// the struct typing's.
+// the struct typing's (per file and per function).
 func BenchmarkPrepare(b *testing.B) {
 	dir := testkernel.Dir(b)
 	shared := filepath.Join(filepath.Dir(dir), "index-cache")
@@ -181,7 +181,8 @@ func BenchmarkPrepare(b *testing.B) {
 			}
 		}
 		typings, _ := filepath.Glob(filepath.Join(cache, "*.typing-*.side"))
-		for _, f := range typings {
+		decls, _ := filepath.Glob(filepath.Join(cache, "*.decls-*.side"))
+		for _, f := range append(typings, decls...) {
 			if fi, err := os.Stat(f); err == nil {
 				typing += fi.Size()
 			}
