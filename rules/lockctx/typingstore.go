@@ -196,9 +196,9 @@ func (r *Resolver) storedTyping(file string) (*fileTyping, bool) {
 }
 
 // storedDecls returns the stored declarations of fn, a function of the
-// tree in a file the view does not overlay (nil, true for a function whose
-// lines are out of its file's); ok is false when there are none (no
-// store, a function of the patch).
+// tree in a file the view does not overlay (empty for a function whose
+// lines are out of its file's, as declTagsIn's nil); ok is false when
+// there are none (no store, a function of the patch).
 func (r *Resolver) storedDecls(fn *cscan.Func) (map[string]string, bool) {
 	if r.ix == nil || r.ix.Overlaid(fn.File) {
 		return nil, false
@@ -295,7 +295,7 @@ func prepareTyping(ctx context.Context, root *index.Index, log *slog.Logger) err
 				dsize += len(d)
 			}
 		}
-		// The declarations first: the typing file says both are there.
+		// Either file missing or stale rewrites both.
 		if err := index.WriteSide(dpath, own.Generation(), own.NumFiles(), func(i int) [][]byte { return drecs[i] }); err != nil {
 			return fmt.Errorf("typing %s: %w", dpath, err)
 		}
