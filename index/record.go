@@ -235,6 +235,21 @@ func (d *decoder) s() string {
 	return s
 }
 
+// skipS skips a string s would decode, without looking it up.
+func (d *decoder) skipS() {
+	v := d.u()
+	if v&1 == 0 {
+		return
+	}
+	if n := v >> 1; n > uint64(len(d.b)-d.pos) {
+		if d.err == nil {
+			d.err = errors.New("bad inline string")
+		}
+	} else {
+		d.pos += int(n)
+	}
+}
+
 // guards decodes a guard list: 0 means "same as the previous list".
 func (d *decoder) guards(prev []cscan.Guard) []cscan.Guard {
 	n := d.u()

@@ -43,6 +43,29 @@ func (ix *Index) FuncOf(r Ref) *cscan.Func {
 	return ix.root().funcAt(r.File(), r.Pos())
 }
 
+// FuncLines returns the lines of the function r names in the underlying
+// index (FuncOf's Start and End) by decoding only them: for a pass over
+// every function of the tree that needs no more, without decoding and
+// keeping each function. ok is false when r is out of range or damaged.
+func (ix *Index) FuncLines(r Ref) (start, end int, ok bool) {
+	b := ix.root()
+	i := r.File()
+	if b.st == nil || i < 0 || i >= b.st.nFiles {
+		return 0, 0, false
+	}
+	span := funcSpan(b.st.record(i), r.Pos())
+	if span == nil {
+		return 0, 0, false
+	}
+	d := &decoder{b: span, strs: &b.st.strs}
+	d.skipS() // name
+	d.skipS() // macro
+	start = int(d.u())
+	body := start + int(d.u())
+	end = body + int(d.u())
+	return start, end, d.err == nil
+}
+
 // NumFiles returns the number of files of the underlying index's store.
 func (ix *Index) NumFiles() int { return len(ix.root().decoded) }
 

@@ -136,7 +136,8 @@ func reportRSS(b *testing.B) {
 // BenchmarkPrepare is the whole-tree summarising of Linux 6.1 that runs
 // once per tree state (rules.Rule.Prepare, index.summaries), into a cache
 // directory of its own that shares the warm index store. It reports the
-// side files' size.
+// side files' size: the summaries' (with their member index and rows) and
+// the struct typing's (per file and per function).
 func BenchmarkPrepare(b *testing.B) {
 	dir := testkernel.Dir(b)
 	shared := filepath.Join(filepath.Dir(dir), "index-cache")
@@ -147,7 +148,7 @@ func BenchmarkPrepare(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var size int64
+	var size, typing int64
 	for b.Loop() {
 		b.StopTimer()
 		cache := b.TempDir()
@@ -179,7 +180,15 @@ func BenchmarkPrepare(b *testing.B) {
 				size += fi.Size()
 			}
 		}
+		typings, _ := filepath.Glob(filepath.Join(cache, "*.typing-*.side"))
+		decls, _ := filepath.Glob(filepath.Join(cache, "*.decls-*.side"))
+		for _, f := range append(typings, decls...) {
+			if fi, err := os.Stat(f); err == nil {
+				typing += fi.Size()
+			}
+		}
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(size)/float64(b.N)/(1<<20), "side-MB")
+	b.ReportMetric(float64(typing)/float64(b.N)/(1<<20), "typing-MB")
 }

@@ -10,7 +10,9 @@
 // patch, shared between patches when there is no store; sumstore.go,
 // sumcodec.go and sumvalid.go: the whole tree summarised once by Prepare
 // and stored beside the index, and which stored summaries still hold
-// under a patch; pointer.go: calls through struct members
+// under a patch; typingstore.go: each file's struct definitions and
+// #include directives, and each function's struct-typed declarations,
+// stored beside the index by Prepare; pointer.go: calls through struct members
 // resolved from the index's assignment table; implicit.go: the contexts a
 // callback runs in because of how it is registered, with declreg.go for
 // declaration macros such as DEFINE_TIMER, memberarg.go for callbacks

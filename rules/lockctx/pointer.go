@@ -138,7 +138,9 @@ var declRe = regexp.MustCompile(`struct\s+(\w+)\s*\*?\s*(?:const\s+)?\*?\s*(\w+)
 
 // baseTag finds the struct tag of a call's base expression when it is a
 // variable or parameter of the caller declared as "struct tag *name", or
-// a member whose last name is declared so in the caller's file.
+// a member whose last name is declared so in the caller's file. The
+// declarations of a tree function the patch does not change are stored by
+// Prepare (typingstore.go).
 func (r *Resolver) baseTag(base string, caller *cscan.Func) string {
 	if caller == nil || r.ix == nil {
 		return ""
@@ -151,30 +153,38 @@ func (r *Resolver) baseTag(base string, caller *cscan.Func) string {
 	if name == "" {
 		return ""
 	}
-	lines, ok := r.lines[caller.File]
-	if !ok {
-		if src, err := r.ix.ReadFile(caller.File); err == nil {
-			lines = strings.Split(string(src), "\n")
-		}
-		r.lines[caller.File] = lines
-	}
-	from, to := caller.Start-1, caller.End
-	if from < 0 || to > len(lines) || from >= to {
-		return ""
-	}
-	k := declKey{caller.File, from, to}
+	k := declKey{caller.File, caller.Start - 1, caller.End}
 	tags, ok := r.declTags[k]
 	if !ok {
-		// The first declaration of each name in the function's lines.
-		tags = map[string]string{}
-		for _, m := range declRe.FindAllStringSubmatch(strings.Join(lines[from:to], "\n"), -1) {
-			if _, ok := tags[m[2]]; !ok {
-				tags[m[2]] = m[1]
+		if tags, ok = r.storedDecls(caller); !ok {
+			lines, ok := r.lines[caller.File]
+			if !ok {
+				if src, err := r.ix.ReadFile(caller.File); err == nil {
+					lines = strings.Split(string(src), "\n")
+				}
+				r.lines[caller.File] = lines
 			}
+			tags = declTagsIn(lines, k.from, k.to)
 		}
 		r.declTags[k] = tags
 	}
 	return tags[name]
+}
+
+// declTagsIn returns the struct tags of the names lines[from:to] (a
+// function's lines) declare: the first declaration of each name; nil when
+// the range is out of lines.
+func declTagsIn(lines []string, from, to int) map[string]string {
+	if from < 0 || to > len(lines) || from >= to {
+		return nil
+	}
+	tags := map[string]string{}
+	for _, m := range declRe.FindAllStringSubmatch(strings.Join(lines[from:to], "\n"), -1) {
+		if _, ok := tags[m[2]]; !ok {
+			tags[m[2]] = m[1]
+		}
+	}
+	return tags
 }
 
 // declKey names the lines of a function whose declarations baseTag read.

@@ -96,8 +96,12 @@ func splitDecls(body string) []string {
 }
 
 // fileStructs returns the struct definitions of a file of the view,
-// shared between resolvers for files the patch does not change.
+// shared between resolvers for files the patch does not change: stored
+// by Prepare (typingstore.go), else parsed from the file's text.
 func (r *Resolver) fileStructs(file string) structMembers {
+	if t, ok := r.storedTyping(file); ok {
+		return t.structs
+	}
 	compute := func() any {
 		src, err := r.ix.ReadFile(file)
 		if err != nil {
@@ -118,7 +122,8 @@ func (r *Resolver) fileStructs(file string) structMembers {
 
 // includes returns the files a file includes: local ("...") includes
 // resolved against its directory, and, when angle is set, <...> includes
-// resolved against include/.
+// resolved against include/. The directives are stored by Prepare for the
+// files the patch does not overlay (typingstore.go).
 func (r *Resolver) includes(file string, angle bool) []string {
 	key := file
 	if angle {
@@ -132,11 +137,17 @@ func (r *Resolver) includes(file string, angle bool) []string {
 	}
 	var out []string
 	defer func() { r.incCache[key] = out }()
-	src, err := r.ix.ReadFile(file)
-	if err != nil {
-		return nil
+	var delims []byte
+	var names []string
+	if t, ok := r.storedTyping(file); ok {
+		delims, names = t.delims, t.names
+	} else {
+		src, err := r.ix.ReadFile(file)
+		if err != nil {
+			return nil
+		}
+		delims, names = includeDirectives(string(src))
 	}
-	delims, names := includeDirectives(string(src))
 	for i, name := range names {
 		switch {
 		case delims[i] == '"':

@@ -187,7 +187,8 @@ const prepareFiles = 6000
 
 // Prepare summarises every function of ix's tree with model m and stores
 // the summaries (Stored), unless they are there already for the tree's
-// current generation. For a persisted index they are written beside it,
+// current generation; first it stores the tree's struct typing
+// (prepareTyping), which the summarising then reads. For a persisted index they are written beside it,
 // computed on an Index of their own (so the caller's is never released
 // under its feet), and processes preparing the same tree take turns;
 // otherwise they are kept in ix's memory.
@@ -196,6 +197,9 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 		log = slog.New(slog.DiscardHandler)
 	}
 	root := ix.Underlying()
+	if err := prepareTyping(ctx, root, log); err != nil {
+		return err
+	}
 	if Stored(m, root) {
 		return nil
 	}

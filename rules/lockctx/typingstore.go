@@ -1,0 +1,376 @@
+package lockctx
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/flock"
+)
+
+// The typing store: what the struct typing (structs.go) reads of every
+// header a caller's file includes, derived once per tree state by Prepare
+// and stored beside the index, so that a patch's analysis reads the few
+// hundred files it types through instead of reading and parsing them.
+// One record per indexed file, in an index side file keyed by the file's
+// number (index.MakeRef(file, 0)): the file's #include directives and its
+// struct definitions (parseStructs). Beside it, one record per function
+// (keyed by its index.Ref): the struct tags of the names it declares,
+// which baseTag otherwise reads the caller's whole file for, for every
+// call site through a member name tree-wide. Both belong to one index
+// generation, like the summaries, and do not depend on the model. Files a
+// patch overlays, files outside the index and trees without a store are
+// read and parsed as before.
+
+// typingVersion changes whenever what a typing or declarations record
+// holds or how it is derived (parseStructs, includeDirectives,
+// declTagsIn) does: a store of another version is not read.
+const typingVersion = 1
+
+// typingKind is the side file kind of the typing store; declsKind that of
+// the declarations store beside it: one record per function, the struct
+// tags of the names it declares (declTagsIn), what baseTag otherwise
+// reads the caller's file for.
+var (
+	typingKind = fmt.Sprintf("typing-v%d", typingVersion)
+	declsKind  = fmt.Sprintf("decls-v%d", typingVersion)
+)
+
+// typingFormat is a typing record's first byte: a record that does not
+// start with it is not one (an empty side file record, or damage).
+const typingFormat = 1
+
+// fileTyping is what the struct typing needs of one file: its #include
+// directives (delimiter '"' or '<', and the name between the delimiters,
+// in file order) and its struct definitions.
+type fileTyping struct {
+	delims  []byte
+	names   []string
+	structs structMembers
+}
+
+// deriveTyping computes the typing of a file's text.
+func deriveTyping(src string) *fileTyping {
+	delims, names := includeDirectives(src)
+	return &fileTyping{delims: delims, names: names, structs: parseStructs(src)}
+}
+
+// encodeTyping encodes t: the format byte, the directives, then the
+// structs by tag and their members by name, both sorted so that equal
+// typings encode to equal bytes.
+func encodeTyping(t *fileTyping) []byte {
+	e := &sumEncoder{buf: []byte{typingFormat}}
+	e.u(uint64(len(t.names)))
+	for i, n := range t.names {
+		e.buf = append(e.buf, t.delims[i])
+		e.s(n)
+	}
+	tags := make([]string, 0, len(t.structs))
+	for tag := range t.structs {
+		tags = append(tags, tag)
+	}
+	sort.Strings(tags)
+	e.u(uint64(len(tags)))
+	var names []string
+	for _, tag := range tags {
+		ms := t.structs[tag]
+		e.s(tag)
+		names = names[:0]
+		for m := range ms {
+			names = append(names, m)
+		}
+		sort.Strings(names)
+		e.u(uint64(len(names)))
+		for _, m := range names {
+			e.s(m)
+			e.s(ms[m])
+		}
+	}
+	return e.buf
+}
+
+// decodeTyping decodes what encodeTyping wrote; ok is false for anything
+// else (a wrong format byte, a bad delimiter, trailing or missing bytes).
+func decodeTyping(b []byte) (t *fileTyping, ok bool) {
+	if len(b) == 0 || b[0] != typingFormat {
+		return nil, false
+	}
+	d := &sumDecoder{b: b[1:]}
+	t = &fileTyping{structs: structMembers{}}
+	n := d.count()
+	for i := 0; i < n && !d.bad; i++ {
+		if len(d.b) == 0 || (d.b[0] != '"' && d.b[0] != '<') {
+			return nil, false
+		}
+		t.delims = append(t.delims, d.b[0])
+		d.b = d.b[1:]
+		t.names = append(t.names, d.s())
+	}
+	n = d.count()
+	for i := 0; i < n && !d.bad; i++ {
+		tag := d.s()
+		k := d.count()
+		ms := make(map[string]string, k)
+		for j := 0; j < k && !d.bad; j++ {
+			m := d.s()
+			ms[m] = d.s()
+		}
+		t.structs[tag] = ms
+	}
+	if d.bad || len(d.b) != 0 {
+		return nil, false
+	}
+	return t, true
+}
+
+// sideHolder is a tree index's side file of one kind, opened on first use
+// (and again by prepareTyping once it wrote it).
+type sideHolder struct {
+	kind  string
+	mu    sync.Mutex
+	tried bool
+	f     *index.SideFile
+}
+
+// sideHolderOf returns the holder of the side file kind of ix's
+// underlying index.
+func sideHolderOf(ix *index.Index, kind string) *sideHolder {
+	return ix.Underlying().Memo("lockctx.side."+kind, func() any { return &sideHolder{kind: kind} }).(*sideHolder)
+}
+
+// side returns the side file of root, opening it on first use (nil when
+// there is none of root's generation).
+func (h *sideHolder) side(root *index.Index) *index.SideFile {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.tried {
+		h.tried = true
+		if path := root.SideName(h.kind); path != "" {
+			if f, err := index.OpenSide(path, root.Generation()); err == nil {
+				h.f = f
+			}
+		}
+	}
+	return h.f
+}
+
+// reopen forgets a failed open.
+func (h *sideHolder) reopen() {
+	h.mu.Lock()
+	h.tried = false
+	h.mu.Unlock()
+}
+
+// storedTyping returns the stored typing of a tree file the view does not
+// overlay, decoded once per underlying index; ok is false when it has
+// none (no store, a file outside the index, an overlaid file).
+func (r *Resolver) storedTyping(file string) (*fileTyping, bool) {
+	if r.ix == nil || r.ix.Overlaid(file) {
+		return nil, false
+	}
+	root := r.ix.Underlying()
+	t := root.Memo("lockctx.typing."+file, func() any {
+		f := sideHolderOf(root, typingKind).side(root)
+		if f == nil {
+			return (*fileTyping)(nil)
+		}
+		i, ok := root.FileNum(file)
+		if !ok {
+			return (*fileTyping)(nil)
+		}
+		t, ok := decodeTyping(f.Get(index.MakeRef(i, 0)))
+		if !ok {
+			return (*fileTyping)(nil)
+		}
+		return t
+	}).(*fileTyping)
+	return t, t != nil
+}
+
+// storedDecls returns the stored declarations of fn, a function of the
+// tree in a file the view does not overlay (empty for a function whose
+// lines are out of its file's, as declTagsIn's nil); ok is false when
+// there are none (no store, a function of the patch).
+func (r *Resolver) storedDecls(fn *cscan.Func) (map[string]string, bool) {
+	if r.ix == nil || r.ix.Overlaid(fn.File) {
+		return nil, false
+	}
+	ref, ok := r.ix.RefOf(fn)
+	if !ok {
+		return nil, false
+	}
+	root := r.ix.Underlying()
+	f := sideHolderOf(root, declsKind).side(root)
+	if f == nil {
+		return nil, false
+	}
+	return decodeDecls(f.Get(ref))
+}
+
+// encodeDecls encodes the declarations of a function: the format byte,
+// then the names, sorted, each with its tag; nil is written as empty (both
+// answer "" for every name).
+func encodeDecls(tags map[string]string) []byte {
+	e := &sumEncoder{buf: []byte{typingFormat}}
+	names := make([]string, 0, len(tags))
+	for n := range tags {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	e.u(uint64(len(names)))
+	for _, n := range names {
+		e.s(n)
+		e.s(tags[n])
+	}
+	return e.buf
+}
+
+// decodeDecls decodes what encodeDecls wrote; ok is false for anything
+// else.
+func decodeDecls(b []byte) (tags map[string]string, ok bool) {
+	if len(b) == 0 || b[0] != typingFormat {
+		return nil, false
+	}
+	d := &sumDecoder{b: b[1:]}
+	n := d.count()
+	tags = make(map[string]string, n)
+	for i := 0; i < n && !d.bad; i++ {
+		name := d.s()
+		tags[name] = d.s()
+	}
+	if d.bad || len(d.b) != 0 {
+		return nil, false
+	}
+	return tags, true
+}
+
+// prepareTyping derives the typing of every file of root's tree and the
+// declarations of every function, and stores them beside the index,
+// unless they are there already for the tree's current generation;
+// nothing for an index kept in memory only (both are then computed on
+// use, as without a store). Processes preparing the same tree take turns.
+func prepareTyping(ctx context.Context, root *index.Index, log *slog.Logger) error {
+	typing, decls := sideHolderOf(root, typingKind), sideHolderOf(root, declsKind)
+	if typing.side(root) != nil && decls.side(root) != nil {
+		return nil
+	}
+	path, dpath := root.SideName(typingKind), root.SideName(declsKind)
+	if path == "" || dpath == "" {
+		return nil
+	}
+	unlock, err := flock.Lock(ctx, path+".lock")
+	if err != nil {
+		return fmt.Errorf("typing %s: %w", path, err)
+	}
+	defer unlock()
+	_, terr := index.OpenSide(path, root.Generation())
+	_, derr := index.OpenSide(dpath, root.Generation())
+	if terr != nil || derr != nil {
+		start := time.Now()
+		// An Index of its own: the pages of every function read are
+		// dropped with it.
+		own, err := index.Open(ctx, root.Root, index.Options{CacheDir: root.CacheDir()})
+		if err != nil {
+			return fmt.Errorf("typing: %w", err)
+		}
+		if own.Generation() != root.Generation() {
+			return fmt.Errorf("typing %s: the tree changed while preparing", path)
+		}
+		recs, drecs, err := deriveAllTyping(ctx, own)
+		if err != nil {
+			return err
+		}
+		var size, dsize int
+		for i, r := range recs {
+			size += len(r)
+			for _, d := range drecs[i] {
+				dsize += len(d)
+			}
+		}
+		// Either file missing or stale rewrites both.
+		if err := index.WriteSide(dpath, own.Generation(), own.NumFiles(), func(i int) [][]byte { return drecs[i] }); err != nil {
+			return fmt.Errorf("typing %s: %w", dpath, err)
+		}
+		if err := index.WriteSide(path, own.Generation(), own.NumFiles(), func(i int) [][]byte {
+			if recs[i] == nil {
+				return nil
+			}
+			return [][]byte{recs[i]}
+		}); err != nil {
+			return fmt.Errorf("typing %s: %w", path, err)
+		}
+		log.Info("struct typing stored", "file", path, "files", len(recs), "bytes", size, "decls-bytes", dsize, "took", time.Since(start))
+	}
+	typing.reopen()
+	decls.reopen()
+	if typing.side(root) == nil || decls.side(root) == nil {
+		return fmt.Errorf("typing %s: not readable after writing", path)
+	}
+	return nil
+}
+
+// deriveAllTyping reads every file of ix's store and derives its typing
+// and its functions' declarations, in parallel: the encoded typing record
+// by file number (nil for a file that could not be read) and the encoded
+// declarations by file number and function position. It reads only the
+// functions' lines from the store (FuncLines), so nothing is decoded and
+// kept, but the pages read stay with ix: pass an Index of its own.
+func deriveAllTyping(ctx context.Context, ix *index.Index) ([][]byte, [][][]byte, error) {
+	paths := make([]string, ix.NumFiles())
+	for _, p := range ix.Paths() {
+		if i, ok := ix.FileNum(p); ok && i < len(paths) {
+			paths[i] = p
+		}
+	}
+	recs := make([][]byte, len(paths))
+	decls := make([][][]byte, len(paths))
+	derive := func(i int) {
+		src, err := ix.ReadFile(paths[i])
+		if err != nil {
+			return
+		}
+		text := string(src)
+		recs[i] = encodeTyping(deriveTyping(text))
+		refs := ix.FileRefs(i)
+		if len(refs) == 0 {
+			return
+		}
+		lines := strings.Split(text, "\n")
+		decls[i] = make([][]byte, len(refs))
+		for j, ref := range refs {
+			if start, end, ok := ix.FuncLines(ref); ok {
+				decls[i][j] = encodeDecls(declTagsIn(lines, start-1, end))
+			}
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) || ctx.Err() != nil {
+					return
+				}
+				if paths[i] != "" {
+					derive(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return recs, decls, nil
+}
