@@ -24,10 +24,23 @@ const recHasSummary = 1
 
 // record is one decoded stored record without its summary.
 type record struct {
-	deps, rdeps []index.Ref
-	members     []string
+	// deps and members are decoded by decodeRecordFull only (Prepare
+	// needs them, a patch does not).
+	deps    []index.Ref
+	members []string
+	// rdeps is the encoded list of reverse deps (rdepList decodes it).
+	rdeps []byte
 	// rest is the encoded summary (nil when none).
 	rest []byte
+}
+
+// rdepList returns the reverse deps of rec.
+func (rec *record) rdepList() []index.Ref {
+	if len(rec.rdeps) == 0 {
+		return nil
+	}
+	d := &sumDecoder{b: rec.rdeps}
+	return d.refs()
 }
 
 // encodeRecord encodes deps and rdeps (sorted and deduplicated here),
@@ -94,18 +107,40 @@ func dedupStrings(ss []string) []string {
 	return ss[:n]
 }
 
-// decodeRecord decodes a record's deps, reverse deps and members; ok is
-// false when it is damaged.
+// decodeRecord finds a record's reverse deps and summary, skipping its
+// deps and members (a patch reads many records for their summary alone);
+// ok is false when it is damaged.
 func decodeRecord(b []byte) (rec record, ok bool) {
+	return decodeRecordAs(b, false)
+}
+
+// decodeRecordFull decodes a record's deps and members too.
+func decodeRecordFull(b []byte) (rec record, ok bool) {
+	return decodeRecordAs(b, true)
+}
+
+func decodeRecordAs(b []byte, full bool) (rec record, ok bool) {
 	if len(b) == 0 {
 		return rec, false
 	}
 	d := &sumDecoder{b: b[1:]}
-	rec.deps = d.refs()
-	rec.rdeps = d.refs()
+	if full {
+		rec.deps = d.refs()
+	} else {
+		d.skipRefs()
+	}
+	start := d.b
+	d.skipRefs()
+	if !d.bad && len(start) > len(d.b) {
+		rec.rdeps = start[:len(start)-len(d.b)]
+	}
 	m := d.count()
 	for i := 0; i < m && !d.bad; i++ {
-		rec.members = append(rec.members, d.s())
+		if full {
+			rec.members = append(rec.members, d.s())
+		} else {
+			d.skipS()
+		}
 	}
 	if d.bad {
 		return rec, false
@@ -277,6 +312,24 @@ func (d *sumDecoder) bool() bool {
 	v := d.b[0] == 1
 	d.b = d.b[1:]
 	return v
+}
+
+// skipS skips a string.
+func (d *sumDecoder) skipS() {
+	n := d.u()
+	if n > uint64(len(d.b)) {
+		d.bad, d.b = true, nil
+		return
+	}
+	d.b = d.b[n:]
+}
+
+// skipRefs skips a list of refs (see refs).
+func (d *sumDecoder) skipRefs() {
+	n := d.count()
+	for i := 0; i < n && !d.bad; i++ {
+		d.u()
+	}
 }
 
 // count reads a list length, refusing one longer than the bytes left.

@@ -1,6 +1,7 @@
 package lockctx
 
 import (
+	"bytes"
 	"reflect"
 	"sort"
 	"testing"
@@ -42,9 +43,14 @@ func TestRecordRoundTrip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := encodeRecord(append([]index.Ref(nil), tc.deps...), []index.Ref{7, 2}, append([]string(nil), tc.members...), tc.sum)
-			rec, ok := decodeRecord(b)
+			rec, ok := decodeRecordFull(b)
 			if !ok {
-				t.Fatal("decodeRecord failed")
+				t.Fatal("decodeRecordFull failed")
+			}
+			// The lazy decoding finds the same reverse deps and summary.
+			lazy, ok := decodeRecord(b)
+			if !ok || lazy.deps != nil || lazy.members != nil || !reflect.DeepEqual(lazy.rdepList(), rec.rdepList()) || !bytes.Equal(lazy.rest, rec.rest) {
+				t.Errorf("decodeRecord: %v %+v, full %+v", ok, lazy, rec)
 			}
 			wantDeps := map[index.Ref]bool{}
 			for _, d := range tc.deps {
@@ -58,12 +64,12 @@ func TestRecordRoundTrip(t *testing.T) {
 					t.Errorf("deps %v, want the sorted set of %v", rec.deps, tc.deps)
 				}
 			}
-			if len(rec.rdeps) != 2 || rec.rdeps[0] != 2 || rec.rdeps[1] != 7 {
-				t.Errorf("rdeps %v, want [2 7]", rec.rdeps)
+			if rd := rec.rdepList(); len(rd) != 2 || rd[0] != 2 || rd[1] != 7 {
+				t.Errorf("rdeps %v, want [2 7]", rd)
 			}
 			var each []index.Ref
-			if !eachRdep(b, func(r index.Ref) { each = append(each, r) }) || !reflect.DeepEqual(each, rec.rdeps) {
-				t.Errorf("eachRdep gives %v, want %v", each, rec.rdeps)
+			if !eachRdep(b, func(r index.Ref) { each = append(each, r) }) || !reflect.DeepEqual(each, rec.rdepList()) {
+				t.Errorf("eachRdep gives %v, want %v", each, rec.rdepList())
 			}
 			if len(rec.members) != len(dedupStrings(sortedCopy(tc.members))) {
 				t.Errorf("members %v, want the set of %v", rec.members, tc.members)
@@ -87,7 +93,10 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add(encodeRecord(nil, nil, nil, nil))
 	f.Add([]byte{1, 200, 200, 200})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		rec, ok := decodeRecord(b)
+		rec, ok := decodeRecordFull(b)
+		if lazy, lok := decodeRecord(b); lok != ok || ok && (!bytes.Equal(lazy.rest, rec.rest) || !reflect.DeepEqual(lazy.rdepList(), rec.rdepList())) {
+			t.Fatalf("decodeRecord %v %+v, full %v %+v", lok, lazy, ok, rec)
+		}
 		if !ok || rec.rest == nil {
 			return
 		}
@@ -96,7 +105,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			return
 		}
 		// What decodes re-encodes to the same bytes.
-		again := encodeRecord(rec.deps, rec.rdeps, rec.members, s)
+		again := encodeRecord(rec.deps, rec.rdepList(), rec.members, s)
 		rec2, ok := decodeRecord(again)
 		if !ok {
 			t.Fatal("re-encoded record does not decode")

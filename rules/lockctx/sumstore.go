@@ -326,7 +326,7 @@ func (b *builder) finish() {
 	b.members = map[string][]index.Ref{}
 	for i, rs := range b.recs {
 		for j, enc := range rs {
-			rec, ok := decodeRecord(enc)
+			rec, ok := decodeRecordFull(enc)
 			if !ok {
 				continue
 			}
@@ -348,7 +348,7 @@ func (b *builder) finish() {
 	}
 	for i, rs := range b.recs {
 		for j, enc := range rs {
-			rec, ok := decodeRecord(enc)
+			rec, ok := decodeRecordFull(enc)
 			if !ok {
 				continue
 			}

@@ -423,7 +423,7 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			if !ok {
 				continue
 			}
-			for _, p := range rec.rdeps {
+			for _, p := range rec.rdepList() {
 				if !queued[p] && !s.closed[p] {
 					queued[p] = true
 					queue = append(queue, p)
@@ -488,7 +488,7 @@ func (r *Resolver) forgetAbove(x index.Ref) {
 		if !ok {
 			continue
 		}
-		for _, p := range rec.rdeps {
+		for _, p := range rec.rdepList() {
 			if seen[p] {
 				continue
 			}
