@@ -97,3 +97,33 @@ func TestCommentLines(t *testing.T) {
 		t.Errorf("commentLines = %v, want %v", got, want)
 	}
 }
+
+// TestRegistrationsShared: the tree's own view finds its registrations once
+// per index; a patched view finds its own, with the patch's.
+func TestRegistrationsShared(t *testing.T) {
+	m, err := Compile("test", &Tables{
+		Callbacks: []Callback{{Names: []string{"register_cb"}, Arg: 0, Kind: "hardirq", Why: "a test callback"}},
+	}, target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := openStoreTree(t)
+	r1, r2 := NewResolver(m, ix, nil, 0), NewResolver(m, ix, nil, 0)
+	r1.registrations("")
+	r2.registrations("")
+	if reflect.ValueOf(r1.regs).Pointer() != reflect.ValueOf(r2.regs).Pointer() {
+		t.Error("two resolvers over the tree found its registrations twice")
+	}
+	src := storeTree["a.c"] + "\nvoid reg(void)\n{\n\tregister_cb(leaf);\n}\n"
+	view := ix.Overlay(map[string][]byte{"a.c": []byte(src)})
+	r3 := NewResolver(m, view, nil, 0)
+	if held := r3.Implicit(view.Funcs("leaf")[0]); len(held) != 1 || held[0].Kind != "hardirq" {
+		t.Errorf("leaf registered by the patch: held %+v", held)
+	}
+	if held := r1.Implicit(ix.Funcs("leaf")[0]); len(held) != 0 {
+		t.Errorf("leaf in the tree: held %+v", held)
+	}
+	if reflect.ValueOf(r3.regs).Pointer() == reflect.ValueOf(r1.regs).Pointer() {
+		t.Error("the patched view shares the tree's registrations")
+	}
+}
