@@ -1,7 +1,9 @@
 package wakeup
 
 import (
+	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -25,6 +27,8 @@ type treeView struct {
 	files      map[string]*treeFile
 	funcs      map[*cscan.Func]*wfunc
 	byKey      map[string][]*wsite
+	// spells caches fileSpells.
+	spells map[string]bool
 }
 
 type treeFile struct {
@@ -34,7 +38,7 @@ type treeFile struct {
 }
 
 func newTreeView(r *checker) *treeView {
-	return &treeView{r: r, files: map[string]*treeFile{}, funcs: map[*cscan.Func]*wfunc{}, byKey: map[string][]*wsite{}}
+	return &treeView{r: r, files: map[string]*treeFile{}, funcs: map[*cscan.Func]*wfunc{}, byKey: map[string][]*wsite{}, spells: map[string]bool{}}
 }
 
 // relPath returns a tree-relative path for a scanned file path.
@@ -126,10 +130,11 @@ func (t *treeView) sitesOn(q string) []*wsite {
 		plain = strings.TrimPrefix(plain, p)
 	}
 	last := strings.TrimSuffix(strings.TrimSuffix(keyLast(plain), "()"), "[]")
+	need := pathWords(plain)
 	var out []*wsite
 	seen := map[*wsite]bool{}
 	visit := func(c treeCall) {
-		if c.Func == nil || t.r.inPatch[t.relPath(c.Func.File)+":"+c.Func.Name] {
+		if c.Func == nil || t.r.inPatch[t.relPath(c.Func.File)+":"+c.Func.Name] || !t.mayKey(c, need) {
 			return
 		}
 		w := t.view(c.Func)
@@ -154,4 +159,89 @@ func (t *treeView) sitesOn(q string) []*wsite {
 	}
 	t.byKey[q] = out
 	return out
+}
+
+// pathWords returns the identifiers of the member path of a queue key
+// ("cmd_wait_q", "wait" of "mwifiex_adapter.cmd_wait_q.wait"): a call
+// whose queue argument is a member expression has a key with that path
+// only when the argument spells them all (queueKey takes the path from
+// the argument's text; only the part before it comes from declarations).
+// Nil for a key without a member path.
+func pathWords(key string) []string {
+	i := strings.IndexByte(key, '.')
+	if i < 0 || strings.HasSuffix(key, "()") {
+		return nil
+	}
+	return identWords(key[i+1:])
+}
+
+// mayKey reports whether call c can have a queue key with member path
+// words need: one of its arguments spells them all, or is a plain name
+// that may alias a member expression (see queueKey): through an alias
+// the patch declares, or one its file spells (the function's own
+// declarations, or the file's, read when a key of the function is
+// "*.path").
+func (t *treeView) mayKey(c treeCall, need []string) bool {
+	if len(need) == 0 {
+		return true
+	}
+	for _, a := range c.Call.Args {
+		plain := strings.TrimSpace(a)
+		for {
+			n := strings.TrimSpace(stripParens(strings.TrimPrefix(plain, "&")))
+			if n == plain {
+				break
+			}
+			plain = n
+		}
+		if identRe.MatchString(plain) {
+			if _, ok := t.r.patchVT.aliases[plain]; ok || t.fileSpells(c.Func.File, need) {
+				return true
+			}
+			continue
+		}
+		if spellsAll(identWords(a), need) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileSpells reports whether the file of path holds every word of need
+// (as text: a filter; true when it cannot be read). The file is read,
+// not kept.
+func (t *treeView) fileSpells(path string, need []string) bool {
+	rel := t.relPath(path)
+	key := rel + "|" + strings.Join(need, ".")
+	if v, ok := t.spells[key]; ok {
+		return v
+	}
+	var b []byte
+	var err error
+	if tr := t.r.pass.Change.Tree; tr != nil {
+		b, err = tr.ReadFile(rel)
+	} else {
+		b, err = t.r.pass.Index.ReadFile(rel)
+	}
+	v := true
+	if err == nil {
+		for _, w := range need {
+			if !bytes.Contains(b, []byte(w)) {
+				v = false
+				break
+			}
+		}
+	}
+	t.spells[key] = v
+	return v
+}
+
+// spellsAll reports whether words holds every word of need.
+func spellsAll(words, need []string) bool {
+	for _, w := range need {
+		if !slices.Contains(words, w) {
+			return false
+		}
+	}
+	return true
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
@@ -136,5 +137,39 @@ func TestWakeupTreePipeRelease(t *testing.T) {
 				t.Errorf("chain lacks the tree's exclusive waiter pipe_read (fs/pipe.c:378): %+v", lost.Chain)
 			}
 		})
+	}
+}
+
+func TestMayKey(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{"a.c": "\twq = &adapter->cmd_wait_q.wait;\n", "b.c": "\twake_up(wq);\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &checker{patchVT: newVarTypes(), pass: &rules.Pass{Index: openIndex(t, dir), Change: &diffcheck.ChangeSet{}}}
+	r.patchVT.aliases["pq"] = "&adapter->cmd_wait_q.wait"
+	tv := newTreeView(r)
+	for _, tc := range []struct {
+		key, file string
+		args      []string
+		want      bool
+	}{
+		{"mwifiex_adapter.cmd_wait_q.wait", "b.c", []string{"&adapter->cmd_wait_q.wait"}, true},
+		{"mwifiex_adapter.cmd_wait_q.wait", "b.c", []string{"&priv->wait"}, false},
+		{"mwifiex_adapter.cmd_wait_q.wait", "a.c", []string{"(&wq)"}, true}, // the file may alias the member
+		{"mwifiex_adapter.cmd_wait_q.wait", "b.c", []string{"wq"}, false},   // it cannot
+		{"mwifiex_adapter.cmd_wait_q.wait", "b.c", []string{"pq"}, true},    // the patch may
+		{"mwifiex_adapter.cmd_wait_q.wait", "b.c", []string{"&x->q", "TASK_NORMAL"}, false},
+		{"*.ring[].wait", "b.c", []string{"&dev->ring[i].wait", "1"}, true},
+		{"*.ring[].wait", "b.c", []string{"&dev->wait", "1"}, false},
+		{"local:f:wait", "b.c", []string{"&x->y"}, true},
+		{"pipe_wait()", "b.c", []string{"&x->y"}, true},
+		{"wait", "b.c", []string{"&x->y"}, true},
+	} {
+		c := treeCall{Func: &cscan.Func{Name: "f", File: tc.file}, Call: cscan.Call{Name: "wake_up", Args: tc.args}}
+		if got := tv.mayKey(c, pathWords(tc.key)); got != tc.want {
+			t.Errorf("mayKey(%s: %q, %q) = %v, want %v", tc.file, tc.args, tc.key, got, tc.want)
+		}
 	}
 }
