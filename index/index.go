@@ -129,22 +129,10 @@ type Index struct {
 	sides     []weak.Pointer[pager]
 
 	mu sync.Mutex
-	// full holds the files re-parsed with bodies (Full), order their
-	// eviction order and fullSrc the bytes of their sources.
-	full    map[string]*cscan.File
-	order   []string
-	fullSrc map[string]int64
-	srcSum  int64
-	memo    map[string]any
+	// full holds the files re-parsed with bodies (Full).
+	full fullCache
+	memo map[string]any
 }
-
-// maxFullFiles and maxFullSource bound the re-parsed files kept in memory,
-// by count and by the bytes of their sources (a file parsed with bodies
-// takes about 5 times its source's size).
-const (
-	maxFullFiles  = 4096
-	maxFullSource = 24 << 20
-)
 
 // Open indexes every *.c and *.h file under root. With a cache directory
 // the index is a store file there (store.go), opened in place when it
@@ -504,7 +492,7 @@ func (ix *Index) Release() {
 		p.drop()
 	}
 	b.mu.Lock()
-	b.full, b.fullSrc, b.srcSum, b.memo, b.order = nil, nil, 0, nil, nil
+	b.full, b.memo = fullCache{}, nil
 	b.mu.Unlock()
 }
 
@@ -826,7 +814,7 @@ func (ix *Index) fullFile(path string) *cscan.File {
 	}
 	b := ix.root()
 	b.mu.Lock()
-	if f, ok := b.full[path]; ok {
+	if f, ok := b.full.get(path); ok {
 		b.mu.Unlock()
 		return f
 	}
@@ -838,23 +826,7 @@ func (ix *Index) fullFile(path string) *cscan.File {
 	f := cscan.ParseFile(path, src)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.full == nil {
-		b.full, b.fullSrc = make(map[string]*cscan.File), make(map[string]int64)
-	}
-	if _, ok := b.full[path]; ok {
-		return b.full[path]
-	}
-	b.order = append(b.order, path)
-	b.full[path], b.fullSrc[path] = f, int64(len(src))
-	b.srcSum += int64(len(src))
-	for len(b.order) > 1 && (len(b.order) > maxFullFiles || b.srcSum > maxFullSource) {
-		old := b.order[0]
-		b.srcSum -= b.fullSrc[old]
-		delete(b.full, old)
-		delete(b.fullSrc, old)
-		b.order = b.order[1:]
-	}
-	return f
+	return b.full.put(path, f, int64(len(src)))
 }
 
 // Memo returns the value memoised under key in this view, computing it

@@ -333,40 +333,6 @@ func TestStoreConcurrentSmallPageCache(t *testing.T) {
 	}
 }
 
-// TestFullSourceBound: re-parsed files are dropped once their sources pass
-// maxFullSource, oldest first, and a dropped file is parsed again.
-func TestFullSourceBound(t *testing.T) {
-	dir := t.TempDir()
-	// Three files of 40% of the bound each: the third pushes out the first.
-	pad := bytes.Repeat([]byte("/* padding */\n"), maxFullSource*4/10/14)
-	files := map[string]string{}
-	for _, f := range []string{"a", "b", "c"} {
-		files[f+".c"] = "void " + f + "(void)\n{\n\tspin_lock(&l);\n}\n" + string(pad)
-	}
-	writeFiles(t, dir, files)
-	ix, err := Open(context.Background(), dir, Options{CacheDir: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := ix.Full(ix.Funcs("a")[0])
-	if first == nil || first.Body == nil || ix.Full(ix.Funcs("a")[0]) != first {
-		t.Fatal("a: not re-parsed, or parsed again while cached")
-	}
-	ix.Full(ix.Funcs("b")[0])
-	ix.Full(ix.Funcs("c")[0])
-	ix.mu.Lock()
-	_, kept := ix.full["a.c"]
-	n, sum := len(ix.full), ix.srcSum
-	ix.mu.Unlock()
-	if kept || n != 2 || sum > maxFullSource {
-		t.Errorf("a.c kept %v, %d files of %d source bytes cached (bound %d)", kept, n, sum, maxFullSource)
-	}
-	again := ix.Full(ix.Funcs("a")[0])
-	if again == first || !reflect.DeepEqual(again, first) {
-		t.Errorf("a parsed again: same %v, equal %v", again == first, reflect.DeepEqual(again, first))
-	}
-}
-
 // BenchmarkPager: random reads of 1 to 64 bytes (some spanning pages) over
 // a 16 MB file from every CPU, kept within budgets from a quarter of the
 // file to all of it; evictions and preads per read are reported.
