@@ -37,6 +37,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/autosel-bot/autosel-bot/internal/flock"
 
@@ -57,6 +58,11 @@ type Options struct {
 	// hundred files and once at the end. It is called from several
 	// goroutines at once.
 	Progress func(done, total int)
+	// PageCache bounds the bytes of pages kept of each file the index
+	// reads (its store, and each side file opened with Index.OpenSide):
+	// past it, pages are evicted and read again when needed. 0 means
+	// DefaultPageCache; negative keeps every page read.
+	PageCache int64
 }
 
 // CallSite is one call in the tree: the calling function and the call.
@@ -116,14 +122,17 @@ type Index struct {
 	overAssignsOnce sync.Once
 	overAssigns     *assignTable
 
-	mu    sync.Mutex
-	full  map[string]*cscan.File // lazily re-parsed files with bodies
-	memo  map[string]any
-	order []string // full cache eviction order
-}
+	// pageCache is the page budget of each file (Options.PageCache,
+	// resolved); sides are the side files opened, whose pages Release
+	// drops too.
+	pageCache int64
+	sides     []weak.Pointer[pager]
 
-// maxFullFiles bounds the re-parsed files kept in memory.
-const maxFullFiles = 4096
+	mu sync.Mutex
+	// full holds the files re-parsed with bodies (Full).
+	full fullCache
+	memo map[string]any
+}
 
 // Open indexes every *.c and *.h file under root. With a cache directory
 // the index is a store file there (store.go), opened in place when it
@@ -165,7 +174,10 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 			cacheFile = filepath.Join(dir, cacheName(abs))
 		}
 	}
-	ix := &Index{Root: abs, log: log, gen: entriesDigest(entries)}
+	ix := &Index{Root: abs, log: log, gen: entriesDigest(entries), pageCache: opts.PageCache}
+	if ix.pageCache == 0 {
+		ix.pageCache = DefaultPageCache
+	}
 	ix.Stats.CacheFile = cacheFile
 	var old *store
 	if cacheFile != "" {
@@ -177,7 +189,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		} else {
 			log.Warn("index cache lock", "err", err)
 		}
-		old, err = openStore(cacheFile)
+		old, err = openStore(cacheFile, ix.pageCache)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			log.Warn("index cache unreadable, rescanning", "file", cacheFile, "err", err)
 		}
@@ -196,7 +208,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 				old, _ = openStoreBytes(b)
 			}
 		}
-		st, err := build(ctx, abs, entries, old, cacheFile, opts, log, &ix.Stats)
+		st, err := build(ctx, abs, entries, old, cacheFile, ix.pageCache, opts, log, &ix.Stats)
 		if err != nil {
 			return nil, fmt.Errorf("index %s: %w", root, err)
 		}
@@ -218,7 +230,7 @@ func (ix *Index) setStore(st *store) {
 // build scans the files of entries that old (may be nil) lacks, in
 // parallel, takes the others from old, and writes the store to cacheFile
 // (kept in memory when "" or unwritable).
-func build(ctx context.Context, abs string, entries []fileEntry, old *store, cacheFile string, opts Options, log *slog.Logger, stats *Stats) (*store, error) {
+func build(ctx context.Context, abs string, entries []fileEntry, old *store, cacheFile string, pageCache int64, opts Options, log *slog.Logger, stats *Stats) (*store, error) {
 	oldKeys := map[string]int{}
 	if old != nil {
 		for i := 0; i < old.nFiles; i++ {
@@ -292,7 +304,7 @@ func build(ctx context.Context, abs string, entries []fileEntry, old *store, cac
 	if cacheFile != "" {
 		if err := writeStore(cacheFile, data); err != nil {
 			log.Warn("index cache not written", "file", cacheFile, "err", err)
-		} else if st, err := openStore(cacheFile); err == nil {
+		} else if st, err := openStore(cacheFile, pageCache); err == nil {
 			pruneOld(cacheFile, log)
 			return st, nil
 		} else {
@@ -420,18 +432,53 @@ func (ix *Index) fileAt(i int) *cscan.File {
 }
 
 // Warm returns the number of functions of the tree decoded so far and the
-// bytes of the store read to answer queries: what Release frees.
+// bytes of the store's pages cached now: what Release frees (the pages
+// stay within Options.PageCache).
 func (ix *Index) Warm() (funcs int, storeBytes int64) {
 	b := ix.root()
-	return int(b.warm.Load()), b.st.p.read.Load() * pageSize
+	return int(b.warm.Load()), b.st.p.stats().Held
 }
 
-// Release drops everything the underlying index decoded or memoised (files,
-// Funcs answers, re-parsed bodies, Memo values): memory stays bounded by
-// what the work between two Release calls touches. Functions decoded
-// later are new values, so call it only between units of work that share
-// no *cscan.Func or memoised value (for example between two series of a
-// daemon, when Warm is above its budget), never while a query runs.
+// PageCache returns the page budget of each file the underlying index
+// reads, in bytes (Options.PageCache; negative: none).
+func (ix *Index) PageCache() int64 { return ix.root().pageCache }
+
+// Pages returns the page counts of the underlying index's store and of the
+// side files opened on it (Index.OpenSide) that are still in use.
+func (ix *Index) Pages() PageStats {
+	b := ix.root()
+	s := b.st.p.stats()
+	for _, p := range b.sidePagers() {
+		s = s.add(p.stats())
+	}
+	return s
+}
+
+// sidePagers returns the pagers of the side files opened on ix that are
+// still reachable, forgetting the others.
+func (ix *Index) sidePagers() []*pager {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var out []*pager
+	live := ix.sides[:0]
+	for _, w := range ix.sides {
+		if p := w.Value(); p != nil {
+			out = append(out, p)
+			live = append(live, w)
+		}
+	}
+	clear(ix.sides[len(live):])
+	ix.sides = live
+	return out
+}
+
+// Release drops everything the underlying index decoded, memoised or
+// cached (files, Funcs answers, re-parsed bodies, Memo values, the pages of
+// its store and of its side files): memory stays bounded by what the work
+// between two Release calls touches. Functions decoded later are new
+// values, so call it only between units of work that share no *cscan.Func
+// or memoised value (for example between two series of a daemon, when
+// Warm is above its budget), never while a query runs.
 func (ix *Index) Release() {
 	b := ix.root()
 	for i := range b.decoded {
@@ -441,8 +488,12 @@ func (ix *Index) Release() {
 	b.refs.Clear()
 	b.funcs.Clear()
 	b.assignCache.Clear()
+	b.st.p.drop()
+	for _, p := range b.sidePagers() {
+		p.drop()
+	}
 	b.mu.Lock()
-	b.full, b.memo, b.order = nil, nil, nil
+	b.full, b.memo = fullCache{}, nil
 	b.mu.Unlock()
 }
 
@@ -764,7 +815,7 @@ func (ix *Index) fullFile(path string) *cscan.File {
 	}
 	b := ix.root()
 	b.mu.Lock()
-	if f, ok := b.full[path]; ok {
+	if f, ok := b.full.get(path); ok {
 		b.mu.Unlock()
 		return f
 	}
@@ -776,18 +827,7 @@ func (ix *Index) fullFile(path string) *cscan.File {
 	f := cscan.ParseFile(path, src)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.full == nil {
-		b.full = make(map[string]*cscan.File)
-	}
-	if _, ok := b.full[path]; !ok {
-		b.order = append(b.order, path)
-		if len(b.order) > maxFullFiles {
-			delete(b.full, b.order[0])
-			b.order = b.order[1:]
-		}
-	}
-	b.full[path] = f
-	return f
+	return b.full.put(path, f, int64(len(src)))
 }
 
 // Memo returns the value memoised under key in this view, computing it

@@ -5,8 +5,9 @@ import "fmt"
 // Settings are the `index:` section of the configuration (mapstructure
 // tags; config.yaml documents every key and its default): where indexes
 // are cached, whether indexing shows a progress bar and how much of the
-// tree a long-running process keeps decoded. The caller turns them into
-// Options (CacheDir), a Progress callback and the pipeline's IndexWarm.
+// tree a long-running process keeps decoded or cached. The caller turns
+// them into Options (CacheDir, PageCache), a Progress callback and the
+// pipeline's IndexWarm.
 type Settings struct {
 	// CacheDir holds the persisted index of each tree (about 350 MB for
 	// Linux 6.1); "" means $XDG_CACHE_HOME/autosel-bot (~/.cache/...),
@@ -21,14 +22,30 @@ type Settings struct {
 	// Summaries lets the rules summarise the whole tree once and store
 	// it beside the index (rules.Rule.Prepare) before the first patch.
 	Summaries bool `mapstructure:"summaries"`
+	// PageCacheMB bounds, in MB, the pages kept of each file the index
+	// reads (the store, each side file) and the records decoded from a
+	// side file (Options.PageCache); 0 keeps everything read.
+	PageCacheMB int `mapstructure:"page_cache_mb"`
 }
 
-// Validate checks Progress.
+// Validate checks Progress and PageCacheMB.
 func (s Settings) Validate() error {
 	if err := ValidateProgress(s.Progress); err != nil {
 		return fmt.Errorf("index.progress %w", err)
 	}
+	if s.PageCacheMB < 0 {
+		return fmt.Errorf("index.page_cache_mb %d: want 0 (no bound) or more MB", s.PageCacheMB)
+	}
 	return nil
+}
+
+// PageCache returns Options.PageCache for PageCacheMB: its bytes, or -1
+// (every page kept) for 0.
+func (s Settings) PageCache() int64 {
+	if s.PageCacheMB <= 0 {
+		return -1
+	}
+	return int64(s.PageCacheMB) << 20
 }
 
 // ValidateProgress checks a progress setting; the error quotes it and

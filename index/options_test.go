@@ -12,3 +12,19 @@ func TestSettingsValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestSettingsPageCache(t *testing.T) {
+	for _, tt := range []struct {
+		mb   int
+		want int64
+		ok   bool
+	}{{0, -1, true}, {1, 1 << 20, true}, {64, 64 << 20, true}, {-1, -1, false}} {
+		s := Settings{PageCacheMB: tt.mb}
+		if got := s.PageCache(); got != tt.want {
+			t.Errorf("PageCacheMB %d: PageCache() = %d, want %d", tt.mb, got, tt.want)
+		}
+		if err := s.Validate(); (err == nil) != tt.ok {
+			t.Errorf("PageCacheMB %d: err %v, want ok %v", tt.mb, err, tt.ok)
+		}
+	}
+}

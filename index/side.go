@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"weak"
 )
 
 // A side file holds one opaque record per function of a store, addressed
@@ -92,15 +93,35 @@ func WriteSide(path, gen string, nFiles int, recs func(i int) [][]byte) error {
 	})
 }
 
-// OpenSide opens the side file path of generation gen: ErrStale (wrapped)
-// when it holds another generation, an error wrapping os.ErrNotExist when
-// missing.
+// OpenSide opens the side file path of generation gen, keeping at most
+// DefaultPageCache bytes of its pages: ErrStale (wrapped) when it holds
+// another generation, an error wrapping os.ErrNotExist when missing.
 func OpenSide(path, gen string) (*SideFile, error) {
-	p, err := filePager(path)
+	p, err := filePager(path, DefaultPageCache)
 	if err != nil {
 		return nil, err
 	}
 	return newSide(p, gen, path)
+}
+
+// OpenSide opens the side file path of the underlying index's generation
+// (errors as the function OpenSide): its pages are kept within the index's
+// page budget (Options.PageCache), counted by Pages and dropped by
+// Release.
+func (ix *Index) OpenSide(path string) (*SideFile, error) {
+	b := ix.root()
+	p, err := filePager(path, b.pageCache)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSide(p, b.Generation(), path)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.sides = append(b.sides, weak.Make(p))
+	b.mu.Unlock()
+	return s, nil
 }
 
 func newSide(p *pager, gen, path string) (*SideFile, error) {
@@ -148,5 +169,9 @@ func (s *SideFile) Get(r Ref) []byte {
 	return s.data.bytes(int64(a), int64(b-a))
 }
 
-// ReadBytes returns the bytes read from the side file so far.
+// ReadBytes returns the bytes read from the side file so far (pages read
+// again after eviction count again).
 func (s *SideFile) ReadBytes() int64 { return s.p.read.Load() * pageSize }
+
+// Pages returns the side file's page counts.
+func (s *SideFile) Pages() PageStats { return s.p.stats() }

@@ -128,9 +128,10 @@ func (t *strtab) str(id uint32) string {
 	return s
 }
 
-// openStore opens a store file; its pages are read as queries need them.
-func openStore(path string) (*store, error) {
-	p, err := filePager(path)
+// openStore opens a store file; its pages are read as queries need them,
+// and at most budget bytes of them are kept (0 or less: all).
+func openStore(path string, budget int64) (*store, error) {
+	p, err := filePager(path, budget)
 	if err != nil {
 		return nil, err
 	}

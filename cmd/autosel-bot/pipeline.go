@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 
 	"github.com/autosel-bot/autosel-bot/internal/patchguard"
@@ -17,6 +18,9 @@ func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, err
 	rs, err := all.Rules(a.cfg.Rules)
 	if err != nil {
 		return nil, err
+	}
+	if n := a.cfg.Index.PageCacheMB; n < 0 {
+		return nil, &exitError{2, fmt.Errorf("%s %d: want 0 (no bound) or more MB", keyName(a, "index.page_cache_mb"), n)}
 	}
 	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{
 		Rules:        rs,

@@ -81,9 +81,9 @@ func (pb *progressBars) wait() {
 }
 
 // indexOptions are the options of the tree index: the configured cache
-// directory and, when bars are drawn, the indexing progress.
+// directory and page cache and, when bars are drawn, the indexing progress.
 func (a *app) indexOptions(log *slog.Logger) index.Options {
-	o := index.Options{Logger: log, CacheDir: a.cfg.Index.CacheDir}
+	o := index.Options{Logger: log, CacheDir: a.cfg.Index.CacheDir, PageCache: a.cfg.Index.PageCache()}
 	if a.progress != nil {
 		o.Progress = a.progress.indexing
 	}

@@ -57,7 +57,8 @@ type sumSource interface {
 }
 
 // sideSource reads a side file; recs caches the decoded records, shared
-// by every resolver over the same index (they never change). The member
+// by every resolver over the same index (they never change), within the
+// index's page budget (index.Options.PageCache) by bytes. The member
 // index is read from its own file on first use (membersPath).
 type sideSource struct {
 	f *index.SideFile
@@ -68,7 +69,7 @@ type sideSource struct {
 	gen         string
 	membersPath string
 	mu          sync.Mutex
-	recs        map[index.Ref]*record
+	recs        *recordCache
 	members     map[string][]index.Ref
 	rows        []Callback
 	rowsRead    bool
@@ -135,13 +136,12 @@ func (s *sideSource) eachRdep(ref index.Ref, f func(index.Ref)) {
 func (s *sideSource) decoded(ref index.Ref) (*record, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, ok := s.recs[ref]
-	return rec, ok
+	return s.recs.get(ref)
 }
 
 func (s *sideSource) keep(ref index.Ref, rec *record) {
 	s.mu.Lock()
-	s.recs[ref] = rec
+	s.recs.put(ref, rec)
 	s.mu.Unlock()
 }
 
@@ -170,9 +170,9 @@ func storeFor(m *Model, ix *index.Index) sumSource {
 	if path == "" {
 		return nil
 	}
-	if f, err := index.OpenSide(path, root.Generation()); err == nil {
-		rd, _ := index.OpenSide(root.SideName(rdepsKind(m)), root.Generation())
-		h.src = &sideSource{f: f, rd: rd, gen: root.Generation(), membersPath: membersPath(path), recs: map[index.Ref]*record{}}
+	if f, err := root.OpenSide(path); err == nil {
+		rd, _ := root.OpenSide(root.SideName(rdepsKind(m)))
+		h.src = &sideSource{f: f, rd: rd, gen: root.Generation(), membersPath: membersPath(path), recs: newRecordCache(root.PageCache())}
 	}
 	return h.src
 }

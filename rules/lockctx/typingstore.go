@@ -154,7 +154,7 @@ func (h *sideHolder) side(root *index.Index) *index.SideFile {
 	if !h.tried {
 		h.tried = true
 		if path := root.SideName(h.kind); path != "" {
-			if f, err := index.OpenSide(path, root.Generation()); err == nil {
+			if f, err := root.OpenSide(path); err == nil {
 				h.f = f
 			}
 		}
