@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +89,9 @@ func benchTree(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, 
 	var pages index.PageStats
 	var heap uint64
 	var cpu time.Duration
+	// per holds each patch's wall time (after the first, whose time
+	// includes the open), slowest reports the slowest of them.
+	var per []time.Duration
 	for b.Loop() {
 		start, cpu0 := time.Now(), cpuTime()
 		ix, err := index.Open(context.Background(), dir, iopts)
@@ -101,6 +105,7 @@ func benchTree(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, 
 		}
 		p := &Pipeline{Stages: []Stage{an}}
 		for i, d := range diffs {
+			one := time.Now()
 			s := &series.Series{ID: "p@x", Total: 1, Patches: []*series.Patch{{Number: 1, Msg: msg("p@x", "[PATCH] p", d, 1)}}}
 			r, err := p.Run(context.Background(), s)
 			if err != nil || r.Patches[0].Error != "" {
@@ -108,6 +113,8 @@ func benchTree(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, 
 			}
 			if i == 0 {
 				first += time.Since(start)
+			} else {
+				per = append(per, time.Since(one))
 			}
 		}
 		cpu += cpuTime() - cpu0
@@ -134,6 +141,11 @@ func benchTree(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, 
 	b.ReportMetric(first.Seconds()/float64(b.N), "first-s")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s")
 	b.ReportMetric(float64(heap)/float64(b.N)/(1<<20), "live-heap-MB")
+	if len(per) > 0 {
+		slices.Sort(per)
+		b.ReportMetric(per[len(per)/2].Seconds(), "median-next-s")
+		b.ReportMetric(per[len(per)-1].Seconds(), "slowest-next-s")
+	}
 }
 
 // cpuTime returns the user+system CPU time of the process so far: on a

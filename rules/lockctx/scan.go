@@ -120,7 +120,8 @@ type WordSet struct {
 
 // Words returns the identifiers src spells.
 func Words(src []byte) WordSet {
-	hashes := make([]uint64, 0, len(src)/8)
+	w := WordSet{slots: make([]uint64, 256)}
+	n := 0
 	for i := 0; i < len(src); {
 		c := src[i]
 		if !cscan.IsIdentStart(c) {
@@ -132,27 +133,40 @@ func Words(src []byte) WordSet {
 			j++
 		}
 		if i == 0 || !cscan.IsIdentChar(src[i-1]) {
-			hashes = append(hashes, wordHash(src[i:j]))
+			if w.add(wordHash(src[i:j])) {
+				if n++; 2*n > len(w.slots) {
+					w.grow()
+				}
+			}
 		}
 		i = j
 	}
-	n := 16
-	for n < 2*len(hashes) {
-		n *= 2
-	}
-	w := WordSet{slots: make([]uint64, n)}
-	for _, h := range hashes {
-		for k := h & uint64(n-1); ; k = (k + 1) & uint64(n-1) {
-			if w.slots[k] == h {
-				break
-			}
-			if w.slots[k] == 0 {
-				w.slots[k] = h
-				break
-			}
+	return w
+}
+
+// add inserts hash h; it reports whether h was new.
+func (w WordSet) add(h uint64) bool {
+	mask := uint64(len(w.slots) - 1)
+	for k := h & mask; ; k = (k + 1) & mask {
+		switch w.slots[k] {
+		case h:
+			return false
+		case 0:
+			w.slots[k] = h
+			return true
 		}
 	}
-	return w
+}
+
+// grow doubles the table.
+func (w *WordSet) grow() {
+	old := w.slots
+	w.slots = make([]uint64, 2*len(old))
+	for _, h := range old {
+		if h != 0 {
+			w.add(h)
+		}
+	}
 }
 
 // Read reports whether w holds a text's words (the zero WordSet does not).

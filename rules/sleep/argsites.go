@@ -95,15 +95,25 @@ func (r *checker) dirFiles(dir string) []string {
 
 // spells reports whether file p of the view spells name as a word (true
 // when it cannot be read). The identifiers of each file are read once per
-// patch: the reverse search asks for many names in the same directory.
+// patch (once per tree index for a file the patch leaves alone): the
+// reverse search asks for many names in the same directory.
 func (r *checker) spells(p, name string) bool {
 	if r.words == nil {
 		r.words = map[string]lockctx.WordSet{}
 	}
 	ws, ok := r.words[p]
 	if !ok {
-		if src, err := r.p.Index.ReadFile(p); err == nil {
-			ws = lockctx.Words(src)
+		read := func() lockctx.WordSet {
+			if src, err := r.p.Index.ReadFile(p); err == nil {
+				return lockctx.Words(src)
+			}
+			return lockctx.WordSet{}
+		}
+		if r.p.Index.Overlaid(p) {
+			ws = read()
+		} else {
+			// A file of the tree: the same for every patch.
+			ws = r.p.Index.Underlying().Memo("rules/sleep:words:"+p, func() any { return read() }).(lockctx.WordSet)
 		}
 		r.words[p] = ws
 	}
