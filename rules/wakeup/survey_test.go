@@ -35,8 +35,9 @@ func TestWakeupTreeSurvey(t *testing.T) {
 		structRenames: map[string][]string{}, structWhere: map[string]*structLoc{}}
 	r.tree = newTreeView(r)
 	keys := map[string]bool{}
-	base, _ := r.primSites(idx)
-	for _, c := range base.calls {
+	// Every primitive call of the tree (primSites may read them by
+	// identifier from a store that Prepare wrote).
+	for _, c := range idx.CallsTo(p.isPrimitive) {
 		for _, s := range r.tree.view(c.Func).Sites {
 			if s.Line() == c.Call.Line && isQueueWait(s) && s.Exclusive && !strings.HasPrefix(s.Q, "local:") {
 				keys[s.Q] = true
