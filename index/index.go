@@ -753,17 +753,20 @@ func (ix *Index) finishSites(out []CallSite, match func(string) bool) []CallSite
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, c := out[i], out[j]
-		if a.Func.File != c.Func.File {
-			return a.Func.File < c.Func.File
-		}
-		if a.Call.Line != c.Call.Line {
-			return a.Call.Line < c.Call.Line
-		}
-		return a.Func.Start < c.Func.Start
-	})
+	sort.SliceStable(out, func(i, j int) bool { return CallSiteLess(out[i], out[j]) })
 	return out
+}
+
+// CallSiteLess orders call sites as CallsTo and Callers return them: by
+// file, line, then the calling function's first line.
+func CallSiteLess(a, c CallSite) bool {
+	if a.Func.File != c.Func.File {
+		return a.Func.File < c.Func.File
+	}
+	if a.Call.Line != c.Call.Line {
+		return a.Call.Line < c.Call.Line
+	}
+	return a.Func.Start < c.Func.Start
 }
 
 // Callers returns every call site of name in the view (direct calls by

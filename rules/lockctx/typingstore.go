@@ -79,22 +79,26 @@ func encodeTyping(t *fileTyping) []byte {
 	}
 	sort.Strings(tags)
 	e.u(uint64(len(tags)))
-	var names []string
 	for _, tag := range tags {
-		ms := t.structs[tag]
 		e.s(tag)
-		names = names[:0]
-		for m := range ms {
-			names = append(names, m)
-		}
-		sort.Strings(names)
-		e.u(uint64(len(names)))
-		for _, m := range names {
-			e.s(m)
-			e.s(ms[m])
-		}
+		e.stringMap(t.structs[tag])
 	}
 	return e.buf
+}
+
+// stringMap encodes m as its number of keys and the keys, sorted, each
+// with its value.
+func (e *sumEncoder) stringMap(m map[string]string) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	e.u(uint64(len(keys)))
+	for _, k := range keys {
+		e.s(k)
+		e.s(m[k])
+	}
 }
 
 // decodeTyping decodes what encodeTyping wrote; ok is false for anything
@@ -220,16 +224,7 @@ func (r *Resolver) storedDecls(fn *cscan.Func) (map[string]string, bool) {
 // answer "" for every name).
 func encodeDecls(tags map[string]string) []byte {
 	e := &sumEncoder{buf: []byte{typingFormat}}
-	names := make([]string, 0, len(tags))
-	for n := range tags {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	e.u(uint64(len(names)))
-	for _, n := range names {
-		e.s(n)
-		e.s(tags[n])
-	}
+	e.stringMap(tags)
 	return e.buf
 }
 

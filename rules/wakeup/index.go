@@ -56,14 +56,7 @@ func (ps *primSiteSet) on(w string) []treeCall {
 		// In the view's order (index.CallsTo): by file, line, function.
 		out = append(out, ps.over.on(w)...)
 		sort.SliceStable(out, func(i, j int) bool {
-			a, c := out[i], out[j]
-			if a.Func.File != c.Func.File {
-				return a.Func.File < c.Func.File
-			}
-			if a.Call.Line != c.Call.Line {
-				return a.Call.Line < c.Call.Line
-			}
-			return a.Func.Start < c.Func.Start
+			return index.CallSiteLess(index.CallSite(out[i]), index.CallSite(out[j]))
 		})
 	}
 	ps.done[w] = out

@@ -53,27 +53,10 @@ func TestWakeupSiteStore(t *testing.T) {
 		t.Fatal("a second index does not find the stored sites")
 	}
 	stored := &primSiteSet{stored: words, ix: again, done: map[string][]treeCall{}}
-	var calls []treeCall
-	for _, s := range again.CallsTo(p.isPrimitive) {
-		calls = append(calls, treeCall{Func: s.Func, Call: s.Call})
+	if n := len(scanSites(p, again).byWord); len(words) != n || n == 0 {
+		t.Errorf("%d identifiers stored, %d scanned", len(words), n)
 	}
-	scanned := newPrimSites(calls)
-	if len(words) != len(scanned.byWord) || len(words) == 0 {
-		t.Errorf("%d identifiers stored, %d scanned", len(words), len(scanned.byWord))
-	}
-	for w := range scanned.byWord {
-		a, b := stored.on(w), scanned.on(w)
-		if len(a) != len(b) {
-			t.Errorf("%s: %d stored calls, %d scanned", w, len(a), len(b))
-			continue
-		}
-		for i := range a {
-			if a[i].Func != b[i].Func || !reflect.DeepEqual(a[i].Call, b[i].Call) {
-				t.Errorf("%s: call %d is %s:%d %s, scanned %s:%d %s", w, i, a[i].Func.File, a[i].Call.Line, a[i].Call.Name,
-					b[i].Func.File, b[i].Call.Line, b[i].Call.Name)
-			}
-		}
-	}
+	sameSites(t, "tree", stored, scanSites(p, again))
 	// Over an overlay (the earlier patches of a series), the rescanned
 	// files' calls replace the stored ones, in the order of the view.
 	src, err := again.ReadFile("fs/pipe.c")
@@ -86,24 +69,7 @@ func TestWakeupSiteStore(t *testing.T) {
 	}
 	view := again.Overlay(map[string][]byte{"fs/pipe.c": []byte(edited)})
 	overStored := &primSiteSet{stored: words, ix: again, view: view, over: newPrimSites(overlayCalls(p, view)), done: map[string][]treeCall{}}
-	calls = nil
-	for _, s := range view.CallsTo(p.isPrimitive) {
-		calls = append(calls, treeCall{Func: s.Func, Call: s.Call})
-	}
-	overScanned := newPrimSites(calls)
-	for w := range overScanned.byWord {
-		a, b := overStored.on(w), overScanned.on(w)
-		if len(a) != len(b) {
-			t.Errorf("overlay %s: %d stored calls, %d scanned", w, len(a), len(b))
-			continue
-		}
-		for i := range a {
-			if a[i].Func != b[i].Func || !reflect.DeepEqual(a[i].Call, b[i].Call) {
-				t.Errorf("overlay %s: call %d is %s:%d %s, scanned %s:%d %s", w, i, a[i].Func.File, a[i].Call.Line, a[i].Call.Name,
-					b[i].Func.File, b[i].Call.Line, b[i].Call.Name)
-			}
-		}
-	}
+	sameSites(t, "overlay", overStored, scanSites(p, view))
 	if n := len(overStored.on("rd_wait")); n != len(stored.on("rd_wait"))+1 {
 		t.Errorf("overlay: %d calls on rd_wait, want one more than the tree's %d", n, len(stored.on("rd_wait")))
 	}
@@ -122,5 +88,34 @@ func TestWakeupSiteStore(t *testing.T) {
 	}
 	if loadSites(p, open()) != nil {
 		t.Error("a store of another generation was read")
+	}
+}
+
+// scanSites returns the primitive calls of view as primSites computes them
+// without a store.
+func scanSites(p *prims, view *index.Index) *primSiteSet {
+	var calls []treeCall
+	for _, s := range view.CallsTo(p.isPrimitive) {
+		calls = append(calls, treeCall{Func: s.Func, Call: s.Call})
+	}
+	return newPrimSites(calls)
+}
+
+// sameSites checks that stored gives, for every identifier, the calls
+// scanned gives, in the same order.
+func sameSites(t *testing.T, what string, stored, scanned *primSiteSet) {
+	t.Helper()
+	for w := range scanned.byWord {
+		a, b := stored.on(w), scanned.on(w)
+		if len(a) != len(b) {
+			t.Errorf("%s %s: %d stored calls, %d scanned", what, w, len(a), len(b))
+			continue
+		}
+		for i := range a {
+			if a[i].Func != b[i].Func || !reflect.DeepEqual(a[i].Call, b[i].Call) {
+				t.Errorf("%s %s: call %d is %s:%d %s, scanned %s:%d %s", what, w, i, a[i].Func.File, a[i].Call.Line, a[i].Call.Name,
+					b[i].Func.File, b[i].Call.Line, b[i].Call.Name)
+			}
+		}
 	}
 }
