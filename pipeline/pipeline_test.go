@@ -224,7 +224,9 @@ void caller(void)
 }
 `
 
-func TestAnalysisTreeStacks(t *testing.T) {
+// treeDir returns a temporary tree holding treeC as lib/x.c.
+func treeDir(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
 		t.Fatal(err)
@@ -232,6 +234,11 @@ func TestAnalysisTreeStacks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "lib/x.c"), []byte(treeC), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+func TestAnalysisTreeStacks(t *testing.T) {
+	dir := treeDir(t)
 	p1 := "diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -3,4 +3,4 @@ static DEFINE_SPINLOCK(lock);\n static void helper(void)\n {\n-\tudelay(1);\n+\tmutex_lock(&m);\n }\n"
 	// Patch 2 only applies on top of patch 1.
 	p2 := "diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -4,3 +4,4 @@ static void helper(void)\n {\n \tmutex_lock(&m);\n+\tmutex_unlock(&m);\n }\n"

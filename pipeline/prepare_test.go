@@ -3,8 +3,6 @@ package pipeline
 import (
 	"context"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/index"
@@ -16,13 +14,7 @@ import (
 // index, over the underlying index, before the first patch is analysed;
 // without it, never.
 func TestAnalysisPrepare(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "lib/x.c"), []byte(treeC), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := treeDir(t)
 	p1 := "diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -3,4 +3,4 @@ static DEFINE_SPINLOCK(lock);\n static void helper(void)\n {\n-\tudelay(1);\n+\tmutex_lock(&m);\n }\n"
 	for _, enabled := range []bool{true, false} {
 		var prepared []*index.Index

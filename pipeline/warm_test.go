@@ -2,8 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/index"
@@ -14,13 +12,7 @@ import (
 // TestAnalysisIndexWarm: after a series, what the index decoded is kept
 // while within IndexWarm and released beyond it.
 func TestAnalysisIndexWarm(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "lib/x.c"), []byte(treeC), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := treeDir(t)
 	ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)

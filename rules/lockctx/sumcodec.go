@@ -158,11 +158,8 @@ func eachRdep(b []byte, f func(index.Ref)) bool {
 		return false
 	}
 	d := &sumDecoder{b: b[1:]}
+	d.skipRefs()
 	n := d.count()
-	for i := 0; i < n && !d.bad; i++ {
-		d.u()
-	}
-	n = d.count()
 	prev := uint64(0)
 	for i := 0; i < n && !d.bad; i++ {
 		prev += d.u()
@@ -342,28 +339,25 @@ func (d *sumDecoder) count() int {
 	return int(n)
 }
 
-func (d *sumDecoder) steps() []report.Step {
+// list reads a list of values, each by one (nil when empty).
+func list[T any](d *sumDecoder, one func() T) []T {
 	n := d.count()
 	if n == 0 {
 		return nil
 	}
-	out := make([]report.Step, 0, n)
+	out := make([]T, 0, n)
 	for i := 0; i < n && !d.bad; i++ {
-		out = append(out, report.Step{Func: d.s(), File: d.s(), Line: d.i(), What: d.s()})
+		out = append(out, one())
 	}
 	return out
 }
 
+func (d *sumDecoder) steps() []report.Step {
+	return list(d, func() report.Step { return report.Step{Func: d.s(), File: d.s(), Line: d.i(), What: d.s()} })
+}
+
 func (d *sumDecoder) effects() []Effect {
-	n := d.count()
-	if n == 0 {
-		return nil
-	}
-	out := make([]Effect, 0, n)
-	for i := 0; i < n && !d.bad; i++ {
-		out = append(out, Effect{Kind: d.s(), Key: d.s(), Steps: d.steps(), Soft: d.bool()})
-	}
-	return out
+	return list(d, func() Effect { return Effect{Kind: d.s(), Key: d.s(), Steps: d.steps(), Soft: d.bool()} })
 }
 
 func (d *sumDecoder) reach() Reach {
@@ -371,15 +365,7 @@ func (d *sumDecoder) reach() Reach {
 }
 
 func (d *sumDecoder) guards() []cscan.Guard {
-	n := d.count()
-	if n == 0 {
-		return nil
-	}
-	out := make([]cscan.Guard, 0, n)
-	for i := 0; i < n && !d.bad; i++ {
-		out = append(out, cscan.Guard{Kind: d.s(), Cond: d.s(), Line: d.i()})
-	}
-	return out
+	return list(d, func() cscan.Guard { return cscan.Guard{Kind: d.s(), Cond: d.s(), Line: d.i()} })
 }
 
 func (d *sumDecoder) summary() *Summary {
@@ -389,20 +375,11 @@ func (d *sumDecoder) summary() *Summary {
 		s.Reach = &r
 	}
 	s.Acquires, s.CondAcquires, s.Drops = d.effects(), d.effects(), d.effects()
-	n := d.count()
-	for i := 0; i < n && !d.bad; i++ {
+	s.ArgReaches = list(d, func() ArgReach {
 		a := ArgReach{Param: d.i(), Reach: d.reach()}
-		a.Call.Name = d.s()
-		if k := d.count(); k > 0 {
-			a.Call.Args = make([]string, 0, k)
-			for j := 0; j < k && !d.bad; j++ {
-				a.Call.Args = append(a.Call.Args, d.s())
-			}
-		}
-		a.Call.Line = d.i()
-		a.Call.Guards = d.guards()
-		s.ArgReaches = append(s.ArgReaches, a)
-	}
+		a.Call = cscan.Call{Name: d.s(), Args: list(d, d.s), Line: d.i(), Guards: d.guards()}
+		return a
+	})
 	if d.bad {
 		return nil
 	}

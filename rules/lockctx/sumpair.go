@@ -3,6 +3,7 @@ package lockctx
 import (
 	"bytes"
 	"regexp"
+	"slices"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
@@ -76,7 +77,7 @@ func (r *Resolver) pairFile(path string, i int) {
 		fn := news[j]
 		a, okA := span(oldLines, fo)
 		b, okB := span(newLines, fn)
-		if !okA || !okB || !equalLines(a, b) {
+		if !okA || !okB || !slices.EqualFunc(a, b, bytes.Equal) {
 			continue
 		}
 		paired[k] = fn
@@ -220,18 +221,6 @@ func commentLines(lines [][]byte) []bool {
 		out[i] = !code
 	}
 	return out
-}
-
-func equalLines(a, b [][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !bytes.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // splitLines splits src into lines without their newlines.

@@ -29,24 +29,30 @@ func TestStoredPairedFunctions(t *testing.T) {
 		changed, paired []string
 		// clean must not be summarised again.
 		clean []string
+		// above: everything above the change is dirtied, because the
+		// change takes a sleep away or closes a cycle through a summary it
+		// changed.
+		above bool
 	}{
 		{"function added on top", "void added(void)\n{\n\tquiet();\n}\n\n" + a,
-			[]string{"added"}, []string{"leaf", "mid", "other", "top"}, []string{"outer", "outer2", "top2"}},
+			[]string{"added"}, []string{"leaf", "mid", "other", "top"}, []string{"outer", "outer2", "top2"}, false},
 		{"body changed, same length", strings.Replace(a, "\tx++;\n", "\tx += 2;\n", 1),
-			[]string{"leaf"}, []string{"mid", "other", "top"}, []string{"outer", "outer2", "top2"}},
+			[]string{"leaf"}, []string{"mid", "other", "top"}, []string{"outer", "outer2", "top2"}, false},
 		{"leaf sleeps, lines shift", strings.Replace(a, "\tx++;\n", "\tx++;\n\tsleep_short();\n", 1),
-			[]string{"leaf"}, []string{"mid", "other", "top"}, []string{"outer2"}},
+			[]string{"leaf"}, []string{"mid", "other", "top"}, []string{"outer2"}, false},
 		{"other's sleep removed", strings.Replace(a, "\tsleep_long();\n", "\tquiet();\n\tquiet();\n", 1),
-			[]string{"other"}, []string{"leaf", "mid", "top"}, []string{"outer"}},
+			[]string{"other"}, []string{"leaf", "mid", "top"}, []string{"outer"}, true},
 		{"documented function added, head on its own line", strings.Replace(a, "void other(void)",
 			"/**\n * added() - does nothing. Not \"/*\" code.\n */\nstatic void\nadded(void)\n{\n}\n\n// other\nvoid other(void)", 1),
-			[]string{"added"}, []string{"leaf", "mid", "other", "top"}, []string{"outer", "outer2", "top2"}},
-		{"leaf calls its caller's caller (a cycle through the change)", strings.Replace(a, "\tx++;\n", "\tx++;\n\touter2();\n", 1),
-			[]string{"leaf"}, []string{"mid", "other", "top"}, nil},
+			[]string{"added"}, []string{"leaf", "mid", "other", "top"}, []string{"outer", "outer2", "top2"}, false},
+		{"leaf calls its caller's caller, whose summary stays", strings.Replace(a, "\tx++;\n", "\tx++;\n\touter2();\n", 1),
+			[]string{"leaf"}, []string{"mid", "other", "top"}, nil, false},
+		{"leaf sleeps and calls its caller's caller, whose summary changes", strings.Replace(a, "\tx++;\n", "\tsleep_short();\n\touter();\n", 1),
+			[]string{"leaf"}, []string{"mid", "other", "top"}, nil, true},
 		{"declaration added between functions", strings.Replace(a, "void top(void)", "static int calls;\nvoid top(void)", 1),
-			[]string{"top"}, nil, nil},
+			[]string{"top"}, nil, nil, false},
 		{"comment opened in a string", strings.Replace(a, "void top(void)", "static char *s = \"/*\";\nvoid top(void)", 1),
-			[]string{"top"}, nil, nil},
+			[]string{"top"}, nil, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			view := ix.Overlay(map[string][]byte{"a.c": []byte(tc.src)})
@@ -66,6 +72,9 @@ func TestStoredPairedFunctions(t *testing.T) {
 			sort.Strings(paired)
 			if !reflect.DeepEqual(paired, tc.paired) {
 				t.Errorf("paired %v, want %v", paired, tc.paired)
+			}
+			if got := len(r.sources.closed) > 0; got != tc.above {
+				t.Errorf("everything above dirtied: %v, want %v", got, tc.above)
 			}
 			for _, n := range tc.clean {
 				ref, _ := ix.RefOf(funcNamed(t, ix, n))

@@ -85,14 +85,8 @@ func overlayCalls(p *prims, view *index.Index) []treeCall {
 func newPrimSites(calls []treeCall) *primSiteSet {
 	ps := &primSiteSet{calls: calls, byWord: map[string][]int{}}
 	for i, c := range calls {
-		seen := map[string]bool{}
-		for _, a := range c.Call.Args {
-			for _, w := range identWords(a) {
-				if !seen[w] {
-					seen[w] = true
-					ps.byWord[w] = append(ps.byWord[w], i)
-				}
-			}
+		for _, w := range siteWords(c.Call) {
+			ps.byWord[w] = append(ps.byWord[w], i)
 		}
 	}
 	return ps

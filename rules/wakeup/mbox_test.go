@@ -2,10 +2,11 @@ package wakeup
 
 import (
 	"context"
-	"github.com/autosel-bot/autosel-bot/rules"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/rules"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/mail"

@@ -1,11 +1,12 @@
 package wakeup
 
 import (
-	"github.com/autosel-bot/autosel-bot/rules"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/rules"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 )
@@ -48,14 +49,7 @@ func TestWakeupZeroCounters(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = rule
-	var tab tables
-	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
-		t.Fatal(err)
-	}
-	p, err := compile(tab)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := defaultPrims(t)
 	tests := []struct {
 		cond    string
 		want    []string
@@ -89,14 +83,7 @@ func TestWakeupZeroCounters(t *testing.T) {
 // TestWakeupZeroOnPath: on a waker's path a plain member test counts only
 // when the member was just decremented ("!fc->blocked" is a flag).
 func TestWakeupZeroOnPath(t *testing.T) {
-	var tab tables
-	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
-		t.Fatal(err)
-	}
-	p, err := compile(tab)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := defaultPrims(t)
 	tests := []struct {
 		cond string
 		decs []string
@@ -166,4 +153,18 @@ func FuzzWakeup(f *testing.F) {
 			}
 		}
 	})
+}
+
+// defaultPrims compiles the built-in wakeup tables.
+func defaultPrims(t *testing.T) *prims {
+	t.Helper()
+	var tab tables
+	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
+		t.Fatal(err)
+	}
+	p, err := compile(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,7 +28,7 @@ import (
 // patch then decodes only the functions of the identifiers it asks for.
 
 // siteVersion changes whenever what the site store holds does.
-const siteVersion = 1
+const siteVersion = 2
 
 // siteRef names one primitive call: the calling function and the call's
 // position among its calls.
@@ -36,11 +37,9 @@ type siteRef struct {
 	Call int32
 }
 
-// siteFile is the stored content.
-type siteFile struct {
-	Generation string
-	Words      map[string][]siteRef
-}
+// A site store file holds two gob values: the index generation it was
+// computed for (read alone to tell whether the store is current), then
+// the sites by identifier (map[string][]siteRef).
 
 // sitesKind is the side file kind of the site store of tables p.
 func sitesKind(p *prims) string {
@@ -69,8 +68,8 @@ func prepareSites(ctx context.Context, p *prims, ix *index.Index, log *slog.Logg
 	if p.id == "" {
 		return nil
 	}
-	path := root.SideName(sitesKind(p))
-	if path == "" || loadSites(p, root) != nil {
+	path, gen := root.SideName(sitesKind(p)), root.Generation()
+	if _, ok := readSites(path, gen, false); path == "" || ok {
 		return nil
 	}
 	unlock, err := flock.Lock(ctx, path+".lock")
@@ -78,16 +77,11 @@ func prepareSites(ctx context.Context, p *prims, ix *index.Index, log *slog.Logg
 		return fmt.Errorf("wakeup sites %s: %w", path, err)
 	}
 	defer unlock()
-	// Another process may have written it meanwhile.
-	h := holder(p, root)
-	h.mu.Lock()
-	h.loaded = false
-	h.mu.Unlock()
-	if loadSites(p, root) != nil {
-		return nil
+	if _, ok := readSites(path, gen, false); ok {
+		return nil // another process wrote it meanwhile
 	}
 	start := time.Now()
-	f := siteFile{Generation: root.Generation(), Words: map[string][]siteRef{}}
+	words := map[string][]siteRef{}
 	for _, s := range root.CallsTo(p.isPrimitive) {
 		ref, ok := root.RefOf(s.Func)
 		k := callIndex(s)
@@ -95,44 +89,70 @@ func prepareSites(ctx context.Context, p *prims, ix *index.Index, log *slog.Logg
 			return fmt.Errorf("wakeup sites: %s: call %s at line %d not found in the index", s.Func.File, s.Call.Name, s.Call.Line)
 		}
 		for _, w := range siteWords(s.Call) {
-			f.Words[w] = append(f.Words[w], siteRef{Ref: ref, Call: int32(k)})
+			words[w] = append(words[w], siteRef{Ref: ref, Call: int32(k)})
 		}
 	}
-	if err := index.WriteFile(path, func(w *bufio.Writer) error { return gob.NewEncoder(w).Encode(f) }); err != nil {
+	if err := writeSites(path, gen, words); err != nil {
 		return fmt.Errorf("wakeup sites %s: %w", path, err)
 	}
+	h := holder(p, root)
 	h.mu.Lock()
-	h.loaded, h.words = true, f.Words
+	h.loaded, h.words = true, words
 	h.mu.Unlock()
-	log.Info("wakeup sites stored", "file", path, "words", len(f.Words), "took", time.Since(start))
+	log.Info("wakeup sites stored", "file", path, "words", len(words), "took", time.Since(start))
 	return nil
+}
+
+// writeSites writes the site store path of generation gen atomically.
+func writeSites(path, gen string, words map[string][]siteRef) error {
+	return index.WriteFile(path, func(w *bufio.Writer) error {
+		e := gob.NewEncoder(w)
+		if err := e.Encode(gen); err != nil {
+			return err
+		}
+		return e.Encode(words)
+	})
+}
+
+// readSites reads the site store path when it is of generation gen (ok),
+// the sites too when words is set.
+func readSites(path, gen string, words bool) (map[string][]siteRef, bool) {
+	if path == "" {
+		return nil, false
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer r.Close()
+	d := gob.NewDecoder(bufio.NewReader(r))
+	var g string
+	if err := d.Decode(&g); err != nil || g != gen {
+		return nil, false
+	}
+	if !words {
+		return nil, true
+	}
+	var m map[string][]siteRef
+	if err := d.Decode(&m); err != nil {
+		return nil, false
+	}
+	return m, true
 }
 
 // callIndex returns the position of s's call among its function's calls
 // (-1 when absent).
 func callIndex(s index.CallSite) int {
 	for k, c := range s.Func.Calls {
-		if c.Name == s.Call.Name && c.Line == s.Call.Line && equalArgs(c.Args, s.Call.Args) {
+		if c.Name == s.Call.Name && c.Line == s.Call.Line && slices.Equal(c.Args, s.Call.Args) {
 			return k
 		}
 	}
 	return -1
 }
 
-func equalArgs(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // siteWords returns the identifiers of a call's arguments, each once, in
-// the order newPrimSites indexes them.
+// their order (what a call is indexed by, stored or not).
 func siteWords(c cscan.Call) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -172,23 +192,6 @@ func loadSites(p *prims, ix *index.Index) map[string][]siteRef {
 		return h.words
 	}
 	h.loaded = true
-	path := ix.SideName(sitesKind(p))
-	if path == "" {
-		return nil
-	}
-	var f siteFile
-	if err := readSiteFile(path, &f); err != nil || f.Generation != ix.Generation() {
-		return nil
-	}
-	h.words = f.Words
+	h.words, _ = readSites(ix.SideName(sitesKind(p)), ix.Generation(), true)
 	return h.words
-}
-
-func readSiteFile(path string, f *siteFile) error {
-	r, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return gob.NewDecoder(bufio.NewReader(r)).Decode(f)
 }

@@ -1,16 +1,14 @@
 package wakeup
 
 import (
-	"bufio"
 	"context"
-	"encoding/gob"
 	"encoding/json"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/rules"
 )
 
 // TestWakeupSiteStore: the stored sites give, for every identifier, the
@@ -27,14 +25,7 @@ func TestWakeupSiteStore(t *testing.T) {
 		}
 		return ix
 	}
-	var tab tables
-	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
-		t.Fatal(err)
-	}
-	p, err := compile(tab)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := defaultPrims(t)
 	diff := readTestdata(t, "pipe-release-single-6.1.diff")
 	ix := open()
 	if loadSites(p, ix) != nil {
@@ -79,11 +70,20 @@ func TestWakeupSiteStore(t *testing.T) {
 	if string(ja) != string(jb) {
 		t.Errorf("findings with stored sites:\n%s\nwithout:\n%s", ja, jb)
 	}
-	// Another generation's store is not read.
+	// A current store is not written again.
 	path := again.SideName(sitesKind(p))
-	if err := index.WriteFile(path, func(w *bufio.Writer) error {
-		return gob.NewEncoder(w).Encode(siteFile{Generation: "other", Words: words})
-	}); err != nil {
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prepareSites(context.Background(), p, open(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(path); err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("a current store was written again (%v)", err)
+	}
+	// Another generation's store is not read.
+	if err := writeSites(path, "other", words); err != nil {
 		t.Fatal(err)
 	}
 	if loadSites(p, open()) != nil {

@@ -1,10 +1,11 @@
 package wakeup
 
 import (
-	"github.com/autosel-bot/autosel-bot/rules"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/rules"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 )
@@ -21,14 +22,7 @@ func TestWakeupTreeSurvey(t *testing.T) {
 		t.Skip("whole-tree survey skipped in -short mode")
 	}
 	_, idx := kernelIndexFor(t)
-	var tab tables
-	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
-		t.Fatal(err)
-	}
-	p, err := compile(tab)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := defaultPrims(t)
 	r := &checker{p: p, pass: rules.NewPass(&diffcheck.ChangeSet{}, idx, rules.Options{}, 0),
 		inPatch: map[string]bool{}, fileVT: map[string]*varTypes{}, patchVT: newVarTypes(),
 		maps: map[string]*fileLineMap{}, renames: map[string][]string{},

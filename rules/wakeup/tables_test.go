@@ -1,11 +1,12 @@
 package wakeup
 
 import (
-	"github.com/autosel-bot/autosel-bot/rules"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/rules"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 )

@@ -41,6 +41,14 @@ func newTreeView(r *checker) *treeView {
 	return &treeView{r: r, files: map[string]*treeFile{}, funcs: map[*cscan.Func]*wfunc{}, byKey: map[string][]*wsite{}, spells: map[string]bool{}}
 }
 
+// read returns the post-patch text of tree file rel.
+func (t *treeView) read(rel string) ([]byte, error) {
+	if tr := t.r.pass.Change.Tree; tr != nil {
+		return tr.ReadFile(rel)
+	}
+	return t.r.pass.Index.ReadFile(rel)
+}
+
 // relPath returns a tree-relative path for a scanned file path.
 func (t *treeView) relPath(p string) string {
 	if root := t.r.pass.Index.Root; root != "" && filepath.IsAbs(p) {
@@ -59,13 +67,7 @@ func (t *treeView) file(rel string) *treeFile {
 	}
 	f := &treeFile{vt: newVarTypes()}
 	t.files[rel] = f
-	var b []byte
-	var err error
-	if tr := t.r.pass.Change.Tree; tr != nil {
-		b, err = tr.ReadFile(rel)
-	} else {
-		b, err = t.r.pass.Index.ReadFile(rel)
-	}
+	b, err := t.read(rel)
 	if err != nil || len(b) > diffcheck.MaxTreeFileSize {
 		return f
 	}
@@ -216,13 +218,7 @@ func (t *treeView) fileSpells(path string, need []string) bool {
 	if v, ok := t.spells[key]; ok {
 		return v
 	}
-	var b []byte
-	var err error
-	if tr := t.r.pass.Change.Tree; tr != nil {
-		b, err = tr.ReadFile(rel)
-	} else {
-		b, err = t.r.pass.Index.ReadFile(rel)
-	}
+	b, err := t.read(rel)
 	v := true
 	if err == nil {
 		for _, w := range need {

@@ -2,11 +2,12 @@ package wakeup
 
 import (
 	"context"
-	"github.com/autosel-bot/autosel-bot/rules"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/rules"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/diffcheck"

@@ -1,13 +1,14 @@
 package wakeup
 
 import (
-	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/rules"
-	"github.com/autosel-bot/autosel-bot/rules/rulestest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/rulestest"
 
 	"github.com/autosel-bot/autosel-bot/report"
 )
