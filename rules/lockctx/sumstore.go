@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -254,18 +255,22 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 	return nil
 }
 
-// pruneVersions removes the files of model m's stores of other versions
+// pruneVersions removes the files of model m's stores of older versions
 // beside the side file path (they are never read again, and are several
-// hundred MB for Linux).
+// hundred MB for Linux). A newer version's are kept: an older binary
+// sharing the cache directory must not make the newer one prepare again.
 func pruneVersions(path string, m *Model, log *slog.Logger) {
 	cur := summaryKind(m)
 	i := strings.LastIndex(path, "."+cur+".")
 	if i < 0 {
 		return
 	}
-	olds, _ := filepath.Glob(path[:i] + ".summaries-v*-" + m.id[:16] + ".*")
+	prefix := path[:i] + ".summaries-v"
+	olds, _ := filepath.Glob(prefix + "*-" + m.id[:16] + ".*")
 	for _, f := range olds {
-		if strings.HasPrefix(f, path[:i]+"."+cur+".") || strings.HasSuffix(f, ".lock") {
+		v, rest, ok := strings.Cut(strings.TrimPrefix(f, prefix), "-")
+		n, err := strconv.Atoi(v)
+		if !ok || err != nil || n >= sumVersion || !strings.HasPrefix(rest, m.id[:16]+".") || strings.HasSuffix(f, ".lock") {
 			continue
 		}
 		if err := os.Remove(f); err != nil {

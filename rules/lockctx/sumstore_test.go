@@ -129,11 +129,12 @@ func TestPrepareStores(t *testing.T) {
 		t.Fatal("stored before Prepare")
 	}
 	// A store of an older version is removed when the new one is written;
-	// another model's is kept.
+	// a newer version's and another model's are kept.
 	cur := ix.SideName(summaryKind(m))
 	old := strings.Replace(cur, fmt.Sprintf("summaries-v%d-", sumVersion), "summaries-v1-", 1)
+	newer := strings.Replace(cur, fmt.Sprintf("summaries-v%d-", sumVersion), fmt.Sprintf("summaries-v%d-", sumVersion+10), 1)
 	other := strings.Replace(old, m.id[:16], "0123456789abcdef", 1)
-	for _, f := range []string{old, other} {
+	for _, f := range []string{old, newer, other} {
 		if err := os.WriteFile(f, []byte("old"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -147,8 +148,10 @@ func TestPrepareStores(t *testing.T) {
 	if _, err := os.Stat(old); !os.IsNotExist(err) {
 		t.Errorf("older version's store kept: %v", err)
 	}
-	if _, err := os.Stat(other); err != nil {
-		t.Errorf("another model's store removed: %v", err)
+	for _, f := range []string{newer, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(f), err)
+		}
 	}
 	// Another Index of the same tree finds the file.
 	again, err := index.Open(context.Background(), ix.Root, index.Options{CacheDir: ix.CacheDir()})
