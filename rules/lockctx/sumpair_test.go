@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -96,6 +97,45 @@ func TestStoredPairedFunctions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCycleStopsClimb: the climb stops at the first function that a
+// changed function's new version read and that it found changed (the
+// change closes a cycle), and everything above the change is then
+// summarised as without a store.
+func TestCycleStopsClimb(t *testing.T) {
+	m := testModel(t)
+	a := "void leaf(void)\n{\n}\n\nvoid mid(void)\n{\n\tleaf();\n}\n\nvoid top(void)\n{\n\tmid();\n}\n"
+	var b strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&b, "void caller%d(void)\n{\n\tspin_lock(&l);\n\tmid();\n\tspin_unlock(&l);\n}\n\n", i)
+	}
+	ix := openTree(t, map[string]string{"a.c": a, "b.c": b.String()})
+	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	// leaf() sleeps now and calls top(), which reaches it again through
+	// mid(): mid() and top() change, and so do the ten callers of mid().
+	src := strings.Replace(a, "void leaf(void)\n{\n}", "void leaf(void)\n{\n\tsleep_long();\n\ttop();\n}", 1)
+	view := ix.Overlay(map[string][]byte{"a.c": []byte(src)})
+	patch := map[string][]*cscan.Func{"leaf": view.Funcs("leaf")}
+	r := NewResolver(m, view, patch, 0)
+	// leaf, then mid, then top (queued before the callers, by ref).
+	if r.sources.climbed != 3 {
+		t.Errorf("the climb summarised %d functions, want 3", r.sources.climbed)
+	}
+	if len(r.sources.closed) == 0 {
+		t.Error("nothing above the change dirtied")
+	}
+	plain := NewResolver(m, view, patch, 0)
+	plain.store, plain.sources = nil, nil
+	for _, p := range []string{"a.c", "b.c"} {
+		for _, fn := range view.File(p).Funcs {
+			if got, want := r.SummaryOf(fn, 0), plain.SummaryOf(fn, 0); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, appendSummary(nil, got), appendSummary(nil, want))
+			}
+		}
 	}
 }
 

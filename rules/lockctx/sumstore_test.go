@@ -93,8 +93,14 @@ static const struct my_ops drv_ops = {
 // persisted index.
 func openStoreTree(t *testing.T) *index.Index {
 	t.Helper()
+	return openTree(t, storeTree)
+}
+
+// openTree indexes a tree of the files given by path.
+func openTree(t *testing.T, files map[string]string) *index.Index {
+	t.Helper()
 	dir := t.TempDir()
-	for p, s := range storeTree {
+	for p, s := range files {
 		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -53,6 +53,8 @@ type patchSources struct {
 	lines     map[string]map[int]int
 	paired    map[index.Ref]*cscan.Func
 	pairedRef map[*cscan.Func]index.Ref
+	// climbed counts the summaries settle computed (statistics).
+	climbed int
 }
 
 // renumbers reports whether stored summaries need renumbering in the view.
@@ -376,12 +378,38 @@ func (r *Resolver) settle(seeds []index.Ref) {
 		sum := r.SummaryOf(fn, 0)
 		return string(appendSummary(nil, sum)), lessThan(sum, stored)
 	}
+	// A new version computed from a function whose summary the change
+	// changed closes a cycle through the change (a changed function that
+	// now calls what calls it). A recursive component's summaries depend
+	// on where it is entered, and the climb entered it elsewhere than the
+	// analysis will: everything above the change is summarised again. (A
+	// function the climb found as stored is read as stored by both.) The
+	// climb stops as soon as it finds one: a function of consulted found
+	// changed, or a source's new version reading one.
+	closesCycle := func() bool {
+		for ref := range consulted {
+			if s.dirty[ref] && versions[ref] == nil {
+				return true
+			}
+		}
+		return false
+	}
+	// giveUp dirties everything above the seeds: what the climb visited
+	// and everything above it (the seeds' closure holds both).
+	giveUp := func() {
+		for _, x := range seeds {
+			r.markDirty(x)
+		}
+		r.resetMemo()
+	}
 	for {
 		for len(queue) > 0 {
 			x := queue[0]
 			queue = queue[1:]
 			delete(queued, x)
-			if work++; work > maxSettle {
+			work++
+			s.climbed = work
+			if work > maxSettle {
 				for _, y := range append(queue, x) {
 					r.markDirty(y)
 				}
@@ -406,6 +434,10 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			default:
 				s.dirty[x] = true
 			}
+			if (isSource || s.dirty[x]) && closesCycle() {
+				giveUp()
+				return
+			}
 			prev, ok := last[x]
 			if !ok {
 				prev = stored // what its callers' stored summaries used
@@ -416,6 +448,10 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			}
 			if lost && !same {
 				r.markDirty(x)
+				if closesCycle() {
+					giveUp()
+					return
+				}
 				continue
 			}
 			r.forgetAbove(x)
@@ -437,7 +473,12 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			for _, fn := range versions[x] {
 				delete(r.memo, fn)
 			}
-			if v, _ := value(x, r.storedEnc(x)); v != last[x] && !queued[x] {
+			v, _ := value(x, r.storedEnc(x))
+			if closesCycle() {
+				giveUp()
+				return
+			}
+			if v != last[x] && !queued[x] {
 				queued[x] = true
 				queue = append(queue, x)
 			}
@@ -446,23 +487,9 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			break
 		}
 	}
-	// A new version computed from a function whose summary the change
-	// changed closes a cycle through the change (a changed function that
-	// now calls what calls it). A recursive component's summaries depend
-	// on where it is entered, and the climb entered it elsewhere than the
-	// analysis will: everything above the change is summarised again. (A
-	// function the climb found as stored is read as stored by both.)
-	for ref := range consulted {
-		if s.dirty[ref] && versions[ref] == nil {
-			for _, x := range sources {
-				r.markDirty(x)
-			}
-			for x := range last {
-				r.markDirty(x)
-			}
-			r.resetMemo()
-			return
-		}
+	if closesCycle() {
+		giveUp()
+		return
 	}
 	// A tree function named like one of the patch's is not reached by
 	// name any more; unless cut, it is dirty.
