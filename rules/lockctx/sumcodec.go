@@ -85,6 +85,19 @@ func (e *sumEncoder) refs(rs []index.Ref) {
 	}
 }
 
+// eachRef calls f with each ref of a list refs encodes, allocating
+// nothing.
+func (d *sumDecoder) eachRef(f func(index.Ref)) {
+	n := d.count()
+	prev := uint64(0)
+	for i := 0; i < n && !d.bad; i++ {
+		prev += d.u()
+		if !d.bad {
+			f(index.Ref(prev))
+		}
+	}
+}
+
 func (d *sumDecoder) refs() []index.Ref {
 	n := d.count()
 	out := make([]index.Ref, 0, n)
@@ -159,14 +172,7 @@ func eachRdep(b []byte, f func(index.Ref)) bool {
 	}
 	d := &sumDecoder{b: b[1:]}
 	d.skipRefs()
-	n := d.count()
-	prev := uint64(0)
-	for i := 0; i < n && !d.bad; i++ {
-		prev += d.u()
-		if !d.bad {
-			f(index.Ref(prev))
-		}
-	}
+	d.eachRef(f)
 	return !d.bad
 }
 

@@ -74,12 +74,12 @@ func TestStoredPairedFunctions(t *testing.T) {
 			if !reflect.DeepEqual(paired, tc.paired) {
 				t.Errorf("paired %v, want %v", paired, tc.paired)
 			}
-			if got := len(r.sources.closed) > 0; got != tc.above {
+			if got := r.sources.closed.len() > 0; got != tc.above {
 				t.Errorf("everything above dirtied: %v, want %v", got, tc.above)
 			}
 			for _, n := range tc.clean {
 				ref, _ := ix.RefOf(funcNamed(t, ix, n))
-				if r.sources.dirty[ref] {
+				if r.sources.isDirty(ref) {
 					t.Errorf("%s is dirty", n)
 				}
 			}
@@ -125,7 +125,7 @@ func TestCycleStopsClimb(t *testing.T) {
 	if r.sources.climbed != 3 {
 		t.Errorf("the climb summarised %d functions, want 3", r.sources.climbed)
 	}
-	if len(r.sources.closed) == 0 {
+	if r.sources.closed.len() == 0 {
 		t.Error("nothing above the change dirtied")
 	}
 	plain := NewResolver(m, view, patch, 0)

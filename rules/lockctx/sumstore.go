@@ -123,10 +123,8 @@ func (s *sideSource) get(ref index.Ref) []byte { return s.f.Get(ref) }
 func (s *sideSource) eachRdep(ref index.Ref, f func(index.Ref)) {
 	if s.rd != nil {
 		if b := s.rd.Get(ref); len(b) > 0 {
-			d := &sumDecoder{b: b}
-			for _, p := range d.refs() {
-				f(p)
-			}
+			d := sumDecoder{b: b}
+			d.eachRef(f)
 			return
 		}
 	}

@@ -298,12 +298,12 @@ func TestSettleStopsWhereUnchanged(t *testing.T) {
 			}
 			r := NewResolver(m, view, patch, 0)
 			for _, n := range tc.dirty {
-				if !r.sources.dirty[ref(n)] {
+				if !r.sources.isDirty(ref(n)) {
 					t.Errorf("%s is not dirty", n)
 				}
 			}
 			for _, n := range tc.clean {
-				if r.sources.dirty[ref(n)] {
+				if r.sources.isDirty(ref(n)) {
 					t.Errorf("%s is dirty", n)
 				}
 			}
@@ -334,7 +334,7 @@ func TestStoredMovedAssignment(t *testing.T) {
 	r := NewResolver(m, view, patch, 0)
 	caller := funcNamed(t, ix, "ops_call2")
 	ref, _ := ix.RefOf(caller)
-	if r.sources.dirty[ref] {
+	if r.sources.isDirty(ref) {
 		t.Error("ops_call2 is dirty: a moved assignment counted as a change")
 	}
 	plain := NewResolver(m, view, patch, 0)

@@ -44,8 +44,9 @@ type patchSources struct {
 	// set when that cannot be known (the member index is unreadable).
 	dirty map[index.Ref]bool
 	all   bool
-	// closed are dirty with everything above them (markDirty).
-	closed map[index.Ref]bool
+	// closed are dirty with everything above them (markDirty), and dirty
+	// as well (isDirty).
+	closed refSet
 	// lines renumbers, per rescanned file whose change lies inside
 	// functions, the old lines outside the changed functions; paired maps
 	// the old refs of such a file's unchanged functions to their new
@@ -56,6 +57,9 @@ type patchSources struct {
 	// climbed counts the summaries settle computed (statistics).
 	climbed int
 }
+
+// isDirty reports whether ref's stored summary may not hold in the view.
+func (s *patchSources) isDirty(ref index.Ref) bool { return s.dirty[ref] || s.closed.has(ref) }
 
 // renumbers reports whether stored summaries need renumbering in the view.
 func (s *patchSources) renumbers() bool { return len(s.moved) > 0 || len(s.lines) > 0 }
@@ -85,7 +89,7 @@ func (r *Resolver) stored(fn *cscan.Func) *Summary {
 	if !ok {
 		return nil
 	}
-	if r.build == nil && (r.sources.all || r.sources.dirty[ref]) {
+	if r.build == nil && (r.sources.all || r.sources.isDirty(ref)) {
 		return nil
 	}
 	rec, ok := r.record(ref)
@@ -130,7 +134,7 @@ func (r *Resolver) record(ref index.Ref) (*record, bool) {
 func (r *Resolver) initSources() {
 	s := &patchSources{files: map[int]bool{}, funcs: map[index.Ref]bool{}, tagged: map[string]bool{},
 		untyped: map[string]bool{}, anyMember: map[string]bool{}, cut: map[index.Ref]bool{},
-		moved: map[string]map[int]int{}, dirty: map[index.Ref]bool{}, closed: map[index.Ref]bool{},
+		moved: map[string]map[int]int{}, dirty: map[index.Ref]bool{},
 		lines: map[string]map[int]int{}, paired: map[index.Ref]*cscan.Func{}, pairedRef: map[*cscan.Func]index.Ref{}}
 	r.sources = s
 	if r.ix == nil {
@@ -263,15 +267,16 @@ const maxSettle = 1500
 // markDirty adds ref and everything computed from it to the dirty set.
 func (r *Resolver) markDirty(ref index.Ref) {
 	s := r.sources
+	if !s.closed.add(ref) {
+		return
+	}
 	queue := []index.Ref{ref}
-	s.dirty[ref], s.closed[ref] = true, true
 	for len(queue) > 0 {
 		x := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
 		// Read without caching: the closure may be much of the tree.
 		r.store.eachRdep(x, func(p index.Ref) {
-			if !s.closed[p] {
-				s.dirty[p], s.closed[p] = true, true
+			if s.closed.add(p) {
 				queue = append(queue, p)
 			}
 		})
@@ -388,7 +393,7 @@ func (r *Resolver) settle(seeds []index.Ref) {
 	// changed, or a source's new version reading one.
 	closesCycle := func() bool {
 		for ref := range consulted {
-			if s.dirty[ref] && versions[ref] == nil {
+			if s.isDirty(ref) && versions[ref] == nil {
 				return true
 			}
 		}
@@ -416,7 +421,7 @@ func (r *Resolver) settle(seeds []index.Ref) {
 				r.resetMemo()
 				return
 			}
-			if s.closed[x] {
+			if s.closed.has(x) {
 				continue
 			}
 			enc := r.storedEnc(x)
@@ -460,7 +465,7 @@ func (r *Resolver) settle(seeds []index.Ref) {
 				continue
 			}
 			for _, p := range rec.rdepList() {
-				if !queued[p] && !s.closed[p] {
+				if !queued[p] && !s.closed.has(p) {
 					queued[p] = true
 					queue = append(queue, p)
 				}
