@@ -427,10 +427,34 @@ type act struct {
 	scope   []cscan.Guard
 	within  *cscan.Guard // held only inside this if (trylock success)
 	notIn   *cscan.Guard // held except inside this if (negated trylock)
-	Steps   []report.Step
+	// at is the call in the function summarised, via the callee's chain
+	// on from it (shared with the callee's summary, never appended to);
+	// full is both, made when first asked for (steps).
+	at        report.Step
+	via, full []report.Step
 	// soft releases end a context only when one is held (the bh side of
 	// spin_unlock_bh(), which also ends a local_bh_disable()).
 	soft bool
+}
+
+// steps returns the chain of a: its call, then the callee's chain.
+func (a *act) steps() []report.Step {
+	if a.full == nil {
+		a.full = append([]report.Step{a.at}, a.via...)
+	}
+	return a.full
+}
+
+// mayChoose reports whether a reach found after reaches could still be
+// the summary's (the first certain chain, else the first uncertain one):
+// a chain is not built where it cannot be.
+func mayChoose(reaches []*Reach, weak bool) bool {
+	for _, p := range reaches {
+		if !p.Weak || weak {
+			return false
+		}
+	}
+	return true
 }
 
 func sameGuard(a, b cscan.Guard) bool {
@@ -585,9 +609,9 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 				continue
 			}
 			if a.acquire {
-				st.acquire(Held{Kind: a.Kind, Key: a.Key, Must: true, At: a.Steps[0], Via: a.Steps[1:]})
+				st.acquire(Held{Kind: a.Kind, Key: a.Key, Must: true, At: a.at, Via: a.via})
 			} else if _, ok := st.Release(a.Kind, a.Key); !ok && !a.soft {
-				drops = append(drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.Steps})
+				drops = append(drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.steps()})
 			}
 		}
 		return st, drops
@@ -605,32 +629,32 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 		c := *ev.call
 		here := StepOf(fn, c.Line, CallText(c))
 		if p, ok := r.m.acquire[c.Name]; ok {
-			acts = append(acts, act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, Steps: []report.Step{here}})
+			acts = append(acts, act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here})
 			continue
 		}
 		if p, ok := r.m.release[c.Name]; ok {
-			acts = append(acts, act{pos: ev.pos, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, Steps: []report.Step{here}})
+			acts = append(acts, act{pos: ev.pos, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here})
 			if endsBH(c.Name, p.Kind) {
-				acts = append(acts, act{pos: ev.pos, Kind: "bh", scope: c.Guards, Steps: []report.Step{here}, soft: true})
+				acts = append(acts, act{pos: ev.pos, Kind: "bh", scope: c.Guards, at: here, soft: true})
 			}
 			continue
 		}
 		if c.Name == "guard" {
 			if kind, key, ok := r.m.guardKind(c); ok {
-				acts = append(acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, Steps: []report.Step{here}})
+				acts = append(acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, at: here})
 			}
 			continue
 		}
 		if c.Name == "scoped_guard" {
 			if kind, key, ok := r.m.guardKind(c); ok {
 				g := cscan.Guard{Kind: "scoped_guard", Cond: strings.Join(c.Args, ", "), Line: c.Line}
-				acts = append(acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, within: &g, Steps: []report.Step{here}})
+				acts = append(acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, within: &g, at: here})
 			}
 			continue
 		}
 		if p, ok := r.m.trylock[c.Name]; ok {
 			if g, neg := condGuard(fn, c); g != nil {
-				a := act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, Steps: []report.Step{here}}
+				a := act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here}
 				if neg {
 					a.notIn = g
 				} else {
@@ -673,9 +697,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 				}
 			}
 		}
-		via := func(e Effect) []report.Step {
-			return append([]report.Step{StepOf(fn, c.Line, "calls "+c.Name+"()")}, e.Steps...)
-		}
+		callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
 		if cs.Reach == nil && !r.m.conditional(c.Guards) {
 			if p := r.callbackArgReach(fn, c); p != nil {
 				if st, _ := heldAt(ev.pos, c.Guards); st.Empty() {
@@ -683,7 +705,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 				}
 			}
 		}
-		if cs.Reach != nil && !r.m.conditional(c.Guards) {
+		if cs.Reach != nil && !r.m.conditional(c.Guards) && mayChoose(reaches, cs.Reach.Weak) {
 			st, drops := heldAt(ev.pos, c.Guards)
 			for _, d := range cs.Reach.Drops {
 				if d.Kind != "rcu" {
@@ -692,22 +714,22 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 			}
 			if st.Empty() {
 				p := &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak,
-					Steps:   append([]report.Step{StepOf(fn, c.Line, "calls "+c.Name+"()")}, cs.Reach.Steps...),
+					Steps:   append([]report.Step{callStep}, cs.Reach.Steps...),
 					Drops:   append(drops, cs.Reach.Drops...),
 					Retakes: cs.Reach.Retakes}
 				reaches = append(reaches, p)
 			}
 		}
 		for _, d := range cs.Drops {
-			acts = append(acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, Steps: via(d), soft: d.Soft})
+			acts = append(acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, at: callStep, via: d.Steps, soft: d.Soft})
 		}
 		for _, e := range cs.Acquires {
-			acts = append(acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, Steps: via(e)})
+			acts = append(acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps})
 		}
 		if len(cs.CondAcquires) > 0 {
 			if g, neg := condGuard(fn, c); g != nil {
 				for _, e := range cs.CondAcquires {
-					a := act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, Steps: via(e)}
+					a := act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps}
 					if neg {
 						a.notIn = g
 					} else {
@@ -732,7 +754,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 		}
 		st, _ := heldAt(a.pos, a.scope)
 		if _, ok := st.Release(a.Kind, a.Key); !ok && len(a.scope) == 0 {
-			s.Drops = append(s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.Steps, Soft: a.soft})
+			s.Drops = append(s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.steps(), Soft: a.soft})
 		}
 	}
 	// Acquires: contexts held at every return, or exactly at the true ones.
