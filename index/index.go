@@ -685,12 +685,18 @@ func (ix *Index) ReadFile(path string) ([]byte, error) {
 // Full returns fn with its statement tree (Body), re-parsing its file when
 // the index holds it without bodies. It returns fn itself when it already
 // has a body, and nil when the file cannot be read or no longer holds fn.
+// A function of the store is re-parsed alone when it can be (fullfunc.go).
 func (ix *Index) Full(fn *cscan.Func) *cscan.Func {
 	if fn == nil {
 		return nil
 	}
 	if fn.Body != nil {
 		return fn
+	}
+	if _, ok := ix.over[fn.File]; !ok {
+		if g := ix.root().fullFunc(fn); g != nil {
+			return g
+		}
 	}
 	f := ix.fullFile(fn.File)
 	if f == nil {
