@@ -2,7 +2,6 @@ package index
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -42,27 +41,28 @@ func (b *Index) fullFunc(fn *cscan.Func) *cscan.Func {
 		}
 		first = end
 	}
-	src, err := os.ReadFile(filepath.Join(b.Root, fn.File))
-	if err != nil {
-		return nil
-	}
-	part, ok := lineRange(src, first, fn.End)
-	if !ok {
-		return nil
-	}
 	var g *cscan.Func
-	for _, h := range cscan.ParseFileFrom(fn.File, part, first).Funcs {
-		if h.Name == fn.Name && h.Start == fn.Start {
-			g = h
-			break
+	size := 0
+	err := readScratch(filepath.Join(b.Root, fn.File), func(src []byte) {
+		part, ok := lineRange(src, first, fn.End)
+		if !ok {
+			return
 		}
-	}
-	if g == nil || !sameScan(g, fn) {
+		size = len(part)
+		// The parse copies what it keeps of part (names, argument texts).
+		for _, h := range cscan.ParseFileFrom(fn.File, part, first).Funcs {
+			if h.Name == fn.Name && h.Start == fn.Start {
+				g = h
+				break
+			}
+		}
+	})
+	if err != nil || g == nil || !sameScan(g, fn) {
 		return nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.full.put(key, &cscan.File{Path: fn.File, Funcs: []*cscan.Func{g}}, int64(len(part))).Funcs[0]
+	return b.full.put(key, &cscan.File{Path: fn.File, Funcs: []*cscan.Func{g}}, int64(size)).Funcs[0]
 }
 
 // lineRange returns lines first to last (1-based, with last's line end)

@@ -104,10 +104,11 @@ func (r *checker) spells(p, name string) bool {
 	ws, ok := r.words[p]
 	if !ok {
 		read := func() lockctx.WordSet {
-			if src, err := r.p.Index.ReadFile(p); err == nil {
-				return lockctx.Words(src)
-			}
-			return lockctx.WordSet{}
+			// Words keeps hashes only: the file is read into a
+			// reused buffer.
+			var ws lockctx.WordSet
+			r.p.Index.WithSource(p, func(src []byte) { ws = lockctx.Words(src) })
+			return ws
 		}
 		if r.p.Index.Overlaid(p) {
 			ws = read()
