@@ -146,30 +146,6 @@ func callbackName(arg string) string {
 	return m[1]
 }
 
-// registrations returns the registration calls naming function name in
-// the view, built once per resolver.
-func (r *Resolver) registrations(name string) []implicitReg {
-	if r.regs == nil && r.ix != nil && r.ix == r.ix.Underlying() {
-		// The tree's own view (the pre-patch view of a single patch):
-		// the same for every patch, found once per tree index.
-		set := r.ix.Memo("lockctx.registrations."+r.m.id, func() any {
-			r.findRegistrations()
-			return &regSet{regs: r.regs, members: r.memberRegs}
-		}).(*regSet)
-		r.regs, r.memberRegs = set.regs, set.members
-	}
-	if r.regs == nil {
-		r.findRegistrations()
-	}
-	return r.regs[name]
-}
-
-// regSet is what findRegistrations finds in a view.
-type regSet struct {
-	regs    map[string][]implicitReg
-	members map[string][]memberReg
-}
-
 // viaMember returns the functions assigned to member via of the object an
 // argument names ("&priv->nb" -> the functions assigned to
 // "priv->nb.notifier_call", or in the initializer of "static struct

@@ -17,19 +17,46 @@ type siteRegs struct {
 	mregs   []memberReg
 }
 
-// treeRegs are the registrations of every registration call of the tree
-// (without a patch), by call name, in the order of the tree index's
-// Callers of that name.
-type treeRegs map[string][]siteRegs
+// registrations returns the registration calls naming function name in
+// the view, built once per resolver.
+func (r *Resolver) registrations(name string) []implicitReg {
+	if r.regs == nil {
+		r.findRegistrations()
+	}
+	return r.regs[name]
+}
+
+// regSet is what findRegistrations finds in a view: the registrations by
+// function name and, by member, those whose callback is read from a
+// struct member.
+type regSet struct {
+	regs    map[string][]implicitReg
+	members map[string][]memberReg
+}
+
+// add adds what one registration call registers.
+func (set *regSet) add(s siteRegs) {
+	for i, fn := range s.funcs {
+		set.regs[fn] = append(set.regs[fn], s.regs[i])
+	}
+	for i, m := range s.members {
+		if set.members == nil {
+			set.members = map[string][]memberReg{}
+		}
+		set.members[m] = append(set.members[m], s.mregs[i])
+	}
+}
 
 // findRegistrations finds the registration calls of the view (regs and
 // memberRegs). A registration call in a file the patch leaves alone
 // registers the same functions in every view (visitReg reads only the
 // call and its own file): its registrations are found once per tree and
-// model (treeRegistrations); only the calls in the files the patch changes
-// are visited per view.
+// model (treeRegistrations), and a view whose patch changes no file with
+// a registration call shares the tree's (treeRegSet). Otherwise only the
+// calls in the files the patch changes are visited per view.
 func (r *Resolver) findRegistrations() {
-	r.regs = map[string][]implicitReg{}
+	set := &regSet{regs: map[string][]implicitReg{}}
+	defer func() { r.regs, r.memberRegs = set.regs, set.members }()
 	rows := r.callbackRows()
 	names := registrationNames(rows)
 	if r.ix == nil {
@@ -41,17 +68,21 @@ func (r *Resolver) findRegistrations() {
 			for _, fn := range fns {
 				for _, c := range fn.Calls {
 					if isName[c.Name] {
-						r.addRegs(visitReg(nil, rows, fn, c))
+						set.add(visitReg(nil, rows, fn, c))
 					}
 				}
 			}
 		}
 		return
 	}
+	if !r.patchRegisters(rows, names) {
+		set = r.treeRegSet(rows, names)
+		return
+	}
 	tree := r.treeRegistrations(rows, names)
 	under := r.ix.Underlying()
 	for _, n := range names {
-		base, found := under.Callers(n), tree[n]
+		base, found := under.Callers(n), tree.sites[n]
 		k := 0
 		for _, site := range r.ix.Callers(n) {
 			if !r.ix.Overlaid(site.Func.File) {
@@ -59,46 +90,81 @@ func (r *Resolver) findRegistrations() {
 					k++
 				}
 				if k < len(base) && k < len(found) && base[k].Func == site.Func && base[k].Call.Line == site.Call.Line {
-					r.addRegs(found[k])
+					set.add(found[k])
 					k++
 					continue
 				}
 			}
-			r.addRegs(visitReg(r.ix, rows, site.Func, site.Call))
+			set.add(visitReg(r.ix, rows, site.Func, site.Call))
 		}
 	}
 }
 
+// patchRegisters reports whether the view's patch changes a file with a
+// registration call, before or after: false for the tree's own view.
+func (r *Resolver) patchRegisters(rows []Callback, names []string) bool {
+	tree := r.treeRegistrations(rows, names)
+	isName := map[string]bool{}
+	for _, n := range names {
+		isName[n] = true
+	}
+	for _, p := range r.ix.OverlaidPaths() {
+		if tree.files[p] {
+			return true
+		}
+		if f := r.ix.File(p); f != nil {
+			for _, fn := range f.Funcs {
+				for _, c := range fn.Calls {
+					if isName[c.Name] {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// treeRegSet returns the registrations of the tree's own view, found once
+// per tree index and model.
+func (r *Resolver) treeRegSet(rows []Callback, names []string) *regSet {
+	return r.ix.Underlying().Memo("lockctx.registrations."+r.m.id, func() any {
+		tree := r.treeRegistrations(rows, names)
+		set := &regSet{regs: map[string][]implicitReg{}}
+		for _, n := range names {
+			for _, s := range tree.sites[n] {
+				set.add(s)
+			}
+		}
+		return set
+	}).(*regSet)
+}
+
+// treeRegs are the registrations of every registration call of the tree
+// (without a patch): by call name, in the order of the tree index's
+// Callers of that name, and the files holding such calls.
+type treeRegs struct {
+	sites map[string][]siteRegs
+	files map[string]bool
+}
+
 // treeRegistrations returns the registrations of the tree's registration
 // calls, found once per tree index and model.
-func (r *Resolver) treeRegistrations(rows []Callback, names []string) treeRegs {
+func (r *Resolver) treeRegistrations(rows []Callback, names []string) *treeRegs {
 	under := r.ix.Underlying()
 	return under.Memo("lockctx.treeregs."+r.m.id, func() any {
-		out := treeRegs{}
+		out := &treeRegs{sites: map[string][]siteRegs{}, files: map[string]bool{}}
 		for _, n := range names {
 			sites := under.Callers(n)
 			found := make([]siteRegs, len(sites))
 			for i, site := range sites {
 				found[i] = visitReg(under, rows, site.Func, site.Call)
+				out.files[site.Func.File] = true
 			}
-			out[n] = found
+			out.sites[n] = found
 		}
 		return out
-	}).(treeRegs)
-}
-
-// addRegs adds what one registration call registers to the view's
-// registrations.
-func (r *Resolver) addRegs(s siteRegs) {
-	for i, fn := range s.funcs {
-		r.regs[fn] = append(r.regs[fn], s.regs[i])
-	}
-	for i, m := range s.members {
-		if r.memberRegs == nil {
-			r.memberRegs = map[string][]memberReg{}
-		}
-		r.memberRegs[m] = append(r.memberRegs[m], s.mregs[i])
-	}
+	}).(*treeRegs)
 }
 
 // registrationNames returns the names of the registration calls of rows,
