@@ -123,17 +123,21 @@ func Words(src []byte) WordSet {
 	w := WordSet{slots: make([]uint64, 256)}
 	n := 0
 	for i := 0; i < len(src); {
-		c := src[i]
-		if !cscan.IsIdentStart(c) {
+		if !cscan.IsIdentStart(src[i]) {
 			i++
 			continue
 		}
-		j := i + 1
-		for j < len(src) && cscan.IsIdentChar(src[j]) {
-			j++
+		// The word's hash (wordHash) is computed as it is scanned.
+		h := uint64(fnvOffset)
+		j := i
+		for ; j < len(src) && cscan.IsIdentChar(src[j]); j++ {
+			h = (h ^ uint64(src[j])) * fnvPrime
 		}
 		if i == 0 || !cscan.IsIdentChar(src[i-1]) {
-			if w.add(wordHash(src[i:j])) {
+			if h == 0 {
+				h = 1
+			}
+			if w.add(h) {
 				if n++; 2*n > len(w.slots) {
 					w.grow()
 				}
@@ -189,12 +193,18 @@ func (w WordSet) Has(name string) bool {
 	}
 }
 
+// FNV-1a's 64-bit offset basis and prime.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
 // wordHash is FNV-1a, 64 bits, never 0 (the empty slot).
 func wordHash(b []byte) uint64 {
-	h := uint64(14695981039346656037)
+	h := uint64(fnvOffset)
 	for _, c := range b {
 		h ^= uint64(c)
-		h *= 1099511628211
+		h *= fnvPrime
 	}
 	if h == 0 {
 		h = 1
