@@ -48,15 +48,6 @@ func BenchmarkAnalysisTree(b *testing.B) {
 	if len(patches) > 20 {
 		patches = patches[:20]
 	}
-	if v := os.Getenv("TMPSKIP"); v != "" { // TEMP
-		var keep []string
-		for _, p := range patches {
-			if !strings.Contains(p, v) {
-				keep = append(keep, p)
-			}
-		}
-		patches = keep
-	}
 	var diffs []string
 	for _, p := range patches {
 		d, err := os.ReadFile(p)
@@ -125,7 +116,6 @@ func benchTree(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, 
 			var r *report.Report
 			// The label lets a CPU profile be narrowed to some patches
 			// (pprof -tagfocus/-tagignore patch=...).
-			fmt.Fprintf(os.Stderr, "PATCH %s\n", name) // TEMP
 			pprof.Do(context.Background(), pprof.Labels("patch", name), func(ctx context.Context) {
 				r, err = p.Run(ctx, s)
 			})
