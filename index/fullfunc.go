@@ -71,27 +71,41 @@ func lineRange(src []byte, first, last int) ([]byte, bool) {
 	if first < 1 || last < first {
 		return nil, false
 	}
-	start := 0
-	for l := 1; l < first; l++ {
-		i := bytes.IndexByte(src[start:], '\n')
-		if i < 0 {
+	start, ok := skipLines(src, 0, first-1)
+	if !ok || start == len(src) {
+		return nil, false
+	}
+	end, ok := skipLines(src, start, last-first+1)
+	if !ok {
+		// The last line has no line end.
+		if end, ok = skipLines(src, start, last-first); !ok || end == len(src) {
 			return nil, false
 		}
-		start += i + 1
-	}
-	end := start
-	for l := first; l <= last; l++ {
-		i := bytes.IndexByte(src[end:], '\n')
-		if i < 0 {
-			if l < last || end == len(src) {
-				return nil, false
-			}
-			end = len(src)
-			break
-		}
-		end += i + 1
+		end = len(src)
 	}
 	return src[start:end], true
+}
+
+// skipLines returns the offset just past the n-th line end of src from
+// off; ok is false when there are fewer (the offset is then len(src)).
+// Whole blocks are counted before they are searched.
+func skipLines(src []byte, off, n int) (int, bool) {
+	const block = 4096
+	for n > 0 {
+		if off == len(src) {
+			return off, false
+		}
+		b := src[off:min(off+block, len(src))]
+		if c := bytes.Count(b, []byte{'\n'}); c < n {
+			n -= c
+			off += len(b)
+			continue
+		}
+		for ; n > 0; n-- {
+			off += bytes.IndexByte(src[off:], '\n') + 1
+		}
+	}
+	return off, true
 }
 
 // sameScan reports whether g, parsed with its body, scans as f, a function

@@ -128,3 +128,34 @@ func TestFullFuncKernel(t *testing.T) {
 		t.Errorf("%d functions, %d re-parsed alone", funcs, alone)
 	}
 }
+
+// TestLineRange: lines of a text by number, across counting blocks.
+func TestLineRange(t *testing.T) {
+	long := strings.Repeat("x\n", 5000) // 10,000 bytes: three blocks
+	tests := []struct {
+		src         string
+		first, last int
+		want        string
+		ok          bool
+	}{
+		{"a\nb\nc\n", 1, 1, "a\n", true},
+		{"a\nb\nc\n", 2, 3, "b\nc\n", true},
+		{"a\nb\nc", 3, 3, "c", true},
+		{"a\nb\nc", 2, 3, "b\nc", true},
+		{"a\nb\nc\n", 3, 4, "", false},
+		{"a\nb\nc\n", 4, 4, "", false},
+		{"a\nb\n", 0, 1, "", false},
+		{"a\nb\n", 2, 1, "", false},
+		{"", 1, 1, "", false},
+		{long + "y\n", 5001, 5001, "y\n", true},
+		{long + "y", 4999, 5001, "x\nx\ny", true},
+		{long, 2048, 2049, "x\nx\n", true},
+		{long, 5000, 5001, "", false},
+	}
+	for _, tt := range tests {
+		got, ok := lineRange([]byte(tt.src), tt.first, tt.last)
+		if ok != tt.ok || string(got) != tt.want {
+			t.Errorf("lineRange(%.10q..., %d, %d) = %q, %v; want %q, %v", tt.src, tt.first, tt.last, got, ok, tt.want, tt.ok)
+		}
+	}
+}
