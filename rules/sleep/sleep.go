@@ -77,9 +77,11 @@ type checker struct {
 	newFuncs map[*diffcheck.FuncChange]*cscan.Func
 	oldFuncs map[*diffcheck.FuncChange]*cscan.Func
 	// dirs caches the C files of tree directories, words which of their
-	// files spell a name (argsites.go).
-	dirs  map[string][]string
-	words map[string]lockctx.WordSet
+	// files spell a name, argUses the arguments of their calls by the
+	// name they may be (argsites.go).
+	dirs    map[string][]string
+	words   map[string]lockctx.WordSet
+	argUses map[string]map[string][]argUse
 }
 
 func run(p *rules.Pass, m *lockctx.Model) error {
