@@ -43,11 +43,7 @@ func (b *Index) fullFunc(fn *cscan.Func) *cscan.Func {
 	}
 	var g *cscan.Func
 	size := 0
-	err := readScratch(filepath.Join(b.Root, fn.File), func(src []byte) {
-		part, ok := lineRange(src, first, fn.End)
-		if !ok {
-			return
-		}
+	parse := func(part []byte) {
 		size = len(part)
 		// The parse copies what it keeps of part (names, argument texts).
 		for _, h := range cscan.ParseFileFrom(fn.File, part, first).Funcs {
@@ -56,7 +52,25 @@ func (b *Index) fullFunc(fn *cscan.Func) *cscan.Func {
 				break
 			}
 		}
-	})
+	}
+	name := filepath.Join(b.Root, fn.File)
+	var err error
+	if lines := b.linesOf(fn.File); lines != nil {
+		// The file was read before: only the function's lines are.
+		if a, e, ok := lines.span(first, fn.End); ok {
+			err = readScratchAt(name, int64(a), e-a, parse)
+		}
+	} else {
+		err = readScratch(name, func(src []byte) {
+			lines := newLineIndex(src)
+			b.mu.Lock()
+			b.lines.put(fn.File, lines)
+			b.mu.Unlock()
+			if a, e, ok := lines.span(first, fn.End); ok {
+				parse(src[a:e])
+			}
+		})
+	}
 	if err != nil || g == nil || !sameScan(g, fn) {
 		return nil
 	}
@@ -65,47 +79,79 @@ func (b *Index) fullFunc(fn *cscan.Func) *cscan.Func {
 	return b.full.put(key, &cscan.File{Path: fn.File, Funcs: []*cscan.Func{g}}, int64(size)).Funcs[0]
 }
 
-// lineRange returns lines first to last (1-based, with last's line end)
-// of src; ok is false when src has fewer lines.
-func lineRange(src []byte, first, last int) ([]byte, bool) {
-	if first < 1 || last < first {
-		return nil, false
-	}
-	start, ok := skipLines(src, 0, first-1)
-	if !ok || start == len(src) {
-		return nil, false
-	}
-	end, ok := skipLines(src, start, last-first+1)
-	if !ok {
-		// The last line has no line end.
-		if end, ok = skipLines(src, start, last-first); !ok || end == len(src) {
-			return nil, false
-		}
-		end = len(src)
-	}
-	return src[start:end], true
+// linesOf returns the line index of a file of b read before, nil when
+// there is none.
+func (b *Index) linesOf(path string) *lineIndex {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lines.byPath[path]
 }
 
-// skipLines returns the offset just past the n-th line end of src from
-// off; ok is false when there are fewer (the offset is then len(src)).
-// Whole blocks are counted before they are searched.
-func skipLines(src []byte, off, n int) (int, bool) {
-	const block = 4096
-	for n > 0 {
-		if off == len(src) {
-			return off, false
+// lineIndex holds where the lines of a file start, and its size.
+type lineIndex struct {
+	// starts holds 0 and the offset after every line end.
+	starts []int32
+	size   int
+}
+
+// newLineIndex indexes the lines of src.
+func newLineIndex(src []byte) *lineIndex {
+	li := &lineIndex{starts: make([]int32, 1, 1+bytes.Count(src, []byte{'\n'})), size: len(src)}
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
 		}
-		b := src[off:min(off+block, len(src))]
-		if c := bytes.Count(b, []byte{'\n'}); c < n {
-			n -= c
-			off += len(b)
-			continue
-		}
-		for ; n > 0; n-- {
-			off += bytes.IndexByte(src[off:], '\n') + 1
-		}
+		i += j + 1
+		li.starts = append(li.starts, int32(i))
 	}
-	return off, true
+	return li
+}
+
+// span returns the offsets of lines first to last (1-based, with last's
+// line end); ok is false when the file has fewer lines.
+func (li *lineIndex) span(first, last int) (start, end int, ok bool) {
+	n := len(li.starts) // line ends + 1
+	if first < 1 || last < first || first > n {
+		return 0, 0, false
+	}
+	start = int(li.starts[first-1])
+	switch {
+	case start == li.size:
+		return 0, 0, false
+	case last < n:
+		return start, int(li.starts[last]), true
+	case last == n && int(li.starts[n-1]) < li.size:
+		// The last line, without a line end.
+		return start, li.size, true
+	}
+	return 0, 0, false
+}
+
+// maxLineStarts bounds the line offsets kept (lineCache).
+const maxLineStarts = 4 << 20
+
+// lineCache keeps the line indexes of files read by fullFunc, up to
+// maxLineStarts offsets (then it starts again empty). The zero value is
+// empty; the Index's mutex guards it.
+type lineCache struct {
+	byPath map[string]*lineIndex
+	n      int
+}
+
+// put keeps li as the line index of path.
+func (c *lineCache) put(path string, li *lineIndex) {
+	if c.n+len(li.starts) > maxLineStarts {
+		*c = lineCache{}
+	}
+	if c.byPath == nil {
+		c.byPath = map[string]*lineIndex{}
+	}
+	if old, ok := c.byPath[path]; ok {
+		c.n -= len(old.starts)
+	}
+	c.byPath[path] = li
+	c.n += len(li.starts)
 }
 
 // sameScan reports whether g, parsed with its body, scans as f, a function

@@ -129,9 +129,9 @@ func TestFullFuncKernel(t *testing.T) {
 	}
 }
 
-// TestLineRange: lines of a text by number, across counting blocks.
-func TestLineRange(t *testing.T) {
-	long := strings.Repeat("x\n", 5000) // 10,000 bytes: three blocks
+// TestLineIndex: the offsets of lines of a text by number.
+func TestLineIndex(t *testing.T) {
+	long := strings.Repeat("x\n", 5000)
 	tests := []struct {
 		src         string
 		first, last int
@@ -151,11 +151,46 @@ func TestLineRange(t *testing.T) {
 		{long + "y", 4999, 5001, "x\nx\ny", true},
 		{long, 2048, 2049, "x\nx\n", true},
 		{long, 5000, 5001, "", false},
+		{"\n\n", 2, 2, "\n", true},
+		{"\n\n", 3, 3, "", false},
 	}
 	for _, tt := range tests {
-		got, ok := lineRange([]byte(tt.src), tt.first, tt.last)
-		if ok != tt.ok || string(got) != tt.want {
-			t.Errorf("lineRange(%.10q..., %d, %d) = %q, %v; want %q, %v", tt.src, tt.first, tt.last, got, ok, tt.want, tt.ok)
+		got := ""
+		a, e, ok := newLineIndex([]byte(tt.src)).span(tt.first, tt.last)
+		if ok {
+			got = tt.src[a:e]
+		}
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("span(%.10q..., %d, %d) = %q, %v; want %q, %v", tt.src, tt.first, tt.last, got, ok, tt.want, tt.ok)
+		}
+	}
+	// Every range of every text of up to 5 of "x", "\n", "yy\n": as the
+	// lines split apart.
+	texts, level := []string{""}, []string{""}
+	for k := 0; k < 5; k++ {
+		var next []string
+		for _, t := range level {
+			next = append(next, t+"x", t+"\n", t+"yy\n")
+		}
+		texts, level = append(texts, next...), next
+	}
+	for _, text := range texts {
+		lines := strings.SplitAfter(text, "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		li := newLineIndex([]byte(text))
+		for first := 0; first <= len(lines)+1; first++ {
+			for last := first - 1; last <= len(lines)+1; last++ {
+				want, wok := "", first >= 1 && last >= first && last <= len(lines)
+				if wok {
+					want = strings.Join(lines[first-1:last], "")
+				}
+				a, e, ok := li.span(first, last)
+				if ok != wok || ok && text[a:e] != want {
+					t.Errorf("span(%q, %d, %d) = %d, %d, %v; want %q, %v", text, first, last, a, e, ok, want, wok)
+				}
+			}
 		}
 	}
 }

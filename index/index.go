@@ -131,9 +131,11 @@ type Index struct {
 	sides     []weak.Pointer[pager]
 
 	mu sync.Mutex
-	// full holds the files re-parsed with bodies (Full).
-	full fullCache
-	memo map[string]any
+	// full holds the files and functions re-parsed with bodies (Full),
+	// lines the line indexes of the files read for it.
+	full  fullCache
+	lines lineCache
+	memo  map[string]any
 }
 
 // Open indexes every *.c and *.h file under root. With a cache directory
@@ -496,7 +498,7 @@ func (ix *Index) Release() {
 		p.drop()
 	}
 	b.mu.Lock()
-	b.full, b.memo = fullCache{}, nil
+	b.full, b.lines, b.memo = fullCache{}, lineCache{}, nil
 	b.mu.Unlock()
 }
 

@@ -83,3 +83,26 @@ func putScratch(bp *[]byte, buf []byte) {
 	*bp = buf[:0]
 	readBufs.Put(bp)
 }
+
+// readScratchAt reads n bytes at off of file name into a reused buffer
+// and calls use with them; a file shorter than that is an error.
+func readScratchAt(name string, off int64, n int, use func(src []byte)) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	bp := readBufs.Get().(*[]byte)
+	buf := *bp
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := f.ReadAt(buf, off); err != nil {
+		putScratch(bp, buf)
+		return err
+	}
+	use(buf)
+	putScratch(bp, buf)
+	return nil
+}
