@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // TestCallersOverlay: the call sites of a patched view (the tree's, found
@@ -45,20 +47,7 @@ func TestCallersOverlay(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			over := map[string][]byte{}
-			patched := map[string]string{}
-			for p, s := range tree {
-				patched[p] = s
-			}
-			for p, s := range tt.patch {
-				if s == "" {
-					over[p] = nil
-					delete(patched, p)
-					continue
-				}
-				over[p] = []byte(s)
-				patched[p] = s
-			}
+			over, patched := testtree.Patched(tree, tt.patch)
 			if got, want := render(ix.Overlay(over)), render(openFiles(t, patched)); !reflect.DeepEqual(got, want) {
 				t.Errorf("view:\n got %q\nwant %q", got, want)
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // regTree is a tree with registrations by name, through a member of the
@@ -50,20 +51,7 @@ func TestRegistrationsOverlay(t *testing.T) {
 	tree.registrations("")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			over := map[string][]byte{}
-			patched := map[string]string{}
-			for p, s := range regTree {
-				patched[p] = s
-			}
-			for p, s := range tt.patch {
-				if s == "" {
-					over[p] = nil
-					delete(patched, p)
-					continue
-				}
-				over[p] = []byte(s)
-				patched[p] = s
-			}
+			over, patched := testtree.Patched(regTree, tt.patch)
 			view := NewResolver(m, ix.Overlay(over), nil, 0)
 			view.registrations("")
 			alone := NewResolver(m, openTree(t, patched), nil, 0)
