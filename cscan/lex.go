@@ -81,13 +81,13 @@ type condGroup struct {
 // few files grow the slice.
 const bytesPerToken = 5
 
-// lex returns the tokens of src, in buf when it is large enough, and
-// whether it stopped at maxTokens.
-func lex(src []byte, buf []token) ([]token, bool) {
+// lex returns the tokens of src, whose first line is line, in buf when it
+// is large enough, and whether it stopped at maxTokens.
+func lex(src []byte, buf []token, line int) ([]token, bool) {
 	if n := len(src)/bytesPerToken + 16; cap(buf) < n {
 		buf = make([]token, 0, n)
 	}
-	lx := &lexer{src: src, line: 1, toks: buf[:0]}
+	lx := &lexer{src: src, line: int32(line), toks: buf[:0]}
 	lx.run()
 	return lx.toks, lx.truncated
 }

@@ -19,16 +19,27 @@ const (
 // ParseFile scans one C source or header file. It never fails: functions it
 // cannot handle are listed in File.Skipped with a reason.
 func ParseFile(path string, src []byte) *File {
-	return parseFile(path, src, true)
+	return parseFile(path, src, 1, true)
+}
+
+// ParseFileFrom is ParseFile on part of a file: src holds its text from
+// the start of line line (1-based) on, and every line number of the result
+// is the file's. A function is scanned as in the whole file when the part
+// starts where the lexer's state is the initial one (outside comments,
+// directives and open #if groups): from the line of the closing brace of
+// the function before it, say; callers that cannot be sure compare the
+// result with a scan of the whole file.
+func ParseFileFrom(path string, src []byte, line int) *File {
+	return parseFile(path, src, max(line, 1), true)
 }
 
 // ScanFile is ParseFile without statement trees (every Func.Body is nil):
 // cheaper, for indexing a whole tree.
 func ScanFile(path string, src []byte) *File {
-	return parseFile(path, src, false)
+	return parseFile(path, src, 1, false)
 }
 
-func parseFile(path string, src []byte, bodies bool) *File {
+func parseFile(path string, src []byte, line int, bodies bool) *File {
 	f := &File{Path: path}
 	if len(src) > MaxFileSize {
 		f.Skipped = append(f.Skipped, Skip{Line: 1, Reason: fmt.Sprintf("file too large (%d bytes > %d)", len(src), MaxFileSize)})
@@ -36,7 +47,7 @@ func parseFile(path string, src []byte, bodies bool) *File {
 	}
 	sc := getScratch()
 	defer putScratch(sc)
-	toks, truncated := lex(src, sc.toks)
+	toks, truncated := lex(src, sc.toks, line)
 	sc.toks = toks
 	if truncated {
 		f.Skipped = append(f.Skipped, Skip{Line: int(toks[len(toks)-1].line), Reason: "too many tokens: rest of file not scanned"})
@@ -56,7 +67,7 @@ func ParseBody(text string, lines []int) *Func {
 	src := []byte(text)
 	sc := getScratch()
 	defer putScratch(sc)
-	toks, _ := lex(src, sc.toks)
+	toks, _ := lex(src, sc.toks, 1)
 	sc.toks = toks
 	sc.pair, sc.stack = pairs(toks, sc.pair, sc.stack)
 	s := &scanner{scratch: sc, src: src, toks: toks, pair: sc.pair, lines: lines}

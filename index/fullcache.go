@@ -6,17 +6,19 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
-// maxFullFiles and maxFullSource bound the files re-parsed with bodies
-// (Index.Full) kept in memory, by count and by the bytes of their sources
-// (a file parsed with bodies takes about 5 times its source's size).
+// maxFullFiles and maxFullSource bound the files and functions re-parsed
+// with bodies (Index.Full) kept in memory, by count and by the bytes of
+// their sources (a file parsed with bodies takes about 5 times its
+// source's size).
 const (
-	maxFullFiles  = 4096
+	maxFullFiles  = 32768
 	maxFullSource = 32 << 20
 )
 
-// fullCache holds files re-parsed with bodies, least recently used first
-// out once past maxFullFiles or maxFullSource. The zero value is empty;
-// the Index's mutex guards it.
+// fullCache holds files re-parsed with bodies (by path) and functions
+// re-parsed alone (by path and position, fullfunc.go), least recently used
+// first out once past maxFullFiles or maxFullSource. The zero value is
+// empty; the Index's mutex guards it.
 type fullCache struct {
 	byPath map[string]*list.Element
 	lru    list.List // of *fullEntry, most recently used at the front

@@ -9,16 +9,17 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
-// TestFullSourceBound: re-parsed files are dropped once their sources pass
+// TestFullSourceBound: re-parsed functions are dropped once their sources pass
 // maxFullSource, least recently used first, and a dropped file is parsed
 // again into an equal value.
 func TestFullSourceBound(t *testing.T) {
 	dir := t.TempDir()
-	// Three files of 40% of the bound each: the third pushes one out.
+	// Three functions of 40% of the bound each (with the padding above
+	// them, which their re-parse reads): the third pushes one out.
 	pad := bytes.Repeat([]byte("/* padding */\n"), maxFullSource*4/10/14)
 	files := map[string]string{}
 	for _, f := range []string{"a", "b", "c"} {
-		files[f+".c"] = "void " + f + "(void)\n{\n\tspin_lock(&l);\n}\n" + string(pad)
+		files[f+".c"] = string(pad) + "void " + f + "(void)\n{\n\tspin_lock(&l);\n}\n"
 	}
 	writeFiles(t, dir, files)
 	ix, err := Open(context.Background(), dir, Options{CacheDir: "-"})
@@ -39,12 +40,12 @@ func TestFullSourceBound(t *testing.T) {
 	}
 	full("c") // b is the least recently used
 	ix.mu.Lock()
-	_, aKept := ix.full.byPath["a.c"]
-	_, bKept := ix.full.byPath["b.c"]
+	_, aKept := ix.full.byPath["a.c\x000"]
+	_, bKept := ix.full.byPath["b.c\x000"]
 	n, sum := ix.full.lru.Len(), ix.full.src
 	ix.mu.Unlock()
 	if !aKept || bKept || n != 2 || sum > maxFullSource {
-		t.Errorf("a.c kept %v, b.c kept %v, %d files of %d source bytes cached (bound %d)", aKept, bKept, n, sum, maxFullSource)
+		t.Errorf("a kept %v, b kept %v, %d functions of %d source bytes cached (bound %d)", aKept, bKept, n, sum, maxFullSource)
 	}
 	if full("a") != a {
 		t.Error("a parsed again")
@@ -54,6 +55,6 @@ func TestFullSourceBound(t *testing.T) {
 	}
 	ix.Release()
 	if ix.full.lru.Len() != 0 || ix.full.src != 0 {
-		t.Errorf("after Release: %d files, %d source bytes cached", ix.full.lru.Len(), ix.full.src)
+		t.Errorf("after Release: %d entries, %d source bytes cached", ix.full.lru.Len(), ix.full.src)
 	}
 }

@@ -101,8 +101,10 @@ type Index struct {
 	refs sync.Map // *cscan.Func -> Ref
 	gen  string
 	// funcs caches Funcs answers of the view, assignCache its AssignsTo
-	// ("m:" + member) and AssignsOf ("f:" + function) answers.
-	funcs, assignCache sync.Map // string -> []*cscan.Func, []Assign
+	// ("m:" + member) and AssignsOf ("f:" + function) answers; sites
+	// caches a base index's call sites of a callee ("c:" + name) or of a
+	// member ("m:" + member) (callers.go).
+	funcs, assignCache, sites sync.Map // string -> []*cscan.Func, []Assign, []CallSite
 
 	// byName are the functions of an overlay's rescanned files.
 	byName map[string][]*cscan.Func
@@ -129,9 +131,11 @@ type Index struct {
 	sides     []weak.Pointer[pager]
 
 	mu sync.Mutex
-	// full holds the files re-parsed with bodies (Full).
-	full fullCache
-	memo map[string]any
+	// full holds the files and functions re-parsed with bodies (Full),
+	// lines the line indexes of the files read for it.
+	full  fullCache
+	lines lineCache
+	memo  map[string]any
 }
 
 // Open indexes every *.c and *.h file under root. With a cache directory
@@ -488,12 +492,13 @@ func (ix *Index) Release() {
 	b.refs.Clear()
 	b.funcs.Clear()
 	b.assignCache.Clear()
+	b.sites.Clear()
 	b.st.p.drop()
 	for _, p := range b.sidePagers() {
 		p.drop()
 	}
 	b.mu.Lock()
-	b.full, b.memo = fullCache{}, nil
+	b.full, b.lines, b.memo = fullCache{}, lineCache{}, nil
 	b.mu.Unlock()
 }
 
@@ -679,126 +684,21 @@ func (ix *Index) ReadFile(path string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(ix.root().Root, path))
 }
 
-// MemberCallers returns every call site through a struct member named
-// member ("dev->netdev_ops->ndo_get_stats64(...)" for "ndo_get_stats64"),
-// ordered by file and line.
-func (ix *Index) MemberCallers(member string) []CallSite {
-	b := ix.root()
-	names := map[string]bool{}
-	for _, n := range b.st.callees(member) {
-		names[n] = true
-	}
-	for _, f := range ix.over {
-		if f == nil {
-			continue
-		}
-		for _, fn := range f.Funcs {
-			for _, c := range fn.Calls {
-				if i := strings.LastIndexAny(c.Name, ">."); i >= 0 && c.Name[i+1:] == member {
-					names[c.Name] = true
-				}
-			}
-		}
-	}
-	if len(names) == 0 {
-		return nil
-	}
-	return ix.callsToNames(names)
-}
-
-// callsToNames is CallsTo for a set of names.
-func (ix *Index) callsToNames(names map[string]bool) []CallSite {
-	b := ix.root()
-	d := b.st.dir(secCallDir)
-	var out []CallSite
-	for name := range names {
-		if i := d.find(name); i >= 0 {
-			out = ix.appendBaseSites(out, i)
-		}
-	}
-	return ix.finishSites(out, func(n string) bool { return names[n] })
-}
-
-// appendBaseSites appends the call sites of callee directory entry i of the
-// underlying index, except those in files an overlay replaces.
-func (ix *Index) appendBaseSites(out []CallSite, i int) []CallSite {
-	b := ix.root()
-	for _, r := range b.st.callRefsAt(i) {
-		if len(ix.over) > 0 {
-			if _, ok := ix.over[b.st.path(r.file)]; ok {
-				continue
-			}
-		}
-		fn := b.funcAt(r.file, r.fn)
-		if fn == nil || r.call >= len(fn.Calls) {
-			continue
-		}
-		out = append(out, CallSite{Func: fn, Call: fn.Calls[r.call]})
-	}
-	return out
-}
-
-// finishSites adds the matching calls of an overlay's files to out and
-// orders it by file and line.
-func (ix *Index) finishSites(out []CallSite, match func(string) bool) []CallSite {
-	for _, f := range ix.over {
-		if f == nil {
-			continue
-		}
-		for _, fn := range f.Funcs {
-			for _, c := range fn.Calls {
-				if match(c.Name) {
-					out = append(out, CallSite{Func: fn, Call: c})
-				}
-			}
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return CallSiteLess(out[i], out[j]) })
-	return out
-}
-
-// CallSiteLess orders call sites as CallsTo and Callers return them: by
-// file, line, then the calling function's first line.
-func CallSiteLess(a, c CallSite) bool {
-	if a.Func.File != c.Func.File {
-		return a.Func.File < c.Func.File
-	}
-	if a.Call.Line != c.Call.Line {
-		return a.Call.Line < c.Call.Line
-	}
-	return a.Func.Start < c.Func.Start
-}
-
-// Callers returns every call site of name in the view (direct calls by
-// name; calls through pointers are named by their expression).
-func (ix *Index) Callers(name string) []CallSite {
-	return ix.callsToNames(map[string]bool{name: true})
-}
-
-// CallsTo returns every call site whose callee name matches, ordered by
-// file and line. It reads every callee name of the tree and decodes only
-// the files with a matching call.
-func (ix *Index) CallsTo(match func(callee string) bool) []CallSite {
-	b := ix.root()
-	d := b.st.dir(secCallDir)
-	var out []CallSite
-	for i := 0; i < d.len(); i++ {
-		if match(d.nameString(i)) {
-			out = ix.appendBaseSites(out, i)
-		}
-	}
-	return ix.finishSites(out, match)
-}
-
 // Full returns fn with its statement tree (Body), re-parsing its file when
 // the index holds it without bodies. It returns fn itself when it already
 // has a body, and nil when the file cannot be read or no longer holds fn.
+// A function of the store is re-parsed alone when it can be (fullfunc.go).
 func (ix *Index) Full(fn *cscan.Func) *cscan.Func {
 	if fn == nil {
 		return nil
 	}
 	if fn.Body != nil {
 		return fn
+	}
+	if _, ok := ix.over[fn.File]; !ok {
+		if g := ix.root().fullFunc(fn); g != nil {
+			return g
+		}
 	}
 	f := ix.fullFile(fn.File)
 	if f == nil {

@@ -54,21 +54,25 @@ func (r *Resolver) familyAddrAssigns(root string) []index.Assign {
 			if n++; n > maxFamilyFiles {
 				break
 			}
-			src, err := r.ix.ReadFile(p)
-			if err != nil || !bytes.Contains(src, []byte("= &")) || !addrInitRe.Match(src) {
-				continue
-			}
-			// The index's scanner reads "= name,"; drop the '&' so it
-			// sees these elements too, and keep only those it missed.
-			plain := addrInitRe.ReplaceAll(src, []byte("= $1$2"))
-			for _, a := range index.ScanAssigns(p, plain) {
-				if a.Struct == "" || a.Base != "" || !bytes.Contains(src, []byte("&"+a.Func)) {
-					continue
+			// Most files have no such initializer: they are read into a
+			// reused buffer.
+			r.ix.WithSource(p, func(src []byte) {
+				if !bytes.Contains(src, []byte("= &")) || !addrInitRe.Match(src) {
+					return
 				}
-				if len(r.ix.Funcs(a.Func)) > 0 {
-					out = append(out, a)
+				// The index's scanner reads "= name,"; drop the '&' so
+				// it sees these elements too (in a copy of its own),
+				// and keep only those it missed.
+				plain := addrInitRe.ReplaceAll(src, []byte("= $1$2"))
+				for _, a := range index.ScanAssigns(p, plain) {
+					if a.Struct == "" || a.Base != "" || !bytes.Contains(src, []byte("&"+a.Func)) {
+						continue
+					}
+					if len(r.ix.Funcs(a.Func)) > 0 {
+						out = append(out, a)
+					}
 				}
-			}
+			})
 		}
 		return out
 	}

@@ -1,6 +1,7 @@
 package lockctx
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 
@@ -10,8 +11,9 @@ import (
 // declRegistrations returns the registrations of fn made by declaration
 // macros of its own file (the names of "decl" callback rows):
 // `static DEFINE_TIMER(mytimer, mytimer_handler);` at file scope is no
-// call inside a function, so the call graph never sees it. Each file is
-// scanned once per resolver, and only when it mentions one of the macros.
+// call inside a function, so the call graph never sees it. A file of the
+// tree is scanned once per tree index and model, one the patch changes once
+// per resolver; only a file that mentions one of the macros is parsed.
 func (r *Resolver) declRegistrations(file, fn string) []implicitReg {
 	if r.ix == nil {
 		return nil
@@ -21,7 +23,14 @@ func (r *Resolver) declRegistrations(file, fn string) []implicitReg {
 	}
 	regs, ok := r.declRegs[file]
 	if !ok {
-		regs = r.scanDecls(file)
+		if r.ix.Overlaid(file) {
+			regs = r.scanDecls(file)
+		} else {
+			// A file of the tree: the same in every view.
+			regs = r.ix.Underlying().Memo("lockctx.decls."+r.m.id+":"+file, func() any {
+				return r.scanDecls(file)
+			}).(map[string][]implicitReg)
+		}
 		r.declRegs[file] = regs
 	}
 	return regs[fn]
@@ -45,19 +54,18 @@ func (r *Resolver) scanDecls(file string) map[string][]implicitReg {
 	if len(rows) == 0 {
 		return nil
 	}
-	src, err := r.ix.ReadFile(file)
-	if err != nil {
-		return nil
-	}
-	text := string(src)
-	found := false
-	for n := range rows {
-		if strings.Contains(text, n) {
-			found = true
-			break
+	// Most files use none of the macros: they are read into a reused
+	// buffer and only the others copied into a string.
+	text := ""
+	r.ix.WithSource(file, func(src []byte) {
+		for n := range rows {
+			if bytes.Contains(src, []byte(n)) {
+				text = string(src)
+				return
+			}
 		}
-	}
-	if !found {
+	})
+	if text == "" {
 		return nil
 	}
 	var out map[string][]implicitReg
@@ -78,7 +86,8 @@ func (r *Resolver) scanDecls(file string) map[string][]implicitReg {
 		if arg < 0 || arg >= len(args) {
 			continue
 		}
-		fn := callbackName(args[arg])
+		// A copy: the name would keep the file's text.
+		fn := strings.Clone(callbackName(args[arg]))
 		if fn == "" {
 			continue
 		}

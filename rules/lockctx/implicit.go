@@ -146,93 +146,12 @@ func callbackName(arg string) string {
 	return m[1]
 }
 
-// registrations returns the registration calls naming function name in
-// the view, built once per resolver.
-func (r *Resolver) registrations(name string) []implicitReg {
-	if r.regs == nil && r.ix != nil && r.ix == r.ix.Underlying() {
-		// The tree's own view (the pre-patch view of a single patch):
-		// the same for every patch, found once per tree index.
-		set := r.ix.Memo("lockctx.registrations."+r.m.id, func() any {
-			r.findRegistrations()
-			return &regSet{regs: r.regs, members: r.memberRegs}
-		}).(*regSet)
-		r.regs, r.memberRegs = set.regs, set.members
-	}
-	if r.regs == nil {
-		r.findRegistrations()
-	}
-	return r.regs[name]
-}
-
-// regSet is what findRegistrations finds in a view.
-type regSet struct {
-	regs    map[string][]implicitReg
-	members map[string][]memberReg
-}
-
-// findRegistrations finds the registration calls of the view (regs, and
-// memberRegs through addMemberReg).
-func (r *Resolver) findRegistrations() {
-	r.regs = map[string][]implicitReg{}
-	rows := r.callbackRows()
-	visit := func(caller *cscan.Func, c cscan.Call) {
-		for i := range rows {
-			row := &rows[i]
-			if !hasString(row.Names, c.Name) || row.file != "" && row.file != caller.File {
-				continue
-			}
-			arg := row.Arg
-			if a, ok := row.ArgOf[c.Name]; ok {
-				arg = a
-			}
-			if arg < 0 || arg >= len(c.Args) {
-				continue
-			}
-			step := StepOf(caller, c.Line, "registered by "+CallText(c))
-			if row.Via == "" {
-				if fn := callbackName(c.Args[arg]); fn != "" {
-					r.regs[fn] = append(r.regs[fn], implicitReg{row: row, step: step, file: caller.File})
-				} else {
-					r.addMemberReg(caller, row, step, c.Args[arg])
-				}
-				continue
-			}
-			for _, fn := range r.viaMember(caller, c.Args[arg], row.Via) {
-				r.regs[fn] = append(r.regs[fn], implicitReg{row: row, step: step, file: caller.File})
-			}
-		}
-	}
-	names := map[string]bool{}
-	for _, row := range rows {
-		for _, n := range row.Names {
-			names[n] = true
-		}
-	}
-	if r.ix != nil {
-		for n := range names {
-			for _, site := range r.ix.Callers(n) {
-				visit(site.Func, site.Call)
-			}
-		}
-	} else {
-		for _, fns := range r.patch {
-			for _, fn := range fns {
-				for _, c := range fn.Calls {
-					if names[c.Name] {
-						visit(fn, c)
-					}
-				}
-			}
-		}
-	}
-}
-
 // viaMember returns the functions assigned to member via of the object an
 // argument names ("&priv->nb" -> the functions assigned to
 // "priv->nb.notifier_call", or in the initializer of "static struct
 // notifier_block foo_nb"), in the registering function's file.
-func (r *Resolver) viaMember(caller *cscan.Func, arg, via string) []string {
-	if r.ix == nil {
+func viaMember(ix *index.Index, caller *cscan.Func, arg, via string) []string {
+	if ix == nil {
 		return nil
 	}
 	key := normKey(arg)
@@ -241,7 +160,7 @@ func (r *Resolver) viaMember(caller *cscan.Func, arg, via string) []string {
 		last = last[i+1:]
 	}
 	var out []string
-	for _, a := range r.ix.AssignsTo(via) {
+	for _, a := range ix.AssignsTo(via) {
 		if a.File != caller.File {
 			continue
 		}

@@ -33,19 +33,15 @@ func memberArg(arg string) (base, member string, ok bool) {
 	return strings.TrimSpace(m[1]), m[2], true
 }
 
-// addMemberReg records a registration whose argument arg reads a member;
-// it reports whether arg has that form.
-func (r *Resolver) addMemberReg(caller *cscan.Func, row *Callback, step report.Step, arg string) bool {
+// memberRegOf returns the registration, and the member it reads, of a
+// registration call by caller whose callback argument arg reads a struct
+// member; ok is false when arg has not that form.
+func memberRegOf(caller *cscan.Func, row *Callback, step report.Step, arg string) (mr memberReg, member string, ok bool) {
 	base, member, ok := memberArg(arg)
 	if !ok {
-		return false
+		return memberReg{}, "", false
 	}
-	if r.memberRegs == nil {
-		r.memberRegs = map[string][]memberReg{}
-	}
-	r.memberRegs[member] = append(r.memberRegs[member], memberReg{
-		implicitReg: implicitReg{row: row, step: step, file: caller.File}, caller: caller, base: base})
-	return true
+	return memberReg{implicitReg: implicitReg{row: row, step: step, file: caller.File}, caller: caller, base: base}, member, true
 }
 
 // memberRegistrations returns the registrations reaching fn through its

@@ -84,12 +84,7 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	}
 	heuristic := true
 	if tag != "" {
-		var same []index.Assign
-		for _, a := range as {
-			if a.Struct == tag {
-				same = append(same, a)
-			}
-		}
+		same := r.structAssigns(tag, member, as)
 		if len(same) == 0 {
 			same = r.plainAssignsOf(tag, as, caller)
 		}
@@ -121,6 +116,30 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 		}
 	}
 	return out
+}
+
+// structAssigns returns the assignments of as (the view's assignments to
+// member) made in struct type tag, found once per view and must not be
+// modified.
+func (r *Resolver) structAssigns(tag, member string, as []index.Assign) []index.Assign {
+	return r.ix.Memo("lockctx.structAssigns:"+tag+"."+member, func() any {
+		n := 0
+		for _, a := range as {
+			if a.Struct == tag {
+				n++
+			}
+		}
+		if n == 0 {
+			return []index.Assign(nil)
+		}
+		same := make([]index.Assign, 0, n)
+		for _, a := range as {
+			if a.Struct == tag {
+				same = append(same, a)
+			}
+		}
+		return same
+	}).([]index.Assign)
 }
 
 // BaseTag returns the struct tag of the object a call through a pointer

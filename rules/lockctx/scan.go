@@ -109,31 +109,32 @@ func includeDirectives(src string) (delims []byte, names []string) {
 	}
 }
 
-// WordSet is the set of identifiers a source text spells, held as 64-bit
+// WordSet is the set of identifiers a source text spells, held as 32-bit
 // hashes in an open-addressing table: building it allocates no string per
 // identifier. Has may report a name the text lacks when two hashes collide
-// (about one chance in 10^15 per query for a large file), never the other
+// (about one chance in 10^6 per query for a large file), never the other
 // way round, so it serves as a filter before an exact look.
 type WordSet struct {
-	slots []uint64 // 0 is empty; a hash of 0 is stored as 1
+	slots []uint32 // 0 is empty; a hash of 0 is stored as 1
 }
 
 // Words returns the identifiers src spells.
 func Words(src []byte) WordSet {
-	w := WordSet{slots: make([]uint64, 256)}
+	w := WordSet{slots: make([]uint32, 256)}
 	n := 0
 	for i := 0; i < len(src); {
-		c := src[i]
-		if !cscan.IsIdentStart(c) {
+		if !cscan.IsIdentStart(src[i]) {
 			i++
 			continue
 		}
-		j := i + 1
-		for j < len(src) && cscan.IsIdentChar(src[j]) {
-			j++
+		// The word's hash (wordHash) is computed as it is scanned.
+		h := uint64(fnvOffset)
+		j := i
+		for ; j < len(src) && cscan.IsIdentChar(src[j]); j++ {
+			h = (h ^ uint64(src[j])) * fnvPrime
 		}
 		if i == 0 || !cscan.IsIdentChar(src[i-1]) {
-			if w.add(wordHash(src[i:j])) {
+			if w.add(fold(h)) {
 				if n++; 2*n > len(w.slots) {
 					w.grow()
 				}
@@ -145,8 +146,8 @@ func Words(src []byte) WordSet {
 }
 
 // add inserts hash h; it reports whether h was new.
-func (w WordSet) add(h uint64) bool {
-	mask := uint64(len(w.slots) - 1)
+func (w WordSet) add(h uint32) bool {
+	mask := uint32(len(w.slots) - 1)
 	for k := h & mask; ; k = (k + 1) & mask {
 		switch w.slots[k] {
 		case h:
@@ -161,7 +162,7 @@ func (w WordSet) add(h uint64) bool {
 // grow doubles the table.
 func (w *WordSet) grow() {
 	old := w.slots
-	w.slots = make([]uint64, 2*len(old))
+	w.slots = make([]uint32, 2*len(old))
 	for _, h := range old {
 		if h != 0 {
 			w.add(h)
@@ -174,7 +175,7 @@ func (w WordSet) Read() bool { return w.slots != nil }
 
 // Has reports whether the text spells name (see WordSet).
 func (w WordSet) Has(name string) bool {
-	n := uint64(len(w.slots))
+	n := uint32(len(w.slots))
 	if n == 0 {
 		return false
 	}
@@ -189,15 +190,26 @@ func (w WordSet) Has(name string) bool {
 	}
 }
 
-// wordHash is FNV-1a, 64 bits, never 0 (the empty slot).
-func wordHash(b []byte) uint64 {
-	h := uint64(14695981039346656037)
+// FNV-1a's 64-bit offset basis and prime.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// wordHash is FNV-1a, 64 bits, folded to 32 (fold).
+func wordHash(b []byte) uint32 {
+	h := uint64(fnvOffset)
 	for _, c := range b {
 		h ^= uint64(c)
-		h *= 1099511628211
+		h *= fnvPrime
 	}
-	if h == 0 {
-		h = 1
+	return fold(h)
+}
+
+// fold folds a 64-bit hash to 32 bits, never 0 (the empty slot).
+func fold(h uint64) uint32 {
+	if f := uint32(h ^ h>>32); f != 0 {
+		return f
 	}
-	return h
+	return 1
 }

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
@@ -171,9 +172,36 @@ func (r *Resolver) structDef(tag, file string) (map[string]string, string) {
 	if d, ok := r.defCache[key]; ok {
 		return d.members, d.file
 	}
-	ms, def := r.findStructDef(tag, file)
+	// What the tree's files give is shared by every view whose patch
+	// changes none of the files the search read.
+	shared := r.ix.Underlying().Memo("lockctx.structDef:"+key, func() any { return new(atomic.Pointer[treeStructDef]) }).(*atomic.Pointer[treeStructDef])
+	if t := shared.Load(); t != nil && !r.overlaidAny(t.read) {
+		r.defCache[key] = t.def
+		return t.def.members, t.def.file
+	}
+	ms, def, read := r.findStructDef(tag, file)
 	r.defCache[key] = structDefAt{ms, def}
+	if !r.overlaidAny(read) {
+		shared.CompareAndSwap(nil, &treeStructDef{def: structDefAt{ms, def}, read: read})
+	}
 	return ms, def
+}
+
+// treeStructDef is a struct definition found from a file of the tree and
+// the files read to find it.
+type treeStructDef struct {
+	def  structDefAt
+	read []string
+}
+
+// overlaidAny reports whether the view's patch changes one of files.
+func (r *Resolver) overlaidAny(files []string) bool {
+	for _, f := range files {
+		if r.ix.Overlaid(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // structDefAt is a struct definition found from a file: its members and
@@ -183,9 +211,16 @@ type structDefAt struct {
 	file    string
 }
 
-// findStructDef is structDef without the cache.
-func (r *Resolver) findStructDef(tag, file string) (map[string]string, string) {
+// findStructDef is structDef without the cache; read lists the files
+// whose definitions or includes it read.
+func (r *Resolver) findStructDef(tag, file string) (_ map[string]string, _ string, read []string) {
 	seen := map[string]bool{}
+	defer func() {
+		read = make([]string, 0, len(seen))
+		for f := range seen {
+			read = append(read, f)
+		}
+	}()
 	var local func(f string, depth int) (map[string]string, string)
 	local = func(f string, depth int) (map[string]string, string) {
 		if seen[f] {
@@ -206,7 +241,7 @@ func (r *Resolver) findStructDef(tag, file string) (map[string]string, string) {
 		return nil, ""
 	}
 	if ms, def := local(file, 0); def != "" {
-		return ms, def
+		return ms, def, nil
 	}
 	for _, inc := range r.includes(file, true) {
 		if !strings.HasPrefix(inc, "include/") || seen[inc] {
@@ -214,10 +249,10 @@ func (r *Resolver) findStructDef(tag, file string) (map[string]string, string) {
 		}
 		seen[inc] = true
 		if ms, ok := r.fileStructs(inc)[tag]; ok {
-			return ms, inc
+			return ms, inc, nil
 		}
 	}
-	return nil, ""
+	return nil, "", nil
 }
 
 // chainTag resolves the struct tag of a member expression whose root is

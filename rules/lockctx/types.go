@@ -3,6 +3,7 @@ package lockctx
 import (
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -83,17 +84,20 @@ func (r *Resolver) declaredIn(fn *cscan.Func, name string) string {
 		}
 		return ""
 	}
-	tag := ""
-	for _, m := range declRe.FindAllStringSubmatch(strings.Join(lines[from:to], "\n"), -1) {
-		if m[2] != name {
-			continue
+	// The declarations of a function's lines are read once per view.
+	key := "lockctx.declaredIn:" + fn.File + ":" + strconv.Itoa(from) + ":" + strconv.Itoa(to)
+	tags := r.ix.Memo(key, func() any {
+		tags := map[string]string{}
+		for _, m := range declRe.FindAllStringSubmatch(strings.Join(lines[from:to], "\n"), -1) {
+			if t, ok := tags[m[2]]; !ok {
+				tags[m[2]] = m[1]
+			} else if t != m[1] {
+				tags[m[2]] = "" // declared with several
+			}
 		}
-		if tag != "" && tag != m[1] {
-			return ""
-		}
-		tag = m[1]
-	}
-	return tag
+		return tags
+	}).(map[string]string)
+	return tags[name]
 }
 
 // treeDef returns the tree's definition of a patch's partial function.

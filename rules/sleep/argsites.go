@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
@@ -32,42 +33,64 @@ func (r *checker) argSites(name, file string, static bool) []callSite {
 		if !r.spells(p, name) {
 			continue
 		}
-		f := r.p.Index.File(p)
-		if f == nil {
-			continue
-		}
-		for _, fn := range f.Funcs {
-			for _, c := range fn.Calls {
-				for i, a := range c.Args {
-					if !namesFunc(a, name) || strings.ContainsAny(c.Name, ">.") {
-						continue
-					}
-					defs := lockctx.PickDefs(r.p.Index.Funcs(c.Name), fn.File)
-					if len(defs) != 1 {
-						continue
-					}
-					g := r.p.Index.Full(defs[0])
-					steps, ok := r.newR.ParamCalled(g, i)
-					if !ok {
-						continue
-					}
-					via := append([]report.Step(nil), steps...)
-					last := via[len(via)-1]
-					last.What += ": " + name + "()"
-					via[len(via)-1] = last
-					out = append(out, callSite{caller: fn, call: c.Name, via: via})
-				}
+		for _, u := range r.argUsesOf(p)[name] {
+			fn, c := u.fn, u.fn.Calls[u.call]
+			defs := lockctx.PickDefs(r.p.Index.Funcs(c.Name), fn.File)
+			if len(defs) != 1 {
+				continue
 			}
+			g := r.p.Index.Full(defs[0])
+			steps, ok := r.newR.ParamCalled(g, u.arg)
+			if !ok {
+				continue
+			}
+			via := append([]report.Step(nil), steps...)
+			last := via[len(via)-1]
+			last.What += ": " + name + "()"
+			via[len(via)-1] = last
+			out = append(out, callSite{caller: fn, call: c.Name, via: via})
 		}
 	}
 	return out
 }
 
-// namesFunc reports whether argument a names function name ("name",
-// "&name").
-func namesFunc(a, name string) bool {
-	a = strings.TrimSpace(a)
-	return a == name || a == "&"+name
+// argUse is argument arg of call call of fn.
+type argUse struct {
+	fn        *cscan.Func
+	call, arg int
+}
+
+// argUsesOf returns the arguments of the direct calls (not through a
+// member) of file p of the view by the function they may name: "name" and
+// "&name" under name, in the order of the file's functions, calls and
+// arguments; read once per patch.
+func (r *checker) argUsesOf(p string) map[string][]argUse {
+	if r.argUses == nil {
+		r.argUses = map[string]map[string][]argUse{}
+	}
+	if uses, ok := r.argUses[p]; ok {
+		return uses
+	}
+	uses := map[string][]argUse{}
+	if f := r.p.Index.File(p); f != nil {
+		for _, fn := range f.Funcs {
+			for ci, c := range fn.Calls {
+				if strings.ContainsAny(c.Name, ">.") {
+					continue
+				}
+				for i, a := range c.Args {
+					a = strings.TrimSpace(a)
+					u := argUse{fn, ci, i}
+					uses[a] = append(uses[a], u)
+					if n, ok := strings.CutPrefix(a, "&"); ok {
+						uses[n] = append(uses[n], u)
+					}
+				}
+			}
+		}
+	}
+	r.argUses[p] = uses
+	return uses
 }
 
 // dirFiles returns the C files of a directory of the tree (not its
@@ -104,10 +127,11 @@ func (r *checker) spells(p, name string) bool {
 	ws, ok := r.words[p]
 	if !ok {
 		read := func() lockctx.WordSet {
-			if src, err := r.p.Index.ReadFile(p); err == nil {
-				return lockctx.Words(src)
-			}
-			return lockctx.WordSet{}
+			// Words keeps hashes only: the file is read into a
+			// reused buffer.
+			var ws lockctx.WordSet
+			r.p.Index.WithSource(p, func(src []byte) { ws = lockctx.Words(src) })
+			return ws
 		}
 		if r.p.Index.Overlaid(p) {
 			ws = read()

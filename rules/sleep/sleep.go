@@ -77,9 +77,13 @@ type checker struct {
 	newFuncs map[*diffcheck.FuncChange]*cscan.Func
 	oldFuncs map[*diffcheck.FuncChange]*cscan.Func
 	// dirs caches the C files of tree directories, words which of their
-	// files spell a name (argsites.go).
-	dirs  map[string][]string
-	words map[string]lockctx.WordSet
+	// files spell a name, argUses the arguments of their calls by the
+	// name they may be (argsites.go).
+	dirs    map[string][]string
+	words   map[string]lockctx.WordSet
+	argUses map[string]map[string][]argUse
+	// siteTags caches memberCallTag.
+	siteTags map[siteKey]siteTag
 }
 
 func run(p *rules.Pass, m *lockctx.Model) error {
@@ -563,7 +567,7 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		}
 		shared := len(impls) > 1
 		for _, site := range r.p.Index.MemberCallers(a.Member) {
-			tag, scope := r.newR.MemberCallTag(site.Call, site.Func)
+			tag, scope := r.memberCallTag(site)
 			if scope != "" && !strings.HasPrefix(a.File, scope) {
 				continue // a struct of the same name private to another directory
 			}
@@ -585,6 +589,33 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		}
 	}
 	return out
+}
+
+// siteKey names a call site: the calling function, the call's line and
+// callee.
+type siteKey struct {
+	fn   *cscan.Func
+	line int
+	name string
+}
+
+// siteTag is what MemberCallTag returns for a call site.
+type siteTag struct{ tag, scope string }
+
+// memberCallTag is the post-patch resolver's MemberCallTag of a call
+// site, found once per patch: the reverse search meets the callers
+// through a member again for every function assigned to it.
+func (r *checker) memberCallTag(site index.CallSite) (tag, scope string) {
+	k := siteKey{site.Func, site.Call.Line, site.Call.Name}
+	if t, ok := r.siteTags[k]; ok {
+		return t.tag, t.scope
+	}
+	tag, scope = r.newR.MemberCallTag(site.Call, site.Func)
+	if r.siteTags == nil {
+		r.siteTags = map[siteKey]siteTag{}
+	}
+	r.siteTags[k] = siteTag{tag, scope}
+	return tag, scope
 }
 
 // lockChange handles a function that now returns with an atomic context

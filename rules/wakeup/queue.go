@@ -31,6 +31,13 @@ var (
 	// queueCallAliasRe finds "wq = f(...)" assignments from a call.
 	queueCallAliasRe = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\(`)
 	aliasRe          = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*(&?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*;`)
+
+	// What a text holding a match of each of the regexps above holds, a
+	// cheaper test run first (findAllStmts).
+	mayStructDecl  = wordThenSpace("struct")
+	mayTypedefDecl = wordThenSpace("_t")
+	mayCallAlias   = assignment(false)
+	mayAlias       = assignment(true)
 )
 
 // varTypes maps variable names to the struct types they point to or hold,
@@ -54,7 +61,7 @@ func (v *varTypes) scan(text string) {
 	if len(text) > maxScan {
 		text = text[:maxScan]
 	}
-	for _, m := range structDeclRe.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAllStmtsIndex(structDeclRe, text, mayStructDecl) {
 		typ := text[m[2]:m[3]]
 		for _, n := range declarators(text[m[1]:]) {
 			if _, ok := v.types[n]; !ok {
@@ -62,18 +69,18 @@ func (v *varTypes) scan(text string) {
 			}
 		}
 	}
-	for _, m := range typedefDeclRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range findAllStmts(typedefDeclRe, text, mayTypedefDecl) {
 		v.locals[m[3]] = true
 		if _, ok := v.types[m[3]]; !ok && m[1] != "wait_queue_head_t" && m[1] != "wait_queue_entry_t" {
 			v.types[m[3]] = strings.TrimSuffix(m[1], "_t")
 		}
 	}
-	for _, m := range queueCallAliasRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range findAllStmts(queueCallAliasRe, text, mayCallAlias) {
 		if _, ok := v.calls[m[1]]; !ok {
 			v.calls[m[1]] = m[2]
 		}
 	}
-	for _, m := range aliasRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range findAllStmts(aliasRe, text, mayAlias) {
 		if _, ok := v.aliases[m[1]]; !ok {
 			v.aliases[m[1]] = m[2]
 		}

@@ -1,0 +1,100 @@
+package lockctx
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+)
+
+// regTree is a tree with registrations by name, through a member of the
+// registered object (via) and read from a member (memberReg).
+var regTree = map[string]string{
+	"a.c": "void ha(void)\n{\n\tx();\n}\n\nvoid reg_a(void)\n{\n\tregister_cb(ha);\n}\n",
+	"b.c": "static int hb(struct notifier_block *nb)\n{\n\treturn 0;\n}\n\nstatic struct notifier_block b_nb = {\n\t.notifier_call = hb,\n};\n\nvoid reg_b(void)\n{\n\tregister_nb(&b_nb);\n}\n",
+	"c.c": "void hc(void)\n{\n}\n\nvoid reg_c(struct desc *d)\n{\n\tregister_cb(d->handler);\n\tregister_cb(hc);\n}\n",
+	"d.c": "void plain(void)\n{\n\ty();\n}\n",
+}
+
+// TestRegistrationsOverlay: the registrations of a patched view (sharing
+// the tree's, or reusing the tree's for the files the patch leaves alone)
+// are those of the patched tree indexed on its own.
+func TestRegistrationsOverlay(t *testing.T) {
+	m, err := Compile("test", &Tables{Callbacks: []Callback{
+		{Names: []string{"register_cb"}, Arg: 0, Kind: "hardirq", Why: "a test callback"},
+		{Names: []string{"register_nb"}, Arg: 0, Via: "notifier_call", Kind: "rcu", Why: "a notifier"},
+	}}, target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		patch map[string]string
+		// shared: the view shares the tree's registrations.
+		shared bool
+	}{
+		{"no registration touched", map[string]string{"d.c": "void plain(void)\n{\n\ty();\n\tz();\n}\n"}, true},
+		{"a registration added", map[string]string{"d.c": "void plain(void)\n{\n\tregister_cb(plain);\n}\n"}, false},
+		{"a registration removed", map[string]string{"a.c": "void ha(void)\n{\n\tx();\n}\n"}, false},
+		{"a registering file moved down", map[string]string{"c.c": "\n\n" + regTree["c.c"]}, false},
+		{"a via registration changed", map[string]string{"b.c": regTree["b.c"] + "\nvoid reg_b2(void)\n{\n\tregister_nb(&b_nb);\n}\n"}, false},
+		{"a file deleted", map[string]string{"a.c": ""}, false},
+	}
+	ix := openTree(t, regTree)
+	tree := NewResolver(m, ix, nil, 0)
+	tree.registrations("")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			over, patched := testtree.Patched(regTree, tt.patch)
+			view := NewResolver(m, ix.Overlay(over), nil, 0)
+			view.registrations("")
+			alone := NewResolver(m, openTree(t, patched), nil, 0)
+			alone.registrations("")
+			if got, want := regRows(view), regRows(alone); len(want) < 3 || !reflect.DeepEqual(got, want) {
+				t.Errorf("registrations:\n got %q\nwant %q", got, want)
+			}
+			if shared := reflect.ValueOf(view.regs).Pointer() == reflect.ValueOf(tree.regs).Pointer(); shared != tt.shared {
+				t.Errorf("shares the tree's registrations: %v, want %v", shared, tt.shared)
+			}
+		})
+	}
+}
+
+// regRows renders a resolver's registrations, sorted.
+func regRows(r *Resolver) []string {
+	var out []string
+	for fn, regs := range r.regs {
+		for _, g := range regs {
+			out = append(out, fmt.Sprintf("%s: %s %s %+v %s", fn, g.row.Kind, g.row.Why, g.step, g.file))
+		}
+	}
+	for m, regs := range r.memberRegs {
+		for _, g := range regs {
+			out = append(out, fmt.Sprintf("member %s: %s %+v %s %s:%s %s", m, g.row.Kind, g.step, g.file, g.caller.File, g.caller.Name, g.base))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// openTree indexes files in a directory of their own.
+func openTree(t *testing.T, files map[string]string) *index.Index {
+	t.Helper()
+	dir := t.TempDir()
+	for p, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}

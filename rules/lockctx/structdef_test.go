@@ -1,0 +1,57 @@
+package lockctx
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestStructDefShared: a struct definition found from a tree file is
+// shared with the views whose patch changes none of the files read to
+// find it, and found again in a view whose patch changes one.
+func TestStructDefShared(t *testing.T) {
+	m, err := Compile("test", &Tables{}, target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := map[string]string{
+		"drv.h":   "struct hw {\n\tstruct phy_info phy;\n};\n",
+		"drv.c":   "#include \"drv.h\"\nvoid f(struct hw *hw)\n{\n\thw->phy.ops.reset(hw);\n}\n",
+		"other.c": "void g(void)\n{\n}\n",
+	}
+	ix := openTree(t, tree)
+	treeR := NewResolver(m, ix, nil, 0)
+	if ms, def := treeR.structDef("hw", "drv.c"); def != "drv.h" || ms["phy"] != "phy_info" {
+		t.Fatalf("tree: %v in %q", ms, def)
+	}
+	mac := "struct hw {\n\tstruct mac_info mac;\n};\n"
+	tests := []struct {
+		name    string
+		patch   map[string]string
+		def     string
+		members map[string]string
+		shared  bool
+	}{
+		{"another file", map[string]string{"other.c": "void g(void)\n{\n\th();\n}\n"}, "drv.h", map[string]string{"phy": "phy_info"}, true},
+		{"the header", map[string]string{"drv.h": mac}, "drv.h", map[string]string{"mac": "mac_info"}, false},
+		{"the includer", map[string]string{"drv.c": "#include \"drv2.h\"\nvoid f(void)\n{\n}\n", "drv2.h": mac}, "drv2.h", map[string]string{"mac": "mac_info"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			over := map[string][]byte{}
+			for p, s := range tt.patch {
+				over[p] = []byte(s)
+			}
+			view := NewResolver(m, ix.Overlay(over), nil, 0)
+			ms, def := view.structDef("hw", "drv.c")
+			if def != tt.def || !reflect.DeepEqual(ms, tt.members) {
+				t.Errorf("view: %v in %q, want %v in %s", ms, def, tt.members, tt.def)
+			}
+			if shared := reflect.ValueOf(ms).Pointer() == reflect.ValueOf(treeR.defCache["hw|drv.c"].members).Pointer(); shared != tt.shared {
+				t.Errorf("shares the tree's definition: %v, want %v", shared, tt.shared)
+			}
+		})
+	}
+	if ms, def := NewResolver(m, ix, nil, 0).structDef("hw", "drv.c"); def != "drv.h" || ms["phy"] != "phy_info" {
+		t.Errorf("tree after the views: %v in %q", ms, def)
+	}
+}
