@@ -111,7 +111,7 @@ func TestCycleStopsClimb(t *testing.T) {
 	for i := range 10 {
 		fmt.Fprintf(&b, "void caller%d(void)\n{\n\tspin_lock(&l);\n\tmid();\n\tspin_unlock(&l);\n}\n\n", i)
 	}
-	ix := openTree(t, map[string]string{"a.c": a, "b.c": b.String()})
+	ix := openCachedTree(t, map[string]string{"a.c": a, "b.c": b.String()})
 	if err := Prepare(context.Background(), m, ix, nil); err != nil {
 		t.Fatal(err)
 	}

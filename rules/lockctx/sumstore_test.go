@@ -93,11 +93,12 @@ static const struct my_ops drv_ops = {
 // persisted index.
 func openStoreTree(t *testing.T) *index.Index {
 	t.Helper()
-	return openTree(t, storeTree)
+	return openCachedTree(t, storeTree)
 }
 
-// openTree indexes a tree of the files given by path.
-func openTree(t *testing.T, files map[string]string) *index.Index {
+// openCachedTree indexes a tree of the files given by path, with a cache
+// directory (for a store).
+func openCachedTree(t *testing.T, files map[string]string) *index.Index {
 	t.Helper()
 	dir := t.TempDir()
 	for p, s := range files {
