@@ -83,8 +83,18 @@ func regRows(r *Resolver) []string {
 	return out
 }
 
-// openTree indexes files in a directory of their own.
+// openTree indexes files in a directory of their own, without a cache.
 func openTree(t *testing.T, files map[string]string) *index.Index {
+	t.Helper()
+	ix, err := index.Open(context.Background(), writeTree(t, files), index.Options{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// writeTree writes files into a temporary directory and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for p, s := range files {
@@ -92,9 +102,5 @@ func openTree(t *testing.T, files map[string]string) *index.Index {
 			t.Fatal(err)
 		}
 	}
-	ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ix
+	return dir
 }

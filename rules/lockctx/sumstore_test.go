@@ -100,13 +100,7 @@ func openStoreTree(t *testing.T) *index.Index {
 // directory (for a store).
 func openCachedTree(t *testing.T, files map[string]string) *index.Index {
 	t.Helper()
-	dir := t.TempDir()
-	for p, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: filepath.Join(t.TempDir(), "cache")})
+	ix, err := index.Open(context.Background(), writeTree(t, files), index.Options{CacheDir: filepath.Join(t.TempDir(), "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}
