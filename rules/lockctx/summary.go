@@ -141,6 +141,37 @@ type Resolver struct {
 	// consulted collects, while settle computes a changed function's new
 	// version, the tree functions whose summaries it asks for.
 	consulted map[index.Ref]bool
+	// funcsCache and refsCache keep the index's answers to Funcs and
+	// RefOf: the index keeps them too, in sync.Maps, and a summary asks
+	// for every call (a tenth of Prepare went to those loads).
+	funcsCache map[string][]*cscan.Func
+	refsCache  map[*cscan.Func]refAnswer
+}
+
+// refAnswer is an answer of Index.RefOf.
+type refAnswer struct {
+	ref index.Ref
+	ok  bool
+}
+
+// funcs returns the view's definitions of name (Index.Funcs).
+func (r *Resolver) funcs(name string) []*cscan.Func {
+	fns, ok := r.funcsCache[name]
+	if !ok {
+		fns = r.ix.Funcs(name)
+		r.funcsCache[name] = fns
+	}
+	return fns
+}
+
+// refOf returns the stored ref of fn (Index.RefOf).
+func (r *Resolver) refOf(fn *cscan.Func) (index.Ref, bool) {
+	a, ok := r.refsCache[fn]
+	if !ok {
+		a.ref, a.ok = r.ix.RefOf(fn)
+		r.refsCache[fn] = a
+	}
+	return a.ref, a.ok
 }
 
 // NewResolver returns a resolver over one view: ix is the tree's index
@@ -155,7 +186,7 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{},
 		structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
-		lastDeps: map[*cscan.Func]depsOf{}}
+		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{}}
 	if r.store != nil {
 		// The store replaces the summaries shared in memory, which are
 		// exact only for the patch they were computed with.
@@ -182,7 +213,7 @@ func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
 	if r.ix == nil {
 		return nil
 	}
-	defs := PickDefs(r.ix.Funcs(name), fromFile)
+	defs := PickDefs(r.funcs(name), fromFile)
 	for _, fn := range defs {
 		r.noteDep(fn)
 	}

@@ -247,7 +247,7 @@ func (r *Resolver) pairedOf(fn *cscan.Func) (index.Ref, bool) {
 func (r *Resolver) consult(fn *cscan.Func) {
 	ref, ok := r.pairedOf(fn)
 	if !ok {
-		ref, ok = r.ix.RefOf(fn)
+		ref, ok = r.refOf(fn)
 	}
 	if ok {
 		r.consulted[ref] = true

@@ -431,7 +431,7 @@ func (r *Resolver) noteDep(fn *cscan.Func) {
 	if r.build == nil || len(r.frameDeps) == 0 {
 		return
 	}
-	if ref, ok := r.ix.RefOf(fn); ok {
+	if ref, ok := r.refOf(fn); ok {
 		top := &r.frameDeps[len(r.frameDeps)-1]
 		top.deps = append(top.deps, ref)
 	}
@@ -453,7 +453,7 @@ func (r *Resolver) keep(fn *cscan.Func, s *Summary) {
 	if r.build == nil {
 		return
 	}
-	ref, ok := r.ix.RefOf(fn)
+	ref, ok := r.refOf(fn)
 	if !ok {
 		return
 	}

@@ -84,7 +84,7 @@ func (r *Resolver) stored(fn *cscan.Func) *Summary {
 	}
 	ref, ok := r.pairedOf(fn)
 	if !ok {
-		ref, ok = r.ix.RefOf(fn)
+		ref, ok = r.refOf(fn)
 	}
 	if !ok {
 		return nil
