@@ -39,45 +39,87 @@ func (r *Resolver) addrAssigns(tag, member string, caller *cscan.Func) []index.A
 	return out
 }
 
-// familyAddrAssigns scans the C files under root (bounded) for
-// initializers naming functions by address, once per tree.
+// familyAddrAssigns returns the initializers naming functions by address
+// in the C files under root (bounded): the tree's, found once per tree,
+// with those of the files the view rescans found in the view (once per
+// resolver). The tree's are found in the tree alone, whichever view asks
+// first: a process that analyses many patches answers each as a process
+// of its own would.
 func (r *Resolver) familyAddrAssigns(root string) []index.Assign {
-	compute := func() any {
+	tree := r.ix.Underlying()
+	fam := tree.Memo("lockctx.addrassigns:"+root, func() any {
+		f := &familyAssigns{byFile: map[string][]index.Assign{}}
 		paths := r.treePaths()
-		var out []index.Assign
-		n := 0
 		for i := sort.SearchStrings(paths, root+"/"); i < len(paths) && strings.HasPrefix(paths[i], root+"/"); i++ {
 			p := paths[i]
 			if !strings.HasSuffix(p, ".c") {
 				continue
 			}
-			if n++; n > maxFamilyFiles {
+			if len(f.files) == maxFamilyFiles {
 				break
 			}
-			// Most files have no such initializer: they are read into a
-			// reused buffer.
-			r.ix.WithSource(p, func(src []byte) {
-				if !bytes.Contains(src, []byte("= &")) || !addrInitRe.Match(src) {
-					return
-				}
-				// The index's scanner reads "= name,"; drop the '&' so
-				// it sees these elements too (in a copy of its own),
-				// and keep only those it missed.
-				plain := addrInitRe.ReplaceAll(src, []byte("= $1$2"))
-				for _, a := range index.ScanAssigns(p, plain) {
-					if a.Struct == "" || a.Base != "" || !bytes.Contains(src, []byte("&"+a.Func)) {
-						continue
-					}
-					if len(r.ix.Funcs(a.Func)) > 0 {
-						out = append(out, a)
-					}
-				}
-			})
+			f.files = append(f.files, p)
+			as := scanAddrAssigns(tree, p)
+			f.byFile[p] = as
+			f.all = append(f.all, as...)
 		}
+		return f
+	}).(*familyAssigns)
+	if r.ix == tree {
+		return fam.all
+	}
+	if out, ok := r.familyCache[root]; ok {
 		return out
 	}
-	v, _ := r.ix.Underlying().Memo("lockctx.addrassigns:"+root, compute).([]index.Assign)
-	return v
+	var out []index.Assign
+	rescanned := false
+	for _, p := range fam.files {
+		if r.ix.Overlaid(p) {
+			rescanned = true
+			out = append(out, scanAddrAssigns(r.ix, p)...)
+		} else {
+			out = append(out, fam.byFile[p]...)
+		}
+	}
+	if !rescanned {
+		out = fam.all
+	}
+	r.familyCache[root] = out
+	return out
+}
+
+// familyAssigns are the initializers by address of a driver family's
+// files (the first maxFamilyFiles C files under its root), in file order.
+type familyAssigns struct {
+	files  []string
+	byFile map[string][]index.Assign
+	all    []index.Assign
+}
+
+// scanAddrAssigns returns the initializers of file p of view ix naming a
+// function of the view by address.
+func scanAddrAssigns(ix *index.Index, p string) []index.Assign {
+	var out []index.Assign
+	// Most files have no such initializer: they are read into a reused
+	// buffer.
+	ix.WithSource(p, func(src []byte) {
+		if !bytes.Contains(src, []byte("= &")) || !addrInitRe.Match(src) {
+			return
+		}
+		// The index's scanner reads "= name,"; drop the '&' so it sees
+		// these elements too (in a copy of its own), and keep only those
+		// it missed.
+		plain := addrInitRe.ReplaceAll(src, []byte("= $1$2"))
+		for _, a := range index.ScanAssigns(p, plain) {
+			if a.Struct == "" || a.Base != "" || !bytes.Contains(src, []byte("&"+a.Func)) {
+				continue
+			}
+			if len(ix.Funcs(a.Func)) > 0 {
+				out = append(out, a)
+			}
+		}
+	})
+	return out
 }
 
 // TreePaths returns the sorted file paths of the tree without the patch,

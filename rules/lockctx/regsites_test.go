@@ -98,7 +98,11 @@ func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for p, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+		name := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

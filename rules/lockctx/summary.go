@@ -146,6 +146,9 @@ type Resolver struct {
 	// for every call (a tenth of Prepare went to those loads).
 	funcsCache map[string][]*cscan.Func
 	refsCache  map[*cscan.Func]refAnswer
+	// familyCache holds the view's initializers by address per driver
+	// family (addrassigns.go).
+	familyCache map[string][]index.Assign
 }
 
 // refAnswer is an answer of Index.RefOf.
@@ -186,7 +189,8 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{},
 		structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
-		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{}}
+		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
+		familyCache: map[string][]index.Assign{}}
 	if r.store != nil {
 		// The store replaces the summaries shared in memory, which are
 		// exact only for the patch they were computed with.
