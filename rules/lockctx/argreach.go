@@ -87,10 +87,10 @@ func (r *Resolver) paramDecls(fn *cscan.Func) []string {
 		}
 	}
 	lines := r.fileLines(fn.File)
-	if fn.BodyStart > len(lines) {
+	if fn.BodyStart > lines.len() {
 		return nil
 	}
-	hdr := strings.Join(lines[fn.Start-1:fn.BodyStart], "\n")
+	hdr := lines.span(fn.Start-1, fn.BodyStart)
 	i := strings.Index(hdr, fn.Name)
 	if i < 0 {
 		return nil
@@ -139,12 +139,12 @@ func paramName(decl string) string {
 }
 
 // fileLines returns a file of the view split into lines (cached).
-func (r *Resolver) fileLines(file string) []string {
+func (r *Resolver) fileLines(file string) srcLines {
 	lines, ok := r.lines[file]
 	if !ok {
 		if r.ix != nil {
 			if src, err := r.ix.ReadFile(file); err == nil {
-				lines = strings.Split(string(src), "\n")
+				lines = newSrcLines(string(src))
 			}
 		}
 		r.lines[file] = lines

@@ -176,14 +176,7 @@ func (r *Resolver) baseTag(base string, caller *cscan.Func) string {
 	tags, ok := r.declTags[k]
 	if !ok {
 		if tags, ok = r.storedDecls(caller); !ok {
-			lines, ok := r.lines[caller.File]
-			if !ok {
-				if src, err := r.ix.ReadFile(caller.File); err == nil {
-					lines = strings.Split(string(src), "\n")
-				}
-				r.lines[caller.File] = lines
-			}
-			tags = declTagsIn(lines, k.from, k.to)
+			tags = declTagsIn(r.fileLines(caller.File), k.from, k.to)
 		}
 		r.declTags[k] = tags
 	}
@@ -193,12 +186,12 @@ func (r *Resolver) baseTag(base string, caller *cscan.Func) string {
 // declTagsIn returns the struct tags of the names lines[from:to] (a
 // function's lines) declare: the first declaration of each name; nil when
 // the range is out of lines.
-func declTagsIn(lines []string, from, to int) map[string]string {
-	if from < 0 || to > len(lines) || from >= to {
+func declTagsIn(lines srcLines, from, to int) map[string]string {
+	if from < 0 || to > lines.len() || from >= to {
 		return nil
 	}
 	tags := map[string]string{}
-	for _, m := range declRe.FindAllStringSubmatch(strings.Join(lines[from:to], "\n"), -1) {
+	for _, m := range declRe.FindAllStringSubmatch(lines.span(from, to), -1) {
 		if _, ok := tags[m[2]]; !ok {
 			tags[m[2]] = m[1]
 		}

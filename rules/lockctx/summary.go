@@ -117,9 +117,9 @@ type Resolver struct {
 	shared     *sharedSummaries
 	frameTaint []bool
 	tainted    map[*cscan.Func]bool
-	// lines caches source files split into lines, declTags the struct
+	// lines caches source files by lines (srcLines), declTags the struct
 	// tags of the variables each function declares (baseTag).
-	lines    map[string][]string
+	lines    map[string]srcLines
 	declTags map[declKey]map[string]string
 	// structs caches the struct definitions visibleStruct found from a
 	// file (types.go).
@@ -185,7 +185,7 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 	_ = depth
 	r := &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string][]string{}, declTags: map[declKey]map[string]string{}, facts: map[string]any{}, structs: map[string]structDefAt{},
+		lines: map[string]srcLines{}, declTags: map[declKey]map[string]string{}, facts: map[string]any{}, structs: map[string]structDefAt{},
 		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{},
 		structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},

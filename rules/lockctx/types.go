@@ -76,27 +76,34 @@ func (r *Resolver) exprTag(expr string, fn *cscan.Func) string {
 // declaredIn returns the struct tag name is declared with in fn (a
 // parameter or local), "" when not, or declared with several.
 func (r *Resolver) declaredIn(fn *cscan.Func, name string) string {
-	lines := r.fileLines(fn.File)
 	from, to := fn.Start-1, fn.End
-	if fn.Start <= 0 || from >= to || to > len(lines) {
+	var tags map[string]string
+	if fn.Start > 0 && from < to {
+		// The declarations of a function's lines are read once per view
+		// (nil when they are out of its file).
+		key := "lockctx.declaredIn:" + fn.File + ":" + strconv.Itoa(from) + ":" + strconv.Itoa(to)
+		tags = r.ix.Memo(key, func() any {
+			lines := r.fileLines(fn.File)
+			if to > lines.len() {
+				return map[string]string(nil)
+			}
+			tags := map[string]string{}
+			for _, m := range declRe.FindAllStringSubmatch(lines.span(from, to), -1) {
+				if t, ok := tags[m[2]]; !ok {
+					tags[m[2]] = m[1]
+				} else if t != m[1] {
+					tags[m[2]] = "" // declared with several
+				}
+			}
+			return tags
+		}).(map[string]string)
+	}
+	if tags == nil {
 		if full := r.treeDef(fn); full != nil && full != fn {
 			return r.declaredIn(full, name)
 		}
 		return ""
 	}
-	// The declarations of a function's lines are read once per view.
-	key := "lockctx.declaredIn:" + fn.File + ":" + strconv.Itoa(from) + ":" + strconv.Itoa(to)
-	tags := r.ix.Memo(key, func() any {
-		tags := map[string]string{}
-		for _, m := range declRe.FindAllStringSubmatch(strings.Join(lines[from:to], "\n"), -1) {
-			if t, ok := tags[m[2]]; !ok {
-				tags[m[2]] = m[1]
-			} else if t != m[1] {
-				tags[m[2]] = "" // declared with several
-			}
-		}
-		return tags
-	}).(map[string]string)
 	return tags[name]
 }
 

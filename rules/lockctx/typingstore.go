@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -338,7 +337,7 @@ func deriveAllTyping(ctx context.Context, ix *index.Index) ([][]byte, [][][]byte
 		if len(refs) == 0 {
 			return
 		}
-		lines := strings.Split(text, "\n")
+		lines := newSrcLines(text)
 		decls[i] = make([][]byte, len(refs))
 		for j, ref := range refs {
 			if start, end, ok := ix.FuncLines(ref); ok {

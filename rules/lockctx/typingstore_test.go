@@ -102,7 +102,7 @@ func TestDeclsRoundTrip(t *testing.T) {
 		{"out of range", nil, map[string]string{}},
 		{"none", map[string]string{}, map[string]string{}},
 		{"some", map[string]string{"hw": "e1000_hw", "adapter": "e1000_adapter"}, nil},
-		{"parsed", declTagsIn([]string{"int f(struct foo *f, struct bar b)", "{", "\tstruct baz *z = NULL;", "\tstruct foo *f;", "}"}, 0, 5),
+		{"parsed", declTagsIn(newSrcLines("int f(struct foo *f, struct bar b)\n{\n\tstruct baz *z = NULL;\n\tstruct foo *f;\n}"), 0, 5),
 			map[string]string{"f": "foo", "b": "bar", "z": "baz"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -281,7 +281,7 @@ func TestTypingStored(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines := strings.Split(string(src), "\n")
+		lines := newSrcLines(string(src))
 		for _, fn := range stored.File(p).Funcs {
 			nfuncs++
 			got, ok := rs.storedDecls(fn)
