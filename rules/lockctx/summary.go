@@ -603,7 +603,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 	if len(calls) > maxSummaryCalls {
 		calls = calls[:maxSummaryCalls]
 	}
-	var evs []event
+	evs := make([]event, 0, len(calls)+len(fn.Returns)+1)
 	for i := range calls {
 		evs = append(evs, event{line: calls[i].Line, call: &calls[i], guards: calls[i].Guards})
 	}
@@ -890,6 +890,7 @@ func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary) {
 		p.Drops = append(append([]Effect(nil), w.Drops...), v.Reach.Drops...)
 		first = &p
 	})
+	w.keepDrops = true
 	end := w.run(State{})
 	if s.Reach != nil {
 		s.Reach = first

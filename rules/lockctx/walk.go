@@ -35,13 +35,32 @@ type walker struct {
 	pending map[string]State
 	// breaks and continues of the innermost breakable construct.
 	breaks []*State
-	// drops are releases of contexts the function did not enter.
-	Drops []Effect
+	// Drops are releases of contexts the function did not enter, the
+	// first of each kind and key (what the summary keeps, dedupEffects),
+	// kept when keepDrops is set (refineEffects reads them; Walk and
+	// WalkFrom return states only).
+	Drops     []Effect
+	keepDrops bool
 	// rets are the states at each return, retExprs their expressions.
 	rets     []State
 	retExprs []string
 	// blockGuards are guard() acquisitions to release at block end.
 	blockGuards [][]Held
+}
+
+// newDrop reports whether a release of kind and key not entered is to be
+// added to Drops: drops are kept, and none of that kind and key is yet (a
+// path-sensitive walk meets the same release once per path).
+func (w *walker) newDrop(kind, key string) bool {
+	if !w.keepDrops {
+		return false
+	}
+	for _, d := range w.Drops {
+		if d.Kind == kind && d.Key == key {
+			return false
+		}
+	}
+	return true
 }
 
 func newWalker(r *Resolver, fn *cscan.Func, visit func(Visit)) *walker {
@@ -85,11 +104,15 @@ func (w *walker) call(c cscan.Call, st State) State {
 		w.visit(Visit{Call: c, State: st})
 		st = st.Clone()
 		if _, ok := st.Release(p.Kind, argKey(c, p.Arg)); !ok {
-			w.Drops = append(w.Drops, Effect{Kind: p.Kind, Key: argKey(c, p.Arg), Steps: []report.Step{here}})
+			if key := argKey(c, p.Arg); w.newDrop(p.Kind, key) {
+				w.Drops = append(w.Drops, Effect{Kind: p.Kind, Key: key, Steps: []report.Step{here}})
+			}
 		}
 		if endsBH(c.Name, p.Kind) {
 			if _, ok := st.Release("bh", ""); !ok {
-				w.Drops = append(w.Drops, Effect{Kind: "bh", Steps: []report.Step{here}, Soft: true})
+				if w.newDrop("bh", "") {
+					w.Drops = append(w.Drops, Effect{Kind: "bh", Steps: []report.Step{here}, Soft: true})
+				}
 			}
 		}
 		return st
@@ -150,7 +173,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 	}
 	st = st.Clone()
 	for _, d := range cs.Drops {
-		if _, ok := st.Release(d.Kind, ""); !ok {
+		if _, ok := st.Release(d.Kind, ""); !ok && w.newDrop(d.Kind, d.Key) {
 			w.Drops = append(w.Drops, Effect{Kind: d.Kind, Key: d.Key, Steps: append([]report.Step{callStep}, d.Steps...), Soft: d.Soft})
 		}
 	}
