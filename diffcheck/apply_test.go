@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 )
 
@@ -33,22 +35,6 @@ static int other(void)
 }
 `
 
-// writeTree makes a temp dir with the given files.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 // The hunk says line 7, the tree has it at 6: it applies at offset -1.
 const offsetPatch = `diff --git a/lib/x.c b/lib/x.c
 --- a/lib/x.c
@@ -72,7 +58,7 @@ const offsetPatch = `diff --git a/lib/x.c b/lib/x.c
 `
 
 func TestApplyTreeOffset(t *testing.T) {
-	dir := writeTree(t, map[string]string{"lib/x.c": treeC})
+	dir := testtree.Dir(t, map[string]string{"lib/x.c": treeC})
 	cs, err := Parse(offsetPatch)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +127,7 @@ func TestApplyTreeOffset(t *testing.T) {
 // the tree's text, and the change set says so.
 func TestApplyTreeRestoresWhitespace(t *testing.T) {
 	spaces := strings.Replace(offsetPatch, " \tint x = a;", "         int x = a;", 1)
-	dir := writeTree(t, map[string]string{"lib/x.c": treeC})
+	dir := testtree.Dir(t, map[string]string{"lib/x.c": treeC})
 	cs, err := Parse(spaces)
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +180,7 @@ func TestApplyTreeConflicts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{"lib/x.c": treeC})
+			dir := testtree.Dir(t, map[string]string{"lib/x.c": treeC})
 			cs, err := Parse(tc.patch)
 			if err != nil {
 				t.Fatal(err)
@@ -241,7 +227,7 @@ func TestApplyTreeConflicts(t *testing.T) {
 }
 
 func TestApplyTreeFiles(t *testing.T) {
-	dir := writeTree(t, map[string]string{"lib/x.c": treeC, "lib/gone.c": "int gone;\n", "lib/mv.c": "int mv;\n"})
+	dir := testtree.Dir(t, map[string]string{"lib/x.c": treeC, "lib/gone.c": "int gone;\n", "lib/mv.c": "int mv;\n"})
 	patch := `diff --git a/lib/gone.c b/lib/gone.c
 deleted file mode 100644
 --- a/lib/gone.c
@@ -309,7 +295,7 @@ func TestDirTreeRefuses(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir := writeTree(t, map[string]string{"a/ok.c": "ok\n"})
+	dir := testtree.Dir(t, map[string]string{"a/ok.c": "ok\n"})
 	if err := os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "a/link")); err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +395,7 @@ func TestApplyTreeKernel(t *testing.T) {
 // A hunk header naming a line far beyond the file must not make the offset
 // search loop for ever.
 func TestApplyTreeHugeLineNumber(t *testing.T) {
-	dir := writeTree(t, map[string]string{"lib/x.c": treeC})
+	dir := testtree.Dir(t, map[string]string{"lib/x.c": treeC})
 	cs, err := Parse("diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -4611686018427387904,2 +4611686018427387904,2 @@\n {\n-\tint x = a;\n+\tint x = -a;\n")
 	if err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func TestCallersOverlay(t *testing.T) {
 func openFiles(t *testing.T, files map[string]string) *Index {
 	t.Helper()
 	dir := t.TempDir()
-	writeFiles(t, dir, files)
+	testtree.Write(t, dir, files)
 	ix, err := Open(context.Background(), dir, Options{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)

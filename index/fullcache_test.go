@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
@@ -21,7 +23,7 @@ func TestFullSourceBound(t *testing.T) {
 	for _, f := range []string{"a", "b", "c"} {
 		files[f+".c"] = string(pad) + "void " + f + "(void)\n{\n\tspin_lock(&l);\n}\n"
 	}
-	writeFiles(t, dir, files)
+	testtree.Write(t, dir, files)
 	ix, err := Open(context.Background(), dir, Options{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 )
@@ -47,7 +49,7 @@ func TestFullFunc(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{"f.c": tt.src})
+			testtree.Write(t, dir, map[string]string{"f.c": tt.src})
 			ix, err := Open(context.Background(), dir, Options{CacheDir: "-"})
 			if err != nil {
 				t.Fatal(err)

@@ -10,22 +10,11 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 )
-
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for p, s := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func git(t testing.TB, dir string, args ...string) {
 	t.Helper()
@@ -59,7 +48,7 @@ func sites(cs []CallSite) []string {
 
 func TestOpenGitAndCache(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, treeFiles)
+	testtree.Write(t, dir, treeFiles)
 	git(t, dir, "init", "-q")
 	git(t, dir, "add", ".")
 	git(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
@@ -110,7 +99,7 @@ func TestOpenGitAndCache(t *testing.T) {
 	check(ix2)
 
 	// A file modified in the work tree is rescanned, the rest is not.
-	writeFiles(t, dir, map[string]string{"kernel/b.c": "void user(void)\n{\n\tapi(2);\n}\n"})
+	testtree.Write(t, dir, map[string]string{"kernel/b.c": "void user(void)\n{\n\tapi(2);\n}\n"})
 	ix3, err := Open(ctx, dir, Options{CacheDir: cache})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +123,7 @@ func TestOpenGitAndCache(t *testing.T) {
 
 func TestOverlay(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, treeFiles)
+	testtree.Write(t, dir, treeFiles)
 	ix, err := Open(context.Background(), dir, Options{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +174,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Error("missing dir: no error")
 	}
 	dir := t.TempDir()
-	writeFiles(t, dir, treeFiles)
+	testtree.Write(t, dir, treeFiles)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Open(ctx, dir, Options{CacheDir: "-"}); err == nil {

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // writeRandom writes n random bytes to a file in t's temporary directory.
@@ -199,7 +201,7 @@ func bigTree(n int) map[string]string {
 func TestStoreSmallPageCache(t *testing.T) {
 	dir := t.TempDir()
 	const n = 300
-	writeFiles(t, dir, bigTree(n))
+	testtree.Write(t, dir, bigTree(n))
 	cache := t.TempDir()
 	full, err := Open(context.Background(), dir, Options{CacheDir: cache, PageCache: -1})
 	if err != nil {
@@ -289,7 +291,7 @@ func TestStoreSmallPageCache(t *testing.T) {
 func TestStoreConcurrentSmallPageCache(t *testing.T) {
 	dir := t.TempDir()
 	const n = 120
-	writeFiles(t, dir, bigTree(n))
+	testtree.Write(t, dir, bigTree(n))
 	cache := t.TempDir()
 	want := map[string][]string{}
 	full, err := Open(context.Background(), dir, Options{CacheDir: cache, PageCache: -1})

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 )
 
@@ -42,7 +44,7 @@ func TestFuncLines(t *testing.T) {
 	for p, s := range treeFiles {
 		files[p] = s
 	}
-	writeFiles(t, dir, files)
+	testtree.Write(t, dir, files)
 	ix, err := Open(context.Background(), dir, Options{CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

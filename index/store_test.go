@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
@@ -27,7 +29,7 @@ var storeTree = map[string]string{
 // file it wrote).
 func TestStoreQueries(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, storeTree)
+	testtree.Write(t, dir, storeTree)
 	cache := t.TempDir()
 	for _, warm := range []bool{false, true} {
 		ix, err := Open(context.Background(), dir, Options{CacheDir: cache})
@@ -82,12 +84,12 @@ func TestStoreQueries(t *testing.T) {
 // records and the rescanned files; what is read back equals a cold scan.
 func TestStoreRebuild(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, storeTree)
+	testtree.Write(t, dir, storeTree)
 	cache := t.TempDir()
 	if _, err := Open(context.Background(), dir, Options{CacheDir: cache}); err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, dir, map[string]string{"drivers/e.c": "void e(void)\n{\n\tdup();\n}\n"})
+	testtree.Write(t, dir, map[string]string{"drivers/e.c": "void e(void)\n{\n\tdup();\n}\n"})
 	if err := os.Remove(filepath.Join(dir, "drivers/d.c")); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package testtree
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -12,5 +14,16 @@ func TestPatched(t *testing.T) {
 	}
 	if want := map[string]string{"b.c": "B", "c.c": "c"}; !reflect.DeepEqual(files, want) {
 		t.Errorf("files %q, want %q", files, want)
+	}
+}
+
+func TestDir(t *testing.T) {
+	files := map[string]string{"a.c": "a", "x/y/b.h": "b"}
+	dir := Dir(t, files)
+	for p, want := range files {
+		got, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil || string(got) != want {
+			t.Errorf("%s: %q, %v; want %q", p, got, err, want)
+		}
 	}
 }

@@ -3,8 +3,6 @@ package lockctx
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"testing"
@@ -86,25 +84,9 @@ func regRows(r *Resolver) []string {
 // openTree indexes files in a directory of their own, without a cache.
 func openTree(t *testing.T, files map[string]string) *index.Index {
 	t.Helper()
-	ix, err := index.Open(context.Background(), writeTree(t, files), index.Options{CacheDir: "-"})
+	ix, err := index.Open(context.Background(), testtree.Dir(t, files), index.Options{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ix
-}
-
-// writeTree writes files into a temporary directory and returns it.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, s := range files {
-		name := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 )
@@ -100,7 +102,7 @@ func openStoreTree(t *testing.T) *index.Index {
 // directory (for a store).
 func openCachedTree(t *testing.T, files map[string]string) *index.Index {
 	t.Helper()
-	ix, err := index.Open(context.Background(), writeTree(t, files), index.Options{CacheDir: filepath.Join(t.TempDir(), "cache")})
+	ix, err := index.Open(context.Background(), testtree.Dir(t, files), index.Options{CacheDir: filepath.Join(t.TempDir(), "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}

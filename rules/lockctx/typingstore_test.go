@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
@@ -190,19 +192,14 @@ static void drv_local(void)
 // files overriding some of it.
 func writeTypingTree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
+	all := map[string]string{}
 	for p, s := range typingTree {
 		if o, ok := files[p]; ok {
 			s = o
 		}
-		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		all[p] = s
 	}
-	return dir
+	return testtree.Dir(t, all)
 }
 
 func openIndex(t *testing.T, dir, cache string) *index.Index {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 )
 
@@ -67,15 +68,20 @@ func (ps *primSiteSet) on(w string) []treeCall {
 func overlayCalls(p *prims, view *index.Index) []treeCall {
 	var out []treeCall
 	for _, path := range view.OverlaidPaths() {
-		f := view.File(path)
-		if f == nil {
-			continue
-		}
-		for _, fn := range f.Funcs {
-			for _, c := range fn.Calls {
-				if p.isPrimitive(c.Name) {
-					out = append(out, treeCall{Func: fn, Call: c})
-				}
+		out = appendFileCalls(out, p, view.File(path))
+	}
+	return out
+}
+
+// appendFileCalls appends the primitive calls of file f (nil: none).
+func appendFileCalls(out []treeCall, p *prims, f *cscan.File) []treeCall {
+	if f == nil {
+		return out
+	}
+	for _, fn := range f.Funcs {
+		for _, c := range fn.Calls {
+			if p.isPrimitive(c.Name) {
+				out = append(out, treeCall{Func: fn, Call: c})
 			}
 		}
 	}
@@ -124,17 +130,7 @@ func (r *checker) primSites(idx *index.Index) (base, over *primSiteSet) {
 				continue
 			}
 			seen[path] = true
-			sf := idx.File(path)
-			if sf == nil {
-				continue
-			}
-			for _, fn := range sf.Funcs {
-				for _, c := range fn.Calls {
-					if p.isPrimitive(c.Name) {
-						extra = append(extra, treeCall{Func: fn, Call: c})
-					}
-				}
-			}
+			extra = appendFileCalls(extra, p, idx.File(path))
 		}
 	}
 	return base, newPrimSites(extra)
