@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,6 +47,9 @@ func (r *Resolver) addrAssigns(tag, member string, caller *cscan.Func) []index.A
 // first: a process that analyses many patches answers each as a process
 // of its own would.
 func (r *Resolver) familyAddrAssigns(root string) []index.Assign {
+	if out, ok := r.familyCache[root]; ok {
+		return out
+	}
 	tree := r.ix.Underlying()
 	fam := tree.Memo("lockctx.addrassigns:"+root, func() any {
 		f := &familyAssigns{byFile: map[string][]index.Assign{}}
@@ -65,24 +69,16 @@ func (r *Resolver) familyAddrAssigns(root string) []index.Assign {
 		}
 		return f
 	}).(*familyAssigns)
-	if r.ix == tree {
-		return fam.all
-	}
-	if out, ok := r.familyCache[root]; ok {
-		return out
-	}
-	var out []index.Assign
-	rescanned := false
-	for _, p := range fam.files {
-		if r.ix.Overlaid(p) {
-			rescanned = true
-			out = append(out, scanAddrAssigns(r.ix, p)...)
-		} else {
-			out = append(out, fam.byFile[p]...)
+	out := fam.all
+	if slices.ContainsFunc(fam.files, r.ix.Overlaid) {
+		out = nil
+		for _, p := range fam.files {
+			if r.ix.Overlaid(p) {
+				out = append(out, scanAddrAssigns(r.ix, p)...)
+			} else {
+				out = append(out, fam.byFile[p]...)
+			}
 		}
-	}
-	if !rescanned {
-		out = fam.all
 	}
 	r.familyCache[root] = out
 	return out

@@ -3,6 +3,7 @@ package lockctx
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -123,22 +124,13 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 // modified.
 func (r *Resolver) structAssigns(tag, member string, as []index.Assign) []index.Assign {
 	return r.ix.Memo("lockctx.structAssigns:"+tag+"."+member, func() any {
-		n := 0
-		for _, a := range as {
-			if a.Struct == tag {
-				n++
-			}
-		}
-		if n == 0 {
-			return []index.Assign(nil)
-		}
-		same := make([]index.Assign, 0, n)
+		var same []index.Assign
 		for _, a := range as {
 			if a.Struct == tag {
 				same = append(same, a)
 			}
 		}
-		return same
+		return slices.Clip(same) // an append by a caller copies
 	}).([]index.Assign)
 }
 

@@ -103,16 +103,13 @@ func (w *walker) call(c cscan.Call, st State) State {
 	if p, ok := m.release[c.Name]; ok {
 		w.visit(Visit{Call: c, State: st})
 		st = st.Clone()
-		if _, ok := st.Release(p.Kind, argKey(c, p.Arg)); !ok {
-			if key := argKey(c, p.Arg); w.newDrop(p.Kind, key) {
-				w.Drops = append(w.Drops, Effect{Kind: p.Kind, Key: key, Steps: []report.Step{here}})
-			}
+		key := argKey(c, p.Arg)
+		if _, ok := st.Release(p.Kind, key); !ok && w.newDrop(p.Kind, key) {
+			w.Drops = append(w.Drops, Effect{Kind: p.Kind, Key: key, Steps: []report.Step{here}})
 		}
 		if endsBH(c.Name, p.Kind) {
-			if _, ok := st.Release("bh", ""); !ok {
-				if w.newDrop("bh", "") {
-					w.Drops = append(w.Drops, Effect{Kind: "bh", Steps: []report.Step{here}, Soft: true})
-				}
+			if _, ok := st.Release("bh", ""); !ok && w.newDrop("bh", "") {
+				w.Drops = append(w.Drops, Effect{Kind: "bh", Steps: []report.Step{here}, Soft: true})
 			}
 		}
 		return st
