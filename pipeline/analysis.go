@@ -46,6 +46,15 @@ type AnalysisOptions struct {
 	// first patch (index.summaries): whole-tree summaries are stored once
 	// per tree state and each patch reads them.
 	Prepare bool
+	// Workers, when above 0, bounds the patches whose rules run at once,
+	// over every series the stage is given at once (check.workers), and
+	// lets the patches of one series use them: the patches still stack
+	// in order (each is applied onto the view the earlier ones left
+	// before any rule runs), and only the rules of different patches
+	// overlap, each over its own view, so the findings are those of one
+	// at a time. 0: a series' patches one after the other, and no bound
+	// but the callers' (watch runs watch.workers series at once).
+	Workers int
 }
 
 // Analysis is the analysis stage: it parses each patch's diff, applies it
@@ -68,6 +77,9 @@ type Analysis struct {
 	// of the index (IndexWarm); opened is the index once open.
 	running sync.RWMutex
 	opened  atomic.Pointer[index.Index]
+	// slots holds a token for every patch whose rules are running
+	// (Workers of them at most); nil when Workers is 0.
+	slots chan struct{}
 }
 
 // NewAnalysis returns the analysis stage for opts; rule failures go to log
@@ -75,6 +87,9 @@ type Analysis struct {
 // files) or the tree is not a directory.
 func NewAnalysis(opts AnalysisOptions, log *slog.Logger) (*Analysis, error) {
 	a := &Analysis{opts: opts, rules: opts.Rules, log: log}
+	if opts.Workers > 0 {
+		a.slots = make(chan struct{}, opts.Workers)
+	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -178,10 +193,13 @@ func (a *Analysis) run(ctx context.Context, s *series.Series, r *report.Report) 
 		r.Notes = appendOnce(r.Notes, NotePatchOnly)
 	}
 	// Patches stack: each is applied onto the tree as the earlier ones left
-	// it, and its rules compare against the index of that same view.
+	// it, and its rules compare against the index of that same view. The
+	// views are made in order; the rules then run over them, up to
+	// Workers patches at once.
 	base := stack{tree: a.tree}
 	var seriesBase *stack
 	patches := Patches(s)
+	views := make([]*patchView, 0, len(patches))
 	for i, p := range patches {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -193,13 +211,58 @@ func (a *Analysis) run(ctx context.Context, s *series.Series, r *report.Report) 
 		if p.InReview && seriesBase != nil {
 			base = *seriesBase
 		}
-		pr := &r.Patches[i]
-		next := a.analysePatch(ctx, p, pr, r, base)
+		v, next := a.applyPatch(ctx, p, &r.Patches[i], r, base)
+		if v != nil {
+			views = append(views, v)
+		}
 		if !p.InReview {
 			base = next
 		}
 	}
-	return nil
+	return a.runViews(ctx, views)
+}
+
+// runViews runs the rules over every view, in order, or up to Workers
+// patches at once (counted over every series the stage runs), and
+// returns ctx's error when it ends first.
+func (a *Analysis) runViews(ctx context.Context, views []*patchView) error {
+	var wg sync.WaitGroup
+	for _, v := range views {
+		if a.slots == nil {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			a.runRules(v)
+			continue
+		}
+		select {
+		case a.slots <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return ctx.Err()
+		}
+		if cap(a.slots) == 1 {
+			a.runRules(v)
+			<-a.slots
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-a.slots }()
+			// runRule recovers a rule's panic; anything else is the
+			// patch's error here, as runStage makes it the stage's.
+			defer func() {
+				if e := recover(); e != nil {
+					a.log.Error("analysis panic", "message_id", v.msg.MessageID, "panic", e)
+					v.pr.Error = fmt.Sprintf("analysis failed: panic: %v", e)
+				}
+			}()
+			a.runRules(v)
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
 }
 
 // stack is the view a patch is applied onto: the tree with the series'
@@ -210,25 +273,34 @@ type stack struct {
 	idx  *index.Index
 }
 
-// analysePatch fills pr for one patch applied onto base and returns the
-// view after it (base itself when the diff could not be parsed).
-func (a *Analysis) analysePatch(ctx context.Context, p *series.Patch, pr *report.PatchReport, r *report.Report, base stack) stack {
+// patchView is one patch applied onto its view, ready for the rules: its
+// report, the parsed change and the rules' pass over the view.
+type patchView struct {
+	msg  *mail.Message
+	pr   *report.PatchReport
+	cs   *diffcheck.ChangeSet
+	pass *rules.Pass
+}
+
+// applyPatch parses p's diff and applies it onto base, filling what pr
+// says of the diff and of the apply. It returns the patch ready for its
+// rules (nil when the diff could not be parsed: pr says why) and the view
+// after it (base itself without a parsed diff).
+func (a *Analysis) applyPatch(ctx context.Context, p *series.Patch, pr *report.PatchReport, r *report.Report, base stack) (*patchView, stack) {
 	m := p.Msg
 	if m == nil {
 		pr.Error = "no message"
-		return base
+		return nil, base
 	}
 	if m.Diff == "" {
 		pr.Error = fmt.Sprintf("message <%s> carries no diff", m.MessageID)
-		return base
+		return nil, base
 	}
 	cs, err := diffcheck.Parse(m.Diff)
 	if err != nil {
 		pr.Error, r.Errors = diffError(m, err, r.Errors)
-		return base
+		return nil, base
 	}
-	// Repairs of a mail-damaged diff (at parse and apply time) are noted.
-	defer func() { pr.Notes = append(pr.Notes, cs.Notes...) }()
 	fillFiles(pr, cs)
 	if base.tree != nil {
 		if err := diffcheck.ApplyTree(cs, base.tree); err != nil {
@@ -250,11 +322,23 @@ func (a *Analysis) analysePatch(ctx context.Context, p *series.Patch, pr *report
 		}
 	}
 	pass := rules.NewPass(cs, base.idx, a.opts.RuleOptions, pr.Number)
+	next := base
+	if cs.Tree != nil {
+		next = stack{tree: cs.Tree, idx: pass.Index}
+	}
+	return &patchView{msg: m, pr: pr, cs: cs, pass: pass}, next
+}
+
+// runRules runs every rule over v's pass and fills its findings and notes
+// (the repairs of a mail-damaged diff, made at parse and apply time, come
+// last).
+func (a *Analysis) runRules(v *patchView) {
+	pr, pass := v.pr, v.pass
 	for _, rule := range a.rules {
 		notes := len(pass.Notes)
 		fs, err := runRule(rule, pass)
 		if err != nil {
-			a.log.Warn("rule failed", "rule", rule.Name, "message_id", m.MessageID, "err", err)
+			a.log.Warn("rule failed", "rule", rule.Name, "message_id", v.msg.MessageID, "err", err)
 			pr.Notes = append(pr.Notes, fmt.Sprintf("rule %s failed: %v", rule.Name, err))
 		}
 		pr.Findings = append(pr.Findings, fs...)
@@ -263,11 +347,7 @@ func (a *Analysis) analysePatch(ctx context.Context, p *series.Patch, pr *report
 		}
 	}
 	SortFindings(pr.Findings)
-	next := base
-	if cs.Tree != nil {
-		next = stack{tree: cs.Tree, idx: pass.Index}
-	}
-	return next
+	pr.Notes = append(pr.Notes, v.cs.Notes...)
 }
 
 // runRule runs one rule, turning a panic into an error.

@@ -10,7 +10,7 @@ import (
 // CheckOptions are the `check:` section of the configuration (mapstructure
 // tags; config.yaml documents every key and its default): how the check
 // command runs the pipeline over its inputs and reports. Its flags
-// (--format, --fail-on, --tree) override them.
+// (--format, --fail-on, --tree, --workers) override them.
 type CheckOptions struct {
 	// Format is the output: text, json, email, terse or sarif.
 	Format string `mapstructure:"format"`
@@ -24,6 +24,10 @@ type CheckOptions struct {
 	LoreURL string `mapstructure:"lore_url"`
 	// LoreTimeout bounds one thread download.
 	LoreTimeout time.Duration `mapstructure:"lore_timeout"`
+	// Workers bounds the series, and the patches of a series, analysed at
+	// once (AnalysisOptions.Workers); the reports keep the input's order
+	// and are those of one at a time.
+	Workers int `mapstructure:"workers"`
 }
 
 // Validate checks the format and the severity.
@@ -33,6 +37,18 @@ func (o CheckOptions) Validate() error {
 	}
 	if err := ValidateFailOn(o.FailOn); err != nil {
 		return fmt.Errorf("check.fail_on %w", err)
+	}
+	if err := ValidateWorkers(o.Workers); err != nil {
+		return fmt.Errorf("check.workers %w", err)
+	}
+	return nil
+}
+
+// ValidateWorkers checks a count of series analysed at once; the error
+// quotes it.
+func ValidateWorkers(n int) error {
+	if n < 1 {
+		return fmt.Errorf("%d: want 1 or more", n)
 	}
 	return nil
 }

@@ -10,12 +10,14 @@ func TestCheckOptionsValidate(t *testing.T) {
 		o    CheckOptions
 		want string // substring of the error; "": valid
 	}{
-		{CheckOptions{Format: "text", FailOn: "risk"}, ""},
-		{CheckOptions{Format: "sarif", FailOn: "note"}, ""},
-		{CheckOptions{Format: "terse", FailOn: "risk"}, ""},
-		{CheckOptions{Format: "xml", FailOn: "risk"}, `check.format "xml": want text, json, email, terse or sarif`},
-		{CheckOptions{Format: "", FailOn: "risk"}, `check.format ""`},
-		{CheckOptions{Format: "json", FailOn: "bad"}, `check.fail_on "bad": want note or risk`},
+		{CheckOptions{Format: "text", FailOn: "risk", Workers: 1}, ""},
+		{CheckOptions{Format: "sarif", FailOn: "note", Workers: 2}, ""},
+		{CheckOptions{Format: "terse", FailOn: "risk", Workers: 8}, ""},
+		{CheckOptions{Format: "xml", FailOn: "risk", Workers: 2}, `check.format "xml": want text, json, email, terse or sarif`},
+		{CheckOptions{Format: "", FailOn: "risk", Workers: 2}, `check.format ""`},
+		{CheckOptions{Format: "json", FailOn: "bad", Workers: 2}, `check.fail_on "bad": want note or risk`},
+		{CheckOptions{Format: "json", FailOn: "risk"}, `check.workers 0: want 1 or more`},
+		{CheckOptions{Format: "json", FailOn: "risk", Workers: -3}, `check.workers -3: want 1 or more`},
 	}
 	for _, tt := range tests {
 		err := tt.o.Validate()

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
@@ -73,6 +74,38 @@ func (p *Pipeline) Run(ctx context.Context, s *series.Series) (*report.Report, e
 		}
 	}
 	return r, nil
+}
+
+// RunAll runs p over every series of ss, up to workers of them at once (0
+// or 1: one after the other), and returns their reports in the order of
+// ss. Each series is run as by Run; the stages must be safe for
+// concurrent use when workers is above 1. It returns ctx's error when
+// ctx is done before every series ran (the reports then hold what ran).
+func (p *Pipeline) RunAll(ctx context.Context, ss []*series.Series, workers int) ([]*report.Report, error) {
+	reports := make([]*report.Report, len(ss))
+	workers = min(max(workers, 1), len(ss))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				// Run returns an error only when ctx is done, which
+				// the loop below sees too.
+				reports[i], _ = p.Run(ctx, ss[i])
+			}
+		}()
+	}
+	for i := range ss {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return reports, ctx.Err()
 }
 
 func runStage(ctx context.Context, st Stage, s *series.Series, r *report.Report) (err error) {

@@ -36,7 +36,8 @@ import (
 // over the run and its resident memory (targets, issue 18: open <= 0.2 s, first patch <= 1 s, 20 patches <= 3 s).
 // Of the patches after the first it reports the median, the slowest and
 // rest-s, the sum of all but the slowest (the ordinary patches); -v logs
-// each patch's time.
+// each patch's time. patches=20/workers=2 runs the 20 as `check
+// --workers 2` does, two series at once.
 func BenchmarkAnalysisTree(b *testing.B) {
 	dir := testkernel.Dir(b)
 	cache := filepath.Join(filepath.Dir(dir), "index-cache")
@@ -86,6 +87,56 @@ func BenchmarkAnalysisTree(b *testing.B) {
 			benchTree(b, dir, index.Options{CacheDir: cache, PageCache: pageCache}, rs, ropts, patches[:n], diffs[:n])
 		})
 	}
+	// As `check --workers 2` runs them: two series at once.
+	b.Run(fmt.Sprintf("patches=%d/workers=2", len(diffs)), func(b *testing.B) {
+		benchTreeWorkers(b, dir, index.Options{CacheDir: cache, PageCache: pageCache}, rs, ropts, patches, diffs, 2)
+	})
+}
+
+// benchTreeWorkers analyses the patches as one series each with RunAll,
+// workers at once, and reports the open, the CPU time, the live heap and
+// the resident memory as benchTree does.
+func benchTreeWorkers(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, ropts rules.Options, patches, diffs []string, workers int) {
+	var ss []*series.Series
+	for i, d := range diffs {
+		id := filepath.Base(filepath.Dir(patches[i])) + "@x"
+		ss = append(ss, &series.Series{ID: id, Total: 1, Patches: []*series.Patch{{Number: 1, Msg: msg(id, "[PATCH] p", d, 1)}}})
+	}
+	var open, cpu time.Duration
+	var heap uint64
+	for b.Loop() {
+		start, cpu0 := time.Now(), cpuTime()
+		ix, err := index.Open(context.Background(), dir, iopts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		open += time.Since(start)
+		an, err := NewAnalysis(AnalysisOptions{Rules: rs, RuleOptions: ropts, Tree: dir, Index: ix, Prepare: true, Workers: workers}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		reports, err := (&Pipeline{Stages: []Stage{an}}).RunAll(context.Background(), ss, workers)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, r := range reports {
+			if r.Patches[0].Error != "" {
+				b.Fatalf("%s: %s", patches[i], r.Patches[0].Error)
+			}
+		}
+		cpu += cpuTime() - cpu0
+		b.StopTimer()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		heap += ms.HeapAlloc
+		reportRSS(b)
+		runtime.KeepAlive(an)
+		b.StartTimer()
+	}
+	b.ReportMetric(open.Seconds()/float64(b.N), "open-s")
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s")
+	b.ReportMetric(float64(heap)/float64(b.N)/(1<<20), "live-heap-MB")
 }
 
 func benchTree(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, ropts rules.Options, patches, diffs []string) {

@@ -21,11 +21,12 @@ import (
 // checkFlags are the check command's flags; unset ones fall back to the
 // check section of the configuration.
 type checkFlags struct {
-	format string
-	failOn string
-	tree   string
-	repo   string
-	rng    string
+	format  string
+	failOn  string
+	tree    string
+	repo    string
+	rng     string
+	workers int
 }
 
 const checkLong = `Analyse kernel patches and print a report per series.
@@ -42,7 +43,9 @@ diffs proposed inline in review replies), every patch's diff is parsed and
 mapped to the C functions it changes, and every rule runs on it. With --tree
 DIR (a kernel checkout) each patch is applied to the tree in memory (the
 tree is never written; patches of a series stack) and the rules see the
-whole tree.
+whole tree. Up to --workers series, and patches of a series, are analysed
+at once (check.workers, 2 by default); the report is the same as one at a
+time, in the input's order.
 
 Output formats: text (kernel-mail style), json (JSON Lines: one object per
 series, schema in report/schema.json), email (the replies the bot would
@@ -83,6 +86,7 @@ func newCheckCmd(a *app) *cobra.Command {
 	fl.StringVar(&f.tree, "tree", "", "kernel checkout to apply patches onto in memory and index (default from config check.tree; empty: patch-only)")
 	fl.StringVar(&f.repo, "repo", "", "git repository for --range (default: current directory)")
 	fl.StringVar(&f.rng, "range", "", "analyse the commits A..B of --repo as one series")
+	fl.IntVar(&f.workers, "workers", 0, "series, and patches of a series, analysed at once; the report is the same (default from config check.workers)")
 	return cmd
 }
 
@@ -106,6 +110,12 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	}
 	if err := pipeline.ValidateFailOn(cfg.FailOn); err != nil {
 		return usageErr("%s %v", settingName(cmd, a, "fail-on", "check.fail_on"), err)
+	}
+	if cmd.Flags().Changed("workers") {
+		cfg.Workers = f.workers
+	}
+	if err := pipeline.ValidateWorkers(cfg.Workers); err != nil {
+		return usageErr("%s %v", settingName(cmd, a, "workers", "check.workers"), err)
 	}
 	failOn := report.Severity(cfg.FailOn)
 	if cfg.Tree != "" {
@@ -171,7 +181,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		a.progress = newProgressBars(stderr)
 		defer a.progress.wait()
 	}
-	p, err := newPipeline(a, cfg.Tree, a.log)
+	p, err := newPipeline(a, cfg.Tree, cfg.Workers, a.log)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -183,13 +193,12 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	if bt != nil {
 		setBaseTree(p, bt)
 	}
-	reports := make([]*report.Report, 0, len(ss))
+	reports, err := p.RunAll(ctx, ss, cfg.Workers)
+	if err != nil {
+		return &exitError{2, fmt.Errorf("check: %w", err)}
+	}
 	analysed := 0
-	for _, s := range ss {
-		r, err := p.Run(ctx, s)
-		if err != nil {
-			return &exitError{2, fmt.Errorf("check: %w", err)}
-		}
+	for _, r := range reports {
 		for _, pr := range r.Patches {
 			if pr.Error == "" {
 				analysed++
@@ -200,7 +209,6 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		if baseNote != "" {
 			r.Notes = append(r.Notes, baseNote)
 		}
-		reports = append(reports, r)
 	}
 
 	replyOpts := a.cfg.Reply

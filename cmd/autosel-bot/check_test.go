@@ -172,6 +172,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{"no input", "", []string{"check"}, 2, "no input", ""},
 		{"bad format", "", []string{"check", "--format", "xml", good}, 2, "--format", ""},
 		{"bad fail-on", "", []string{"check", "--fail-on", "bug", good}, 2, "--fail-on", ""},
+		{"no workers", "", []string{"check", "--workers", "0", good}, 2, "--workers 0: want 1 or more", ""},
 		{"missing file", "", []string{"check", "/nonexistent/x.mbox"}, 2, "nothing could be processed", ""},
 		{"missing file among good ones: still processed", "", []string{"check", "/nonexistent/x.mbox", good}, 0, "/nonexistent/x.mbox: stat", "[PATCH] docs: fix a typo"},
 		{"only a FIFO: skipped, not hung", "", []string{"check", fifo}, 2, "fifo.mbox: not a regular file; skipped (FIFO)", ""},
@@ -282,5 +283,26 @@ func TestCheckTree(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "", "check", "--tree", filepath.Join(tree, "nope"), good); code != 2 || !strings.Contains(stderr, "tree") {
 		t.Errorf("missing tree: exit %d %s", code, stderr)
+	}
+}
+
+// TestCheckWorkersSameOutput: the seed threads (several series, one of
+// several stacked patches) give the same report, in the same order, with
+// one series at a time and with three at once.
+func TestCheckWorkersSameOutput(t *testing.T) {
+	seeds, err := filepath.Glob("../../testdata/seeds/*.mbox")
+	if err != nil || len(seeds) < 2 {
+		t.Fatalf("seeds: %v %v", seeds, err)
+	}
+	var outs []string
+	for _, w := range []string{"1", "3"} {
+		code, out, stderr := runCLI(t, "", append([]string{"check", "--workers", w, "--format", "json", "--fail-on", "risk"}, seeds...)...)
+		if code != 1 || strings.Count(out, "\n") < len(seeds) {
+			t.Fatalf("--workers %s: exit %d, %d reports\nstderr: %s", w, code, strings.Count(out, "\n"), stderr)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("--workers 3 report differs from --workers 1:\n%s\nwant\n%s", outs[1], outs[0])
 	}
 }

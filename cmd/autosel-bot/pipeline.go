@@ -14,7 +14,9 @@ import (
 // the analysis (every rule; on tree when it is set), then the stable-tree
 // and VM stages, which do nothing unless enabled in their config sections
 // (the VM stage boots on GitHub Actions with github.actions.enabled).
-func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, error) {
+// workers is the analysis' bound on patches analysed at once
+// (pipeline.AnalysisOptions.Workers; 0: its callers' bound).
+func newPipeline(a *app, tree string, workers int, log *slog.Logger) (*pipeline.Pipeline, error) {
 	rs, err := all.Rules(a.cfg.Rules)
 	if err != nil {
 		return nil, err
@@ -29,6 +31,7 @@ func newPipeline(a *app, tree string, log *slog.Logger) (*pipeline.Pipeline, err
 		IndexOptions: a.indexOptions(log),
 		IndexWarm:    a.cfg.Index.Warm,
 		Prepare:      a.cfg.Index.Summaries,
+		Workers:      workers,
 	}, log)
 	if err != nil {
 		return nil, err
