@@ -45,7 +45,9 @@ DIR (a kernel checkout) each patch is applied to the tree in memory (the
 tree is never written; patches of a series stack) and the rules see the
 whole tree. Up to --workers series, and patches of a series, are analysed
 at once (check.workers, 2 by default); the report is the same as one at a
-time, in the input's order.
+time, in the input's order. With several patches and --tree, the garbage
+collector trades memory for time (as GOGC=400, within a quarter of the
+machine's memory) unless GOGC or GOMEMLIMIT is set.
 
 Output formats: text (kernel-mail style), json (JSON Lines: one object per
 series, schema in report/schema.json), email (the replies the bot would
@@ -193,6 +195,11 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	if bt != nil {
 		setBaseTree(p, bt)
 	}
+	patches := 0
+	for _, s := range ss {
+		patches += len(pipeline.Patches(s))
+	}
+	defer batchGC(patches, cfg.Tree != "")()
 	reports, err := p.RunAll(ctx, ss, cfg.Workers)
 	if err != nil {
 		return &exitError{2, fmt.Errorf("check: %w", err)}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 )
 
@@ -43,6 +44,9 @@ func (a *app) writeHeap() error {
 	if err != nil {
 		return err
 	}
+	// The profile shows the heap as of the last collection: collect now,
+	// so in use is the live heap at the end, not at some point before.
+	runtime.GC()
 	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
 		f.Close()
 		return err
