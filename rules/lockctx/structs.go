@@ -165,6 +165,7 @@ func (r *Resolver) includes(file string, angle bool) []string {
 // headers it includes directly. It returns the members and the file
 // defining the struct ("" when not found).
 func (r *Resolver) structDef(tag, file string) (map[string]string, string) {
+	r.noteMember(structKey(tag))
 	key := tag + "|" + file
 	if r.defCache == nil {
 		r.defCache = map[string]structDefAt{}
@@ -277,6 +278,7 @@ func (r *Resolver) chainTag(expr string, caller *cscan.Func) (tag, scope string)
 	}
 	for _, m := range parts[1:] {
 		ms, def := r.structDef(tag, caller.File)
+		r.noteMember(structMemberKey(tag, m))
 		if def == "" || ms[m] == "" {
 			return "", ""
 		}

@@ -24,7 +24,8 @@ import (
 // summaries of the tree functions it reaches instead of recomputing the
 // call graph below them. Each record also lists what its summary was
 // computed from (the functions it looked up and summarised, its deps; the
-// struct members it resolved calls through) and the functions computed
+// struct members it resolved calls through and the struct definitions
+// it typed expressions with, structdep.go) and the functions computed
 // from it (reverse deps): sumvalid.go decides, per patch, which stored
 // summaries still hold. The members of a recursive component keep the
 // summaries of the component's final round, entered where Prepare's walk
@@ -32,7 +33,7 @@ import (
 
 // sumVersion changes whenever what a summary holds or how it is computed
 // does: a store of another version is not read.
-const sumVersion = 3
+const sumVersion = 4
 
 // summaryKind is the side file kind of model m's summaries.
 func summaryKind(m *Model) string { return fmt.Sprintf("summaries-v%d-%s", sumVersion, m.id[:16]) }
@@ -438,7 +439,8 @@ func (r *Resolver) noteDep(fn *cscan.Func) {
 }
 
 // noteMember records that the summary being computed resolved a call
-// through member (Prepare only).
+// through member, or read the definition of a struct (structKey)
+// (Prepare only).
 func (r *Resolver) noteMember(member string) {
 	if r.build == nil || len(r.frameDeps) == 0 {
 		return

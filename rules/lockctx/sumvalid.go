@@ -34,6 +34,9 @@ type patchSources struct {
 	// members are the member keys whose assignments the patch changes
 	// (memberChanged).
 	tagged, untyped, anyMember map[string]bool
+	// structs are the keys of the struct definitions the patch changes
+	// (structKey, structMemberKey; changedStructs).
+	structs map[string]bool
 	// cut are the changed functions whose new versions have their stored
 	// summary: a change there stops at them.
 	cut map[index.Ref]bool
@@ -133,7 +136,7 @@ func (r *Resolver) record(ref index.Ref) (*record, bool) {
 // initSources finds what the view's patch changes and the dirty set.
 func (r *Resolver) initSources() {
 	s := &patchSources{files: map[int]bool{}, funcs: map[index.Ref]bool{}, tagged: map[string]bool{},
-		untyped: map[string]bool{}, anyMember: map[string]bool{}, cut: map[index.Ref]bool{},
+		untyped: map[string]bool{}, anyMember: map[string]bool{}, structs: map[string]bool{}, cut: map[index.Ref]bool{},
 		moved: map[string]map[int]int{}, dirty: map[index.Ref]bool{},
 		lines: map[string]map[int]int{}, paired: map[index.Ref]*cscan.Func{}, pairedRef: map[*cscan.Func]index.Ref{}}
 	r.sources = s
@@ -154,6 +157,7 @@ func (r *Resolver) initSources() {
 		}
 	}
 	r.changedMembers()
+	r.changedStructs()
 	for _, p := range r.ix.OverlaidPaths() {
 		if i, ok := r.ix.FileNum(p); ok {
 			r.pairFile(p, i)
@@ -193,8 +197,8 @@ func (r *Resolver) initSources() {
 }
 
 // changedKeys returns the member keys the patch changes that a record may
-// have noted: "struct.member", "*.member" for a member of any struct, and
-// bare members.
+// have noted: "struct.member", "*.member" for a member of any struct, bare
+// members, and the struct definitions it changes (structKey).
 func (s *patchSources) changedKeys() []string {
 	seen := map[string]bool{}
 	var out []string
@@ -212,6 +216,9 @@ func (s *patchSources) changedKeys() []string {
 	}
 	for m := range s.anyMember {
 		add(m)
+	}
+	for k := range s.structs {
+		add(k)
 	}
 	sort.Strings(out)
 	return out

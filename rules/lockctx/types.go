@@ -19,6 +19,7 @@ const maxIncludeFiles = 48
 // first, bounded), where structDef looks in local includes first. It
 // returns the members' struct tags and the file holding the definition.
 func (r *Resolver) visibleStruct(tag, file string) (map[string]string, string) {
+	r.noteMember(structKey(tag))
 	key := tag + "\x00" + file
 	if d, ok := r.structs[key]; ok {
 		return d.members, d.file
@@ -68,6 +69,7 @@ func (r *Resolver) exprTag(expr string, fn *cscan.Func) string {
 			return ""
 		}
 		members, _ := r.visibleStruct(tag, fn.File)
+		r.noteMember(structMemberKey(tag, m))
 		tag = members[m]
 	}
 	return tag

@@ -1,0 +1,115 @@
+package lockctx
+
+import (
+	"path"
+	"slices"
+)
+
+// Struct definitions as a dependency of stored summaries. A call through
+// a member chain (h->ops->run()) is resolved by typing the chain through
+// the struct definitions visible from the caller's file; a patch that
+// changes one of those definitions (a member's struct type, a definition
+// added, removed or made visible by an #include) changes how calls
+// resolve in functions it does not touch. Prepare notes, in each record,
+// beside the members it resolved calls through, every struct tag whose
+// definition its summary looked up (structKey) and every member whose
+// type it read (structMemberKey). Under a patch, a rescanned file that
+// defines a tag where it did not, or no longer, changes every look-up of
+// the tag; one whose definition types a member differently changes the
+// look-ups of that member: their functions seed the climb like those of
+// a changed member. Adding an int, or a struct-typed member nothing read
+// before, changes nothing.
+
+// structKey is the member-index key noting that a summary looked up the
+// definition of struct tag: a space cannot occur in a member key.
+func structKey(tag string) string { return "struct " + tag }
+
+// structMemberKey is the member-index key noting that a summary read the
+// type of member m of struct tag (no "." : "*.m" is a member of any
+// struct in a call's key).
+func structMemberKey(tag, m string) string { return "struct " + tag + ":" + m }
+
+// changedStructs finds the keys of the struct definitions the patch's
+// rescanned files change: the tags they define where they did not, or no
+// longer, and those defined in a file whose #include they add or remove
+// (that file itself; what it includes in turn is not followed); and the
+// members a definition types differently (the struct-typed members,
+// which typing reads).
+func (r *Resolver) changedStructs() {
+	s := r.sources
+	root := r.ix.Underlying()
+	for _, p := range r.ix.OverlaidPaths() {
+		before, _ := root.ReadFile(p)
+		after, _ := r.ix.ReadFile(p)
+		oldDefs, newDefs := parseStructs(string(before)), parseStructs(string(after))
+		for tag, ms := range oldDefs {
+			nms, ok := newDefs[tag]
+			if !ok {
+				s.structs[structKey(tag)] = true
+				continue
+			}
+			for m, t := range ms {
+				if nms[m] != t {
+					s.structs[structMemberKey(tag, m)] = true
+				}
+			}
+			for m := range nms {
+				if _, ok := ms[m]; !ok {
+					s.structs[structMemberKey(tag, m)] = true
+				}
+			}
+		}
+		for tag := range newDefs {
+			if _, ok := oldDefs[tag]; !ok {
+				s.structs[structKey(tag)] = true
+			}
+		}
+		oldInc, newInc := resolvedIncludes(p, string(before)), resolvedIncludes(p, string(after))
+		for _, inc := range symmetricDiff(oldInc, newInc) {
+			for _, read := range [](func(string) ([]byte, error)){root.ReadFile, r.ix.ReadFile} {
+				b, err := read(inc)
+				if err != nil {
+					continue
+				}
+				for tag := range parseStructs(string(b)) {
+					s.structs[structKey(tag)] = true
+				}
+			}
+		}
+	}
+}
+
+// resolvedIncludes returns the files text, the source of file, includes:
+// local ("...") includes against its directory, <...> ones under
+// include/ (as includes resolves them).
+func resolvedIncludes(file, text string) []string {
+	delims, names := includeDirectives(text)
+	out := make([]string, 0, len(names))
+	for i, name := range names {
+		if delims[i] == '"' {
+			out = append(out, path.Join(path.Dir(file), name))
+		} else {
+			out = append(out, path.Join("include", name))
+		}
+	}
+	return out
+}
+
+// symmetricDiff returns what is in one of a and b but not in both, sorted.
+func symmetricDiff(a, b []string) []string {
+	in := map[string]int{}
+	for _, x := range a {
+		in[x] |= 1
+	}
+	for _, x := range b {
+		in[x] |= 2
+	}
+	var out []string
+	for x, w := range in {
+		if w != 3 {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
