@@ -5,7 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"weak"
 )
 
@@ -175,3 +179,53 @@ func (s *SideFile) ReadBytes() int64 { return s.p.read.Load() * pageSize }
 
 // Pages returns the side file's page counts.
 func (s *SideFile) Pages() PageStats { return s.p.stats() }
+
+// sideKindRe splits a versioned side file kind: NAME-vN, then an optional
+// -REST (a digest of what it was computed with).
+var sideKindRe = regexp.MustCompile(`^(.+)-v([0-9]+)(-[^.]*)?$`)
+
+// PruneOlderSides removes what older versions of side file kind left in
+// the cache directory: for kind NAME-vN-REST, the files of this store
+// named NAME-vM-REST with M below N, whatever follows the kind (.side,
+// and the companions a writer keeps beside it: .members.gob, ...). They
+// are never read again, and some are hundreds of MB. Lock files, other
+// stores' files, and kinds computed with another REST (other tables) are
+// left alone. It returns the files it could not remove, with the first
+// error.
+func (ix *Index) PruneOlderSides(kind string) ([]string, error) {
+	m := sideKindRe.FindStringSubmatch(kind)
+	path := ix.SideName(kind)
+	if m == nil || path == "" {
+		return nil, nil
+	}
+	name, rest := m[1], m[3]
+	cur, err := strconv.Atoi(m[2])
+	if err != nil {
+		return nil, nil
+	}
+	prefix := strings.TrimSuffix(path, kind+".side") + name + "-v"
+	files, err := filepath.Glob(prefix + "*")
+	if err != nil {
+		return nil, err
+	}
+	var left []string
+	var first error
+	for _, f := range files {
+		tail := strings.TrimPrefix(f, prefix)
+		i := 0
+		for i < len(tail) && tail[i] >= '0' && tail[i] <= '9' {
+			i++
+		}
+		v, err := strconv.Atoi(tail[:i])
+		if err != nil || v >= cur || !strings.HasPrefix(tail[i:], rest+".") || strings.HasSuffix(f, ".lock") {
+			continue
+		}
+		if err := os.Remove(f); err != nil {
+			left = append(left, f)
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	return left, first
+}

@@ -147,3 +147,63 @@ func TestPruneOld(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneOlderSides: the side files and companions of older versions
+// of a kind go; the current and newer versions, other digests, other
+// kinds, lock files and other stores' files stay.
+func TestPruneOlderSides(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.c"), []byte("void f(void)\n{\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(context.Background(), dir, Options{CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(filepath.Base(ix.SideName("k")), "k.side")
+	tests := []struct {
+		kind       string
+		gone, kept []string
+	}{
+		{"summaries-v4-abcd",
+			[]string{"summaries-v3-abcd.side", "summaries-v3-abcd.members.gob", "summaries-v3-abcd.rdeps.side", "summaries-v1-abcd.rows.gob"},
+			[]string{"summaries-v4-abcd.side", "summaries-v5-abcd.side", "summaries-v3-ef01.side", "summaries-v3-abcd.side.lock", "summaries-v3-abcdef.side"}},
+		{"typing-v2",
+			[]string{"typing-v1.side"},
+			[]string{"typing-v2.side", "typing-v1.side.lock", "typing-v10.side", "decls-v1.side"}},
+		{"wakeup-sites-v2-8d09",
+			[]string{"wakeup-sites-v1-8d09.side"},
+			[]string{"wakeup-sites-v1-ffff.side", "sites-v1-8d09.side"}},
+		{"unversioned", nil, []string{"unversioned.side"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind, func(t *testing.T) {
+			other := "index-0123456789abcdef.v1." + tc.kind + ".side"
+			for _, f := range append(append([]string{other}, tc.gone...), tc.kept...) {
+				name := f
+				if f != other {
+					name = base + f
+				}
+				if err := os.WriteFile(filepath.Join(cache, name), []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if left, err := ix.PruneOlderSides(tc.kind); err != nil || len(left) > 0 {
+				t.Fatalf("left %v: %v", left, err)
+			}
+			for _, f := range tc.gone {
+				if _, err := os.Stat(filepath.Join(cache, base+f)); !os.IsNotExist(err) {
+					t.Errorf("%s kept (%v)", f, err)
+				}
+			}
+			for _, f := range tc.kept {
+				if _, err := os.Stat(filepath.Join(cache, base+f)); err != nil {
+					t.Errorf("%s removed: %v", f, err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(cache, other)); err != nil {
+				t.Errorf("another store's %s removed: %v", other, err)
+			}
+		})
+	}
+}

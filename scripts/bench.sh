@@ -12,7 +12,8 @@
 # the shared Linux 6.1 tree; the first three also report cpu-ms/op, the
 # process CPU time per run, which a machine shared with other jobs disturbs
 # much less than ns/op. pipeline's BenchmarkAnalysisTree (check --tree on
-# 1 and 20 patches, warm index and stored summaries) and BenchmarkPrepare
+# 1 and 20 patches, warm index and stored summaries; the 20 also two at
+# once, as check --workers 2 runs them) and BenchmarkPrepare
 # (the whole-tree summaries, about 30 s an iteration) read it too. Only the
 # scanners, for example:
 #   go test -run '^$' -bench 'ScanFile|ParseFile|ScanAssigns' -benchtime 5x ./cscan ./index

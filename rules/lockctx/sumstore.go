@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -250,32 +248,14 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 		return fmt.Errorf("summaries %s: %w", path, err)
 	}
 	log.Info("summaries stored", "file", path, "funcs", b.funcs, "stored", b.stored(), "took", time.Since(start))
-	pruneVersions(path, m, log)
+	// What older versions left is never read again (several hundred MB
+	// for Linux); a newer version's stays, so that an older binary
+	// sharing the cache directory does not make the newer one prepare
+	// again.
+	if left, err := root.PruneOlderSides(summaryKind(m)); err != nil {
+		log.Warn("old summaries not removed", "files", left, "err", err)
+	}
 	return nil
-}
-
-// pruneVersions removes the files of model m's stores of older versions
-// beside the side file path (they are never read again, and are several
-// hundred MB for Linux). A newer version's are kept: an older binary
-// sharing the cache directory must not make the newer one prepare again.
-func pruneVersions(path string, m *Model, log *slog.Logger) {
-	cur := summaryKind(m)
-	i := strings.LastIndex(path, "."+cur+".")
-	if i < 0 {
-		return
-	}
-	prefix := path[:i] + ".summaries-v"
-	olds, _ := filepath.Glob(prefix + "*-" + m.id[:16] + ".*")
-	for _, f := range olds {
-		v, rest, ok := strings.Cut(strings.TrimPrefix(f, prefix), "-")
-		n, err := strconv.Atoi(v)
-		if !ok || err != nil || n >= sumVersion || !strings.HasPrefix(rest, m.id[:16]+".") || strings.HasSuffix(f, ".lock") {
-			continue
-		}
-		if err := os.Remove(f); err != nil {
-			log.Warn("old summaries not removed", "file", f, "err", err)
-		}
-	}
 }
 
 // summarise computes the records of every function of ix's tree, a few

@@ -302,6 +302,11 @@ func prepareTyping(ctx context.Context, root *index.Index, log *slog.Logger) err
 			return fmt.Errorf("typing %s: %w", path, err)
 		}
 		log.Info("struct typing stored", "file", path, "files", len(recs), "bytes", size, "decls-bytes", dsize, "took", time.Since(start))
+		for _, kind := range []string{typingKind, declsKind} {
+			if left, err := root.PruneOlderSides(kind); err != nil {
+				log.Warn("old typing not removed", "files", left, "err", err)
+			}
+		}
 	}
 	typing.reopen()
 	decls.reopen()

@@ -95,6 +95,9 @@ func prepareSites(ctx context.Context, p *prims, ix *index.Index, log *slog.Logg
 	if err := writeSites(path, gen, words); err != nil {
 		return fmt.Errorf("wakeup sites %s: %w", path, err)
 	}
+	if left, err := root.PruneOlderSides(sitesKind(p)); err != nil {
+		log.Warn("old wakeup sites not removed", "files", left, "err", err)
+	}
 	h := holder(p, root)
 	h.mu.Lock()
 	h.loaded, h.words = true, words
