@@ -3,6 +3,7 @@ package lockctx
 import (
 	"path"
 	"slices"
+	"strings"
 )
 
 // Struct definitions as a dependency of stored summaries. A call through
@@ -31,15 +32,21 @@ func structMemberKey(tag, m string) string { return "struct " + tag + ":" + m }
 
 // changedStructs finds the keys of the struct definitions the patch's
 // rescanned files change: the tags they define where they did not, or no
-// longer, and those defined in a file whose #include they add or remove
-// (that file itself; what it includes in turn is not followed); and the
-// members a definition types differently (the struct-typed members,
-// which typing reads).
+// longer, and those defined in a file a header's #include they add or
+// remove names (that file itself; what it includes in turn is not
+// followed); and the members a definition types differently (the
+// struct-typed members, which typing reads). A file the patch adds is
+// left out: only files the patch changes can include it.
 func (r *Resolver) changedStructs() {
 	s := r.sources
 	root := r.ix.Underlying()
 	for _, p := range r.ix.OverlaidPaths() {
-		before, _ := root.ReadFile(p)
+		before, err := root.ReadFile(p)
+		if err != nil {
+			// A file the patch adds: only files the patch changes can
+			// include it, and its own functions are sources.
+			continue
+		}
 		after, _ := r.ix.ReadFile(p)
 		oldDefs, newDefs := parseStructs(string(before)), parseStructs(string(after))
 		for tag, ms := range oldDefs {
@@ -63,6 +70,11 @@ func (r *Resolver) changedStructs() {
 			if _, ok := oldDefs[tag]; !ok {
 				s.structs[structKey(tag)] = true
 			}
+		}
+		if strings.HasSuffix(p, ".c") {
+			// What a .c file includes types its own functions, sources
+			// already: only a header's includes reach further.
+			continue
 		}
 		oldInc, newInc := resolvedIncludes(p, string(before)), resolvedIncludes(p, string(after))
 		for _, inc := range symmetricDiff(oldInc, newInc) {
