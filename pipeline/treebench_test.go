@@ -106,10 +106,7 @@ func benchTreeWorkers(b *testing.B, dir string, iopts index.Options, rs []*rules
 	var heap uint64
 	for b.Loop() {
 		start, cpu0 := time.Now(), cpuTime()
-		ix, err := index.Open(context.Background(), dir, iopts)
-		if err != nil {
-			b.Fatal(err)
-		}
+		ix := openIndex(b, dir, iopts)
 		open += time.Since(start)
 		an, err := NewAnalysis(AnalysisOptions{Rules: rs, RuleOptions: ropts, Tree: dir, Index: ix, Prepare: true, Workers: workers}, nil)
 		if err != nil {
@@ -125,14 +122,7 @@ func benchTreeWorkers(b *testing.B, dir string, iopts index.Options, rs []*rules
 			}
 		}
 		cpu += cpuTime() - cpu0
-		b.StopTimer()
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		heap += ms.HeapAlloc
-		reportRSS(b)
-		runtime.KeepAlive(an)
-		b.StartTimer()
+		heap += liveHeap(b, an)
 	}
 	b.ReportMetric(open.Seconds()/float64(b.N), "open-s")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s")
@@ -150,10 +140,7 @@ func benchTree(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, 
 	var per []time.Duration
 	for b.Loop() {
 		start, cpu0 := time.Now(), cpuTime()
-		ix, err := index.Open(context.Background(), dir, iopts)
-		if err != nil {
-			b.Fatal(err)
-		}
+		ix := openIndex(b, dir, iopts)
 		open += time.Since(start)
 		an, err := NewAnalysis(AnalysisOptions{Rules: rs, RuleOptions: ropts, Tree: dir, Index: ix, Prepare: true}, nil)
 		if err != nil {
@@ -187,14 +174,7 @@ func benchTree(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, 
 		pages.Held += ps.Held
 		pages.Read += ps.Read
 		pages.Evicted += ps.Evicted
-		b.StopTimer()
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		heap += ms.HeapAlloc
-		reportRSS(b)
-		runtime.KeepAlive(an)
-		b.StartTimer()
+		heap += liveHeap(b, an)
 	}
 	b.ReportMetric(float64(warm)/float64(b.N), "warm-funcs")
 	b.ReportMetric(float64(pages.Read)/float64(b.N)/(1<<20), "pages-read-MB")
@@ -214,6 +194,28 @@ func benchTree(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, 
 		}
 		b.ReportMetric(rest.Seconds()/float64(b.N), "rest-s")
 	}
+}
+
+// openIndex opens the index of the tree at dir.
+func openIndex(b *testing.B, dir string, iopts index.Options) *index.Index {
+	ix, err := index.Open(context.Background(), dir, iopts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ix
+}
+
+// liveHeap returns the live heap with keep still in use, collected with
+// the timer stopped, and reports the resident memory (reportRSS).
+func liveHeap(b *testing.B, keep any) uint64 {
+	b.StopTimer()
+	defer b.StartTimer()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	reportRSS(b)
+	runtime.KeepAlive(keep)
+	return ms.HeapAlloc
 }
 
 // cpuTime returns the user+system CPU time of the process so far: on a
