@@ -37,8 +37,8 @@ type app struct {
 	// collectors are the metrics of backends built for the pipeline
 	// (lava), registered on the daemon's /metrics.
 	collectors []prometheus.Collector
-	// cpuProfile is where --cpuprofile writes a CPU profile of the command
-	// (profile.go).
+	// cpuProfile and memProfile are where --cpuprofile and --memprofile
+	// write the command's profiles; stopProfile ends them (profile.go).
 	cpuProfile  string
 	memProfile  string
 	stopProfile func() error

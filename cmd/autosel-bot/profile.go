@@ -54,7 +54,8 @@ func (a *app) writeHeap() error {
 	return f.Close()
 }
 
-// endProfile stops the CPU profile, if one runs.
+// endProfile stops the CPU profile and writes the heap profile, when
+// asked for.
 func (a *app) endProfile() error {
 	if a.stopProfile == nil {
 		return nil
@@ -62,7 +63,7 @@ func (a *app) endProfile() error {
 	stop := a.stopProfile
 	a.stopProfile = nil
 	if err := stop(); err != nil {
-		return fmt.Errorf("cpuprofile: %w", err)
+		return fmt.Errorf("profile: %w", err)
 	}
 	return nil
 }

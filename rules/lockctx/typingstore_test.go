@@ -3,6 +3,7 @@ package lockctx
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -238,8 +239,23 @@ func TestTypingStored(t *testing.T) {
 	if r := NewResolver(m, ix, nil, 0); len(ix.Paths()) == 0 || r.storedTypingOK(ix.Paths()[0]) {
 		t.Fatal("typing stored before Prepare")
 	}
+	// What older versions of the two stores left goes when they are
+	// written.
+	var older []string
+	for _, kind := range []string{typingKind, declsKind} {
+		f := strings.Replace(ix.SideName(kind), fmt.Sprintf("-v%d.", typingVersion), "-v0.", 1)
+		if err := os.WriteFile(f, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		older = append(older, f)
+	}
 	if err := Prepare(context.Background(), m, ix, nil); err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range older {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("older store %s kept (%v)", f, err)
+		}
 	}
 	// Another Index of the tree reads the store; one with no cache
 	// computes everything.

@@ -3,6 +3,7 @@ package wakeup
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -35,8 +36,16 @@ func TestWakeupSiteStore(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("no findings to compare")
 	}
+	// What an older version of the store left goes when it is written.
+	older := strings.Replace(ix.SideName(sitesKind(p)), fmt.Sprintf("-v%d-", siteVersion), "-v0-", 1)
+	if err := os.WriteFile(older, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := prepareSites(context.Background(), p, ix, nil); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(older); !os.IsNotExist(err) {
+		t.Errorf("older store %s kept (%v)", older, err)
 	}
 	again := open()
 	words := loadSites(p, again)
