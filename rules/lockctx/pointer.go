@@ -85,7 +85,7 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	}
 	heuristic := true
 	if tag != "" {
-		same := r.structAssigns(tag, member, as)
+		same := r.structAssigns(tag, member)
 		if len(same) == 0 {
 			same = r.plainAssignsOf(tag, as, caller)
 		}
@@ -119,13 +119,12 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	return out
 }
 
-// structAssigns returns the assignments of as (the view's assignments to
-// member) made in struct type tag, found once per view and must not be
-// modified.
-func (r *Resolver) structAssigns(tag, member string, as []index.Assign) []index.Assign {
+// structAssigns returns the view's assignments to member made in struct
+// type tag, found once per view; they must not be modified.
+func (r *Resolver) structAssigns(tag, member string) []index.Assign {
 	return r.ix.Memo("lockctx.structAssigns:"+tag+"."+member, func() any {
 		var same []index.Assign
-		for _, a := range as {
+		for _, a := range r.ix.AssignsTo(member) {
 			if a.Struct == tag {
 				same = append(same, a)
 			}

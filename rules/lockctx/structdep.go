@@ -1,7 +1,6 @@
 package lockctx
 
 import (
-	"path"
 	"slices"
 	"strings"
 )
@@ -30,81 +29,58 @@ func structKey(tag string) string { return "struct " + tag }
 // struct in a call's key).
 func structMemberKey(tag, m string) string { return "struct " + tag + ":" + m }
 
-// changedStructs finds the keys of the struct definitions the patch's
-// rescanned files change: the tags they define where they did not, or no
-// longer, and those defined in a file a header's #include they add or
-// remove names (that file itself; what it includes in turn is not
-// followed); and the members a definition types differently (the
-// struct-typed members, which typing reads). A file the patch adds is
-// left out: only files the patch changes can include it.
-func (r *Resolver) changedStructs() {
+// changedStructs notes the keys of the struct definitions the patch
+// changes in rescanned file p (text before and after the patch): the tags
+// it defines where it did not, or no longer, and those defined in a file
+// whose #include it adds or removes, when it is a header (that file
+// itself; what it includes in turn is not followed); and the members a
+// definition types differently (the struct-typed members, which typing
+// reads).
+func (r *Resolver) changedStructs(p string, before, after []byte) {
 	s := r.sources
 	root := r.ix.Underlying()
-	for _, p := range r.ix.OverlaidPaths() {
-		before, err := root.ReadFile(p)
-		if err != nil {
-			// A file the patch adds: only files the patch changes can
-			// include it, and its own functions are sources.
+	oldDefs, newDefs := parseStructs(string(before)), parseStructs(string(after))
+	for tag, ms := range oldDefs {
+		nms, ok := newDefs[tag]
+		if !ok {
+			s.structs[structKey(tag)] = true
 			continue
 		}
-		after, _ := r.ix.ReadFile(p)
-		oldDefs, newDefs := parseStructs(string(before)), parseStructs(string(after))
-		for tag, ms := range oldDefs {
-			nms, ok := newDefs[tag]
-			if !ok {
-				s.structs[structKey(tag)] = true
+		for m, t := range ms {
+			if nms[m] != t {
+				s.structs[structMemberKey(tag, m)] = true
+			}
+		}
+		for m := range nms {
+			if _, ok := ms[m]; !ok {
+				s.structs[structMemberKey(tag, m)] = true
+			}
+		}
+	}
+	for tag := range newDefs {
+		if _, ok := oldDefs[tag]; !ok {
+			s.structs[structKey(tag)] = true
+		}
+	}
+	if strings.HasSuffix(p, ".c") {
+		// What a .c file includes types its own functions, sources
+		// already: only a header's includes reach further.
+		return
+	}
+	od, on := includeDirectives(string(before))
+	nd, nn := includeDirectives(string(after))
+	oldInc, newInc := resolveIncludes(p, od, on, true), resolveIncludes(p, nd, nn, true)
+	for _, inc := range symmetricDiff(oldInc, newInc) {
+		for _, read := range [](func(string) ([]byte, error)){root.ReadFile, r.ix.ReadFile} {
+			b, err := read(inc)
+			if err != nil {
 				continue
 			}
-			for m, t := range ms {
-				if nms[m] != t {
-					s.structs[structMemberKey(tag, m)] = true
-				}
-			}
-			for m := range nms {
-				if _, ok := ms[m]; !ok {
-					s.structs[structMemberKey(tag, m)] = true
-				}
-			}
-		}
-		for tag := range newDefs {
-			if _, ok := oldDefs[tag]; !ok {
+			for tag := range parseStructs(string(b)) {
 				s.structs[structKey(tag)] = true
 			}
 		}
-		if strings.HasSuffix(p, ".c") {
-			// What a .c file includes types its own functions, sources
-			// already: only a header's includes reach further.
-			continue
-		}
-		oldInc, newInc := resolvedIncludes(p, string(before)), resolvedIncludes(p, string(after))
-		for _, inc := range symmetricDiff(oldInc, newInc) {
-			for _, read := range [](func(string) ([]byte, error)){root.ReadFile, r.ix.ReadFile} {
-				b, err := read(inc)
-				if err != nil {
-					continue
-				}
-				for tag := range parseStructs(string(b)) {
-					s.structs[structKey(tag)] = true
-				}
-			}
-		}
 	}
-}
-
-// resolvedIncludes returns the files text, the source of file, includes:
-// local ("...") includes against its directory, <...> ones under
-// include/ (as includes resolves them).
-func resolvedIncludes(file, text string) []string {
-	delims, names := includeDirectives(text)
-	out := make([]string, 0, len(names))
-	for i, name := range names {
-		if delims[i] == '"' {
-			out = append(out, path.Join(path.Dir(file), name))
-		} else {
-			out = append(out, path.Join("include", name))
-		}
-	}
-	return out
 }
 
 // symmetricDiff returns what is in one of a and b but not in both, sorted.

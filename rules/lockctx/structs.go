@@ -3,6 +3,7 @@ package lockctx
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -149,6 +150,15 @@ func (r *Resolver) includes(file string, angle bool) []string {
 		}
 		delims, names = includeDirectives(string(src))
 	}
+	out = resolveIncludes(file, delims, names, angle)
+	return out
+}
+
+// resolveIncludes resolves the #include directives of file (delims and
+// names, as includeDirectives returns them): local ("...") ones against
+// its directory, and, when angle is set, <...> ones against include/.
+func resolveIncludes(file string, delims []byte, names []string, angle bool) []string {
+	var out []string
 	for i, name := range names {
 		switch {
 		case delims[i] == '"':
@@ -176,13 +186,13 @@ func (r *Resolver) structDef(tag, file string) (map[string]string, string) {
 	// What the tree's files give is shared by every view whose patch
 	// changes none of the files the search read.
 	shared := r.ix.Underlying().Memo("lockctx.structDef:"+key, func() any { return new(atomic.Pointer[treeStructDef]) }).(*atomic.Pointer[treeStructDef])
-	if t := shared.Load(); t != nil && !r.overlaidAny(t.read) {
+	if t := shared.Load(); t != nil && !slices.ContainsFunc(t.read, r.ix.Overlaid) {
 		r.defCache[key] = t.def
 		return t.def.members, t.def.file
 	}
 	ms, def, read := r.findStructDef(tag, file)
 	r.defCache[key] = structDefAt{ms, def}
-	if !r.overlaidAny(read) {
+	if !slices.ContainsFunc(read, r.ix.Overlaid) {
 		shared.CompareAndSwap(nil, &treeStructDef{def: structDefAt{ms, def}, read: read})
 	}
 	return ms, def
@@ -193,16 +203,6 @@ func (r *Resolver) structDef(tag, file string) (map[string]string, string) {
 type treeStructDef struct {
 	def  structDefAt
 	read []string
-}
-
-// overlaidAny reports whether the view's patch changes one of files.
-func (r *Resolver) overlaidAny(files []string) bool {
-	for _, f := range files {
-		if r.ix.Overlaid(f) {
-			return true
-		}
-	}
-	return false
 }
 
 // structDefAt is a struct definition found from a file: its members and

@@ -24,24 +24,17 @@ import (
 // function of the file stays a source, as without pairing.
 
 // pairFile pairs the functions of rescanned file path (number i in the
-// store) with their new versions: same name, same rank among that name's
+// store; oldSrc and newSrc its text before and after the patch) with
+// their new versions: same name, same rank among that name's
 // definitions, same text. It records the unchanged functions in s.paired
 // and s.pairedRef and the old-to-new numbering of the lines outside the
 // changed functions in s.lines. It does nothing when the change is not
 // confined to functions, or a text is unreadable.
-func (r *Resolver) pairFile(path string, i int) {
+func (r *Resolver) pairFile(path string, i int, oldSrc, newSrc []byte) {
 	s := r.sources
 	root := r.ix.Underlying()
 	nf := r.ix.File(path)
 	if nf == nil {
-		return
-	}
-	oldSrc, err := root.ReadFile(path)
-	if err != nil {
-		return
-	}
-	newSrc, err := r.ix.ReadFile(path)
-	if err != nil {
 		return
 	}
 	oldLines, newLines := splitLines(oldSrc), splitLines(newSrc)

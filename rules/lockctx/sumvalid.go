@@ -157,10 +157,17 @@ func (r *Resolver) initSources() {
 		}
 	}
 	r.changedMembers()
-	r.changedStructs()
 	for _, p := range r.ix.OverlaidPaths() {
-		if i, ok := r.ix.FileNum(p); ok {
-			r.pairFile(p, i)
+		// A file the patch adds is in neither (only files the patch
+		// changes can include it; its functions are sources).
+		before, err := root.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		after, _ := r.ix.ReadFile(p) // nil for a deleted file
+		r.changedStructs(p, before, after)
+		if i, ok := r.ix.FileNum(p); ok && after != nil {
+			r.pairFile(p, i, before, after)
 		}
 	}
 	// The seeds: every source (the rescanned files' functions but those

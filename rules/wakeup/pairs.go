@@ -141,14 +141,7 @@ func (r *checker) takesLock(f *wfunc, key string) bool {
 // lockKey normalises a lock expression to its last two member names
 // ("&fc->bg_lock" -> "bg_lock", "&ctx->wqh.lock" -> "wqh.lock").
 func lockKey(arg string) string {
-	a := strings.TrimSpace(arg)
-	for {
-		n := stripParens(strings.TrimSpace(strings.TrimPrefix(a, "&")))
-		if n == a {
-			break
-		}
-		a = n
-	}
+	a := stripAddr(arg)
 	parts := strings.FieldsFunc(a, func(r rune) bool { return r == '.' || r == '>' || r == '-' || r == ' ' })
 	if len(parts) == 0 {
 		return ""

@@ -106,15 +106,7 @@ func queueKey(arg string, vt *varTypes, fn string) string {
 }
 
 func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
-	a := strings.TrimSpace(arg)
-	for {
-		n := strings.TrimSpace(strings.TrimPrefix(a, "&"))
-		n = stripParens(n)
-		if n == a {
-			break
-		}
-		a = n
-	}
+	a := stripAddr(arg)
 	if a == "" {
 		return ""
 	}
@@ -160,6 +152,20 @@ func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
 		return m[1] + "()"
 	}
 	return strings.Join(strings.Fields(a), "")
+}
+
+// stripAddr strips an argument down to the object it names: white
+// space, address-of operators and enclosing parentheses, as often as
+// they nest ("(&(x->q))" -> "x->q").
+func stripAddr(arg string) string {
+	a := strings.TrimSpace(arg)
+	for {
+		n := strings.TrimSpace(stripParens(strings.TrimSpace(strings.TrimPrefix(a, "&"))))
+		if n == a {
+			return a
+		}
+		a = n
+	}
 }
 
 // stripParens removes one pair of parentheses enclosing the whole text.

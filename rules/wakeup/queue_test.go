@@ -168,3 +168,19 @@ func defaultPrims(t *testing.T) *prims {
 	}
 	return p
 }
+
+func TestStripAddr(t *testing.T) {
+	for in, want := range map[string]string{
+		"&x->q":            "x->q",
+		" ( &(x->q) ) ":    "x->q",
+		"&(&ctx->wqh)":     "ctx->wqh",
+		"(a)->b":           "(a)->b",
+		"&pipe->rd_wait":   "pipe->rd_wait",
+		"":                 "",
+		"((&fc->bg_lock))": "fc->bg_lock",
+	} {
+		if got := stripAddr(in); got != want {
+			t.Errorf("stripAddr(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -188,15 +188,7 @@ func (t *treeView) mayKey(c treeCall, need []string) bool {
 		return true
 	}
 	for _, a := range c.Call.Args {
-		plain := strings.TrimSpace(a)
-		for {
-			n := strings.TrimSpace(stripParens(strings.TrimPrefix(plain, "&")))
-			if n == plain {
-				break
-			}
-			plain = n
-		}
-		if identRe.MatchString(plain) {
+		if plain := stripAddr(a); identRe.MatchString(plain) {
 			if _, ok := t.r.patchVT.aliases[plain]; ok || t.fileSpells(c.Func.File, need) {
 				return true
 			}
