@@ -42,7 +42,7 @@ func ScanFile(path string, src []byte) *File {
 func parseFile(path string, src []byte, line int, bodies bool) *File {
 	f := &File{Path: path}
 	if len(src) > MaxFileSize {
-		f.Skipped = append(f.Skipped, Skip{Line: 1, Reason: fmt.Sprintf("file too large (%d bytes > %d)", len(src), MaxFileSize)})
+		f.Skipped = append(f.Skipped, Skip{Line: line, Reason: fmt.Sprintf("file too large (%d bytes > %d)", len(src), MaxFileSize)})
 		return f
 	}
 	sc := getScratch()

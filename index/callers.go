@@ -7,7 +7,8 @@ import (
 
 // MemberCallers returns every call site through a struct member named
 // member ("dev->netdev_ops->ndo_get_stats64(...)" for "ndo_get_stats64"),
-// ordered by file and line.
+// ordered by file and line. The answer may be shared with other callers
+// (and goroutines): it must not be modified.
 func (ix *Index) MemberCallers(member string) []CallSite {
 	b := ix.root()
 	base := b.baseSites("m:"+member, func() []string { return b.st.callees(member) })
@@ -18,7 +19,9 @@ func (ix *Index) MemberCallers(member string) []CallSite {
 }
 
 // Callers returns every call site of name in the view (direct calls by
-// name; calls through pointers are named by their expression).
+// name; calls through pointers are named by their expression). The
+// answer may be shared with other callers (and goroutines): it must not
+// be modified.
 func (ix *Index) Callers(name string) []CallSite {
 	b := ix.root()
 	base := b.baseSites("c:"+name, func() []string { return []string{name} })

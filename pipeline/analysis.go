@@ -241,23 +241,10 @@ func (a *Analysis) runViews(ctx context.Context, views []*patchView) error {
 			wg.Wait()
 			return ctx.Err()
 		}
-		if cap(a.slots) == 1 {
-			a.runRules(v)
-			<-a.slots
-			continue
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-a.slots }()
-			// runRule recovers a rule's panic; anything else is the
-			// patch's error here, as runStage makes it the stage's.
-			defer func() {
-				if e := recover(); e != nil {
-					a.log.Error("analysis panic", "message_id", v.msg.MessageID, "panic", e)
-					v.pr.Error = fmt.Sprintf("analysis failed: panic: %v", e)
-				}
-			}()
 			a.runRules(v)
 		}()
 	}
@@ -334,6 +321,15 @@ func (a *Analysis) applyPatch(ctx context.Context, p *series.Patch, pr *report.P
 // last).
 func (a *Analysis) runRules(v *patchView) {
 	pr, pass := v.pr, v.pass
+	// runRule turns a rule's panic into a note; a panic here besides is
+	// the patch's error, whichever way the rules run, and the other
+	// patches go on.
+	defer func() {
+		if e := recover(); e != nil {
+			a.log.Error("analysis panic", "message_id", v.msg.MessageID, "panic", e, "stack", string(debug.Stack()))
+			pr.Error = fmt.Sprintf("analysis failed: panic: %v", e)
+		}
+	}()
 	for _, rule := range a.rules {
 		notes := len(pass.Notes)
 		fs, err := runRule(rule, pass)

@@ -30,7 +30,7 @@ type CheckOptions struct {
 	Workers int `mapstructure:"workers"`
 }
 
-// Validate checks the format and the severity.
+// Validate checks the format, the severity and the workers.
 func (o CheckOptions) Validate() error {
 	if err := ValidateFormat(o.Format); err != nil {
 		return fmt.Errorf("check.format %w", err)

@@ -239,20 +239,9 @@ func treeDir(t *testing.T) string {
 
 func TestAnalysisTreeStacks(t *testing.T) {
 	dir := treeDir(t)
-	p1 := "diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -3,4 +3,4 @@ static DEFINE_SPINLOCK(lock);\n static void helper(void)\n {\n-\tudelay(1);\n+\tmutex_lock(&m);\n }\n"
-	// Patch 2 only applies on top of patch 1.
-	p2 := "diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -4,3 +4,4 @@ static void helper(void)\n {\n \tmutex_lock(&m);\n+\tmutex_unlock(&m);\n }\n"
-	// Patch 3 does not apply anywhere.
-	p3 := "diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -9,3 +9,3 @@ void caller(void)\n {\n-\tspin_lock(&other);\n+\tmutex_lock(&other);\n \thelper();\n"
-	// A review reply's fix applies on top of the whole series (1 and 2).
-	rv := "diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -4,4 +4,4 @@ static void helper(void)\n {\n-\tmutex_lock(&m);\n+\tmutex_lock_nested(&m, 1);\n \tmutex_unlock(&m);\n }\n"
-	s := &series.Series{ID: "a@x", Total: 3, Patches: []*series.Patch{
-		{Number: 1, Msg: msg("a@x", "[PATCH 1/3] a", p1, 1)},
-		{Number: 2, Msg: msg("b@x", "[PATCH 2/3] b", p2, 1)},
-		{Number: 3, Msg: msg("c@x", "[PATCH 3/3] c", p3, 1)},
-	}, Review: []*series.Patch{
-		{Number: 2, InReview: true, Msg: msg("r@x", "Re: [PATCH 2/3] b", rv, 1)},
-	}}
+	// Patch 2 only applies on top of patch 1, patch 3 nowhere; a review
+	// reply's fix applies on top of the whole series (1 and 2).
+	s := stackedSeries("")[0]
 	var sn seen
 	an, err := NewAnalysis(AnalysisOptions{Rules: []*rules.Rule{mutexRule(&sn)}, Tree: dir, IndexOptions: index.Options{CacheDir: "-"}}, nil)
 	if err != nil {

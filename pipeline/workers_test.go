@@ -3,10 +3,12 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,9 +22,10 @@ import (
 	"github.com/autosel-bot/autosel-bot/series"
 )
 
-// stackedSeries are the series of TestAnalysisTreeStacks (three stacked
-// patches, one that does not apply, a review fix on top) and a second
-// one-patch series, under ids prefixed with id.
+// stackedSeries are two series over treeDir, under ids prefixed with id:
+// three stacked patches (patch 2 applies only on top of patch 1, patch 3
+// nowhere) with a review reply's fix on top of the series, and a
+// one-patch series.
 func stackedSeries(id string) []*series.Series {
 	p1 := "diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -3,4 +3,4 @@ static DEFINE_SPINLOCK(lock);\n static void helper(void)\n {\n-\tudelay(1);\n+\tmutex_lock(&m);\n }\n"
 	p2 := "diff --git a/lib/x.c b/lib/x.c\n--- a/lib/x.c\n+++ b/lib/x.c\n@@ -4,3 +4,4 @@ static void helper(void)\n {\n \tmutex_lock(&m);\n+\tmutex_unlock(&m);\n }\n"
@@ -185,5 +188,67 @@ func TestAnalysisWorkersKernel(t *testing.T) {
 		if got := runAllJSON(t, opts, ss, w); got != one {
 			t.Errorf("workers=%d: reports differ from one at a time", w)
 		}
+	}
+}
+
+// TestAnalysisPanicPerPatch: a panic in a patch's analysis outside any
+// one rule (here a rule that drops the notes an earlier rule made) is
+// that patch's error, whatever the workers: every other patch and series
+// is analysed, and no slot is lost (one worker would hang for ever).
+func TestAnalysisPanicPerPatch(t *testing.T) {
+	dir := treeDir(t)
+	note := &rules.Rule{Name: "note", Doc: "notes", Run: func(p *rules.Pass) error { p.Note("x"); return nil }}
+	drop := &rules.Rule{Name: "drop", Doc: "drops the notes", Run: func(p *rules.Pass) error { p.Notes = nil; return nil }}
+	var ss []*series.Series
+	for i := range 2 {
+		ss = append(ss, stackedSeries(fmt.Sprint(i))...)
+	}
+	var outs []string
+	for _, w := range []int{0, 1, 2} {
+		opts := AnalysisOptions{Rules: []*rules.Rule{note, drop}, Tree: dir, IndexOptions: index.Options{CacheDir: "-"}}
+		done := make(chan string, 1)
+		go func() { done <- runAllJSON(t, opts, ss, w) }()
+		select {
+		case out := <-done:
+			outs = append(outs, out)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("workers=%d: the analysis hangs", w)
+		}
+	}
+	for i, w := range []int{1, 2} {
+		if outs[i+1] != outs[0] {
+			t.Errorf("workers=%d: reports differ from one at a time:\n%s\nwant\n%s", w, outs[i+1], outs[0])
+		}
+	}
+	if n := strings.Count(outs[0], "analysis failed: panic"); n != 10 {
+		t.Errorf("%d patches failed, want all 10, each on its own:\n%s", n, outs[0])
+	}
+}
+
+// TestRunAllCancelled: a cancelled context ends RunAll with its error,
+// and the series never started have no report.
+func TestRunAllCancelled(t *testing.T) {
+	dir := treeDir(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := 0
+	var mu sync.Mutex
+	rule := &rules.Rule{Name: "cancel", Doc: "cancels", Run: func(p *rules.Pass) error {
+		mu.Lock()
+		ran++
+		mu.Unlock()
+		cancel()
+		return nil
+	}}
+	an, err := NewAnalysis(AnalysisOptions{Rules: []*rules.Rule{rule}, Tree: dir, IndexOptions: index.Options{CacheDir: "-"}, Workers: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := stackedSeries("c")
+	reports, err := (&Pipeline{Stages: []Stage{an}}).RunAll(ctx, append(ss, stackedSeries("d")...), 1)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("RunAll: %v, want context.Canceled", err)
+	}
+	if ran != 1 || reports[len(reports)-1] != nil {
+		t.Errorf("rules ran %d times after the cancel; last report %+v", ran, reports[len(reports)-1])
 	}
 }

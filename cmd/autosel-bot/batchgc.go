@@ -16,8 +16,9 @@ const batchGCPercent = 400
 // batchGC makes the garbage collector trade memory for time while check
 // analyses several patches against a tree: between collections the heap
 // may grow to five times what is live (GOGC=400) instead of twice, within
-// a soft limit of a quarter of the memory the process may use (the
-// machine's, or its cgroup's when lower). Most of what such a run keeps
+// a soft limit of three quarters of the memory the process may use (the
+// machine's, or its cgroup's when lower): a limit below what is live
+// would make the collector run all the time. Most of what such a run keeps
 // live is the tree's caches, which every patch reuses and every
 // collection marks again. One patch keeps Go's default, so its resident
 // memory stays small; so does a machine whose memory cannot be read.
@@ -31,7 +32,7 @@ func batchGC(patches int, tree bool) (restore func()) {
 	if mem <= 0 {
 		return func() {}
 	}
-	oldLimit := debug.SetMemoryLimit(mem / 4)
+	oldLimit := debug.SetMemoryLimit(mem / 4 * 3)
 	oldPercent := debug.SetGCPercent(batchGCPercent)
 	return func() {
 		debug.SetGCPercent(oldPercent)

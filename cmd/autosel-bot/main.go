@@ -78,9 +78,6 @@ AUTOSEL_BOT_<SECTION>_<KEY> environment variables.`,
 			}
 			return a.startProfile()
 		},
-		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {
-			return a.endProfile()
-		},
 	}
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (YAML) merged over the built-in defaults")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "debug logging on stderr")
@@ -94,7 +91,7 @@ AUTOSEL_BOT_<SECTION>_<KEY> environment variables.`,
 }
 
 // execute runs the command line root was given, and ends the profiles it
-// asked for (a command that fails skips PersistentPostRunE).
+// asked for, also when the command fails.
 func execute(a *app, root *cobra.Command) error {
 	err := root.Execute()
 	if perr := a.endProfile(); perr != nil && err == nil {
