@@ -8,13 +8,17 @@
 // reach the family's Target with nothing of its own held, computed to a
 // fixpoint with no depth limit; share.go: summaries independent of the
 // patch, shared between patches when there is no store; sumstore.go,
-// sumcodec.go and sumvalid.go: the whole tree summarised once by Prepare
-// and stored beside the index, and which stored summaries still hold
-// under a patch; typingstore.go: each file's struct definitions and
-// #include directives, and each function's struct-typed declarations,
-// stored beside the index by Prepare; pointer.go: calls through struct members
-// resolved from the index's assignment table; implicit.go: the contexts a
-// callback runs in because of how it is registered, with declreg.go for
+// sumcodec.go, reccache.go and sumvalid.go: the whole tree summarised
+// once by Prepare and stored beside the index, and which stored summaries
+// still hold under a patch, with sumpair.go (a rescanned file's unchanged
+// functions keep theirs), structdep.go (struct definitions a summary
+// typed with) and refset.go (the dirty closure); typingstore.go: each
+// file's struct definitions and #include directives, and each function's
+// struct-typed declarations, stored beside the index by Prepare;
+// srclines.go: source files by line; pointer.go: calls through struct
+// members resolved from the index's assignment table; implicit.go: the
+// contexts a callback runs in because of how it is registered (the
+// registrations found tree-wide in regsites.go), with declreg.go for
 // declaration macros such as DEFINE_TIMER, memberarg.go for callbacks
 // read from a table's member (request_irq(irq, desc->handler)) and
 // wrappers.go for functions passing a callback parameter on to a
