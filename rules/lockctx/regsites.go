@@ -59,11 +59,11 @@ func (r *Resolver) findRegistrations() {
 	defer func() { r.regs, r.memberRegs = set.regs, set.members }()
 	rows := r.callbackRows()
 	names := registrationNames(rows)
+	isName := map[string]bool{}
+	for _, n := range names {
+		isName[n] = true
+	}
 	if r.ix == nil {
-		isName := map[string]bool{}
-		for _, n := range names {
-			isName[n] = true
-		}
 		for _, fns := range r.patch {
 			for _, fn := range fns {
 				for _, c := range fn.Calls {
@@ -75,7 +75,7 @@ func (r *Resolver) findRegistrations() {
 		}
 		return
 	}
-	if !r.patchRegisters(rows, names) {
+	if !r.patchRegisters(rows, names, isName) {
 		set = r.treeRegSet(rows, names)
 		return
 	}
@@ -101,13 +101,10 @@ func (r *Resolver) findRegistrations() {
 }
 
 // patchRegisters reports whether the view's patch changes a file with a
-// registration call, before or after: false for the tree's own view.
-func (r *Resolver) patchRegisters(rows []Callback, names []string) bool {
+// registration call (isName holds names), before or after: false for the
+// tree's own view.
+func (r *Resolver) patchRegisters(rows []Callback, names []string, isName map[string]bool) bool {
 	tree := r.treeRegistrations(rows, names)
-	isName := map[string]bool{}
-	for _, n := range names {
-		isName[n] = true
-	}
 	for _, p := range r.ix.OverlaidPaths() {
 		if tree.files[p] {
 			return true

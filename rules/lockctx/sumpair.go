@@ -235,14 +235,19 @@ func (r *Resolver) pairedOf(fn *cscan.Func) (index.Ref, bool) {
 	return ref, ok
 }
 
+// storeRef returns the ref fn's stored record is under: its old ref when
+// fn is an unchanged function of a rescanned file, else its own.
+func (r *Resolver) storeRef(fn *cscan.Func) (index.Ref, bool) {
+	if ref, ok := r.pairedOf(fn); ok {
+		return ref, true
+	}
+	return r.refOf(fn)
+}
+
 // consult notes the tree function fn (or the old version of a paired one)
 // in r.consulted.
 func (r *Resolver) consult(fn *cscan.Func) {
-	ref, ok := r.pairedOf(fn)
-	if !ok {
-		ref, ok = r.refOf(fn)
-	}
-	if ok {
+	if ref, ok := r.storeRef(fn); ok {
 		r.consulted[ref] = true
 	}
 }

@@ -85,10 +85,7 @@ func (r *Resolver) stored(fn *cscan.Func) *Summary {
 	if r.store == nil {
 		return nil
 	}
-	ref, ok := r.pairedOf(fn)
-	if !ok {
-		ref, ok = r.refOf(fn)
-	}
+	ref, ok := r.storeRef(fn)
 	if !ok {
 		return nil
 	}

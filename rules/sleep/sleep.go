@@ -591,11 +591,10 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 	return out
 }
 
-// siteKey names a call site: the calling function, the call's line and
-// callee.
+// siteKey names the calls of one callee expression in one function:
+// MemberCallTag depends on nothing else.
 type siteKey struct {
 	fn   *cscan.Func
-	line int
 	name string
 }
 
@@ -603,10 +602,10 @@ type siteKey struct {
 type siteTag struct{ tag, scope string }
 
 // memberCallTag is the post-patch resolver's MemberCallTag of a call
-// site, found once per patch: the reverse search meets the callers
+// site, found once per patch and callee expression of a function: the reverse search meets the callers
 // through a member again for every function assigned to it.
 func (r *checker) memberCallTag(site index.CallSite) (tag, scope string) {
-	k := siteKey{site.Func, site.Call.Line, site.Call.Name}
+	k := siteKey{site.Func, site.Call.Name}
 	if t, ok := r.siteTags[k]; ok {
 		return t.tag, t.scope
 	}
