@@ -671,17 +671,27 @@ func (ix *Index) Paths() []string {
 
 // ReadFile returns the current content of a file of the view.
 func (ix *Index) ReadFile(path string) ([]byte, error) {
+	b, disk, err := ix.source(path)
+	if err != nil || disk == "" {
+		return b, err
+	}
+	return os.ReadFile(disk)
+}
+
+// source finds path in the view: the patch's text of a file it rescans
+// (an error for one it deletes), else the file on disk to read.
+func (ix *Index) source(path string) (text []byte, disk string, err error) {
 	path = cleanRel(path)
 	if path == "" {
-		return nil, fmt.Errorf("bad path")
+		return nil, "", fmt.Errorf("bad path")
 	}
 	if b, ok := ix.src[path]; ok {
 		if b == nil {
-			return nil, fmt.Errorf("%s: deleted by the patch: %w", path, os.ErrNotExist)
+			return nil, "", fmt.Errorf("%s: deleted by the patch: %w", path, os.ErrNotExist)
 		}
-		return b, nil
+		return b, "", nil
 	}
-	return os.ReadFile(filepath.Join(ix.root().Root, path))
+	return nil, filepath.Join(ix.root().Root, path), nil
 }
 
 // Full returns fn with its statement tree (Body), re-parsing its file when

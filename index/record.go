@@ -115,14 +115,21 @@ func decodeRecord(rec section, strs *strtab, path string, withAssigns bool) (*cs
 	return f, as
 }
 
+// lines decodes a function's first line, body's first line and last
+// line, stored as the first and the distances between them.
+func (d *decoder) lines() (start, body, end int) {
+	start = int(d.u())
+	body = start + int(d.u())
+	end = body + int(d.u())
+	return start, body, end
+}
+
 // fn decodes one function.
 func (d *decoder) fn(path string) *cscan.Func {
 	fn := &cscan.Func{File: path}
 	fn.Name = d.s()
 	fn.Macro = d.s()
-	fn.Start = int(d.u())
-	fn.BodyStart = fn.Start + int(d.u())
-	fn.End = fn.BodyStart + int(d.u())
+	fn.Start, fn.BodyStart, fn.End = d.lines()
 	flags := d.u()
 	fn.Static, fn.Inline = flags&1 != 0, flags&2 != 0
 	nc := d.u()

@@ -60,9 +60,7 @@ func (ix *Index) FuncLines(r Ref) (start, end int, ok bool) {
 	d := &decoder{b: span, strs: &b.st.strs}
 	d.skipS() // name
 	d.skipS() // macro
-	start = int(d.u())
-	body := start + int(d.u())
-	end = body + int(d.u())
+	start, _, end = d.lines()
 	return start, end, d.err == nil
 }
 

@@ -1,10 +1,8 @@
 package index
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 )
 
@@ -20,18 +18,15 @@ var readBufs = sync.Pool{New: func() any { return new([]byte) }}
 // buffer that is reused once use returns: use must keep neither src nor a
 // string or slice sharing its memory.
 func (ix *Index) WithSource(path string, use func(src []byte)) error {
-	path = cleanRel(path)
-	if path == "" {
-		return fmt.Errorf("bad path")
+	b, disk, err := ix.source(path)
+	if err != nil {
+		return err
 	}
-	if b, ok := ix.src[path]; ok {
-		if b == nil {
-			return fmt.Errorf("%s: deleted by the patch: %w", path, os.ErrNotExist)
-		}
+	if disk == "" {
 		use(b)
 		return nil
 	}
-	return readScratch(filepath.Join(ix.root().Root, path), use)
+	return readScratch(disk, use)
 }
 
 // readScratch reads file name into a reused buffer and calls use with it.
