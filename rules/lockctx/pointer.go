@@ -181,13 +181,26 @@ func declTagsIn(lines srcLines, from, to int) map[string]string {
 	if from < 0 || to > lines.len() || from >= to {
 		return nil
 	}
-	tags := map[string]string{}
-	for _, m := range declRe.FindAllStringSubmatch(lines.span(from, to), -1) {
-		if _, ok := tags[m[2]]; !ok {
-			tags[m[2]] = m[1]
+	tags, _ := scanDecls(lines.span(from, to))
+	return tags
+}
+
+// scanDecls returns the struct tag of each name text declares ("struct
+// tag *name"), the first declaration's, and the names declared with
+// several tags.
+func scanDecls(text string) (first map[string]string, several map[string]bool) {
+	first = map[string]string{}
+	for _, m := range declRe.FindAllStringSubmatch(text, -1) {
+		if t, ok := first[m[2]]; !ok {
+			first[m[2]] = m[1]
+		} else if t != m[1] {
+			if several == nil {
+				several = map[string]bool{}
+			}
+			several[m[2]] = true
 		}
 	}
-	return tags
+	return first, several
 }
 
 // declKey names the lines of a function whose declarations baseTag read.

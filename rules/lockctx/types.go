@@ -89,13 +89,9 @@ func (r *Resolver) declaredIn(fn *cscan.Func, name string) string {
 			if to > lines.len() {
 				return map[string]string(nil)
 			}
-			tags := map[string]string{}
-			for _, m := range declRe.FindAllStringSubmatch(lines.span(from, to), -1) {
-				if t, ok := tags[m[2]]; !ok {
-					tags[m[2]] = m[1]
-				} else if t != m[1] {
-					tags[m[2]] = "" // declared with several
-				}
+			tags, several := scanDecls(lines.span(from, to))
+			for name := range several {
+				tags[name] = ""
 			}
 			return tags
 		}).(map[string]string)
