@@ -28,19 +28,10 @@ type record struct {
 	// needs them, a patch does not).
 	deps    []index.Ref
 	members []string
-	// rdeps is the encoded list of reverse deps (rdepList decodes it).
+	// rdeps is the encoded list of reverse deps (eachRdep walks it).
 	rdeps []byte
 	// rest is the encoded summary (nil when none).
 	rest []byte
-}
-
-// rdepList returns the reverse deps of rec.
-func (rec *record) rdepList() []index.Ref {
-	if len(rec.rdeps) == 0 {
-		return nil
-	}
-	d := &sumDecoder{b: rec.rdeps}
-	return d.refs()
 }
 
 // encodeRecord encodes deps and rdeps (sorted and deduplicated here),

@@ -131,3 +131,12 @@ func TestRenumberWhat(t *testing.T) {
 		}
 	}
 }
+
+// rdepList returns the reverse deps of rec, decoded.
+func (rec *record) rdepList() []index.Ref {
+	if len(rec.rdeps) == 0 {
+		return nil
+	}
+	d := &sumDecoder{b: rec.rdeps}
+	return d.refs()
+}

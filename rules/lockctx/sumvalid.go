@@ -471,16 +471,12 @@ func (r *Resolver) settle(seeds []index.Ref) {
 				continue
 			}
 			r.forgetAbove(x)
-			rec, ok := r.record(x)
-			if !ok {
-				continue
-			}
-			for _, p := range rec.rdepList() {
+			r.store.eachRdep(x, func(p index.Ref) {
 				if !queued[p] && !s.closed.has(p) {
 					queued[p] = true
 					queue = append(queue, p)
 				}
-			}
+			})
 		}
 		// The new versions' own deps are not in the store: a source whose
 		// summary moved with what changed since it was computed goes round
@@ -527,24 +523,18 @@ func (r *Resolver) forgetAbove(x index.Ref) {
 	for len(queue) > 0 {
 		y := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		rec, ok := r.record(y)
-		if !ok {
-			continue
-		}
-		for _, p := range rec.rdepList() {
+		r.store.eachRdep(y, func(p index.Ref) {
 			if seen[p] {
-				continue
+				return
 			}
 			seen[p] = true
-			fn := root.FuncOf(p)
-			if fn == nil {
-				continue
+			if fn := root.FuncOf(p); fn != nil {
+				if _, ok := r.memo[fn]; ok {
+					delete(r.memo, fn)
+					queue = append(queue, p)
+				}
 			}
-			if _, ok := r.memo[fn]; ok {
-				delete(r.memo, fn)
-				queue = append(queue, p)
-			}
-		}
+		})
 	}
 	// The patch's own functions are not in the store: drop them all.
 	for _, fns := range r.patch {
