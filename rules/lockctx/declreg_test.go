@@ -1,8 +1,12 @@
 package lockctx
 
 import (
+	"context"
 	"reflect"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 func TestMacroArgs(t *testing.T) {
@@ -21,5 +25,42 @@ func TestMacroArgs(t *testing.T) {
 		if ok != tc.ok || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("macroArgs(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestDeclRegistrationsPerView: a tree file's declaration-macro
+// registrations are shared by every view, and a file the patch changes is
+// scanned in its view alone, in whichever order the views ask.
+func TestDeclRegistrationsPerView(t *testing.T) {
+	m, err := Compile("test", &Tables{
+		Callbacks: []Callback{{Names: []string{"DEFINE_TIMER"}, Decl: true, Arg: 1, Kind: "softirq", Why: "a test timer"}},
+	}, target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timer := func(fn string) string {
+		return "static void " + fn + "(struct timer_list *t)\n{\n}\n\nstatic DEFINE_TIMER(tm, " + fn + ");\n"
+	}
+	ix, err := index.Open(context.Background(), testtree.Dir(t, map[string]string{"a.c": timer("ha"), "b.c": timer("hb")}), index.Options{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The patch drops a.c's timer: its view sees none there, and still
+	// b.c's; the tree, asked after and before, keeps both.
+	view := ix.Overlay(map[string][]byte{"a.c": []byte("static void ha(struct timer_list *t)\n{\n}\n")})
+	before := NewResolver(m, ix, nil, 0)
+	if len(before.declRegistrations("b.c", "hb")) != 1 {
+		t.Fatal("the tree's b.c registers no timer")
+	}
+	r := NewResolver(m, view, nil, 0)
+	if got := r.declRegistrations("a.c", "ha"); len(got) != 0 {
+		t.Errorf("the view sees a.c's dropped timer: %v", got)
+	}
+	if got := r.declRegistrations("b.c", "hb"); len(got) != 1 || got[0].row.Kind != "softirq" {
+		t.Errorf("the view's b.c registrations %+v", got)
+	}
+	after := NewResolver(m, ix, nil, 0)
+	if got := after.declRegistrations("a.c", "ha"); len(got) != 1 {
+		t.Errorf("the tree's a.c registrations after the view's: %+v", got)
 	}
 }

@@ -181,14 +181,14 @@ func declTagsIn(lines srcLines, from, to int) map[string]string {
 	if from < 0 || to > lines.len() || from >= to {
 		return nil
 	}
-	tags, _ := scanDecls(lines.span(from, to))
+	tags, _ := scanDeclTags(lines.span(from, to))
 	return tags
 }
 
-// scanDecls returns the struct tag of each name text declares ("struct
+// scanDeclTags returns the struct tag of each name text declares ("struct
 // tag *name"), the first declaration's, and the names declared with
 // several tags.
-func scanDecls(text string) (first map[string]string, several map[string]bool) {
+func scanDeclTags(text string) (first map[string]string, several map[string]bool) {
 	first = map[string]string{}
 	for _, m := range declRe.FindAllStringSubmatch(text, -1) {
 		if t, ok := first[m[2]]; !ok {

@@ -89,7 +89,7 @@ func (r *Resolver) declaredIn(fn *cscan.Func, name string) string {
 			if to > lines.len() {
 				return map[string]string(nil)
 			}
-			tags, several := scanDecls(lines.span(from, to))
+			tags, several := scanDeclTags(lines.span(from, to))
 			for name := range several {
 				tags[name] = ""
 			}
