@@ -69,3 +69,31 @@ func openFiles(t *testing.T, files map[string]string) *Index {
 	}
 	return ix
 }
+
+// TestCallersAfterRelease: after Release, the call sites are found again
+// with the functions decoded again, the ones every other query returns.
+func TestCallersAfterRelease(t *testing.T) {
+	ix := openFiles(t, map[string]string{"a.c": "void a1(void)\n{\n\tf(1);\n}\n"})
+	before := ix.Callers("f")
+	if len(before) != 1 {
+		t.Fatalf("%d call sites of f", len(before))
+	}
+	ref, ok := ix.RefOf(before[0].Func)
+	if !ok {
+		t.Fatal("no ref of a1")
+	}
+	ix.Release()
+	after := ix.Callers("f")
+	if len(after) != 1 {
+		t.Fatalf("%d call sites of f after Release", len(after))
+	}
+	if after[0].Func == before[0].Func {
+		t.Error("Callers kept the function decoded before Release")
+	}
+	if fn := ix.FuncOf(ref); after[0].Func != fn {
+		t.Errorf("Callers' a1 %p is not FuncOf's %p", after[0].Func, fn)
+	}
+	if r, ok := ix.RefOf(after[0].Func); !ok || r != ref {
+		t.Errorf("RefOf(a1) after Release: %v %v, want %v", r, ok, ref)
+	}
+}
