@@ -466,7 +466,8 @@ func fullSide(lines []string, fn *cscan.Func, changed map[int]bool) Side {
 
 // fallbackFuncs returns the touched functions of a file that did not apply:
 // New is the hunks' post-image (partial), Old the tree's version of the
-// function when the tree has it (else the hunks' pre-image).
+// function when the tree has it (the hunks' pre-image then is Preimage),
+// else the hunks' pre-image.
 func fallbackFuncs(pt *PatchedTree, f *FileChange, old []byte) []*FuncChange {
 	if f.IsBinary || !IsCSource(f.Path()) {
 		return nil
@@ -479,6 +480,9 @@ func fallbackFuncs(pt *PatchedTree, f *FileChange, old []byte) []*FuncChange {
 	lines := splitText(old)
 	for _, fc := range funcs {
 		if fn := nthFunc(scan, fc.Name, 0); fn != nil {
+			if fc.Old.Partial {
+				fc.Preimage = fc.Old
+			}
 			fc.Old = fullSide(lines, fn, nil)
 			fc.Added = false
 		}

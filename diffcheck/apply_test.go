@@ -222,6 +222,11 @@ func TestApplyTreeConflicts(t *testing.T) {
 			if !strings.HasPrefix(fc.Old.Text, "static int helper(int a)\n{") || fc.Old.Partial {
 				t.Errorf("old side %q partial=%v", fc.Old.Text, fc.Old.Partial)
 			}
+			// The hunks' pre-image is kept beside it: New's counterpart.
+			if !fc.Preimage.Partial || !strings.Contains(fc.Preimage.Text, "x--;") || strings.Contains(fc.Preimage.Text, "x += 2;") ||
+				len(fc.Preimage.Lines) != strings.Count(fc.Preimage.Text, "\n")+1 {
+				t.Errorf("pre-image %q partial=%v lines %v", fc.Preimage.Text, fc.Preimage.Partial, fc.Preimage.Lines)
+			}
 		})
 	}
 }

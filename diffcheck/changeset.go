@@ -115,6 +115,11 @@ type FuncChange struct {
 	// Old and New are the function before and after the patch.
 	Old Side `json:"old"`
 	New Side `json:"new"`
+	// Preimage is, for a function of a file whose hunks did not apply to
+	// the tree, the hunks' pre-image (Partial): the counterpart of New,
+	// which is their post-image, while Old is the tree's version. Empty
+	// otherwise.
+	Preimage Side `json:"-"`
 	// Added and Deleted mark a function the patch creates or removes.
 	Added   bool `json:"added,omitempty"`
 	Deleted bool `json:"deleted,omitempty"`

@@ -69,7 +69,10 @@ type Resolver struct {
 	m     *Model
 	ix    *index.Index
 	patch map[string][]*cscan.Func
-	memo  map[*cscan.Func]*Summary
+	// preimages maps a patch function analysed from its hunks' post-image
+	// (its file's hunks did not apply to the tree) to their pre-image.
+	preimages map[*cscan.Func]*cscan.Func
+	memo      map[*cscan.Func]*Summary
 	// stack holds the functions being summarised, low their lowest
 	// reachable stack position (Tarjan's lowlink), at their position.
 	stack []*cscan.Func
@@ -183,7 +186,20 @@ func (r *Resolver) refOf(fn *cscan.Func) (index.Ref, bool) {
 // kept for callers of the earlier API).
 func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, depth int) *Resolver {
 	_ = depth
-	r := &Resolver{m: m, ix: ix, patch: patch, memo: map[*cscan.Func]*Summary{},
+	return newResolver(m, ix, patch, nil)
+}
+
+// NewPatchResolver is NewResolver for a post-patch view in which some of
+// the patch's functions are their hunks' post-images, their files' hunks
+// not having applied to the tree: preimages maps each such function to
+// the hunks' pre-image. A post-image summarised as its pre-image
+// changes nothing the tree's functions see of it (sumvalid.go).
+func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, preimages map[*cscan.Func]*cscan.Func) *Resolver {
+	return newResolver(m, ix, patch, preimages)
+}
+
+func newResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, preimages map[*cscan.Func]*cscan.Func) *Resolver {
+	r := &Resolver{m: m, ix: ix, patch: patch, preimages: preimages, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		lines: map[string]srcLines{}, declTags: map[declKey]map[string]string{}, facts: map[string]any{}, structs: map[string]structDefAt{},
 		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{},

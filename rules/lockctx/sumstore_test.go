@@ -351,3 +351,64 @@ func TestStoredMovedAssignment(t *testing.T) {
 		t.Errorf("chain does not quote the moved assignment drv2.c:11: %+v", got.Reach.Steps)
 	}
 }
+
+// TestSettlePreimage: a function whose hunks did not apply is its hunks'
+// post-image in the view. Its summary lacks what the hunks do not show, so
+// set against the tree version's stored summary it "loses" something and
+// dirties every caller; set against the hunks' pre-image it changes only
+// what the hunks change.
+func TestSettlePreimage(t *testing.T) {
+	m := testModel(t)
+	ix := openStoreTree(t)
+	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	ref := func(name string) index.Ref {
+		r, ok := ix.RefOf(funcNamed(t, ix, name))
+		if !ok {
+			t.Fatalf("%s: no ref", name)
+		}
+		return r
+	}
+	// other() (a.c:19) sleeps in the tree; the hunks show two lines of it.
+	hunk := func(text string) *cscan.Func {
+		fn := cscan.ParseBody(text, []int{20, 21})
+		fn.Name, fn.File = "other", "a.c"
+		return fn
+	}
+	for _, tc := range []struct {
+		name      string
+		pre, post string
+		// preimage: the resolver is told the post-image's pre-image.
+		preimage bool
+		// dirty: outer2() and top2(), above other(), are summarised
+		// again instead of read as stored.
+		dirty bool
+	}{
+		{"hunks change no summary", "\tint y;\n\ty = 1;", "\tint y;\n\ty = 2;", true, false},
+		{"hunks take a lock", "\tint y;\n\ty = 1;", "\tint y;\n\tspin_lock(&l);", true, true},
+		{"no pre-image known", "\tint y;\n\ty = 1;", "\tint y;\n\ty = 2;", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			post := hunk(tc.post)
+			patch := map[string][]*cscan.Func{"other": {post}}
+			var pre map[*cscan.Func]*cscan.Func
+			if tc.preimage {
+				pre = map[*cscan.Func]*cscan.Func{post: hunk(tc.pre)}
+			}
+			r := NewPatchResolver(m, ix, patch, pre)
+			for _, n := range []string{"outer2", "top2"} {
+				if got := r.sources.isDirty(ref(n)); got != tc.dirty {
+					t.Errorf("%s dirty: %v, want %v", n, got, tc.dirty)
+				}
+			}
+			if !tc.dirty {
+				// Read as stored: outer2() still reaches sleep_long()
+				// through the tree's other().
+				if r.SummaryOf(funcNamed(t, ix, "top2"), 0).Reach == nil {
+					t.Error("top2 lost its stored reach")
+				}
+			}
+		})
+	}
+}

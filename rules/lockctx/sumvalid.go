@@ -24,6 +24,10 @@ import (
 // The resolver's own taint tracking (share.go) makes the same dependency
 // test for the summaries it computes; the climb adds that a change which
 // leaves a function's summary as it was stops there.
+//
+// A function whose file's hunks did not apply to the tree is its hunks'
+// post-image in the view: its summary is compared with the hunks'
+// pre-image's, not the stored one (asPreimages).
 
 // patchSources are what the view's patch changes, as the store sees it.
 type patchSources struct {
@@ -377,6 +381,11 @@ func (r *Resolver) settle(seeds []index.Ref) {
 				v = appendSummary(v, sum)
 				lost = lost || lessThan(sum, stored)
 			}
+			if r.asPreimages(news, v) {
+				// Hunks that did not apply, and change nothing their
+				// summary shows: the tree's version stands.
+				return string(storedEnc), false
+			}
 			if len(news) == 1 {
 				return string(v), lost
 			}
@@ -549,6 +558,32 @@ func (r *Resolver) forgetAbove(x index.Ref) {
 			}
 		}
 	}
+}
+
+// asPreimages reports whether every one of news is a hunks' post-image
+// (NewPatchResolver) whose summary, encoded in enc, is its pre-image's.
+// Such a function's new version is partial: its summary lacks what the
+// hunks do not show, which is no change the patch makes, so comparing it
+// with the tree version's stored summary would dirty every caller for
+// nothing. Its pre-image lacks the same: the two agree when the hunks
+// change nothing a summary holds. The pre-images are summarised outside
+// settle's climb (their deps are no part of the view's new versions).
+func (r *Resolver) asPreimages(news []*cscan.Func, enc []byte) bool {
+	if len(r.preimages) == 0 {
+		return false
+	}
+	saved := r.consulted
+	r.consulted = nil
+	defer func() { r.consulted = saved }()
+	var pre []byte
+	for _, fn := range news {
+		old := r.preimages[fn]
+		if old == nil {
+			return false
+		}
+		pre = appendSummary(pre, r.SummaryOf(old, 0))
+	}
+	return string(pre) == string(enc)
 }
 
 // resetMemo drops every summary computed so far.

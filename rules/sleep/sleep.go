@@ -98,6 +98,9 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 		oldFuncs: map[*diffcheck.FuncChange]*cscan.Func{}}
 	newPatch := map[string][]*cscan.Func{}
 	oldPatch := map[string][]*cscan.Func{}
+	// preimages are the hunks' pre-images of the functions whose new
+	// version is their post-image (the file did not apply to the tree).
+	var preimages map[*cscan.Func]*cscan.Func
 	for _, fc := range p.Change.Funcs {
 		if !diffcheck.IsCSource(fc.File) {
 			continue
@@ -105,6 +108,12 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 		if fn := sideFunc(fc, fc.New); fn != nil {
 			r.newFuncs[fc] = fn
 			newPatch[fn.Name] = append(newPatch[fn.Name], fn)
+			if pre := sideFunc(fc, fc.Preimage); pre != nil && fc.New.Partial {
+				if preimages == nil {
+					preimages = map[*cscan.Func]*cscan.Func{}
+				}
+				preimages[fn] = pre
+			}
 		}
 		if fn := sideFunc(fc, fc.Old); fn != nil {
 			r.oldFuncs[fc] = fn
@@ -115,7 +124,7 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 	if p.Index != nil {
 		newIx, oldIx = p.Index, p.Index.Base()
 	}
-	r.newR = lockctx.NewResolver(m, newIx, newPatch, depth)
+	r.newR = lockctx.NewPatchResolver(m, newIx, newPatch, preimages)
 	r.oldR = lockctx.NewResolver(m, oldIx, oldPatch, depth)
 	for _, fc := range p.Change.Funcs {
 		nf := r.newFuncs[fc]
