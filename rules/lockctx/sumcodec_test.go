@@ -140,3 +140,33 @@ func (rec *record) rdepList() []index.Ref {
 	d := &sumDecoder{b: rec.rdeps}
 	return d.refs()
 }
+
+// TestShape: appendShape leaves out every line number (steps, guards, an
+// argument reach's call) and nothing else.
+func TestShape(t *testing.T) {
+	base := appendShape(nil, sampleSummary())
+	moved := sampleSummary()
+	moved.Reach.Steps = []report.Step{{Func: "f", File: "a.c", Line: 30, What: "calls g()"}, {Func: "g", File: "b.c", Line: 7, What: "mutex_lock(&m)"}}
+	moved.ArgReaches[0].Call.Line = 90
+	moved.ArgReaches[0].Call.Guards = []cscan.Guard{{Kind: "if", Cond: "x", Line: 80}}
+	if !bytes.Equal(appendShape(nil, moved), base) {
+		t.Error("summaries that differ only in lines have different shapes")
+	}
+	if bytes.Equal(appendSummary(nil, moved), appendSummary(nil, sampleSummary())) {
+		t.Error("appendSummary leaves lines out")
+	}
+	for name, change := range map[string]func(*Summary){
+		"what": func(s *Summary) { s.Reach.Steps = []report.Step{{Func: "f", File: "a.c", Line: 3, What: "calls h()"}} },
+		"file": func(s *Summary) {
+			s.Acquires = []Effect{{Kind: "spin", Key: "x->lock", Steps: []report.Step{{File: "c.c"}}}}
+		},
+		"guard": func(s *Summary) { s.ArgReaches[0].Call.Guards = nil },
+		"reach": func(s *Summary) { s.Reach = nil },
+	} {
+		s := sampleSummary()
+		change(s)
+		if bytes.Equal(appendShape(nil, s), base) {
+			t.Errorf("%s: a change besides lines keeps the shape", name)
+		}
+	}
+}

@@ -372,7 +372,11 @@ func TestSettlePreimage(t *testing.T) {
 	}
 	// other() (a.c:19) sleeps in the tree; the hunks show two lines of it.
 	hunk := func(text string) *cscan.Func {
-		fn := cscan.ParseBody(text, []int{20, 21})
+		var lines []int
+		for i := range strings.Count(text, "\n") + 1 {
+			lines = append(lines, 20+i)
+		}
+		fn := cscan.ParseBody(text, lines)
 		fn.Name, fn.File = "other", "a.c"
 		return fn
 	}
@@ -387,6 +391,10 @@ func TestSettlePreimage(t *testing.T) {
 	}{
 		{"hunks change no summary", "\tint y;\n\ty = 1;", "\tint y;\n\ty = 2;", true, false},
 		{"hunks take a lock", "\tint y;\n\ty = 1;", "\tint y;\n\tspin_lock(&l);", true, true},
+		// A line added above a call moves it in the post-image only: the
+		// hunks' lines are the patch's, not the tree's.
+		{"hunks move a call", "\ty = 1;\n\tsleep_long();", "\ty = 1;\n\ty++;\n\tsleep_long();", true, false},
+		{"hunks add a sleeping call", "\ty = 1;\n\tx = 2;", "\ty = 1;\n\tsleep_short();", true, true},
 		{"no pre-image known", "\tint y;\n\ty = 1;", "\tint y;\n\ty = 2;", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -381,7 +381,7 @@ func (r *Resolver) settle(seeds []index.Ref) {
 				v = appendSummary(v, sum)
 				lost = lost || lessThan(sum, stored)
 			}
-			if r.asPreimages(news, v) {
+			if r.asPreimages(news) {
 				// Hunks that did not apply, and change nothing their
 				// summary shows: the tree's version stands.
 				return string(storedEnc), false
@@ -561,29 +561,33 @@ func (r *Resolver) forgetAbove(x index.Ref) {
 }
 
 // asPreimages reports whether every one of news is a hunks' post-image
-// (NewPatchResolver) whose summary, encoded in enc, is its pre-image's.
-// Such a function's new version is partial: its summary lacks what the
-// hunks do not show, which is no change the patch makes, so comparing it
-// with the tree version's stored summary would dirty every caller for
-// nothing. Its pre-image lacks the same: the two agree when the hunks
-// change nothing a summary holds. The pre-images are summarised outside
+// (NewPatchResolver) whose summary has its pre-image's shape: the same
+// but for line numbers (appendShape). Such a function's new version is
+// partial: its summary lacks what the hunks do not show, which is no
+// change the patch makes, so comparing it with the tree version's stored
+// summary would dirty every caller for nothing. Its pre-image lacks the
+// same: the two agree when the hunks change nothing a summary holds. The
+// lines are left out because a hunk's lines are the patch's, not the
+// tree's (the hunks did not apply): lines added above a call move it in
+// the post-image, not in the tree. The pre-images are summarised outside
 // settle's climb (their deps are no part of the view's new versions).
-func (r *Resolver) asPreimages(news []*cscan.Func, enc []byte) bool {
+func (r *Resolver) asPreimages(news []*cscan.Func) bool {
 	if len(r.preimages) == 0 {
 		return false
 	}
 	saved := r.consulted
 	r.consulted = nil
 	defer func() { r.consulted = saved }()
-	var pre []byte
+	var pre, post []byte
 	for _, fn := range news {
 		old := r.preimages[fn]
 		if old == nil {
 			return false
 		}
-		pre = appendSummary(pre, r.SummaryOf(old, 0))
+		pre = appendShape(pre, r.SummaryOf(old, 0))
+		post = appendShape(post, r.SummaryOf(fn, 0))
 	}
-	return string(pre) == string(enc)
+	return string(pre) == string(post)
 }
 
 // resetMemo drops every summary computed so far.
