@@ -584,6 +584,7 @@ func (r *Resolver) asPreimages(news []*cscan.Func) bool {
 		if old == nil {
 			return false
 		}
+		delete(r.memo, old) // summarised from the view as it stands now, like fn
 		pre = appendShape(pre, r.SummaryOf(old, 0))
 		post = appendShape(post, r.SummaryOf(fn, 0))
 	}
