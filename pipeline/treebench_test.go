@@ -37,7 +37,8 @@ import (
 // Of the patches after the first it reports the median, the slowest and
 // rest-s, the sum of all but the slowest (the ordinary patches); -v logs
 // each patch's time. patches=20/workers=2 runs the 20 as `check
-// --workers 2` does, two series at once.
+// --workers 2` does, two series at once; stale=4 runs four patches whose
+// hunks do not apply to 6.1 (staleBenchPatches).
 func BenchmarkAnalysisTree(b *testing.B) {
 	dir := testkernel.Dir(b)
 	cache := filepath.Join(filepath.Dir(dir), "index-cache")
@@ -91,6 +92,31 @@ func BenchmarkAnalysisTree(b *testing.B) {
 	b.Run(fmt.Sprintf("patches=%d/workers=2", len(diffs)), func(b *testing.B) {
 		benchTreeWorkers(b, dir, index.Options{CacheDir: cache, PageCache: pageCache}, rs, ropts, patches, diffs, 2)
 	})
+	// Patches whose hunks do not apply to 6.1 (older fixes): each touched
+	// function is its hunks' post-image, inside or above the kernel's
+	// large recursive component.
+	var stale, staleDiffs []string
+	for _, name := range staleBenchPatches {
+		p := filepath.Join("..", "eval", "ordinary", name+".patch")
+		d, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		stale, staleDiffs = append(stale, p), append(staleDiffs, string(d))
+	}
+	b.Run(fmt.Sprintf("stale=%d", len(stale)), func(b *testing.B) {
+		benchTree(b, dir, index.Options{CacheDir: cache, PageCache: pageCache}, rs, ropts, stale, staleDiffs)
+	})
+}
+
+// staleBenchPatches are ordinary patches of eval/ that do not apply to
+// Linux 6.1 and touch a function in or above its large recursive
+// component (BenchmarkAnalysisTree's stale run).
+var staleBenchPatches = []string{
+	"0087-kernel-panic-when-mount-nfsv4",
+	"0090-keys-potential-uninitialized-variable",
+	"0094-lockd-try-to-reconnect-if-statd-has-moved",
+	"0143-vfs-avoid-creation-of-inode-number-0-in-get-next-ino",
 }
 
 // benchTreeWorkers analyses the patches as one series each with RunAll,
