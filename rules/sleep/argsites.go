@@ -2,8 +2,11 @@ package sleep
 
 import (
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
@@ -21,6 +24,7 @@ func (r *checker) argSites(name, file string, static bool) []callSite {
 	if !static {
 		files = append(files, r.dirFiles(path.Dir(file))...)
 	}
+	r.readFiles(files, name)
 	var out []callSite
 	seen := map[string]bool{}
 	for _, p := range files {
@@ -71,6 +75,14 @@ func (r *checker) argUsesOf(p string) map[string][]argUse {
 	if uses, ok := r.argUses[p]; ok {
 		return uses
 	}
+	uses := r.readArgUses(p)
+	r.argUses[p] = uses
+	return uses
+}
+
+// readArgUses is argUsesOf without the cache: a read of the view, safe to
+// run concurrently.
+func (r *checker) readArgUses(p string) map[string][]argUse {
 	uses := map[string][]argUse{}
 	if f := r.p.Index.File(p); f != nil {
 		for _, fn := range f.Funcs {
@@ -89,7 +101,6 @@ func (r *checker) argUsesOf(p string) map[string][]argUse {
 			}
 		}
 	}
-	r.argUses[p] = uses
 	return uses
 }
 
@@ -126,20 +137,83 @@ func (r *checker) spells(p, name string) bool {
 	}
 	ws, ok := r.words[p]
 	if !ok {
-		read := func() lockctx.WordSet {
-			// Words keeps hashes only: the file is read into a
-			// reused buffer.
-			var ws lockctx.WordSet
-			r.p.Index.WithSource(p, func(src []byte) { ws = lockctx.Words(src) })
-			return ws
-		}
-		if r.p.Index.Overlaid(p) {
-			ws = read()
-		} else {
-			// A file of the tree: the same for every patch.
-			ws = r.p.Index.Underlying().Memo("rules/sleep:words:"+p, func() any { return read() }).(lockctx.WordSet)
-		}
+		ws = r.wordsOf(p)
 		r.words[p] = ws
 	}
 	return !ws.Read() || ws.Has(name)
+}
+
+// wordsOf returns the identifiers file p of the view spells (spells,
+// without the patch's cache): a read of the view, safe to run
+// concurrently.
+func (r *checker) wordsOf(p string) lockctx.WordSet {
+	read := func() lockctx.WordSet {
+		// Words keeps hashes only: the file is read into a reused
+		// buffer.
+		var ws lockctx.WordSet
+		r.p.Index.WithSource(p, func(src []byte) { ws = lockctx.Words(src) })
+		return ws
+	}
+	if r.p.Index.Overlaid(p) {
+		return read()
+	}
+	// A file of the tree: the same for every patch.
+	return r.p.Index.Underlying().Memo("rules/sleep:words:"+p, func() any { return read() }).(lockctx.WordSet)
+}
+
+// readFiles reads, on the machine's cores, what argSites will ask of the
+// files it searches for name and that the patch has not read yet: their
+// identifiers, and the arguments of the calls of those that spell name.
+// Both are pure reads of the view (the index's caches take concurrent
+// readers), filled into the patch's caches in the files' order, so the
+// search that follows finds them there and goes as it would without:
+// the reverse search meets a directory's files in bulk, and one patch's
+// rules otherwise use one core.
+func (r *checker) readFiles(files []string, name string) {
+	if r.words == nil {
+		r.words = map[string]lockctx.WordSet{}
+	}
+	if r.argUses == nil {
+		r.argUses = map[string]map[string][]argUse{}
+	}
+	var todo []string
+	seen := map[string]bool{}
+	for _, p := range files {
+		if _, ok := r.words[p]; !ok && !seen[p] {
+			seen[p] = true
+			todo = append(todo, p)
+		}
+	}
+	if len(todo) < 2 {
+		return
+	}
+	type read struct {
+		ws   lockctx.WordSet
+		uses map[string][]argUse
+	}
+	out := make([]read, len(todo))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(todo) {
+					return
+				}
+				p := todo[i]
+				out[i].ws = r.wordsOf(p)
+				if !out[i].ws.Read() || out[i].ws.Has(name) {
+					out[i].uses = r.readArgUses(p)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, p := range todo {
+		r.words[p] = out[i].ws
+		if _, ok := r.argUses[p]; !ok && out[i].uses != nil {
+			r.argUses[p] = out[i].uses
+		}
+	}
 }
