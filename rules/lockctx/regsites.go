@@ -150,15 +150,24 @@ type treeRegs struct {
 func (r *Resolver) treeRegistrations(rows []Callback, names []string) *treeRegs {
 	under := r.ix.Underlying()
 	return under.Memo("lockctx.treeregs."+r.m.id, func() any {
+		// The names' call sites are read and visited on the machine's
+		// cores (reads of the tree's index), then merged in the names'
+		// order.
+		found := make([][]siteRegs, len(names))
+		sites := make([][]index.CallSite, len(names))
+		eachParallel(len(names), func(k int) {
+			sites[k] = under.Callers(names[k])
+			found[k] = make([]siteRegs, len(sites[k]))
+			for i, site := range sites[k] {
+				found[k][i] = visitReg(under, rows, site.Func, site.Call)
+			}
+		})
 		out := &treeRegs{sites: map[string][]siteRegs{}, files: map[string]bool{}}
-		for _, n := range names {
-			sites := under.Callers(n)
-			found := make([]siteRegs, len(sites))
-			for i, site := range sites {
-				found[i] = visitReg(under, rows, site.Func, site.Call)
+		for k, n := range names {
+			for _, site := range sites[k] {
 				out.files[site.Func.File] = true
 			}
-			out.sites[n] = found
+			out.sites[n] = found[k]
 		}
 		return out
 	}).(*treeRegs)

@@ -1,0 +1,36 @@
+package lockctx
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// eachParallel calls f(i) for every i in [0, n) on up to GOMAXPROCS
+// goroutines and returns when all calls have. f must only read what is
+// shared (the tree's index takes concurrent readers) and write its own
+// slot of a result: callers merge the slots in order, so the result does
+// not depend on the schedule.
+func eachParallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
