@@ -5,6 +5,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/par"
 )
 
 // siteRegs is what one registration call registers: functions named by
@@ -155,7 +156,7 @@ func (r *Resolver) treeRegistrations(rows []Callback, names []string) *treeRegs 
 		// order.
 		found := make([][]siteRegs, len(names))
 		sites := make([][]index.CallSite, len(names))
-		eachParallel(len(names), func(k int) {
+		par.Each(len(names), func(k int) {
 			sites[k] = under.Callers(names[k])
 			found[k] = make([]siteRegs, len(sites[k]))
 			for i, site := range sites[k] {

@@ -2,13 +2,11 @@ package sleep
 
 import (
 	"path"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/internal/par"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
@@ -192,24 +190,13 @@ func (r *checker) readFiles(files []string, name string) {
 		uses map[string][]argUse
 	}
 	out := make([]read, len(todo))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(todo)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(todo) {
-					return
-				}
-				p := todo[i]
-				out[i].ws = r.wordsOf(p)
-				if !out[i].ws.Read() || out[i].ws.Has(name) {
-					out[i].uses = r.readArgUses(p)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	par.Each(len(todo), func(i int) {
+		p := todo[i]
+		out[i].ws = r.wordsOf(p)
+		if !out[i].ws.Read() || out[i].ws.Has(name) {
+			out[i].uses = r.readArgUses(p)
+		}
+	})
 	for i, p := range todo {
 		r.words[p] = out[i].ws
 		if _, ok := r.argUses[p]; !ok && out[i].uses != nil {

@@ -1,16 +1,16 @@
-package lockctx
+package par
 
 import (
 	"sync/atomic"
 	"testing"
 )
 
-// TestEachParallel: every index is visited exactly once, whatever n.
-func TestEachParallel(t *testing.T) {
+// TestEach: every index is visited exactly once, whatever n.
+func TestEach(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 7, 1000} {
 		calls := make([]atomic.Int32, n)
 		var total atomic.Int32
-		eachParallel(n, func(i int) {
+		Each(n, func(i int) {
 			calls[i].Add(1)
 			total.Add(1)
 		})
