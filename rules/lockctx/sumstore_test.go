@@ -258,10 +258,10 @@ func TestStoredUnderPatch(t *testing.T) {
 	}
 }
 
-// TestSettleStopsWhereUnchanged: a change climbs the reverse deps only as
-// far as summaries change; a change that takes a sleeping call away
-// dirties everything above it.
-func TestSettleStopsWhereUnchanged(t *testing.T) {
+// preparedStoreTree opens storeTree with its summaries stored, and
+// returns the model, the index and a function's ref by name.
+func preparedStoreTree(t *testing.T) (*Model, *index.Index, func(string) index.Ref) {
+	t.Helper()
 	m := testModel(t)
 	ix := openStoreTree(t)
 	if err := Prepare(context.Background(), m, ix, nil); err != nil {
@@ -274,6 +274,14 @@ func TestSettleStopsWhereUnchanged(t *testing.T) {
 		}
 		return r
 	}
+	return m, ix, ref
+}
+
+// TestSettleStopsWhereUnchanged: a change climbs the reverse deps only as
+// far as summaries change; a change that takes a sleeping call away
+// dirties everything above it.
+func TestSettleStopsWhereUnchanged(t *testing.T) {
+	m, ix, ref := preparedStoreTree(t)
 	leafSleeps := strings.Replace(storeTree["a.c"], "\tx++;\n", "\tsleep_short();\n", 1)
 	otherQuiet := strings.Replace(storeTree["a.c"], "\tsleep_long();\n", "\tquiet();\n", 1)
 	for _, tc := range []struct {
@@ -358,18 +366,7 @@ func TestStoredMovedAssignment(t *testing.T) {
 // dirties every caller; set against the hunks' pre-image it changes only
 // what the hunks change.
 func TestSettlePreimage(t *testing.T) {
-	m := testModel(t)
-	ix := openStoreTree(t)
-	if err := Prepare(context.Background(), m, ix, nil); err != nil {
-		t.Fatal(err)
-	}
-	ref := func(name string) index.Ref {
-		r, ok := ix.RefOf(funcNamed(t, ix, name))
-		if !ok {
-			t.Fatalf("%s: no ref", name)
-		}
-		return r
-	}
+	m, ix, ref := preparedStoreTree(t)
 	// other() (a.c:19) sleeps in the tree; the hunks show two lines of it.
 	hunk := func(text string) *cscan.Func {
 		var lines []int
