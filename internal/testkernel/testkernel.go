@@ -7,15 +7,15 @@ package testkernel
 
 import (
 	"context"
-
 	"errors"
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/internal/flock"
 )
 
 // EnvDir names the environment variable that overrides the tree location.
