@@ -10,13 +10,14 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/internal/netaddr"
 	"net"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 	"github.com/emersion/go-sasl"
+
+	"github.com/autosel-bot/autosel-bot/internal/netaddr"
 )
 
 // Server is one IMAP account to read.

@@ -8,10 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/internal/buildlog"
-	"github.com/autosel-bot/autosel-bot/internal/flock"
-	"github.com/autosel-bot/autosel-bot/internal/patchguard"
-	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -20,6 +16,11 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/internal/buildlog"
+	"github.com/autosel-bot/autosel-bot/internal/flock"
+	"github.com/autosel-bot/autosel-bot/internal/patchguard"
+	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 )
 
 // Build statuses.
