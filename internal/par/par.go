@@ -10,7 +10,10 @@ import (
 // Each calls f(i) for every i in [0, n) on up to GOMAXPROCS goroutines
 // and returns when all calls have. f must only read what is shared and
 // write its own slot of a result: callers merge the slots in order, so
-// the result does not depend on the schedule.
+// the result does not depend on the schedule. A panic in f is raised
+// again on the caller's goroutine once the others are done (where the
+// caller's recover, a rule's or a patch's, takes it), not on a worker,
+// where it would end the process.
 func Each(n int, f func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
@@ -21,8 +24,20 @@ func Each(n int, f func(i int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var panicked bool
+	var value any
 	for range workers {
 		wg.Go(func() {
+			defer func() {
+				if e := recover(); e != nil {
+					mu.Lock()
+					if !panicked {
+						panicked, value = true, e
+					}
+					mu.Unlock()
+				}
+			}()
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n {
@@ -33,4 +48,7 @@ func Each(n int, f func(i int)) {
 		})
 	}
 	wg.Wait()
+	if panicked {
+		panic(value)
+	}
 }

@@ -24,3 +24,21 @@ func TestEach(t *testing.T) {
 		}
 	}
 }
+
+// TestEachPanic: a panic in f reaches the caller, whatever the workers.
+func TestEachPanic(t *testing.T) {
+	for _, n := range []int{1, 10} {
+		got := func() (v any) {
+			defer func() { v = recover() }()
+			Each(n, func(i int) {
+				if i == n/2 {
+					panic("boom")
+				}
+			})
+			return nil
+		}()
+		if got != "boom" {
+			t.Errorf("n=%d: recovered %v, want boom", n, got)
+		}
+	}
+}

@@ -70,8 +70,11 @@ type Resolver struct {
 	ix    *index.Index
 	patch map[string][]*cscan.Func
 	// preimages maps a patch function analysed from its hunks' post-image
-	// (its file's hunks did not apply to the tree) to their pre-image.
+	// (its file's hunks did not apply to the tree) to their pre-image;
+	// neutral holds the names whose post-images change nothing a summary
+	// holds (findNeutral): calls to them reach the tree's version.
 	preimages map[*cscan.Func]*cscan.Func
+	neutral   map[string]bool
 	memo      map[*cscan.Func]*Summary
 	// stack holds the functions being summarised, low their lowest
 	// reachable stack position (Tarjan's lowlink), at their position.
@@ -192,8 +195,10 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 // NewPatchResolver is NewResolver for a post-patch view in which some of
 // the patch's functions are their hunks' post-images, their files' hunks
 // not having applied to the tree: preimages maps each such function to
-// the hunks' pre-image. A post-image summarised as its pre-image
-// changes nothing the tree's functions see of it (sumvalid.go).
+// the hunks' pre-image. A post-image whose summary is its pre-image's
+// but for line numbers changes nothing a summary holds: calls to its name
+// reach the tree's version, with a store or without (findNeutral). The
+// post-images themselves are still what SummaryOf of them computes.
 func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, preimages map[*cscan.Func]*cscan.Func) *Resolver {
 	return newResolver(m, ix, patch, preimages)
 }
@@ -211,9 +216,75 @@ func newResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, prei
 		// The store replaces the summaries shared in memory, which are
 		// exact only for the patch they were computed with.
 		r.shared = nil
-		r.initSources()
+		r.initSources() // finds the neutral post-images first
+	} else {
+		r.findNeutral()
 	}
 	return r
+}
+
+// findNeutral finds the patch's post-images that change nothing a
+// summary holds. A post-image is partial: its summary lacks every call
+// the hunks do not show, which is no change the patch makes, so set
+// against the tree's version it always "loses" something, and with it
+// every caller would. Its pre-image lacks the same. A post-image whose
+// summary has its pre-image's shape (appendShape: the lines are left
+// out, as a hunk's lines are the patch's, not the tree's) is neutral:
+// calls to its name reach the tree's version (lookup), and it is no
+// source of the store's climb. The others stand for their names as
+// before.
+//
+// Each name is decided in the tree as it is: every candidate is taken
+// as neutral while the shapes are computed (so a call from one into
+// another, or back into itself, reaches the tree's version on both
+// sides), no file of the view is rescanned, and a function the tree
+// defines is either a candidate or none is decided. Stored summaries
+// then hold for every function read, so a store and computing
+// everything decide alike. A function the tree does not define (no
+// pre-image) neither counts nor is neutral: no tree function's summary
+// reached it. Everything summarised here is dropped.
+func (r *Resolver) findNeutral() {
+	if len(r.preimages) == 0 || r.ix == nil || len(r.ix.OverlaidPaths()) > 0 {
+		return
+	}
+	names := make([]string, 0, len(r.patch))
+	for name, fns := range r.patch {
+		all := true
+		for _, fn := range fns {
+			all = all && r.preimages[fn] != nil
+		}
+		switch {
+		case all:
+			names = append(names, name)
+		case len(r.ix.Funcs(name)) > 0:
+			return
+		}
+		// A function the tree does not define: no tree function's
+		// summary reached it, and calls to it still reach the patch's.
+	}
+	if len(names) == 0 {
+		return
+	}
+	sort.Strings(names)
+	r.neutral = map[string]bool{}
+	for _, name := range names {
+		r.neutral[name] = true
+	}
+	defer r.resetMemo()
+	var changed []string
+	for _, name := range names {
+		var pre, post []byte
+		for _, fn := range r.patch[name] {
+			post = appendShape(post, r.SummaryOf(fn, 0))
+			pre = appendShape(pre, r.SummaryOf(r.preimages[fn], 0))
+		}
+		if string(pre) != string(post) {
+			changed = append(changed, name)
+		}
+	}
+	for _, name := range changed {
+		delete(r.neutral, name)
+	}
 }
 
 // maxComponentRounds bounds the iterations over one recursive component.
@@ -223,11 +294,11 @@ const maxComponentRounds = 4
 const maxSummaryCalls = 4000
 
 // lookup returns the definition of name a call from file fromFile reaches:
-// the patch's version first, then the tree's (same file, then headers and
-// non-static definitions). Several non-static candidates (per-arch
+// the patch's version first (unless neutral, see findNeutral), then the
+// tree's (same file, then headers and non-static definitions). Several non-static candidates (per-arch
 // variants) are all returned.
 func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
-	if fns := r.patch[name]; len(fns) > 0 {
+	if fns := r.patch[name]; len(fns) > 0 && !r.neutral[name] {
 		return PickDefs(fns, fromFile)
 	}
 	if r.ix == nil {

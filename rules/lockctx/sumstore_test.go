@@ -361,13 +361,16 @@ func TestStoredMovedAssignment(t *testing.T) {
 }
 
 // TestSettlePreimage: a function whose hunks did not apply is its hunks'
-// post-image in the view. Its summary lacks what the hunks do not show, so
+// post-image in the view. Its summary lacks what the hunks do not show:
 // set against the tree version's stored summary it "loses" something and
-// dirties every caller; set against the hunks' pre-image it changes only
-// what the hunks change.
+// dirties every caller. When the hunks change nothing a summary holds
+// (the post-image has its pre-image's shape), calls reach the tree's
+// version instead, with a store or without, and nothing above it is
+// summarised again; otherwise the post-image stands for it, as before.
+// Either way the store gives what computing everything gives.
 func TestSettlePreimage(t *testing.T) {
 	m, ix, ref := preparedStoreTree(t)
-	// other() (a.c:19) sleeps in the tree; the hunks show two lines of it.
+	// other() (a.c:19) sleeps in the tree; the hunks show lines of it.
 	hunk := func(text string) *cscan.Func {
 		var lines []int
 		for i := range strings.Count(text, "\n") + 1 {
@@ -377,42 +380,149 @@ func TestSettlePreimage(t *testing.T) {
 		fn.Name, fn.File = "other", "a.c"
 		return fn
 	}
+	// leafLocks is a.c with leaf() taking a lock it keeps: a file that
+	// did apply.
+	leafLocks := strings.Replace(storeTree["a.c"], "\tx++;\n", "\tspin_lock(&k);\n", 1)
 	for _, tc := range []struct {
 		name      string
 		pre, post string
 		// preimage: the resolver is told the post-image's pre-image.
 		preimage bool
+		// applied: a.c applied as leafLocks beside the hunks.
+		applied bool
 		// dirty: outer2() and top2(), above other(), are summarised
 		// again instead of read as stored.
 		dirty bool
+		// topReaches: top2() reaches a sleeping call in the view.
+		topReaches bool
 	}{
-		{"hunks change no summary", "\tint y;\n\ty = 1;", "\tint y;\n\ty = 2;", true, false},
-		{"hunks take a lock", "\tint y;\n\ty = 1;", "\tint y;\n\tspin_lock(&l);", true, true},
+		{"hunks change no summary", "\tint y;\n\ty = 1;", "\tint y;\n\ty = 2;", true, false, false, true},
+		{"hunks take a lock", "\tint y;\n\ty = 1;", "\tint y;\n\tspin_lock(&l);", true, false, true, false},
 		// A line added above a call moves it in the post-image only: the
 		// hunks' lines are the patch's, not the tree's.
-		{"hunks move a call", "\ty = 1;\n\tsleep_long();", "\ty = 1;\n\ty++;\n\tsleep_long();", true, false},
-		{"hunks add a sleeping call", "\ty = 1;\n\tx = 2;", "\ty = 1;\n\tsleep_short();", true, true},
-		{"no pre-image known", "\tint y;\n\ty = 1;", "\tint y;\n\ty = 2;", false, true},
+		{"hunks move a call", "\ty = 1;\n\tsleep_long();", "\ty = 1;\n\ty++;\n\tsleep_long();", true, false, false, true},
+		{"hunks add a sleeping call", "\ty = 1;\n\tx = 2;", "\ty = 1;\n\tsleep_short();", true, false, true, true},
+		{"no pre-image known", "\tint y;\n\ty = 1;", "\tint y;\n\ty = 2;", false, false, true, false},
+		// Another file of the patch applied: its functions are no
+		// post-images, so the names are not neutral and every change is
+		// followed as before (top2() also takes leaf()'s lock now).
+		{"beside a file that applied", "\tint y;\n\ty = 1;", "\tint y;\n\ty = 2;", true, true, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			post := hunk(tc.post)
-			patch := map[string][]*cscan.Func{"other": {post}}
-			var pre map[*cscan.Func]*cscan.Func
-			if tc.preimage {
-				pre = map[*cscan.Func]*cscan.Func{post: hunk(tc.pre)}
+			resolver := func(ix *index.Index) (*Resolver, *index.Index) {
+				view := ix
+				post := hunk(tc.post)
+				patch := map[string][]*cscan.Func{"other": {post}}
+				if tc.applied {
+					view = ix.Overlay(map[string][]byte{"a.c": []byte(leafLocks)})
+					for _, fn := range view.File("a.c").Funcs {
+						if fn.Name == "leaf" {
+							patch["leaf"] = []*cscan.Func{fn}
+						}
+					}
+				}
+				var pre map[*cscan.Func]*cscan.Func
+				if tc.preimage {
+					pre = map[*cscan.Func]*cscan.Func{post: hunk(tc.pre)}
+				}
+				return NewPatchResolver(m, view, patch, pre), view
 			}
-			r := NewPatchResolver(m, ix, patch, pre)
+			r, view := resolver(ix)
 			for _, n := range []string{"outer2", "top2"} {
 				if got := r.sources.isDirty(ref(n)); got != tc.dirty {
 					t.Errorf("%s dirty: %v, want %v", n, got, tc.dirty)
 				}
 			}
-			if !tc.dirty {
-				// Read as stored: outer2() still reaches sleep_long()
-				// through the tree's other().
-				if r.SummaryOf(funcNamed(t, ix, "top2"), 0).Reach == nil {
-					t.Error("top2 lost its stored reach")
+			// The same tree without stored summaries, its own for each
+			// case: summaries computed without a store are shared by the
+			// resolvers of a tree.
+			plain, plainView := resolver(openStoreTree(t))
+			if plain.store != nil {
+				t.Fatal("the plain tree has stored summaries")
+			}
+			for _, n := range []string{"outer2", "top2"} {
+				got := appendSummary(nil, r.SummaryOf(view.Funcs(n)[0], 0))
+				want := appendSummary(nil, plain.SummaryOf(plainView.Funcs(n)[0], 0))
+				if string(got) != string(want) {
+					t.Errorf("%s: the store gives %q, computing it %q", n, got, want)
 				}
+			}
+			if got := r.SummaryOf(view.Funcs("top2")[0], 0).Reach != nil; got != tc.topReaches {
+				t.Errorf("top2 reaches: %v, want %v", got, tc.topReaches)
+			}
+			if tc.applied && len(r.SummaryOf(view.Funcs("top2")[0], 0).Acquires) == 0 {
+				t.Error("top2 does not take leaf()'s lock")
+			}
+		})
+	}
+}
+
+// TestSettlePreimagePerName: each post-image is decided on its own. With
+// other()'s hunks neutral and leaf()'s taking a lock, leaf()'s callers are
+// summarised again and other()'s calls reach the tree's version; the other
+// way round, mid() and top() (above leaf() only) keep their stored
+// summaries. Either way the store gives what computing everything gives.
+func TestSettlePreimagePerName(t *testing.T) {
+	m, ix, ref := preparedStoreTree(t)
+	// hunk is a post- or pre-image of name: two lines at line.
+	hunk := func(name, file string, line int, text string) *cscan.Func {
+		fn := cscan.ParseBody(text, []int{line, line + 1})
+		fn.Name, fn.File = name, file
+		return fn
+	}
+	for _, tc := range []struct {
+		name             string
+		leafLocks        bool // leaf()'s hunks take a lock; else other()'s do
+		dirty, clean     []string
+		topAcquires      bool
+		outer2Acquires   bool
+		outer2SleepsLong bool
+	}{
+		{"leaf changes", true, []string{"mid", "top", "outer2"}, nil, true, true, true},
+		{"other changes", false, []string{"outer2", "top2"}, []string{"mid", "top"}, false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resolver := func(ix *index.Index) *Resolver {
+				leafPre, leafPost := "\tint y;\n\ty = 1;", "\tint y;\n\ty = 2;"
+				otherPre, otherPost := leafPre, leafPost
+				if tc.leafLocks {
+					leafPost = "\tint y;\n\tspin_lock(&k);"
+				} else {
+					otherPost = "\tint y;\n\tspin_lock(&k);"
+				}
+				leaf, other := hunk("leaf", "a.c", 3, leafPost), hunk("other", "a.c", 20, otherPost)
+				return NewPatchResolver(m, ix, map[string][]*cscan.Func{"leaf": {leaf}, "other": {other}},
+					map[*cscan.Func]*cscan.Func{leaf: hunk("leaf", "a.c", 3, leafPre), other: hunk("other", "a.c", 20, otherPre)})
+			}
+			r := resolver(ix)
+			for _, n := range tc.dirty {
+				if !r.sources.isDirty(ref(n)) {
+					t.Errorf("%s is not dirty", n)
+				}
+			}
+			for _, n := range tc.clean {
+				if r.sources.isDirty(ref(n)) {
+					t.Errorf("%s is dirty", n)
+				}
+			}
+			plainIx := openStoreTree(t)
+			plain := resolver(plainIx)
+			for _, n := range []string{"mid", "top", "outer2", "top2"} {
+				got := appendSummary(nil, r.SummaryOf(ix.Funcs(n)[0], 0))
+				want := appendSummary(nil, plain.SummaryOf(plainIx.Funcs(n)[0], 0))
+				if string(got) != string(want) {
+					t.Errorf("%s: the store gives %q, computing it %q", n, got, want)
+				}
+			}
+			if got := len(r.SummaryOf(ix.Funcs("top")[0], 0).Acquires) > 0; got != tc.topAcquires {
+				t.Errorf("top acquires: %v, want %v", got, tc.topAcquires)
+			}
+			o := r.SummaryOf(ix.Funcs("outer2")[0], 0)
+			if got := len(o.Acquires) > 0; got != tc.outer2Acquires {
+				t.Errorf("outer2 acquires: %v, want %v", got, tc.outer2Acquires)
+			}
+			if got := o.Reach != nil && o.Reach.Prim == "sleep_long"; got != tc.outer2SleepsLong {
+				t.Errorf("outer2 reaches sleep_long: %v, want %v (%+v)", got, tc.outer2SleepsLong, o.Reach)
 			}
 		})
 	}

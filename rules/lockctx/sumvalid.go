@@ -26,8 +26,8 @@ import (
 // leaves a function's summary as it was stops there.
 //
 // A function whose file's hunks did not apply to the tree is its hunks'
-// post-image in the view: its summary is compared with the hunks'
-// pre-image's, not the stored one (asPreimages).
+// post-image in the view; when the hunks change nothing a summary holds
+// (findNeutral), calls reach the tree's version and it is no source.
 
 // patchSources are what the view's patch changes, as the store sees it.
 type patchSources struct {
@@ -144,6 +144,7 @@ func (r *Resolver) initSources() {
 	if r.ix == nil {
 		return
 	}
+	r.findNeutral()
 	root := r.ix.Underlying()
 	for _, p := range r.ix.OverlaidPaths() {
 		if i, ok := r.ix.FileNum(p); ok {
@@ -151,6 +152,9 @@ func (r *Resolver) initSources() {
 		}
 	}
 	for name := range r.patch {
+		if r.neutral[name] {
+			continue // reached as the tree's version: no source
+		}
 		for _, fn := range root.Funcs(name) {
 			if ref, ok := root.RefOf(fn); ok {
 				s.funcs[ref] = true
@@ -381,11 +385,6 @@ func (r *Resolver) settle(seeds []index.Ref) {
 				v = appendSummary(v, sum)
 				lost = lost || lessThan(sum, stored)
 			}
-			if r.asPreimages(news) {
-				// Hunks that did not apply, and change nothing their
-				// summary shows: the tree's version stands.
-				return string(storedEnc), false
-			}
 			if len(news) == 1 {
 				return string(v), lost
 			}
@@ -558,37 +557,6 @@ func (r *Resolver) forgetAbove(x index.Ref) {
 			}
 		}
 	}
-}
-
-// asPreimages reports whether every one of news is a hunks' post-image
-// (NewPatchResolver) whose summary has its pre-image's shape: the same
-// but for line numbers (appendShape). Such a function's new version is
-// partial: its summary lacks what the hunks do not show, which is no
-// change the patch makes, so comparing it with the tree version's stored
-// summary would dirty every caller for nothing. Its pre-image lacks the
-// same: the two agree when the hunks change nothing a summary holds. The
-// lines are left out because a hunk's lines are the patch's, not the
-// tree's (the hunks did not apply): lines added above a call move it in
-// the post-image, not in the tree. The pre-images are summarised outside
-// settle's climb (their deps are no part of the view's new versions).
-func (r *Resolver) asPreimages(news []*cscan.Func) bool {
-	if len(r.preimages) == 0 {
-		return false
-	}
-	saved := r.consulted
-	r.consulted = nil
-	defer func() { r.consulted = saved }()
-	var pre, post []byte
-	for _, fn := range news {
-		old := r.preimages[fn]
-		if old == nil {
-			return false
-		}
-		delete(r.memo, old) // summarised from the view as it stands now, like fn
-		pre = appendShape(pre, r.SummaryOf(old, 0))
-		post = appendShape(post, r.SummaryOf(fn, 0))
-	}
-	return string(pre) == string(post)
 }
 
 // resetMemo drops every summary computed so far.

@@ -21,9 +21,8 @@ import (
 // time.
 func TestLavaBaselineShared(t *testing.T) {
 	l, tree, o := needLab(t)
-	ctx := ctxFor(t, buildWait)
 	for attempt := 1; ; attempt++ {
-		infra, err := shareBaseline(t, ctx, newBackend(t, l, o, nil), tree)
+		infra, err := shareBaseline(t, ctxFor(t, buildWait), newBackend(t, l, o, nil), tree)
 		if err == nil {
 			return
 		}
