@@ -277,6 +277,22 @@ func preparedStoreTree(t *testing.T) (*Model, *index.Index, func(string) index.R
 	return m, ix, ref
 }
 
+// checkDirty checks that the functions of dirty are summarised again
+// under r's patch and those of clean read as stored.
+func checkDirty(t *testing.T, r *Resolver, ref func(string) index.Ref, dirty, clean []string) {
+	t.Helper()
+	for _, n := range dirty {
+		if !r.sources.isDirty(ref(n)) {
+			t.Errorf("%s is not dirty", n)
+		}
+	}
+	for _, n := range clean {
+		if r.sources.isDirty(ref(n)) {
+			t.Errorf("%s is dirty", n)
+		}
+	}
+}
+
 // TestSettleStopsWhereUnchanged: a change climbs the reverse deps only as
 // far as summaries change; a change that takes a sleeping call away
 // dirties everything above it.
@@ -302,16 +318,7 @@ func TestSettleStopsWhereUnchanged(t *testing.T) {
 				patch[fn.Name] = append(patch[fn.Name], fn)
 			}
 			r := NewResolver(m, view, patch, 0)
-			for _, n := range tc.dirty {
-				if !r.sources.isDirty(ref(n)) {
-					t.Errorf("%s is not dirty", n)
-				}
-			}
-			for _, n := range tc.clean {
-				if r.sources.isDirty(ref(n)) {
-					t.Errorf("%s is dirty", n)
-				}
-			}
+			checkDirty(t, r, ref, tc.dirty, tc.clean)
 			for n, want := range tc.reaches {
 				if got := r.SummaryOf(view.Funcs(n)[0], 0).Reach != nil; got != want {
 					t.Errorf("%s reaches: %v, want %v", n, got, want)
@@ -495,16 +502,7 @@ func TestSettlePreimagePerName(t *testing.T) {
 					map[*cscan.Func]*cscan.Func{leaf: hunk("leaf", "a.c", 3, leafPre), other: hunk("other", "a.c", 20, otherPre)})
 			}
 			r := resolver(ix)
-			for _, n := range tc.dirty {
-				if !r.sources.isDirty(ref(n)) {
-					t.Errorf("%s is not dirty", n)
-				}
-			}
-			for _, n := range tc.clean {
-				if r.sources.isDirty(ref(n)) {
-					t.Errorf("%s is dirty", n)
-				}
-			}
+			checkDirty(t, r, ref, tc.dirty, tc.clean)
 			plainIx := openStoreTree(t)
 			plain := resolver(plainIx)
 			for _, n := range []string{"mid", "top", "outer2", "top2"} {
