@@ -270,7 +270,16 @@ func (r *Resolver) findNeutral() {
 	for _, name := range names {
 		r.neutral[name] = true
 	}
-	defer r.resetMemo()
+	// Nothing summarised while deciding is kept: a name found changed
+	// will not be neutral after, so what was summarised through it (a
+	// callee calling back into it) holds for no view, and must not reach
+	// the summaries shared without a store either.
+	shared := r.shared
+	r.shared = nil
+	defer func() {
+		r.shared = shared
+		r.resetMemo()
+	}()
 	var changed []string
 	for _, name := range names {
 		var pre, post []byte

@@ -525,3 +525,42 @@ func TestSettlePreimagePerName(t *testing.T) {
 		})
 	}
 }
+
+// TestFindNeutralCallBack: deciding a post-image summarises what its
+// hunks call, here g(), which calls back into it (the tree's version does
+// not call g()). When the hunks turn out to change the function, nothing
+// summarised while deciding may stay: g() then reaches the new sleeping
+// call through the post-image, with a store (the climb) and without one
+// (no summary of the decision is shared).
+func TestFindNeutralCallBack(t *testing.T) {
+	files := map[string]string{
+		"a.c": "void x(void)\n{\n\tint y;\n\ty = 1;\n}\n",
+		"b.c": "void g(void)\n{\n\tx();\n}\n\nvoid top(void)\n{\n\tspin_lock(&l);\n\tg();\n\tspin_unlock(&l);\n}\n",
+	}
+	m := testModel(t)
+	stored := openCachedTree(t, files)
+	if err := Prepare(context.Background(), m, stored, nil); err != nil {
+		t.Fatal(err)
+	}
+	plain := openCachedTree(t, files)
+	hunk := func(text string) *cscan.Func {
+		fn := cscan.ParseBody(text, []int{4, 5})
+		fn.Name, fn.File = "x", "a.c"
+		return fn
+	}
+	reach := func(ix *index.Index) []byte {
+		post := hunk("\tsleep_long();\n\tg();")
+		r := NewPatchResolver(m, ix, map[string][]*cscan.Func{"x": {post}}, map[*cscan.Func]*cscan.Func{post: hunk("\tint y;\n\ty = 1;")})
+		if r.neutral["x"] {
+			t.Fatal("x's hunks add a sleeping call but x is neutral")
+		}
+		return appendSummary(nil, r.SummaryOf(ix.Funcs("g")[0], 0))
+	}
+	got, want := reach(stored), reach(plain)
+	if string(got) != string(want) {
+		t.Errorf("g: the store gives %q, computing it %q", got, want)
+	}
+	if s, _ := decodeSummary(want); s == nil || s.Reach == nil || s.Reach.Prim != "sleep_long" {
+		t.Errorf("g does not reach sleep_long through x's post-image: %q", want)
+	}
+}
