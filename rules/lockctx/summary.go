@@ -296,6 +296,11 @@ func (r *Resolver) findNeutral() {
 	}
 }
 
+// Neutral reports whether calls to name reach the tree's version although
+// the patch has a post-image of it, its hunks changing nothing a summary
+// holds (findNeutral).
+func (r *Resolver) Neutral(name string) bool { return r.neutral[name] }
+
 // maxComponentRounds bounds the iterations over one recursive component.
 const maxComponentRounds = 4
 

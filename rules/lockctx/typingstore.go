@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
+	"github.com/autosel-bot/autosel-bot/internal/par"
 )
 
 // The typing store: what the struct typing (structs.go) reads of every
@@ -350,24 +349,11 @@ func deriveAllTyping(ctx context.Context, ix *index.Index) ([][]byte, [][][]byte
 			}
 		}
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(paths) || ctx.Err() != nil {
-					return
-				}
-				if paths[i] != "" {
-					derive(i)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	par.Each(len(paths), func(i int) {
+		if paths[i] != "" && ctx.Err() == nil {
+			derive(i)
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}

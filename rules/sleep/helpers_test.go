@@ -11,6 +11,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 	"github.com/autosel-bot/autosel-bot/rules/rulestest"
 )
 
@@ -22,6 +23,20 @@ func sleepRule(t testing.TB) *rules.Rule {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// sleepModel compiles the rule's built-in tables.
+func sleepModel(t testing.TB) *lockctx.Model {
+	t.Helper()
+	var tb tables
+	if err := rules.LoadTables("sleep", nil, &tb); err != nil {
+		t.Fatal(err)
+	}
+	m, err := compile(&tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // runSleepPatch runs the rule on a patch: patch-only when ix is nil, else

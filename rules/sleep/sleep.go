@@ -90,6 +90,39 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 	if p.Change == nil {
 		return nil
 	}
+	r := newChecker(p, m)
+	for _, fc := range p.Change.Funcs {
+		nf := r.newFuncs[fc]
+		if nf == nil {
+			continue
+		}
+		of := r.oldFuncs[fc]
+		if of == nil {
+			of = r.movedFrom(nf)
+		}
+		r.forward(fc, nf, of)
+		r.argForward(nf, of)
+		r.reverse(fc, nf, of)
+		r.lockChange(nf, of)
+	}
+	if unres := r.newR.Unresolved(); p.Index == nil && len(unres) > 0 {
+		var names []string
+		for _, n := range unres {
+			names = append(names, n+"()")
+		}
+		if len(names) > 6 {
+			names = append(names[:6], "...")
+		}
+		p.Note(fmt.Sprintf("sleep-in-atomic: callees outside the patch (%s) were not followed: no --tree", strings.Join(names, ", ")))
+	}
+	return nil
+}
+
+// newChecker sets up one run of the rule over pass p: the patch's
+// functions on both sides, and a resolver over each view (the post-patch
+// one told the hunks' pre-images of the functions whose file did not
+// apply, see lockctx.NewPatchResolver).
+func newChecker(p *rules.Pass, m *lockctx.Model) *checker {
 	depth := p.Options.Depth
 	if depth <= 0 {
 		depth = 4
@@ -126,31 +159,7 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 	}
 	r.newR = lockctx.NewPatchResolver(m, newIx, newPatch, preimages)
 	r.oldR = lockctx.NewResolver(m, oldIx, oldPatch, depth)
-	for _, fc := range p.Change.Funcs {
-		nf := r.newFuncs[fc]
-		if nf == nil {
-			continue
-		}
-		of := r.oldFuncs[fc]
-		if of == nil {
-			of = r.movedFrom(nf)
-		}
-		r.forward(fc, nf, of)
-		r.argForward(nf, of)
-		r.reverse(fc, nf, of)
-		r.lockChange(nf, of)
-	}
-	if unres := r.newR.Unresolved(); p.Index == nil && len(unres) > 0 {
-		var names []string
-		for _, n := range unres {
-			names = append(names, n+"()")
-		}
-		if len(names) > 6 {
-			names = append(names[:6], "...")
-		}
-		p.Note(fmt.Sprintf("sleep-in-atomic: callees outside the patch (%s) were not followed: no --tree", strings.Join(names, ", ")))
-	}
-	return nil
+	return r
 }
 
 // startVisible reports whether the new side of nf shows every line from

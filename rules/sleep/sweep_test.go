@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
@@ -16,14 +15,7 @@ import (
 // lower).
 func BenchmarkSleepSweep(b *testing.B) {
 	_, ix := kernelIndexFor(b)
-	var t tables
-	if err := rules.LoadTables("sleep", nil, &t); err != nil {
-		b.Fatal(err)
-	}
-	m, err := compile(&t)
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := sleepModel(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		r := lockctx.NewResolver(m, ix, nil, 4)
