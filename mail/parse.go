@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/emersion/go-message"
@@ -146,7 +147,11 @@ func fillHeaders(msg *Message, h gomail.Header, raw []byte) error {
 		if h.Get("From") == "" {
 			return ErrNoFrom
 		}
-		return fmt.Errorf("%w: unparsable %q", ErrNoFrom, truncate(h.Get("From"), 80))
+		a, ok := senderWithoutDomain(h.Get("From"))
+		if !ok {
+			return fmt.Errorf("%w: unparsable %q", ErrNoFrom, truncate(h.Get("From"), 80))
+		}
+		from = []Address{a}
 	}
 	msg.From = from[0]
 	msg.To = addressList(h, "To")
@@ -240,6 +245,40 @@ func addressList(h gomail.Header, key string) []Address {
 	}
 	return out
 }
+
+// senderWithoutDomain reads a From value that names its sender without a
+// usable address, as git format-patch writes for a commit whose author
+// had none ("Stephen M. Cameron <StephenM.Cameron>"): the name (else the
+// local part) with the address every such sender gets, the one plain
+// patch files without an author get, which replies never write to. A
+// value without a letter or digit ("<>", ",,,") names nobody.
+func senderWithoutDomain(v string) (Address, bool) {
+	v = strings.TrimSpace(v)
+	if strings.ContainsAny(v, "@,;\r\n") {
+		return Address{}, false // an address after all, or a list: unparsable
+	}
+	name := v
+	if before, rest, ok := strings.Cut(v, "<"); ok {
+		local, _, closed := strings.Cut(rest, ">")
+		if !closed {
+			return Address{}, false
+		}
+		name = before
+		if strings.Trim(before, `" `) == "" {
+			name = local
+		}
+	}
+	name = strings.TrimSpace(strings.Trim(strings.TrimSpace(name), `"`))
+	if strings.IndexFunc(name, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+		return Address{}, false
+	}
+	return Address{Name: name, Addr: UnknownSender}, true
+}
+
+// UnknownSender is the address of a sender a message or patch file does
+// not give one for. Its domain is in .invalid (RFC 2606): replies leave
+// it out.
+const UnknownSender = "unknown@" + SyntheticIDDomain
 
 // normAddr lower-cases the domain of an address.
 func normAddr(a string) string {

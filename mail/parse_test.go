@@ -184,6 +184,8 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{name: "no From", raw: "Subject: x\nMessage-ID: <e1@x>\n\nbody\n", is: ErrNoFrom, id: "e1@x"},
 		{name: "garbage From", raw: "From: ,,,\nMessage-ID: <e2@x>\n\nbody\n", is: ErrNoFrom, id: "e2@x"},
+		{name: "empty angle From", raw: "From: <>\nMessage-ID: <e7@x>\n\nbody\n", is: ErrNoFrom, id: "e7@x"},
+		{name: "unclosed angle From", raw: "From: Jane <jane\nMessage-ID: <e8@x>\n\nbody\n", is: ErrNoFrom, id: "e8@x"},
 		{name: "binary junk", raw: "\x00\x01\x02\xff\xfe garbage without headers\x00\n\x89PNG\r\n", substr: "header"},
 		{name: "decoded body over the cap", raw: "From: a@example.com\nMessage-ID: <e3@x>\n\n" + big + "\n", limit: 1024, is: ErrTooLarge, id: "e3@x"},
 		{name: "raw message over the cap", raw: "From: a@example.com\nMessage-ID: <e4@x>\nContent-Type: text/html\n\n" + strings.Repeat(big, 1024), limit: 1024, is: ErrTooLarge, id: "e4@x"},
@@ -255,4 +257,29 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("CRLF left in Body")
 		}
 	})
+}
+
+// TestParseSenderWithoutDomain: git format-patch writes the author of a
+// commit that has no address as it is; the message is still a patch.
+func TestParseSenderWithoutDomain(t *testing.T) {
+	tests := []struct {
+		from, name string
+	}{
+		{"Stephen M. Cameron <StephenM.Cameron>", "Stephen M. Cameron"},
+		{`"Jane Dev" <jane>`, "Jane Dev"},
+		{"<root>", "root"},
+		{"MAILER-DAEMON", "MAILER-DAEMON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.from, func(t *testing.T) {
+			raw := "From: " + tt.from + "\nSubject: [PATCH] x: y\nMessage-ID: <s@x>\n\nbody\n"
+			m, err := Parse(strings.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.From.Name != tt.name || m.From.Addr != UnknownSender || m.Author != m.From {
+				t.Errorf("From = %+v (Author %+v), want name %q and %s", m.From, m.Author, tt.name, UnknownSender)
+			}
+		})
+	}
 }

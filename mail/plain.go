@@ -83,7 +83,7 @@ func plainMessage(raw []byte, p plainPatch) *Message {
 		}
 	}
 	if msg.From.Addr == "" {
-		msg.From = Address{Name: strings.TrimSpace(p.author), Addr: "unknown@" + SyntheticIDDomain}
+		msg.From = Address{Name: strings.TrimSpace(p.author), Addr: UnknownSender}
 	}
 	msg.Author = msg.From
 	msg.Body = p.body

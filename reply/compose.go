@@ -349,10 +349,18 @@ func newAddrBook(bot, stable string) *addrBook {
 
 var obfuscatedRE = regexp.MustCompile(`@x+$`)
 
+// undeliverable reports an address in a domain reserved never to resolve
+// (.invalid, RFC 2606), as the bot's own stand-in for a sender a message
+// does not name (mail.UnknownSender).
+func undeliverable(addr string) bool {
+	_, domain, _ := strings.Cut(addr, "@")
+	return domain == "invalid" || strings.HasSuffix(domain, ".invalid")
+}
+
 func (ab *addrBook) add(list *[]*mail.Address, name, addr string) {
 	addr = strings.TrimSpace(addr)
 	k := strings.ToLower(addr)
-	if k == "" || ab.seen[k] || k == ab.bot || obfuscatedRE.MatchString(k) {
+	if k == "" || ab.seen[k] || k == ab.bot || obfuscatedRE.MatchString(k) || undeliverable(k) {
 		return
 	}
 	if (k == ab.stable || k == "stable@vger.kernel.org" || k == "stable@kernel.org") && !ab.allowStable {

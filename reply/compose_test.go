@@ -434,3 +434,52 @@ func TestTableCells(t *testing.T) {
 		}
 	}
 }
+
+// TestComposeUnknownSender: a patch whose author has no address (git
+// format-patch of a commit without one) gets its reply, to the lists and
+// the trailers' people, never to the stand-in address or another one in
+// .invalid.
+func TestComposeUnknownSender(t *testing.T) {
+	raw := strings.Replace(patch1Mail, "From: Jane Dev <jane@example.org>", "From: Stephen M. Cameron <StephenM.Cameron>", 1)
+	raw = strings.Replace(raw, "Reviewed-by: Rev Iewer <rev@example.net>", "Reviewed-by: Rev Iewer <rev@example.net>\nTested-by: Nobody <nobody@test.invalid>", 1)
+	p1 := stabletest.ParseMail(t, raw)
+	if p1.From.Name != "Stephen M. Cameron" || p1.From.Addr != amail.UnknownSender {
+		t.Fatalf("From = %+v, want the name and %s", p1.From, amail.UnknownSender)
+	}
+	s := &series.Series{ID: p1.MessageID, Title: "pipe: wake all readers on release", Author: p1.From, Version: 2, Total: 1,
+		Patches: []*series.Patch{{Msg: p1, Number: 1}}}
+	r := &report.Report{SeriesID: s.ID, Title: s.Title, Version: 2, Total: 1,
+		Patches: []report.PatchReport{{Number: 1, Subject: p1.Subject.Raw, MessageID: p1.MessageID, Findings: []report.Finding{riskFinding}}}}
+	mails, err := Compose(r, s, sashaOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mails) == 0 {
+		t.Fatal("no reply")
+	}
+	for _, m := range mails {
+		for _, a := range append(append([]*mail.Address(nil), m.To...), m.Cc...) {
+			if strings.HasSuffix(a.Address, ".invalid") {
+				t.Errorf("reply %s is addressed to %s", m.Subject, a.Address)
+			}
+		}
+		if len(m.To)+len(m.Cc) == 0 {
+			t.Errorf("reply %s has no recipient", m.Subject)
+		}
+	}
+}
+
+func TestUndeliverable(t *testing.T) {
+	for addr, want := range map[string]bool{
+		amail.UnknownSender:         true,
+		"x@invalid":                 true,
+		"x@git.autosel-bot.invalid": true,
+		"jane@example.org":          false,
+		"x@invalid.example.org":     false,
+		"x@notinvalid":              false,
+	} {
+		if got := undeliverable(addr); got != want {
+			t.Errorf("undeliverable(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
