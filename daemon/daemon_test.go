@@ -70,6 +70,9 @@ func TestClassify(t *testing.T) {
 		{"nopatch@x", "From: a@x.org\nSubject: Re: [PATCH] x", "\n\nLooks good.\n", store.StatusSkipped},
 		{"cover@x", "From: a@x.org\nSubject: [PATCH 0/2] series", "\n\ncover letter\n", store.StatusPending},
 		{"p@x", "From: a@x.org\nSubject: [PATCH] fine", patch, store.StatusPending},
+		// A sender without a domain is still matched by its local part.
+		{"nodomainbot@x", "From: syzbot <syzbot>\nSubject: [PATCH] x", patch, store.StatusSkipped},
+		{"nodomain@x", "From: Stephen M. Cameron <StephenM.Cameron>\nSubject: [PATCH] z", patch, store.StatusPending},
 	}
 	for _, m := range msgs {
 		feed(t, e.d, []byte(m.head+"\nMessage-ID: <"+m.id+">\nDate: Mon, 1 Jan 2024 00:00:00 +0000"+m.body))

@@ -248,37 +248,67 @@ func addressList(h gomail.Header, key string) []Address {
 
 // senderWithoutDomain reads a From value that names its sender without a
 // usable address, as git format-patch writes for a commit whose author
-// had none ("Stephen M. Cameron <StephenM.Cameron>"): the name (else the
-// local part) with the address every such sender gets, the one plain
-// patch files without an author get, which replies never write to. A
-// value without a letter or digit ("<>", ",,,") names nobody.
+// had none ("Stephen M. Cameron <StephenM.Cameron>"): the name (RFC 2047
+// words decoded, control characters dropped; else the local part) with
+// the local part in the bot's own .invalid domain, which replies never
+// write to. Keeping the local part keeps two such senders apart (series
+// are joined by author) and lets the daemon's bot patterns ("*bot@*")
+// still match. A value without a letter or digit ("<>", ",,,") names
+// nobody.
 func senderWithoutDomain(v string) (Address, bool) {
 	v = strings.TrimSpace(v)
 	if strings.ContainsAny(v, "@,;\r\n") {
 		return Address{}, false // an address after all, or a list: unparsable
 	}
-	name := v
+	name, local := v, ""
 	if before, rest, ok := strings.Cut(v, "<"); ok {
-		local, _, closed := strings.Cut(rest, ">")
+		inner, _, closed := strings.Cut(rest, ">")
 		if !closed {
 			return Address{}, false
 		}
-		name = before
-		if strings.Trim(before, `" `) == "" {
-			name = local
-		}
+		name, local = before, strings.TrimSpace(inner)
+	} else if !strings.ContainsAny(v, " \t\"") {
+		local = v
 	}
+	if dec, err := subjectDecoder.DecodeHeader(name); err == nil {
+		name = dec
+	}
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, name)
 	name = strings.TrimSpace(strings.Trim(strings.TrimSpace(name), `"`))
+	if name == "" {
+		name = local
+	}
 	if strings.IndexFunc(name, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
 		return Address{}, false
 	}
-	return Address{Name: name, Addr: UnknownSender}, true
+	return Address{Name: name, Addr: standInAddr(local)}, true
 }
 
 // UnknownSender is the address of a sender a message or patch file does
-// not give one for. Its domain is in .invalid (RFC 2606): replies leave
-// it out.
+// not name at all. Its domain is in .invalid (RFC 2606), as is every
+// stand-in address: replies leave them out.
 const UnknownSender = "unknown@" + SyntheticIDDomain
+
+// standInAddr is the stand-in address of a sender known only by a local
+// part: that part in the bot's .invalid domain when it is a plain dot-atom
+// of at most 64 characters, else UnknownSender.
+func standInAddr(local string) string {
+	if local == "" || len(local) > 64 || strings.HasPrefix(local, ".") || strings.HasSuffix(local, ".") ||
+		strings.Contains(local, "..") {
+		return UnknownSender
+	}
+	for _, r := range local {
+		if !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(".-_+", r))) {
+			return UnknownSender
+		}
+	}
+	return local + "@" + SyntheticIDDomain
+}
 
 // normAddr lower-cases the domain of an address.
 func normAddr(a string) string {

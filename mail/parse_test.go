@@ -260,15 +260,23 @@ func FuzzParse(f *testing.F) {
 }
 
 // TestParseSenderWithoutDomain: git format-patch writes the author of a
-// commit that has no address as it is; the message is still a patch.
+// commit that has no address as it is; the message is still a patch,
+// from a stand-in address in .invalid that keeps the local part.
 func TestParseSenderWithoutDomain(t *testing.T) {
 	tests := []struct {
-		from, name string
+		from, name, addr string
 	}{
-		{"Stephen M. Cameron <StephenM.Cameron>", "Stephen M. Cameron"},
-		{`"Jane Dev" <jane>`, "Jane Dev"},
-		{"<root>", "root"},
-		{"MAILER-DAEMON", "MAILER-DAEMON"},
+		{"Stephen M. Cameron <StephenM.Cameron>", "Stephen M. Cameron", "StephenM.Cameron@autosel-bot.invalid"},
+		{`"Jane Dev" <jane>`, "Jane Dev", "jane@autosel-bot.invalid"},
+		{"<root>", "root", "root@autosel-bot.invalid"},
+		{"MAILER-DAEMON", "MAILER-DAEMON", "MAILER-DAEMON@autosel-bot.invalid"},
+		{"=?UTF-8?q?J=C3=B6rg?= <joerg>", "Jörg", "joerg@autosel-bot.invalid"},
+		// An encoded newline or escape is no line break in a header.
+		{"=?UTF-8?q?Ja=0Ane=1B?= <jane>", "Ja ne", "jane@autosel-bot.invalid"},
+		// A local part that is no plain dot-atom is not kept.
+		{"Odd <a b>", "Odd", UnknownSender},
+		{"Odd <a..b>", "Odd", UnknownSender},
+		{"Jane Dev", "Jane Dev", UnknownSender},
 	}
 	for _, tt := range tests {
 		t.Run(tt.from, func(t *testing.T) {
@@ -277,8 +285,8 @@ func TestParseSenderWithoutDomain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m.From.Name != tt.name || m.From.Addr != UnknownSender || m.Author != m.From {
-				t.Errorf("From = %+v (Author %+v), want name %q and %s", m.From, m.Author, tt.name, UnknownSender)
+			if m.From.Name != tt.name || m.From.Addr != tt.addr || m.Author != m.From {
+				t.Errorf("From = %+v (Author %+v), want %q <%s>", m.From, m.Author, tt.name, tt.addr)
 			}
 		})
 	}

@@ -295,3 +295,28 @@ func TestAssembleDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestAssembleSendersWithoutDomain: two authors whose From gives no
+// address (each gets a stand-in in .invalid) are not one author: their
+// unthreaded parts stay two incomplete series.
+func TestAssembleSendersWithoutDomain(t *testing.T) {
+	var msgs []*mail.Message
+	for i, from := range []string{"Alice A <alice>", "Bob B <bob>"} {
+		raw := fmt.Sprintf("From: %s\nSubject: [PATCH %d/2] foo: change\nMessage-ID: <nd%d@x>\nDate: Mon, 1 Jan 2024 00:0%d:00 +0000\n\n"+
+			"x\n---\ndiff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-a\n+b\n", from, i+1, i, i)
+		m, err := mail.Parse(strings.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, m)
+	}
+	ss := Assemble(msgs, Options{})
+	if len(ss) != 2 {
+		t.Fatalf("%d series, want 2: %v", len(ss), summary(ss))
+	}
+	for _, s := range ss {
+		if s.Incomplete == "" {
+			t.Errorf("series %s is complete: %v", s.ID, summary(ss))
+		}
+	}
+}
