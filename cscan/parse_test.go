@@ -236,8 +236,13 @@ func TestHugeInputSkipped(t *testing.T) {
 	}
 	big := make([]byte, MaxFileSize+1)
 	f = ParseFile("big.c", big)
-	if len(f.Skipped) != 1 || !strings.Contains(f.Skipped[0].Reason, "too large") {
+	if len(f.Skipped) != 1 || !strings.Contains(f.Skipped[0].Reason, "too large") || f.Skipped[0].Line != 1 {
 		t.Fatalf("big: %v", f.Skipped)
+	}
+	// Text parsed from a line of its file is skipped at that line.
+	f = ParseFileFrom("big.c", big, 120)
+	if len(f.Skipped) != 1 || f.Skipped[0].Line != 120 {
+		t.Fatalf("big from line 120: %v", f.Skipped)
 	}
 }
 

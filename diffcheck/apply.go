@@ -480,9 +480,7 @@ func fallbackFuncs(pt *PatchedTree, f *FileChange, old []byte) []*FuncChange {
 	lines := splitText(old)
 	for _, fc := range funcs {
 		if fn := nthFunc(scan, fc.Name, 0); fn != nil {
-			if fc.Old.Partial {
-				fc.Preimage = fc.Old
-			}
+			fc.Preimage = fc.Old
 			fc.Old = fullSide(lines, fn, nil)
 			fc.Added = false
 		}

@@ -248,13 +248,11 @@ func stripInBodyHeaders(cm string, msg *Message) string {
 	return cm
 }
 
-// addressFromText parses one address leniently.
+// addressFromText reads the sender of one From value leniently
+// (senderOf); the zero Address when it names nobody.
 func addressFromText(v string) Address {
 	h := message.Header{}
 	h.Set("From", v)
-	list := addressList(gomailHeader(h), "From")
-	if len(list) == 0 {
-		return Address{}
-	}
-	return list[0]
+	a, _ := senderOf(gomailHeader(h))
+	return a
 }

@@ -142,18 +142,14 @@ func fillHeaders(msg *Message, h gomail.Header, raw []byte) error {
 		msg.InReplyTo = irt[0]
 	}
 	msg.References = msgIDList(h, "References")
-	from := addressList(h, "From")
-	if len(from) == 0 {
+	from, ok := senderOf(h)
+	if !ok {
 		if h.Get("From") == "" {
 			return ErrNoFrom
 		}
-		a, ok := senderWithoutDomain(h.Get("From"))
-		if !ok {
-			return fmt.Errorf("%w: unparsable %q", ErrNoFrom, truncate(h.Get("From"), 80))
-		}
-		from = []Address{a}
+		return fmt.Errorf("%w: unparsable %q", ErrNoFrom, truncate(h.Get("From"), 80))
 	}
-	msg.From = from[0]
+	msg.From = from
 	msg.To = addressList(h, "To")
 	msg.Cc = addressList(h, "Cc")
 	if d, err := h.Date(); err == nil {
@@ -166,7 +162,6 @@ func fillHeaders(msg *Message, h gomail.Header, raw []byte) error {
 		subj = h.Get("Subject")
 	}
 	msg.Subject = ParseSubject(validUTF8(subj))
-	msg.From.Name = validUTF8(msg.From.Name)
 	msg.Author = msg.From
 	msg.ListID, _ = h.Text("List-Id")
 	msg.AutoSubmitted = strings.TrimSpace(h.Get("Auto-Submitted"))
@@ -246,18 +241,43 @@ func addressList(h gomail.Header, key string) []Address {
 	return out
 }
 
+// senderOf returns the sender a From header names: its first address,
+// else a sender named without one (senderWithoutDomain); the name as
+// valid UTF-8 without control characters. It is how every author is read:
+// a message's From, an in-body From line (addressFromText), a plain patch
+// file's author.
+func senderOf(h gomail.Header) (Address, bool) {
+	var a Address
+	if list := addressList(h, "From"); len(list) > 0 {
+		a = list[0]
+	} else if s, ok := senderWithoutDomain(h.Get("From")); ok {
+		a = s
+	} else {
+		return Address{}, false
+	}
+	a.Name = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, validUTF8(a.Name)))
+	return a, true
+}
+
+// quotedRe matches a quoted string of a header value.
+var quotedRe = regexp.MustCompile(`"[^"]*"`)
+
 // senderWithoutDomain reads a From value that names its sender without a
 // usable address, as git format-patch writes for a commit whose author
 // had none ("Stephen M. Cameron <StephenM.Cameron>"): the name (RFC 2047
-// words decoded, control characters dropped; else the local part) with
-// the local part in the bot's own .invalid domain, which replies never
-// write to. Keeping the local part keeps two such senders apart (series
-// are joined by author) and lets the daemon's bot patterns ("*bot@*")
-// still match. A value without a letter or digit ("<>", ",,,") names
-// nobody.
+// words decoded; else the local part) with the local part in the bot's
+// own .invalid domain, which replies never write to. Keeping the local
+// part keeps two such senders apart (series are joined by author) and
+// lets the daemon's bot patterns ("*bot@*") still match. A value without
+// a letter or digit ("<>", ",,,") names nobody, nor does a list.
 func senderWithoutDomain(v string) (Address, bool) {
 	v = strings.TrimSpace(v)
-	if strings.ContainsAny(v, "@,;\r\n") {
+	if strings.ContainsAny(v, "@\r\n") || strings.ContainsAny(quotedRe.ReplaceAllString(v, `""`), ",;") {
 		return Address{}, false // an address after all, or a list: unparsable
 	}
 	name, local := v, ""
@@ -273,12 +293,6 @@ func senderWithoutDomain(v string) (Address, bool) {
 	if dec, err := subjectDecoder.DecodeHeader(name); err == nil {
 		name = dec
 	}
-	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, name)
 	name = strings.TrimSpace(strings.Trim(strings.TrimSpace(name), `"`))
 	if name == "" {
 		name = local

@@ -185,6 +185,7 @@ func TestParseErrors(t *testing.T) {
 		{name: "no From", raw: "Subject: x\nMessage-ID: <e1@x>\n\nbody\n", is: ErrNoFrom, id: "e1@x"},
 		{name: "garbage From", raw: "From: ,,,\nMessage-ID: <e2@x>\n\nbody\n", is: ErrNoFrom, id: "e2@x"},
 		{name: "empty angle From", raw: "From: <>\nMessage-ID: <e7@x>\n\nbody\n", is: ErrNoFrom, id: "e7@x"},
+		{name: "list of names From", raw: "From: Jane; <jane>\nMessage-ID: <e9@x>\n\nbody\n", is: ErrNoFrom, id: "e9@x"},
 		{name: "unclosed angle From", raw: "From: Jane <jane\nMessage-ID: <e8@x>\n\nbody\n", is: ErrNoFrom, id: "e8@x"},
 		{name: "binary junk", raw: "\x00\x01\x02\xff\xfe garbage without headers\x00\n\x89PNG\r\n", substr: "header"},
 		{name: "decoded body over the cap", raw: "From: a@example.com\nMessage-ID: <e3@x>\n\n" + big + "\n", limit: 1024, is: ErrTooLarge, id: "e3@x"},
@@ -277,6 +278,13 @@ func TestParseSenderWithoutDomain(t *testing.T) {
 		{"Odd <a b>", "Odd", UnknownSender},
 		{"Odd <a..b>", "Odd", UnknownSender},
 		{"Jane Dev", "Jane Dev", UnknownSender},
+		// git quotes a name with a comma; a comma outside quotes is a list.
+		{`"Doe, Jane" <jane>`, "Doe, Jane", "jane@autosel-bot.invalid"},
+		{"Odd <jörg>", "Odd", UnknownSender},
+		{"Odd <.a>", "Odd", UnknownSender},
+		{"Odd <a.>", "Odd", UnknownSender},
+		{"Odd <" + strings.Repeat("a", 65) + ">", "Odd", UnknownSender},
+		{"Odd <" + strings.Repeat("a", 64) + ">", "Odd", strings.Repeat("a", 64) + "@autosel-bot.invalid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.from, func(t *testing.T) {
@@ -289,5 +297,35 @@ func TestParseSenderWithoutDomain(t *testing.T) {
 				t.Errorf("From = %+v (Author %+v), want %q <%s>", m.From, m.Author, tt.name, tt.addr)
 			}
 		})
+	}
+}
+
+// TestAuthorsRead: every place an author is read reads it the same way
+// (senderOf): an in-body From line naming no address, a sender's name
+// with control characters, a plain patch file's author without one.
+func TestAuthorsRead(t *testing.T) {
+	m, err := Parse(strings.NewReader("From: Sasha Levin <sashal@kernel.org>\nSubject: [PATCH] x\nMessage-ID: <ib@x>\n\n" +
+		"From: Stephen M. Cameron <StephenM.Cameron>\n\nText.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Author.Name != "Stephen M. Cameron" || m.Author.Addr != "StephenM.Cameron@autosel-bot.invalid" || strings.Contains(m.CommitMsg, "From:") {
+		t.Errorf("in-body From: author %+v, commit message %q", m.Author, m.CommitMsg)
+	}
+	m, err = Parse(strings.NewReader("From: =?UTF-8?q?Ja=0Ane=1B?= <jane@x.org>\nSubject: [PATCH] x\nMessage-ID: <cc@x>\n\nText.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.From.Name != "Ja ne" || m.From.Addr != "jane@x.org" {
+		t.Errorf("control characters: From %+v", m.From)
+	}
+	show := "commit 0ddad21d3e99c743a3aa473121dc5561679e26bb\nAuthor: Stephen M. Cameron <StephenM.Cameron>\n" +
+		"Date:   Thu Dec 16 13:01:03 2010 -0600\n\n    hpsa: fix\n\ndiff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-a\n+b\n"
+	m, err = Parse(strings.NewReader(show))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Author.Name != "Stephen M. Cameron" || m.Author.Addr != "StephenM.Cameron@autosel-bot.invalid" {
+		t.Errorf("git show: author %+v", m.Author)
 	}
 }

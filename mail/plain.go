@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	netmail "net/mail"
 	"regexp"
 	"strings"
 	"time"
@@ -75,12 +74,7 @@ func plainMessage(raw []byte, p plainPatch) *Message {
 	sum := sha256.Sum256(raw)
 	msg := &Message{MessageID: hex.EncodeToString(sum[:16]) + "@" + SyntheticIDDomain, Date: p.date}
 	if p.author != "" {
-		if a, err := netmail.ParseAddress(p.author); err == nil {
-			msg.From = Address{Name: a.Name, Addr: normAddr(a.Address)}
-		} else if addr := extractAddr(p.author); strings.Contains(addr, "@") {
-			name, _, _ := strings.Cut(p.author, "<")
-			msg.From = Address{Name: strings.Trim(strings.TrimSpace(name), `"`), Addr: addr}
-		}
+		msg.From = addressFromText(p.author)
 	}
 	if msg.From.Addr == "" {
 		msg.From = Address{Name: strings.TrimSpace(p.author), Addr: UnknownSender}

@@ -235,11 +235,20 @@ func (a *Analysis) runViews(ctx context.Context, views []*patchView) error {
 			a.runRules(v)
 			continue
 		}
+		took := false
 		select {
 		case a.slots <- struct{}{}:
+			took = true
 		case <-ctx.Done():
+		}
+		// A slot and the end may both be ready, and select picks either:
+		// no patch starts after the end.
+		if err := ctx.Err(); err != nil {
+			if took {
+				<-a.slots
+			}
 			wg.Wait()
-			return ctx.Err()
+			return err
 		}
 		wg.Add(1)
 		go func() {

@@ -50,14 +50,7 @@ func BenchmarkAnalysisTree(b *testing.B) {
 	if len(patches) > 20 {
 		patches = patches[:20]
 	}
-	var diffs []string
-	for _, p := range patches {
-		d, err := os.ReadFile(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		diffs = append(diffs, string(d))
-	}
+	diffs := readDiffs(b, patches)
 	var pageCache int64
 	if v := os.Getenv("AUTOSEL_BENCH_PAGE_CACHE_MB"); v != "" {
 		mb, err := strconv.ParseInt(v, 10, 64)
@@ -95,15 +88,11 @@ func BenchmarkAnalysisTree(b *testing.B) {
 	// Patches whose hunks do not apply to 6.1 (older fixes): each touched
 	// function is its hunks' post-image, inside or above the kernel's
 	// large recursive component.
-	var stale, staleDiffs []string
+	var stale []string
 	for _, name := range staleBenchPatches {
-		p := filepath.Join("..", "eval", "ordinary", name+".patch")
-		d, err := os.ReadFile(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		stale, staleDiffs = append(stale, p), append(staleDiffs, string(d))
+		stale = append(stale, filepath.Join("..", "eval", "ordinary", name+".patch"))
 	}
+	staleDiffs := readDiffs(b, stale)
 	b.Run(fmt.Sprintf("stale=%d", len(stale)), func(b *testing.B) {
 		benchTree(b, dir, index.Options{CacheDir: cache, PageCache: pageCache}, rs, ropts, stale, staleDiffs)
 	})
@@ -125,7 +114,7 @@ var staleBenchPatches = []string{
 func benchTreeWorkers(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, ropts rules.Options, patches, diffs []string, workers int) {
 	var ss []*series.Series
 	for i, d := range diffs {
-		id := filepath.Base(filepath.Dir(patches[i])) + "@x"
+		id := benchName(patches[i]) + "@x"
 		ss = append(ss, &series.Series{ID: id, Total: 1, Patches: []*series.Patch{{Number: 1, Msg: msg(id, "[PATCH] p", d, 1)}}})
 	}
 	var open, cpu time.Duration
@@ -176,7 +165,7 @@ func benchTree(b *testing.B, dir string, iopts index.Options, rs []*rules.Rule, 
 		for i, d := range diffs {
 			one := time.Now()
 			s := &series.Series{ID: "p@x", Total: 1, Patches: []*series.Patch{{Number: 1, Msg: msg("p@x", "[PATCH] p", d, 1)}}}
-			name := filepath.Base(filepath.Dir(patches[i]))
+			name := benchName(patches[i])
 			var r *report.Report
 			// The label lets a CPU profile be narrowed to some patches
 			// (pprof -tagfocus/-tagignore patch=...).
@@ -330,4 +319,28 @@ func BenchmarkPrepare(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/float64(b.N)/(1<<20), "side-MB")
 	b.ReportMetric(float64(typing)/float64(b.N)/(1<<20), "typing-MB")
+}
+
+// readDiffs reads the benchmark's patch files.
+func readDiffs(b *testing.B, paths []string) []string {
+	b.Helper()
+	var diffs []string
+	for _, p := range paths {
+		d, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		diffs = append(diffs, string(d))
+	}
+	return diffs
+}
+
+// benchName names a patch of the benchmark: its case for a case's
+// bug.patch or fix.patch, else its file.
+func benchName(path string) string {
+	base := filepath.Base(path)
+	if base == "bug.patch" || base == "fix.patch" {
+		return filepath.Base(filepath.Dir(path))
+	}
+	return strings.TrimSuffix(base, ".patch")
 }

@@ -335,8 +335,9 @@ func replySubject(s string) string {
 }
 
 // addrBook de-duplicates recipients across To and Cc, and keeps out the
-// bot itself, obfuscated archive addresses ("x@xxxxxxxx") and, unless
-// allowed, the stable list (it is Cc'd only when stable trees were tested).
+// bot itself, obfuscated archive addresses ("x@xxxxxxxx"), addresses in
+// .invalid (the stand-ins for a sender without one) and, unless allowed,
+// the stable list (it is Cc'd only when stable trees were tested).
 type addrBook struct {
 	seen        map[string]bool
 	bot, stable string

@@ -1,6 +1,7 @@
 package par
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -37,7 +38,12 @@ func TestEachPanic(t *testing.T) {
 			})
 			return nil
 		}()
-		if got != "boom" {
+		if p, ok := got.(*Panic); ok {
+			// On a worker: the value, with the stack where f panicked.
+			if p.Value != "boom" || !strings.Contains(string(p.Stack), "TestEachPanic") {
+				t.Errorf("n=%d: recovered %v from a worker, want boom with f's stack", n, p)
+			}
+		} else if got != "boom" {
 			t.Errorf("n=%d: recovered %v, want boom", n, got)
 		}
 	}

@@ -88,7 +88,7 @@ func recordCost(rec *record) int64 {
 	if rec == nil {
 		return entry
 	}
-	n := int64(entry + 8*len(rec.deps) + len(rec.rdeps) + len(rec.rest))
+	n := int64(entry + 8*len(rec.deps) + len(rec.rest))
 	for _, m := range rec.members {
 		n += int64(16 + len(m))
 	}

@@ -71,11 +71,15 @@ func (r *Resolver) changedStructs(p string, before, after []byte) {
 	nd, nn := includeDirectives(string(after))
 	oldInc, newInc := resolveIncludes(p, od, on, true), resolveIncludes(p, nd, nn, true)
 	for _, inc := range symmetricDiff(oldInc, newInc) {
-		for _, read := range [](func(string) ([]byte, error)){root.ReadFile, r.ix.ReadFile} {
-			b, err := read(inc)
-			if err != nil {
-				continue
-			}
+		// The tags the header defines in the view (stored or parsed once
+		// per tree), and in the tree too when the patch changes it.
+		for tag := range r.fileStructs(inc) {
+			s.structs[structKey(tag)] = true
+		}
+		if !r.ix.Overlaid(inc) {
+			continue
+		}
+		if b, err := root.ReadFile(inc); err == nil {
 			for tag := range parseStructs(string(b)) {
 				s.structs[structKey(tag)] = true
 			}

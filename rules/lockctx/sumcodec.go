@@ -28,8 +28,6 @@ type record struct {
 	// needs them, a patch does not).
 	deps    []index.Ref
 	members []string
-	// rdeps is the encoded list of reverse deps (eachRdep walks it).
-	rdeps []byte
 	// rest is the encoded summary (nil when none).
 	rest []byte
 }
@@ -133,11 +131,7 @@ func decodeRecordAs(b []byte, full bool) (rec record, ok bool) {
 	} else {
 		d.skipRefs()
 	}
-	start := d.b
-	d.skipRefs()
-	if !d.bad && len(start) > len(d.b) {
-		rec.rdeps = start[:len(start)-len(d.b)]
-	}
+	d.skipRefs() // the reverse deps: eachRdep walks them in the encoding
 	m := d.count()
 	for i := 0; i < m && !d.bad; i++ {
 		if full {

@@ -189,7 +189,7 @@ func (r *Resolver) refOf(fn *cscan.Func) (index.Ref, bool) {
 // kept for callers of the earlier API).
 func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, depth int) *Resolver {
 	_ = depth
-	return newResolver(m, ix, patch, nil)
+	return NewPatchResolver(m, ix, patch, nil)
 }
 
 // NewPatchResolver is NewResolver for a post-patch view in which some of
@@ -200,10 +200,6 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, dept
 // reach the tree's version, with a store or without (findNeutral). The
 // post-images themselves are still what SummaryOf of them computes.
 func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, preimages map[*cscan.Func]*cscan.Func) *Resolver {
-	return newResolver(m, ix, patch, preimages)
-}
-
-func newResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, preimages map[*cscan.Func]*cscan.Func) *Resolver {
 	r := &Resolver{m: m, ix: ix, patch: patch, preimages: preimages, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		lines: map[string]srcLines{}, declTags: map[declKey]map[string]string{}, facts: map[string]any{}, structs: map[string]structDefAt{},
@@ -229,8 +225,9 @@ func newResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, prei
 // against the tree's version it always "loses" something, and with it
 // every caller would. Its pre-image lacks the same. A post-image whose
 // summary has its pre-image's shape (appendShape: the lines are left
-// out, as a hunk's lines are the patch's, not the tree's) is neutral:
-// calls to its name reach the tree's version (lookup), and it is no
+// out, as a hunk's lines are the patch's, not the tree's), and that
+// calls the same parameters (appendParamCalls), is neutral: calls to
+// its name reach the tree's version (lookup), and it is no
 // source of the store's climb. The others stand for their names as
 // before.
 //
@@ -284,8 +281,8 @@ func (r *Resolver) findNeutral() {
 	for _, name := range names {
 		var pre, post []byte
 		for _, fn := range r.patch[name] {
-			post = appendShape(post, r.SummaryOf(fn, 0))
-			pre = appendShape(pre, r.SummaryOf(r.preimages[fn], 0))
+			post = r.appendParamCalls(appendShape(post, r.SummaryOf(fn, 0)), fn)
+			pre = r.appendParamCalls(appendShape(pre, r.SummaryOf(r.preimages[fn], 0)), r.preimages[fn])
 		}
 		if string(pre) != string(post) {
 			changed = append(changed, name)
@@ -294,6 +291,18 @@ func (r *Resolver) findNeutral() {
 	for _, name := range changed {
 		delete(r.neutral, name)
 	}
+}
+
+// appendParamCalls appends which of fn's parameters it calls (directly
+// or by passing it on, ParamCalled): no part of a summary, but what a
+// caller passing a function reaches through fn (callbackArgReach), so a
+// change the post-image makes there too.
+func (r *Resolver) appendParamCalls(b []byte, fn *cscan.Func) []byte {
+	for i := range r.params(fn) {
+		_, calls := r.ParamCalled(fn, i)
+		b = append(b, map[bool]byte{false: '0', true: '1'}[calls])
+	}
+	return b
 }
 
 // Neutral reports whether calls to name reach the tree's version although

@@ -564,3 +564,93 @@ func TestFindNeutralCallBack(t *testing.T) {
 		t.Errorf("g does not reach sleep_long through x's post-image: %q", want)
 	}
 }
+
+// TestFindNeutralParamCalls: x's hunks change what top2 reaches through
+// x when it passes a sleeping function (g passes it on to x), so x is not
+// neutral, and top2 reaches sleep_long as it does for a resolver that
+// decides nothing:
+//   - hunks that only make x call its parameter (no summary of x
+//     changes, ParamCalled does);
+//   - hunks that take a lock and call it: what was found while deciding
+//     (x looked up as the tree's, which calls nothing) is dropped with
+//     the summaries, whether g calls its parameter included.
+func TestFindNeutralParamCalls(t *testing.T) {
+	files := map[string]string{
+		"a.c": "void x(void (*cb)(void))\n{\n\tint y;\n\ty = 1;\n}\n",
+		"b.c": "void slp(void)\n{\n\tsleep_long();\n}\n\nvoid g(void (*cb)(void))\n{\n\tx(cb);\n}\n\n" +
+			"void top2(void)\n{\n\tg(slp);\n}\n",
+	}
+	m := testModel(t)
+	ix := openCachedTree(t, files)
+	hunk := func(text string) *cscan.Func {
+		var lines []int
+		for i := range strings.Count(text, "\n") + 1 {
+			lines = append(lines, 3+i)
+		}
+		fn := cscan.ParseBody(text, lines)
+		fn.Name, fn.File = "x", "a.c"
+		return fn
+	}
+	top2 := ix.Funcs("top2")[0]
+	for _, post := range []string{"\tcb();", "\tspin_lock(&k);\n\tcb();\n\ttop2();"} {
+		t.Run(post, func(t *testing.T) {
+			fn := hunk(post)
+			patch := map[string][]*cscan.Func{"x": {fn}}
+			r := NewPatchResolver(m, ix, patch, map[*cscan.Func]*cscan.Func{fn: hunk("\tint y;\n\ty = 1;")})
+			if r.neutral["x"] {
+				t.Error("x is neutral")
+			}
+			got := appendSummary(nil, r.SummaryOf(top2, 0))
+			want := appendSummary(nil, NewResolver(m, ix, patch, 0).SummaryOf(top2, 0))
+			if string(got) != string(want) {
+				t.Errorf("top2: %q after deciding, %q without", got, want)
+			}
+			if s, _ := decodeSummary(want); s == nil || s.Reach == nil || s.Reach.Prim != "sleep_long" {
+				t.Errorf("top2 does not reach sleep_long through x's post-image: %q", want)
+			}
+		})
+	}
+}
+
+// TestFindNeutralDecides: names are decided only when every function of
+// the patch the tree defines has a pre-image; a function the tree does
+// not define does not stop it.
+func TestFindNeutralDecides(t *testing.T) {
+	files := map[string]string{
+		"a.c": "void x(int n)\n{\n\tint y;\n\ty = 1;\n}\n",
+		"b.c": "void g(void)\n{\n\tx(1);\n}\n",
+	}
+	m := testModel(t)
+	ix := openCachedTree(t, files)
+	hunk := func(text string) *cscan.Func {
+		fn := cscan.ParseBody(text, []int{3, 4})
+		fn.Name, fn.File = "x", "a.c"
+		return fn
+	}
+	other := func(name string) *cscan.Func {
+		fn := cscan.ParseBody("\tquiet();", []int{3})
+		fn.Name, fn.File, fn.Start, fn.BodyStart = name, "b.c", 1, 2
+		return fn
+	}
+	for _, tc := range []struct {
+		name    string
+		beside  string // another function of the patch, without a pre-image
+		neutral bool
+	}{
+		{"alone", "", true},
+		{"beside a function the tree defines", "g", false},
+		{"beside a new function", "newfn", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			post := hunk("\tint y;\n\ty = 2;")
+			patch := map[string][]*cscan.Func{"x": {post}}
+			if tc.beside != "" {
+				patch[tc.beside] = []*cscan.Func{other(tc.beside)}
+			}
+			r := NewPatchResolver(m, ix, patch, map[*cscan.Func]*cscan.Func{post: hunk("\tint y;\n\ty = 1;")})
+			if r.Neutral("x") != tc.neutral {
+				t.Errorf("x neutral %v, want %v", r.Neutral("x"), tc.neutral)
+			}
+		})
+	}
+}

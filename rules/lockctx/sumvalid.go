@@ -559,9 +559,12 @@ func (r *Resolver) forgetAbove(x index.Ref) {
 	}
 }
 
-// resetMemo drops every summary computed so far.
+// resetMemo drops every summary computed so far, and what was found
+// with them through lookup (which functions call the function passed in
+// a parameter): findNeutral looks up its candidates as the tree's.
 func (r *Resolver) resetMemo() {
 	r.memo, r.tainted, r.prev = map[*cscan.Func]*Summary{}, map[*cscan.Func]bool{}, map[*cscan.Func]*Summary{}
+	r.paramCalls = map[paramKey][]report.Step{}
 	r.Computed = 0
 }
 

@@ -138,8 +138,12 @@ func (r *checker) spells(p, name string) bool {
 		ws = r.wordsOf(p)
 		r.words[p] = ws
 	}
-	return !ws.Read() || ws.Has(name)
+	return spelled(ws, name)
 }
+
+// spelled reports whether a file whose identifiers are ws spells name
+// (true when it could not be read).
+func spelled(ws lockctx.WordSet, name string) bool { return !ws.Read() || ws.Has(name) }
 
 // wordsOf returns the identifiers file p of the view spells (spells,
 // without the patch's cache): a read of the view, safe to run
@@ -174,10 +178,15 @@ func (r *checker) readFiles(files []string, name string) {
 	if r.argUses == nil {
 		r.argUses = map[string]map[string][]argUse{}
 	}
+	// A file is read for what is missing: its identifiers, unless an
+	// earlier name's search read them, and its call arguments when it
+	// spells name.
 	var todo []string
 	seen := map[string]bool{}
 	for _, p := range files {
-		if _, ok := r.words[p]; !ok && !seen[p] {
+		ws, read := r.words[p]
+		_, used := r.argUses[p]
+		if !seen[p] && (!read || !used && spelled(ws, name)) {
 			seen[p] = true
 			todo = append(todo, p)
 		}
@@ -185,21 +194,25 @@ func (r *checker) readFiles(files []string, name string) {
 	if len(todo) < 2 {
 		return
 	}
-	type read struct {
+	type result struct {
 		ws   lockctx.WordSet
 		uses map[string][]argUse
 	}
-	out := make([]read, len(todo))
+	out := make([]result, len(todo))
 	par.Each(len(todo), func(i int) {
 		p := todo[i]
-		out[i].ws = r.wordsOf(p)
-		if !out[i].ws.Read() || out[i].ws.Has(name) {
+		ws, read := r.words[p]
+		if !read {
+			ws = r.wordsOf(p)
+		}
+		out[i].ws = ws
+		if _, used := r.argUses[p]; !used && spelled(ws, name) {
 			out[i].uses = r.readArgUses(p)
 		}
 	})
 	for i, p := range todo {
 		r.words[p] = out[i].ws
-		if _, ok := r.argUses[p]; !ok && out[i].uses != nil {
+		if out[i].uses != nil {
 			r.argUses[p] = out[i].uses
 		}
 	}

@@ -49,9 +49,23 @@ func TestReadFilesAsSequential(t *testing.T) {
 	if len(seq.argUses["kernel/time/timer.c"][name]) == 0 {
 		t.Fatal("timer.c: no argument use of process_timeout found")
 	}
-	// What is cached is not read again.
-	par.readFiles(files, "other_name")
+	// A second name: the words are not read again, and the arguments of
+	// the files that spell it are read as one by one.
+	const name2 = "clockevents_program_event"
+	for _, p := range files {
+		if seq.spells(p, name2) {
+			seq.argUsesOf(p)
+		}
+	}
+	before := len(par.argUses)
+	par.readFiles(files, name2)
 	if len(par.words) != len(files) {
 		t.Errorf("a second search reads again: %d word sets", len(par.words))
+	}
+	if !reflect.DeepEqual(par.argUses, seq.argUses) {
+		t.Errorf("second name: argument uses read for %d files, one by one for %d", len(par.argUses), len(seq.argUses))
+	}
+	if len(par.argUses) == before {
+		t.Errorf("second name: no file's arguments read (%d before and after)", before)
 	}
 }

@@ -71,7 +71,6 @@ func New(opts rules.Options) (*rules.Rule, error) {
 type checker struct {
 	p        *rules.Pass
 	m        *lockctx.Model
-	depth    int
 	newR     *lockctx.Resolver
 	oldR     *lockctx.Resolver
 	newFuncs map[*diffcheck.FuncChange]*cscan.Func
@@ -123,11 +122,7 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 // one told the hunks' pre-images of the functions whose file did not
 // apply, see lockctx.NewPatchResolver).
 func newChecker(p *rules.Pass, m *lockctx.Model) *checker {
-	depth := p.Options.Depth
-	if depth <= 0 {
-		depth = 4
-	}
-	r := &checker{p: p, m: m, depth: depth, newFuncs: map[*diffcheck.FuncChange]*cscan.Func{},
+	r := &checker{p: p, m: m, newFuncs: map[*diffcheck.FuncChange]*cscan.Func{},
 		oldFuncs: map[*diffcheck.FuncChange]*cscan.Func{}}
 	newPatch := map[string][]*cscan.Func{}
 	oldPatch := map[string][]*cscan.Func{}
@@ -141,7 +136,7 @@ func newChecker(p *rules.Pass, m *lockctx.Model) *checker {
 		if fn := sideFunc(fc, fc.New); fn != nil {
 			r.newFuncs[fc] = fn
 			newPatch[fn.Name] = append(newPatch[fn.Name], fn)
-			if pre := sideFunc(fc, fc.Preimage); pre != nil && fc.New.Partial {
+			if pre := sideFunc(fc, fc.Preimage); pre != nil {
 				if preimages == nil {
 					preimages = map[*cscan.Func]*cscan.Func{}
 				}
@@ -158,7 +153,7 @@ func newChecker(p *rules.Pass, m *lockctx.Model) *checker {
 		newIx, oldIx = p.Index, p.Index.Base()
 	}
 	r.newR = lockctx.NewPatchResolver(m, newIx, newPatch, preimages)
-	r.oldR = lockctx.NewResolver(m, oldIx, oldPatch, depth)
+	r.oldR = lockctx.NewResolver(m, oldIx, oldPatch, 0)
 	return r
 }
 
@@ -440,7 +435,7 @@ func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
 // reverse handles a function that newly may sleep: every caller chain (to
 // the depth) reaching it in atomic context.
 func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
-	ns := r.newR.SummaryOf(nf, r.depth)
+	ns := r.newR.SummaryOf(nf, 0)
 	if ns.Reach == nil {
 		return
 	}
@@ -451,7 +446,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		return
 	}
 	proof := ns.Reach
-	if of != nil && r.oldR.SummaryOf(of, r.depth).Reach != nil {
+	if of != nil && r.oldR.SummaryOf(of, 0).Reach != nil {
 		// It could already sleep: only a new path to a sleeping primitive
 		// (a call that now sleeps, or a new sleeping call) counts.
 		if proof = r.newReach(nf, of); proof == nil {
@@ -640,13 +635,13 @@ func (r *checker) memberCallTag(site index.CallSite) (tag, scope string) {
 // into a spinlock): every caller's region after the call is re-checked
 // for sleeping calls.
 func (r *checker) lockChange(nf, of *cscan.Func) {
-	ns := r.newR.SummaryOf(nf, r.depth)
+	ns := r.newR.SummaryOf(nf, 0)
 	if len(ns.Acquires)+len(ns.CondAcquires) == 0 {
 		return
 	}
 	var os *lockctx.Summary
 	if of != nil {
-		os = r.oldR.SummaryOf(of, r.depth)
+		os = r.oldR.SummaryOf(of, 0)
 	}
 	had := func(kind string) bool {
 		if os == nil {

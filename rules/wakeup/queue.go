@@ -210,15 +210,13 @@ func keyLast(k string) string {
 
 // entryName normalises a wait-entry argument ("&wait" -> "wait").
 func entryName(arg string) string {
-	a := strings.TrimSpace(arg)
-	a = strings.TrimSpace(strings.TrimPrefix(a, "&"))
-	return strings.Join(strings.Fields(stripParens(a)), "")
+	return strings.Join(strings.Fields(stripAddr(arg)), "")
 }
 
 // lockQueueArg returns the queue expression of a lock argument naming a
 // queue's own lock ("&q->lock", "&pipe->rd_wait.lock"), "" otherwise.
 func lockQueueArg(arg string) string {
-	a := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(arg), "&"))
+	a := stripAddr(arg)
 	for _, suf := range []string{".lock", "->lock"} {
 		if strings.HasSuffix(a, suf) {
 			return strings.TrimSpace(strings.TrimSuffix(a, suf))

@@ -169,18 +169,31 @@ func defaultPrims(t *testing.T) *prims {
 	return p
 }
 
+// TestStripAddr: an argument stripped to its object, and an entry and a
+// queue's own lock read through the same stripping.
 func TestStripAddr(t *testing.T) {
-	for in, want := range map[string]string{
-		"&x->q":            "x->q",
-		" ( &(x->q) ) ":    "x->q",
-		"&(&ctx->wqh)":     "ctx->wqh",
-		"(a)->b":           "(a)->b",
-		"&pipe->rd_wait":   "pipe->rd_wait",
-		"":                 "",
-		"((&fc->bg_lock))": "fc->bg_lock",
+	for _, tc := range []struct {
+		fn      func(string) string
+		name    string
+		in, out string
+	}{
+		{stripAddr, "stripAddr", "&x->q", "x->q"},
+		{stripAddr, "stripAddr", " ( &(x->q) ) ", "x->q"},
+		{stripAddr, "stripAddr", "&(&ctx->wqh)", "ctx->wqh"},
+		{stripAddr, "stripAddr", "(a)->b", "(a)->b"},
+		{stripAddr, "stripAddr", "&pipe->rd_wait", "pipe->rd_wait"},
+		{stripAddr, "stripAddr", "", ""},
+		{stripAddr, "stripAddr", "((&fc->bg_lock))", "fc->bg_lock"},
+		{lockQueueArg, "lockQueueArg", "&(q->lock)", "q"},
+		{lockQueueArg, "lockQueueArg", "&pipe->rd_wait.lock", "pipe->rd_wait"},
+		{lockQueueArg, "lockQueueArg", "((&x->wq.lock))", "x->wq"},
+		{lockQueueArg, "lockQueueArg", "&q->other", ""},
+		{entryName, "entryName", "&(wait)", "wait"},
+		{entryName, "entryName", "&(&ep->wait)", "ep->wait"},
+		{entryName, "entryName", "& wq_entry", "wq_entry"},
 	} {
-		if got := stripAddr(in); got != want {
-			t.Errorf("stripAddr(%q) = %q, want %q", in, got, want)
+		if got := tc.fn(tc.in); got != tc.out {
+			t.Errorf("%s(%q) = %q, want %q", tc.name, tc.in, got, tc.out)
 		}
 	}
 }
