@@ -3,7 +3,7 @@
 GO ?= go
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: test build bench fuzz-seeds example eval tidy-check man completion
+.PHONY: test build bench fuzz-seeds example eval eval-split tidy-check man completion
 
 build:
 	$(GO) build ./...
@@ -21,12 +21,18 @@ bench:
 	bash scripts/bench.sh
 
 # Measure the rules on the evaluation corpus (eval/README.md): recall, false
-# alarms, per-case tables. EVAL_DIR=dir runs it on another corpus of the same
-# format; AUTOSEL_KERNEL_SRC overrides the Linux 6.1 tree. A measurement, not
-# a pass/fail test.
+# alarms, variants, per-case tables, for the train and the test split.
+# EVAL_SPLIT=train|test runs one split; EVAL_DIR=dir runs it on another corpus
+# of the same format; AUTOSEL_KERNEL_SRC overrides the Linux 6.1 tree. A
+# measurement, not a pass/fail test.
 EVAL_DIR ?= eval
 eval:
 	$(GO) run ./eval/cmd/eval -dir "$(EVAL_DIR)"
+
+# Give the cases added to the corpus their split (eval/split.yaml), frozen
+# by the hash of their names.
+eval-split:
+	$(GO) run ./eval/cmd/eval -assign -dir "$(EVAL_DIR)"
 
 # Run the bot's main job on the bundled example data.
 example:

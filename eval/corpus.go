@@ -23,7 +23,14 @@ type Expect struct {
 	File string `yaml:"file"`
 	// Category is the finding's sub-check (optional).
 	Category string `yaml:"category"`
+	// Alt are other functions the finding may name instead (optional):
+	// functions the patch changes on the same chain, e.g. a new helper
+	// that sleeps and the function that now calls it under the lock.
+	Alt []string `yaml:"alt"`
 }
+
+// names reports whether fn is the expected function or one of its Alt.
+func (e Expect) names(fn string) bool { return fn == e.Function || slices.Contains(e.Alt, fn) }
 
 // Manifest is a case.yaml: the fields of bug cases and near misses.
 type Manifest struct {
@@ -35,7 +42,11 @@ type Manifest struct {
 	Mechanism string `yaml:"mechanism"`
 	Summary   string `yaml:"summary"`
 	Source    string `yaml:"source"`
-	Expect    Expect `yaml:"expect"`
+	// InTree marks a near miss whose patch the tree already contains: it
+	// reverse-applies, and the evaluation analyses it on top of its own
+	// reversal, as it does ordinary patches.
+	InTree bool   `yaml:"in_tree"`
+	Expect Expect `yaml:"expect"`
 }
 
 // Case is one bug case or near miss.
@@ -53,6 +64,8 @@ type Case struct {
 	Bug *PatchFile
 	// Fix is fix.patch (bug cases only).
 	Fix *PatchFile
+	// Split is the case's split (split.yaml).
+	Split Split
 }
 
 // Ordinary is one ordinary patch.
@@ -65,6 +78,8 @@ type Ordinary struct {
 	Kind string `yaml:"kind"`
 	// Patch is the parsed file.
 	Patch *PatchFile `yaml:"-"`
+	// Split is the patch's split (split.yaml).
+	Split Split `yaml:"-"`
 }
 
 // Corpus is a loaded corpus directory.
@@ -77,6 +92,8 @@ type Corpus struct {
 	Bugs, NearMisses []*Case
 	// Ordinary lists ordinary/index.yaml in file order.
 	Ordinary []*Ordinary
+	// Variants are the variant cases (variants/), sorted by Name.
+	Variants []*Variant
 	// Problems are what makes the corpus ill-formed; cases with a problem
 	// that prevents evaluating them are left out of the lists above.
 	Problems []error
@@ -99,6 +116,12 @@ func Load(dir string) (*Corpus, error) {
 	c.Bugs = c.loadCases(filepath.Join(dir, "bugs"), false)
 	c.NearMisses = c.loadCases(filepath.Join(dir, "nearmiss"), true)
 	c.loadOrdinary(filepath.Join(dir, "ordinary"))
+	c.Variants = c.loadVariants(filepath.Join(dir, "variants"))
+	sf, err := readSplitFile(dir)
+	if err != nil {
+		c.problem("%w", err)
+	}
+	c.applySplit(sf)
 	return c, nil
 }
 
@@ -190,7 +213,13 @@ func (c *Corpus) loadCase(cs *Case) bool {
 		if strings.TrimSpace(m.Source) == "" {
 			c.problem("%s: source missing", where)
 		}
+		if m.InTree {
+			patchName = "patch"
+		}
 	} else {
+		if m.InTree {
+			c.problem("%s: in_tree is for near misses", where)
+		}
 		if !validID(m.Fix) {
 			c.problem("%s: fix %q is neither a 12+ hex commit id nor \"shape of: <subject>\"", where, m.Fix)
 		}
@@ -206,6 +235,11 @@ func (c *Corpus) loadCase(cs *Case) bool {
 		if !identRE.MatchString(m.Expect.Function) {
 			c.problem("%s: expect.function %q is not a C identifier", where, m.Expect.Function)
 			ok = false
+		}
+		for _, a := range m.Expect.Alt {
+			if !identRE.MatchString(a) {
+				c.problem("%s: expect.alt %q is not a C identifier", where, a)
+			}
 		}
 	}
 	if cs.Bug, err = readPatchFile(filepath.Join(cs.Dir, patchName)); err != nil {

@@ -31,7 +31,10 @@ func TestCorpusWellFormed(t *testing.T) {
 	for _, p := range c.Problems {
 		t.Error(p)
 	}
-	t.Logf("%d bug cases, %d near misses, %d ordinary patches", len(c.Bugs), len(c.NearMisses), len(c.Ordinary))
+	if _, err := os.Stat(filepath.Join(corpusDir(), SplitFileName)); err != nil {
+		t.Errorf("the corpus has no frozen split: %v", err)
+	}
+	t.Logf("%d bug cases, %d near misses, %d ordinary patches, %d variants", len(c.Bugs), len(c.NearMisses), len(c.Ordinary), len(c.Variants))
 }
 
 // TestLoadProblems checks that the loader reports each kind of malformed
@@ -57,6 +60,13 @@ func TestLoadProblems(t *testing.T) {
 		`entry 1 (0001-a.patch): kind "tweak"`,
 		`entry 2 (0002-b.patch): upstream "deadbeef" is neither`,
 		`ordinary/0003-c.patch: not listed in index.yaml`,
+		`split.yaml: bugs/sleep/gone: no such case`,
+		`split.yaml: nearmiss/wakeup/nm: split "maybe", want train, test or seen`,
+		`split.yaml: ordinary/0001-a.patch: test, but its key hashes to train`,
+		`ordinary/0002-b.patch: not in split.yaml`,
+		`variants/sleep/depth/sideways: axis "sideways" is not in the sleep axes`,
+		`variants/sleep/depth/sideways: ok.patch without an`,
+		`variants/sleep/nosuchmech: mechanism "nosuchmech" is not in the sleep vocabulary`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no problem %q in:\n%s", want, text)
@@ -72,8 +82,17 @@ func TestLoadProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(good.Problems) != 0 || len(good.Bugs) != 1 || len(good.NearMisses) != 1 || len(good.Ordinary) != 1 {
-		t.Errorf("testdata/good: problems %v, %d bugs, %d near misses, %d ordinary", good.Problems, len(good.Bugs), len(good.NearMisses), len(good.Ordinary))
+	if len(good.Problems) != 0 || len(good.Bugs) != 1 || len(good.NearMisses) != 1 || len(good.Ordinary) != 1 || len(good.Variants) != 1 {
+		t.Errorf("testdata/good: problems %v, %d bugs, %d near misses, %d ordinary, %d variants", good.Problems, len(good.Bugs), len(good.NearMisses), len(good.Ordinary), len(good.Variants))
+	}
+	if s := good.Bugs[0].Split; s != SplitTest {
+		t.Errorf("testdata/good bug split %s, want test", s)
+	}
+	if s := good.NearMisses[0].Split; s != SplitSeen || s.Half() != SplitTrain {
+		t.Errorf("testdata/good near miss split %s, want seen (train)", s)
+	}
+	if v := good.Variants[0]; v.Name != "sleep/depth/deeper-2" || v.OKPatch == nil || v.Axis != "deeper" {
+		t.Errorf("testdata/good variant %+v", v)
 	}
 }
 
@@ -112,8 +131,30 @@ func TestCorpusApplies(t *testing.T) {
 	}
 	for _, cs := range c.NearMisses {
 		t.Run(cs.Name, func(t *testing.T) {
-			gitApplyCheck(t, tree, cs.Bug.Diff, false)
-			applyMem(t, "patch", cs.Bug.Diff, base)
+			gitApplyCheck(t, tree, cs.Bug.Diff, cs.InTree)
+			if !cs.InTree {
+				applyMem(t, "patch", cs.Bug.Diff, base)
+				return
+			}
+			rev, err := Reverse(cs.Bug.Diff)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pre := applyMem(t, "reverse", rev, base)
+			applyMem(t, "patch", cs.Bug.Diff, pre)
+		})
+	}
+	for _, v := range c.Variants {
+		t.Run("variants/"+v.Name, func(t *testing.T) {
+			gitApplyCheck(t, tree, v.Bug.Diff, false)
+			bug := applyMem(t, "bug.patch", v.Bug.Diff, base)
+			if !funcInPatched(bug, v.Bug, v.Expect.File, v.Expect.Function) {
+				t.Errorf("expected function %s not found in the files bug.patch touches (file %q)", v.Expect.Function, v.Expect.File)
+			}
+			if v.OKPatch != nil {
+				gitApplyCheck(t, tree, v.OKPatch.Diff, false)
+				applyMem(t, "ok.patch", v.OKPatch.Diff, base)
+			}
 		})
 	}
 	for _, o := range c.Ordinary {

@@ -69,12 +69,36 @@ type OrdinaryResult struct {
 	Err                     string
 }
 
+// VariantResult is the outcome of one variant case.
+type VariantResult struct {
+	Variant *Variant
+	// Got is the level reached on the expected function by bug.patch.
+	Got Level
+	// OK is the highest level of the family's findings on ok.patch
+	// (LevelNone when there is no ok.patch).
+	OK Level
+	// Family and OKFamily hold the family's findings on each patch.
+	Family, OKFamily []Hit
+	Err              string
+}
+
+// Pass reports whether the variant's bug is caught at its expected
+// severity and its correct counterpart, if any, gets no risk.
+func (r *VariantResult) Pass() bool {
+	caught := r.Got == LevelRisk || (r.Variant.Expect.Severity == "note" && r.Got == LevelNote)
+	return caught && r.OK != LevelRisk
+}
+
 // Results are the evaluation of a corpus.
 type Results struct {
 	Corpus     *Corpus
 	Bugs       []*CaseResult
 	NearMisses []*CaseResult
 	Ordinary   []*OrdinaryResult
+	Variants   []*VariantResult
+	// ShowTest prints the test split's per-case rows too (they are hidden
+	// by default: whoever designs a rule reads only the test numbers).
+	ShowTest bool
 	// Elapsed is the wall time of Run.
 	Elapsed time.Duration
 }

@@ -79,6 +79,7 @@ func (e *Evaluator) Run(ctx context.Context, c *Corpus) (*Results, error) {
 		Bugs:       make([]*CaseResult, len(c.Bugs)),
 		NearMisses: make([]*CaseResult, len(c.NearMisses)),
 		Ordinary:   make([]*OrdinaryResult, len(c.Ordinary)),
+		Variants:   make([]*VariantResult, len(c.Variants)),
 	}
 	var jobs []func()
 	for i, cs := range c.Bugs {
@@ -89,6 +90,9 @@ func (e *Evaluator) Run(ctx context.Context, c *Corpus) (*Results, error) {
 	}
 	for i, o := range c.Ordinary {
 		jobs = append(jobs, func() { res.Ordinary[i] = e.ordinary(ctx, o) })
+	}
+	for i, v := range c.Variants {
+		jobs = append(jobs, func() { res.Variants[i] = e.variant(ctx, v) })
 	}
 	n := e.opts.Jobs
 	if n <= 0 {
@@ -127,20 +131,7 @@ func (e *Evaluator) bug(ctx context.Context, cs *Case) *CaseResult {
 	}
 	out.Err = o.applyErr
 	out.Family, out.Other = splitFamily(o.hits[0], cs.Family)
-	for _, h := range out.Family {
-		if h.Func != cs.Expect.Function || (cs.Expect.File != "" && h.File != cs.Expect.File) {
-			continue
-		}
-		if cs.Expect.Category != "" && !hasCategory(h, cs.Expect.Category) {
-			continue
-		}
-		switch {
-		case h.Severity == report.SeverityRisk:
-			out.Got = LevelRisk
-		case h.Severity == report.SeverityNote && out.Got == LevelNone:
-			out.Got = LevelNote
-		}
-	}
+	out.Got = expected(out.Family, cs.Expect)
 	o, err = analyse(ctx, e.tree, cs.Name, []patchText{bug, {cs.Fix.Subject, cs.Fix.Message, cs.Fix.Diff}})
 	if err != nil {
 		out.Err = joinErr(out.Err, "fix: "+err.Error())
@@ -161,23 +152,85 @@ func joinErr(a, b string) string {
 	return a + "; " + b
 }
 
-// nearMiss analyses the near miss with the tree.
+// expected is the level the findings reach on the expected function.
+func expected(hs []Hit, want Expect) Level {
+	got := LevelNone
+	for _, h := range hs {
+		if !want.names(h.Func) || (want.File != "" && h.Func == want.Function && h.File != want.File) {
+			continue
+		}
+		if want.Category != "" && !hasCategory(h, want.Category) {
+			continue
+		}
+		switch {
+		case h.Severity == report.SeverityRisk:
+			got = LevelRisk
+		case h.Severity == report.SeverityNote && got == LevelNone:
+			got = LevelNote
+		}
+	}
+	return got
+}
+
+// highest is the highest level of the findings.
+func highest(hs []Hit) Level {
+	got := LevelNone
+	for _, h := range hs {
+		if h.Severity == report.SeverityRisk {
+			return LevelRisk
+		}
+		got = LevelNote
+	}
+	return got
+}
+
+// nearMiss analyses the near miss with the tree; one the tree already
+// contains (InTree) is analysed on top of its own reversal.
 func (e *Evaluator) nearMiss(ctx context.Context, cs *Case) *CaseResult {
 	out := &CaseResult{Case: cs, Got: LevelNone}
-	o, err := analyse(ctx, e.tree, cs.Name, []patchText{{cs.Bug.Subject, cs.Bug.Message, cs.Bug.Diff}})
+	ps := []patchText{{cs.Bug.Subject, cs.Bug.Message, cs.Bug.Diff}}
+	if cs.InTree {
+		rev, err := Reverse(cs.Bug.Diff)
+		if err != nil {
+			out.Err = "reverse: " + err.Error()
+			return out
+		}
+		ps = append([]patchText{{"Revert \"" + cs.Bug.Subject + "\"", "", rev}}, ps...)
+	}
+	o, err := analyse(ctx, e.tree, cs.Name, ps)
 	if err != nil {
 		out.Err = err.Error()
 		return out
 	}
 	out.Err = o.applyErr
-	out.Family, out.Other = splitFamily(o.hits[0], cs.Family)
-	for _, h := range out.Family {
-		if h.Severity == report.SeverityRisk {
-			out.Got = LevelRisk
-		} else if out.Got == LevelNone {
-			out.Got = LevelNote
-		}
+	out.Family, out.Other = splitFamily(o.hits[len(ps)-1], cs.Family)
+	out.Got = highest(out.Family)
+	return out
+}
+
+// variant analyses bug.patch with the tree (the expected function must be
+// named) and ok.patch, when there is one (no risk of the family expected).
+func (e *Evaluator) variant(ctx context.Context, v *Variant) *VariantResult {
+	out := &VariantResult{Variant: v, Got: LevelNone, OK: LevelNone}
+	o, err := analyse(ctx, e.tree, v.Name, []patchText{{v.Bug.Subject, v.Bug.Message, v.Bug.Diff}})
+	if err != nil {
+		out.Err = err.Error()
+		return out
 	}
+	out.Err = o.applyErr
+	out.Family, _ = splitFamily(o.hits[0], v.Family)
+	out.Got = expected(out.Family, v.Expect)
+	if v.OKPatch == nil {
+		return out
+	}
+	o, err = analyse(ctx, e.tree, v.Name+"/ok", []patchText{{v.OKPatch.Subject, v.OKPatch.Message, v.OKPatch.Diff}})
+	if err != nil {
+		out.Err = joinErr(out.Err, "ok: "+err.Error())
+		return out
+	}
+	out.Err = joinErr(out.Err, o.applyErr)
+	out.OKFamily, _ = splitFamily(o.hits[0], v.Family)
+	out.OK = highest(out.OKFamily)
 	return out
 }
 

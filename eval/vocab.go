@@ -21,10 +21,13 @@ type Family struct {
 	Mechanisms []string `yaml:"mechanisms"`
 }
 
-// Vocab is the corpus vocabulary: families and ordinary patch kinds.
+// Vocab is the corpus vocabulary: families, variant axes and ordinary
+// patch kinds.
 type Vocab struct {
 	// Families by directory name.
 	Families map[string]*Family `yaml:"families"`
+	// Axes are the axes variants move a bug along, by family directory.
+	Axes map[string][]string `yaml:"axes"`
 	// OrdinaryKinds are the allowed `kind` values of ordinary patches.
 	OrdinaryKinds []string `yaml:"ordinary_kinds"`
 }

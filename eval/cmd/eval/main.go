@@ -1,13 +1,17 @@
 // Command eval measures the rules on an evaluation corpus (eval/README.md)
-// and prints recall, false alarms and per-case tables. It is a measurement,
-// not a test: it exits 0 whatever the numbers are, and non-zero only when
-// it cannot run. `make eval` runs it.
+// and prints recall, false alarms, variants and per-case tables, for the
+// train and the test split. It is a measurement, not a test: it exits 0
+// whatever the numbers are, and non-zero only when it cannot run.
+// `make eval` runs it; `make eval-split` runs it with -assign.
 //
-//	go run ./eval/cmd/eval [-dir eval] [-tree DIR] [-j N]
+//	go run ./eval/cmd/eval [-dir eval] [-tree DIR] [-j N] [-split all|train|test] [-show-test]
+//	go run ./eval/cmd/eval -assign [-dir eval]
 //
-// The corpus directory defaults to $EVAL_DIR, else eval/; the tree to
-// $AUTOSEL_KERNEL_SRC, else the shared Linux 6.1 tree of internal/testkernel
-// (extracted on first use).
+// The corpus directory defaults to $EVAL_DIR, else eval/; the split to
+// $EVAL_SPLIT, else all; the tree to $AUTOSEL_KERNEL_SRC, else the shared
+// Linux 6.1 tree of internal/testkernel (extracted on first use). The test
+// split's per-case rows are printed only with -show-test (or
+// EVAL_SHOW_TEST=1): whoever designs a rule reads only its numbers.
 package main
 
 import (
@@ -18,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/eval"
@@ -37,18 +42,47 @@ func main() {
 	depth := flag.Int("depth", 4, "rules.depth, as in config.yaml")
 	verbose := flag.Bool("v", false, "log index progress")
 	summaries := flag.Bool("summaries", true, "store whole-tree summaries first (index.summaries)")
+	split := flag.String("split", os.Getenv("EVAL_SPLIT"), "cases to run: all, train or test (default $EVAL_SPLIT, else all)")
+	showTest := flag.Bool("show-test", os.Getenv("EVAL_SHOW_TEST") == "1", "print the test split's per-case rows too (default: $EVAL_SHOW_TEST=1)")
+	assign := flag.Bool("assign", false, "add the cases split.yaml lacks to it (by the hash of their names) and exit")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *dir, *tree, *jobs, *depth, *verbose, *summaries); err != nil {
+	var err error
+	if *assign {
+		err = assignNew(*dir)
+	} else {
+		err = run(ctx, *dir, *tree, *split, *jobs, *depth, *verbose, *summaries, *showTest)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		os.Exit(2)
 	}
 }
 
-func run(ctx context.Context, dir, tree string, jobs, depth int, verbose, summaries bool) error {
+// assignNew adds the new cases of dir to its split file and prints how
+// many went to each split (not which: the test split's names are for
+// eval's eyes).
+func assignNew(dir string) error {
+	added, err := eval.AssignNew(dir)
+	if err != nil {
+		return err
+	}
+	n := map[string]int{}
+	for _, a := range added {
+		_, s, _ := strings.Cut(a, ": ")
+		n[s]++
+	}
+	fmt.Printf("%s: %d cases added (train %d, test %d)\n", eval.SplitFileName, len(added), n["train"], n["test"])
+	return nil
+}
+
+func run(ctx context.Context, dir, tree, split string, jobs, depth int, verbose, summaries, showTest bool) error {
 	c, err := eval.Load(dir)
 	if err != nil {
+		return err
+	}
+	if err := c.FilterSplit(split); err != nil {
 		return err
 	}
 	if tree == "" {
@@ -74,5 +108,6 @@ func run(ctx context.Context, dir, tree string, jobs, depth int, verbose, summar
 	if err != nil {
 		return err
 	}
+	res.ShowTest = showTest
 	return res.Write(os.Stdout)
 }
