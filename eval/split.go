@@ -35,6 +35,10 @@ func (s Split) Half() Split {
 	return s
 }
 
+// seenBefore reports whether the case predates the split (its manifest
+// follows the corpus rules of that time).
+func (s Split) seenBefore() bool { return s == SplitSeen }
+
 // testShare is the share of new cases that Assign puts in the test split:
 // a case is test when the first 32 bits of the SHA-256 of its key are
 // below testShare * 2^32.
