@@ -26,7 +26,8 @@ func archOf(path string) string {
 // arch/m68k/include/asm/mcfgpio.h) resolves, from generic code, to the
 // generic definition on every architecture but that one; from a file of
 // one architecture, the definitions of the other architectures never
-// apply. When nothing remains, every definition is kept.
+// apply. Config stubs go too when a real definition is left (configStub).
+// When nothing remains, every definition is kept.
 func buildable(defs []*cscan.Func, fromFile string) []*cscan.Func {
 	if len(defs) < 2 {
 		return defs
@@ -40,6 +41,38 @@ func buildable(defs []*cscan.Func, fromFile string) []*cscan.Func {
 	}
 	if len(out) == 0 {
 		return defs
+	}
+	return dropConfigStubs(out)
+}
+
+// configStub reports whether fn is the stand-in a header defines for
+// builds without a feature: a static inline function in a header that
+// calls nothing ("static inline int iommu_map(...) { return -ENODEV; }"
+// under #ifndef CONFIG_IOMMU_API). The scanner keeps both sides of an
+// #if, so the stub and the real definition are both in the index.
+func configStub(fn *cscan.Func) bool {
+	return fn.Static && strings.HasSuffix(fn.File, ".h") && len(fn.Calls) == 0
+}
+
+// dropConfigStubs drops the config stubs among defs when a real
+// definition is left: code that calls a feature's function is built with
+// the feature (or the call does nothing), so what the call may do is what
+// the real definition does.
+func dropConfigStubs(defs []*cscan.Func) []*cscan.Func {
+	n := 0
+	for _, fn := range defs {
+		if !configStub(fn) {
+			n++
+		}
+	}
+	if n == 0 || n == len(defs) {
+		return defs
+	}
+	out := make([]*cscan.Func, 0, n)
+	for _, fn := range defs {
+		if !configStub(fn) {
+			out = append(out, fn)
+		}
 	}
 	return out
 }

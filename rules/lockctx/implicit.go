@@ -38,9 +38,11 @@ type Callback struct {
 	// file, not only among the calls of functions (declreg.go).
 	Decl bool `yaml:"decl"`
 	// Kind is the context the function runs in (see Kinds), Why the reason
-	// shown in findings.
-	Kind string `yaml:"kind"`
-	Why  string `yaml:"why"`
+	// shown in findings, Source where the kernel says so (documentation or
+	// the code that calls the callback).
+	Kind   string `yaml:"kind"`
+	Why    string `yaml:"why"`
+	Source string `yaml:"source"`
 	// file restricts a derived wrapper row (wrappers.go) to calls from
 	// the file of its static wrapper function.
 	file string
@@ -174,6 +176,42 @@ func viaMember(ix *index.Index, caller *cscan.Func, arg, via string) []string {
 		}
 		if b == last && b != "" {
 			out = append(out, a.Func)
+		}
+	}
+	return out
+}
+
+// Registration is a function a registration call makes run in an
+// atomic context: Func by name, Held the context with the call as the
+// place it is entered.
+type Registration struct {
+	Func string
+	Held Held
+}
+
+// Registered returns the functions fn's own calls register to run in an
+// atomic context (the callback rows' registration calls), in call order.
+// A patch that changes such a call changes the context of a function it
+// may leave alone: request_threaded_irq(irq, NULL, fn) made
+// request_irq(irq, fn), INIT_WORK() made timer_setup().
+func (r *Resolver) Registered(fn *cscan.Func) []Registration {
+	if fn == nil || len(r.m.callbacks) == 0 {
+		return nil
+	}
+	rows := r.callbackRows()
+	isName := map[string]bool{}
+	for _, n := range registrationNames(rows) {
+		isName[n] = true
+	}
+	var out []Registration
+	for _, c := range fn.Calls {
+		if !isName[c.Name] {
+			continue
+		}
+		s := visitReg(r.ix, rows, fn, c)
+		for i, name := range s.funcs {
+			reg := s.regs[i]
+			out = append(out, Registration{Func: name, Held: Held{Kind: reg.row.Kind, Must: true, At: reg.step, Why: reg.row.Why}})
 		}
 	}
 	return out

@@ -370,12 +370,13 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 		return nil
 	}
 	// The call reaches the target when every definition a build can pick
-	// does (another architecture's variant does not count, see
-	// buildable); its effects are the first definition's.
-	first := r.SummaryOf(defs[0], 0)
+	// does (another architecture's variant or a config stub does not
+	// count, see buildable); its effects are the first such definition's.
+	picked := buildable(defs, fromFile)
+	first := r.SummaryOf(picked[0], 0)
 	var reach *Reach
 	allReach := true
-	for _, fn := range buildable(defs, fromFile) {
+	for _, fn := range picked {
 		s := r.SummaryOf(fn, 0)
 		if s.Reach == nil {
 			allReach = false

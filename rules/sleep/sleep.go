@@ -103,6 +103,7 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 		r.argForward(nf, of)
 		r.reverse(fc, nf, of)
 		r.lockChange(nf, of)
+		r.contextChange(nf, of)
 	}
 	if unres := r.newR.Unresolved(); p.Index == nil && len(unres) > 0 {
 		var names []string
@@ -231,8 +232,12 @@ func events(r *lockctx.Resolver, fn *cscan.Func) []event {
 	if fn == nil {
 		return nil
 	}
+	return eventsFrom(r, fn, lockctx.State{Held: r.Implicit(fn)})
+}
+
+// eventsFrom is events with the contexts held on entry given.
+func eventsFrom(r *lockctx.Resolver, fn *cscan.Func, entry lockctx.State) []event {
 	var out []event
-	entry := lockctx.State{Held: r.Implicit(fn)}
 	lockctx.WalkFrom(r, fn, entry, func(v lockctx.Visit) {
 		if v.Reach == nil || v.State.Dead || v.State.Empty() {
 			return

@@ -26,12 +26,20 @@ type sleepRow struct {
 	Names  []string `yaml:"names"`
 	Prefix []string `yaml:"prefix"`
 	Why    string   `yaml:"why"`
+	// ZeroArg, when set, is the argument that makes the primitive not
+	// sleep when it is the literal 0 (the sleep_us of the iopoll macros,
+	// which busy-wait without sleeping then). Written 1-based in the
+	// table (zero_arg: 4 is the fourth argument) so that 0 means none.
+	ZeroArg int `yaml:"zero_arg"`
 }
 
 // sleeper is the compiled sleeping part of the table: the lockctx.Target
 // of the rule ("may sleep").
 type sleeper struct {
-	sleep               map[string]string
+	sleep map[string]string
+	// zeroArg is, by primitive, the 0-based argument that makes it not
+	// sleep when it is the literal 0 (sleepRow.ZeroArg).
+	zeroArg             map[string]int
 	sleepPrefix         []sleepRow
 	alloc               map[string]int
 	gfpSleep, gfpAtomic []string
@@ -45,11 +53,14 @@ type sleeper struct {
 
 // compile builds the engine model of t.
 func compile(t *tables) (*lockctx.Model, error) {
-	sl := &sleeper{sleep: map[string]string{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
+	sl := &sleeper{sleep: map[string]string{}, zeroArg: map[string]int{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
 		trueConds: map[string]bool{}, condSleep: t.CondSleep}
 	for _, r := range t.Sleep {
 		for _, n := range r.Names {
 			sl.sleep[n] = r.Why
+			if r.ZeroArg > 0 {
+				sl.zeroArg[n] = r.ZeroArg - 1
+			}
 		}
 		if len(r.Prefix) > 0 {
 			sl.sleepPrefix = append(sl.sleepPrefix, r)
@@ -67,6 +78,9 @@ func compile(t *tables) (*lockctx.Model, error) {
 // Reaches reports whether call c is a primitive that may sleep, and why.
 func (m *sleeper) Reaches(c cscan.Call) (string, bool) {
 	if why, ok := m.sleep[c.Name]; ok {
+		if i, ok := m.zeroArg[c.Name]; ok && i < len(c.Args) && strings.TrimSpace(c.Args[i]) == "0" {
+			return "", false
+		}
 		return why, true
 	}
 	for _, r := range m.sleepPrefix {

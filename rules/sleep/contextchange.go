@@ -1,0 +1,72 @@
+package sleep
+
+import (
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// contextChange reports the functions a touched function newly registers
+// to run in an atomic context, when the patch leaves them alone but they
+// may sleep there: request_threaded_irq(irq, NULL, fn) made
+// request_irq(irq, fn), INIT_WORK(&w, fn) made timer_setup(&t, fn, 0).
+// forward sees only the functions the patch touches; a registered
+// function it touches is checked there, with the same contexts.
+func (r *checker) contextChange(nf, of *cscan.Func) {
+	if r.p.Index == nil {
+		return
+	}
+	old := map[string]bool{}
+	for _, reg := range r.oldR.Registered(of) {
+		old[reg.Func+"|"+reg.Held.Kind] = true
+	}
+	done := map[string]bool{}
+	for _, reg := range r.newR.Registered(nf) {
+		key := reg.Func + "|" + reg.Held.Kind
+		if old[key] || done[key] || r.touches(reg.Func) {
+			continue
+		}
+		done[key] = true
+		g := treeDef(r.p.Index, reg.Func, nf.File)
+		if g == nil {
+			continue
+		}
+		// What g did in the contexts its other registrations already
+		// gave it is not this patch's doing.
+		before := map[string]bool{}
+		if og := treeDef(r.oldR.Index(), reg.Func, nf.File); og != nil {
+			for _, e := range events(r.oldR, og) {
+				before[eventKey(e)] = true
+			}
+		}
+		entry := lockctx.State{Held: append([]lockctx.Held{reg.Held}, r.newR.Implicit(g)...)}
+		for _, e := range eventsFrom(r.newR, g, entry) {
+			if !before[eventKey(e)] {
+				r.report(g, e.call.Line, e.state, e.proof, "")
+			}
+		}
+	}
+}
+
+// touches reports whether the patch changes a function named name.
+func (r *checker) touches(name string) bool {
+	for fc := range r.newFuncs {
+		if fc.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// treeDef returns the definition of name a call from file reaches in
+// view ix, with its statement tree; nil when there is none.
+func treeDef(ix *index.Index, name, file string) *cscan.Func {
+	if ix == nil {
+		return nil
+	}
+	defs := lockctx.PickDefs(ix.Funcs(name), file)
+	if len(defs) == 0 {
+		return nil
+	}
+	return ix.Full(defs[0])
+}
