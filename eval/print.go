@@ -431,6 +431,9 @@ func notes(r *CaseResult) string {
 	if len(r.Other) > 0 {
 		out = append(out, "other: "+named(r.Other))
 	}
+	if len(r.FixRisk) > 0 {
+		out = append(out, "on the fix: "+named(r.FixRisk))
+	}
 	if r.Err != "" {
 		out = append(out, trim(r.Err, 100))
 	}

@@ -27,6 +27,10 @@ type Hit struct {
 	Func     string
 	File     string
 	Message  string
+	// Line is the finding's line, Chain its call chain rendered one step
+	// a line (Explain prints them).
+	Line  int
+	Chain []string
 	// Category is the finding's sub-check ("" when the family has none).
 	Category string
 }

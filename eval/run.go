@@ -358,7 +358,11 @@ func bySeverity(hs []Hit) (risk, note []Hit) {
 }
 
 func hit(f report.Finding) Hit {
-	return Hit{Family: f.Rule, Severity: f.Severity, Func: f.Func, File: f.File, Message: f.Message, Category: f.Category}
+	h := Hit{Family: f.Rule, Severity: f.Severity, Func: f.Func, File: f.File, Line: f.Line, Message: f.Message, Category: f.Category}
+	for _, s := range f.Chain {
+		h.Chain = append(h.Chain, fmt.Sprintf("%s:%d %s(): %s", s.File, s.Line, s.Func, s.What))
+	}
+	return h
 }
 
 // hasCategory reports whether h is of the sub-check cat.

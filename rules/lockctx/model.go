@@ -24,6 +24,11 @@ type Tables struct {
 	// Callbacks list registrations that make a function run in an
 	// atomic context (implicit.go).
 	Callbacks []Callback `yaml:"callbacks"`
+	// AnyContext lists path prefixes of code written to run in any
+	// context (sanitizers, lockdep, the stack depot): calls into
+	// functions defined there are not followed. They instrument atomic
+	// code everywhere, so what they may do is never their caller's bug.
+	AnyContext []string `yaml:"any_context"`
 }
 
 // Row lists primitives that enter or leave one kind of atomic context.
@@ -61,6 +66,7 @@ type Model struct {
 	acquire, release, trylock map[string]Prim
 	guards                    map[string]string
 	callbacks                 []Callback
+	anyContext                []string
 	target                    Target
 	// id identifies the tables and target (summaries are shared between
 	// models with the same id).
@@ -75,7 +81,7 @@ var Kinds = map[string]bool{"spin": true, "raw_spin": true, "rwlock": true, "rcu
 func Compile(section string, t *Tables, target Target) (*Model, error) {
 	m := &Model{
 		acquire: map[string]Prim{}, release: map[string]Prim{}, trylock: map[string]Prim{},
-		guards: t.Guards, callbacks: t.Callbacks, target: target,
+		guards: t.Guards, callbacks: t.Callbacks, anyContext: t.AnyContext, target: target,
 	}
 	h := sha1.Sum([]byte(fmt.Sprintf("%s|%+v|%+v", section, *t, target)))
 	m.id = hex.EncodeToString(h[:])
@@ -120,6 +126,17 @@ func Compile(section string, t *Tables, target Target) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// anyContextFile reports whether a file is code written to run in any
+// context (Tables.AnyContext).
+func (m *Model) anyContextFile(file string) bool {
+	for _, p := range m.anyContext {
+		if strings.HasPrefix(file, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Acquirer returns the primitive when name enters an atomic context.

@@ -137,3 +137,74 @@ func (r *Resolver) callbackArgReach(fn *cscan.Func, c cscan.Call) *Reach {
 	}
 	return nil
 }
+
+// ParamCallHeld returns the atomic contexts g holds, on every path, where
+// it calls the function passed in its parameter param (directly, or in the
+// function it passes the parameter on to): a walker that takes its lock
+// around the callback (iterate_fd() calls f under files->file_lock) runs
+// the callback in atomic context whatever its caller holds.
+func (r *Resolver) ParamCallHeld(g *cscan.Func, param int) []Held {
+	return r.paramCallHeld(g, param, 0)
+}
+
+func (r *Resolver) paramCallHeld(g *cscan.Func, param, depth int) []Held {
+	if g == nil || param < 0 || depth > maxParamCallDepth {
+		return nil
+	}
+	k := paramKey{g, param}
+	if hs, ok := r.paramHeld[k]; ok {
+		return hs
+	}
+	r.paramHeld[k] = nil // recursion
+	ps := r.params(g)
+	if param >= len(ps) || ps[param] == "" {
+		return nil
+	}
+	full := g
+	if full.Body == nil && r.ix != nil {
+		full = r.ix.Full(g)
+	}
+	if full == nil || full.Body == nil {
+		return nil
+	}
+	name := ps[param]
+	musts := func(st State) []Held {
+		var out []Held
+		for _, h := range st.Held {
+			if h.Must {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+	var out []Held
+	found := false
+	Walk(r, full, func(v Visit) {
+		if found || v.State.Dead {
+			return
+		}
+		if v.Call.Name == name || v.Call.Name == "(*"+name+")" {
+			found, out = true, musts(v.State)
+			return
+		}
+		if strings.ContainsAny(v.Call.Name, ">.") {
+			return
+		}
+		for i, a := range v.Call.Args {
+			if strings.TrimSpace(a) != name {
+				continue
+			}
+			defs := r.lookup(v.Call.Name, g.File)
+			if len(defs) != 1 {
+				continue
+			}
+			if _, ok := r.paramCalled(defs[0], i, depth+1); ok {
+				found = true
+				out = append(musts(v.State), r.paramCallHeld(defs[0], i, depth+1)...)
+				return
+			}
+		}
+	})
+	r.paramHeld[k] = out
+	return out
+}

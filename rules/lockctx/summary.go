@@ -117,6 +117,8 @@ type Resolver struct {
 	paramCache     map[*cscan.Func][]string
 	paramDeclCache map[*cscan.Func][]string
 	paramCalls     map[paramKey][]report.Step
+	// paramHeld caches ParamCallHeld.
+	paramHeld map[paramKey][]Held
 	// shared holds the summaries that do not depend on the patch, shared
 	// by the resolvers of every patch over the same tree (share.go);
 	// frameTaint marks the frames whose summary depends on it.
@@ -203,7 +205,7 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 	r := &Resolver{m: m, ix: ix, patch: patch, preimages: preimages, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		lines: map[string]srcLines{}, declTags: map[declKey]map[string]string{}, facts: map[string]any{}, structs: map[string]structDefAt{},
-		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{},
+		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
 		structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
@@ -373,6 +375,9 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	// does (another architecture's variant or a config stub does not
 	// count, see buildable); its effects are the first such definition's.
 	picked := buildable(defs, fromFile)
+	if r.m.anyContextFile(picked[0].File) {
+		return nil
+	}
 	first := r.SummaryOf(picked[0], 0)
 	var reach *Reach
 	allReach := true

@@ -31,7 +31,7 @@ import (
 
 // sumVersion changes whenever what a summary holds or how it is computed
 // does: a store of another version is not read.
-const sumVersion = 5
+const sumVersion = 6
 
 // summaryKind is the side file kind of model m's summaries.
 func summaryKind(m *Model) string { return fmt.Sprintf("summaries-v%d-%s", sumVersion, m.id[:16]) }

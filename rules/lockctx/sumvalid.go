@@ -565,6 +565,7 @@ func (r *Resolver) forgetAbove(x index.Ref) {
 func (r *Resolver) resetMemo() {
 	r.memo, r.tainted, r.prev = map[*cscan.Func]*Summary{}, map[*cscan.Func]bool{}, map[*cscan.Func]*Summary{}
 	r.paramCalls = map[paramKey][]report.Step{}
+	r.paramHeld = map[paramKey][]Held{}
 	r.Computed = 0
 }
 

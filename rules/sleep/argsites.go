@@ -50,7 +50,7 @@ func (r *checker) argSites(name, file string, static bool) []callSite {
 			last := via[len(via)-1]
 			last.What += ": " + name + "()"
 			via[len(via)-1] = last
-			out = append(out, callSite{caller: fn, call: c.Name, via: via})
+			out = append(out, callSite{caller: fn, call: c.Name, via: via, inner: r.newR.ParamCallHeld(g, u.arg)})
 		}
 	}
 	return out

@@ -104,6 +104,7 @@ func run(p *rules.Pass, m *lockctx.Model) error {
 		r.reverse(fc, nf, of)
 		r.lockChange(nf, of)
 		r.contextChange(nf, of)
+		r.walkers(nf, of)
 	}
 	if unres := r.newR.Unresolved(); p.Index == nil && len(unres) > 0 {
 		var names []string
@@ -502,7 +503,11 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				}
 			})
 			for _, s := range sites {
-				st := effective(s.st, proof)
+				st := s.st
+				if len(site.inner) > 0 {
+					st = lockctx.State{Held: append(append([]lockctx.Held(nil), st.Held...), site.inner...)}
+				}
+				st = effective(st, proof)
 				callStep := lockctx.StepOf(caller, s.call.Line, "calls "+site.call+"()")
 				chain := append([]report.Step{callStep}, site.via...)
 				chain = append(chain, cur.chain...)
@@ -538,6 +543,10 @@ type callSite struct {
 	// weak is set when the call site's struct type is not known to be
 	// the one the function is assigned in.
 	weak bool
+	// inner are the contexts the callee holds where it calls the
+	// function, when the function is passed to it as a callback (a walker
+	// running it under its own lock).
+	inner []lockctx.Held
 }
 
 // callSites returns the calls that may reach function name (of file, static

@@ -45,6 +45,7 @@ func main() {
 	split := flag.String("split", os.Getenv("EVAL_SPLIT"), "cases to run: all, train or test (default $EVAL_SPLIT, else all)")
 	showTest := flag.Bool("show-test", os.Getenv("EVAL_SHOW_TEST") == "1", "print the test split's per-case rows too (default: $EVAL_SHOW_TEST=1)")
 	assign := flag.Bool("assign", false, "add the cases split.yaml lacks to it (by the hash of their names) and exit")
+	explain := flag.String("explain", "", "comma-separated case names: print their findings with messages and chains after the report (test cases only with -show-test)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -52,7 +53,7 @@ func main() {
 	if *assign {
 		err = assignNew(*dir)
 	} else {
-		err = run(ctx, *dir, *tree, *split, *jobs, *depth, *verbose, *summaries, *showTest)
+		err = run(ctx, *dir, *tree, *split, *jobs, *depth, *verbose, *summaries, *showTest, *explain)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
@@ -77,7 +78,7 @@ func assignNew(dir string) error {
 	return nil
 }
 
-func run(ctx context.Context, dir, tree, split string, jobs, depth int, verbose, summaries, showTest bool) error {
+func run(ctx context.Context, dir, tree, split string, jobs, depth int, verbose, summaries, showTest bool, explain string) error {
 	c, err := eval.Load(dir)
 	if err != nil {
 		return err
@@ -109,5 +110,12 @@ func run(ctx context.Context, dir, tree, split string, jobs, depth int, verbose,
 		return err
 	}
 	res.ShowTest = showTest
-	return res.Write(os.Stdout)
+	if err := res.Write(os.Stdout); err != nil {
+		return err
+	}
+	if explain == "" {
+		return nil
+	}
+	fmt.Println()
+	return res.Explain(os.Stdout, strings.Split(explain, ","), showTest)
 }
