@@ -33,6 +33,13 @@ type Callback struct {
 	// cannot tell counts when its object is initialised by one of these
 	// calls in the same file (hrtimer_init(&t->timer, ...); t->timer.function = f).
 	Init []string `yaml:"init"`
+	// HeldFrom, for member rows, names the member of the same object whose
+	// function runs first and may return with contexts held that these
+	// members then run in, until a later member releases them
+	// (seq_operations: start may take a lock that show and next run
+	// under, stop drops it). Kind is then empty: the contexts are what
+	// that function's summary holds on return.
+	HeldFrom string `yaml:"held_from"`
 	// Decl marks Names as declaration macros, usually at file scope
 	// (DEFINE_TIMER(name, fn)): they are looked for in the callback's own
 	// file, not only among the calls of functions (declreg.go).
@@ -95,9 +102,36 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 				if len(c.Members) == 0 || !hasString(c.Members, a.Member) || !r.memberMatches(c, a) {
 					continue
 				}
+				if c.HeldFrom != "" {
+					out = append(out, r.heldFrom(fn, c, a)...)
+					continue
+				}
 				add(c, report.Step{Func: fn.Name, File: a.File, Line: a.Line,
 					What: fmt.Sprintf("assigned to %s.%s", c.Struct, a.Member)})
 			}
+		}
+	}
+	return out
+}
+
+// heldFrom returns the contexts fn, assigned by a to a member of a
+// held_from row, runs in: what the function assigned to the row's
+// HeldFrom member of the same object holds when it returns.
+func (r *Resolver) heldFrom(fn *cscan.Func, c *Callback, a index.Assign) []Held {
+	var out []Held
+	for _, s := range r.ix.AssignsTo(c.HeldFrom) {
+		if s.File != a.File || (a.Var == "" || s.Var != a.Var) && (a.Base == "" || s.Base != a.Base) {
+			continue
+		}
+		defs := r.lookup(s.Func, s.File)
+		if len(defs) != 1 {
+			continue
+		}
+		for _, e := range r.SummaryOf(defs[0], 0).Acquires {
+			out = append(out, Held{Kind: e.Kind, Key: e.Key, Must: true,
+				At: report.Step{Func: s.Func, File: s.File, Line: s.Line,
+					What: fmt.Sprintf("%s.%s %s() runs after %s %s() returns", c.Struct, a.Member, fn.Name, c.HeldFrom, s.Func)},
+				Via: e.Steps, Why: c.Why})
 		}
 	}
 	return out

@@ -110,7 +110,8 @@ func Compile(section string, t *Tables, target Target) (*Model, error) {
 		return nil, err
 	}
 	for i, c := range t.Callbacks {
-		if !Kinds[c.Kind] {
+		// A held_from row's contexts come from its HeldFrom member's summary.
+		if !(c.HeldFrom != "" && c.Kind == "" && len(c.Members) > 0) && !Kinds[c.Kind] {
 			return nil, fmt.Errorf("%s.callbacks[%d]: unknown kind %q", section, i, c.Kind)
 		}
 		if len(c.Names) == 0 && len(c.Members) == 0 || len(c.Members) > 0 && c.Struct == "" {

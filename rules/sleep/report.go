@@ -153,7 +153,7 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 		if k == "" {
 			k = strings.TrimPrefix(h.At.What, "calls ")
 		}
-		if h.Why != "" {
+		if h.Why != "" && h.Key == "" {
 			k = implicitKey(h.At.What)
 		}
 		keys = append(keys, k)
