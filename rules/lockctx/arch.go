@@ -48,10 +48,11 @@ func buildable(defs []*cscan.Func, fromFile string) []*cscan.Func {
 // configStub reports whether fn is the stand-in a header defines for
 // builds without a feature: a static inline function in a header that
 // calls nothing ("static inline int iommu_map(...) { return -ENODEV; }"
-// under #ifndef CONFIG_IOMMU_API). The scanner keeps both sides of an
+// under #ifndef CONFIG_IOMMU_API), outside arch/ (an architecture's own
+// header definition is its real one). The scanner keeps both sides of an
 // #if, so the stub and the real definition are both in the index.
 func configStub(fn *cscan.Func) bool {
-	return fn.Static && strings.HasSuffix(fn.File, ".h") && len(fn.Calls) == 0
+	return fn.Static && strings.HasSuffix(fn.File, ".h") && len(fn.Calls) == 0 && archOf(fn.File) == ""
 }
 
 // dropConfigStubs drops the config stubs among defs when a real

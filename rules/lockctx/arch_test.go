@@ -10,6 +10,7 @@ import (
 func TestBuildable(t *testing.T) {
 	gen := &cscan.Func{Name: "f", File: "drivers/gpio/gpiolib.c"}
 	stub := &cscan.Func{Name: "f", File: "include/linux/gpio.h", Static: true}
+	inline := &cscan.Func{Name: "f", File: "include/linux/gpio.h", Static: true, Calls: []cscan.Call{{Name: "g"}}}
 	m68k := &cscan.Func{Name: "f", File: "arch/m68k/include/asm/mcfgpio.h", Static: true}
 	x86 := &cscan.Func{Name: "f", File: "arch/x86/lib/f.c"}
 	arm := &cscan.Func{Name: "f", File: "arch/arm/lib/f.c"}
@@ -19,7 +20,9 @@ func TestBuildable(t *testing.T) {
 		from string
 		want []*cscan.Func
 	}{
-		{"generic caller drops arch variants", []*cscan.Func{m68k, gen, stub}, "drivers/net/x.c", []*cscan.Func{gen, stub}},
+		{"generic caller drops arch variants and config stubs", []*cscan.Func{m68k, gen, stub}, "drivers/net/x.c", []*cscan.Func{gen}},
+		{"a header inline that calls something is no stub", []*cscan.Func{gen, inline}, "drivers/net/x.c", []*cscan.Func{gen, inline}},
+		{"only config stubs: kept", []*cscan.Func{stub, stub}, "drivers/net/x.c", []*cscan.Func{stub, stub}},
 		{"arch caller keeps its own", []*cscan.Func{m68k, gen, x86}, "arch/m68k/kernel/y.c", []*cscan.Func{m68k, gen}},
 		{"only arch variants: all kept", []*cscan.Func{x86, arm}, "kernel/z.c", []*cscan.Func{x86, arm}},
 		{"one definition", []*cscan.Func{m68k}, "drivers/net/x.c", []*cscan.Func{m68k}},

@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"context"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"reflect"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestMacroArgs(t *testing.T) {
 // registrations are shared by every view, and a file the patch changes is
 // scanned in its view alone, in whichever order the views ask.
 func TestDeclRegistrationsPerView(t *testing.T) {
-	m, err := Compile("test", &Tables{
+	m, err := Compile("test", &lockmodel.Table{}, &Tables{
 		Callbacks: []Callback{{Names: []string{"DEFINE_TIMER"}, Decl: true, Arg: 1, Kind: "softirq", Why: "a test timer"}},
 	}, target{})
 	if err != nil {

@@ -3,6 +3,7 @@ package lockctx
 import (
 	"context"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"reflect"
 	"sort"
 	"testing"
@@ -24,7 +25,7 @@ var regTree = map[string]string{
 // the tree's, or reusing the tree's for the files the patch leaves alone)
 // are those of the patched tree indexed on its own.
 func TestRegistrationsOverlay(t *testing.T) {
-	m, err := Compile("test", &Tables{Callbacks: []Callback{
+	m, err := Compile("test", &lockmodel.Table{}, &Tables{Callbacks: []Callback{
 		{Names: []string{"register_cb"}, Arg: 0, Kind: "hardirq", Why: "a test callback"},
 		{Names: []string{"register_nb"}, Arg: 0, Via: "notifier_call", Kind: "rcu", Why: "a notifier"},
 	}}, target{})

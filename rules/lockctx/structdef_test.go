@@ -1,6 +1,7 @@
 package lockctx
 
 import (
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"reflect"
 	"testing"
 )
@@ -9,7 +10,7 @@ import (
 // shared with the views whose patch changes none of the files read to
 // find it, and found again in a view whose patch changes one.
 func TestStructDefShared(t *testing.T) {
-	m, err := Compile("test", &Tables{}, target{})
+	m, err := Compile("test", &lockmodel.Table{}, &Tables{}, target{})
 	if err != nil {
 		t.Fatal(err)
 	}

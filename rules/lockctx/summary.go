@@ -779,11 +779,11 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 		}
 		c := *ev.call
 		here := StepOf(fn, c.Line, CallText(c))
-		if p, ok := r.m.acquire[c.Name]; ok {
+		if p, ok := r.m.Acquire(c.Name); ok {
 			acts = append(acts, act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here})
 			continue
 		}
-		if p, ok := r.m.release[c.Name]; ok {
+		if p, ok := r.m.Release(c.Name); ok {
 			acts = append(acts, act{pos: ev.pos, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here})
 			if endsBH(c.Name, p.Kind) {
 				acts = append(acts, act{pos: ev.pos, Kind: "bh", scope: c.Guards, at: here, soft: true})
@@ -803,7 +803,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 			}
 			continue
 		}
-		if p, ok := r.m.trylock[c.Name]; ok {
+		if p, ok := r.m.Trylock(c.Name); ok {
 			if g, neg := condGuard(fn, c); g != nil {
 				a := act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here}
 				if neg {
@@ -1099,13 +1099,13 @@ func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary) {
 func branchAcquires(m *Model, fn *cscan.Func) bool {
 	acq, rel, gacq, grel := 0, 0, 0, 0
 	for _, c := range fn.Calls {
-		if _, ok := m.acquire[c.Name]; ok {
+		if _, ok := m.Acquire(c.Name); ok {
 			acq++
 			if len(c.Guards) > 0 {
 				gacq++
 			}
 		}
-		if _, ok := m.release[c.Name]; ok {
+		if _, ok := m.Release(c.Name); ok {
 			rel++
 			if len(c.Guards) > 0 {
 				grel++
@@ -1120,7 +1120,7 @@ func branchAcquires(m *Model, fn *cscan.Func) bool {
 // branches.
 func (r *Resolver) releases(fn *cscan.Func) bool {
 	for _, c := range fn.Calls {
-		if _, ok := r.m.release[c.Name]; ok {
+		if _, ok := r.m.Release(c.Name); ok {
 			return true
 		}
 	}

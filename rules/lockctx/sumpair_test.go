@@ -3,6 +3,7 @@ package lockctx
 import (
 	"context"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"reflect"
 	"sort"
 	"strings"
@@ -150,7 +151,7 @@ func TestCommentLines(t *testing.T) {
 // TestRegistrationsShared: the tree's own view finds its registrations once
 // per index; a patched view finds its own, with the patch's.
 func TestRegistrationsShared(t *testing.T) {
-	m, err := Compile("test", &Tables{
+	m, err := Compile("test", &lockmodel.Table{}, &Tables{
 		Callbacks: []Callback{{Names: []string{"register_cb"}, Arg: 0, Kind: "hardirq", Why: "a test callback"}},
 	}, target{})
 	if err != nil {

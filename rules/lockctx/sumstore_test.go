@@ -3,6 +3,7 @@ package lockctx
 import (
 	"context"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -119,9 +120,10 @@ func funcNamed(t *testing.T, ix *index.Index, name string) *cscan.Func {
 }
 
 func TestPrepareStores(t *testing.T) {
-	m, err := Compile("test", &Tables{
-		Acquire:   []Row{{Names: []string{"spin_lock"}, Kind: "spin", Arg: 0}},
-		Release:   []Row{{Names: []string{"spin_unlock"}, Kind: "spin", Arg: 0}},
+	m, err := Compile("test", &lockmodel.Table{
+		Acquire: []lockmodel.Row{{Names: []string{"spin_lock"}, Kind: "spin", Arg: 0}},
+		Release: []lockmodel.Row{{Names: []string{"spin_unlock"}, Kind: "spin", Arg: 0}},
+	}, &Tables{
 		Callbacks: []Callback{{Names: []string{"register_cb"}, Arg: 0, Kind: "hardirq", Why: "a test callback"}},
 	}, target{})
 	if err != nil {

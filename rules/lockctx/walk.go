@@ -94,13 +94,13 @@ func (w *walker) call(c cscan.Call, st State) State {
 	}
 	m := w.r.m
 	here := w.step(c.Line, CallText(c))
-	if p, ok := m.acquire[c.Name]; ok {
+	if p, ok := m.Acquire(c.Name); ok {
 		w.visit(Visit{Call: c, State: st})
 		st = st.Clone()
 		st.acquire(Held{Kind: p.Kind, Key: argKey(c, p.Arg), Must: true, At: here})
 		return st
 	}
-	if p, ok := m.release[c.Name]; ok {
+	if p, ok := m.Release(c.Name); ok {
 		w.visit(Visit{Call: c, State: st})
 		st = st.Clone()
 		key := argKey(c, p.Arg)
@@ -186,9 +186,9 @@ func (w *walker) call(c cscan.Call, st State) State {
 func (w *walker) condAcquire(cond string, cc []cscan.Call) (onTrue, onFalse []Held) {
 	for _, c := range cc {
 		var hs []Held
-		if p, ok := w.r.m.trylock[c.Name]; ok {
+		if p, ok := w.r.m.Trylock(c.Name); ok {
 			hs = append(hs, Held{Kind: p.Kind, Key: argKey(c, p.Arg), Must: true, At: w.step(c.Line, CallText(c))})
-		} else if _, ok := w.r.m.acquire[c.Name]; ok {
+		} else if _, ok := w.r.m.Acquire(c.Name); ok {
 			continue
 		} else if cs := w.r.calleeSummary(c, w.fn); cs != nil {
 			for _, e := range cs.CondAcquires {

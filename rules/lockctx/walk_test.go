@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"sort"
 	"strings"
 	"testing"
@@ -28,12 +29,14 @@ func (target) Conditional(gs []cscan.Guard) bool {
 
 func testModel(t *testing.T) *Model {
 	t.Helper()
-	m, err := Compile("test", &Tables{
-		Acquire: []Row{{Names: []string{"spin_lock"}, Kind: "spin", Arg: 0}, {Names: []string{"rcu_read_lock"}, Kind: "rcu", Arg: -1}},
-		Release: []Row{{Names: []string{"spin_unlock"}, Kind: "spin", Arg: 0}, {Names: []string{"rcu_read_unlock"}, Kind: "rcu", Arg: -1}},
-		Trylock: []Row{{Names: []string{"spin_trylock"}, Kind: "spin", Arg: 0}},
-		Guards:  map[string]string{"spinlock": "spin", "mutex": ""},
-	}, target{})
+	m, err := Compile("test", &lockmodel.Table{
+		Acquire: []lockmodel.Row{{Names: []string{"spin_lock"}, Kind: "spin", Arg: 0}, {Names: []string{"rcu_read_lock"}, Kind: "rcu", Arg: -1},
+			{Names: []string{"mutex_lock"}, Kind: "mutex", Arg: 0}},
+		Release: []lockmodel.Row{{Names: []string{"spin_unlock"}, Kind: "spin", Arg: 0}, {Names: []string{"rcu_read_unlock"}, Kind: "rcu", Arg: -1},
+			{Names: []string{"mutex_unlock"}, Kind: "mutex", Arg: 0}},
+		Trylock: []lockmodel.Row{{Names: []string{"spin_trylock"}, Kind: "spin", Arg: 0}},
+		Guards:  map[string]string{"spinlock": "spin", "mutex": "mutex"},
+	}, &Tables{}, target{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,10 +153,10 @@ func TestSummaryEffects(t *testing.T) {
 }
 
 func TestCompileErrors(t *testing.T) {
-	if _, err := Compile("x", &Tables{Acquire: []Row{{Names: []string{"a"}, Kind: "bogus"}}}, nil); err == nil || !strings.Contains(err.Error(), "x.acquire[0]") {
+	if _, err := Compile("x", &lockmodel.Table{Acquire: []lockmodel.Row{{Names: []string{"a"}, Kind: "bogus"}}}, &Tables{}, nil); err == nil || !strings.Contains(err.Error(), "locks.acquire[0]") {
 		t.Errorf("bad kind: %v", err)
 	}
-	if _, err := Compile("x", &Tables{Guards: map[string]string{"g": "bogus"}}, nil); err == nil {
+	if _, err := Compile("x", &lockmodel.Table{Guards: map[string]string{"g": "bogus"}}, &Tables{}, nil); err == nil {
 		t.Error("bad guard kind accepted")
 	}
 }

@@ -3,6 +3,7 @@ package sleep
 import (
 	"context"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,7 +33,11 @@ func sleepModel(t testing.TB) *lockctx.Model {
 	if err := rules.LoadTables("sleep", nil, &tb); err != nil {
 		t.Fatal(err)
 	}
-	m, err := compile(&tb)
+	var locks lockmodel.Table
+	if err := rules.LoadTables("locks", nil, &locks); err != nil {
+		t.Fatal(err)
+	}
+	m, err := compile(&tb, &locks)
 	if err != nil {
 		t.Fatal(err)
 	}

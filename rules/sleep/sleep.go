@@ -13,6 +13,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // Name is the rule family name in findings.
@@ -42,7 +43,11 @@ func New(opts rules.Options) (*rules.Rule, error) {
 	if err := rules.LoadTables("sleep", opts.TableFiles, &t); err != nil {
 		return nil, err
 	}
-	m, err := compile(&t)
+	var locks lockmodel.Table
+	if err := rules.LoadTables("locks", opts.TableFiles, &locks); err != nil {
+		return nil, err
+	}
+	m, err := compile(&t, &locks)
 	if err != nil {
 		return nil, err
 	}

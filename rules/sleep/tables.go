@@ -5,11 +5,13 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // tables is the "sleep" section of the primitive tables
-// (rules/tables/sleep.yaml, extendable from config): the atomic-context
-// primitives of lockctx and the sleeping ones.
+// (rules/tables/sleep.yaml, extendable from config): the engine's
+// callbacks and the sleeping primitives (the locks are the lock model's,
+// rules/tables/locks.yaml).
 type tables struct {
 	lockctx.Tables `yaml:",inline"`
 	Sleep          []sleepRow     `yaml:"sleep"`
@@ -51,8 +53,8 @@ type sleeper struct {
 	fileSleepOf map[string]int
 }
 
-// compile builds the engine model of t.
-func compile(t *tables) (*lockctx.Model, error) {
+// compile builds the engine model of t over the lock table locks.
+func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
 	sl := &sleeper{sleep: map[string]string{}, zeroArg: map[string]int{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
 		trueConds: map[string]bool{}, condSleep: t.CondSleep}
 	for _, r := range t.Sleep {
@@ -72,7 +74,7 @@ func compile(t *tables) (*lockctx.Model, error) {
 	if err := sl.compileFileSleep(t.FileSleep); err != nil {
 		return nil, err
 	}
-	return lockctx.Compile("sleep", &t.Tables, sl)
+	return lockctx.Compile("sleep", locks, &t.Tables, sl)
 }
 
 // Reaches reports whether call c is a primitive that may sleep, and why.

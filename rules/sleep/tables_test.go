@@ -9,12 +9,11 @@ import (
 	"github.com/autosel-bot/autosel-bot/rules/rulestest"
 )
 
-// TestTableExtension: a config table file extends both halves of the
-// sleep section, the engine's context primitives (inlined lockctx.Tables)
-// and the sleeping ones.
+// TestTableExtension: a config table file extends the lock model (its
+// "locks" section) and the sleep section's sleeping primitives.
 func TestTableExtension(t *testing.T) {
 	extra := filepath.Join(t.TempDir(), "extra.yaml")
-	if err := os.WriteFile(extra, []byte("sleep:\n  acquire:\n    - {names: [my_lock], kind: spin, arg: 0}\n  release:\n    - {names: [my_unlock], kind: spin, arg: 0}\n  sleep:\n    - {names: [my_wait], why: waits for the device}\n"), 0o644); err != nil {
+	if err := os.WriteFile(extra, []byte("locks:\n  acquire:\n    - {names: [my_lock], kind: spin, arg: 0}\n  release:\n    - {names: [my_unlock], kind: spin, arg: 0}\nsleep:\n  sleep:\n    - {names: [my_wait], why: waits for the device}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	patch := "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,6 +1,7 @@\n static int f(struct dev *d)\n {\n \tmy_lock(&d->l);\n+\tmy_wait(d);\n \tmy_unlock(&d->l);\n \treturn 0;\n }\n"
@@ -35,7 +34,7 @@ func TestTableExtension(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	if err := os.WriteFile(bad, []byte("sleep:\n  acquire:\n    - {names: [x], kind: mutex}\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("locks:\n  acquire:\n    - {names: [x], kind: bogus}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := New(rules.Options{TableFiles: []string{bad}}); err == nil {

@@ -19,11 +19,10 @@ import (
 // lockRegion returns the calls of f between the lock call at index i and
 // its matching unlock.
 func (r *checker) lockRegion(f *wfunc, i int) []cscan.Call {
-	lock := f.F.Calls[i]
-	key := lockKey(lock.Args[0])
+	key, _ := r.p.lockCall(f.F.Calls[i])
 	var out []cscan.Call
 	for _, c := range f.F.Calls[i+1:] {
-		if strings.Contains(c.Name, "unlock") && len(c.Args) > 0 && lockKey(c.Args[0]) == key {
+		if k, ok := r.p.unlockCall(c); ok && k == key {
 			break
 		}
 		out = append(out, c)
@@ -43,7 +42,7 @@ func (r *checker) wakeDecision(f *wfunc, region []cscan.Call) string {
 		return ""
 	}
 	for _, c := range region {
-		if r.p.isPrimitive(c.Name) || r.p.locks[c.Name] {
+		if r.p.isPrimitive(c.Name) || r.p.takesLock(c.Name) {
 			continue
 		}
 		for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
@@ -86,15 +85,15 @@ func (r *checker) checkLockRemoved(old, nw *wfunc) {
 	}
 	kept := map[string]bool{}
 	for _, c := range nw.F.Calls {
-		if r.p.locks[c.Name] && len(c.Args) > 0 && nw.changed(c.Line) {
-			kept[lockKey(c.Args[0])] = true
+		if k, ok := r.p.lockCall(c); ok && k != "" && nw.changed(c.Line) {
+			kept[k] = true
 		}
 	}
 	for i, c := range old.F.Calls {
-		if !r.p.locks[c.Name] || len(c.Args) == 0 || !old.changed(c.Line) {
+		key, ok := r.p.lockCall(c)
+		if !ok || key == "" || !old.changed(c.Line) {
 			continue
 		}
-		key := lockKey(c.Args[0])
 		if kept[key] {
 			continue
 		}

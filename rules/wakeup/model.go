@@ -199,9 +199,9 @@ func (p *prims) sitesOf(f *wfunc, vt *varTypes) {
 		if len(c.Args) > 0 {
 			if q := lockQueueArg(c.Args[0]); q != "" {
 				kind := siteKind(0)
-				if p.queueLocks[c.Name] {
+				if lock, unlock := p.queueLock(c); lock {
 					kind = siteLock
-				} else if strings.Contains(c.Name, "unlock") && p.queueLocks[strings.Replace(c.Name, "unlock", "lock", 1)] {
+				} else if unlock {
 					kind = siteUnlock
 				}
 				if kind != 0 {

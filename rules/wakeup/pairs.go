@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 	"regexp"
 	"sort"
 	"strings"
@@ -93,15 +94,25 @@ func (r *checker) locksAt(f *wfunc, line int) []heldLock {
 		if len(c.Args) == 0 {
 			continue
 		}
-		if r.p.locks[c.Name] {
-			held = append(held, heldLock{key: lockKey(c.Args[0]), text: strings.TrimSpace(f.text(c.Line)), line: c.Line})
+		if k, ok := r.p.lockCall(c); ok {
+			held = append(held, heldLock{key: k, text: strings.TrimSpace(f.text(c.Line)), line: c.Line})
 			heldGuards = append(heldGuards, c.Guards)
 			continue
 		}
-		if !strings.Contains(c.Name, "unlock") || !r.p.locks[strings.Replace(c.Name, "unlock", "lock", 1)] {
+		if c.Name == "guard" {
+			// guard(class)(&lock) holds the lock to the end of its
+			// scope; the flat call list has no scope, so to the end of
+			// the function.
+			if _, key, ok := r.p.locks.Guard(c); ok {
+				held = append(held, heldLock{key: lockKey(key), text: strings.TrimSpace(f.text(c.Line)), line: c.Line})
+				heldGuards = append(heldGuards, c.Guards)
+			}
 			continue
 		}
-		k := lockKey(c.Args[0])
+		k, ok := r.p.unlockCall(c)
+		if !ok {
+			continue
+		}
 		for i := len(held) - 1; i >= 0; i-- {
 			if held[i].key != k {
 				continue
@@ -114,7 +125,33 @@ func (r *checker) locksAt(f *wfunc, line int) []heldLock {
 			break
 		}
 	}
+	// scoped_guard(class, &lock) { ... }: the lock is held inside its body.
+	if f.F.Body != nil {
+		lockctx.Inspect(f.F.Body, func(st cscan.Stmt) {
+			sg, ok := st.(*cscan.ScopedGuardStmt)
+			if !ok || sg.Line >= line || stmtEnd(sg.Body) < line {
+				return
+			}
+			if _, key, ok := r.p.locks.Guard(sg.Call); ok && !heldAt(held, lockKey(key)) {
+				held = append(held, heldLock{key: lockKey(key), text: lockctx.CallText(sg.Call), line: sg.Line})
+			}
+		})
+	}
 	return held
+}
+
+// stmtEnd returns the last line of a statement tree.
+func stmtEnd(s cscan.Stmt) int {
+	end := 0
+	lockctx.Inspect(s, func(x cscan.Stmt) {
+		if b, ok := x.(*cscan.Block); ok && b.EndLine > end {
+			end = b.EndLine
+		}
+		if l := cscan.StmtLine(x); l > end {
+			end = l
+		}
+	})
+	return end
 }
 
 // takesLock reports whether f takes (or is passed, as in
@@ -124,7 +161,10 @@ func (r *checker) takesLock(f *wfunc, key string) bool {
 		return false
 	}
 	for _, c := range f.F.Calls {
-		if r.p.locks[c.Name] && len(c.Args) > 0 && lockKey(c.Args[0]) == key {
+		if k, ok := r.p.lockCall(c); ok && k == key {
+			return true
+		}
+		if _, k, ok := r.p.locks.Guard(c); ok && (c.Name == "guard" || c.Name == "scoped_guard") && lockKey(k) == key {
 			return true
 		}
 		if r.p.waiter(c.Name) != nil && strings.Contains(c.Name, "lock") {

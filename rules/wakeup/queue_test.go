@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -162,7 +163,11 @@ func defaultPrims(t *testing.T) *prims {
 	if err := rules.LoadTables("wakeup", nil, &tab); err != nil {
 		t.Fatal(err)
 	}
-	p, err := compile(tab)
+	var locks lockmodel.Table
+	if err := rules.LoadTables("locks", nil, &locks); err != nil {
+		t.Fatal(err)
+	}
+	p, err := compile(tab, &locks)
 	if err != nil {
 		t.Fatal(err)
 	}

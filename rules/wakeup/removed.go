@@ -45,7 +45,7 @@ func (r *checker) coveringWake(f *wfunc, q string, from int) string {
 	field := strings.TrimSuffix(keyLast(strings.TrimPrefix(strings.TrimPrefix(q, "var:"), "completion:")), "()")
 	// A call handed the queue itself may wake it (a driver's own waker).
 	for _, c := range f.F.Calls {
-		if c.Line < from || r.p.isPrimitive(c.Name) || r.p.locks[c.Name] || strings.Contains(c.Name, "unlock") ||
+		if c.Line < from || r.p.isPrimitive(c.Name) || r.p.locks.Primitive(c.Name) || strings.Contains(c.Name, "unlock") ||
 			r.p.removals[c.Name] != nil || r.p.entries[c.Name] != nil {
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // The rule looks up the users of a wait queue among every call of a
@@ -48,8 +49,11 @@ func sitesKind(p *prims) string {
 
 // tablesID returns a digest of the tables, naming what a store was
 // computed with.
-func tablesID(t tables) string {
-	b, err := json.Marshal(t)
+func tablesID(t tables, lt *lockmodel.Table) string {
+	b, err := json.Marshal(struct {
+		T tables
+		L *lockmodel.Table
+	}{t, lt})
 	if err != nil {
 		return ""
 	}

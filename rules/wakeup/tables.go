@@ -2,6 +2,8 @@ package wakeup
 
 import (
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"regexp"
 	"strings"
 )
@@ -18,7 +20,6 @@ type tables struct {
 	Removals        []queueArgRow     `yaml:"removals"`
 	ActiveChecks    []activeRow       `yaml:"active_checks"`
 	Barriers        []string          `yaml:"barriers"`
-	QueueLocks      []string          `yaml:"queue_locks"`
 	Broadcast       broadcastHints    `yaml:"broadcast"`
 	ChainVars       []string          `yaml:"chain_vars"`
 	Ordering        []orderRow        `yaml:"ordering"`
@@ -26,7 +27,6 @@ type tables struct {
 	Sleeps          []string          `yaml:"sleeps"`
 	StateSets       []string          `yaml:"state_sets"`
 	Unlinks         []unlinkRow       `yaml:"unlinks"`
-	Locks           []string          `yaml:"locks"`
 	TaskGets        []string          `yaml:"task_gets"`
 	TaskPuts        []string          `yaml:"task_puts"`
 }
@@ -127,7 +127,6 @@ type prims struct {
 	removals     map[string]*queueArgRow
 	actives      map[string]*activeRow
 	barriers     map[string]bool
-	queueLocks   map[string]bool
 	bcFuncs      []*regexp.Regexp
 	pollKeys     []string
 	zeroConds    []*regexp.Regexp
@@ -140,15 +139,22 @@ type prims struct {
 	sleeps       map[string]bool
 	stateSets    map[string]bool
 	unlinks      map[string]*unlinkRow
-	locks        map[string]bool
-	taskGets     map[string]bool
-	taskPuts     map[string]bool
+	// locks is the lock model's locks (lockmodel.IsLock kinds): what
+	// orders the two sides of a sleeper/waker pair.
+	locks    *lockmodel.Model
+	taskGets map[string]bool
+	taskPuts map[string]bool
 }
 
-func compile(t tables) (*prims, error) {
+func compile(t tables, lt *lockmodel.Table) (*prims, error) {
+	lm, err := lockmodel.Compile(lt, lockmodel.IsLock)
+	if err != nil {
+		return nil, err
+	}
 	p := &prims{
 		t:           t,
-		id:          tablesID(t),
+		id:          tablesID(t, lt),
+		locks:       lm,
 		waiterNames: map[string]*waiterRow{},
 		wakerNames:  map[string]*wakerRow{},
 		entries:     map[string]*entryRow{},
@@ -156,14 +162,12 @@ func compile(t tables) (*prims, error) {
 		removals:    map[string]*queueArgRow{},
 		actives:     map[string]*activeRow{},
 		barriers:    setOf(t.Barriers),
-		queueLocks:  setOf(t.QueueLocks),
 		pollKeys:    t.Broadcast.PollKeys,
 		orderNames:  map[string]string{},
 		taskWakers:  map[string]*taskWakerRow{},
 		sleeps:      setOf(t.Sleeps),
 		stateSets:   setOf(t.StateSets),
 		unlinks:     map[string]*unlinkRow{},
-		locks:       setOf(t.Locks),
 		taskGets:    setOf(t.TaskGets),
 		taskPuts:    setOf(t.TaskPuts),
 	}
@@ -408,4 +412,49 @@ func (p *prims) isChainVar(name string) bool {
 type zeroCond struct {
 	Re    string `yaml:"re"`
 	Tests bool   `yaml:"tests"`
+}
+
+// lockCall returns the lock model's primitive when c takes a lock that
+// orders (lockmodel.IsLock), and the lock's key.
+func (p *prims) lockCall(c cscan.Call) (string, bool) {
+	lp, ok := p.locks.Acquire(c.Name)
+	if !ok {
+		return "", false
+	}
+	return lockKeyOf(c, lp.Arg), true
+}
+
+// unlockCall returns the key of the lock c releases, when it releases one.
+func (p *prims) unlockCall(c cscan.Call) (string, bool) {
+	lp, ok := p.locks.Release(c.Name)
+	if !ok {
+		return "", false
+	}
+	return lockKeyOf(c, lp.Arg), true
+}
+
+// takesLock reports whether name takes a lock that orders.
+func (p *prims) takesLock(name string) bool {
+	_, ok := p.locks.Acquire(name)
+	return ok
+}
+
+// queueLock reports whether c takes (lock) or releases a spinlock: a
+// "&q.lock" or "&q->lock" argument is then queue q's own lock.
+func (p *prims) queueLock(c cscan.Call) (lock, unlock bool) {
+	if lp, ok := p.locks.Acquire(c.Name); ok && (lp.Kind == "spin" || lp.Kind == "raw_spin") && lp.Arg == 0 {
+		return true, false
+	}
+	if lp, ok := p.locks.Release(c.Name); ok && (lp.Kind == "spin" || lp.Kind == "raw_spin") && lp.Arg == 0 {
+		return false, true
+	}
+	return false, false
+}
+
+// lockKeyOf is the key of argument i of c ("" when c has none).
+func lockKeyOf(c cscan.Call, i int) string {
+	if i < 0 || i >= len(c.Args) {
+		return ""
+	}
+	return lockKey(c.Args[i])
 }

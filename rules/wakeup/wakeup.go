@@ -10,6 +10,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // Name is the rule family name in findings.
@@ -83,7 +84,11 @@ func New(opts rules.Options) (*rules.Rule, error) {
 	if err := rules.LoadTables("wakeup", opts.TableFiles, &t); err != nil {
 		return nil, err
 	}
-	prims, err := compile(t)
+	var locks lockmodel.Table
+	if err := rules.LoadTables("locks", opts.TableFiles, &locks); err != nil {
+		return nil, err
+	}
+	prims, err := compile(t, &locks)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func (r *checker) wrapperOf(name, file string) *wrapperWake {
 		return w
 	}
 	r.wrappers[name] = nil
-	if r.tree == nil || r.p.isPrimitive(name) || r.p.locks[name] || r.p.ordering(name) != "" || r.p.taskWakers[name] != nil {
+	if r.tree == nil || r.p.isPrimitive(name) || r.p.takesLock(name) || r.p.ordering(name) != "" || r.p.taskWakers[name] != nil {
 		return nil
 	}
 	fns := lockctx.PickDefs(r.pass.Index.Funcs(name), file)
