@@ -219,7 +219,13 @@ func (a *Analysis) run(ctx context.Context, s *series.Series, r *report.Report) 
 			base = next
 		}
 	}
-	return a.runViews(ctx, views)
+	if err := a.runViews(ctx, views); err != nil {
+		return err
+	}
+	// Ids before anything filters findings: a finding's id does not
+	// depend on which others were reported.
+	report.AssignIDs(r)
+	return nil
 }
 
 // runViews runs the rules over every view, in order, or up to Workers

@@ -53,7 +53,8 @@ type Pipeline struct {
 
 // Run builds the report of one series: the header from the series, then
 // every stage in order. A failing (or panicking) stage is recorded in
-// r.Errors as source "stage <name>" and does not stop the others. Run
+// r.Errors as source "stage <name>" and does not stop the others. Every
+// finding has its stable id when Run returns (report.AssignIDs). Run
 // returns an error only when ctx is done.
 func (p *Pipeline) Run(ctx context.Context, s *series.Series) (*report.Report, error) {
 	r := NewReport(s)
@@ -73,6 +74,7 @@ func (p *Pipeline) Run(ctx context.Context, s *series.Series) (*report.Report, e
 			r.Errors = append(r.Errors, report.InputError{Source: "stage " + st.Name(), Err: err.Error()})
 		}
 	}
+	report.AssignIDs(r)
 	return r, nil
 }
 

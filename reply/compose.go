@@ -33,11 +33,13 @@ var personTrailers = map[string]bool{
 // Compose returns the replies for a series: one reply to the cover letter
 // (or, without one, to the first patch) and, with opts.PerPatch, one to
 // each other patch that has findings. With opts.SkipEmpty, a series with
-// nothing to say gets no reply at all (nil, nil).
+// nothing to say gets no reply at all (nil, nil). Findings without an id
+// get one (report.AssignIDs).
 func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) {
 	if r == nil || s == nil {
 		return nil, errors.New("reply: nil report or series")
 	}
+	report.AssignIDs(r)
 	target := s.Cover
 	if target == nil && len(s.Patches) > 0 && s.Patches[0] != nil {
 		target = s.Patches[0].Msg

@@ -25,6 +25,7 @@ func selectFindings(fs []report.Finding, opts Options) []report.Finding {
 // writeFindings writes findings in plain kernel-mail style:
 //
 //	[risk] sleep-in-atomic: kernel/watch_queue.c:98 post_one_notification()
+//	    Finding id: 0123456789ab
 //	    message
 //	    explanation, wrapped
 //	    Evidence: / Before: code lines
@@ -42,6 +43,9 @@ func writeFindings(b *strings.Builder, fs []report.Finding) {
 			loc += " " + cleanLine(f.Func) + "()"
 		}
 		fmt.Fprintf(b, "[%s] %s: %s\n", cleanLine(string(f.Severity)), cleanLine(f.Check()), strings.TrimSpace(loc))
+		if f.ID != "" {
+			b.WriteString("    Finding id: " + cleanLine(f.ID) + "\n")
+		}
 		for _, l := range textfmt.Wrap(cleanLine(f.Message), 72) {
 			b.WriteString("    " + l + "\n")
 		}

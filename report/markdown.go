@@ -24,7 +24,9 @@ type MarkdownOptions struct {
 // its findings (call chains and evidence in collapsed blocks), series notes,
 // stable and VM results, and input errors. It reads the same model as the
 // text and mail renderers; everything from the patch is escaped or fenced.
+// Findings without an id get one (AssignIDs).
 func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
+	AssignIDs(r)
 	var b strings.Builder
 	if opts.Heading != "" {
 		b.WriteString("### " + mdEscape(opts.Heading) + "\n\n")
@@ -93,7 +95,8 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 	return err
 }
 
-// findingHead is "**risk** `sleep-in-atomic` `file:line` `func()`: message".
+// findingHead is "**risk** `sleep-in-atomic` `file:line` `func()` (id
+// `0123456789ab`): message".
 func findingHead(f *Finding) string {
 	loc := f.File
 	if f.Line > 0 {
@@ -102,6 +105,9 @@ func findingHead(f *Finding) string {
 	s := fmt.Sprintf("**%s** %s %s", mdEscape(string(f.Severity)), code(f.Rule), code(loc))
 	if f.Func != "" {
 		s += " " + code(f.Func+"()")
+	}
+	if f.ID != "" {
+		s += " (id " + code(f.ID) + ")"
 	}
 	s += ": " + mdEscape(f.Message)
 	if f.NeedsTree {

@@ -38,9 +38,11 @@ func (r *Report) SeriesTag() string {
 // WriteText renders reports as plain text in the style of kernel mail: per
 // series a header (tag, title, author, date, Message-ID), then per patch its
 // subject, files with the functions changed in them, findings ("risk:
-// rule: file:line func(): message", call chain steps and evidence
+// rule: file:line func(): message", its id, call chain steps and evidence
 // indented), notes and errors; then stable and VM results when present.
+// Findings without an id get one (AssignIDs).
 func WriteText(w io.Writer, reports []*Report) error {
+	ensureIDs(reports)
 	tw := &textWriter{w: w}
 	for i, r := range reports {
 		if i > 0 {
@@ -249,6 +251,9 @@ func (t *textWriter) finding(f *Finding) {
 		head += " (needs a tree to confirm)"
 	}
 	t.line("%s", head) // one line, greppable
+	if f.ID != "" {
+		t.line("  id: %s", f.ID)
+	}
 	if f.Key != "" {
 		t.line("  on: %s", f.Key)
 	}
