@@ -83,11 +83,15 @@ func writeOwn(b *strings.Builder, r *report.Report, ps []*report.PatchReport, wi
 	var counts []string
 	for _, p := range ps {
 		fs := selectFindings(p.Findings, opts)
-		if len(fs) == 0 {
+		if len(fs) == 0 && len(p.Suppressed) == 0 {
 			continue
 		}
 		if !full {
-			counts = append(counts, fmt.Sprintf("    %s: %s", patchName(p), countFindings(fs)))
+			c := countFindings(fs)
+			if len(p.Suppressed) > 0 {
+				c = strings.TrimPrefix(c+fmt.Sprintf(", %d suppressed", len(p.Suppressed)), ", ")
+			}
+			counts = append(counts, fmt.Sprintf("    %s: %s", patchName(p), c))
 			continue
 		}
 		title := "Lock and wakeup analysis:"
@@ -107,6 +111,7 @@ func writeOwn(b *strings.Builder, r *report.Report, ps []*report.PatchReport, wi
 			}
 		}
 		writeFindings(b, fs)
+		writeSuppressed(b, p, len(fs) > 0)
 	}
 	if len(counts) > 0 {
 		section(b, "Lock and wakeup analysis (details in the reply to each patch):")

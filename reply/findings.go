@@ -87,6 +87,32 @@ func writeFindings(b *strings.Builder, fs []report.Finding) {
 	}
 }
 
+// writeSuppressed counts the patch's suppressed findings and says what
+// suppressed them ("    1 finding suppressed, not reported (by
+// .autosel-ignore:3)"); after no reported finding, it says so first.
+func writeSuppressed(b *strings.Builder, p *report.PatchReport, after bool) {
+	if len(p.Suppressed) == 0 {
+		return
+	}
+	var by []string
+	seen := map[string]bool{}
+	for _, sp := range p.Suppressed {
+		if !seen[sp.By] {
+			seen[sp.By] = true
+			by = append(by, cleanLine(sp.By))
+		}
+	}
+	line := textfmt.Plural(len(p.Suppressed), "finding", "findings") + " suppressed, not reported (by " + strings.Join(by, "; ") + ")"
+	if !after {
+		line = "No findings reported; " + line
+	} else {
+		b.WriteString("\n")
+	}
+	for _, l := range textfmt.Wrap(line, 72) {
+		b.WriteString("    " + l + "\n")
+	}
+}
+
 // countFindings says "1 risk, 2 notes".
 func countFindings(fs []report.Finding) string {
 	var risk, note int

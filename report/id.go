@@ -78,8 +78,8 @@ func normEvidence(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// AssignIDs gives every finding of r that has none (patch by patch, in
-// order) its FindingID. A finding whose id
+// AssignIDs gives every finding of r that has none (reported then
+// suppressed, patch by patch, in order) its FindingID. A finding whose id
 // is already taken in r (the same check on the same evidence twice) gets
 // the id with "-2", "-3", ... appended. Ids already set are kept, so
 // calling it again after findings moved (suppressed, filtered) changes
@@ -105,18 +105,22 @@ func AssignIDs(r *Report) {
 	})
 }
 
-// each calls fn on every finding of r, patch by patch.
+// each calls fn on every finding of r, reported then suppressed, patch by
+// patch.
 func each(r *Report, fn func(*Finding)) {
 	for i := range r.Patches {
 		p := &r.Patches[i]
 		for j := range p.Findings {
 			fn(&p.Findings[j])
 		}
+		for j := range p.Suppressed {
+			fn(&p.Suppressed[j].Finding)
+		}
 	}
 }
 
-// FindByID returns the finding of r with the given id and the patch it
-// belongs to, or nil.
+// FindByID returns the finding of r with the given id (reported or
+// suppressed) and the patch it belongs to, or nil.
 func (r *Report) FindByID(id string) (*Finding, *PatchReport) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	for i := range r.Patches {
@@ -124,6 +128,11 @@ func (r *Report) FindByID(id string) (*Finding, *PatchReport) {
 		for j := range p.Findings {
 			if p.Findings[j].ID == id {
 				return &p.Findings[j], p
+			}
+		}
+		for j := range p.Suppressed {
+			if p.Suppressed[j].ID == id {
+				return &p.Suppressed[j].Finding, p
 			}
 		}
 	}

@@ -38,6 +38,9 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 	} else {
 		summary += ": **" + textfmt.Plural(risks, "risk", "risks") + "**, " + textfmt.Plural(notes, "note", "notes")
 	}
+	if n := r.CountSuppressed(); n > 0 {
+		summary += fmt.Sprintf(" (%d suppressed)", n)
+	}
 	b.WriteString(summary + ".\n")
 	if r.Incomplete != "" {
 		b.WriteString("\nIncomplete: " + mdEscape(r.Incomplete) + "\n")
@@ -49,7 +52,7 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 				shown++
 			}
 		}
-		if shown == 0 && p.Error == "" && len(p.Notes) == 0 {
+		if shown == 0 && p.Error == "" && len(p.Notes) == 0 && len(p.Suppressed) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "\n#### %s\n\n", mdEscape(p.Subject))
@@ -69,6 +72,13 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 				continue
 			}
 			b.WriteString("- " + FindingMarkdown(f) + "\n")
+		}
+		for _, sp := range p.Suppressed {
+			by := sp.By
+			if sp.Reason != "" {
+				by += ": " + sp.Reason
+			}
+			fmt.Fprintf(&b, "- suppressed (%s): %s\n", mdEscape(by), findingHead(&sp.Finding))
 		}
 	}
 	if len(r.Notes) > 0 {

@@ -50,6 +50,9 @@ type PatchReport struct {
 	Funcs []string `json:"funcs"`
 	// Findings are the rule findings for this patch.
 	Findings []Finding `json:"findings"`
+	// Suppressed are findings of this patch a suppression kept out of
+	// Findings (with what suppressed them), counted in every summary.
+	Suppressed []Suppressed `json:"suppressed,omitempty"`
 	// Stable is this patch's stable-tree result (package stable), nil when
 	// the stable stage did not run or the patch is not relevant to any tree.
 	Stable *StableReport `json:"stable,omitempty"`

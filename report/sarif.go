@@ -34,6 +34,9 @@ const sarifFingerprint = "autoselBotFindingId/v1"
 // outermost caller first). Series and patch identity go into each result's
 // properties; the finding's id is its partial fingerprint and its
 // "findingId" property (findings without an id get one, see AssignIDs).
+// A suppressed finding is a result with a suppression (kind inSource for
+// the tree's .autosel-ignore, external otherwise) whose justification
+// names the suppression and its reason.
 func SARIF(reports []*Report, tool SARIFTool) *sarif.Report {
 	ensureIDs(reports)
 	log := sarif.NewReport()
@@ -51,6 +54,12 @@ func SARIF(reports []*Report, tool SARIFTool) *sarif.Report {
 					ruleNames = append(ruleNames, f.Rule)
 				}
 			}
+			for _, sp := range p.Suppressed {
+				if !seen[sp.Rule] {
+					seen[sp.Rule] = true
+					ruleNames = append(ruleNames, sp.Rule)
+				}
+			}
 		}
 	}
 	sort.Strings(ruleNames)
@@ -62,6 +71,18 @@ func SARIF(reports []*Report, tool SARIFTool) *sarif.Report {
 		for _, p := range r.Patches {
 			for _, f := range p.Findings {
 				sarifResult(run, r, p, f)
+			}
+			for _, sp := range p.Suppressed {
+				res := sarifResult(run, r, p, sp.Finding)
+				kind := "external"
+				if sp.InTree {
+					kind = "inSource"
+				}
+				just := sp.By
+				if sp.Reason != "" {
+					just += ": " + sp.Reason
+				}
+				res.AddSuppression(sarif.NewSuppression().WithKind(kind).WithStatus("accepted").WithJustification(just))
 			}
 		}
 	}
@@ -90,8 +111,8 @@ func sarifLevel(s Severity) string {
 	return "note"
 }
 
-// sarifResult adds the result of finding f to run.
-func sarifResult(run *sarif.Run, r *Report, p PatchReport, f Finding) {
+// sarifResult adds the result of finding f to run and returns it.
+func sarifResult(run *sarif.Run, r *Report, p PatchReport, f Finding) *sarif.Result {
 	res := run.CreateResultForRule(f.Rule).
 		WithLevel(sarifLevel(f.Severity)).
 		WithMessage(sarif.NewTextMessage(f.Message))
@@ -134,6 +155,7 @@ func sarifResult(run *sarif.Run, r *Report, p PatchReport, f Finding) {
 	}
 	props.AddTag(f.Rule)
 	res.WithProperties(props)
+	return res
 }
 
 // sarifLocation is a location in file at line (no region when line is

@@ -39,7 +39,8 @@ func (r *Report) SeriesTag() string {
 // series a header (tag, title, author, date, Message-ID), then per patch its
 // subject, files with the functions changed in them, findings ("risk:
 // rule: file:line func(): message", its id, call chain steps and evidence
-// indented), notes and errors; then stable and VM results when present.
+// indented), suppressed findings (one line each and what suppressed
+// them), notes and errors; then stable and VM results when present.
 // Findings without an id get one (AssignIDs).
 func WriteText(w io.Writer, reports []*Report) error {
 	ensureIDs(reports)
@@ -142,6 +143,9 @@ func (t *textWriter) report(r *Report) {
 	} else {
 		summary += ", no findings"
 	}
+	if n := r.CountSuppressed(); n > 0 {
+		summary += fmt.Sprintf(", %d suppressed", n)
+	}
 	t.line("%s", summary)
 	if r.Incomplete != "" {
 		t.wrap("Incomplete: "+r.Incomplete, "", "  ")
@@ -231,6 +235,12 @@ func (t *textWriter) patch(p *PatchReport) {
 		t.line("")
 		t.finding(&p.Findings[i])
 	}
+	if len(p.Suppressed) > 0 {
+		t.line("")
+	}
+	for i := range p.Suppressed {
+		t.suppressed(&p.Suppressed[i])
+	}
 	if p.Stable != nil {
 		t.line("")
 		t.line("  Stable trees:")
@@ -239,14 +249,7 @@ func (t *textWriter) patch(p *PatchReport) {
 }
 
 func (t *textWriter) finding(f *Finding) {
-	loc := f.File
-	if f.Line > 0 {
-		loc += fmt.Sprintf(":%d", f.Line)
-	}
-	if f.Func != "" {
-		loc += " " + f.Func + "()"
-	}
-	head := fmt.Sprintf("%s: %s: %s: %s", f.Severity, f.Check(), loc, f.Message)
+	head := fmt.Sprintf("%s: %s: %s: %s", f.Severity, f.Check(), where(f), f.Message)
 	if f.NeedsTree {
 		head += " (needs a tree to confirm)"
 	}
@@ -274,6 +277,29 @@ func (t *textWriter) finding(f *Finding) {
 		t.line("")
 		t.wrap(f.Explanation, "  ", "  ")
 	}
+}
+
+// suppressed writes a suppressed finding in two lines: what it is, and
+// what suppressed it.
+func (t *textWriter) suppressed(s *Suppressed) {
+	t.line("%s", "  suppressed: "+s.ID+" "+s.Check()+": "+where(&s.Finding)+": "+s.Message)
+	by := "by " + s.By
+	if s.Reason != "" {
+		by += ": " + s.Reason
+	}
+	t.wrap(by, "    ", "      ")
+}
+
+// where is "file:line func()" of a finding.
+func where(f *Finding) string {
+	loc := f.File
+	if f.Line > 0 {
+		loc += fmt.Sprintf(":%d", f.Line)
+	}
+	if f.Func != "" {
+		loc += " " + f.Func + "()"
+	}
+	return loc
 }
 
 func (t *textWriter) stable(s *StableReport, ind string) {

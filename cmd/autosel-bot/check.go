@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +28,7 @@ type checkFlags struct {
 	repo    string
 	rng     string
 	workers int
+	ignore  []string
 }
 
 const checkLong = `Analyse kernel patches and print a report per series.
@@ -55,6 +57,17 @@ send, as an mbox with full headers: git send-email, mutt -f and git
 mailsplit read it), terse (one line per finding, "file:line: severity:
 rule: message", like checkpatch --terse, for editors and CI logs), sarif
 (SARIF 2.1.0, call chains as code flows, for code-scanning services).
+
+Suppressions: --ignore RULE[/CATEGORY] (repeatable; added to check.ignore)
+keeps the findings of a rule, or of one of its categories, out of the
+report, like checkpatch's --ignore; a file .autosel-ignore at the root of
+the tree (read from the base commit when one is used, never from what the
+patches make of it) holds "function  rule/category  reason" lines for
+known-safe constructs ("path/file.c:function" for one file; '*' globs).
+Suppressed findings are never dropped silently: they are counted in the
+text and mail summaries and on stderr, listed under "suppressed" in JSON
+and as results with a suppression in SARIF, and do not count for
+--fail-on.
 
 Problems with single messages or patches (unparseable mail, malformed or
 whitespace-damaged diffs) are printed on stderr, naming the file, line and
@@ -89,6 +102,7 @@ func newCheckCmd(a *app) *cobra.Command {
 	fl.StringVar(&f.repo, "repo", "", "git repository for --range (default: current directory)")
 	fl.StringVar(&f.rng, "range", "", "analyse the commits A..B of --repo as one series")
 	fl.IntVar(&f.workers, "workers", 0, "series, and patches of a series, analysed at once; the report is the same (default from config check.workers)")
+	fl.StringSliceVar(&f.ignore, "ignore", nil, "suppress the findings of RULE or RULE/CATEGORY (repeatable, or comma-separated; added to config check.ignore); suppressed findings are counted, not reported")
 	return cmd
 }
 
@@ -183,7 +197,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		a.progress = newProgressBars(stderr)
 		defer a.progress.wait()
 	}
-	p, err := newPipeline(a, cfg.Tree, cfg.Workers, a.log)
+	p, err := newPipeline(a, cfg.Tree, cfg.Workers, f.ignore, a.log)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -226,6 +240,9 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	if analysed == 0 {
 		return usageErr("no patch could be analysed")
 	}
+	if s := suppressedSummary(reports); s != "" {
+		fmt.Fprintf(stderr, "autosel-bot: check: %s\n", s)
+	}
 	n := 0
 	for _, r := range reports {
 		for _, pr := range r.Patches {
@@ -240,6 +257,34 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		return &exitError{1, fmt.Errorf("check: %s at or above %s", textfmt.Plural(n, "finding", "findings"), failOn)}
 	}
 	return nil
+}
+
+// suppressedSummary says how many findings were suppressed and by what
+// ("3 findings suppressed (--ignore wakeup: 2, .autosel-ignore:4: 1)"),
+// or "" when none were.
+func suppressedSummary(reports []*report.Report) string {
+	counts := map[string]int{}
+	var order []string
+	n := 0
+	for _, r := range reports {
+		for _, p := range r.Patches {
+			for _, sp := range p.Suppressed {
+				if counts[sp.By] == 0 {
+					order = append(order, sp.By)
+				}
+				counts[sp.By]++
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	for _, by := range order {
+		parts = append(parts, fmt.Sprintf("%s: %d", by, counts[by]))
+	}
+	return fmt.Sprintf("%s suppressed, not reported (%s)", textfmt.Plural(n, "finding", "findings"), report.EscapeControls(strings.Join(parts, ", ")))
 }
 
 // render writes the reports in format; email uses the reply section of the

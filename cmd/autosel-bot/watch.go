@@ -170,7 +170,7 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	}
 	// The daemon's and the GitHub reviewer's workers bound the series
 	// analysed at once; a series' patches go one after the other.
-	p, err := newPipeline(a, a.cfg.Check.Tree, 0, log)
+	p, err := newPipeline(a, a.cfg.Check.Tree, 0, nil, log)
 	if err != nil {
 		b.close()
 		return nil, err
