@@ -61,6 +61,8 @@ type AnalysisOptions struct {
 	// the configuration (check.ignore); with the tree's .autosel-ignore
 	// they move matching findings to each patch's Suppressed list.
 	Ignore []suppress.Spec
+	// Version is the bot's version, for the reports' Reproduce.
+	Version string
 }
 
 // Analysis is the analysis stage: it parses each patch's diff, applies it
@@ -73,6 +75,9 @@ type Analysis struct {
 	rules []*rules.Rule
 	tree  diffcheck.Tree
 	log   *slog.Logger
+	// baseFrom says where a base tree set by SetBaseTree came from
+	// (report.BaseCommit or report.BaseRange).
+	baseFrom string
 
 	idxOnce sync.Once
 	idx     *index.Index
@@ -138,8 +143,13 @@ func NewAnalysis(opts AnalysisOptions, log *slog.Logger) (*Analysis, error) {
 func (a *Analysis) SetBaseTree(t diffcheck.Tree) {
 	if t != nil {
 		a.tree = t
+		a.baseFrom = report.BaseCommit
 	}
 }
+
+// SetBaseFrom says where the base tree came from (report.BaseCommit, the
+// default, or report.BaseRange) for the reports' Reproduce.
+func (a *Analysis) SetBaseFrom(from string) { a.baseFrom = from }
 
 // Name returns "analysis".
 func (a *Analysis) Name() string { return "analysis" }
@@ -241,6 +251,7 @@ func (a *Analysis) run(ctx context.Context, s *series.Series, r *report.Report) 
 	// depend on which others were reported.
 	report.AssignIDs(r)
 	a.suppress(r)
+	r.Reproduce = a.reproduce(ctx, s)
 	return nil
 }
 

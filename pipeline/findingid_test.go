@@ -193,6 +193,10 @@ func TestFindingIDsEval(t *testing.T) {
 			if err := check(base[0]); err != nil {
 				t.Fatal(err)
 			}
+			if rp := base[0].Reproduce; rp == nil || rp.BaseFrom != report.BaseHead || len(rp.Base) != 40 || rp.Tree != filepath.Base(dir) ||
+				rp.Command != "autosel-bot check PATCH-FILE --tree "+filepath.Base(dir) && rp.Command != "autosel-bot check "+id+" --tree "+filepath.Base(dir) {
+				t.Errorf("reproduce %+v", rp)
+			}
 			rebased := idRun(t, dir, &shiftedTree{Tree: diffcheck.DirTree(dir), path: path, data: shifted(src, at)}, v1)
 			for _, c := range []struct {
 				what string

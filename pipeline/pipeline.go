@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
 )
@@ -151,6 +152,7 @@ func NewReport(s *series.Series) *report.Report {
 		if p.Msg != nil {
 			pr.Subject = p.Msg.Subject.Raw
 			pr.MessageID = p.Msg.MessageID
+			pr.PatchID = diffcheck.PatchID(p.Msg.Diff)
 		}
 		r.Patches = append(r.Patches, pr)
 	}

@@ -153,6 +153,15 @@ func (t *textWriter) report(r *Report) {
 	for _, n := range r.Notes {
 		t.wrap("note: "+n, "", "  ")
 	}
+	if c := r.Changes; c != nil {
+		t.changes(c)
+	}
+	if rp := r.Reproduce; rp != nil {
+		t.line("reproduce:")
+		for _, l := range rp.Lines() {
+			t.line("  %s", l) // not wrapped: the command is copied and pasted
+		}
+	}
 	for _, p := range r.Patches {
 		t.line("")
 		t.patch(&p)
@@ -276,6 +285,23 @@ func (t *textWriter) finding(f *Finding) {
 	if f.Explanation != "" {
 		t.line("")
 		t.wrap(f.Explanation, "  ", "  ")
+	}
+}
+
+// changes writes what changed since the previous version: the counts,
+// the fixed, new and unchanged findings one line each, the range-diff.
+func (t *textWriter) changes(c *Changes) {
+	t.line("changes since v%d <%s>: %s", c.PreviousVersion, c.PreviousID, c.Summary())
+	for _, g := range []struct {
+		what string
+		refs []FindingRef
+	}{{"fixed", c.Fixed}, {"new", c.New}, {"unchanged", c.Unchanged}} {
+		for _, f := range g.refs {
+			t.wrap(g.what+": "+f.Line(), "  ", "    ")
+		}
+	}
+	for _, l := range c.RangeDiffLines() {
+		t.line("  %s", l)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/autosel-bot/autosel-bot/gitsrc"
 	"github.com/autosel-bot/autosel-bot/index"
@@ -207,7 +208,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	}
 	bt, baseNote := baseTree(ctx, cfg.Tree, repo, f.rng, msgs)
 	if bt != nil {
-		setBaseTree(p, bt)
+		setBaseTree(p, bt, f.rng)
 	}
 	patches := 0
 	for _, s := range ss {
@@ -218,6 +219,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	if err != nil {
 		return &exitError{2, fmt.Errorf("check: %w", err)}
 	}
+	compareVersions(ss, reports)
 	analysed := 0
 	for _, r := range reports {
 		for _, pr := range r.Patches {
@@ -229,6 +231,9 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		}
 		if baseNote != "" {
 			r.Notes = append(r.Notes, baseNote)
+		}
+		if r.Reproduce != nil {
+			r.Reproduce.Command = commandLine(cmd, args)
 		}
 	}
 
@@ -257,6 +262,50 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		return &exitError{1, fmt.Errorf("check: %s at or above %s", textfmt.Plural(n, "finding", "findings"), failOn)}
 	}
 	return nil
+}
+
+// compareVersions gives each report whose series supersedes another one
+// of the input (v2 after v1 in the same thread or files) the changes
+// since that version.
+func compareVersions(ss []*series.Series, reports []*report.Report) {
+	byID := map[string]*report.Report{}
+	for i, s := range ss {
+		if reports[i] != nil {
+			byID[s.ID] = reports[i]
+		}
+	}
+	for i, s := range ss {
+		if prev := byID[s.Supersedes]; prev != nil && s.Supersedes != "" && reports[i] != nil {
+			reports[i].Changes = report.Compare(prev, reports[i])
+		}
+	}
+}
+
+// neutralFlags do not change a report: the command line that reproduces
+// it leaves them out.
+var neutralFlags = map[string]bool{"workers": true, "verbose": true, "cpuprofile": true, "memprofile": true}
+
+// commandLine is the command as run: "autosel-bot check", the flags given
+// (but those that do not change the report) and the arguments, quoted for
+// a shell.
+func commandLine(cmd *cobra.Command, args []string) string {
+	words := strings.Fields(cmd.CommandPath())
+	if len(words) > 0 {
+		words[0] = "autosel-bot"
+	}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if neutralFlags[f.Name] {
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				words = append(words, "--"+f.Name, v)
+			}
+			return
+		}
+		words = append(words, "--"+f.Name+"="+f.Value.String())
+	})
+	return report.ShellLine(append(words, args...))
 }
 
 // suppressedSummary says how many findings were suppressed and by what

@@ -44,6 +44,7 @@ func newPipeline(a *app, tree string, workers int, ignore []string, log *slog.Lo
 		Prepare:      a.cfg.Index.Summaries,
 		Workers:      workers,
 		Ignore:       append(flags, specs...),
+		Version:      buildVersion(),
 	}, log)
 	if err != nil {
 		return nil, &exitError{2, err}
