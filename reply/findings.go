@@ -31,6 +31,18 @@ func selectFindings(fs []report.Finding, opts Options) []report.Finding {
 //	    Evidence: / Before: code lines
 //	    Call chain: file:line func(): what, outermost first
 func writeFindings(b *strings.Builder, fs []report.Finding) {
+	writeFindingsLimit(b, fs, 12)
+}
+
+// writeFindingsLimit is writeFindings with at most max evidence and
+// removed lines per finding (0: all of them).
+func writeFindingsLimit(b *strings.Builder, fs []report.Finding, max int) {
+	lim := func(ls []string) []string {
+		if max <= 0 {
+			return ls
+		}
+		return limit(ls, max)
+	}
 	for i, f := range fs {
 		if i > 0 {
 			b.WriteString("\n")
@@ -57,13 +69,13 @@ func writeFindings(b *strings.Builder, fs []report.Finding) {
 		}
 		if len(f.Old) > 0 {
 			b.WriteString("    Before:\n")
-			for _, l := range limit(f.Old, 12) {
+			for _, l := range lim(f.Old) {
 				b.WriteString("        " + cleanLine(l) + "\n")
 			}
 		}
 		if len(f.Evidence) > 0 {
 			b.WriteString("    Evidence:\n")
-			for _, l := range limit(f.Evidence, 12) {
+			for _, l := range lim(f.Evidence) {
 				b.WriteString("        " + cleanLine(l) + "\n")
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/autosel-bot/autosel-bot/botcmd"
 	"github.com/autosel-bot/autosel-bot/daemon"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/imapsrc"
@@ -122,6 +123,9 @@ type botParts struct {
 // sent too.
 func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, conf deliver.Confirmer, slowDown time.Duration) (*botParts, error) {
 	w := a.cfg.Watch
+	if err := w.Daemon.Commands.Validate(); err != nil {
+		return nil, fmt.Errorf("watch.%w", err)
+	}
 	ropts := a.cfg.Reply
 	ropts.KeepLists = w.Deliver.Policy.Allow.Lists
 	if w.From != "" {
@@ -176,7 +180,7 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 		return nil, err
 	}
 	b.pipe = p
-	analyze := func(ctx context.Context, s *series.Series) (*daemon.Result, error) {
+	analyze := func(ctx context.Context, s *series.Series, h *botcmd.History) (*daemon.Result, error) {
 		if slowDown > 0 {
 			select {
 			case <-time.After(slowDown):
@@ -187,6 +191,9 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 		r, err := p.Run(ctx, s)
 		if err != nil {
 			return nil, err
+		}
+		if err := botcmd.Apply(r, h); err != nil {
+			log.Warn("series history", "series", daemon.Key(s), "err", err)
 		}
 		js, err := json.Marshal(r)
 		if err != nil {
@@ -212,6 +219,14 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	}
 	o := w.Daemon
 	o.From, o.MaxReplies = own, maxReplies
+	if o.Commands.Enabled {
+		c, err := newCommander(a, p, ropts, log, slowDown)
+		if err != nil {
+			b.close()
+			return nil, err
+		}
+		o.Commander = c
+	}
 	b.d, err = daemon.New(st, b.dl, analyze, o, log)
 	if err != nil {
 		b.close()
