@@ -23,7 +23,11 @@ const reproduceTitle = "How to reproduce:"
 // writeTail writes how to reproduce the report (and, after a risk, the
 // trailers of a fix), the thread link and the signature ("-- "
 // separator). msgID is the mail answered, replyID the reply's own.
-func writeTail(b *strings.Builder, r *report.Report, msgID, replyID string, risk bool, opts Options) {
+func writeTail(b *strings.Builder, r *report.Report, msgID, replyID string, risk, findings bool, opts Options) {
+	if findings && opts.Commands {
+		sep(b)
+		b.WriteString("Reply with \"#autosel ignore <finding id> [reason]\" at the start of a line\nto stop reporting a finding for this series and its next versions;\n\"#autosel help\" lists the other commands.\n")
+	}
 	if r != nil && r.Reproduce != nil {
 		section(b, reproduceTitle)
 		// Not wrapped: the command is copied and pasted.
@@ -56,6 +60,16 @@ func writeTrailers(b *strings.Builder, replyID string, opts Options) {
 	if opts.LoreURL != "" && replyID != "" {
 		b.WriteString("| Closes: " + opts.LoreURL + cleanLine(strings.Trim(replyID, "<>")) + "/\n")
 	}
+}
+
+// hasFindings reports whether a finding of ps is mailed in full.
+func hasFindings(ps []*report.PatchReport, opts Options) bool {
+	for _, p := range ps {
+		if len(selectFindings(p.Findings, opts)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // hasRisk reports whether a risk of ps is mailed in full.
@@ -128,7 +142,8 @@ func patchBody(r *report.Report, p *report.PatchReport, withVM bool, msgID, repl
 		writeChanges(&b, r.Changes)
 	}
 	writeOwn(&b, r, []*report.PatchReport{p}, withVM, true, opts)
-	writeTail(&b, r, msgID, replyID, hasRisk([]*report.PatchReport{p}, opts), opts)
+	one := []*report.PatchReport{p}
+	writeTail(&b, r, msgID, replyID, hasRisk(one, opts), hasFindings(one, opts), opts)
 	return b.String()
 }
 
@@ -262,7 +277,7 @@ func seriesBody(r *report.Report, ps []*report.PatchReport, fullFindings map[*re
 	writeOwn(&b, r, notesOnly(counted), false, true, opts)
 	writeOwn(&b, r, findingsOnly(counted), false, false, opts)
 	writeOwn(&b, r, nil, true, true, opts)
-	writeTail(&b, r, msgID, replyID, hasRisk(full, opts), opts)
+	writeTail(&b, r, msgID, replyID, hasRisk(full, opts), hasFindings(full, opts), opts)
 	return b.String()
 }
 

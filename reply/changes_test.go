@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/mailcmd"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
 	"github.com/autosel-bot/autosel-bot/stable/stabletest"
@@ -69,12 +70,21 @@ func TestComposeTrailers(t *testing.T) {
 	s := &series.Series{ID: p2.MessageID, Version: 2, Total: 1, Patches: []*series.Patch{{Msg: p2, Number: 1}}}
 	r := &report.Report{SeriesID: s.ID, Total: 1, Patches: []report.PatchReport{{Number: 1, Subject: p2.Subject.Raw, MessageID: p2.MessageID,
 		Findings: []report.Finding{riskFinding}}}}
-	mails, err := Compose(r, s, sashaOptions())
+	opts := sashaOptions()
+	opts.Commands = true
+	mails, err := Compose(r, s, opts)
 	if err != nil || len(mails) != 1 {
 		t.Fatalf("%v, %d mails", err, len(mails))
 	}
 	want := "| Reported-by: autosel-bot <autosel-bot@example.org>\n| Closes: https://lore.kernel.org/r/" + mails[0].MessageID + "/\n"
 	if !strings.Contains(mails[0].Body, want) {
 		t.Errorf("reply lacks %q:\n%s", want, mails[0].Body)
+	}
+	// With commands on, how to ignore a finding; never a command itself.
+	if !strings.Contains(mails[0].Body, "Reply with \"#autosel ignore <finding id> [reason]\" at the start of a line") {
+		t.Errorf("reply lacks the commands hint:\n%s", mails[0].Body)
+	}
+	if cs := mailcmd.Parse(mails[0].Body); len(cs) != 0 {
+		t.Errorf("the reply holds commands: %+v", cs)
 	}
 }

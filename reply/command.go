@@ -28,7 +28,7 @@ func CommandReply(msg *amail.Message, body string, private bool, opts Options) *
 	var b strings.Builder
 	writeHead(&b, opts)
 	b.WriteString(strings.TrimRight(body, "\n") + "\n")
-	writeTail(&b, nil, "", "", false, opts)
+	writeTail(&b, nil, "", "", false, false, opts)
 	from := opts.fromAddr()
 	m := &Mail{
 		From:      from,

@@ -45,6 +45,12 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 	if r.Incomplete != "" {
 		b.WriteString("\nIncomplete: " + mdEscape(r.Incomplete) + "\n")
 	}
+	if c := r.Changes; c != nil {
+		fmt.Fprintf(&b, "\nChanges since v%d: %s.\n", c.PreviousVersion, mdEscape(c.Summary()))
+		if lines := c.RangeDiffLines(); len(lines) > 0 {
+			b.WriteString("\n" + fence(lines, "") + "\n")
+		}
+	}
 	for _, p := range r.Patches {
 		shown := 0
 		for i := range p.Findings {
@@ -100,6 +106,11 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 		for _, e := range r.Errors {
 			b.WriteString("- " + mdEscape(e.String()) + "\n")
 		}
+	}
+	if rp := r.Reproduce; rp != nil {
+		b.WriteString("\n#### How to reproduce\n\n")
+		b.WriteString(fence(rp.Lines(), ""))
+		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -45,4 +45,11 @@ func TestReproduce(t *testing.T) {
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("text lacks %q:\n%s", want, b.String())
 	}
+	b.Reset()
+	if err := WriteMarkdown(&b, r, MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "#### How to reproduce\n\n```\nbase: the tree's HEAD at bb395d982449 (linux-6.1)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("markdown lacks %q:\n%s", want, b.String())
+	}
 }

@@ -39,7 +39,15 @@ retries, within the allow-list and rate limits, and each reply is sent once
 even across crashes. The bot never answers itself, other bots, Auto-Submitted
 mail or mail without a patch. Replies composed while sending was off
 (dry-run) are never sent by a later sending run unless --send-backlog is
-given. /metrics and /healthz are served on watch.metrics; /healthz answers
+given.
+
+Replies to the bot's mail (or to a patch) with lines starting "#autosel"
+are commands (watch.commands): "#autosel test [tree ...]", "ignore
+<finding-id> [reason]", "unignore <finding-id>", "explain <finding-id>",
+"help". They are run for the senders trusted on the list, recorded in the
+state, and answered once, threaded under the command; others get one
+refusal a day. A new version of a series is reported against the previous
+one: findings fixed, new and unchanged, and the patches changed. /metrics and /healthz are served on watch.metrics; /healthz answers
 503 once IMAP, SMTP or the store has failed for watch.health_grace. A
 restart resumes exactly where the last run stopped.
 
@@ -128,6 +136,8 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	}
 	ropts := a.cfg.Reply
 	ropts.KeepLists = w.Deliver.Policy.Allow.Lists
+	ropts.Commands = w.Daemon.Commands.Enabled
+	ropts.Version = buildVersion()
 	if w.From != "" {
 		ropts.From = w.From
 	}
