@@ -109,63 +109,76 @@ func (h *Handler) Handle(ctx context.Context, j *Job) (*Result, error) {
 	for _, ig := range j.Ignored {
 		ignored[ig.FindingID] = ig
 	}
+	// changed are the finding ids the commands ignored or unignored, in
+	// order; their last state (in ignored) is what the result records.
+	var changed []string
+	seen := map[string]bool{}
 	for i, c := range j.Commands {
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		b.WriteString("> " + c.Text + "\n")
-		answer, done := h.one(ctx, j, c, rep, ignored, res)
+		answer, done, id := h.one(ctx, j, c, rep, ignored)
+		if id != "" && !seen[id] {
+			seen[id] = true
+			changed = append(changed, id)
+		}
 		b.WriteString(strings.TrimRight(answer, "\n") + "\n")
 		sum = append(sum, c.Verb+": "+done)
+	}
+	for _, id := range changed {
+		if ig, ok := ignored[id]; ok {
+			res.Ignore = append(res.Ignore, ig)
+		} else {
+			res.Unignore = append(res.Unignore, id)
+		}
 	}
 	res.Reply = reply.CommandReply(j.Msg, b.String(), false, h.Reply)
 	res.Summary = strings.Join(sum, "; ")
 	return res, nil
 }
 
-// one answers one command; done says what was done, in a few words.
-func (h *Handler) one(ctx context.Context, j *Job, c mailcmd.Command, rep *report.Report, ignored map[string]store.Ignore, res *Result) (answer, done string) {
+// one answers one command; done says what was done, in a few words, and
+// changed names the finding it ignored or unignored (in ignored).
+func (h *Handler) one(ctx context.Context, j *Job, c mailcmd.Command, rep *report.Report, ignored map[string]store.Ignore) (answer, done, changed string) {
 	by := j.Msg.From.Addr
 	if j.Msg.From.Name != "" {
 		by = j.Msg.From.Name + " <" + j.Msg.From.Addr + ">"
 	}
 	switch c.Verb {
 	case mailcmd.Help:
-		return "The commands I know:\n" + mailcmd.HelpText(), "listed"
+		return "The commands I know:\n" + mailcmd.HelpText(), "listed", ""
 	case mailcmd.Ignore, mailcmd.Unignore, mailcmd.Explain:
 		f, answer := findIn(rep, c)
 		if f == nil {
-			return answer, "no such finding"
+			return answer, "no such finding", ""
 		}
 		switch c.Verb {
 		case mailcmd.Explain:
-			return explain(f, rep), "explained " + f.ID
+			return explain(f, rep), "explained " + f.ID, ""
 		case mailcmd.Ignore:
 			was, had := ignored[f.ID]
-			ig := store.Ignore{FindingID: f.ID, Reason: c.Rest(1), By: by}
-			res.Ignore = append(res.Ignore, ig)
-			ignored[f.ID] = ig
+			ignored[f.ID] = store.Ignore{FindingID: f.ID, Reason: c.Rest(1), By: by}
 			text := fmt.Sprintf("Finding %s (%s: %s) will not be reported again for this series and its next versions.", f.ID, f.Check(), where(f))
 			if had {
 				text = fmt.Sprintf("Finding %s was already ignored (by %s); the reason is now this command's.", f.ID, was.By)
 			}
-			return text + "\n\"#autosel unignore " + f.ID + "\" reports it again.", "ignored " + f.ID
+			return text + "\n\"#autosel unignore " + f.ID + "\" reports it again.", "ignored " + f.ID, f.ID
 		default:
 			if _, had := ignored[f.ID]; !had {
-				return fmt.Sprintf("Finding %s was not ignored: nothing to do.", f.ID), "not ignored " + f.ID
+				return fmt.Sprintf("Finding %s was not ignored: nothing to do.", f.ID), "not ignored " + f.ID, ""
 			}
 			delete(ignored, f.ID)
-			res.Unignore = append(res.Unignore, f.ID)
-			return fmt.Sprintf("Finding %s (%s: %s) will be reported again from the next version of this series.", f.ID, f.Check(), where(f)), "unignored " + f.ID
+			return fmt.Sprintf("Finding %s (%s: %s) will be reported again from the next version of this series.", f.ID, f.Check(), where(f)), "unignored " + f.ID, f.ID
 		}
 	case mailcmd.Test:
-		return h.test(ctx, j, c), "tested"
+		return h.test(ctx, j, c), "tested", ""
 	}
 	name := "#autosel " + c.Verb
 	if c.Verb == "" {
 		name = "#autosel alone"
 	}
-	return fmt.Sprintf("Unknown command: %q is none of mine. The commands I know:\n%s", name, mailcmd.HelpText()), "unknown"
+	return fmt.Sprintf("Unknown command: %q is none of mine. The commands I know:\n%s", name, mailcmd.HelpText()), "unknown", ""
 }
 
 // findIn finds the finding a command names in the series' report, or says
