@@ -133,7 +133,7 @@ func TestCommandsEndToEnd(t *testing.T) {
         maintainers: ["Maint Ainer <maint@example.org>"]
         author: true
 `, dv.IMAPAddr, state, filepath.Join(dir, "outbox"), smtpAddr, freePort(t))), 0o644)
-	append := func(raws ...string) {
+	post := func(raws ...string) {
 		for _, r := range raws {
 			dv.Append("list", "INBOX", []byte(r))
 		}
@@ -144,7 +144,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 
 	p1 := startBot(t, bin, cfg)
 	waitFor(t, "the bot to catch up", 30*time.Second, func() bool { return strings.Contains(p1.log.String(), "imap: caught up") })
-	append(fooPatch(1, date(0)))
+	post(fooPatch(1, date(0)))
 	r1 := waitAnswer(t, dv, p1, "v1.foo@example.org")
 	ids := findingIDRE.FindAllStringSubmatch(r1.Body, -1)
 	if len(ids) != 2 {
@@ -157,7 +157,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 
 	// The maintainer ignores foo_a()'s finding.
 	refs := "<v1.foo@example.org>"
-	append(commandMail("ignore.1@example.org", "Maint Ainer <maint@example.org>", subject, r1.MessageID, refs, date(time.Minute),
+	post(commandMail("ignore.1@example.org", "Maint Ainer <maint@example.org>", subject, r1.MessageID, refs, date(time.Minute),
 		"> [risk] ...\n\n#autosel ignore "+idA+" the config mutex is never contended here\n"))
 	ra := waitAnswer(t, dv, p1, "ignore.1@example.org")
 	if !strings.Contains(ra.Body, "Finding "+idA+" (sleep-in-atomic: drivers/misc/foo.c:11 foo_a()) will not be reported again") {
@@ -165,14 +165,14 @@ func TestCommandsEndToEnd(t *testing.T) {
 	}
 
 	// An untrusted sender, twice.
-	append(commandMail("test.1@example.org", "Some One <someone@example.net>", subject, r1.MessageID, refs, date(2*time.Minute), "#autosel test\n"),
+	post(commandMail("test.1@example.org", "Some One <someone@example.net>", subject, r1.MessageID, refs, date(2*time.Minute), "#autosel test\n"),
 		commandMail("test.2@example.org", "Some One <someone@example.net>", subject, r1.MessageID, refs, date(3*time.Minute), "#autosel test\n"))
 	waitFor(t, "both untrusted commands to be refused", 60*time.Second, func() bool {
 		return commandState(t, state, "test.1@example.org") == store.CommandRefused && commandState(t, state, "test.2@example.org") == store.CommandRefused
 	})
 
 	// v2 keeps foo_a()'s finding (ignored) and fixes foo_b()'s.
-	append(fooPatch(2, date(time.Hour)))
+	post(fooPatch(2, date(time.Hour)))
 	r2 := waitAnswer(t, dv, p1, "v2.foo@example.org")
 	for _, want := range []string{
 		"1 fixed, 0 new, 0 unchanged (findings matched by id)",
@@ -194,7 +194,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 
 	// "#autosel test" killed mid-run, then answered once.
 	p2 := startBot(t, bin, cfg, "--debug-analysis-delay", "8s")
-	append(commandMail("test.3@example.org", "Dev Eloper <dev@example.org>", "[PATCH v2] foo: take the config mutex in the fast paths",
+	post(commandMail("test.3@example.org", "Dev Eloper <dev@example.org>", "[PATCH v2] foo: take the config mutex in the fast paths",
 		r2.MessageID, "<v2.foo@example.org>", date(2*time.Hour), "#autosel test\n"))
 	waitFor(t, "the test command to run", 60*time.Second, func() bool { return commandState(t, state, "test.3@example.org") == store.CommandRunning })
 	p2.kill()
