@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/botcmd"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/pipeline"
@@ -104,9 +105,12 @@ func realAnalyzerWith(ropts reply.Options) (Analyzer, error) {
 		return nil, err
 	}
 	p := &pipeline.Pipeline{Stages: []pipeline.Stage{an}}
-	return func(ctx context.Context, s *series.Series) (*Result, error) {
+	return func(ctx context.Context, s *series.Series, h *botcmd.History) (*Result, error) {
 		r, err := p.Run(ctx, s)
 		if err != nil {
+			return nil, err
+		}
+		if err := botcmd.Apply(r, h); err != nil {
 			return nil, err
 		}
 		js, err := json.Marshal(r)
@@ -280,7 +284,7 @@ func benchHugeSeries(b *testing.B, dir, mbox string, parts int, analyze Analyzer
 		if len(ss) != 1 || len(ss[0].Patches) != parts {
 			b.Fatalf("check assembled %d series, want one of %d parts", len(ss), parts)
 		}
-		res, err := analyze(ctx, ss[0])
+		res, err := analyze(ctx, ss[0], nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/botcmd"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/series"
@@ -44,9 +45,17 @@ type Result struct {
 }
 
 // Analyzer runs a complete series through the pipeline and composes the
-// replies. The command wires it to package pipeline and package reply; it
-// must be safe for concurrent use.
-type Analyzer func(ctx context.Context, s *series.Series) (*Result, error)
+// replies, reporting it against its history (the findings ignored by
+// command, the previous version analysed: botcmd.Apply). The command
+// wires it to package pipeline and package reply; it must be safe for
+// concurrent use.
+type Analyzer func(ctx context.Context, s *series.Series, h *botcmd.History) (*Result, error)
+
+// Commander answers the command mails the daemon resolved and trusts
+// (botcmd.Handler).
+type Commander interface {
+	Handle(ctx context.Context, j *botcmd.Job) (*botcmd.Result, error)
+}
 
 // Options configure a Daemon: its keys of the `watch:` section of the
 // configuration (mapstructure tags; config.yaml documents every key and
@@ -82,6 +91,12 @@ type Options struct {
 	// HealthGrace is how long IMAP, SMTP (when sending) or the store may
 	// fail before /healthz reports 503 (default 5m).
 	HealthGrace time.Duration `mapstructure:"health_grace"`
+	// Commands configure "#autosel" commands by mail: who may give them
+	// on which list.
+	Commands CommandOptions `mapstructure:"commands"`
+	// Commander answers commands; nil: command mails are not read (they
+	// are skipped as mail without a patch).
+	Commander Commander `mapstructure:"-"`
 }
 
 // Daemon is the watch loop's state.
@@ -102,6 +117,11 @@ type Daemon struct {
 	work    chan *job
 	trigger chan struct{}
 	kick    chan struct{}
+	// cmdKick wakes the command worker: a command mail arrived, or a
+	// series it may wait for was processed.
+	cmdKick chan struct{}
+	// cmdMu makes command passes one at a time.
+	cmdMu sync.Mutex
 	// passMu makes scheduling passes one at a time: a pass checks that no
 	// message of a series is in flight (inflight: the Message-IDs workers
 	// have), decides, and marks them in flight in three steps.
@@ -151,6 +171,10 @@ func New(st *store.Store, dl *deliver.Deliverer, analyze Analyzer, opts Options,
 		inflight: map[string]bool{},
 		trigger:  make(chan struct{}, 1),
 		kick:     make(chan struct{}, 1),
+		cmdKick:  make(chan struct{}, 1),
+	}
+	if opts.Commands.RefusalInterval <= 0 {
+		d.opts.Commands.RefusalInterval = 24 * time.Hour
 	}
 	if dl != nil {
 		dl.OnState = func(state string) { d.m.replies.WithLabelValues(state).Inc() }
@@ -207,10 +231,16 @@ func (d *Daemon) worker(ctx context.Context, work <-chan *job) {
 func (d *Daemon) process(ctx context.Context, j *job) {
 	defer d.release(j.ids)
 	log := d.log.With("series", j.key, "title", j.s.Title)
-	attempts, err := d.st.BeginSeries(ctx, &store.Series{
+	rec := &store.Series{
 		Key: j.key, SeriesID: j.s.ID, Version: j.s.Version, Title: j.s.Title,
-		Author: j.s.Author.Addr, Total: j.s.Total, Incomplete: j.s.Incomplete,
-	})
+		Author: j.s.Author.Addr, Total: j.s.Total, Incomplete: j.s.Incomplete, Titles: titles(j.s),
+	}
+	h, err := d.history(ctx, rec)
+	if err != nil {
+		log.Error("store", "err", err)
+		return
+	}
+	attempts, err := d.st.BeginSeries(ctx, rec)
 	if err != nil {
 		log.Error("store", "err", err)
 		return
@@ -220,7 +250,7 @@ func (d *Daemon) process(ctx context.Context, j *job) {
 		err = fmt.Errorf("gave up after %d attempts (the analysis kept failing or crashing)", attempts-1)
 	} else {
 		start := time.Now()
-		res, err = d.safeAnalyze(ctx, j.s)
+		res, err = d.safeAnalyze(ctx, j.s, h)
 		d.m.analysis.Observe(time.Since(start).Seconds())
 		if ctx.Err() != nil {
 			// Shutting down: leave the series "processing" for the next run.
@@ -265,23 +295,71 @@ func (d *Daemon) process(ctx context.Context, j *job) {
 		log.Error("store", "err", err)
 		return
 	}
-	log.Info("series processed", "patches", len(j.s.Patches), "incomplete", j.s.Incomplete, "replies", len(replies))
+	log.Info("series processed", "patches", len(j.s.Patches), "incomplete", j.s.Incomplete, "replies", len(replies), "previous", h.PrevKey)
 	d.m.series.WithLabelValues(store.SeriesDone).Inc()
 	d.drop(j.ids)
 	if len(replies) > 0 {
 		poke(d.kick)
 	}
+	poke(d.cmdKick) // commands may wait for this series
+}
+
+// history finds the previous version of the series analysed (same
+// author, a shared title, a lower version), sets rec's lineage from it,
+// and returns what the Analyzer reports the series against.
+func (d *Daemon) history(ctx context.Context, rec *store.Series) (*botcmd.History, error) {
+	h := &botcmd.History{Lineage: rec.Key}
+	prev, err := d.st.PreviousVersion(ctx, rec.Author, rec.Titles, rec.Version, rec.Key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return nil, err
+	default:
+		h.PrevKey, h.PrevReport = prev.Key, []byte(prev.Report)
+		h.Lineage = prev.Lineage
+		if h.Lineage == "" {
+			h.Lineage = prev.Key
+		}
+	}
+	rec.Lineage, rec.PrevKey = h.Lineage, h.PrevKey
+	if h.Ignored, err = d.st.Ignores(ctx, h.Lineage); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// titles are the normalised titles of a series' cover letter and
+// patches, which link a later version by the same author to it.
+func titles(s *series.Series) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		t = strings.TrimRight(strings.ToLower(strings.Join(strings.Fields(t), " ")), ". ")
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	if s.Cover != nil {
+		add(s.Cover.Subject.Title)
+	}
+	for _, p := range s.Patches {
+		if p.Msg != nil {
+			add(p.Msg.Subject.Title)
+		}
+	}
+	return out
 }
 
 // safeAnalyze runs the analyzer, turning a panic (hostile input reaching a
 // bug) into an error so the daemon keeps running.
-func (d *Daemon) safeAnalyze(ctx context.Context, s *series.Series) (res *Result, err error) {
+func (d *Daemon) safeAnalyze(ctx context.Context, s *series.Series, h *botcmd.History) (res *Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("analysis panicked: %v\n%s", p, debug.Stack())
 		}
 	}()
-	res, err = d.analyze(ctx, s)
+	res, err = d.analyze(ctx, s, h)
 	if err == nil && res == nil {
 		res = &Result{}
 	}

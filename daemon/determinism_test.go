@@ -19,6 +19,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapserver"
 	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
 
+	"github.com/autosel-bot/autosel-bot/botcmd"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/imapsrc"
 	"github.com/autosel-bot/autosel-bot/series"
@@ -334,7 +335,7 @@ func watchRun(t *testing.T, srv mailServer, mailbox string, raws [][]byte, batch
 	e.out.Sync = false
 	var analysing atomic.Int32
 	started := make(chan struct{}, 1)
-	e.an.real = func(ctx context.Context, s *series.Series) (*Result, error) {
+	e.an.real = func(ctx context.Context, s *series.Series, h *botcmd.History) (*Result, error) {
 		analysing.Add(1)
 		defer analysing.Add(-1)
 		select {
@@ -346,7 +347,7 @@ func watchRun(t *testing.T, srv mailServer, mailbox string, raws [][]byte, batch
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		return an(ctx, s)
+		return an(ctx, s, h)
 	}
 	h := &overlapHandler{d: e.d, analysing: &analysing}
 	srv.append(t, mailbox) // create it empty: the daemon starts at "now"

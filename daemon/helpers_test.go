@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/botcmd"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/series"
@@ -34,7 +35,7 @@ type testAnalyzer struct {
 	real Analyzer
 }
 
-func (a *testAnalyzer) analyze(ctx context.Context, s *series.Series) (*Result, error) {
+func (a *testAnalyzer) analyze(ctx context.Context, s *series.Series, h *botcmd.History) (*Result, error) {
 	a.mu.Lock()
 	if a.calls == nil {
 		a.calls = map[string]int{}
@@ -52,7 +53,7 @@ func (a *testAnalyzer) analyze(ctx context.Context, s *series.Series) (*Result, 
 		}
 	}
 	if a.real != nil {
-		return a.real(ctx, s)
+		return a.real(ctx, s, h)
 	}
 	first := s.Cover
 	if first == nil && len(s.Patches) > 0 {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/botcmd"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/mail"
@@ -80,7 +81,7 @@ func writeMbox(t *testing.T, dir, name string, msgs ...string) string {
 // realCompose analyses nothing but gives every patch a risk finding and
 // composes the replies with package reply, as watch does.
 func realCompose(opts reply.Options) Analyzer {
-	return func(ctx context.Context, s *series.Series) (*Result, error) {
+	return func(ctx context.Context, s *series.Series, h *botcmd.History) (*Result, error) {
 		r := &report.Report{SeriesID: s.ID, Title: s.Title, Version: s.Version, Total: s.Total}
 		for _, p := range s.Patches {
 			r.Patches = append(r.Patches, report.PatchReport{
@@ -176,7 +177,7 @@ func hostileEnvelopeCap(t *testing.T) {
 	snd := &captureSender{}
 	e := newEnv(t, Options{}, deliver.Options{Send: true, Policy: deliver.Policy{MaxRecipients: 20, StableList: "stable@vger.kernel.org"}}, snd, nil)
 	// A reply as an older composer wrote it: every Cc of the patch kept.
-	e.an.real = func(ctx context.Context, s *series.Series) (*Result, error) {
+	e.an.real = func(ctx context.Context, s *series.Series, h *botcmd.History) (*Result, error) {
 		m := s.Patches[0].Msg
 		var cc []string
 		for i := 0; i < 3000; i++ {
@@ -467,7 +468,7 @@ func hostileHugeSeries(t *testing.T) {
 
 func hostileReplyFlood(t *testing.T) {
 	e := newEnv(t, Options{MaxReplies: 5}, deliver.Options{}, nil, nil)
-	e.an.real = func(ctx context.Context, s *series.Series) (*Result, error) {
+	e.an.real = func(ctx context.Context, s *series.Series, h *botcmd.History) (*Result, error) {
 		m := s.Patches[0].Msg
 		res := &Result{}
 		for i := 0; i < 10001; i++ {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/imapsrc"
 	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/mailcmd"
 	"github.com/autosel-bot/autosel-bot/store"
 )
 
@@ -68,8 +69,16 @@ func (d *Daemon) prepare(ctx context.Context, in *imapsrc.Message) (*store.Messa
 	if rec.MessageID == "" {
 		rec.MessageID = fallbackID(in)
 	}
-	if rec.Status == store.StatusPending {
+	if rec.Status == store.StatusPending || rec.Status == store.StatusCommand {
 		rec.Raw = in.Raw
+	}
+	if rec.Status == store.StatusCommand {
+		var verbs []string
+		for _, c := range mailcmd.Parse(msg.Body) {
+			verbs = append(verbs, c.Verb)
+		}
+		rec.Command = &store.Command{Sender: msg.From.Addr, List: listOfMessage(msg), Origin: in.Source + "/" + in.Mailbox,
+			Verbs: strings.Join(verbs, " "), Created: rec.Received}
 	}
 	return rec, msg
 }
@@ -94,6 +103,9 @@ func (d *Daemon) admit(rec *store.Message, msg *mail.Message, inserted bool) {
 		d.mu.Unlock()
 		d.m.pool.Set(float64(n))
 		poke(d.trigger)
+	case store.StatusCommand:
+		log.Info("commands by mail", "message_id", rec.MessageID, "from", msg.From.Addr, "commands", rec.Reason)
+		poke(d.cmdKick)
 	default:
 		log.Info("message skipped", "message_id", rec.MessageID, "status", rec.Status, "reason", rec.Reason)
 	}
@@ -101,7 +113,8 @@ func (d *Daemon) admit(rec *store.Message, msg *mail.Message, inserted bool) {
 
 // classify applies the ingest policy to a parsed message: the bot never
 // answers its own mail, other bots, Auto-Submitted mail or mail without a
-// patch, and refuses diffs with hostile paths.
+// patch, and refuses diffs with hostile paths. A reply with "#autosel"
+// lines (and no patch of its own) is a command mail when commands are on.
 func (d *Daemon) classify(ctx context.Context, m *mail.Message) (status, reason string) {
 	// Our own reply coming back from the list confirms its delivery.
 	if d.dl != nil {
@@ -122,6 +135,11 @@ func (d *Daemon) classify(ctx context.Context, m *mail.Message) (status, reason 
 	}
 	if a := strings.ToLower(strings.TrimSpace(m.AutoSubmitted)); a != "" && a != "no" {
 		return store.StatusSkipped, "Auto-Submitted: " + a
+	}
+	if d.commands() && (m.InReplyTo != "" || len(m.References) > 0) && (m.Diff == "" || m.Subject.Reply) {
+		if cs := mailcmd.Parse(m.Body); len(cs) > 0 {
+			return store.StatusCommand, fmt.Sprintf("%d #autosel lines", len(cs))
+		}
 	}
 	if p := hostilePath(m.Diff); p != "" {
 		return store.StatusMalformed, fmt.Sprintf("diff touches a path outside the tree: %q", p)

@@ -14,6 +14,7 @@ type Metrics struct {
 	messages    *prometheus.CounterVec
 	series      *prometheus.CounterVec
 	replies     *prometheus.CounterVec
+	commands    *prometheus.CounterVec
 	pool        prometheus.Gauge
 	analysis    prometheus.Histogram
 	connected   *prometheus.GaugeVec
@@ -33,6 +34,9 @@ func NewMetrics() *Metrics {
 		replies: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "autosel_replies_total", Help: "Reply delivery state changes (sent, dry-run, held, failed, unconfirmed).",
 		}, []string{"state"}),
+		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "autosel_command_mails_total", Help: "Mails of #autosel commands handled, by outcome (done, refused, failed).",
+		}, []string{"state"}),
 		pool: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "autosel_held_messages", Help: "Patch messages held until their series is complete.",
 		}),
@@ -47,7 +51,7 @@ func NewMetrics() *Metrics {
 			Name: "autosel_imap_disconnects_total", Help: "IMAP sessions that ended (followed by a reconnect).",
 		}, []string{"source", "mailbox"}),
 	}
-	m.Registry.MustRegister(m.messages, m.series, m.replies, m.pool, m.analysis, m.connected, m.disconnects,
+	m.Registry.MustRegister(m.messages, m.series, m.replies, m.commands, m.pool, m.analysis, m.connected, m.disconnects,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

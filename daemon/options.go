@@ -15,8 +15,8 @@ import (
 // address, the metrics address). config.yaml documents every key and its
 // default.
 type WatchOptions struct {
-	// Daemon holds bots, workers, series_wait, max_message_size and
-	// health_grace.
+	// Daemon holds bots, workers, series_wait, max_message_size,
+	// health_grace and commands.
 	Daemon Options `mapstructure:",squash"`
 	// Deliver holds send, outbox, smtp, retry, allow, rate_limit,
 	// confirm_wait, resend_unconfirmed and confirm_mailboxes.
@@ -43,10 +43,13 @@ func (w *WatchOptions) StorePath() string {
 }
 
 // Validate checks the settings that would make the daemon unsafe (see
-// deliver.Options.Validate).
+// deliver.Options.Validate) and the command trust patterns.
 func (w *WatchOptions) Validate() error {
 	if err := w.Deliver.Validate(); err != nil {
 		return fmt.Errorf("watch: %w", err)
+	}
+	if err := w.Daemon.Commands.Validate(); err != nil {
+		return fmt.Errorf("watch.%w", err)
 	}
 	return nil
 }

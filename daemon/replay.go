@@ -17,9 +17,10 @@ type ReplayStats struct {
 	Read int
 	// New is how many of them were not in the store yet.
 	New int
-	// Messages, Series and Replies are the store's counts by status/state
-	// after the replay (all runs on this store, not just this one).
-	Messages, Series, Replies map[string]int
+	// Messages, Series, Replies and Commands (command mails) are the
+	// store's counts by status/state after the replay (all runs on this
+	// store, not just this one).
+	Messages, Series, Replies, Commands map[string]int
 	// InputErrors are the paths (or files of a Maildir) that could not be
 	// read: missing, unreadable, FIFOs, devices, symbolic links in a
 	// Maildir. The rest of the input was still replayed.
@@ -89,6 +90,11 @@ func (d *Daemon) Replay(ctx context.Context, paths []string) (*ReplayStats, erro
 			if err := flush(); err != nil {
 				return err
 			}
+			// Commands about processed series first: what they change
+			// (ignores) holds for the versions after them.
+			if _, err := d.runCommands(ctx, false); err != nil {
+				return err
+			}
 			return d.schedule(ctx, time.Now(), false)
 		}
 		return nil
@@ -130,6 +136,9 @@ func (d *Daemon) Replay(ctx context.Context, paths []string) (*ReplayStats, erro
 		return nil, err
 	}
 	if st.Replies, err = d.st.CountReplies(ctx); err != nil {
+		return nil, err
+	}
+	if st.Commands, err = d.st.CountCommands(ctx); err != nil {
 		return nil, err
 	}
 	return st, nil

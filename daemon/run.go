@@ -31,7 +31,7 @@ func (d *Daemon) startWorkers(ctx context.Context) func() {
 }
 
 // Run is the watch loop: it follows the mailboxes through w, schedules
-// series, runs the workers and the deliverer, and serves /metrics and
+// series, runs the workers, the command worker and the deliverer, and serves /metrics and
 // /healthz on metricsAddr (if not empty), until ctx is cancelled.
 func (d *Daemon) Run(ctx context.Context, w *imapsrc.Watcher, metricsAddr string) error {
 	if err := d.Load(ctx); err != nil {
@@ -49,7 +49,13 @@ func (d *Daemon) Run(ctx context.Context, w *imapsrc.Watcher, metricsAddr string
 	}
 	stopWorkers := d.startWorkers(ctx)
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
+	go func() {
+		defer wg.Done()
+		if d.commands() {
+			d.commandLoop(ctx)
+		}
+	}()
 	go func() {
 		defer wg.Done()
 		d.dl.Run(ctx, d.kick)

@@ -30,27 +30,44 @@ func (d *Daemon) schedule(ctx context.Context, now time.Time, flush bool) error 
 }
 
 // settle decides every held message: it runs flush passes, waiting for
-// the workers after each, until a pass defers nothing. A pass that starts
-// with nothing in flight defers only series some of whose messages it has
-// just let go of (no longer held, or marked late): the pool shrinks with
-// every such pass, so this ends.
+// the workers after each, with the command mails whose series are done
+// run before and after every pass, until a pass defers nothing and no
+// command ran; then the commands still waiting are answered. A pass that
+// starts with nothing in flight defers only series some of whose messages
+// it has just let go of (no longer held, or marked late) and later
+// versions of series it runs: the pool shrinks with every such pass, so
+// this ends. A later version runs after the commands about the earlier
+// one (an ignore applies to it).
 func (d *Daemon) settle(ctx context.Context) error {
 	for {
+		// Commands about series processed already run first: an ignore
+		// holds for a version that came after it.
+		ranBefore, err := d.runCommands(ctx, false)
+		if err != nil {
+			return err
+		}
 		deferred, err := d.pass(ctx, time.Now(), true)
 		if err != nil {
 			return err
 		}
 		d.jobs.Wait()
-		if deferred == 0 {
-			return nil
+		ran, err := d.runCommands(ctx, false)
+		if err != nil {
+			return err
 		}
-		d.log.Debug("settling: scheduling again the series deferred while in flight or assembled from stale messages", "deferred", deferred)
+		if deferred == 0 && ran+ranBefore == 0 {
+			break
+		}
+		d.log.Debug("settling: scheduling again the series deferred while in flight, assembled from stale messages or waiting for their previous version", "deferred", deferred, "commands", ran)
 	}
+	_, err := d.runCommands(ctx, true)
+	return err
 }
 
 // pass assembles the held messages into series and hands every series
 // that is ready (complete, or held for SeriesWait; everything when flush)
-// to the workers. A part of a series already processed is marked late;
+// to the workers; a later version of a series whose earlier version is
+// held too waits for it. A part of a series already processed is marked late;
 // held messages that never formed a series expire after twice the wait
 // (at once when flush). It returns how many series it deferred because
 // their messages were in flight or no longer held.
@@ -71,7 +88,12 @@ func (d *Daemon) pass(ctx context.Context, now time.Time, flush bool) (deferred 
 		return 0, nil
 	}
 	placed := map[string]bool{}
-	for _, s := range series.Assemble(msgs, d.opts.Assemble) {
+	assembled := series.Assemble(msgs, d.opts.Assemble)
+	held := make(map[string]bool, len(assembled))
+	for _, s := range assembled {
+		held[s.ID] = true
+	}
+	for _, s := range assembled {
 		ids := memberIDs(s)
 		first := now
 		for _, id := range ids {
@@ -83,16 +105,22 @@ func (d *Daemon) pass(ctx context.Context, now time.Time, flush bool) (deferred 
 		if !flush && s.Incomplete != "" && now.Sub(first) < d.opts.SeriesWait {
 			continue
 		}
-		key := Key(s)
-		held := make([]store.Held, len(ids))
-		for i, id := range ids {
-			held[i] = heldOf(id, byID[id])
-		}
-		if d.inFlight(held) {
+		if s.Supersedes != "" && held[s.Supersedes] {
+			// The previous version is held (or in flight) still: this one
+			// is reported against it once it is done.
 			deferred++
 			continue
 		}
-		dec, err := d.st.DecideSeries(ctx, key, held)
+		key := Key(s)
+		members := make([]store.Held, len(ids))
+		for i, id := range ids {
+			members[i] = heldOf(id, byID[id])
+		}
+		if d.inFlight(members) {
+			deferred++
+			continue
+		}
+		dec, err := d.st.DecideSeries(ctx, key, members)
 		if err != nil {
 			return deferred, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -18,6 +19,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/series"
+	"github.com/autosel-bot/autosel-bot/suppress"
 )
 
 // NotePatchOnly is the series note of an analysis without a tree.
@@ -55,6 +57,12 @@ type AnalysisOptions struct {
 	// at a time. 0: a series' patches one after the other, and no bound
 	// but the callers' (watch runs watch.workers series at once).
 	Workers int
+	// Ignore are the RULE[/CATEGORY] suppressions of the command line and
+	// the configuration (check.ignore); with the tree's .autosel-ignore
+	// they move matching findings to each patch's Suppressed list.
+	Ignore []suppress.Spec
+	// Version is the bot's version, for the reports' Reproduce.
+	Version string
 }
 
 // Analysis is the analysis stage: it parses each patch's diff, applies it
@@ -67,6 +75,9 @@ type Analysis struct {
 	rules []*rules.Rule
 	tree  diffcheck.Tree
 	log   *slog.Logger
+	// baseFrom says where a base tree set by SetBaseTree came from
+	// (report.BaseCommit or report.BaseRange).
+	baseFrom string
 
 	idxOnce sync.Once
 	idx     *index.Index
@@ -86,6 +97,7 @@ type Analysis struct {
 // (nil: discarded). It fails when the rules cannot be built (bad table
 // files) or the tree is not a directory.
 func NewAnalysis(opts AnalysisOptions, log *slog.Logger) (*Analysis, error) {
+	opts.Ignore = append([]suppress.Spec(nil), opts.Ignore...)
 	a := &Analysis{opts: opts, rules: opts.Rules, log: log}
 	if opts.Workers > 0 {
 		a.slots = make(chan struct{}, opts.Workers)
@@ -99,6 +111,14 @@ func NewAnalysis(opts AnalysisOptions, log *slog.Logger) (*Analysis, error) {
 			return nil, err
 		}
 		a.rules = rs
+	}
+	known := a.known()
+	for i, sp := range opts.Ignore {
+		r, err := known.Resolve(sp)
+		if err != nil {
+			return nil, fmt.Errorf("%s %w", sp.Source, err)
+		}
+		a.opts.Ignore[i] = r
 	}
 	if opts.Tree != "" {
 		if st, err := os.Stat(opts.Tree); err != nil {
@@ -123,8 +143,13 @@ func NewAnalysis(opts AnalysisOptions, log *slog.Logger) (*Analysis, error) {
 func (a *Analysis) SetBaseTree(t diffcheck.Tree) {
 	if t != nil {
 		a.tree = t
+		a.baseFrom = report.BaseCommit
 	}
 }
+
+// SetBaseFrom says where the base tree came from (report.BaseCommit, the
+// default, or report.BaseRange) for the reports' Reproduce.
+func (a *Analysis) SetBaseFrom(from string) { a.baseFrom = from }
 
 // Name returns "analysis".
 func (a *Analysis) Name() string { return "analysis" }
@@ -219,7 +244,61 @@ func (a *Analysis) run(ctx context.Context, s *series.Series, r *report.Report) 
 			base = next
 		}
 	}
-	return a.runViews(ctx, views)
+	if err := a.runViews(ctx, views); err != nil {
+		return err
+	}
+	// Ids before anything filters findings: a finding's id does not
+	// depend on which others were reported.
+	report.AssignIDs(r)
+	a.suppress(r)
+	r.Reproduce = a.reproduce(ctx, s)
+	return nil
+}
+
+// known are the names of the stage's rules and their categories.
+func (a *Analysis) known() suppress.Known {
+	k := suppress.Known{}
+	for _, r := range a.rules {
+		k[r.Name] = nil
+		for _, c := range r.Categories {
+			k[r.Name] = append(k[r.Name], c.Name)
+		}
+	}
+	return k
+}
+
+// suppress moves the findings the Ignore specs and the tree's
+// .autosel-ignore match to their patches' Suppressed lists. The file is
+// read from the tree the series applies onto, never from what a patch
+// made of it: a patch cannot suppress its own findings. Its bad lines
+// are series notes.
+func (a *Analysis) suppress(r *report.Report) {
+	set := &suppress.Set{Specs: a.opts.Ignore}
+	if a.tree != nil {
+		data, err := a.tree.ReadFile(suppress.FileName)
+		switch {
+		case err == nil:
+			entries, errs := suppress.ParseFile(suppress.FileName, data)
+			known := a.known()
+			for _, e := range entries {
+				sp, err := known.Resolve(e.Spec)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s:%d: %w", suppress.FileName, e.Line, err))
+					continue
+				}
+				e.Spec = sp
+				set.Entries = append(set.Entries, e)
+			}
+			for _, err := range errs {
+				r.Notes = appendOnce(r.Notes, "line skipped: "+err.Error())
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			r.Notes = appendOnce(r.Notes, fmt.Sprintf("%s not read: %v", suppress.FileName, err))
+		}
+	}
+	if !set.Empty() {
+		report.Suppress(r, set.Match)
+	}
 }
 
 // runViews runs the rules over every view, in order, or up to Workers

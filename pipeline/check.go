@@ -28,6 +28,11 @@ type CheckOptions struct {
 	// once (AnalysisOptions.Workers); the reports keep the input's order
 	// and are those of one at a time.
 	Workers int `mapstructure:"workers"`
+	// Ignore lists rules (RULE) and categories (RULE/CATEGORY) whose
+	// findings are suppressed: kept out of the findings, counted in the
+	// summaries (AnalysisOptions.Ignore). check's --ignore adds to it;
+	// watch and replay use it too.
+	Ignore []string `mapstructure:"ignore"`
 }
 
 // Validate checks the format, the severity and the workers.

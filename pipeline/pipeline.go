@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
 )
@@ -53,7 +54,8 @@ type Pipeline struct {
 
 // Run builds the report of one series: the header from the series, then
 // every stage in order. A failing (or panicking) stage is recorded in
-// r.Errors as source "stage <name>" and does not stop the others. Run
+// r.Errors as source "stage <name>" and does not stop the others. Every
+// finding has its stable id when Run returns (report.AssignIDs). Run
 // returns an error only when ctx is done.
 func (p *Pipeline) Run(ctx context.Context, s *series.Series) (*report.Report, error) {
 	r := NewReport(s)
@@ -73,6 +75,7 @@ func (p *Pipeline) Run(ctx context.Context, s *series.Series) (*report.Report, e
 			r.Errors = append(r.Errors, report.InputError{Source: "stage " + st.Name(), Err: err.Error()})
 		}
 	}
+	report.AssignIDs(r)
 	return r, nil
 }
 
@@ -149,6 +152,7 @@ func NewReport(s *series.Series) *report.Report {
 		if p.Msg != nil {
 			pr.Subject = p.Msg.Subject.Raw
 			pr.MessageID = p.Msg.MessageID
+			pr.PatchID = diffcheck.PatchID(p.Msg.Diff)
 		}
 		r.Patches = append(r.Patches, pr)
 	}

@@ -17,13 +17,104 @@ func writeHead(b *strings.Builder, opts Options) {
 	b.WriteString(automated + "\n\n")
 }
 
-// writeTail writes the thread link and the signature ("-- " separator).
-func writeTail(b *strings.Builder, msgID string, opts Options) {
+// reproduceTitle starts the section on how to get the result again.
+const reproduceTitle = "How to reproduce:"
+
+// writeTail writes how to reproduce the report (and, after a risk, the
+// trailers of a fix), the thread link and the signature ("-- "
+// separator). msgID is the mail answered, replyID the reply's own.
+func writeTail(b *strings.Builder, r *report.Report, msgID, replyID string, risk, findings bool, opts Options) {
+	if findings && opts.Commands {
+		sep(b)
+		b.WriteString("Reply with \"#autosel ignore <finding id> [reason]\" at the start of a line\nto stop reporting a finding for this series and its next versions;\n\"#autosel help\" lists the other commands.\n")
+	}
+	if r != nil && r.Reproduce != nil {
+		section(b, reproduceTitle)
+		// Not wrapped: the command is copied and pasted.
+		for _, l := range r.Reproduce.Lines() {
+			b.WriteString("    " + cleanLine(l) + "\n")
+		}
+	}
+	if risk {
+		writeTrailers(b, replyID, opts)
+	}
 	if opts.LoreURL != "" && msgID != "" {
 		b.WriteString("\nLink: " + opts.LoreURL + cleanLine(strings.Trim(msgID, "<>")) + "\n")
 	}
 	if sig := strings.TrimRight(opts.Signature, "\n"); sig != "" {
 		b.WriteString("\n-- \n" + clean(sig) + "\n")
+	}
+}
+
+// writeTrailers writes the tags the author of a fix may add, as the kernel
+// test robot does: Reported-by the bot, Closes this reply.
+func writeTrailers(b *strings.Builder, replyID string, opts Options) {
+	sep(b)
+	b.WriteString("If you fix the issue in a separate patch (not just a new version of\nthis one), kindly add these tags:\n")
+	from := opts.fromAddr()
+	who := "<" + from.Address + ">"
+	if from.Name != "" {
+		who = from.Name + " " + who
+	}
+	b.WriteString("| Reported-by: " + cleanLine(who) + "\n")
+	if opts.LoreURL != "" && replyID != "" {
+		b.WriteString("| Closes: " + opts.LoreURL + cleanLine(strings.Trim(replyID, "<>")) + "/\n")
+	}
+}
+
+// hasFindings reports whether a finding of ps is mailed in full.
+func hasFindings(ps []*report.PatchReport, opts Options) bool {
+	for _, p := range ps {
+		if len(selectFindings(p.Findings, opts)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hasRisk reports whether a risk of ps is mailed in full.
+func hasRisk(ps []*report.PatchReport, opts Options) bool {
+	for _, p := range ps {
+		for _, f := range selectFindings(p.Findings, opts) {
+			if f.Severity == report.SeverityRisk {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writeChanges writes what changed since the previous version of the
+// series: the findings fixed, new and unchanged (by id; unchanged ones are
+// not repeated in full), and the patches as git range-diff pairs them.
+func writeChanges(b *strings.Builder, c *report.Changes) {
+	if c == nil {
+		return
+	}
+	section(b, fmt.Sprintf("Changes since v%d <%s>:", c.PreviousVersion, cleanLine(c.PreviousID)))
+	b.WriteString("    " + c.Summary() + " (findings matched by id)\n")
+	item := func(what string, f report.FindingRef, tail string) {
+		for i, l := range textfmt.Wrap(what+" "+cleanLine(f.Line())+tail, 72) {
+			if i > 0 {
+				l = "    " + l
+			}
+			b.WriteString("    " + l + "\n")
+		}
+	}
+	for _, f := range c.Fixed {
+		item("fixed:", f, "")
+	}
+	for _, f := range c.New {
+		item("new:", f, " (below)")
+	}
+	for _, f := range c.Unchanged {
+		item("unchanged:", f, fmt.Sprintf(" (not repeated; see the reply to v%d)", c.PreviousVersion))
+	}
+	if lines := c.RangeDiffLines(); len(lines) > 0 {
+		b.WriteString("    Patches (range-diff by patch-id):\n")
+		for _, l := range lines {
+			b.WriteString("        " + cleanLine(l) + "\n")
+		}
 	}
 }
 
@@ -40,15 +131,19 @@ func hasStable(p *report.PatchReport) bool {
 
 // patchBody is the reply to one patch: the stable bot's mail when the
 // patch was tested on stable trees, then this bot's sections.
-func patchBody(r *report.Report, p *report.PatchReport, withVM bool, msgID string, opts Options) string {
+func patchBody(r *report.Report, p *report.PatchReport, withVM bool, msgID, replyID string, opts Options) string {
 	var b strings.Builder
 	writeHead(&b, opts)
 	if hasStable(p) {
 		writeStableTrees(&b, p.Stable)
 		writeStableEnd(&b, p.Stable.Upstream, false)
 	}
+	if withVM {
+		writeChanges(&b, r.Changes)
+	}
 	writeOwn(&b, r, []*report.PatchReport{p}, withVM, true, opts)
-	writeTail(&b, msgID, opts)
+	one := []*report.PatchReport{p}
+	writeTail(&b, r, msgID, replyID, hasRisk(one, opts), hasFindings(one, opts), opts)
 	return b.String()
 }
 
@@ -83,11 +178,15 @@ func writeOwn(b *strings.Builder, r *report.Report, ps []*report.PatchReport, wi
 	var counts []string
 	for _, p := range ps {
 		fs := selectFindings(p.Findings, opts)
-		if len(fs) == 0 {
+		if len(fs) == 0 && len(p.Suppressed) == 0 {
 			continue
 		}
 		if !full {
-			counts = append(counts, fmt.Sprintf("    %s: %s", patchName(p), countFindings(fs)))
+			c := countFindings(fs)
+			if len(p.Suppressed) > 0 {
+				c = strings.TrimPrefix(c+fmt.Sprintf(", %d suppressed", len(p.Suppressed)), ", ")
+			}
+			counts = append(counts, fmt.Sprintf("    %s: %s", patchName(p), c))
 			continue
 		}
 		title := "Lock and wakeup analysis:"
@@ -107,6 +206,7 @@ func writeOwn(b *strings.Builder, r *report.Report, ps []*report.PatchReport, wi
 			}
 		}
 		writeFindings(b, fs)
+		writeSuppressed(b, p, len(fs) > 0)
 	}
 	if len(counts) > 0 {
 		section(b, "Lock and wakeup analysis (details in the reply to each patch):")
@@ -140,7 +240,7 @@ func patchName(p *report.PatchReport) string {
 // series without one): the patch x tree table, the stable bot's block for
 // each tested patch, and this bot's sections (findings counted per patch
 // when per-patch replies carry them, in full otherwise).
-func seriesBody(r *report.Report, ps []*report.PatchReport, fullFindings map[*report.PatchReport]bool, msgID string, opts Options) string {
+func seriesBody(r *report.Report, ps []*report.PatchReport, fullFindings map[*report.PatchReport]bool, msgID, replyID string, opts Options) string {
 	var b strings.Builder
 	writeHead(&b, opts)
 	var tested []*report.PatchReport
@@ -162,6 +262,7 @@ func seriesBody(r *report.Report, ps []*report.PatchReport, fullFindings map[*re
 		}
 		writeStableEnd(&b, upstream, len(tested) > 1)
 	}
+	writeChanges(&b, r.Changes)
 	var full, counted []*report.PatchReport
 	for _, p := range ps {
 		if fullFindings[p] {
@@ -176,7 +277,7 @@ func seriesBody(r *report.Report, ps []*report.PatchReport, fullFindings map[*re
 	writeOwn(&b, r, notesOnly(counted), false, true, opts)
 	writeOwn(&b, r, findingsOnly(counted), false, false, opts)
 	writeOwn(&b, r, nil, true, true, opts)
-	writeTail(&b, msgID, opts)
+	writeTail(&b, r, msgID, replyID, hasRisk(full, opts), hasFindings(full, opts), opts)
 	return b.String()
 }
 

@@ -32,12 +32,17 @@ var personTrailers = map[string]bool{
 
 // Compose returns the replies for a series: one reply to the cover letter
 // (or, without one, to the first patch) and, with opts.PerPatch, one to
-// each other patch that has findings. With opts.SkipEmpty, a series with
-// nothing to say gets no reply at all (nil, nil).
+// each other patch that has findings. With r.Changes (the previous
+// version was analysed) the series reply says what changed, and findings
+// unchanged since then are named there, not repeated in full. With opts.SkipEmpty, a series with
+// nothing to say gets no reply at all (nil, nil). Findings without an id
+// get one (report.AssignIDs).
 func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) {
 	if r == nil || s == nil {
 		return nil, errors.New("reply: nil report or series")
 	}
+	report.AssignIDs(r)
+	r = withoutUnchanged(r)
 	target := s.Cover
 	if target == nil && len(s.Patches) > 0 && s.Patches[0] != nil {
 		target = s.Patches[0].Msg
@@ -66,7 +71,7 @@ func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) 
 		} else {
 			p = &report.PatchReport{Number: 1, Subject: target.Subject.Raw, MessageID: target.MessageID}
 		}
-		body := patchBody(r, p, true, target.MessageID, opts)
+		body := patchBody(r, p, true, target.MessageID, id0, opts)
 		// Diffs proposed in review replies are analysed in the same reply.
 		if extra := reviewSections(r, ps, opts); extra != "" {
 			body = insertBeforeTail(body, extra, opts)
@@ -89,15 +94,16 @@ func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) 
 			full[p] = true
 		}
 	}
-	body := seriesBody(r, ps, full, target.MessageID, opts)
+	body := seriesBody(r, ps, full, target.MessageID, id0, opts)
 	mails = append(mails, newMail(target, s, msgs, submitted, body, id0, 0, opts))
 	for _, p := range own {
 		msg := msgs.find(p)
 		if msg == nil {
 			continue
 		}
-		pb := patchBody(r, p, false, msg.MessageID, opts)
-		mails = append(mails, newMail(msg, s, msgs, []*report.PatchReport{p}, pb, MessageID(s.ID, s.Version, p.Number, opts.idDomain()), p.Number, opts))
+		id := MessageID(s.ID, s.Version, p.Number, opts.idDomain())
+		pb := patchBody(r, p, false, msg.MessageID, id, opts)
+		mails = append(mails, newMail(msg, s, msgs, []*report.PatchReport{p}, pb, id, p.Number, opts))
 	}
 	return mails, nil
 }
@@ -118,10 +124,15 @@ func reviewSections(r *report.Report, ps []*report.PatchReport, opts Options) st
 	return b.String()
 }
 
-// insertBeforeTail puts extra sections before the Link/signature tail.
+// insertBeforeTail puts extra sections before the tail: how to
+// reproduce, the trailers, the link and the signature.
 func insertBeforeTail(body, extra string, opts Options) string {
 	cut := len(body)
-	if i := strings.LastIndex(body, "\nLink: "); i >= 0 {
+	if i := strings.LastIndex(body, "\n"+reproduceTitle+"\n"); i >= 0 {
+		cut = i
+	} else if i := strings.LastIndex(body, "\nIf you fix the issue"); i >= 0 {
+		cut = i
+	} else if i := strings.LastIndex(body, "\nLink: "); i >= 0 {
 		cut = i
 	} else if i := strings.LastIndex(body, "\n-- \n"); i >= 0 {
 		cut = i
@@ -133,9 +144,34 @@ func insertBeforeTail(body, extra string, opts Options) string {
 	return head + extra + body[cut:]
 }
 
+// withoutUnchanged is r without the findings its Changes list as
+// unchanged since the previous version (a copy; r is not modified): the
+// changes section names them in one line each instead.
+func withoutUnchanged(r *report.Report) *report.Report {
+	if r.Changes == nil || len(r.Changes.Unchanged) == 0 {
+		return r
+	}
+	c := *r
+	c.Patches = make([]report.PatchReport, len(r.Patches))
+	for i, p := range r.Patches {
+		q := p
+		q.Findings = nil
+		for _, f := range p.Findings {
+			if !r.Changes.HasUnchanged(f.ID) {
+				q.Findings = append(q.Findings, f)
+			}
+		}
+		c.Patches[i] = q
+	}
+	return &c
+}
+
 // anything reports whether there is something to say about the series.
 func anything(r *report.Report, ps []*report.PatchReport, opts Options) bool {
 	if r.VM != nil {
+		return true
+	}
+	if c := r.Changes; c != nil && len(c.Fixed)+len(c.New)+len(c.Unchanged) > 0 {
 		return true
 	}
 	for _, p := range ps {

@@ -25,11 +25,24 @@ func selectFindings(fs []report.Finding, opts Options) []report.Finding {
 // writeFindings writes findings in plain kernel-mail style:
 //
 //	[risk] sleep-in-atomic: kernel/watch_queue.c:98 post_one_notification()
+//	    Finding id: 0123456789ab
 //	    message
 //	    explanation, wrapped
 //	    Evidence: / Before: code lines
 //	    Call chain: file:line func(): what, outermost first
 func writeFindings(b *strings.Builder, fs []report.Finding) {
+	writeFindingsLimit(b, fs, 12)
+}
+
+// writeFindingsLimit is writeFindings with at most max evidence and
+// removed lines per finding (0: all of them).
+func writeFindingsLimit(b *strings.Builder, fs []report.Finding, max int) {
+	lim := func(ls []string) []string {
+		if max <= 0 {
+			return ls
+		}
+		return limit(ls, max)
+	}
 	for i, f := range fs {
 		if i > 0 {
 			b.WriteString("\n")
@@ -42,6 +55,9 @@ func writeFindings(b *strings.Builder, fs []report.Finding) {
 			loc += " " + cleanLine(f.Func) + "()"
 		}
 		fmt.Fprintf(b, "[%s] %s: %s\n", cleanLine(string(f.Severity)), cleanLine(f.Check()), strings.TrimSpace(loc))
+		if f.ID != "" {
+			b.WriteString("    Finding id: " + cleanLine(f.ID) + "\n")
+		}
 		for _, l := range textfmt.Wrap(cleanLine(f.Message), 72) {
 			b.WriteString("    " + l + "\n")
 		}
@@ -53,13 +69,13 @@ func writeFindings(b *strings.Builder, fs []report.Finding) {
 		}
 		if len(f.Old) > 0 {
 			b.WriteString("    Before:\n")
-			for _, l := range limit(f.Old, 12) {
+			for _, l := range lim(f.Old) {
 				b.WriteString("        " + cleanLine(l) + "\n")
 			}
 		}
 		if len(f.Evidence) > 0 {
 			b.WriteString("    Evidence:\n")
-			for _, l := range limit(f.Evidence, 12) {
+			for _, l := range lim(f.Evidence) {
 				b.WriteString("        " + cleanLine(l) + "\n")
 			}
 		}
@@ -80,6 +96,32 @@ func writeFindings(b *strings.Builder, fs []report.Finding) {
 		if f.NeedsTree {
 			b.WriteString("    (a kernel tree is needed to decide this: callers are outside the patch)\n")
 		}
+	}
+}
+
+// writeSuppressed counts the patch's suppressed findings and says what
+// suppressed them ("    1 finding suppressed, not reported (by
+// .autosel-ignore:3)"); after no reported finding, it says so first.
+func writeSuppressed(b *strings.Builder, p *report.PatchReport, after bool) {
+	if len(p.Suppressed) == 0 {
+		return
+	}
+	var by []string
+	seen := map[string]bool{}
+	for _, sp := range p.Suppressed {
+		if !seen[sp.By] {
+			seen[sp.By] = true
+			by = append(by, cleanLine(sp.By))
+		}
+	}
+	line := textfmt.Plural(len(p.Suppressed), "finding", "findings") + " suppressed, not reported (by " + strings.Join(by, "; ") + ")"
+	if !after {
+		line = "No findings reported; " + line
+	} else {
+		b.WriteString("\n")
+	}
+	for _, l := range textfmt.Wrap(line, 72) {
+		b.WriteString("    " + l + "\n")
 	}
 }
 

@@ -48,6 +48,10 @@ type Options struct {
 	// KeepLists are list addresses (or List-Ids) always kept within
 	// MaxRecipients: the allow-listed lists (watch.allow.lists).
 	KeepLists []string `mapstructure:"-" yaml:"-"`
+	// Commands says the bot reads "#autosel" commands in replies (watch
+	// with watch.commands.enabled): replies with findings say how to
+	// ignore one.
+	Commands bool `mapstructure:"-" yaml:"-"`
 	// Version goes into the X-Autosel-Bot header.
 	Version string `mapstructure:"-" yaml:"-"`
 	// Now stamps the Date header (default time.Now).

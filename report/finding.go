@@ -41,6 +41,11 @@ type Step struct {
 
 // Finding is one result of a rule.
 type Finding struct {
+	// ID is the finding's stable id (FindingID): the same finding has the
+	// same id after a rebase of the tree and in the next version of its
+	// series. Commands by mail (#autosel ignore <id>) and suppressions
+	// name findings by it.
+	ID string `json:"id"`
 	// Rule is the rule family's name, e.g. "sleep-in-atomic" or "wakeup".
 	Rule string `json:"rule"`
 	// Category is the family's sub-check that found it, e.g. "lost-wakeup"

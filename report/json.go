@@ -21,8 +21,10 @@ type jsonReport struct {
 // of Report. The field names and meanings are documented on the Go types
 // and in report/schema.json (a JSON Schema kept in sync by the package's
 // tests). Empty lists are written as [] for patches, files, funcs and
-// findings, so consumers need not test for null.
+// findings, so consumers need not test for null. Findings without an id
+// get one (AssignIDs).
 func WriteJSON(w io.Writer, reports []*Report) error {
+	ensureIDs(reports)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, r := range reports {

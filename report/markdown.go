@@ -24,7 +24,9 @@ type MarkdownOptions struct {
 // its findings (call chains and evidence in collapsed blocks), series notes,
 // stable and VM results, and input errors. It reads the same model as the
 // text and mail renderers; everything from the patch is escaped or fenced.
+// Findings without an id get one (AssignIDs).
 func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
+	AssignIDs(r)
 	var b strings.Builder
 	if opts.Heading != "" {
 		b.WriteString("### " + mdEscape(opts.Heading) + "\n\n")
@@ -36,9 +38,18 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 	} else {
 		summary += ": **" + textfmt.Plural(risks, "risk", "risks") + "**, " + textfmt.Plural(notes, "note", "notes")
 	}
+	if n := r.CountSuppressed(); n > 0 {
+		summary += fmt.Sprintf(" (%d suppressed)", n)
+	}
 	b.WriteString(summary + ".\n")
 	if r.Incomplete != "" {
 		b.WriteString("\nIncomplete: " + mdEscape(r.Incomplete) + "\n")
+	}
+	if c := r.Changes; c != nil {
+		fmt.Fprintf(&b, "\nChanges since v%d: %s.\n", c.PreviousVersion, mdEscape(c.Summary()))
+		if lines := c.RangeDiffLines(); len(lines) > 0 {
+			b.WriteString("\n" + fence(lines, "") + "\n")
+		}
 	}
 	for _, p := range r.Patches {
 		shown := 0
@@ -47,7 +58,7 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 				shown++
 			}
 		}
-		if shown == 0 && p.Error == "" && len(p.Notes) == 0 {
+		if shown == 0 && p.Error == "" && len(p.Notes) == 0 && len(p.Suppressed) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "\n#### %s\n\n", mdEscape(p.Subject))
@@ -67,6 +78,13 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 				continue
 			}
 			b.WriteString("- " + FindingMarkdown(f) + "\n")
+		}
+		for _, sp := range p.Suppressed {
+			by := sp.By
+			if sp.Reason != "" {
+				by += ": " + sp.Reason
+			}
+			fmt.Fprintf(&b, "- suppressed (%s): %s\n", mdEscape(by), findingHead(&sp.Finding))
 		}
 	}
 	if len(r.Notes) > 0 {
@@ -89,11 +107,17 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 			b.WriteString("- " + mdEscape(e.String()) + "\n")
 		}
 	}
+	if rp := r.Reproduce; rp != nil {
+		b.WriteString("\n#### How to reproduce\n\n")
+		b.WriteString(fence(rp.Lines(), ""))
+		b.WriteString("\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// findingHead is "**risk** `sleep-in-atomic` `file:line` `func()`: message".
+// findingHead is "**risk** `sleep-in-atomic` `file:line` `func()` (id
+// `0123456789ab`): message".
 func findingHead(f *Finding) string {
 	loc := f.File
 	if f.Line > 0 {
@@ -102,6 +126,9 @@ func findingHead(f *Finding) string {
 	s := fmt.Sprintf("**%s** %s %s", mdEscape(string(f.Severity)), code(f.Rule), code(loc))
 	if f.Func != "" {
 		s += " " + code(f.Func+"()")
+	}
+	if f.ID != "" {
+		s += " (id " + code(f.ID) + ")"
 	}
 	s += ": " + mdEscape(f.Message)
 	if f.NeedsTree {

@@ -32,6 +32,13 @@ type Report struct {
 	Stable *StableReport `json:"stable,omitempty"`
 	// VM is the VM regression-suite result, nil when not run.
 	VM *VMReport `json:"vm,omitempty"`
+	// Changes compares this version of the series with the previous one
+	// analysed (findings by id, patches by patch-id); nil when there is
+	// none.
+	Changes *Changes `json:"changes,omitempty"`
+	// Reproduce says how to get this report again (what was analysed, the
+	// bot's version, the command); nil when the analysis did not run.
+	Reproduce *Reproduce `json:"reproduce,omitempty"`
 }
 
 // PatchReport is the result for one patch of a series.
@@ -42,6 +49,9 @@ type PatchReport struct {
 	Subject string `json:"subject"`
 	// MessageID is the patch message's Message-ID.
 	MessageID string `json:"message_id"`
+	// PatchID identifies the change whatever its line numbers and white
+	// space, like git patch-id (diffcheck.PatchID); empty without a diff.
+	PatchID string `json:"patch_id,omitempty"`
 	// InReview marks a diff proposed inline in a review reply.
 	InReview bool `json:"in_review,omitempty"`
 	// Files are the paths the patch touches.
@@ -50,6 +60,9 @@ type PatchReport struct {
 	Funcs []string `json:"funcs"`
 	// Findings are the rule findings for this patch.
 	Findings []Finding `json:"findings"`
+	// Suppressed are findings of this patch a suppression kept out of
+	// Findings (with what suppressed them), counted in every summary.
+	Suppressed []Suppressed `json:"suppressed,omitempty"`
 	// Stable is this patch's stable-tree result (package stable), nil when
 	// the stable stage did not run or the patch is not relevant to any tree.
 	Stable *StableReport `json:"stable,omitempty"`

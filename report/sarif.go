@@ -1,8 +1,6 @@
 package report
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"sort"
@@ -23,18 +21,24 @@ type SARIFTool struct {
 	InformationURI string
 }
 
-// sarifFingerprint is the partialFingerprints key of a result: a hash of
-// what identifies a finding across runs (rule, object, place by function,
-// message), so code-scanning services match it after lines move.
-const sarifFingerprint = "autoselBot/v1"
+// sarifFingerprint is the partialFingerprints key of a result: the
+// finding's stable id (Finding.ID, see FindingID: rule, category,
+// function, object, normalised evidence), so code-scanning services match
+// it after lines move and across versions of a series.
+const sarifFingerprint = "autoselBotFindingId/v1"
 
 // SARIF builds a SARIF 2.1.0 log of reports: one run, one rule per rule
 // name, one result per finding with its file and line, the function as a
 // logical location, and the call chain of an interprocedural finding as a
 // code flow (a thread flow whose locations are the chain's steps,
 // outermost caller first). Series and patch identity go into each result's
-// properties.
+// properties; the finding's id is its partial fingerprint and its
+// "findingId" property (findings without an id get one, see AssignIDs).
+// A suppressed finding is a result with a suppression (kind inSource for
+// the tree's .autosel-ignore, external otherwise) whose justification
+// names the suppression and its reason.
 func SARIF(reports []*Report, tool SARIFTool) *sarif.Report {
+	ensureIDs(reports)
 	log := sarif.NewReport()
 	run := sarif.NewRunWithInformationURI(tool.Name, tool.InformationURI)
 	if tool.Version != "" {
@@ -50,6 +54,12 @@ func SARIF(reports []*Report, tool SARIFTool) *sarif.Report {
 					ruleNames = append(ruleNames, f.Rule)
 				}
 			}
+			for _, sp := range p.Suppressed {
+				if !seen[sp.Rule] {
+					seen[sp.Rule] = true
+					ruleNames = append(ruleNames, sp.Rule)
+				}
+			}
 		}
 	}
 	sort.Strings(ruleNames)
@@ -61,6 +71,18 @@ func SARIF(reports []*Report, tool SARIFTool) *sarif.Report {
 		for _, p := range r.Patches {
 			for _, f := range p.Findings {
 				sarifResult(run, r, p, f)
+			}
+			for _, sp := range p.Suppressed {
+				res := sarifResult(run, r, p, sp.Finding)
+				kind := "external"
+				if sp.InTree {
+					kind = "inSource"
+				}
+				just := sp.By
+				if sp.Reason != "" {
+					just += ": " + sp.Reason
+				}
+				res.AddSuppression(sarif.NewSuppression().WithKind(kind).WithStatus("accepted").WithJustification(just))
 			}
 		}
 	}
@@ -89,8 +111,8 @@ func sarifLevel(s Severity) string {
 	return "note"
 }
 
-// sarifResult adds the result of finding f to run.
-func sarifResult(run *sarif.Run, r *Report, p PatchReport, f Finding) {
+// sarifResult adds the result of finding f to run and returns it.
+func sarifResult(run *sarif.Run, r *Report, p PatchReport, f Finding) *sarif.Result {
 	res := run.CreateResultForRule(f.Rule).
 		WithLevel(sarifLevel(f.Severity)).
 		WithMessage(sarif.NewTextMessage(f.Message))
@@ -106,9 +128,9 @@ func sarifResult(run *sarif.Run, r *Report, p PatchReport, f Finding) {
 			WithMessage(sarif.NewTextMessage(fmt.Sprintf("call chain of %d steps, outermost caller first", len(f.Chain)))).
 			AddThreadFlow(tf))
 	}
-	sum := sha256.Sum256([]byte(f.Rule + "\x00" + f.Key + "\x00" + f.File + "\x00" + f.Func + "\x00" + f.Message))
-	res.WithPartialFingerprints(map[string]string{sarifFingerprint: hex.EncodeToString(sum[:16])})
+	res.WithPartialFingerprints(map[string]string{sarifFingerprint: f.ID})
 	props := sarif.NewPropertyBag().
+		Add("findingId", f.ID).
 		Add("seriesId", r.SeriesID).
 		Add("messageId", p.MessageID).
 		Add("patch", p.Number).
@@ -133,6 +155,7 @@ func sarifResult(run *sarif.Run, r *Report, p PatchReport, f Finding) {
 	}
 	props.AddTag(f.Rule)
 	res.WithProperties(props)
+	return res
 }
 
 // sarifLocation is a location in file at line (no region when line is

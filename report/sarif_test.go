@@ -83,9 +83,10 @@ func TestSARIFContent(t *testing.T) {
 				} `json:"driver"`
 			} `json:"tool"`
 			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Level     string `json:"level"`
-				Locations []struct {
+				RuleID              string            `json:"ruleId"`
+				Level               string            `json:"level"`
+				PartialFingerprints map[string]string `json:"partialFingerprints"`
+				Locations           []struct {
 					PhysicalLocation struct {
 						ArtifactLocation struct {
 							URI string `json:"uri"`
@@ -137,6 +138,13 @@ func TestSARIFContent(t *testing.T) {
 	if run.Results[1].Level != "note" || len(run.Results[1].CodeFlows) != 0 {
 		t.Errorf("second result %+v", run.Results[1])
 	}
+	// The finding id is the partial fingerprint.
+	for i, res := range run.Results {
+		want := FindingID(&sampleReports()[0].Patches[1].Findings[i])
+		if got := res.PartialFingerprints[sarifFingerprint]; got != want {
+			t.Errorf("result %d: partialFingerprints %v, want %s: %s", i, res.PartialFingerprints, sarifFingerprint, want)
+		}
+	}
 }
 
 func TestTerse(t *testing.T) {
@@ -147,10 +155,10 @@ func TestTerse(t *testing.T) {
 	if err := WriteTerse(&buf, rs); err != nil {
 		t.Fatal(err)
 	}
-	want := "kernel/watch_queue.c:129: risk: sleep-in-atomic: __pipe_lock() may sleep (mutex_lock) but post_one_notification() is called under RCU and a spinlock\n" +
-		"fs/pipe.c:500: note: wakeup-changed: the ring head is now updated without the wait queue lock\n" +
+	want := "kernel/watch_queue.c:129: risk: sleep-in-atomic: __pipe_lock() may sleep (mutex_lock) but post_one_notification() is called under RCU and a spinlock [96f16a6de019]\n" +
+		"fs/pipe.c:500: note: wakeup-changed: the ring head is now updated without the wait queue lock [6177bcee6807]\n" +
 		"<review-1@example.org>: error: message <review-1@example.org>: body line 31: malformed diff: invalid line operation: '\\t'\n" +
-		"<single@example.org>: note: x: about the series\\x1b[31m [diff recovered from mail damage]\n"
+		"<single@example.org>: note: x: about the series\\x1b[31m [ae396a568a56] [diff recovered from mail damage]\n"
 	if got := buf.String(); got != want {
 		t.Errorf("terse:\n%s\nwant:\n%s", got, want)
 	}

@@ -10,13 +10,14 @@ import (
 )
 
 // WriteTerse writes one line per finding, "file:line: severity: rule:
-// message", like checkpatch --terse and compiler diagnostics, for editors
-// and CI logs. A finding without a line is "file: ..."; one without a file
+// message [id]", like checkpatch --terse and compiler diagnostics, for
+// editors and CI logs (the finding's id in brackets). A finding without a line is "file: ..."; one without a file
 // (about the series) is named by the series' Message-ID. Findings on a
 // diff recovered from mail damage end with "[diff recovered from mail
 // damage]". Patches that
 // could not be analysed get an "error" line naming their Message-ID.
 func WriteTerse(w io.Writer, reports []*Report) error {
+	ensureIDs(reports)
 	bw := bufio.NewWriter(w)
 	for _, r := range reports {
 		for _, p := range r.Patches {
@@ -30,7 +31,11 @@ func WriteTerse(w io.Writer, reports []*Report) error {
 				}
 			}
 			for _, f := range p.Findings {
-				fmt.Fprintf(bw, "%s: %s: %s: %s%s\n", terseWhere(r, f), f.Severity, oneLine(f.Rule), oneLine(f.Message), tail)
+				id := ""
+				if f.ID != "" {
+					id = " [" + oneLine(f.ID) + "]"
+				}
+				fmt.Fprintf(bw, "%s: %s: %s: %s%s%s\n", terseWhere(r, f), f.Severity, oneLine(f.Rule), oneLine(f.Message), id, tail)
 			}
 		}
 	}

@@ -38,9 +38,12 @@ func (r *Report) SeriesTag() string {
 // WriteText renders reports as plain text in the style of kernel mail: per
 // series a header (tag, title, author, date, Message-ID), then per patch its
 // subject, files with the functions changed in them, findings ("risk:
-// rule: file:line func(): message", call chain steps and evidence
-// indented), notes and errors; then stable and VM results when present.
+// rule: file:line func(): message", its id, call chain steps and evidence
+// indented), suppressed findings (one line each and what suppressed
+// them), notes and errors; then stable and VM results when present.
+// Findings without an id get one (AssignIDs).
 func WriteText(w io.Writer, reports []*Report) error {
+	ensureIDs(reports)
 	tw := &textWriter{w: w}
 	for i, r := range reports {
 		if i > 0 {
@@ -140,12 +143,24 @@ func (t *textWriter) report(r *Report) {
 	} else {
 		summary += ", no findings"
 	}
+	if n := r.CountSuppressed(); n > 0 {
+		summary += fmt.Sprintf(", %d suppressed", n)
+	}
 	t.line("%s", summary)
 	if r.Incomplete != "" {
 		t.wrap("Incomplete: "+r.Incomplete, "", "  ")
 	}
 	for _, n := range r.Notes {
 		t.wrap("note: "+n, "", "  ")
+	}
+	if c := r.Changes; c != nil {
+		t.changes(c)
+	}
+	if rp := r.Reproduce; rp != nil {
+		t.line("reproduce:")
+		for _, l := range rp.Lines() {
+			t.line("  %s", l) // not wrapped: the command is copied and pasted
+		}
 	}
 	for _, p := range r.Patches {
 		t.line("")
@@ -229,6 +244,12 @@ func (t *textWriter) patch(p *PatchReport) {
 		t.line("")
 		t.finding(&p.Findings[i])
 	}
+	if len(p.Suppressed) > 0 {
+		t.line("")
+	}
+	for i := range p.Suppressed {
+		t.suppressed(&p.Suppressed[i])
+	}
 	if p.Stable != nil {
 		t.line("")
 		t.line("  Stable trees:")
@@ -237,18 +258,14 @@ func (t *textWriter) patch(p *PatchReport) {
 }
 
 func (t *textWriter) finding(f *Finding) {
-	loc := f.File
-	if f.Line > 0 {
-		loc += fmt.Sprintf(":%d", f.Line)
-	}
-	if f.Func != "" {
-		loc += " " + f.Func + "()"
-	}
-	head := fmt.Sprintf("%s: %s: %s: %s", f.Severity, f.Check(), loc, f.Message)
+	head := fmt.Sprintf("%s: %s: %s: %s", f.Severity, f.Check(), where(f), f.Message)
 	if f.NeedsTree {
 		head += " (needs a tree to confirm)"
 	}
 	t.line("%s", head) // one line, greppable
+	if f.ID != "" {
+		t.line("  id: %s", f.ID)
+	}
 	if f.Key != "" {
 		t.line("  on: %s", f.Key)
 	}
@@ -269,6 +286,46 @@ func (t *textWriter) finding(f *Finding) {
 		t.line("")
 		t.wrap(f.Explanation, "  ", "  ")
 	}
+}
+
+// changes writes what changed since the previous version: the counts,
+// the fixed, new and unchanged findings one line each, the range-diff.
+func (t *textWriter) changes(c *Changes) {
+	t.line("changes since v%d <%s>: %s", c.PreviousVersion, c.PreviousID, c.Summary())
+	for _, g := range []struct {
+		what string
+		refs []FindingRef
+	}{{"fixed", c.Fixed}, {"new", c.New}, {"unchanged", c.Unchanged}} {
+		for _, f := range g.refs {
+			t.wrap(g.what+": "+f.Line(), "  ", "    ")
+		}
+	}
+	for _, l := range c.RangeDiffLines() {
+		t.line("  %s", l)
+	}
+}
+
+// suppressed writes a suppressed finding in two lines: what it is, and
+// what suppressed it.
+func (t *textWriter) suppressed(s *Suppressed) {
+	t.line("%s", "  suppressed: "+s.ID+" "+s.Check()+": "+where(&s.Finding)+": "+s.Message)
+	by := "by " + s.By
+	if s.Reason != "" {
+		by += ": " + s.Reason
+	}
+	t.wrap(by, "    ", "      ")
+}
+
+// where is "file:line func()" of a finding.
+func where(f *Finding) string {
+	loc := f.File
+	if f.Line > 0 {
+		loc += fmt.Sprintf(":%d", f.Line)
+	}
+	if f.Func != "" {
+		loc += " " + f.Func + "()"
+	}
+	return loc
 }
 
 func (t *textWriter) stable(s *StableReport, ind string) {

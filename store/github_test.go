@@ -58,7 +58,7 @@ func TestMigrationFromV2(t *testing.T) {
 	if err := s.SetCursor(ctx, "srv", "INBOX", Cursor{UIDValidity: 1, LastUID: 5}); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`DROP TABLE github_prs`, `UPDATE schema_version SET version=2`} {
+	for _, q := range append(undoV4, `DROP TABLE github_prs`, `UPDATE schema_version SET version=2`) {
 		if _, err := s.db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -77,8 +77,13 @@ type Message struct {
 	Status      string
 	Reason      string
 	SeriesKey   string
-	// Raw is the message as fetched; kept only while Status is pending.
+	// Raw is the message as fetched; kept while Status is pending or
+	// command, and for the messages of a processed series (a command may
+	// run the series again).
 	Raw []byte
+	// Command, for a message of status command, is the command mail to
+	// record with it (queued).
+	Command *Command
 }
 
 // RecordMessage records a fetched message and advances the cursor of its
@@ -87,7 +92,8 @@ type Message struct {
 // again. A message whose Message-ID is already recorded (a rescan after a
 // UIDVALIDITY change, the same mail in two mailboxes) is not recorded
 // again: RecordMessage then returns false, and the cursor still advances.
-// The raw text is kept only for pending messages.
+// The raw text is kept only for pending messages and command mails, whose
+// Command is recorded in the same transaction.
 func (s *Store) RecordMessage(ctx context.Context, m *Message) (bool, error) {
 	ins, err := s.RecordMessages(ctx, []*Message{m})
 	if err != nil {
@@ -105,7 +111,7 @@ func (s *Store) RecordMessages(ctx context.Context, ms []*Message) ([]bool, erro
 		ins, adv := t.StmtContext(ctx, s.insertMsg), t.StmtContext(ctx, s.advanceCursor)
 		for i, m := range ms {
 			raw := m.Raw
-			if m.Status != StatusPending {
+			if m.Status != StatusPending && m.Status != StatusCommand {
 				raw = nil
 			}
 			res, err := ins.ExecContext(ctx,
@@ -115,6 +121,13 @@ func (s *Store) RecordMessages(ctx context.Context, ms []*Message) ([]bool, erro
 			}
 			n, _ := res.RowsAffected()
 			inserted[i] = n == 1
+			if inserted[i] && m.Command != nil && m.Status == StatusCommand {
+				c := *m.Command
+				c.MessageID = m.MessageID
+				if err := insertCommand(ctx, t, &c); err != nil {
+					return err
+				}
+			}
 			if m.Mailbox == "" {
 				continue
 			}
@@ -138,6 +151,26 @@ func (s *Store) HasMessage(ctx context.Context, messageID string) (bool, error) 
 		return false, fmt.Errorf("lookup %s: %w", messageID, err)
 	}
 	return n > 0, nil
+}
+
+// SeriesMessages returns the raw text of the messages of a processed
+// series, in the order they were received.
+func (s *Store) SeriesMessages(ctx context.Context, key string) ([][]byte, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT raw FROM messages WHERE series_key=? AND status=? AND raw IS NOT NULL
+		ORDER BY received, rowid`, key, StatusDone)
+	if err != nil {
+		return nil, fmt.Errorf("messages of %s: %w", key, err)
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, fmt.Errorf("messages of %s: %w", key, err)
+		}
+		out = append(out, raw)
+	}
+	return out, rows.Err()
 }
 
 // GetMessage returns one recorded message (without its raw text), or ErrNotFound.
@@ -179,7 +212,7 @@ func (s *Store) PendingMessages(ctx context.Context) ([]*Message, error) {
 }
 
 // SetMessageStatus moves messages out of pending (expired, late, ...),
-// dropping their raw text.
+// dropping their raw text (kept for done: a processed series' messages).
 func (s *Store) SetMessageStatus(ctx context.Context, status, reason, seriesKey string, ids ...string) error {
 	return s.tx(ctx, func(t *sql.Tx) error {
 		return setStatus(ctx, t, status, reason, seriesKey, ids)
@@ -188,8 +221,8 @@ func (s *Store) SetMessageStatus(ctx context.Context, status, reason, seriesKey 
 
 func setStatus(ctx context.Context, t *sql.Tx, status, reason, seriesKey string, ids []string) error {
 	for _, id := range ids {
-		if _, err := t.ExecContext(ctx, `UPDATE messages SET status=?, reason=?, series_key=?, raw=NULL WHERE message_id=?`,
-			status, reason, seriesKey, id); err != nil {
+		if _, err := t.ExecContext(ctx, `UPDATE messages SET status=?, reason=?, series_key=?, raw=CASE WHEN ?=? THEN raw ELSE NULL END WHERE message_id=?`,
+			status, reason, seriesKey, status, StatusDone, id); err != nil {
 			return fmt.Errorf("message %s: %w", id, err)
 		}
 	}

@@ -98,6 +98,48 @@ CREATE TABLE github_prs (
 CREATE INDEX github_prs_pr ON github_prs(repo, number, created);
 CREATE INDEX github_prs_state ON github_prs(state);
 `,
+	// 4: versions of a series (lineage: the key of its first version
+	// analysed; the titles that link a new version to it), commands by
+	// mail, the findings they ignore per lineage, and the refusals sent
+	// to untrusted senders (see commands.go).
+	`
+ALTER TABLE series ADD COLUMN lineage TEXT NOT NULL DEFAULT '';
+ALTER TABLE series ADD COLUMN prev_key TEXT NOT NULL DEFAULT '';
+CREATE TABLE series_titles (
+	author TEXT NOT NULL,
+	title  TEXT NOT NULL,
+	key    TEXT NOT NULL,
+	PRIMARY KEY (author, title, key)
+);
+CREATE TABLE commands (
+	message_id TEXT PRIMARY KEY,
+	sender     TEXT NOT NULL,
+	list       TEXT NOT NULL DEFAULT '',
+	origin     TEXT NOT NULL DEFAULT '',
+	verbs      TEXT NOT NULL DEFAULT '',
+	series_key TEXT NOT NULL DEFAULT '',
+	state      TEXT NOT NULL,
+	attempts   INTEGER NOT NULL DEFAULT 0,
+	result     TEXT NOT NULL DEFAULT '',
+	reply_id   TEXT NOT NULL DEFAULT '',
+	created    INTEGER NOT NULL,
+	finished   INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX commands_state ON commands(state, created);
+CREATE TABLE ignores (
+	lineage    TEXT NOT NULL,
+	finding_id TEXT NOT NULL,
+	reason     TEXT NOT NULL DEFAULT '',
+	by         TEXT NOT NULL DEFAULT '',
+	command    TEXT NOT NULL DEFAULT '',
+	created    INTEGER NOT NULL,
+	PRIMARY KEY (lineage, finding_id)
+);
+CREATE TABLE refusals (
+	sender TEXT PRIMARY KEY,
+	last   INTEGER NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

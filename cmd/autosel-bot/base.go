@@ -7,6 +7,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/gitsrc"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/pipeline"
+	"github.com/autosel-bot/autosel-bot/report"
 )
 
 // baseTree picks the commit the patches are analysed against when --tree
@@ -55,11 +56,15 @@ func baseTree(ctx context.Context, tree, repo, rng string, msgs []*mail.Message)
 	return t, fmt.Sprintf("analysed against base-commit %s (git format-patch --base), read from the git objects of %s", t.Commit()[:12], tree)
 }
 
-// setBaseTree makes the analysis stages of p apply patches onto t.
-func setBaseTree(p *pipeline.Pipeline, t *gitsrc.CommitTree) {
+// setBaseTree makes the analysis stages of p apply patches onto t, the
+// base of a range (rng set) or a base-commit.
+func setBaseTree(p *pipeline.Pipeline, t *gitsrc.CommitTree, rng string) {
 	for _, st := range p.Stages {
 		if an, ok := st.(*pipeline.Analysis); ok {
 			an.SetBaseTree(t)
+			if rng != "" {
+				an.SetBaseFrom(report.BaseRange)
+			}
 		}
 	}
 }

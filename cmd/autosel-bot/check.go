@@ -5,8 +5,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/autosel-bot/autosel-bot/gitsrc"
 	"github.com/autosel-bot/autosel-bot/index"
@@ -27,6 +29,7 @@ type checkFlags struct {
 	repo    string
 	rng     string
 	workers int
+	ignore  []string
 }
 
 const checkLong = `Analyse kernel patches and print a report per series.
@@ -55,6 +58,17 @@ send, as an mbox with full headers: git send-email, mutt -f and git
 mailsplit read it), terse (one line per finding, "file:line: severity:
 rule: message", like checkpatch --terse, for editors and CI logs), sarif
 (SARIF 2.1.0, call chains as code flows, for code-scanning services).
+
+Suppressions: --ignore RULE[/CATEGORY] (repeatable; added to check.ignore)
+keeps the findings of a rule, or of one of its categories, out of the
+report, like checkpatch's --ignore; a file .autosel-ignore at the root of
+the tree (read from the base commit when one is used, never from what the
+patches make of it) holds "function  rule/category  reason" lines for
+known-safe constructs ("path/file.c:function" for one file; '*' globs).
+Suppressed findings are never dropped silently: they are counted in the
+text and mail summaries and on stderr, listed under "suppressed" in JSON
+and as results with a suppression in SARIF, and do not count for
+--fail-on.
 
 Problems with single messages or patches (unparseable mail, malformed or
 whitespace-damaged diffs) are printed on stderr, naming the file, line and
@@ -89,6 +103,7 @@ func newCheckCmd(a *app) *cobra.Command {
 	fl.StringVar(&f.repo, "repo", "", "git repository for --range (default: current directory)")
 	fl.StringVar(&f.rng, "range", "", "analyse the commits A..B of --repo as one series")
 	fl.IntVar(&f.workers, "workers", 0, "series, and patches of a series, analysed at once; the report is the same (default from config check.workers)")
+	fl.StringSliceVar(&f.ignore, "ignore", nil, "suppress the findings of RULE or RULE/CATEGORY (repeatable, or comma-separated; added to config check.ignore); suppressed findings are counted, not reported")
 	return cmd
 }
 
@@ -183,7 +198,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		a.progress = newProgressBars(stderr)
 		defer a.progress.wait()
 	}
-	p, err := newPipeline(a, cfg.Tree, cfg.Workers, a.log)
+	p, err := newPipeline(a, cfg.Tree, cfg.Workers, f.ignore, a.log)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -193,7 +208,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	}
 	bt, baseNote := baseTree(ctx, cfg.Tree, repo, f.rng, msgs)
 	if bt != nil {
-		setBaseTree(p, bt)
+		setBaseTree(p, bt, f.rng)
 	}
 	patches := 0
 	for _, s := range ss {
@@ -204,6 +219,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	if err != nil {
 		return &exitError{2, fmt.Errorf("check: %w", err)}
 	}
+	compareVersions(ss, reports)
 	analysed := 0
 	for _, r := range reports {
 		for _, pr := range r.Patches {
@@ -216,6 +232,9 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		if baseNote != "" {
 			r.Notes = append(r.Notes, baseNote)
 		}
+		if r.Reproduce != nil {
+			r.Reproduce.Command = commandLine(cmd, args)
+		}
 	}
 
 	replyOpts := a.cfg.Reply
@@ -225,6 +244,9 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 	}
 	if analysed == 0 {
 		return usageErr("no patch could be analysed")
+	}
+	if s := suppressedSummary(reports); s != "" {
+		fmt.Fprintf(stderr, "autosel-bot: check: %s\n", s)
 	}
 	n := 0
 	for _, r := range reports {
@@ -240,6 +262,78 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		return &exitError{1, fmt.Errorf("check: %s at or above %s", textfmt.Plural(n, "finding", "findings"), failOn)}
 	}
 	return nil
+}
+
+// compareVersions gives each report whose series supersedes another one
+// of the input (v2 after v1 in the same thread or files) the changes
+// since that version.
+func compareVersions(ss []*series.Series, reports []*report.Report) {
+	byID := map[string]*report.Report{}
+	for i, s := range ss {
+		if reports[i] != nil {
+			byID[s.ID] = reports[i]
+		}
+	}
+	for i, s := range ss {
+		if prev := byID[s.Supersedes]; prev != nil && s.Supersedes != "" && reports[i] != nil {
+			reports[i].Changes = report.Compare(prev, reports[i])
+		}
+	}
+}
+
+// neutralFlags do not change a report: the command line that reproduces
+// it leaves them out.
+var neutralFlags = map[string]bool{"workers": true, "verbose": true, "cpuprofile": true, "memprofile": true}
+
+// commandLine is the command as run: "autosel-bot check", the flags given
+// (but those that do not change the report) and the arguments, quoted for
+// a shell.
+func commandLine(cmd *cobra.Command, args []string) string {
+	words := strings.Fields(cmd.CommandPath())
+	if len(words) > 0 {
+		words[0] = "autosel-bot"
+	}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if neutralFlags[f.Name] {
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				words = append(words, "--"+f.Name, v)
+			}
+			return
+		}
+		words = append(words, "--"+f.Name+"="+f.Value.String())
+	})
+	return report.ShellLine(append(words, args...))
+}
+
+// suppressedSummary says how many findings were suppressed and by what
+// ("3 findings suppressed (--ignore wakeup: 2, .autosel-ignore:4: 1)"),
+// or "" when none were.
+func suppressedSummary(reports []*report.Report) string {
+	counts := map[string]int{}
+	var order []string
+	n := 0
+	for _, r := range reports {
+		for _, p := range r.Patches {
+			for _, sp := range p.Suppressed {
+				if counts[sp.By] == 0 {
+					order = append(order, sp.By)
+				}
+				counts[sp.By]++
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	for _, by := range order {
+		parts = append(parts, fmt.Sprintf("%s: %d", by, counts[by]))
+	}
+	return fmt.Sprintf("%s suppressed, not reported (%s)", textfmt.Plural(n, "finding", "findings"), report.EscapeControls(strings.Join(parts, ", ")))
 }
 
 // render writes the reports in format; email uses the reply section of the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -48,7 +49,9 @@ func TestCheckLore(t *testing.T) {
 			if got := seriesIDs(t, out); strings.Join(got, " ") != strings.Join(tc.ids, " ") {
 				t.Errorf("series %v, want %v", got, tc.ids)
 			}
-			if tc.name == "message-id" && out != fromFile {
+			// The same report, but for the command that reproduces it.
+			cmdRE := regexp.MustCompile(`"command":"[^"]*"`)
+			if tc.name == "message-id" && cmdRE.ReplaceAllString(out, "") != cmdRE.ReplaceAllString(fromFile, "") {
 				t.Errorf("report of the fetched thread differs from the mbox file's:\n%s\nvs\n%s", out, fromFile)
 			}
 		})

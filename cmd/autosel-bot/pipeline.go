@@ -8,6 +8,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/stable"
+	"github.com/autosel-bot/autosel-bot/suppress"
 )
 
 // newPipeline builds the one pipeline that check, replay and watch run:
@@ -15,11 +16,21 @@ import (
 // and VM stages, which do nothing unless enabled in their config sections
 // (the VM stage boots on GitHub Actions with github.actions.enabled).
 // workers is the analysis' bound on patches analysed at once
-// (pipeline.AnalysisOptions.Workers; 0: its callers' bound).
-func newPipeline(a *app, tree string, workers int, log *slog.Logger) (*pipeline.Pipeline, error) {
+// (pipeline.AnalysisOptions.Workers; 0: its callers' bound). Findings
+// of the rules in check.ignore and in ignore (check's --ignore flags) are
+// suppressed, as are those the tree's .autosel-ignore names.
+func newPipeline(a *app, tree string, workers int, ignore []string, log *slog.Logger) (*pipeline.Pipeline, error) {
 	rs, err := all.Rules(a.cfg.Rules)
 	if err != nil {
 		return nil, err
+	}
+	specs, err := suppress.ParseSpecs(a.cfg.Check.Ignore, "check.ignore")
+	if err != nil {
+		return nil, &exitError{2, fmt.Errorf("%w (%s)", err, keyName(a, "check.ignore"))}
+	}
+	flags, err := suppress.ParseSpecs(ignore, "--ignore")
+	if err != nil {
+		return nil, &exitError{2, err}
 	}
 	if n := a.cfg.Index.PageCacheMB; n < 0 {
 		return nil, &exitError{2, fmt.Errorf("%s %d: want 0 (no bound) or more MB", keyName(a, "index.page_cache_mb"), n)}
@@ -32,9 +43,11 @@ func newPipeline(a *app, tree string, workers int, log *slog.Logger) (*pipeline.
 		IndexWarm:    a.cfg.Index.Warm,
 		Prepare:      a.cfg.Index.Summaries,
 		Workers:      workers,
+		Ignore:       append(flags, specs...),
+		Version:      buildVersion(),
 	}, log)
 	if err != nil {
-		return nil, err
+		return nil, &exitError{2, err}
 	}
 	so := a.cfg.Stable
 	if so.Enabled {

@@ -91,6 +91,9 @@ func runReplay(cmd *cobra.Command, a *app, f replayFlags, args []string) error {
 	fmt.Fprintf(out, "messages: %s\n", counts(st.Messages))
 	fmt.Fprintf(out, "series:   %s\n", counts(st.Series))
 	fmt.Fprintf(out, "replies:  %s\n", counts(st.Replies))
+	if len(st.Commands) > 0 {
+		fmt.Fprintf(out, "commands: %s\n", counts(st.Commands))
+	}
 	fmt.Fprintf(out, "state:    %s\n", a.cfg.Watch.StorePath())
 	mode := "dry-run, nothing sent"
 	if send {

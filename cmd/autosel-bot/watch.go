@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/autosel-bot/autosel-bot/botcmd"
 	"github.com/autosel-bot/autosel-bot/daemon"
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/imapsrc"
@@ -38,7 +39,15 @@ retries, within the allow-list and rate limits, and each reply is sent once
 even across crashes. The bot never answers itself, other bots, Auto-Submitted
 mail or mail without a patch. Replies composed while sending was off
 (dry-run) are never sent by a later sending run unless --send-backlog is
-given. /metrics and /healthz are served on watch.metrics; /healthz answers
+given.
+
+Replies to the bot's mail (or to a patch) with lines starting "#autosel"
+are commands (watch.commands): "#autosel test [tree ...]", "ignore
+<finding-id> [reason]", "unignore <finding-id>", "explain <finding-id>",
+"help". They are run for the senders trusted on the list, recorded in the
+state, and answered once, threaded under the command; others get one
+refusal a day. A new version of a series is reported against the previous
+one: findings fixed, new and unchanged, and the patches changed. /metrics and /healthz are served on watch.metrics; /healthz answers
 503 once IMAP, SMTP or the store has failed for watch.health_grace. A
 restart resumes exactly where the last run stopped.
 
@@ -122,8 +131,13 @@ type botParts struct {
 // sent too.
 func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, conf deliver.Confirmer, slowDown time.Duration) (*botParts, error) {
 	w := a.cfg.Watch
+	if err := w.Daemon.Commands.Validate(); err != nil {
+		return nil, fmt.Errorf("watch.%w", err)
+	}
 	ropts := a.cfg.Reply
 	ropts.KeepLists = w.Deliver.Policy.Allow.Lists
+	ropts.Commands = w.Daemon.Commands.Enabled
+	ropts.Version = buildVersion()
 	if w.From != "" {
 		ropts.From = w.From
 	}
@@ -170,13 +184,13 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	}
 	// The daemon's and the GitHub reviewer's workers bound the series
 	// analysed at once; a series' patches go one after the other.
-	p, err := newPipeline(a, a.cfg.Check.Tree, 0, log)
+	p, err := newPipeline(a, a.cfg.Check.Tree, 0, nil, log)
 	if err != nil {
 		b.close()
 		return nil, err
 	}
 	b.pipe = p
-	analyze := func(ctx context.Context, s *series.Series) (*daemon.Result, error) {
+	analyze := func(ctx context.Context, s *series.Series, h *botcmd.History) (*daemon.Result, error) {
 		if slowDown > 0 {
 			select {
 			case <-time.After(slowDown):
@@ -187,6 +201,9 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 		r, err := p.Run(ctx, s)
 		if err != nil {
 			return nil, err
+		}
+		if err := botcmd.Apply(r, h); err != nil {
+			log.Warn("series history", "series", daemon.Key(s), "err", err)
 		}
 		js, err := json.Marshal(r)
 		if err != nil {
@@ -212,6 +229,14 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	}
 	o := w.Daemon
 	o.From, o.MaxReplies = own, maxReplies
+	if o.Commands.Enabled {
+		c, err := newCommander(a, p, ropts, log, slowDown)
+		if err != nil {
+			b.close()
+			return nil, err
+		}
+		o.Commander = c
+	}
 	b.d, err = daemon.New(st, b.dl, analyze, o, log)
 	if err != nil {
 		b.close()
