@@ -1,8 +1,8 @@
 // Package lockctx is the atomic-context engine shared by rule families:
 // which spinlocks, rwlocks, RCU read-side sections and irq/bh/preempt-off
 // regions are held at each call of a function, path-sensitively over the
-// cscan statement tree (model.go: the context primitives of a family's
-// table; state.go: the held set and path merging; walk.go: the statement
+// cscan statement tree (model.go: the atomic kinds of the lock model,
+// rules/lockmodel, and a family's callbacks and target; state.go: the held set and path merging; walk.go: the statement
 // walker; summary.go: callee resolution and klint-style summaries, which
 // give each function's effect on its caller's contexts and whether it may
 // reach the family's Target with nothing of its own held, computed to a

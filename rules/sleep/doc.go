@@ -3,13 +3,17 @@
 // sections, irq/bh/preempt disabled), with the call chain.
 //
 // It is a client of rules/lockctx: its table section (rules/tables/
-// sleep.yaml) holds the engine's context primitives and the sleeping ones,
-// and the engine's Target is "may sleep" (tables.go). sleep.go runs the
-// three checks over each touched function: forward (new sleeping events in
-// atomic context, compared with the old version), reverse (a function that
-// newly may sleep, walked up its callers with a tree) and lock helpers
-// that now return in atomic context (their callers' regions re-checked);
-// report.go renders the findings. Atomic contexts include the implicit
+// sleep.yaml) holds the engine's callbacks and the sleeping primitives,
+// the lock model is rules/tables/locks.yaml, and the engine's Target is
+// "may sleep" (tables.go). sleep.go runs the checks over each touched
+// function: forward (new sleeping events in atomic context, compared with
+// the old version), reverse (a function that newly may sleep, walked up
+// its callers with a tree), lock helpers that now return in atomic context
+// (their callers' regions re-checked), contextchange.go (a registration
+// the patch changes puts an unchanged function it registers in a new
+// context: a threaded handler made primary) and walkers.go (a function
+// handed to a walker that calls it under its own lock, such as
+// iterate_fd()); report.go renders the findings. Atomic contexts include the implicit
 // ones of callbacks (IRQ handlers, timers, tasklets, RCU callbacks, NAPI,
 // atomic notifiers, ndo_start_xmit, irq_chip: the table's "callbacks"),
 // calls through struct members are followed both ways (the tree's
