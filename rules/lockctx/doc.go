@@ -17,13 +17,17 @@
 // struct-typed declarations, stored beside the index by Prepare;
 // srclines.go: source files by line; pointer.go: calls through struct
 // members resolved from the index's assignment table; implicit.go: the
-// contexts a callback runs in because of how it is registered (the
-// registrations found tree-wide in regsites.go), with declreg.go for
+// contexts a callback runs in because of how it is registered, or, for a
+// held_from row (seq_operations.show), what a sibling member's function
+// returns holding, and what a function's own calls register (Registered,
+// for a patch that changes a registration; the registrations found
+// tree-wide in regsites.go), with declreg.go for
 // declaration macros such as DEFINE_TIMER, memberarg.go for callbacks
 // read from a table's member (request_irq(irq, desc->handler)) and
 // wrappers.go for functions passing a callback parameter on to a
 // registration; paramcall.go: a function passed by name to a callee that
-// calls that parameter runs in the call's context; argreach.go: reaches
+// calls that parameter runs in the call's context, and in what the callee
+// holds where it calls it (ParamCallHeld: a walker's own lock); argreach.go: reaches
 // that depend on a parameter's value, such as a gfp_t passed down, and
 // contract.go: a gfp_t parameter of a function pointer is its interface's
 // contract; structs.go and types.go: struct types of member chains
@@ -31,7 +35,11 @@
 // caller's file; sigmatch.go: plainly assigned members matched by argument
 // types; addrassigns.go: "&func" initializers; filetarget.go: primitives
 // that reach the target depending on the calling file; arch.go: another
-// architecture's definition of a function does not hide the generic one).
+// architecture's definition of a function, or a header's config stub, does
+// not hide the real one). Calls into code written to run in any context
+// (Tables.AnyContext: sanitizers, lockdep) are not followed. The locks
+// and atomic contexts are the lock model's (rules/lockmodel); the engine
+// keeps its atomic kinds.
 //
 // A rule builds a Model from its table section and Target, a Resolver per
 // view (pre- or post-patch) and calls Walk, whose Visit reports the
