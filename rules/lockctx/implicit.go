@@ -143,11 +143,24 @@ func (r *Resolver) memberMatches(c *Callback, a index.Assign) bool {
 	if a.Struct != "" {
 		return a.Struct == c.Struct
 	}
-	if a.Base == "" || len(c.Init) == 0 {
+	if a.Base == "" {
 		return false
 	}
 	f := r.ix.File(a.File)
 	if f == nil {
+		return false
+	}
+	// A plain assignment ("urb->complete = fn"): the base's type as the
+	// assigning function declares it.
+	for _, fn := range f.Funcs {
+		if fn.Start <= a.Line && a.Line <= fn.End {
+			if r.exprTag(a.Base, fn) == c.Struct {
+				return true
+			}
+			break
+		}
+	}
+	if len(c.Init) == 0 {
 		return false
 	}
 	want := normKey(a.Base)
