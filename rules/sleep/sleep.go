@@ -420,10 +420,16 @@ func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
 		})
 		return out
 	}
+	// A path is the call it starts with and the primitive it ends in: the
+	// arguments of the call are no part of it (msleep(100) made
+	// msleep(200) is no new way to sleep).
 	key := func(p *lockctx.Reach) string {
 		what := ""
 		if len(p.Steps) > 0 {
 			what = p.Steps[0].What
+			if i := strings.Index(what, "("); i >= 0 {
+				what = what[:i]
+			}
 		}
 		return what + "|" + p.Prim
 	}
