@@ -347,6 +347,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		}
 	}
 	var conds, ev []string
+	var gates []cscan.Guard
 	for i, g := range newLeft {
 		if !nw.changed(g.Line) {
 			continue
@@ -367,12 +368,13 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			}
 		}
 		conds = append(conds, c)
+		gates = append(gates, g)
 		ev = append(ev, nw.evidence(g.Line))
 	}
 	if len(conds) > 0 {
 		ev = append(ev, nw.evidence(n.Line()))
 		cond := strings.Join(conds, " && ")
-		r.add(report.Finding{
+		f := report.Finding{
 			Category: CategoryRemoved,
 			Severity: report.SeverityNote,
 			File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
@@ -381,7 +383,9 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 				"check that they cannot be waiting for what this path changed.", n.Fn.Name, n.Q, cond),
 			Evidence: ev,
 			Old:      []string{o.Fn.evidence(o.Line())},
-		})
+		}
+		r.decideConditional(&f, nw, n, gates)
+		r.add(f)
 	}
 	if nw.F == nil {
 		return

@@ -1,0 +1,168 @@
+package wakeup
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// This file decides a wake-up the patch made conditional (checkConditional)
+// from the waiters' side of the protocol: the wake-up is owed when the
+// path before it stores what a waiter of the queue checks, and the new
+// condition does not test that state.
+
+// stateMemberRe finds the members a text reads or writes (x->member, x.member).
+var stateMemberRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)`)
+
+// constRe finds the upper-case names a text uses (bit numbers, states).
+var constRe = regexp.MustCompile(`\b([A-Z][A-Z0-9_]{2,})\b`)
+
+// guardIdentRe finds plain identifiers (locals a guard tests).
+var guardIdentRe = regexp.MustCompile(`\b([a-z_]\w*)\b`)
+
+// weakMembers are members too generic to tie a store to a condition on
+// their own: a store to x->flags pairs with a waiter's test of x->flags only
+// when the same bit name appears on both sides.
+var weakMembers = map[string]bool{"flags": true}
+
+// stateTokens returns the members and upper-case names text names: what a
+// wait condition reads or a store writes.
+func stateTokens(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range stateMemberRe.FindAllStringSubmatch(text, -1) {
+		out[m[1]] = true
+	}
+	for _, m := range constRe.FindAllStringSubmatch(text, -1) {
+		out[m[1]] = true
+	}
+	return out
+}
+
+// sharesState reports whether a store and a wait condition touch the same
+// state: a member other than a weak one, or an upper-case name.
+func sharesState(store, cond map[string]bool) bool {
+	for t := range store {
+		if !cond[t] {
+			continue
+		}
+		if constRe.MatchString(t) || !weakMembers[t] {
+			return true
+		}
+	}
+	return false
+}
+
+// storesBefore returns the lines of f before line that store shared
+// state, nearest first, up to the previous wake-up of queue q in f (which
+// already covered what came before it).
+func (r *checker) storesBefore(f *wfunc, line int, q string) []int {
+	stop := 0
+	for _, s := range f.sitesOn(siteWake, "") {
+		if s.Line() < line && s.Line() > stop && r.sameQueue(s.Q, q) {
+			stop = s.Line()
+		}
+	}
+	var lines []int
+	for l := range f.lines {
+		if l > stop && l < line {
+			lines = append(lines, l)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(lines)))
+	var out []int
+	for _, l := range lines {
+		if storeRe.MatchString(f.lines[l]) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// guardTracks reports whether the new guards test the state the waiter
+// waits for, directly or through a local the function sets next to a store
+// of that state: then the wake-up is skipped only when nothing the waiter
+// checks changed ("wake only if it became true"), which is the protocol
+// working as designed.
+func guardTracks(f *wfunc, guards []cscan.Guard, cond map[string]bool, stores []int) bool {
+	for _, g := range guards {
+		if sharesState(stateTokens(g.Cond), cond) {
+			return true
+		}
+		for _, m := range guardIdentRe.FindAllStringSubmatch(g.Cond, -1) {
+			local := m[1]
+			set := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(local) + `\s*(?:[-+|&]?=[^=]|\+\+|--)`)
+			for l, t := range f.lines {
+				if l >= g.Line || !set.MatchString(t) {
+					continue
+				}
+				if sharesState(stateTokens(t), cond) {
+					return true // the local is computed from the waited-for state
+				}
+				for _, s := range stores {
+					if d := l - s; d >= -3 && d <= 3 && sharesState(stateTokens(f.lines[s]), cond) {
+						return true // set beside the store it reports
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// decideConditional escalates the note on wake-up n, now gated by guards,
+// to a risk when a waiter of n's queue waits for state that the path
+// before the wake-up stores, and the guards do not test that state: when
+// they are false the store is made and its waiter is not woken.
+func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guards []cscan.Guard) {
+	stores := r.storesBefore(nw, guardStart(guards, n.Line()), n.Q)
+	if len(stores) == 0 {
+		return
+	}
+	for _, w := range r.otherWaiters(n.Q, nw.Name) {
+		c := waitCond(w)
+		if c == "" {
+			continue
+		}
+		cond := stateTokens(c)
+		var store int
+		for _, s := range stores {
+			if sharesState(stateTokens(nw.lines[s]), cond) {
+				store = s
+				break
+			}
+		}
+		if store == 0 || guardTracks(nw, guards, cond, stores) {
+			continue
+		}
+		st := strings.TrimSpace(nw.text(store))
+		gate := strings.Join(strings.Fields(guards[0].Cond), " ")
+		r.riskUnwoken(f, w, nw, guards[0].Line, "wake-up now gated: if ("+gate+")")
+		f.Chain = append(f.Chain, step(n, "the gated wake-up: "+n.Text()))
+		f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
+			{"", w.Text()},
+			{"", "  condition false: sleeps"},
+			{st, ""},
+			{"if (" + gate + ") is false", ""},
+			{"  (skips " + n.Text() + ")", "sleeps on; " + c + " now holds"},
+		})...)
+		f.Explanation = fmt.Sprintf("%s() stores `%s`, which %s waits for (`%s`), and then wakes %s only if %s. That condition does not test what the waiter checks, so when it is false the state the waiter needs is there and nobody wakes it. Wake the queue whenever the store is made, or gate the wake-up on the waited-for state itself.",
+			nw.Name, st, siteWhere(w), c, n.Q, gate)
+		return
+	}
+}
+
+// guardStart returns the first line of the guards that gate a wake-up at
+// line: stores after it are under the same guard as the wake-up.
+func guardStart(guards []cscan.Guard, line int) int {
+	start := line
+	for _, g := range guards {
+		if g.Line < start {
+			start = g.Line
+		}
+	}
+	return start
+}
