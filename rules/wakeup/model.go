@@ -135,7 +135,7 @@ func (p *prims) sitesOf(f *wfunc, vt *varTypes) {
 			}
 			s.State = p.waiterState(w, c.Name, c.Args)
 			s.Q = queueKey(s.Arg, vt, f.Name)
-			if w.Kind == "var" || w.Kind == "completion" {
+			if prefixedKind(w.Kind) {
 				s.Q = w.Kind + ":" + s.Q
 			}
 			f.Sites = append(f.Sites, s)
@@ -164,7 +164,7 @@ func (p *prims) sitesOf(f *wfunc, vt *varTypes) {
 			}
 			s.WKind = w.Kind
 			s.Q = queueKey(s.Arg, vt, f.Name)
-			if w.Kind == "var" || w.Kind == "completion" {
+			if prefixedKind(w.Kind) {
 				s.Q = w.Kind + ":" + s.Q
 			}
 			f.Sites = append(f.Sites, s)

@@ -306,6 +306,10 @@ func waitCond(s *wsite) string {
 			return strings.Join(strings.Fields(s.Call.Args[1]), " ")
 		}
 	}
+	if s.WKind == "bit" && len(s.Call.Args) > 1 {
+		// wait_on_bit*(word, bit, ...) sleeps until the bit is clear.
+		return fmt.Sprintf("!test_bit(%s, %s)", strings.TrimSpace(s.Call.Args[1]), strings.TrimSpace(s.Call.Args[0]))
+	}
 	return ""
 }
 

@@ -75,9 +75,14 @@ func (v *varTypes) scan(text string) {
 			v.types[m[3]] = strings.TrimSuffix(m[1], "_t")
 		}
 	}
-	for _, m := range findAllStmts(queueCallAliasRe, text, mayCallAlias) {
-		if _, ok := v.calls[m[1]]; !ok {
-			v.calls[m[1]] = m[2]
+	for _, m := range findAllStmtsIndex(queueCallAliasRe, text, mayCallAlias) {
+		name, callee := text[m[2]:m[3]], text[m[4]:m[5]]
+		if _, ok := v.calls[name]; !ok {
+			v.calls[name] = callee
+		}
+		if _, ok := v.aliases[name]; !ok && hashedQueues[callee] != "" {
+			// wq = bit_waitqueue(&x->word, bit): the hashed queue's key.
+			v.aliases[name] = callee + "(" + firstArg(text[m[1]:]) + ")"
 		}
 	}
 	for _, m := range findAllStmts(aliasRe, text, mayAlias) {
@@ -149,9 +154,49 @@ func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
 		return a
 	}
 	if m := callRe.FindStringSubmatch(a); m != nil {
+		if kind := hashedQueues[m[1]]; kind != "" && depth < 3 {
+			// The queue a bit or variable hashes to: the same key as the
+			// waits and wake-ups that name the word or variable itself.
+			if k := queueKeyDepth(firstArg(a[len(m[0]):]), vt, fn, depth+1); k != "" {
+				return kind + ":" + k
+			}
+		}
 		return m[1] + "()"
 	}
 	return strings.Join(strings.Fields(a), "")
+}
+
+// hashedQueues are the calls that return the wait queue a bit or a
+// variable hashes to, with the kind of key the rule gives that queue.
+var hashedQueues = map[string]string{"bit_waitqueue": "bit", "__var_waitqueue": "var"}
+
+// prefixedKind reports whether the queue key of a waiter or waker of kind
+// is prefixed by the kind: a completion, or a hashed queue (variable, bit)
+// that only the same kind of waiter and waker share.
+func prefixedKind(kind string) bool {
+	return kind == "var" || kind == "completion" || kind == "bit"
+}
+
+// firstArg returns the first top-level argument of an argument list whose
+// opening parenthesis has been consumed.
+func firstArg(s string) string {
+	depth := 0
+	for i, c := range s {
+		switch c {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			if depth == 0 {
+				return s[:i]
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				return s[:i]
+			}
+		}
+	}
+	return s
 }
 
 // stripAddr strips an argument down to the object it names: white

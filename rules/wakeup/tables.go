@@ -324,8 +324,8 @@ func (p *prims) waker(name string) *wakerRow {
 // isPrimitive reports whether name is any wait-queue primitive the rule
 // follows (used to filter the tree's call sites).
 func (p *prims) isPrimitive(name string) bool {
-	if p.waiter(name) != nil || p.waker(name) != nil {
-		return true
+	if p.waiter(name) != nil || p.waker(name) != nil || hashedQueues[name] != "" {
+		return true // hashed-queue lookups: their argument names the queue's key
 	}
 	return p.actives[name] != nil
 }

@@ -128,7 +128,7 @@ func (t *treeView) sitesOn(q string) []*wsite {
 		t.base, t.over = t.r.primSites(t.r.pass.Index)
 	}
 	plain := q
-	for _, p := range []string{"var:", "completion:"} {
+	for _, p := range []string{"var:", "completion:", "bit:"} {
 		plain = strings.TrimPrefix(plain, p)
 	}
 	last := strings.TrimSuffix(strings.TrimSuffix(keyLast(plain), "()"), "[]")
@@ -140,8 +140,11 @@ func (t *treeView) sitesOn(q string) []*wsite {
 			return
 		}
 		w := t.view(c.Func)
+		// A hashed-queue lookup (wq = bit_waitqueue(&x->word, 0)) names
+		// the queue that the function's later sites reach through wq.
+		hashed := hashedQueues[c.Call.Name] != ""
 		for _, s := range w.Sites {
-			if s.Line() == c.Call.Line && s.Call.Name == c.Call.Name && !seen[s] && s.Q == q {
+			if (hashed || s.Line() == c.Call.Line && s.Call.Name == c.Call.Name) && !seen[s] && s.Q == q {
 				seen[s] = true
 				out = append(out, s)
 			}

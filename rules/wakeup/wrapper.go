@@ -119,7 +119,7 @@ func (r *checker) addWrapperSites(f *wfunc) {
 		in := w.inner
 		s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: c.Args[w.param], Breadth: in.Breadth, Nr: in.Nr, Mode: in.Mode, Sync: in.Sync, PollKey: in.PollKey, WKind: in.WKind}
 		s.Q = queueKey(s.Arg, f.vt, f.Name)
-		if in.WKind == "var" || in.WKind == "completion" {
+		if prefixedKind(in.WKind) {
 			s.Q = in.WKind + ":" + s.Q
 		}
 		f.Sites = append(f.Sites, s)
