@@ -24,9 +24,15 @@
 //   - wakefunc.go: custom wake functions (unlink order, careful unlink,
 //     references taken before an early return);
 //   - teardown.go: POLLFREE wake-ups narrowed, keyed wake-ups losing a bit
-//     a poller reports.
+//     a poller reports;
+//   - condstore.go: a wake-up made conditional on something other than the
+//     state its waiters check, after a store of that state;
+//   - waiterorder.go: open-coded sleeps that now arm themselves (task
+//     state, prepare_to_wait) after a check, an unlock or the publication
+//     of the task, or sleep without the re-check made once armed.
 //
-// tree.go and index.go give the tree's other users of a queue. Tables of
+// tree.go and index.go give the tree's other users of a queue; bit waits
+// and variable waits are keyed by the word they hash to (bit:, var:). Tables of
 // primitives are rules/tables/wakeup.yaml (tables.go). Statement walks use
 // rules/lockctx. Case files are in testdata/cases.
 package wakeup
