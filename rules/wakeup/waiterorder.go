@@ -172,7 +172,7 @@ func (r *checker) reportWaiterOrder(old, nw *wfunc, oa, na *armSite, sleep cscan
 		Category: CategoryWaiterOrder,
 		Severity: report.SeverityRisk,
 		File:     nw.File, Func: nw.Name, Line: na.call.Line,
-		Message:  fmt.Sprintf("%s() now arms its sleep (%s) after `%s`", nw.Name, na.call.Name, lost[0]),
+		Message: fmt.Sprintf("%s() now arms its sleep (%s) after `%s`", nw.Name, na.call.Name, lost[0]),
 		Explanation: fmt.Sprintf("%s() used to set %s before `%s` and now sets it after. A wake-up that comes between the two finds the task still running and does nothing; the task then arms itself and sleeps in %s() with its condition already true, until another wake-up or forever. Set the task state (or queue the entry) before the last check, the unlock or the publication, as before.",
 			nw.Name, na.state, strings.Join(lost, "`, `"), sleep.Name),
 		Evidence: []string{nw.evidence(na.call.Line), nw.evidence(sleep.Line)},
