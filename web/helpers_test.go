@@ -169,3 +169,34 @@ func get(tb testing.TB, srv *httptest.Server, path string) (int, string) {
 	}
 	return resp.StatusCode, string(b)
 }
+
+// evalPatch is a patch of the evaluation corpus whose wakeup findings
+// carry a call chain and a CPU 0 / CPU 1 interleaving.
+const evalPatch = "../eval/bugs/wakeup/fuse-drop-waiting-abort-barrier/bug.patch"
+
+// evalReport returns the report of evalPatch.
+func evalReport(tb testing.TB) *report.Report {
+	tb.Helper()
+	rs, err := analyse([]string{evalPatch})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(rs) != 1 {
+		tb.Fatalf("%d reports of %s", len(rs), evalPatch)
+	}
+	return rs[0]
+}
+
+// withTimeline returns the first finding of r with an interleaving.
+func withTimeline(r *report.Report) *report.Finding {
+	for i := range r.Patches {
+		for j := range r.Patches[i].Findings {
+			if f := &r.Patches[i].Findings[j]; len(f.Chain) > 0 {
+				if tls, _ := ParseTimelines(f.Evidence); len(tls) > 0 {
+					return f
+				}
+			}
+		}
+	}
+	return nil
+}

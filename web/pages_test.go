@@ -133,3 +133,31 @@ func TestXSS(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalPatchPage: a wakeup finding of an eval patch shows its
+// interleaving as a two-column table, one row per moment, next to its
+// chain picture.
+func TestEvalPatchPage(t *testing.T) {
+	r := evalReport(t)
+	f := withTimeline(r)
+	if f == nil {
+		t.Fatalf("%s: no finding with an interleaving", evalPatch)
+	}
+	srv := serve(t, recordReports(t, []*report.Report{r}))
+	code, body := get(t, srv, "/finding/"+f.ID)
+	if code != 200 {
+		t.Fatalf("%d", code)
+	}
+	tls, _ := ParseTimelines(f.Evidence)
+	tables := strings.Count(body, `<table class="timeline">`)
+	rows := regexp.MustCompile(`<tr><td class="n">`).FindAllString(body, -1)
+	if tables != len(tls) || len(rows) != len(tls[0].Rows) && len(tls) == 1 {
+		t.Errorf("%d timeline tables with %d rows; evidence has %d with %d rows", tables, len(rows), len(tls), len(tls[0].Rows))
+	}
+	if !strings.Contains(body, "CPU 0: "+escape(tls[0].CPU0)) || !strings.Contains(body, "CPU 1: "+escape(tls[0].CPU1)) {
+		t.Errorf("timeline heads missing")
+	}
+	if got, want := svgFuncs(body), chainFuncs(f); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("picture %v, chain %v", got, want)
+	}
+}
