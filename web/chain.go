@@ -28,7 +28,7 @@ const (
 	lineHeight = 17
 	boxPad     = 8
 	boxGap     = 26
-	maxChars   = 42 // of a step line at 12px monospace in boxWidth
+	maxChars   = 38 // of a step line at 12px monospace in boxWidth
 )
 
 // ChainSVG is a laid-out call chain, rendered by the "chain" template.
@@ -37,8 +37,9 @@ type ChainSVG struct {
 	Lanes         []Lane
 	Boxes         []Box
 	Arrows        []Arrow
-	// Atomic is set when some step is marked atomic (the legend shows it).
-	Atomic bool
+	// Atomic and Sleep are set when some step is marked atomic, or
+	// sleep (the legend explains the marks shown).
+	Atomic, Sleep bool
 }
 
 // Lane is the column of one file.
@@ -134,8 +135,11 @@ func LayoutChain(f *report.Finding) *ChainSVG {
 		ly := y + boxHeader + lineHeight - 4
 		for ; i < len(f.Chain) && f.Chain[i].Func == s.Func && f.Chain[i].File == s.File; i++ {
 			st := f.Chain[i]
-			if kinds[i] == "atomic" {
+			switch kinds[i] {
+			case "atomic":
 				inAtomic, c.Atomic = true, true
+			case "sleep":
+				c.Sleep = true
 			}
 			full := st.What
 			if st.Line > 0 {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/report"
@@ -74,6 +75,9 @@ func TestLayoutChain(t *testing.T) {
 			}
 			if !reflect.DeepEqual(lanes, tc.lanes) || !reflect.DeepEqual(kinds, tc.kinds) || !reflect.DeepEqual(inAtomic, tc.inAtomic) {
 				t.Errorf("lanes %v kinds %v in atomic %v", lanes, kinds, inAtomic)
+			}
+			if c.Sleep != slices.Contains(tc.kinds, "sleep") {
+				t.Errorf("sleep legend %v", c.Sleep)
 			}
 			if len(c.Arrows) != len(c.Boxes)-1 || c.Atomic != tc.atomicLeg {
 				t.Errorf("%d arrows for %d boxes, atomic %v", len(c.Arrows), len(c.Boxes), c.Atomic)
