@@ -116,7 +116,7 @@ func loadEntry(ctx context.Context, src Source, key string) (*Entry, error) {
 		if err != nil {
 			return nil, err
 		}
-		return fromPR(p)
+		return readable(fromPR(p))
 	}
 	s, err := src.GetSeries(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
@@ -125,7 +125,16 @@ func loadEntry(ctx context.Context, src Source, key string) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromSeries(s)
+	return readable(fromSeries(s))
+}
+
+// readable shows an entry whose report does not decode with the error
+// instead of the report.
+func readable(e *Entry, err error) (*Entry, error) {
+	if err != nil {
+		e.Error = err.Error()
+	}
+	return e, nil
 }
 
 // recentEntries returns up to limit series and pull-request heads, the
