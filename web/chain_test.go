@@ -13,14 +13,6 @@ import (
 // them, and a sleep-in-atomic chain marks the atomic entries, the
 // sleeping call and the boxes that run in atomic context.
 func TestLayoutChain(t *testing.T) {
-	readme := []report.Step{ // README's seed 002 chain on Linux 6.1
-		{Func: "__post_watch_notification", File: "kernel/watch_queue.c", Line: 211, What: "rcu_read_lock()"},
-		{Func: "__post_watch_notification", File: "kernel/watch_queue.c", Line: 227, What: "calls lock_wqueue()"},
-		{Func: "lock_wqueue", File: "kernel/watch_queue.c", Line: 45, What: "spin_lock_bh(&wqueue->lock)"},
-		{Func: "__post_watch_notification", File: "kernel/watch_queue.c", Line: 228, What: "calls post_one_notification()"},
-		{Func: "post_one_notification", File: "kernel/watch_queue.c", Line: 128, What: "calls __pipe_lock()"},
-		{Func: "__pipe_lock", File: "include/linux/pipe_fs_i.h", Line: 246, What: "mutex_lock_nested(&pipe->mutex, I_MUTEX_PARENT)"},
-	}
 	for _, tc := range []struct {
 		name      string
 		f         report.Finding
@@ -32,7 +24,7 @@ func TestLayoutChain(t *testing.T) {
 	}{
 		{
 			name:      "seed 002 with tree",
-			f:         report.Finding{Rule: "sleep-in-atomic", Chain: readme},
+			f:         report.Finding{Rule: "sleep-in-atomic", Chain: seed002TreeChain()},
 			funcs:     []string{"__post_watch_notification", "lock_wqueue", "__post_watch_notification", "post_one_notification", "__pipe_lock"},
 			lanes:     []string{"kernel/watch_queue.c", "include/linux/pipe_fs_i.h"},
 			kinds:     []string{"atomic", "call", "atomic", "call", "call", "sleep"},

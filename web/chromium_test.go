@@ -132,7 +132,8 @@ func TestChromium(t *testing.T) {
 		t.Skip("starts a browser per page")
 	}
 	dir := artifactDir(t)
-	reports := append(append([]*report.Report(nil), seedReports(t)...), evalReport(t))
+	tree := seed002Tree(t)
+	reports := append(append([]*report.Report(nil), seedReports(t)...), tree, evalReport(t))
 	srv := serve(t, recordReports(t, reports))
 
 	bad := browse(t, chromium, "data:text/html,<p>x</p><script>console.error('probe-error');undefinedFn()</script>", "", 800, 600)
@@ -140,7 +141,7 @@ func TestChromium(t *testing.T) {
 		t.Fatalf("the console detector does not see a page's errors: %q", bad.Console)
 	}
 
-	f002 := withChain(seedReport(t, seed002))
+	f002, fTree := withChain(seedReport(t, seed002)), withChain(tree)
 	fEval := withTimeline(reports[len(reports)-1])
 	if f002 == nil || fEval == nil {
 		t.Fatal("seed 002 or the eval patch lost its finding")
@@ -149,7 +150,7 @@ func TestChromium(t *testing.T) {
 	for _, r := range reports {
 		pages = append(pages, "/"+seriesPath(seriesKey(r)))
 	}
-	pages = append(pages, "/finding/"+f002.ID, "/finding/"+fEval.ID)
+	pages = append(pages, "/finding/"+f002.ID, "/finding/"+fTree.ID, "/finding/"+fEval.ID)
 	for _, p := range pages {
 		b := browse(t, chromium, srv.URL+p, "", 1280, 1000)
 		if len(b.Console) > 0 {
@@ -167,6 +168,18 @@ func TestChromium(t *testing.T) {
 				t.Errorf("seed 002's picture lacks the svg or the sleeping call")
 			}
 		}
+		if p == "/finding/"+fTree.ID {
+			got, want := svgFuncs(b.DOM), chainFuncs(fTree)
+			if len(want) != 5 || strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("seed 002's tree chain in the browser: %v, chain %v", got, want)
+			}
+			if n := strings.Count(b.DOM, `class="step atomic"`); n != 2 {
+				t.Errorf("%d atomic entries marked, want 2 (rcu_read_lock, spin_lock_bh)", n)
+			}
+			if n := strings.Count(b.DOM, `class="box in-atomic"`); n != 5 {
+				t.Errorf("%d boxes in atomic context, want 5", n)
+			}
+		}
 	}
 	for _, s := range []struct {
 		name, path    string
@@ -174,6 +187,7 @@ func TestChromium(t *testing.T) {
 	}{
 		{"seed002-finding.png", "/finding/" + f002.ID, 1280, 900},
 		{"seed002-finding-phone.png", "/finding/" + f002.ID, 412, 915},
+		{"seed002-tree-finding.png", "/finding/" + fTree.ID, 1280, 1100},
 		{"eval-finding.png", "/finding/" + fEval.ID, 1280, 1400},
 		{"series-list.png", "/", 1280, 700},
 	} {

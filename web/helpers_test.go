@@ -200,3 +200,41 @@ func withTimeline(r *report.Report) *report.Finding {
 	}
 	return nil
 }
+
+// seed002TreeChain is the chain `check --tree` reports for seed 002 on
+// Linux 6.1 (README), for tests that run without the kernel tree.
+func seed002TreeChain() []report.Step {
+	return []report.Step{
+		{Func: "__post_watch_notification", File: "kernel/watch_queue.c", Line: 211, What: "rcu_read_lock()"},
+		{Func: "__post_watch_notification", File: "kernel/watch_queue.c", Line: 227, What: "calls lock_wqueue()"},
+		{Func: "lock_wqueue", File: "kernel/watch_queue.c", Line: 45, What: "spin_lock_bh(&wqueue->lock)"},
+		{Func: "__post_watch_notification", File: "kernel/watch_queue.c", Line: 228, What: "calls post_one_notification()"},
+		{Func: "post_one_notification", File: "kernel/watch_queue.c", Line: 128, What: "calls __pipe_lock()"},
+		{Func: "__pipe_lock", File: "include/linux/pipe_fs_i.h", Line: 246, What: "mutex_lock_nested(&pipe->mutex, I_MUTEX_PARENT)"},
+	}
+}
+
+// seed002Tree is seed 002's report with its finding as `check --tree`
+// reports it (README): a risk whose chain runs from RCU and a spinlock
+// to the pipe mutex, as a series of its own.
+func seed002Tree(tb testing.TB) *report.Report {
+	tb.Helper()
+	src := seedReport(tb, seed002)
+	js, err := json.Marshal(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := &report.Report{}
+	if err := json.Unmarshal(js, r); err != nil {
+		tb.Fatal(err)
+	}
+	r.SeriesID, r.Title = "tree."+r.SeriesID, r.Title+" (with the tree)"
+	f := withChain(r)
+	if f == nil {
+		tb.Fatal("seed 002 has no finding with a chain")
+	}
+	f.ID, f.Rule, f.Category, f.Severity, f.NeedsTree = "", "sleep-in-atomic", "", report.SeverityRisk, false
+	f.Chain = seed002TreeChain()
+	report.AssignIDs(r)
+	return r
+}
