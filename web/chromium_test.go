@@ -128,9 +128,6 @@ func checkShot(t *testing.T, path string, width, height int) {
 // see console errors.
 func TestChromium(t *testing.T) {
 	chromium := chromiumPath(t)
-	if testing.Short() {
-		t.Skip("starts a browser per page")
-	}
 	dir := artifactDir(t)
 	tree := seed002Tree(t)
 	reports := append(append([]*report.Report(nil), seedReports(t)...), tree, evalReport(t))
