@@ -29,9 +29,11 @@ func TestSeriesPage(t *testing.T) {
 			}}}
 	}
 	v1, v2 := mk("s@example.org", 1, "pipe: first"), mk("s@example.org", 2, "pipe: second")
+	odd := mk("a/b?c%2F d#x@example.org", 1, "odd message id") // a Message-ID may hold any of these
 	report.AssignIDs(v1)
 	report.AssignIDs(v2)
-	st := recordReports(t, []*report.Report{v1, v2})
+	report.AssignIDs(odd)
+	st := recordReports(t, []*report.Report{v1, v2, odd})
 	if _, err := st.BeginSeries(ctx, &store.Series{Key: "bad#v1", SeriesID: "bad", Version: 1, Title: "broken"}); err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +61,7 @@ func TestSeriesPage(t *testing.T) {
 		{"pull request", "/series/" + url.PathEscape("github:o/r#7@abc123"), []string{"o/r#7: gh: a pull request", "pr finding"}},
 		{"newest version", "/finding/" + id, []string{"pipe: second</a> (v2)", "Also in", "pipe: first</a> (v1)", "o/r#7: gh: a pull request"}},
 		{"version asked for", "/finding/" + id + "?in=" + url.QueryEscape(seriesKey(v1)), []string{"pipe: first</a> (v1)", "pipe: second</a> (v2)"}},
+		{"odd key", "/" + seriesPath(seriesKey(odd)), []string{"odd message id", "a/b?c%2F d#x@example.org#v1"}},
 		{"broken report", "/series/" + url.PathEscape("bad#v1"), []string{"broken", "report of bad#v1"}},
 	} {
 		code, body := get(t, srv, tc.path)
