@@ -46,6 +46,8 @@ type ChainSVG struct {
 type Lane struct {
 	X, Width, Height int
 	File             string
+	// Label is File, its start cut to fit the lane ("…" first).
+	Label string
 }
 
 // Box is one function's run of steps.
@@ -124,7 +126,7 @@ func LayoutChain(f *report.Finding) *ChainSVG {
 	for _, s := range f.Chain {
 		if _, ok := lane[s.File]; !ok {
 			lane[s.File] = len(c.Lanes)
-			c.Lanes = append(c.Lanes, Lane{X: len(c.Lanes) * (laneWidth + laneGap), Width: laneWidth, File: s.File})
+			c.Lanes = append(c.Lanes, Lane{X: len(c.Lanes) * (laneWidth + laneGap), Width: laneWidth, File: s.File, Label: clipLeft(s.File, maxChars)})
 		}
 	}
 	y := laneHeader + boxGap/2
@@ -165,6 +167,16 @@ func LayoutChain(f *report.Finding) *ChainSVG {
 		c.Lanes[i].Height = c.Height
 	}
 	return c
+}
+
+// clipLeft shortens s to n runes, starting with "…" when cut (a path
+// keeps its file name).
+func clipLeft(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return "…" + string(r[len(r)-n+1:])
 }
 
 // clipText shortens s to n runes, ending in "…" when cut.

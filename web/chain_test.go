@@ -3,6 +3,7 @@ package web
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/report"
@@ -81,7 +82,10 @@ func TestLayoutChain(t *testing.T) {
 	}
 }
 
-func TestClipText(t *testing.T) {
+func TestClip(t *testing.T) {
+	if got := clipLeft("drivers/net/ethernet/intel/e1000e/mac.c", 12); got != "…1000e/mac.c" {
+		t.Errorf("clipLeft keeps %q", got)
+	}
 	for _, tc := range []struct {
 		in   string
 		n    int
@@ -92,6 +96,9 @@ func TestClipText(t *testing.T) {
 		{"a bit too long", 10, "a bit too…"},
 		{"äöüäöüäöüäöü", 5, "äöüä…"},
 	} {
+		if got := clipLeft(tc.in, tc.n); len([]rune(got)) > tc.n || got != tc.in && !strings.HasPrefix(got, "…") {
+			t.Errorf("clipLeft(%q, %d) = %q", tc.in, tc.n, got)
+		}
 		if got := clipText(tc.in, tc.n); got != tc.want {
 			t.Errorf("clipText(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
