@@ -120,15 +120,10 @@ func TestXSS(t *testing.T) {
 		if code != 200 {
 			t.Fatalf("%s: %d", path, code)
 		}
-		for _, bad := range []string{"<script", "<img", "onerror=alert"} {
-			if strings.Contains(body, bad) && !strings.Contains(body, "&lt;img src=x onerror=alert") {
-				t.Errorf("%s renders %q as markup", path, bad)
-			}
-		}
 		if strings.Contains(body, "<script") || strings.Contains(body, "<img") {
 			t.Errorf("%s holds markup from the report", path)
 		}
-		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;") {
 			t.Errorf("%s does not show the probe as text", path)
 		}
 	}
