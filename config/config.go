@@ -19,11 +19,12 @@ import (
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/stable"
+	"github.com/autosel-bot/autosel-bot/web"
 )
 
 // Config is the whole configuration: the options types of the packages
 // that own each section (check: pipeline, rules, stable, runner, sandbox,
-// watch: daemon and deliver, github, index, reply), composed here; only
+// watch: daemon and deliver, github, index, reply, web), composed here; only
 // the runner and github sections add their backends' sub-sections.
 type Config struct {
 	Check  pipeline.CheckOptions `mapstructure:"check"`
@@ -38,6 +39,8 @@ type Config struct {
 	// Reply is the replies' sender, greeting, signature and caps (set
 	// Version and Now in code; check and watch pass it to package reply).
 	Reply reply.Options `mapstructure:"reply"`
+	// Web is the read-only web view (watch's metrics address, serve).
+	Web web.Options `mapstructure:"web"`
 
 	// Sources says where each value came from (for error messages that
 	// name a setting); set by Load.

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -97,6 +98,9 @@ type Options struct {
 	// Commander answers commands; nil: command mails are not read (they
 	// are skipped as mail without a patch).
 	Commander Commander `mapstructure:"-"`
+	// Web serves the read-only pages (package web) on the metrics
+	// address, beside /metrics and /healthz; nil: none.
+	Web http.Handler `mapstructure:"-"`
 }
 
 // Daemon is the watch loop's state.

@@ -141,7 +141,7 @@ func (d *Daemon) Health(ctx context.Context) *HealthStatus {
 // HTTPHandler serves /metrics (Prometheus) and /healthz (JSON
 // HealthStatus: 200 when healthy, 503 when IMAP, SMTP (when sending) or
 // the store has been failing for longer than the grace period, with the
-// reasons).
+// reasons), and every other path with Options.Web when set.
 func (d *Daemon) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(d.m.Registry, promhttp.HandlerOpts{}))
@@ -153,5 +153,8 @@ func (d *Daemon) HTTPHandler() http.Handler {
 		}
 		json.NewEncoder(w).Encode(hs)
 	})
+	if d.opts.Web != nil {
+		mux.Handle("/", d.opts.Web)
+	}
 	return mux
 }

@@ -129,7 +129,7 @@ func (w *Watcher) analyse(ctx context.Context, owner, name string, pr PullReques
 	if err != nil {
 		return nil, nil, err
 	}
-	return BuildReview(pr, r, s, files, w.opts.Notes), js, nil
+	return buildReview(pr, r, s, files, w.opts.Notes, w.opts.FindingURL), js, nil
 }
 
 // prFiles returns the hunks of the PR diff per file.

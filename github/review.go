@@ -59,6 +59,12 @@ type place struct {
 // PR diff's per-file hunks (from the pull request's files); notes selects
 // note-level findings as well as risks.
 func BuildReview(pr PullRequest, r *report.Report, s *series.Series, prFiles map[string][]hunk, notes bool) *Review {
+	return buildReview(pr, r, s, prFiles, notes, nil)
+}
+
+// buildReview is BuildReview with each finding linked to its web page
+// (link may be nil).
+func buildReview(pr PullRequest, r *report.Report, s *series.Series, prFiles map[string][]hunk, notes bool, link func(id string) string) *Review {
 	patchHunks := make([]map[string][]hunk, len(s.Patches))
 	for i, p := range s.Patches {
 		if p != nil && p.Msg != nil {
@@ -112,7 +118,11 @@ func BuildReview(pr PullRequest, r *report.Report, s *series.Series, prFiles map
 		var bodies, msgs, details []string
 		level, title := "warning", ""
 		for _, f := range g.findings {
-			bodies = append(bodies, report.FindingMarkdown(f))
+			body := report.FindingMarkdown(f)
+			if l := report.PageLink(f, link); l != "" {
+				body += "\n\n  " + l
+			}
+			bodies = append(bodies, body)
 			msgs = append(msgs, fmt.Sprintf("%s: %s", f.Rule, f.Message))
 			details = append(details, plainDetails(f))
 			if f.Severity == report.SeverityRisk {
@@ -141,7 +151,7 @@ func BuildReview(pr PullRequest, r *report.Report, s *series.Series, prFiles map
 	var body strings.Builder
 	heading := fmt.Sprintf("autosel-bot: lock and wakeup analysis of %.12s", pr.HeadSHA)
 	report.WriteMarkdown(&body, r, report.MarkdownOptions{Heading: heading, Notes: notes,
-		Inline: func(f *report.Finding) bool { return inline[f] }})
+		Inline: func(f *report.Finding) bool { return inline[f] }, FindingURL: link})
 	summary := body.String()
 	rv.Body = truncate(summary, maxBody) + "\n" + marker(pr.HeadSHA) + "\n"
 	rv.Summary = truncate(summary, maxBody)

@@ -38,6 +38,10 @@ type Options struct {
 	// Webhook is the optional pull_request event receiver.
 	Webhook WebhookOptions `mapstructure:"webhook"`
 
+	// FindingURL gives the address of a finding's web page (package web,
+	// web.base_url): the review links every finding to it. nil: no links.
+	FindingURL func(id string) string `mapstructure:"-"`
+
 	// Log receives progress; nil discards it.
 	Log *slog.Logger `mapstructure:"-"`
 }

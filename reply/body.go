@@ -205,7 +205,7 @@ func writeOwn(b *strings.Builder, r *report.Report, ps []*report.PatchReport, wi
 				}
 			}
 		}
-		writeFindings(b, fs)
+		writeFindings(b, fs, opts.FindingURL)
 		writeSuppressed(b, p, len(fs) > 0)
 	}
 	if len(counts) > 0 {

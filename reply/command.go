@@ -71,7 +71,7 @@ func CommandReply(msg *amail.Message, body string, private bool, opts Options) *
 // none of it cut.
 func Explain(f *report.Finding) string {
 	var b strings.Builder
-	writeFindingsLimit(&b, []report.Finding{*f}, 0)
+	writeFindingsLimit(&b, []report.Finding{*f}, 0, nil)
 	return b.String()
 }
 

@@ -26,17 +26,19 @@ func selectFindings(fs []report.Finding, opts Options) []report.Finding {
 //
 //	[risk] sleep-in-atomic: kernel/watch_queue.c:98 post_one_notification()
 //	    Finding id: 0123456789ab
+//	    Web: https://autosel.example.org/finding/0123456789ab (with link)
 //	    message
 //	    explanation, wrapped
 //	    Evidence: / Before: code lines
 //	    Call chain: file:line func(): what, outermost first
-func writeFindings(b *strings.Builder, fs []report.Finding) {
-	writeFindingsLimit(b, fs, 12)
+func writeFindings(b *strings.Builder, fs []report.Finding, link func(id string) string) {
+	writeFindingsLimit(b, fs, 12, link)
 }
 
 // writeFindingsLimit is writeFindings with at most max evidence and
-// removed lines per finding (0: all of them).
-func writeFindingsLimit(b *strings.Builder, fs []report.Finding, max int) {
+// removed lines per finding (0: all of them); link (may be nil) gives
+// the address of a finding's web page.
+func writeFindingsLimit(b *strings.Builder, fs []report.Finding, max int, link func(id string) string) {
 	lim := func(ls []string) []string {
 		if max <= 0 {
 			return ls
@@ -57,6 +59,11 @@ func writeFindingsLimit(b *strings.Builder, fs []report.Finding, max int) {
 		fmt.Fprintf(b, "[%s] %s: %s\n", cleanLine(string(f.Severity)), cleanLine(f.Check()), strings.TrimSpace(loc))
 		if f.ID != "" {
 			b.WriteString("    Finding id: " + cleanLine(f.ID) + "\n")
+			if link != nil {
+				if u := link(f.ID); u != "" {
+					b.WriteString("    Web: " + cleanLine(u) + "\n")
+				}
+			}
 		}
 		for _, l := range textfmt.Wrap(cleanLine(f.Message), 72) {
 			b.WriteString("    " + l + "\n")

@@ -52,6 +52,10 @@ type Options struct {
 	// with watch.commands.enabled): replies with findings say how to
 	// ignore one.
 	Commands bool `mapstructure:"-" yaml:"-"`
+	// FindingURL returns the address of a finding's web page (package
+	// web, web.base_url); nil or "": no link. Each finding of a reply
+	// then has a "Web:" line under its id.
+	FindingURL func(id string) string `mapstructure:"-" yaml:"-"`
 	// Version goes into the X-Autosel-Bot header.
 	Version string `mapstructure:"-" yaml:"-"`
 	// Now stamps the Date header (default time.Now).

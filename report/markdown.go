@@ -17,6 +17,22 @@ type MarkdownOptions struct {
 	// Inline marks findings that are also posted as line comments: they
 	// are listed in one line each with "(see the line comment)".
 	Inline func(f *Finding) bool
+	// FindingURL gives the address of a finding's web page (web.base_url);
+	// nil or "": no link. Each finding then links its page.
+	FindingURL func(id string) string
+}
+
+// PageLink is the Markdown link to a finding's web page that follows
+// it, "" when link is nil or gives no address.
+func PageLink(f *Finding, link func(id string) string) string {
+	if link == nil || f.ID == "" {
+		return ""
+	}
+	u := link(f.ID)
+	if u == "" {
+		return ""
+	}
+	return "[finding page](<" + strings.NewReplacer("<", "%3C", ">", "%3E", " ", "%20", "\n", "").Replace(u) + ">)"
 }
 
 // WriteMarkdown renders one report as GitHub-flavoured Markdown, for a
@@ -73,11 +89,18 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 			if f.Severity != SeverityRisk && !opts.Notes {
 				continue
 			}
+			link := PageLink(f, opts.FindingURL)
 			if opts.Inline != nil && opts.Inline(f) {
-				fmt.Fprintf(&b, "- %s (see the line comment)\n", findingHead(f))
+				if link != "" {
+					link = ", " + link
+				}
+				fmt.Fprintf(&b, "- %s (see the line comment%s)\n", findingHead(f), link)
 				continue
 			}
-			b.WriteString("- " + FindingMarkdown(f) + "\n")
+			if link != "" {
+				link = "\n\n  " + link
+			}
+			b.WriteString("- " + FindingMarkdown(f) + link + "\n")
 		}
 		for _, sp := range p.Suppressed {
 			by := sp.By

@@ -51,3 +51,23 @@ func TestMarkdownInlineAndEscaping(t *testing.T) {
 		t.Errorf("mdEscape: %q", got)
 	}
 }
+
+func TestPageLink(t *testing.T) {
+	f := &Finding{ID: "0123456789ab"}
+	for _, tc := range []struct {
+		name string
+		f    *Finding
+		link func(string) string
+		want string
+	}{
+		{"nil", f, nil, ""},
+		{"empty", f, func(string) string { return "" }, ""},
+		{"no id", &Finding{}, func(id string) string { return "https://x/finding/" + id }, ""},
+		{"url", f, func(id string) string { return "https://x/finding/" + id }, "[finding page](<https://x/finding/0123456789ab>)"},
+		{"markup", f, func(id string) string { return "https://x/a b<c>/" + id }, "[finding page](<https://x/a%20b%3Cc%3E/0123456789ab>)"},
+	} {
+		if got := PageLink(tc.f, tc.link); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

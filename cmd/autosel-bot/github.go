@@ -51,7 +51,7 @@ func githubWatch(a *app, st *store.Store, p *pipeline.Pipeline, register func(..
 	}
 	analyze := func(ctx context.Context, s *series.Series) (*report.Report, error) { return p.Run(ctx, s) }
 	wo := g.Options
-	wo.Log = log
+	wo.Log, wo.FindingURL = log, findingURL(a)
 	w, err := github.NewWatcher(c, st, analyze, wo)
 	if err != nil {
 		return nil, err

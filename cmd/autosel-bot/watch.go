@@ -22,6 +22,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/series"
 	"github.com/autosel-bot/autosel-bot/store"
+	"github.com/autosel-bot/autosel-bot/web"
 )
 
 const watchLong = `Follow mailing lists over IMAP and reply to patch series.
@@ -48,7 +49,9 @@ are commands (watch.commands): "#autosel test [tree ...]", "ignore
 state, and answered once, threaded under the command; others get one
 refusal a day. A new version of a series is reported against the previous
 one: findings fixed, new and unchanged, and the patches changed. /metrics and /healthz are served on watch.metrics; /healthz answers
-503 once IMAP, SMTP or the store has failed for watch.health_grace. A
+503 once IMAP, SMTP or the store has failed for watch.health_grace. The
+same address serves the read-only web view (see "serve"); with
+web.base_url set, replies and reviews link each finding to its page. A
 restart resumes exactly where the last run stopped.
 
 With github.repos set (token from github.token_env or github.token_file),
@@ -134,7 +137,11 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	if err := w.Daemon.Commands.Validate(); err != nil {
 		return nil, fmt.Errorf("watch.%w", err)
 	}
+	if err := a.cfg.Web.Validate(); err != nil {
+		return nil, err
+	}
 	ropts := a.cfg.Reply
+	ropts.FindingURL = findingURL(a)
 	ropts.KeepLists = w.Deliver.Policy.Allow.Lists
 	ropts.Commands = w.Daemon.Commands.Enabled
 	ropts.Version = buildVersion()
@@ -229,6 +236,10 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	}
 	o := w.Daemon
 	o.From, o.MaxReplies = own, maxReplies
+	if o.Web, err = web.New(st, log); err != nil {
+		b.close()
+		return nil, err
+	}
 	if o.Commands.Enabled {
 		c, err := newCommander(a, p, ropts, log, slowDown)
 		if err != nil {
@@ -243,6 +254,15 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 		return nil, err
 	}
 	return b, nil
+}
+
+// findingURL links findings to their web pages when web.base_url is
+// set, else nil.
+func findingURL(a *app) func(id string) string {
+	if a.cfg.Web.BaseURL == "" {
+		return nil
+	}
+	return a.cfg.Web.FindingURL
 }
 
 // bareAddress returns the address of "Name <addr>".
