@@ -159,7 +159,7 @@ func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsi
 		{"", reader.Text()},
 		{"", "  condition false: sleeps"},
 		{w.Text(), ""},
-		{"", "woken: re-checks " + condOrState(reader)},
+		{"", "woken: " + wokenLooks(reader)},
 		{"", "  reads the old " + strings.Join(m.fields, ", ") + ": sleeps again"},
 		{normLine(nw.text(line)), ""},
 		{"  (no wake-up after it)", "sleeps forever"},
@@ -173,6 +173,11 @@ func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsi
 // calls, from the patch or the tree) reads one of the fields.
 func (r *checker) condReads(s *wsite, fields []string) bool {
 	cond := waitCond(s)
+	if cond == "" {
+		// A completion or a bare sleep has no condition of its own: the
+		// waiter looks at the state in the lines after its wait returns.
+		cond = s.Fn.textAfter(s.Line(), afterWaitLines)
+	}
 	if cond == "" {
 		return false
 	}
@@ -193,6 +198,22 @@ func (r *checker) condReads(s *wsite, fields []string) bool {
 		}
 	}
 	return false
+}
+
+// afterWaitLines is how many lines after a wait without a condition are
+// read as what the woken task looks at.
+const afterWaitLines = 12
+
+// textAfter returns the lines of f after line, at most n of them.
+func (f *wfunc) textAfter(line, n int) string {
+	var b strings.Builder
+	for l := line + 1; l <= line+n; l++ {
+		if t, ok := f.lines[l]; ok {
+			b.WriteString(t)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // trivialCalls are calls that do not change what a woken task looks at.
@@ -367,4 +388,13 @@ func (r *checker) lockOrdersStore(nw *wfunc, line int, w, s *wsite) bool {
 		}
 	}
 	return false
+}
+
+// wokenLooks says what a woken waiter does first: re-check its condition,
+// or (a completion, a bare sleep) go on to read the state.
+func wokenLooks(w *wsite) string {
+	if c := waitCond(w); c != "" {
+		return "re-checks `" + c + "`"
+	}
+	return "returns from the wait and reads the state"
 }
