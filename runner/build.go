@@ -221,7 +221,8 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 	defer logf.Close()
 	if err := b.configure(ctx, p, frags, logf); err != nil {
 		res.Status = BuildFailed
-		res.Errors = append([]string{"configuring the kernel failed: " + err.Error()}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)...)
+		msg := strings.NewReplacer(p.worktree+"/", "", p.build+"/", "", p.worktree, ".", p.build, ".").Replace(err.Error())
+		res.Errors = append([]string{"configuring the kernel failed: " + msg}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)...)
 		return res, nil
 	}
 	dotconfig, err := readBuildFile(p.build, ".config")
