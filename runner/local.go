@@ -167,10 +167,19 @@ func safeLabel(s string) string {
 	}, strings.ToLower(s))
 }
 
+// maxTailLine bounds each console line a boot detail keeps.
+const maxTailLine = 512
+
+// tailLines returns the last n lines of s, each cut to maxTailLine bytes.
 func tailLines(s string, n int) string {
 	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(l) > n {
 		l = l[len(l)-n:]
+	}
+	for i := range l {
+		if len(l[i]) > maxTailLine {
+			l[i] = l[i][:maxTailLine] + "..."
+		}
 	}
 	return strings.Join(l, "\n")
 }

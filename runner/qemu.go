@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +32,19 @@ type vmSpec struct {
 	total time.Duration
 	// silence stops a VM that printed nothing on either port this long.
 	silence time.Duration
+	// head and tail bound the console kept (0: consoleHead, consoleTail).
+	head, tail int
+}
+
+func (s *vmSpec) bounds() (head, tail int) {
+	head, tail = s.head, s.tail
+	if head <= 0 {
+		head = consoleHead
+	}
+	if tail <= 0 {
+		tail = consoleTail
+	}
+	return head, tail
 }
 
 // vmOutcome is what a boot produced.
@@ -60,9 +74,12 @@ func (s *vmSpec) args() []string {
 		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
 		"-m", strconv.Itoa(s.memMB), "-smp", strconv.Itoa(s.cpus),
 		"-kernel", s.kernel, "-initrd", s.initrd, "-append", s.cmdline,
-		"-chardev", "file,id=con,path=" + filepath.Join(s.dir, "console.log"),
+		// The console goes to QEMU's stdout, a pipe the runner reads into
+		// a bounded capture (console.log is written from it).
+		"-chardev", "stdio,id=con,signal=off",
 		"-serial", "chardev:con",
-		"-chardev", "file,id=res,path=" + filepath.Join(s.dir, "results.log"),
+		// A ',' in an option value is written ",,".
+		"-chardev", "file,id=res,path=" + strings.ReplaceAll(filepath.Join(s.dir, "results.log"), ",", ",,"),
 		"-serial", "chardev:res",
 	}
 	if s.accel == "kvm" {
@@ -77,9 +94,12 @@ func (s *vmSpec) args() []string {
 var errQEMU = errors.New("qemu failed")
 
 // runVM boots the VM and watches both serial ports until QEMU exits, the
-// guest is silent too long, init does not start in time, or the total
-// deadline passes. Only a QEMU that cannot start (or dies before the
-// guest printed anything) is an error.
+// guest is silent too long, init does not start in time, the total
+// deadline passes, or the guest floods the results port. Only a QEMU
+// that cannot start (or dies before the guest printed anything) is an
+// error. The console is read from a pipe into a capture keeping its head
+// and tail (memory and console.log are bounded whatever the guest
+// prints); the results log is read up to the same bound.
 func runVM(ctx context.Context, s vmSpec) (*vmOutcome, error) {
 	conPath := filepath.Join(s.dir, "console.log")
 	resPath := filepath.Join(s.dir, "results.log")
@@ -88,11 +108,15 @@ func runVM(ctx context.Context, s vmSpec) (*vmOutcome, error) {
 			return nil, err
 		}
 	}
+	head, tail := s.bounds()
+	maxResults := int64(head + tail)
+	con := newCapture(head, tail)
+	stderr := newCapture(32<<10, 32<<10)
 	cmd := exec.Command(s.qemu, s.args()...)
 	cmd.Stdin = nil
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	cmd.Stdout, cmd.Stderr = con, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errQEMU, s.qemu, err)
@@ -120,16 +144,19 @@ loop:
 			return nil, ctx.Err()
 		case <-tick.C:
 		}
-		size := fileSize(conPath) + fileSize(resPath)
+		resSize := fileSize(resPath)
+		size := con.Total() + resSize
 		if size != lastSize {
 			lastSize, lastGrowth = size, time.Now()
 			if !hello {
-				if b, err := os.ReadFile(resPath); err == nil && bytes.Contains(b, []byte(markHello)) {
+				if b, err := readHead(resPath, 64<<10); err == nil && bytes.Contains(b, []byte(markHello)) {
 					hello = true
 				}
 			}
 		}
 		switch el := time.Since(start); {
+		case resSize > maxResults:
+			out.stopped, out.why = true, fmt.Sprintf("the guest wrote more than %d bytes to the results port", maxResults)
 		case !hello && el > s.boot:
 			out.stopped, out.why = true, fmt.Sprintf("init did not start within %s", s.boot)
 		case el > s.total:
@@ -143,9 +170,12 @@ loop:
 		}
 	}
 	out.elapsed = time.Since(start)
-	out.console, _ = os.ReadFile(conPath)
-	out.results, _ = os.ReadFile(resPath)
-	out.stderr = strings.TrimSpace(stderr.String())
+	out.console = con.Bytes()
+	if err := os.WriteFile(conPath, out.console, 0o644); err != nil {
+		return nil, err
+	}
+	out.results, _ = readHead(resPath, maxResults)
+	out.stderr = strings.TrimSpace(string(stderr.Bytes()))
 	if !out.stopped && out.exitErr != nil && len(out.console) == 0 {
 		return nil, fmt.Errorf("%w: %v: %s", errQEMU, out.exitErr, out.stderr)
 	}
@@ -159,6 +189,16 @@ loop:
 		}
 	}
 	return out, nil
+}
+
+// readHead reads at most n bytes of the file p.
+func readHead(p string, n int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, n))
 }
 
 func fileSize(p string) int64 {

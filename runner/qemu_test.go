@@ -20,8 +20,8 @@ func fakeQEMU(t *testing.T, body string) string {
 CON= RES=
 for a in "$@"; do
   case $a in
-    file,id=con,path=*) CON=${a#file,id=con,path=} ;;
-    file,id=res,path=*) RES=${a#file,id=res,path=} ;;
+    stdio,id=con,*) CON=/dev/stdout ;;
+    file,id=res,path=*) RES=$(printf '%s' "${a#file,id=res,path=}" | sed 's/,,/,/g') ;;
   esac
 done
 ` + body + "\n"
