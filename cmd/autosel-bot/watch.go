@@ -228,7 +228,7 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 		maxReplies = ropts.MaxPatchReplies + 1
 	}
 	o := w.Daemon
-	o.From, o.MaxReplies = own, maxReplies
+	o.From, o.MaxReplies, o.StableList = own, maxReplies, ropts.StableList
 	if o.Commands.Enabled {
 		c, err := newCommander(a, p, ropts, log, slowDown)
 		if err != nil {
