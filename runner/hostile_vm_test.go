@@ -31,11 +31,26 @@ func floodFirmware(t *testing.T) string {
 		0xEB, 0xF8, // jmp loop
 	}
 	copy(img[0xFFF0:], code)
-	p := filepath.Join(t.TempDir(), "flood.bin")
+	p := filepath.Join(publicDir(t), "flood.bin")
 	if err := os.WriteFile(p, img, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// publicDir returns a new directory the QEMU user (nobody) can read:
+// t.TempDir's parents are private to the bot's user.
+func publicDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "autosel-qemu-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // realQEMU returns a wrapper running the host's qemu-system-x86_64 with
@@ -47,7 +62,7 @@ func realQEMU(t *testing.T, firmware string) string {
 	if err != nil {
 		t.Skip("qemu-system-x86_64 not installed")
 	}
-	p := filepath.Join(t.TempDir(), "qemu")
+	p := filepath.Join(publicDir(t), "qemu")
 	script := `#!/bin/sh
 n=$#
 i=0

@@ -118,7 +118,9 @@ func (l *Local) runSuite(ctx context.Context, kr *KernelResult, tests []Test) er
 	if spec.Initrd, err = l.initramfs(ctx, runDir, tests, scale); err != nil {
 		return err
 	}
-	out, err := runVM(ctx, spec.vm(l.opts.QEMU, runDir))
+	vm := spec.vm(l.opts.QEMU, runDir)
+	vm.user = l.opts.QEMUUser
+	out, err := runVM(ctx, vm)
 	if err != nil {
 		return err
 	}

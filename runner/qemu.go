@@ -34,6 +34,10 @@ type vmSpec struct {
 	silence time.Duration
 	// head and tail bound the console kept (0: consoleHead, consoleTail).
 	head, tail int
+	// user is who QEMU runs as when the bot is root ("": nobody).
+	user string
+	// resChardev is the results port's file ("": results.log in dir).
+	resChardev string
 }
 
 func (s *vmSpec) bounds() (head, tail int) {
@@ -73,13 +77,17 @@ func (s *vmSpec) args() []string {
 	a := []string{
 		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
 		"-m", strconv.Itoa(s.memMB), "-smp", strconv.Itoa(s.cpus),
+		// Confinement (confine.go): QEMU's seccomp filter, no network.
+		"-sandbox", qemuSandbox, "-nic", "none",
 		"-kernel", s.kernel, "-initrd", s.initrd, "-append", s.cmdline,
 		// The console goes to QEMU's stdout, a pipe the runner reads into
 		// a bounded capture (console.log is written from it).
 		"-chardev", "stdio,id=con,signal=off",
 		"-serial", "chardev:con",
 		// A ',' in an option value is written ",,".
-		"-chardev", "file,id=res,path=" + strings.ReplaceAll(filepath.Join(s.dir, "results.log"), ",", ",,"),
+		// append=on: QEMU truncates a file it opens otherwise, which a
+		// pipe passed with -add-fd refuses.
+		"-chardev", "file,id=res,append=on,path=" + strings.ReplaceAll(s.results(), ",", ",,"),
 		"-serial", "chardev:res",
 	}
 	if s.accel == "kvm" {
@@ -88,6 +96,13 @@ func (s *vmSpec) args() []string {
 		a = append(a, "-accel", "tcg,thread=multi", "-cpu", "max")
 	}
 	return a
+}
+
+func (s *vmSpec) results() string {
+	if s.resChardev != "" {
+		return s.resChardev
+	}
+	return filepath.Join(s.dir, "results.log")
 }
 
 // errQEMU marks infrastructure failures: QEMU could not run at all.
@@ -103,26 +118,23 @@ var errQEMU = errors.New("qemu failed")
 func runVM(ctx context.Context, s vmSpec) (*vmOutcome, error) {
 	conPath := filepath.Join(s.dir, "console.log")
 	resPath := filepath.Join(s.dir, "results.log")
-	for _, p := range []string{conPath, resPath} {
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			return nil, err
-		}
-	}
 	head, tail := s.bounds()
 	maxResults := int64(head + tail)
 	con := newCapture(head, tail)
+	res := newCapture(int(maxResults), 0)
 	stderr := newCapture(32<<10, 32<<10)
-	cmd := exec.Command(s.qemu, s.args()...)
-	cmd.Stdin = nil
-	cmd.Stdout, cmd.Stderr = con, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errQEMU, s.qemu, err)
+	q, err := startQEMU(s, con, res, stderr)
+	if err != nil {
+		return nil, err
 	}
+	cmd := q.cmd
+	start := time.Now()
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		q.wait()
+		exited <- err
+	}()
 	kill := func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
@@ -144,14 +156,12 @@ loop:
 			return nil, ctx.Err()
 		case <-tick.C:
 		}
-		resSize := fileSize(resPath)
+		resSize := res.Total()
 		size := con.Total() + resSize
 		if size != lastSize {
 			lastSize, lastGrowth = size, time.Now()
-			if !hello {
-				if b, err := readHead(resPath, 64<<10); err == nil && bytes.Contains(b, []byte(markHello)) {
-					hello = true
-				}
+			if !hello && bytes.Contains(res.Bytes(), []byte(markHello)) {
+				hello = true
 			}
 		}
 		switch el := time.Since(start); {
@@ -174,7 +184,10 @@ loop:
 	if err := os.WriteFile(conPath, out.console, 0o644); err != nil {
 		return nil, err
 	}
-	out.results, _ = readHead(resPath, maxResults)
+	out.results = res.Bytes()
+	if err := os.WriteFile(resPath, out.results, 0o644); err != nil {
+		return nil, err
+	}
 	out.stderr = strings.TrimSpace(string(stderr.Bytes()))
 	if !out.stopped && out.exitErr != nil && len(out.console) == 0 {
 		return nil, fmt.Errorf("%w: %v: %s", errQEMU, out.exitErr, out.stderr)
@@ -191,20 +204,71 @@ loop:
 	return out, nil
 }
 
-// readHead reads at most n bytes of the file p.
-func readHead(p string, n int64) ([]byte, error) {
-	f, err := os.Open(p)
+// fdArgs are QEMU's arguments as startQEMU runs it: the kernel and
+// initrd read from descriptors 3 and 4, the results port written to
+// descriptor 5 (fd set 1).
+func (s vmSpec) fdArgs() []string {
+	s.kernel, s.initrd, s.resChardev = "/dev/fd/3", "/dev/fd/4", "/dev/fdset/1"
+	return append(s.args(), "-add-fd", "fd=5,set=1")
+}
+
+// qemuProc is a started QEMU and the copy of its results port.
+type qemuProc struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the results pipe is drained
+}
+
+// wait waits for the results pipe to be drained (QEMU gone), at most 5s.
+func (q *qemuProc) wait() {
+	select {
+	case <-q.done:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// startQEMU starts s's QEMU confined (confine.go): under rlimits, as the
+// QEMU user when the bot is root, with the kernel and initrd passed as
+// open descriptors 3 and 4 and the results port a pipe on descriptor 5
+// (-add-fd), copied into res; the console (stdout) goes to con.
+func startQEMU(s vmSpec, con, res, stderr io.Writer) (*qemuProc, error) {
+	cred, err := qemuCredential(s.user)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, n))
-}
-
-func fileSize(p string) int64 {
-	st, err := os.Stat(p)
-	if err != nil {
-		return 0
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for _, p := range []string{s.kernel, s.initrd} {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errQEMU, err)
+		}
+		files = append(files, f)
 	}
-	return st.Size()
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, w)
+	argv := append(append(qemuLimits(s.memMB, cred != nil), s.qemu), s.fdArgs()...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin = nil
+	cmd.Stdout, cmd.Stderr = con, stderr
+	cmd.ExtraFiles = files
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred, Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("%w: %s: %v", errQEMU, s.qemu, err)
+	}
+	q := &qemuProc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		defer close(q.done)
+		defer r.Close()
+		io.Copy(res, r)
+	}()
+	return q, nil
 }
