@@ -219,7 +219,11 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		return nil, err
 	}
 	defer logf.Close()
-	if err := b.configure(ctx, p, frags, logf); err != nil {
+	// The log on disk is bounded (logcap.go) whatever the build prints.
+	log := newCappedLog(logf, buildLogHead, buildLogTail)
+	defer log.Flush()
+	if err := b.configure(ctx, p, frags, log); err != nil {
+		log.Flush()
 		res.Status = BuildFailed
 		msg := strings.NewReplacer(p.worktree+"/", "", p.build+"/", "", p.worktree, ".", p.build, ".").Replace(err.Error())
 		res.Errors = append([]string{"configuring the kernel failed: " + msg}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)...)
@@ -233,7 +237,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		res.ConfigMissing = append(res.ConfigMissing, missingOptions(f, dotconfig)...)
 	}
 	start := time.Now()
-	err = b.make(ctx, p, logf, progressOut, req.Label, "bzImage")
+	err = b.make(ctx, p, log, progressOut, req.Label, "bzImage")
 	res.Duration = time.Since(start)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -243,6 +247,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		if !errors.As(err, &ee) && !errors.Is(err, errBuildTimeout) {
 			return nil, err
 		}
+		log.Flush()
 		logf.Sync()
 		res.Status = BuildFailed
 		res.Errors = buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)

@@ -77,7 +77,7 @@ func (c *capture) Bytes() []byte {
 		if len(out) > 0 && out[len(out)-1] != '\n' {
 			out = append(out, '\n')
 		}
-		out = fmt.Appendf(out, "[autosel: %d bytes of guest output dropped; kept the first %d and the last %d]\n",
+		out = fmt.Appendf(out, "[autosel: %d bytes of output dropped; kept the first %d and the last %d]\n",
 			dropped, len(c.first), len(last))
 	}
 	return append(out, last...)

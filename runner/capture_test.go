@@ -48,7 +48,7 @@ func TestCapture(t *testing.T) {
 			if !bytes.HasPrefix(got, head) || !bytes.HasSuffix(got, tail) {
 				t.Fatalf("got %q, want head %q and tail %q", got, head, tail)
 			}
-			marker := fmt.Sprintf("%d bytes of guest output dropped", tt.n-tt.head-tt.tail)
+			marker := fmt.Sprintf("%d bytes of output dropped", tt.n-tt.head-tt.tail)
 			if !bytes.Contains(got, []byte(marker)) {
 				t.Fatalf("no %q in %q", marker, got)
 			}

@@ -114,7 +114,7 @@ func TestHostileConsoleFlood(t *testing.T) {
 			if len(out.console) > head+tail+200 || fi.Size() > int64(head+tail+200) {
 				t.Fatalf("kept %d bytes in memory, %d on disk; bound %d", len(out.console), fi.Size(), head+tail)
 			}
-			if !strings.Contains(string(out.console), "bytes of guest output dropped") {
+			if !strings.Contains(string(out.console), "bytes of output dropped") {
 				t.Fatalf("console does not say what was dropped (%d bytes)", len(out.console))
 			}
 			kr := &KernelResult{}
