@@ -101,6 +101,14 @@ type Options struct {
 	// Web serves the read-only pages (package web) on the metrics
 	// address, beside /metrics and /healthz; nil: none.
 	Web http.Handler `mapstructure:"-"`
+	// Lists name the list of the mail read from each mailbox
+	// (watch.lists): the list a series or command belongs to, for
+	// watch.allow.lists and commands.trust, is where it was read.
+	Lists []ListOrigin `mapstructure:"lists"`
+	// StableList is the stable list address: a reply may go to it besides
+	// the series' own correspondents. The caller derives it from the
+	// reply section.
+	StableList string `mapstructure:"-"`
 }
 
 // Daemon is the watch loop's state.
@@ -276,15 +284,26 @@ func (d *Daemon) process(ctx context.Context, j *job) {
 		res.Replies = res.Replies[:max]
 	}
 	origin := d.origin(ctx, j.ids)
-	// Once per series, not per reply: listOf walks the whole series.
-	list, author := listOf(j.s), strings.ToLower(j.s.Author.Addr)
+	// The list is where the series was read, not what its headers say.
+	list, author := d.listOfOrigin(origin), strings.ToLower(j.s.Author.Addr)
+	// A reply goes only to the series' own correspondents, its list and
+	// the stable list (not to addresses the analysis found in trailers).
+	thread := threadAddrs(j.s, list, d.opts.StableList)
 	var replies []*store.Reply
 	for _, r := range res.Replies {
 		if r.MessageID == "" {
 			log.Error("analyzer returned a reply without Message-ID; dropped")
 			continue
 		}
-		path, err := d.dl.Outbox().Write(r.MessageID, r.Raw)
+		raw, dropped, err := restrictRecipients(r.Raw, thread)
+		if err != nil {
+			log.Error("reply with unreadable recipients; dropped", "message_id", r.MessageID, "err", err)
+			continue
+		}
+		if len(dropped) > 0 {
+			log.Info("reply recipients outside the thread dropped", "message_id", r.MessageID, "dropped", len(dropped), "first_dropped", dropped[:min(5, len(dropped))])
+		}
+		path, err := d.dl.Outbox().Write(r.MessageID, raw)
 		if err != nil {
 			log.Error("outbox", "err", err)
 			return
@@ -391,29 +410,6 @@ func (d *Daemon) origin(ctx context.Context, ids []string) string {
 			continue
 		}
 		return m.Source + "/" + m.Mailbox
-	}
-	return ""
-}
-
-// listOf names the list a series was posted to: its List-Id, or else the
-// first To address.
-func listOf(s *series.Series) string {
-	var msgs []*mail.Message
-	if s.Cover != nil {
-		msgs = append(msgs, s.Cover)
-	}
-	for _, p := range s.Patches {
-		msgs = append(msgs, p.Msg)
-	}
-	for _, m := range msgs {
-		if m.ListID != "" {
-			return strings.ToLower(m.ListID)
-		}
-	}
-	for _, m := range msgs {
-		if len(m.To) > 0 {
-			return strings.ToLower(m.To[0].Addr)
-		}
 	}
 	return ""
 }

@@ -43,6 +43,8 @@ func TestHostileInputs(t *testing.T) {
 		{"analyzer flooding replies: capped by the daemon", hostileReplyFlood},
 		{"terminal escapes in subjects", hostileEscapes},
 		{"truncated final hunk header", hostileTruncatedHunk},
+		{"forged List-Id: the list is the mailbox read", hostileForgedListID},
+		{"recipients outside the thread dropped", hostileOutsideThread},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, tt.run)
@@ -139,7 +141,7 @@ func hostileManyCc(t *testing.T) {
 	mbox := writeMbox(t, t.TempDir(), "cc.mbox", hostileMail("cc@x", "[PATCH] flood", "Author <author@example.com>",
 		"Cc: "+strings.Join(cc, ", "), "List-Id: <linux-kernel.vger.kernel.org>"))
 	snd := &captureSender{}
-	e := newEnv(t, Options{}, deliver.Options{Send: true, Policy: deliver.Policy{
+	e := newEnv(t, Options{Lists: []ListOrigin{{Origin: "replay:" + mbox + "/", List: "linux-kernel@vger.kernel.org"}}}, deliver.Options{Send: true, Policy: deliver.Policy{
 		Allow: deliver.Allow{Lists: []string{"linux-kernel.vger.kernel.org"}}, MaxRecipients: 20,
 	}}, snd, nil)
 	ro := replyOpts()
@@ -175,7 +177,11 @@ func hostileManyCc(t *testing.T) {
 
 func hostileEnvelopeCap(t *testing.T) {
 	snd := &captureSender{}
-	e := newEnv(t, Options{}, deliver.Options{Send: true, Policy: deliver.Policy{MaxRecipients: 20, StableList: "stable@vger.kernel.org"}}, snd, nil)
+	e := newEnv(t, Options{StableList: "stable@vger.kernel.org"}, deliver.Options{Send: true, Policy: deliver.Policy{MaxRecipients: 20, StableList: "stable@vger.kernel.org"}}, snd, nil)
+	var patchCc []string
+	for i := 0; i < 3000; i++ {
+		patchCc = append(patchCc, fmt.Sprintf("victim%d@example.com", i))
+	}
 	// A reply as an older composer wrote it: every Cc of the patch kept.
 	e.an.real = func(ctx context.Context, s *series.Series, h *botcmd.History) (*Result, error) {
 		m := s.Patches[0].Msg
@@ -188,7 +194,8 @@ func hostileEnvelopeCap(t *testing.T) {
 			"\nSubject: Re: x\nMessage-ID: <env@bot>\nIn-Reply-To: <" + m.MessageID + ">\n\nbody\n"
 		return &Result{Replies: []OutMail{{MessageID: "env@bot", InReplyTo: m.MessageID, Raw: []byte(raw)}}}, nil
 	}
-	mbox := writeMbox(t, t.TempDir(), "a.mbox", hostileMail("env@x", "[PATCH] x", "Author <author@example.com>"))
+	mbox := writeMbox(t, t.TempDir(), "a.mbox", hostileMail("env@x", "[PATCH] x", "Author <author@example.com>",
+		"Cc: victim-first@example.com, "+strings.Join(patchCc, ", ")))
 	if _, err := e.d.Replay(context.Background(), []string{mbox}); err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func (d *Daemon) prepare(ctx context.Context, in *imapsrc.Message) (*store.Messa
 		for _, c := range mailcmd.Parse(msg.Body) {
 			verbs = append(verbs, c.Verb)
 		}
-		rec.Command = &store.Command{Sender: msg.From.Addr, List: listOfMessage(msg), Origin: in.Source + "/" + in.Mailbox,
+		rec.Command = &store.Command{Sender: msg.From.Addr, List: d.listOfOrigin(in.Source + "/" + in.Mailbox), Origin: in.Source + "/" + in.Mailbox,
 			Verbs: strings.Join(verbs, " "), Created: rec.Received}
 	}
 	return rec, msg

@@ -5,8 +5,6 @@ import (
 	"path"
 	"strings"
 	"time"
-
-	"github.com/autosel-bot/autosel-bot/mail"
 )
 
 // CommandOptions are the `watch.commands` settings: whether the bot reads
@@ -97,16 +95,4 @@ func listKey(s string) string {
 		s = s[i+1:]
 	}
 	return strings.Replace(strings.TrimSuffix(s, ">"), "@", ".", 1)
-}
-
-// listOfMessage names the list a message was posted to: its List-Id, or
-// else its first To address.
-func listOfMessage(m *mail.Message) string {
-	if m.ListID != "" {
-		return strings.ToLower(m.ListID)
-	}
-	if len(m.To) > 0 {
-		return strings.ToLower(m.To[0].Addr)
-	}
-	return ""
 }

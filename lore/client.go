@@ -29,7 +29,8 @@ type Client struct {
 	// empty), e.g. "https://lore.kernel.org/all/" or
 	// "http://127.0.0.1:8080/test-kernel/".
 	BaseURL string
-	// HTTP is the client used (http.DefaultClient when nil).
+	// HTTP is the client used (http.DefaultClient when nil); either way
+	// redirects are followed only within the host asked (sameHostClient).
 	HTTP *http.Client
 	// Timeout bounds one download (none when 0; ctx still applies).
 	Timeout time.Duration
@@ -71,10 +72,7 @@ func (c *Client) Thread(ctx context.Context, r Ref) ([]byte, error) {
 		ua = "autosel-bot"
 	}
 	req.Header.Set("User-Agent", ua)
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
+	hc := sameHostClient(c.HTTP, req.URL.Host)
 	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("lore: fetching <%s>: %w", r.MessageID, err)
@@ -84,7 +82,8 @@ func (c *Client) Thread(ctx context.Context, r Ref) ([]byte, error) {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
 		return nil, fmt.Errorf("lore: <%s>: %w at %s (HTTP %d)", r.MessageID, ErrNotFound, u, resp.StatusCode)
 	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("lore: <%s>: %s: HTTP %s", r.MessageID, u, resp.Status)
+		// The status code only: the reason phrase is the server's text.
+		return nil, fmt.Errorf("lore: <%s>: %s: HTTP %d", r.MessageID, u, resp.StatusCode)
 	}
 	max := c.MaxBytes
 	if max <= 0 {
@@ -112,4 +111,27 @@ func (c *Client) Thread(ctx context.Context, r Ref) ([]byte, error) {
 		return nil, fmt.Errorf("lore: <%s>: %w: %s is empty", r.MessageID, ErrNotFound, u)
 	}
 	return data, nil
+}
+
+// errRedirect refuses a redirect off the host asked.
+var errRedirect = errors.New("redirect to another host refused")
+
+// sameHostClient returns a copy of hc (http.DefaultClient when nil)
+// following at most 5 redirects, all within host: a thread URL is never
+// turned into a request to a host the user did not name.
+func sameHostClient(hc *http.Client, host string) *http.Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	c := *hc
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("too many redirects")
+		}
+		if !strings.EqualFold(req.URL.Host, host) || via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+			return fmt.Errorf("%w: %s", errRedirect, req.URL.Host)
+		}
+		return nil
+	}
+	return &c
 }

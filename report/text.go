@@ -72,6 +72,16 @@ func (t *textWriter) line(format string, args ...any) {
 	_, t.err = io.WriteString(t.w, EscapeControls(strings.TrimRight(s, " \t"))+"\n")
 }
 
+// EscapeText is EscapeControls for multi-line text: each line is escaped
+// and the line breaks are kept (a lone CR is escaped).
+func EscapeText(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = EscapeControls(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // EscapeControls makes text that came from mail (subjects, names, file
 // names, messages quoting them) safe to print on a terminal: C0 and C1
 // control characters other than tab (ESC starting a terminal sequence,

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/autosel-bot/autosel-bot/internal/textfmt"
 )
@@ -137,6 +138,35 @@ const maxBriefErrors = 20
 // maxSplatLines bounds each splat quoted in the VM section.
 const maxSplatLines = 30
 
+// maxDetailLines bounds the boot failure detail (a console excerpt)
+// quoted in the VM section; maxQuotedLine bounds each quoted guest line.
+const (
+	maxDetailLines = 40
+	maxQuotedLine  = 240
+)
+
+// excerpt returns at most n lines of guest text s, each at most
+// maxQuotedLine bytes (cut on a UTF-8 boundary, ending in "..."): what a
+// reply quotes of a console however much the guest printed.
+func excerpt(s string, n int) []string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append(lines[:n:n], fmt.Sprintf("... (%d more lines)", len(lines)-n))
+	}
+	for i, l := range lines {
+		l = strings.TrimRight(l, "\r")
+		if len(l) > maxQuotedLine {
+			cut := maxQuotedLine
+			for cut > 0 && !utf8.RuneStart(l[cut]) {
+				cut--
+			}
+			l = l[:cut] + "..."
+		}
+		lines[i] = l
+	}
+	return lines
+}
+
 // Text renders the VM section as plain text for terminals (the test
 // command, the check text format). It is the one text renderer of the
 // section: the reply quotes TextWith(VMTextOptions{Brief: true}). Fields
@@ -201,7 +231,7 @@ func (v *VMReport) TextWith(opts VMTextOptions) string {
 	b.WriteString("\n")
 	if v.Status == VMBootFailure {
 		b.WriteString("Boot failed!\n")
-		for _, l := range strings.Split(v.BootDetail, "\n") {
+		for _, l := range excerpt(v.BootDetail, maxDetailLines) {
 			fmt.Fprintf(&b, "    %s\n", l)
 		}
 	}
@@ -252,11 +282,7 @@ func (v *VMReport) TextWith(opts VMTextOptions) string {
 			continue
 		}
 		fmt.Fprintf(&b, "\nKernel report while %s ran (patched kernel):\n", flat(t.Name))
-		lines := strings.Split(strings.TrimRight(t.Splat, "\n"), "\n")
-		if len(lines) > maxSplatLines {
-			lines = append(lines[:maxSplatLines], "...")
-		}
-		for _, l := range lines {
+		for _, l := range excerpt(t.Splat, maxSplatLines) {
 			fmt.Fprintf(&b, "    %s\n", l)
 		}
 	}

@@ -99,7 +99,7 @@ func (l *Local) probeKVM(ctx context.Context, kernel string) (bool, string, erro
 	}
 	out, err := runVM(ctx, vmSpec{
 		qemu: l.opts.QEMU, memMB: l.opts.MemoryMB, cpus: l.opts.CPUs, accel: "kvm",
-		kernel: kernel, initrd: initrd, cmdline: kernelCmdline, dir: dir,
+		kernel: kernel, initrd: initrd, cmdline: kernelCmdline, dir: dir, user: l.opts.QEMUUser,
 		boot: l.opts.KVMProbeTimeout, total: l.opts.KVMProbeTimeout, silence: l.opts.KVMProbeTimeout,
 	})
 	if err != nil {

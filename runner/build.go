@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/internal/buildlog"
+	"github.com/autosel-bot/autosel-bot/internal/ccachecfg"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
@@ -80,6 +81,8 @@ type paths struct {
 	build    string
 	images   string
 	logs     string
+	// cache is the build's ccache (isolate.go); nil before Build sets it.
+	cache *ccachecfg.Setup
 }
 
 func (b *builder) pathsFor(tree string) (paths, error) {
@@ -202,6 +205,25 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 	if err := prepareWorktree(ctx, req.Tree, p.worktree, commit); err != nil {
 		return nil, err
 	}
+	if err := cleanWorktree(ctx, p.worktree); err != nil {
+		return nil, err
+	}
+	// A patched build runs in throwaway copies (isolate.go).
+	patched := len(req.Patches) > 0
+	if patched {
+		dir, cleanup, err := throwawayBuildDir(ctx, p.build, key)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		p.build = dir
+	}
+	cache, err := ccachecfg.For(b.opts.ccacheDir(), b.opts.CCacheMaxSize, patched)
+	if err != nil {
+		return nil, err
+	}
+	defer cache.Cleanup()
+	p.cache = cache
 	for i, patch := range req.Patches {
 		name := patch.Name
 		if name == "" {
@@ -219,9 +241,14 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		return nil, err
 	}
 	defer logf.Close()
-	if err := b.configure(ctx, p, frags, logf); err != nil {
+	// The log on disk is bounded (logcap.go) whatever the build prints.
+	log := newCappedLog(logf, buildLogHead, buildLogTail)
+	defer log.Flush()
+	if err := b.configure(ctx, p, frags, log); err != nil {
+		log.Flush()
 		res.Status = BuildFailed
-		res.Errors = append([]string{"configuring the kernel failed: " + err.Error()}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)...)
+		msg := strings.NewReplacer(p.worktree+"/", "", p.build+"/", "", p.worktree, ".", p.build, ".").Replace(err.Error())
+		res.Errors = append([]string{"configuring the kernel failed: " + msg}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)...)
 		return res, nil
 	}
 	dotconfig, err := readBuildFile(p.build, ".config")
@@ -232,7 +259,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		res.ConfigMissing = append(res.ConfigMissing, missingOptions(f, dotconfig)...)
 	}
 	start := time.Now()
-	err = b.make(ctx, p, logf, progressOut, req.Label, "bzImage")
+	err = b.make(ctx, p, log, progressOut, req.Label, "bzImage")
 	res.Duration = time.Since(start)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -242,6 +269,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		if !errors.As(err, &ee) && !errors.Is(err, errBuildTimeout) {
 			return nil, err
 		}
+		log.Flush()
 		logf.Sync()
 		res.Status = BuildFailed
 		res.Errors = buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)
@@ -274,7 +302,7 @@ func (b *builder) ccString() string {
 // env is the build's environment (the sandbox drops anything outside its
 // allow-list). LOCALVERSION is set (empty) so that the kernel release
 // does not depend on git, which the sandbox does not reach.
-func (b *builder) env() []string {
+func (b *builder) env(p paths) []string {
 	env := []string{
 		"LC_ALL=C",
 		"LOCALVERSION=",
@@ -282,21 +310,25 @@ func (b *builder) env() []string {
 		"KBUILD_BUILD_USER=autosel",
 		"KBUILD_BUILD_HOST=autosel",
 	}
-	if cd := b.opts.ccacheDir(); cd != "" {
-		env = append(env, "CCACHE_DIR="+cd, "CCACHE_MAXSIZE="+b.opts.CCacheMaxSize)
+	if p.cache != nil {
+		env = append(env, p.cache.Env...)
 	}
 	return env
 }
 
 // spec is a sandboxed command in the worktree of p: the worktree, its
-// build dir and the ccache dir are writable, HOME is the build dir.
+// build dir and the build's own ccache dirs are writable, the ccache
+// configuration (and for a patched build the shared cache) read-only,
+// HOME is the build dir.
 func (b *builder) spec(p paths, out io.Writer, env []string, args ...string) sandbox.Spec {
 	writable := []string{p.worktree, p.build}
-	if cd := b.opts.ccacheDir(); cd != "" {
-		writable = append(writable, cd)
+	var readOnly []string
+	if p.cache != nil {
+		writable = append(writable, p.cache.Writable...)
+		readOnly = p.cache.ReadOnly
 	}
 	return sandbox.Spec{
-		Args: args, Dir: p.worktree, Writable: writable, Home: p.build,
+		Args: args, Dir: p.worktree, Writable: writable, ReadOnly: readOnly, Home: p.build,
 		Env: env, Stdout: out, Stderr: out,
 	}
 }
@@ -328,7 +360,7 @@ func (b *builder) configure(ctx context.Context, p paths, frags [][]byte, log io
 		}
 		args = append(args, filepath.Join(p.build, name))
 	}
-	env := append(b.env(), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.build, ".config"))
+	env := append(b.env(p), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.build, ".config"))
 	sctx, cancel := context.WithTimeout(ctx, b.opts.BuildTimeout)
 	defer cancel()
 	if err := b.sb.Run(sctx, b.spec(p, log, env, append([]string{filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh")}, args...)...)); err != nil {
@@ -379,7 +411,7 @@ func (b *builder) make(ctx context.Context, p paths, log io.Writer, progressOut 
 		}
 		io.Copy(io.Discard, pr)
 	}()
-	err := b.sb.Run(ctx, b.spec(p, pw, b.env(), append([]string{"make"}, args...)...))
+	err := b.sb.Run(ctx, b.spec(p, pw, b.env(p), append([]string{"make"}, args...)...))
 	pw.Close()
 	<-done
 	if prog != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/internal/ccachecfg"
 )
 
 // TestBuildApplyFailedAndWorktreeReuse: a patch that does not apply is a
@@ -66,6 +68,7 @@ func TestBuildApplyFailedAndWorktreeReuse(t *testing.T) {
 // TestCCacheOff: runner.ccache_dir: off survives every WithDefaults pass
 // (New, NewLocal) and builds with plain gcc, no CCACHE_DIR.
 func TestCCacheOff(t *testing.T) {
+	custom := filepath.Join(t.TempDir(), "cc")
 	for _, tt := range []struct {
 		dir    string
 		cc     string
@@ -73,16 +76,20 @@ func TestCCacheOff(t *testing.T) {
 	}{
 		{"off", "gcc", false},
 		{"", "ccache gcc", true},
-		{"/var/tmp/cc", "ccache gcc", true},
+		{custom, "ccache gcc", true},
 	} {
 		opts := Options{WorkDir: t.TempDir(), CCacheDir: tt.dir}
 		l := New(opts, nil).Backend().(*Local)
 		b := l.b
-		env := strings.Join(b.env(), "\n")
+		cache, err := ccachecfg.For(b.opts.ccacheDir(), "1G", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := strings.Join(b.env(paths{cache: cache}), "\n") + "\n"
 		if b.ccString() != tt.cc || strings.Contains(env, "CCACHE_DIR=") != tt.hasDir {
 			t.Errorf("ccache_dir %q: CC=%q env:\n%s", tt.dir, b.ccString(), env)
 		}
-		if tt.dir == "/var/tmp/cc" && !strings.Contains(env, "CCACHE_DIR=/var/tmp/cc\n") {
+		if tt.dir == custom && !strings.Contains(env, "CCACHE_DIR="+custom+"/baseline\n") {
 			t.Errorf("ccache_dir not used: %s", env)
 		}
 	}

@@ -118,7 +118,9 @@ func (l *Local) runSuite(ctx context.Context, kr *KernelResult, tests []Test) er
 	if spec.Initrd, err = l.initramfs(ctx, runDir, tests, scale); err != nil {
 		return err
 	}
-	out, err := runVM(ctx, spec.vm(l.opts.QEMU, runDir))
+	vm := spec.vm(l.opts.QEMU, runDir)
+	vm.user = l.opts.QEMUUser
+	out, err := runVM(ctx, vm)
 	if err != nil {
 		return err
 	}
@@ -167,10 +169,19 @@ func safeLabel(s string) string {
 	}, strings.ToLower(s))
 }
 
+// maxTailLine bounds each console line a boot detail keeps.
+const maxTailLine = 512
+
+// tailLines returns the last n lines of s, each cut to maxTailLine bytes.
 func tailLines(s string, n int) string {
 	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(l) > n {
 		l = l[len(l)-n:]
+	}
+	for i := range l {
+		if len(l[i]) > maxTailLine {
+			l[i] = l[i][:maxTailLine] + "..."
+		}
 	}
 	return strings.Join(l, "\n")
 }

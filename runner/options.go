@@ -51,6 +51,9 @@ type Options struct {
 
 	// QEMU is the qemu-system-x86_64 binary.
 	QEMU string `mapstructure:"qemu"`
+	// QEMUUser is the unprivileged user QEMU runs as when the bot runs as
+	// root ("" = nobody); it needs no access to the work directory.
+	QEMUUser string `mapstructure:"qemu_user"`
 	// MemoryMB is the guest memory; CPUs its vCPU count.
 	MemoryMB int `mapstructure:"memory_mb"`
 	CPUs     int `mapstructure:"cpus"`

@@ -11,28 +11,27 @@ import (
 )
 
 // fakeQEMU writes a shell script standing in for qemu-system-x86_64: it
-// finds the two chardev files in its arguments and runs body with $CON and
-// $RES set to them.
+// runs body, where "> $CON" writes to the console (QEMU's stdout) and
+// "> $RES" to the results port (descriptor 5). It lives where the QEMU
+// user (nobody, when the tests run as root) can run it.
 func fakeQEMU(t *testing.T, body string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "qemu")
-	script := `#!/bin/sh
-CON= RES=
-for a in "$@"; do
-  case $a in
-    file,id=con,path=*) CON=${a#file,id=con,path=} ;;
-    file,id=res,path=*) RES=${a#file,id=res,path=} ;;
-  esac
-done
-` + body + "\n"
-	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+	p := filepath.Join(publicDir(t), "qemu")
+	body = strings.NewReplacer("> $CON", ">&1", "> $RES", ">&5").Replace(body)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
 func fakeSpec(t *testing.T, qemu string) vmSpec {
-	return vmSpec{qemu: qemu, memMB: 64, cpus: 1, accel: "tcg", kernel: "k", initrd: "i", cmdline: kernelCmdline,
+	img := t.TempDir()
+	for _, f := range []string{"k", "i"} {
+		if err := os.WriteFile(filepath.Join(img, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return vmSpec{qemu: qemu, memMB: 64, cpus: 1, accel: "tcg", kernel: filepath.Join(img, "k"), initrd: filepath.Join(img, "i"), cmdline: kernelCmdline,
 		dir: t.TempDir(), boot: 2 * time.Second, total: 5 * time.Second, silence: 3 * time.Second}
 }
 

@@ -69,10 +69,11 @@ func (b *BootSpec) inDir(dir string) *BootSpec {
 }
 
 // QEMUArgs is the QEMU command line of b, relative file names and logs
-// in dir (the local backend's command line for the same boot).
+// in dir (the local backend's command line for the same boot: the kernel,
+// initrd and results port are passed as descriptors, see startQEMU).
 func QEMUArgs(b *BootSpec, dir string) []string {
 	s := b.inDir(dir).vm("", dir)
-	return s.args()
+	return s.fdArgs()
 }
 
 // Boot runs b with qemu, relative file names and logs in dir, under the local backend's

@@ -26,13 +26,17 @@ func TestBootSpecScalesLikeLocal(t *testing.T) {
 		t.Errorf("silence %s %s", kvm.Silence, tcg.Silence)
 	}
 	args := QEMUArgs(&kvm, "/run")
-	if !slices.Contains(args, "/run/k") || !slices.Contains(args, "kvm") || !slices.Contains(args, "file,id=res,path=/run/results.log") {
+	if !slices.Contains(args, "/dev/fd/3") || !slices.Contains(args, "kvm") || !slices.Contains(args, "file,id=res,append=on,path=/dev/fdset/1") ||
+		!slices.Contains(args, qemuSandbox) {
 		t.Errorf("args %q", args)
+	}
+	if k := kvm.inDir("/run").Kernel; k != "/run/k" {
+		t.Errorf("relative kernel resolved to %q", k)
 	}
 	abs := kvm
 	abs.Kernel = "/images/bzImage"
-	if a := QEMUArgs(&abs, "/run"); !slices.Contains(a, "/images/bzImage") {
-		t.Errorf("absolute kernel path rewritten: %q", a)
+	if k := abs.inDir("/run").Kernel; k != "/images/bzImage" {
+		t.Errorf("absolute kernel path rewritten: %q", k)
 	}
 }
 
@@ -43,6 +47,7 @@ func TestBootAndEvalBoot(t *testing.T) {
 	qemu := fakeQEMU(t, "printf '[ 0.1] autosel: begin a 0\\n' > $CON; printf '"+strings.ReplaceAll(ok, "\n", "\\n")+"' > $RES")
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "bzImage"), []byte("k"), 0o644)
+	os.WriteFile(filepath.Join(dir, "initramfs.cpio"), []byte("i"), 0o644)
 	spec := &BootSpec{Kernel: "bzImage", Initrd: "initramfs.cpio", Accel: "tcg", Scale: 1, MemoryMB: 64, CPUs: 1,
 		Cmdline: kernelCmdline, Boot: 2 * time.Second, Total: 5 * time.Second, Silence: 3 * time.Second}
 	out, err := Boot(context.Background(), qemu, spec, dir)

@@ -223,6 +223,8 @@ func compareKernels(vm *report.VMReport, base, patched *KernelResult) {
 		vm.Tests = append(vm.Tests, t)
 	}
 	switch {
+	case vm.Status == report.VMBootFailure && base.Boot != "ok":
+		vm.Summary = "the patched kernel did not boot (neither did the baseline)"
 	case vm.Status == report.VMBootFailure:
 		vm.Summary = "the patched kernel did not boot (baseline did)"
 	case vm.Regressions > 0:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/autosel-bot/autosel-bot/internal/buildlog"
+	"github.com/autosel-bot/autosel-bot/internal/ccachecfg"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 )
@@ -47,6 +48,7 @@ func runBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree TreeO
 	defer cancel()
 	env := []string{"AUTOSEL_TREE=" + tree.Name, "AUTOSEL_SRC=" + dir, "LC_ALL=C"}
 	writable := []string{dir}
+	var readOnly []string
 	home := dir
 	var buildDirs []string
 	if opts.CacheDir != "" {
@@ -70,28 +72,36 @@ func runBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree TreeO
 			if cd == "" {
 				cd = filepath.Join(opts.CacheDir, "ccache")
 			}
-			if err := os.MkdirAll(cd, 0o755); err != nil {
+			// A stable build builds a patch: a private cache over the
+			// shared one, read-only (internal/ccachecfg).
+			cs, err := ccachecfg.For(cd, "", true)
+			if err != nil {
 				return buildResult{}, fmt.Errorf("ccache dir: %w", err)
 			}
-			env = append(env, "CCACHE_DIR="+cd, "CCACHE_BASEDIR="+dir)
-			writable = append(writable, cd)
+			defer cs.Cleanup()
+			env = append(append(env, cs.Env...), "CCACHE_BASEDIR="+dir)
+			writable = append(writable, cs.Writable...)
+			readOnly = append(readOnly, cs.ReadOnly...)
 		}
 	} else {
 		env = append(env, "AUTOSEL_BUILD_DIR="+dir)
 		if opts.CCache {
 			env = append(env, "CCACHE_BASEDIR="+dir)
 			if opts.CCacheDir != "" {
-				if err := os.MkdirAll(opts.CCacheDir, 0o755); err != nil {
+				cs, err := ccachecfg.For(opts.CCacheDir, "", true)
+				if err != nil {
 					return buildResult{}, fmt.Errorf("ccache dir: %w", err)
 				}
-				env = append(env, "CCACHE_DIR="+opts.CCacheDir)
-				writable = append(writable, opts.CCacheDir)
+				defer cs.Cleanup()
+				env = append(env, cs.Env...)
+				writable = append(writable, cs.Writable...)
+				readOnly = append(readOnly, cs.ReadOnly...)
 			}
 		}
 	}
 	out := &tailBuffer{max: maxBuildOutput}
 	err := sb.Run(ctx, sandbox.Spec{
-		Args: []string{"sh", "-c", tree.Build}, Dir: dir, Writable: writable, Home: home,
+		Args: []string{"sh", "-c", tree.Build}, Dir: dir, Writable: writable, ReadOnly: readOnly, Home: home,
 		Env: env, Stdout: out, Stderr: out,
 	})
 	if ctx.Err() != nil {

@@ -556,7 +556,9 @@ func TestBuildEnv(t *testing.T) {
 test "$AUTOSEL_TREE" = v6.6.3
 test "$AUTOSEL_SRC" = "$PWD"
 test "$CCACHE_BASEDIR" = "$PWD"
-test "$CCACHE_DIR" = %[1]q/ccache
+case "$CCACHE_DIR" in %[1]q/ccache/private-*) ;; *) exit 3;; esac
+test "$CCACHE_CONFIGPATH" = %[1]q/ccache/conf/patched.conf
+! touch "$CCACHE_CONFIGPATH" 2>/dev/null
 test "$AUTOSEL_BUILD_DIR" = %[1]q/build/v6.6.3
 test "$HOME" = "$AUTOSEL_BUILD_DIR"
 test -z "$AUTOSEL_BOT_WATCH_SMTP_PASSWORD$GITHUB_TOKEN"
@@ -571,17 +573,21 @@ echo ok > "$AUTOSEL_BUILD_DIR/built"`, cache)
 		t.Errorf("build dir not kept: %v", err)
 	}
 
-	// A configured ccache_dir (shared with the runner) replaces the default.
+	// A configured ccache_dir (shared with the runner) replaces the
+	// default; a stable build (of a patch) writes only a private cache
+	// and cannot change the shared one (issue 37 point 1).
 	w.opts.CCacheDir = filepath.Join(t.TempDir(), "shared-ccache")
 	w.opts.Trees[0].Build = fmt.Sprintf(`set -e
-test "$CCACHE_DIR" = %q
+case "$CCACHE_DIR" in %[1]q/private-*) ;; *) exit 3;; esac
 test "$CCACHE_BASEDIR" = "$PWD"
-touch "$CCACHE_DIR/written"`, w.opts.CCacheDir)
+touch "$CCACHE_DIR/written"
+! touch %[1]q/shared/written 2>/dev/null
+! touch %[1]q/conf/patched.conf 2>/dev/null`, w.opts.CCacheDir)
 	if tr := treeResult(t, w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable, "v6.6.3"); tr.Build != "ok" {
 		t.Fatalf("build with ccache_dir: %+v", tr)
 	}
-	if _, err := os.Stat(filepath.Join(w.opts.CCacheDir, "written")); err != nil {
-		t.Errorf("ccache dir not writable in the sandbox: %v", err)
+	if m, _ := filepath.Glob(filepath.Join(w.opts.CCacheDir, "private-*")); len(m) != 0 {
+		t.Errorf("private caches left behind: %v", m)
 	}
 }
 

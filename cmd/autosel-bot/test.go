@@ -190,6 +190,8 @@ func printVM(w io.Writer, vm *report.VMReport, format string, kopts report.KCIDB
 		enc.SetIndent("", "  ")
 		return enc.Encode(vm)
 	}
-	_, err := io.WriteString(w, vm.Text())
+	// The text quotes guest console output: escape sequences it holds
+	// must not reach the terminal.
+	_, err := io.WriteString(w, report.EscapeText(vm.Text()))
 	return err
 }

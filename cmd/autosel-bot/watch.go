@@ -235,7 +235,7 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 		maxReplies = ropts.MaxPatchReplies + 1
 	}
 	o := w.Daemon
-	o.From, o.MaxReplies = own, maxReplies
+	o.From, o.MaxReplies, o.StableList = own, maxReplies, ropts.StableList
 	if o.Web, err = web.New(st, log); err != nil {
 		b.close()
 		return nil, err

@@ -65,8 +65,16 @@ func TestEntryPoint(t *testing.T) {
 	bundle := filepath.Join(dir, "b.tar.gz")
 	writeBundle(t, bundle, runner.BootSpec{Kernel: "bzImage", Initrd: "initramfs.cpio", Accel: "tcg", Scale: 1, MemoryMB: 64, CPUs: 1,
 		Cmdline: "console=ttyS0", Boot: 2 * time.Second, Total: 5 * time.Second, Silence: 2 * time.Second})
-	qemu := filepath.Join(dir, "qemu")
-	os.WriteFile(qemu, []byte("#!/bin/sh\nfor a in \"$@\"; do case $a in file,id=con,path=*) printf 'Kernel panic - not syncing: test\\n' > ${a#file,id=con,path=} ;; esac; done\n"), 0o755)
+	// QEMU's stdout is the console; the script must be readable by the
+	// QEMU user (nobody when the test runs as root).
+	pub, err := os.MkdirTemp("", "autosel-fake-qemu-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(pub) })
+	os.Chmod(pub, 0o755)
+	qemu := filepath.Join(pub, "qemu")
+	os.WriteFile(qemu, []byte("#!/bin/sh\nprintf 'Kernel panic - not syncing: test\\n'\n"), 0o755)
 	out := filepath.Join(dir, "out")
 	if code, msg := run(t, "--bundle", bundle, "--out", out, "--qemu", qemu); code != 0 {
 		t.Fatalf("boot: exit %d: %s", code, msg)

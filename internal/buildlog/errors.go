@@ -26,10 +26,15 @@ var (
 // With no error line it falls back to make's first "***" line and the
 // log's last lines. When lines are left out, the last one says how many.
 //
-// dirs are the worktree and the build directories: only diagnostics about
-// files inside them are kept, with paths relative to them (a relative path
-// in the log is resolved against each); a diagnostic about any other file
-// is dropped with its source lines, so a reply never quotes a host file.
+// dirs are the worktree and the build directories: only diagnostics
+// positively about files inside them are kept (the file exists there, its
+// real path too, and no reading of a name holding spaces or ':' leaves
+// them), with paths relative to them (a relative path in the log is
+// resolved against each); the source lines under a diagnostic are kept
+// only where they are the tree file's own text. A diagnostic about any
+// other file is dropped with its source lines, and so are the linker's
+// "cannot find" lines and any line naming a host path, so a reply never
+// quotes a host file nor names the host's directories.
 func ErrorLines(log []byte, limit int, dirs ...string) []string {
 	if limit < 2 {
 		limit = 2

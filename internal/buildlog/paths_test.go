@@ -13,9 +13,10 @@ import (
 func TestErrorLinesQuoteOnlyTheTree(t *testing.T) {
 	work := t.TempDir()
 	wt, build := filepath.Join(work, "src", "linux-1234"), filepath.Join(work, "build", "linux-1234")
-	for _, f := range []string{filepath.Join(wt, "fs", "pipe.c"), filepath.Join(build, "include", "generated", "autoconf.h")} {
+	pipe := strings.Repeat("\n", 19) + "foo;\n" + strings.Repeat("\n", 711) + "\tx = 1;\n"
+	for f, data := range map[string]string{filepath.Join(wt, "fs", "pipe.c"): pipe, filepath.Join(build, "include", "generated", "autoconf.h"): "x\n"} {
 		os.MkdirAll(filepath.Dir(f), 0o755)
-		os.WriteFile(f, []byte("x\n"), 0o644)
+		os.WriteFile(f, []byte(data), 0o644)
 	}
 	tests := []struct {
 		name    string

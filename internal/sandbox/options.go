@@ -21,6 +21,13 @@ type Options struct {
 	// default 4096). The kernel counts every process of that user on the
 	// machine, so leave room for the bot's own.
 	Processes int `mapstructure:"processes" yaml:"processes"`
+	// Memory bounds each build process's address space, in bytes
+	// (RLIMIT_AS; default 4 GiB): a compiler driven to eat the host's
+	// memory fails instead.
+	Memory int64 `mapstructure:"memory" yaml:"memory"`
+	// TmpSize bounds the sandbox's private /tmp (a tmpfs, in bytes;
+	// default 1 GiB); its tmpfs root holds only mount points (16 MiB).
+	TmpSize int64 `mapstructure:"tmp_size" yaml:"tmp_size"`
 	// ReadOnly are extra host paths bound read-only into the sandbox (a
 	// cross toolchain under /opt, say). /usr and the merged-/usr links are
 	// always there.
@@ -43,6 +50,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Processes <= 0 {
 		o.Processes = 4096
+	}
+	if o.Memory <= 0 {
+		o.Memory = 4 << 30
+	}
+	if o.TmpSize <= 0 {
+		o.TmpSize = 1 << 30
 	}
 	return o
 }

@@ -2,10 +2,10 @@
 // sources (the runner's kernel builds, the stable stage's build commands)
 // inside bubblewrap (bwrap): no network and private pid/ipc/uts
 // namespaces, no capabilities, a read-only root made of /usr (and the
-// merged-/usr links), a minimal /etc, a private /tmp, and only the
+// merged-/usr links), a minimal /etc, a private size-bounded /tmp, and only the
 // worktree, its build directory and the ccache directory writable. The
-// environment is built from an allow-list, and CPU time, file size and
-// process count are bounded with rlimits (prlimit). Timeouts and
+// environment is built from an allow-list, and CPU time, address space,
+// file size and process count are bounded with rlimits (prlimit). Timeouts and
 // cancellation come from the caller's context and kill the whole sandbox.
 //
 // Without a working bwrap, builds are refused unless the operator set
@@ -202,8 +202,13 @@ func (s *Sandbox) limits() []string {
 		fmt.Sprintf("--cpu=%d", cpu),
 		fmt.Sprintf("--fsize=%d", s.opts.FileSize),
 		fmt.Sprintf("--nproc=%d", s.opts.Processes),
+		fmt.Sprintf("--as=%d", s.opts.Memory),
 		"--core=0", "--"}
 }
+
+// rootTmpSize bounds the sandbox's tmpfs root, which holds only mount
+// points (and is remounted read-only).
+const rootTmpSize = 16 << 20
 
 // systemDirs make up the read-only root: /usr and the merged-/usr links
 // (or directories, on older layouts).
@@ -221,7 +226,7 @@ func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
 		"--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--hostname", "autosel-build",
 		"--cap-drop", "ALL",
-		"--tmpfs", "/",
+		"--size", fmt.Sprint(rootTmpSize), "--tmpfs", "/",
 	}
 	for _, d := range systemDirs {
 		fi, err := os.Lstat(d)
@@ -245,7 +250,7 @@ func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
 	a = append(a,
 		"--ro-bind-data", fmt.Sprint(fd), "/etc/passwd",
 		"--ro-bind-data", fmt.Sprint(fd+1), "/etc/group",
-		"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+		"--dev", "/dev", "--proc", "/proc", "--size", fmt.Sprint(opts.TmpSize), "--tmpfs", "/tmp",
 	)
 	type bind struct {
 		path string

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"net"
 	"os"
@@ -66,6 +67,27 @@ func TestHelperProcess(t *testing.T) {
 		_, err = f.Write(make([]byte, 2<<20))
 		fmt.Println("write:", err)
 		os.Exit(5)
+	case "alloc": // touch N MiB of memory
+		n, _ := strconv.Atoi(args[1])
+		b := make([]byte, n<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		fmt.Println("allocated", len(b))
+	case "filltmp": // write N MiB to /tmp/fill
+		n, _ := strconv.Atoi(args[1])
+		f, err := os.Create("/tmp/fill")
+		if err != nil {
+			fmt.Println("create:", err)
+			os.Exit(4)
+		}
+		for i := 0; i < n; i++ {
+			if _, err := f.Write(make([]byte, 1<<20)); err != nil {
+				fmt.Println("write:", err)
+				os.Exit(5)
+			}
+		}
+		fmt.Println("wrote", n)
 	case "spin":
 		for {
 		}

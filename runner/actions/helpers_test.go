@@ -51,22 +51,23 @@ func (f *fakeBuilder) EvalBoot(kr *runner.KernelResult, spec *runner.BootSpec, o
 }
 
 // fakeQEMU is a shell script standing in for QEMU: it records its
-// arguments next to itself and runs body with $CON and $RES set to the
-// two serial log files.
+// arguments next to itself and runs body, where "> $CON" writes to the
+// console (QEMU's stdout) and "> $RES" to the results port (descriptor
+// 5). It lives in a directory the QEMU user (nobody, when the tests run
+// as root) can read and write.
 func fakeQEMU(t *testing.T, body string) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir, err := os.MkdirTemp("", "autosel-fake-qemu-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	p := filepath.Join(dir, "qemu")
-	script := `#!/bin/sh
-printf '%s\n' "$@" > "` + dir + `/args"
-CON= RES=
-for a in "$@"; do
-  case $a in
-    file,id=con,path=*) CON=${a#file,id=con,path=} ;;
-    file,id=res,path=*) RES=${a#file,id=res,path=} ;;
-  esac
-done
-` + body + "\n"
+	body = strings.NewReplacer("> $CON", ">&1", "> $RES", ">&5").Replace(body)
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"" + dir + "/args\"\n" + body + "\n"
 	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
