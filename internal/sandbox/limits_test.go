@@ -10,7 +10,7 @@ import (
 // more address space than Options.Memory, nor fill /tmp past
 // Options.TmpSize (the tmpfs defaulted to half of the host's RAM).
 func TestMemoryAndTmpBounds(t *testing.T) {
-	s, dir, helper := needBwrap(t, Options{Memory: 1 << 30, TmpSize: 16 << 20})
+	s, dir, helper := needBwrap(t, Options{Memory: 3 << 30, TmpSize: 16 << 20})
 	tests := []struct {
 		name    string
 		args    []string
@@ -18,7 +18,7 @@ func TestMemoryAndTmpBounds(t *testing.T) {
 		want    string
 	}{
 		{"small allocation", []string{"alloc", "64"}, false, "allocated"},
-		{"allocation over the limit", []string{"alloc", "2048"}, true, ""},
+		{"allocation over the limit", []string{"alloc", "4096"}, true, ""},
 		{"small /tmp file", []string{"filltmp", "4"}, false, "wrote 4"},
 		{"/tmp over its size", []string{"filltmp", "64"}, true, "no space left"},
 	}
@@ -35,7 +35,7 @@ func TestMemoryAndTmpBounds(t *testing.T) {
 	}
 	// The limit is on the command line bwrap's child runs under.
 	out, err := runHelper(context.Background(), s, dir, helper, nil, "cat", "/proc/self/limits")
-	if err != nil || !matches(`Max address space\s+1073741824\s+1073741824`, out) {
+	if err != nil || !matches(`Max address space\s+3221225472\s+3221225472`, out) {
 		t.Errorf("no address-space limit: %v\n%s", err, out)
 	}
 }
