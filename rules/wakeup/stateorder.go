@@ -173,9 +173,10 @@ func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsi
 // calls, from the patch or the tree) reads one of the fields.
 func (r *checker) condReads(s *wsite, fields []string) bool {
 	cond := waitCond(s)
-	if cond == "" {
-		// A completion or a bare sleep has no condition of its own: the
-		// waiter looks at the state in the lines after its wait returns.
+	if cond == "" && s.WKind == "completion" {
+		// A completion has no condition of its own: the waiter looks at
+		// the state in the lines after its wait returns, without a
+		// re-check (an open-coded loop re-checks, often under a lock).
 		cond = s.Fn.textAfter(s.Line(), afterWaitLines)
 	}
 	if cond == "" {
@@ -391,7 +392,7 @@ func (r *checker) lockOrdersStore(nw *wfunc, line int, w, s *wsite) bool {
 }
 
 // wokenLooks says what a woken waiter does first: re-check its condition,
-// or (a completion, a bare sleep) go on to read the state.
+// or (a completion) go on to read the state.
 func wokenLooks(w *wsite) string {
 	if c := waitCond(w); c != "" {
 		return "re-checks `" + c + "`"
