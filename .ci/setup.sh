@@ -16,11 +16,13 @@ if [ -n "$missing" ]; then
   apt-get -o DPkg::Lock::Timeout=600 update -qq
   apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
 fi
-# Go: the version go.mod names, at /usr/local/go. Machines of this kind ship
+# Go: the language version go.mod names (1.N or 1.N.0; 1.N means its first
+# release, 1.N.0), at /usr/local/go. Machines of this kind ship
 # it; otherwise Debian's (older) go fetches that toolchain as a module from
 # the Go module proxy and it is installed at /usr/local/go.
 export PATH=/usr/local/go/bin:$PATH
 need=$(sed -n 's/^go //p' go.mod)
+case "$need" in *.*.*) ;; *) need=$need.0 ;; esac
 have=$(go env GOVERSION 2>/dev/null | sed 's/^go//')
 if [ -z "$have" ] || [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; then
   echo "setup: installing Go $need (found: ${have:-none})"
