@@ -88,8 +88,9 @@ func Load(ctx context.Context, paths []string, stdin io.Reader) ([]*Message, []*
 // LoadWith is Load with options.
 func LoadWith(ctx context.Context, paths []string, stdin io.Reader, opts LoadOptions) ([]*Message, []*InputError) {
 	type slot struct {
-		msg *Message
-		err *InputError
+		msg    *Message
+		err    *InputError
+		source string // the local file the message came from ("" if none)
 	}
 	var (
 		mu    sync.Mutex
@@ -124,15 +125,20 @@ func LoadWith(ctx context.Context, paths []string, stdin io.Reader, opts LoadOpt
 					sl.msg = m
 				}
 				mu.Lock()
+				sl.source = slots[j.i].source
 				slots[j.i] = sl
 				mu.Unlock()
 			}
 		}()
 	}
 	srcErrs, err := readInputs(ctx, paths, stdin, opts.Fetched, func(r *Raw) error {
+		source := r.Source
+		if _, fetched := opts.Fetched[r.Input]; fetched || r.Input == "-" {
+			source = ""
+		}
 		mu.Lock()
 		i := len(slots)
-		slots = append(slots, slot{})
+		slots = append(slots, slot{source: source})
 		mu.Unlock()
 		// A Maildir message keeps its position in the directory as index
 		// only when the error would not say it otherwise.
@@ -151,10 +157,17 @@ func LoadWith(ctx context.Context, paths []string, stdin io.Reader, opts LoadOpt
 	if err != nil {
 		srcErrs = append(srcErrs, &InputError{Source: "input", Err: err})
 	}
+	perFile := map[string]int{}
+	for _, sl := range slots {
+		perFile[sl.source]++
+	}
 	var outM []*Message
 	outE := srcErrs
 	for _, sl := range slots {
 		if sl.msg != nil {
+			if sl.source != "" && perFile[sl.source] == 1 {
+				sl.msg.File = sl.source
+			}
 			outM = append(outM, sl.msg)
 		}
 		if sl.err != nil {

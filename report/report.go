@@ -49,6 +49,10 @@ type PatchReport struct {
 	Subject string `json:"subject"`
 	// MessageID is the patch message's Message-ID.
 	MessageID string `json:"message_id"`
+	// File is the local file that held this patch alone (a git
+	// format-patch file, a Maildir message), as given; empty for a patch
+	// of an mbox of several, of stdin or of a downloaded thread.
+	File string `json:"file,omitempty"`
 	// PatchID identifies the change whatever its line numbers and white
 	// space, like git patch-id (diffcheck.PatchID); empty without a diff.
 	PatchID string `json:"patch_id,omitempty"`

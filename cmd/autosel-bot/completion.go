@@ -10,7 +10,7 @@ var flagValues = []struct {
 	cmd, flag string
 	values    []string
 }{
-	{"check", "format", []string{"text\tkernel-mail style report", "json\tJSON Lines, report/schema.json", "email\tmbox of the replies", "terse\tfile:line: severity: rule: message", "sarif\tSARIF 2.1.0"}},
+	{"check", "format", []string{"text\tkernel-mail style report", "json\tJSON Lines, report/schema.json", "email\tmbox of the replies", "terse\tPATCH: file:line: severity: rule: message", "sarif\tSARIF 2.1.0"}},
 	{"check", "fail-on", []string{"note\tany finding", "risk\tonly risks"}},
 	{"test", "format", []string{"text\tVM report", "json\tVMReport as JSON", "kcidb\tKCIDB I/O (checkouts, builds, tests)"}},
 	{"test", "accel", []string{"auto", "kvm", "tcg"}},
