@@ -137,7 +137,7 @@ func TestLoad(t *testing.T) {
 		"list.mbox:10: message 2: reading header",
 		"list.mbox:13: message 3: message <nofrom@x>: missing From header",
 		"list.mbox:19: message 4: message <broken@x>:",
-		"empty: directory is not a Maildir",
+		"empty: directory is neither a Maildir",
 		"missing: ",
 	}
 	if len(got) != len(want) {

@@ -37,8 +37,10 @@ const checkLong = `Analyse kernel patches and print a report per series.
 
 Input is any of: single patches (git format-patch output, with or without
 --base), plain "git diff", "git show" or "git log -p" output (one patch per
-commit), quilt/DEP-3 patch files, mbox files with one or many messages,
-Maildir directories, "-" for stdin, the commits of a local git range (--repo
+commit; --no-prefix diffs too), quilt/DEP-3 patch files, mbox files with
+one or many messages (gzipped too: b4's and lore's .mbox.gz), Maildir
+directories (git mailsplit -o output too), git format-patch -o directories
+(their *.patch files in name order), "-" for stdin, the commits of a local git range (--repo
 DIR --range A..B; the range is one series), or a Message-ID or message URL:
 like "b4 mbox", the whole thread is fetched from the public-inbox server
 (check.lore_url, lore.kernel.org by default; a URL names its own server).
