@@ -70,6 +70,10 @@ type PatchReport struct {
 	// Stable is this patch's stable-tree result (package stable), nil when
 	// the stable stage did not run or the patch is not relevant to any tree.
 	Stable *StableReport `json:"stable,omitempty"`
+	// AlreadyApplied says the patch is already in the tree (it did not
+	// apply but its reverse did, as git am checks): it was analysed
+	// against the tree with the patch reversed. Every format says so.
+	AlreadyApplied string `json:"already_applied,omitempty"`
 	// Notes are per-patch remarks (e.g. apply errors against --tree).
 	Notes []string `json:"notes,omitempty"`
 	// Error is set when the patch could not be analysed (malformed diff).

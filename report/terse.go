@@ -24,7 +24,8 @@ type TerseOptions struct {
 // alone (PatchReport.File) or its <Message-ID>. A finding without a line
 // has "file:", one without a file (about the patch) no location. Findings
 // on a diff recovered from mail damage end with "[diff recovered from mail
-// damage]". Patches that could not be analysed get an "error" line. With
+// damage]". Patches that could not be analysed get an "error" line, patches
+// already in the tree an "already-applied" note line. With
 // opts.GCC the location comes first (see TerseOptions).
 func WriteTerse(w io.Writer, reports []*Report, opts TerseOptions) error {
 	ensureIDs(reports)
@@ -34,6 +35,9 @@ func WriteTerse(w io.Writer, reports []*Report, opts TerseOptions) error {
 			name := tersePatch(p)
 			if p.Error != "" {
 				fmt.Fprintf(bw, "%s: error: %s\n", name, oneLine(p.Error))
+			}
+			if p.AlreadyApplied != "" {
+				fmt.Fprintf(bw, "%s: note: already-applied: %s\n", name, oneLine(p.AlreadyApplied))
 			}
 			tail := ""
 			for _, n := range p.Notes {
