@@ -43,7 +43,8 @@ example:
 tidy-check:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy" >&2; exit 1; }
 
-# Man pages (section 1) of every command, into man/ (man -l man/autosel-bot.1).
+# Man pages of every command (section 1) and of the configuration
+# (autosel-bot.yaml.5), into man/ (man -l man/autosel-bot.1).
 MANDIR ?= man
 man:
 	$(GO) run ./cmd/autosel-bot man --dir $(MANDIR)

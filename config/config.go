@@ -68,7 +68,8 @@ func New() (*viper.Viper, error) {
 // variable that names no setting is an error naming it, its line and the
 // closest known key (*UnknownKeyError), and a value that cannot be decoded
 // is an error naming where it came from (file and line, environment
-// variable, or the built-in defaults).
+// variable, or the built-in defaults). The bot's sender addresses
+// (reply.from, watch.from) must parse.
 func Load(v *viper.Viper, file string) (*Config, error) {
 	schema := NewSchema()
 	src := &Sources{File: file, FileLines: map[string]int{}, Environ: os.Environ()}
@@ -91,6 +92,9 @@ func Load(v *viper.Viper, file string) (*Config, error) {
 	c := Config{Reply: reply.DefaultOptions()}
 	if err := v.Unmarshal(&c); err != nil {
 		return nil, src.valueError(err)
+	}
+	if err := checkAddresses(&c, src); err != nil {
+		return nil, err
 	}
 	c.Sources = src
 	return &c, nil

@@ -1,8 +1,13 @@
 package daemon
 
 import (
+	"runtime"
+	"runtime/debug"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/autosel-bot/autosel-bot/store"
 )
 
 // Metrics are the daemon's Prometheus metrics, in a registry of their own
@@ -19,9 +24,14 @@ type Metrics struct {
 	analysis    prometheus.Histogram
 	connected   *prometheus.GaugeVec
 	disconnects *prometheus.CounterVec
+	buildInfo   *prometheus.GaugeVec
 }
 
-// NewMetrics creates and registers the metrics.
+// NewMetrics creates and registers the metrics. Every series whose labels
+// are known before anything happens (each outcome, state and result) is
+// exported at 0 from the start, so that a rate or an alert on it has a
+// series to read; InitMailbox does the same for a configured mailbox.
+// autosel_build_info is 1, labelled with the bot's and Go's versions.
 func NewMetrics() *Metrics {
 	m := &Metrics{
 		Registry: prometheus.NewRegistry(),
@@ -50,8 +60,41 @@ func NewMetrics() *Metrics {
 		disconnects: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "autosel_imap_disconnects_total", Help: "IMAP sessions that ended (followed by a reconnect).",
 		}, []string{"source", "mailbox"}),
+		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "autosel_build_info", Help: "Always 1; labelled with the version of the bot and of Go it was built with.",
+		}, []string{"version", "goversion"}),
 	}
-	m.Registry.MustRegister(m.messages, m.series, m.replies, m.commands, m.pool, m.analysis, m.connected, m.disconnects,
+	m.Registry.MustRegister(m.messages, m.series, m.replies, m.commands, m.pool, m.analysis, m.connected, m.disconnects, m.buildInfo,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for vec, labels := range map[*prometheus.CounterVec][]string{
+		m.messages: {store.StatusPending, store.StatusCommand, store.StatusSkipped, store.StatusMalformed,
+			store.StatusLate, store.StatusExpired, "duplicate"},
+		m.series:   {store.SeriesDone, store.SeriesFailed},
+		m.replies:  {store.ReplySent, store.ReplyDryRun, store.ReplyHeld, store.ReplyFailed, store.ReplyUnconfirmed},
+		m.commands: {store.CommandDone, store.CommandRefused, store.CommandFailed},
+	} {
+		for _, l := range labels {
+			vec.WithLabelValues(l)
+		}
+	}
+	m.buildInfo.WithLabelValues(buildVersion(), runtime.Version()).Set(1)
 	return m
+}
+
+// InitMailbox exports the series of an IMAP mailbox before its first
+// session: not connected (0) and no disconnects yet, so that a mailbox
+// unreachable from the start reads 0 instead of being absent.
+func (m *Metrics) InitMailbox(source, mailbox string) {
+	m.connected.WithLabelValues(source, mailbox).Add(0)
+	m.disconnects.WithLabelValues(source, mailbox)
+}
+
+// buildVersion is the main module's version from the build info
+// ("(devel)" for a build from a work tree, "unknown" without build info).
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Version == "" {
+		return "unknown"
+	}
+	return bi.Main.Version
 }

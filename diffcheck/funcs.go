@@ -106,6 +106,12 @@ func (w *funcWalker) step(l string) string {
 		}
 		return w.cur
 	}
+	if topLevelDeclaration(l) {
+		// A prototype or variable declaration at column 0: the hunk is
+		// among declarations, in no body, whatever its section says.
+		w.cur, w.pending = "", ""
+		return ""
+	}
 	if name := FuncName(l); name != "" && (w.cur == "" || w.pending != "" || looksLikeDefinition(l)) {
 		if strings.HasSuffix(strings.TrimSpace(l), "{") {
 			w.cur, w.pending = name, ""
@@ -126,6 +132,17 @@ func (w *funcWalker) step(l string) string {
 		return f
 	}
 	return w.cur
+}
+
+// topLevelDeclaration is true for a complete declaration written at column
+// 0 ("void f(struct x *p);", "extern int x;"): in kernel style a
+// statement of a body is indented, so such a line is outside every body.
+func topLevelDeclaration(l string) bool {
+	if l == "" || !cscan.IsIdentStart(l[0]) {
+		return false
+	}
+	t := strings.TrimSpace(stripComment(l))
+	return strings.HasSuffix(t, ";") && !strings.HasPrefix(t, "return")
 }
 
 // looksLikeDefinition is true for a column-0 header line met while inside

@@ -79,7 +79,11 @@ func parse(diff string) (*ChangeSet, error) {
 	cs := &ChangeSet{}
 	cur := 0 // next raw line to search for a hunk header
 	for i, f := range files {
-		fc, err := convertFile(f, gitStyle)
+		var np prefixless
+		if gitStyle {
+			np = noPrefixNames(lines, fileHeaderLine(lines, i, gitStyle)-1)
+		}
+		fc, err := convertFile(f, gitStyle, np)
 		if err != nil {
 			return nil, &Error{Line: fileHeaderLine(lines, i, gitStyle), Err: err}
 		}
@@ -184,7 +188,9 @@ func splitLines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-func convertFile(f *gitdiff.File, gitStyle bool) (*FileChange, error) {
+// convertFile converts a go-gitdiff file diff; np holds its paths when it
+// was written without a/ and b/ prefixes.
+func convertFile(f *gitdiff.File, gitStyle bool, np prefixless) (*FileChange, error) {
 	fc := &FileChange{
 		OldPath:  f.OldName,
 		NewPath:  f.NewName,
@@ -212,6 +218,8 @@ func convertFile(f *gitdiff.File, gitStyle bool) (*FileChange, error) {
 		// component like "patch -p1" and "git apply".
 		fc.OldPath = stripP1(fc.OldPath)
 		fc.NewPath = stripP1(fc.NewPath)
+	} else if np.ok {
+		fc.OldPath, fc.NewPath = np.oldPath, np.newPath
 	}
 	if fc.IsNew {
 		fc.OldPath = ""

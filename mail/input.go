@@ -104,10 +104,15 @@ func readInput(ctx context.Context, path string, stdin io.Reader, fn func(*Raw) 
 	return readStream(ctx, path, path, f, fn)
 }
 
-// readStream splits an mbox or single-message stream.
+// readStream splits an mbox or single-message stream, gzip-compressed or
+// not (a lore t.mbox.gz, b4's .mbox.gz).
 func readStream(ctx context.Context, input, source string, r io.Reader, fn func(*Raw) error) ([]*InputError, error) {
+	r, err := gunzipped(r)
+	if err != nil {
+		return []*InputError{{Source: source, Err: err}}, nil
+	}
 	idx := 0
-	err := ReadMbox(ctxReader{ctx, r}, func(data []byte, line int) error {
+	err = ReadMbox(ctxReader{ctx, r}, func(data []byte, line int) error {
 		for _, c := range splitGitLog(data) {
 			idx++
 			if err := fn(&Raw{Input: input, Source: source, Line: line + c.line, Index: idx, Data: c.data}); err != nil {
@@ -171,13 +176,22 @@ func readMaildir(ctx context.Context, dir string, fn func(*Raw) error) ([]*Input
 				continue
 			}
 			idx++
+			if bytes.HasPrefix(data, []byte("From ")) {
+				// git mailsplit -o and some MDAs keep the mbox "From " line.
+				e, err := readStream(ctx, dir, p, bytes.NewReader(data), fn)
+				errs = append(errs, e...)
+				if err != nil {
+					return errs, err
+				}
+				continue
+			}
 			if err := fn(&Raw{Input: dir, Source: p, Line: 1, Index: idx, Data: data}); err != nil {
 				return errs, err
 			}
 		}
 	}
 	if !seen && len(errs) == 0 {
-		errs = append(errs, &InputError{Source: dir, Err: errors.New("directory is not a Maildir (no cur/ or new/)")})
+		return readPatchDir(ctx, dir, fn)
 	}
 	return errs, nil
 }

@@ -30,6 +30,9 @@ type InputError struct {
 
 // Error implements error: "file:line: message N <id>: cause".
 func (e *InputError) Error() string {
+	if errors.Is(e.Err, ErrNoPatch) {
+		return sanitize(e.Err.Error()) // "no patch found in FILE (...)"
+	}
 	s := e.Source
 	if e.Line > 0 {
 		s += fmt.Sprintf(":%d", e.Line)
@@ -88,8 +91,10 @@ func Load(ctx context.Context, paths []string, stdin io.Reader) ([]*Message, []*
 // LoadWith is Load with options.
 func LoadWith(ctx context.Context, paths []string, stdin io.Reader, opts LoadOptions) ([]*Message, []*InputError) {
 	type slot struct {
-		msg *Message
-		err *InputError
+		msg    *Message
+		err    *InputError
+		source string // the local file the message came from ("" if none)
+		raw    string // the file (or input) the message came from
 	}
 	var (
 		mu    sync.Mutex
@@ -124,15 +129,20 @@ func LoadWith(ctx context.Context, paths []string, stdin io.Reader, opts LoadOpt
 					sl.msg = m
 				}
 				mu.Lock()
+				sl.source, sl.raw = slots[j.i].source, slots[j.i].raw
 				slots[j.i] = sl
 				mu.Unlock()
 			}
 		}()
 	}
 	srcErrs, err := readInputs(ctx, paths, stdin, opts.Fetched, func(r *Raw) error {
+		source := r.Source
+		if _, fetched := opts.Fetched[r.Input]; fetched || r.Input == "-" {
+			source = ""
+		}
 		mu.Lock()
 		i := len(slots)
-		slots = append(slots, slot{})
+		slots = append(slots, slot{source: source, raw: r.Source})
 		mu.Unlock()
 		// A Maildir message keeps its position in the directory as index
 		// only when the error would not say it otherwise.
@@ -151,11 +161,25 @@ func LoadWith(ctx context.Context, paths []string, stdin io.Reader, opts LoadOpt
 	if err != nil {
 		srcErrs = append(srcErrs, &InputError{Source: "input", Err: err})
 	}
+	perFile, perRaw := map[string]int{}, map[string]int{}
+	for _, sl := range slots {
+		perFile[sl.source]++
+		perRaw[sl.raw]++
+	}
 	var outM []*Message
 	outE := srcErrs
 	for _, sl := range slots {
 		if sl.msg != nil {
+			if sl.source != "" && perFile[sl.source] == 1 {
+				sl.msg.File = sl.source
+			}
 			outM = append(outM, sl.msg)
+		}
+		var nm *notMailError
+		if sl.err != nil && perRaw[sl.raw] == 1 && errors.As(sl.err.Err, &nm) {
+			// The file's only "message" is no mail: say so, not why
+			// its first line is no header.
+			sl.err = noPatchInFile(sl.raw, nm)
 		}
 		if sl.err != nil {
 			outE = append(outE, sl.err)

@@ -121,6 +121,14 @@ func TestLoad(t *testing.T) {
 	if msgs[0].Diff == "" || msgs[0].Subject.Title != "fix" {
 		t.Errorf("format-patch file not parsed: %+v", msgs[0])
 	}
+	// File names the file that held the message alone: not a message of
+	// an mbox of several, nor of stdin.
+	wantFiles := []string{patch, bare, "", "", "", filepath.Join(dir, "md/cur/1.host:2,S"), filepath.Join(dir, "md/new/2.host"), ""}
+	for i, w := range wantFiles {
+		if msgs[i].File != w {
+			t.Errorf("message %d <%s>: File %q, want %q", i, msgs[i].MessageID, msgs[i].File, w)
+		}
+	}
 	var got []string
 	for _, e := range errs {
 		got = append(got, e.Error())
@@ -129,7 +137,7 @@ func TestLoad(t *testing.T) {
 		"list.mbox:10: message 2: reading header",
 		"list.mbox:13: message 3: message <nofrom@x>: missing From header",
 		"list.mbox:19: message 4: message <broken@x>:",
-		"empty: directory is not a Maildir",
+		"empty: directory is neither a Maildir",
 		"missing: ",
 	}
 	if len(got) != len(want) {

@@ -101,4 +101,9 @@ type Message struct {
 	// InlineReview is set when the diff was found in a reply (a patch
 	// proposed in review rather than a submitted patch).
 	InlineReview bool `json:"inline_review,omitempty"`
+	// File is the local file that held this message alone, as given or
+	// inside a Maildir (a git format-patch file, a message of git
+	// mailsplit): what names the patch in one-line reports. It is empty
+	// for a message of an mbox of several, of stdin or of a download.
+	File string `json:"-"`
 }

@@ -108,7 +108,7 @@ func (p *Parser) parseRaw(raw []byte) (msg *Message, err error) {
 	}
 	ent, err := message.Read(bytes.NewReader(raw))
 	if err != nil && ent == nil {
-		return nil, fmt.Errorf("reading header: %w", err)
+		return nil, newNotMailError(raw, err)
 	}
 	msg = &Message{}
 	h := gomail.Header{Header: ent.Header}

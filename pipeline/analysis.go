@@ -382,7 +382,13 @@ func (a *Analysis) applyPatch(ctx context.Context, p *series.Patch, pr *report.P
 			pr.Notes = append(pr.Notes, "tree: "+err.Error())
 		}
 		if cs.ApplyError != "" {
-			pr.Notes = append(pr.Notes, applyNote(m, cs, base.tree))
+			if rcs, rb, say, ok := a.applyReversed(ctx, m, base); ok {
+				cs, base = rcs, rb
+				pr.AlreadyApplied = say
+				pr.Notes = append(pr.Notes, say)
+			} else {
+				pr.Notes = append(pr.Notes, applyNote(m, cs, base.tree))
+			}
 		}
 		fillFiles(pr, cs) // functions from the real file boundaries
 		if base.idx == nil {

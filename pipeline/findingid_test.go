@@ -247,7 +247,7 @@ func check(r *report.Report) error {
 	if err := report.WriteText(&text, rs); err != nil {
 		return err
 	}
-	if err := report.WriteTerse(&terse, rs); err != nil {
+	if err := report.WriteTerse(&terse, rs, report.TerseOptions{}); err != nil {
 		return err
 	}
 	if err := report.WriteJSON(&js, rs); err != nil {

@@ -152,6 +152,7 @@ func NewReport(s *series.Series) *report.Report {
 		if p.Msg != nil {
 			pr.Subject = p.Msg.Subject.Raw
 			pr.MessageID = p.Msg.MessageID
+			pr.File = p.Msg.File
 			pr.PatchID = diffcheck.PatchID(p.Msg.Diff)
 		}
 		r.Patches = append(r.Patches, pr)

@@ -175,6 +175,7 @@ func writeOwn(b *strings.Builder, r *report.Report, ps []*report.PatchReport, wi
 			b.WriteString("    " + n + "\n")
 		}
 	}
+	writeAlreadyApplied(b, ps)
 	var counts []string
 	for _, p := range ps {
 		fs := selectFindings(p.Findings, opts)
@@ -398,4 +399,25 @@ func cell(p *report.PatchReport, tree string) string {
 		return cellApplied
 	}
 	return cellNotTried
+}
+
+// writeAlreadyApplied says which patches were already in the tree and so
+// analysed against it with the patch reversed.
+func writeAlreadyApplied(b *strings.Builder, ps []*report.PatchReport) {
+	first := true
+	for _, p := range ps {
+		if p.AlreadyApplied == "" {
+			continue
+		}
+		if first {
+			section(b, "Already applied:")
+			first = false
+		}
+		for i, l := range textfmt.Wrap(patchName(p)+": "+cleanLine(p.AlreadyApplied), 72) {
+			if i > 0 {
+				l = "  " + l
+			}
+			b.WriteString("    " + l + "\n")
+		}
+	}
 }

@@ -7,6 +7,7 @@
 package reply
 
 import (
+	"fmt"
 	"net/mail"
 	"strings"
 	"time"
@@ -93,7 +94,30 @@ func (o Options) stableList() string {
 	return o.StableList
 }
 
-// fromAddr returns the bot's parsed sender.
+// Validate checks the values that must parse: From is an RFC 5322 address
+// ("Name <addr@host>" or a bare address). The error names the key.
+func (o Options) Validate() error {
+	if _, err := ParseFrom(o.From); err != nil {
+		return fmt.Errorf("reply.from: %w", err)
+	}
+	return nil
+}
+
+// ParseFrom parses the bot's sender address (reply.from, watch.from): one
+// RFC 5322 address with a domain.
+func ParseFrom(s string) (*mail.Address, error) {
+	a, err := mail.ParseAddress(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not an address (\"Name <bot@example.org>\"): %w", s, err)
+	}
+	if !strings.Contains(a.Address, "@") {
+		return nil, fmt.Errorf("%q has no domain (\"Name <bot@example.org>\")", s)
+	}
+	return a, nil
+}
+
+// fromAddr returns the bot's parsed sender (Validate has checked it; the
+// zero Options get the built-in sender).
 func (o Options) fromAddr() *mail.Address {
 	if a, err := mail.ParseAddress(o.From); err == nil {
 		return a

@@ -49,6 +49,10 @@ type PatchReport struct {
 	Subject string `json:"subject"`
 	// MessageID is the patch message's Message-ID.
 	MessageID string `json:"message_id"`
+	// File is the local file that held this patch alone (a git
+	// format-patch file, a Maildir message), as given; empty for a patch
+	// of an mbox of several, of stdin or of a downloaded thread.
+	File string `json:"file,omitempty"`
 	// PatchID identifies the change whatever its line numbers and white
 	// space, like git patch-id (diffcheck.PatchID); empty without a diff.
 	PatchID string `json:"patch_id,omitempty"`
@@ -66,6 +70,10 @@ type PatchReport struct {
 	// Stable is this patch's stable-tree result (package stable), nil when
 	// the stable stage did not run or the patch is not relevant to any tree.
 	Stable *StableReport `json:"stable,omitempty"`
+	// AlreadyApplied says the patch is already in the tree (it did not
+	// apply but its reverse did, as git am checks): it was analysed
+	// against the tree with the patch reversed. Every format says so.
+	AlreadyApplied string `json:"already_applied,omitempty"`
 	// Notes are per-patch remarks (e.g. apply errors against --tree).
 	Notes []string `json:"notes,omitempty"`
 	// Error is set when the patch could not be analysed (malformed diff).

@@ -86,8 +86,31 @@ func SARIF(reports []*Report, tool SARIFTool) *sarif.Report {
 			}
 		}
 	}
+	if inv := sarifInvocation(reports); inv != nil {
+		run.AddInvocation(inv)
+	}
 	log.AddRun(run)
 	return log
+}
+
+// sarifInvocation says, as notes of the tool's execution, which patches
+// were already in the tree and analysed against it with the patch
+// reversed; nil when none was.
+func sarifInvocation(reports []*Report) *sarif.Invocation {
+	var inv *sarif.Invocation
+	for _, r := range reports {
+		for _, p := range r.Patches {
+			if p.AlreadyApplied == "" {
+				continue
+			}
+			if inv == nil {
+				inv = sarif.NewInvocation().WithExecutionSuccessful(true)
+			}
+			inv.AddToolExecutionNotification(sarif.NewNotification().WithLevel("note").
+				WithMessage(sarif.NewTextMessage(fmt.Sprintf("patch <%s>: already applied: %s", p.MessageID, p.AlreadyApplied))))
+		}
+	}
+	return inv
 }
 
 // ruleDescription is a rule's one-line description for the SARIF rule
@@ -137,6 +160,9 @@ func sarifResult(run *sarif.Run, r *Report, p PatchReport, f Finding) *sarif.Res
 		Add("severity", string(f.Severity))
 	if p.InReview {
 		props.Add("inReview", true)
+	}
+	if p.AlreadyApplied != "" {
+		props.Add("alreadyApplied", p.AlreadyApplied)
 	}
 	for _, n := range p.Notes {
 		if strings.HasPrefix(n, diffcheck.RecoveredNote) {

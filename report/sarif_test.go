@@ -147,23 +147,6 @@ func TestSARIFContent(t *testing.T) {
 	}
 }
 
-func TestTerse(t *testing.T) {
-	var buf bytes.Buffer
-	rs := sampleReports()
-	rs[1].Patches[0].Findings = []Finding{{Rule: "x", Severity: SeverityNote, Message: "about\nthe series\x1b[31m"}}
-	rs[1].Patches[0].Notes = []string{diffcheck.RecoveredNote + ": re-joined 1 line-wrapped line"}
-	if err := WriteTerse(&buf, rs); err != nil {
-		t.Fatal(err)
-	}
-	want := "kernel/watch_queue.c:129: risk: sleep-in-atomic: __pipe_lock() may sleep (mutex_lock) but post_one_notification() is called under RCU and a spinlock [96f16a6de019]\n" +
-		"fs/pipe.c:500: note: wakeup-changed: the ring head is now updated without the wait queue lock [6177bcee6807]\n" +
-		"<review-1@example.org>: error: message <review-1@example.org>: body line 31: malformed diff: invalid line operation: '\\t'\n" +
-		"<single@example.org>: note: x: about the series\\x1b[31m [ae396a568a56] [diff recovered from mail damage]\n"
-	if got := buf.String(); got != want {
-		t.Errorf("terse:\n%s\nwant:\n%s", got, want)
-	}
-}
-
 // TestSARIFRecovered: a finding on a diff repaired from mail damage says
 // so in its properties.
 func TestSARIFRecovered(t *testing.T) {

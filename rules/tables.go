@@ -8,7 +8,7 @@ import (
 	"os"
 	"reflect"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // embedded holds the built-in primitive tables, one YAML file per rule

@@ -10,8 +10,8 @@ export DEBIAN_FRONTEND=noninteractive
 if ! dpkg -s postfix >/dev/null 2>&1; then
   echo "postfix postfix/main_mailer_type select Local only" | debconf-set-selections
   echo "postfix postfix/mailname string localhost" | debconf-set-selections
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends postfix >/dev/null
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends postfix >/dev/null
 fi
 # Package scripts may have started the system instances; the tests use
 # their own, so stop these.

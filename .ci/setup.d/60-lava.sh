@@ -13,8 +13,8 @@ export DEBIAN_FRONTEND=noninteractive
 # lava-server's maintainer scripts run python3 from PATH: Debian's first.
 export PATH=/usr/bin:/bin:/usr/sbin:/sbin:$PATH
 if ! dpkg -s lava-server lava-dispatcher >/dev/null 2>&1; then
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends lava-server lava-dispatcher postgresql >/dev/null
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends lava-server lava-dispatcher postgresql >/dev/null
 fi
 # Package scripts may have started system instances (with systemd): the
 # tests run their own.

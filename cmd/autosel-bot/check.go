@@ -30,14 +30,17 @@ type checkFlags struct {
 	rng     string
 	workers int
 	ignore  []string
+	gcc     bool
 }
 
 const checkLong = `Analyse kernel patches and print a report per series.
 
 Input is any of: single patches (git format-patch output, with or without
 --base), plain "git diff", "git show" or "git log -p" output (one patch per
-commit), quilt/DEP-3 patch files, mbox files with one or many messages,
-Maildir directories, "-" for stdin, the commits of a local git range (--repo
+commit; --no-prefix diffs too), quilt/DEP-3 patch files, mbox files with
+one or many messages (gzipped too: b4's and lore's .mbox.gz), Maildir
+directories (git mailsplit -o output too), git format-patch -o directories
+(their *.patch files in name order), "-" for stdin, the commits of a local git range (--repo
 DIR --range A..B; the range is one series), or a Message-ID or message URL:
 like "b4 mbox", the whole thread is fetched from the public-inbox server
 (check.lore_url, lore.kernel.org by default; a URL names its own server).
@@ -55,9 +58,13 @@ the machine's memory) unless GOGC or GOMEMLIMIT is set.
 Output formats: text (kernel-mail style), json (JSON Lines: one object per
 series, schema in report/schema.json), email (the replies the bot would
 send, as an mbox with full headers: git send-email, mutt -f and git
-mailsplit read it), terse (one line per finding, "file:line: severity:
-rule: message", like checkpatch --terse, for editors and CI logs), sarif
-(SARIF 2.1.0, call chains as code flows, for code-scanning services).
+mailsplit read it), terse (one line per finding, "PATCH: file:line:
+severity: rule: message [id]", like checkpatch --terse, for editors and CI
+logs; PATCH is the file that held the patch, or its <Message-ID>; with
+--gcc-severities "file:line: warning: rule: message [id] [PATCH]" as gcc
+prints diagnostics, risk as warning, note as note, for editors' problem
+matchers), sarif (SARIF 2.1.0, call chains as code flows, for
+code-scanning services).
 
 Suppressions: --ignore RULE[/CATEGORY] (repeatable; added to check.ignore)
 keeps the findings of a rule, or of one of its categories, out of the
@@ -97,12 +104,13 @@ func newCheckCmd(a *app) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "", "output format: text, json, email (mbox of the replies), terse (file:line: severity: rule: message) or sarif (SARIF 2.1.0) (default from config check.format)")
+	fl.StringVar(&f.format, "format", "", "output format: text, json, email (mbox of the replies), terse (PATCH: file:line: severity: rule: message) or sarif (SARIF 2.1.0) (default from config check.format)")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a finding is at or above this severity: note or risk (default from config check.fail_on)")
 	fl.StringVar(&f.tree, "tree", "", "kernel checkout to apply patches onto in memory and index (default from config check.tree; empty: patch-only)")
 	fl.StringVar(&f.repo, "repo", "", "git repository for --range (default: current directory)")
 	fl.StringVar(&f.rng, "range", "", "analyse the commits A..B of --repo as one series")
 	fl.IntVar(&f.workers, "workers", 0, "series, and patches of a series, analysed at once; the report is the same (default from config check.workers)")
+	fl.BoolVar(&f.gcc, "gcc-severities", false, "with --format terse: write lines as gcc prints diagnostics (file:line: warning:/note:, the patch at the end) for editors' problem matchers")
 	fl.StringSliceVar(&f.ignore, "ignore", nil, "suppress the findings of RULE or RULE/CATEGORY (repeatable, or comma-separated; added to config check.ignore); suppressed findings are counted, not reported")
 	return cmd
 }
@@ -239,7 +247,7 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 
 	replyOpts := a.cfg.Reply
 	out := cmd.OutOrStdout()
-	if err := render(out, cfg.Format, reports, ss, replyOpts); err != nil {
+	if err := render(out, cfg.Format, reports, ss, replyOpts, report.TerseOptions{GCC: f.gcc}); err != nil {
 		return &exitError{2, fmt.Errorf("check: %w", err)}
 	}
 	if analysed == 0 {
@@ -338,12 +346,12 @@ func suppressedSummary(reports []*report.Report) string {
 
 // render writes the reports in format; email uses the reply section of the
 // configuration (reply.Options).
-func render(w io.Writer, format string, reports []*report.Report, ss []*series.Series, opts reply.Options) error {
+func render(w io.Writer, format string, reports []*report.Report, ss []*series.Series, opts reply.Options, terse report.TerseOptions) error {
 	switch format {
 	case "json":
 		return report.WriteJSON(w, reports)
 	case "terse":
-		return report.WriteTerse(w, reports)
+		return report.WriteTerse(w, reports, terse)
 	case "sarif":
 		return report.WriteSARIF(w, reports, report.SARIFTool{Name: "autosel-bot", Version: buildVersion(), InformationURI: projectURL})
 	case "email":

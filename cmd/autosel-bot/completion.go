@@ -10,13 +10,19 @@ var flagValues = []struct {
 	cmd, flag string
 	values    []string
 }{
-	{"check", "format", []string{"text\tkernel-mail style report", "json\tJSON Lines, report/schema.json", "email\tmbox of the replies", "terse\tfile:line: severity: rule: message", "sarif\tSARIF 2.1.0"}},
+	{"check", "format", []string{"text\tkernel-mail style report", "json\tJSON Lines, report/schema.json", "email\tmbox of the replies", "terse\tPATCH: file:line: severity: rule: message", "sarif\tSARIF 2.1.0"}},
 	{"check", "fail-on", []string{"note\tany finding", "risk\tonly risks"}},
 	{"test", "format", []string{"text\tVM report", "json\tVMReport as JSON", "kcidb\tKCIDB I/O (checkouts, builds, tests)"}},
 	{"test", "accel", []string{"auto", "kvm", "tcg"}},
+	{"test", "backend", []string{"local\tQEMU on this machine", "lava\ta LAVA lab (runner.lava)"}},
 }
 
-// registerCompletions registers the value completions of flagValues on
+// dirFlags are the flags whose value is a directory: completion offers
+// directories only.
+var dirFlags = []string{"tree", "repo", "dir"}
+
+// registerCompletions registers the value completions of flagValues (and
+// directories for dirFlags) on
 // the commands of root that have the flag (cobra's `completion`
 // command then completes them in bash, zsh, fish and PowerShell).
 func registerCompletions(root *cobra.Command) {
@@ -31,6 +37,14 @@ func registerCompletions(root *cobra.Command) {
 			values := fv.values
 			_ = c.RegisterFlagCompletionFunc(fv.flag, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 				return values, cobra.ShellCompDirectiveNoFileComp
+			})
+		}
+		for _, name := range dirFlags {
+			if c.Flags().Lookup(name) == nil {
+				continue
+			}
+			_ = c.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+				return nil, cobra.ShellCompDirectiveFilterDirs
 			})
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -114,7 +115,7 @@ func loadApp(t *testing.T) *app {
 		t.Fatal(err)
 	}
 	a := &app{v: v}
-	if err := a.load(); err != nil {
+	if err := a.load(io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	return a

@@ -7,8 +7,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
@@ -44,18 +46,33 @@ type app struct {
 	stopProfile func() error
 }
 
-// load reads the configuration once flags are parsed.
-func (a *app) load() error {
-	cfg, err := config.Load(a.v, a.configFile)
-	if err != nil {
-		return &exitError{2, err}
-	}
-	a.cfg = cfg
+// load reads the configuration once flags are parsed: --config, else the
+// first default file that exists (config.DefaultPaths), else the built-in
+// defaults alone. The log goes to stderr; -v says which file was read.
+func (a *app) load(stderr io.Writer) error {
 	level := slog.LevelWarn
 	if a.verbose {
 		level = slog.LevelDebug
 	}
-	a.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	a.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	file, from := a.configFile, "--config"
+	if file == "" {
+		searched := config.DefaultPaths()
+		f, err := config.FindDefault(searched)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		file, from = f, "default ("+strings.Join(searched, ", ")+")"
+	}
+	cfg, err := config.Load(a.v, file)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	a.cfg = cfg
+	if file == "" {
+		file = "none (built-in defaults)"
+	}
+	a.log.Debug("configuration", "file", file, "from", from)
 	return nil
 }
 
@@ -68,18 +85,21 @@ range, or IMAP lists), analyses each patch for sleeping calls in atomic context
 and changed wakeup patterns, tries it on configured stable trees, runs a
 regression suite in QEMU, and replies in the thread like the stable bot.
 
-Configuration: built-in defaults (config.yaml), --config FILE, and
-AUTOSEL_BOT_<SECTION>_<KEY> environment variables.`,
+Configuration: built-in defaults (config.yaml), merged with --config FILE
+or, without it, the first of $XDG_CONFIG_HOME/autosel-bot/config.yaml
+(~/.config/autosel-bot/config.yaml) and /etc/autosel-bot/config.yaml that
+exists (-v logs which), then AUTOSEL_BOT_<SECTION>_<KEY> environment
+variables.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if err := a.load(); err != nil {
+			if err := a.load(cmd.ErrOrStderr()); err != nil {
 				return err
 			}
 			return a.startProfile()
 		},
 	}
-	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (YAML) merged over the built-in defaults")
+	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (YAML) merged over the built-in defaults (default: $XDG_CONFIG_HOME/autosel-bot/config.yaml, else /etc/autosel-bot/config.yaml, if there)")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "debug logging on stderr")
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to `FILE` (go tool pprof)")
 	root.PersistentFlags().StringVar(&a.memProfile, "memprofile", "", "write a heap profile taken at the command's end to `FILE` (go tool pprof)")

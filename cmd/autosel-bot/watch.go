@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -345,6 +346,13 @@ func runWatch(cmd *cobra.Command, a *app, f watchFlags) error {
 	ghRun, err := githubWatch(a, b.st, b.pipe, b.d.Register, log)
 	if err != nil {
 		return &exitError{2, err}
+	}
+	for _, s := range servers {
+		for _, mb := range s.Mailboxes {
+			if !strings.ContainsAny(mb, "*%") { // a LIST pattern names no mailbox yet
+				b.d.Metrics().InitMailbox(s.Name, mb)
+			}
+		}
 	}
 	var watcher *imapsrc.Watcher
 	if len(servers) > 0 {

@@ -26,6 +26,7 @@ func TestFlagCompletion(t *testing.T) {
 		{[]string{"__complete", "check", "--format", ""}, []string{"text", "json", "email", "terse", "sarif"}},
 		{[]string{"__complete", "check", "--fail-on", ""}, []string{"note", "risk"}},
 		{[]string{"__complete", "test", "--format", ""}, []string{"text", "json", "kcidb"}},
+		{[]string{"__complete", "test", "--backend", ""}, []string{"local", "lava"}},
 	}
 	for _, tc := range tests {
 		_, out, _ := runCLI(t, "", tc.args...)
@@ -39,6 +40,16 @@ func TestFlagCompletion(t *testing.T) {
 		}
 		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
 			t.Errorf("%v: %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestDirCompletion: --tree, --repo and --dir complete directories only.
+func TestDirCompletion(t *testing.T) {
+	for _, args := range [][]string{{"check", "--tree"}, {"check", "--repo"}, {"test", "--tree"}, {"man", "--dir"}} {
+		_, out, _ := runCLI(t, "", append(append([]string{"__complete"}, args...), "")...)
+		if !strings.HasSuffix(strings.TrimSpace(out), ":16") { // cobra.ShellCompDirectiveFilterDirs
+			t.Errorf("%v: %q, want the directive to complete directories (:16)", args, out)
 		}
 	}
 }
@@ -72,17 +83,41 @@ func TestConfigTypo(t *testing.T) {
 	}
 }
 
-// TestManPages: the hidden man command writes a page per command.
+// TestManPages: man, a visible command, writes a page per command with
+// EXIT STATUS, ENVIRONMENT and FILES, and autosel-bot.yaml(5) with every
+// key of the configuration.
 func TestManPages(t *testing.T) {
+	_, help, _ := runCLI(t, "", "--help")
+	if !strings.Contains(help, "\n  man ") {
+		t.Errorf("man is not listed in --help:\n%s", help)
+	}
 	dir := t.TempDir()
 	code, _, stderr := runCLI(t, "", "man", "--dir", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, page := range []string{"autosel-bot.1", "autosel-bot-check.1", "autosel-bot-test.1", "autosel-bot-version.1"} {
+	for _, page := range []string{"autosel-bot.1", "autosel-bot-check.1", "autosel-bot-test.1", "autosel-bot-version.1", "autosel-bot-watch.1"} {
 		b, err := os.ReadFile(filepath.Join(dir, page))
 		if err != nil || !bytes.Contains(b, []byte(".TH \"AUTOSEL-BOT\" \"1\"")) {
 			t.Errorf("%s: %v %.80q", page, err, b)
+		}
+		for _, sec := range []string{".SH EXIT STATUS\n", ".SH ENVIRONMENT\n", ".SH FILES\n", ".SH SEE ALSO\n"} {
+			if !bytes.Contains(b, []byte(sec)) {
+				t.Errorf("%s: no %q", page, sec)
+			}
+		}
+	}
+	check, _ := os.ReadFile(filepath.Join(dir, "autosel-bot-check.1"))
+	if !bytes.Contains(check, []byte("at least one finding at or above --fail-on")) {
+		t.Error("autosel-bot-check.1: the exit status of findings is not described")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "autosel-bot.yaml.5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{".TH \"AUTOSEL-BOT.YAML\" \"5\"", "\n  fail_on: ", "\nreply:\n", "/etc/autosel-bot/config.yaml"} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("autosel-bot.yaml.5: no %q", want)
 		}
 	}
 }

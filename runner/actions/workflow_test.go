@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rhysd/actionlint"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 const workflowPath = "../../.github/workflows/autosel-vm.yml"

@@ -1,0 +1,57 @@
+package autoselbot
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// aptCall matches a command line that runs apt-get or apt (not apt-cache,
+// apt-key, ...).
+var aptCall = regexp.MustCompile(`(^|[;&|({]\s*|\s)apt(-get)?\s`)
+
+// TestCIScriptsWaitForDpkgLock checks that every apt command of the CI
+// set-up scripts waits for the dpkg lock (apt's DPkg::Lock::Timeout)
+// instead of failing at once when another apt (unattended-upgrades on a
+// fresh machine) holds it.
+func TestCIScriptsWaitForDpkgLock(t *testing.T) {
+	scripts, err := filepath.Glob(filepath.Join(".ci", "setup.d", "*.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts = append(scripts, filepath.Join(".ci", "setup.sh"), filepath.Join(".ci", "run"))
+	calls := 0
+	for _, path := range scripts {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			code, _, _ := strings.Cut(line, "#")
+			for _, cmd := range splitCommands(code) {
+				if !aptCall.MatchString(" " + cmd) {
+					continue
+				}
+				calls++
+				if !strings.Contains(cmd, "-o DPkg::Lock::Timeout=") {
+					t.Errorf("%s:%d: apt runs without -o DPkg::Lock::Timeout=N (fails when another apt holds the lock): %s",
+						path, i+1, strings.TrimSpace(cmd))
+				}
+			}
+		}
+	}
+	if calls == 0 {
+		t.Fatal("no apt command found in the CI scripts: the check reads the wrong files")
+	}
+}
+
+// commandSep separates the commands of a shell line: ;, && and || (enough
+// for the CI scripts, which quote no such characters in apt command lines).
+var commandSep = regexp.MustCompile(`;|&&|\|\|`)
+
+// splitCommands splits a shell line into its commands.
+func splitCommands(line string) []string {
+	return commandSep.Split(line, -1)
+}
