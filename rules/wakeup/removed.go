@@ -101,7 +101,9 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 		f.Explanation += fmt.Sprintf(" Another waker covers it: %s.", c)
 		return
 	}
-	if !changesStateBefore(o) {
+	// A helper that wakes (wrapper.go) is itself the change of state: the
+	// call hands it the object, or it stores before its wake-up.
+	if r.p.waker(o.Call.Name) != nil && !changesStateBefore(o) {
 		f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
 		return
 	}

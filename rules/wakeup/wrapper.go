@@ -11,7 +11,9 @@ import (
 // Wrapper wakers: small helpers that wake the queue they are handed
 // (a driver's foo_wake(q) testing waitqueue_active() first). With a tree, a call of
 // an unknown function whose body (a few lines) wakes one of its
-// parameters counts as a wake-up of the queue passed in that position.
+// parameters counts as a wake-up of the queue passed in that position; a
+// small helper that unconditionally wakes a typed or global queue counts
+// as a wake-up of that queue.
 
 // maxWrapperLines bounds the size of a function taken as a wrapper.
 const maxWrapperLines = 20
@@ -79,10 +81,13 @@ func (r *checker) wrapperOf(name, file string) *wrapperWake {
 		return nil
 	}
 	fns := lockctx.PickDefs(r.pass.Index.Funcs(name), file)
-	if len(fns) == 0 || fns[0].End-fns[0].Start > maxWrapperLines {
+	if len(fns) == 0 || fns[0].End-fns[0].Start > maxHelperLines {
 		return nil
 	}
 	v := r.tree.view(fns[0])
+	if fns[0].End-fns[0].Start > maxWrapperLines {
+		return r.helperWake(name, v)
+	}
 	var head strings.Builder
 	for l := v.F.Start; l <= v.F.BodyStart && l > 0; l++ {
 		head.WriteString(v.lines[l])
@@ -99,7 +104,38 @@ func (r *checker) wrapperOf(name, file string) *wrapperWake {
 			}
 		}
 	}
+	return r.helperWake(name, v)
+}
+
+// maxHelperLines bounds the size of a helper whose own wake-ups count as
+// wake-ups of its callers.
+const maxHelperLines = 40
+
+// helperWake returns the wake-up a small helper v performs
+// unconditionally on a queue that has the same key wherever it is named (a
+// field of a typed object, a global queue): a caller of the helper wakes
+// that queue (nfs_mark_client_ready() waking nfs_client_active_wq).
+func (r *checker) helperWake(name string, v *wfunc) *wrapperWake {
+	for _, s := range v.sitesOn(siteWake, "") {
+		if !globalKey(s.Q) || len(s.Call.Guards) > 0 {
+			continue
+		}
+		w := &wrapperWake{param: -1, inner: s}
+		r.wrappers[name] = w
+		return w
+	}
 	return nil
+}
+
+// globalKey reports whether queue key q names the same queue in every
+// function: not a local, not a field of an untyped pointer, not a call's
+// result.
+func globalKey(q string) bool {
+	plain := q
+	if i := strings.IndexByte(plain, ':'); i >= 0 && prefixedKind(plain[:i]) {
+		plain = plain[i+1:]
+	}
+	return plain != "" && !strings.HasPrefix(plain, "local:") && !weakKey(plain) && identRe.MatchString(strings.SplitN(plain, ".", 2)[0])
 }
 
 // addWrapperSites adds the wake-ups f performs through wrapper wakers.
@@ -117,10 +153,13 @@ func (r *checker) addWrapperSites(f *wfunc) {
 			continue
 		}
 		in := w.inner
-		s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: c.Args[w.param], Breadth: in.Breadth, Nr: in.Nr, Mode: in.Mode, Sync: in.Sync, PollKey: in.PollKey, WKind: in.WKind}
-		s.Q = queueKey(s.Arg, f.vt, f.Name)
-		if prefixedKind(in.WKind) {
-			s.Q = in.WKind + ":" + s.Q
+		s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: in.Arg, Breadth: in.Breadth, Nr: in.Nr, Mode: in.Mode, Sync: in.Sync, PollKey: in.PollKey, WKind: in.WKind, Q: in.Q}
+		if w.param >= 0 {
+			s.Arg = c.Args[w.param]
+			s.Q = queueKey(s.Arg, f.vt, f.Name)
+			if prefixedKind(in.WKind) {
+				s.Q = in.WKind + ":" + s.Q
+			}
 		}
 		f.Sites = append(f.Sites, s)
 		added = true
