@@ -20,7 +20,7 @@ func noPrefixNames(lines []string, at int) prefixless {
 		return prefixless{}
 	}
 	hdr := strings.TrimPrefix(lines[at], "diff --git ")
-	if strings.HasPrefix(hdr, "a/") || strings.HasPrefix(hdr, `"`) || strings.Contains(hdr, " b/") {
+	if strings.HasPrefix(hdr, `"`) || prefixed(hdr) {
 		return prefixless{}
 	}
 	var np prefixless
@@ -54,4 +54,25 @@ func plainHeaderPath(p string) string {
 		p = p[:i]
 	}
 	return strings.TrimSpace(p)
+}
+
+// gitPrefixes are the one-letter prefixes git writes: a/ and b/, the
+// reverse of a diff (b/ then a/), and diff.mnemonicPrefix's c/, i/, o/,
+// w/.
+var gitPrefixes = []string{"a/", "b/", "c/", "i/", "o/", "w/"}
+
+// prefixed reports whether a "diff --git" header's paths carry git's
+// prefixes: the first path starts with one and the second one follows it.
+func prefixed(hdr string) bool {
+	for _, p := range gitPrefixes {
+		if !strings.HasPrefix(hdr, p) {
+			continue
+		}
+		for _, q := range gitPrefixes {
+			if strings.Contains(hdr, " "+q) {
+				return true
+			}
+		}
+	}
+	return false
 }

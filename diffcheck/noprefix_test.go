@@ -15,6 +15,10 @@ func TestParseNoPrefix(t *testing.T) {
 	}{
 		{"prefixed", "diff --git a/fs/pipe.c b/fs/pipe.c\nindex 1111111..2222222 100644\n--- a/fs/pipe.c\n+++ b/fs/pipe.c\n@@ -1,2 +1,2 @@\n int a;\n-int b;\n+int c;\n",
 			"fs/pipe.c", "fs/pipe.c", nil},
+		{"reversed prefixes", "diff --git b/fs/pipe.c a/fs/pipe.c\nindex 2222222..1111111 100644\n--- b/fs/pipe.c\n+++ a/fs/pipe.c\n@@ -1,2 +1,2 @@\n int a;\n-int c;\n+int b;\n",
+			"fs/pipe.c", "fs/pipe.c", nil},
+		{"mnemonic prefixes", "diff --git i/fs/pipe.c w/fs/pipe.c\nindex 1111111..2222222 100644\n--- i/fs/pipe.c\n+++ w/fs/pipe.c\n@@ -1,2 +1,2 @@\n int a;\n-int b;\n+int c;\n",
+			"fs/pipe.c", "fs/pipe.c", nil},
 		{"no prefix", "diff --git fs/pipe.c fs/pipe.c\nindex 1111111..2222222 100644\n--- fs/pipe.c\n+++ fs/pipe.c\n@@ -1,2 +1,2 @@\n int a;\n-int b;\n+int c;\n",
 			"fs/pipe.c", "fs/pipe.c", nil},
 		{"no prefix new file", "diff --git kernel/new.c kernel/new.c\nnew file mode 100644\nindex 0000000..2222222\n--- /dev/null\n+++ kernel/new.c\n@@ -0,0 +1 @@\n+int c;\n",
