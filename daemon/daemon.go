@@ -109,6 +109,9 @@ type Options struct {
 	// the series' own correspondents. The caller derives it from the
 	// reply section.
 	StableList string `mapstructure:"-"`
+	// TrailerRecipients lets a reply go to the people of the series'
+	// trailers (reply.Options.TrailerRecipients, which adds them).
+	TrailerRecipients bool `mapstructure:"-"`
 }
 
 // Daemon is the watch loop's state.
@@ -286,9 +289,10 @@ func (d *Daemon) process(ctx context.Context, j *job) {
 	origin := d.origin(ctx, j.ids)
 	// The list is where the series was read, not what its headers say.
 	list, author := d.listOfOrigin(origin), strings.ToLower(j.s.Author.Addr)
-	// A reply goes only to the series' own correspondents, its list and
-	// the stable list (not to addresses the analysis found in trailers).
-	thread := threadAddrs(j.s, list, d.opts.StableList)
+	// A reply goes only to the series' own correspondents and authors,
+	// its list and the stable list (to the people of its trailers only
+	// where the reply options add them).
+	thread := threadAddrs(j.s, d.opts.TrailerRecipients, list, d.opts.StableList)
 	var replies []*store.Reply
 	for _, r := range res.Replies {
 		if r.MessageID == "" {

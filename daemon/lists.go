@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/series"
 )
 
@@ -42,10 +43,13 @@ func (d *Daemon) listOfOrigin(origin string) string {
 	return ""
 }
 
-// threadAddrs are the addresses a reply about s may go to: those of the
-// series' own mails (From, To, Cc), lower-cased, plus extra (the list the
-// series was read from, the stable list).
-func threadAddrs(s *series.Series, extra ...string) map[string]bool {
+// threadAddrs are the addresses a reply about s may go to, lower-cased:
+// those of the series' own mails (From, To, Cc) and its patches' authors
+// (an in-body From:, as reply addresses them), with trailers also the
+// addresses of the patches' trailers that reply adds
+// (reply.Options.TrailerRecipients), plus extra (the list the series was
+// read from, the stable list).
+func threadAddrs(s *series.Series, trailers bool, extra ...string) map[string]bool {
 	set := map[string]bool{}
 	add := func(a string) {
 		if a = strings.ToLower(strings.TrimSpace(bareAddr(a))); a != "" {
@@ -64,11 +68,21 @@ func threadAddrs(s *series.Series, extra ...string) map[string]bool {
 			continue
 		}
 		add(m.From.Addr)
+		add(m.Author.Addr)
 		for _, a := range m.To {
 			add(a.Addr)
 		}
 		for _, a := range m.Cc {
 			add(a.Addr)
+		}
+		if !trailers {
+			continue
+		}
+		for _, t := range m.Trailers {
+			if k := strings.ToLower(t.Key); reply.PersonTrailers[k] || k == "cc" {
+				v, _, _ := strings.Cut(t.Value, " #")
+				add(v)
+			}
 		}
 	}
 	return set

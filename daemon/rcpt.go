@@ -9,8 +9,10 @@ import (
 
 // restrictRecipients rewrites the To and Cc headers of a composed reply
 // to the addresses allowed holds (lower-cased bare addresses) and returns
-// the new message and the addresses it dropped. The body and every other
-// header are kept byte for byte.
+// the new message and the addresses it dropped. When every To address is
+// dropped, the first Cc address kept becomes the To (as reply makes it:
+// never a reply with Cc only). The body and every other header are kept
+// byte for byte.
 func restrictRecipients(raw []byte, allowed map[string]bool) ([]byte, []string, error) {
 	nl := "\n"
 	if bytes.Contains(raw, []byte("\r\n")) {
@@ -30,12 +32,17 @@ func restrictRecipients(raw []byte, allowed map[string]bool) ([]byte, []string, 
 		}
 		fields = append(fields, l)
 	}
-	var out strings.Builder
+	type field struct {
+		text, name string
+		kept       []string // To or Cc: the allowed addresses
+	}
+	var fs []field
 	var dropped []string
+	to := false
 	for _, f := range fields {
 		name, value, ok := strings.Cut(f, ":")
 		if !ok || !strings.EqualFold(name, "To") && !strings.EqualFold(name, "Cc") {
-			out.WriteString(f + nl)
+			fs = append(fs, field{text: f})
 			continue
 		}
 		list, err := mail.ParseAddressList(strings.ReplaceAll(value, nl, ""))
@@ -50,8 +57,24 @@ func restrictRecipients(raw []byte, allowed map[string]bool) ([]byte, []string, 
 				dropped = append(dropped, a.Address)
 			}
 		}
+		to = to || strings.EqualFold(name, "To") && len(kept) > 0
+		fs = append(fs, field{name: name, kept: kept})
+	}
+	var out strings.Builder
+	for _, f := range fs {
+		if f.name == "" {
+			out.WriteString(f.text + nl)
+			continue
+		}
+		kept := f.kept
+		if !to && len(kept) > 0 {
+			// Every To was dropped: the first Cc left becomes the To,
+			// a reply is never sent with Cc only.
+			out.WriteString("To: " + kept[0] + nl)
+			kept, to = kept[1:], true
+		}
 		if len(kept) > 0 {
-			out.WriteString(name + ": " + strings.Join(kept, ","+nl+" ") + nl)
+			out.WriteString(f.name + ": " + strings.Join(kept, ","+nl+" ") + nl)
 		}
 	}
 	res := append([]byte(strings.TrimSuffix(out.String(), nl)), body...)

@@ -18,7 +18,9 @@ func TestRestrictRecipients(t *testing.T) {
 	}{
 		{"folded Cc", "From: bot@b\nTo: A <a@x.org>\nCc: v1@evil.com,\n v2@evil.com, list@vger.kernel.org\nSubject: Re: x\n\nbody\nCc: v3@evil.com\n",
 			"From: bot@b\nTo: \"A\" <a@x.org>\nCc: <list@vger.kernel.org>\nSubject: Re: x\n\nbody\nCc: v3@evil.com\n", 2},
-		{"header emptied", "To: v@evil.com\nCc: a@x.org\n\nb\n", "Cc: <a@x.org>\n\nb\n", 1},
+		// The To is emptied: the first Cc kept becomes the To.
+		{"To emptied", "To: v@evil.com\nCc: a@x.org, list@vger.kernel.org\n\nb\n", "To: <a@x.org>\nCc: <list@vger.kernel.org>\n\nb\n", 1},
+		{"To emptied, one Cc", "To: v@evil.com\nCc: a@x.org\n\nb\n", "To: <a@x.org>\n\nb\n", 1},
 		{"CRLF and encoded name", "To: =?UTF-8?q?J=C3=B6rg?= <a@x.org>\r\nCC: v@evil.com\r\n\r\nb\r\n", "To: =?utf-8?q?J=C3=B6rg?= <a@x.org>\r\n\r\nb\r\n", 1},
 	}
 	for _, tt := range tests {

@@ -134,8 +134,7 @@ func walkFiles(ctx context.Context, root string) ([]fileEntry, error) {
 // of the name: a process of another version neither misreads nor replaces
 // it.
 func cacheName(root string) string {
-	h := sha1.Sum([]byte(root))
-	return fmt.Sprintf("index-%s.v%d.store", hex.EncodeToString(h[:8]), storeVersion)
+	return fmt.Sprintf("%s.v%d.store", treeKey(root), storeVersion)
 }
 
 // pruneOld removes what older versions of the store left beside

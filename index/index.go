@@ -167,16 +167,8 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	entries = sortEntries(entries)
 	cacheFile := ""
-	if opts.CacheDir != "-" {
-		dir := opts.CacheDir
-		if dir == "" {
-			if ucd, err := os.UserCacheDir(); err == nil {
-				dir = filepath.Join(ucd, "autosel-bot")
-			}
-		}
-		if dir != "" {
-			cacheFile = filepath.Join(dir, cacheName(abs))
-		}
+	if dir, err := CacheDirFor(opts.CacheDir); err == nil && dir != "" {
+		cacheFile = filepath.Join(dir, cacheName(abs))
 	}
 	ix := &Index{Root: abs, log: log, gen: entriesDigest(entries), pageCache: opts.PageCache}
 	if ix.pageCache == 0 {
@@ -217,6 +209,13 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 			return nil, fmt.Errorf("index %s: %w", root, err)
 		}
 		ix.setStore(st)
+	}
+	if cacheFile != "" {
+		if _, err := os.Stat(cacheFile); err == nil {
+			if err := writeRoot(cacheFile, abs); err != nil {
+				log.Warn("index cache: tree name not written", "err", err)
+			}
+		}
 	}
 	ix.Stats.Duration = time.Since(start)
 	log.Info("index ready", "root", abs, "files", ix.Stats.Files, "funcs", ix.Stats.Funcs,

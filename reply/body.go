@@ -38,12 +38,26 @@ func writeTail(b *strings.Builder, r *report.Report, msgID, replyID string, risk
 	if risk {
 		writeTrailers(b, replyID, opts)
 	}
-	if opts.LoreURL != "" && msgID != "" {
+	if opts.LoreURL != "" && publicID(msgID) {
 		b.WriteString("\nLink: " + opts.LoreURL + cleanLine(strings.Trim(msgID, "<>")) + "\n")
 	}
 	if sig := strings.TrimRight(opts.Signature, "\n"); sig != "" {
 		b.WriteString("\n-- \n" + clean(sig) + "\n")
 	}
+}
+
+// publicID reports whether Message-ID id can be found in a public
+// archive: not empty and not one the bot made up for a message that had
+// none (a local file, a commit: their domains are in .invalid, see
+// mail.SyntheticIDDomain and gitsrc.IDDomain), whose Link: would lead
+// nowhere.
+func publicID(id string) bool {
+	id = strings.Trim(strings.TrimSpace(id), "<>")
+	if id == "" {
+		return false
+	}
+	_, domain, _ := strings.Cut(id, "@")
+	return !undeliverable("x@" + strings.ToLower(domain))
 }
 
 // writeTrailers writes the tags the author of a fix may add, as the kernel
@@ -57,7 +71,7 @@ func writeTrailers(b *strings.Builder, replyID string, opts Options) {
 		who = from.Name + " " + who
 	}
 	b.WriteString("| Reported-by: " + cleanLine(who) + "\n")
-	if opts.LoreURL != "" && replyID != "" {
+	if opts.LoreURL != "" && publicID(replyID) {
 		b.WriteString("| Closes: " + opts.LoreURL + cleanLine(strings.Trim(replyID, "<>")) + "/\n")
 	}
 }

@@ -24,12 +24,6 @@ func MessageID(seriesID string, version, patch int, domain string) string {
 	return fmt.Sprintf("autosel-bot.%s.v%d.%d@%s", hex.EncodeToString(h[:10]), version, patch, domain)
 }
 
-// trailer keys whose addresses become To: recipients.
-var personTrailers = map[string]bool{
-	"signed-off-by": true, "co-developed-by": true, "reviewed-by": true, "acked-by": true,
-	"tested-by": true, "reported-by": true, "suggested-by": true,
-}
-
 // Compose returns the replies for a series: one reply to the cover letter
 // (or, without one, to the first patch) and, with opts.PerPatch, one to
 // each other patch that has findings. With r.Changes (the previous
@@ -256,8 +250,6 @@ func newMail(msg *amail.Message, s *series.Series, msgs *seriesMsgs, ps []*repor
 	}
 	m.References = append(m.References, m.InReplyTo)
 
-	ab := newAddrBook(from.Address, opts.stableList())
-	ab.add(&m.To, msg.From.Name, msg.From.Addr)
 	var pms []*amail.Message
 	for _, p := range ps {
 		if pm := msgs.find(p); pm != nil {
@@ -267,35 +259,13 @@ func newMail(msg *amail.Message, s *series.Series, msgs *seriesMsgs, ps []*repor
 	if len(pms) == 0 {
 		pms = append(pms, msg)
 	}
-	for _, pm := range pms {
-		for _, t := range pm.Trailers {
-			if personTrailers[strings.ToLower(t.Key)] {
-				ab.addRaw(&m.To, t.Value)
-			}
-		}
-	}
 	stable := false
 	for _, p := range ps {
 		stable = stable || hasStable(p)
 	}
-	for _, a := range msg.To {
-		ab.add(&m.Cc, a.Name, a.Addr)
-	}
-	for _, a := range msg.Cc {
-		ab.add(&m.Cc, a.Name, a.Addr)
-	}
-	for _, pm := range pms {
-		for _, t := range pm.Trailers {
-			if strings.EqualFold(t.Key, "Cc") {
-				ab.addRaw(&m.Cc, t.Value)
-			}
-		}
-	}
-	if stable {
-		ab.allowStable = true
-		ab.add(&m.Cc, "", opts.stableList())
-	}
+	addRecipients(m, msg, pms, stable, opts)
 	m.Dropped = capRecipients(m, msg.From.Addr, opts)
+	ensureTo(m)
 	m.Headers = [][2]string{
 		{"Auto-Submitted", "auto-generated"},
 		{"X-Autosel-Bot", strings.TrimSpace("autosel-bot " + opts.Version)},

@@ -29,7 +29,7 @@ func selectFindings(fs []report.Finding, opts Options) []report.Finding {
 //	    Web: https://autosel.example.org/finding/0123456789ab (with link)
 //	    message
 //	    explanation, wrapped
-//	    Evidence: / Before: code lines
+//	    Evidence: / Before: code lines (cut at maxCodeColumns)
 //	    Call chain: file:line func(): what, outermost first
 func writeFindings(b *strings.Builder, fs []report.Finding, link func(id string) string) {
 	writeFindingsLimit(b, fs, 12, link)
@@ -77,13 +77,13 @@ func writeFindingsLimit(b *strings.Builder, fs []report.Finding, max int, link f
 		if len(f.Old) > 0 {
 			b.WriteString("    Before:\n")
 			for _, l := range lim(f.Old) {
-				b.WriteString("        " + cleanLine(l) + "\n")
+				b.WriteString(codeLine("        ", l) + "\n")
 			}
 		}
 		if len(f.Evidence) > 0 {
 			b.WriteString("    Evidence:\n")
 			for _, l := range lim(f.Evidence) {
-				b.WriteString("        " + cleanLine(l) + "\n")
+				b.WriteString(codeLine("        ", l) + "\n")
 			}
 		}
 		if len(f.Chain) > 0 {

@@ -39,6 +39,11 @@ type Options struct {
 	// StableList is the stable list address, Cc'd when stable trees were
 	// tested.
 	StableList string `mapstructure:"stable_list" yaml:"stable_list"`
+	// TrailerRecipients adds the people of the patches' trailers
+	// (Signed-off-by, Reviewed-by, ...: PersonTrailers) to To and the
+	// addresses of their "Cc:" trailers to Cc. Off, a reply goes to the
+	// patch mail's sender, its To and Cc (reply-all) and the patch author.
+	TrailerRecipients bool `mapstructure:"trailer_recipients" yaml:"trailer_recipients"`
 	// MaxRecipients caps the To and Cc addresses of one reply (0: no cap).
 	// The author answered, the KeepLists and the stable list are kept
 	// first, then the others in order; Mail.Dropped lists the rest.

@@ -105,7 +105,7 @@ variables.`,
 	root.PersistentFlags().StringVar(&a.memProfile, "memprofile", "", "write a heap profile taken at the command's end to `FILE` (go tool pprof)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	_ = root.PersistentFlags().MarkHidden("memprofile")
-	root.AddCommand(newCheckCmd(a), newTestCmd(a), newWatchCmd(a), newReplayCmd(a), newServeCmd(a), newRulesCmd(a))
+	root.AddCommand(newCheckCmd(a), newTestCmd(a), newWatchCmd(a), newReplayCmd(a), newServeCmd(a), newRulesCmd(a), newIndexCmd(a))
 	addWorkflowCommands(root)
 	return root
 }

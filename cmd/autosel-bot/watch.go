@@ -237,6 +237,7 @@ func newBot(ctx context.Context, a *app, log *slog.Logger, send, backlog bool, c
 	}
 	o := w.Daemon
 	o.From, o.MaxReplies, o.StableList = own, maxReplies, ropts.StableList
+	o.TrailerRecipients = ropts.TrailerRecipients
 	if o.Web, err = web.New(st, log); err != nil {
 		b.close()
 		return nil, err
