@@ -101,6 +101,14 @@ func TestLavaCancelOnShutdown(t *testing.T) {
 	l, tree, o := needLab(t)
 	be := newBackend(t, l, o, nil)
 	ctx, cancel := context.WithCancel(ctxFor(t, buildWait))
+	// Jobs already running on the lab are not this run's: a lab shared
+	// with an earlier, interrupted run may still have one.
+	before := map[int64]bool{}
+	if jobs, err := be.Client().Jobs(context.Background(), "Running"); err == nil {
+		for _, j := range jobs {
+			before[j.ID] = true
+		}
+	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := be.Run(ctx, &runner.Request{Tree: tree, Ref: "base", Patches: readPatch(t, "pipe-release-single-wakeup.patch"), Label: "patched"})
@@ -109,8 +117,13 @@ func TestLavaCancelOnShutdown(t *testing.T) {
 	var id int64
 	for id == 0 {
 		jobs, err := be.Client().Jobs(context.Background(), "Running")
-		if err == nil && len(jobs) > 0 {
-			id = jobs[0].ID
+		for _, j := range jobs {
+			if err == nil && !before[j.ID] {
+				id = j.ID
+				break
+			}
+		}
+		if id != 0 {
 			break
 		}
 		select {
