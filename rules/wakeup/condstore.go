@@ -15,9 +15,6 @@ import (
 // path before it stores what a waiter of the queue checks, and the new
 // condition does not test that state.
 
-// stateMemberRe finds the members a text reads or writes (x->member, x.member).
-var stateMemberRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)`)
-
 // constRe finds the upper-case names a text uses (bit numbers, states).
 var constRe = regexp.MustCompile(`\b([A-Z][A-Z0-9_]{2,})\b`)
 
@@ -33,7 +30,7 @@ var weakMembers = map[string]bool{"flags": true}
 // wait condition reads or a store writes.
 func stateTokens(text string) map[string]bool {
 	out := map[string]bool{}
-	for _, m := range stateMemberRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range memberPartRe.FindAllStringSubmatch(text, -1) {
 		out[m[1]] = true
 	}
 	for _, m := range constRe.FindAllStringSubmatch(text, -1) {

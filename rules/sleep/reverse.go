@@ -1,0 +1,222 @@
+package sleep
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// Reverse findings: a function that newly may sleep, checked from every
+// caller chain that reaches it in atomic context, and the call sites that
+// chain is built from.
+
+// reverse handles a function that newly may sleep: every caller chain (to
+// the depth) reaching it in atomic context.
+func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
+	ns := r.newR.SummaryOf(nf, 0)
+	if ns.Reach == nil {
+		return
+	}
+	if r.p.Index != nil && len(r.newR.Implicit(nf)) > 0 {
+		// nf runs in an atomic context by registration (an irq_chip or
+		// stats callback): the forward check reports its new sleeping
+		// calls there; its callers through the member add nothing.
+		return
+	}
+	proof := ns.Reach
+	if of != nil && r.oldR.SummaryOf(of, 0).Reach != nil {
+		// It could already sleep: only a new path to a sleeping primitive
+		// (a call that now sleeps, or a new sleeping call) counts.
+		if proof = r.newReach(nf, of); proof == nil {
+			return
+		}
+	}
+	if r.p.Index == nil {
+		r.patchOnlyReverse(nf, of, proof)
+		return
+	}
+	type frame struct {
+		name, file string
+		static     bool
+		chain      []report.Step
+		weak       bool
+	}
+	queue := []frame{{name: nf.Name, file: nf.File, static: nf.Static && !strings.HasSuffix(nf.File, ".h"), chain: proof.Steps}}
+	visited := map[string]bool{}
+	walked := 0
+	truncated := false
+	for len(queue) > 0 && !truncated {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, site := range r.callSites(cur.name, cur.file, cur.static) {
+			id := site.caller.File + ":" + site.caller.Name + "->" + site.call
+			if site.caller.Name == cur.name || visited[id] {
+				continue // recursion
+			}
+			visited[id] = true
+			if walked >= maxReverseCallers {
+				truncated = true
+				break
+			}
+			walked++
+			caller := r.callerBody(site.caller)
+			if caller == nil {
+				continue
+			}
+			type at struct {
+				call cscan.Call
+				st   lockctx.State
+			}
+			var sites []at
+			entry := lockctx.State{Held: r.newR.Implicit(caller)}
+			lockctx.WalkFrom(r.newR, caller, entry, func(v lockctx.Visit) {
+				if v.Call.Name == site.call && !v.State.Dead {
+					sites = append(sites, at{v.Call, v.State})
+				}
+			})
+			for _, s := range sites {
+				st := s.st
+				if len(site.inner) > 0 {
+					st = lockctx.State{Held: append(append([]lockctx.Held(nil), st.Held...), site.inner...)}
+				}
+				st = effective(st, proof)
+				callStep := lockctx.StepOf(caller, s.call.Line, "calls "+site.call+"()")
+				chain := append([]report.Step{callStep}, site.via...)
+				chain = append(chain, cur.chain...)
+				weak := cur.weak || site.weak
+				if !st.Empty() {
+					r.report(caller, s.call.Line, st, &lockctx.Reach{Steps: chain, Prim: proof.Prim, Why: proof.Why,
+						Drops: proof.Drops, Retakes: proof.Retakes, Weak: weak || proof.Weak}, nf.Name)
+					continue
+				}
+				queue = append(queue, frame{name: caller.Name, file: caller.File,
+					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, weak: weak})
+			}
+		}
+	}
+	if truncated {
+		r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() may now sleep; only %d caller functions were checked", nf.Name, maxReverseCallers))
+	}
+}
+
+// maxPointerAssigns is how many functions may be assigned to a member
+// (of any struct type) for calls through it with an unknown base type to
+// count as callers.
+const maxPointerAssigns = 24
+
+// callSite is a call that may reach a function: a direct call by name,
+// or a call through a struct member the function is assigned to.
+type callSite struct {
+	caller *cscan.Func
+	// call is the callee name as the caller's call spells it.
+	call string
+	// via is the step through the pointer ("calls foo() via ops.m").
+	via []report.Step
+	// weak is set when the call site's struct type is not known to be
+	// the one the function is assigned in.
+	weak bool
+	// inner are the contexts the callee holds where it calls the
+	// function, when the function is passed to it as a callback (a walker
+	// running it under its own lock).
+	inner []lockctx.Held
+}
+
+// callSites returns the calls that may reach function name (of file, static
+// or not): direct calls, and calls through every struct member it is
+// assigned to.
+func (r *checker) callSites(name, file string, static bool) []callSite {
+	var out []callSite
+	for _, site := range r.p.Index.Callers(name) {
+		if static && site.Func.File != file {
+			continue
+		}
+		out = append(out, callSite{caller: site.Func, call: name})
+	}
+	out = append(out, r.argSites(name, file, static)...)
+	fn := &cscan.Func{Name: name, File: file}
+	if defs := lockctx.PickDefs(r.p.Index.Funcs(name), file); len(defs) > 0 {
+		fn = defs[0]
+	}
+	done := map[string]bool{}
+	for _, a := range r.p.Index.AssignsOf(name) {
+		if static && a.File != file || done[a.Struct+"."+a.Member] {
+			continue
+		}
+		done[a.Struct+"."+a.Member] = true
+		// The member is the struct's own when every assignment to a member
+		// of that name is to that struct type; a member name shared by many
+		// struct types is followed only from calls whose base is declared
+		// with the right type.
+		all := r.p.Index.AssignsTo(a.Member)
+		unique := a.Struct != ""
+		for _, b := range all {
+			if b.Struct != a.Struct {
+				unique = false
+				break
+			}
+		}
+		generic := !unique && len(all) > maxPointerAssigns
+		// A call through a member that several functions are assigned to
+		// reaches this one only for some objects: the chain is a note.
+		impls := map[string]bool{}
+		for _, b := range all {
+			if b.Struct == a.Struct {
+				impls[b.Func] = true
+			}
+		}
+		shared := len(impls) > 1
+		for _, site := range r.p.Index.MemberCallers(a.Member) {
+			tag, scope := r.memberCallTag(site)
+			if scope != "" && !strings.HasPrefix(a.File, scope) {
+				continue // a struct of the same name private to another directory
+			}
+			// typed: the call site's object is declared with the struct
+			// type fn is assigned in (or, when the assignment's type is
+			// unknown, its arguments' types match fn's parameters).
+			typed := tag != "" && (tag == a.Struct || a.Struct == "" && r.newR.SignatureMatches(site.Call, site.Func, fn))
+			if tag != "" && !typed || tag == "" && generic {
+				continue
+			}
+			t := lockctx.PointerTarget{Func: fn, Assign: a, Heuristic: tag == "" && !unique}
+			// A call site typed with a struct private to one directory
+			// (a driver's own ops, resolved through its headers) reaches
+			// fn on that driver's hardware: its other implementations do
+			// not make that chain uncertain. A public interface's
+			// (net_device_ops) call sites reach any driver's.
+			weak := (t.Heuristic || shared) && !(typed && scope != "")
+			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: weak})
+		}
+	}
+	return out
+}
+
+// siteKey names the calls of one callee expression in one function:
+// MemberCallTag depends on nothing else.
+type siteKey struct {
+	fn   *cscan.Func
+	name string
+}
+
+// siteTag is what MemberCallTag returns for a call site.
+type siteTag struct{ tag, scope string }
+
+// memberCallTag is the post-patch resolver's MemberCallTag of a call
+// site, found once per patch and callee expression of a function: the reverse search meets the callers
+// through a member again for every function assigned to it.
+func (r *checker) memberCallTag(site index.CallSite) (tag, scope string) {
+	k := siteKey{site.Func, site.Call.Name}
+	if t, ok := r.siteTags[k]; ok {
+		return t.tag, t.scope
+	}
+	tag, scope = r.newR.MemberCallTag(site.Call, site.Func)
+	if r.siteTags == nil {
+		r.siteTags = map[siteKey]siteTag{}
+	}
+	r.siteTags[k] = siteTag{tag, scope}
+	return tag, scope
+}

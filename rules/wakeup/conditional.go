@@ -1,0 +1,215 @@
+package wakeup
+
+// Wake-ups the patch made conditional, or that a new early return or goto
+// skips (rule 3), and the condition arithmetic they are compared with.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// checkConditional reports a wake-up that the patch made conditional or
+// that a new early return now skips (rule 3).
+func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
+	norm := r.condNormalizer()
+	condGuards := func(gs []cscan.Guard) []cscan.Guard {
+		var out []cscan.Guard
+		for _, g := range gs {
+			if (g.Kind == "if" || g.Kind == "else" || g.Kind == "case") && !r.isActiveCheckOf(g.Cond, n.Q, nw) {
+				out = append(out, g)
+			}
+		}
+		return out
+	}
+	ngs, ogs := condGuards(n.Call.Guards), condGuards(o.Call.Guards)
+	oldUsed := make([]bool, len(ogs))
+	var newLeft []cscan.Guard
+	for _, g := range ngs {
+		found := false
+		for i, og := range ogs {
+			if !oldUsed[i] && og.Kind == g.Kind && norm(og.Cond) == norm(g.Cond) {
+				oldUsed[i], found = true, true
+				break
+			}
+		}
+		if !found {
+			newLeft = append(newLeft, g)
+		}
+	}
+	var oldLeft []cscan.Guard
+	for i, og := range ogs {
+		if !oldUsed[i] {
+			oldLeft = append(oldLeft, og)
+		}
+	}
+	var conds, ev []string
+	var gates []cscan.Guard
+	for i, g := range newLeft {
+		if !nw.changed(g.Line) {
+			continue
+		}
+		c := strings.Join(strings.Fields(g.Cond), " ")
+		if g.Kind == "else" {
+			c = "the else branch"
+		}
+		if i < len(oldLeft) && oldLeft[i].Kind == g.Kind && g.Kind != "else" {
+			oc := oldLeft[i].Cond
+			if condImplies(norm(oc), norm(g.Cond)) {
+				continue // widened: the old condition still wakes
+			}
+			if rest := condMinus(norm(g.Cond), norm(oc)); rest != "" {
+				c = rest
+			} else {
+				c = fmt.Sprintf("%s (was %s)", c, strings.Join(strings.Fields(oc), " "))
+			}
+		}
+		conds = append(conds, c)
+		gates = append(gates, g)
+		ev = append(ev, nw.evidence(g.Line))
+	}
+	if len(conds) > 0 {
+		ev = append(ev, nw.evidence(n.Line()))
+		cond := strings.Join(conds, " && ")
+		f := report.Finding{
+			Category: CategoryRemoved,
+			Severity: report.SeverityNote,
+			File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
+			Message: fmt.Sprintf("wake-up of %s is now conditional on %s", n.Q, cond),
+			Explanation: fmt.Sprintf("%s() used to wake %s here in more cases. When %s does not hold the waiters are not woken on this path; "+
+				"check that they cannot be waiting for what this path changed.", n.Fn.Name, n.Q, cond),
+			Evidence: ev,
+			Old:      []string{o.Fn.evidence(o.Line())},
+		}
+		r.decideConditional(&f, nw, n, gates)
+		r.add(f)
+	}
+	if nw.F == nil {
+		return
+	}
+	for _, ret := range nw.F.Returns {
+		if ret.Line >= n.Line() || !nw.changed(ret.Line) {
+			continue
+		}
+		if ret.Line < firstChangedBefore(nw, n.Line()) {
+			continue
+		}
+		f := report.Finding{
+			Category: CategoryRemoved,
+			Severity: report.SeverityNote,
+			File:     n.Fn.File, Func: n.Fn.Name, Line: ret.Line, Key: n.Q,
+			Message: fmt.Sprintf("new early return in %s() may skip the wake-up of %s at line %d", n.Fn.Name, n.Q, n.Line()),
+			Explanation: "A return added before the wake-up leaves its waiters sleeping on that path; " +
+				"wake them before returning or show that nothing they wait for changed.",
+			Evidence: []string{nw.evidence(ret.Line), nw.evidence(n.Line())},
+		}
+		r.decideSkipped(&f, nw, n, ret.Line)
+		r.add(f)
+		return
+	}
+	r.checkSkippingGotos(nw, n)
+}
+
+// firstChangedBefore returns the first line of the function view (the
+// earliest visible line) so that returns above the visible region are not
+// compared; with a full view it is the function start.
+func firstChangedBefore(f *wfunc, _ int) int {
+	min := 0
+	for l := range f.lines {
+		if min == 0 || l < min {
+			min = l
+		}
+	}
+	return min
+}
+
+// condNormalizer returns a function that normalises condition text for
+// comparison: whitespace collapsed and the field names of renamed queues
+// replaced by one placeholder, so "waitqueue_active(&pipe->wait)" and
+// "waitqueue_active(&pipe->rd_wait)" compare equal.
+func (r *checker) condNormalizer() func(string) string {
+	names := map[string]bool{}
+	for k, v := range r.renames {
+		names[keyLast(k)] = true
+		for _, n := range v {
+			names[keyLast(n)] = true
+		}
+	}
+	return func(c string) string {
+		c = strings.Join(strings.Fields(c), " ")
+		if len(names) == 0 {
+			return c
+		}
+		var b strings.Builder
+		i := 0
+		for i < len(c) {
+			j := i
+			for j < len(c) && cscan.IsIdentChar(c[j]) {
+				j++
+			}
+			if j > i {
+				if names[c[i:j]] {
+					b.WriteString("$Q")
+				} else {
+					b.WriteString(c[i:j])
+				}
+				i = j
+				continue
+			}
+			b.WriteByte(c[i])
+			i++
+		}
+		return b.String()
+	}
+}
+
+// condImplies reports whether old implies new syntactically: old is one of
+// new's top-level disjuncts.
+func condImplies(old, nw string) bool {
+	for _, d := range splitOr(nw) {
+		if d == old || stripParens(d) == stripParens(old) {
+			return true
+		}
+	}
+	return false
+}
+
+// condMinus returns the conjuncts of nw other than old when old is one of
+// them ("" otherwise): the extra requirement a narrowed condition adds.
+func condMinus(nw, old string) string {
+	parts := splitTop(nw, "&&")
+	var rest []string
+	found := false
+	for _, p := range parts {
+		if !found && (p == old || stripParens(p) == stripParens(old)) {
+			found = true
+			continue
+		}
+		rest = append(rest, p)
+	}
+	if !found || len(rest) == 0 {
+		return ""
+	}
+	return strings.Join(rest, " && ")
+}
+
+// isActiveCheckOf reports whether cond is just a "has waiters?" check of
+// queue q (waitqueue_active(q), wq_has_sleeper(q)): skipping a wake-up of
+// an empty queue is the waitqueue-active rule's business, not a removed
+// wake-up.
+func (r *checker) isActiveCheckOf(cond, q string, f *wfunc) bool {
+	c := strings.TrimSpace(cond)
+	i := strings.IndexByte(c, '(')
+	if i <= 0 || !strings.HasSuffix(c, ")") {
+		return false
+	}
+	a := r.p.actives[strings.TrimSpace(c[:i])]
+	if a == nil {
+		return false
+	}
+	arg := c[i+1 : len(c)-1]
+	k := queueKey(arg, f.vt, f.Name)
+	return k == q || keyField(k) != "" && keyField(k) == keyField(q)
+}
