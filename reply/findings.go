@@ -101,10 +101,19 @@ func writeFindingsLimit(b *strings.Builder, fs []report.Finding, max int, link f
 			}
 		}
 		if f.NeedsTree {
-			b.WriteString("    (a kernel tree is needed to decide this: callers are outside the patch)\n")
+			for _, l := range textfmt.Wrap(needsTreeAdvice, 68) {
+				b.WriteString("    " + l + "\n")
+			}
 		}
 	}
 }
+
+// needsTreeAdvice closes a finding the bot could not decide from the
+// patch alone. The reply goes to the patch's author, who does not run the
+// bot: it says what the bot could not see and what to check, never how to
+// run the bot.
+const needsTreeAdvice = "(Not decided: the bot had the patch but not the kernel tree, so the " +
+	"callers and other users outside the patch were not checked. Please check them as described above.)"
 
 // writeSuppressed counts the patch's suppressed findings and says what
 // suppressed them ("    1 finding suppressed, not reported (by
