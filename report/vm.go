@@ -61,11 +61,19 @@ type VMReport struct {
 	Console  string `json:"console,omitempty"`
 	// Notes are other remarks (damaged result frames, retries).
 	Notes []string `json:"notes,omitempty"`
+	// Kselftests say which of the kernel's own selftest targets ran and
+	// why ("futex: kernel/futex/core.c: ..."), and which the time budget
+	// dropped.
+	Kselftests []string `json:"kselftests,omitempty"`
 }
 
 // VMTest is one suite test's result on baseline and patched kernels.
 type VMTest struct {
-	Name     string `json:"name"`
+	Name string `json:"name"`
+	// Suite is "kselftest" for the kernel's own selftests (Name is then
+	// "kselftest/<target>/<program>[: <TAP test point>]"), "" for the
+	// runner's suite.
+	Suite    string `json:"suite,omitempty"`
 	Baseline string `json:"baseline"`
 	Patched  string `json:"patched"`
 	// Regression is set for pass -> fail/hang/crash.

@@ -83,6 +83,9 @@ type Options struct {
 	// KselftestTables are files extending the built-in table of selftest
 	// targets and the paths that call for them.
 	KselftestTables []string `mapstructure:"kselftest_tables"`
+	// Busybox is a static busybox (Debian's busybox-static) put into the
+	// guest for the selftests' shell scripts.
+	Busybox string `mapstructure:"busybox"`
 	// Concurrency is how many VMs may run at once.
 	Concurrency int `mapstructure:"concurrency"`
 	// Retries is how often an infrastructure error is retried.
@@ -184,6 +187,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.KselftestBudget == 0 {
 		o.KselftestBudget = DefaultKselftestBudget
+	}
+	if o.Busybox == "" {
+		o.Busybox = "/bin/busybox"
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 1

@@ -36,6 +36,11 @@ type Test struct {
 	Metric bool
 	// Threads links with -pthread.
 	Threads bool
+	// Kselftest marks a kernel selftest program (not compiled from
+	// suite/; its results are its exit status and TAP lines).
+	Kselftest bool
+	// Path is the program in the guest (default /autosel/<Name>).
+	Path string
 }
 
 // Suite is the regression suite, in run order. The functional tests run
@@ -137,7 +142,9 @@ func compileSuite(ctx context.Context, dir string, tests []Test) (string, error)
 	}
 	units := []unit{{"init", false}}
 	for _, t := range tests {
-		units = append(units, unit{t.Name, t.Threads})
+		if !t.Kselftest {
+			units = append(units, unit{t.Name, t.Threads})
+		}
 	}
 	for _, u := range units {
 		bin := filepath.Join(out, u.name)

@@ -31,7 +31,7 @@ func (v Verdict) rank() int {
 		return 3
 	case Crash:
 		return 4
-	case NotRun:
+	case NotRun, Skip:
 		return 1
 	}
 	return 5
@@ -189,8 +189,17 @@ func evalSuite(ch *Channel, console []byte, tests []Test, runs func(Test) int, s
 	for _, t := range tests {
 		tr := TestResult{Name: t.Name}
 		timeout := t.Timeout * time.Duration(scale)
+		var points []TestResult
 		for run := 0; run < runs(t); run++ {
-			if f := ch.Frame(t.Name, run); f != nil {
+			if f := ch.Frame(t.Name, run); f != nil && t.Kselftest {
+				rr, splats, pts := evalKselftest(f, timeout)
+				tr.addRun(rr, splats, nil)
+				for _, p := range pts {
+					p.Name = t.Name + ": " + p.Name
+					points = append(points, p)
+				}
+				continue
+			} else if f != nil {
 				rr, splats, metrics := evalFrame(f, timeout)
 				tr.addRun(rr, splats, metrics)
 				continue
@@ -213,6 +222,7 @@ func evalSuite(ch *Channel, console []byte, tests []Test, runs func(Test) int, s
 			tr.addRun(rr, splats, nil)
 		}
 		out = append(out, tr)
+		out = append(out, points...)
 	}
 	return out
 }
