@@ -225,6 +225,15 @@ func writeVMMarkdown(b *strings.Builder, v *VMReport) {
 	if len(v.BuildErrors) > 0 {
 		b.WriteString("\n" + fence(v.BuildErrors, ""))
 	}
+	if len(v.Kselftests) > 0 {
+		b.WriteString("\nKernel selftests, chosen by the files the patch touches:\n\n")
+		for _, l := range v.Kselftests {
+			fmt.Fprintf(b, "- %s\n", mdEscape(l))
+		}
+	}
+	if t := v.KselftestTally(); t != "" {
+		fmt.Fprintf(b, "\nKernel selftest results: %s\n", mdEscape(t))
+	}
 	var rows []string
 	for _, t := range v.Tests {
 		if t.Baseline == t.Patched && !t.Regression && t.Detail == "" {

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// kselftestVM is a VM section with kernel selftest results next to the
+// suite: one TAP point regressed, one skipped.
+func kselftestVM() *VMReport {
+	return &VMReport{Tree: "linux", Build: "ok", Status: VMRegression, Summary: "1 regression(s)", Regressions: 1,
+		Kselftests: []string{"futex: kernel/futex/core.c: the futex syscalls are implemented here (table)",
+			"timers: dropped, over the time budget of 1m0s (~120s)"},
+		Tests: []VMTest{
+			{Name: "pipe_two_readers", Baseline: "pass", Patched: "pass"},
+			{Name: "kselftest/futex/run.sh", Suite: "kselftest", Baseline: "pass", Patched: "fail", Regression: true,
+				Reason: "exited with status 1; not ok: futex_wait shared"},
+			{Name: "kselftest/futex/run.sh: futex_wait shared", Suite: "kselftest", Baseline: "pass", Patched: "fail", Regression: true, Reason: "not ok"},
+			{Name: "kselftest/futex/run.sh: futex_wait private", Suite: "kselftest", Baseline: "pass", Patched: "pass"},
+			{Name: "kselftest/futex/run.sh: futex_waitv", Suite: "kselftest", Baseline: "skip", Patched: "skip"},
+		}}
+}
+
+func TestKselftestText(t *testing.T) {
+	for _, brief := range []bool{false, true} {
+		text := kselftestVM().TextWith(VMTextOptions{Brief: brief})
+		for _, want := range []string{
+			"Kernel selftests (tools/testing/selftests of the tree, chosen by the files the patch touches):",
+			"    futex: kernel/futex/core.c: the futex syscalls are implemented here (table)",
+			"    timers: dropped, over the time budget",
+			"Kernel selftest results: baseline 3 pass, 1 skip; patched 1 pass, 2 fail, 1 skip",
+			"kselftest/futex/run.sh: futex_wait shared",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("brief=%v: no %q in:\n%s", brief, want, text)
+			}
+		}
+	}
+}
+
+func TestKselftestMarkdown(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, &Report{VM: kselftestVM()}, MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	for _, want := range []string{
+		"Kernel selftests, chosen by the files the patch touches:",
+		"- futex: kernel/futex/core.c: the futex syscalls are implemented here (table)",
+		"Kernel selftest results: baseline 3 pass, 1 skip; patched 1 pass, 2 fail, 1 skip",
+		"| `kselftest/futex/run.sh: futex_wait shared` | pass | fail **regression** |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in:\n%s", want, md)
+		}
+	}
+}
+
+func TestKselftestKCIDB(t *testing.T) {
+	vm := kselftestVM()
+	var buf bytes.Buffer
+	if err := WriteKCIDB(&buf, vm, KCIDBOptions{Patches: [][]byte{[]byte("a")}}); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kcidbSchema(t).Validate(doc); err != nil {
+		t.Fatalf("does not validate: %v", err)
+	}
+	d := KCIDB(vm, KCIDBOptions{Patches: [][]byte{[]byte("a")}})
+	got := map[string]KCIDBTest{}
+	for _, kt := range d.Tests {
+		if kt.BuildID == d.Builds[1].ID {
+			got[kt.Path] = kt
+		}
+	}
+	for path, status := range map[string]string{
+		"autosel.pipe_two_readers":                  "PASS",
+		"kselftest.futex.run_sh":                    "FAIL",
+		"kselftest.futex.run_sh.futex_wait_shared":  "FAIL",
+		"kselftest.futex.run_sh.futex_wait_private": "PASS",
+		"kselftest.futex.run_sh.futex_waitv":        "SKIP",
+	} {
+		kt, ok := got[path]
+		if !ok || kt.Status != status {
+			t.Errorf("%s: %+v (have %v)", path, kt, keys(got))
+			continue
+		}
+		if strings.HasPrefix(path, "kselftest.") && kt.Misc["suite"] != "kselftest" {
+			t.Errorf("%s: misc %v", path, kt.Misc)
+		}
+	}
+	if !got["kselftest.futex.run_sh.futex_wait_shared"].Misc["regression"].(bool) {
+		t.Error("regression not marked")
+	}
+}
+
+func keys(m map[string]KCIDBTest) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
