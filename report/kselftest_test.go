@@ -107,3 +107,33 @@ func keys(m map[string]KCIDBTest) []string {
 	}
 	return out
 }
+
+// TestConfirmedFinding: a finding confirmed in the VM says so, with the
+// kernel report, in the text (and so the reply) and in Markdown.
+func TestConfirmedFinding(t *testing.T) {
+	f := Finding{Rule: "sleep-in-atomic", Severity: SeverityRisk, File: "kernel/watch_queue.c", Func: "remove_watch_from_object", Line: 470,
+		Message: "mutex_lock() under rcu_read_lock()",
+		Confirmed: &Confirmation{Test: "kselftest/watch_queue/watch_test", Kind: "sleep-in-atomic", Function: "remove_watch_from_object",
+			Excerpt: "BUG: sleeping function called from invalid context at kernel/locking/mutex.c:580\nCall Trace:\n remove_watch_from_object+0x125/0x2b0"}}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, []*Report{{Subject: "x", Patches: []PatchReport{{Number: 1, Findings: []Finding{f}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"confirmed in a VM: sleep-in-atomic report with remove_watch_from_object() on its stack while kselftest/watch_queue/watch_test ran (patched kernel):",
+		"    BUG: sleeping function called from invalid context at kernel/locking/mutex.c:580",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text: no %q in:\n%s", want, buf.String())
+		}
+	}
+	md := FindingMarkdown(&f)
+	if !strings.Contains(md, "**Confirmed in a VM**: sleep-in-atomic report with `remove_watch_from_object()` on its stack") ||
+		!strings.Contains(md, "BUG: sleeping function called") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	f.Confirmed = nil
+	if md := FindingMarkdown(&f); strings.Contains(md, "Confirmed") {
+		t.Errorf("unconfirmed finding says confirmed:\n%s", md)
+	}
+}

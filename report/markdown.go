@@ -191,6 +191,10 @@ func FindingMarkdown(f *Finding) string {
 		b.WriteString(fence(lines, "  "))
 		b.WriteString("\n  </details>")
 	}
+	if c := f.Confirmed; c != nil {
+		fmt.Fprintf(&b, "\n\n  **Confirmed in a VM**: %s report with %s on its stack while %s ran (patched kernel)\n\n", mdEscape(c.Kind), code(c.Function+"()"), code(c.Test))
+		b.WriteString(fence(strings.Split(strings.TrimRight(c.Excerpt, "\n"), "\n"), "  "))
+	}
 	return b.String()
 }
 
