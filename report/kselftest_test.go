@@ -18,9 +18,10 @@ func kselftestVM() *VMReport {
 			{Name: "pipe_two_readers", Baseline: "pass", Patched: "pass"},
 			{Name: "kselftest/futex/run.sh", Suite: "kselftest", Baseline: "pass", Patched: "fail", Regression: true,
 				Reason: "exited with status 1; not ok: futex_wait shared"},
-			{Name: "kselftest/futex/run.sh: futex_wait shared", Suite: "kselftest", Baseline: "pass", Patched: "fail", Regression: true, Reason: "not ok"},
-			{Name: "kselftest/futex/run.sh: futex_wait private", Suite: "kselftest", Baseline: "pass", Patched: "pass"},
-			{Name: "kselftest/futex/run.sh: futex_waitv", Suite: "kselftest", Baseline: "skip", Patched: "skip"},
+			{Name: "kselftest/futex/run.sh: 7.1", Suite: "kselftest", Baseline: "pass", Patched: "fail", Regression: true,
+				Reason: "not ok: futex_wait returned: -1 Invalid argument", BaselineReason: "ok: futex_wait"},
+			{Name: "kselftest/futex/run.sh: 8.1", Suite: "kselftest", Baseline: "pass", Patched: "pass"},
+			{Name: "kselftest/futex/run.sh: 8.2", Suite: "kselftest", Baseline: "skip", Patched: "skip"},
 		}}
 }
 
@@ -32,7 +33,8 @@ func TestKselftestText(t *testing.T) {
 			"    futex: kernel/futex/core.c: the futex syscalls are implemented here (table)",
 			"    timers: dropped, over the time budget",
 			"Kernel selftest results: baseline 3 pass, 1 skip; patched 1 pass, 2 fail, 1 skip",
-			"kselftest/futex/run.sh: futex_wait shared",
+			"kselftest/futex/run.sh: 7.1",
+			"not ok: futex_wait returned: -1 Invalid argument",
 		} {
 			if !strings.Contains(text, want) {
 				t.Errorf("brief=%v: no %q in:\n%s", brief, want, text)
@@ -51,7 +53,7 @@ func TestKselftestMarkdown(t *testing.T) {
 		"Kernel selftests, chosen by the files the patch touches:",
 		"- futex: kernel/futex/core.c: the futex syscalls are implemented here (table)",
 		"Kernel selftest results: baseline 3 pass, 1 skip; patched 1 pass, 2 fail, 1 skip",
-		"| `kselftest/futex/run.sh: futex_wait shared` | pass | fail **regression** |",
+		"| `kselftest/futex/run.sh: 7.1` | pass | fail **regression** | not ok: futex\\_wait returned: -1 Invalid argument |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("no %q in:\n%s", want, md)
@@ -80,11 +82,11 @@ func TestKselftestKCIDB(t *testing.T) {
 		}
 	}
 	for path, status := range map[string]string{
-		"autosel.pipe_two_readers":                  "PASS",
-		"kselftest.futex.run_sh":                    "FAIL",
-		"kselftest.futex.run_sh.futex_wait_shared":  "FAIL",
-		"kselftest.futex.run_sh.futex_wait_private": "PASS",
-		"kselftest.futex.run_sh.futex_waitv":        "SKIP",
+		"autosel.pipe_two_readers":   "PASS",
+		"kselftest.futex.run_sh":     "FAIL",
+		"kselftest.futex.run_sh.7_1": "FAIL",
+		"kselftest.futex.run_sh.8_1": "PASS",
+		"kselftest.futex.run_sh.8_2": "SKIP",
 	} {
 		kt, ok := got[path]
 		if !ok || kt.Status != status {
@@ -95,7 +97,7 @@ func TestKselftestKCIDB(t *testing.T) {
 			t.Errorf("%s: misc %v", path, kt.Misc)
 		}
 	}
-	if !got["kselftest.futex.run_sh.futex_wait_shared"].Misc["regression"].(bool) {
+	if kt := got["kselftest.futex.run_sh.7_1"]; kt.Misc["regression"] != true || kt.Comment != "not ok: futex_wait returned: -1 Invalid argument" {
 		t.Error("regression not marked")
 	}
 }

@@ -170,7 +170,8 @@ func contains(list []string, s string) bool {
 // evalKselftest turns a selftest program's frame into its result (exit
 // status: 0 pass, 4 skip, else fail; killed at the timeout: hang; a
 // kernel splat: crash) and one result per TAP test point it printed,
-// named "<program>: <point>".
+// named by its stream and number ("2.1"; the caller prefixes the
+// program), its description in the reason.
 func evalKselftest(f *Frame, timeout time.Duration) (RunResult, []Splat, []TestResult) {
 	rr := RunResult{Run: f.Run, Elapsed: f.Elapsed}
 	texts := make([]string, len(f.Kmsg))
@@ -206,16 +207,24 @@ func evalKselftest(f *Frame, timeout time.Duration) (RunResult, []Splat, []TestR
 	}
 	var failed []string
 	var points []TestResult
+	seen := map[string]bool{}
 	for _, p := range tap.Points {
-		v, reason := Pass, ""
+		v, reason := Pass, "ok: "+p.Name
 		switch p.Status {
 		case kselftest.Fail:
-			v, reason = Fail, "not ok"
+			v, reason = Fail, "not ok: "+p.Name
 			failed = append(failed, p.Name)
 		case kselftest.Skip:
-			v, reason = Skip, p.Directive
+			v, reason = Skip, p.Name+": "+p.Directive
 		}
-		points = append(points, TestResult{Name: p.Name, Verdict: v, Reason: reason,
+		// The point's stream and number name it: a failing kselftest
+		// often adds the error to the description.
+		name := fmt.Sprintf("%d.%d", p.Stream, p.Number)
+		for i := 2; seen[name]; i++ {
+			name = fmt.Sprintf("%d.%d (%d)", p.Stream, p.Number, i)
+		}
+		seen[name] = true
+		points = append(points, TestResult{Name: name, Verdict: v, Reason: reason,
 			Runs: []RunResult{{Run: f.Run, Verdict: v, Reason: reason}}})
 	}
 	if rr.Verdict == Fail && len(failed) > 0 {

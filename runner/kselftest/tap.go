@@ -26,6 +26,12 @@ type Point struct {
 	Status Status
 	// Directive is the text after "# SKIP", "# TODO" or "# XFAIL", if any.
 	Directive string
+	// Stream is the 1-based index of the TAP stream the point is in (a
+	// "TAP version" line, or a plan after test points, starts the next);
+	// Number is its test number there (its position when it has none).
+	// Unlike the description, which a failing kselftest often extends
+	// with the error, they name the same test on both kernels.
+	Stream, Number int
 }
 
 // TAP is what ParseTAP read from one program's output.
@@ -46,8 +52,13 @@ type TAP struct {
 func ParseTAP(lines []string) TAP {
 	var t TAP
 	seen := map[string]int{}
+	stream, inStream := 0, 0 // inStream: points in the current stream
 	for _, raw := range lines {
 		l, nested := stripNesting(raw)
+		if strings.HasPrefix(l, "TAP version ") {
+			stream, inStream = stream+1, 0
+			continue
+		}
 		if rest, ok := strings.CutPrefix(l, "Bail out!"); ok {
 			if t.Bailed == "" {
 				t.Bailed = strings.TrimSpace(rest)
@@ -58,12 +69,23 @@ func ParseTAP(lines []string) TAP {
 			continue
 		}
 		if n, ok := parsePlan(l); ok {
+			if stream == 0 || inStream > 0 {
+				stream, inStream = stream+1, 0
+			}
 			t.Planned += n
 			continue
 		}
 		p, ok := parsePoint(l, nested)
 		if !ok {
 			continue
+		}
+		if stream == 0 {
+			stream = 1
+		}
+		inStream++
+		p.Stream = stream
+		if p.Number <= 0 {
+			p.Number = inStream
 		}
 		if p.Name == "" {
 			p.Name = fmt.Sprintf("test %d", len(t.Points)+1)
@@ -125,14 +147,15 @@ func parsePoint(l string, nested bool) (Point, bool) {
 	}
 	rest = strings.TrimLeft(rest, " ")
 	num, after, _ := strings.Cut(rest, " ")
-	if _, err := strconv.Atoi(num); err == nil {
+	number, err := strconv.Atoi(num)
+	if err == nil {
 		rest = after
 	} else if nested {
 		return Point{}, false
 	}
 	desc, dir, hasDir := strings.Cut(rest, "#")
 	desc = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(desc), "- "))
-	p := Point{Name: desc, Status: status}
+	p := Point{Name: desc, Status: status, Number: number}
 	if hasDir {
 		dir = strings.TrimSpace(dir)
 		word, why, _ := strings.Cut(dir, " ")

@@ -13,6 +13,7 @@ func TestParseTAP(t *testing.T) {
 		want    []string // "status name [directive]"
 		planned int
 		bailed  string
+		ids     string // "stream.number" of each point
 	}{
 		{name: "ksft program", in: `TAP version 13
 1..3
@@ -22,7 +23,7 @@ not ok 2 futex_wait_bitset absolute
 ok 3 futex_waitv # SKIP waitv not supported
 # Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0`,
 			want:    []string{"pass futex_wait relative succeeds", "fail futex_wait_bitset absolute", "skip futex_waitv [SKIP waitv not supported]"},
-			planned: 3},
+			planned: 3, ids: "1.1 1.2 1.3"},
 		{name: "several streams with repeats", in: `TAP version 13
 1..1
 ok 1 futex-requeue-pi
@@ -33,7 +34,9 @@ TAP version 13
 1..1
 not ok 1 futex-requeue-pi`,
 			want:    []string{"pass futex-requeue-pi", "pass futex-requeue-pi (2)", "fail futex-requeue-pi (3)"},
-			planned: 3},
+			planned: 3, ids: "1.1 2.1 3.1"},
+		{name: "streams without version lines", in: "1..2\nok 1 a\nok 2 b\n1..1\nnot ok 1 c\nok d",
+			want: []string{"pass a", "pass b", "fail c", "pass d"}, planned: 3, ids: "1.1 1.2 2.1 2.2"},
 		{name: "nested runner output", in: `TAP version 13
 1..1
 # selftests: futex: run.sh
@@ -59,7 +62,7 @@ ok 2 global.nested # SKIP no CONFIG
 # PASSED: 2 / 2 tests passed.`,
 			want: []string{"pass global.basic", "skip global.nested [SKIP no CONFIG]"}, planned: 2},
 		{name: "dash, hash in description, no number", in: "ok - first\nnot ok 2 - issue #12 again\nok",
-			want: []string{"pass first", "fail issue #12 again", "pass test 3"}},
+			want: []string{"pass first", "fail issue #12 again", "pass test 3"}, ids: "1.1 1.2 1.3"},
 		{name: "repeat of a renamed one", in: "ok 1 a (2)\nok 2 a\nok 3 a\nok 4 a",
 			want: []string{"pass a (2)", "pass a", "pass a (3)", "pass a (4)"}},
 		{name: "bail out", in: "1..4\nok 1 a\nBail out! no futex\n", want: []string{"pass a"}, planned: 4, bailed: "no futex"},
@@ -78,6 +81,15 @@ ok 2 global.nested # SKIP no CONFIG
 			}
 			if fmt.Sprint(s) != fmt.Sprint(tc.want) {
 				t.Errorf("points\n got %q\nwant %q", s, tc.want)
+			}
+			if tc.ids != "" {
+				var ids []string
+				for _, p := range got.Points {
+					ids = append(ids, fmt.Sprintf("%d.%d", p.Stream, p.Number))
+				}
+				if strings.Join(ids, " ") != tc.ids {
+					t.Errorf("ids %q, want %q", strings.Join(ids, " "), tc.ids)
+				}
 			}
 			if got.Planned != tc.planned || got.Bailed != tc.bailed {
 				t.Errorf("planned %d bailed %q, want %d %q", got.Planned, got.Bailed, tc.planned, tc.bailed)
