@@ -1,0 +1,123 @@
+package runner
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/runner/kselftest"
+)
+
+// TestIntegrationKselftestFutex: a patch to kernel/futex runs the futex
+// selftests, built from the tree under test, on both kernels, with a
+// result per TAP test point; a deliberately broken futex_wait (EINVAL
+// instead of EWOULDBLOCK for a changed futex value) fails
+// futex_wait_wouldblock on the patched kernel only. It reuses the
+// integration tests' build dir: the table's config options are part of
+// the one kernel config, so no second full build (the patched kernels are
+// one-file rebuilds; the selftests build in about a minute).
+func TestIntegrationKselftestFutex(t *testing.T) {
+	r, tree := needIntegration(t)
+	if _, err := os.Stat(r.opts.Busybox); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("busybox-static not installed (.ci/packages.txt): %v", err)
+		}
+		t.Skipf("busybox-static not installed: %v", err)
+	}
+	ctx := testContext(t)
+	start := time.Now()
+	vm, err := r.Compare(ctx, tree, "base", readPatchFile(t, "futex-comment.patch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logVM(t, vm)
+	t.Logf("futex comment patch: %s (build %.0f s, VMs %.0f s + %.0f s)", time.Since(start).Round(time.Second),
+		vm.BuildSeconds, vm.BaselineVMSeconds, vm.PatchedVMSeconds)
+	if vm.Status != report.VMOK {
+		t.Fatalf("status %s: %s", vm.Status, vm.Summary)
+	}
+	if len(vm.Kselftests) == 0 || !strings.HasPrefix(vm.Kselftests[0], "futex: kernel/futex/waitwake.c") {
+		t.Errorf("kselftest plan %q", vm.Kselftests)
+	}
+	points, passed := 0, 0
+	for _, tt := range vm.Tests {
+		if tt.Suite != "kselftest" {
+			continue
+		}
+		if strings.Contains(tt.Name, ": ") {
+			points++
+			if tt.Baseline == "pass" && tt.Patched == "pass" {
+				passed++
+			}
+		}
+	}
+	if points < 10 || passed < points/2 {
+		t.Errorf("%d futex test points, %d passing on both kernels", points, passed)
+	}
+
+	start = time.Now()
+	vm, err = r.Compare(ctx, tree, "base", readPatchFile(t, "futex-wouldblock-broken.patch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logVM(t, vm)
+	t.Logf("broken futex patch: %s", time.Since(start).Round(time.Second))
+	if vm.Status != report.VMRegression {
+		t.Fatalf("status %s, want regression: %s", vm.Status, vm.Summary)
+	}
+	found := false
+	for _, tt := range vm.Tests {
+		if tt.Suite == "kselftest" && tt.Regression && strings.Contains(tt.Reason, "futex_wait") && tt.Patched == "fail" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no futex_wait selftest regression on the broken kernel")
+	}
+}
+
+// TestKselftestGuestBoot boots a kernel that is already built with
+// selftests installed by buildKselftests (or by hand: make -C
+// tools/testing/selftests O=... INSTALL_PATH=... install with
+// CFLAGS=LDFLAGS=-static, then autosel-kselftest-list.txt next to
+// kselftest-list.txt) and runs the futex target through the guest's init
+// and busybox, without building a kernel. Set
+// AUTOSEL_KSELFTEST_BOOT=<bzImage>:<install dir> to run it.
+func TestKselftestGuestBoot(t *testing.T) {
+	env := os.Getenv("AUTOSEL_KSELFTEST_BOOT")
+	kernel, inst, ok := strings.Cut(env, ":")
+	if !ok {
+		t.Skip("AUTOSEL_KSELFTEST_BOOT=<bzImage>:<install dir> not set")
+	}
+	opts := Options{WorkDir: t.TempDir(), Accel: "tcg"}.WithDefaults()
+	l := NewLocal(opts)
+	ctx := testContext(t)
+	ks, files, notes, err := kselftestGuest(ctx, inst, []kselftest.Target{{Name: "futex", Seconds: 60}}, opts.Busybox)
+	if err != nil || len(ks) == 0 {
+		t.Fatalf("tests %v notes %v err %v", ks, notes, err)
+	}
+	kr := &KernelResult{Label: "kselftest", Build: BuildResult{Status: BuildOK, Kernel: kernel}}
+	start := time.Now()
+	if err := l.runSuite(ctx, kr, ks, files); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("boot + futex selftests: %s (VM %s), console %s", time.Since(start).Round(time.Second), kr.VMTime.Round(time.Second), kr.Console)
+	if kr.Boot != "ok" {
+		t.Fatalf("boot: %s", kr.BootDetail)
+	}
+	points := 0
+	for _, tr := range kr.Tests {
+		t.Logf("  %-40s %-6s %s", tr.Name, tr.Verdict, tr.Reason)
+		if strings.Contains(tr.Name, ": ") {
+			points++
+		}
+	}
+	if tr := kr.Test("kselftest/futex/run.sh"); tr == nil || tr.Verdict == Hang || tr.Verdict == Crash || tr.Verdict == NotRun {
+		t.Errorf("run.sh: %+v", tr)
+	}
+	if points < 10 {
+		t.Errorf("%d TAP points from the futex selftests", points)
+	}
+}
