@@ -225,3 +225,42 @@ func TestKselftestCompare(t *testing.T) {
 		t.Errorf("skip counted as regression: %s", vm.Summary)
 	}
 }
+
+// TestCompareKselftestPlan: Compare asks both kernels for the selftest
+// targets the patch's files call for and reports why; a remote backend
+// gets none and the report says so.
+func TestCompareKselftestPlan(t *testing.T) {
+	futex := []Patch{{Name: "p", Diff: []byte("--- a/kernel/futex/core.c\n+++ b/kernel/futex/core.c\n@@ -1 +1 @@\n-a\n+b\n")}}
+	for _, tc := range []struct {
+		backend string
+		want    string // the targets of both requests
+		line    string // a line of vm.Kselftests
+	}{
+		{"local", "futex", "futex: kernel/futex/core.c: the futex syscalls are implemented here (table)"},
+		{"lava", "", "note: the kernel selftests run on the local backend only (backend lava)"},
+	} {
+		t.Run(tc.backend, func(t *testing.T) {
+			fb := &fakeBackend{name: tc.backend, calls: map[string]int{}, results: map[string]*KernelResult{
+				"baseline": kernel("baseline"), "patched": kernel("patched")}}
+			vm, err := New(Options{}, fb).Compare(context.Background(), gitRepo(t), "HEAD", futex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fb.reqs) != 2 {
+				t.Fatalf("%d requests", len(fb.reqs))
+			}
+			for _, req := range fb.reqs {
+				var names []string
+				for _, tg := range req.Kselftests {
+					names = append(names, tg.Name)
+				}
+				if got := strings.Join(names, ","); got != tc.want {
+					t.Errorf("%s request: targets %q, want %q", req.Label, got, tc.want)
+				}
+			}
+			if !strings.Contains(strings.Join(vm.Kselftests, "\n"), tc.line) {
+				t.Errorf("kselftest lines %q, want %q", vm.Kselftests, tc.line)
+			}
+		})
+	}
+}

@@ -104,8 +104,12 @@ func (r *Runner) Compare(ctx context.Context, tree, baseRef string, patches []Pa
 	if err != nil {
 		return nil, err
 	}
-	vm.Kselftests = planLines(plan)
 	targets := plan.Targets()
+	if len(targets) > 0 && r.backend.Name() != "local" {
+		plan.Notes = append(plan.Notes, fmt.Sprintf("the kernel selftests run on the local backend only (backend %s)", r.backend.Name()))
+		plan.Chosen, targets = nil, nil
+	}
+	vm.Kselftests = planLines(plan)
 	patched, err := r.run(ctx, &Request{Tree: tree, Ref: commit, Patches: patches, Label: "patched", Kselftests: targets})
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
