@@ -62,6 +62,7 @@ func kselftestGuest(ctx context.Context, dir string, targets []kselftest.Target,
 			Kselftest: true,
 			Path:      "/bin/sh",
 			Args:      []string{"/" + wrapper},
+			flaky:     tg.IsFlaky,
 		})
 	}
 	for _, tg := range targets {
@@ -172,7 +173,7 @@ func contains(list []string, s string) bool {
 // kernel splat: crash) and one result per TAP test point it printed,
 // named by its stream and number ("2.1"; the caller prefixes the
 // program), its description in the reason.
-func evalKselftest(f *Frame, timeout time.Duration) (RunResult, []Splat, []TestResult) {
+func evalKselftest(f *Frame, timeout time.Duration, flaky func(string) bool) (RunResult, []Splat, []TestResult) {
 	rr := RunResult{Run: f.Run, Elapsed: f.Elapsed}
 	texts := make([]string, len(f.Kmsg))
 	for i, k := range f.Kmsg {
@@ -205,7 +206,7 @@ func evalKselftest(f *Frame, timeout time.Duration) (RunResult, []Splat, []TestR
 	if tap.Bailed != "" {
 		rr.Reason = strings.TrimPrefix(rr.Reason+"; bail out: "+tap.Bailed, "; ")
 	}
-	var failed []string
+	var failed []string // not ok points, the flaky ones left out
 	var points []TestResult
 	seen := map[string]bool{}
 	for _, p := range tap.Points {
@@ -213,7 +214,9 @@ func evalKselftest(f *Frame, timeout time.Duration) (RunResult, []Splat, []TestR
 		switch p.Status {
 		case kselftest.Fail:
 			v, reason = Fail, "not ok: "+p.Name
-			failed = append(failed, p.Name)
+			if flaky == nil || !flaky(p.Name) {
+				failed = append(failed, p.Name)
+			}
 		case kselftest.Skip:
 			v, reason = Skip, p.Name+": "+p.Directive
 		}
@@ -224,17 +227,31 @@ func evalKselftest(f *Frame, timeout time.Duration) (RunResult, []Splat, []TestR
 			name = fmt.Sprintf("%d.%d (%d)", p.Stream, p.Number, i)
 		}
 		seen[name] = true
-		points = append(points, TestResult{Name: name, Verdict: v, Reason: reason,
+		points = append(points, TestResult{Name: name, Verdict: v, Reason: reason, Flaky: flaky != nil && flaky(p.Name),
 			Runs: []RunResult{{Run: f.Run, Verdict: v, Reason: reason}}})
 	}
 	if rr.Verdict == Fail && len(failed) > 0 {
 		rr.Reason += fmt.Sprintf("; not ok: %s", listFirst(failed, 3))
+	}
+	if rr.Verdict == Fail && len(failed) == 0 && f.Signal == 0 && f.Exit != 127 && anyFlakyFailed(points) {
+		rr.Reason += "; only points known to fail at random under TCG failed"
+		rr.Flaky = true
 	}
 	if f.Truncated {
 		rr.Log = append(rr.Log, "(output truncated in the guest)")
 	}
 	rr.Log = append(rr.Log, tailLines(strings.Join(f.Out, "\n"), 20))
 	return rr, splats, points
+}
+
+// anyFlakyFailed reports whether a flaky point failed.
+func anyFlakyFailed(points []TestResult) bool {
+	for _, p := range points {
+		if p.Flaky && p.Verdict == Fail {
+			return true
+		}
+	}
+	return false
 }
 
 func listFirst(s []string, n int) string {

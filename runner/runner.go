@@ -225,6 +225,10 @@ func compareKernels(vm *report.VMReport, base, patched *KernelResult) {
 		}
 		bv, pv := Verdict(t.Baseline), Verdict(t.Patched)
 		t.Regression = bv == Pass && (pv == Fail || pv == Hang || pv == Crash || pv == BootFailure)
+		if t.Regression && (pt != nil && pt.Flaky || bt != nil && bt.Flaky) {
+			t.Regression = false
+			t.Detail = "known to fail at random under TCG (kselftest table): not counted as a regression"
+		}
 		t.Fixed = pv == Pass && (bv == Fail || bv == Hang || bv == Crash)
 		if bt != nil && pt != nil {
 			for _, pm := range pt.Metrics {

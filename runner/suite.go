@@ -41,6 +41,9 @@ type Test struct {
 	Kselftest bool
 	// Path is the program in the guest (default /autosel/<Name>).
 	Path string
+	// flaky reports whether a selftest's TAP point description is known
+	// to fail at random (nil: none is).
+	flaky func(desc string) bool
 }
 
 // Suite is the regression suite, in run order. The functional tests run

@@ -32,6 +32,20 @@ type Target struct {
 	Config []string `yaml:"config"`
 	// Doc says what the target tests.
 	Doc string `yaml:"doc"`
+	// Flaky are TAP point descriptions (prefixes) known to fail at random
+	// under TCG: their changes are reported, never counted as regressions.
+	Flaky []string `yaml:"flaky"`
+}
+
+// IsFlaky reports whether a TAP point's description is one of the
+// target's flaky ones.
+func (t *Target) IsFlaky(desc string) bool {
+	for _, f := range t.Flaky {
+		if strings.HasPrefix(desc, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // Rule maps source paths to targets.
