@@ -47,14 +47,18 @@ func (b *builder) buildKselftests(ctx context.Context, p paths, targets []kselft
 	if err := os.MkdirAll(inst, 0o755); err != nil {
 		return nil, err
 	}
-	env := append(b.env(p), "CFLAGS=-static", "LDFLAGS=-static")
+	// Static: the guest has no libc. CC on the command line (the build
+	// sandbox passes no CFLAGS/LDFLAGS through, and a command-line CFLAGS
+	// would replace the targets' own) compiles and links every program
+	// with -static.
+	env := b.env(p)
 	var failed []string
 	var list bytes.Buffer
 	for _, t := range targets {
 		var out bytes.Buffer
 		w := io.MultiWriter(log, &out)
 		args := []string{"make", "-C", filepath.Join(p.worktree, "tools/testing/selftests"), "ARCH=x86_64",
-			"O=" + p.build, "TARGETS=" + t.Name, "INSTALL_PATH=" + inst, fmt.Sprintf("-j%d", b.jobs()), "install"}
+			"O=" + p.build, "CC=gcc -static", "TARGETS=" + t.Name, "INSTALL_PATH=" + inst, fmt.Sprintf("-j%d", b.jobs()), "install"}
 		fmt.Fprintf(log, "$ %s\n", strings.Join(args, " "))
 		sctx, cancel := context.WithTimeout(ctx, b.opts.BuildTimeout)
 		err := b.sb.Run(sctx, b.spec(p, w, env, args...))

@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"debug/elf"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +129,41 @@ func TestKselftestGuestBoot(t *testing.T) {
 	}
 	if contains(names, "futex") && points < 10 {
 		t.Errorf("%d TAP points from the futex selftests", points)
+	}
+}
+
+// TestKselftestBuildSandboxed builds the futex selftests the way a kernel
+// build does (in the build sandbox, O= a build dir) from the kernel tree
+// in AUTOSEL_KSELFTEST_TREE into AUTOSEL_KSELFTEST_BUILD, and checks that
+// the programs are static (the guest has no libc) and listed. Both must
+// be set to run it; the tree is only read.
+func TestKselftestBuildSandboxed(t *testing.T) {
+	tree, build := os.Getenv("AUTOSEL_KSELFTEST_TREE"), os.Getenv("AUTOSEL_KSELFTEST_BUILD")
+	if tree == "" || build == "" {
+		t.Skip("AUTOSEL_KSELFTEST_TREE and AUTOSEL_KSELFTEST_BUILD not set")
+	}
+	opts := Options{WorkDir: t.TempDir(), CCacheDir: "off"}.WithDefaults()
+	opts.Log = slog.New(slog.NewTextHandler(testLogWriter{}, nil))
+	b := newBuilder(opts)
+	var log strings.Builder
+	start := time.Now()
+	failed, err := b.buildKselftests(testContext(t), paths{worktree: tree, build: build}, []kselftest.Target{{Name: "futex", Seconds: 1}}, &log)
+	if err != nil || len(failed) > 0 {
+		t.Fatalf("failed %q err %v\n%s", failed, err, tailLines(log.String(), 40))
+	}
+	t.Logf("sandboxed selftest build: %s", time.Since(start).Round(time.Second))
+	list, err := os.ReadFile(filepath.Join(build, kselftestInstall, kselftestList))
+	if err != nil || !strings.Contains(string(list), "futex:run.sh") {
+		t.Fatalf("list %q err %v", list, err)
+	}
+	f, err := elf.Open(filepath.Join(build, kselftestInstall, "futex/functional/futex_wait"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Fatal("futex_wait is dynamically linked")
+		}
 	}
 }
