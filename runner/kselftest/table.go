@@ -60,8 +60,10 @@ type Rule struct {
 
 // Table is the target list and the path rules.
 type Table struct {
+	// Targets are the targets the runner can build and run.
 	Targets []Target `yaml:"targets"`
-	Rules   []Rule   `yaml:"rules"`
+	// Rules map source paths to targets.
+	Rules []Rule `yaml:"rules"`
 }
 
 // Target returns the target named name, or nil.
