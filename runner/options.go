@@ -73,6 +73,19 @@ type Options struct {
 	Runs int `mapstructure:"runs"`
 	// Tests selects suite tests by name; empty runs them all.
 	Tests []string `mapstructure:"tests"`
+	// Kselftests is "auto" (the default: the kernel's own selftests the
+	// patch's files call for run next to the suite, see package
+	// runner/kselftest) or "off".
+	Kselftests string `mapstructure:"kselftests"`
+	// KselftestBudget bounds the chosen selftests' estimated run time per
+	// kernel; the slowest targets are dropped first (0: no bound).
+	KselftestBudget time.Duration `mapstructure:"kselftest_budget"`
+	// KselftestTables are files extending the built-in table of selftest
+	// targets and the paths that call for them.
+	KselftestTables []string `mapstructure:"kselftest_tables"`
+	// Busybox is a static busybox (Debian's busybox-static) put into the
+	// guest for the selftests' shell scripts.
+	Busybox string `mapstructure:"busybox"`
 	// Concurrency is how many VMs may run at once.
 	Concurrency int `mapstructure:"concurrency"`
 	// Retries is how often an infrastructure error is retried.
@@ -91,6 +104,10 @@ type Options struct {
 	Progress io.Writer `mapstructure:"-"`
 }
 
+// DefaultKselftestBudget bounds the selftests' estimated run time per
+// kernel unless configured (a negative budget means no bound).
+const DefaultKselftestBudget = 5 * time.Minute
+
 // DefaultWorkDir is the cache directory unless configured.
 const DefaultWorkDir = "/var/tmp/autosel-bot/runner"
 
@@ -100,6 +117,11 @@ func (o Options) Validate() error {
 	case "", "local", "lava":
 	default:
 		return fmt.Errorf("runner.backend %q: want local or lava", o.Backend)
+	}
+	switch o.Kselftests {
+	case "", "auto", "off":
+	default:
+		return fmt.Errorf("runner.kselftests %q: want auto or off", o.Kselftests)
 	}
 	return nil
 }
@@ -159,6 +181,15 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.Runs <= 0 {
 		o.Runs = 3
+	}
+	if o.Kselftests == "" {
+		o.Kselftests = "auto"
+	}
+	if o.KselftestBudget == 0 {
+		o.KselftestBudget = DefaultKselftestBudget
+	}
+	if o.Busybox == "" {
+		o.Busybox = "/bin/busybox"
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 1

@@ -18,12 +18,21 @@ type fakeBackend struct {
 	results map[string]*KernelResult
 	errs    map[string][]error
 	calls   map[string]int
+	// name is the backend's name ("fake" when empty); reqs the requests.
+	name string
+	reqs []*Request
 }
 
-func (f *fakeBackend) Name() string { return "fake" }
+func (f *fakeBackend) Name() string {
+	if f.name != "" {
+		return f.name
+	}
+	return "fake"
+}
 
 func (f *fakeBackend) Run(ctx context.Context, req *Request) (*KernelResult, error) {
 	f.calls[req.Label]++
+	f.reqs = append(f.reqs, req)
 	if errs := f.errs[req.Label]; len(errs) > 0 {
 		err := errs[0]
 		f.errs[req.Label] = errs[1:]

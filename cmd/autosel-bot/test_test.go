@@ -103,3 +103,53 @@ func writeRunnerConfig(t *testing.T) string {
 	os.WriteFile(p, []byte("runner:\n  work_dir: "+t.TempDir()+"\n"), 0o644)
 	return p
 }
+
+// TestTestCmdList: --list prints the suite and the kselftest targets the
+// patch's files call for, with the reasons and the budget's cuts, and
+// builds nothing.
+func TestTestCmdList(t *testing.T) {
+	dir := t.TempDir()
+	gitc := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	gitc("init", "-q")
+	os.WriteFile(filepath.Join(dir, "MAINTAINERS"), []byte("Header\n\nMEMORY MANAGEMENT\nF:\tmm/\nF:\ttools/testing/selftests/vm/\n"), 0o644)
+	gitc("add", "MAINTAINERS")
+	gitc("commit", "-q", "-m", "a")
+	patch := filepath.Join(t.TempDir(), "p.patch")
+	os.WriteFile(patch, []byte("--- a/kernel/futex/core.c\n+++ b/kernel/futex/core.c\n@@ -1 +1 @@\n-a\n+b\n"+
+		"--- a/mm/vmscan.c\n+++ b/mm/vmscan.c\n@@ -1 +1 @@\n-a\n+b\n"+
+		"--- a/kernel/time/hrtimer.c\n+++ b/kernel/time/hrtimer.c\n@@ -1 +1 @@\n-a\n+b\n"), 0o644)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(cfg, []byte("runner:\n  work_dir: "+t.TempDir()+"\n  kselftest_budget: 160s\n"), 0o644)
+	code, stdout, stderr := runCLI(t, "", "test", "--tree", dir, "--patch", patch, "--list", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"runner suite (always): pipe_two_readers, epoll_wakeup",
+		"kselftest futex (~60s; all tests)",
+		"because kernel/futex/core.c: the futex syscalls are implemented here (table)",
+		`kselftest vm (~90s;`,
+		`because mm/vmscan.c: MAINTAINERS "MEMORY MANAGEMENT" lists it (F: fallback)`,
+		"kselftest timers (~120s) dropped: over the time budget of 2m40s",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in:\n%s", want, stdout)
+		}
+	}
+	code, _, stderr = runCLI(t, "", "test", "--tree", dir, "--patch", patch, "--list", "--config", writeKselftestOff(t))
+	if code != 2 || !strings.Contains(stderr, "runner.kselftests") {
+		t.Errorf("bad kselftests value: exit %d, %s", code, stderr)
+	}
+}
+
+func writeKselftestOff(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(p, []byte("runner:\n  kselftests: maybe\n"), 0o644)
+	return p
+}
