@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // WebhookOptions configure the pull_request event receiver (the
@@ -17,6 +18,27 @@ type WebhookOptions struct {
 	// SecretEnv and SecretFile hold the webhook secret (required).
 	SecretEnv  string `mapstructure:"secret_env"`
 	SecretFile string `mapstructure:"secret_file"`
+}
+
+// DefaultOptions are the documented defaults: config.yaml's github
+// section without its actions sub-section (a test holds the two equal).
+func DefaultOptions() Options {
+	return Options{
+		PollInterval: 2 * time.Minute,
+		Workers:      1,
+		CheckName:    "autosel-bot",
+		MaxCommits:   50,
+		MaxAttempts:  5,
+		Client: ClientOptions{
+			TokenEnv:    "GITHUB_TOKEN",
+			Retries:     4,
+			Backoff:     time.Second,
+			MaxBackoff:  time.Minute,
+			MaxRateWait: 15 * time.Minute,
+			WriteGap:    time.Second,
+		},
+		Webhook: WebhookOptions{Path: "/github/webhook", SecretEnv: "GITHUB_WEBHOOK_SECRET"},
+	}
 }
 
 // ResolveToken returns the API token: from TokenFile when set, else from

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/internal/defaults"
 	"github.com/autosel-bot/autosel-bot/runner"
 )
 
@@ -95,60 +96,21 @@ type baselineRun struct {
 // *runner.Local with the runner's options). Close it to stop the file
 // server.
 func New(b runner.Builder, opts Options) (*Backend, error) {
-	if opts.URL == "" {
-		return nil, errors.New("lava backend: runner.lava.url is not set")
+	if err := opts.withDefaults(); err != nil {
+		return nil, err
 	}
 	c, err := NewClient(opts.URL, opts.Token, nil)
 	if err != nil {
 		return nil, err
 	}
-	if opts.DeviceType == "" {
-		opts.DeviceType = "qemu"
-	}
-	switch opts.Accel {
-	case "":
-		opts.Accel = "tcg"
-	case "kvm", "tcg":
-	default:
-		return nil, fmt.Errorf("lava backend: accel %q: want kvm or tcg", opts.Accel)
-	}
-	if opts.MaxInFlight <= 0 {
-		opts.MaxInFlight = 2
-	}
-	if opts.PollMin <= 0 {
-		opts.PollMin = time.Second
-	}
-	if opts.PollMax < opts.PollMin {
-		opts.PollMax = max(opts.PollMin, 15*time.Second)
-	}
-	if opts.DeployTimeout <= 0 {
-		opts.DeployTimeout = 5 * time.Minute
-	}
-	if opts.QueueTimeout <= 0 {
-		opts.QueueTimeout = 10 * time.Minute
-	}
-	if opts.OfflineGrace <= 0 {
-		opts.OfflineGrace = 2 * time.Minute
-	}
-	if opts.WorkDir == "" {
-		opts.WorkDir = filepath.Join(runner.DefaultWorkDir, "lava")
-	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
-	}
 	be := &Backend{c: c, b: b, opts: opts, slots: make(chan struct{}, opts.MaxInFlight), log: opts.Log,
 		m: newMetrics(), baselines: map[string]*baselineRun{}}
 	switch {
 	case opts.ShareDir != "":
-		if opts.ShareURL == "" {
-			return nil, errors.New("lava backend: runner.lava.share_dir needs runner.lava.share_url")
-		}
 		be.art = &sharedDir{dir: opts.ShareDir, prefix: opts.ShareURL}
 	default:
 		addr := opts.ServeAddr
-		if addr == "" {
-			addr = "127.0.0.1:0"
-		}
+		defaults.Fill(&addr, DefaultOptions().ServeAddr)
 		srv, err := StartFileServer(addr, opts.ServeURL, opts.Log)
 		if err != nil {
 			return nil, err
