@@ -46,8 +46,10 @@ func diff(prefix string, a, b reflect.Value, onlySet bool) []string {
 		case f.Type.Kind() == reflect.Slice && fa.Len() == 0 && fb.Len() == 0:
 			continue
 		}
-		if !reflect.DeepEqual(fa.Interface(), fb.Interface()) {
-			out = append(out, fmt.Sprintf("%s: %v, want %v", key, fa.Interface(), fb.Interface()))
+		// %v prints a nil and an empty list alike (lists in structs in
+		// lists: watch.commands.trust).
+		if va, vb := fa.Interface(), fb.Interface(); !reflect.DeepEqual(va, vb) && fmt.Sprint(va) != fmt.Sprint(vb) {
+			out = append(out, fmt.Sprintf("%s: %v, want %v", key, va, vb))
 		}
 	}
 	return out
