@@ -2,6 +2,7 @@ package deliver
 
 import (
 	"testing"
+	"time"
 
 	"github.com/autosel-bot/autosel-bot/internal/configtest"
 )
@@ -24,6 +25,24 @@ func TestSetDefaultsFillsDefaults(t *testing.T) {
 		o.setDefaults()
 		if o.Retry.MaxAttempts != tc.want {
 			t.Errorf("max_attempts %d: %d, want %d", tc.in, o.Retry.MaxAttempts, tc.want)
+		}
+	}
+}
+
+// TestRetryPolicy: SMTP retry delays double from backoff up to
+// max_backoff, jittered down by at most a tenth.
+func TestRetryPolicy(t *testing.T) {
+	p := Retry{Backoff: 30 * time.Second, MaxBackoff: time.Hour}.policy()
+	for _, tc := range []struct {
+		n      int
+		lo, hi time.Duration
+	}{
+		{0, 27 * time.Second, 30 * time.Second},
+		{2, 108 * time.Second, 120 * time.Second},
+		{100, 54 * time.Minute, time.Hour},
+	} {
+		if d := p.Delay(tc.n); d < tc.lo || d > tc.hi {
+			t.Errorf("retry %d: %v, want in [%v, %v]", tc.n, d, tc.lo, tc.hi)
 		}
 	}
 }

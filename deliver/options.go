@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/internal/retry"
 	"github.com/autosel-bot/autosel-bot/internal/statedir"
 )
 
@@ -54,6 +55,12 @@ type Retry struct {
 	// Backoff and MaxBackoff default to 30s and 1h.
 	Backoff    time.Duration `mapstructure:"backoff"`
 	MaxBackoff time.Duration `mapstructure:"max_backoff"`
+}
+
+// policy is the backoff of the SMTP retries, with jitter so that the
+// replies that failed together (a server outage) are not retried together.
+func (r Retry) policy() retry.Policy {
+	return retry.Policy{Min: r.Backoff, Max: r.MaxBackoff, Jitter: 0.1}
 }
 
 // OutboxPath is Outbox or its default, outbox under

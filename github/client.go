@@ -12,6 +12,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/internal/ctxsleep"
 	"github.com/autosel-bot/autosel-bot/internal/defaults"
+	"github.com/autosel-bot/autosel-bot/internal/retry"
 )
 
 // ClientOptions configure the REST client. The tagged fields are keys of
@@ -76,7 +77,7 @@ func NewClient(o ClientOptions) (*Client, error) {
 	stats := &Stats{}
 	tr := &transport{
 		base: o.Base, token: o.Token, hosts: map[string]bool{base.Host: true, upload.Host: true},
-		retries: o.Retries, backoff: o.Backoff, maxBackoff: o.MaxBackoff, maxWait: o.MaxRateWait,
+		retries: o.Retries, backoff: retry.Policy{Min: o.Backoff, Max: o.MaxBackoff}, maxWait: o.MaxRateWait,
 		log: o.Log, stats: stats, sleep: ctxsleep.Sleep, now: time.Now, writeGap: o.WriteGap,
 	}
 	c := gh.NewClient(&http.Client{Transport: newETagCache(tr, stats)})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/internal/defaults"
+	"github.com/autosel-bot/autosel-bot/internal/retry"
 	"github.com/autosel-bot/autosel-bot/runner"
 )
 
@@ -309,7 +310,7 @@ const runningSlack = 5 * time.Minute
 // did not enforce its timeout), and a queued job that no online device
 // can take for QueueTimeout, are cancelled and reported as ErrInfra.
 func (b *Backend) follow(ctx context.Context, id int64, maxRun time.Duration) (*Job, error) {
-	interval := b.opts.PollMin
+	poll := retry.Policy{Min: b.opts.PollMin, Max: b.opts.PollMax}.New()
 	last := ""
 	var offlineSince, unschedulableSince, runningSince time.Time
 	var wake <-chan struct{}
@@ -329,7 +330,8 @@ func (b *Backend) follow(ctx context.Context, id int64, maxRun time.Duration) (*
 			return j, nil
 		default:
 			if st := j.State + "/" + j.ActualDevice; st != last {
-				last, interval = st, b.opts.PollMin
+				last = st
+				poll.Reset()
 				b.log.Debug("lava: job state", "job", id, "state", j.State, "device", j.ActualDevice)
 			}
 			now := time.Now()
@@ -368,16 +370,15 @@ func (b *Backend) follow(ctx context.Context, id int64, maxRun time.Duration) (*
 				}
 			}
 		}
-		t := time.NewTimer(interval)
+		t := time.NewTimer(poll.Next())
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return nil, ctx.Err()
 		case <-wake:
 			t.Stop()
-			interval = b.opts.PollMin
+			poll.Reset()
 		case <-t.C:
-			interval = min(interval*2, b.opts.PollMax)
 		}
 	}
 }

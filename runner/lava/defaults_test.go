@@ -3,6 +3,7 @@ package lava
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autosel-bot/autosel-bot/internal/configtest"
 )
@@ -27,5 +28,17 @@ func TestWithDefaults(t *testing.T) {
 	bad := Options{URL: "http://lava.invalid/", Accel: "hvf"}
 	if err := bad.withDefaults(); err == nil || !strings.Contains(err.Error(), "runner.lava.accel") {
 		t.Errorf("accel hvf: %v", err)
+	}
+}
+
+// TestReconnectPolicy: the event stream reconnects after 1s, then up to a
+// minute apart, jittered down.
+func TestReconnectPolicy(t *testing.T) {
+	p := reconnect()
+	if d := p.Delay(0); d < 800*time.Millisecond || d > time.Second {
+		t.Errorf("first reconnect after %v", d)
+	}
+	if d := p.Delay(20); d < 48*time.Second || d > time.Minute {
+		t.Errorf("reconnect 20 after %v", d)
 	}
 }
