@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/internal/secret"
 )
 
 // WebhookOptions configure the pull_request event receiver (the
@@ -44,17 +46,7 @@ func DefaultOptions() Options {
 // ResolveToken returns the API token: from TokenFile when set, else from
 // the environment variable TokenEnv. "" means anonymous.
 func (o ClientOptions) ResolveToken() (string, error) {
-	if o.TokenFile != "" {
-		b, err := os.ReadFile(o.TokenFile)
-		if err != nil {
-			return "", fmt.Errorf("github token file: %w", err)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	if o.TokenEnv == "" {
-		return "", nil
-	}
-	return strings.TrimSpace(os.Getenv(o.TokenEnv)), nil
+	return secret.Token(o.TokenEnv, o.TokenFile, "github token")
 }
 
 // Secret returns the webhook secret (file first, then the environment).

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/internal/defaults"
+	"github.com/autosel-bot/autosel-bot/internal/secret"
 
 	"github.com/autosel-bot/autosel-bot/runner"
 )
@@ -17,17 +17,7 @@ import (
 // ResolveToken returns the API token: from TokenFile when set, else from
 // the environment variable TokenEnv ("" when neither is set).
 func (o Options) ResolveToken() (string, error) {
-	if o.TokenFile != "" {
-		b, err := os.ReadFile(o.TokenFile)
-		if err != nil {
-			return "", fmt.Errorf("lava token file: %w", err)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	if o.TokenEnv == "" {
-		return "", nil
-	}
-	return strings.TrimSpace(os.Getenv(o.TokenEnv)), nil
+	return secret.Token(o.TokenEnv, o.TokenFile, "lava token")
 }
 
 // DefaultOptions are the documented defaults: config.yaml's runner.lava
