@@ -67,10 +67,6 @@ func sorted(s []string) []string {
 	return s
 }
 
-func mod(path, oldLine, newLines string) string {
-	return "diff --git a/" + path + " b/" + path + "\n--- a/" + path + "\n+++ b/" + path + "\n@@ -1,3 +1,4 @@\n" + oldLine + newLines
-}
-
 func TestGuardCheckMini(t *testing.T) {
 	dir := miniTree(t)
 	g := New([]string{"**/Makefile*", "Makefile"}, []string{"tools/gen/Makefile"})
