@@ -31,8 +31,15 @@ func writeFindings(b *strings.Builder, fs []report.Finding, link func(id string)
 // writeFindingsLimit is writeFindings with at most max evidence and
 // removed lines per finding (0: all of them).
 func writeFindingsLimit(b *strings.Builder, fs []report.Finding, max int, link func(id string) string) {
-	b.WriteString(report.PlainFindings(fs, report.PlainOptions{MaxLines: max, Link: link}))
+	b.WriteString(report.PlainFindings(fs, report.PlainOptions{MaxLines: max, Link: link, NeedsTree: needsTreeAdvice}))
 }
+
+// needsTreeAdvice closes a finding the bot could not decide from the
+// patch alone. The reply goes to the patch's author, who does not run the
+// bot: it says what the bot could not see and what to check, never how to
+// run the bot.
+const needsTreeAdvice = "(Not decided: the bot had the patch but not the kernel tree, so the " +
+	"callers and other users outside the patch were not checked. Please check them as described above.)"
 
 // writeSuppressed counts the patch's suppressed findings and says what
 // suppressed them ("    1 finding suppressed, not reported (by

@@ -28,6 +28,10 @@ type PlainOptions struct {
 	// Link returns the address of a finding's web page ("" or a nil Link:
 	// no "Web:" line).
 	Link func(id string) string
+	// NeedsTree closes a finding that needs a kernel tree to be decided
+	// (Finding.NeedsTree), wrapped ("": a short default). Replies word it
+	// for the patch's author.
+	NeedsTree string
 }
 
 // PlainFindings renders findings in plain kernel-mail style, one block
@@ -110,7 +114,13 @@ func plainFinding(b *strings.Builder, f *Finding, opts PlainOptions) {
 		}
 	}
 	if f.NeedsTree {
-		b.WriteString("    (a kernel tree is needed to decide this: callers are outside the patch)\n")
+		advice := opts.NeedsTree
+		if advice == "" {
+			advice = "(a kernel tree is needed to decide this: callers are outside the patch)"
+		}
+		for _, l := range textfmt.Wrap(advice, 68) {
+			b.WriteString("    " + l + "\n")
+		}
 	}
 }
 

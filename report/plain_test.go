@@ -34,7 +34,8 @@ func TestPlainFindings(t *testing.T) {
         ... (2 more)
     Call chain:
         kernel/y.c:7 caller(): takes the lock
-    (a kernel tree is needed to decide this: callers are outside the patch)
+    (a kernel tree is needed to decide this: callers are outside the
+    patch)
 
 [note] lost-wakeup: fs/pipe.c
     m
@@ -44,6 +45,11 @@ func TestPlainFindings(t *testing.T) {
 	}
 	if all := PlainFindings(fs[:1], PlainOptions{}); !strings.Contains(all, CodeCutMarker) || strings.Contains(all, "Web:") {
 		t.Errorf("no limit, no link:\n%s", all)
+	}
+	advice := strings.Repeat("word ", 20) + "end."
+	got = PlainFindings(fs[:1], PlainOptions{NeedsTree: advice})
+	if !strings.HasSuffix(got, "    word word word word word word word word word word word word word\n    word word word word word word word end.\n") {
+		t.Errorf("needs-tree advice not wrapped at 68 under the finding:\n%s", got)
 	}
 }
 

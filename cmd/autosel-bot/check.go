@@ -224,7 +224,10 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		patches += len(pipeline.Patches(s))
 	}
 	defer batchGC(patches, cfg.Tree != "")()
-	reports, err := p.RunAll(ctx, ss, cfg.Workers)
+	// The rules' typing and summaries of the tree are drawn as stages
+	// after the indexing.
+	reports, err := p.RunAll(a.progress.stages(ctx), ss, cfg.Workers)
+	a.progress.wait()
 	if err != nil {
 		return &exitError{2, fmt.Errorf("check: %w", err)}
 	}
