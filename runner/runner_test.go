@@ -3,11 +3,11 @@ package runner
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
@@ -44,16 +44,7 @@ func (f *fakeBackend) Run(ctx context.Context, req *Request) (*KernelResult, err
 // gitRepo makes a throwaway repo with one commit.
 func gitRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"init", "-q"},
-		{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "base"},
-	} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
-	return dir
+	return testtree.Repo(t, nil)
 }
 
 func kernel(label string, tests ...TestResult) *KernelResult {

@@ -3,10 +3,11 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 func TestTestCmdUsage(t *testing.T) {
@@ -39,10 +40,7 @@ func TestTestCmdRefusedRange(t *testing.T) {
 	dir := t.TempDir()
 	gitc := func(args ...string) {
 		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
+		testtree.Git(t, dir, args...)
 	}
 	gitc("init", "-q")
 	os.WriteFile(filepath.Join(dir, "Makefile"), []byte("all:\n"), 0o644)
@@ -71,12 +69,7 @@ func TestTestCmdRefusedRange(t *testing.T) {
 // TestTestCmdLavaBackend: --backend lava wires the lava backend (the
 // report names it); a refused patch never reaches the lab, so none is needed.
 func TestTestCmdLavaBackend(t *testing.T) {
-	dir := t.TempDir()
-	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "a"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	dir := testtree.Repo(t, nil)
 	os.WriteFile(filepath.Join(dir, "fix.patch"), []byte("diff --git a/fs/Makefile b/fs/Makefile\n--- a/fs/Makefile\n+++ b/fs/Makefile\n@@ -1 +1,2 @@\n obj-y := a.o\n+$(shell id)\n"), 0o644)
 	cfg := filepath.Join(dir, "config.yaml")
 	os.WriteFile(cfg, []byte("runner:\n  work_dir: "+t.TempDir()+"\n  lava:\n    url: http://127.0.0.1:9/\n"), 0o644)
@@ -111,10 +104,7 @@ func TestTestCmdList(t *testing.T) {
 	dir := t.TempDir()
 	gitc := func(args ...string) {
 		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
+		testtree.Git(t, dir, args...)
 	}
 	gitc("init", "-q")
 	os.WriteFile(filepath.Join(dir, "MAINTAINERS"), []byte("Header\n\nMEMORY MANAGEMENT\nF:\tmm/\nF:\ttools/testing/selftests/vm/\n"), 0o644)
