@@ -316,16 +316,18 @@ func (b *builder) env(p paths) []string {
 	return env
 }
 
-// spec is a sandboxed command in the worktree of p: the worktree, its
-// build dir and the build's own ccache dirs are writable, the ccache
+// spec is a sandboxed command in the worktree of p: its build dir (O=)
+// and the build's own ccache dirs are writable, the worktree, the ccache
 // configuration (and for a patched build the shared cache) read-only,
-// HOME is the build dir.
+// HOME is the build dir. kbuild writes nothing into the source tree of an
+// O= build; the worktree stays the bot's (git refuses a worktree another
+// user owns), so the build user gets only the build dir.
 func (b *builder) spec(p paths, out io.Writer, env []string, args ...string) sandbox.Spec {
-	writable := []string{p.worktree, p.build}
-	var readOnly []string
+	writable := []string{p.build}
+	readOnly := []string{p.worktree}
 	if p.cache != nil {
 		writable = append(writable, p.cache.Writable...)
-		readOnly = p.cache.ReadOnly
+		readOnly = append(readOnly, p.cache.ReadOnly...)
 	}
 	return sandbox.Spec{
 		Args: args, Dir: p.worktree, Writable: writable, ReadOnly: readOnly, Home: p.build,

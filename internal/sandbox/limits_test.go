@@ -2,7 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -37,5 +42,97 @@ func TestMemoryAndTmpBounds(t *testing.T) {
 	out, err := runHelper(context.Background(), s, dir, helper, nil, "cat", "/proc/self/limits")
 	if err != nil || !matches(`Max address space\s+3221225472\s+3221225472`, out) {
 		t.Errorf("no address-space limit: %v\n%s", err, out)
+	}
+}
+
+// TestProcessLimitAsRoot (issue 37 point 7): the kernel does not apply
+// RLIMIT_NPROC to root, so a build run as root started all 300 processes
+// of a fork bomb under a limit of 100. Builds run as the unprivileged
+// build user, without capabilities, and the limit holds.
+func TestProcessLimitAsRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the root exemption matters only when the bot runs as root")
+	}
+	s, dir, helper := needBwrap(t, Options{Processes: 100})
+	out, err := runHelper(context.Background(), s, dir, helper, nil, "forkbomb", "300")
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	m := regexp.MustCompile(`started (\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no count: %s", out)
+	}
+	if n, _ := strconv.Atoi(m[1]); n >= 100 {
+		t.Fatalf("%d of 300 processes started under a limit of 100", n)
+	}
+	out, err = runHelper(context.Background(), s, dir, helper, nil, "cat", "/proc/self/status")
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, re := range []string{`(?m)^Uid:\s+65534\s+65534\s+65534\s+65534$`, `(?m)^Gid:\s+65534\s`, `(?m)^Groups:\s*$`,
+		`(?m)^CapEff:\s+0+$`, `(?m)^CapPrm:\s+0+$`, `(?m)^CapBnd:\s+0+$`, `(?m)^NoNewPrivs:\s+1$`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("%s not in the build's status:\n%s", re, out)
+		}
+	}
+}
+
+// TestBuildUserOwnsWritable: what the build user may write is handed to
+// it (root-owned files the bot left in a build dir included), and
+// Reclaim gives a directory back to the bot.
+func TestBuildUserOwnsWritable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("builds run as the bot's user when it is not root")
+	}
+	s, dir, helper := needBwrap(t, Options{})
+	sub := filepath.Join(dir, "sub")
+	os.MkdirAll(sub, 0o700)
+	old := filepath.Join(sub, "old")
+	os.WriteFile(old, []byte("x"), 0o600)
+	out, err := runHelper(context.Background(), s, dir, helper, nil, "write", old, filepath.Join(sub, "new"))
+	if err != nil || strings.Contains(out, "FAIL") {
+		t.Fatalf("%v: %s", err, out)
+	}
+	owner := func(p string) uint32 {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Uid
+	}
+	if u := owner(filepath.Join(sub, "new")); u != 65534 {
+		t.Errorf("a file the build wrote is uid %d's", u)
+	}
+	if err := s.Reclaim(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, sub, old, filepath.Join(sub, "new")} {
+		if u := owner(p); u != 0 {
+			t.Errorf("%s still uid %d's after Reclaim", p, u)
+		}
+	}
+}
+
+func TestResolveBuildUser(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		euid    int
+		want    *identity
+		wantErr bool
+	}{
+		{"", 1000, nil, false},
+		{"", 0, &identity{65534, 65534}, false},
+		{"nobody", 0, &identity{65534, 65534}, false},
+		{"4000:4001", 0, &identity{4000, 4001}, false},
+		{"root", 0, nil, true},
+		{"0", 0, nil, true},
+		{"4000:0", 0, nil, true},
+		{"no-such-user-autosel", 0, nil, true},
+		{"x:1", 0, nil, true},
+	} {
+		got, err := resolveBuildUser(tt.name, tt.euid)
+		if (err != nil) != tt.wantErr || (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+			t.Errorf("resolveBuildUser(%q, %d) = %v, %v; want %v", tt.name, tt.euid, got, err, tt.want)
+		}
 	}
 }

@@ -12,6 +12,13 @@ type Options struct {
 	AllowUnsandboxed bool `mapstructure:"allow_unsandboxed" yaml:"allow_unsandboxed"`
 	// Bwrap is the bubblewrap binary ("" = bwrap on PATH).
 	Bwrap string `mapstructure:"bwrap" yaml:"bwrap"`
+	// BuildUser is the unprivileged user builds run as when the bot runs
+	// as root: a user name, a uid, or uid:gid ("" = nobody). The kernel
+	// exempts root from RLIMIT_NPROC, so only then does Processes hold.
+	// Give it a user of its own (not runner.qemu_user): every process of
+	// that user on the machine counts against Processes, and files it owns
+	// are what a build may change.
+	BuildUser string `mapstructure:"build_user" yaml:"build_user"`
 	// CPUTime bounds each process's CPU time (RLIMIT_CPU; default 20m).
 	CPUTime time.Duration `mapstructure:"cpu_time" yaml:"cpu_time"`
 	// FileSize bounds each file a build writes, in bytes (RLIMIT_FSIZE;
@@ -19,7 +26,7 @@ type Options struct {
 	FileSize int64 `mapstructure:"file_size" yaml:"file_size"`
 	// Processes bounds the processes of the build's user (RLIMIT_NPROC;
 	// default 4096). The kernel counts every process of that user on the
-	// machine, so leave room for the bot's own.
+	// machine (concurrent builds share it), so leave room for them.
 	Processes int `mapstructure:"processes" yaml:"processes"`
 	// Memory bounds each build process's address space, in bytes
 	// (RLIMIT_AS; default 4 GiB): a compiler driven to eat the host's

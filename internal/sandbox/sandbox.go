@@ -5,7 +5,9 @@
 // merged-/usr links), a minimal /etc, a private size-bounded /tmp, and only the
 // worktree, its build directory and the ccache directory writable. The
 // environment is built from an allow-list, and CPU time, address space,
-// file size and process count are bounded with rlimits (prlimit). Timeouts and
+// file size and process count are bounded with rlimits (prlimit). When the
+// bot runs as root, the build itself runs as an unprivileged build user
+// (user.go), which owns the writable directories. Timeouts and
 // cancellation come from the caller's context and kill the whole sandbox.
 //
 // Without a working bwrap, builds are refused unless the operator set
@@ -61,10 +63,16 @@ type Sandbox struct {
 	log    *slog.Logger
 	lookup func(string) (string, bool)
 
+	euid int // the bot's effective uid (0: builds run as the build user)
+
 	mu       sync.Mutex
 	probed   bool
 	probeErr error // nil: bwrap works
 	warned   bool
+
+	userOnce sync.Once
+	user     *identity // the build user; nil: the bot's own
+	userErr  error
 }
 
 // New returns a sandbox for opts; log (may be nil) receives warnings.
@@ -72,7 +80,7 @@ func New(opts Options, log *slog.Logger) *Sandbox {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Sandbox{opts: opts.withDefaults(), log: log, lookup: os.LookupEnv}
+	return &Sandbox{opts: opts.withDefaults(), log: log, lookup: os.LookupEnv, euid: os.Geteuid()}
 }
 
 // Mode says how builds run: "bwrap", "unsandboxed" (allowed by config) or
@@ -165,12 +173,22 @@ func (s *Sandbox) run(ctx context.Context, bwrap string, spec Spec) error {
 	if bwrap == "" {
 		argv = limited
 	} else {
-		files, err := identityFiles()
+		id, err := s.buildUser()
+		if err != nil {
+			return err
+		}
+		if id != nil {
+			if err := own(id, spec.Writable); err != nil {
+				return err
+			}
+			limited = append(dropPrefix(id), limited...)
+		}
+		files, err := identityFiles(id)
 		if err != nil {
 			return err
 		}
 		defer closeAll(files)
-		args, err := bwrapArgs(s.opts, spec, 3)
+		args, err := bwrapArgs(s.opts, spec, 3, id != nil)
 		if err != nil {
 			return err
 		}
@@ -219,15 +237,20 @@ var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 var etcFiles = []string{"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"}
 
 // bwrapArgs are bwrap's options for spec; fd is the first of the two
-// descriptors holding /etc/passwd and /etc/group.
-func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
+// descriptors holding /etc/passwd and /etc/group. With drop, bwrap keeps
+// the capabilities setpriv needs to switch to the build user (dropPrefix),
+// which then drops them all.
+func bwrapArgs(opts Options, spec Spec, fd int, drop bool) ([]string, error) {
 	a := []string{
 		"--die-with-parent", "--new-session",
 		"--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--hostname", "autosel-build",
 		"--cap-drop", "ALL",
-		"--size", fmt.Sprint(rootTmpSize), "--tmpfs", "/",
 	}
+	if drop {
+		a = append(a, "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_DAC_OVERRIDE")
+	}
+	a = append(a, "--size", fmt.Sprint(rootTmpSize), "--tmpfs", "/")
 	for _, d := range systemDirs {
 		fi, err := os.Lstat(d)
 		switch {
@@ -248,9 +271,9 @@ func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
 		a = append(a, "--ro-bind-try", f, f)
 	}
 	a = append(a,
-		"--ro-bind-data", fmt.Sprint(fd), "/etc/passwd",
-		"--ro-bind-data", fmt.Sprint(fd+1), "/etc/group",
-		"--dev", "/dev", "--proc", "/proc", "--size", fmt.Sprint(opts.TmpSize), "--tmpfs", "/tmp",
+		"--perms", "0644", "--ro-bind-data", fmt.Sprint(fd), "/etc/passwd",
+		"--perms", "0644", "--ro-bind-data", fmt.Sprint(fd+1), "/etc/group",
+		"--dev", "/dev", "--proc", "/proc", "--perms", "01777", "--size", fmt.Sprint(opts.TmpSize), "--tmpfs", "/tmp",
 	)
 	type bind struct {
 		path string
@@ -281,7 +304,23 @@ func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
 	sort.SliceStable(binds, func(i, j int) bool {
 		return strings.Count(binds[i].path, "/") < strings.Count(binds[j].path, "/")
 	})
+	var paths []string
 	for _, b := range binds {
+		paths = append(paths, b.path)
+	}
+	made := map[string]bool{}
+	for _, b := range binds {
+		if drop {
+			// bwrap copies the modes of the host's parent directories
+			// (a 0700 temp dir) onto the ones it makes: the build user
+			// could not reach the bind.
+			for _, d := range mountParents(b.path, paths) {
+				if !made[d] {
+					made[d] = true
+					a = append(a, "--perms", "0755", "--dir", d)
+				}
+			}
+		}
 		if b.rw {
 			a = append(a, "--bind", b.path, b.path)
 		} else {
@@ -306,14 +345,50 @@ func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
 	return a, nil
 }
 
+// fixedMounts are the sandbox's own mount points (bwrapArgs).
+var fixedMounts = []string{"/etc", "/dev", "/proc", "/tmp"}
+
+// mountParents are the directories bwrap makes for a bind at p: its
+// ancestors, except / and those that are (or are inside) the sandbox's
+// fixed mounts, system dirs or other binds.
+func mountParents(p string, binds []string) []string {
+	var out []string
+	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
+		if !madeByBind(d, binds) {
+			out = append([]string{d}, out...)
+		}
+	}
+	return out
+}
+
+func madeByBind(d string, binds []string) bool {
+	for _, m := range fixedMounts {
+		if d == m {
+			return true
+		}
+	}
+	for _, m := range append(append([]string{}, systemDirs...), binds...) {
+		if d == m || strings.HasPrefix(d, m+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // identityFiles returns pipes holding the sandbox's /etc/passwd and
-// /etc/group: root and nobody, nothing of the host's accounts.
-func identityFiles() ([]*os.File, error) {
+// /etc/group: root, nobody and the build user id (when it is another),
+// nothing of the host's accounts.
+func identityFiles(id *identity) ([]*os.File, error) {
+	passwd := "root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+	group := "root:x:0:\nnogroup:x:65534:\n"
+	if id != nil && id.uid != 65534 {
+		passwd += fmt.Sprintf("build:x:%d:%d:build:/nonexistent:/usr/sbin/nologin\n", id.uid, id.gid)
+	}
+	if id != nil && id.gid != 65534 {
+		group += fmt.Sprintf("build:x:%d:\n", id.gid)
+	}
 	var files []*os.File
-	for _, data := range []string{
-		"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-		"root:x:0:\nnogroup:x:65534:\n",
-	} {
+	for _, data := range []string{passwd, group} {
 		r, w, err := os.Pipe()
 		if err != nil {
 			closeAll(files)

@@ -1,0 +1,155 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// The kernel does not count processes against RLIMIT_NPROC for the root
+// user (nor for anything holding CAP_SYS_RESOURCE or CAP_SYS_ADMIN), so
+// when the bot runs as root, builds run as an unprivileged user
+// (Options.BuildUser): bwrap, still root, sets up the mounts and
+// namespaces, then setpriv switches to that user, clears the supplementary
+// groups and every capability (bounding set included), and only then does
+// the build's first process start. The writable directories a build gets
+// are handed to that user first (own); the bot takes a worktree back with
+// Reclaim before it runs git there again.
+
+// defaultBuildUser is the user builds run as when the bot is root and
+// sandbox.build_user is unset.
+const defaultBuildUser = "nobody"
+
+// identity is a uid and gid.
+type identity struct {
+	uid, gid int
+}
+
+// resolveBuildUser returns the identity builds run as when the bot runs as
+// root (euid 0), nil otherwise. name is a user name, a uid, or uid:gid
+// ("" = nobody); it must not be root.
+func resolveBuildUser(name string, euid int) (*identity, error) {
+	if euid != 0 {
+		return nil, nil
+	}
+	if name == "" {
+		name = defaultBuildUser
+	}
+	id, err := lookupIdentity(name)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: build user %q: %w", name, err)
+	}
+	if id.uid == 0 || id.gid == 0 {
+		return nil, fmt.Errorf("sandbox: build user %q is root (uid %d, gid %d): builds must run unprivileged", name, id.uid, id.gid)
+	}
+	return id, nil
+}
+
+func lookupIdentity(name string) (*identity, error) {
+	if u, g, ok := strings.Cut(name, ":"); ok {
+		uid, err1 := strconv.ParseUint(u, 10, 31)
+		gid, err2 := strconv.ParseUint(g, 10, 31)
+		if err1 != nil || err2 != nil {
+			return nil, errors.New("want a user name, a uid or uid:gid")
+		}
+		return &identity{int(uid), int(gid)}, nil
+	}
+	if n, err := strconv.ParseUint(name, 10, 31); err == nil {
+		if u, err := user.LookupId(name); err == nil {
+			gid, err := strconv.Atoi(u.Gid)
+			if err != nil {
+				return nil, err
+			}
+			return &identity{int(n), gid}, nil
+		}
+		return &identity{int(n), int(n)}, nil
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	uid, err1 := strconv.Atoi(u.Uid)
+	gid, err2 := strconv.Atoi(u.Gid)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("uid %q gid %q", u.Uid, u.Gid)
+	}
+	return &identity{uid, gid}, nil
+}
+
+// dropPrefix is the command prefix, run inside bwrap (which keeps only
+// CAP_SETUID, CAP_SETGID and CAP_SETPCAP for it), that becomes id and
+// drops every capability.
+func dropPrefix(id *identity) []string {
+	return []string{"setpriv",
+		fmt.Sprintf("--reuid=%d", id.uid), fmt.Sprintf("--regid=%d", id.gid), "--clear-groups",
+		"--inh-caps=-all", "--bounding-set=-all", "--"}
+}
+
+// chownTree gives every file under dir (symbolic links themselves, never
+// their targets) to uid:gid where it is not theirs already, except the
+// .git entry at the top: a worktree's .git stays the bot's (the sandbox
+// binds it read-only). No build runs in dir meanwhile (the callers hold
+// its lock), so nothing swaps entries under the walk; hard links to files
+// outside dir cannot exist there (a build cannot link across its bind
+// mounts, and fs.protected_hardlinks stops links to others' files).
+func chownTree(dir string, uid, gid int) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if filepath.Dir(p) == dir && d.Name() == ".git" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid && int(st.Gid) == gid {
+			return nil
+		}
+		return os.Lchown(p, uid, gid)
+	})
+}
+
+// own hands the writable directories of a build to id.
+func own(id *identity, dirs []string) error {
+	for _, d := range dirs {
+		if err := chownTree(d, id.uid, id.gid); err != nil {
+			return fmt.Errorf("sandbox: giving %s to the build user: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// Reclaim gives dir and everything under it back to the bot's own user
+// after builds ran in it as the build user: git refuses to work in a
+// worktree another user owns, and the bot must not trust what that user
+// may change later. It does nothing when builds run as the bot's user.
+func (s *Sandbox) Reclaim(dir string) error {
+	id, err := s.buildUser()
+	if err != nil || id == nil {
+		return err
+	}
+	if err := chownTree(dir, os.Geteuid(), os.Getegid()); err != nil {
+		return fmt.Errorf("sandbox: taking %s back from the build user: %w", dir, err)
+	}
+	return nil
+}
+
+// buildUser is the resolved Options.BuildUser (nil: builds run as the
+// bot's own user).
+func (s *Sandbox) buildUser() (*identity, error) {
+	s.userOnce.Do(func() {
+		s.user, s.userErr = resolveBuildUser(s.opts.BuildUser, s.euid)
+	})
+	return s.user, s.userErr
+}
