@@ -3,8 +3,9 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
+
+	"github.com/autosel-bot/autosel-bot/internal/builddir"
 )
 
 // Per-build isolation (issue 37 points 1 and 2; the ccache layout is
@@ -27,17 +28,11 @@ import (
 //     what a patched build produces is never the image a baseline reuses.
 
 // throwawayBuildDir returns a copy of the baseline build dir base for one
-// patched build, and a function removing it.
+// patched build, and a function removing it (internal/builddir).
 func throwawayBuildDir(ctx context.Context, base, key string) (string, func(), error) {
-	dir := base + ".patched-" + key
-	os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { os.RemoveAll(dir) }
-	if out, err := exec.CommandContext(ctx, "cp", "--reflink=auto", "-a", base+"/.", dir).CombinedOutput(); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("runner: copying the baseline build dir: %w: %s", err, out)
+	dir, cleanup, err := builddir.Throwaway(ctx, base, key)
+	if err != nil {
+		return "", nil, fmt.Errorf("runner: %w", err)
 	}
 	return dir, cleanup, nil
 }
