@@ -13,9 +13,12 @@ import (
 // in its build; nothing it writes may reach a later build:
 //
 //   - A patched build compiles in a throwaway copy (cp --reflink=auto -a)
-//     of the tree's baseline build dir, removed afterwards; only baseline
-//     builds (the unpatched commit in a worktree cleaned with git clean
-//     -ffdx) write the persistent build dir.
+//     of the tree's baseline build dir, removed afterwards, which the
+//     sandbox mounts at the baseline's path (absolute paths recorded by
+//     tools/objtool hold: only what the patch changed is rebuilt); only
+//     baseline builds (the unpatched commit in a worktree cleaned with git
+//     clean -ffdx) write the persistent build dir. The worktree is
+//     read-only to every build.
 //   - ccache: baseline builds keep their cache in <ccache>/baseline and
 //     share results through <ccache>/shared (a ccache "file:" remote
 //     storage); a patched build gets a private, throwaway cache dir and

@@ -144,3 +144,26 @@ func TestThrowawayBuildDir(t *testing.T) {
 		t.Error("an ignored file planted in the worktree survived")
 	}
 }
+
+// TestPatchedBuildSpec: a patched build's throwaway copy is mounted at
+// the baseline build dir's path (make O= and HOME name that path), the
+// baseline itself is neither writable nor bound, and the worktree is
+// read-only.
+func TestPatchedBuildSpec(t *testing.T) {
+	b := newBuilder(Options{}.WithDefaults())
+	p := paths{worktree: "/w/src/k", build: "/w/build/k.patched-1", buildAt: "/w/build/k"}
+	spec := b.spec(p, nil, nil, "make", "O="+p.objtree())
+	if len(spec.Mounts) != 1 || spec.Mounts[0] != (sandbox.Mount{Host: "/w/build/k.patched-1", At: "/w/build/k"}) {
+		t.Errorf("mounts %+v", spec.Mounts)
+	}
+	if len(spec.Writable) != 0 || spec.Home != "/w/build/k" || spec.Args[1] != "O=/w/build/k" {
+		t.Errorf("writable %v home %s args %v", spec.Writable, spec.Home, spec.Args)
+	}
+	if len(spec.ReadOnly) == 0 || spec.ReadOnly[0] != "/w/src/k" {
+		t.Errorf("worktree not read-only: %v", spec.ReadOnly)
+	}
+	base := b.spec(paths{worktree: "/w/src/k", build: "/w/build/k"}, nil, nil, "make")
+	if len(base.Mounts) != 0 || len(base.Writable) != 1 || base.Writable[0] != "/w/build/k" {
+		t.Errorf("baseline spec: writable %v mounts %v", base.Writable, base.Mounts)
+	}
+}

@@ -136,3 +136,42 @@ func TestResolveBuildUser(t *testing.T) {
 		}
 	}
 }
+
+// TestMountAt: a throwaway copy mounted at the original's path takes the
+// build's writes; the original, on the host, is not even visible.
+func TestMountAt(t *testing.T) {
+	s, dir, helper := needBwrap(t, Options{})
+	orig, copied := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(orig, "fixdep"), []byte("genuine"), 0o644)
+	os.WriteFile(filepath.Join(copied, "fixdep"), []byte("copy"), 0o644)
+	var out strings.Builder
+	err := s.Run(context.Background(), Spec{
+		Args: []string{helper, "-test.run=^TestHelperProcess$", "--", "cat", filepath.Join(orig, "fixdep")},
+		Dir:  dir, Writable: []string{dir}, Mounts: []Mount{{Host: copied, At: orig}}, Stdout: &out, Stderr: &out,
+	})
+	if err != nil || out.String() != "copy" {
+		t.Fatalf("read through the mount: %v %q", err, out.String())
+	}
+	out.Reset()
+	err = s.Run(context.Background(), Spec{
+		Args: []string{helper, "-test.run=^TestHelperProcess$", "--", "write", filepath.Join(orig, "fixdep"), filepath.Join(orig, "planted")},
+		Dir:  dir, Writable: []string{dir}, Mounts: []Mount{{Host: copied, At: orig}}, Stdout: &out, Stderr: &out,
+	})
+	if err != nil || strings.Contains(out.String(), "FAIL") {
+		t.Fatalf("write through the mount: %v %s", err, out.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(orig, "fixdep")); string(b) != "genuine" {
+		t.Errorf("the original changed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(orig, "planted")); err == nil {
+		t.Error("a file appeared in the original")
+	}
+	if b, _ := os.ReadFile(filepath.Join(copied, "planted")); string(b) != "marker\n" {
+		t.Errorf("the copy did not take the write: %q", b)
+	}
+	// Unsandboxed, a mount cannot be honoured: refused.
+	u := New(Options{Bwrap: "/nonexistent/bwrap", AllowUnsandboxed: true}, nil)
+	if err := u.Run(context.Background(), Spec{Args: []string{"true"}, Dir: dir, Mounts: []Mount{{Host: copied, At: orig}}}); err == nil {
+		t.Error("unsandboxed run with a mount accepted")
+	}
+}

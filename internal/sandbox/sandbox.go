@@ -48,6 +48,11 @@ type Spec struct {
 	Writable []string
 	// ReadOnly are extra host paths the command may read.
 	ReadOnly []string
+	// Mounts are writable host directories the command sees at another
+	// path: a throwaway copy of a build dir at the original's path, so
+	// that the absolute paths kbuild and tools/ recorded there hold. Only
+	// in the sandbox: an unsandboxed Run with Mounts is refused.
+	Mounts []Mount
 	// Home is HOME (the build directory).
 	Home string
 	// Env are variables to set (KEY=VALUE); names outside the allow-list
@@ -55,6 +60,11 @@ type Spec struct {
 	Env []string
 	// Stdout and Stderr receive the command's output.
 	Stdout, Stderr io.Writer
+}
+
+// Mount is a writable host directory (Host) seen at At in the sandbox.
+type Mount struct {
+	Host, At string
 }
 
 // Sandbox runs Specs. It is safe for concurrent use.
@@ -147,6 +157,9 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) error {
 			s.log.Warn("building WITHOUT a sandbox (sandbox.allow_unsandboxed): patched Makefiles and host tools run with the bot's privileges", "reason", s.probeErr)
 		}
 		s.mu.Unlock()
+		if len(spec.Mounts) > 0 {
+			return fmt.Errorf("%w: mounts need the sandbox", ErrUnavailable)
+		}
 		return s.run(ctx, "", spec)
 	}
 	bwrap, err := exec.LookPath(s.opts.Bwrap)
@@ -178,7 +191,11 @@ func (s *Sandbox) run(ctx context.Context, bwrap string, spec Spec) error {
 			return err
 		}
 		if id != nil {
-			if err := own(id, spec.Writable); err != nil {
+			dirs := append([]string{}, spec.Writable...)
+			for _, m := range spec.Mounts {
+				dirs = append(dirs, m.Host)
+			}
+			if err := own(id, dirs); err != nil {
 				return err
 			}
 			limited = append(dropPrefix(id), limited...)
@@ -276,7 +293,8 @@ func bwrapArgs(opts Options, spec Spec, fd int, drop bool) ([]string, error) {
 		"--dev", "/dev", "--proc", "/proc", "--perms", "01777", "--size", fmt.Sprint(opts.TmpSize), "--tmpfs", "/tmp",
 	)
 	type bind struct {
-		path string
+		path string // in the sandbox
+		src  string // on the host
 		rw   bool
 	}
 	var binds []bind
@@ -285,7 +303,7 @@ func bwrapArgs(opts Options, spec Spec, fd int, drop bool) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		binds = append(binds, bind{abs, false})
+		binds = append(binds, bind{abs, abs, false})
 	}
 	for _, p := range spec.Writable {
 		abs, err := filepath.Abs(p)
@@ -298,7 +316,18 @@ func bwrapArgs(opts Options, spec Spec, fd int, drop bool) ([]string, error) {
 		if abs == "/" {
 			return nil, errors.New("sandbox: / cannot be writable")
 		}
-		binds = append(binds, bind{abs, true})
+		binds = append(binds, bind{abs, abs, true})
+	}
+	for _, m := range spec.Mounts {
+		src, err1 := filepath.Abs(m.Host)
+		at, err2 := filepath.Abs(m.At)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, err
+		}
+		if fi, err := os.Stat(src); err != nil || !fi.IsDir() || at == "/" {
+			return nil, fmt.Errorf("sandbox: mount %s at %s: not a directory (%v)", m.Host, m.At, err)
+		}
+		binds = append(binds, bind{at, src, true})
 	}
 	// Parents before children, so a nested bind is not hidden.
 	sort.SliceStable(binds, func(i, j int) bool {
@@ -322,18 +351,18 @@ func bwrapArgs(opts Options, spec Spec, fd int, drop bool) ([]string, error) {
 			}
 		}
 		if b.rw {
-			a = append(a, "--bind", b.path, b.path)
+			a = append(a, "--bind", b.src, b.path)
 		} else {
-			a = append(a, "--ro-bind", b.path, b.path)
+			a = append(a, "--ro-bind", b.src, b.path)
 		}
 	}
 	// A git worktree's .git stays read-only: git runs in the worktree
 	// outside the sandbox later, and a .git pointing at a gitdir the build
 	// made (core.fsmonitor, hooks) would run its commands on the host.
 	for _, b := range binds {
-		if g := filepath.Join(b.path, ".git"); b.rw {
+		if g := filepath.Join(b.src, ".git"); b.rw {
 			if _, err := os.Lstat(g); err == nil {
-				a = append(a, "--ro-bind", g, g)
+				a = append(a, "--ro-bind", g, filepath.Join(b.path, ".git"))
 			}
 		}
 	}
