@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMemoryAndTmpBounds (issue 37 point 7): a build process cannot take
@@ -70,7 +72,7 @@ func TestProcessLimitAsRoot(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	for _, re := range []string{`(?m)^Uid:\s+65534\s+65534\s+65534\s+65534$`, `(?m)^Gid:\s+65534\s`, `(?m)^Groups:\s*$`,
-		`(?m)^CapEff:\s+0+$`, `(?m)^CapPrm:\s+0+$`, `(?m)^CapBnd:\s+0+$`, `(?m)^NoNewPrivs:\s+1$`} {
+		`(?m)^CapEff:\s+0+$`, `(?m)^CapPrm:\s+0+$`, `(?m)^CapInh:\s+0+$`, `(?m)^CapAmb:\s+0+$`, `(?m)^NoNewPrivs:\s+1$`} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("%s not in the build's status:\n%s", re, out)
 		}
@@ -173,5 +175,43 @@ func TestMountAt(t *testing.T) {
 	u := New(Options{Bwrap: "/nonexistent/bwrap", AllowUnsandboxed: true}, nil)
 	if err := u.Run(context.Background(), Spec{Args: []string{"true"}, Dir: dir, Mounts: []Mount{{Host: copied, At: orig}}}); err == nil {
 		t.Error("unsandboxed run with a mount accepted")
+	}
+}
+
+// TestProcessBudgetPerBuild: each build has its own process budget. A
+// build holding 80 processes under a limit of 100 does not stop a
+// concurrent build (same build user) from starting 50: the kernel counts
+// RLIMIT_NPROC in the build's own user namespace first. With one budget
+// per user, the second build got about 20.
+func TestProcessBudgetPerBuild(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("builds run as the bot's user when it is not root")
+	}
+	s, dir, helper := needBwrap(t, Options{Processes: 100})
+	if !s.userns {
+		t.Skip("no unprivileged user namespaces: builds share the budget")
+	}
+	started, release := filepath.Join(dir, "started"), filepath.Join(dir, "release")
+	done := make(chan string, 1)
+	go func() {
+		out, err := runHelper(context.Background(), s, dir, helper, nil, "hold", "80", started, release)
+		done <- fmt.Sprint(out, err)
+	}()
+	defer func() {
+		os.WriteFile(release, nil, 0o644)
+		t.Logf("holder: %s", <-done)
+	}()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if i == 600 {
+			t.Fatal("the holding build never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	out, err := runHelper(context.Background(), s, dir, helper, nil, "forkbomb", "50")
+	if err != nil || !strings.Contains(out, "started 50\n") {
+		t.Fatalf("a concurrent build got less than its own budget: %v: %s", err, out)
 	}
 }

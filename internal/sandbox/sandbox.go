@@ -74,6 +74,9 @@ type Sandbox struct {
 	lookup func(string) (string, bool)
 
 	euid int // the bot's effective uid (0: builds run as the build user)
+	// userns: the build user's processes get a user namespace of their
+	// own, so RLIMIT_NPROC counts only the build's (set by the probe).
+	userns bool
 
 	mu       sync.Mutex
 	probed   bool
@@ -130,7 +133,19 @@ func (s *Sandbox) probe(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var out strings.Builder
-	err = s.run(pctx, bwrap, Spec{Args: []string{"true"}, Dir: dir, Writable: []string{dir}, Stdout: &out, Stderr: &out})
+	spec := Spec{Args: []string{"true"}, Dir: dir, Writable: []string{dir}, Stdout: &out, Stderr: &out}
+	s.userns = true
+	err = s.run(pctx, bwrap, spec)
+	if id, _ := s.buildUser(); err != nil && id != nil && ctx.Err() == nil {
+		// No unprivileged user namespaces here: builds still run as the
+		// build user, sharing its process budget.
+		userErr := strings.TrimSpace(out.String())
+		s.userns = false
+		out.Reset()
+		if err = s.run(pctx, bwrap, spec); err == nil {
+			s.log.Warn("sandbox: no user namespace for builds; concurrent builds share sandbox.processes", "err", userErr)
+		}
+	}
 	if ctx.Err() != nil {
 		return ctx.Err() // not a verdict on bwrap
 	}
@@ -198,7 +213,7 @@ func (s *Sandbox) run(ctx context.Context, bwrap string, spec Spec) error {
 			if err := own(id, dirs); err != nil {
 				return err
 			}
-			limited = append(dropPrefix(id), limited...)
+			limited = append(dropPrefix(id, s.userns), limited...)
 		}
 		files, err := identityFiles(id)
 		if err != nil {

@@ -102,6 +102,27 @@ func TestHelperProcess(t *testing.T) {
 			c.Process.Kill()
 			c.Wait()
 		}
+	case "hold": // start N sleeping children, touch a file, wait for another
+		n, _ := strconv.Atoi(args[1])
+		var kids []*exec.Cmd
+		for i := 0; i < n; i++ {
+			c := exec.Command("sleep", "60")
+			if c.Start() == nil {
+				kids = append(kids, c)
+			}
+		}
+		fmt.Println("holding", len(kids))
+		os.WriteFile(args[2], nil, 0o644)
+		for i := 0; i < 600; i++ {
+			if _, err := os.Stat(args[3]); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		for _, c := range kids {
+			c.Process.Kill()
+			c.Wait()
+		}
 	case "spin":
 		for {
 		}

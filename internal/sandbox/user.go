@@ -83,12 +83,20 @@ func lookupIdentity(name string) (*identity, error) {
 }
 
 // dropPrefix is the command prefix, run inside bwrap (which keeps only
-// CAP_SETUID, CAP_SETGID and CAP_SETPCAP for it), that becomes id and
-// drops every capability.
-func dropPrefix(id *identity) []string {
-	return []string{"setpriv",
+// CAP_SETUID, CAP_SETGID, CAP_SETPCAP and CAP_DAC_OVERRIDE for it), that
+// becomes id and drops every capability. With userns, the build then
+// gets a user namespace of its own mapping id to itself: the kernel counts
+// RLIMIT_NPROC per user namespace first, so the limit (set after it by
+// prlimit) is the build's own, not shared with every process of id on the
+// machine (another build, QEMU).
+func dropPrefix(id *identity, userns bool) []string {
+	a := []string{"setpriv",
 		fmt.Sprintf("--reuid=%d", id.uid), fmt.Sprintf("--regid=%d", id.gid), "--clear-groups",
 		"--inh-caps=-all", "--bounding-set=-all", "--"}
+	if userns {
+		a = append(a, "unshare", "--user", "--map-current-user", "--")
+	}
+	return a
 }
 
 // chownTree gives every file under dir (symbolic links themselves, never
