@@ -123,9 +123,9 @@ func TestResolveBuildUser(t *testing.T) {
 		wantErr bool
 	}{
 		{"", 1000, nil, false},
-		{"", 0, &identity{65534, 65534}, false},
-		{"nobody", 0, &identity{65534, 65534}, false},
-		{"4000:4001", 0, &identity{4000, 4001}, false},
+		{"", 0, &identity{uid: 65534, gid: 65534}, false},
+		{"nobody", 0, &identity{uid: 65534, gid: 65534}, false},
+		{"4000:4001", 0, &identity{uid: 4000, gid: 4001}, false},
 		{"root", 0, nil, true},
 		{"0", 0, nil, true},
 		{"4000:0", 0, nil, true},
@@ -133,6 +133,12 @@ func TestResolveBuildUser(t *testing.T) {
 		{"x:1", 0, nil, true},
 	} {
 		got, err := resolveBuildUser(tt.name, tt.euid)
+		if got != nil && (!strings.HasPrefix(got.setpriv, "/usr/") || !strings.HasPrefix(got.unshare, "/usr/")) {
+			t.Errorf("resolveBuildUser(%q): tools %q %q", tt.name, got.setpriv, got.unshare)
+		}
+		if got != nil {
+			got.setpriv, got.unshare = "", ""
+		}
 		if (err != nil) != tt.wantErr || (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
 			t.Errorf("resolveBuildUser(%q, %d) = %v, %v; want %v", tt.name, tt.euid, got, err, tt.want)
 		}

@@ -2,8 +2,8 @@
 // sources (the runner's kernel builds, the stable stage's build commands)
 // inside bubblewrap (bwrap): no network and private pid/ipc/uts
 // namespaces, no capabilities, a read-only root made of /usr (and the
-// merged-/usr links), a minimal /etc, a private size-bounded /tmp, and only the
-// worktree, its build directory and the ccache directory writable. The
+// merged-/usr links), a minimal /etc, a private size-bounded /tmp, and only
+// the directories the caller names (a build dir, ccache dirs) writable. The
 // environment is built from an allow-list, and CPU time, address space,
 // file size and process count are bounded with rlimits (prlimit). When the
 // bot runs as root, the build itself runs as an unprivileged build user

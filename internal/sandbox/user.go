@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -16,9 +17,10 @@ import (
 // user (nor for anything holding CAP_SYS_RESOURCE or CAP_SYS_ADMIN), so
 // when the bot runs as root, builds run as an unprivileged user
 // (Options.BuildUser): bwrap, still root, sets up the mounts and
-// namespaces, then setpriv switches to that user, clears the supplementary
-// groups and every capability (bounding set included), and only then does
-// the build's first process start. The writable directories a build gets
+// namespaces, then setpriv switches to that user and clears the
+// supplementary groups and every capability, unshare gives the build a
+// user namespace of its own (its process budget), and only then does the
+// build's first process start. The writable directories a build gets
 // are handed to that user first (own); the bot takes a worktree back with
 // Reclaim before it runs git there again.
 
@@ -26,9 +28,11 @@ import (
 // sandbox.build_user is unset.
 const defaultBuildUser = "nobody"
 
-// identity is a uid and gid.
+// identity is a uid and gid, and the absolute paths of the tools that
+// switch to it.
 type identity struct {
-	uid, gid int
+	uid, gid         int
+	setpriv, unshare string
 }
 
 // resolveBuildUser returns the identity builds run as when the bot runs as
@@ -48,7 +52,33 @@ func resolveBuildUser(name string, euid int) (*identity, error) {
 	if id.uid == 0 || id.gid == 0 {
 		return nil, fmt.Errorf("sandbox: build user %q is root (uid %d, gid %d): builds must run unprivileged", name, id.uid, id.gid)
 	}
+	if id.setpriv, err = systemTool("setpriv"); err != nil {
+		return nil, err
+	}
+	if id.unshare, err = systemTool("unshare"); err != nil {
+		return nil, err
+	}
 	return id, nil
+}
+
+// systemTool is the absolute path of a util-linux tool under the
+// sandbox's read-only system dirs. It runs with the capabilities to switch
+// users, so it must not be found through a PATH entry a build could
+// write.
+func systemTool(name string) (string, error) {
+	p, err := exec.LookPath(name)
+	if err == nil {
+		p, err = filepath.EvalSymlinks(p)
+	}
+	if err != nil {
+		return "", fmt.Errorf("sandbox: %s (util-linux) is needed to run builds as the build user: %w", name, err)
+	}
+	for _, d := range systemDirs {
+		if strings.HasPrefix(p, d+"/") {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("sandbox: %s is %s, outside %v", name, p, systemDirs)
 }
 
 func lookupIdentity(name string) (*identity, error) {
@@ -58,7 +88,7 @@ func lookupIdentity(name string) (*identity, error) {
 		if err1 != nil || err2 != nil {
 			return nil, errors.New("want a user name, a uid or uid:gid")
 		}
-		return &identity{int(uid), int(gid)}, nil
+		return &identity{uid: int(uid), gid: int(gid)}, nil
 	}
 	if n, err := strconv.ParseUint(name, 10, 31); err == nil {
 		if u, err := user.LookupId(name); err == nil {
@@ -66,9 +96,9 @@ func lookupIdentity(name string) (*identity, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &identity{int(n), gid}, nil
+			return &identity{uid: int(n), gid: gid}, nil
 		}
-		return &identity{int(n), int(n)}, nil
+		return &identity{uid: int(n), gid: int(n)}, nil
 	}
 	u, err := user.Lookup(name)
 	if err != nil {
@@ -79,7 +109,7 @@ func lookupIdentity(name string) (*identity, error) {
 	if err1 != nil || err2 != nil {
 		return nil, fmt.Errorf("uid %q gid %q", u.Uid, u.Gid)
 	}
-	return &identity{uid, gid}, nil
+	return &identity{uid: uid, gid: gid}, nil
 }
 
 // dropPrefix is the command prefix, run inside bwrap (which keeps only
@@ -90,11 +120,11 @@ func lookupIdentity(name string) (*identity, error) {
 // prlimit) is the build's own, not shared with every process of id on the
 // machine (another build, QEMU).
 func dropPrefix(id *identity, userns bool) []string {
-	a := []string{"setpriv",
+	a := []string{id.setpriv,
 		fmt.Sprintf("--reuid=%d", id.uid), fmt.Sprintf("--regid=%d", id.gid), "--clear-groups",
 		"--inh-caps=-all", "--bounding-set=-all", "--"}
 	if userns {
-		a = append(a, "unshare", "--user", "--map-current-user", "--")
+		a = append(a, id.unshare, "--user", "--map-current-user", "--")
 	}
 	return a
 }
