@@ -390,7 +390,11 @@ func (b *builder) configure(ctx context.Context, p paths, frags [][]byte, log io
 	env := append(b.env(p), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.objtree(), ".config"))
 	sctx, cancel := context.WithTimeout(ctx, b.opts.BuildTimeout)
 	defer cancel()
-	if err := b.sb.Run(sctx, b.spec(p, log, env, append([]string{filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh")}, args...)...)); err != nil {
+	// merge_config.sh makes its temporary files in the current directory:
+	// the build dir, the worktree being read-only.
+	spec := b.spec(p, log, env, append([]string{filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh")}, args...)...)
+	spec.Dir = p.objtree()
+	if err := b.sb.Run(sctx, spec); err != nil {
 		return fmt.Errorf("merge_config.sh: %w", err)
 	}
 	if err := b.make(ctx, p, log, nil, "", "olddefconfig"); err != nil {

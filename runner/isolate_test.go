@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/internal/ccachecfg"
+	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 )
 
@@ -165,5 +166,40 @@ func TestPatchedBuildSpec(t *testing.T) {
 	base := b.spec(paths{worktree: "/w/src/k", build: "/w/build/k"}, nil, nil, "make")
 	if len(base.Mounts) != 0 || len(base.Writable) != 1 || base.Writable[0] != "/w/build/k" {
 		t.Errorf("baseline spec: writable %v mounts %v", base.Writable, base.Mounts)
+	}
+}
+
+// TestConfigureReadOnlyWorktree: configuring a kernel (tinyconfig,
+// merge_config.sh, olddefconfig) works with the worktree read-only to the
+// build, and leaves nothing in it.
+func TestConfigureReadOnlyWorktree(t *testing.T) {
+	r, tree := needIntegration(t)
+	b := newBuilder(r.opts)
+	p, err := b.pathsFor(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := flock.Lock(testContext(t), p.worktree+".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if err := prepareWorktree(testContext(t), tree, p.worktree, "base"); err != nil {
+		t.Fatal(err)
+	}
+	p.build = t.TempDir()
+	frags, err := b.fragments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	if err := b.configure(testContext(t), p, frags, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if _, err := os.Stat(filepath.Join(p.build, ".config")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", p.worktree, "status", "--porcelain", "--ignored").CombinedOutput(); err != nil || len(out) != 0 {
+		t.Errorf("the worktree changed: %v\n%s", err, out)
 	}
 }
