@@ -42,9 +42,11 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 // runBuild runs the tree's build command on the patched worktree dir.
 // With a cache directory it builds in a throwaway copy of the tree's
 // baseline build dir (baselineBuild), removed afterwards: nothing one
-// patch's build writes there reaches another's.
+// patch's build writes there reaches another's. In the sandbox the copy
+// is mounted at the baseline's path, so that absolute paths recorded in
+// it (a kernel's tools/objtool) hold and the build stays incremental.
 func runBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree TreeOptions, dir string) (buildResult, error) {
-	bd := ""
+	bd, at := "", ""
 	if opts.CacheDir != "" {
 		base := baselineDir(opts, tree)
 		if err := os.MkdirAll(base, 0o755); err != nil {
@@ -61,8 +63,11 @@ func runBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree TreeO
 		}
 		defer cleanup()
 		bd = copied
+		if mode, _ := sb.Mode(ctx); mode == "bwrap" {
+			at = base
+		}
 	}
-	return sandboxBuild(ctx, opts, sb, tree, dir, bd, true)
+	return sandboxBuild(ctx, opts, sb, tree, dir, bd, at, true)
 }
 
 // baselineDir is the tree's trusted build dir: only baselineBuild writes
@@ -92,7 +97,7 @@ func baselineBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree 
 		return nil
 	}
 	os.Remove(stampFile)
-	res, err := sandboxBuild(ctx, opts, sb, tree, dir, base, false)
+	res, err := sandboxBuild(ctx, opts, sb, tree, dir, base, "", false)
 	if err != nil {
 		return err
 	}
@@ -110,24 +115,33 @@ func baselineBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree 
 // build's ccache directories; the worktree dir is read-only (the build
 // writes to $AUTOSEL_BUILD_DIR, make O=...), so that its files keep their
 // owner and stat data and git rewrites only what the next series
-// changes. Without bd (a throwaway worktree) dir is the build directory,
+// changes. With at, the build sees bd at that path. Without bd (a
+// throwaway worktree) dir is the build directory,
 // writable, and the bot's again afterwards (sandbox.Reclaim). A patched
 // build gets a private ccache over the shared one, read-only
 // (internal/ccachecfg); a baseline build writes the shared one. A timeout
 // or cancellation kills every process of the build.
-func sandboxBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree TreeOptions, dir, bd string, patched bool) (res buildResult, err error) {
+func sandboxBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree TreeOptions, dir, bd, at string, patched bool) (res buildResult, err error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.BuildTimeout)
 	defer cancel()
 	env := []string{"AUTOSEL_TREE=" + tree.Name, "AUTOSEL_SRC=" + dir, "LC_ALL=C"}
 	var writable, readOnly, buildDirs []string
+	var mounts []sandbox.Mount
 	home := dir
-	if bd != "" {
+	switch {
+	case at != "":
+		env = append(env, "AUTOSEL_BUILD_DIR="+at)
+		mounts = append(mounts, sandbox.Mount{Host: bd, At: at})
+		readOnly = append(readOnly, dir)
+		buildDirs = append(buildDirs, at)
+		home = at
+	case bd != "":
 		env = append(env, "AUTOSEL_BUILD_DIR="+bd)
 		writable = append(writable, bd)
 		readOnly = append(readOnly, dir)
 		buildDirs = append(buildDirs, bd)
 		home = bd
-	} else {
+	default:
 		env = append(env, "AUTOSEL_BUILD_DIR="+dir)
 		writable = append(writable, dir)
 		// git removes the worktree; the build user must not keep it.
@@ -158,7 +172,7 @@ func sandboxBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree T
 	}
 	out := &tailBuffer{max: maxBuildOutput}
 	err = sb.Run(ctx, sandbox.Spec{
-		Args: []string{"sh", "-c", tree.Build}, Dir: dir, Writable: writable, ReadOnly: readOnly, Home: home,
+		Args: []string{"sh", "-c", tree.Build}, Dir: dir, Writable: writable, Mounts: mounts, ReadOnly: readOnly, Home: home,
 		Env: env, Stdout: out, Stderr: out,
 	})
 	if ctx.Err() != nil {

@@ -544,10 +544,11 @@ func TestSeriesCumulative(t *testing.T) {
 
 // TestBuildEnv: the build runs in the patched worktree, in the sandbox,
 // and sees the tree name, a throwaway copy of the tree's baseline build
-// directory (also HOME) and ccache settings whose base directory is the
-// worktree (so cache hits survive new worktrees) -- and nothing of the
-// bot's own environment. The baseline build (the unpatched tree) writes
-// the persistent build directory and the shared ccache.
+// directory at the baseline's path (also HOME) and ccache settings whose
+// base directory is the worktree (so cache hits survive new worktrees) --
+// and nothing of the bot's own environment. The baseline build (the
+// unpatched tree) writes the persistent build directory and the shared
+// ccache.
 func TestBuildEnv(t *testing.T) {
 	w := newWorld(t)
 	w.opts.Trees = w.opts.Trees[:1]
@@ -562,14 +563,13 @@ test "$HOME" = "$AUTOSEL_BUILD_DIR"
 test -z "$AUTOSEL_BOT_WATCH_SMTP_PASSWORD$GITHUB_TOKEN"
 if env | grep -e hunter2 -e ghp_secret; then exit 1; fi
 ! touch "$CCACHE_CONFIGPATH" 2>/dev/null
-if test "$AUTOSEL_BUILD_DIR" = %[1]q/build/v6.6.3; then
-	test "$CCACHE_DIR" = %[1]q/ccache/baseline
+test "$AUTOSEL_BUILD_DIR" = %[1]q/build/v6.6.3
+if test "$CCACHE_DIR" = %[1]q/ccache/baseline; then
 	test "$CCACHE_CONFIGPATH" = %[1]q/ccache/conf/baseline.conf
 	! grep -q "y = 0;" foo.c
 	echo ok > "$AUTOSEL_BUILD_DIR/baseline-built"
 	exit 0
 fi
-case "$AUTOSEL_BUILD_DIR" in %[1]q/build/v6.6.3.patched-*) ;; *) exit 4;; esac
 test -e "$AUTOSEL_BUILD_DIR/baseline-built"
 case "$CCACHE_DIR" in %[1]q/ccache/private-*) ;; *) exit 3;; esac
 test "$CCACHE_CONFIGPATH" = %[1]q/ccache/conf/patched.conf
