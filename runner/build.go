@@ -87,8 +87,13 @@ type paths struct {
 	key      string
 	worktree string
 	build    string
-	images   string
-	logs     string
+	// buildAt is where a patched build sees its throwaway build dir
+	// (build): the baseline's path, so that the absolute paths recorded
+	// there (tools/objtool's dependency files) hold and make rebuilds
+	// only what the patch changed. "" = build.
+	buildAt string
+	images  string
+	logs    string
 	// cache is the build's ccache (isolate.go); nil before Build sets it.
 	cache *ccachecfg.Setup
 }
@@ -105,6 +110,14 @@ func (b *builder) pathsFor(tree string) (paths, error) {
 		images:   filepath.Join(b.opts.WorkDir, "images"),
 		logs:     filepath.Join(b.opts.WorkDir, "logs"),
 	}, nil
+}
+
+// objtree is the build dir as the build sees it (O=).
+func (p paths) objtree() string {
+	if p.buildAt != "" {
+		return p.buildAt
+	}
+	return p.build
 }
 
 // fragments returns the config fragments in merge order: the runner's,
@@ -203,7 +216,8 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 
 	// Nothing is checked out or built without the sandbox (or the
 	// operator's explicit sandbox.allow_unsandboxed).
-	if _, err := b.sb.Mode(ctx); err != nil {
+	mode, err := b.sb.Mode(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("runner: %w", err)
 	}
 
@@ -244,6 +258,9 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 			return nil, err
 		}
 		defer cleanup()
+		if mode == "bwrap" {
+			p.buildAt = p.build
+		}
 		p.build = dir
 	}
 	cache, err := ccachecfg.For(b.opts.ccacheDir(), b.opts.CCacheMaxSize, patched)
@@ -275,8 +292,8 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 	if err := b.configure(ctx, p, frags, log); err != nil {
 		log.Flush()
 		res.Status = BuildFailed
-		msg := strings.NewReplacer(p.worktree+"/", "", p.build+"/", "", p.worktree, ".", p.build, ".").Replace(err.Error())
-		res.Errors = append([]string{"configuring the kernel failed: " + msg}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)...)
+		msg := strings.NewReplacer(p.worktree+"/", "", p.objtree()+"/", "", p.worktree, ".", p.objtree(), ".").Replace(err.Error())
+		res.Errors = append([]string{"configuring the kernel failed: " + msg}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.objtree())...)
 		return res, nil
 	}
 	dotconfig, err := readBuildFile(p.build, ".config")
@@ -300,7 +317,7 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		log.Flush()
 		logf.Sync()
 		res.Status = BuildFailed
-		res.Errors = buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)
+		res.Errors = buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.objtree())
 		if errors.Is(err, errBuildTimeout) {
 			res.Errors = append([]string{fmt.Sprintf("build timed out after %s", b.opts.BuildTimeout)}, res.Errors...)
 		}
@@ -358,19 +375,29 @@ func (b *builder) env(p paths) []string {
 	return env
 }
 
-// spec is a sandboxed command in the worktree of p: the worktree, its
-// build dir and the build's own ccache dirs are writable, the ccache
+// spec is a sandboxed command in the worktree of p: its build dir (O=)
+// and the build's own ccache dirs are writable, the worktree, the ccache
 // configuration (and for a patched build the shared cache) read-only,
-// HOME is the build dir.
+// HOME is the build dir. kbuild writes nothing into the source tree of an
+// O= build; the worktree stays the bot's (git refuses a worktree another
+// user owns), so the build user gets only the build dir. A patched
+// build's throwaway copy is mounted at the baseline's path, which the
+// build then cannot reach.
 func (b *builder) spec(p paths, out io.Writer, env []string, args ...string) sandbox.Spec {
-	writable := []string{p.worktree, p.build}
-	var readOnly []string
+	var writable []string
+	var mounts []sandbox.Mount
+	if p.buildAt != "" {
+		mounts = []sandbox.Mount{{Host: p.build, At: p.buildAt}}
+	} else {
+		writable = []string{p.build}
+	}
+	readOnly := []string{p.worktree}
 	if p.cache != nil {
 		writable = append(writable, p.cache.Writable...)
-		readOnly = p.cache.ReadOnly
+		readOnly = append(readOnly, p.cache.ReadOnly...)
 	}
 	return sandbox.Spec{
-		Args: args, Dir: p.worktree, Writable: writable, ReadOnly: readOnly, Home: p.build,
+		Args: args, Dir: p.worktree, Writable: writable, Mounts: mounts, ReadOnly: readOnly, Home: p.objtree(),
 		Env: env, Stdout: out, Stderr: out,
 	}
 }
@@ -394,18 +421,22 @@ func (b *builder) configure(ctx context.Context, p paths, frags [][]byte, log io
 	if err := b.make(ctx, p, log, nil, "", "tinyconfig"); err != nil {
 		return fmt.Errorf("make tinyconfig: %w", err)
 	}
-	args := []string{"-m", "-O", p.build, filepath.Join(p.build, ".config")}
+	args := []string{"-m", "-O", p.objtree(), filepath.Join(p.objtree(), ".config")}
 	for i, f := range frags {
 		name := fmt.Sprintf(".autosel-fragment-%d.config", i)
 		if err := writeBuildFile(p.build, name, f); err != nil {
 			return err
 		}
-		args = append(args, filepath.Join(p.build, name))
+		args = append(args, filepath.Join(p.objtree(), name))
 	}
-	env := append(b.env(p), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.build, ".config"))
+	env := append(b.env(p), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.objtree(), ".config"))
 	sctx, cancel := context.WithTimeout(ctx, b.opts.BuildTimeout)
 	defer cancel()
-	if err := b.sb.Run(sctx, b.spec(p, log, env, append([]string{filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh")}, args...)...)); err != nil {
+	// merge_config.sh makes its temporary files in the current directory:
+	// the build dir, the worktree being read-only.
+	spec := b.spec(p, log, env, append([]string{filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh")}, args...)...)
+	spec.Dir = p.objtree()
+	if err := b.sb.Run(sctx, spec); err != nil {
 		return fmt.Errorf("merge_config.sh: %w", err)
 	}
 	if err := b.make(ctx, p, log, nil, "", "olddefconfig"); err != nil {
@@ -426,7 +457,7 @@ func (b *builder) make(ctx context.Context, p paths, log io.Writer, progressOut 
 		ctx, cancel = context.WithTimeout(ctx, b.opts.BuildTimeout)
 		defer cancel()
 	}
-	args := append([]string{"ARCH=x86_64", "O=" + p.build, "CC=" + b.ccString(), fmt.Sprintf("-j%d", jobs)}, targets...)
+	args := append([]string{"ARCH=x86_64", "O=" + p.objtree(), "CC=" + b.ccString(), fmt.Sprintf("-j%d", jobs)}, targets...)
 	fmt.Fprintf(log, "$ make %s\n", strings.Join(args, " "))
 	pr, pw := io.Pipe()
 	var prog progress

@@ -40,6 +40,8 @@ func (b *builder) buildKselftests(ctx context.Context, p paths, targets []kselft
 		}
 		return []string{fmt.Sprintf("all targets: make headers: %v", err)}, nil
 	}
+	// inst is the install dir on the host; the build sees the build dir
+	// at p.objtree() (a throwaway copy is mounted at the baseline's path).
 	inst := filepath.Join(p.build, kselftestInstall)
 	if err := os.RemoveAll(inst); err != nil {
 		return nil, err
@@ -58,7 +60,7 @@ func (b *builder) buildKselftests(ctx context.Context, p paths, targets []kselft
 		var out bytes.Buffer
 		w := io.MultiWriter(log, &out)
 		args := []string{"make", "-C", filepath.Join(p.worktree, "tools/testing/selftests"), "ARCH=x86_64",
-			"O=" + p.build, "CC=gcc -static", "TARGETS=" + t.Name, "INSTALL_PATH=" + inst, fmt.Sprintf("-j%d", b.jobs()), "install"}
+			"O=" + p.objtree(), "CC=gcc -static", "TARGETS=" + t.Name, "INSTALL_PATH=" + filepath.Join(p.objtree(), kselftestInstall), fmt.Sprintf("-j%d", b.jobs()), "install"}
 		fmt.Fprintf(log, "$ %s\n", strings.Join(args, " "))
 		sctx, cancel := context.WithTimeout(ctx, b.opts.BuildTimeout)
 		err := b.sb.Run(sctx, b.spec(p, w, env, args...))
