@@ -150,7 +150,7 @@ func buildReview(pr PullRequest, r *report.Report, s *series.Series, prFiles map
 	}
 	var body strings.Builder
 	heading := fmt.Sprintf("autosel-bot: lock and wakeup analysis of %.12s", pr.HeadSHA)
-	report.WriteMarkdown(&body, r, report.MarkdownOptions{Heading: heading, Notes: notes,
+	report.WriteMarkdown(&body, r, report.MarkdownOptions{Heading: heading, Notes: notes, ForAuthor: true,
 		Inline: func(f *report.Finding) bool { return inline[f] }, FindingURL: link})
 	summary := body.String()
 	rv.Body = truncate(summary, maxBody) + "\n" + marker(pr.HeadSHA) + "\n"

@@ -14,6 +14,10 @@ type MarkdownOptions struct {
 	Heading string
 	// Notes includes note-level findings in full (risks always are).
 	Notes bool
+	// ForAuthor writes for a patch author who does not run the bot (a
+	// GitHub review): notes that are command-line hints ("no --tree")
+	// become one sentence saying what was not checked.
+	ForAuthor bool
 	// Inline marks findings that are also posted as line comments: they
 	// are listed in one line each with "(see the line comment)".
 	Inline func(f *Finding) bool
@@ -81,7 +85,7 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 		if p.Error != "" {
 			b.WriteString("- error: " + mdEscape(p.Error) + "\n")
 		}
-		for _, n := range p.Notes {
+		for _, n := range authorNotes(p.Notes, opts.ForAuthor) {
 			b.WriteString("- note: " + mdEscape(n) + "\n")
 		}
 		for i := range p.Findings {
@@ -112,7 +116,7 @@ func WriteMarkdown(w io.Writer, r *Report, opts MarkdownOptions) error {
 	}
 	if len(r.Notes) > 0 {
 		b.WriteString("\n")
-		for _, n := range r.Notes {
+		for _, n := range authorNotes(r.Notes, opts.ForAuthor) {
 			b.WriteString("> " + mdEscape(n) + "\n")
 		}
 	}
@@ -313,4 +317,30 @@ func fence(lines []string, ind string) string {
 	}
 	b.WriteString(ind + f + "\n")
 	return b.String()
+}
+
+// PatchOnlyForAuthor is what a patch author reads in place of the
+// command-line notes of an analysis without the kernel tree.
+const PatchOnlyForAuthor = "The bot had the patch but not the kernel tree: callers, callees and other users outside the patch were not checked."
+
+// authorNotes returns notes as a patch author should read them: with
+// forAuthor, every note that names a command-line flag ("no --tree")
+// is replaced by PatchOnlyForAuthor, once.
+func authorNotes(notes []string, forAuthor bool) []string {
+	if !forAuthor {
+		return notes
+	}
+	var out []string
+	said := false
+	for _, n := range notes {
+		if !strings.Contains(n, "--") {
+			out = append(out, n)
+			continue
+		}
+		if !said {
+			out = append(out, PatchOnlyForAuthor)
+			said = true
+		}
+	}
+	return out
 }

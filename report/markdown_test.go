@@ -71,3 +71,34 @@ func TestPageLink(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownForAuthor: written for a patch author, the notes of a
+// patch-only analysis say what was not checked instead of naming a flag.
+func TestMarkdownForAuthor(t *testing.T) {
+	r := &Report{
+		Notes: []string{"patch-only analysis (no --tree): callers were not checked", "series note"},
+		Patches: []PatchReport{{Subject: "[PATCH] x", Notes: []string{
+			"sleep-in-atomic: callers of f were not checked: no --tree",
+			"wakeup: other wakers need a tree to be checked (--tree)",
+		}}},
+	}
+	for _, tc := range []struct {
+		forAuthor bool
+		flag      bool
+	}{{false, true}, {true, false}} {
+		var b strings.Builder
+		WriteMarkdown(&b, r, MarkdownOptions{ForAuthor: tc.forAuthor})
+		out := b.String()
+		if got := strings.Contains(out, "--tree"); got != tc.flag {
+			t.Errorf("ForAuthor=%v: mentions --tree = %v, want %v:\n%s", tc.forAuthor, got, tc.flag, out)
+		}
+		if tc.forAuthor {
+			if n := strings.Count(out, PatchOnlyForAuthor); n != 2 {
+				t.Errorf("ForAuthor: the author sentence appears %d times, want once per list (2):\n%s", n, out)
+			}
+			if !strings.Contains(out, "series note") {
+				t.Errorf("ForAuthor dropped a note without a flag:\n%s", out)
+			}
+		}
+	}
+}
