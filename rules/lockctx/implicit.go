@@ -127,7 +127,7 @@ func (r *Resolver) heldFrom(fn *cscan.Func, c *Callback, a index.Assign) []Held 
 		if len(defs) != 1 {
 			continue
 		}
-		for _, e := range r.SummaryOf(defs[0], 0).Acquires {
+		for _, e := range r.SummaryOf(defs[0]).Acquires {
 			out = append(out, Held{Kind: e.Kind, Key: e.Key, Must: true,
 				At: report.Step{Func: s.Func, File: s.File, Line: s.Line,
 					What: fmt.Sprintf("%s.%s %s() runs after %s %s() returns", c.Struct, a.Member, fn.Name, c.HeldFrom, s.Func)},

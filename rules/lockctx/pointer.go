@@ -133,17 +133,6 @@ func (r *Resolver) structAssigns(tag, member string) []index.Assign {
 	}).([]index.Assign)
 }
 
-// BaseTag returns the struct tag of the object a call through a pointer
-// goes through, when the caller declares it ("struct sctp_sched_ops *n"
-// for "n->init_sid(...)"); "" when unknown.
-func (r *Resolver) BaseTag(c cscan.Call, caller *cscan.Func) string {
-	base, _, ok := PointerMember(c.Name)
-	if !ok {
-		return ""
-	}
-	return r.baseTag(base, caller)
-}
-
 var declRe = regexp.MustCompile(`struct\s+(\w+)\s*\*?\s*(?:const\s+)?\*?\s*(\w+)\s*[,;=)\[]`)
 
 // baseTag finds the struct tag of a call's base expression when it is a
@@ -223,7 +212,7 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	var args []ArgReach
 	reach, argN := 0, 0
 	for _, t := range targets {
-		s := r.SummaryOf(t.Func, 0)
+		s := r.SummaryOf(t.Func)
 		if s.Reach == nil && len(s.ArgReaches) > 0 {
 			argN++
 			if args == nil {

@@ -187,10 +187,8 @@ func (r *Resolver) refOf(fn *cscan.Func) (index.Ref, bool) {
 
 // NewResolver returns a resolver over one view: ix is the tree's index
 // (nil in patch-only mode), patch the patch's versions of functions by name
-// (looked up first). depth is ignored: summaries have no depth limit (it is
-// kept for callers of the earlier API).
-func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, depth int) *Resolver {
-	_ = depth
+// (looked up first). Summaries have no depth limit.
+func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func) *Resolver {
 	return NewPatchResolver(m, ix, patch, nil)
 }
 
@@ -283,8 +281,8 @@ func (r *Resolver) findNeutral() {
 	for _, name := range names {
 		var pre, post []byte
 		for _, fn := range r.patch[name] {
-			post = r.appendParamCalls(appendShape(post, r.SummaryOf(fn, 0)), fn)
-			pre = r.appendParamCalls(appendShape(pre, r.SummaryOf(r.preimages[fn], 0)), r.preimages[fn])
+			post = r.appendParamCalls(appendShape(post, r.SummaryOf(fn)), fn)
+			pre = r.appendParamCalls(appendShape(pre, r.SummaryOf(r.preimages[fn])), r.preimages[fn])
 		}
 		if string(pre) != string(post) {
 			changed = append(changed, name)
@@ -378,11 +376,11 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	if r.m.anyContextFile(picked[0].File) {
 		return nil
 	}
-	first := r.SummaryOf(picked[0], 0)
+	first := r.SummaryOf(picked[0])
 	var reach *Reach
 	allReach := true
 	for _, fn := range picked {
-		s := r.SummaryOf(fn, 0)
+		s := r.SummaryOf(fn)
 		if s.Reach == nil {
 			allReach = false
 		} else if reach == nil {
@@ -403,8 +401,8 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 }
 
 // SummaryOf computes (memoised) the summary of fn, following callees to
-// any depth (depth is ignored; see NewResolver).
-func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
+// any depth.
+func (r *Resolver) SummaryOf(fn *cscan.Func) *Summary {
 	r.noteDep(fn)
 	if r.consulted != nil {
 		r.consult(fn)

@@ -264,7 +264,7 @@ func summarise(ctx context.Context, m *Model, ix *index.Index, release bool) (*b
 	b := &builder{ix: ix, recs: make([][][]byte, ix.NumFiles())}
 	n := ix.NumFiles()
 	for lo := 0; lo < n; lo += prepareFiles {
-		r := NewResolver(m, ix, nil, 0)
+		r := NewResolver(m, ix, nil)
 		r.build, r.store = b, b
 		for i := lo; i < min(n, lo+prepareFiles); i++ {
 			if i%256 == 0 {
@@ -274,7 +274,7 @@ func summarise(ctx context.Context, m *Model, ix *index.Index, release bool) (*b
 			}
 			for _, ref := range ix.FileRefs(i) {
 				if fn := ix.FuncOf(ref); fn != nil {
-					r.SummaryOf(fn, 0)
+					r.SummaryOf(fn)
 					b.funcs++
 				}
 			}
@@ -284,7 +284,7 @@ func summarise(ctx context.Context, m *Model, ix *index.Index, release bool) (*b
 		}
 	}
 	b.finish()
-	b.rows, b.rowsOK = NewResolver(m, ix, nil, 0).deriveRows(), true
+	b.rows, b.rowsOK = NewResolver(m, ix, nil).deriveRows(), true
 	return b, nil
 }
 

@@ -36,7 +36,7 @@ type patchSources struct {
 	files map[int]bool
 	funcs map[index.Ref]bool
 	// members are the member keys whose assignments the patch changes
-	// (memberChanged).
+	// (changedKeys).
 	tagged, untyped, anyMember map[string]bool
 	// structs are the keys of the struct definitions the patch changes
 	// (structKey, structMemberKey; changedStructs).
@@ -70,18 +70,6 @@ func (s *patchSources) isDirty(ref index.Ref) bool { return s.dirty[ref] || s.cl
 
 // renumbers reports whether stored summaries need renumbering in the view.
 func (s *patchSources) renumbers() bool { return len(s.moved) > 0 || len(s.lines) > 0 }
-
-// memberChanged reports whether the patch may change how a call through
-// a member resolves: key is "struct.member" for a call resolved through
-// its struct type (changed by an assignment of that struct's member, or
-// one whose struct is unknown), a bare member otherwise (changed by any
-// assignment of it).
-func (s *patchSources) memberChanged(key string) bool {
-	if i := strings.LastIndexByte(key, '.'); i >= 0 {
-		return s.tagged[key] || s.untyped[key[i+1:]]
-	}
-	return s.anyMember[key]
-}
 
 // stored returns the stored summary of fn when there is one and the patch
 // changes nothing it was computed from.
@@ -381,7 +369,7 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			r.consulted = consulted
 			defer func() { r.consulted = nil }()
 			for _, fn := range news {
-				sum := r.SummaryOf(fn, 0)
+				sum := r.SummaryOf(fn)
 				v = appendSummary(v, sum)
 				lost = lost || lessThan(sum, stored)
 			}
@@ -399,7 +387,7 @@ func (r *Resolver) settle(seeds []index.Ref) {
 		}
 		s.dirty[x] = true // summarised again below, whatever stored says
 		delete(r.memo, fn)
-		sum := r.SummaryOf(fn, 0)
+		sum := r.SummaryOf(fn)
 		return string(appendSummary(nil, sum)), lessThan(sum, stored)
 	}
 	// A new version computed from a function whose summary the change

@@ -236,7 +236,7 @@ func TestTypingStored(t *testing.T) {
 	dir := writeTypingTree(t, nil)
 	cache := filepath.Join(t.TempDir(), "cache")
 	ix := openIndex(t, dir, cache)
-	if r := NewResolver(m, ix, nil, 0); len(ix.Paths()) == 0 || r.storedTypingOK(ix.Paths()[0]) {
+	if r := NewResolver(m, ix, nil); len(ix.Paths()) == 0 || r.storedTypingOK(ix.Paths()[0]) {
 		t.Fatal("typing stored before Prepare")
 	}
 	// What older versions of the two stores left goes when they are
@@ -261,7 +261,7 @@ func TestTypingStored(t *testing.T) {
 	// computes everything.
 	stored := openIndex(t, dir, cache)
 	plain := openIndex(t, dir, "-")
-	rs, rp := NewResolver(m, stored, nil, 0), NewResolver(m, plain, nil, 0)
+	rs, rp := NewResolver(m, stored, nil), NewResolver(m, plain, nil)
 	paths := stored.Paths()
 	sort.Strings(paths)
 	if want := []string{"drv/hw.h", "drv/main.c", "drv/regs.h", "empty.c", "include/linux/foo.h"}; !reflect.DeepEqual(paths, want) {
@@ -321,9 +321,9 @@ func TestTypingStored(t *testing.T) {
 		return cscan.Call{}, nil
 	}
 	c, fn := call(stored)
-	tag, scope := NewResolver(m, stored, nil, 0).MemberCallTag(c, fn)
+	tag, scope := NewResolver(m, stored, nil).MemberCallTag(c, fn)
 	c, fn = call(plain)
-	ptag, pscope := NewResolver(m, plain, nil, 0).MemberCallTag(c, fn)
+	ptag, pscope := NewResolver(m, plain, nil).MemberCallTag(c, fn)
 	if tag != "drv_phy_ops" || scope != "drv/" || tag != ptag || scope != pscope {
 		t.Errorf("MemberCallTag: stored %q %q, computed %q %q, want drv_phy_ops drv/", tag, scope, ptag, pscope)
 	}
@@ -381,12 +381,12 @@ func TestTypingStoreRead(t *testing.T) {
 	}
 	// baseTag's answer for drv_do's hw.
 	hwTag := func(ix *index.Index) string {
-		return NewResolver(m, ix, nil, 0).baseTag("hw", funcNamed(t, ix, "drv_do"))
+		return NewResolver(m, ix, nil).baseTag("hw", funcNamed(t, ix, "drv_do"))
 	}
 
 	t.Run("read", func(t *testing.T) {
 		plant(ix.Generation())
-		r := NewResolver(m, openIndex(t, dir, cache), nil, 0)
+		r := NewResolver(m, openIndex(t, dir, cache), nil)
 		if got := r.fileStructs("drv/hw.h"); !reflect.DeepEqual(got, planted.structs) {
 			t.Errorf("fileStructs = %v, want the planted %v", got, planted.structs)
 		}
@@ -402,7 +402,7 @@ func TestTypingStoreRead(t *testing.T) {
 			t.Errorf("baseTag = %q, want the planted planted_hw", got)
 		}
 		// A function without a record is computed.
-		if got := NewResolver(m, again, nil, 0).baseTag("phy", funcNamed(t, again, "drv_local")); got != "drv_phy" {
+		if got := NewResolver(m, again, nil).baseTag("phy", funcNamed(t, again, "drv_local")); got != "drv_phy" {
 			t.Errorf("drv_local without a record: baseTag = %q", got)
 		}
 	})
@@ -410,7 +410,7 @@ func TestTypingStoreRead(t *testing.T) {
 	t.Run("overlaid", func(t *testing.T) {
 		plant(ix.Generation())
 		view := openIndex(t, dir, cache).Overlay(map[string][]byte{"drv/hw.h": []byte("#include \"other.h\"\nstruct drv_hw {\n\tstruct new_phy phy;\n};\n")})
-		r := NewResolver(m, view, nil, 0)
+		r := NewResolver(m, view, nil)
 		if got, want := r.fileStructs("drv/hw.h"), (structMembers{"drv_hw": {"phy": "new_phy"}}); !reflect.DeepEqual(got, want) {
 			t.Errorf("overlaid fileStructs = %v, want %v", got, want)
 		}
@@ -425,7 +425,7 @@ func TestTypingStoreRead(t *testing.T) {
 		base := openIndex(t, dir, cache)
 		src := strings.Replace(typingTree["drv/main.c"], "struct drv_hw *hw", "struct other_hw *hw", 1)
 		main := base.Overlay(map[string][]byte{"drv/main.c": []byte(src)})
-		r = NewResolver(m, main, nil, 0)
+		r = NewResolver(m, main, nil)
 		// What the resolver typed while settling the patch (the view's
 		// drv_do, of the same lines) is forgotten.
 		r.declTags = map[declKey]map[string]string{}
@@ -447,7 +447,7 @@ func TestTypingStoreRead(t *testing.T) {
 		if again.Generation() == ix.Generation() {
 			t.Fatal("changing a header kept the generation")
 		}
-		r := NewResolver(m, again, nil, 0)
+		r := NewResolver(m, again, nil)
 		want := structMembers{"drv_hw": {"phy": "changed_phy"}}
 		if got := r.fileStructs("drv/hw.h"); !reflect.DeepEqual(got, want) {
 			t.Errorf("fileStructs over a stale store = %v, want %v", got, want)
@@ -462,7 +462,7 @@ func TestTypingStoreRead(t *testing.T) {
 		if err := Prepare(context.Background(), m, again, nil); err != nil {
 			t.Fatal(err)
 		}
-		fresh := NewResolver(m, openIndex(t, dir, cache), nil, 0)
+		fresh := NewResolver(m, openIndex(t, dir, cache), nil)
 		if st, ok := fresh.storedTyping("drv/hw.h"); !ok || !reflect.DeepEqual(st.structs, want) {
 			t.Errorf("stored after a second Prepare: %+v (%v), want %v", st, ok, want)
 		}

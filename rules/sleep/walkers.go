@@ -56,7 +56,7 @@ func walkerCalls(res *lockctx.Resolver, fn *cscan.Func) []walkerCall {
 			if len(held) == 0 {
 				continue
 			}
-			s := res.SummaryOf(defs[0], 0)
+			s := res.SummaryOf(defs[0])
 			if s.Reach == nil {
 				continue
 			}
