@@ -6,11 +6,13 @@
 // walker; summary.go: callee resolution and klint-style summaries, which
 // give each function's effect on its caller's contexts and whether it may
 // reach the family's Target with nothing of its own held, computed to a
-// fixpoint with no depth limit; share.go: summaries independent of the
+// fixpoint with no depth limit (flatsummary.go: a summary from the call
+// list; refine.go: its effects path-sensitively from the statement tree); share.go: summaries independent of the
 // patch, shared between patches when there is no store; sumstore.go,
-// sumcodec.go, reccache.go and sumvalid.go: the whole tree summarised
-// once by Prepare and stored beside the index, and which stored summaries
-// still hold under a patch, with sumpair.go (a rescanned file's unchanged
+// sumcodec.go, reccache.go, sumvalid.go and climb.go: the whole tree
+// summarised once by Prepare and stored beside the index, and which stored
+// summaries still hold under a patch (climb.go: the climb up the reverse
+// deps from what the patch changes), with sumpair.go (a rescanned file's unchanged
 // functions keep theirs), structdep.go (struct definitions a summary
 // typed with) and refset.go (the dirty closure); typingstore.go: each
 // file's struct definitions and #include directives, and each function's
