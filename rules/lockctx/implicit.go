@@ -42,7 +42,7 @@ type Callback struct {
 	HeldFrom string `yaml:"held_from"`
 	// Decl marks Names as declaration macros, usually at file scope
 	// (DEFINE_TIMER(name, fn)): they are looked for in the callback's own
-	// file, not only among the calls of functions (declreg.go).
+	// file, not only among the calls of functions (declmacros.go).
 	Decl bool `yaml:"decl"`
 	// Kind is the context the function runs in (see Kinds), Why the reason
 	// shown in findings, Source where the kernel says so (documentation or

@@ -7,6 +7,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 )
 
 // Effect is a change a function makes to its caller's atomic state.
@@ -98,14 +99,14 @@ type Resolver struct {
 	// rows the callback rows with the registration wrappers (wrappers.go).
 	regs map[string][]implicitReg
 	// declRegs are the declaration-macro registrations per file, by
-	// function name (declreg.go).
+	// function name (declmacros.go).
 	declRegs map[string]map[string][]implicitReg
 	// memberRegs are the registrations whose callback is read from a
 	// struct member, by member (memberarg.go).
 	memberRegs map[string][]memberReg
 	// structCache holds the struct definitions of files the patch
 	// changes (structs.go; the others are shared through the index).
-	structCache map[string]structMembers
+	structCache map[string]ctype.Structs
 	// incCache and defCache cache includes and struct look-ups
 	// (structs.go).
 	incCache map[string][]string
@@ -120,7 +121,7 @@ type Resolver struct {
 	// paramHeld caches ParamCallHeld.
 	paramHeld map[paramKey][]Held
 	// shared holds the summaries that do not depend on the patch, shared
-	// by the resolvers of every patch over the same tree (share.go);
+	// by the resolvers of every patch over the same tree (sharedsummaries.go);
 	// frameTaint marks the frames whose summary depends on it.
 	shared     *sharedSummaries
 	frameTaint []bool
@@ -134,9 +135,9 @@ type Resolver struct {
 	structs map[string]structDefAt
 	// facts caches a FileTarget's facts per file (filetarget.go).
 	facts map[string]any
-	// store holds the tree's stored summaries (sumstore.go; nil when
+	// store holds the tree's stored summaries (summarystore.go; nil when
 	// none), records what was read of it, sources what the patch changes
-	// (sumvalid.go).
+	// (storeinvalidation.go).
 	store   sumSource
 	records map[index.Ref]*record
 	sources *patchSources
@@ -204,7 +205,7 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		lines: map[string]srcLines{}, declTags: map[declKey]map[string]string{}, facts: map[string]any{}, structs: map[string]structDefAt{},
 		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
-		structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
+		structCache: map[string]ctype.Structs{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
 		familyCache: map[string][]index.Assign{}}
@@ -322,37 +323,16 @@ const maxSummaryCalls = 4000
 // variants) are all returned.
 func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
 	if fns := r.patch[name]; len(fns) > 0 && !r.neutral[name] {
-		return PickDefs(fns, fromFile)
+		return cscan.PickDefs(fns, fromFile)
 	}
 	if r.ix == nil {
 		return nil
 	}
-	defs := PickDefs(r.funcs(name), fromFile)
+	defs := cscan.PickDefs(r.funcs(name), fromFile)
 	for _, fn := range defs {
 		r.noteDep(fn)
 	}
 	return defs
-}
-
-// PickDefs picks the definitions a call from fromFile reaches among fns:
-// the one in the same file, else the global ones (at most 8).
-func PickDefs(fns []*cscan.Func, fromFile string) []*cscan.Func {
-	var same, global []*cscan.Func
-	for _, fn := range fns {
-		switch {
-		case fn.File == fromFile:
-			same = append(same, fn)
-		case !fn.Static || strings.HasSuffix(fn.File, ".h"):
-			global = append(global, fn)
-		}
-	}
-	if len(same) > 0 {
-		return same[:1]
-	}
-	if len(global) > 8 {
-		global = global[:8]
-	}
-	return global
 }
 
 // calleeSummary returns the summary of the function a call reaches; nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/internal/testtree"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
@@ -23,12 +24,12 @@ func TestTypingRoundTrip(t *testing.T) {
 		name string
 		t    *fileTyping
 	}{
-		{"empty", &fileTyping{structs: structMembers{}}},
-		{"includes only", &fileTyping{delims: []byte{'<', '"'}, names: []string{"linux/foo.h", "hw.h"}, structs: structMembers{}}},
-		{"struct without struct members", &fileTyping{structs: structMembers{"ops": {}}}},
+		{"empty", &fileTyping{structs: ctype.Structs{}}},
+		{"includes only", &fileTyping{delims: []byte{'<', '"'}, names: []string{"linux/foo.h", "hw.h"}, structs: ctype.Structs{}}},
+		{"struct without struct members", &fileTyping{structs: ctype.Structs{"ops": {}}}},
 		{"structs", &fileTyping{
 			delims: []byte{'"'}, names: []string{"../regs.h"},
-			structs: structMembers{
+			structs: ctype.Structs{
 				"e1000_hw":             {"phy": "e1000_phy_info", "adapter": "e1000_adapter"},
 				"e1000_phy_info":       {"ops": "e1000_phy_operations"},
 				"e1000_phy_operations": {},
@@ -72,7 +73,7 @@ func TestTypingRoundTrip(t *testing.T) {
 }
 
 func FuzzDecodeTyping(f *testing.F) {
-	f.Add(encodeTyping(&fileTyping{structs: structMembers{}}))
+	f.Add(encodeTyping(&fileTyping{structs: ctype.Structs{}}))
 	f.Add(encodeTyping(deriveTyping(typingTree["drv/hw.h"])))
 	f.Add(encodeTyping(deriveTyping(typingTree["drv/main.c"])))
 	f.Add([]byte{typingFormat, 1, '<', 3, 'a', '.', 'h', 1, 1, 'x', 0})
@@ -352,7 +353,7 @@ func TestTypingStoreRead(t *testing.T) {
 	if !ok {
 		t.Fatal("drv/hw.h not indexed")
 	}
-	planted := &fileTyping{delims: []byte{'"'}, names: []string{"planted.h"}, structs: structMembers{"planted": {"m": "t"}}}
+	planted := &fileTyping{delims: []byte{'"'}, names: []string{"planted.h"}, structs: ctype.Structs{"planted": {"m": "t"}}}
 	drvDo, ok := ix.RefOf(funcNamed(t, ix, "drv_do"))
 	if !ok {
 		t.Fatal("drv_do: no ref")
@@ -411,7 +412,7 @@ func TestTypingStoreRead(t *testing.T) {
 		plant(ix.Generation())
 		view := openIndex(t, dir, cache).Overlay(map[string][]byte{"drv/hw.h": []byte("#include \"other.h\"\nstruct drv_hw {\n\tstruct new_phy phy;\n};\n")})
 		r := NewResolver(m, view, nil)
-		if got, want := r.fileStructs("drv/hw.h"), (structMembers{"drv_hw": {"phy": "new_phy"}}); !reflect.DeepEqual(got, want) {
+		if got, want := r.fileStructs("drv/hw.h"), (ctype.Structs{"drv_hw": {"phy": "new_phy"}}); !reflect.DeepEqual(got, want) {
 			t.Errorf("overlaid fileStructs = %v, want %v", got, want)
 		}
 		if got := r.includes("drv/hw.h", true); !reflect.DeepEqual(got, []string{"drv/other.h"}) {
@@ -448,7 +449,7 @@ func TestTypingStoreRead(t *testing.T) {
 			t.Fatal("changing a header kept the generation")
 		}
 		r := NewResolver(m, again, nil)
-		want := structMembers{"drv_hw": {"phy": "changed_phy"}}
+		want := ctype.Structs{"drv_hw": {"phy": "changed_phy"}}
 		if got := r.fileStructs("drv/hw.h"); !reflect.DeepEqual(got, want) {
 			t.Errorf("fileStructs over a stale store = %v, want %v", got, want)
 		}

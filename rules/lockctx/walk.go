@@ -385,36 +385,3 @@ func WalkFrom(r *Resolver, fn *cscan.Func, entry State, visit func(Visit)) State
 	}
 	return newWalker(r, fn, visit).run(entry)
 }
-
-// Inspect visits every statement of the tree rooted at s in source order,
-// parents before children (path-insensitive; see Walk for the
-// context-tracking walk).
-func Inspect(s cscan.Stmt, visit func(cscan.Stmt)) {
-	switch v := s.(type) {
-	case nil:
-		return
-	case *cscan.Block:
-		if v == nil {
-			return
-		}
-		visit(v)
-		for _, c := range v.Stmts {
-			Inspect(c, visit)
-		}
-	case *cscan.IfStmt:
-		visit(v)
-		Inspect(v.Then, visit)
-		Inspect(v.Else, visit)
-	case *cscan.LoopStmt:
-		visit(v)
-		Inspect(v.Body, visit)
-	case *cscan.SwitchStmt:
-		visit(v)
-		Inspect(v.Body, visit)
-	case *cscan.ScopedGuardStmt:
-		visit(v)
-		Inspect(v.Body, visit)
-	default:
-		visit(s)
-	}
-}

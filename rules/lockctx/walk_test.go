@@ -160,15 +160,3 @@ func TestCompileErrors(t *testing.T) {
 		t.Error("bad guard kind accepted")
 	}
 }
-
-func TestInspect(t *testing.T) {
-	fn := cscan.ParseBody("static int f(void)\n{\n\tif (a) {\n\t\tb();\n\t} else\n\t\tgoto out;\n\twhile (c)\n\t\td();\nout:\n\treturn 0;\n}\n", nil)
-	var kinds []string
-	Inspect(fn.Body, func(s cscan.Stmt) {
-		kinds = append(kinds, strings.TrimPrefix(fmt.Sprintf("%T", s), "*cscan."))
-	})
-	want := "[Block IfStmt Block ExprStmt GotoStmt LoopStmt ExprStmt LabelStmt ReturnStmt]"
-	if fmt.Sprint(kinds) != want {
-		t.Errorf("got %v, want %s", kinds, want)
-	}
-}

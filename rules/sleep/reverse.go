@@ -139,7 +139,7 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 	}
 	out = append(out, r.argSites(name, file, static)...)
 	fn := &cscan.Func{Name: name, File: file}
-	if defs := lockctx.PickDefs(r.p.Index.Funcs(name), file); len(defs) > 0 {
+	if defs := cscan.PickDefs(r.p.Index.Funcs(name), file); len(defs) > 0 {
 		fn = defs[0]
 	}
 	done := map[string]bool{}

@@ -203,7 +203,7 @@ func (r *checker) movedFrom(nf *cscan.Func) *cscan.Func {
 		}
 	}
 	if ix := r.oldR.Index(); ix != nil {
-		if defs := lockctx.PickDefs(ix.Funcs(nf.Name), nf.File); len(defs) > 0 {
+		if defs := cscan.PickDefs(ix.Funcs(nf.Name), nf.File); len(defs) > 0 {
 			return ix.Full(defs[0])
 		}
 	}

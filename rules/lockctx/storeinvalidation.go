@@ -10,7 +10,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
-// Which stored summaries hold under a patch (sumstore.go). A stored
+// Which stored summaries hold under a patch (summarystore.go). A stored
 // summary was computed without the patch. It can change only when
 // something it was computed from did: a function in a file the patch
 // rescans or with the name of one of the patch's functions (the sources),
@@ -21,7 +21,7 @@ import (
 // only as far as summaries actually change. Every other tree function's
 // stored summary is used.
 //
-// The resolver's own taint tracking (share.go) makes the same dependency
+// The resolver's own taint tracking (sharedsummaries.go) makes the same dependency
 // test for the summaries it computes; the climb adds that a change which
 // leaves a function's summary as it was stops there.
 //
@@ -57,7 +57,7 @@ type patchSources struct {
 	// lines renumbers, per rescanned file whose change lies inside
 	// functions, the old lines outside the changed functions; paired maps
 	// the old refs of such a file's unchanged functions to their new
-	// versions, pairedRef back (sumpair.go).
+	// versions, pairedRef back (unchangedfuncs.go).
 	lines     map[string]map[int]int
 	paired    map[index.Ref]*cscan.Func
 	pairedRef map[*cscan.Func]index.Ref

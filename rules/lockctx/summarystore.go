@@ -23,8 +23,8 @@ import (
 // call graph below them. Each record also lists what its summary was
 // computed from (the functions it looked up and summarised, its deps; the
 // struct members it resolved calls through and the struct definitions
-// it typed expressions with, structdep.go) and the functions computed
-// from it (reverse deps): sumvalid.go decides, per patch, which stored
+// it typed expressions with, structchanges.go) and the functions computed
+// from it (reverse deps): storeinvalidation.go decides, per patch, which stored
 // summaries still hold. The members of a recursive component keep the
 // summaries of the component's final round, entered where Prepare's walk
 // entered it.
