@@ -22,6 +22,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
+	"github.com/autosel-bot/autosel-bot/runner/kselftest"
 )
 
 // Build statuses.
@@ -53,6 +54,11 @@ type BuildResult struct {
 	Duration time.Duration `json:"duration"`
 	// ConfigMissing lists fragment options absent from the final .config.
 	ConfigMissing []string `json:"config_missing,omitempty"`
+	// Kselftests is the directory of the installed selftests (kept with
+	// the image), "" when none were asked for.
+	Kselftests string `json:"kselftests,omitempty"`
+	// KselftestErrors name the selftest targets that did not build.
+	KselftestErrors []string `json:"kselftest_errors,omitempty"`
 }
 
 // imageMeta is stored next to a cached kernel image.
@@ -61,6 +67,8 @@ type imageMeta struct {
 	Duration      time.Duration `json:"duration"`
 	ConfigMissing []string      `json:"config_missing,omitempty"`
 	Log           string        `json:"log"`
+	// KselftestErrors name the selftest targets that did not build.
+	KselftestErrors []string `json:"kselftest_errors,omitempty"`
 }
 
 // builder builds kernels for one work directory.
@@ -99,9 +107,18 @@ func (b *builder) pathsFor(tree string) (paths, error) {
 	}, nil
 }
 
-// fragments returns the config fragments in merge order.
+// fragments returns the config fragments in merge order: the runner's,
+// the selftest targets' (every table target's, whatever is chosen), the
+// configured extra one.
 func (b *builder) fragments() ([][]byte, error) {
 	frags := [][]byte{baseFragment}
+	ks, err := b.opts.kselftestFragment()
+	if err != nil {
+		return nil, err
+	}
+	if ks != nil {
+		frags = append(frags, ks)
+	}
 	if b.opts.ConfigFragment != "" {
 		extra, err := os.ReadFile(b.opts.ConfigFragment)
 		if err != nil {
@@ -113,9 +130,12 @@ func (b *builder) fragments() ([][]byte, error) {
 }
 
 // imageKey identifies a kernel image: commit, patches, config, target.
-func imageKey(commit string, patches []Patch, frags [][]byte, cc string) string {
+func imageKey(commit string, patches []Patch, frags [][]byte, cc string, kselftests []kselftest.Target) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "autosel-bot kernel image v1\nARCH=x86_64 bzImage\ncommit %s\ncc %s\n", commit, cc)
+	for _, t := range kselftests {
+		fmt.Fprintf(h, "kselftest %s\n", t.Name)
+	}
 	for _, f := range frags {
 		fmt.Fprintf(h, "fragment %d\n", len(f))
 		h.Write(f)
@@ -167,13 +187,17 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 			return nil, err
 		}
 	}
-	key := imageKey(commit, req.Patches, frags, b.ccString())
+	key := imageKey(commit, req.Patches, frags, b.ccString(), req.Kselftests)
 	imgDir := filepath.Join(p.images, key)
 	if meta, ok := loadImage(imgDir); ok {
 		now := time.Now()
 		os.Chtimes(imgDir, now, now) // LRU
 		res.Status, res.Kernel, res.Cached = BuildOK, filepath.Join(imgDir, "bzImage"), true
 		res.ConfigMissing, res.Log = meta.ConfigMissing, meta.Log
+		res.KselftestErrors = meta.KselftestErrors
+		if len(req.Kselftests) > 0 {
+			res.Kselftests = filepath.Join(imgDir, kselftestInstall)
+		}
 		return res, nil
 	}
 
@@ -199,6 +223,10 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		// Built by a concurrent request while we waited for the lock.
 		res.Status, res.Kernel, res.Cached = BuildOK, filepath.Join(imgDir, "bzImage"), true
 		res.ConfigMissing, res.Log = meta.ConfigMissing, meta.Log
+		res.KselftestErrors = meta.KselftestErrors
+		if len(req.Kselftests) > 0 {
+			res.Kselftests = filepath.Join(imgDir, kselftestInstall)
+		}
 		return res, nil
 	}
 
@@ -278,10 +306,24 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		}
 		return res, nil
 	}
+	ksErrors, err := b.buildKselftests(ctx, p, req.Kselftests, log)
+	if err != nil {
+		return nil, err
+	}
+	res.KselftestErrors = ksErrors
+	if len(req.Kselftests) > 0 {
+		if err := saveKselftests(imgDir, p.build); err != nil {
+			return nil, err
+		}
+	}
 	if err := saveImage(imgDir, p.build, "arch/x86/boot/bzImage", imageMeta{
 		Commit: commit, Duration: res.Duration, ConfigMissing: res.ConfigMissing, Log: res.Log,
+		KselftestErrors: ksErrors,
 	}); err != nil {
 		return nil, err
+	}
+	if len(req.Kselftests) > 0 {
+		res.Kselftests = filepath.Join(imgDir, kselftestInstall)
 	}
 	pruneOldest(p.images, 16)
 	pruneOldest(p.logs, 64)

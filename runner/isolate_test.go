@@ -14,6 +14,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/internal/ccachecfg"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // treeHash hashes every file under dir (names and contents).
@@ -129,12 +130,7 @@ func TestThrowawayBuildDir(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("throwaway build dir left: %v", err)
 	}
-	wt := t.TempDir()
-	for _, c := range [][]string{{"init", "-q"}, {"-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x"}} {
-		if out, err := exec.Command("git", append([]string{"-C", wt}, c...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", c, err, out)
-		}
-	}
+	wt := testtree.Repo(t, nil)
 	os.WriteFile(filepath.Join(wt, ".gitignore"), []byte("*.o\n"), 0o644)
 	os.WriteFile(filepath.Join(wt, "planted.o"), []byte("evil"), 0o644)
 	if err := cleanWorktree(context.Background(), wt); err != nil {

@@ -38,24 +38,40 @@ type Options struct {
 	PassEnv []string `mapstructure:"pass_env" yaml:"pass_env"`
 }
 
+// DefaultOptions are the documented defaults: config.yaml's sandbox
+// section (a test holds the two equal).
+func DefaultOptions() Options {
+	return Options{
+		Bwrap:     "bwrap",
+		CPUTime:   20 * time.Minute,
+		FileSize:  4 << 30,
+		Processes: 4096,
+		Memory:    4 << 30,
+		TmpSize:   1 << 30,
+	}
+}
+
+// withDefaults fills the unset limits from DefaultOptions (0 is the
+// default, as everywhere in the configuration).
 func (o Options) withDefaults() Options {
+	d := DefaultOptions()
 	if o.Bwrap == "" {
-		o.Bwrap = "bwrap"
+		o.Bwrap = d.Bwrap
 	}
 	if o.CPUTime <= 0 {
-		o.CPUTime = 20 * time.Minute
+		o.CPUTime = d.CPUTime
 	}
 	if o.FileSize <= 0 {
-		o.FileSize = 4 << 30
+		o.FileSize = d.FileSize
 	}
 	if o.Processes <= 0 {
-		o.Processes = 4096
+		o.Processes = d.Processes
 	}
 	if o.Memory <= 0 {
-		o.Memory = 4 << 30
+		o.Memory = d.Memory
 	}
 	if o.TmpSize <= 0 {
-		o.TmpSize = 1 << 30
+		o.TmpSize = d.TmpSize
 	}
 	return o
 }

@@ -89,6 +89,7 @@ func TestHelperProcess(t *testing.T) {
 		}
 		fmt.Println("wrote", n)
 	case "spin":
+		//lint:ignore SA5002 it burns CPU on purpose (the CPU-time limit test)
 		for {
 		}
 	case "tick":
