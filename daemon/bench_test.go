@@ -96,11 +96,11 @@ func realAnalyzer() (Analyzer, error) { return realAnalyzerWith(reply.DefaultOpt
 
 // realAnalyzerWith is realAnalyzer composing replies with ropts.
 func realAnalyzerWith(ropts reply.Options) (Analyzer, error) {
-	rs, err := all.Rules(rules.Options{Depth: 4})
+	rs, err := all.Rules(rules.Options{})
 	if err != nil {
 		return nil, err
 	}
-	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: rules.Options{Depth: 4}}, nil)
+	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: rules.Options{}}, nil)
 	if err != nil {
 		return nil, err
 	}

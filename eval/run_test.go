@@ -30,7 +30,7 @@ func TestEvaluatorRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := NewEvaluator(Options{Tree: treeDir, Index: ix, RuleOptions: rules.Options{Depth: 4}})
+	ev, err := NewEvaluator(Options{Tree: treeDir, Index: ix, RuleOptions: rules.Options{}})
 	if err != nil {
 		t.Fatal(err)
 	}

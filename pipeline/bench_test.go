@@ -14,11 +14,11 @@ import (
 // check, replay and watch pay without a tree.
 func BenchmarkAnalysisPatchOnly(b *testing.B) {
 	d1, d2 := readDiff(b, "watch-queue-1.diff"), readDiff(b, "watch-queue-2.diff")
-	rs, err := all.Rules(rules.Options{Depth: 4})
+	rs, err := all.Rules(rules.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	an, err := NewAnalysis(AnalysisOptions{Rules: rs, RuleOptions: rules.Options{Depth: 4}}, nil)
+	an, err := NewAnalysis(AnalysisOptions{Rules: rs, RuleOptions: rules.Options{}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func BenchmarkAnalysisTree(b *testing.B) {
 		}
 		pageCache = mb << 20
 	}
-	ropts := rules.Options{Depth: 4}
+	ropts := rules.Options{}
 	rs, err := all.Rules(ropts)
 	if err != nil {
 		b.Fatal(err)

@@ -49,9 +49,6 @@ type Category struct {
 
 // Options are the user-settable knobs shared by rules.
 type Options struct {
-	// Depth is kept for configuration compatibility: summaries and caller
-	// searches have no depth limit (long chains are elided in messages).
-	Depth int `mapstructure:"depth" yaml:"depth"`
 	// TableFiles are extra YAML files extending the embedded primitive
 	// tables; each rule reads its own top-level section.
 	TableFiles []string `mapstructure:"tables" yaml:"tables"`

@@ -7,7 +7,7 @@ import (
 )
 
 func TestRulesBuild(t *testing.T) {
-	rs, err := Rules(rules.Options{Depth: 4})
+	rs, err := Rules(rules.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,14 +33,14 @@ func TestFamilyAddrAssignsPerView(t *testing.T) {
 		ix := openTree(t, files)
 		v := ix.Overlay(patched)
 		if viewFirst {
-			if got := funcs(NewResolver(m, v, nil, 0)); !reflect.DeepEqual(got, view) {
+			if got := funcs(NewResolver(m, v, nil)); !reflect.DeepEqual(got, view) {
 				t.Errorf("view first: view %v, want %v", got, view)
 			}
 		}
-		if got := funcs(NewResolver(m, ix, nil, 0)); !reflect.DeepEqual(got, tree) {
+		if got := funcs(NewResolver(m, ix, nil)); !reflect.DeepEqual(got, tree) {
 			t.Errorf("view first %v: tree %v, want %v", viewFirst, got, tree)
 		}
-		if got := funcs(NewResolver(m, v, nil, 0)); !reflect.DeepEqual(got, view) {
+		if got := funcs(NewResolver(m, v, nil)); !reflect.DeepEqual(got, view) {
 			t.Errorf("view first %v: view %v, want %v", viewFirst, got, view)
 		}
 	}

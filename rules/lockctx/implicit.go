@@ -42,7 +42,7 @@ type Callback struct {
 	HeldFrom string `yaml:"held_from"`
 	// Decl marks Names as declaration macros, usually at file scope
 	// (DEFINE_TIMER(name, fn)): they are looked for in the callback's own
-	// file, not only among the calls of functions (declreg.go).
+	// file, not only among the calls of functions (declmacros.go).
 	Decl bool `yaml:"decl"`
 	// Kind is the context the function runs in (see Kinds), Why the reason
 	// shown in findings, Source where the kernel says so (documentation or
@@ -127,7 +127,7 @@ func (r *Resolver) heldFrom(fn *cscan.Func, c *Callback, a index.Assign) []Held 
 		if len(defs) != 1 {
 			continue
 		}
-		for _, e := range r.SummaryOf(defs[0], 0).Acquires {
+		for _, e := range r.SummaryOf(defs[0]).Acquires {
 			out = append(out, Held{Kind: e.Kind, Key: e.Key, Must: true,
 				At: report.Step{Func: s.Func, File: s.File, Line: s.Line,
 					What: fmt.Sprintf("%s.%s %s() runs after %s %s() returns", c.Struct, a.Member, fn.Name, c.HeldFrom, s.Func)},

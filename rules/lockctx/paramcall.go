@@ -122,7 +122,7 @@ func (r *Resolver) callbackArgReach(fn *cscan.Func, c cscan.Call) *Reach {
 		if !ok {
 			continue
 		}
-		s := r.SummaryOf(defs[0], 0)
+		s := r.SummaryOf(defs[0])
 		if s.Reach == nil {
 			continue
 		}

@@ -2,13 +2,13 @@ package lockctx
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 )
 
 // maxPointerTargets bounds the functions a call through a pointer is
@@ -133,19 +133,6 @@ func (r *Resolver) structAssigns(tag, member string) []index.Assign {
 	}).([]index.Assign)
 }
 
-// BaseTag returns the struct tag of the object a call through a pointer
-// goes through, when the caller declares it ("struct sctp_sched_ops *n"
-// for "n->init_sid(...)"); "" when unknown.
-func (r *Resolver) BaseTag(c cscan.Call, caller *cscan.Func) string {
-	base, _, ok := PointerMember(c.Name)
-	if !ok {
-		return ""
-	}
-	return r.baseTag(base, caller)
-}
-
-var declRe = regexp.MustCompile(`struct\s+(\w+)\s*\*?\s*(?:const\s+)?\*?\s*(\w+)\s*[,;=)\[]`)
-
 // baseTag finds the struct tag of a call's base expression when it is a
 // variable or parameter of the caller declared as "struct tag *name", or
 // a member whose last name is declared so in the caller's file. The
@@ -181,26 +168,8 @@ func declTagsIn(lines srcLines, from, to int) map[string]string {
 	if from < 0 || to > lines.len() || from >= to {
 		return nil
 	}
-	tags, _ := scanDeclTags(lines.span(from, to))
+	tags, _ := ctype.DeclTags(lines.span(from, to))
 	return tags
-}
-
-// scanDeclTags returns the struct tag of each name text declares ("struct
-// tag *name"), the first declaration's, and the names declared with
-// several tags.
-func scanDeclTags(text string) (first map[string]string, several map[string]bool) {
-	first = map[string]string{}
-	for _, m := range declRe.FindAllStringSubmatch(text, -1) {
-		if t, ok := first[m[2]]; !ok {
-			first[m[2]] = m[1]
-		} else if t != m[1] {
-			if several == nil {
-				several = map[string]bool{}
-			}
-			several[m[2]] = true
-		}
-	}
-	return first, several
 }
 
 // declKey names the lines of a function whose declarations baseTag read.
@@ -223,7 +192,7 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	var args []ArgReach
 	reach, argN := 0, 0
 	for _, t := range targets {
-		s := r.SummaryOf(t.Func, 0)
+		s := r.SummaryOf(t.Func)
 		if s.Reach == nil && len(s.ArgReaches) > 0 {
 			argN++
 			if args == nil {

@@ -20,7 +20,7 @@ func TestStructDefShared(t *testing.T) {
 		"other.c": "void g(void)\n{\n}\n",
 	}
 	ix := openTree(t, tree)
-	treeR := NewResolver(m, ix, nil, 0)
+	treeR := NewResolver(m, ix, nil)
 	if ms, def := treeR.structDef("hw", "drv.c"); def != "drv.h" || ms["phy"] != "phy_info" {
 		t.Fatalf("tree: %v in %q", ms, def)
 	}
@@ -42,7 +42,7 @@ func TestStructDefShared(t *testing.T) {
 			for p, s := range tt.patch {
 				over[p] = []byte(s)
 			}
-			view := NewResolver(m, ix.Overlay(over), nil, 0)
+			view := NewResolver(m, ix.Overlay(over), nil)
 			ms, def := view.structDef("hw", "drv.c")
 			if def != tt.def || !reflect.DeepEqual(ms, tt.members) {
 				t.Errorf("view: %v in %q, want %v in %s", ms, def, tt.members, tt.def)
@@ -52,7 +52,7 @@ func TestStructDefShared(t *testing.T) {
 			}
 		})
 	}
-	if ms, def := NewResolver(m, ix, nil, 0).structDef("hw", "drv.c"); def != "drv.h" || ms["phy"] != "phy_info" {
+	if ms, def := NewResolver(m, ix, nil).structDef("hw", "drv.c"); def != "drv.h" || ms["phy"] != "phy_info" {
 		t.Errorf("tree after the views: %v in %q", ms, def)
 	}
 }

@@ -2,124 +2,41 @@ package lockctx
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
-)
-
-// structMembers are the struct-typed members of the structs one file
-// defines: tag -> member -> member's struct tag.
-type structMembers map[string]map[string]string
-
-var (
-	memberDecl = regexp.MustCompile(`^(?:const\s+|volatile\s+)*struct\s+(\w+)\s*(?:const\s*)?\**\s*(?:const\s+)?(\w+)\s*(?:\[[^\]]*\]\s*)*$`)
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 )
 
 // maxIncludeDepth bounds how deep local ("...") includes are followed
 // when looking for a struct definition.
 const maxIncludeDepth = 3
 
-// parseStructs finds the struct definitions of a source text and their
-// struct-typed members ("struct e1000_phy_info phy;"). Members of
-// anonymous inner structs and unions count as the outer struct's, as C
-// lets them be named.
-func parseStructs(text string) structMembers {
-	out := structMembers{}
-	for _, m := range structOpenings(text) {
-		// A copy: the result outlives the source text.
-		tag := strings.Clone(text[m[0]:m[1]])
-		body, ok := braceBody(text[m[2]:])
-		if !ok {
-			continue
-		}
-		members := out[tag]
-		if members == nil {
-			members = map[string]string{}
-			out[tag] = members
-		}
-		for _, decl := range splitDecls(body) {
-			if mm := memberDecl.FindStringSubmatch(decl); mm != nil {
-				members[mm[2]] = mm[1]
-			}
-		}
-	}
-	return out
-}
-
-// braceBody returns the text up to the brace closing the one just before
-// s (struct bodies are bounded to keep a stray brace cheap).
-func braceBody(s string) (string, bool) {
-	const maxBody = 64 << 10
-	depth := 1
-	for i := 0; i < len(s) && i < maxBody; i++ {
-		switch s[i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return s[:i], true
-			}
-		}
-	}
-	return "", false
-}
-
-var (
-	commentRe = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
-	// cppLineRe matches a preprocessor line (#ifdef CONFIG_... inside a
-	// struct body), continuation lines included.
-	cppLineRe = regexp.MustCompile(`(?m)^[ \t]*#(?:[^\n]*\\\n)*[^\n]*$`)
-)
-
-// splitDecls splits a struct body into member declarations: the text
-// between semicolons with inner braces, comments, preprocessor lines and
-// attributes removed (`union { struct foo a; };` gives "struct foo a").
-func splitDecls(body string) []string {
-	body = commentRe.ReplaceAllString(body, " ")
-	body = cppLineRe.ReplaceAllString(body, " ")
-	var out []string
-	var cur strings.Builder
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; c {
-		case ';':
-			out = append(out, strings.Join(strings.Fields(cur.String()), " "))
-			cur.Reset()
-		case '{', '}':
-			cur.Reset()
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	return out
-}
-
 // fileStructs returns the struct definitions of a file of the view,
 // shared between resolvers for files the patch does not change: stored
 // by Prepare (typingstore.go), else parsed from the file's text.
-func (r *Resolver) fileStructs(file string) structMembers {
+func (r *Resolver) fileStructs(file string) ctype.Structs {
 	if t, ok := r.storedTyping(file); ok {
 		return t.structs
 	}
 	compute := func() any {
 		src, err := r.ix.ReadFile(file)
 		if err != nil {
-			return structMembers(nil)
+			return ctype.Structs(nil)
 		}
-		return parseStructs(string(src))
+		return ctype.ParseStructs(string(src))
 	}
 	if r.ix.Overlaid(file) {
 		if s, ok := r.structCache[file]; ok {
 			return s
 		}
-		s := compute().(structMembers)
+		s := compute().(ctype.Structs)
 		r.structCache[file] = s
 		return s
 	}
-	return r.ix.Underlying().Memo("lockctx.structs."+file, compute).(structMembers)
+	return r.ix.Underlying().Memo("lockctx.structs."+file, compute).(ctype.Structs)
 }
 
 // includes returns the files a file includes: local ("...") includes
@@ -148,25 +65,9 @@ func (r *Resolver) includes(file string, angle bool) []string {
 		if err != nil {
 			return nil
 		}
-		delims, names = includeDirectives(string(src))
+		delims, names = ctype.IncludeDirectives(string(src))
 	}
-	out = resolveIncludes(file, delims, names, angle)
-	return out
-}
-
-// resolveIncludes resolves the #include directives of file (delims and
-// names, as includeDirectives returns them): local ("...") ones against
-// its directory, and, when angle is set, <...> ones against include/.
-func resolveIncludes(file string, delims []byte, names []string, angle bool) []string {
-	var out []string
-	for i, name := range names {
-		switch {
-		case delims[i] == '"':
-			out = append(out, path.Join(path.Dir(file), name))
-		case angle:
-			out = append(out, path.Join("include", name))
-		}
-	}
+	out = ctype.ResolveIncludes(file, delims, names, angle)
 	return out
 }
 
@@ -268,7 +169,7 @@ func (r *Resolver) chainTag(expr string, caller *cscan.Func) (tag, scope string)
 	if r.ix == nil || caller == nil {
 		return "", ""
 	}
-	parts := splitMembers(expr)
+	parts := ctype.SplitMembers(expr)
 	if len(parts) < 2 || !identRe.MatchString(parts[0]) {
 		return "", ""
 	}
@@ -290,21 +191,6 @@ func (r *Resolver) chainTag(expr string, caller *cscan.Func) (tag, scope string)
 		scope = path.Dir(def) + "/"
 	}
 	return tag, scope
-}
-
-// splitMembers splits "hw->phy.ops" into [hw phy ops]; nil when a part
-// is not a plain identifier (array subscripts, calls, casts).
-func splitMembers(expr string) []string {
-	expr = strings.ReplaceAll(strings.TrimSpace(expr), "->", ".")
-	parts := strings.Split(expr, ".")
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if !identRe.MatchString(p) {
-			return nil
-		}
-		parts[i] = p
-	}
-	return parts
 }
 
 // MemberCallTag returns the struct tag of the object a call through a

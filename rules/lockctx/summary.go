@@ -7,6 +7,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 )
 
 // Effect is a change a function makes to its caller's atomic state.
@@ -98,14 +99,14 @@ type Resolver struct {
 	// rows the callback rows with the registration wrappers (wrappers.go).
 	regs map[string][]implicitReg
 	// declRegs are the declaration-macro registrations per file, by
-	// function name (declreg.go).
+	// function name (declmacros.go).
 	declRegs map[string]map[string][]implicitReg
 	// memberRegs are the registrations whose callback is read from a
 	// struct member, by member (memberarg.go).
 	memberRegs map[string][]memberReg
 	// structCache holds the struct definitions of files the patch
 	// changes (structs.go; the others are shared through the index).
-	structCache map[string]structMembers
+	structCache map[string]ctype.Structs
 	// incCache and defCache cache includes and struct look-ups
 	// (structs.go).
 	incCache map[string][]string
@@ -120,7 +121,7 @@ type Resolver struct {
 	// paramHeld caches ParamCallHeld.
 	paramHeld map[paramKey][]Held
 	// shared holds the summaries that do not depend on the patch, shared
-	// by the resolvers of every patch over the same tree (share.go);
+	// by the resolvers of every patch over the same tree (sharedsummaries.go);
 	// frameTaint marks the frames whose summary depends on it.
 	shared     *sharedSummaries
 	frameTaint []bool
@@ -134,9 +135,9 @@ type Resolver struct {
 	structs map[string]structDefAt
 	// facts caches a FileTarget's facts per file (filetarget.go).
 	facts map[string]any
-	// store holds the tree's stored summaries (sumstore.go; nil when
+	// store holds the tree's stored summaries (summarystore.go; nil when
 	// none), records what was read of it, sources what the patch changes
-	// (sumvalid.go).
+	// (storeinvalidation.go).
 	store   sumSource
 	records map[index.Ref]*record
 	sources *patchSources
@@ -187,10 +188,8 @@ func (r *Resolver) refOf(fn *cscan.Func) (index.Ref, bool) {
 
 // NewResolver returns a resolver over one view: ix is the tree's index
 // (nil in patch-only mode), patch the patch's versions of functions by name
-// (looked up first). depth is ignored: summaries have no depth limit (it is
-// kept for callers of the earlier API).
-func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, depth int) *Resolver {
-	_ = depth
+// (looked up first). Summaries have no depth limit.
+func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func) *Resolver {
 	return NewPatchResolver(m, ix, patch, nil)
 }
 
@@ -206,7 +205,7 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		lines: map[string]srcLines{}, declTags: map[declKey]map[string]string{}, facts: map[string]any{}, structs: map[string]structDefAt{},
 		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
-		structCache: map[string]structMembers{}, tainted: map[*cscan.Func]bool{},
+		structCache: map[string]ctype.Structs{}, tainted: map[*cscan.Func]bool{},
 		shared: sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
 		familyCache: map[string][]index.Assign{}}
@@ -283,8 +282,8 @@ func (r *Resolver) findNeutral() {
 	for _, name := range names {
 		var pre, post []byte
 		for _, fn := range r.patch[name] {
-			post = r.appendParamCalls(appendShape(post, r.SummaryOf(fn, 0)), fn)
-			pre = r.appendParamCalls(appendShape(pre, r.SummaryOf(r.preimages[fn], 0)), r.preimages[fn])
+			post = r.appendParamCalls(appendShape(post, r.SummaryOf(fn)), fn)
+			pre = r.appendParamCalls(appendShape(pre, r.SummaryOf(r.preimages[fn])), r.preimages[fn])
 		}
 		if string(pre) != string(post) {
 			changed = append(changed, name)
@@ -324,37 +323,16 @@ const maxSummaryCalls = 4000
 // variants) are all returned.
 func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
 	if fns := r.patch[name]; len(fns) > 0 && !r.neutral[name] {
-		return PickDefs(fns, fromFile)
+		return cscan.PickDefs(fns, fromFile)
 	}
 	if r.ix == nil {
 		return nil
 	}
-	defs := PickDefs(r.funcs(name), fromFile)
+	defs := cscan.PickDefs(r.funcs(name), fromFile)
 	for _, fn := range defs {
 		r.noteDep(fn)
 	}
 	return defs
-}
-
-// PickDefs picks the definitions a call from fromFile reaches among fns:
-// the one in the same file, else the global ones (at most 8).
-func PickDefs(fns []*cscan.Func, fromFile string) []*cscan.Func {
-	var same, global []*cscan.Func
-	for _, fn := range fns {
-		switch {
-		case fn.File == fromFile:
-			same = append(same, fn)
-		case !fn.Static || strings.HasSuffix(fn.File, ".h"):
-			global = append(global, fn)
-		}
-	}
-	if len(same) > 0 {
-		return same[:1]
-	}
-	if len(global) > 8 {
-		global = global[:8]
-	}
-	return global
 }
 
 // calleeSummary returns the summary of the function a call reaches; nil
@@ -378,11 +356,11 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	if r.m.anyContextFile(picked[0].File) {
 		return nil
 	}
-	first := r.SummaryOf(picked[0], 0)
+	first := r.SummaryOf(picked[0])
 	var reach *Reach
 	allReach := true
 	for _, fn := range picked {
-		s := r.SummaryOf(fn, 0)
+		s := r.SummaryOf(fn)
 		if s.Reach == nil {
 			allReach = false
 		} else if reach == nil {
@@ -403,8 +381,8 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 }
 
 // SummaryOf computes (memoised) the summary of fn, following callees to
-// any depth (depth is ignored; see NewResolver).
-func (r *Resolver) SummaryOf(fn *cscan.Func, depth int) *Summary {
+// any depth.
+func (r *Resolver) SummaryOf(fn *cscan.Func) *Summary {
 	r.noteDep(fn)
 	if r.consulted != nil {
 		r.consult(fn)
@@ -566,573 +544,6 @@ func (r *Resolver) changed(fn *cscan.Func, s *Summary) bool {
 	}
 	return (p.Reach == nil) != (s.Reach == nil) || len(p.Acquires) != len(s.Acquires) ||
 		len(p.CondAcquires) != len(s.CondAcquires) || len(p.Drops) != len(s.Drops)
-}
-
-// act is one entry to or exit from an atomic context in a function's
-// flat call list.
-type act struct {
-	pos     int
-	acquire bool
-	Kind    string
-	Key     string
-	scope   []cscan.Guard
-	within  *cscan.Guard // held only inside this if (trylock success)
-	notIn   *cscan.Guard // held except inside this if (negated trylock)
-	// at is the call in the function summarised, via the callee's chain
-	// on from it (shared with the callee's summary, never appended to);
-	// full is both, made when first asked for (steps).
-	at        report.Step
-	via, full []report.Step
-	// soft releases end a context only when one is held (the bh side of
-	// spin_unlock_bh(), which also ends a local_bh_disable()).
-	soft bool
-}
-
-// steps returns the chain of a: its call, then the callee's chain.
-func (a *act) steps() []report.Step {
-	if a.full == nil {
-		a.full = append([]report.Step{a.at}, a.via...)
-	}
-	return a.full
-}
-
-// mayChoose reports whether a reach found after reaches could still be
-// the summary's (the first certain chain, else the first uncertain one):
-// a chain is not built where it cannot be.
-func mayChoose(reaches []*Reach, weak bool) bool {
-	for _, p := range reaches {
-		if !p.Weak || weak {
-			return false
-		}
-	}
-	return true
-}
-
-func sameGuard(a, b cscan.Guard) bool {
-	return a.Kind == b.Kind && a.Line == b.Line && a.Cond == b.Cond
-}
-
-func guardPrefix(p, g []cscan.Guard) bool {
-	if len(p) > len(g) {
-		return false
-	}
-	for i := range p {
-		if !sameGuard(p[i], g[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func hasGuard(gs []cscan.Guard, g *cscan.Guard) bool {
-	for _, x := range gs {
-		if sameGuard(x, *g) {
-			return true
-		}
-	}
-	return false
-}
-
-func (a *act) applies(g []cscan.Guard) bool {
-	if !guardPrefix(a.scope, g) {
-		return false
-	}
-	if a.within != nil && !hasGuard(g, a.within) {
-		return false
-	}
-	if a.notIn != nil && hasGuard(g, a.notIn) {
-		return false
-	}
-	return true
-}
-
-// condGuard finds the if whose condition holds call c (the guard of the
-// statements it controls), and whether the call is negated there.
-func condGuard(fn *cscan.Func, c cscan.Call) (*cscan.Guard, bool) {
-	for i := range fn.Calls {
-		for j := range fn.Calls[i].Guards {
-			g := &fn.Calls[i].Guards[j]
-			if g.Kind == "if" && g.Line == c.Line && strings.Contains(g.Cond, c.Name+"(") {
-				return g, negated(g.Cond, c.Name)
-			}
-		}
-	}
-	for i := range fn.Returns {
-		for j := range fn.Returns[i].Guards {
-			g := &fn.Returns[i].Guards[j]
-			if g.Kind == "if" && g.Line == c.Line && strings.Contains(g.Cond, c.Name+"(") {
-				return g, negated(g.Cond, c.Name)
-			}
-		}
-	}
-	return nil, false
-}
-
-// negated reports whether name's call in cond is under a leading '!'
-// (directly or through likely()/unlikely()).
-func negated(cond, name string) bool {
-	i := strings.Index(cond, name+"(")
-	if i < 0 {
-		return false
-	}
-	pre := strings.TrimRight(cond[:i], " (")
-	pre = strings.TrimSuffix(pre, "likely")
-	pre = strings.TrimSuffix(pre, "un")
-	pre = strings.TrimRight(pre, " (")
-	return strings.HasSuffix(pre, "!")
-}
-
-// CallText renders a call as "name(arg, arg)".
-func CallText(c cscan.Call) string {
-	return c.Name + "(" + strings.Join(c.Args, ", ") + ")"
-}
-
-// StepOf returns the chain step at line of fn.
-func StepOf(fn *cscan.Func, line int, what string) report.Step {
-	return report.Step{Func: fn.Name, File: fn.File, Line: line, What: what}
-}
-
-// event is a call, a return or the end of a function in source order.
-type event struct {
-	line   int
-	call   *cscan.Call
-	ret    *cscan.Return
-	guards []cscan.Guard
-	pos    int
-}
-
-func falseish(expr string) bool {
-	e := strings.TrimSpace(expr)
-	switch e {
-	case "0", "false", "NULL", "(0)":
-		return true
-	}
-	return strings.HasPrefix(e, "-") || strings.HasPrefix(e, "ERR_PTR(")
-}
-
-// flatSummary summarises fn from its call list: the guards of each call
-// say which acquires and releases are in scope (a release inside an
-// error-path if does not end a region for the code after the if).
-func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
-	s := &Summary{}
-	calls := fn.Calls
-	if len(calls) > maxSummaryCalls {
-		calls = calls[:maxSummaryCalls]
-	}
-	evs := make([]event, 0, len(calls)+len(fn.Returns)+1)
-	for i := range calls {
-		evs = append(evs, event{line: calls[i].Line, call: &calls[i], guards: calls[i].Guards})
-	}
-	for i := range fn.Returns {
-		evs = append(evs, event{line: fn.Returns[i].Line, ret: &fn.Returns[i], guards: fn.Returns[i].Guards})
-	}
-	sort.SliceStable(evs, func(i, j int) bool {
-		if evs[i].line != evs[j].line {
-			return evs[i].line < evs[j].line
-		}
-		return evs[i].call != nil && evs[j].call == nil
-	})
-	unguardedReturn := false
-	for _, r := range fn.Returns {
-		if len(r.Guards) == 0 {
-			unguardedReturn = true
-		}
-	}
-	if !unguardedReturn {
-		evs = append(evs, event{line: fn.End})
-	}
-	for i := range evs {
-		evs[i].pos = i
-	}
-	var acts []act
-	heldAt := func(pos int, g []cscan.Guard) (State, []Effect) {
-		st := State{}
-		var drops []Effect
-		if len(acts) == 0 {
-			return st, nil
-		}
-		for k := range acts {
-			a := &acts[k]
-			if a.pos >= pos {
-				break
-			}
-			if !a.applies(g) {
-				continue
-			}
-			if a.acquire {
-				st.acquire(Held{Kind: a.Kind, Key: a.Key, Must: true, At: a.at, Via: a.via})
-			} else if _, ok := st.Release(a.Kind, a.Key); !ok && !a.soft {
-				drops = append(drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.steps()})
-			}
-		}
-		return st, drops
-	}
-	var reaches []*Reach
-	var retStates []State
-	var retFalse []bool
-	for _, ev := range evs {
-		if ev.call == nil {
-			st, _ := heldAt(ev.pos, ev.guards)
-			retStates = append(retStates, st)
-			retFalse = append(retFalse, ev.ret != nil && falseish(ev.ret.Expr))
-			continue
-		}
-		c := *ev.call
-		here := StepOf(fn, c.Line, CallText(c))
-		if p, ok := r.m.Acquire(c.Name); ok {
-			acts = append(acts, act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here})
-			continue
-		}
-		if p, ok := r.m.Release(c.Name); ok {
-			acts = append(acts, act{pos: ev.pos, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here})
-			if endsBH(c.Name, p.Kind) {
-				acts = append(acts, act{pos: ev.pos, Kind: "bh", scope: c.Guards, at: here, soft: true})
-			}
-			continue
-		}
-		if c.Name == "guard" {
-			if kind, key, ok := r.m.guardKind(c); ok {
-				acts = append(acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, at: here})
-			}
-			continue
-		}
-		if c.Name == "scoped_guard" {
-			if kind, key, ok := r.m.guardKind(c); ok {
-				g := cscan.Guard{Kind: "scoped_guard", Cond: strings.Join(c.Args, ", "), Line: c.Line}
-				acts = append(acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, within: &g, at: here})
-			}
-			continue
-		}
-		if p, ok := r.m.Trylock(c.Name); ok {
-			if g, neg := condGuard(fn, c); g != nil {
-				a := act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here}
-				if neg {
-					a.notIn = g
-				} else {
-					a.within = g
-				}
-				acts = append(acts, a)
-			}
-			continue
-		}
-		if why, ok := r.reachesAt(fn, c); ok {
-			if r.m.conditional(c.Guards) {
-				continue
-			}
-			st, drops := heldAt(ev.pos, c.Guards)
-			if st.Empty() {
-				reaches = append(reaches, &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Drops: drops})
-			}
-			continue
-		}
-		if ar := r.primArgReach(fn, c); ar != nil && !r.m.conditional(c.Guards) {
-			if st, _ := heldAt(ev.pos, c.Guards); st.Empty() && len(s.ArgReaches) < 4 {
-				s.ArgReaches = append(s.ArgReaches, *ar)
-			}
-			continue
-		}
-		cs := r.calleeSummary(c, fn)
-		if cs == nil {
-			continue
-		}
-		if len(cs.ArgReaches) > 0 && !r.m.conditional(c.Guards) {
-			if st, _ := heldAt(ev.pos, c.Guards); st.Empty() {
-				p, pass := r.argReach(fn, c, cs)
-				if p != nil {
-					reaches = append(reaches, p)
-				}
-				for _, a := range pass {
-					if len(s.ArgReaches) < 4 {
-						s.ArgReaches = append(s.ArgReaches, a)
-					}
-				}
-			}
-		}
-		callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
-		if cs.Reach == nil && !r.m.conditional(c.Guards) {
-			if p := r.callbackArgReach(fn, c); p != nil {
-				if st, _ := heldAt(ev.pos, c.Guards); st.Empty() {
-					reaches = append(reaches, p)
-				}
-			}
-		}
-		if cs.Reach != nil && !r.m.conditional(c.Guards) && mayChoose(reaches, cs.Reach.Weak) {
-			st, drops := heldAt(ev.pos, c.Guards)
-			for _, d := range cs.Reach.Drops {
-				if d.Kind != "rcu" {
-					st.Release(d.Kind, "")
-				}
-			}
-			if st.Empty() {
-				p := &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak,
-					Steps:   append([]report.Step{callStep}, cs.Reach.Steps...),
-					Drops:   append(drops, cs.Reach.Drops...),
-					Retakes: cs.Reach.Retakes}
-				reaches = append(reaches, p)
-			}
-		}
-		for _, d := range cs.Drops {
-			acts = append(acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, at: callStep, via: d.Steps, soft: d.Soft})
-		}
-		for _, e := range cs.Acquires {
-			acts = append(acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps})
-		}
-		if len(cs.CondAcquires) > 0 {
-			if g, neg := condGuard(fn, c); g != nil {
-				for _, e := range cs.CondAcquires {
-					a := act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps}
-					if neg {
-						a.notIn = g
-					} else {
-						a.within = g
-					}
-					acts = append(acts, a)
-				}
-			}
-		}
-	}
-	// The first certain chain, else the first uncertain one.
-	for _, p := range reaches {
-		if s.Reach == nil || s.Reach.Weak && !p.Weak {
-			s.Reach = p
-		}
-	}
-	// Drops: releases with nothing held locally, seen at their own scope.
-	for k := range acts {
-		a := &acts[k]
-		if a.acquire {
-			continue
-		}
-		st, _ := heldAt(a.pos, a.scope)
-		if _, ok := st.Release(a.Kind, a.Key); !ok && len(a.scope) == 0 {
-			s.Drops = append(s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.steps(), Soft: a.soft})
-		}
-	}
-	// Acquires: contexts held at every return, or exactly at the true ones.
-	if len(retStates) > 0 {
-		for _, h := range retStates[0].Held {
-			inAll, inTrue, inFalse := true, true, false
-			for i, st := range retStates {
-				has := false
-				for _, x := range st.Held {
-					if x.Kind == h.Kind && x.Key == h.Key {
-						has = true
-					}
-				}
-				if !has {
-					inAll = false
-				}
-				if retFalse[i] && has {
-					inFalse = true
-				}
-				if !retFalse[i] && !has {
-					inTrue = false
-				}
-			}
-			e := Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)}
-			switch {
-			case inAll:
-				s.Acquires = append(s.Acquires, e)
-			case inTrue && !inFalse:
-				s.CondAcquires = append(s.CondAcquires, e)
-			}
-		}
-		for _, h := range retStates[len(retStates)-1].Held {
-			if retFalse[len(retStates)-1] {
-				continue
-			}
-			dup := false
-			for _, e := range append(s.Acquires, s.CondAcquires...) {
-				if e.Kind == h.Kind && e.Key == h.Key {
-					dup = true
-				}
-			}
-			if dup {
-				continue
-			}
-			// held at the true returns only (first return was false).
-			ok := true
-			for i, st := range retStates {
-				has := false
-				for _, x := range st.Held {
-					if x.Kind == h.Kind && x.Key == h.Key {
-						has = true
-					}
-				}
-				if has == retFalse[i] {
-					ok = false
-				}
-			}
-			if ok {
-				s.CondAcquires = append(s.CondAcquires, Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)})
-			}
-		}
-	}
-	if s.Reach != nil {
-		for _, e := range s.Acquires {
-			for _, d := range s.Reach.Drops {
-				if e.Kind == d.Kind {
-					s.Reach.Retakes = append(s.Reach.Retakes, e)
-				}
-			}
-		}
-	}
-	return s
-}
-
-// refineEffects recomputes a summary's effect on the caller (contexts held
-// at return, contexts released) path-sensitively from the statement tree:
-// the flat call list cannot tell that both branches of an if/else unlock.
-// Only functions whose flat summary has an Effect get here, a few percent.
-func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary) {
-	full := fn
-	if full.Body == nil {
-		if r.ix == nil {
-			return
-		}
-		if full = r.ix.Full(fn); full == nil || full.Body == nil {
-			return
-		}
-	}
-	// The first call reaching the target with nothing held locally, and the
-	// caller contexts released before it.
-	var first *Reach
-	var w *walker
-	w = newWalker(r, full, func(v Visit) {
-		if first != nil || v.Reach == nil || v.State.Dead || !v.State.Empty() {
-			return
-		}
-		p := *v.Reach
-		p.Drops = append(append([]Effect(nil), w.Drops...), v.Reach.Drops...)
-		first = &p
-	})
-	w.keepDrops = true
-	end := w.run(State{})
-	if s.Reach != nil {
-		s.Reach = first
-	}
-	rets, exprs := w.rets, w.retExprs
-	if !end.Dead {
-		rets = append(rets, end)
-		exprs = append(exprs, "")
-	}
-	if len(rets) == 0 {
-		s.Acquires, s.CondAcquires, s.Drops = nil, nil, w.Drops
-		return
-	}
-	has := func(st State, kind, key string) bool {
-		for _, h := range st.Held {
-			if h.Kind == kind && h.Key == key && h.Must {
-				return true
-			}
-		}
-		return false
-	}
-	var acq, cond []Effect
-	for _, h := range rets[0].Held {
-		all, onTrue, onFalse, anyFalse := true, true, false, false
-		for i, st := range rets {
-			hs := has(st, h.Kind, h.Key)
-			f := falseish(exprs[i])
-			all = all && hs
-			if f {
-				anyFalse = true
-				onFalse = onFalse || hs
-			} else if !hs {
-				onTrue = false
-			}
-		}
-		e := Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)}
-		switch {
-		case all:
-			acq = append(acq, e)
-		case onTrue && anyFalse && !onFalse:
-			cond = append(cond, e)
-		}
-	}
-	// Contexts held only at the true returns, when the first return is a
-	// false one.
-	for i, st := range rets {
-		if falseish(exprs[i]) {
-			continue
-		}
-		for _, h := range st.Held {
-			dup := false
-			for _, e := range append(append([]Effect(nil), acq...), cond...) {
-				if e.Kind == h.Kind && e.Key == h.Key {
-					dup = true
-				}
-			}
-			if dup {
-				continue
-			}
-			ok, anyFalse := true, false
-			for j, st2 := range rets {
-				hs := has(st2, h.Kind, h.Key)
-				if falseish(exprs[j]) {
-					anyFalse = true
-					ok = ok && !hs
-				} else {
-					ok = ok && hs
-				}
-			}
-			if ok && anyFalse {
-				cond = append(cond, Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)})
-			}
-		}
-		break
-	}
-	s.Acquires, s.CondAcquires = acq, cond
-	s.Drops = nil
-	for _, d := range w.Drops {
-		if len(d.Steps) > 0 {
-			s.Drops = append(s.Drops, d)
-		}
-	}
-}
-
-// branchAcquires reports whether fn enters (or leaves) atomic contexts
-// inside branches more often than it leaves (enters) any: a lock helper
-// taking one lock or another ("if (root) spin_lock_bh(a); else
-// spin_lock_bh(b);") or its unlock twin, which the flat summary, seeing
-// each call in its own branch only, misses.
-func branchAcquires(m *Model, fn *cscan.Func) bool {
-	acq, rel, gacq, grel := 0, 0, 0, 0
-	for _, c := range fn.Calls {
-		if _, ok := m.Acquire(c.Name); ok {
-			acq++
-			if len(c.Guards) > 0 {
-				gacq++
-			}
-		}
-		if _, ok := m.Release(c.Name); ok {
-			rel++
-			if len(c.Guards) > 0 {
-				grel++
-			}
-		}
-	}
-	return gacq > 1 && gacq > rel || grel > 1 && grel > acq
-}
-
-// releases reports whether fn leaves an atomic context anywhere (directly
-// or through a callee), which the flat summary may misjudge inside
-// branches.
-func (r *Resolver) releases(fn *cscan.Func) bool {
-	for _, c := range fn.Calls {
-		if _, ok := r.m.Release(c.Name); ok {
-			return true
-		}
-	}
-	for _, c := range fn.Calls {
-		if r.m.primitive(c) {
-			continue
-		}
-		if cs := r.calleeSummary(c, fn); cs != nil && len(cs.Drops) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // isUpperName reports a macro-style name (BUG, WARN_ON, READ_ONCE).

@@ -2,12 +2,12 @@ package lockctx
 
 import (
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 )
 
 // maxIncludeFiles bounds the files (the caller's file and what it
@@ -59,7 +59,7 @@ func (r *Resolver) exprTag(expr string, fn *cscan.Func) string {
 	if r.ix == nil || fn == nil {
 		return ""
 	}
-	parts := memberPath(expr)
+	parts := ctype.MemberPath(expr)
 	if len(parts) == 0 {
 		return ""
 	}
@@ -89,7 +89,7 @@ func (r *Resolver) declaredIn(fn *cscan.Func, name string) string {
 			if to > lines.len() {
 				return map[string]string(nil)
 			}
-			tags, several := scanDeclTags(lines.span(from, to))
+			tags, several := ctype.DeclTags(lines.span(from, to))
 			for name := range several {
 				tags[name] = ""
 			}
@@ -113,28 +113,6 @@ func (r *Resolver) treeDef(fn *cscan.Func) *cscan.Func {
 		}
 	}
 	return nil
-}
-
-var indexRe = regexp.MustCompile(`\[[^\]]*\]`)
-
-// memberPath splits "(*card)->isac.ops[2]" into its root variable and
-// member names ("card", "isac", "ops"); nil for anything it cannot read
-// (calls, casts).
-func memberPath(expr string) []string {
-	e := indexRe.ReplaceAllString(strings.TrimSpace(expr), "")
-	e = strings.ReplaceAll(e, " ", "")
-	e = strings.TrimLeft(e, "&*")
-	e = strings.ReplaceAll(e, "(*", "")
-	e = strings.ReplaceAll(e, "(", "")
-	e = strings.ReplaceAll(e, ")", "")
-	e = strings.ReplaceAll(e, "->", ".")
-	parts := strings.Split(e, ".")
-	for _, p := range parts {
-		if !identRe.MatchString(p) {
-			return nil
-		}
-	}
-	return parts
 }
 
 // plainAssignsOf returns the plain assignments ("isac->release =

@@ -13,6 +13,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"github.com/autosel-bot/autosel-bot/internal/par"
 	"github.com/autosel-bot/autosel-bot/internal/stageprogress"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 )
 
 // The typing store: what the struct typing (structs.go) reads of every
@@ -21,7 +22,7 @@ import (
 // hundred files it types through instead of reading and parsing them.
 // One record per indexed file, in an index side file keyed by the file's
 // number (index.MakeRef(file, 0)): the file's #include directives and its
-// struct definitions (parseStructs). Beside it, one record per function
+// struct definitions (ctype.ParseStructs). Beside it, one record per function
 // (keyed by its index.Ref): the struct tags of the names it declares,
 // which baseTag otherwise reads the caller's whole file for, for every
 // call site through a member name tree-wide. Both belong to one index
@@ -30,7 +31,7 @@ import (
 // read and parsed as before.
 
 // typingVersion changes whenever what a typing or declarations record
-// holds or how it is derived (parseStructs, includeDirectives,
+// holds or how it is derived (ctype.ParseStructs, ctype.IncludeDirectives,
 // declTagsIn) does: a store of another version is not read.
 const typingVersion = 1
 
@@ -53,13 +54,13 @@ const typingFormat = 1
 type fileTyping struct {
 	delims  []byte
 	names   []string
-	structs structMembers
+	structs ctype.Structs
 }
 
 // deriveTyping computes the typing of a file's text.
 func deriveTyping(src string) *fileTyping {
-	delims, names := includeDirectives(src)
-	return &fileTyping{delims: delims, names: names, structs: parseStructs(src)}
+	delims, names := ctype.IncludeDirectives(src)
+	return &fileTyping{delims: delims, names: names, structs: ctype.ParseStructs(src)}
 }
 
 // encodeTyping encodes t: the format byte, the directives, then the
@@ -107,7 +108,7 @@ func decodeTyping(b []byte) (t *fileTyping, ok bool) {
 		return nil, false
 	}
 	d := &sumDecoder{b: b[1:]}
-	t = &fileTyping{structs: structMembers{}}
+	t = &fileTyping{structs: ctype.Structs{}}
 	n := d.count()
 	for i := 0; i < n && !d.bad; i++ {
 		if len(d.b) == 0 || (d.b[0] != '"' && d.b[0] != '<') {

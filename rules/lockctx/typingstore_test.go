@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/internal/testtree"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
@@ -23,12 +24,12 @@ func TestTypingRoundTrip(t *testing.T) {
 		name string
 		t    *fileTyping
 	}{
-		{"empty", &fileTyping{structs: structMembers{}}},
-		{"includes only", &fileTyping{delims: []byte{'<', '"'}, names: []string{"linux/foo.h", "hw.h"}, structs: structMembers{}}},
-		{"struct without struct members", &fileTyping{structs: structMembers{"ops": {}}}},
+		{"empty", &fileTyping{structs: ctype.Structs{}}},
+		{"includes only", &fileTyping{delims: []byte{'<', '"'}, names: []string{"linux/foo.h", "hw.h"}, structs: ctype.Structs{}}},
+		{"struct without struct members", &fileTyping{structs: ctype.Structs{"ops": {}}}},
 		{"structs", &fileTyping{
 			delims: []byte{'"'}, names: []string{"../regs.h"},
-			structs: structMembers{
+			structs: ctype.Structs{
 				"e1000_hw":             {"phy": "e1000_phy_info", "adapter": "e1000_adapter"},
 				"e1000_phy_info":       {"ops": "e1000_phy_operations"},
 				"e1000_phy_operations": {},
@@ -72,7 +73,7 @@ func TestTypingRoundTrip(t *testing.T) {
 }
 
 func FuzzDecodeTyping(f *testing.F) {
-	f.Add(encodeTyping(&fileTyping{structs: structMembers{}}))
+	f.Add(encodeTyping(&fileTyping{structs: ctype.Structs{}}))
 	f.Add(encodeTyping(deriveTyping(typingTree["drv/hw.h"])))
 	f.Add(encodeTyping(deriveTyping(typingTree["drv/main.c"])))
 	f.Add([]byte{typingFormat, 1, '<', 3, 'a', '.', 'h', 1, 1, 'x', 0})
@@ -236,7 +237,7 @@ func TestTypingStored(t *testing.T) {
 	dir := writeTypingTree(t, nil)
 	cache := filepath.Join(t.TempDir(), "cache")
 	ix := openIndex(t, dir, cache)
-	if r := NewResolver(m, ix, nil, 0); len(ix.Paths()) == 0 || r.storedTypingOK(ix.Paths()[0]) {
+	if r := NewResolver(m, ix, nil); len(ix.Paths()) == 0 || r.storedTypingOK(ix.Paths()[0]) {
 		t.Fatal("typing stored before Prepare")
 	}
 	// What older versions of the two stores left goes when they are
@@ -261,7 +262,7 @@ func TestTypingStored(t *testing.T) {
 	// computes everything.
 	stored := openIndex(t, dir, cache)
 	plain := openIndex(t, dir, "-")
-	rs, rp := NewResolver(m, stored, nil, 0), NewResolver(m, plain, nil, 0)
+	rs, rp := NewResolver(m, stored, nil), NewResolver(m, plain, nil)
 	paths := stored.Paths()
 	sort.Strings(paths)
 	if want := []string{"drv/hw.h", "drv/main.c", "drv/regs.h", "empty.c", "include/linux/foo.h"}; !reflect.DeepEqual(paths, want) {
@@ -321,9 +322,9 @@ func TestTypingStored(t *testing.T) {
 		return cscan.Call{}, nil
 	}
 	c, fn := call(stored)
-	tag, scope := NewResolver(m, stored, nil, 0).MemberCallTag(c, fn)
+	tag, scope := NewResolver(m, stored, nil).MemberCallTag(c, fn)
 	c, fn = call(plain)
-	ptag, pscope := NewResolver(m, plain, nil, 0).MemberCallTag(c, fn)
+	ptag, pscope := NewResolver(m, plain, nil).MemberCallTag(c, fn)
 	if tag != "drv_phy_ops" || scope != "drv/" || tag != ptag || scope != pscope {
 		t.Errorf("MemberCallTag: stored %q %q, computed %q %q, want drv_phy_ops drv/", tag, scope, ptag, pscope)
 	}
@@ -352,7 +353,7 @@ func TestTypingStoreRead(t *testing.T) {
 	if !ok {
 		t.Fatal("drv/hw.h not indexed")
 	}
-	planted := &fileTyping{delims: []byte{'"'}, names: []string{"planted.h"}, structs: structMembers{"planted": {"m": "t"}}}
+	planted := &fileTyping{delims: []byte{'"'}, names: []string{"planted.h"}, structs: ctype.Structs{"planted": {"m": "t"}}}
 	drvDo, ok := ix.RefOf(funcNamed(t, ix, "drv_do"))
 	if !ok {
 		t.Fatal("drv_do: no ref")
@@ -381,12 +382,12 @@ func TestTypingStoreRead(t *testing.T) {
 	}
 	// baseTag's answer for drv_do's hw.
 	hwTag := func(ix *index.Index) string {
-		return NewResolver(m, ix, nil, 0).baseTag("hw", funcNamed(t, ix, "drv_do"))
+		return NewResolver(m, ix, nil).baseTag("hw", funcNamed(t, ix, "drv_do"))
 	}
 
 	t.Run("read", func(t *testing.T) {
 		plant(ix.Generation())
-		r := NewResolver(m, openIndex(t, dir, cache), nil, 0)
+		r := NewResolver(m, openIndex(t, dir, cache), nil)
 		if got := r.fileStructs("drv/hw.h"); !reflect.DeepEqual(got, planted.structs) {
 			t.Errorf("fileStructs = %v, want the planted %v", got, planted.structs)
 		}
@@ -402,7 +403,7 @@ func TestTypingStoreRead(t *testing.T) {
 			t.Errorf("baseTag = %q, want the planted planted_hw", got)
 		}
 		// A function without a record is computed.
-		if got := NewResolver(m, again, nil, 0).baseTag("phy", funcNamed(t, again, "drv_local")); got != "drv_phy" {
+		if got := NewResolver(m, again, nil).baseTag("phy", funcNamed(t, again, "drv_local")); got != "drv_phy" {
 			t.Errorf("drv_local without a record: baseTag = %q", got)
 		}
 	})
@@ -410,8 +411,8 @@ func TestTypingStoreRead(t *testing.T) {
 	t.Run("overlaid", func(t *testing.T) {
 		plant(ix.Generation())
 		view := openIndex(t, dir, cache).Overlay(map[string][]byte{"drv/hw.h": []byte("#include \"other.h\"\nstruct drv_hw {\n\tstruct new_phy phy;\n};\n")})
-		r := NewResolver(m, view, nil, 0)
-		if got, want := r.fileStructs("drv/hw.h"), (structMembers{"drv_hw": {"phy": "new_phy"}}); !reflect.DeepEqual(got, want) {
+		r := NewResolver(m, view, nil)
+		if got, want := r.fileStructs("drv/hw.h"), (ctype.Structs{"drv_hw": {"phy": "new_phy"}}); !reflect.DeepEqual(got, want) {
 			t.Errorf("overlaid fileStructs = %v, want %v", got, want)
 		}
 		if got := r.includes("drv/hw.h", true); !reflect.DeepEqual(got, []string{"drv/other.h"}) {
@@ -425,7 +426,7 @@ func TestTypingStoreRead(t *testing.T) {
 		base := openIndex(t, dir, cache)
 		src := strings.Replace(typingTree["drv/main.c"], "struct drv_hw *hw", "struct other_hw *hw", 1)
 		main := base.Overlay(map[string][]byte{"drv/main.c": []byte(src)})
-		r = NewResolver(m, main, nil, 0)
+		r = NewResolver(m, main, nil)
 		// What the resolver typed while settling the patch (the view's
 		// drv_do, of the same lines) is forgotten.
 		r.declTags = map[declKey]map[string]string{}
@@ -447,8 +448,8 @@ func TestTypingStoreRead(t *testing.T) {
 		if again.Generation() == ix.Generation() {
 			t.Fatal("changing a header kept the generation")
 		}
-		r := NewResolver(m, again, nil, 0)
-		want := structMembers{"drv_hw": {"phy": "changed_phy"}}
+		r := NewResolver(m, again, nil)
+		want := ctype.Structs{"drv_hw": {"phy": "changed_phy"}}
 		if got := r.fileStructs("drv/hw.h"); !reflect.DeepEqual(got, want) {
 			t.Errorf("fileStructs over a stale store = %v, want %v", got, want)
 		}
@@ -462,7 +463,7 @@ func TestTypingStoreRead(t *testing.T) {
 		if err := Prepare(context.Background(), m, again, nil); err != nil {
 			t.Fatal(err)
 		}
-		fresh := NewResolver(m, openIndex(t, dir, cache), nil, 0)
+		fresh := NewResolver(m, openIndex(t, dir, cache), nil)
 		if st, ok := fresh.storedTyping("drv/hw.h"); !ok || !reflect.DeepEqual(st.structs, want) {
 			t.Errorf("stored after a second Prepare: %+v (%v), want %v", st, ok, want)
 		}

@@ -252,53 +252,9 @@ func (w *walker) stmt(s cscan.Stmt, st State) State {
 		elseSt := w.stmt(s.Else, withHeld(st, onFalse))
 		return mergeStates(thenSt, elseSt)
 	case *cscan.LoopStmt:
-		st = w.calls(s.CondCalls, st)
-		if st.Dead {
-			return st
-		}
-		var brk State = deadState
-		w.breaks = append(w.breaks, &brk)
-		body := w.stmt(s.Body, st)
-		w.breaks = w.breaks[:len(w.breaks)-1]
-		out := mergeStates(body, brk)
-		if s.Kind == "do" {
-			out = w.calls(s.CondCalls, out)
-			return out
-		}
-		if isForever(s) {
-			return brk
-		}
-		return mergeStates(st, out)
+		return w.loop(s, st)
 	case *cscan.SwitchStmt:
-		st = w.calls(s.CondCalls, st)
-		if st.Dead {
-			return st
-		}
-		var brk State = deadState
-		w.breaks = append(w.breaks, &brk)
-		entry := st
-		cur := deadState
-		hasDefault := false
-		if b, ok := s.Body.(*cscan.Block); ok {
-			for _, x := range b.Stmts {
-				if c, ok := x.(*cscan.CaseStmt); ok {
-					if c.Label == "default" {
-						hasDefault = true
-					}
-					cur = mergeStates(cur, entry)
-					continue
-				}
-				cur = w.stmt(x, cur)
-			}
-		} else {
-			cur = w.stmt(s.Body, entry)
-		}
-		w.breaks = w.breaks[:len(w.breaks)-1]
-		out := mergeStates(cur, brk)
-		if !hasDefault {
-			out = mergeStates(out, entry)
-		}
-		return out
+		return w.switchStmt(s, st)
 	case *cscan.CaseStmt:
 		return st
 	case *cscan.ReturnStmt:
@@ -345,6 +301,62 @@ func (w *walker) stmt(s cscan.Stmt, st State) State {
 	return st
 }
 
+// loop walks a loop: its body, left by break or by its condition (a do
+// loop's after the body; a forever loop only by break).
+func (w *walker) loop(s *cscan.LoopStmt, st State) State {
+	st = w.calls(s.CondCalls, st)
+	if st.Dead {
+		return st
+	}
+	var brk State = deadState
+	w.breaks = append(w.breaks, &brk)
+	body := w.stmt(s.Body, st)
+	w.breaks = w.breaks[:len(w.breaks)-1]
+	out := mergeStates(body, brk)
+	if s.Kind == "do" {
+		out = w.calls(s.CondCalls, out)
+		return out
+	}
+	if isForever(s) {
+		return brk
+	}
+	return mergeStates(st, out)
+}
+
+// switchStmt walks a switch: each case label is entered with the state
+// before the switch, and with no default the switch may be skipped.
+func (w *walker) switchStmt(s *cscan.SwitchStmt, st State) State {
+	st = w.calls(s.CondCalls, st)
+	if st.Dead {
+		return st
+	}
+	var brk State = deadState
+	w.breaks = append(w.breaks, &brk)
+	entry := st
+	cur := deadState
+	hasDefault := false
+	if b, ok := s.Body.(*cscan.Block); ok {
+		for _, x := range b.Stmts {
+			if c, ok := x.(*cscan.CaseStmt); ok {
+				if c.Label == "default" {
+					hasDefault = true
+				}
+				cur = mergeStates(cur, entry)
+				continue
+			}
+			cur = w.stmt(x, cur)
+		}
+	} else {
+		cur = w.stmt(s.Body, entry)
+	}
+	w.breaks = w.breaks[:len(w.breaks)-1]
+	out := mergeStates(cur, brk)
+	if !hasDefault {
+		out = mergeStates(out, entry)
+	}
+	return out
+}
+
 // isForever reports a loop left only by break, return or goto.
 func isForever(s *cscan.LoopStmt) bool {
 	c := strings.ReplaceAll(s.Cond, " ", "")
@@ -372,37 +384,4 @@ func WalkFrom(r *Resolver, fn *cscan.Func, entry State, visit func(Visit)) State
 		return State{}
 	}
 	return newWalker(r, fn, visit).run(entry)
-}
-
-// Inspect visits every statement of the tree rooted at s in source order,
-// parents before children (path-insensitive; see Walk for the
-// context-tracking walk).
-func Inspect(s cscan.Stmt, visit func(cscan.Stmt)) {
-	switch v := s.(type) {
-	case nil:
-		return
-	case *cscan.Block:
-		if v == nil {
-			return
-		}
-		visit(v)
-		for _, c := range v.Stmts {
-			Inspect(c, visit)
-		}
-	case *cscan.IfStmt:
-		visit(v)
-		Inspect(v.Then, visit)
-		Inspect(v.Else, visit)
-	case *cscan.LoopStmt:
-		visit(v)
-		Inspect(v.Body, visit)
-	case *cscan.SwitchStmt:
-		visit(v)
-		Inspect(v.Body, visit)
-	case *cscan.ScopedGuardStmt:
-		visit(v)
-		Inspect(v.Body, visit)
-	default:
-		visit(s)
-	}
 }

@@ -52,7 +52,7 @@ func heldAt(t *testing.T, m *Model, src string) []string {
 	for _, fn := range f.Funcs {
 		patch[fn.Name] = append(patch[fn.Name], fn)
 	}
-	r := NewResolver(m, nil, patch, 4)
+	r := NewResolver(m, nil, patch)
 	var out []string
 	Walk(r, patch["f"][0], func(v Visit) {
 		if !strings.HasPrefix(v.Call.Name, "x") && !strings.HasPrefix(v.Call.Name, "sleep") && !strings.HasPrefix(v.Call.Name, "helper") {
@@ -134,14 +134,14 @@ func TestSummaryEffects(t *testing.T) {
 	for _, fn := range f.Funcs {
 		patch[fn.Name] = append(patch[fn.Name], fn)
 	}
-	r := NewResolver(m, nil, patch, 4)
-	if s := r.SummaryOf(patch["lock_it"][0], 4); len(s.Acquires) != 1 || s.Acquires[0].Kind != "spin" || s.Reach != nil {
+	r := NewResolver(m, nil, patch)
+	if s := r.SummaryOf(patch["lock_it"][0]); len(s.Acquires) != 1 || s.Acquires[0].Kind != "spin" || s.Reach != nil {
 		t.Errorf("lock_it: %+v", s)
 	}
-	if s := r.SummaryOf(patch["try_it"][0], 4); len(s.CondAcquires) != 1 || len(s.Acquires) != 0 {
+	if s := r.SummaryOf(patch["try_it"][0]); len(s.CondAcquires) != 1 || len(s.Acquires) != 0 {
 		t.Errorf("try_it: %+v", s)
 	}
-	s := r.SummaryOf(patch["drop_it"][0], 4)
+	s := r.SummaryOf(patch["drop_it"][0])
 	if s.Reach == nil || s.Reach.Prim != "sleep_x" || len(s.Reach.Drops) != 1 || s.Reach.Drops[0].Kind != "rcu" {
 		t.Errorf("drop_it: %+v", s)
 	}
@@ -158,17 +158,5 @@ func TestCompileErrors(t *testing.T) {
 	}
 	if _, err := Compile("x", &lockmodel.Table{Guards: map[string]string{"g": "bogus"}}, &Tables{}, nil); err == nil {
 		t.Error("bad guard kind accepted")
-	}
-}
-
-func TestInspect(t *testing.T) {
-	fn := cscan.ParseBody("static int f(void)\n{\n\tif (a) {\n\t\tb();\n\t} else\n\t\tgoto out;\n\twhile (c)\n\t\td();\nout:\n\treturn 0;\n}\n", nil)
-	var kinds []string
-	Inspect(fn.Body, func(s cscan.Stmt) {
-		kinds = append(kinds, strings.TrimPrefix(fmt.Sprintf("%T", s), "*cscan."))
-	})
-	want := "[Block IfStmt Block ExprStmt GotoStmt LoopStmt ExprStmt LabelStmt ReturnStmt]"
-	if fmt.Sprint(kinds) != want {
-		t.Errorf("got %v, want %s", kinds, want)
 	}
 }

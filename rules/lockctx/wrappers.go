@@ -34,7 +34,7 @@ func (r *Resolver) callbackRows() []Callback {
 				return rows
 			}
 		}
-		return NewResolver(r.m, r.ix.Underlying(), nil, 0).deriveRows()
+		return NewResolver(r.m, r.ix.Underlying(), nil).deriveRows()
 	}).([]Callback)
 	return r.rows
 }

@@ -37,7 +37,7 @@ func (r *checker) argSites(name, file string, static bool) []callSite {
 		}
 		for _, u := range r.argUsesOf(p)[name] {
 			fn, c := u.fn, u.fn.Calls[u.call]
-			defs := lockctx.PickDefs(r.p.Index.Funcs(c.Name), fn.File)
+			defs := cscan.PickDefs(r.p.Index.Funcs(c.Name), fn.File)
 			if len(defs) != 1 {
 				continue
 			}

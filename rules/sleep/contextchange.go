@@ -64,7 +64,7 @@ func treeDef(ix *index.Index, name, file string) *cscan.Func {
 	if ix == nil {
 		return nil
 	}
-	defs := lockctx.PickDefs(ix.Funcs(name), file)
+	defs := cscan.PickDefs(ix.Funcs(name), file)
 	if len(defs) == 0 {
 		return nil
 	}

@@ -18,7 +18,7 @@ import (
 // reverse handles a function that newly may sleep: every caller chain (to
 // the depth) reaching it in atomic context.
 func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
-	ns := r.newR.SummaryOf(nf, 0)
+	ns := r.newR.SummaryOf(nf)
 	if ns.Reach == nil {
 		return
 	}
@@ -29,7 +29,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		return
 	}
 	proof := ns.Reach
-	if of != nil && r.oldR.SummaryOf(of, 0).Reach != nil {
+	if of != nil && r.oldR.SummaryOf(of).Reach != nil {
 		// It could already sleep: only a new path to a sleeping primitive
 		// (a call that now sleeps, or a new sleeping call) counts.
 		if proof = r.newReach(nf, of); proof == nil {
@@ -139,7 +139,7 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 	}
 	out = append(out, r.argSites(name, file, static)...)
 	fn := &cscan.Func{Name: name, File: file}
-	if defs := lockctx.PickDefs(r.p.Index.Funcs(name), file); len(defs) > 0 {
+	if defs := cscan.PickDefs(r.p.Index.Funcs(name), file); len(defs) > 0 {
 		fn = defs[0]
 	}
 	done := map[string]bool{}

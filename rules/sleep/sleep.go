@@ -160,7 +160,7 @@ func newChecker(p *rules.Pass, m *lockctx.Model) *checker {
 		newIx, oldIx = p.Index, p.Index.Base()
 	}
 	r.newR = lockctx.NewPatchResolver(m, newIx, newPatch, preimages)
-	r.oldR = lockctx.NewResolver(m, oldIx, oldPatch, 0)
+	r.oldR = lockctx.NewResolver(m, oldIx, oldPatch)
 	return r
 }
 
@@ -203,7 +203,7 @@ func (r *checker) movedFrom(nf *cscan.Func) *cscan.Func {
 		}
 	}
 	if ix := r.oldR.Index(); ix != nil {
-		if defs := lockctx.PickDefs(ix.Funcs(nf.Name), nf.File); len(defs) > 0 {
+		if defs := cscan.PickDefs(ix.Funcs(nf.Name), nf.File); len(defs) > 0 {
 			return ix.Full(defs[0])
 		}
 	}
@@ -454,13 +454,13 @@ func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
 // into a spinlock): every caller's region after the call is re-checked
 // for sleeping calls.
 func (r *checker) lockChange(nf, of *cscan.Func) {
-	ns := r.newR.SummaryOf(nf, 0)
+	ns := r.newR.SummaryOf(nf)
 	if len(ns.Acquires)+len(ns.CondAcquires) == 0 {
 		return
 	}
 	var os *lockctx.Summary
 	if of != nil {
-		os = r.oldR.SummaryOf(of, 0)
+		os = r.oldR.SummaryOf(of)
 	}
 	had := func(kind string) bool {
 		if os == nil {

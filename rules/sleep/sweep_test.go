@@ -18,7 +18,7 @@ func BenchmarkSleepSweep(b *testing.B) {
 	m := sleepModel(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r := lockctx.NewResolver(m, ix, nil, 4)
+		r := lockctx.NewResolver(m, ix, nil)
 		funcs, evs := 0, 0
 		for _, p := range ix.Paths() {
 			if !strings.HasSuffix(p, ".c") || !(strings.HasPrefix(p, "kernel/") || strings.HasPrefix(p, "mm/") ||

@@ -37,12 +37,12 @@ func walkerCalls(res *lockctx.Resolver, fn *cscan.Func) []walkerCall {
 			if name == "" || !cscan.IsIdentChar(name[0]) || strings.ToUpper(name) == name {
 				continue
 			}
-			defs := lockctx.PickDefs(ix.Funcs(name), fn.File)
+			defs := cscan.PickDefs(ix.Funcs(name), fn.File)
 			if len(defs) != 1 {
 				continue
 			}
 			if g == nil {
-				gs := lockctx.PickDefs(ix.Funcs(c.Name), fn.File)
+				gs := cscan.PickDefs(ix.Funcs(c.Name), fn.File)
 				if len(gs) != 1 {
 					break
 				}
@@ -56,7 +56,7 @@ func walkerCalls(res *lockctx.Resolver, fn *cscan.Func) []walkerCall {
 			if len(held) == 0 {
 				continue
 			}
-			s := res.SummaryOf(defs[0], 0)
+			s := res.SummaryOf(defs[0])
 			if s.Reach == nil {
 				continue
 			}

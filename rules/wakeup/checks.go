@@ -6,7 +6,6 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
 // isQueueWait reports whether a wait site sleeps on (or queues on) a wait
@@ -417,7 +416,7 @@ func (r *checker) checkFinishWait(old, nw *wfunc) {
 	}
 	var exits []exitPoint
 	labels := map[string]int{}
-	lockctx.Inspect(nw.F.Body, func(s cscan.Stmt) {
+	cscan.Inspect(nw.F.Body, func(s cscan.Stmt) {
 		switch s := s.(type) {
 		case *cscan.ReturnStmt:
 			exits = append(exits, exitPoint{line: s.Line})

@@ -7,7 +7,6 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
 // Wake-up breadth chosen by a helper's argument (category
@@ -49,7 +48,7 @@ func (r *checker) breadthParam(name, file string, i, depth int) (*wsite, string,
 	if r.tree == nil || depth > maxHelperDepth || r.p.isPrimitive(name) {
 		return nil, "", ""
 	}
-	fns := lockctx.PickDefs(r.pass.Index.Funcs(name), file)
+	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
 	if len(fns) == 0 || fns[0].End-fns[0].Start > 60 {
 		return nil, "", ""
 	}

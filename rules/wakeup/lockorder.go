@@ -6,7 +6,6 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
 // A lock that used to order the two sides (category wakeup-barrier): the
@@ -45,7 +44,7 @@ func (r *checker) wakeDecision(f *wfunc, region []cscan.Call) string {
 		if r.p.isPrimitive(c.Name) || r.p.takesLock(c.Name) {
 			continue
 		}
-		for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
+		for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
 			if r.rolesOf(r.tree.view(fn)).waker() {
 				return c.Name
 			}

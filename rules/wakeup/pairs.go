@@ -127,7 +127,7 @@ func (r *checker) locksAt(f *wfunc, line int) []heldLock {
 	}
 	// scoped_guard(class, &lock) { ... }: the lock is held inside its body.
 	if f.F.Body != nil {
-		lockctx.Inspect(f.F.Body, func(st cscan.Stmt) {
+		cscan.Inspect(f.F.Body, func(st cscan.Stmt) {
 			sg, ok := st.(*cscan.ScopedGuardStmt)
 			if !ok || sg.Line >= line || stmtEnd(sg.Body) < line {
 				return
@@ -143,7 +143,7 @@ func (r *checker) locksAt(f *wfunc, line int) []heldLock {
 // stmtEnd returns the last line of a statement tree.
 func stmtEnd(s cscan.Stmt) int {
 	end := 0
-	lockctx.Inspect(s, func(x cscan.Stmt) {
+	cscan.Inspect(s, func(x cscan.Stmt) {
 		if b, ok := x.(*cscan.Block); ok && b.EndLine > end {
 			end = b.EndLine
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
 // Deciding the wake-up-removed, skipped and stale-entry notes with the
@@ -64,7 +63,7 @@ func (r *checker) coveringWake(f *wfunc, q string, from int) string {
 			continue
 		}
 		seen[c.Name] = true
-		for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
+		for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
 			for _, s := range r.tree.view(fn).sitesOn(siteWake, "") {
 				if r.sameQueue(s.Q, q) || (field != "" && keyLast(s.Q) == field) {
 					return fmt.Sprintf("its callee %s() wakes it (%s:%d)", fn.Name, s.Fn.File, s.Line())
@@ -198,7 +197,7 @@ func (r *checker) checkSkippingGotos(nw *wfunc, n *wsite) {
 	}
 	labels := map[string]int{}
 	var gotos []*cscan.GotoStmt
-	lockctx.Inspect(nw.F.Body, func(s cscan.Stmt) {
+	cscan.Inspect(nw.F.Body, func(s cscan.Stmt) {
 		switch s := s.(type) {
 		case *cscan.GotoStmt:
 			gotos = append(gotos, s)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
 // Stale state on the waker's side: the wake-up is decided from a value
@@ -35,7 +34,7 @@ func (r *checker) pathEvents(f *wfunc, n *wsite) []pathEvent {
 		return nil
 	}
 	elseCond := map[int]*cscan.IfStmt{}
-	lockctx.Inspect(f.F.Body, func(s cscan.Stmt) {
+	cscan.Inspect(f.F.Body, func(s cscan.Stmt) {
 		if i, ok := s.(*cscan.IfStmt); ok && i.ElseLine != 0 {
 			elseCond[i.ElseLine] = i
 		}
@@ -239,7 +238,7 @@ func condCallLines(f *wfunc, name string) map[int]bool {
 			}
 		}
 	}
-	lockctx.Inspect(f.F.Body, func(s cscan.Stmt) {
+	cscan.Inspect(f.F.Body, func(s cscan.Stmt) {
 		switch s := s.(type) {
 		case *cscan.IfStmt:
 			add(s.CondCalls)
@@ -276,7 +275,7 @@ func (r *checker) snapshotHelper(f *wfunc, n *wsite) (string, *wsite) {
 			}
 		}
 		if hv == nil && r.tree != nil {
-			if fns := lockctx.PickDefs(r.pass.Index.Funcs(h), f.File); len(fns) > 0 {
+			if fns := cscan.PickDefs(r.pass.Index.Funcs(h), f.File); len(fns) > 0 {
 				hv = r.tree.view(fns[0])
 			}
 		}

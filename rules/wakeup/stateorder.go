@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
 // State vs wake-up order (category state-order): a store that a sleeper's
@@ -105,7 +105,7 @@ func (r *checker) wakesBefore(nw *wfunc, _ int, from, q string, l int) bool {
 			}
 		}
 		if r.tree != nil {
-			for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(from), nw.File) {
+			for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(from), nw.File) {
 				for _, s := range r.tree.view(fn).sitesOn(siteWake, "") {
 					if r.sameQueue(s.Q, q) {
 						return true

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
 // Wrapper wakers: small helpers that wake the queue they are handed
@@ -80,7 +80,7 @@ func (r *checker) wrapperOf(name, file string) *wrapperWake {
 	if r.tree == nil || r.p.isPrimitive(name) || r.p.takesLock(name) || r.p.ordering(name) != "" || r.p.taskWakers[name] != nil {
 		return nil
 	}
-	fns := lockctx.PickDefs(r.pass.Index.Funcs(name), file)
+	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
 	if len(fns) == 0 || fns[0].End-fns[0].Start > maxHelperLines {
 		return nil
 	}

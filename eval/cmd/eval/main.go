@@ -28,7 +28,6 @@ import (
 	"github.com/autosel-bot/autosel-bot/eval"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
-	"github.com/autosel-bot/autosel-bot/rules"
 )
 
 func main() {
@@ -39,7 +38,6 @@ func main() {
 	dir := flag.String("dir", def, "corpus directory (default $EVAL_DIR, else eval)")
 	tree := flag.String("tree", "", "Linux 6.1 tree (default $AUTOSEL_KERNEL_SRC, else the shared test tree)")
 	jobs := flag.Int("j", runtime.GOMAXPROCS(0), "cases analysed at once")
-	depth := flag.Int("depth", 4, "rules.depth, as in config.yaml")
 	verbose := flag.Bool("v", false, "log index progress")
 	summaries := flag.Bool("summaries", true, "store whole-tree summaries first (index.summaries)")
 	split := flag.String("split", os.Getenv("EVAL_SPLIT"), "cases to run: all, train or test (default $EVAL_SPLIT, else all)")
@@ -53,7 +51,7 @@ func main() {
 	if *assign {
 		err = assignNew(*dir)
 	} else {
-		err = run(ctx, *dir, *tree, *split, *jobs, *depth, *verbose, *summaries, *showTest, *explain)
+		err = run(ctx, *dir, *tree, *split, *jobs, *verbose, *summaries, *showTest, *explain)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
@@ -78,7 +76,7 @@ func assignNew(dir string) error {
 	return nil
 }
 
-func run(ctx context.Context, dir, tree, split string, jobs, depth int, verbose, summaries, showTest bool, explain string) error {
+func run(ctx context.Context, dir, tree, split string, jobs int, verbose, summaries, showTest bool, explain string) error {
 	c, err := eval.Load(dir)
 	if err != nil {
 		return err
@@ -101,7 +99,7 @@ func run(ctx context.Context, dir, tree, split string, jobs, depth int, verbose,
 		return fmt.Errorf("index %s: %w", tree, err)
 	}
 	fmt.Printf("index of %s opened in %s\n", tree, time.Since(start).Round(100*time.Millisecond))
-	ev, err := eval.NewEvaluator(eval.Options{Tree: tree, Index: ix, RuleOptions: rules.Options{Depth: depth}, Jobs: jobs, Summaries: summaries})
+	ev, err := eval.NewEvaluator(eval.Options{Tree: tree, Index: ix, Jobs: jobs, Summaries: summaries})
 	if err != nil {
 		return err
 	}

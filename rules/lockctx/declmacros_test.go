@@ -49,18 +49,18 @@ func TestDeclRegistrationsPerView(t *testing.T) {
 	// The patch drops a.c's timer: its view sees none there, and still
 	// b.c's; the tree, asked after and before, keeps both.
 	view := ix.Overlay(map[string][]byte{"a.c": []byte("static void ha(struct timer_list *t)\n{\n}\n")})
-	before := NewResolver(m, ix, nil, 0)
+	before := NewResolver(m, ix, nil)
 	if len(before.declRegistrations("b.c", "hb")) != 1 {
 		t.Fatal("the tree's b.c registers no timer")
 	}
-	r := NewResolver(m, view, nil, 0)
+	r := NewResolver(m, view, nil)
 	if got := r.declRegistrations("a.c", "ha"); len(got) != 0 {
 		t.Errorf("the view sees a.c's dropped timer: %v", got)
 	}
 	if got := r.declRegistrations("b.c", "hb"); len(got) != 1 || got[0].row.Kind != "softirq" {
 		t.Errorf("the view's b.c registrations %+v", got)
 	}
-	after := NewResolver(m, ix, nil, 0)
+	after := NewResolver(m, ix, nil)
 	if got := after.declRegistrations("a.c", "ha"); len(got) != 1 {
 		t.Errorf("the tree's a.c registrations after the view's: %+v", got)
 	}

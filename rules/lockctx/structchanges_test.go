@@ -58,11 +58,11 @@ func TestStoredStructRetyped(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			view := ix.Overlay(map[string][]byte{tc.file: []byte(tc.text)})
-			r := NewResolver(m, view, map[string][]*cscan.Func{}, 0)
+			r := NewResolver(m, view, map[string][]*cscan.Func{})
 			fn := view.Funcs("via_holder")[0]
-			plain := NewResolver(m, view, map[string][]*cscan.Func{}, 0)
+			plain := NewResolver(m, view, map[string][]*cscan.Func{})
 			plain.store, plain.sources = nil, nil
-			stored, computed := r.SummaryOf(fn, 0).Reach != nil, plain.SummaryOf(fn, 0).Reach != nil
+			stored, computed := r.SummaryOf(fn).Reach != nil, plain.SummaryOf(fn).Reach != nil
 			if computed != tc.sleeps {
 				t.Fatalf("without the store via_holder() reaches: %v, want %v", computed, tc.sleeps)
 			}

@@ -46,14 +46,14 @@ func TestRegistrationsOverlay(t *testing.T) {
 		{"a file deleted", map[string]string{"a.c": ""}, false},
 	}
 	ix := openTree(t, regTree)
-	tree := NewResolver(m, ix, nil, 0)
+	tree := NewResolver(m, ix, nil)
 	tree.registrations("")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			over, patched := testtree.Patched(regTree, tt.patch)
-			view := NewResolver(m, ix.Overlay(over), nil, 0)
+			view := NewResolver(m, ix.Overlay(over), nil)
 			view.registrations("")
-			alone := NewResolver(m, openTree(t, patched), nil, 0)
+			alone := NewResolver(m, openTree(t, patched), nil)
 			alone.registrations("")
 			if got, want := regRows(view), regRows(alone); len(want) < 3 || !reflect.DeepEqual(got, want) {
 				t.Errorf("registrations:\n got %q\nwant %q", got, want)

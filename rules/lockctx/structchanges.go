@@ -3,6 +3,8 @@ package lockctx
 import (
 	"slices"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 )
 
 // Struct definitions as a dependency of stored summaries. A call through
@@ -39,7 +41,7 @@ func structMemberKey(tag, m string) string { return "struct " + tag + ":" + m }
 func (r *Resolver) changedStructs(p string, before, after []byte) {
 	s := r.sources
 	root := r.ix.Underlying()
-	oldDefs, newDefs := parseStructs(string(before)), parseStructs(string(after))
+	oldDefs, newDefs := ctype.ParseStructs(string(before)), ctype.ParseStructs(string(after))
 	for tag, ms := range oldDefs {
 		nms, ok := newDefs[tag]
 		if !ok {
@@ -67,9 +69,9 @@ func (r *Resolver) changedStructs(p string, before, after []byte) {
 		// already: only a header's includes reach further.
 		return
 	}
-	od, on := includeDirectives(string(before))
-	nd, nn := includeDirectives(string(after))
-	oldInc, newInc := resolveIncludes(p, od, on, true), resolveIncludes(p, nd, nn, true)
+	od, on := ctype.IncludeDirectives(string(before))
+	nd, nn := ctype.IncludeDirectives(string(after))
+	oldInc, newInc := ctype.ResolveIncludes(p, od, on, true), ctype.ResolveIncludes(p, nd, nn, true)
 	for _, inc := range symmetricDiff(oldInc, newInc) {
 		// The tags the header defines in the view (stored or parsed once
 		// per tree), and in the tree too when the patch changes it.
@@ -80,7 +82,7 @@ func (r *Resolver) changedStructs(p string, before, after []byte) {
 			continue
 		}
 		if b, err := root.ReadFile(inc); err == nil {
-			for tag := range parseStructs(string(b)) {
+			for tag := range ctype.ParseStructs(string(b)) {
 				s.structs[structKey(tag)] = true
 			}
 		}

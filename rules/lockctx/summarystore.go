@@ -24,8 +24,8 @@ import (
 // call graph below them. Each record also lists what its summary was
 // computed from (the functions it looked up and summarised, its deps; the
 // struct members it resolved calls through and the struct definitions
-// it typed expressions with, structdep.go) and the functions computed
-// from it (reverse deps): sumvalid.go decides, per patch, which stored
+// it typed expressions with, structchanges.go) and the functions computed
+// from it (reverse deps): storeinvalidation.go decides, per patch, which stored
 // summaries still hold. The members of a recursive component keep the
 // summaries of the component's final round, entered where Prepare's walk
 // entered it.
@@ -266,7 +266,7 @@ func summarise(ctx context.Context, m *Model, ix *index.Index, release bool) (*b
 	n := ix.NumFiles()
 	pr := stageprogress.Start(ctx, stageprogress.Summaries, n)
 	for lo := 0; lo < n; lo += prepareFiles {
-		r := NewResolver(m, ix, nil, 0)
+		r := NewResolver(m, ix, nil)
 		r.build, r.store = b, b
 		for i := lo; i < min(n, lo+prepareFiles); i++ {
 			if i%256 == 0 {
@@ -276,7 +276,7 @@ func summarise(ctx context.Context, m *Model, ix *index.Index, release bool) (*b
 			}
 			for _, ref := range ix.FileRefs(i) {
 				if fn := ix.FuncOf(ref); fn != nil {
-					r.SummaryOf(fn, 0)
+					r.SummaryOf(fn)
 					b.funcs++
 				}
 			}
@@ -288,7 +288,7 @@ func summarise(ctx context.Context, m *Model, ix *index.Index, release bool) (*b
 	}
 	pr.Done()
 	b.finish()
-	b.rows, b.rowsOK = NewResolver(m, ix, nil, 0).deriveRows(), true
+	b.rows, b.rowsOK = NewResolver(m, ix, nil).deriveRows(), true
 	return b, nil
 }
 

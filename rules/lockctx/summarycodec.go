@@ -9,7 +9,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
-// A stored record (sumstore.go) is what the resolver learnt about one tree
+// A stored record (summarystore.go) is what the resolver learnt about one tree
 // function while summarising the whole tree: the functions and struct
 // members its summary was computed from (to tell whether a patch changes
 // it) and, when the summary is the same for every entry into the call

@@ -10,7 +10,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
-// Which stored summaries hold under a patch (sumstore.go). A stored
+// Which stored summaries hold under a patch (summarystore.go). A stored
 // summary was computed without the patch. It can change only when
 // something it was computed from did: a function in a file the patch
 // rescans or with the name of one of the patch's functions (the sources),
@@ -21,7 +21,7 @@ import (
 // only as far as summaries actually change. Every other tree function's
 // stored summary is used.
 //
-// The resolver's own taint tracking (share.go) makes the same dependency
+// The resolver's own taint tracking (sharedsummaries.go) makes the same dependency
 // test for the summaries it computes; the climb adds that a change which
 // leaves a function's summary as it was stops there.
 //
@@ -36,7 +36,7 @@ type patchSources struct {
 	files map[int]bool
 	funcs map[index.Ref]bool
 	// members are the member keys whose assignments the patch changes
-	// (memberChanged).
+	// (changedKeys).
 	tagged, untyped, anyMember map[string]bool
 	// structs are the keys of the struct definitions the patch changes
 	// (structKey, structMemberKey; changedStructs).
@@ -57,7 +57,7 @@ type patchSources struct {
 	// lines renumbers, per rescanned file whose change lies inside
 	// functions, the old lines outside the changed functions; paired maps
 	// the old refs of such a file's unchanged functions to their new
-	// versions, pairedRef back (sumpair.go).
+	// versions, pairedRef back (unchangedfuncs.go).
 	lines     map[string]map[int]int
 	paired    map[index.Ref]*cscan.Func
 	pairedRef map[*cscan.Func]index.Ref
@@ -288,287 +288,6 @@ func (r *Resolver) markDirty(ref index.Ref) {
 			}
 		})
 	}
-}
-
-// settle makes the dirty set: the tree functions whose summary in the
-// view differs from the stored one, and which are therefore summarised
-// again. It starts from the seeds (the sources, and the functions whose
-// members changed) and climbs the reverse deps only as far as summaries
-// change. A source's summary in the view is its new versions' (the
-// function of that name in the rescanned file, the patch's functions of
-// that name; none when it was deleted); another function's is computed
-// again when one of its deps changed. A function whose summary comes out
-// as stored stops the climb: most functions a patch touches gain no
-// sleeping call and leave no lock held, and most callers of one that
-// does already reached a sleeping call the same way, first.
-//
-// Functions are assumed unchanged until found changed, and everything
-// summarised from a function that changes is summarised again (a
-// worklist), so the result is a fixpoint. Where a change takes something
-// away (a sleeping call, an effect), that assumption could keep a
-// recursive component's stale summaries alive, so everything above such
-// a change is dirtied instead, as it is when the climb grows too long.
-// The summaries computed here are dropped at the end: the analysis then
-// summarises in its own order, as it would without a store (a recursive
-// component's summaries depend on where it is entered).
-func (r *Resolver) settle(seeds []index.Ref) {
-	s := r.sources
-	root := r.ix.Underlying()
-	versions := map[index.Ref][]*cscan.Func{}
-	files := map[int]*cscan.File{}
-	var sources []index.Ref
-	for _, ref := range seeds {
-		if !s.files[ref.File()] && !s.funcs[ref] || s.paired[ref] != nil {
-			continue
-		}
-		if _, ok := versions[ref]; ok {
-			continue
-		}
-		var news []*cscan.Func
-		if old := root.FuncOf(ref); old != nil {
-			if s.files[ref.File()] {
-				f, ok := files[ref.File()]
-				if !ok {
-					f = r.ix.File(old.File)
-					files[ref.File()] = f
-				}
-				if f != nil {
-					for _, fn := range f.Funcs {
-						if fn.Name == old.Name {
-							news = append(news, fn)
-						}
-					}
-				}
-			}
-			news = append(news, r.patch[old.Name]...)
-		}
-		versions[ref] = news
-		sources = append(sources, ref)
-	}
-	last := map[index.Ref]string{}
-	queued := map[index.Ref]bool{}
-	queue := append([]index.Ref(nil), seeds...)
-	for _, x := range queue {
-		queued[x] = true
-	}
-	work := 0
-	// consulted are the tree functions whose summaries the sources' new
-	// versions were computed from: their deps, which the store does not
-	// know (see below).
-	consulted := map[index.Ref]bool{}
-	// value returns x's summary in the view, encoded (the new versions'
-	// for a source), and whether it lost something stored has.
-	value := func(x index.Ref, storedEnc []byte) (string, bool) {
-		stored, _ := decodeSummary(storedEnc)
-		if news, ok := versions[x]; ok {
-			if len(news) == 0 {
-				return "deleted", true
-			}
-			var v []byte
-			lost := false
-			r.consulted = consulted
-			defer func() { r.consulted = nil }()
-			for _, fn := range news {
-				sum := r.SummaryOf(fn, 0)
-				v = appendSummary(v, sum)
-				lost = lost || lessThan(sum, stored)
-			}
-			if len(news) == 1 {
-				return string(v), lost
-			}
-			return "versions:" + string(v), lost
-		}
-		fn := s.paired[x] // an unchanged function of a rescanned file: its new version
-		if fn == nil {
-			fn = root.FuncOf(x)
-		}
-		if fn == nil {
-			return "missing", true
-		}
-		s.dirty[x] = true // summarised again below, whatever stored says
-		delete(r.memo, fn)
-		sum := r.SummaryOf(fn, 0)
-		return string(appendSummary(nil, sum)), lessThan(sum, stored)
-	}
-	// A new version computed from a function whose summary the change
-	// changed closes a cycle through the change (a changed function that
-	// now calls what calls it). A recursive component's summaries depend
-	// on where it is entered, and the climb entered it elsewhere than the
-	// analysis will: everything above the change is summarised again. (A
-	// function the climb found as stored is read as stored by both.) The
-	// climb stops as soon as it finds one: a function of consulted found
-	// changed, or a source's new version reading one.
-	closesCycle := func() bool {
-		for ref := range consulted {
-			if s.isDirty(ref) && versions[ref] == nil {
-				return true
-			}
-		}
-		return false
-	}
-	// giveUp dirties everything above the seeds: what the climb visited
-	// and everything above it (the seeds' closure holds both).
-	giveUp := func() {
-		for _, x := range seeds {
-			r.markDirty(x)
-		}
-		r.resetMemo()
-	}
-	for {
-		for len(queue) > 0 {
-			x := queue[0]
-			queue = queue[1:]
-			delete(queued, x)
-			work++
-			s.climbed = work
-			if work > maxSettle {
-				for _, y := range append(queue, x) {
-					r.markDirty(y)
-				}
-				r.resetMemo()
-				return
-			}
-			if s.closed.has(x) {
-				continue
-			}
-			enc := r.storedEnc(x)
-			v, lost := value(x, enc)
-			stored := string(enc)
-			same := v == stored
-			_, isSource := versions[x]
-			switch {
-			case isSource && same:
-				s.cut[x] = true
-			case isSource:
-				delete(s.cut, x)
-			case same:
-				delete(s.dirty, x) // as stored: x stays clean
-			default:
-				s.dirty[x] = true
-			}
-			if (isSource || s.dirty[x]) && closesCycle() {
-				giveUp()
-				return
-			}
-			prev, ok := last[x]
-			if !ok {
-				prev = stored // what its callers' stored summaries used
-			}
-			last[x] = v
-			if prev == v {
-				continue // nothing new for its callers
-			}
-			if lost && !same {
-				r.markDirty(x)
-				if closesCycle() {
-					giveUp()
-					return
-				}
-				continue
-			}
-			r.forgetAbove(x)
-			r.store.eachRdep(x, func(p index.Ref) {
-				if !queued[p] && !s.closed.has(p) {
-					queued[p] = true
-					queue = append(queue, p)
-				}
-			})
-		}
-		// The new versions' own deps are not in the store: a source whose
-		// summary moved with what changed since it was computed goes round
-		// again.
-		for _, x := range sources {
-			for _, fn := range versions[x] {
-				delete(r.memo, fn)
-			}
-			v, _ := value(x, r.storedEnc(x))
-			if closesCycle() {
-				giveUp()
-				return
-			}
-			if v != last[x] && !queued[x] {
-				queued[x] = true
-				queue = append(queue, x)
-			}
-		}
-		if len(queue) == 0 {
-			break
-		}
-	}
-	if closesCycle() {
-		giveUp()
-		return
-	}
-	// A tree function named like one of the patch's is not reached by
-	// name any more; unless cut, it is dirty.
-	for ref := range s.funcs {
-		if !s.cut[ref] && !s.files[ref.File()] {
-			s.dirty[ref] = true
-		}
-	}
-	r.resetMemo()
-}
-
-// forgetAbove drops the summaries computed in this resolver that may
-// have used x's previous summary in the view: those of the functions
-// above x, as far as they were summarised.
-func (r *Resolver) forgetAbove(x index.Ref) {
-	root := r.ix.Underlying()
-	seen := map[index.Ref]bool{x: true}
-	queue := []index.Ref{x}
-	for len(queue) > 0 {
-		y := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		r.store.eachRdep(y, func(p index.Ref) {
-			if seen[p] {
-				return
-			}
-			seen[p] = true
-			if fn := root.FuncOf(p); fn != nil {
-				if _, ok := r.memo[fn]; ok {
-					delete(r.memo, fn)
-					queue = append(queue, p)
-				}
-			}
-		})
-	}
-	// The patch's own functions are not in the store: drop them all.
-	for _, fns := range r.patch {
-		for _, fn := range fns {
-			delete(r.memo, fn)
-		}
-	}
-	for _, p := range r.ix.OverlaidPaths() {
-		if f := r.ix.File(p); f != nil {
-			for _, fn := range f.Funcs {
-				delete(r.memo, fn)
-			}
-		}
-	}
-}
-
-// resetMemo drops every summary computed so far, and what was found
-// with them through lookup (which functions call the function passed in
-// a parameter): findNeutral looks up its candidates as the tree's.
-func (r *Resolver) resetMemo() {
-	r.memo, r.tainted, r.prev = map[*cscan.Func]*Summary{}, map[*cscan.Func]bool{}, map[*cscan.Func]*Summary{}
-	r.paramCalls = map[paramKey][]report.Step{}
-	r.paramHeld = map[paramKey][]Held{}
-	r.Computed = 0
-}
-
-// lessThan reports whether s lacks something stored has: a reach, an
-// effect, a reach through an argument.
-func lessThan(s, stored *Summary) bool {
-	if stored == nil {
-		return false
-	}
-	if s == nil {
-		return true
-	}
-	return stored.Reach != nil && s.Reach == nil || len(s.Acquires) < len(stored.Acquires) ||
-		len(s.CondAcquires) < len(stored.CondAcquires) || len(s.Drops) < len(stored.Drops) ||
-		len(s.ArgReaches) < len(stored.ArgReaches)
 }
 
 // storedEnc returns the encoding of ref's stored summary as the view sees

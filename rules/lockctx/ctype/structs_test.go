@@ -1,4 +1,4 @@
-package lockctx
+package ctype
 
 import (
 	"reflect"
@@ -30,13 +30,13 @@ struct e1000_hw {
 
 static struct e1000_hw global_hw = { .adapter = NULL };
 `
-	got := parseStructs(src)
-	want := structMembers{
+	got := ParseStructs(src)
+	want := Structs{
 		"e1000_phy_info": {"ops": "e1000_phy_operations", "stats": "e1000_phy_stats", "a": "foo_a", "b": "foo_b"},
 		"e1000_hw":       {"adapter": "e1000_adapter", "phy": "e1000_phy_info"},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("parseStructs:\n got %v\nwant %v", got, want)
+		t.Errorf("ParseStructs:\n got %v\nwant %v", got, want)
 	}
 }
 
@@ -50,8 +50,8 @@ func TestSplitMembers(t *testing.T) {
 		{"tbl[i].ops", nil},
 		{"get_ops(dev)->x", nil},
 	} {
-		if got := splitMembers(tc.in); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("splitMembers(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := SplitMembers(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("SplitMembers(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

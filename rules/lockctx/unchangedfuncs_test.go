@@ -66,7 +66,7 @@ func TestStoredPairedFunctions(t *testing.T) {
 					}
 				}
 			}
-			r := NewResolver(m, view, patch, 0)
+			r := NewResolver(m, view, patch)
 			var paired []string
 			for fn := range r.sources.pairedRef {
 				paired = append(paired, fn.Name)
@@ -84,14 +84,14 @@ func TestStoredPairedFunctions(t *testing.T) {
 					t.Errorf("%s is dirty", n)
 				}
 			}
-			plain := NewResolver(m, view, patch, 0)
+			plain := NewResolver(m, view, patch)
 			plain.store, plain.sources = nil, nil
 			for _, p := range []string{"a.c", "b.c", "c.c", "d.c", "drv.c", "drv2.c", "w.c"} {
 				for _, fn := range view.File(p).Funcs {
 					if len(patch[fn.Name]) > 0 {
 						continue // the rule asks for the patch's version
 					}
-					got, want := r.SummaryOf(fn, 0), plain.SummaryOf(fn, 0)
+					got, want := r.SummaryOf(fn), plain.SummaryOf(fn)
 					if !reflect.DeepEqual(got, want) {
 						t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, appendSummary(nil, got), appendSummary(nil, want))
 					}
@@ -121,7 +121,7 @@ func TestCycleStopsClimb(t *testing.T) {
 	src := strings.Replace(a, "void leaf(void)\n{\n}", "void leaf(void)\n{\n\tsleep_long();\n\ttop();\n}", 1)
 	view := ix.Overlay(map[string][]byte{"a.c": []byte(src)})
 	patch := map[string][]*cscan.Func{"leaf": view.Funcs("leaf")}
-	r := NewResolver(m, view, patch, 0)
+	r := NewResolver(m, view, patch)
 	// leaf, then mid, then top (queued before the callers, by ref).
 	if r.sources.climbed != 3 {
 		t.Errorf("the climb summarised %d functions, want 3", r.sources.climbed)
@@ -129,11 +129,11 @@ func TestCycleStopsClimb(t *testing.T) {
 	if r.sources.closed.len() == 0 {
 		t.Error("nothing above the change dirtied")
 	}
-	plain := NewResolver(m, view, patch, 0)
+	plain := NewResolver(m, view, patch)
 	plain.store, plain.sources = nil, nil
 	for _, p := range []string{"a.c", "b.c"} {
 		for _, fn := range view.File(p).Funcs {
-			if got, want := r.SummaryOf(fn, 0), plain.SummaryOf(fn, 0); !reflect.DeepEqual(got, want) {
+			if got, want := r.SummaryOf(fn), plain.SummaryOf(fn); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, appendSummary(nil, got), appendSummary(nil, want))
 			}
 		}
@@ -158,7 +158,7 @@ func TestRegistrationsShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := openStoreTree(t)
-	r1, r2 := NewResolver(m, ix, nil, 0), NewResolver(m, ix, nil, 0)
+	r1, r2 := NewResolver(m, ix, nil), NewResolver(m, ix, nil)
 	r1.registrations("")
 	r2.registrations("")
 	if reflect.ValueOf(r1.regs).Pointer() != reflect.ValueOf(r2.regs).Pointer() {
@@ -166,7 +166,7 @@ func TestRegistrationsShared(t *testing.T) {
 	}
 	src := storeTree["a.c"] + "\nvoid reg(void)\n{\n\tregister_cb(leaf);\n}\n"
 	view := ix.Overlay(map[string][]byte{"a.c": []byte(src)})
-	r3 := NewResolver(m, view, nil, 0)
+	r3 := NewResolver(m, view, nil)
 	if held := r3.Implicit(view.Funcs("leaf")[0]); len(held) != 1 || held[0].Kind != "hardirq" {
 		t.Errorf("leaf registered by the patch: held %+v", held)
 	}

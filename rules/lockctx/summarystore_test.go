@@ -169,7 +169,7 @@ func TestPrepareStores(t *testing.T) {
 	rows, ok := storeFor(m, again).wrapperRows()
 	// reg_wrap() passes its parameter to register_cb(): a wrapper row,
 	// for calls from w.c only.
-	if want := NewResolver(m, again, nil, 0).deriveRows(); !ok || len(want) != 2 || want[1].file != "w.c" || !reflect.DeepEqual(rows, want) {
+	if want := NewResolver(m, again, nil).deriveRows(); !ok || len(want) != 2 || want[1].file != "w.c" || !reflect.DeepEqual(rows, want) {
 		t.Errorf("stored rows %+v (%v), want %+v", rows, ok, want)
 	}
 	// The reverse deps side file agrees with the records.
@@ -194,8 +194,8 @@ func TestPrepareStores(t *testing.T) {
 	if withRdeps == 0 {
 		t.Error("no function has reverse deps")
 	}
-	r := NewResolver(m, again, nil, 0)
-	if s := r.SummaryOf(funcNamed(t, again, "other"), 0); s.Reach == nil || s.Reach.Prim != "sleep_long" {
+	r := NewResolver(m, again, nil)
+	if s := r.SummaryOf(funcNamed(t, again, "other")); s.Reach == nil || s.Reach.Prim != "sleep_long" {
 		t.Errorf("other: %+v", s)
 	}
 	if r.Computed != 0 {
@@ -238,19 +238,19 @@ func TestStoredUnderPatch(t *testing.T) {
 					patch[fn.Name] = append(patch[fn.Name], fn)
 				}
 			}
-			r := NewResolver(m, view, patch, 0)
+			r := NewResolver(m, view, patch)
 			mid := view.Funcs("outer")[0]
-			if got := r.SummaryOf(mid, 0).Reach != nil; got != tc.midSleeps {
+			if got := r.SummaryOf(mid).Reach != nil; got != tc.midSleeps {
 				t.Errorf("outer reaches: %v, want %v", got, tc.midSleeps)
 			}
 			ops := view.Funcs("ops_call")[0]
-			if got := r.SummaryOf(ops, 0).Reach != nil; got != tc.opsSleeps {
+			if got := r.SummaryOf(ops).Reach != nil; got != tc.opsSleeps {
 				t.Errorf("ops_call reaches: %v, want %v", got, tc.opsSleeps)
 			}
 			// Without the store the same answers are computed.
-			plain := NewResolver(m, view, patch, 0)
+			plain := NewResolver(m, view, patch)
 			plain.store, plain.sources = nil, nil
-			if a, b := r.SummaryOf(mid, 0).Reach != nil, plain.SummaryOf(mid, 0).Reach != nil; a != b {
+			if a, b := r.SummaryOf(mid).Reach != nil, plain.SummaryOf(mid).Reach != nil; a != b {
 				t.Errorf("outer: stored %v, computed %v", a, b)
 			}
 			if r.Computed > tc.computed {
@@ -319,10 +319,10 @@ func TestSettleStopsWhereUnchanged(t *testing.T) {
 			for _, fn := range view.File("a.c").Funcs {
 				patch[fn.Name] = append(patch[fn.Name], fn)
 			}
-			r := NewResolver(m, view, patch, 0)
+			r := NewResolver(m, view, patch)
 			checkDirty(t, r, ref, tc.dirty, tc.clean)
 			for n, want := range tc.reaches {
-				if got := r.SummaryOf(view.Funcs(n)[0], 0).Reach != nil; got != want {
+				if got := r.SummaryOf(view.Funcs(n)[0]).Reach != nil; got != want {
 					t.Errorf("%s reaches: %v, want %v", n, got, want)
 				}
 			}
@@ -345,15 +345,15 @@ func TestStoredMovedAssignment(t *testing.T) {
 	for _, fn := range view.File("drv2.c").Funcs {
 		patch[fn.Name] = append(patch[fn.Name], fn)
 	}
-	r := NewResolver(m, view, patch, 0)
+	r := NewResolver(m, view, patch)
 	caller := funcNamed(t, ix, "ops_call2")
 	ref, _ := ix.RefOf(caller)
 	if r.sources.isDirty(ref) {
 		t.Error("ops_call2 is dirty: a moved assignment counted as a change")
 	}
-	plain := NewResolver(m, view, patch, 0)
+	plain := NewResolver(m, view, patch)
 	plain.store, plain.sources = nil, nil
-	got, want := r.SummaryOf(caller, 0), plain.SummaryOf(caller, 0)
+	got, want := r.SummaryOf(caller), plain.SummaryOf(caller)
 	if got.Reach == nil || want.Reach == nil {
 		t.Fatalf("ops_call2 reaches: stored %v, computed %v", got.Reach, want.Reach)
 	}
@@ -450,16 +450,16 @@ func TestSettlePreimage(t *testing.T) {
 				t.Fatal("the plain tree has stored summaries")
 			}
 			for _, n := range []string{"outer2", "top2"} {
-				got := appendSummary(nil, r.SummaryOf(view.Funcs(n)[0], 0))
-				want := appendSummary(nil, plain.SummaryOf(plainView.Funcs(n)[0], 0))
+				got := appendSummary(nil, r.SummaryOf(view.Funcs(n)[0]))
+				want := appendSummary(nil, plain.SummaryOf(plainView.Funcs(n)[0]))
 				if string(got) != string(want) {
 					t.Errorf("%s: the store gives %q, computing it %q", n, got, want)
 				}
 			}
-			if got := r.SummaryOf(view.Funcs("top2")[0], 0).Reach != nil; got != tc.topReaches {
+			if got := r.SummaryOf(view.Funcs("top2")[0]).Reach != nil; got != tc.topReaches {
 				t.Errorf("top2 reaches: %v, want %v", got, tc.topReaches)
 			}
-			if tc.applied && len(r.SummaryOf(view.Funcs("top2")[0], 0).Acquires) == 0 {
+			if tc.applied && len(r.SummaryOf(view.Funcs("top2")[0]).Acquires) == 0 {
 				t.Error("top2 does not take leaf()'s lock")
 			}
 		})
@@ -508,16 +508,16 @@ func TestSettlePreimagePerName(t *testing.T) {
 			plainIx := openStoreTree(t)
 			plain := resolver(plainIx)
 			for _, n := range []string{"mid", "top", "outer2", "top2"} {
-				got := appendSummary(nil, r.SummaryOf(ix.Funcs(n)[0], 0))
-				want := appendSummary(nil, plain.SummaryOf(plainIx.Funcs(n)[0], 0))
+				got := appendSummary(nil, r.SummaryOf(ix.Funcs(n)[0]))
+				want := appendSummary(nil, plain.SummaryOf(plainIx.Funcs(n)[0]))
 				if string(got) != string(want) {
 					t.Errorf("%s: the store gives %q, computing it %q", n, got, want)
 				}
 			}
-			if got := len(r.SummaryOf(ix.Funcs("top")[0], 0).Acquires) > 0; got != tc.topAcquires {
+			if got := len(r.SummaryOf(ix.Funcs("top")[0]).Acquires) > 0; got != tc.topAcquires {
 				t.Errorf("top acquires: %v, want %v", got, tc.topAcquires)
 			}
-			o := r.SummaryOf(ix.Funcs("outer2")[0], 0)
+			o := r.SummaryOf(ix.Funcs("outer2")[0])
 			if got := len(o.Acquires) > 0; got != tc.outer2Acquires {
 				t.Errorf("outer2 acquires: %v, want %v", got, tc.outer2Acquires)
 			}
@@ -556,7 +556,7 @@ func TestFindNeutralCallBack(t *testing.T) {
 		if r.neutral["x"] {
 			t.Fatal("x's hunks add a sleeping call but x is neutral")
 		}
-		return appendSummary(nil, r.SummaryOf(ix.Funcs("g")[0], 0))
+		return appendSummary(nil, r.SummaryOf(ix.Funcs("g")[0]))
 	}
 	got, want := reach(stored), reach(plain)
 	if string(got) != string(want) {
@@ -602,8 +602,8 @@ func TestFindNeutralParamCalls(t *testing.T) {
 			if r.neutral["x"] {
 				t.Error("x is neutral")
 			}
-			got := appendSummary(nil, r.SummaryOf(top2, 0))
-			want := appendSummary(nil, NewResolver(m, ix, patch, 0).SummaryOf(top2, 0))
+			got := appendSummary(nil, r.SummaryOf(top2))
+			want := appendSummary(nil, NewResolver(m, ix, patch).SummaryOf(top2))
 			if string(got) != string(want) {
 				t.Errorf("top2: %q after deciding, %q without", got, want)
 			}

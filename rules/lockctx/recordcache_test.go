@@ -99,7 +99,7 @@ func TestStoredTinyCaches(t *testing.T) {
 				pf[fn.Name] = append(pf[fn.Name], fn)
 			}
 		}
-		r := NewResolver(m, view, pf, 0)
+		r := NewResolver(m, view, pf)
 		out := map[string]*Summary{}
 		var paths []string
 		for p := range storeTree {
@@ -108,7 +108,7 @@ func TestStoredTinyCaches(t *testing.T) {
 		sort.Strings(paths)
 		for _, p := range paths {
 			for _, fn := range view.File(p).Funcs {
-				out[p+":"+fn.Name] = r.SummaryOf(fn, 0)
+				out[p+":"+fn.Name] = r.SummaryOf(fn)
 			}
 		}
 		return out

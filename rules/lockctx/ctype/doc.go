@@ -1,0 +1,14 @@
+// Package ctype reads the C struct types a source text declares, without
+// a compiler: the struct definitions of a file and their struct-typed
+// members (ParseStructs), its #include directives (IncludeDirectives,
+// ResolveIncludes), the struct tags of the names a function declares
+// (DeclTags), and member chains such as "hw->phy.ops" (SplitMembers,
+// MemberPath).
+//
+// It is the text layer of the struct typing in rules/lockctx, which
+// finds a definition through a caller's includes, caches what it read,
+// stores it beside the index and records it as a dependency of the
+// stored summaries. scan.go holds hand-written scanners for the two
+// patterns run over whole headers (a third of a one-shot check --tree
+// went to the regular expressions they replace).
+package ctype

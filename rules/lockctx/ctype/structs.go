@@ -1,0 +1,146 @@
+package ctype
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Structs are the struct-typed members of the structs one file
+// defines: tag -> member -> member's struct tag.
+type Structs map[string]map[string]string
+
+var (
+	memberDecl = regexp.MustCompile(`^(?:const\s+|volatile\s+)*struct\s+(\w+)\s*(?:const\s*)?\**\s*(?:const\s+)?(\w+)\s*(?:\[[^\]]*\]\s*)*$`)
+)
+
+// ParseStructs finds the struct definitions of a source text and their
+// struct-typed members ("struct e1000_phy_info phy;"). Members of
+// anonymous inner structs and unions count as the outer struct's, as C
+// lets them be named.
+func ParseStructs(text string) Structs {
+	out := Structs{}
+	for _, m := range structOpenings(text) {
+		// A copy: the result outlives the source text.
+		tag := strings.Clone(text[m[0]:m[1]])
+		body, ok := braceBody(text[m[2]:])
+		if !ok {
+			continue
+		}
+		members := out[tag]
+		if members == nil {
+			members = map[string]string{}
+			out[tag] = members
+		}
+		for _, decl := range splitDecls(body) {
+			if mm := memberDecl.FindStringSubmatch(decl); mm != nil {
+				members[mm[2]] = mm[1]
+			}
+		}
+	}
+	return out
+}
+
+// braceBody returns the text up to the brace closing the one just before
+// s (struct bodies are bounded to keep a stray brace cheap).
+func braceBody(s string) (string, bool) {
+	const maxBody = 64 << 10
+	depth := 1
+	for i := 0; i < len(s) && i < maxBody; i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return s[:i], true
+			}
+		}
+	}
+	return "", false
+}
+
+var (
+	commentRe = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+	// cppLineRe matches a preprocessor line (#ifdef CONFIG_... inside a
+	// struct body), continuation lines included.
+	cppLineRe = regexp.MustCompile(`(?m)^[ \t]*#(?:[^\n]*\\\n)*[^\n]*$`)
+)
+
+// splitDecls splits a struct body into member declarations: the text
+// between semicolons with inner braces, comments, preprocessor lines and
+// attributes removed (`union { struct foo a; };` gives "struct foo a").
+func splitDecls(body string) []string {
+	body = commentRe.ReplaceAllString(body, " ")
+	body = cppLineRe.ReplaceAllString(body, " ")
+	var out []string
+	var cur strings.Builder
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; c {
+		case ';':
+			out = append(out, strings.Join(strings.Fields(cur.String()), " "))
+			cur.Reset()
+		case '{', '}':
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return out
+}
+
+// ResolveIncludes resolves the #include directives of file (delims and
+// names, as IncludeDirectives returns them): local ("...") ones against
+// its directory, and, when angle is set, <...> ones against include/.
+func ResolveIncludes(file string, delims []byte, names []string, angle bool) []string {
+	var out []string
+	for i, name := range names {
+		switch {
+		case delims[i] == '"':
+			out = append(out, path.Join(path.Dir(file), name))
+		case angle:
+			out = append(out, path.Join("include", name))
+		}
+	}
+	return out
+}
+
+// SplitMembers splits "hw->phy.ops" into [hw phy ops]; nil when a part
+// is not a plain identifier (array subscripts, calls, casts).
+func SplitMembers(expr string) []string {
+	expr = strings.ReplaceAll(strings.TrimSpace(expr), "->", ".")
+	parts := strings.Split(expr, ".")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if !identRe.MatchString(p) {
+			return nil
+		}
+		parts[i] = p
+	}
+	return parts
+}
+
+var indexRe = regexp.MustCompile(`\[[^\]]*\]`)
+
+// MemberPath splits "(*card)->isac.ops[2]" into its root variable and
+// member names ("card", "isac", "ops"); nil for anything it cannot read
+// (calls, casts).
+func MemberPath(expr string) []string {
+	e := indexRe.ReplaceAllString(strings.TrimSpace(expr), "")
+	e = strings.ReplaceAll(e, " ", "")
+	e = strings.TrimLeft(e, "&*")
+	e = strings.ReplaceAll(e, "(*", "")
+	e = strings.ReplaceAll(e, "(", "")
+	e = strings.ReplaceAll(e, ")", "")
+	e = strings.ReplaceAll(e, "->", ".")
+	parts := strings.Split(e, ".")
+	for _, p := range parts {
+		if !identRe.MatchString(p) {
+			return nil
+		}
+	}
+	return parts
+}
+
+// identRe matches a C identifier.
+var identRe = regexp.MustCompile(`^[A-Za-z_]\w*$`)

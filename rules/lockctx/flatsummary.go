@@ -1,0 +1,493 @@
+package lockctx
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// flatSummary summarises fn from its call list: the guards of each call
+// say which acquires and releases are in scope (a release inside an
+// error-path if does not end a region for the code after the if).
+func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
+	f := &flatBuilder{r: r, fn: fn, s: &Summary{}}
+	for _, ev := range flatEvents(fn) {
+		if ev.call == nil {
+			st, _ := f.heldAt(ev.pos, ev.guards)
+			f.retStates = append(f.retStates, st)
+			f.retFalse = append(f.retFalse, ev.ret != nil && falseish(ev.ret.Expr))
+			continue
+		}
+		f.call(ev)
+	}
+	f.chooseReach()
+	f.addDrops()
+	f.addAcquires()
+	f.addRetakes()
+	return f.s
+}
+
+// flatBuilder holds what flatSummary has found so far in fn's events.
+type flatBuilder struct {
+	r  *Resolver
+	fn *cscan.Func
+	s  *Summary
+	// acts are the entries to and exits from contexts in event order,
+	// reaches the chains found to the target.
+	acts    []act
+	reaches []*Reach
+	// retStates are the contexts held at each return (and at the end),
+	// retFalse whether that return returns a false value.
+	retStates []State
+	retFalse  []bool
+}
+
+// flatEvents returns fn's calls (at most maxSummaryCalls) and returns in
+// source order, a call before a return on its line, with the end of the
+// function when no return is unguarded.
+func flatEvents(fn *cscan.Func) []event {
+	calls := fn.Calls
+	if len(calls) > maxSummaryCalls {
+		calls = calls[:maxSummaryCalls]
+	}
+	evs := make([]event, 0, len(calls)+len(fn.Returns)+1)
+	for i := range calls {
+		evs = append(evs, event{line: calls[i].Line, call: &calls[i], guards: calls[i].Guards})
+	}
+	for i := range fn.Returns {
+		evs = append(evs, event{line: fn.Returns[i].Line, ret: &fn.Returns[i], guards: fn.Returns[i].Guards})
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		if evs[i].line != evs[j].line {
+			return evs[i].line < evs[j].line
+		}
+		return evs[i].call != nil && evs[j].call == nil
+	})
+	unguardedReturn := false
+	for _, r := range fn.Returns {
+		if len(r.Guards) == 0 {
+			unguardedReturn = true
+		}
+	}
+	if !unguardedReturn {
+		evs = append(evs, event{line: fn.End})
+	}
+	for i := range evs {
+		evs[i].pos = i
+	}
+	return evs
+}
+
+// heldAt returns the contexts held before event pos under guards g, and
+// the caller contexts released with nothing of fn's own held.
+func (f *flatBuilder) heldAt(pos int, g []cscan.Guard) (State, []Effect) {
+	st := State{}
+	var drops []Effect
+	if len(f.acts) == 0 {
+		return st, nil
+	}
+	for k := range f.acts {
+		a := &f.acts[k]
+		if a.pos >= pos {
+			break
+		}
+		if !a.applies(g) {
+			continue
+		}
+		if a.acquire {
+			st.acquire(Held{Kind: a.Kind, Key: a.Key, Must: true, At: a.at, Via: a.via})
+		} else if _, ok := st.Release(a.Kind, a.Key); !ok && !a.soft {
+			drops = append(drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.steps()})
+		}
+	}
+	return st, drops
+}
+
+// call handles one call event: a lock primitive, the target, a parameter
+// reach, or a callee whose summary it applies.
+func (f *flatBuilder) call(ev event) {
+	r, fn, s := f.r, f.fn, f.s
+	c := *ev.call
+	here := StepOf(fn, c.Line, CallText(c))
+	if f.lockCall(ev, c, here) {
+		return
+	}
+	if why, ok := r.reachesAt(fn, c); ok {
+		if r.m.conditional(c.Guards) {
+			return
+		}
+		st, drops := f.heldAt(ev.pos, c.Guards)
+		if st.Empty() {
+			f.reaches = append(f.reaches, &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Drops: drops})
+		}
+		return
+	}
+	if ar := r.primArgReach(fn, c); ar != nil && !r.m.conditional(c.Guards) {
+		if st, _ := f.heldAt(ev.pos, c.Guards); st.Empty() && len(s.ArgReaches) < 4 {
+			s.ArgReaches = append(s.ArgReaches, *ar)
+		}
+		return
+	}
+	cs := r.calleeSummary(c, fn)
+	if cs == nil {
+		return
+	}
+	f.calleeReaches(ev, c, cs)
+	callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
+	for _, d := range cs.Drops {
+		f.acts = append(f.acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, at: callStep, via: d.Steps, soft: d.Soft})
+	}
+	for _, e := range cs.Acquires {
+		f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps})
+	}
+	if len(cs.CondAcquires) > 0 {
+		if g, neg := condGuard(fn, c); g != nil {
+			for _, e := range cs.CondAcquires {
+				a := act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps}
+				if neg {
+					a.notIn = g
+				} else {
+					a.within = g
+				}
+				f.acts = append(f.acts, a)
+			}
+		}
+	}
+}
+
+// lockCall records the context a lock primitive, guard or trylock call
+// enters or leaves; it reports whether c is one.
+func (f *flatBuilder) lockCall(ev event, c cscan.Call, here report.Step) bool {
+	m := f.r.m
+	if p, ok := m.Acquire(c.Name); ok {
+		f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here})
+		return true
+	}
+	if p, ok := m.Release(c.Name); ok {
+		f.acts = append(f.acts, act{pos: ev.pos, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here})
+		if endsBH(c.Name, p.Kind) {
+			f.acts = append(f.acts, act{pos: ev.pos, Kind: "bh", scope: c.Guards, at: here, soft: true})
+		}
+		return true
+	}
+	if c.Name == "guard" {
+		if kind, key, ok := m.guardKind(c); ok {
+			f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, at: here})
+		}
+		return true
+	}
+	if c.Name == "scoped_guard" {
+		if kind, key, ok := m.guardKind(c); ok {
+			g := cscan.Guard{Kind: "scoped_guard", Cond: strings.Join(c.Args, ", "), Line: c.Line}
+			f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, within: &g, at: here})
+		}
+		return true
+	}
+	if p, ok := m.Trylock(c.Name); ok {
+		if g, neg := condGuard(f.fn, c); g != nil {
+			a := act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here}
+			if neg {
+				a.notIn = g
+			} else {
+				a.within = g
+			}
+			f.acts = append(f.acts, a)
+		}
+		return true
+	}
+	return false
+}
+
+// calleeReaches adds the chains to the target through callee summary cs
+// of call c: by an argument's value, by a callback passed in an argument,
+// or the callee's own reach, each with nothing held at the call.
+func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
+	r, fn, s := f.r, f.fn, f.s
+	if len(cs.ArgReaches) > 0 && !r.m.conditional(c.Guards) {
+		if st, _ := f.heldAt(ev.pos, c.Guards); st.Empty() {
+			p, pass := r.argReach(fn, c, cs)
+			if p != nil {
+				f.reaches = append(f.reaches, p)
+			}
+			for _, a := range pass {
+				if len(s.ArgReaches) < 4 {
+					s.ArgReaches = append(s.ArgReaches, a)
+				}
+			}
+		}
+	}
+	callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
+	if cs.Reach == nil && !r.m.conditional(c.Guards) {
+		if p := r.callbackArgReach(fn, c); p != nil {
+			if st, _ := f.heldAt(ev.pos, c.Guards); st.Empty() {
+				f.reaches = append(f.reaches, p)
+			}
+		}
+	}
+	if cs.Reach != nil && !r.m.conditional(c.Guards) && mayChoose(f.reaches, cs.Reach.Weak) {
+		st, drops := f.heldAt(ev.pos, c.Guards)
+		for _, d := range cs.Reach.Drops {
+			if d.Kind != "rcu" {
+				st.Release(d.Kind, "")
+			}
+		}
+		if st.Empty() {
+			p := &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak,
+				Steps:   append([]report.Step{callStep}, cs.Reach.Steps...),
+				Drops:   append(drops, cs.Reach.Drops...),
+				Retakes: cs.Reach.Retakes}
+			f.reaches = append(f.reaches, p)
+		}
+	}
+}
+
+// chooseReach picks the summary's reach: the first certain chain, else
+// the first uncertain one.
+func (f *flatBuilder) chooseReach() {
+	for _, p := range f.reaches {
+		if f.s.Reach == nil || f.s.Reach.Weak && !p.Weak {
+			f.s.Reach = p
+		}
+	}
+}
+
+// addDrops adds the releases with nothing held locally, seen at their own
+// scope.
+func (f *flatBuilder) addDrops() {
+	for k := range f.acts {
+		a := &f.acts[k]
+		if a.acquire {
+			continue
+		}
+		st, _ := f.heldAt(a.pos, a.scope)
+		if _, ok := st.Release(a.Kind, a.Key); !ok && len(a.scope) == 0 {
+			f.s.Drops = append(f.s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.steps(), Soft: a.soft})
+		}
+	}
+}
+
+// heldIn reports whether st holds h's context.
+func heldIn(st State, h Held) bool {
+	has := false
+	for _, x := range st.Held {
+		if x.Kind == h.Kind && x.Key == h.Key {
+			has = true
+		}
+	}
+	return has
+}
+
+// addAcquires adds the contexts held at every return, or exactly at the
+// true ones.
+func (f *flatBuilder) addAcquires() {
+	s, retStates, retFalse := f.s, f.retStates, f.retFalse
+	if len(retStates) == 0 {
+		return
+	}
+	for _, h := range retStates[0].Held {
+		inAll, inTrue, inFalse := true, true, false
+		for i, st := range retStates {
+			has := heldIn(st, h)
+			if !has {
+				inAll = false
+			}
+			if retFalse[i] && has {
+				inFalse = true
+			}
+			if !retFalse[i] && !has {
+				inTrue = false
+			}
+		}
+		e := Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)}
+		switch {
+		case inAll:
+			s.Acquires = append(s.Acquires, e)
+		case inTrue && !inFalse:
+			s.CondAcquires = append(s.CondAcquires, e)
+		}
+	}
+	for _, h := range retStates[len(retStates)-1].Held {
+		if retFalse[len(retStates)-1] {
+			continue
+		}
+		dup := false
+		for _, e := range append(s.Acquires, s.CondAcquires...) {
+			if e.Kind == h.Kind && e.Key == h.Key {
+				dup = true
+			}
+		}
+		if dup {
+			continue
+		}
+		// held at the true returns only (first return was false).
+		ok := true
+		for i, st := range retStates {
+			if heldIn(st, h) == retFalse[i] {
+				ok = false
+			}
+		}
+		if ok {
+			s.CondAcquires = append(s.CondAcquires, Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)})
+		}
+	}
+}
+
+// addRetakes notes, on the reach, the contexts it drops that the function
+// holds again at return.
+func (f *flatBuilder) addRetakes() {
+	s := f.s
+	if s.Reach == nil {
+		return
+	}
+	for _, e := range s.Acquires {
+		for _, d := range s.Reach.Drops {
+			if e.Kind == d.Kind {
+				s.Reach.Retakes = append(s.Reach.Retakes, e)
+			}
+		}
+	}
+}
+
+// act is one entry to or exit from an atomic context in a function's
+// flat call list.
+type act struct {
+	pos     int
+	acquire bool
+	Kind    string
+	Key     string
+	scope   []cscan.Guard
+	within  *cscan.Guard // held only inside this if (trylock success)
+	notIn   *cscan.Guard // held except inside this if (negated trylock)
+	// at is the call in the function summarised, via the callee's chain
+	// on from it (shared with the callee's summary, never appended to);
+	// full is both, made when first asked for (steps).
+	at        report.Step
+	via, full []report.Step
+	// soft releases end a context only when one is held (the bh side of
+	// spin_unlock_bh(), which also ends a local_bh_disable()).
+	soft bool
+}
+
+// steps returns the chain of a: its call, then the callee's chain.
+func (a *act) steps() []report.Step {
+	if a.full == nil {
+		a.full = append([]report.Step{a.at}, a.via...)
+	}
+	return a.full
+}
+
+// mayChoose reports whether a reach found after reaches could still be
+// the summary's (the first certain chain, else the first uncertain one):
+// a chain is not built where it cannot be.
+func mayChoose(reaches []*Reach, weak bool) bool {
+	for _, p := range reaches {
+		if !p.Weak || weak {
+			return false
+		}
+	}
+	return true
+}
+
+func sameGuard(a, b cscan.Guard) bool {
+	return a.Kind == b.Kind && a.Line == b.Line && a.Cond == b.Cond
+}
+
+func guardPrefix(p, g []cscan.Guard) bool {
+	if len(p) > len(g) {
+		return false
+	}
+	for i := range p {
+		if !sameGuard(p[i], g[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasGuard(gs []cscan.Guard, g *cscan.Guard) bool {
+	for _, x := range gs {
+		if sameGuard(x, *g) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *act) applies(g []cscan.Guard) bool {
+	if !guardPrefix(a.scope, g) {
+		return false
+	}
+	if a.within != nil && !hasGuard(g, a.within) {
+		return false
+	}
+	if a.notIn != nil && hasGuard(g, a.notIn) {
+		return false
+	}
+	return true
+}
+
+// condGuard finds the if whose condition holds call c (the guard of the
+// statements it controls), and whether the call is negated there.
+func condGuard(fn *cscan.Func, c cscan.Call) (*cscan.Guard, bool) {
+	for i := range fn.Calls {
+		for j := range fn.Calls[i].Guards {
+			g := &fn.Calls[i].Guards[j]
+			if g.Kind == "if" && g.Line == c.Line && strings.Contains(g.Cond, c.Name+"(") {
+				return g, negated(g.Cond, c.Name)
+			}
+		}
+	}
+	for i := range fn.Returns {
+		for j := range fn.Returns[i].Guards {
+			g := &fn.Returns[i].Guards[j]
+			if g.Kind == "if" && g.Line == c.Line && strings.Contains(g.Cond, c.Name+"(") {
+				return g, negated(g.Cond, c.Name)
+			}
+		}
+	}
+	return nil, false
+}
+
+// negated reports whether name's call in cond is under a leading '!'
+// (directly or through likely()/unlikely()).
+func negated(cond, name string) bool {
+	i := strings.Index(cond, name+"(")
+	if i < 0 {
+		return false
+	}
+	pre := strings.TrimRight(cond[:i], " (")
+	pre = strings.TrimSuffix(pre, "likely")
+	pre = strings.TrimSuffix(pre, "un")
+	pre = strings.TrimRight(pre, " (")
+	return strings.HasSuffix(pre, "!")
+}
+
+// CallText renders a call as "name(arg, arg)".
+func CallText(c cscan.Call) string {
+	return c.Name + "(" + strings.Join(c.Args, ", ") + ")"
+}
+
+// StepOf returns the chain step at line of fn.
+func StepOf(fn *cscan.Func, line int, what string) report.Step {
+	return report.Step{Func: fn.Name, File: fn.File, Line: line, What: what}
+}
+
+// event is a call, a return or the end of a function in source order.
+type event struct {
+	line   int
+	call   *cscan.Call
+	ret    *cscan.Return
+	guards []cscan.Guard
+	pos    int
+}
+
+func falseish(expr string) bool {
+	e := strings.TrimSpace(expr)
+	switch e {
+	case "0", "false", "NULL", "(0)":
+		return true
+	}
+	return strings.HasPrefix(e, "-") || strings.HasPrefix(e, "ERR_PTR(")
+}

@@ -1,0 +1,333 @@
+package lockctx
+
+import (
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// settle makes the dirty set: the tree functions whose summary in the
+// view differs from the stored one, and which are therefore summarised
+// again. It starts from the seeds (the sources, and the functions whose
+// members changed) and climbs the reverse deps only as far as summaries
+// change. A source's summary in the view is its new versions' (the
+// function of that name in the rescanned file, the patch's functions of
+// that name; none when it was deleted); another function's is computed
+// again when one of its deps changed. A function whose summary comes out
+// as stored stops the climb: most functions a patch touches gain no
+// sleeping call and leave no lock held, and most callers of one that
+// does already reached a sleeping call the same way, first.
+//
+// Functions are assumed unchanged until found changed, and everything
+// summarised from a function that changes is summarised again (a
+// worklist), so the result is a fixpoint. Where a change takes something
+// away (a sleeping call, an effect), that assumption could keep a
+// recursive component's stale summaries alive, so everything above such
+// a change is dirtied instead, as it is when the climb grows too long.
+// The summaries computed here are dropped at the end: the analysis then
+// summarises in its own order, as it would without a store (a recursive
+// component's summaries depend on where it is entered).
+func (r *Resolver) settle(seeds []index.Ref) {
+	c := &climb{r: r, s: r.sources, root: r.ix.Underlying(), seeds: seeds,
+		versions: map[index.Ref][]*cscan.Func{}, last: map[index.Ref]string{},
+		queued: map[index.Ref]bool{}, consulted: map[index.Ref]bool{}}
+	c.findVersions()
+	c.queue = append([]index.Ref(nil), seeds...)
+	for _, x := range c.queue {
+		c.queued[x] = true
+	}
+	for {
+		for len(c.queue) > 0 {
+			x := c.queue[0]
+			c.queue = c.queue[1:]
+			delete(c.queued, x)
+			if c.visit(x) {
+				return
+			}
+		}
+		if c.revisitSources() {
+			return
+		}
+		if len(c.queue) == 0 {
+			break
+		}
+	}
+	if c.closesCycle() {
+		c.giveUp()
+		return
+	}
+	// A tree function named like one of the patch's is not reached by
+	// name any more; unless cut, it is dirty.
+	s := c.s
+	for ref := range s.funcs {
+		if !s.cut[ref] && !s.files[ref.File()] {
+			s.dirty[ref] = true
+		}
+	}
+	r.resetMemo()
+}
+
+// climb is the state of one settle: the worklist over the reverse deps
+// and each function's summary in the view as last computed.
+type climb struct {
+	r     *Resolver
+	s     *patchSources
+	root  *index.Index
+	seeds []index.Ref
+	// versions are the sources' new versions (none when deleted), sources
+	// the sources in seed order.
+	versions map[index.Ref][]*cscan.Func
+	sources  []index.Ref
+	// last is each visited function's encoded summary in the view; queue
+	// and queued the worklist; work counts the visits.
+	last   map[index.Ref]string
+	queued map[index.Ref]bool
+	queue  []index.Ref
+	work   int
+	// consulted are the tree functions whose summaries the sources' new
+	// versions were computed from: their deps, which the store does not
+	// know (see revisitSources).
+	consulted map[index.Ref]bool
+}
+
+// findVersions finds the new versions of the seeds that are sources: the
+// functions of that name in the rescanned file and the patch's.
+func (c *climb) findVersions() {
+	s, r := c.s, c.r
+	files := map[int]*cscan.File{}
+	for _, ref := range c.seeds {
+		if !s.files[ref.File()] && !s.funcs[ref] || s.paired[ref] != nil {
+			continue
+		}
+		if _, ok := c.versions[ref]; ok {
+			continue
+		}
+		var news []*cscan.Func
+		if old := c.root.FuncOf(ref); old != nil {
+			if s.files[ref.File()] {
+				f, ok := files[ref.File()]
+				if !ok {
+					f = r.ix.File(old.File)
+					files[ref.File()] = f
+				}
+				if f != nil {
+					for _, fn := range f.Funcs {
+						if fn.Name == old.Name {
+							news = append(news, fn)
+						}
+					}
+				}
+			}
+			news = append(news, r.patch[old.Name]...)
+		}
+		c.versions[ref] = news
+		c.sources = append(c.sources, ref)
+	}
+}
+
+// value returns x's summary in the view, encoded (the new versions' for
+// a source), and whether it lost something stored has.
+func (c *climb) value(x index.Ref, storedEnc []byte) (string, bool) {
+	r, s := c.r, c.s
+	stored, _ := decodeSummary(storedEnc)
+	if news, ok := c.versions[x]; ok {
+		if len(news) == 0 {
+			return "deleted", true
+		}
+		var v []byte
+		lost := false
+		r.consulted = c.consulted
+		defer func() { r.consulted = nil }()
+		for _, fn := range news {
+			sum := r.SummaryOf(fn)
+			v = appendSummary(v, sum)
+			lost = lost || lessThan(sum, stored)
+		}
+		if len(news) == 1 {
+			return string(v), lost
+		}
+		return "versions:" + string(v), lost
+	}
+	fn := s.paired[x] // an unchanged function of a rescanned file: its new version
+	if fn == nil {
+		fn = c.root.FuncOf(x)
+	}
+	if fn == nil {
+		return "missing", true
+	}
+	s.dirty[x] = true // summarised again below, whatever stored says
+	delete(r.memo, fn)
+	sum := r.SummaryOf(fn)
+	return string(appendSummary(nil, sum)), lessThan(sum, stored)
+}
+
+// closesCycle reports whether a new version was computed from a function
+// whose summary the change changed, closing a cycle through the change (a
+// changed function that now calls what calls it). A recursive component's
+// summaries depend on where it is entered, and the climb entered it
+// elsewhere than the analysis will: everything above the change is
+// summarised again. (A function the climb found as stored is read as
+// stored by both.) The climb stops as soon as it finds one: a function of
+// consulted found changed, or a source's new version reading one.
+func (c *climb) closesCycle() bool {
+	for ref := range c.consulted {
+		if c.s.isDirty(ref) && c.versions[ref] == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// giveUp dirties everything above the seeds: what the climb visited and
+// everything above it (the seeds' closure holds both).
+func (c *climb) giveUp() {
+	for _, x := range c.seeds {
+		c.r.markDirty(x)
+	}
+	c.r.resetMemo()
+}
+
+// visit summarises x in the view, marks it cut, clean or dirty, and
+// queues its reverse deps when its summary moved; it reports whether the
+// climb is over (given up).
+func (c *climb) visit(x index.Ref) bool {
+	r, s := c.r, c.s
+	c.work++
+	s.climbed = c.work
+	if c.work > maxSettle {
+		for _, y := range append(c.queue, x) {
+			r.markDirty(y)
+		}
+		r.resetMemo()
+		return true
+	}
+	if s.closed.has(x) {
+		return false
+	}
+	enc := r.storedEnc(x)
+	v, lost := c.value(x, enc)
+	stored := string(enc)
+	same := v == stored
+	_, isSource := c.versions[x]
+	switch {
+	case isSource && same:
+		s.cut[x] = true
+	case isSource:
+		delete(s.cut, x)
+	case same:
+		delete(s.dirty, x) // as stored: x stays clean
+	default:
+		s.dirty[x] = true
+	}
+	if (isSource || s.dirty[x]) && c.closesCycle() {
+		c.giveUp()
+		return true
+	}
+	prev, ok := c.last[x]
+	if !ok {
+		prev = stored // what its callers' stored summaries used
+	}
+	c.last[x] = v
+	if prev == v {
+		return false // nothing new for its callers
+	}
+	if lost && !same {
+		r.markDirty(x)
+		if c.closesCycle() {
+			c.giveUp()
+			return true
+		}
+		return false
+	}
+	r.forgetAbove(x)
+	r.store.eachRdep(x, func(p index.Ref) {
+		if !c.queued[p] && !s.closed.has(p) {
+			c.queued[p] = true
+			c.queue = append(c.queue, p)
+		}
+	})
+	return false
+}
+
+// revisitSources queues again the sources whose summary moved with what
+// changed since it was computed: the new versions' own deps are not in
+// the store. It reports whether the climb is over (given up).
+func (c *climb) revisitSources() bool {
+	for _, x := range c.sources {
+		for _, fn := range c.versions[x] {
+			delete(c.r.memo, fn)
+		}
+		v, _ := c.value(x, c.r.storedEnc(x))
+		if c.closesCycle() {
+			c.giveUp()
+			return true
+		}
+		if v != c.last[x] && !c.queued[x] {
+			c.queued[x] = true
+			c.queue = append(c.queue, x)
+		}
+	}
+	return false
+}
+
+// forgetAbove drops the summaries computed in this resolver that may
+// have used x's previous summary in the view: those of the functions
+// above x, as far as they were summarised.
+func (r *Resolver) forgetAbove(x index.Ref) {
+	root := r.ix.Underlying()
+	seen := map[index.Ref]bool{x: true}
+	queue := []index.Ref{x}
+	for len(queue) > 0 {
+		y := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		r.store.eachRdep(y, func(p index.Ref) {
+			if seen[p] {
+				return
+			}
+			seen[p] = true
+			if fn := root.FuncOf(p); fn != nil {
+				if _, ok := r.memo[fn]; ok {
+					delete(r.memo, fn)
+					queue = append(queue, p)
+				}
+			}
+		})
+	}
+	// The patch's own functions are not in the store: drop them all.
+	for _, fns := range r.patch {
+		for _, fn := range fns {
+			delete(r.memo, fn)
+		}
+	}
+	for _, p := range r.ix.OverlaidPaths() {
+		if f := r.ix.File(p); f != nil {
+			for _, fn := range f.Funcs {
+				delete(r.memo, fn)
+			}
+		}
+	}
+}
+
+// resetMemo drops every summary computed so far, and what was found
+// with them through lookup (which functions call the function passed in
+// a parameter): findNeutral looks up its candidates as the tree's.
+func (r *Resolver) resetMemo() {
+	r.memo, r.tainted, r.prev = map[*cscan.Func]*Summary{}, map[*cscan.Func]bool{}, map[*cscan.Func]*Summary{}
+	r.paramCalls = map[paramKey][]report.Step{}
+	r.paramHeld = map[paramKey][]Held{}
+	r.Computed = 0
+}
+
+// lessThan reports whether s lacks something stored has: a reach, an
+// effect, a reach through an argument.
+func lessThan(s, stored *Summary) bool {
+	if stored == nil {
+		return false
+	}
+	if s == nil {
+		return true
+	}
+	return stored.Reach != nil && s.Reach == nil || len(s.Acquires) < len(stored.Acquires) ||
+		len(s.CondAcquires) < len(stored.CondAcquires) || len(s.Drops) < len(stored.Drops) ||
+		len(s.ArgReaches) < len(stored.ArgReaches)
+}

@@ -1,0 +1,834 @@
+package sizes
+
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+// a test file may be long
+func testLong() {
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+	_ = 1
+}

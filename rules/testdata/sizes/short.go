@@ -1,0 +1,6 @@
+package sizes
+
+// fine is a short function in a short file.
+func fine() int {
+	return 2
+}
