@@ -223,7 +223,7 @@ func (r *checker) rearmMovedLater(ow, nw *wfunc, o, n rearmSite) {
 		Category: CategoryRearm,
 		Severity: report.SeverityNote,
 		File:     nw.File, Func: nw.Name, Line: n.call.Line,
-		Message: fmt.Sprintf("%s() now re-arms %s after %s()", nw.Name, strings.TrimPrefix(n.q, "completion:"), start.Name),
+		Message:  fmt.Sprintf("%s() now re-arms %s after %s()", nw.Name, strings.TrimPrefix(n.q, "completion:"), start.Name),
 		Evidence: []string{nw.evidence(start.Line), nw.evidence(n.call.Line), nw.evidence(wait.line)},
 		Old:      []string{ow.evidence(o.call.Line)},
 	}
