@@ -182,6 +182,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkStoreAfterWake()
 	r.checkWaiterOrder()
 	r.checkRearm()
+	r.checkTaskWakes()
 	r.checkUncheckedSnapshotWakes()
 	r.checkLost(introduced, changedWakers)
 	if pass.Index == nil && len(introduced) > 0 {
