@@ -75,6 +75,9 @@ func (r *checker) checkCompletionRearm(ow, nw *wfunc) {
 		}
 		switch {
 		case n != nil:
+			if r.rearmReinitialised(ow, nw, o, *n) || r.rearmUnlocked(ow, nw, o, *n) || r.rearmAfterWait(ow, nw, o, *n) {
+				continue
+			}
 			r.rearmMovedLater(ow, nw, o, *n)
 		case !r.rearmedElsewhere(nw, o.q):
 			r.rearmDropped(ow, nw, o)

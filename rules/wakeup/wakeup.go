@@ -183,6 +183,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkWaiterOrder()
 	r.checkRearm()
 	r.checkTaskWakes()
+	r.checkTaskWakeOrder()
 	r.checkUncheckedSnapshotWakes()
 	r.checkLost(introduced, changedWakers)
 	if pass.Index == nil && len(introduced) > 0 {
