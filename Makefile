@@ -9,11 +9,13 @@ build:
 	$(GO) build ./...
 
 # Install test dependencies (Debian packages, kernel tree), then run every test
-# (fuzz seed corpora included) with vet.
+# (fuzz seed corpora included) with vet and staticcheck (a go.mod tool:
+# `go tool staticcheck` needs nothing beyond the module proxy).
 test:
 	bash .ci/setup.sh
 	$(MAKE) tidy-check
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 	CI=$${CI:-true} $(GO) test -count=1 -timeout 80m ./...
 
 # Benchmarks (speed and memory targets live here, not in timed tests).

@@ -55,3 +55,32 @@ var commandSep = regexp.MustCompile(`;|&&|\|\|`)
 func splitCommands(line string) []string {
 	return commandSep.Split(line, -1)
 }
+
+// TestMakeTestRunsStaticcheck: `make test` (what CI runs) runs
+// staticcheck after vet, as a go.mod tool so that it needs nothing beyond
+// the module proxy.
+func TestMakeTestRunsStaticcheck(t *testing.T) {
+	mk, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recipe, ok := strings.Cut(string(mk), "\ntest:\n")
+	if !ok {
+		t.Fatal("Makefile has no test target")
+	}
+	if end := strings.Index(recipe, "\n\n"); end >= 0 {
+		recipe = recipe[:end]
+	}
+	vet := strings.Index(recipe, "$(GO) vet ./...")
+	sc := strings.Index(recipe, "$(GO) tool staticcheck ./...")
+	if vet < 0 || sc < vet {
+		t.Errorf("make test does not run `$(GO) tool staticcheck ./...` after vet:\n%s", recipe)
+	}
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^tool honnef\.co/go/tools/cmd/staticcheck$`).Match(mod) {
+		t.Error("go.mod does not pin staticcheck as a tool (go get -tool honnef.co/go/tools/cmd/staticcheck@v0.8.2)")
+	}
+}

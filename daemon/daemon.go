@@ -161,21 +161,7 @@ func New(st *store.Store, dl *deliver.Deliverer, analyze Analyzer, opts Options,
 	if analyze == nil {
 		return nil, errors.New("daemon: no analyzer")
 	}
-	if opts.SeriesWait <= 0 {
-		opts.SeriesWait = 30 * time.Minute
-	}
-	if opts.Workers <= 0 {
-		opts.Workers = 2
-	}
-	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = 3
-	}
-	if opts.HealthGrace <= 0 {
-		opts.HealthGrace = 5 * time.Minute
-	}
-	if opts.MaxMessageSize <= 0 {
-		opts.MaxMessageSize = 10 << 20
-	}
+	opts = opts.withDefaults()
 	if opts.Parser == nil {
 		opts.Parser = &mail.Parser{MaxBodySize: opts.MaxMessageSize}
 	}
@@ -187,9 +173,6 @@ func New(st *store.Store, dl *deliver.Deliverer, analyze Analyzer, opts Options,
 		trigger:  make(chan struct{}, 1),
 		kick:     make(chan struct{}, 1),
 		cmdKick:  make(chan struct{}, 1),
-	}
-	if opts.Commands.RefusalInterval <= 0 {
-		d.opts.Commands.RefusalInterval = 24 * time.Hour
 	}
 	if dl != nil {
 		dl.OnState = func(state string) { d.m.replies.WithLabelValues(state).Inc() }

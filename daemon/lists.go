@@ -44,7 +44,8 @@ func (d *Daemon) listOfOrigin(origin string) string {
 }
 
 // threadAddrs are the addresses a reply about s may go to, lower-cased:
-// those of the series' own mails (From, To, Cc) and its patches' authors
+// those of the series' own mails (From, To, Cc; review replies that propose
+// a diff included) and its patches' authors
 // (an in-body From:, as reply addresses them), with trailers also the
 // addresses of the patches' trailers that reply adds
 // (reply.Options.TrailerRecipients), plus extra (the list the series was
@@ -61,6 +62,11 @@ func threadAddrs(s *series.Series, trailers bool, extra ...string) map[string]bo
 	}
 	msgs := []*mail.Message{s.Cover}
 	for _, p := range s.Patches {
+		msgs = append(msgs, p.Msg)
+	}
+	// A diff proposed in a review is answered under that review, to its
+	// reviewer and the review's own To and Cc.
+	for _, p := range s.Review {
 		msgs = append(msgs, p.Msg)
 	}
 	for _, m := range msgs {

@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/autosel-bot/autosel-bot/deliver"
 	"github.com/autosel-bot/autosel-bot/imapsrc"
+	"github.com/autosel-bot/autosel-bot/internal/defaults"
 	"github.com/autosel-bot/autosel-bot/internal/statedir"
 )
 
@@ -31,6 +33,47 @@ type WatchOptions struct {
 	From string `mapstructure:"from"`
 	// Metrics is the local address serving /metrics and /healthz ("" = off).
 	Metrics string `mapstructure:"metrics"`
+}
+
+// DefaultOptions are the documented defaults: config.yaml's keys of the
+// watch section that belong to the daemon (a test holds the two equal).
+func DefaultOptions() Options {
+	return Options{
+		Bots: []string{
+			"*bot@*", "*-bot@*", "*bot-*@*", "lkp@intel.com", "syzbot*@*",
+			"patchwork*@*", "noreply@*", "no-reply@*", "*-daemon@*",
+		},
+		SeriesWait:     30 * time.Minute,
+		Workers:        2,
+		MaxMessageSize: 10 << 20,
+		HealthGrace:    5 * time.Minute,
+		Commands: CommandOptions{
+			Enabled:         true,
+			Trust:           []TrustOptions{{List: "*", Author: true}},
+			RefusalInterval: 24 * time.Hour,
+		},
+	}
+}
+
+// DefaultWatchOptions are the documented defaults of the whole watch
+// section: the daemon's, the delivery's and the metrics address.
+func DefaultWatchOptions() WatchOptions {
+	return WatchOptions{Daemon: DefaultOptions(), Deliver: deliver.DefaultOptions(), Metrics: "127.0.0.1:9464"}
+}
+
+// withDefaults fills the unset counts and durations from DefaultOptions
+// (0 is the default, as everywhere in the configuration); MaxAttempts,
+// not a configuration key, defaults to 3. Lists (Bots, Commands.Trust)
+// are not filled: nil is none.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	defaults.Fill(&o.SeriesWait, d.SeriesWait)
+	defaults.Fill(&o.Workers, d.Workers)
+	defaults.Fill(&o.MaxAttempts, 3)
+	defaults.Fill(&o.HealthGrace, d.HealthGrace)
+	defaults.Fill(&o.MaxMessageSize, d.MaxMessageSize)
+	defaults.Fill(&o.Commands.RefusalInterval, d.Commands.RefusalInterval)
+	return o
 }
 
 // StorePath is Store or its default, state.db under

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/deliver"
+	"github.com/autosel-bot/autosel-bot/lore/loretest"
 	"github.com/autosel-bot/autosel-bot/store"
 )
 
@@ -15,7 +16,7 @@ import (
 // pattern finds the NEWSGROUP.N folders, a first start from a date picks up
 // the archive, IDLE picks up what arrives later.
 func TestWatchPublicInbox(t *testing.T) {
-	pi := startPublicInbox(t)
+	pi := loretest.StartIMAP(t)
 	seeds := seedMessages(t)
 	half := len(seeds) / 2
 	for _, raw := range seeds[:half] {

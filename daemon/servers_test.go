@@ -387,68 +387,6 @@ postlog   unix-dgram n  -       n       -       1       postlogd
 	return addr
 }
 
-// publicInbox is a public-inbox v2 inbox served by public-inbox-imapd.
-type publicInbox struct {
-	IMAPAddr  string
-	Newsgroup string
-	addr      string
-	env       []string
-	run       func(stdin []byte, name string, args ...string)
-}
-
-// startPublicInbox creates an inbox and serves it over IMAP.
-func startPublicInbox(t *testing.T) *publicInbox {
-	need(t, "public-inbox-init", "public-inbox-mda", "public-inbox-imapd")
-	dir := openDir(t)
-	pi := &publicInbox{
-		IMAPAddr:  fmt.Sprintf("127.0.0.1:%d", freePort(t)),
-		Newsgroup: "org.example.test-kernel",
-		addr:      "test-kernel@example.org",
-	}
-	cfg := filepath.Join(dir, "pi-config")
-	pi.env = append(os.Environ(), "PI_CONFIG="+cfg, "HOME="+dir, "ORIGINAL_RECIPIENT="+pi.addr)
-	run := func(stdin []byte, name string, args ...string) {
-		t.Helper()
-		cmd := exec.Command(name, args...)
-		cmd.Env = pi.env
-		if stdin != nil {
-			cmd.Stdin = bytes.NewReader(stdin)
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, out)
-		}
-	}
-	run(nil, "public-inbox-init", "-V2", "--ng", pi.Newsgroup, "test-kernel", filepath.Join(dir, "inbox"),
-		"http://example.org/test-kernel", pi.addr)
-	f, _ := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString("[publicinboxmda]\n\tspamcheck = none\n")
-	f.Close()
-	pi.run = run
-	cmd := exec.Command("public-inbox-imapd", "-l", "imap://"+pi.IMAPAddr)
-	cmd.Env = pi.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("public-inbox-imapd:\n%s", out.String())
-		}
-	})
-	waitPort(t, pi.IMAPAddr)
-	return pi
-}
-
-// Deliver feeds one message through public-inbox-mda.
-func (pi *publicInbox) Deliver(t *testing.T, raw []byte) {
-	t.Helper()
-	// ORIGINAL_RECIPIENT (in env) names the inbox.
-	pi.run(raw, "public-inbox-mda", "--no-precheck")
-}
-
 // childPIDs lists the direct children of pid (from /proc).
 func childPIDs(pid int) []int {
 	ents, _ := os.ReadDir("/proc")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/internal/retry"
 	"github.com/autosel-bot/autosel-bot/internal/statedir"
 )
 
@@ -48,11 +49,18 @@ type Options struct {
 // Retry bounds SMTP retries: Backoff is the first retry delay, doubled per
 // attempt up to MaxBackoff.
 type Retry struct {
-	// MaxAttempts bounds SMTP attempts per reply (default 8).
+	// MaxAttempts bounds SMTP attempts per reply (0: the default, 8;
+	// negative: one attempt, no retries).
 	MaxAttempts int `mapstructure:"max_attempts"`
 	// Backoff and MaxBackoff default to 30s and 1h.
 	Backoff    time.Duration `mapstructure:"backoff"`
 	MaxBackoff time.Duration `mapstructure:"max_backoff"`
+}
+
+// policy is the backoff of the SMTP retries, with jitter so that the
+// replies that failed together (a server outage) are not retried together.
+func (r Retry) policy() retry.Policy {
+	return retry.Policy{Min: r.Backoff, Max: r.MaxBackoff, Jitter: 0.1}
 }
 
 // OutboxPath is Outbox or its default, outbox under
@@ -79,18 +87,40 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// setDefaults fills the unset counts and durations.
+// DefaultOptions are the documented defaults: config.yaml's keys of the
+// watch section that belong to the delivery (a test holds the two equal).
+func DefaultOptions() Options {
+	return Options{
+		SMTP: SMTPOptions{TLS: "starttls"},
+		Policy: Policy{RateLimit: RateLimit{
+			PerList: 30, PerAuthor: 5, Total: 100, Window: time.Hour,
+		}},
+		Retry:       Retry{MaxAttempts: 8, Backoff: 30 * time.Second, MaxBackoff: time.Hour},
+		ConfirmWait: 10 * time.Minute,
+	}
+}
+
+// setDefaults fills the unset counts and durations from DefaultOptions
+// (0 is the default, as everywhere in the configuration); a negative
+// MaxAttempts is one attempt (no retries).
 func (o *Options) setDefaults() {
-	if o.Retry.MaxAttempts <= 0 {
-		o.Retry.MaxAttempts = 8
+	d := DefaultOptions()
+	switch {
+	case o.Retry.MaxAttempts == 0:
+		o.Retry.MaxAttempts = d.Retry.MaxAttempts
+	case o.Retry.MaxAttempts < 0:
+		o.Retry.MaxAttempts = 1
 	}
 	if o.Retry.Backoff <= 0 {
-		o.Retry.Backoff = 30 * time.Second
+		o.Retry.Backoff = d.Retry.Backoff
 	}
 	if o.Retry.MaxBackoff <= 0 {
-		o.Retry.MaxBackoff = time.Hour
+		o.Retry.MaxBackoff = d.Retry.MaxBackoff
 	}
 	if o.ConfirmWait <= 0 {
-		o.ConfirmWait = 10 * time.Minute
+		o.ConfirmWait = d.ConfirmWait
+	}
+	if o.Policy.RateLimit.Window <= 0 {
+		o.Policy.RateLimit.Window = d.Policy.RateLimit.Window
 	}
 }

@@ -313,10 +313,7 @@ func (d *Deliverer) one(ctx context.Context, r *store.Reply, now time.Time, coun
 		log.Error("reply not sent: attempts exhausted", "attempts", r.Attempts+1, "err", err)
 		return time.Time{}, d.setState(ctx, r, store.ReplyFailed, err.Error(), "")
 	}
-	wait := d.opts.Retry.Backoff << r.Attempts
-	if wait > d.opts.Retry.MaxBackoff || wait <= 0 {
-		wait = d.opts.Retry.MaxBackoff
-	}
+	wait := d.opts.Retry.policy().Delay(r.Attempts)
 	log.Warn("reply not sent, will retry", "err", err, "in", wait)
 	t := now.Add(wait)
 	return t, d.st.Retry(ctx, r.MessageID, err.Error(), t)

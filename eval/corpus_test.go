@@ -3,7 +3,6 @@ package eval
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // corpusDir is the corpus the tests check: $EVAL_DIR, else this directory.
@@ -182,15 +182,11 @@ func TestCorpusApplies(t *testing.T) {
 // gitApplyCheck runs `git apply --check` (reverse: -R) in the tree.
 func gitApplyCheck(t *testing.T, tree, diff string, reverse bool) {
 	t.Helper()
-	args := []string{"-C", tree, "apply", "--check"}
+	args := []string{"apply", "--check"}
 	if reverse {
 		args = append(args, "-R")
 	}
-	cmd := exec.Command("git", args...)
-	cmd.Stdin = strings.NewReader(diff)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("git %s: %v\n%s", strings.Join(args[2:], " "), err, out)
-	}
+	testtree.GitInput(t, tree, diff, args...)
 }
 
 // applyMem applies diff onto tree in memory and fails on any conflict.

@@ -11,6 +11,8 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/autosel-bot/autosel-bot/internal/ctxsleep"
+	"github.com/autosel-bot/autosel-bot/internal/defaults"
+	"github.com/autosel-bot/autosel-bot/internal/retry"
 )
 
 // ClientOptions configure the REST client. The tagged fields are keys of
@@ -27,7 +29,7 @@ type ClientOptions struct {
 	// BaseURL (https://uploads.github.com/ for github.com).
 	UploadURL string `mapstructure:"upload_url"`
 	// Retries bounds the retries of one request (5xx, network errors,
-	// rate limits).
+	// rate limits): 0 is the default (4), a negative value none.
 	Retries int `mapstructure:"retries"`
 	// Backoff is the first 5xx retry delay, doubled per retry up to
 	// MaxBackoff.
@@ -61,21 +63,7 @@ type Client struct {
 
 // NewClient returns a client for o.
 func NewClient(o ClientOptions) (*Client, error) {
-	if o.Retries <= 0 {
-		o.Retries = 4
-	}
-	if o.Backoff <= 0 {
-		o.Backoff = time.Second
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = time.Minute
-	}
-	if o.MaxRateWait <= 0 {
-		o.MaxRateWait = 15 * time.Minute
-	}
-	if o.WriteGap == 0 {
-		o.WriteGap = time.Second
-	}
+	o = o.withDefaults()
 	if o.Base == nil {
 		o.Base = http.DefaultTransport
 	}
@@ -89,13 +77,28 @@ func NewClient(o ClientOptions) (*Client, error) {
 	stats := &Stats{}
 	tr := &transport{
 		base: o.Base, token: o.Token, hosts: map[string]bool{base.Host: true, upload.Host: true},
-		retries: o.Retries, backoff: o.Backoff, maxBackoff: o.MaxBackoff, maxWait: o.MaxRateWait,
+		retries: o.Retries, backoff: retry.Policy{Min: o.Backoff, Max: o.MaxBackoff}, maxWait: o.MaxRateWait,
 		log: o.Log, stats: stats, sleep: ctxsleep.Sleep, now: time.Now, writeGap: o.WriteGap,
 	}
 	c := gh.NewClient(&http.Client{Transport: newETagCache(tr, stats)})
 	c.BaseURL, c.UploadURL = base, upload
 	c.UserAgent = "autosel-bot"
 	return &Client{Client: c, Stats: stats, HTTP: &http.Client{Transport: o.Base, Timeout: 10 * time.Minute}, tr: tr}, nil
+}
+
+// withDefaults fills the unset counts and durations from
+// DefaultOptions (0 is the default, as everywhere in the configuration;
+// negative Retries and WriteGap mean none).
+func (o ClientOptions) withDefaults() ClientOptions {
+	d := DefaultOptions().Client
+	o.Retries = defaults.Count(o.Retries, d.Retries)
+	defaults.Fill(&o.Backoff, d.Backoff)
+	defaults.Fill(&o.MaxBackoff, d.MaxBackoff)
+	defaults.Fill(&o.MaxRateWait, d.MaxRateWait)
+	if o.WriteGap == 0 {
+		o.WriteGap = d.WriteGap
+	}
+	return o
 }
 
 // apiURLs resolves the API and upload roots (each ending in '/').

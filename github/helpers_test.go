@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/autosel-bot/autosel-bot/internal/ghfake"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/store"
 )
@@ -70,12 +70,8 @@ func prRepo(t *testing.T, commits []ghfake.Commit) (files map[string]string, hea
 	}
 	dir := t.TempDir()
 	git := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@t", "-c", "user.name=t"}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return string(out)
+		t.Helper()
+		return testtree.Git(t, dir, args...)
 	}
 	git("init", "-q", ".")
 	paths := map[string]bool{}

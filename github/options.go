@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/internal/secret"
 )
 
 // WebhookOptions configure the pull_request event receiver (the
@@ -19,20 +22,31 @@ type WebhookOptions struct {
 	SecretFile string `mapstructure:"secret_file"`
 }
 
+// DefaultOptions are the documented defaults: config.yaml's github
+// section without its actions sub-section (a test holds the two equal).
+func DefaultOptions() Options {
+	return Options{
+		PollInterval: 2 * time.Minute,
+		Workers:      1,
+		CheckName:    "autosel-bot",
+		MaxCommits:   50,
+		MaxAttempts:  5,
+		Client: ClientOptions{
+			TokenEnv:    "GITHUB_TOKEN",
+			Retries:     4,
+			Backoff:     time.Second,
+			MaxBackoff:  time.Minute,
+			MaxRateWait: 15 * time.Minute,
+			WriteGap:    time.Second,
+		},
+		Webhook: WebhookOptions{Path: "/github/webhook", SecretEnv: "GITHUB_WEBHOOK_SECRET"},
+	}
+}
+
 // ResolveToken returns the API token: from TokenFile when set, else from
 // the environment variable TokenEnv. "" means anonymous.
 func (o ClientOptions) ResolveToken() (string, error) {
-	if o.TokenFile != "" {
-		b, err := os.ReadFile(o.TokenFile)
-		if err != nil {
-			return "", fmt.Errorf("github token file: %w", err)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	if o.TokenEnv == "" {
-		return "", nil
-	}
-	return strings.TrimSpace(os.Getenv(o.TokenEnv)), nil
+	return secret.Token(o.TokenEnv, o.TokenFile, "github token")
 }
 
 // Secret returns the webhook secret (file first, then the environment).

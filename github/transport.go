@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/internal/retry"
 )
 
 // Stats counts what the transport did; every field is safe to read while
@@ -43,9 +45,9 @@ type transport struct {
 	hosts map[string]bool
 	// retries bounds the retries of one request.
 	retries int
-	// backoff is the first 5xx retry delay, doubled per retry up to
-	// maxBackoff.
-	backoff, maxBackoff time.Duration
+	// backoff gives the 5xx and network-error retry delays (Backoff,
+	// doubled per retry up to MaxBackoff).
+	backoff retry.Policy
 	// maxWait bounds one rate-limit wait; a longer one returns the
 	// refusal to the caller.
 	maxWait time.Duration
@@ -153,11 +155,7 @@ func (t *transport) delay(attempt int, after time.Duration) time.Duration {
 	if after > 0 {
 		return min(after, t.maxWait)
 	}
-	d := t.backoff << attempt
-	if d <= 0 || d > t.maxBackoff {
-		d = t.maxBackoff
-	}
-	return d
+	return t.backoff.Delay(attempt)
 }
 
 // rateLimited reports whether resp refuses the request for a rate limit,

@@ -77,17 +77,21 @@ func NewWatcher(c *Client, st *store.Store, analyze AnalyzeFunc, opts Options) (
 		}
 		repos[r] = true
 	}
+	d := DefaultOptions()
 	if opts.PollInterval <= 0 {
-		opts.PollInterval = 2 * time.Minute
+		opts.PollInterval = d.PollInterval
 	}
 	if opts.Workers <= 0 {
-		opts.Workers = 1
+		opts.Workers = d.Workers
 	}
 	if opts.CheckName == "" {
-		opts.CheckName = "autosel-bot"
+		opts.CheckName = d.CheckName
+	}
+	if opts.MaxCommits <= 0 {
+		opts.MaxCommits = d.MaxCommits
 	}
 	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = 5
+		opts.MaxAttempts = d.MaxAttempts
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)

@@ -3,12 +3,12 @@ package gitsrc
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 	"github.com/autosel-bot/autosel-bot/series"
 )
 
@@ -17,18 +17,11 @@ import (
 func makeRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
+	t.Setenv("GIT_AUTHOR_DATE", "2024-01-02T03:04:05Z")
+	t.Setenv("GIT_COMMITTER_DATE", "2024-01-02T03:04:05Z")
 	run := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=A U Thor", "GIT_AUTHOR_EMAIL=author@example.org",
-			"GIT_COMMITTER_NAME=A U Thor", "GIT_COMMITTER_EMAIL=author@example.org",
-			"GIT_AUTHOR_DATE=2024-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2024-01-02T03:04:05Z", "GIT_CONFIG_GLOBAL=/dev/null")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
+		return strings.TrimSpace(testtree.Git(t, dir, args...))
 	}
 	write := func(name, content string) {
 		t.Helper()

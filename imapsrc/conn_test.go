@@ -33,20 +33,20 @@ func TestServerDefaults(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	b := backoff{min: time.Second, max: 5 * time.Second}
-	var got []time.Duration
-	for i := 0; i < 5; i++ {
-		got = append(got, b.next())
+// TestReconnectPolicy: reconnect delays start at BackoffMin (filled in:
+// 1s) and stop growing at BackoffMax (5m), jitter only shortening them.
+func TestReconnectPolicy(t *testing.T) {
+	s, err := Server{Addr: "127.0.0.1:143", Mailboxes: []string{"INBOX"}}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
 	}
-	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("backoff %v, want %v", got, want)
-		}
+	p := s.reconnect()
+	p.Rand = func() float64 { return 0 }
+	if d0, dn := p.Delay(0), p.Delay(30); d0 != time.Second || dn != 5*time.Minute {
+		t.Errorf("delays %v .. %v, want 1s .. 5m", d0, dn)
 	}
-	b.reset()
-	if d := b.next(); d != time.Second {
-		t.Errorf("after reset: %v", d)
+	p.Rand = func() float64 { return 0.99 }
+	if d := p.Delay(0); d < 800*time.Millisecond || d > time.Second {
+		t.Errorf("jittered first delay %v", d)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/autosel-bot/autosel-bot/internal/ctxsleep"
+	"github.com/autosel-bot/autosel-bot/internal/retry"
 	"github.com/autosel-bot/autosel-bot/store"
 )
 
@@ -96,45 +97,33 @@ func (w *Watcher) Run(ctx context.Context) error {
 	return nil
 }
 
-// backoff is an exponential reconnect delay.
-type backoff struct {
-	min, max, cur time.Duration
+// reconnect is the policy of a server's reconnect delays: from
+// BackoffMin, doubled up to BackoffMax, with jitter so that the mailboxes
+// of a server that went away do not all come back at once.
+func (s *Server) reconnect() retry.Policy {
+	return retry.Policy{Min: s.BackoffMin, Max: s.BackoffMax, Jitter: 0.2}
 }
-
-func (b *backoff) next() time.Duration {
-	if b.cur == 0 {
-		b.cur = b.min
-	} else if b.cur *= 2; b.cur > b.max {
-		b.cur = b.max
-	}
-	return b.cur
-}
-
-func (b *backoff) reset() { b.cur = 0 }
 
 // runServer resolves the mailbox patterns (retrying), then follows each
 // mailbox on its own connection.
 func (w *Watcher) runServer(ctx context.Context, s *Server) {
 	log := w.log.With("imap", s.Name)
-	b := backoff{min: s.BackoffMin, max: s.BackoffMax}
 	var boxes []string
-	for {
+	err := retry.Do(ctx, s.reconnect(), func(context.Context) error {
 		c, err := s.dial(nil)
 		if err == nil {
 			boxes, err = s.resolve(c)
 			c.Close()
 		}
-		if err == nil {
-			break
-		}
-		if w.hooks.Unreachable != nil {
+		if err != nil && w.hooks.Unreachable != nil {
 			w.hooks.Unreachable(s.Name, err)
 		}
-		d := b.next()
+		return err
+	}, func(err error, d time.Duration) {
 		log.Warn("imap: cannot list mailboxes; retrying", "err", err, "in", d)
-		if ctxsleep.Sleep(ctx, d) != nil {
-			return
-		}
+	})
+	if err != nil {
+		return
 	}
 	log.Info("imap: following mailboxes", "mailboxes", boxes)
 	var wg sync.WaitGroup
@@ -152,7 +141,7 @@ func (w *Watcher) runServer(ctx context.Context, s *Server) {
 // exponential backoff (reset after a session that got going).
 func (w *Watcher) runMailbox(ctx context.Context, s *Server, mbox string) {
 	log := w.log.With("imap", s.Name, "mailbox", mbox)
-	b := backoff{min: s.BackoffMin, max: s.BackoffMax}
+	b := s.reconnect().New()
 	for {
 		start := time.Now()
 		healthy, err := w.session(ctx, s, mbox, log)
@@ -163,9 +152,9 @@ func (w *Watcher) runMailbox(ctx context.Context, s *Server, mbox string) {
 			return
 		}
 		if healthy && time.Since(start) > s.BackoffMin {
-			b.reset()
+			b.Reset()
 		}
-		d := b.next()
+		d := b.Next()
 		log.Warn("imap: session ended; reconnecting", "err", err, "in", d)
 		if ctxsleep.Sleep(ctx, d) != nil {
 			return

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -15,13 +14,6 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 )
-
-func git(t testing.TB, dir string, args ...string) {
-	t.Helper()
-	if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
 
 var treeFiles = map[string]string{
 	"kernel/a.c":  "#include \"a.h\"\nstatic void helper(int x)\n{\n\tmutex_lock(&m);\n}\n\nvoid api(int x)\n{\n\tspin_lock(&l);\n\tif (x)\n\t\thelper(x);\n\tspin_unlock(&l);\n}\n",
@@ -47,11 +39,7 @@ func sites(cs []CallSite) []string {
 }
 
 func TestOpenGitAndCache(t *testing.T) {
-	dir := t.TempDir()
-	testtree.Write(t, dir, treeFiles)
-	git(t, dir, "init", "-q")
-	git(t, dir, "add", ".")
-	git(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+	dir := testtree.Repo(t, treeFiles)
 	cache := t.TempDir()
 	ctx := context.Background()
 

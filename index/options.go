@@ -28,6 +28,12 @@ type Settings struct {
 	PageCacheMB int `mapstructure:"page_cache_mb"`
 }
 
+// DefaultSettings are the documented defaults: config.yaml's index
+// section (a test holds the two equal).
+func DefaultSettings() Settings {
+	return Settings{Progress: "auto", Warm: 200000, Summaries: true, PageCacheMB: 64}
+}
+
 // Validate checks Progress and PageCacheMB.
 func (s Settings) Validate() error {
 	if err := ValidateProgress(s.Progress); err != nil {

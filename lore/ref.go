@@ -33,9 +33,7 @@ func ParseRef(arg string) (Ref, bool) {
 	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
 		return parseURL(arg, s)
 	}
-	if strings.HasPrefix(s, "id:") { // notmuch-style
-		s = s[3:]
-	}
+	s = strings.TrimPrefix(s, "id:") // notmuch-style
 	s = strings.TrimPrefix(strings.TrimSuffix(s, ">"), "<")
 	if !validID(s) {
 		return Ref{}, false

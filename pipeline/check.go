@@ -35,6 +35,18 @@ type CheckOptions struct {
 	Ignore []string `mapstructure:"ignore"`
 }
 
+// DefaultCheckOptions are the documented defaults: config.yaml's check
+// section (a test holds the two equal).
+func DefaultCheckOptions() CheckOptions {
+	return CheckOptions{
+		Format:      "text",
+		FailOn:      "risk",
+		LoreURL:     "https://lore.kernel.org/all/",
+		LoreTimeout: time.Minute,
+		Workers:     2,
+	}
+}
+
 // Validate checks the format, the severity and the workers.
 func (o CheckOptions) Validate() error {
 	if err := ValidateFormat(o.Format); err != nil {

@@ -9,33 +9,6 @@ import (
 	"github.com/autosel-bot/autosel-bot/stable/stabletest"
 )
 
-func TestCodeLine(t *testing.T) {
-	long := "+\t" + strings.Repeat("x", 120)
-	tests := []struct {
-		name, in, want string
-	}{
-		{"short", "+\tfoo();", "        +\tfoo();"},
-		// 8 (indent) + 8 (tab) + 84 = 100 columns: kept whole.
-		{"exactly 100", "+\t" + strings.Repeat("y", 84), "        +\t" + strings.Repeat("y", 84)},
-		// 100 - 6 for the marker - 16 for indent and tab = 78 kept.
-		{"long", long, "        +\t" + strings.Repeat("x", 78) + cutMarker},
-		{"spaces before the cut", "+" + strings.Repeat("ab ", 40), "        +" + strings.TrimRight(strings.Repeat("ab ", 29)[:85], " ") + cutMarker},
-		// Wide characters take two columns.
-		{"wide", "+" + strings.Repeat("語", 60), "        +" + strings.Repeat("語", 42) + cutMarker},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := codeLine("        ", tt.in)
-			if got != tt.want {
-				t.Errorf("codeLine:\n got %q\nwant %q", got, tt.want)
-			}
-			if w := columns(got, 0); w > maxCodeColumns {
-				t.Errorf("%d columns, more than %d", w, maxCodeColumns)
-			}
-		})
-	}
-}
-
 // TestComposeCutsCodeLines: evidence and removed lines wider than 100
 // columns are cut in the reply, other lines are not.
 func TestComposeCutsCodeLines(t *testing.T) {
@@ -65,8 +38,8 @@ func TestComposeCutsCodeLines(t *testing.T) {
 		for _, l := range strings.Split(body, "\n") {
 			if strings.HasPrefix(l, prefix) {
 				found = true
-				if !strings.HasSuffix(l, cutMarker) || columns(l, 0) > maxCodeColumns {
-					t.Errorf("line not cut at %d columns: %q (%d)", maxCodeColumns, l, columns(l, 0))
+				if !strings.HasSuffix(l, report.CodeCutMarker) || report.CodeColumns(l, 0) > report.MaxCodeColumns {
+					t.Errorf("line not cut at %d columns: %q (%d)", report.MaxCodeColumns, l, report.CodeColumns(l, 0))
 				}
 			}
 		}

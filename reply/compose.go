@@ -24,13 +24,25 @@ func MessageID(seriesID string, version, patch int, domain string) string {
 	return fmt.Sprintf("autosel-bot.%s.v%d.%d@%s", hex.EncodeToString(h[:10]), version, patch, domain)
 }
 
+// ReviewMessageID returns the deterministic Message-ID (without angle
+// brackets) of the bot's reply under review message reviewID of version v
+// of series id: the reply about the diff that review proposes.
+func ReviewMessageID(seriesID string, version int, reviewID, domain string) string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("autosel-bot review reply\x00%s\x00v%d\x00%s", strings.Trim(seriesID, "<>"), version, strings.Trim(reviewID, "<>"))))
+	return fmt.Sprintf("autosel-bot.%s.v%d.review@%s", hex.EncodeToString(h[:10]), version, domain)
+}
+
 // Compose returns the replies for a series: one reply to the cover letter
-// (or, without one, to the first patch) and, with opts.PerPatch, one to
-// each other patch that has findings. With r.Changes (the previous
-// version was analysed) the series reply says what changed, and findings
-// unchanged since then are named there, not repeated in full. With opts.SkipEmpty, a series with
-// nothing to say gets no reply at all (nil, nil). Findings without an id
-// get one (report.AssignIDs).
+// (or, without one, to the first patch), with opts.PerPatch one to each
+// other patch that has findings, and one under each review message whose
+// proposed diff has findings (its reviewer wrote that diff, and the thread
+// reads the answer there). Per-patch and review replies share the
+// opts.MaxPatchReplies cap; what is beyond it is folded into the series
+// reply. With r.Changes (the previous version was analysed) the series
+// reply says what changed, and findings unchanged since then are named
+// there, not repeated in full. With opts.SkipEmpty, a series with nothing
+// to say gets no reply at all (nil, nil). Findings without an id get one
+// (report.AssignIDs).
 func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) {
 	if r == nil || s == nil {
 		return nil, errors.New("reply: nil report or series")
@@ -57,8 +69,18 @@ func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) 
 	single := s.Cover == nil && len(submitted) <= 1
 	id0 := MessageID(s.ID, s.Version, 0, opts.idDomain())
 	msgs := newSeriesMsgs(s)
+	own := ownReplies(ps, s, target, msgs, single, opts)
 	var mails []*Mail
-	if single {
+	var rest []*report.PatchReport
+	for _, p := range ps {
+		if !p.InReview || !own[p] {
+			rest = append(rest, p)
+		}
+	}
+	switch {
+	case opts.SkipEmpty && !anything(r, rest, opts):
+		// Only review diffs have something to say: their own replies.
+	case single:
 		var p *report.PatchReport
 		if len(submitted) == 1 {
 			p = submitted[0]
@@ -66,48 +88,73 @@ func Compose(r *report.Report, s *series.Series, opts Options) ([]*Mail, error) 
 			p = &report.PatchReport{Number: 1, Subject: target.Subject.Raw, MessageID: target.MessageID}
 		}
 		body := patchBody(r, p, true, target.MessageID, id0, opts)
-		// Diffs proposed in review replies are analysed in the same reply.
-		if extra := reviewSections(r, ps, opts); extra != "" {
+		// Diffs proposed in review replies that get no reply of their
+		// own are analysed in the same reply.
+		if extra := reviewSections(r, ps, own, opts); extra != "" {
 			body = insertBeforeTail(body, extra, opts)
 		}
 		mails = append(mails, newMail(target, s, msgs, []*report.PatchReport{p}, body, id0, 0, opts))
-		return mails, nil
-	}
-	full := map[*report.PatchReport]bool{}
-	var own []*report.PatchReport
-	for _, p := range ps {
-		hasFindings := len(selectFindings(p.Findings, opts)) > 0
-		// The reply to the first patch (no cover letter) carries that
-		// patch's findings; review diffs have no reply of their own;
-		// patches beyond MaxPatchReplies are folded into the series reply.
-		ownReply := opts.PerPatch && hasFindings && !p.InReview && !(s.Cover == nil && p.MessageID == target.MessageID) &&
-			(opts.MaxPatchReplies <= 0 || len(own) < opts.MaxPatchReplies)
-		if ownReply {
-			own = append(own, p)
-		} else {
-			full[p] = true
+	default:
+		full := map[*report.PatchReport]bool{}
+		for _, p := range ps {
+			if !own[p] {
+				full[p] = true
+			}
 		}
+		body := seriesBody(r, ps, full, target.MessageID, id0, opts)
+		mails = append(mails, newMail(target, s, msgs, submitted, body, id0, 0, opts))
 	}
-	body := seriesBody(r, ps, full, target.MessageID, id0, opts)
-	mails = append(mails, newMail(target, s, msgs, submitted, body, id0, 0, opts))
-	for _, p := range own {
-		msg := msgs.find(p)
-		if msg == nil {
+	for _, p := range ps {
+		if !own[p] {
 			continue
 		}
+		msg := msgs.find(p)
 		id := MessageID(s.ID, s.Version, p.Number, opts.idDomain())
+		if p.InReview {
+			id = ReviewMessageID(s.ID, s.Version, msg.MessageID, opts.idDomain())
+		}
 		pb := patchBody(r, p, false, msg.MessageID, id, opts)
 		mails = append(mails, newMail(msg, s, msgs, []*report.PatchReport{p}, pb, id, p.Number, opts))
 	}
 	return mails, nil
 }
 
-// reviewSections renders the findings on diffs proposed in review replies.
-func reviewSections(r *report.Report, ps []*report.PatchReport, opts Options) string {
+// ownReplies picks the patch reports answered in a reply of their own, in
+// the order of ps, at most opts.MaxPatchReplies of them: with
+// opts.PerPatch the submitted patches with findings (not the one the
+// series reply answers), and every diff proposed in a review reply that
+// has findings, under that review message.
+func ownReplies(ps []*report.PatchReport, s *series.Series, target *amail.Message, msgs *seriesMsgs, single bool, opts Options) map[*report.PatchReport]bool {
+	own := map[*report.PatchReport]bool{}
+	n := 0
+	for _, p := range ps {
+		if len(selectFindings(p.Findings, opts)) == 0 || msgs.find(p) == nil {
+			continue
+		}
+		if opts.MaxPatchReplies > 0 && n >= opts.MaxPatchReplies {
+			break
+		}
+		switch {
+		case p.InReview:
+		case single, !opts.PerPatch:
+			continue
+		case s.Cover == nil && p.MessageID == target.MessageID:
+			// The reply to the first patch carries its findings.
+			continue
+		}
+		own[p] = true
+		n++
+	}
+	return own
+}
+
+// reviewSections renders the findings on diffs proposed in review replies
+// that get no reply of their own.
+func reviewSections(r *report.Report, ps []*report.PatchReport, own map[*report.PatchReport]bool, opts Options) string {
 	var b strings.Builder
 	var review []*report.PatchReport
 	for _, p := range ps {
-		if p.InReview && len(selectFindings(p.Findings, opts)) > 0 {
+		if p.InReview && !own[p] && len(selectFindings(p.Findings, opts)) > 0 {
 			review = append(review, p)
 		}
 	}

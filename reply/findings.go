@@ -1,7 +1,6 @@
 package reply
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -22,89 +21,25 @@ func selectFindings(fs []report.Finding, opts Options) []report.Finding {
 	return out
 }
 
-// writeFindings writes findings in plain kernel-mail style:
-//
-//	[risk] sleep-in-atomic: kernel/watch_queue.c:98 post_one_notification()
-//	    Finding id: 0123456789ab
-//	    Web: https://autosel.example.org/finding/0123456789ab (with link)
-//	    message
-//	    explanation, wrapped
-//	    Evidence: / Before: code lines (cut at maxCodeColumns)
-//	    Call chain: file:line func(): what, outermost first
+// writeFindings writes findings in plain kernel-mail style
+// (report.PlainFindings), at most 12 evidence and removed lines each; link
+// (may be nil) gives the address of a finding's web page.
 func writeFindings(b *strings.Builder, fs []report.Finding, link func(id string) string) {
 	writeFindingsLimit(b, fs, 12, link)
 }
 
 // writeFindingsLimit is writeFindings with at most max evidence and
-// removed lines per finding (0: all of them); link (may be nil) gives
-// the address of a finding's web page.
+// removed lines per finding (0: all of them).
 func writeFindingsLimit(b *strings.Builder, fs []report.Finding, max int, link func(id string) string) {
-	lim := func(ls []string) []string {
-		if max <= 0 {
-			return ls
-		}
-		return limit(ls, max)
-	}
-	for i, f := range fs {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		loc := cleanLine(f.File)
-		if f.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", loc, f.Line)
-		}
-		if f.Func != "" {
-			loc += " " + cleanLine(f.Func) + "()"
-		}
-		fmt.Fprintf(b, "[%s] %s: %s\n", cleanLine(string(f.Severity)), cleanLine(f.Check()), strings.TrimSpace(loc))
-		if f.ID != "" {
-			b.WriteString("    Finding id: " + cleanLine(f.ID) + "\n")
-			if link != nil {
-				if u := link(f.ID); u != "" {
-					b.WriteString("    Web: " + cleanLine(u) + "\n")
-				}
-			}
-		}
-		for _, l := range textfmt.Wrap(cleanLine(f.Message), 72) {
-			b.WriteString("    " + l + "\n")
-		}
-		if f.Key != "" {
-			b.WriteString("    Object: " + cleanLine(f.Key) + "\n")
-		}
-		for _, l := range textfmt.Wrap(clean(f.Explanation), 68) {
-			b.WriteString("    " + l + "\n")
-		}
-		if len(f.Old) > 0 {
-			b.WriteString("    Before:\n")
-			for _, l := range lim(f.Old) {
-				b.WriteString(codeLine("        ", l) + "\n")
-			}
-		}
-		if len(f.Evidence) > 0 {
-			b.WriteString("    Evidence:\n")
-			for _, l := range lim(f.Evidence) {
-				b.WriteString(codeLine("        ", l) + "\n")
-			}
-		}
-		if len(f.Chain) > 0 {
-			b.WriteString("    Call chain:\n")
-			for _, s := range f.Chain {
-				where := cleanLine(s.File)
-				if s.Line > 0 {
-					where = fmt.Sprintf("%s:%d", where, s.Line)
-				}
-				line := fmt.Sprintf("        %s %s()", where, cleanLine(s.Func))
-				if s.What != "" {
-					line += ": " + cleanLine(s.What)
-				}
-				b.WriteString(line + "\n")
-			}
-		}
-		if f.NeedsTree {
-			b.WriteString("    (a kernel tree is needed to decide this: callers are outside the patch)\n")
-		}
-	}
+	b.WriteString(report.PlainFindings(fs, report.PlainOptions{MaxLines: max, Link: link, NeedsTree: needsTreeAdvice}))
 }
+
+// needsTreeAdvice closes a finding the bot could not decide from the
+// patch alone. The reply goes to the patch's author, who does not run the
+// bot: it says what the bot could not see and what to check, never how to
+// run the bot.
+const needsTreeAdvice = "(Not decided: the bot had the patch but not the kernel tree, so the " +
+	"callers and other users outside the patch were not checked. Please check them as described above.)"
 
 // writeSuppressed counts the patch's suppressed findings and says what
 // suppressed them ("    1 finding suppressed, not reported (by

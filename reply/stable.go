@@ -149,19 +149,11 @@ func firstLine(s string) string {
 // clean strips control characters other than tab and newline from text
 // taken from hostile input.
 func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' {
-			return r
-		}
-		if r < 0x20 || r == 0x7f {
-			return -1
-		}
-		return r
-	}, s)
+	return report.StripControls(s)
 }
 
 // cleanLine is clean for text that must stay on one line: newlines become
 // spaces.
 func cleanLine(s string) string {
-	return clean(strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", " "), "\n", " "))
+	return report.StripControlsLine(s)
 }

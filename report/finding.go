@@ -80,6 +80,23 @@ type Finding struct {
 	// NeedsTree is set by patch-only analyses that could not decide without
 	// a kernel tree (e.g. callers outside the patch).
 	NeedsTree bool `json:"needs_tree,omitempty"`
+	// Confirmed is set when the patched kernel printed a report that
+	// matches the finding while the VM stage's tests ran.
+	Confirmed *Confirmation `json:"confirmed,omitempty"`
+}
+
+// Confirmation is a kernel report from the VM stage that matches a
+// finding: of a kind the finding's rule predicts, with one of its
+// functions on the stack.
+type Confirmation struct {
+	// Test is the test that was running.
+	Test string `json:"test"`
+	// Kind is the report's kind (sleep-in-atomic, lockdep, hung-task, ...).
+	Kind string `json:"kind"`
+	// Function is the finding's function found on the report's stack.
+	Function string `json:"function"`
+	// Excerpt is the report's text.
+	Excerpt string `json:"excerpt"`
 }
 
 // Check names what found f: its category, or its rule when the family has

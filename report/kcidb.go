@@ -192,10 +192,13 @@ func KCIDB(vm *VMReport, opts KCIDBOptions) *KCIDBData {
 		}
 		for _, t := range vm.Tests {
 			verdict, reason := k.verdict(t)
-			path := "autosel." + kcidbPathUnsafe.ReplaceAllString(t.Name, "_")
+			path := kcidbTestPath(t)
 			kt := KCIDBTest{ID: bid + ":" + path, BuildID: bid, Origin: origin, Path: path, Status: kcidbStatus(verdict),
 				Comment: reason, StartTime: start}
 			misc := map[string]any{"verdict": verdict}
+			if t.Suite != "" {
+				misc["suite"] = t.Suite
+			}
 			if k.patchset != "" {
 				if t.Regression {
 					misc["regression"] = true
@@ -231,6 +234,25 @@ func KCIDB(vm *VMReport, opts KCIDBOptions) *KCIDBData {
 		}
 	}
 	return d
+}
+
+// kcidbTestPath is a test's KCIDB path: "autosel.<test>" for the runner's
+// suite, "kselftest.<target>.<program>[.<test point>]" (dots between the
+// target's directories) for the kernel's own selftests, as KernelCI names
+// them.
+func kcidbTestPath(t VMTest) string {
+	if t.Suite != "kselftest" {
+		return "autosel." + kcidbPathUnsafe.ReplaceAllString(t.Name, "_")
+	}
+	prog, point, hasPoint := strings.Cut(strings.TrimPrefix(t.Name, "kselftest/"), ": ")
+	var parts []string
+	for _, p := range strings.Split(prog, "/") {
+		parts = append(parts, kcidbPathUnsafe.ReplaceAllString(strings.ReplaceAll(p, ".", "_"), "_"))
+	}
+	if hasPoint {
+		parts = append(parts, kcidbPathUnsafe.ReplaceAllString(strings.ReplaceAll(point, ".", "_"), "_"))
+	}
+	return "kselftest." + strings.Join(parts, ".")
 }
 
 // kcidbStatus maps a suite verdict to a KCIDB test status.

@@ -191,6 +191,10 @@ func FindingMarkdown(f *Finding) string {
 		b.WriteString(fence(lines, "  "))
 		b.WriteString("\n  </details>")
 	}
+	if c := f.Confirmed; c != nil {
+		fmt.Fprintf(&b, "\n\n  **Confirmed in a VM**: %s report with %s on its stack while %s ran (patched kernel)\n\n", mdEscape(c.Kind), code(c.Function+"()"), code(c.Test))
+		b.WriteString(fence(strings.Split(strings.TrimRight(c.Excerpt, "\n"), "\n"), "  "))
+	}
 	return b.String()
 }
 
@@ -224,6 +228,15 @@ func writeVMMarkdown(b *strings.Builder, v *VMReport) {
 	b.WriteString(")\n")
 	if len(v.BuildErrors) > 0 {
 		b.WriteString("\n" + fence(v.BuildErrors, ""))
+	}
+	if len(v.Kselftests) > 0 {
+		b.WriteString("\nKernel selftests, chosen by the files the patch touches:\n\n")
+		for _, l := range v.Kselftests {
+			fmt.Fprintf(b, "- %s\n", mdEscape(l))
+		}
+	}
+	if t := v.KselftestTally(); t != "" {
+		fmt.Fprintf(b, "\nKernel selftest results: %s\n", mdEscape(t))
 	}
 	var rows []string
 	for _, t := range v.Tests {

@@ -19,6 +19,33 @@ type SARIFTool struct {
 	Version string
 	// InformationURI points at the tool's documentation.
 	InformationURI string
+	// Rules describe the rules the tool runs, in report order (the
+	// caller derives them from each rule family's and category's doc, see
+	// pipeline.SARIFRules): every one goes into the log's rule list.
+	Rules []SARIFRule
+}
+
+// SARIFRule is one rule of a SARIF log: a rule family's category, or a
+// family without categories.
+type SARIFRule struct {
+	// ID is the ruleId of its results: "family/category" (SARIFRuleID),
+	// or "family" for a family without categories.
+	ID string
+	// Name is the category's (or family's) name.
+	Name string
+	// Short is the one-paragraph description (the category's doc); Full
+	// the family's doc; Help the text shown beside a result (both).
+	Short, Full, Help string
+}
+
+// SARIFRuleID is the ruleId of finding f's results: its rule family and
+// its category ("wakeup/lost-wakeup"), or the family alone when it has no
+// category.
+func SARIFRuleID(f *Finding) string {
+	if f.Category == "" {
+		return f.Rule
+	}
+	return f.Rule + "/" + f.Category
 }
 
 // sarifFingerprint is the partialFingerprints key of a result: the
@@ -27,8 +54,9 @@ type SARIFTool struct {
 // it after lines move and across versions of a series.
 const sarifFingerprint = "autoselBotFindingId/v1"
 
-// SARIF builds a SARIF 2.1.0 log of reports: one run, one rule per rule
-// name, one result per finding with its file and line, the function as a
+// SARIF builds a SARIF 2.1.0 log of reports: one run, the tool's rules
+// (one per family and category, ruleId "family/category", with their docs
+// as descriptions and help), one result per finding with its file and line, the function as a
 // logical location, and the call chain of an interprocedural finding as a
 // code flow (a thread flow whose locations are the chain's steps,
 // outermost caller first). Series and patch identity go into each result's
@@ -44,29 +72,7 @@ func SARIF(reports []*Report, tool SARIFTool) *sarif.Report {
 	if tool.Version != "" {
 		run.Tool.Driver.WithVersion(tool.Version)
 	}
-	var ruleNames []string
-	seen := map[string]bool{}
-	for _, r := range reports {
-		for _, p := range r.Patches {
-			for _, f := range p.Findings {
-				if !seen[f.Rule] {
-					seen[f.Rule] = true
-					ruleNames = append(ruleNames, f.Rule)
-				}
-			}
-			for _, sp := range p.Suppressed {
-				if !seen[sp.Rule] {
-					seen[sp.Rule] = true
-					ruleNames = append(ruleNames, sp.Rule)
-				}
-			}
-		}
-	}
-	sort.Strings(ruleNames)
-	for _, name := range ruleNames {
-		run.AddRule(name).WithName(name).
-			WithShortDescription(sarif.NewMultiformatMessageString().WithText(ruleDescription(name)))
-	}
+	sarifRules(run, reports, tool.Rules)
 	for _, r := range reports {
 		for _, p := range r.Patches {
 			for _, f := range p.Findings {
@@ -113,18 +119,44 @@ func sarifInvocation(reports []*Report) *sarif.Invocation {
 	return inv
 }
 
-// ruleDescription is a rule's one-line description for the SARIF rule
-// list.
-func ruleDescription(name string) string {
-	switch name {
-	case "sleep-in-atomic":
-		return "A call that may sleep is reachable while a spinlock, RCU read lock or other atomic context is held."
-	case "lost-wakeup":
-		return "A wake-up that reaches fewer waiters than the wait condition needs."
-	case "waitqueue-split":
-		return "A wait queue was split: every waiter and waker must move to the matching queue."
+// sarifRules adds the rule list: every rule of the tool, then any rule
+// of a finding the tool did not describe (sorted), with a generic
+// description.
+func sarifRules(run *sarif.Run, reports []*Report, rules []SARIFRule) {
+	known := map[string]bool{}
+	for _, r := range rules {
+		known[r.ID] = true
+		d := run.AddRule(r.ID).WithName(r.Name).
+			WithShortDescription(sarif.NewMultiformatMessageString().WithText(r.Short))
+		if r.Full != "" {
+			d.WithFullDescription(sarif.NewMultiformatMessageString().WithText(r.Full))
+		}
+		if r.Help != "" {
+			d.WithHelp(sarif.NewMultiformatMessageString().WithText(r.Help))
+		}
 	}
-	return "autosel-bot rule " + name + "."
+	var extra []string
+	add := func(f *Finding) {
+		if id := SARIFRuleID(f); !known[id] {
+			known[id] = true
+			extra = append(extra, id)
+		}
+	}
+	for _, r := range reports {
+		for _, p := range r.Patches {
+			for i := range p.Findings {
+				add(&p.Findings[i])
+			}
+			for i := range p.Suppressed {
+				add(&p.Suppressed[i].Finding)
+			}
+		}
+	}
+	sort.Strings(extra)
+	for _, id := range extra {
+		run.AddRule(id).WithName(id).
+			WithShortDescription(sarif.NewMultiformatMessageString().WithText("autosel-bot rule " + id + "."))
+	}
 }
 
 func sarifLevel(s Severity) string {
@@ -136,7 +168,7 @@ func sarifLevel(s Severity) string {
 
 // sarifResult adds the result of finding f to run and returns it.
 func sarifResult(run *sarif.Run, r *Report, p PatchReport, f Finding) *sarif.Result {
-	res := run.CreateResultForRule(f.Rule).
+	res := run.CreateResultForRule(SARIFRuleID(&f)).
 		WithLevel(sarifLevel(f.Severity)).
 		WithMessage(sarif.NewTextMessage(f.Message))
 	if f.File != "" {
@@ -180,6 +212,9 @@ func sarifResult(run *sarif.Run, r *Report, p PatchReport, f Finding) *sarif.Res
 		props.Add("evidence", f.Evidence)
 	}
 	props.AddTag(f.Rule)
+	if f.Category != "" && f.Category != f.Rule {
+		props.AddTag(f.Category)
+	}
 	res.WithProperties(props)
 	return res
 }

@@ -164,3 +164,76 @@ func TestSARIFRecovered(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSARIFRules: the rule list is the tool's rules (from the rule
+// families' and categories' docs), in their order, with descriptions and
+// help; results name their rule as family/category; a rule the tool did
+// not describe still gets an entry; the log validates.
+func TestSARIFRules(t *testing.T) {
+	rs := sampleReports()
+	fs := rs[0].Patches[1].Findings
+	fs[0].Rule, fs[0].Category = "sleep-in-atomic", "sleep-in-atomic"
+	fs[1].Rule, fs[1].Category = "wakeup", "lost-wakeup"
+	tool := SARIFTool{Name: "autosel-bot", InformationURI: "https://example.org", Rules: []SARIFRule{
+		{ID: "sleep-in-atomic/sleep-in-atomic", Name: "sleep-in-atomic", Short: "a sleeping call in atomic context",
+			Full: "Sleeping calls in atomic context.", Help: "a sleeping call in atomic context\n\nSleeping calls in atomic context."},
+		{ID: "sleep-in-atomic/sleep-needs-tree", Name: "sleep-needs-tree", Short: "run with --tree"},
+	}}
+	var buf bytes.Buffer
+	if err := WriteSARIF(&buf, rs, tool); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID               string `json:"id"`
+						Name             string `json:"name"`
+						ShortDescription struct {
+							Text string `json:"text"`
+						} `json:"shortDescription"`
+						FullDescription struct {
+							Text string `json:"text"`
+						} `json:"fullDescription"`
+						Help struct {
+							Text string `json:"text"`
+						} `json:"help"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex int    `json:"ruleIndex"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	run := log.Runs[0]
+	var ids []string
+	for _, r := range run.Tool.Driver.Rules {
+		ids = append(ids, r.ID)
+	}
+	want := []string{"sleep-in-atomic/sleep-in-atomic", "sleep-in-atomic/sleep-needs-tree", "wakeup/lost-wakeup"}
+	if strings.Join(ids, " ") != strings.Join(want, " ") {
+		t.Fatalf("rules %q, want %q", ids, want)
+	}
+	r0 := run.Tool.Driver.Rules[0]
+	if r0.Name != "sleep-in-atomic" || r0.ShortDescription.Text != "a sleeping call in atomic context" ||
+		r0.FullDescription.Text != "Sleeping calls in atomic context." || !strings.Contains(r0.Help.Text, "\n\nSleeping calls") {
+		t.Errorf("first rule %+v", r0)
+	}
+	if d := run.Tool.Driver.Rules[2].ShortDescription.Text; d != "autosel-bot rule wakeup/lost-wakeup." {
+		t.Errorf("undescribed rule: %q", d)
+	}
+	if len(run.Results) != 2 || run.Results[0].RuleID != want[0] || run.Results[0].RuleIndex != 0 ||
+		run.Results[1].RuleID != want[2] || run.Results[1].RuleIndex != 2 {
+		t.Errorf("results %+v", run.Results)
+	}
+	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
+	if err := sarifSchema(t).Validate(doc); err != nil {
+		t.Error(err)
+	}
+}

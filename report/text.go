@@ -296,6 +296,13 @@ func (t *textWriter) finding(f *Finding) {
 		t.line("")
 		t.wrap(f.Explanation, "  ", "  ")
 	}
+	if c := f.Confirmed; c != nil {
+		t.line("")
+		t.line("  confirmed in a VM: %s report with %s() on its stack while %s ran (patched kernel):", flat(c.Kind), flat(c.Function), flat(c.Test))
+		for _, l := range excerpt(c.Excerpt, maxSplatLines) {
+			t.line("    %s", l)
+		}
+	}
 }
 
 // changes writes what changed since the previous version: the counts,

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -61,11 +62,19 @@ type VMReport struct {
 	Console  string `json:"console,omitempty"`
 	// Notes are other remarks (damaged result frames, retries).
 	Notes []string `json:"notes,omitempty"`
+	// Kselftests say which of the kernel's own selftest targets ran and
+	// why ("futex: kernel/futex/core.c: ..."), and which the time budget
+	// dropped.
+	Kselftests []string `json:"kselftests,omitempty"`
 }
 
 // VMTest is one suite test's result on baseline and patched kernels.
 type VMTest struct {
-	Name     string `json:"name"`
+	Name string `json:"name"`
+	// Suite is "kselftest" for the kernel's own selftests (Name is then
+	// "kselftest/<target>/<program>[: <TAP test point>]"), "" for the
+	// runner's suite.
+	Suite    string `json:"suite,omitempty"`
 	Baseline string `json:"baseline"`
 	Patched  string `json:"patched"`
 	// Regression is set for pass -> fail/hang/crash.
@@ -174,6 +183,38 @@ func excerpt(s string, n int) []string {
 // characters are left to the caller (escape or strip them per line).
 func (v *VMReport) Text() string { return v.TextWith(VMTextOptions{}) }
 
+// KselftestTally counts the kernel selftest results per verdict on both
+// kernels ("baseline 10 pass, 1 skip; patched 9 pass, 1 fail, 1 skip"),
+// "" when none ran.
+func (v *VMReport) KselftestTally() string {
+	order := []string{"pass", "fail", "hang", "crash", "skip", "not-run", "boot-failure"}
+	count := func(get func(VMTest) string) string {
+		n := map[string]int{}
+		for _, t := range v.Tests {
+			if t.Suite == "kselftest" {
+				n[get(t)]++
+			}
+		}
+		var parts []string
+		for _, k := range order {
+			if n[k] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+				delete(n, k)
+			}
+		}
+		for k, c := range n {
+			parts = append(parts, fmt.Sprintf("%d %s", c, flat(k)))
+		}
+		sort.Strings(parts[len(parts)-len(n):])
+		return strings.Join(parts, ", ")
+	}
+	base := count(func(t VMTest) string { return t.Baseline })
+	if base == "" {
+		return ""
+	}
+	return "baseline " + base + "; patched " + count(func(t VMTest) string { return t.Patched })
+}
+
 // TextWith renders the VM section as plain text with opts.
 func (v *VMReport) TextWith(opts VMTextOptions) string {
 	var b strings.Builder
@@ -237,6 +278,15 @@ func (v *VMReport) TextWith(opts VMTextOptions) string {
 	}
 	if len(v.ConfigMissing) > 0 {
 		fmt.Fprintf(&b, "Config options that did not survive: %s\n", flat(strings.Join(v.ConfigMissing, ", ")))
+	}
+	if len(v.Kselftests) > 0 {
+		b.WriteString("Kernel selftests (tools/testing/selftests of the tree, chosen by the files the patch touches):\n")
+		for _, l := range v.Kselftests {
+			fmt.Fprintf(&b, "    %s\n", flat(l))
+		}
+	}
+	if t := v.KselftestTally(); t != "" {
+		fmt.Fprintf(&b, "Kernel selftest results: %s\n", t)
 	}
 	var shown []VMTest
 	for _, t := range v.Tests {

@@ -93,7 +93,7 @@ func (l *Local) probeKVM(ctx context.Context, kernel string) (bool, string, erro
 		return false, "", err
 	}
 	defer os.RemoveAll(dir)
-	initrd, err := l.initramfs(ctx, dir, nil, 1)
+	initrd, err := l.initramfs(ctx, dir, nil, nil, 1)
 	if err != nil {
 		return false, "", err
 	}

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/runner/kselftest"
 )
 
 // Backend builds a kernel for a Request and runs the suite in it. The
@@ -38,6 +40,9 @@ type Request struct {
 	Label string `json:"label"`
 	// Tests are the suite tests to run (nil: Options.Tests).
 	Tests []Test `json:"-"`
+	// Kselftests are the kernel selftest targets to build from the tree
+	// and run next to the suite (Options.KselftestPlan chooses them).
+	Kselftests []kselftest.Target `json:"kselftests,omitempty"`
 }
 
 // KernelResult is the outcome for one kernel.
@@ -58,6 +63,9 @@ type KernelResult struct {
 	Tests []TestResult `json:"tests,omitempty"`
 	// Problems are results-channel problems (damaged frames).
 	Problems []string `json:"problems,omitempty"`
+	// Notes are remarks on what ran (selftests that did not build or
+	// could not run).
+	Notes []string `json:"notes,omitempty"`
 	// Console is the kernel console log file of the run.
 	Console string `json:"console,omitempty"`
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
+	"github.com/autosel-bot/autosel-bot/runner/kselftest"
 )
 
 // Build statuses.
@@ -53,6 +54,11 @@ type BuildResult struct {
 	Duration time.Duration `json:"duration"`
 	// ConfigMissing lists fragment options absent from the final .config.
 	ConfigMissing []string `json:"config_missing,omitempty"`
+	// Kselftests is the directory of the installed selftests (kept with
+	// the image), "" when none were asked for.
+	Kselftests string `json:"kselftests,omitempty"`
+	// KselftestErrors name the selftest targets that did not build.
+	KselftestErrors []string `json:"kselftest_errors,omitempty"`
 }
 
 // imageMeta is stored next to a cached kernel image.
@@ -61,6 +67,8 @@ type imageMeta struct {
 	Duration      time.Duration `json:"duration"`
 	ConfigMissing []string      `json:"config_missing,omitempty"`
 	Log           string        `json:"log"`
+	// KselftestErrors name the selftest targets that did not build.
+	KselftestErrors []string `json:"kselftest_errors,omitempty"`
 }
 
 // builder builds kernels for one work directory.
@@ -79,8 +87,13 @@ type paths struct {
 	key      string
 	worktree string
 	build    string
-	images   string
-	logs     string
+	// buildAt is where a patched build sees its throwaway build dir
+	// (build): the baseline's path, so that the absolute paths recorded
+	// there (tools/objtool's dependency files) hold and make rebuilds
+	// only what the patch changed. "" = build.
+	buildAt string
+	images  string
+	logs    string
 	// cache is the build's ccache (isolate.go); nil before Build sets it.
 	cache *ccachecfg.Setup
 }
@@ -99,9 +112,26 @@ func (b *builder) pathsFor(tree string) (paths, error) {
 	}, nil
 }
 
-// fragments returns the config fragments in merge order.
+// objtree is the build dir as the build sees it (O=).
+func (p paths) objtree() string {
+	if p.buildAt != "" {
+		return p.buildAt
+	}
+	return p.build
+}
+
+// fragments returns the config fragments in merge order: the runner's,
+// the selftest targets' (every table target's, whatever is chosen), the
+// configured extra one.
 func (b *builder) fragments() ([][]byte, error) {
 	frags := [][]byte{baseFragment}
+	ks, err := b.opts.kselftestFragment()
+	if err != nil {
+		return nil, err
+	}
+	if ks != nil {
+		frags = append(frags, ks)
+	}
 	if b.opts.ConfigFragment != "" {
 		extra, err := os.ReadFile(b.opts.ConfigFragment)
 		if err != nil {
@@ -113,9 +143,12 @@ func (b *builder) fragments() ([][]byte, error) {
 }
 
 // imageKey identifies a kernel image: commit, patches, config, target.
-func imageKey(commit string, patches []Patch, frags [][]byte, cc string) string {
+func imageKey(commit string, patches []Patch, frags [][]byte, cc string, kselftests []kselftest.Target) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "autosel-bot kernel image v1\nARCH=x86_64 bzImage\ncommit %s\ncc %s\n", commit, cc)
+	for _, t := range kselftests {
+		fmt.Fprintf(h, "kselftest %s\n", t.Name)
+	}
 	for _, f := range frags {
 		fmt.Fprintf(h, "fragment %d\n", len(f))
 		h.Write(f)
@@ -167,19 +200,24 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 			return nil, err
 		}
 	}
-	key := imageKey(commit, req.Patches, frags, b.ccString())
+	key := imageKey(commit, req.Patches, frags, b.ccString(), req.Kselftests)
 	imgDir := filepath.Join(p.images, key)
 	if meta, ok := loadImage(imgDir); ok {
 		now := time.Now()
 		os.Chtimes(imgDir, now, now) // LRU
 		res.Status, res.Kernel, res.Cached = BuildOK, filepath.Join(imgDir, "bzImage"), true
 		res.ConfigMissing, res.Log = meta.ConfigMissing, meta.Log
+		res.KselftestErrors = meta.KselftestErrors
+		if len(req.Kselftests) > 0 {
+			res.Kselftests = filepath.Join(imgDir, kselftestInstall)
+		}
 		return res, nil
 	}
 
 	// Nothing is checked out or built without the sandbox (or the
 	// operator's explicit sandbox.allow_unsandboxed).
-	if _, err := b.sb.Mode(ctx); err != nil {
+	mode, err := b.sb.Mode(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("runner: %w", err)
 	}
 
@@ -199,6 +237,10 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		// Built by a concurrent request while we waited for the lock.
 		res.Status, res.Kernel, res.Cached = BuildOK, filepath.Join(imgDir, "bzImage"), true
 		res.ConfigMissing, res.Log = meta.ConfigMissing, meta.Log
+		res.KselftestErrors = meta.KselftestErrors
+		if len(req.Kselftests) > 0 {
+			res.Kselftests = filepath.Join(imgDir, kselftestInstall)
+		}
 		return res, nil
 	}
 
@@ -216,6 +258,9 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 			return nil, err
 		}
 		defer cleanup()
+		if mode == "bwrap" {
+			p.buildAt = p.build
+		}
 		p.build = dir
 	}
 	cache, err := ccachecfg.For(b.opts.ccacheDir(), b.opts.CCacheMaxSize, patched)
@@ -247,8 +292,8 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 	if err := b.configure(ctx, p, frags, log); err != nil {
 		log.Flush()
 		res.Status = BuildFailed
-		msg := strings.NewReplacer(p.worktree+"/", "", p.build+"/", "", p.worktree, ".", p.build, ".").Replace(err.Error())
-		res.Errors = append([]string{"configuring the kernel failed: " + msg}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)...)
+		msg := strings.NewReplacer(p.worktree+"/", "", p.objtree()+"/", "", p.worktree, ".", p.objtree(), ".").Replace(err.Error())
+		res.Errors = append([]string{"configuring the kernel failed: " + msg}, buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.objtree())...)
 		return res, nil
 	}
 	dotconfig, err := readBuildFile(p.build, ".config")
@@ -272,16 +317,30 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 		log.Flush()
 		logf.Sync()
 		res.Status = BuildFailed
-		res.Errors = buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.build)
+		res.Errors = buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.objtree())
 		if errors.Is(err, errBuildTimeout) {
 			res.Errors = append([]string{fmt.Sprintf("build timed out after %s", b.opts.BuildTimeout)}, res.Errors...)
 		}
 		return res, nil
 	}
+	ksErrors, err := b.buildKselftests(ctx, p, req.Kselftests, log)
+	if err != nil {
+		return nil, err
+	}
+	res.KselftestErrors = ksErrors
+	if len(req.Kselftests) > 0 {
+		if err := saveKselftests(imgDir, p.build); err != nil {
+			return nil, err
+		}
+	}
 	if err := saveImage(imgDir, p.build, "arch/x86/boot/bzImage", imageMeta{
 		Commit: commit, Duration: res.Duration, ConfigMissing: res.ConfigMissing, Log: res.Log,
+		KselftestErrors: ksErrors,
 	}); err != nil {
 		return nil, err
+	}
+	if len(req.Kselftests) > 0 {
+		res.Kselftests = filepath.Join(imgDir, kselftestInstall)
 	}
 	pruneOldest(p.images, 16)
 	pruneOldest(p.logs, 64)
@@ -316,19 +375,29 @@ func (b *builder) env(p paths) []string {
 	return env
 }
 
-// spec is a sandboxed command in the worktree of p: the worktree, its
-// build dir and the build's own ccache dirs are writable, the ccache
+// spec is a sandboxed command in the worktree of p: its build dir (O=)
+// and the build's own ccache dirs are writable, the worktree, the ccache
 // configuration (and for a patched build the shared cache) read-only,
-// HOME is the build dir.
+// HOME is the build dir. kbuild writes nothing into the source tree of an
+// O= build; the worktree stays the bot's (git refuses a worktree another
+// user owns), so the build user gets only the build dir. A patched
+// build's throwaway copy is mounted at the baseline's path, which the
+// build then cannot reach.
 func (b *builder) spec(p paths, out io.Writer, env []string, args ...string) sandbox.Spec {
-	writable := []string{p.worktree, p.build}
-	var readOnly []string
+	var writable []string
+	var mounts []sandbox.Mount
+	if p.buildAt != "" {
+		mounts = []sandbox.Mount{{Host: p.build, At: p.buildAt}}
+	} else {
+		writable = []string{p.build}
+	}
+	readOnly := []string{p.worktree}
 	if p.cache != nil {
 		writable = append(writable, p.cache.Writable...)
-		readOnly = p.cache.ReadOnly
+		readOnly = append(readOnly, p.cache.ReadOnly...)
 	}
 	return sandbox.Spec{
-		Args: args, Dir: p.worktree, Writable: writable, ReadOnly: readOnly, Home: p.build,
+		Args: args, Dir: p.worktree, Writable: writable, Mounts: mounts, ReadOnly: readOnly, Home: p.objtree(),
 		Env: env, Stdout: out, Stderr: out,
 	}
 }
@@ -352,18 +421,22 @@ func (b *builder) configure(ctx context.Context, p paths, frags [][]byte, log io
 	if err := b.make(ctx, p, log, nil, "", "tinyconfig"); err != nil {
 		return fmt.Errorf("make tinyconfig: %w", err)
 	}
-	args := []string{"-m", "-O", p.build, filepath.Join(p.build, ".config")}
+	args := []string{"-m", "-O", p.objtree(), filepath.Join(p.objtree(), ".config")}
 	for i, f := range frags {
 		name := fmt.Sprintf(".autosel-fragment-%d.config", i)
 		if err := writeBuildFile(p.build, name, f); err != nil {
 			return err
 		}
-		args = append(args, filepath.Join(p.build, name))
+		args = append(args, filepath.Join(p.objtree(), name))
 	}
-	env := append(b.env(p), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.build, ".config"))
+	env := append(b.env(p), "ARCH=x86_64", "KCONFIG_CONFIG="+filepath.Join(p.objtree(), ".config"))
 	sctx, cancel := context.WithTimeout(ctx, b.opts.BuildTimeout)
 	defer cancel()
-	if err := b.sb.Run(sctx, b.spec(p, log, env, append([]string{filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh")}, args...)...)); err != nil {
+	// merge_config.sh makes its temporary files in the current directory:
+	// the build dir, the worktree being read-only.
+	spec := b.spec(p, log, env, append([]string{filepath.Join(p.worktree, "scripts/kconfig/merge_config.sh")}, args...)...)
+	spec.Dir = p.objtree()
+	if err := b.sb.Run(sctx, spec); err != nil {
 		return fmt.Errorf("merge_config.sh: %w", err)
 	}
 	if err := b.make(ctx, p, log, nil, "", "olddefconfig"); err != nil {
@@ -384,7 +457,7 @@ func (b *builder) make(ctx context.Context, p paths, log io.Writer, progressOut 
 		ctx, cancel = context.WithTimeout(ctx, b.opts.BuildTimeout)
 		defer cancel()
 	}
-	args := append([]string{"ARCH=x86_64", "O=" + p.build, "CC=" + b.ccString(), fmt.Sprintf("-j%d", jobs)}, targets...)
+	args := append([]string{"ARCH=x86_64", "O=" + p.objtree(), "CC=" + b.ccString(), fmt.Sprintf("-j%d", jobs)}, targets...)
 	fmt.Fprintf(log, "$ make %s\n", strings.Join(args, " "))
 	pr, pw := io.Pipe()
 	var prog progress

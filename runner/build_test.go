@@ -3,30 +3,19 @@ package runner
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/internal/ccachecfg"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // TestBuildApplyFailedAndWorktreeReuse: a patch that does not apply is a
 // result; the persistent worktree is created once, reused, and reset
 // between requests (the tree's own checkout is never touched).
 func TestBuildApplyFailedAndWorktreeReuse(t *testing.T) {
-	tree := t.TempDir()
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", tree, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
-	run("init", "-q")
-	os.WriteFile(filepath.Join(tree, "a.c"), []byte("int a;\n"), 0o644)
-	run("add", "a.c")
-	run("commit", "-q", "-m", "base")
+	tree := testtree.Repo(t, map[string]string{"a.c": "int a;\n"})
 	b := newBuilder(Options{WorkDir: t.TempDir(), Guard: &Guard{Deny: []string{"**/Makefile*"}}}.WithDefaults())
 	bad := Patch{Name: "bad.patch", Diff: []byte("--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-int nothere;\n+int b;\n")}
 	res, err := b.Build(context.Background(), &Request{Tree: tree, Ref: "HEAD", Patches: []Patch{bad}, Label: "patched"}, nil)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/internal/configtest"
 	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // The attacks of issue 13, one row each. Rows the patch guard refuses run
@@ -28,11 +28,7 @@ func markerPath(row string) string { return "/tmp/autosel-hostile-" + row }
 // tree.
 func fileHead(t *testing.T, tree, path string) []string {
 	t.Helper()
-	out, err := exec.Command("git", "-C", tree, "show", "base:"+path).Output()
-	if err != nil {
-		t.Fatalf("git show base:%s: %v", path, err)
-	}
-	return strings.SplitN(string(out), "\n", 4)[:3]
+	return strings.SplitN(testtree.Git(t, tree, "show", "base:"+path), "\n", 4)[:3]
 }
 
 // addAfterLine1 is a patch adding lines after the first line of path;
@@ -137,8 +133,8 @@ func TestHostilePatches(t *testing.T) {
 		})
 	}
 	// The shared tree is untouched (the guard works in a scratch index).
-	if out, err := exec.Command("git", "-C", tree, "status", "--porcelain", "--untracked-files=no").Output(); err != nil || len(out) > 0 {
-		t.Errorf("shared tree changed: %v %s", err, out)
+	if out := testtree.Git(t, tree, "status", "--porcelain", "--untracked-files=no"); out != "" {
+		t.Errorf("shared tree changed: %s", out)
 	}
 }
 

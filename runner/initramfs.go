@@ -19,6 +19,8 @@ type initramfsFile struct {
 	Mode os.FileMode
 	// Data is the content.
 	Data []byte
+	// Link makes the file a symlink to Link (Data and Mode unused).
+	Link string
 }
 
 // writeInitramfs builds an uncompressed newc cpio archive holding the
@@ -64,6 +66,16 @@ func writeInitramfs(files []initramfsFile) ([]byte, error) {
 			return nil, err
 		}
 		inode++
+		if f.Link != "" {
+			hdr := &cpio.Header{Name: name, Mode: cpio.TypeSymlink | 0o777, Size: int64(len(f.Link)), Links: 1, Inode: inode, ModTime: mtime}
+			if err := w.WriteHeader(hdr); err != nil {
+				return nil, fmt.Errorf("runner: initramfs %s: %w", name, err)
+			}
+			if _, err := w.Write([]byte(f.Link)); err != nil {
+				return nil, fmt.Errorf("runner: initramfs %s: %w", name, err)
+			}
+			continue
+		}
 		hdr := &cpio.Header{
 			Name:    name,
 			Mode:    cpio.TypeReg | cpio.FileMode(f.Mode.Perm()),

@@ -3,8 +3,9 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
+
+	"github.com/autosel-bot/autosel-bot/internal/builddir"
 )
 
 // Per-build isolation (issue 37 points 1 and 2; the ccache layout is
@@ -12,9 +13,12 @@ import (
 // in its build; nothing it writes may reach a later build:
 //
 //   - A patched build compiles in a throwaway copy (cp --reflink=auto -a)
-//     of the tree's baseline build dir, removed afterwards; only baseline
-//     builds (the unpatched commit in a worktree cleaned with git clean
-//     -ffdx) write the persistent build dir.
+//     of the tree's baseline build dir, removed afterwards, which the
+//     sandbox mounts at the baseline's path (absolute paths recorded by
+//     tools/objtool hold: only what the patch changed is rebuilt); only
+//     baseline builds (the unpatched commit in a worktree cleaned with git
+//     clean -ffdx) write the persistent build dir. The worktree is
+//     read-only to every build.
 //   - ccache: baseline builds keep their cache in <ccache>/baseline and
 //     share results through <ccache>/shared (a ccache "file:" remote
 //     storage); a patched build gets a private, throwaway cache dir and
@@ -27,17 +31,11 @@ import (
 //     what a patched build produces is never the image a baseline reuses.
 
 // throwawayBuildDir returns a copy of the baseline build dir base for one
-// patched build, and a function removing it.
+// patched build, and a function removing it (internal/builddir).
 func throwawayBuildDir(ctx context.Context, base, key string) (string, func(), error) {
-	dir := base + ".patched-" + key
-	os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { os.RemoveAll(dir) }
-	if out, err := exec.CommandContext(ctx, "cp", "--reflink=auto", "-a", base+"/.", dir).CombinedOutput(); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("runner: copying the baseline build dir: %w: %s", err, out)
+	dir, cleanup, err := builddir.Throwaway(ctx, base, key)
+	if err != nil {
+		return "", nil, fmt.Errorf("runner: %w", err)
 	}
 	return dir, cleanup, nil
 }

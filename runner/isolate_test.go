@@ -13,7 +13,9 @@ import (
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/internal/ccachecfg"
+	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // treeHash hashes every file under dir (names and contents).
@@ -129,12 +131,7 @@ func TestThrowawayBuildDir(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("throwaway build dir left: %v", err)
 	}
-	wt := t.TempDir()
-	for _, c := range [][]string{{"init", "-q"}, {"-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x"}} {
-		if out, err := exec.Command("git", append([]string{"-C", wt}, c...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", c, err, out)
-		}
-	}
+	wt := testtree.Repo(t, nil)
 	os.WriteFile(filepath.Join(wt, ".gitignore"), []byte("*.o\n"), 0o644)
 	os.WriteFile(filepath.Join(wt, "planted.o"), []byte("evil"), 0o644)
 	if err := cleanWorktree(context.Background(), wt); err != nil {
@@ -142,5 +139,63 @@ func TestThrowawayBuildDir(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(wt, "planted.o")); !os.IsNotExist(err) {
 		t.Error("an ignored file planted in the worktree survived")
+	}
+}
+
+// TestPatchedBuildSpec: a patched build's throwaway copy is mounted at
+// the baseline build dir's path (make O= and HOME name that path), the
+// baseline itself is neither writable nor bound, and the worktree is
+// read-only.
+func TestPatchedBuildSpec(t *testing.T) {
+	b := newBuilder(Options{}.WithDefaults())
+	p := paths{worktree: "/w/src/k", build: "/w/build/k.patched-1", buildAt: "/w/build/k"}
+	spec := b.spec(p, nil, nil, "make", "O="+p.objtree())
+	if len(spec.Mounts) != 1 || spec.Mounts[0] != (sandbox.Mount{Host: "/w/build/k.patched-1", At: "/w/build/k"}) {
+		t.Errorf("mounts %+v", spec.Mounts)
+	}
+	if len(spec.Writable) != 0 || spec.Home != "/w/build/k" || spec.Args[1] != "O=/w/build/k" {
+		t.Errorf("writable %v home %s args %v", spec.Writable, spec.Home, spec.Args)
+	}
+	if len(spec.ReadOnly) == 0 || spec.ReadOnly[0] != "/w/src/k" {
+		t.Errorf("worktree not read-only: %v", spec.ReadOnly)
+	}
+	base := b.spec(paths{worktree: "/w/src/k", build: "/w/build/k"}, nil, nil, "make")
+	if len(base.Mounts) != 0 || len(base.Writable) != 1 || base.Writable[0] != "/w/build/k" {
+		t.Errorf("baseline spec: writable %v mounts %v", base.Writable, base.Mounts)
+	}
+}
+
+// TestConfigureReadOnlyWorktree: configuring a kernel (tinyconfig,
+// merge_config.sh, olddefconfig) works with the worktree read-only to the
+// build, and leaves nothing in it.
+func TestConfigureReadOnlyWorktree(t *testing.T) {
+	r, tree := needIntegration(t)
+	b := newBuilder(r.opts)
+	p, err := b.pathsFor(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := flock.Lock(testContext(t), p.worktree+".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if err := prepareWorktree(testContext(t), tree, p.worktree, "base"); err != nil {
+		t.Fatal(err)
+	}
+	p.build = t.TempDir()
+	frags, err := b.fragments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	if err := b.configure(testContext(t), p, frags, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if _, err := os.Stat(filepath.Join(p.build, ".config")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", p.worktree, "status", "--porcelain", "--ignored").CombinedOutput(); err != nil || len(out) != 0 {
+		t.Errorf("the worktree changed: %v\n%s", err, out)
 	}
 }

@@ -46,13 +46,26 @@ func (l *Local) Run(ctx context.Context, req *Request) (*KernelResult, error) {
 			return nil, err
 		}
 	}
+	for _, e := range br.KselftestErrors {
+		kr.Notes = append(kr.Notes, "kselftest build failed: "+e)
+	}
+	var extra []initramfsFile
+	if len(req.Kselftests) > 0 && br.Kselftests != "" {
+		ks, files, notes, err := kselftestGuest(ctx, br.Kselftests, req.Kselftests, l.opts.Busybox)
+		if err != nil {
+			return nil, err
+		}
+		tests = append(append([]Test(nil), tests...), ks...)
+		extra = files
+		kr.Notes = append(kr.Notes, notes...)
+	}
 	select {
 	case l.vms <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	defer func() { <-l.vms }()
-	if err := l.runSuite(ctx, kr, tests); err != nil {
+	if err := l.runSuite(ctx, kr, tests, extra); err != nil {
 		return nil, err
 	}
 	return kr, nil
@@ -66,8 +79,9 @@ func (l *Local) runs(t Test) int {
 	return 1
 }
 
-// initramfs writes the guest image for tests into dir and returns its path.
-func (l *Local) initramfs(ctx context.Context, dir string, tests []Test, scale int) (string, error) {
+// initramfs writes the guest image for tests (and the extra files, the
+// selftests' tree) into dir and returns its path.
+func (l *Local) initramfs(ctx context.Context, dir string, tests []Test, extra []initramfsFile, scale int) (string, error) {
 	bins, err := compileSuite(ctx, filepath.Join(l.opts.WorkDir, "suite"), tests)
 	if err != nil {
 		return "", err
@@ -80,19 +94,24 @@ func (l *Local) initramfs(ctx context.Context, dir string, tests []Test, scale i
 	var manifest strings.Builder
 	fmt.Fprintf(&manifest, "scale %d\n", scale)
 	for _, t := range tests {
-		b, err := os.ReadFile(filepath.Join(bins, t.Name))
-		if err != nil {
-			return "", err
+		prog := t.Path
+		if !t.Kselftest {
+			b, err := os.ReadFile(filepath.Join(bins, t.Name))
+			if err != nil {
+				return "", err
+			}
+			files = append(files, initramfsFile{Name: "autosel/" + t.Name, Mode: 0o755, Data: b})
+			prog = "/autosel/" + t.Name
 		}
-		files = append(files, initramfsFile{Name: "autosel/" + t.Name, Mode: 0o755, Data: b})
 		timeout := t.Timeout * time.Duration(scale)
-		fmt.Fprintf(&manifest, "%s %d %d /autosel/%s", t.Name, l.runs(t), timeout.Milliseconds(), t.Name)
+		fmt.Fprintf(&manifest, "%s %d %d %s", t.Name, l.runs(t), timeout.Milliseconds(), prog)
 		for _, a := range t.Args {
 			fmt.Fprintf(&manifest, " %s", a)
 		}
 		manifest.WriteString("\n")
 	}
 	files = append(files, initramfsFile{Name: "autosel/manifest", Mode: 0o644, Data: []byte(manifest.String())})
+	files = append(files, extra...)
 	img, err := writeInitramfs(files)
 	if err != nil {
 		return "", err
@@ -102,7 +121,7 @@ func (l *Local) initramfs(ctx context.Context, dir string, tests []Test, scale i
 }
 
 // runSuite boots kr's kernel with the suite and fills kr's VM fields.
-func (l *Local) runSuite(ctx context.Context, kr *KernelResult, tests []Test) error {
+func (l *Local) runSuite(ctx context.Context, kr *KernelResult, tests []Test, extra []initramfsFile) error {
 	accel, err := l.resolveAccel(ctx, kr.Build.Kernel)
 	if err != nil {
 		return err
@@ -115,7 +134,7 @@ func (l *Local) runSuite(ctx context.Context, kr *KernelResult, tests []Test) er
 	pruneRuns(filepath.Join(l.opts.WorkDir, "runs"), 32)
 	spec := l.bootSpec(kr.Build.Kernel, "", accel, tests)
 	scale := spec.Scale
-	if spec.Initrd, err = l.initramfs(ctx, runDir, tests, scale); err != nil {
+	if spec.Initrd, err = l.initramfs(ctx, runDir, tests, extra, scale); err != nil {
 		return err
 	}
 	vm := spec.vm(l.opts.QEMU, runDir)

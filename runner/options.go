@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/internal/defaults"
 	"github.com/autosel-bot/autosel-bot/internal/patchguard"
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 )
@@ -73,9 +74,23 @@ type Options struct {
 	Runs int `mapstructure:"runs"`
 	// Tests selects suite tests by name; empty runs them all.
 	Tests []string `mapstructure:"tests"`
+	// Kselftests is "auto" (the default: the kernel's own selftests the
+	// patch's files call for run next to the suite, see package
+	// runner/kselftest) or "off".
+	Kselftests string `mapstructure:"kselftests"`
+	// KselftestBudget bounds the chosen selftests' estimated run time per
+	// kernel; the slowest targets are dropped first (0: no bound).
+	KselftestBudget time.Duration `mapstructure:"kselftest_budget"`
+	// KselftestTables are files extending the built-in table of selftest
+	// targets and the paths that call for them.
+	KselftestTables []string `mapstructure:"kselftest_tables"`
+	// Busybox is a static busybox (Debian's busybox-static) put into the
+	// guest for the selftests' shell scripts.
+	Busybox string `mapstructure:"busybox"`
 	// Concurrency is how many VMs may run at once.
 	Concurrency int `mapstructure:"concurrency"`
-	// Retries is how often an infrastructure error is retried.
+	// Retries is how often an infrastructure error is retried: 0 is the
+	// default (1), a negative value none.
 	Retries int `mapstructure:"retries"`
 
 	// Guard decides which patches may be built; when nil, New and
@@ -91,6 +106,10 @@ type Options struct {
 	Progress io.Writer `mapstructure:"-"`
 }
 
+// DefaultKselftestBudget bounds the selftests' estimated run time per
+// kernel unless configured (a negative budget means no bound).
+const DefaultKselftestBudget = 5 * time.Minute
+
 // DefaultWorkDir is the cache directory unless configured.
 const DefaultWorkDir = "/var/tmp/autosel-bot/runner"
 
@@ -100,6 +119,11 @@ func (o Options) Validate() error {
 	case "", "local", "lava":
 	default:
 		return fmt.Errorf("runner.backend %q: want local or lava", o.Backend)
+	}
+	switch o.Kselftests {
+	case "", "auto", "off":
+	default:
+		return fmt.Errorf("runner.kselftests %q: want auto or off", o.Kselftests)
 	}
 	return nil
 }
@@ -112,12 +136,50 @@ func (o Options) ccacheDir() string {
 	return o.CCacheDir
 }
 
-// WithDefaults returns o with every unset field filled in (New and
-// NewLocal call it; a caller that reads the defaults, such as WorkDir,
-// calls it first).
+// DefaultOptions are the documented defaults: config.yaml's runner
+// section (a test holds the two equal). Paths derived from WorkDir
+// (BuildDir, CCacheDir) stay "" here and are filled in by WithDefaults.
+func DefaultOptions() Options {
+	return Options{
+		Baseline:      "HEAD",
+		Backend:       "local",
+		WorkDir:       DefaultWorkDir,
+		CCacheMaxSize: "5G",
+		BuildTimeout:  40 * time.Minute,
+		DenyPaths: []string{
+			"**/Makefile*", "**/Kbuild*", "**/Kconfig*", "Makefile",
+			"scripts/**", "tools/**", "usr/**", "arch/*/tools/**",
+			"arch/*/boot/tools/**", "arch/*/entry/syscalls/*.tbl", "lib/gen_crc*",
+			"lib/raid6/mktables.c", "lib/build_OID_registry", "kernel/gen_kheaders.sh",
+			"**/*.sh", "**/*.pl", "**/*.py", "**/*.awk", "**/*.sed", "**/*.lex",
+			"**/*.l", "**/*.y", "**/.gitignore",
+		},
+		QEMU:            "qemu-system-x86_64",
+		MemoryMB:        512,
+		CPUs:            2,
+		Accel:           "auto",
+		KVMProbeTimeout: 20 * time.Second,
+		BootTimeout:     60 * time.Second,
+		SilenceTimeout:  60 * time.Second,
+		TCGScale:        3,
+		Runs:            3,
+		Kselftests:      "auto",
+		KselftestBudget: DefaultKselftestBudget,
+		Busybox:         "/bin/busybox",
+		Concurrency:     1,
+		Retries:         1,
+	}
+}
+
+// WithDefaults returns o with every unset field filled in from
+// DefaultOptions (New and NewLocal call it; a caller that reads the
+// defaults, such as WorkDir, calls it first). As for every count and
+// duration of the configuration, 0 is the default; Retries < 0 means no
+// retries. Lists (DenyPaths) are not filled: nil denies nothing.
 func (o Options) WithDefaults() Options {
+	d := DefaultOptions()
 	if o.WorkDir == "" {
-		o.WorkDir = DefaultWorkDir
+		o.WorkDir = d.WorkDir
 	}
 	if o.BuildDir == "" {
 		o.BuildDir = filepath.Join(o.WorkDir, "build")
@@ -127,45 +189,24 @@ func (o Options) WithDefaults() Options {
 		// NewLocal), so it must not turn a disabled cache back on.
 		o.CCacheDir = filepath.Join(o.WorkDir, "ccache")
 	}
-	if o.CCacheMaxSize == "" {
-		o.CCacheMaxSize = "5G"
-	}
-	if o.BuildTimeout <= 0 {
-		o.BuildTimeout = 40 * time.Minute
-	}
-	if o.QEMU == "" {
-		o.QEMU = "qemu-system-x86_64"
-	}
-	if o.MemoryMB <= 0 {
-		o.MemoryMB = 512
-	}
-	if o.CPUs <= 0 {
-		o.CPUs = 2
-	}
-	if o.Accel == "" {
-		o.Accel = "auto"
-	}
-	if o.KVMProbeTimeout <= 0 {
-		o.KVMProbeTimeout = 20 * time.Second
-	}
-	if o.BootTimeout <= 0 {
-		o.BootTimeout = 60 * time.Second
-	}
-	if o.SilenceTimeout <= 0 {
-		o.SilenceTimeout = 60 * time.Second
-	}
-	if o.TCGScale <= 0 {
-		o.TCGScale = 3
-	}
-	if o.Runs <= 0 {
-		o.Runs = 3
-	}
-	if o.Concurrency <= 0 {
-		o.Concurrency = 1
-	}
-	if o.Retries < 0 {
-		o.Retries = 0
-	}
+	defaults.Fill(&o.Baseline, d.Baseline)
+	defaults.Fill(&o.Backend, d.Backend)
+	defaults.Fill(&o.CCacheMaxSize, d.CCacheMaxSize)
+	defaults.Fill(&o.QEMU, d.QEMU)
+	defaults.Fill(&o.Accel, d.Accel)
+	defaults.Fill(&o.BuildTimeout, d.BuildTimeout)
+	defaults.Fill(&o.KVMProbeTimeout, d.KVMProbeTimeout)
+	defaults.Fill(&o.BootTimeout, d.BootTimeout)
+	defaults.Fill(&o.SilenceTimeout, d.SilenceTimeout)
+	defaults.Fill(&o.MemoryMB, d.MemoryMB)
+	defaults.Fill(&o.CPUs, d.CPUs)
+	defaults.Fill(&o.TCGScale, d.TCGScale)
+	defaults.Fill(&o.Runs, d.Runs)
+	defaults.Fill(&o.Kselftests, d.Kselftests)
+	defaults.Fill(&o.KselftestBudget, d.KselftestBudget)
+	defaults.Fill(&o.Busybox, d.Busybox)
+	defaults.Fill(&o.Concurrency, d.Concurrency)
+	o.Retries = defaults.Count(o.Retries, d.Retries)
 	if o.Guard == nil {
 		// Made once: copies of o share the guard and its host-tool cache.
 		g := patchguard.New(o.DenyPaths, o.AllowPaths)

@@ -131,7 +131,7 @@ func (l *Local) PrepareBoot(ctx context.Context, kernel, accel string, tests []T
 		}
 	}
 	spec := l.bootSpec(kernel, "", accel, tests)
-	initrd, err := l.initramfs(ctx, dir, tests, spec.Scale)
+	initrd, err := l.initramfs(ctx, dir, tests, nil, spec.Scale)
 	if err != nil {
 		return nil, nil, err
 	}

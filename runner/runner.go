@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/runner/kselftest"
 )
 
 // Runner compares a patched kernel with its baseline on a Backend.
@@ -52,19 +53,27 @@ func (r *Runner) run(ctx context.Context, req *Request) (*KernelResult, error) {
 // Baseline builds and tests the unpatched kernel at ref, once per runner
 // (the result is reused by later comparisons against the same commit).
 func (r *Runner) Baseline(ctx context.Context, tree, ref string) (*KernelResult, error) {
+	return r.baseline(ctx, tree, ref, nil)
+}
+
+// baseline is Baseline running the given selftest targets too.
+func (r *Runner) baseline(ctx context.Context, tree, ref string, kselftests []kselftest.Target) (*KernelResult, error) {
 	commit, err := resolveCommit(ctx, tree, ref)
 	if err != nil {
 		return nil, err
 	}
 	abs, _ := filepath.Abs(tree)
 	key := abs + "@" + commit
+	for _, t := range kselftests {
+		key += " " + t.Name
+	}
 	r.mu.Lock()
 	kr := r.baselines[key]
 	r.mu.Unlock()
 	if kr != nil {
 		return kr, nil
 	}
-	kr, err = r.run(ctx, &Request{Tree: tree, Ref: commit, Label: "baseline"})
+	kr, err = r.run(ctx, &Request{Tree: tree, Ref: commit, Label: "baseline", Kselftests: kselftests})
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +100,17 @@ func (r *Runner) Compare(ctx context.Context, tree, baseRef string, patches []Pa
 		return nil, err
 	}
 	vm.BaseCommit = commit
-	patched, err := r.run(ctx, &Request{Tree: tree, Ref: commit, Patches: patches, Label: "patched"})
+	plan, err := r.opts.KselftestPlan(ctx, tree, commit, patches)
+	if err != nil {
+		return nil, err
+	}
+	targets := plan.Targets()
+	if len(targets) > 0 && r.backend.Name() != "local" {
+		plan.Notes = append(plan.Notes, fmt.Sprintf("the kernel selftests run on the local backend only (backend %s)", r.backend.Name()))
+		plan.Chosen, targets = nil, nil
+	}
+	vm.Kselftests = planLines(plan)
+	patched, err := r.run(ctx, &Request{Tree: tree, Ref: commit, Patches: patches, Label: "patched", Kselftests: targets})
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
@@ -105,7 +124,7 @@ func (r *Runner) Compare(ctx context.Context, tree, baseRef string, patches []Pa
 	if patched.Build.Status != BuildOK {
 		return vm, nil
 	}
-	base, err := r.Baseline(ctx, tree, commit)
+	base, err := r.baseline(ctx, tree, commit, targets)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
@@ -152,6 +171,12 @@ func compareKernels(vm *report.VMReport, base, patched *KernelResult) {
 	for _, p := range patched.Problems {
 		vm.Notes = append(vm.Notes, "patched results channel: "+p)
 	}
+	for _, n := range patched.Notes {
+		vm.Notes = append(vm.Notes, "patched: "+n)
+	}
+	for _, n := range base.Notes {
+		vm.Notes = append(vm.Notes, "baseline: "+n)
+	}
 	if base.Boot != "ok" {
 		vm.Notes = append(vm.Notes, "the baseline kernel did not boot: "+firstLine(base.BootDetail))
 	}
@@ -179,6 +204,9 @@ func compareKernels(vm *report.VMReport, base, patched *KernelResult) {
 	for _, n := range names {
 		bt, pt := base.Test(n), patched.Test(n)
 		t := report.VMTest{Name: n, Baseline: string(NotRun), Patched: string(NotRun)}
+		if strings.HasPrefix(n, kselftestPrefix) {
+			t.Suite = "kselftest"
+		}
 		if n == "boot" {
 			t.Baseline = string(Pass) // no boot splat on the baseline unless it has its own entry
 		}
@@ -197,6 +225,10 @@ func compareKernels(vm *report.VMReport, base, patched *KernelResult) {
 		}
 		bv, pv := Verdict(t.Baseline), Verdict(t.Patched)
 		t.Regression = bv == Pass && (pv == Fail || pv == Hang || pv == Crash || pv == BootFailure)
+		if t.Regression && (pt != nil && pt.Flaky || bt != nil && bt.Flaky) {
+			t.Regression = false
+			t.Detail = "known to fail at random under TCG (kselftest table): not counted as a regression"
+		}
 		t.Fixed = pv == Pass && (bv == Fail || bv == Hang || bv == Crash)
 		if bt != nil && pt != nil {
 			for _, pm := range pt.Metrics {
@@ -234,6 +266,22 @@ func compareKernels(vm *report.VMReport, base, patched *KernelResult) {
 		vm.Status = report.VMOK
 		vm.Summary = fmt.Sprintf("no regressions (%d tests on baseline and patched kernels)", len(vm.Tests))
 	}
+}
+
+// planLines are the selftest plan's lines for the report: each chosen
+// target with why, each target the budget dropped, the notes.
+func planLines(p *kselftest.Plan) []string {
+	var out []string
+	for _, c := range p.Chosen {
+		out = append(out, fmt.Sprintf("%s: %s", c.Target.Name, strings.Join(c.Reasons, "; ")))
+	}
+	for _, c := range p.Dropped {
+		out = append(out, fmt.Sprintf("%s: dropped, over the time budget of %s (~%ds)", c.Target.Name, p.Budget, c.Target.Seconds))
+	}
+	for _, n := range p.Notes {
+		out = append(out, "note: "+n)
+	}
+	return out
 }
 
 func firstLine(s string) string {

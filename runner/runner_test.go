@@ -3,11 +3,11 @@ package runner
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/series"
@@ -18,12 +18,21 @@ type fakeBackend struct {
 	results map[string]*KernelResult
 	errs    map[string][]error
 	calls   map[string]int
+	// name is the backend's name ("fake" when empty); reqs the requests.
+	name string
+	reqs []*Request
 }
 
-func (f *fakeBackend) Name() string { return "fake" }
+func (f *fakeBackend) Name() string {
+	if f.name != "" {
+		return f.name
+	}
+	return "fake"
+}
 
 func (f *fakeBackend) Run(ctx context.Context, req *Request) (*KernelResult, error) {
 	f.calls[req.Label]++
+	f.reqs = append(f.reqs, req)
 	if errs := f.errs[req.Label]; len(errs) > 0 {
 		err := errs[0]
 		f.errs[req.Label] = errs[1:]
@@ -35,16 +44,7 @@ func (f *fakeBackend) Run(ctx context.Context, req *Request) (*KernelResult, err
 // gitRepo makes a throwaway repo with one commit.
 func gitRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"init", "-q"},
-		{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "base"},
-	} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
-	return dir
+	return testtree.Repo(t, nil)
 }
 
 func kernel(label string, tests ...TestResult) *KernelResult {

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // EnvBenchKernel enables the kernel-building benchmarks (scripts/bench-runner.sh
@@ -43,11 +43,7 @@ func BenchmarkSandboxRebuild(b *testing.B) {
 	plain.Sandbox.AllowUnsandboxed = true
 	unsandboxed := newBuilder(plain)
 
-	base, err := exec.Command("git", "-C", tree, "show", "base:fs/pipe.c").Output()
-	if err != nil {
-		b.Fatal(err)
-	}
-	lines := strings.Split(string(base), "\n")
+	lines := strings.Split(testtree.Git(b, tree, "show", "base:fs/pipe.c"), "\n")
 	at := -1
 	for i, l := range lines {
 		if l == "pipe_release(struct inode *inode, struct file *file)" {

@@ -50,6 +50,13 @@ func (s *Stage) Run(ctx context.Context, ser *series.Series, r *report.Report) e
 		return fmt.Errorf("vm: %w", err)
 	}
 	r.VM = vm
+	n := 0
+	for i := range r.Patches {
+		n += ConfirmFindings(r.Patches[i].Findings, vm)
+	}
+	if n > 0 && s.opts.Log != nil {
+		s.opts.Log.Info("findings confirmed in the VM", "count", n)
+	}
 	return nil
 }
 

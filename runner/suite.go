@@ -36,6 +36,14 @@ type Test struct {
 	Metric bool
 	// Threads links with -pthread.
 	Threads bool
+	// Kselftest marks a kernel selftest program (not compiled from
+	// suite/; its results are its exit status and TAP lines).
+	Kselftest bool
+	// Path is the program in the guest (default /autosel/<Name>).
+	Path string
+	// flaky reports whether a selftest's TAP point description is known
+	// to fail at random (nil: none is).
+	flaky func(desc string) bool
 }
 
 // Suite is the regression suite, in run order. The functional tests run
@@ -137,7 +145,9 @@ func compileSuite(ctx context.Context, dir string, tests []Test) (string, error)
 	}
 	units := []unit{{"init", false}}
 	for _, t := range tests {
-		units = append(units, unit{t.Name, t.Threads})
+		if !t.Kselftest {
+			units = append(units, unit{t.Name, t.Threads})
+		}
 	}
 	for _, u := range units {
 		bin := filepath.Join(out, u.name)

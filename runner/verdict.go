@@ -31,7 +31,7 @@ func (v Verdict) rank() int {
 		return 3
 	case Crash:
 		return 4
-	case NotRun:
+	case NotRun, Skip:
 		return 1
 	}
 	return 5
@@ -56,6 +56,9 @@ type RunResult struct {
 	Elapsed time.Duration `json:"elapsed"`
 	// Log are the test's {"log":...} lines.
 	Log []string `json:"log,omitempty"`
+	// Flaky marks a selftest run that failed only in TAP points known to
+	// fail at random under TCG.
+	Flaky bool `json:"flaky,omitempty"`
 }
 
 // TestResult is a test's result on one kernel, over all its runs.
@@ -68,6 +71,9 @@ type TestResult struct {
 	Runs    []RunResult    `json:"runs"`
 	Splats  []Splat        `json:"splats,omitempty"`
 	Metrics []MetricSeries `json:"metrics,omitempty"`
+	// Flaky marks a kernel selftest point the table knows to fail at
+	// random under TCG: its change is never a regression.
+	Flaky bool `json:"flaky,omitempty"`
 }
 
 // testLine is one JSON line printed by a suite program.
@@ -189,8 +195,18 @@ func evalSuite(ch *Channel, console []byte, tests []Test, runs func(Test) int, s
 	for _, t := range tests {
 		tr := TestResult{Name: t.Name}
 		timeout := t.Timeout * time.Duration(scale)
+		var points []TestResult
 		for run := 0; run < runs(t); run++ {
-			if f := ch.Frame(t.Name, run); f != nil {
+			if f := ch.Frame(t.Name, run); f != nil && t.Kselftest {
+				rr, splats, pts := evalKselftest(f, timeout, t.flaky)
+				tr.addRun(rr, splats, nil)
+				tr.Flaky = tr.Flaky || rr.Flaky
+				for _, p := range pts {
+					p.Name = t.Name + ": " + p.Name
+					points = append(points, p)
+				}
+				continue
+			} else if f != nil {
 				rr, splats, metrics := evalFrame(f, timeout)
 				tr.addRun(rr, splats, metrics)
 				continue
@@ -213,6 +229,7 @@ func evalSuite(ch *Channel, console []byte, tests []Test, runs func(Test) int, s
 			tr.addRun(rr, splats, nil)
 		}
 		out = append(out, tr)
+		out = append(out, points...)
 	}
 	return out
 }

@@ -2,11 +2,11 @@ package stable
 
 import (
 	"context"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/stable/stabletest"
@@ -25,9 +25,7 @@ func newKernelRepo(t testing.TB) *kernelRepo {
 	t.Helper()
 	src := testkernel.Dir(t)
 	dir := t.TempDir()
-	if out, err := exec.Command("git", "clone", "-q", "--shared", "--no-checkout", src, dir).CombinedOutput(); err != nil {
-		t.Fatalf("clone: %v\n%s", err, out)
-	}
+	testtree.Git(t, "", "clone", "-q", "--shared", "--no-checkout", src, dir)
 	r := stabletest.Open(t, dir)
 	k := &kernelRepo{r: r, base: r.Git("rev-parse", "base^{commit}")}
 	edit := func(s, old, new string) string {

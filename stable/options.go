@@ -111,30 +111,51 @@ type TreeOptions struct {
 	Build string `mapstructure:"build" yaml:"build"`
 }
 
+// DefaultOptions are the documented defaults: config.yaml's stable
+// section (a test holds the two equal).
+func DefaultOptions() Options {
+	return Options{
+		Upstream:         UpstreamOptions{Ref: "origin/master"},
+		CCache:           true,
+		CCacheDir:        "/var/tmp/autosel-bot/runner/ccache",
+		BuildTimeout:     30 * time.Minute,
+		MaxPrerequisites: 8,
+		DepsOrder:        "date",
+		DepsDepth:        1,
+		MaxDeps:          20,
+		SearchLimit:      20000,
+		BuildErrorLines:  20,
+		MaxPatchBytes:    8 << 20,
+	}
+}
+
+// withDefaults fills the unset counts and durations from DefaultOptions
+// (0 is the default, as everywhere in the configuration).
 func (o Options) withDefaults() Options {
+	d := DefaultOptions()
 	if o.BuildTimeout <= 0 {
-		o.BuildTimeout = 30 * time.Minute
+		o.BuildTimeout = d.BuildTimeout
 	}
 	if o.MaxPrerequisites <= 0 {
-		o.MaxPrerequisites = 8
+		o.MaxPrerequisites = d.MaxPrerequisites
 	}
 	if o.DepsOrder == "" {
-		o.DepsOrder = "date"
+		o.DepsOrder = d.DepsOrder
 	}
 	if o.DepsDepth <= 0 {
-		o.DepsDepth = 1
+		o.DepsDepth = d.DepsDepth
 	}
 	if o.MaxDeps <= 0 {
-		o.MaxDeps = 20
+		o.MaxDeps = d.MaxDeps
 	}
 	if o.SearchLimit <= 0 {
-		o.SearchLimit = 20000
+		o.SearchLimit = d.SearchLimit
 	}
 	if o.BuildErrorLines <= 0 {
-		o.BuildErrorLines = 20
+		o.BuildErrorLines = d.BuildErrorLines
 	}
 	if o.MaxPatchBytes <= 0 {
-		o.MaxPatchBytes = 8 << 20
+		o.MaxPatchBytes = d.MaxPatchBytes
 	}
 	return o
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/stable/stabletest"
 )
@@ -35,9 +35,7 @@ func BenchmarkStableRebuild(b *testing.B) {
 	}
 	src := testkernel.Dir(b)
 	dir := b.TempDir()
-	if out, err := exec.Command("git", "clone", "-q", "--shared", "--no-checkout", src, dir).CombinedOutput(); err != nil {
-		b.Fatalf("clone: %v\n%s", err, out)
-	}
+	testtree.Git(b, "", "clone", "-q", "--shared", "--no-checkout", src, dir)
 	r := stabletest.Open(b, dir)
 	base := r.Git("rev-parse", "base^{commit}")
 	// Two stable trees: base, and base plus an unrelated documentation

@@ -277,7 +277,7 @@ func TestNotRelevantNoResult(t *testing.T) {
 func TestCancelCleansUp(t *testing.T) {
 	w := newWorld(t)
 	w.opts.Trees = w.opts.Trees[:1]
-	w.opts.Trees[0].Build = "touch started; sleep 60"
+	w.opts.Trees[0].Build = `touch "$AUTOSEL_BUILD_DIR/started"; sleep 60`
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -285,7 +285,7 @@ func TestCancelCleansUp(t *testing.T) {
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		m, _ := filepath.Glob(filepath.Join(w.opts.CacheDir, "src", "*", "started"))
+		m, _ := filepath.Glob(filepath.Join(w.opts.CacheDir, "build", "*", "started"))
 		if len(m) > 0 {
 			break
 		}
@@ -543,9 +543,12 @@ func TestSeriesCumulative(t *testing.T) {
 }
 
 // TestBuildEnv: the build runs in the patched worktree, in the sandbox,
-// and sees the tree name, a persistent per-tree build directory (also
-// HOME) and ccache settings whose base directory is the worktree (so cache
-// hits survive new worktrees) -- and nothing of the bot's own environment.
+// and sees the tree name, a throwaway copy of the tree's baseline build
+// directory at the baseline's path (also HOME) and ccache settings whose
+// base directory is the worktree (so cache hits survive new worktrees) --
+// and nothing of the bot's own environment. The baseline build (the
+// unpatched tree) writes the persistent build directory and the shared
+// ccache.
 func TestBuildEnv(t *testing.T) {
 	w := newWorld(t)
 	w.opts.Trees = w.opts.Trees[:1]
@@ -556,21 +559,31 @@ func TestBuildEnv(t *testing.T) {
 test "$AUTOSEL_TREE" = v6.6.3
 test "$AUTOSEL_SRC" = "$PWD"
 test "$CCACHE_BASEDIR" = "$PWD"
-case "$CCACHE_DIR" in %[1]q/ccache/private-*) ;; *) exit 3;; esac
-test "$CCACHE_CONFIGPATH" = %[1]q/ccache/conf/patched.conf
-! touch "$CCACHE_CONFIGPATH" 2>/dev/null
-test "$AUTOSEL_BUILD_DIR" = %[1]q/build/v6.6.3
 test "$HOME" = "$AUTOSEL_BUILD_DIR"
 test -z "$AUTOSEL_BOT_WATCH_SMTP_PASSWORD$GITHUB_TOKEN"
 if env | grep -e hunter2 -e ghp_secret; then exit 1; fi
+! touch "$CCACHE_CONFIGPATH" 2>/dev/null
+test "$AUTOSEL_BUILD_DIR" = %[1]q/build/v6.6.3
+if test "$CCACHE_DIR" = %[1]q/ccache/baseline; then
+	test "$CCACHE_CONFIGPATH" = %[1]q/ccache/conf/baseline.conf
+	! grep -q "y = 0;" foo.c
+	echo ok > "$AUTOSEL_BUILD_DIR/baseline-built"
+	exit 0
+fi
+test -e "$AUTOSEL_BUILD_DIR/baseline-built"
+case "$CCACHE_DIR" in %[1]q/ccache/private-*) ;; *) exit 3;; esac
+test "$CCACHE_CONFIGPATH" = %[1]q/ccache/conf/patched.conf
 grep -q "y = 0;" foo.c
 echo ok > "$AUTOSEL_BUILD_DIR/built"`, cache)
 	sr := w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
 	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {
 		t.Fatalf("build: %+v", tr)
 	}
-	if _, err := os.Stat(filepath.Join(w.opts.CacheDir, "build", "v6.6.3", "built")); err != nil {
-		t.Errorf("build dir not kept: %v", err)
+	if _, err := os.Stat(filepath.Join(w.opts.CacheDir, "build", "v6.6.3", "baseline-built")); err != nil {
+		t.Errorf("baseline build dir not kept: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.opts.CacheDir, "build", "v6.6.3", "built")); err == nil {
+		t.Errorf("the patched build wrote the baseline build dir")
 	}
 
 	// A configured ccache_dir (shared with the runner) replaces the

@@ -125,6 +125,14 @@ func (s *Stage) runTree(ctx context.Context, i int, upRef string, plans []*patch
 		}
 		return nil
 	}
+	// A persistent worktree still holds the tree's commit on disk (the
+	// patches are in the index only): the trusted baseline build, whose
+	// build dir the patched build gets a copy of, runs first.
+	if w.unlock != nil {
+		if err := baselineBuild(ctx, opts, s.sb, t, w.dir, head, s.log); err != nil {
+			return err
+		}
+	}
 	if err := w.checkout(ctx); err != nil {
 		return err
 	}

@@ -23,7 +23,8 @@ import (
 //
 // A tree with a build command and a cache directory gets a persistent
 // worktree (openWorktree): kept across runs, locked while in use, reset to
-// the tree's commit on every use (git.PrepareWorktree), and written out
+// the tree's commit on every use (git.PrepareWorktree) with every
+// untracked and ignored file removed, and written out
 // only where the index changed (checkout), so that only the files a series
 // changes get new mtimes and make rebuilds only what depends on them. Otherwise the worktree is throwaway (addWorktree):
 // made without a checkout and removed again by remove.
@@ -63,6 +64,12 @@ func openWorktree(ctx context.Context, repo *git.Git, workDir, cacheDir, name, c
 	}
 	w := &worktree{repo: repo, g: repo.WithDir(dir), dir: dir, tmp: tmp, head: commit, unlock: unlock}
 	if err := repo.PrepareWorktree(ctx, dir, commit); err != nil {
+		w.remove()
+		return nil, fmt.Errorf("worktree for %s: %w", name, err)
+	}
+	// Ignored files too (in-tree build output): what a patched build
+	// wrote in the worktree must not reach the next build.
+	if _, err := w.g.Run(ctx, "clean", "-q", "-ffdx"); err != nil {
 		w.remove()
 		return nil, fmt.Errorf("worktree for %s: %w", name, err)
 	}

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // TestCheckPatchAlreadyInTree: a maintainer checks the format-patch of
@@ -15,9 +16,7 @@ func TestCheckPatchAlreadyInTree(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := gitRepo(t)
 	pdir := t.TempDir()
-	if out, err := exec.Command("git", "-C", dir, "format-patch", "-q", "-o", pdir, "base..master").CombinedOutput(); err != nil {
-		t.Fatalf("format-patch: %v %s", err, out)
-	}
+	testtree.Git(t, dir, "format-patch", "-q", "-o", pdir, "base..master")
 	files, _ := filepath.Glob(filepath.Join(pdir, "*.patch"))
 	if len(files) != 2 {
 		t.Fatalf("%d patches", len(files))

@@ -2,10 +2,11 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // gitRepo makes a repository with a base commit (tag "base") and two
@@ -15,15 +16,7 @@ func gitRepo(t *testing.T) string {
 	dir := t.TempDir()
 	run := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=A U Thor", "GIT_AUTHOR_EMAIL=author@example.org",
-			"GIT_COMMITTER_NAME=A U Thor", "GIT_COMMITTER_EMAIL=author@example.org", "GIT_CONFIG_GLOBAL=/dev/null")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return string(out)
+		return testtree.Git(t, dir, args...)
 	}
 	write := func(content string) {
 		t.Helper()
@@ -86,10 +79,7 @@ func TestCheckRangeOnBase(t *testing.T) {
 
 	// git format-patch --base: the base-commit is used.
 	pdir := t.TempDir()
-	cmd := exec.Command("git", "-C", dir, "format-patch", "-q", "--base=base", "-o", pdir, "base..master")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("format-patch: %v %s", err, out)
-	}
+	testtree.Git(t, dir, "format-patch", "-q", "--base=base", "-o", pdir, "base..master")
 	files, _ := filepath.Glob(filepath.Join(pdir, "*.patch"))
 	_, out, stderr := runCLI(t, "", append([]string{"check", "--format", "json", "--tree", dir}, files...)...)
 	rs := decodeReports(t, out)

@@ -17,6 +17,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/reply"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/series"
 )
 
@@ -223,7 +224,10 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 		patches += len(pipeline.Patches(s))
 	}
 	defer batchGC(patches, cfg.Tree != "")()
-	reports, err := p.RunAll(ctx, ss, cfg.Workers)
+	// The rules' typing and summaries of the tree are drawn as stages
+	// after the indexing.
+	reports, err := p.RunAll(a.progress.stages(ctx), ss, cfg.Workers)
+	a.progress.wait()
 	if err != nil {
 		return &exitError{2, fmt.Errorf("check: %w", err)}
 	}
@@ -247,7 +251,15 @@ func runCheck(cmd *cobra.Command, a *app, f checkFlags, args []string) error {
 
 	replyOpts := a.cfg.Reply
 	out := cmd.OutOrStdout()
-	if err := render(out, cfg.Format, reports, ss, replyOpts, report.TerseOptions{GCC: f.gcc}); err != nil {
+	tool := report.SARIFTool{Name: "autosel-bot", Version: buildVersion(), InformationURI: projectURL}
+	if cfg.Format == "sarif" {
+		rs, err := all.Rules(a.cfg.Rules)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		tool.Rules = pipeline.SARIFRules(rs)
+	}
+	if err := render(out, cfg.Format, reports, ss, replyOpts, report.TerseOptions{GCC: f.gcc}, tool); err != nil {
 		return &exitError{2, fmt.Errorf("check: %w", err)}
 	}
 	if analysed == 0 {
@@ -345,15 +357,16 @@ func suppressedSummary(reports []*report.Report) string {
 }
 
 // render writes the reports in format; email uses the reply section of the
-// configuration (reply.Options).
-func render(w io.Writer, format string, reports []*report.Report, ss []*series.Series, opts reply.Options, terse report.TerseOptions) error {
+// configuration (reply.Options), sarif describes the tool and its rules
+// with tool.
+func render(w io.Writer, format string, reports []*report.Report, ss []*series.Series, opts reply.Options, terse report.TerseOptions, tool report.SARIFTool) error {
 	switch format {
 	case "json":
 		return report.WriteJSON(w, reports)
 	case "terse":
 		return report.WriteTerse(w, reports, terse)
 	case "sarif":
-		return report.WriteSARIF(w, reports, report.SARIFTool{Name: "autosel-bot", Version: buildVersion(), InformationURI: projectURL})
+		return report.WriteSARIF(w, reports, tool)
 	case "email":
 		// One mbox of every reply, in series order.
 		var mails []*reply.Mail

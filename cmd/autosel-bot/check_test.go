@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/config"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 const seed002 = "../../testdata/seeds/002-watch-queue-v5.mbox"
@@ -204,13 +204,7 @@ func TestCheckRange(t *testing.T) {
 	dir := t.TempDir()
 	git := func(args ...string) {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=A U Thor", "GIT_AUTHOR_EMAIL=author@example.org",
-			"GIT_COMMITTER_NAME=A U Thor", "GIT_COMMITTER_EMAIL=author@example.org", "GIT_CONFIG_GLOBAL=/dev/null")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+		testtree.Git(t, dir, args...)
 	}
 	write := func(content string) {
 		if err := os.WriteFile(filepath.Join(dir, "x.c"), []byte(content), 0o644); err != nil {

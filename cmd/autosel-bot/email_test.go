@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	gomail "github.com/emersion/go-message/mail"
+
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // TestCheckEmailMbox: --format email is an mbox of complete replies, one
@@ -48,12 +50,8 @@ func TestCheckEmailMbox(t *testing.T) {
 	}
 	split := filepath.Join(dir, "split")
 	os.Mkdir(split, 0o755)
-	cmd := exec.Command("git", "mailsplit", "-o"+split, mbox)
-	got, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git mailsplit: %v\n%s", err, got)
-	}
-	if n := strings.TrimSpace(string(got)); n != itoaT(nFrom) {
+	got := testtree.Git(t, dir, "mailsplit", "-o"+split, mbox)
+	if n := strings.TrimSpace(got); n != itoaT(nFrom) {
 		t.Errorf("git mailsplit found %s messages, want %d", n, nFrom)
 	}
 	files, _ := filepath.Glob(filepath.Join(split, "*"))

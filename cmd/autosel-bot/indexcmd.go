@@ -83,11 +83,10 @@ func runIndexBuild(cmd *cobra.Command, a *app, tree string, summaries bool) erro
 	}
 	if wantProgress(a.cfg.Index.Progress, "text", stderr) {
 		a.progress = newProgressBars(stderr)
+		defer a.progress.wait()
 	}
 	ix, err := index.Open(ctx, tree, a.indexOptions(a.log))
-	if a.progress != nil {
-		a.progress.wait()
-	}
+	a.progress.wait()
 	if err != nil {
 		return &exitError{2, err}
 	}
@@ -101,11 +100,12 @@ func runIndexBuild(cmd *cobra.Command, a *app, tree string, summaries bool) erro
 			if r.Prepare == nil {
 				continue
 			}
-			if err := r.Prepare(ctx, ix, a.log); err != nil {
+			if err := r.Prepare(a.progress.stages(ctx), ix, a.log); err != nil {
 				return fmt.Errorf("index build: rule %s summaries: %w", r.Name, err)
 			}
 		}
 	}
+	a.progress.wait()
 	st := ix.Stats
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files (%d scanned, %d cached), %d functions in %s; cache %s\n",
 		ix.Root, st.Files, st.Scanned, st.Cached, st.Funcs, st.Duration.Round(time.Millisecond), st.CacheFile)

@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -17,10 +17,7 @@ func TestTestCmdKCIDB(t *testing.T) {
 	dir := t.TempDir()
 	gitc := func(args ...string) {
 		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
+		testtree.Git(t, dir, args...)
 	}
 	gitc("init", "-q")
 	os.WriteFile(filepath.Join(dir, "Makefile"), []byte("all:\n"), 0o644)

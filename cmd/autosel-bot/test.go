@@ -27,6 +27,7 @@ func newTestCmd(a *app) *cobra.Command {
 	var (
 		tree, rng, baseline, format, accel, backend string
 		patches, tests                              []string
+		list                                        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "test --tree DIR [--patch FILE...|--range A..B] [--baseline REF]",
@@ -108,8 +109,15 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 				// only on a terminal); machine formats stay quiet.
 				opts.Progress = cmd.ErrOrStderr()
 			}
-			if _, err := runner.SelectTests(opts.Tests); err != nil {
+			if err := opts.Validate(); err != nil {
+				return &exitError{2, fmt.Errorf("test: %w", err)}
+			}
+			suite, err := runner.SelectTests(opts.Tests)
+			if err != nil {
 				return &exitError{2, err}
+			}
+			if list {
+				return listTests(cmd.Context(), cmd.OutOrStdout(), opts, tree, baseline, ps, suite)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -154,8 +162,26 @@ unappliable patch, or boot failure, 2 usage or infrastructure error.`,
 	f.StringVar(&format, "format", "text", "output format: text, json or kcidb (KCIDB I/O v4: checkouts, builds, tests)")
 	f.StringVar(&accel, "accel", "", "QEMU accelerator: auto, kvm or tcg (default runner.accel)")
 	f.StringSliceVar(&tests, "tests", nil, "suite tests to run (default all)")
+	f.BoolVar(&list, "list", false, "print the tests that would run for the patches and why (the suite, the kselftest targets the touched files call for, what the time budget drops), without building")
 	f.StringVar(&backend, "backend", "", "where the kernels boot: local or lava (default runner.backend; lava: runner.lava.*)")
 	return cmd
+}
+
+// listTests prints what test would run for ps and why.
+func listTests(ctx context.Context, w io.Writer, opts runner.Options, tree, baseline string, ps []runner.Patch, suite []runner.Test) error {
+	if baseline == "" {
+		baseline = "HEAD"
+	}
+	plan, err := opts.KselftestPlan(ctx, tree, baseline, ps)
+	if err != nil {
+		return &exitError{2, fmt.Errorf("test: %w", err)}
+	}
+	var names []string
+	for _, t := range suite {
+		names = append(names, t.Name)
+	}
+	_, err = io.WriteString(w, plan.Text(names))
+	return err
 }
 
 func readPatch(name string, stdin io.Reader) ([]byte, error) {

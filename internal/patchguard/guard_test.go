@@ -2,19 +2,17 @@ package patchguard
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // miniTree is a git repository shaped like a kernel tree: a host program
 // declared in a Makefile, the header it includes, ordinary code.
 func miniTree(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
+	return testtree.Repo(t, map[string]string{
 		"Makefile":                  "all:\n\t@true\n",
 		"tools/gen/Makefile":        "hostprogs-always-y += gen mk\nmk-objs := mk_main.o mk_util.o\nHOSTCFLAGS_gen.o += -I$(srctree)/include/shared\n",
 		"tools/gen/gen.c":           "#include <stdio.h>\n#include \"../../include/linux/poly.h\"\n#include <table.h>\nint main(void) { return 0; }\n",
@@ -27,17 +25,7 @@ func miniTree(t *testing.T) string {
 		"fs/pipe.c":                 "int pipe;\nint two;\nint three;\n",
 		"kernel/configs.c":          "/* c */\nasm(\".incbin \\\"kernel/config_data.gz\\\"\");\nint x;\n",
 		"arch/x86/kernel/head_64.S": "/* head */\nnop\nnop\n",
-	}
-	for p, c := range files {
-		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
-		os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base"}, {"tag", "base"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
-	return dir
+	})
 }
 
 func TestMiniHostTools(t *testing.T) {
@@ -67,14 +55,10 @@ func sorted(s []string) []string {
 	return s
 }
 
-func mod(path, oldLine, newLines string) string {
-	return "diff --git a/" + path + " b/" + path + "\n--- a/" + path + "\n+++ b/" + path + "\n@@ -1,3 +1,4 @@\n" + oldLine + newLines
-}
-
 func TestGuardCheckMini(t *testing.T) {
 	dir := miniTree(t)
 	g := New([]string{"**/Makefile*", "Makefile"}, []string{"tools/gen/Makefile"})
-	objectsBefore, _ := exec.Command("git", "-C", dir, "count-objects").Output()
+	objectsBefore := testtree.Git(t, dir, "count-objects")
 	pipe := func(added string) string {
 		return "diff --git a/fs/pipe.c b/fs/pipe.c\n--- a/fs/pipe.c\n+++ b/fs/pipe.c\n@@ -1,3 +1,4 @@\n int pipe;\n+" + added + "\n int two;\n int three;\n"
 	}
@@ -123,10 +107,10 @@ func TestGuardCheckMini(t *testing.T) {
 			}
 		})
 	}
-	if out, _ := exec.Command("git", "-C", dir, "status", "--porcelain").Output(); len(out) > 0 {
+	if out := testtree.Git(t, dir, "status", "--porcelain"); out != "" {
 		t.Errorf("the repository changed: %s", out)
 	}
-	if out, _ := exec.Command("git", "-C", dir, "count-objects").Output(); string(out) != string(objectsBefore) {
+	if out := testtree.Git(t, dir, "count-objects"); out != objectsBefore {
 		t.Errorf("the guard wrote objects into the repository: %s -> %s", objectsBefore, out)
 	}
 }
@@ -136,11 +120,7 @@ func TestGuardCheckMini(t *testing.T) {
 func TestCheckIndex(t *testing.T) {
 	dir := miniTree(t)
 	patch := "diff --git a/tools/gen/gen.c b/tools/gen/gen.c\n--- a/tools/gen/gen.c\n+++ b/tools/gen/gen.c\n@@ -1,2 +1,3 @@\n #include <stdio.h>\n+#include \"/etc/passwd\"\n #include \"../../include/linux/poly.h\"\n"
-	cmd := exec.Command("git", "-C", dir, "apply", "--cached", "-")
-	cmd.Stdin = strings.NewReader(patch)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
+	testtree.GitInput(t, dir, patch, "apply", "--cached", "-")
 	rs, err := New(nil, nil).CheckIndex(context.Background(), dir, "base", []Patch{{Name: "p", Diff: []byte(patch)}})
 	if err != nil {
 		t.Fatal(err)

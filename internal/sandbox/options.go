@@ -12,14 +12,21 @@ type Options struct {
 	AllowUnsandboxed bool `mapstructure:"allow_unsandboxed" yaml:"allow_unsandboxed"`
 	// Bwrap is the bubblewrap binary ("" = bwrap on PATH).
 	Bwrap string `mapstructure:"bwrap" yaml:"bwrap"`
+	// BuildUser is the unprivileged user builds run as when the bot runs
+	// as root: a user name, a uid, or uid:gid ("" = nobody). The kernel
+	// exempts root from RLIMIT_NPROC, so only then does Processes hold.
+	// Each build gets a user namespace of its own, so the budget is the
+	// build's; without unprivileged user namespaces every process of that
+	// user on the machine (QEMU's too, if runner.qemu_user is the same)
+	// counts against it.
+	BuildUser string `mapstructure:"build_user" yaml:"build_user"`
 	// CPUTime bounds each process's CPU time (RLIMIT_CPU; default 20m).
 	CPUTime time.Duration `mapstructure:"cpu_time" yaml:"cpu_time"`
 	// FileSize bounds each file a build writes, in bytes (RLIMIT_FSIZE;
 	// default 4 GiB).
 	FileSize int64 `mapstructure:"file_size" yaml:"file_size"`
-	// Processes bounds the processes of the build's user (RLIMIT_NPROC;
-	// default 4096). The kernel counts every process of that user on the
-	// machine, so leave room for the bot's own.
+	// Processes bounds the processes of a build (RLIMIT_NPROC; default
+	// 4096), counted in the build's user namespace (see BuildUser).
 	Processes int `mapstructure:"processes" yaml:"processes"`
 	// Memory bounds each build process's address space, in bytes
 	// (RLIMIT_AS; default 4 GiB): a compiler driven to eat the host's
@@ -38,24 +45,40 @@ type Options struct {
 	PassEnv []string `mapstructure:"pass_env" yaml:"pass_env"`
 }
 
+// DefaultOptions are the documented defaults: config.yaml's sandbox
+// section (a test holds the two equal).
+func DefaultOptions() Options {
+	return Options{
+		Bwrap:     "bwrap",
+		CPUTime:   20 * time.Minute,
+		FileSize:  4 << 30,
+		Processes: 4096,
+		Memory:    4 << 30,
+		TmpSize:   1 << 30,
+	}
+}
+
+// withDefaults fills the unset limits from DefaultOptions (0 is the
+// default, as everywhere in the configuration).
 func (o Options) withDefaults() Options {
+	d := DefaultOptions()
 	if o.Bwrap == "" {
-		o.Bwrap = "bwrap"
+		o.Bwrap = d.Bwrap
 	}
 	if o.CPUTime <= 0 {
-		o.CPUTime = 20 * time.Minute
+		o.CPUTime = d.CPUTime
 	}
 	if o.FileSize <= 0 {
-		o.FileSize = 4 << 30
+		o.FileSize = d.FileSize
 	}
 	if o.Processes <= 0 {
-		o.Processes = 4096
+		o.Processes = d.Processes
 	}
 	if o.Memory <= 0 {
-		o.Memory = 4 << 30
+		o.Memory = d.Memory
 	}
 	if o.TmpSize <= 0 {
-		o.TmpSize = 1 << 30
+		o.TmpSize = d.TmpSize
 	}
 	return o
 }

@@ -2,10 +2,12 @@
 // sources (the runner's kernel builds, the stable stage's build commands)
 // inside bubblewrap (bwrap): no network and private pid/ipc/uts
 // namespaces, no capabilities, a read-only root made of /usr (and the
-// merged-/usr links), a minimal /etc, a private size-bounded /tmp, and only the
-// worktree, its build directory and the ccache directory writable. The
+// merged-/usr links), a minimal /etc, a private size-bounded /tmp, and only
+// the directories the caller names (a build dir, ccache dirs) writable. The
 // environment is built from an allow-list, and CPU time, address space,
-// file size and process count are bounded with rlimits (prlimit). Timeouts and
+// file size and process count are bounded with rlimits (prlimit). When the
+// bot runs as root, the build itself runs as an unprivileged build user
+// (user.go), which owns the writable directories. Timeouts and
 // cancellation come from the caller's context and kill the whole sandbox.
 //
 // Without a working bwrap, builds are refused unless the operator set
@@ -46,6 +48,11 @@ type Spec struct {
 	Writable []string
 	// ReadOnly are extra host paths the command may read.
 	ReadOnly []string
+	// Mounts are writable host directories the command sees at another
+	// path: a throwaway copy of a build dir at the original's path, so
+	// that the absolute paths kbuild and tools/ recorded there hold. Only
+	// in the sandbox: an unsandboxed Run with Mounts is refused.
+	Mounts []Mount
 	// Home is HOME (the build directory).
 	Home string
 	// Env are variables to set (KEY=VALUE); names outside the allow-list
@@ -55,16 +62,30 @@ type Spec struct {
 	Stdout, Stderr io.Writer
 }
 
+// Mount is a writable host directory (Host) seen at At in the sandbox.
+type Mount struct {
+	Host, At string
+}
+
 // Sandbox runs Specs. It is safe for concurrent use.
 type Sandbox struct {
 	opts   Options
 	log    *slog.Logger
 	lookup func(string) (string, bool)
 
+	euid int // the bot's effective uid (0: builds run as the build user)
+	// userns: the build user's processes get a user namespace of their
+	// own, so RLIMIT_NPROC counts only the build's (set by the probe).
+	userns bool
+
 	mu       sync.Mutex
 	probed   bool
 	probeErr error // nil: bwrap works
 	warned   bool
+
+	userOnce sync.Once
+	user     *identity // the build user; nil: the bot's own
+	userErr  error
 }
 
 // New returns a sandbox for opts; log (may be nil) receives warnings.
@@ -72,7 +93,7 @@ func New(opts Options, log *slog.Logger) *Sandbox {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Sandbox{opts: opts.withDefaults(), log: log, lookup: os.LookupEnv}
+	return &Sandbox{opts: opts.withDefaults(), log: log, lookup: os.LookupEnv, euid: os.Geteuid()}
 }
 
 // Mode says how builds run: "bwrap", "unsandboxed" (allowed by config) or
@@ -112,7 +133,19 @@ func (s *Sandbox) probe(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var out strings.Builder
-	err = s.run(pctx, bwrap, Spec{Args: []string{"true"}, Dir: dir, Writable: []string{dir}, Stdout: &out, Stderr: &out})
+	spec := Spec{Args: []string{"true"}, Dir: dir, Writable: []string{dir}, Stdout: &out, Stderr: &out}
+	s.userns = true
+	err = s.run(pctx, bwrap, spec)
+	if id, _ := s.buildUser(); err != nil && id != nil && ctx.Err() == nil {
+		// No unprivileged user namespaces here: builds still run as the
+		// build user, sharing its process budget.
+		userErr := strings.TrimSpace(out.String())
+		s.userns = false
+		out.Reset()
+		if err = s.run(pctx, bwrap, spec); err == nil {
+			s.log.Warn("sandbox: no user namespace for builds; concurrent builds share sandbox.processes", "err", userErr)
+		}
+	}
 	if ctx.Err() != nil {
 		return ctx.Err() // not a verdict on bwrap
 	}
@@ -139,6 +172,9 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) error {
 			s.log.Warn("building WITHOUT a sandbox (sandbox.allow_unsandboxed): patched Makefiles and host tools run with the bot's privileges", "reason", s.probeErr)
 		}
 		s.mu.Unlock()
+		if len(spec.Mounts) > 0 {
+			return fmt.Errorf("%w: mounts need the sandbox", ErrUnavailable)
+		}
 		return s.run(ctx, "", spec)
 	}
 	bwrap, err := exec.LookPath(s.opts.Bwrap)
@@ -165,12 +201,26 @@ func (s *Sandbox) run(ctx context.Context, bwrap string, spec Spec) error {
 	if bwrap == "" {
 		argv = limited
 	} else {
-		files, err := identityFiles()
+		id, err := s.buildUser()
+		if err != nil {
+			return err
+		}
+		if id != nil {
+			dirs := append([]string{}, spec.Writable...)
+			for _, m := range spec.Mounts {
+				dirs = append(dirs, m.Host)
+			}
+			if err := own(id, dirs); err != nil {
+				return err
+			}
+			limited = append(dropPrefix(id, s.userns), limited...)
+		}
+		files, err := identityFiles(id)
 		if err != nil {
 			return err
 		}
 		defer closeAll(files)
-		args, err := bwrapArgs(s.opts, spec, 3)
+		args, err := bwrapArgs(s.opts, spec, 3, id != nil)
 		if err != nil {
 			return err
 		}
@@ -219,15 +269,20 @@ var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 var etcFiles = []string{"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"}
 
 // bwrapArgs are bwrap's options for spec; fd is the first of the two
-// descriptors holding /etc/passwd and /etc/group.
-func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
+// descriptors holding /etc/passwd and /etc/group. With drop, bwrap keeps
+// the capabilities setpriv needs to switch to the build user (dropPrefix),
+// which then drops them all.
+func bwrapArgs(opts Options, spec Spec, fd int, drop bool) ([]string, error) {
 	a := []string{
 		"--die-with-parent", "--new-session",
 		"--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--hostname", "autosel-build",
 		"--cap-drop", "ALL",
-		"--size", fmt.Sprint(rootTmpSize), "--tmpfs", "/",
 	}
+	if drop {
+		a = append(a, "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_DAC_OVERRIDE")
+	}
+	a = append(a, "--size", fmt.Sprint(rootTmpSize), "--tmpfs", "/")
 	for _, d := range systemDirs {
 		fi, err := os.Lstat(d)
 		switch {
@@ -248,12 +303,13 @@ func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
 		a = append(a, "--ro-bind-try", f, f)
 	}
 	a = append(a,
-		"--ro-bind-data", fmt.Sprint(fd), "/etc/passwd",
-		"--ro-bind-data", fmt.Sprint(fd+1), "/etc/group",
-		"--dev", "/dev", "--proc", "/proc", "--size", fmt.Sprint(opts.TmpSize), "--tmpfs", "/tmp",
+		"--perms", "0644", "--ro-bind-data", fmt.Sprint(fd), "/etc/passwd",
+		"--perms", "0644", "--ro-bind-data", fmt.Sprint(fd+1), "/etc/group",
+		"--dev", "/dev", "--proc", "/proc", "--perms", "01777", "--size", fmt.Sprint(opts.TmpSize), "--tmpfs", "/tmp",
 	)
 	type bind struct {
-		path string
+		path string // in the sandbox
+		src  string // on the host
 		rw   bool
 	}
 	var binds []bind
@@ -262,7 +318,7 @@ func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		binds = append(binds, bind{abs, false})
+		binds = append(binds, bind{abs, abs, false})
 	}
 	for _, p := range spec.Writable {
 		abs, err := filepath.Abs(p)
@@ -275,26 +331,53 @@ func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
 		if abs == "/" {
 			return nil, errors.New("sandbox: / cannot be writable")
 		}
-		binds = append(binds, bind{abs, true})
+		binds = append(binds, bind{abs, abs, true})
+	}
+	for _, m := range spec.Mounts {
+		src, err1 := filepath.Abs(m.Host)
+		at, err2 := filepath.Abs(m.At)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, err
+		}
+		if fi, err := os.Stat(src); err != nil || !fi.IsDir() || at == "/" {
+			return nil, fmt.Errorf("sandbox: mount %s at %s: not a directory (%v)", m.Host, m.At, err)
+		}
+		binds = append(binds, bind{at, src, true})
 	}
 	// Parents before children, so a nested bind is not hidden.
 	sort.SliceStable(binds, func(i, j int) bool {
 		return strings.Count(binds[i].path, "/") < strings.Count(binds[j].path, "/")
 	})
+	var paths []string
 	for _, b := range binds {
+		paths = append(paths, b.path)
+	}
+	made := map[string]bool{}
+	for _, b := range binds {
+		if drop {
+			// bwrap copies the modes of the host's parent directories
+			// (a 0700 temp dir) onto the ones it makes: the build user
+			// could not reach the bind.
+			for _, d := range mountParents(b.path, paths) {
+				if !made[d] {
+					made[d] = true
+					a = append(a, "--perms", "0755", "--dir", d)
+				}
+			}
+		}
 		if b.rw {
-			a = append(a, "--bind", b.path, b.path)
+			a = append(a, "--bind", b.src, b.path)
 		} else {
-			a = append(a, "--ro-bind", b.path, b.path)
+			a = append(a, "--ro-bind", b.src, b.path)
 		}
 	}
 	// A git worktree's .git stays read-only: git runs in the worktree
 	// outside the sandbox later, and a .git pointing at a gitdir the build
 	// made (core.fsmonitor, hooks) would run its commands on the host.
 	for _, b := range binds {
-		if g := filepath.Join(b.path, ".git"); b.rw {
+		if g := filepath.Join(b.src, ".git"); b.rw {
 			if _, err := os.Lstat(g); err == nil {
-				a = append(a, "--ro-bind", g, g)
+				a = append(a, "--ro-bind", g, filepath.Join(b.path, ".git"))
 			}
 		}
 	}
@@ -306,14 +389,50 @@ func bwrapArgs(opts Options, spec Spec, fd int) ([]string, error) {
 	return a, nil
 }
 
+// fixedMounts are the sandbox's own mount points (bwrapArgs).
+var fixedMounts = []string{"/etc", "/dev", "/proc", "/tmp"}
+
+// mountParents are the directories bwrap makes for a bind at p: its
+// ancestors, except / and those that are (or are inside) the sandbox's
+// fixed mounts, system dirs or other binds.
+func mountParents(p string, binds []string) []string {
+	var out []string
+	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
+		if !madeByBind(d, binds) {
+			out = append([]string{d}, out...)
+		}
+	}
+	return out
+}
+
+func madeByBind(d string, binds []string) bool {
+	for _, m := range fixedMounts {
+		if d == m {
+			return true
+		}
+	}
+	for _, m := range append(append([]string{}, systemDirs...), binds...) {
+		if d == m || strings.HasPrefix(d, m+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // identityFiles returns pipes holding the sandbox's /etc/passwd and
-// /etc/group: root and nobody, nothing of the host's accounts.
-func identityFiles() ([]*os.File, error) {
+// /etc/group: root, nobody and the build user id (when it is another),
+// nothing of the host's accounts.
+func identityFiles(id *identity) ([]*os.File, error) {
+	passwd := "root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+	group := "root:x:0:\nnogroup:x:65534:\n"
+	if id != nil && id.uid != 65534 {
+		passwd += fmt.Sprintf("build:x:%d:%d:build:/nonexistent:/usr/sbin/nologin\n", id.uid, id.gid)
+	}
+	if id != nil && id.gid != 65534 {
+		group += fmt.Sprintf("build:x:%d:\n", id.gid)
+	}
 	var files []*os.File
-	for _, data := range []string{
-		"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-		"root:x:0:\nnogroup:x:65534:\n",
-	} {
+	for _, data := range []string{passwd, group} {
 		r, w, err := os.Pipe()
 		if err != nil {
 			closeAll(files)

@@ -88,7 +88,43 @@ func TestHelperProcess(t *testing.T) {
 			}
 		}
 		fmt.Println("wrote", n)
+	case "forkbomb": // start N sleeping children, say how many started
+		n, _ := strconv.Atoi(args[1])
+		var kids []*exec.Cmd
+		for i := 0; i < n; i++ {
+			c := exec.Command("sleep", "60")
+			if c.Start() == nil {
+				kids = append(kids, c)
+			}
+		}
+		fmt.Println("started", len(kids))
+		for _, c := range kids {
+			c.Process.Kill()
+			c.Wait()
+		}
+	case "hold": // start N sleeping children, touch a file, wait for another
+		n, _ := strconv.Atoi(args[1])
+		var kids []*exec.Cmd
+		for i := 0; i < n; i++ {
+			c := exec.Command("sleep", "60")
+			if c.Start() == nil {
+				kids = append(kids, c)
+			}
+		}
+		fmt.Println("holding", len(kids))
+		os.WriteFile(args[2], nil, 0o644)
+		for i := 0; i < 600; i++ {
+			if _, err := os.Stat(args[3]); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		for _, c := range kids {
+			c.Process.Kill()
+			c.Wait()
+		}
 	case "spin":
+		//lint:ignore SA5002 it burns CPU on purpose (the CPU-time limit test)
 		for {
 		}
 	case "tick":
@@ -365,7 +401,7 @@ func TestBwrapArgs(t *testing.T) {
 	for _, d := range []string{wt, build, cc} {
 		os.MkdirAll(d, 0o755)
 	}
-	args, err := bwrapArgs(Options{}.withDefaults(), Spec{Dir: wt, Writable: []string{cc, wt, build}}, 3)
+	args, err := bwrapArgs(Options{}.withDefaults(), Spec{Dir: wt, Writable: []string{cc, wt, build}}, 3, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +420,7 @@ func TestBwrapArgs(t *testing.T) {
 	if strings.Index(s, "--bind "+build+" ") > strings.Index(s, "--bind "+cc+" ") {
 		t.Errorf("nested bind before its parent: %s", s)
 	}
-	if _, err := bwrapArgs(Options{}, Spec{Dir: wt, Writable: []string{filepath.Join(work, "missing")}}, 3); err == nil {
+	if _, err := bwrapArgs(Options{}, Spec{Dir: wt, Writable: []string{filepath.Join(work, "missing")}}, 3, false); err == nil {
 		t.Error("missing writable dir accepted")
 	}
 }

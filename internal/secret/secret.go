@@ -20,3 +20,21 @@ func Read(value, file string) (string, error) {
 	}
 	return strings.TrimRight(string(b), "\r\n"), nil
 }
+
+// Token returns an API token: the content of file when set, else the
+// value of the environment variable env ("" when neither is set), with
+// surrounding white space removed. what names the token in errors
+// ("lava token").
+func Token(env, file, what string) (string, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("%s file: %w", what, err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	if env == "" {
+		return "", nil
+	}
+	return strings.TrimSpace(os.Getenv(env)), nil
+}

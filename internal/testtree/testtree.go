@@ -1,5 +1,6 @@
 // Package testtree builds the inputs of tests over small source trees:
-// the tree on disk, and for tests that compare a patched view of it
+// the tree on disk, its git repository (git.go: the one way tests run
+// git), and for tests that compare a patched view of it
 // (index.Index.Overlay) with the patched tree indexed on its own, the
 // overlay and the patched files.
 package testtree

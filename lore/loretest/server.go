@@ -15,16 +15,22 @@ import (
 	"time"
 )
 
-// Inbox is one public-inbox v2 inbox served over HTTP on loopback.
+// Inbox is one public-inbox v2 inbox served on loopback: over HTTP
+// (Start, as lore.kernel.org serves threads) or over IMAP (StartIMAP, as
+// lore's IMAP mirror serves the list to a watcher).
 type Inbox struct {
 	// URL is the inbox's base URL, ending in "/"
-	// ("http://127.0.0.1:PORT/test-kernel/").
+	// ("http://127.0.0.1:PORT/test-kernel/"); Start only.
 	URL string
+	// IMAPAddr is the IMAP server's host:port; StartIMAP only. Its
+	// mailboxes are Newsgroup.0, Newsgroup.1, ...
+	IMAPAddr string
 	// Name is the inbox name (the first path element of URL).
 	Name string
+	// Newsgroup names the inbox over IMAP (and NNTP).
+	Newsgroup string
 
-	env  []string
-	addr string
+	env []string
 }
 
 // Start creates an inbox in a temporary directory and serves it with
@@ -32,7 +38,28 @@ type Inbox struct {
 // is skipped when public-inbox is not installed (outside CI).
 func Start(t testing.TB) *Inbox {
 	t.Helper()
-	for _, tool := range []string{"public-inbox-init", "public-inbox-mda", "public-inbox-httpd"} {
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	in := create(t, "public-inbox-httpd")
+	in.URL = "http://" + addr + "/" + in.Name + "/"
+	in.serve(t, addr, "public-inbox-httpd", "-l", "http://"+addr)
+	return in
+}
+
+// StartIMAP is Start with public-inbox-imapd serving the inbox over IMAP
+// (anonymous login) instead.
+func StartIMAP(t testing.TB) *Inbox {
+	t.Helper()
+	in := create(t, "public-inbox-imapd")
+	in.IMAPAddr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	in.serve(t, in.IMAPAddr, "public-inbox-imapd", "-l", "imap://"+in.IMAPAddr)
+	return in
+}
+
+// create makes the inbox (skipping the test without public-inbox and
+// server, the daemon that will serve it).
+func create(t testing.TB, server string) *Inbox {
+	t.Helper()
+	for _, tool := range []string{"public-inbox-init", "public-inbox-mda", server} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") != "" {
 				t.Fatalf("%s not installed (.ci/packages.txt: public-inbox)", tool)
@@ -41,13 +68,11 @@ func Start(t testing.TB) *Inbox {
 		}
 	}
 	dir := t.TempDir()
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	in := &Inbox{Name: "test-kernel", addr: addr}
-	in.URL = "http://" + addr + "/" + in.Name + "/"
+	in := &Inbox{Name: "test-kernel", Newsgroup: "org.example.test-kernel"}
 	cfg := filepath.Join(dir, "pi-config")
 	list := "test-kernel@example.org"
 	in.env = append(os.Environ(), "PI_CONFIG="+cfg, "HOME="+dir, "ORIGINAL_RECIPIENT="+list)
-	in.run(t, nil, "public-inbox-init", "-V2", in.Name, filepath.Join(dir, "inbox"), "http://example.org/"+in.Name, list)
+	in.run(t, nil, "public-inbox-init", "-V2", "--ng", in.Newsgroup, in.Name, filepath.Join(dir, "inbox"), "http://example.org/"+in.Name, list)
 	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +82,14 @@ func Start(t testing.TB) *Inbox {
 		t.Fatal(err)
 	}
 	f.Close()
-	cmd := exec.Command("public-inbox-httpd", "-l", "http://"+addr)
+	return in
+}
+
+// serve runs the server command until the test ends, once it listens on
+// addr.
+func (in *Inbox) serve(t testing.TB, addr, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
 	cmd.Env = in.env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -68,7 +100,7 @@ func Start(t testing.TB) *Inbox {
 		cmd.Process.Kill()
 		cmd.Wait()
 		if t.Failed() {
-			t.Logf("public-inbox-httpd:\n%s", out.String())
+			t.Logf("%s:\n%s", name, out.String())
 		}
 	})
 	deadline := time.Now().Add(20 * time.Second)
@@ -76,14 +108,13 @@ func Start(t testing.TB) *Inbox {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.Close()
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("public-inbox-httpd did not listen on %s: %v\n%s", addr, err, out.String())
+			t.Fatalf("%s did not listen on %s: %v\n%s", name, addr, err, out.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return in
 }
 
 // Deliver adds one raw RFC 5322 message to the inbox (public-inbox-mda).

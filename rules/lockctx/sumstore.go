@@ -14,6 +14,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
+	"github.com/autosel-bot/autosel-bot/internal/stageprogress"
 )
 
 // The summary store: Prepare summarises every function of a tree once and
@@ -263,6 +264,7 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 func summarise(ctx context.Context, m *Model, ix *index.Index, release bool) (*builder, error) {
 	b := &builder{ix: ix, recs: make([][][]byte, ix.NumFiles())}
 	n := ix.NumFiles()
+	pr := stageprogress.Start(ctx, stageprogress.Summaries, n)
 	for lo := 0; lo < n; lo += prepareFiles {
 		r := NewResolver(m, ix, nil, 0)
 		r.build, r.store = b, b
@@ -278,11 +280,13 @@ func summarise(ctx context.Context, m *Model, ix *index.Index, release bool) (*b
 					b.funcs++
 				}
 			}
+			pr.Add(1)
 		}
 		if release {
 			ix.Release()
 		}
 	}
+	pr.Done()
 	b.finish()
 	b.rows, b.rowsOK = NewResolver(m, ix, nil, 0).deriveRows(), true
 	return b, nil

@@ -71,18 +71,6 @@ func (s *patchSources) isDirty(ref index.Ref) bool { return s.dirty[ref] || s.cl
 // renumbers reports whether stored summaries need renumbering in the view.
 func (s *patchSources) renumbers() bool { return len(s.moved) > 0 || len(s.lines) > 0 }
 
-// memberChanged reports whether the patch may change how a call through
-// a member resolves: key is "struct.member" for a call resolved through
-// its struct type (changed by an assignment of that struct's member, or
-// one whose struct is unknown), a bare member otherwise (changed by any
-// assignment of it).
-func (s *patchSources) memberChanged(key string) bool {
-	if i := strings.LastIndexByte(key, '.'); i >= 0 {
-		return s.tagged[key] || s.untyped[key[i+1:]]
-	}
-	return s.anyMember[key]
-}
-
 // stored returns the stored summary of fn when there is one and the patch
 // changes nothing it was computed from.
 func (r *Resolver) stored(fn *cscan.Func) *Summary {

@@ -12,6 +12,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"github.com/autosel-bot/autosel-bot/internal/par"
+	"github.com/autosel-bot/autosel-bot/internal/stageprogress"
 )
 
 // The typing store: what the struct typing (structs.go) reads of every
@@ -349,13 +350,16 @@ func deriveAllTyping(ctx context.Context, ix *index.Index) ([][]byte, [][][]byte
 			}
 		}
 	}
+	pr := stageprogress.Start(ctx, stageprogress.Typing, len(paths))
 	par.Each(len(paths), func(i int) {
 		if paths[i] != "" && ctx.Err() == nil {
 			derive(i)
 		}
+		pr.Add(1)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	pr.Done()
 	return recs, decls, nil
 }

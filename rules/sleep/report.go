@@ -52,10 +52,12 @@ func (r *checker) patchOnlyReverse(nf, of *cscan.Func, proof *lockctx.Reach) {
 		Line:      proof.Steps[0].Line,
 		Key:       proof.Prim,
 		NeedsTree: true,
-		Message:   fmt.Sprintf("%s may sleep now (%s); its callers need a tree to check", name, chainText(proof.Steps)),
-		Explanation: fmt.Sprintf("%s now reaches %s, which %s (%s:%d). %s. Whether any caller runs in atomic "+
-			"context cannot be decided from the patch alone: run with --tree.", name, last.What, proof.Why, last.File, last.Line,
-			capitalize(strings.Join(hints, "; "))),
+		Message:   fmt.Sprintf("%s may sleep now (%s); its callers, outside the patch, were not checked", name, chainText(proof.Steps)),
+		Explanation: fmt.Sprintf("%s now reaches %s, which %s (%s:%d). %s. The bot saw only the patch, not the callers of %s "+
+			"in the tree, so it could not tell whether any of them runs in atomic context. Please check each caller of %s: "+
+			"none may hold a spinlock, rwlock or the RCU read lock around the call, or call it with interrupts, bottom halves "+
+			"or preemption disabled; if one does, the sleeping call must move out of that section.",
+			name, last.What, proof.Why, last.File, last.Line, capitalize(strings.Join(hints, "; ")), name, name),
 		Chain: proof.Steps,
 	})
 }

@@ -213,7 +213,9 @@ func (r *checker) compareWakers(o, n *wsite) {
 		} else if b := r.broadcastOf(n); b != nil && r.tree == nil {
 			f.NeedsTree = true
 			f.Explanation += fmt.Sprintf(" This wake-up runs on a broadcast path (%s): if %s has exclusive waiters outside the patch, only one of them is woken "+
-				"and the others can hang. Checking the other users of %s needs a tree (--tree).", strings.Join(b.reasons, "; "), n.Q, n.Q)
+				"and the others can hang. The bot saw only the patch, not the other users of %s in the tree: please check that no "+
+				"exclusive waiter (wait_event_*_exclusive(), prepare_to_wait_exclusive(), add_wait_queue_exclusive()) sleeps on %s, "+
+				"or that each one is woken on another path.", strings.Join(b.reasons, "; "), n.Q, n.Q, n.Q)
 		}
 		r.add(f)
 	case nb > ob:

@@ -1,10 +1,5 @@
 package wakeup
 
-import (
-	"strings"
-	"testing"
-)
-
 // fooBase is a small character driver in kernel style: readers sleep on
 // dev->wq until data arrives or the device goes away; writers produce
 // data; release tears the device down.
@@ -51,18 +46,6 @@ static int foo_release(struct inode *inode, struct file *file)
 	return 0;
 }
 `
-
-// edit applies old->new replacements to fooBase, failing on a miss.
-func edit(t *testing.T, src string, pairs ...string) string {
-	t.Helper()
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if !strings.Contains(src, pairs[i]) {
-			t.Fatalf("fixture edit: %q not found", pairs[i])
-		}
-		src = strings.Replace(src, pairs[i], pairs[i+1], 1)
-	}
-	return src
-}
 
 const (
 	fooKey     = "foo_dev.wq"

@@ -186,9 +186,7 @@ func (r *checker) fileSites(file, q string, kind siteKind) []*wsite {
 	}
 	var out []*wsite
 	for _, fn := range sf.Funcs {
-		for _, s := range r.tree.view(fn).sitesOn(kind, q) {
-			out = append(out, s)
-		}
+		out = append(out, r.tree.view(fn).sitesOn(kind, q)...)
 	}
 	return out
 }

@@ -179,7 +179,8 @@ func (r *checker) checkSplit() {
 			}
 		}
 		if r.tree == nil {
-			expl += " Users outside the patch need a tree to be listed."
+			expl += fmt.Sprintf(" The bot saw only the patch, not the users of %s elsewhere in the tree: please search the tree for %s "+
+				"(waiters, wake-ups and poll_wait() calls) and move every one of them too.", g, keyLast(g))
 			f.NeedsTree = true
 		} else {
 			var others []string

@@ -247,8 +247,8 @@ func TestWakeupPatchOnlyNeedsTree(t *testing.T) {
 	fs := runWakeupDiff(t, readTestdata(t, "pipe-release-single-6.1.diff"), nil)
 	checkFindings(t, fs, []wantFinding{{rule: CategoryNarrowed, sev: "note", fn: "pipe_release"}}, []wantFinding{{sev: "risk"}})
 	for _, f := range fs {
-		if f.Category == CategoryNarrowed && (!f.NeedsTree || !strings.Contains(f.Explanation, "--tree")) {
-			t.Errorf("narrowed finding does not ask for a tree: %+v", f)
+		if f.Category == CategoryNarrowed && (!f.NeedsTree || !strings.Contains(f.Explanation, "The bot saw only the patch") || strings.Contains(f.Explanation, "--tree")) {
+			t.Errorf("narrowed finding does not say what the bot could not see, or names a flag: %+v", f)
 		}
 	}
 }

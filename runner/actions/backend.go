@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/github"
+	"github.com/autosel-bot/autosel-bot/internal/defaults"
 	"github.com/autosel-bot/autosel-bot/runner"
 )
 
@@ -68,11 +69,48 @@ type Options struct {
 	Log *slog.Logger `mapstructure:"-"`
 }
 
-// Validate checks the settings that need each other.
+// DefaultOptions are the documented defaults: config.yaml's
+// github.actions section (a test holds the two equal).
+func DefaultOptions() Options {
+	return Options{
+		Ref:          "main",
+		Workflow:     "autosel-vm.yml",
+		ReleaseTag:   "autosel-vm-inputs",
+		Accel:        "kvm",
+		MaxInFlight:  4,
+		PollInterval: 15 * time.Second,
+		FindTimeout:  5 * time.Minute,
+		RunTimeout:   90 * time.Minute,
+	}
+}
+
+// Validate checks the settings that need each other and the accelerator.
 func (o Options) Validate() error {
 	if o.Enabled && o.Repo == "" {
 		return errors.New("github.actions.enabled needs github.actions.repo")
 	}
+	return runner.ValidateAccel("github.actions", o.Accel)
+}
+
+// withDefaults checks o and fills its unset settings from DefaultOptions
+// (0 is the default, as everywhere in the configuration); the settings
+// shared with the other remote backend go through runner.RemoteOptions.
+func (o *Options) withDefaults() error {
+	d := DefaultOptions()
+	err := runner.RemoteOptions{
+		Section: "github.actions", Accel: &o.Accel, DefaultAccel: d.Accel,
+		MaxInFlight: &o.MaxInFlight, DefaultMaxInFlight: d.MaxInFlight,
+		WorkDir: &o.WorkDir, WorkSub: "actions", Log: &o.Log,
+	}.Apply()
+	if err != nil {
+		return fmt.Errorf("github-actions backend: %w", err)
+	}
+	defaults.Fill(&o.Ref, d.Ref)
+	defaults.Fill(&o.Workflow, d.Workflow)
+	defaults.Fill(&o.ReleaseTag, d.ReleaseTag)
+	defaults.Fill(&o.PollInterval, d.PollInterval)
+	defaults.Fill(&o.FindTimeout, d.FindTimeout)
+	defaults.Fill(&o.RunTimeout, d.RunTimeout)
 	return nil
 }
 
@@ -97,39 +135,8 @@ func New(c *github.Client, b runner.Builder, opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("github-actions backend: %w", err)
 	}
-	if opts.Ref == "" {
-		opts.Ref = "main"
-	}
-	if opts.Workflow == "" {
-		opts.Workflow = "autosel-vm.yml"
-	}
-	if opts.ReleaseTag == "" {
-		opts.ReleaseTag = "autosel-vm-inputs"
-	}
-	switch opts.Accel {
-	case "":
-		opts.Accel = "kvm"
-	case "kvm", "tcg":
-	default:
-		return nil, fmt.Errorf("github-actions backend: accel %q: want kvm or tcg", opts.Accel)
-	}
-	if opts.MaxInFlight <= 0 {
-		opts.MaxInFlight = 4
-	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = 15 * time.Second
-	}
-	if opts.FindTimeout <= 0 {
-		opts.FindTimeout = 5 * time.Minute
-	}
-	if opts.RunTimeout <= 0 {
-		opts.RunTimeout = 90 * time.Minute
-	}
-	if opts.WorkDir == "" {
-		opts.WorkDir = filepath.Join(runner.DefaultWorkDir, "actions")
-	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
+	if err := opts.withDefaults(); err != nil {
+		return nil, err
 	}
 	return &Backend{c: c, b: b, opts: opts, owner: owner, name: name, slots: make(chan struct{}, opts.MaxInFlight), log: opts.Log}, nil
 }

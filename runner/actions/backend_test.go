@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/internal/ghfake"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/runner"
 )
@@ -97,12 +97,7 @@ func TestResultMapping(t *testing.T) {
 // infrastructure error; the Runner retries it once and then reports
 // infra-error, as with the local backend.
 func TestRunnerRetriesInfraOnce(t *testing.T) {
-	tree := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "."}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "base"}} {
-		if out, err := exec.Command("git", append([]string{"-C", tree}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	tree := testtree.Repo(t, nil)
 	okQEMU := fakeQEMU(t, "printf '[    0.2] autosel: begin a 0\\n' > $CON; printf '@@AUTOSEL-HELLO 1\\n"+
 		strings.ReplaceAll(frame("a", 0, "o {\"result\":\"pass\"}\n", "exit=0 sig=0 timeout=0 unreaped=0 ms=3"), "\n", "\\n")+"@@AUTOSEL-DONE\\n' > $RES")
 	for _, tt := range []struct {

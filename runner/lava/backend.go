@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/internal/defaults"
+	"github.com/autosel-bot/autosel-bot/internal/retry"
 	"github.com/autosel-bot/autosel-bot/runner"
 )
 
@@ -95,60 +97,21 @@ type baselineRun struct {
 // *runner.Local with the runner's options). Close it to stop the file
 // server.
 func New(b runner.Builder, opts Options) (*Backend, error) {
-	if opts.URL == "" {
-		return nil, errors.New("lava backend: runner.lava.url is not set")
+	if err := opts.withDefaults(); err != nil {
+		return nil, err
 	}
 	c, err := NewClient(opts.URL, opts.Token, nil)
 	if err != nil {
 		return nil, err
 	}
-	if opts.DeviceType == "" {
-		opts.DeviceType = "qemu"
-	}
-	switch opts.Accel {
-	case "":
-		opts.Accel = "tcg"
-	case "kvm", "tcg":
-	default:
-		return nil, fmt.Errorf("lava backend: accel %q: want kvm or tcg", opts.Accel)
-	}
-	if opts.MaxInFlight <= 0 {
-		opts.MaxInFlight = 2
-	}
-	if opts.PollMin <= 0 {
-		opts.PollMin = time.Second
-	}
-	if opts.PollMax < opts.PollMin {
-		opts.PollMax = max(opts.PollMin, 15*time.Second)
-	}
-	if opts.DeployTimeout <= 0 {
-		opts.DeployTimeout = 5 * time.Minute
-	}
-	if opts.QueueTimeout <= 0 {
-		opts.QueueTimeout = 10 * time.Minute
-	}
-	if opts.OfflineGrace <= 0 {
-		opts.OfflineGrace = 2 * time.Minute
-	}
-	if opts.WorkDir == "" {
-		opts.WorkDir = filepath.Join(runner.DefaultWorkDir, "lava")
-	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
-	}
 	be := &Backend{c: c, b: b, opts: opts, slots: make(chan struct{}, opts.MaxInFlight), log: opts.Log,
 		m: newMetrics(), baselines: map[string]*baselineRun{}}
 	switch {
 	case opts.ShareDir != "":
-		if opts.ShareURL == "" {
-			return nil, errors.New("lava backend: runner.lava.share_dir needs runner.lava.share_url")
-		}
 		be.art = &sharedDir{dir: opts.ShareDir, prefix: opts.ShareURL}
 	default:
 		addr := opts.ServeAddr
-		if addr == "" {
-			addr = "127.0.0.1:0"
-		}
+		defaults.Fill(&addr, DefaultOptions().ServeAddr)
 		srv, err := StartFileServer(addr, opts.ServeURL, opts.Log)
 		if err != nil {
 			return nil, err
@@ -347,7 +310,7 @@ const runningSlack = 5 * time.Minute
 // did not enforce its timeout), and a queued job that no online device
 // can take for QueueTimeout, are cancelled and reported as ErrInfra.
 func (b *Backend) follow(ctx context.Context, id int64, maxRun time.Duration) (*Job, error) {
-	interval := b.opts.PollMin
+	poll := retry.Policy{Min: b.opts.PollMin, Max: b.opts.PollMax}.New()
 	last := ""
 	var offlineSince, unschedulableSince, runningSince time.Time
 	var wake <-chan struct{}
@@ -367,7 +330,8 @@ func (b *Backend) follow(ctx context.Context, id int64, maxRun time.Duration) (*
 			return j, nil
 		default:
 			if st := j.State + "/" + j.ActualDevice; st != last {
-				last, interval = st, b.opts.PollMin
+				last = st
+				poll.Reset()
 				b.log.Debug("lava: job state", "job", id, "state", j.State, "device", j.ActualDevice)
 			}
 			now := time.Now()
@@ -406,16 +370,15 @@ func (b *Backend) follow(ctx context.Context, id int64, maxRun time.Duration) (*
 				}
 			}
 		}
-		t := time.NewTimer(interval)
+		t := time.NewTimer(poll.Next())
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return nil, ctx.Err()
 		case <-wake:
 			t.Stop()
-			interval = b.opts.PollMin
+			poll.Reset()
 		case <-t.C:
-			interval = min(interval*2, b.opts.PollMax)
 		}
 	}
 }

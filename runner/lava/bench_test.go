@@ -3,12 +3,12 @@ package lava
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 	"github.com/autosel-bot/autosel-bot/runner"
 )
 
@@ -16,11 +16,7 @@ import (
 // that differs from the baseline only in its image (one-file rebuild).
 func commentPatch(tb testing.TB, tree string, k int) runner.Patch {
 	tb.Helper()
-	out, err := exec.Command("git", "-C", tree, "show", "base:fs/pipe.c").Output()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	lines := strings.SplitN(string(out), "\n", 5)
+	lines := strings.SplitN(testtree.Git(tb, tree, "show", "base:fs/pipe.c"), "\n", 5)
 	if len(lines) < 5 {
 		tb.Fatal("fs/pipe.c too short")
 	}

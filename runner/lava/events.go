@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/autosel-bot/autosel-bot/internal/ctxsleep"
+	"github.com/autosel-bot/autosel-bot/internal/retry"
 )
 
 // events follows LAVA's event stream (lava-publisher) and wakes the jobs'
@@ -64,20 +64,24 @@ func (e *events) wake(id int64, all bool) {
 	}
 }
 
+// reconnect is the policy of the event stream's reconnect delays.
+func reconnect() retry.Policy {
+	return retry.Policy{Min: time.Second, Max: time.Minute, Jitter: 0.2}
+}
+
 // run reads the stream until ctx ends, reconnecting with backoff.
 func (e *events) run(ctx context.Context) {
-	backoff := time.Second
+	backoff := reconnect().New()
 	for ctx.Err() == nil {
 		s, err := dialSub(ctx, e.addr, "")
 		if err != nil {
 			e.log.Debug("lava: event stream unavailable", "addr", e.addr, "err", err)
-			if ctxsleep.Sleep(ctx, backoff) != nil {
+			if backoff.Wait(ctx) != nil {
 				return
 			}
-			backoff = min(backoff*2, time.Minute)
 			continue
 		}
-		backoff = time.Second
+		backoff.Reset()
 		stop := context.AfterFunc(ctx, func() { s.Close() })
 		for {
 			msg, err := s.recv()
