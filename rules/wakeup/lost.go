@@ -240,7 +240,11 @@ func (r *checker) checkLost(introduced, changedWakers map[string][]*wsite) {
 			}
 			seen[w] = true
 			if b, ex := r.lostCandidate(q, w, excl); b != nil {
-				r.reportLost(q, w, b, ex, len(introduced[q]) > 0)
+				var at *wsite
+				if len(introduced[q]) > 0 && w.Fn.Side == ' ' {
+					at = introduced[q][0]
+				}
+				r.reportLost(q, w, b, ex, len(introduced[q]) > 0, at)
 			}
 		}
 	}
@@ -283,7 +287,11 @@ func weakKey(q string) bool {
 	return strings.HasSuffix(q, "()") || strings.HasPrefix(q, "*.")
 }
 
-func (r *checker) reportLost(q string, w *wsite, b *broadcast, excl []*wsite, introduced bool) {
+// reportLost reports the single wake-up w of exclusive waiters excl on a
+// broadcast path. at, when set, is the exclusive wait the patch
+// introduced and w a waker outside the patch: the finding is placed on
+// the patch's line, with the waker in its chain.
+func (r *checker) reportLost(q string, w *wsite, b *broadcast, excl []*wsite, introduced bool, at *wsite) {
 	var covers, gaps []chainCover
 	for _, e := range excl {
 		cc := r.chainOf(e, b)
@@ -305,6 +313,10 @@ func (r *checker) reportLost(q string, w *wsite, b *broadcast, excl []*wsite, in
 	}
 	if o := r.oldWaker(w); o != nil {
 		f.Old = []string{o.Fn.evidence(o.Line())}
+	}
+	if at != nil {
+		f.File, f.Func, f.Line = at.Fn.File, at.Fn.Name, at.Line()
+		f.Evidence = []string{at.Fn.evidence(at.Line()), fmt.Sprintf("%s:%d %s(): %s", w.Fn.File, w.Line(), w.Fn.Name, w.Fn.evidence(w.Line()))}
 	}
 	for _, e := range excl {
 		f.Chain = append(f.Chain, step(e, "waits exclusively: "+e.Text()))

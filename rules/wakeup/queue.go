@@ -350,3 +350,37 @@ var callInExprRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
 // maxScan bounds the text scanned for declarations (patch mail is
 // untrusted; kernel source files are far smaller).
 const maxScan = 4 << 20
+
+// viaPointerField reports whether key a reaches key b's queue through a
+// pointer member named after b's struct type: "hidraw_list.hidraw.wait"
+// (list->hidraw->wait, with struct hidraw *hidraw) and "hidraw.wait"
+// (dev->wait, with struct hidraw *dev). The kernel names such members
+// after their type; the key of a member path only knows the type of its
+// base variable.
+func viaPointerField(a, b string) bool {
+	pa, pb := keyKindSplit(a), keyKindSplit(b)
+	if pa[0] != pb[0] {
+		return false
+	}
+	x, y := strings.Split(pa[1], "."), strings.Split(pb[1], ".")
+	if len(x) < len(y) {
+		x, y = y, x
+	}
+	if len(y) < 2 || len(x) < len(y)+1 || strings.HasPrefix(y[0], "*") {
+		return false
+	}
+	// y = T.rest...; x = ... .T.rest...
+	tail := x[len(x)-len(y):]
+	return tail[0] == y[0] && strings.Join(tail[1:], ".") == strings.Join(y[1:], ".")
+}
+
+// keyKindSplit splits a queue key into its kind prefix ("var:",
+// "completion:", "bit:" or "") and the rest.
+func keyKindSplit(k string) [2]string {
+	for _, p := range []string{"var:", "completion:", "bit:"} {
+		if strings.HasPrefix(k, p) {
+			return [2]string{p, strings.TrimPrefix(k, p)}
+		}
+	}
+	return [2]string{"", k}
+}

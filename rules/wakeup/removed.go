@@ -102,7 +102,7 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	}
 	// A helper that wakes (wrapper.go) is itself the change of state: the
 	// call hands it the object, or it stores before its wake-up.
-	if r.p.waker(o.Call.Name) != nil && !changesStateBefore(o) {
+	if r.p.waker(o.Call.Name) != nil && !changesStateBefore(o) && storesWaited(o, waiters) == "" {
 		f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
 		return
 	}
@@ -137,7 +137,7 @@ func condOrState(w *wsite) string {
 
 // storeRe finds a store to shared state: a member assignment, WRITE_ONCE,
 // a list insertion, an atomic or bit update.
-var storeRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:[-+|&^]?=[^=]|\+\+|--)|\b(?:WRITE_ONCE|list_add\w*|hlist_add\w*|llist_add|atomic\w*_(?:inc|dec|set|add|sub)\w*|set_bit|__set_bit|clear_bit|smp_store_release)\s*\(`)
+var storeRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:[-+|&^]?=[^=]|\+\+|--)|\b(?:WRITE_ONCE|list_add\w*|hlist_add\w*|llist_add|atomic\w*_(?:inc|dec|set|add|sub)\w*|set_bit|__set_bit|clear_bit|__clear_bit|smp_store_release)\s*\(`)
 
 // storeBeforeExit returns the first store in the block that ends with the
 // exit at line exit (the lines from the block's opening brace to the
@@ -172,6 +172,9 @@ func storeBeforeExit(f *wfunc, exit int) string {
 func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int) {
 	waiters := r.otherWaiters(n.Q, nw.Name)
 	store := storeBeforeExit(nw, exit)
+	if store == "" {
+		store = storeInLoopOf(nw, exit)
+	}
 	if len(waiters) == 0 || store == "" {
 		return
 	}
@@ -328,4 +331,66 @@ func changesStateBefore(o *wsite) bool {
 		}
 	}
 	return false
+}
+
+// storesWaited returns the line before wake-up o (within 15 lines) that
+// assigns a variable one of the waiters' conditions reads, by name: a
+// global or a plain variable the waiter tests (s2idle_state = ...) is
+// state as much as a member is. "" if none.
+func storesWaited(o *wsite, waiters []*wsite) string {
+	names := map[string]bool{}
+	for _, w := range waiters {
+		for _, id := range identWords(waitCond(w)) {
+			if id != "" && (id[0] < '0' || id[0] > '9') {
+				names[id] = true
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	f := o.Fn
+	for l := o.Line() - 1; l > 0 && l >= o.Line()-15; l-- {
+		t, ok := f.lines[l]
+		if !ok {
+			continue
+		}
+		for _, m := range plainStoreRe.FindAllStringSubmatch(t, -1) {
+			if names[m[1]] {
+				return strings.TrimSpace(t)
+			}
+		}
+	}
+	return ""
+}
+
+// plainStoreRe finds an assignment to a plain variable (not a member).
+var plainStoreRe = regexp.MustCompile(`(?:^|[^\w>.])([A-Za-z_]\w*)\s*(?:[-+|&^]?=[^=]|\+\+|--)`)
+
+// storeInLoopOf returns a store of the loop that encloses the exit at line
+// exit, made after the exit in the loop body (the last one): an earlier
+// iteration made it before this iteration's exit. "" if none.
+func storeInLoopOf(f *wfunc, exit int) string {
+	if f.F == nil || f.F.Body == nil {
+		return ""
+	}
+	var loop cscan.Stmt
+	lockctx.Inspect(f.F.Body, func(st cscan.Stmt) {
+		if l, ok := st.(*cscan.LoopStmt); ok && l.Line < exit && stmtEnd(l) > exit {
+			loop = l // the innermost: Inspect visits outer loops first
+		}
+	})
+	if loop == nil {
+		return ""
+	}
+	last := ""
+	for l := exit + 1; l <= stmtEnd(loop); l++ {
+		if t, ok := f.lines[l]; ok && storeRe.MatchString(t) {
+			last = strings.TrimSpace(t)
+		}
+	}
+	if last == "" {
+		return ""
+	}
+	return "(an earlier iteration) " + last
 }

@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -128,7 +129,7 @@ func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsi
 	}
 	var reader *wsite
 	for _, s := range r.otherWaiters(w.Q, "") {
-		if r.condReads(s, m.fields) {
+		if r.condReads(s, m.fields) && !storeCannotSatisfy(m.text, s) {
 			reader = s
 			break
 		}
@@ -305,11 +306,14 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 		if r.isWakeLine(p) {
 			continue
 		}
+		if storeRe.MatchString(p) && len(waiters) > 0 && cannotSatisfyAny(p, waiters) {
+			continue
+		}
 		if storeRe.MatchString(p) && !condCallRe.MatchString(strings.SplitN(p, "=", 2)[0]) {
 			fs := fieldsIn(strings.SplitN(p, "=", 2)[0])
 			read := false
 			for _, w := range waiters {
-				if r.condReads(w, fs) && !r.lockOrdersStore(nw, passedAt[i], n, w) {
+				if r.condReads(w, fs) && !storeCannotSatisfy(p, w) && !r.lockOrdersStore(nw, passedAt[i], n, w) {
 					read = true
 				}
 			}
@@ -398,4 +402,39 @@ func wokenLooks(w *wsite) string {
 		return "re-checks `" + c + "`"
 	}
 	return "returns from the wait and reads the state"
+}
+
+// storedConstRe finds the upper-case constant a store writes ("x = C;",
+// "WRITE_ONCE(x, C)", "smp_store_release(&x, C)").
+var storedConstRe = regexp.MustCompile(`(?:[^=!<>]=|,)\s*([A-Z][A-Z0-9_]{2,})\s*\)?\s*;`)
+
+// storeCannotSatisfy reports whether the store writes a constant that
+// waiter w's condition cannot be waiting for: the condition only tests
+// its state for equality with other constants (state == ACTIVE ||
+// state == REMOVED, and the store writes ACTIVATING). Waking such a
+// waiter early is at worst spurious.
+func storeCannotSatisfy(store string, w *wsite) bool {
+	m := storedConstRe.FindStringSubmatch(store)
+	if m == nil {
+		return false
+	}
+	cond := strings.ReplaceAll(waitCond(w), "->", ".")
+	if cond == "" || containsWord(cond, m[1]) || strings.ContainsAny(cond, "<>!") && !strings.Contains(cond, "==") {
+		return false
+	}
+	if strings.Contains(cond, "!=") || strings.ContainsAny(cond, "<>") {
+		return false
+	}
+	return constRe.MatchString(cond) && strings.Contains(cond, "==")
+}
+
+// cannotSatisfyAny reports whether the store writes a constant none of
+// the waiters waits for (storeCannotSatisfy for each).
+func cannotSatisfyAny(store string, waiters []*wsite) bool {
+	for _, w := range waiters {
+		if !storeCannotSatisfy(store, w) {
+			return false
+		}
+	}
+	return true
 }

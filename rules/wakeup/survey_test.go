@@ -50,7 +50,7 @@ func TestWakeupTreeSurvey(t *testing.T) {
 		for _, w := range sites {
 			if b, ex := r.lostCandidate(q, w, excl); b != nil {
 				n := len(r.pass.Findings())
-				r.reportLost(q, w, b, ex, false)
+				r.reportLost(q, w, b, ex, false, nil)
 				if fs := r.pass.Findings(); len(fs) > n && fs[n].Severity == "risk" {
 					flagged = append(flagged, w.Fn.File+":"+w.Fn.Name+":"+q)
 				}

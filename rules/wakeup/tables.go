@@ -29,6 +29,14 @@ type tables struct {
 	Unlinks         []unlinkRow       `yaml:"unlinks"`
 	TaskGets        []string          `yaml:"task_gets"`
 	TaskPuts        []string          `yaml:"task_puts"`
+	Rearms          []rearmRow        `yaml:"rearms"`
+	RearmInert      []string          `yaml:"rearm_inert"`
+}
+
+// rearmRow describes a call that re-arms a completion for its next wait.
+type rearmRow struct {
+	Name  string `yaml:"name"`
+	Queue int    `yaml:"queue"`
 }
 
 // orderRow describes a memory-ordering operation.
@@ -144,6 +152,9 @@ type prims struct {
 	locks    *lockmodel.Model
 	taskGets map[string]bool
 	taskPuts map[string]bool
+	// rearms and rearmInert: rearm.go.
+	rearms     map[string]*rearmRow
+	rearmInert []*regexp.Regexp
 }
 
 func compile(t tables, lt *lockmodel.Table) (*prims, error) {
@@ -170,6 +181,17 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		unlinks:     map[string]*unlinkRow{},
 		taskGets:    setOf(t.TaskGets),
 		taskPuts:    setOf(t.TaskPuts),
+		rearms:      map[string]*rearmRow{},
+	}
+	for i := range t.Rearms {
+		p.rearms[t.Rearms[i].Name] = &t.Rearms[i]
+	}
+	for _, s := range t.RearmInert {
+		r, err := regexp.Compile(s)
+		if err != nil {
+			return nil, fmt.Errorf("wakeup table rearm_inert %q: %w", s, err)
+		}
+		p.rearmInert = append(p.rearmInert, r)
 	}
 	re := func(what, s string) (*regexp.Regexp, error) {
 		r, err := regexp.Compile(s)

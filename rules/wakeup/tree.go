@@ -144,7 +144,7 @@ func (t *treeView) sitesOn(q string) []*wsite {
 		// the queue that the function's later sites reach through wq.
 		hashed := hashedQueues[c.Call.Name] != ""
 		for _, s := range w.Sites {
-			if (hashed || s.Line() == c.Call.Line && s.Call.Name == c.Call.Name) && !seen[s] && s.Q == q {
+			if (hashed || s.Line() == c.Call.Line && s.Call.Name == c.Call.Name) && !seen[s] && (s.Q == q || viaPointerField(s.Q, q)) {
 				seen[s] = true
 				out = append(out, s)
 			}

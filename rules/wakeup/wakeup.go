@@ -59,9 +59,13 @@ const (
 	// prepare_to_wait) after a check, unlock or publication that used to
 	// follow it.
 	CategoryWaiterOrder = "waiter-order"
+	// CategoryRearm: a completion or flag a waiter reuses is re-armed
+	// after the operation it waits for may have finished, or no longer
+	// re-armed before the wait.
+	CategoryRearm = "wakeup-rearm"
 )
 
-const doc = `Compares the wait-queue usage of every function a patch touches, before and after, and (with a tree) every other user of the same queues, and decides whether a sleeper can now miss its wake-up or outlive its wait entry: wake-ups removed, narrowed, made conditional or skipped while sleepers remain and no other waker on the path covers them; barriers, acquire/release, barrier-implying atomics and locks removed or weakened on either side of a sleeper/waker pair, and wake-ups newly gated by a bare waitqueue_active(); stores or work moved after the wake-up, and wake decisions taken on stale values; wake_q_add/wake_up_process before the state the woken task checks is published; custom wake functions that unlink too early or carelessly; sleepers that now arm their sleep after their last check, unlock or publication; on-stack entries left queued; POLLFREE teardown wake-ups narrowed and keyed wake-ups that lose an event a poller reports; exclusive waits, sync and task-state changes, queue splits. Every risk names the waiter, the waker and the interleaving (CPU 0 / CPU 1).`
+const doc = `Compares the wait-queue usage of every function a patch touches, before and after, and (with a tree) every other user of the same queues, and decides whether a sleeper can now miss its wake-up or outlive its wait entry: wake-ups removed, narrowed, made conditional or skipped while sleepers remain and no other waker on the path covers them; barriers, acquire/release, barrier-implying atomics and locks removed or weakened on either side of a sleeper/waker pair, and wake-ups newly gated by a bare waitqueue_active(); stores or work moved after the wake-up, and wake decisions taken on stale values; wake_q_add/wake_up_process before the state the woken task checks is published; custom wake functions that unlink too early or carelessly; sleepers that now arm their sleep after their last check, unlock or publication; completions re-armed after the operation they wait for starts or no longer re-armed, flags reset outside the lock their waker takes; on-stack entries left queued; POLLFREE teardown wake-ups narrowed and keyed wake-ups that lose an event a poller reports; exclusive waits, sync and task-state changes, queue splits. Every risk names the waiter, the waker and the interleaving (CPU 0 / CPU 1).`
 
 // categories documents the sub-checks, in report order.
 var categories = []rules.Category{
@@ -79,6 +83,7 @@ var categories = []rules.Category{
 	{Name: CategoryWakeOrder, Doc: "a wake-up (wake_q_add, wake_up_process) issued before the state the woken task checks is published, or the task reached through the waiter's entry after that store"},
 	{Name: CategoryStateOrder, Doc: "a store that a sleeper's condition reads moved after the wake-up that used to follow it (the woken task re-checks, sees the old value and sleeps again)"},
 	{Name: CategoryWaiterOrder, Doc: "a sleeper now sets its sleeping state or queues itself after a condition check, a lock release or the publication of its task, which used to follow it (a wake-up in between finds it running and is lost)"},
+	{Name: CategoryRearm, Doc: "a completion or flag a waiter reuses is re-armed after the operation it waits for may have finished (reinit_completion() moved past the start, a reset moved out of the lock the waker takes), or no longer re-armed before the wait (the completion is left done from an earlier round)"},
 	{Name: CategoryWakeFunc, Doc: "a custom wake function that unlinks the wait entry before its last use of it, or without the release ordering finish_wait() relies on"},
 }
 
@@ -176,6 +181,9 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkWakeFuncs()
 	r.checkStoreAfterWake()
 	r.checkWaiterOrder()
+	r.checkRearm()
+	r.checkTaskWakes()
+	r.checkTaskWakeOrder()
 	r.checkUncheckedSnapshotWakes()
 	r.checkLost(introduced, changedWakers)
 	if pass.Index == nil && len(introduced) > 0 {

@@ -1,0 +1,305 @@
+package wakeup
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// This file decides re-arming: a waiter that reuses its completion (or a
+// flag it sleeps on) must re-arm it before the operation that ends in the
+// complete() (or the flag's store and wake-up) can run, and where the
+// waker cannot slip in between:
+//   - a reinit_completion() moved past a call that can start that
+//     operation erases a complete() that comes in the window, and the
+//     wait then times out or hangs;
+//   - a reinit_completion() removed while the function still waits on the
+//     completion leaves it done from an earlier round (a late interrupt,
+//     a timed-out command), and the wait returns at once;
+//   - a flag reset moved out of the critical section that decided to
+//     sleep can overwrite the waker's store made in between (the waker
+//     takes the same lock), and the waiter sleeps with its event already
+//     delivered.
+
+// rearmSite is one completion re-arm (reinit_completion) in a function.
+type rearmSite struct {
+	call cscan.Call
+	q    string
+}
+
+// rearmsOf returns f's completion re-arms, keyed like its waits.
+func (r *checker) rearmsOf(f *wfunc) []rearmSite {
+	if f == nil || f.F == nil {
+		return nil
+	}
+	var out []rearmSite
+	for _, c := range f.F.Calls {
+		row := r.p.rearms[c.Name]
+		if row == nil || row.Queue >= len(c.Args) {
+			continue
+		}
+		if q := queueKey(c.Args[row.Queue], f.vt, f.Name); q != "" {
+			out = append(out, rearmSite{call: c, q: "completion:" + q})
+		}
+	}
+	return out
+}
+
+// checkRearm runs the re-arm checks over every function the patch
+// changes.
+func (r *checker) checkRearm() {
+	for i, nw := range r.news {
+		ow := r.olds[i]
+		if ow == nil || nw == nil || ow.F == nil || nw.F == nil {
+			continue
+		}
+		r.checkCompletionRearm(ow, nw)
+		r.checkFlagRearm(ow, nw)
+	}
+}
+
+// checkCompletionRearm compares the re-arms of each completion before and
+// after the patch.
+func (r *checker) checkCompletionRearm(ow, nw *wfunc) {
+	news := r.rearmsOf(nw)
+	for _, o := range r.rearmsOf(ow) {
+		var n *rearmSite
+		for i := range news {
+			if r.sameQueue(news[i].q, o.q) {
+				n = &news[i]
+				break
+			}
+		}
+		switch {
+		case n != nil:
+			if r.rearmReinitialised(ow, nw, o, *n) || r.rearmUnlocked(ow, nw, o, *n) || r.rearmAfterWait(ow, nw, o, *n) {
+				continue
+			}
+			r.rearmMovedLater(ow, nw, o, *n)
+		case !r.rearmedElsewhere(nw, o.q):
+			r.rearmDropped(ow, nw, o)
+		}
+	}
+}
+
+// inert reports whether a call cannot start what a waiter waits for: a
+// wait-queue or lock primitive, logging, tracing, an assertion.
+func (r *checker) inert(c cscan.Call) bool {
+	if r.p.isPrimitive(c.Name) || r.p.locks.Primitive(c.Name) || r.p.rearms[c.Name] != nil ||
+		r.p.barriers[c.Name] || r.p.ordering(c.Name) != "" {
+		return true
+	}
+	for _, re := range r.p.rearmInert {
+		if re.MatchString(c.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitOn is a wait on a completion reached from a function: directly, or
+// inside a callee.
+type waitOn struct {
+	line int    // the line in the function (the wait, or the call of the callee)
+	site *wsite // the wait itself
+	via  string // the callee, "" for a direct wait
+}
+
+// waitAfter returns the first wait on q in f after line: a wait site, or
+// a call of a tree function that waits on q without re-arming it first.
+func (r *checker) waitAfter(f *wfunc, q string, line int) *waitOn {
+	for _, s := range f.sitesOn(siteWait, "") {
+		if s.Line() > line && r.sameQueue(s.Q, q) {
+			return &waitOn{line: s.Line(), site: s}
+		}
+	}
+	if r.tree == nil || f.F == nil {
+		return nil
+	}
+	field := keyLast(strings.TrimPrefix(q, "completion:"))
+	seen := map[string]bool{}
+	for _, c := range f.F.Calls {
+		if c.Line <= line || seen[c.Name] || r.inert(c) {
+			continue
+		}
+		seen[c.Name] = true
+		for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
+			v := r.tree.view(fn)
+			for _, s := range v.sitesOn(siteWait, "") {
+				if !r.sameQueue(s.Q, q) && keyLast(s.Q) != field {
+					continue
+				}
+				if r.rearmedBefore(v, s) {
+					break
+				}
+				return &waitOn{line: c.Line, site: s, via: fn.Name}
+			}
+		}
+	}
+	return nil
+}
+
+// rearmedBefore reports whether f re-arms the completion of wait s before
+// it.
+func (r *checker) rearmedBefore(f *wfunc, s *wsite) bool {
+	for _, a := range r.rearmsOf(f) {
+		if a.call.Line < s.Line() && (r.sameQueue(a.q, s.Q) || keyLast(a.q) == keyLast(s.Q)) {
+			return true
+		}
+	}
+	return false
+}
+
+// rearmedElsewhere reports whether the patch adds a re-arm of q in
+// another function (the re-arm moved to a caller or a callee).
+func (r *checker) rearmedElsewhere(nw *wfunc, q string) bool {
+	for _, f := range r.news {
+		if f == nil || f == nw {
+			continue
+		}
+		for _, a := range r.rearmsOf(f) {
+			if f.changed(a.call.Line) && r.sameQueue(a.q, q) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// callCount counts f's calls that can start an operation, by text, on
+// lines in (from, to).
+func (r *checker) callCount(f *wfunc, from, to int) map[string]int {
+	out := map[string]int{}
+	for _, c := range f.F.Calls {
+		if c.Line > from && c.Line < to && !r.inert(c) {
+			out[lockctx.CallText(c)]++
+		}
+	}
+	return out
+}
+
+// completer returns a complete() of q outside f, nil if none is known.
+func (r *checker) completer(f *wfunc, q string) *wsite {
+	for _, s := range r.wakersOf(q) {
+		if s.Fn.Name != f.Name {
+			return s
+		}
+	}
+	return nil
+}
+
+// rearmMovedLater reports a re-arm n that now follows calls which
+// followed it before the patch (o), when the function still waits on the
+// completion after it: the operation those calls start can complete
+// before the re-arm, which then erases the completion.
+func (r *checker) rearmMovedLater(ow, nw *wfunc, o, n rearmSite) {
+	wait := r.waitAfter(nw, n.q, n.call.Line)
+	if wait == nil {
+		return
+	}
+	limit := 1 << 30
+	if ow := r.waitAfter(ow, o.q, o.call.Line); ow != nil {
+		limit = ow.line
+	}
+	afterOld := r.callCount(ow, o.call.Line, limit)
+	beforeOld := r.callCount(ow, 0, o.call.Line)
+	beforeNew := r.callCount(nw, 0, n.call.Line)
+	var passed []cscan.Call
+	for _, c := range nw.F.Calls {
+		t := lockctx.CallText(c)
+		if c.Line >= n.call.Line || r.inert(c) || beforeNew[t] <= beforeOld[t] || afterOld[t] == 0 {
+			continue
+		}
+		passed = append(passed, c)
+		afterOld[t]--
+		beforeNew[t]--
+	}
+	if len(passed) == 0 {
+		return
+	}
+	start := passed[len(passed)-1]
+	done := r.completer(nw, n.q)
+	f := report.Finding{
+		Category: CategoryRearm,
+		Severity: report.SeverityNote,
+		File:     nw.File, Func: nw.Name, Line: n.call.Line,
+		Message:  fmt.Sprintf("%s() now re-arms %s after %s()", nw.Name, strings.TrimPrefix(n.q, "completion:"), start.Name),
+		Evidence: []string{nw.evidence(start.Line), nw.evidence(n.call.Line), nw.evidence(wait.line)},
+		Old:      []string{ow.evidence(o.call.Line)},
+	}
+	f.Chain = append(f.Chain,
+		report.Step{Func: nw.Name, File: nw.File, Line: start.Line, What: "starts the operation: " + lockctx.CallText(start)},
+		report.Step{Func: nw.Name, File: nw.File, Line: n.call.Line, What: "re-arms only now: " + lockctx.CallText(n.call)},
+		r.waitStep(nw, wait))
+	f.Explanation = fmt.Sprintf("%s() used to call %s() before %s() and now calls it after. If what %s() starts finishes before the re-arm, its complete() is erased by %s() and the wait that follows times out or never returns. Re-arm the completion before starting the operation, as before.",
+		nw.Name, n.call.Name, start.Name, start.Name, n.call.Name)
+	if done != nil {
+		f.Severity = report.SeverityRisk
+		f.Chain = append(f.Chain, step(done, "completes it: "+done.Text()))
+		f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", done.Fn.Name+"()", [][2]string{
+			{lockctx.CallText(start), ""},
+			{"", "(the operation finishes)"},
+			{"", done.Text()},
+			{lockctx.CallText(n.call), ""},
+			{"  (the completion is erased)", ""},
+			{r.waitText(wait), ""},
+			{"  waits for a complete() that already came", ""},
+		})...)
+	}
+	r.add(f)
+}
+
+// rearmDropped reports a re-arm the patch removed when the function still
+// waits on the completion after where it was, and nothing re-arms it on
+// the way.
+func (r *checker) rearmDropped(ow, nw *wfunc, o rearmSite) {
+	pos := r.newPosOf(nw, o.call.Line)
+	wait := r.waitAfter(nw, o.q, pos)
+	if wait == nil {
+		return
+	}
+	done := r.completer(nw, o.q)
+	if done == nil {
+		return
+	}
+	f := report.Finding{
+		Category: CategoryRearm,
+		Severity: report.SeverityRisk,
+		File:     nw.File, Func: nw.Name, Line: wait.line,
+		Message:  fmt.Sprintf("%s() no longer re-arms %s before waiting on it", nw.Name, strings.TrimPrefix(o.q, "completion:")),
+		Evidence: []string{nw.evidence(wait.line)},
+		Old:      []string{ow.evidence(o.call.Line)},
+	}
+	f.Chain = append(f.Chain,
+		report.Step{Func: ow.Name, File: ow.File, Line: o.call.Line, What: "re-arm removed: " + lockctx.CallText(o.call)},
+		r.waitStep(nw, wait),
+		step(done, "completes it: "+done.Text()))
+	f.Evidence = append(f.Evidence, interleaving(done.Fn.Name+"()", nw.Name+"()", [][2]string{
+		{done.Text() + " (an earlier round, a late event)", ""},
+		{"", "(no " + o.call.Name + "() any more)"},
+		{"", r.waitText(wait)},
+		{"", "  returns at once: the completion is still done"},
+	})...)
+	f.Explanation = fmt.Sprintf("%s() used to re-arm the completion with %s() and no longer does, but still waits on it. A complete() from an earlier round (%s, a late interrupt, a timed-out request) leaves it done, so the next wait returns before this round's operation finished. Keep the re-arm before each use.",
+		nw.Name, o.call.Name, siteWhere(done))
+	r.add(f)
+}
+
+// waitStep is the chain step of a wait reached from nw.
+func (r *checker) waitStep(nw *wfunc, w *waitOn) report.Step {
+	if w.via == "" {
+		return step(w.site, "waits: "+w.site.Text())
+	}
+	return report.Step{Func: nw.Name, File: nw.File, Line: w.line, What: fmt.Sprintf("calls %s(), which waits: %s (%s:%d)", w.via, w.site.Text(), w.site.Fn.File, w.site.Line())}
+}
+
+// waitText is a wait as a line of the interleaving.
+func (r *checker) waitText(w *waitOn) string {
+	if w.via == "" {
+		return w.site.Text()
+	}
+	return w.via + "() -> " + w.site.Text()
+}

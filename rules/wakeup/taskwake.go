@@ -1,0 +1,274 @@
+package wakeup
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// This file decides a wake-up of a task removed: a kthread or worker that
+// sleeps open-coded (set_current_state(); check; schedule()) is woken by
+// wake_up_process() of its task after the state it checks is stored.
+// Removing that call, directly or as the call of a small helper that
+// makes it (scsi_eh_wakeup()), leaves the task asleep with its work
+// queued unless another wake-up of the same task covers the path.
+
+// taskWake is a wake-up of one task reached from a call: the task waker
+// itself, or a small helper whose body wakes a task.
+type taskWake struct {
+	call cscan.Call
+	task string // the task expression, as the waking call spells it
+	via  *wfunc // the helper, nil for a direct wake-up
+	line int    // the wake-up's line (in the helper when via != nil)
+}
+
+// taskWakesOf returns f's task wake-ups, direct and through helpers.
+func (r *checker) taskWakesOf(f *wfunc) []taskWake {
+	if f == nil || f.F == nil {
+		return nil
+	}
+	var out []taskWake
+	for _, c := range f.F.Calls {
+		if row := r.p.taskWakers[c.Name]; row != nil {
+			if row.Task < len(c.Args) {
+				out = append(out, taskWake{call: c, task: strings.TrimSpace(c.Args[row.Task]), line: c.Line})
+			}
+			continue
+		}
+		if h, l, task := r.taskWakeHelper(c, f.File); h != nil {
+			out = append(out, taskWake{call: c, task: task, via: h, line: l})
+		}
+	}
+	return out
+}
+
+// taskWakeHelper returns the tree helper called by c when it is small
+// (maxWrapperLines * 2) and wakes a task, with the wake-up's line and
+// task.
+func (r *checker) taskWakeHelper(c cscan.Call, file string) (*wfunc, int, string) {
+	if r.tree == nil || r.inert(c) || strings.Contains(c.Name, "->") {
+		return nil, 0, ""
+	}
+	for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(c.Name), file) {
+		if fn.End-fn.Start > 2*maxWrapperLines {
+			continue
+		}
+		h := r.tree.view(fn)
+		for _, hc := range h.F.Calls {
+			if row := r.p.taskWakers[hc.Name]; row != nil && !row.Deferred && row.Task < len(hc.Args) {
+				return h, hc.Line, strings.TrimSpace(hc.Args[row.Task])
+			}
+		}
+	}
+	return nil, 0, ""
+}
+
+// checkTaskWakes reports task wake-ups the patch removed.
+func (r *checker) checkTaskWakes() {
+	for i, nw := range r.news {
+		ow := r.olds[i]
+		if ow == nil || nw == nil {
+			continue
+		}
+		left := map[string]int{}
+		for _, w := range r.taskWakesOf(nw) {
+			left[lockctx.CallText(w.call)]++
+		}
+		for _, o := range r.taskWakesOf(ow) {
+			t := lockctx.CallText(o.call)
+			if left[t] > 0 {
+				left[t]--
+				continue
+			}
+			if !ow.changed(o.call.Line) || r.taskWokenElsewhere(nw, o) {
+				continue
+			}
+			r.reportTaskWakeRemoved(ow, nw, o)
+		}
+	}
+}
+
+// taskWokenElsewhere reports whether the patch's new code wakes the same
+// task (by its last member or name) in nw or another changed function, or
+// adds another task wake-up in nw.
+func (r *checker) taskWokenElsewhere(nw *wfunc, o taskWake) bool {
+	last := keyLast(lockKey(o.task))
+	for _, f := range r.news {
+		if f == nil {
+			continue
+		}
+		for _, w := range r.taskWakesOf(f) {
+			// A task wake-up the patch adds in the same function
+			// replaces the removed one (wake_q_add -> wake_q_add_safe
+			// of a saved reference); the ordering checks judge it.
+			if f == nw && f.changed(w.call.Line) || keyLast(lockKey(w.task)) == last && (f == nw || f.changed(w.call.Line)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// taskSleeper finds the open-coded sleeper a task wake-up serves: a
+// function of the waker's file or the helper's that sets a task state and
+// schedules. It prefers one that reads what the waker stored.
+func (r *checker) taskSleeper(ow *wfunc, o taskWake, store string) (*wfunc, int) {
+	if r.tree == nil {
+		return nil, 0
+	}
+	files := []string{ow.File}
+	if o.via != nil && o.via.File != ow.File {
+		files = append(files, o.via.File)
+	}
+	want := map[string]bool{}
+	for _, m := range plainStoreRe.FindAllStringSubmatch(store, -1) {
+		want[m[1]] = true
+	}
+	for t := range stateTokens(store) {
+		want[t] = true
+	}
+	var first *wfunc
+	firstLine := 0
+	for _, path := range files {
+		file := r.pass.Index.File(path)
+		if file == nil {
+			continue
+		}
+		for _, fn := range file.Funcs {
+			if r.inPatch[path+":"+fn.Name] || fn.Name == ow.Name {
+				continue
+			}
+			v := r.tree.view(fn)
+			line := openSleep(r, v)
+			if line == 0 {
+				continue
+			}
+			for _, t := range v.lines {
+				for _, id := range identWords(t) {
+					if want[id] {
+						return v, line
+					}
+				}
+			}
+			if first == nil {
+				first, firstLine = v, line
+			}
+		}
+	}
+	return first, firstLine
+}
+
+// openSleep returns the line of f's open-coded sleep (a task state set,
+// then a schedule), 0 if none.
+func openSleep(r *checker, f *wfunc) int {
+	if f.F == nil {
+		return 0
+	}
+	state := false
+	for _, c := range f.F.Calls {
+		switch {
+		case r.p.stateSets[c.Name]:
+			state = true
+		case r.p.sleeps[c.Name] && state:
+			return c.Line
+		}
+	}
+	return 0
+}
+
+// reportTaskWakeRemoved reports the removed task wake-up o: a risk when
+// the path before it stores state and a sleeper of that state is known,
+// else a note.
+func (r *checker) reportTaskWakeRemoved(ow, nw *wfunc, o taskWake) {
+	store := sharedStoreBefore(ow, o.call.Line)
+	what := lockctx.CallText(o.call)
+	if o.via != nil {
+		what += " (which calls " + strings.TrimSpace(o.via.text(o.line)) + ")"
+	}
+	f := report.Finding{
+		Category: CategoryRemoved,
+		Severity: report.SeverityNote,
+		File:     nw.File, Func: nw.Name, Line: r.newPosOf(nw, o.call.Line),
+		Message: fmt.Sprintf("wake-up of task %s removed from %s()", o.task, nw.Name),
+		Old:     []string{ow.evidence(o.call.Line)},
+		Explanation: fmt.Sprintf("%s() no longer calls %s. Check that the task it woke is still woken on this path (by another wake-up, or because what it waits for cannot change here).",
+			nw.Name, what),
+	}
+	if f.Line == 0 {
+		f.Line = o.call.Line
+	}
+	f.Chain = append(f.Chain, report.Step{Func: ow.Name, File: ow.File, Line: o.call.Line, What: "wake-up removed: " + what})
+	if o.via != nil {
+		f.Chain = append(f.Chain, report.Step{Func: o.via.Name, File: o.via.File, Line: o.line, What: "wakes the task: " + strings.TrimSpace(o.via.text(o.line))})
+	}
+	sleeper, sl := r.taskSleeper(ow, o, store)
+	if store != "" && sleeper != nil {
+		f.Severity = report.SeverityRisk
+		f.Chain = append(f.Chain, report.Step{Func: sleeper.Name, File: sleeper.File, Line: sl, What: "sleeps until woken: " + strings.TrimSpace(sleeper.text(sl))})
+		f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", sleeper.Name+"()", [][2]string{
+			{"", "set_current_state(...); nothing to do"},
+			{store, ""},
+			{"(no " + o.call.Name + "() any more)", ""},
+			{"", strings.TrimSpace(sleeper.text(sl))},
+			{"", "  sleeps with the work there"},
+		})...)
+		f.Explanation = fmt.Sprintf("%s() stores `%s` and no longer wakes task %s (%s). %s() sleeps open-coded at %s:%d until that task is woken; nothing else on this path wakes it, so the work just stored waits until an unrelated wake-up, or forever. Keep the wake-up after the store.",
+			nw.Name, store, o.task, what, sleeper.Name, sleeper.File, sl)
+	}
+	r.add(f)
+}
+
+// sharedStoreBefore returns the nearest line of f before line that stores
+// shared state: a member, bit, list or atomic store, or an assignment to a
+// variable f does not declare. "" if none.
+func sharedStoreBefore(f *wfunc, line int) string {
+	start := 0
+	if f.F != nil {
+		start = f.F.BodyStart
+	}
+	for l := line - 1; l > start; l-- {
+		t, ok := f.lines[l]
+		if !ok {
+			continue
+		}
+		if storeRe.MatchString(t) {
+			return strings.TrimSpace(t)
+		}
+		for _, m := range plainStoreRe.FindAllStringSubmatch(t, -1) {
+			if f.vt != nil && !f.vt.locals[m[1]] && !declaredIn(f, m[1]) {
+				return strings.TrimSpace(t)
+			}
+		}
+	}
+	return ""
+}
+
+// declaredIn reports whether f's text declares name (a local or a
+// parameter): "type name" or "*name" before a ";", "=", "," or ")".
+func declaredIn(f *wfunc, name string) bool {
+	re := regexp.MustCompile(`(?:\b[A-Za-z_]\w*|\*)\s*\*?\s*\b` + regexp.QuoteMeta(name) + `\s*(?:\[[^\]]*\]\s*)?[;=,)]`)
+	for _, t := range f.lines {
+		if m := re.FindStringIndex(t); m != nil {
+			before := strings.TrimSpace(t[:m[0]])
+			// "x = y;" and "a, x;" are uses; a declaration starts the
+			// statement with a type.
+			if !strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "(") && !strings.Contains(t[m[0]:m[1]], "->") {
+				if !assignOnly(t, name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// assignOnly reports whether line t only assigns name ("name = ..." at the
+// start of the statement), which is not a declaration.
+func assignOnly(t, name string) bool {
+	s := strings.TrimSpace(t)
+	return strings.HasPrefix(s, name) && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(s, name)), "=")
+}
