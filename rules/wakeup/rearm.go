@@ -126,7 +126,7 @@ func (r *checker) waitAfter(f *wfunc, q string, line int) *waitOn {
 			continue
 		}
 		seen[c.Name] = true
-		for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
+		for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
 			v := r.tree.view(fn)
 			for _, s := range v.sitesOn(siteWait, "") {
 				if !r.sameQueue(s.Q, q) && keyLast(s.Q) != field {

@@ -375,7 +375,7 @@ func storeInLoopOf(f *wfunc, exit int) string {
 		return ""
 	}
 	var loop cscan.Stmt
-	lockctx.Inspect(f.F.Body, func(st cscan.Stmt) {
+	cscan.Inspect(f.F.Body, func(st cscan.Stmt) {
 		if l, ok := st.(*cscan.LoopStmt); ok && l.Line < exit && stmtEnd(l) > exit {
 			loop = l // the innermost: Inspect visits outer loops first
 		}

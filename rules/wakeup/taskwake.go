@@ -53,7 +53,7 @@ func (r *checker) taskWakeHelper(c cscan.Call, file string) (*wfunc, int, string
 	if r.tree == nil || r.inert(c) || strings.Contains(c.Name, "->") {
 		return nil, 0, ""
 	}
-	for _, fn := range lockctx.PickDefs(r.pass.Index.Funcs(c.Name), file) {
+	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(c.Name), file) {
 		if fn.End-fn.Start > 2*maxWrapperLines {
 			continue
 		}
