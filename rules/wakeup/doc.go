@@ -30,6 +30,14 @@
 //   - waiterorder.go: open-coded sleeps that now arm themselves (task
 //     state, prepare_to_wait) after a check, an unlock or the publication
 //     of the task, or sleep without the re-check made once armed.
+//   - rearm.go, rearmround.go, flagrearm.go: a completion or flag a
+//     waiter reuses, re-armed after the operation starts, after the wait,
+//     outside the lock that serialises the rounds, with init_completion()
+//     under a waiter, or no longer re-armed; a flag reset moved out of the
+//     lock its waker holds;
+//   - taskwake.go, taskorder.go: wake-ups of one task (wake_up_process(),
+//     directly or through a small helper) removed, or moved above the
+//     store the sleeping task re-checks.
 //
 // tree.go and index.go give the tree's other users of a queue; bit waits
 // and variable waits are keyed by the word they hash to (bit:, var:). Tables of
