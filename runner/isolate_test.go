@@ -195,7 +195,7 @@ func TestConfigureReadOnlyWorktree(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(p.build, ".config")); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("git", "-C", p.worktree, "status", "--porcelain", "--ignored").CombinedOutput(); err != nil || len(out) != 0 {
-		t.Errorf("the worktree changed: %v\n%s", err, out)
+	if out := testtree.Git(t, p.worktree, "status", "--porcelain", "--ignored"); len(out) != 0 {
+		t.Errorf("the worktree changed:\n%s", out)
 	}
 }
