@@ -18,14 +18,8 @@ const (
 )
 
 // sizeExceptions are the functions allowed over maxFuncLines, by
-// "dir/file.go:name", each with why. rules/wakeup is being changed in
-// parallel on main; its three long functions are split after that work
-// is merged (issue #30).
-var sizeExceptions = map[string]string{
-	"wakeup/ordering.go:reportOrdering": "rules/wakeup restructuring pending (issue #30)",
-	"wakeup/split.go:checkSplit":        "rules/wakeup restructuring pending (issue #30)",
-	"wakeup/tables.go:compile":          "rules/wakeup restructuring pending (issue #30)",
-}
+// "dir/file.go:name", each with why. There are none.
+var sizeExceptions = map[string]string{}
 
 // TestSizes: no non-test file in rules/ is over maxFileLines lines and no
 // function over maxFuncLines, except the documented sizeExceptions.

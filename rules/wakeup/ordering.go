@@ -155,61 +155,10 @@ func (r *checker) weakenedTo(old, nw *wfunc, o orderOp) string {
 func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro roles) {
 	line := o.call.Line
 	opText := strings.TrimSpace(old.text(line))
-	// The variable pair: what the removed operation ordered.
-	var before, after string
-	var fields []string
-	switch o.strength {
-	case "acquire":
-		after = opText
-		for _, a := range o.call.Args {
-			fields = append(fields, fieldsIn(a)...)
-		}
-	case "release":
-		before = opText
-		if len(o.call.Args) > 0 {
-			fields = append(fields, fieldsIn(o.call.Args[0])...)
-		}
-	default:
-		if strings.HasPrefix(o.call.Name, "atomic") || o.call.Name == "smp_store_mb" || strings.HasSuffix(o.call.Name, "_state") {
-			before = opText
-		} else {
-			before = storeAbove(old, line)
-		}
-		after = loadAfter(old, line)
-		fields = append(append(fields, fieldsIn(before)...), fieldsIn(after)...)
-	}
-	// The other side.
-	wakers, waiters := r.otherSides(nw, ro)
-	var peers []peer
-	for _, s := range wakers {
-		peers = append(peers, peerOf(s))
-	}
-	for _, s := range waiters {
-		peers = append(peers, peerOf(s))
-	}
-	if len(peers) == 0 {
-		peers = r.fieldPeers(nw, fields, o.strength)
-	}
+	before, after, fields := orderedPair(old, o)
+	peers := r.orderingPeers(nw, ro, fields, o.strength)
 	queues := append(append([]string(nil), ro.waitQs...), ro.wakeQs...)
-	var orderedBy string
-	for _, h := range r.locksAt(old, line) {
-		if queueLockOf(h.key, queues) {
-			orderedBy = h.text
-			break
-		}
-		if len(peers) > 0 {
-			all := true
-			for _, p := range peers {
-				if !r.takesLock(p.wf, h.key) {
-					all = false
-				}
-			}
-			if all {
-				orderedBy = h.text
-				break
-			}
-		}
-	}
+	orderedBy := r.lockOrdering(old, line, queues, peers)
 	side := "waker"
 	if ro.sleeper() && (!ro.waker() || o.strength == "acquire" || strings.HasSuffix(o.call.Name, "_state")) {
 		side = "sleeper"
@@ -267,8 +216,86 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 	}
 	f.Chain = append(f.Chain, report.Step{Func: old.Name, File: old.File, Line: line, What: "ordering removed: " + opText})
 	f.Chain = append(f.Chain, report.Step{Func: p.fn, File: p.file, Line: p.line, What: "other side: " + p.text})
-	var rows [][2]string
 	cur := nw.Name + "()"
+	rows := orderingRows(o, side, p, before, after, pair)
+	f.Evidence = append(f.Evidence, interleaving(cur, p.fn+"()", rows)...)
+	f.Explanation = fmt.Sprintf("%s() is the %s side of a sleep/wake-up pair with %s, and %s was %s between %s. Without it (and with no lock that both sides take) the two CPUs can each miss the other's store, as shown: the sleeper sleeps although its condition is true and no wake-up comes (or a woken task runs on stale data). Keep the barrier, or use the helper that has it built in (wq_has_sleeper(), smp_store_mb(), smp_load_acquire()/smp_store_release(), set_current_state()).",
+		nw.Name, side, strings.Join(names, ", "), o.call.Name, strengthWords, pair)
+	r.add(f)
+}
+
+// orderedPair returns what removed operation o ordered in old: the
+// access before it, the access after it, and the fields they touch.
+func orderedPair(old *wfunc, o orderOp) (before, after string, fields []string) {
+	line := o.call.Line
+	opText := strings.TrimSpace(old.text(line))
+	switch o.strength {
+	case "acquire":
+		after = opText
+		for _, a := range o.call.Args {
+			fields = append(fields, fieldsIn(a)...)
+		}
+	case "release":
+		before = opText
+		if len(o.call.Args) > 0 {
+			fields = append(fields, fieldsIn(o.call.Args[0])...)
+		}
+	default:
+		if strings.HasPrefix(o.call.Name, "atomic") || o.call.Name == "smp_store_mb" || strings.HasSuffix(o.call.Name, "_state") {
+			before = opText
+		} else {
+			before = storeAbove(old, line)
+		}
+		after = loadAfter(old, line)
+		fields = append(append(fields, fieldsIn(before)...), fieldsIn(after)...)
+	}
+	return before, after, fields
+}
+
+// orderingPeers returns the other side of nw's sleep/wake-up pair: the
+// wakers and waiters of its queues, else the functions of its file that
+// order the same fields.
+func (r *checker) orderingPeers(nw *wfunc, ro roles, fields []string, strength string) []peer {
+	wakers, waiters := r.otherSides(nw, ro)
+	var peers []peer
+	for _, s := range wakers {
+		peers = append(peers, peerOf(s))
+	}
+	for _, s := range waiters {
+		peers = append(peers, peerOf(s))
+	}
+	if len(peers) == 0 {
+		peers = r.fieldPeers(nw, fields, strength)
+	}
+	return peers
+}
+
+// lockOrdering returns the lock held at line of old that orders the pair
+// anyway (the queue's own lock, or one every peer takes), "" if none.
+func (r *checker) lockOrdering(old *wfunc, line int, queues []string, peers []peer) string {
+	for _, h := range r.locksAt(old, line) {
+		if queueLockOf(h.key, queues) {
+			return h.text
+		}
+		if len(peers) > 0 {
+			all := true
+			for _, p := range peers {
+				if !r.takesLock(p.wf, h.key) {
+					all = false
+				}
+			}
+			if all {
+				return h.text
+			}
+		}
+	}
+	return ""
+}
+
+// orderingRows is the CPU 0 / CPU 1 interleaving of a removed ordering
+// operation o on the given side against peer p.
+func orderingRows(o orderOp, side string, p peer, before, after, pair string) [][2]string {
+	var rows [][2]string
 	switch {
 	case o.strength == "acquire" || o.strength == "read":
 		rows = [][2]string{
@@ -314,10 +341,7 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 			{"sleeps; the wake-up already went by", ""},
 		}
 	}
-	f.Evidence = append(f.Evidence, interleaving(cur, p.fn+"()", rows)...)
-	f.Explanation = fmt.Sprintf("%s() is the %s side of a sleep/wake-up pair with %s, and %s was %s between %s. Without it (and with no lock that both sides take) the two CPUs can each miss the other's store, as shown: the sleeper sleeps although its condition is true and no wake-up comes (or a woken task runs on stale data). Keep the barrier, or use the helper that has it built in (wq_has_sleeper(), smp_store_mb(), smp_load_acquire()/smp_store_release(), set_current_state()).",
-		nw.Name, side, strings.Join(names, ", "), o.call.Name, strengthWords, pair)
-	r.add(f)
+	return rows
 }
 
 // newLineNear maps an old-side line to a nearby new-side line of the same

@@ -186,57 +186,6 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 	for i := range t.Rearms {
 		p.rearms[t.Rearms[i].Name] = &t.Rearms[i]
 	}
-	for _, s := range t.RearmInert {
-		r, err := regexp.Compile(s)
-		if err != nil {
-			return nil, fmt.Errorf("wakeup table rearm_inert %q: %w", s, err)
-		}
-		p.rearmInert = append(p.rearmInert, r)
-	}
-	re := func(what, s string) (*regexp.Regexp, error) {
-		r, err := regexp.Compile(s)
-		if err != nil {
-			return nil, fmt.Errorf("wakeup table %s %q: %w", what, s, err)
-		}
-		return r, nil
-	}
-	for i := range t.Waiters {
-		w := &t.Waiters[i]
-		switch {
-		case w.Name != "":
-			p.waiterNames[w.Name] = w
-		case w.Match != "":
-			r, err := re("waiter", w.Match)
-			if err != nil {
-				return nil, err
-			}
-			p.waiterRes = append(p.waiterRes, r)
-			p.waiterReRows = append(p.waiterReRows, w)
-		default:
-			return nil, fmt.Errorf("wakeup table: waiter row %d has neither name nor match", i)
-		}
-	}
-	for i := range t.Wakers {
-		w := &t.Wakers[i]
-		switch {
-		case w.Name != "":
-			p.wakerNames[w.Name] = w
-		case w.Match != "":
-			r, err := re("waker", w.Match)
-			if err != nil {
-				return nil, err
-			}
-			p.wakerRes = append(p.wakerRes, r)
-			p.wakerReRows = append(p.wakerReRows, w)
-		default:
-			return nil, fmt.Errorf("wakeup table: waker row %d has neither name nor match", i)
-		}
-		switch w.Breadth {
-		case "one", "nr", "all":
-		default:
-			return nil, fmt.Errorf("wakeup table: waker %q: breadth %q is not one, nr or all", w.Name+w.Match, w.Breadth)
-		}
-	}
 	for i := range t.Entries {
 		p.entries[t.Entries[i].Name] = &t.Entries[i]
 	}
@@ -246,55 +195,137 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 	for i := range t.ActiveChecks {
 		p.actives[t.ActiveChecks[i].Name] = &t.ActiveChecks[i]
 	}
-	for _, s := range t.Broadcast.Funcs {
-		r, err := re("broadcast func", s)
-		if err != nil {
-			return nil, err
-		}
-		p.bcFuncs = append(p.bcFuncs, r)
-	}
-	for _, z := range t.Broadcast.ZeroConds {
-		r, err := re("zero condition", z.Re)
-		if err != nil {
-			return nil, err
-		}
-		p.zeroConds = append(p.zeroConds, r)
-		p.zeroTests = append(p.zeroTests, z.Tests)
-	}
-	for _, s := range t.ChainVars {
-		r, err := re("chain var", s)
-		if err != nil {
-			return nil, err
-		}
-		p.chainVars = append(p.chainVars, r)
-	}
-	for i, o := range t.Ordering {
-		switch o.Strength {
-		case "full", "acquire", "release", "read", "write":
-		default:
-			return nil, fmt.Errorf("wakeup table: ordering row %d: strength %q is not full, acquire, release, read or write", i, o.Strength)
-		}
-		switch {
-		case o.Name != "":
-			p.orderNames[o.Name] = o.Strength
-		case o.Match != "":
-			r, err := re("ordering", o.Match)
-			if err != nil {
-				return nil, err
-			}
-			p.orderRes = append(p.orderRes, r)
-			p.orderReStr = append(p.orderReStr, o.Strength)
-		default:
-			return nil, fmt.Errorf("wakeup table: ordering row %d has neither name nor match", i)
-		}
-	}
 	for i := range t.TaskWakers {
 		p.taskWakers[t.TaskWakers[i].Name] = &t.TaskWakers[i]
 	}
 	for i := range t.Unlinks {
 		p.unlinks[t.Unlinks[i].Name] = &t.Unlinks[i]
 	}
+	for _, step := range []func(*prims) error{(*prims).compileWaiters, (*prims).compileWakers, (*prims).compilePatterns, (*prims).compileOrdering} {
+		if err := step(p); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// tableRe compiles a regular expression of the table, naming the list it
+// comes from in the error.
+func tableRe(what, s string) (*regexp.Regexp, error) {
+	r, err := regexp.Compile(s)
+	if err != nil {
+		return nil, fmt.Errorf("wakeup table %s %q: %w", what, s, err)
+	}
+	return r, nil
+}
+
+// compileWaiters indexes the waiter rows by name and by pattern.
+func (p *prims) compileWaiters() error {
+	for i := range p.t.Waiters {
+		w := &p.t.Waiters[i]
+		switch {
+		case w.Name != "":
+			p.waiterNames[w.Name] = w
+		case w.Match != "":
+			r, err := tableRe("waiter", w.Match)
+			if err != nil {
+				return err
+			}
+			p.waiterRes = append(p.waiterRes, r)
+			p.waiterReRows = append(p.waiterReRows, w)
+		default:
+			return fmt.Errorf("wakeup table: waiter row %d has neither name nor match", i)
+		}
+	}
+	return nil
+}
+
+// compileWakers indexes the waker rows by name and by pattern and checks
+// their breadth.
+func (p *prims) compileWakers() error {
+	for i := range p.t.Wakers {
+		w := &p.t.Wakers[i]
+		switch {
+		case w.Name != "":
+			p.wakerNames[w.Name] = w
+		case w.Match != "":
+			r, err := tableRe("waker", w.Match)
+			if err != nil {
+				return err
+			}
+			p.wakerRes = append(p.wakerRes, r)
+			p.wakerReRows = append(p.wakerReRows, w)
+		default:
+			return fmt.Errorf("wakeup table: waker row %d has neither name nor match", i)
+		}
+		switch w.Breadth {
+		case "one", "nr", "all":
+		default:
+			return fmt.Errorf("wakeup table: waker %q: breadth %q is not one, nr or all", w.Name+w.Match, w.Breadth)
+		}
+	}
+	return nil
+}
+
+// compilePatterns compiles the pattern lists: broadcast functions, zero
+// conditions, chain variables and the calls inert to a re-arm.
+func (p *prims) compilePatterns() error {
+	for _, s := range p.t.RearmInert {
+		r, err := tableRe("rearm_inert", s)
+		if err != nil {
+			return err
+		}
+		p.rearmInert = append(p.rearmInert, r)
+	}
+	for _, s := range p.t.Broadcast.Funcs {
+		r, err := tableRe("broadcast func", s)
+		if err != nil {
+			return err
+		}
+		p.bcFuncs = append(p.bcFuncs, r)
+	}
+	for _, z := range p.t.Broadcast.ZeroConds {
+		r, err := tableRe("zero condition", z.Re)
+		if err != nil {
+			return err
+		}
+		p.zeroConds = append(p.zeroConds, r)
+		p.zeroTests = append(p.zeroTests, z.Tests)
+	}
+	for _, s := range p.t.ChainVars {
+		r, err := tableRe("chain var", s)
+		if err != nil {
+			return err
+		}
+		p.chainVars = append(p.chainVars, r)
+	}
+	return nil
+}
+
+// compileOrdering indexes the memory-ordering rows and checks their
+// strength.
+func (p *prims) compileOrdering() error {
+	for i, o := range p.t.Ordering {
+		switch o.Strength {
+		case "full", "acquire", "release", "read", "write":
+		default:
+			return fmt.Errorf("wakeup table: ordering row %d: strength %q is not full, acquire, release, read or write", i, o.Strength)
+		}
+		switch {
+		case o.Name != "":
+			p.orderNames[o.Name] = o.Strength
+		case o.Match != "":
+			r, err := tableRe("ordering", o.Match)
+			if err != nil {
+				return err
+			}
+			p.orderRes = append(p.orderRes, r)
+			p.orderReStr = append(p.orderReStr, o.Strength)
+		default:
+			return fmt.Errorf("wakeup table: ordering row %d has neither name nor match", i)
+		}
+	}
+	return nil
 }
 
 // ordering returns the strength of a memory-ordering operation, "" when
