@@ -1,6 +1,0 @@
-package sizes
-
-// fine is a short function in a short file.
-func fine() int {
-	return 2
-}
