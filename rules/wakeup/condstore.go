@@ -72,7 +72,7 @@ func (r *checker) storesBefore(f *wfunc, line int, q string) []int {
 	sort.Sort(sort.Reverse(sort.IntSlice(lines)))
 	var out []int
 	for _, l := range lines {
-		if storeRe.MatchString(f.lines[l]) {
+		if isStore(f.lines[l]) {
 			out = append(out, l)
 		}
 	}

@@ -2,7 +2,6 @@ package wakeup
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/report"
@@ -277,18 +276,9 @@ func (r *checker) impliedBarrierBefore(f *wfunc, a *wsite) bool {
 // before to: a barrier before it does not order it.
 func storeBetween(f *wfunc, from, to int) bool {
 	for l := from + 1; l < to; l++ {
-		if t, ok := f.lines[l]; ok && storeRe.MatchString(codeOnly(t)) {
+		if t, ok := f.lines[l]; ok && isStore(t) {
 			return true
 		}
 	}
 	return false
 }
-
-// commentRe matches a comment on one line ("/* ... */", "// ..." to the
-// end) and the inside of a comment that spans lines ("... */" at the
-// start, "/* ..." at the end, "* ..." lines).
-var commentRe = regexp.MustCompile(`/\*.*?\*/|//.*$|^.*\*/|/\*.*$|^\s*\*.*$`)
-
-// codeOnly returns a line without its comments: a call named in a comment
-// is not a store.
-func codeOnly(t string) string { return commentRe.ReplaceAllString(t, "") }

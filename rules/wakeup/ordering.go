@@ -320,7 +320,7 @@ func orderingRows(o orderOp, side string, p peer, before, after, pair string) []
 		}
 		own := "queues itself"
 		if p.wf != nil {
-			if st := storeAbove(p.wf, p.line); st != "" && storeRe.MatchString(st) {
+			if st := storeAbove(p.wf, p.line); st != "" && isStore(st) {
 				own = st
 			}
 		}

@@ -54,14 +54,11 @@ func (r *checker) rolesOf(fs ...*wfunc) roles {
 		if f.F == nil {
 			continue
 		}
-		state := false
+		if openSleep(r, f) != 0 {
+			ro.sleeps = true
+		}
 		for _, c := range f.F.Calls {
-			switch {
-			case r.p.stateSets[c.Name]:
-				state = true
-			case r.p.sleeps[c.Name] && state:
-				ro.sleeps = true
-			case r.p.taskWakers[c.Name] != nil:
+			if r.p.taskWakers[c.Name] != nil {
 				ro.wakesTask = true
 			}
 		}

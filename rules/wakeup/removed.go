@@ -139,6 +139,19 @@ func condOrState(w *wsite) string {
 // a list insertion, an atomic or bit update.
 var storeRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:[-+|&^]?=[^=]|\+\+|--)|\b(?:WRITE_ONCE|list_add\w*|hlist_add\w*|llist_add|atomic\w*_(?:inc|dec|set|add|sub)\w*|set_bit|__set_bit|clear_bit|__clear_bit|smp_store_release)\s*\(`)
 
+// isStore reports whether the code of line t (its comments left out: a
+// call named in a comment is not a store) stores shared state.
+func isStore(t string) bool { return storeRe.MatchString(codeOnly(t)) }
+
+// commentRe matches a comment on one line ("/* ... */", "// ..." to the
+// end) and the inside of a comment that spans lines ("... */" at the
+// start, "/* ..." at the end, "* ..." lines).
+var commentRe = regexp.MustCompile(`/\*.*?\*/|//.*$|^.*\*/|/\*.*$|^\s*\*.*$`)
+
+// codeOnly returns a line without its comments: a call named in a comment
+// is not a store.
+func codeOnly(t string) string { return commentRe.ReplaceAllString(t, "") }
+
 // storeBeforeExit returns the first store in the block that ends with the
 // exit at line exit (the lines from the block's opening brace to the
 // exit), "" if none.
@@ -160,7 +173,7 @@ func storeBeforeExit(f *wfunc, exit int) string {
 		if depth < 0 {
 			break // the enclosing block's opening line
 		}
-		if storeRe.MatchString(t) {
+		if isStore(t) {
 			return strings.TrimSpace(t)
 		}
 	}
@@ -270,7 +283,7 @@ func preferSleeper(ws []*wsite) *wsite {
 // or skipped wake-up announced), else the nearest code line.
 func storeAbove(f *wfunc, line int) string {
 	for l := line - 1; l > 0 && l >= line-12; l-- {
-		if t, ok := f.lines[l]; ok && storeRe.MatchString(t) {
+		if t, ok := f.lines[l]; ok && isStore(t) {
 			return strings.TrimSpace(t)
 		}
 	}
@@ -317,7 +330,7 @@ func changesStateBefore(o *wsite) bool {
 		if !ok {
 			continue
 		}
-		if storeRe.MatchString(t) {
+		if isStore(t) {
 			return true
 		}
 		if base == "" {
@@ -385,7 +398,7 @@ func storeInLoopOf(f *wfunc, exit int) string {
 	}
 	last := ""
 	for l := exit + 1; l <= stmtEnd(loop); l++ {
-		if t, ok := f.lines[l]; ok && storeRe.MatchString(t) {
+		if t, ok := f.lines[l]; ok && isStore(t) {
 			last = strings.TrimSpace(t)
 		}
 	}

@@ -37,7 +37,7 @@ func (r *checker) checkStoreAfterWake() {
 			continue
 		}
 		for l, t := range old.lines {
-			if !old.changed(l) || !storeRe.MatchString(t) {
+			if !old.changed(l) || !isStore(t) {
 				continue
 			}
 			fs := fieldsIn(strings.SplitN(t, "=", 2)[0])
@@ -229,7 +229,7 @@ func workIn(t string) string {
 	if s == "" || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/*") || strings.HasPrefix(s, "*") {
 		return ""
 	}
-	if storeRe.MatchString(s) {
+	if isStore(s) {
 		return s
 	}
 	for _, m := range condCallRe.FindAllStringSubmatch(s, -1) {
@@ -306,10 +306,10 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 		if r.isWakeLine(p) {
 			continue
 		}
-		if storeRe.MatchString(p) && len(waiters) > 0 && cannotSatisfyAny(p, waiters) {
+		if isStore(p) && len(waiters) > 0 && cannotSatisfyAny(p, waiters) {
 			continue
 		}
-		if storeRe.MatchString(p) && !condCallRe.MatchString(strings.SplitN(p, "=", 2)[0]) {
+		if isStore(p) && !condCallRe.MatchString(strings.SplitN(p, "=", 2)[0]) {
 			fs := fieldsIn(strings.SplitN(p, "=", 2)[0])
 			read := false
 			for _, w := range waiters {

@@ -50,7 +50,7 @@ func (r *checker) storesPassed(ow, nw *wfunc, ol, nl int) []int {
 	m := r.maps[nw.File]
 	var lines []int
 	for l := range nw.lines {
-		if l > nl && storeRe.MatchString(nw.lines[l]) {
+		if l > nl && isStore(nw.lines[l]) {
 			lines = append(lines, l)
 		}
 	}

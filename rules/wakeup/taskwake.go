@@ -230,16 +230,17 @@ func sharedStoreBefore(f *wfunc, line int) string {
 	if f.F != nil {
 		start = f.F.BodyStart
 	}
+	declared := declaredNames(f)
 	for l := line - 1; l > start; l-- {
 		t, ok := f.lines[l]
 		if !ok {
 			continue
 		}
-		if storeRe.MatchString(t) {
+		if isStore(t) {
 			return strings.TrimSpace(t)
 		}
-		for _, m := range plainStoreRe.FindAllStringSubmatch(t, -1) {
-			if f.vt != nil && !f.vt.locals[m[1]] && !declaredIn(f, m[1]) {
+		for _, m := range plainStoreRe.FindAllStringSubmatch(codeOnly(t), -1) {
+			if !declared[m[1]] && (f.vt == nil || !f.vt.locals[m[1]]) {
 				return strings.TrimSpace(t)
 			}
 		}
@@ -247,28 +248,22 @@ func sharedStoreBefore(f *wfunc, line int) string {
 	return ""
 }
 
-// declaredIn reports whether f's text declares name (a local or a
-// parameter): "type name" or "*name" before a ";", "=", "," or ")".
-func declaredIn(f *wfunc, name string) bool {
-	re := regexp.MustCompile(`(?:\b[A-Za-z_]\w*|\*)\s*\*?\s*\b` + regexp.QuoteMeta(name) + `\s*(?:\[[^\]]*\]\s*)?[;=,)]`)
+// declRe finds a declared name: a type (or "*") then the name, before a
+// ";", "=", "," or ")" (a local or a parameter; "x = y;" has no type).
+var declRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\**\s*\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?[;=,)]`)
+
+// notTypes are words declRe may take for a type that are not one.
+var notTypes = map[string]bool{"return": true, "else": true, "goto": true, "case": true, "sizeof": true}
+
+// declaredNames returns the names f's text declares (locals, parameters).
+func declaredNames(f *wfunc) map[string]bool {
+	out := map[string]bool{}
 	for _, t := range f.lines {
-		if m := re.FindStringIndex(t); m != nil {
-			before := strings.TrimSpace(t[:m[0]])
-			// "x = y;" and "a, x;" are uses; a declaration starts the
-			// statement with a type.
-			if !strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "(") && !strings.Contains(t[m[0]:m[1]], "->") {
-				if !assignOnly(t, name) {
-					return true
-				}
+		for _, m := range declRe.FindAllStringSubmatch(codeOnly(t), -1) {
+			if !notTypes[m[1]] {
+				out[m[2]] = true
 			}
 		}
 	}
-	return false
-}
-
-// assignOnly reports whether line t only assigns name ("name = ..." at the
-// start of the statement), which is not a declaration.
-func assignOnly(t, name string) bool {
-	s := strings.TrimSpace(t)
-	return strings.HasPrefix(s, name) && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(s, name)), "=")
+	return out
 }
