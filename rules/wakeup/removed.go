@@ -143,14 +143,28 @@ var storeRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:[-+|&^]?=[
 // call named in a comment is not a store) stores shared state.
 func isStore(t string) bool { return storeRe.MatchString(codeOnly(t)) }
 
-// commentRe matches a comment on one line ("/* ... */", "// ..." to the
-// end) and the inside of a comment that spans lines ("... */" at the
-// start, "/* ..." at the end, "* ..." lines).
-var commentRe = regexp.MustCompile(`/\*.*?\*/|//.*$|^.*\*/|/\*.*$|^\s*\*.*$`)
+// inlineCommentRe matches a comment that opens and closes on the line.
+var inlineCommentRe = regexp.MustCompile(`/\*.*?\*/`)
 
 // codeOnly returns a line without its comments: a call named in a comment
-// is not a store.
-func codeOnly(t string) string { return commentRe.ReplaceAllString(t, "") }
+// is not a store. Lines inside a comment that spans lines ("* ..."), and
+// the parts before its end or after its start, are dropped too.
+func codeOnly(t string) string {
+	t = inlineCommentRe.ReplaceAllString(t, "")
+	if i := strings.Index(t, "//"); i >= 0 {
+		t = t[:i]
+	}
+	if i := strings.Index(t, "*/"); i >= 0 {
+		t = t[i+2:]
+	}
+	if i := strings.Index(t, "/*"); i >= 0 {
+		t = t[:i]
+	}
+	if s := strings.TrimSpace(t); s == "*" || strings.HasPrefix(s, "* ") {
+		return ""
+	}
+	return t
+}
 
 // storeBeforeExit returns the first store in the block that ends with the
 // exit at line exit (the lines from the block's opening brace to the
