@@ -60,6 +60,8 @@ var Suite = []Test{
 		Args: []string{"150"}, Timeout: 8 * time.Second, Metric: true},
 	{Name: "syscall_exercise", Doc: "pipe/fifo/splice/epoll/eventfd/futex/fcntl syscall paths (kernel debug checks)",
 		Timeout: 10 * time.Second, Threads: true},
+	{Name: "watch_queue_keys", Doc: "key change notifications through a notification pipe (post_watch_notification, kernel debug checks)",
+		Timeout: 10 * time.Second},
 }
 
 // SelectTests returns the suite tests named in names (all when empty).
