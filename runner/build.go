@@ -311,15 +311,18 @@ func (b *builder) Build(ctx context.Context, req *Request, progressOut io.Writer
 			return nil, ctx.Err()
 		}
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) && !errors.Is(err, errBuildTimeout) {
+		if !errors.As(err, &ee) && !errors.Is(err, errBuildTimeout) && !errors.Is(err, sandbox.ErrDiskBudget) {
 			return nil, err
 		}
 		log.Flush()
 		logf.Sync()
 		res.Status = BuildFailed
 		res.Errors = buildlog.ErrorLines(readTail(res.Log), maxBuildErrorLines, p.worktree, p.objtree())
-		if errors.Is(err, errBuildTimeout) {
+		switch {
+		case errors.Is(err, errBuildTimeout):
 			res.Errors = append([]string{fmt.Sprintf("build timed out after %s", b.opts.BuildTimeout)}, res.Errors...)
+		case errors.Is(err, sandbox.ErrDiskBudget):
+			res.Errors = append([]string{err.Error()}, res.Errors...)
 		}
 		return res, nil
 	}

@@ -184,6 +184,10 @@ func sandboxBuild(ctx context.Context, opts Options, sb *sandbox.Sandbox, tree T
 	if err == nil {
 		return buildResult{ok: true}, nil
 	}
+	if errors.Is(err, sandbox.ErrDiskBudget) {
+		return buildResult{errors: append([]string{err.Error()},
+			buildlog.ErrorLines(out.buf, opts.BuildErrorLines, append([]string{dir}, buildDirs...)...)...)}, nil
+	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {
 		return buildResult{}, fmt.Errorf("build %s: %w", tree.Name, err)

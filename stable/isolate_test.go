@@ -55,3 +55,33 @@ func TestHostileStableBuildDir(t *testing.T) {
 		t.Errorf("throwaway build dirs left behind: %v", m)
 	}
 }
+
+// TestHostileStableDiskFill (issue 37 point 7): a patch whose build keeps
+// writing to the build dir is killed at the disk budget; the tree's
+// result says the build failed and names the setting, and the next patch
+// builds normally (the throwaway dir is gone).
+func TestHostileStableDiskFill(t *testing.T) {
+	w := newWorld(t)
+	w.opts.Trees = w.opts.Trees[:1]
+	w.opts.Sandbox.DiskBudget = 16 << 20
+	w.opts.Trees[0].Build = `B=$AUTOSEL_BUILD_DIR
+if grep -q FILL foo.c; then i=0; while :; do head -c 1048576 /dev/zero > $B/fill$i; i=$((i+1)); sleep 0.02; done; fi
+` + buildCmd
+	w.repo.Git("checkout", "-q", "--detach", w.v663)
+	w.repo.Replace("foo.c", "int beta(int x)\n", "/* FILL */\nint beta(int x)\n")
+	hostile := w.repo.Commit("foo: a comment\n\nCc: stable@vger.kernel.org\nSigned-off-by: Mallory <m@example.org>")
+	w.repo.Git("checkout", "-q", "master")
+
+	sr := w.run(t, w.repo.PatchMail(hostile)).Patches[0].Stable
+	tr := treeResult(t, sr, "v6.6.3")
+	if tr.Build != "failed" || len(tr.BuildErrors) == 0 || !strings.Contains(tr.BuildErrors[0], "sandbox.disk_budget") {
+		t.Fatalf("disk-filling build: %s %q", tr.Build, tr.BuildErrors)
+	}
+	sr = w.run(t, w.repo.PatchMail(w.pA)).Patches[0].Stable
+	if tr := treeResult(t, sr, "v6.6.3"); tr.Build != "ok" {
+		t.Fatalf("the next patch: %s %s", tr.Build, strings.Join(tr.BuildErrors, "\n"))
+	}
+	if m, _ := filepath.Glob(baselineDir(w.opts, w.opts.Trees[0]) + ".patched-*"); len(m) != 0 {
+		t.Errorf("throwaway build dirs left behind: %v", m)
+	}
+}

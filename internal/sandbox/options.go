@@ -35,6 +35,17 @@ type Options struct {
 	// TmpSize bounds the sandbox's private /tmp (a tmpfs, in bytes;
 	// default 1 GiB); its tmpfs root holds only mount points (16 MiB).
 	TmpSize int64 `mapstructure:"tmp_size" yaml:"tmp_size"`
+	// DiskBudget bounds what one build adds to its writable directories
+	// (build dir, ccache dirs), in bytes (default 16 GiB; negative: no
+	// bound). The directories are walked every few seconds while the
+	// build runs; one over the budget is killed and fails with a
+	// *DiskError.
+	DiskBudget int64 `mapstructure:"disk_budget" yaml:"disk_budget"`
+	// DiskReserve is the free space, in bytes, a build must leave on the
+	// filesystems of its writable directories (default 1 GiB; negative:
+	// not checked): a build that goes below it is killed, whatever else
+	// filled the disk.
+	DiskReserve int64 `mapstructure:"disk_reserve" yaml:"disk_reserve"`
 	// ReadOnly are extra host paths bound read-only into the sandbox (a
 	// cross toolchain under /opt, say). /usr and the merged-/usr links are
 	// always there.
@@ -55,6 +66,9 @@ func DefaultOptions() Options {
 		Processes: 4096,
 		Memory:    4 << 30,
 		TmpSize:   1 << 30,
+
+		DiskBudget:  16 << 30,
+		DiskReserve: 1 << 30,
 	}
 }
 
@@ -79,6 +93,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TmpSize <= 0 {
 		o.TmpSize = d.TmpSize
+	}
+	if o.DiskBudget == 0 {
+		o.DiskBudget = d.DiskBudget
+	}
+	if o.DiskReserve == 0 {
+		o.DiskReserve = d.DiskReserve
 	}
 	return o
 }

@@ -74,6 +74,9 @@ type Sandbox struct {
 	lookup func(string) (string, bool)
 
 	euid int // the bot's effective uid (0: builds run as the build user)
+	// diskInterval is the shortest pause between two checks of a
+	// build's disk use (diskWatch).
+	diskInterval time.Duration
 	// userns: the build user's processes get a user namespace of their
 	// own, so RLIMIT_NPROC counts only the build's (set by the probe).
 	userns bool
@@ -93,7 +96,8 @@ func New(opts Options, log *slog.Logger) *Sandbox {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Sandbox{opts: opts.withDefaults(), log: log, lookup: os.LookupEnv, euid: os.Geteuid()}
+	return &Sandbox{opts: opts.withDefaults(), log: log, lookup: os.LookupEnv, euid: os.Geteuid(),
+		diskInterval: 2 * time.Second}
 }
 
 // Mode says how builds run: "bwrap", "unsandboxed" (allowed by config) or
@@ -235,7 +239,20 @@ func (s *Sandbox) run(ctx context.Context, bwrap string, spec Spec) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
-	err := cmd.Run()
+	dirs := append([]string{}, spec.Writable...)
+	for _, m := range spec.Mounts {
+		dirs = append(dirs, m.Host)
+	}
+	watch := newDiskWatch(dirs, s.opts.DiskBudget, s.opts.DiskReserve, s.diskInterval)
+	if err := cmd.Start(); err != nil {
+		watch.finish()
+		return err
+	}
+	watch.run(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	err := cmd.Wait()
+	if derr := watch.finish(); derr != nil {
+		return derr
+	}
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("%w (%v)", ctx.Err(), err)
 	}

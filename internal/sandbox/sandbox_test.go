@@ -123,6 +123,16 @@ func TestHelperProcess(t *testing.T) {
 			c.Process.Kill()
 			c.Wait()
 		}
+	case "filldir": // write 1 MiB files into dir N times (0: forever), 50 ms apart
+		n, _ := strconv.Atoi(args[2])
+		for i := 0; n == 0 || i < n; i++ {
+			if err := os.WriteFile(filepath.Join(args[1], fmt.Sprintf("fill%d", i)), bytes.Repeat([]byte{1}, 1<<20), 0o644); err != nil {
+				fmt.Println("write:", err)
+				os.Exit(5)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		fmt.Println("filled", n)
 	case "spin":
 		//lint:ignore SA5002 it burns CPU on purpose (the CPU-time limit test)
 		for {

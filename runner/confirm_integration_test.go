@@ -1,0 +1,138 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/configtest"
+	"github.com/autosel-bot/autosel-bot/mail"
+	"github.com/autosel-bot/autosel-bot/pipeline"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/all"
+	"github.com/autosel-bot/autosel-bot/series"
+)
+
+// TestIntegrationConfirmSeed002 runs seed 002 (ported to 6.1.192, see
+// testdata/seed002/README.md) through the analysis and the VM stage, as
+// `check --tree` with the runner enabled does. Patch 2/2 alone takes the
+// pipe mutex under the watch queue's spinlock: watch_queue_keys prints
+// DEBUG_ATOMIC_SLEEP's splat on the patched kernel and the sleep-in-atomic
+// finding is marked confirmed with it. The whole v5 series drops the
+// spinlock and the RCU read lock first: no splat, and its findings stay
+// unconfirmed.
+func TestIntegrationConfirmSeed002(t *testing.T) {
+	r, tree := needIntegration(t)
+	p := confirmPipeline(t, r, tree)
+	ctx := testContext(t)
+
+	rep := runSeries(ctx, t, p, "testdata/seed002/seed002-2of2-alone-6.1.patch")
+	logVM(t, rep.VM)
+	var confirmed *report.Finding
+	for _, pr := range rep.Patches {
+		for i, f := range pr.Findings {
+			if f.Rule == "sleep-in-atomic" && f.Confirmed != nil {
+				confirmed = &pr.Findings[i]
+			}
+		}
+	}
+	if confirmed == nil {
+		t.Fatalf("no sleep-in-atomic finding confirmed; findings %s", findingLines(rep))
+	}
+	c := confirmed.Confirmed
+	t.Logf("confirmed %s by %s (%s in %s):\n%s", confirmed.Func, c.Test, c.Kind, c.Function, c.Excerpt)
+	if c.Test != "watch_queue_keys" || c.Kind != "sleep-in-atomic" ||
+		!strings.Contains(c.Excerpt, "BUG: sleeping function called from invalid context") {
+		t.Errorf("confirmation %+v", c)
+	}
+	if !strings.Contains(c.Excerpt, "post_watch_notification") && !strings.Contains(c.Excerpt, "remove_watch_from_object") {
+		t.Errorf("the splat's stack has neither caller of post_one_notification:\n%s", c.Excerpt)
+	}
+
+	rep = runSeries(ctx, t, p, "testdata/seed002/seed002-v5-series-6.1.mbox")
+	logVM(t, rep.VM)
+	if rep.VM.Status == report.VMBuildFailed || rep.VM.Status == report.VMBootFailure {
+		t.Fatalf("v5 series: %s: %s", rep.VM.Status, rep.VM.Summary)
+	}
+	for _, tt := range rep.VM.Tests {
+		if tt.Splat != "" {
+			t.Errorf("v5 series: %s printed a splat on the patched kernel:\n%s", tt.Name, tt.Splat)
+		}
+		if tt.Name == "watch_queue_keys" && tt.Patched != "pass" {
+			t.Errorf("v5 series: watch_queue_keys %s (%s)", tt.Patched, tt.Reason)
+		}
+	}
+	risks := 0
+	for _, pr := range rep.Patches {
+		for _, f := range pr.Findings {
+			if f.Rule == "sleep-in-atomic" && f.Severity == report.SeverityRisk {
+				risks++
+			}
+			if f.Confirmed != nil {
+				t.Errorf("v5 series: %s %s confirmed without a splat", f.Rule, f.Func)
+			}
+		}
+	}
+	if risks == 0 {
+		t.Errorf("v5 series: no sleep-in-atomic risk left to stay unconfirmed; findings %s", findingLines(rep))
+	}
+}
+
+// confirmPipeline is the analysis on tree with config.yaml's rule options,
+// then the VM stage on r.
+func confirmPipeline(t *testing.T, r *Runner, tree string) *pipeline.Pipeline {
+	t.Helper()
+	var ro rules.Options
+	if err := configtest.Section("rules", &ro); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := all.Rules(ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: ro, Tree: tree,
+		IndexOptions: index.Options{}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := r.opts
+	opts.Enabled, opts.Tree, opts.Baseline = true, tree, "base"
+	return &pipeline.Pipeline{Stages: []pipeline.Stage{an, &Stage{opts: opts, runner: r}}}
+}
+
+// runSeries runs p on the one series in file.
+func runSeries(ctx context.Context, t *testing.T, p *pipeline.Pipeline, file string) *report.Report {
+	t.Helper()
+	msgs, errs := mail.Load(ctx, []string{file}, nil)
+	if len(errs) > 0 {
+		t.Fatalf("%s: %v", file, errs[0])
+	}
+	ss := series.Assemble(msgs, series.Options{})
+	if len(ss) != 1 {
+		t.Fatalf("%s: %d series", file, len(ss))
+	}
+	rep, err := p.Run(ctx, ss[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range rep.Errors {
+		t.Errorf("%s: %s: %s", file, e.Source, e.Err)
+	}
+	if rep.VM == nil {
+		t.Fatalf("%s: the VM stage did not run", file)
+	}
+	return rep
+}
+
+// findingLines lists a report's findings, one per line, for failures.
+func findingLines(r *report.Report) string {
+	var b strings.Builder
+	for _, pr := range r.Patches {
+		for _, f := range pr.Findings {
+			b.WriteString("\n  " + string(f.Severity) + " " + f.Rule + " " + f.Func + ": " + f.Message)
+		}
+	}
+	return b.String()
+}
