@@ -5,8 +5,10 @@
 # under TCG), with `autosel-bot test` end to end. With --cold it first
 # measures a cold build (empty build dir and an empty ccache: ~10 min on 2
 # cores). With --sandbox it also runs BenchmarkSandboxRebuild: the same
-# one-file rebuild in the bwrap build sandbox and without it, alternated on
-# one build dir (target: sandboxed <= 10% slower).
+# one-file rebuild isolated as the runner does it (bwrap sandbox, build
+# user, throwaway copy of the baseline build dir) and in place as before
+# isolation (unsandboxed, in the shared build dir), alternated (target:
+# isolated <= 25% slower).
 #
 # usage: scripts/bench-runner.sh [--cold] [--runs N] [--sandbox]
 # env:   AUTOSEL_KERNEL_SRC (tree, default /var/tmp/autosel-bot/linux-6.1)
