@@ -10,10 +10,12 @@ import (
 // confirmKinds are the splat kinds that confirm a finding of each rule
 // family at run time: a sleep in atomic context shows as the
 // might_sleep() BUG, lockdep's invalid wait context or RCU's illegal
-// context switch; a lost or missing wake-up as a hung waiter.
+// context switch; a lost or missing wake-up as a hung waiter, and a
+// wake-up without the wait queue's lock as the lockdep assertion in
+// __wake_up_common().
 var confirmKinds = map[string][]string{
 	"sleep-in-atomic": {"sleep-in-atomic", "lockdep", "rcu"},
-	"wakeup":          {"hung-task"},
+	"wakeup":          {"hung-task", "waitqueue-unlocked"},
 	"locks":           {"lockdep"},
 }
 

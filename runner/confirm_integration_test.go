@@ -24,8 +24,9 @@ import (
 //     with it;
 //   - the v5 series as posted drops the spinlock and the RCU read lock
 //     first, but wakes the readers with a _locked wake-up without the
-//     wait queue's lock: lockdep_assert_held() warns in __wake_up_common(),
-//     a regression no finding predicted, so nothing is confirmed by it;
+//     wait queue's lock: lockdep_assert_held() warns in __wake_up_common();
+//     that confirms the wakeup finding on that call, not the
+//     sleep-in-atomic ones;
 //   - the series with that wake-up corrected prints no splat, and its
 //     findings stay as they were.
 func TestIntegrationConfirmSeed002(t *testing.T) {
@@ -61,6 +62,23 @@ func TestIntegrationConfirmSeed002(t *testing.T) {
 	wq := vmTest(rep.VM, "watch_queue_keys")
 	if wq == nil || wq.Patched != "crash" || !strings.Contains(wq.Splat, "__wake_up_common") {
 		t.Errorf("v5 series: watch_queue_keys %+v, want the lockdep warning in __wake_up_common", wq)
+	}
+	// The sleep-in-atomic findings are not confirmed by that warning; the
+	// wakeup finding on the _locked wake-up is.
+	wake := 0
+	for _, pr := range rep.Patches {
+		for i, f := range pr.Findings {
+			if f.Rule == "wakeup" && f.Category == "wakeup-barrier" && f.Confirmed != nil {
+				wake++
+				if f.Confirmed.Kind != "waitqueue-unlocked" {
+					t.Errorf("v5 series: wakeup finding confirmed by %+v", f.Confirmed)
+				}
+				pr.Findings[i].Confirmed = nil // for noneConfirmed below
+			}
+		}
+	}
+	if wake != 1 {
+		t.Errorf("v5 series: %d wakeup findings confirmed by the wait queue warning, want 1; findings %s", wake, findingLines(rep))
 	}
 	noneConfirmed(t, "v5 series", rep)
 

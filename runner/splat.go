@@ -34,6 +34,9 @@ var splatKinds = []struct {
 	{"lockdep", regexp.MustCompile(`^\[ BUG: `)}, // "[ BUG: Invalid wait context ]"
 	{"lockdep", regexp.MustCompile(`^WARNING: (possible circular locking dependency|inconsistent lock state|possible recursive locking|bad unlock balance|lock held when returning|held lock freed|possible irq lock inversion|.*lock.* detected)`)},
 	{"rcu", regexp.MustCompile(`^WARNING: suspicious RCU usage`)},
+	// lockdep_assert_held(&wq_head->lock) in __wake_up_common(): a
+	// _locked wake-up called without the wait queue's lock.
+	{"waitqueue-unlocked", regexp.MustCompile(`^WARNING: CPU: \d+ PID: \d+ at kernel/sched/wait\.c:\d+ __wake_up_common\b`)},
 	{"warning", regexp.MustCompile(`^WARNING: `)},
 	{"hung-task", regexp.MustCompile(`^INFO: task .* blocked for more than`)},
 	{"rcu-stall", regexp.MustCompile(`^(rcu: )?INFO: rcu_\w+ (self-)?detected (expedited )?stalls?`)},

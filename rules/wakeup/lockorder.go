@@ -98,7 +98,7 @@ func (r *checker) checkLockRemoved(old, nw *wfunc) {
 		}
 		region := r.lockRegion(old, i)
 		dec := r.wakeDecision(old, region)
-		if dec == "" {
+		if dec == "" || r.queueLockTakenByWake(nw, key) {
 			continue
 		}
 		lt := strings.TrimSpace(old.text(c.Line))
@@ -139,4 +139,18 @@ func (r *checker) checkLockRemoved(old, nw *wfunc) {
 		r.add(f)
 		return
 	}
+}
+
+// queueLockTakenByWake reports whether key is the own lock of a queue
+// that f now wakes with a primitive taking that lock itself (wake_up(),
+// not wake_up_locked()): the wake-up then still runs under it, after the
+// stores before it, which is what the sleepers' prepare_to_wait*()
+// orders against.
+func (r *checker) queueLockTakenByWake(f *wfunc, key string) bool {
+	for _, s := range f.Sites {
+		if s.Kind == siteWake && !s.Locked && s.Q != "" && queueLockOf(key, []string{s.Q}) {
+			return true
+		}
+	}
+	return false
 }

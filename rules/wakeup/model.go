@@ -44,6 +44,8 @@ type wsite struct {
 	Mode    string // normal, interruptible
 	Sync    bool
 	PollKey string
+	// Locked: a wake-up the caller must hold the queue's lock around.
+	Locked bool
 
 	// Entry set-ups: Autoremove is nil when the wake function is unknown.
 	Autoremove *bool
@@ -142,7 +144,7 @@ func (p *prims) sitesOf(f *wfunc, vt *varTypes) {
 			continue
 		}
 		if w := p.waker(c.Name); w != nil {
-			s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: arg(c, w.Queue), Breadth: w.Breadth, Mode: w.Mode, Sync: w.Sync}
+			s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: arg(c, w.Queue), Breadth: w.Breadth, Mode: w.Mode, Sync: w.Sync, Locked: w.Locked}
 			if w.NrArg != nil {
 				s.Nr = strings.TrimSpace(arg(c, *w.NrArg))
 				switch s.Nr {

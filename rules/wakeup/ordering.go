@@ -78,7 +78,9 @@ func (r *checker) checkOrdering() {
 		if old == nil || nw == nil {
 			continue
 		}
-		r.checkLockRemoved(old, nw)
+		if !r.checkLockedWake(old, nw) {
+			r.checkLockRemoved(old, nw)
+		}
 		r.checkHelperBreadth(old, nw)
 		r.checkQueueingSnapshot(old, nw)
 		removed := r.orderOps(old)

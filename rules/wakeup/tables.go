@@ -89,6 +89,8 @@ type wakerRow struct {
 	Sync    bool   `yaml:"sync"`
 	Key     *int   `yaml:"key"`
 	Kind    string `yaml:"kind"`
+	// Locked: the caller must hold the queue's own lock.
+	Locked bool `yaml:"locked"`
 }
 
 // entryRow describes a wait-entry set-up primitive.

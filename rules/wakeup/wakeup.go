@@ -43,7 +43,8 @@ const (
 	// that should wake them all.
 	CategoryLostWakeup = "lost-wakeup"
 	// CategoryBarrier: a memory-ordering operation of a sleeper/waker pair
-	// removed or weakened.
+	// removed or weakened, or a lock that ordered the two sides (the
+	// queue's own lock of a _locked wake-up among them) taken away.
 	CategoryBarrier = "wakeup-barrier"
 	// CategoryWakeOrder: a wake-up issued before the state the woken task
 	// checks is published, or the wakee reached through its entry after
@@ -79,7 +80,7 @@ var categories = []rules.Category{
 	{Name: CategorySplit, Doc: "a wait queue split or renamed while other users stay on the old one"},
 	{Name: CategoryActive, Doc: "a lockless waitqueue_active() check added without a barrier or the queue lock"},
 	{Name: CategoryLostWakeup, Doc: "exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up the woken waiter does not pass on"},
-	{Name: CategoryBarrier, Doc: "a barrier, acquire/release or barrier-implying call removed or weakened on one side of a sleeper/waker pair (store-buffering), with the other side and any lock that orders them"},
+	{Name: CategoryBarrier, Doc: "a barrier, acquire/release or barrier-implying call removed or weakened on one side of a sleeper/waker pair (store-buffering), with the other side and any lock that orders them; a lock removed from around a wake-up decision; a _locked wake-up (wake_up_locked(), __wake_up_locked_key(), swake_up_locked()...) left without the queue lock its caller must hold"},
 	{Name: CategoryWakeOrder, Doc: "a wake-up (wake_q_add, wake_up_process) issued before the state the woken task checks is published, or the task reached through the waiter's entry after that store"},
 	{Name: CategoryStateOrder, Doc: "a store that a sleeper's condition reads moved after the wake-up that used to follow it (the woken task re-checks, sees the old value and sleeps again)"},
 	{Name: CategoryWaiterOrder, Doc: "a sleeper now sets its sleeping state or queues itself after a condition check, a lock release or the publication of its task, which used to follow it (a wake-up in between finds it running and is lost)"},
