@@ -206,6 +206,12 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 	if !st.AnyMust() {
 		expl += " The context is held on some paths only."
 	}
+	if callee != "" {
+		if why := r.alreadySleeps(fn.Name, proof.Steps, callee); why != "" {
+			sev = report.SeverityNote
+			expl += " " + why
+		}
+	}
 	if proof.Weak {
 		expl += " A call in the chain goes through a function pointer and not every function assigned to it sleeps."
 	}

@@ -1,0 +1,87 @@
+package sleep
+
+import (
+	"fmt"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// A path that already sleeps: a reverse finding says that a caller holding
+// a lock reaches, through a chain of calls, a function the patch made
+// sleep. When a function of that chain already sleeps before the call
+// that continues it, on every path to that call and before the patch,
+// the patch adds no new sleep in atomic context there: either the chain
+// is never taken with the lock held, or the tree already sleeps under it
+// (and DEBUG_ATOMIC_SLEEP would fire on the older call first). Such a
+// finding is a note, with the earlier sleep named.
+
+// alreadySleeps returns, for the chain steps of a reverse finding (the
+// calls from the lock holder lockFn down to callee, the function that
+// newly sleeps), a sentence naming the first function of the chain after
+// the lock holder that already sleeps unconditionally before its call in
+// the chain, in the tree before the patch; "" when none does. Only sleeps
+// in blocks that enclose the chain's call count ("if (x) msleep(1);"
+// before it does not), and no sleep reached through a function pointer
+// shared by several functions.
+func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee string) string {
+	if r.p.Index == nil {
+		return ""
+	}
+	base := r.p.Index.Base()
+	for _, s := range steps {
+		if s.Func == callee {
+			break
+		}
+		if s.Func == lockFn || s.Line <= 0 {
+			// The lock holder's own sleeps may come before its lock.
+			continue
+		}
+		f := treeDef(base, s.Func, s.File)
+		if f == nil || f.File != s.File {
+			continue
+		}
+		at := callOnLine(f, s.Line)
+		if at == nil {
+			continue
+		}
+		found := ""
+		lockctx.Walk(r.oldR, f, func(v lockctx.Visit) {
+			if found != "" || v.Reach == nil || v.Reach.Weak || v.State.Dead || v.Call.Line >= s.Line ||
+				!enclosingGuards(v.Call.Guards, at.Guards) {
+				return
+			}
+			found = fmt.Sprintf("%s() already sleeps on this path before the patch (%s at %s:%d, %s), before it calls on down the chain at line %d: the patch adds no new sleep in atomic context here.",
+				s.Func, lockctx.CallText(v.Call), s.File, v.Call.Line, v.Reach.Why, s.Line)
+		})
+		if found != "" {
+			return found
+		}
+	}
+	return ""
+}
+
+// callOnLine returns the first call of f on line, or nil.
+func callOnLine(f *cscan.Func, line int) *cscan.Call {
+	for i := range f.Calls {
+		if f.Calls[i].Line == line {
+			return &f.Calls[i]
+		}
+	}
+	return nil
+}
+
+// enclosingGuards reports whether the blocks outer lies in all enclose
+// inner's position too: outer's guards are a prefix of inner's.
+func enclosingGuards(outer, inner []cscan.Guard) bool {
+	if len(outer) > len(inner) {
+		return false
+	}
+	for i, g := range outer {
+		if g != inner[i] {
+			return false
+		}
+	}
+	return true
+}
