@@ -49,7 +49,7 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 		found := ""
 		lockctx.Walk(r.oldR, f, func(v lockctx.Visit) {
 			if found != "" || v.Reach == nil || v.Reach.Weak || v.State.Dead || v.Call.Line >= s.Line ||
-				!enclosingGuards(v.Call.Guards, at.Guards) {
+				!cscan.GuardsEnclose(v.Call.Guards, at.Guards) {
 				return
 			}
 			found = fmt.Sprintf("%s() already sleeps on this path before the patch (%s at %s:%d, %s), before it calls on down the chain at line %d: the patch adds no new sleep in atomic context here.",
@@ -70,18 +70,4 @@ func callOnLine(f *cscan.Func, line int) *cscan.Call {
 		}
 	}
 	return nil
-}
-
-// enclosingGuards reports whether the blocks outer lies in all enclose
-// inner's position too: outer's guards are a prefix of inner's.
-func enclosingGuards(outer, inner []cscan.Guard) bool {
-	if len(outer) > len(inner) {
-		return false
-	}
-	for i, g := range outer {
-		if g != inner[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -29,7 +29,7 @@ func queueLockHeld(f *wfunc, s *wsite) (bool, *wsite) {
 		if x == s {
 			return held != nil, held
 		}
-		if x.Q != s.Q || !enclosingGuards(x.Call.Guards, s.Call.Guards) {
+		if x.Q != s.Q || !cscan.GuardsEnclose(x.Call.Guards, s.Call.Guards) {
 			continue
 		}
 		switch x.Kind {
@@ -126,19 +126,4 @@ func unlockedVariant(name string) string {
 	default:
 		return strings.Replace(name, "_locked", "", 1) + "()"
 	}
-}
-
-// enclosingGuards reports whether the blocks outer lies in (a call's
-// guards) all enclose inner's position too: outer's guards are a prefix
-// of inner's.
-func enclosingGuards(outer, inner []cscan.Guard) bool {
-	if len(outer) > len(inner) {
-		return false
-	}
-	for i, g := range outer {
-		if g != inner[i] {
-			return false
-		}
-	}
-	return true
 }
