@@ -44,6 +44,20 @@ func TestSplitConsole(t *testing.T) {
 			wantConsole: nil,
 		},
 		{
+			name: "console lines cutting a frame line in two are taken out",
+			in: markHello + " 1\n" + strings.Replace(frameText("t", 0, body), "k 123 autosel",
+				"k 12[    2.555595] input: mouse\r\n[    2.578591] input: keyboard\r\n3 autosel", 1),
+			wantFrames: 1, wantHello: true,
+			wantConsole: []string{"input: mouse", "input: keyboard"},
+		},
+		{
+			name: "a cut frame line that does not join back stays damaged",
+			in: markHello + " 1\n" + strings.Replace(frameText("t", 0, body), "k 123 autosel",
+				"k 12[    2.555595] input: mouse\n4 autosel", 1),
+			wantFrames: 0, wantHello: true,
+			wantConsole: []string{"input: mouse"},
+		},
+		{
 			name:        "no results at all",
 			in:          "[    0.5] Kernel panic - not syncing: VFS\n",
 			wantConsole: []string{"Kernel panic - not syncing: VFS"},

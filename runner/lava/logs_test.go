@@ -104,3 +104,55 @@ func TestOutcome(t *testing.T) {
 		})
 	}
 }
+
+// testdata/console-in-frame.yaml is a real job on the CI lab (a kernel
+// with pipe_release's wake-up narrowed to one reader): two kernel console
+// lines ("[    2.555595] input: ...") were printed in the middle of the
+// boot frame on the shared serial console, so its length and checksum
+// did not match. Without those lines the frame checks out: the boot has
+// no problem and every suite test has its verdict.
+func TestParseLogConsoleInFrame(t *testing.T) {
+	data, err := os.ReadFile("testdata/console-in-frame.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := parseLog(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	j := &Job{ID: 75, State: "Finished", Health: "Complete", StartTime: &now, EndTime: &now}
+	tests, err := runner.SelectTests(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := &runner.BootSpec{Accel: "tcg", Scale: 3, Boot: 3 * time.Minute, Total: 20 * time.Minute, Silence: 2 * time.Minute}
+	out, console, results, err := outcome(j, l, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "k 6132[    2.555595] input: ImExPS/2") {
+		t.Fatal("the recorded job no longer has the console line inside a frame")
+	}
+	if !strings.Contains(string(console), "[    2.578591] input: AT Translated Set 2 keyboard") ||
+		strings.Contains(string(results), "[    2.555595]") {
+		t.Errorf("the console lines cut into the frame are not on the console")
+	}
+	kr := &runner.KernelResult{}
+	runner.NewLocal(runner.Options{Runs: 3}).EvalBoot(kr, spec, out, console, results, tests)
+	if kr.Boot != "ok" || len(kr.Problems) > 0 {
+		t.Fatalf("boot %q problems %v", kr.Boot, kr.Problems)
+	}
+	if len(kr.Tests) != len(tests) {
+		t.Fatalf("%d results for %d tests", len(kr.Tests), len(tests))
+	}
+	for _, tr := range kr.Tests {
+		want := runner.Pass
+		if tr.Name == "pipe_two_readers" {
+			want = runner.Hang
+		}
+		if tr.Verdict != want {
+			t.Errorf("%s: %s (%s), want %s", tr.Name, tr.Verdict, tr.Reason, want)
+		}
+	}
+}
