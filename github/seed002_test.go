@@ -6,14 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/internal/configtest"
+	"github.com/autosel-bot/autosel-bot/internal/analysistest"
 	"github.com/autosel-bot/autosel-bot/internal/ghfake"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules"
-	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/series"
 )
 
@@ -21,20 +18,7 @@ import (
 // default rule options, as `check --tree` and `watch` run it.
 func treePipeline(t *testing.T, tree string) AnalyzeFunc {
 	t.Helper()
-	var ro rules.Options
-	if err := configtest.Section("rules", &ro); err != nil {
-		t.Fatal(err)
-	}
-	rs, err := all.Rules(ro)
-	if err != nil {
-		t.Fatal(err)
-	}
-	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: ro, Tree: tree,
-		IndexOptions: index.Options{}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &pipeline.Pipeline{Stages: []pipeline.Stage{an}}
+	p := &pipeline.Pipeline{Stages: []pipeline.Stage{analysistest.TreeStage(t, tree)}}
 	return func(ctx context.Context, s *series.Series) (*report.Report, error) { return p.Run(ctx, s) }
 }
 

@@ -5,13 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/internal/configtest"
+	"github.com/autosel-bot/autosel-bot/internal/analysistest"
 	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules"
-	"github.com/autosel-bot/autosel-bot/rules/all"
 	"github.com/autosel-bot/autosel-bot/series"
 )
 
@@ -132,22 +129,9 @@ func vmTest(vm *report.VMReport, name string) *report.VMTest {
 // then the VM stage on r.
 func confirmPipeline(t *testing.T, r *Runner, tree string) *pipeline.Pipeline {
 	t.Helper()
-	var ro rules.Options
-	if err := configtest.Section("rules", &ro); err != nil {
-		t.Fatal(err)
-	}
-	rs, err := all.Rules(ro)
-	if err != nil {
-		t.Fatal(err)
-	}
-	an, err := pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: rs, RuleOptions: ro, Tree: tree,
-		IndexOptions: index.Options{}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	opts := r.opts
 	opts.Enabled, opts.Tree, opts.Baseline = true, tree, "base"
-	return &pipeline.Pipeline{Stages: []pipeline.Stage{an, &Stage{opts: opts, runner: r}}}
+	return &pipeline.Pipeline{Stages: []pipeline.Stage{analysistest.TreeStage(t, tree), &Stage{opts: opts, runner: r}}}
 }
 
 // runSeries runs p on the one series in file.

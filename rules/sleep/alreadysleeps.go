@@ -29,7 +29,6 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 	if r.p.Index == nil {
 		return ""
 	}
-	base := r.p.Index.Base()
 	for _, s := range steps {
 		if s.Func == callee {
 			break
@@ -38,7 +37,7 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 			// The lock holder's own sleeps may come before its lock.
 			continue
 		}
-		f := treeDef(base, s.Func, s.File)
+		f := r.oldBody(s.Func, s.File)
 		if f == nil || f.File != s.File {
 			continue
 		}
@@ -60,6 +59,21 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 		}
 	}
 	return ""
+}
+
+// oldBody returns the body of name (called from file) before the patch:
+// the patch's old side when the patch changes it, the tree's otherwise.
+func (r *checker) oldBody(name, file string) *cscan.Func {
+	for fc, of := range r.oldFuncs {
+		if fc.Name == name && fc.File == file {
+			return of
+		}
+	}
+	defs := cscan.PickDefs(r.p.Index.Funcs(name), file)
+	if len(defs) == 0 {
+		return nil
+	}
+	return r.p.Index.Full(defs[0])
 }
 
 // callOnLine returns the first call of f on line, or nil.

@@ -112,18 +112,15 @@ func (r *checker) lockedWakeFinding(old, nw *wfunc, s, lockAt *wsite) report.Fin
 		under = fmt.Sprintf(" It now runs under `%s` instead, which the sleepers do not take.", now)
 	}
 	f.Explanation = fmt.Sprintf("%s() is a _locked wake-up: it walks %s's wait list without taking %s.lock, because the caller holds it. %s() used to take it (`%s`); the patch removed that, but kept the _locked call.%s Sleepers add and remove their entries under %s.lock, so the walk can follow a stale entry or miss a new one: a lost wake-up or list corruption, and lockdep_assert_held() in __wake_up_common() warns under PROVE_LOCKING. Take the queue lock around the call, or use the variant that takes it (%s).",
-		s.Call.Name, q, q, nw.Name, lt, under, q, unlockedVariant(s.Call.Name))
+		s.Call.Name, q, q, nw.Name, lt, under, q, r.unlockedVariant(s.Call.Name))
 	return f
 }
 
-// unlockedVariant names the wake-up that takes the queue lock itself.
-func unlockedVariant(name string) string {
-	switch {
-	case strings.HasPrefix(name, "__wake_up_locked"):
-		return "__wake_up*()"
-	case strings.HasSuffix(name, "_locked"):
-		return strings.TrimSuffix(name, "_locked") + "()"
-	default:
-		return strings.Replace(name, "_locked", "", 1) + "()"
+// unlockedVariant names the wake-up that takes the queue lock itself
+// (the wakers table's unlocked column).
+func (r *checker) unlockedVariant(name string) string {
+	if w := r.p.waker(name); w != nil && w.Unlocked != "" {
+		return w.Unlocked + "()"
 	}
+	return "the variant without _locked"
 }

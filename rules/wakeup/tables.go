@@ -89,8 +89,10 @@ type wakerRow struct {
 	Sync    bool   `yaml:"sync"`
 	Key     *int   `yaml:"key"`
 	Kind    string `yaml:"kind"`
-	// Locked: the caller must hold the queue's own lock.
-	Locked bool `yaml:"locked"`
+	// Locked: the caller must hold the queue's own lock; Unlocked names
+	// the wake-up that takes it itself.
+	Locked   bool   `yaml:"locked"`
+	Unlocked string `yaml:"unlocked"`
 }
 
 // entryRow describes a wait-entry set-up primitive.
@@ -264,6 +266,16 @@ func (p *prims) compileWakers() error {
 		case "one", "nr", "all":
 		default:
 			return fmt.Errorf("wakeup table: waker %q: breadth %q is not one, nr or all", w.Name+w.Match, w.Breadth)
+		}
+	}
+	// A _locked waker names the waker that takes the queue lock itself.
+	for _, w := range p.t.Wakers {
+		if !w.Locked && w.Unlocked == "" {
+			continue
+		}
+		u := p.wakerNames[w.Unlocked]
+		if !w.Locked || u == nil || u.Locked {
+			return fmt.Errorf("wakeup table: waker %q: locked %v, unlocked %q must name a waker of the table that takes the queue lock itself", w.Name+w.Match, w.Locked, w.Unlocked)
 		}
 	}
 	return nil

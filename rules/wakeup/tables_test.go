@@ -74,3 +74,25 @@ func TestWakeupTableErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLockedWakerTable: every _locked waker of the built-in table names
+// a waker that takes the queue lock itself, and a table whose locked row
+// names nothing, or another locked row, is refused.
+func TestLockedWakerTable(t *testing.T) {
+	if _, err := New(rules.Options{}); err != nil {
+		t.Fatalf("built-in table: %v", err)
+	}
+	for _, row := range []string{
+		`{name: foo_wake_locked, queue: 0, breadth: one, mode: normal, locked: true}`,
+		`{name: foo_wake_locked, queue: 0, breadth: one, mode: normal, locked: true, unlocked: wake_up_locked}`,
+		`{name: foo_wake, queue: 0, breadth: one, mode: normal, unlocked: wake_up}`,
+	} {
+		extra := filepath.Join(t.TempDir(), "wakeup.yaml")
+		if err := os.WriteFile(extra, []byte("wakeup:\n  wakers:\n    - "+row+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(rules.Options{TableFiles: []string{extra}}); err == nil || !strings.Contains(err.Error(), "foo_wake") {
+			t.Errorf("%s: err %v", row, err)
+		}
+	}
+}
