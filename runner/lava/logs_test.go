@@ -67,6 +67,52 @@ func TestParseLogRealJob(t *testing.T) {
 	}
 }
 
+func TestOutcome(t *testing.T) {
+	guest := "[    0.000000] Linux version 6.1.192\n"
+	spec := &runner.BootSpec{Boot: time.Minute, Silence: 2 * time.Minute}
+	tests := []struct {
+		name        string
+		health      string
+		log         jobLog
+		comment     string
+		wantInfra   bool
+		wantStopped bool
+	}{
+		{"complete with done", "Complete", jobLog{Target: []byte(guest + "@@AUTOSEL-HELLO 1\n@@AUTOSEL-DONE\n"), Hello: true, Done: true}, "", false, false},
+		{"silent guest: monitor timeout", "Complete", jobLog{Target: []byte(guest + "@@AUTOSEL-HELLO 1\n"), Hello: true, MonitorTimedOut: true}, "", false, true},
+		{"lava timeout after boot", "Incomplete", jobLog{Target: []byte(guest), ErrorType: "LAVATimeout", ErrorMsg: "lava-test-monitor timed out after 300 seconds"}, "", false, true},
+		{"qemu exited after a panic", "Incomplete", jobLog{Target: []byte(guest + "Kernel panic - not syncing\n"), ErrorType: "Infrastructure", ErrorMsg: "Connection closed"}, "", false, false},
+		{"connection closed before any kernel output", "Incomplete", jobLog{Target: []byte("SeaBIOS (version 1.16.2)\n"), ErrorType: "Infrastructure", ErrorMsg: "Connection closed"}, "", true, false},
+		{"download failed", "Incomplete", jobLog{ErrorType: "Infrastructure", ErrorMsg: "Unable to fetch http://x/bzImage"}, "", true, false},
+		{"dispatcher bug", "Incomplete", jobLog{Target: []byte(guest), ErrorType: "Bug", ErrorMsg: "boom"}, "", true, false},
+		{"canceled", "Canceled", jobLog{Target: []byte(guest)}, "", true, false},
+		{"incomplete, log cut", "Incomplete", jobLog{}, "worker lost", true, false},
+		{"complete without output", "Complete", jobLog{}, "", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := &Job{ID: 7, State: "Finished", Health: tt.health, FailureComment: tt.comment}
+			l := tt.log
+			if strings.Contains(string(l.Target), "@@AUTOSEL-HELLO") {
+				l.Hello = true
+			}
+			out, _, _, err := outcome(j, &l, spec)
+			if tt.wantInfra {
+				if err == nil || !errorsIsInfra(err) {
+					t.Fatalf("err %v, want ErrInfra", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Stopped != tt.wantStopped {
+				t.Errorf("stopped %v (%s), want %v", out.Stopped, out.Why, tt.wantStopped)
+			}
+		})
+	}
+}
+
 // testdata/console-in-frame.yaml is a real job on the CI lab (a kernel
 // with pipe_release's wake-up narrowed to one reader): two kernel console
 // lines ("[    2.555595] input: ...") were printed in the middle of the
