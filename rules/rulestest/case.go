@@ -2,20 +2,13 @@ package rulestest
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
-	"sort"
 	"strings"
-	"testing"
 
-	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules"
 )
 
 var update = flag.Bool("update", false, "rewrite the WANT lines of rule case files from the current output")
@@ -26,10 +19,17 @@ const (
 	ModeTree = "tree"
 	// ModePatch analyses the patch alone.
 	ModePatch = "patch"
+	// ModeReverse applies the reverse patch (the fix) onto the case's
+	// tree with the patch applied (the tree with the bug).
+	ModeReverse = "reverse"
 )
 
 // TreeLinux61 is the "tree:" value naming the shared Linux 6.1 tree.
 const TreeLinux61 = "linux-6.1"
+
+// ApplyConflict is the "apply:" value of a case whose patch does not
+// apply cleanly to its tree (its hunks' post-image is analysed).
+const ApplyConflict = "conflict"
 
 // Case is one case file: a txtar archive whose comment holds the header
 // lines and expectations, with a "patch" file and optional files that make
@@ -38,9 +38,14 @@ const TreeLinux61 = "linux-6.1"
 //	A one-line description, then free text.
 //	tree: linux-6.1        (optional: the shared 6.1 tree instead of the files)
 //	modes: tree patch      (optional: default "tree patch", "tree" on linux-6.1)
+//	apply: conflict        (optional: the patch does not apply cleanly to the tree)
+//	seed: 002-watch-queue-v5.mbox 2/2   (optional: where the patch comes from)
 //	WANT risk sleep-in-atomic f chain:kmalloc
+//	  step f spin_lock(
 //	WANT(patch) note wakeup-removed foo_write key:foo_dev.wq
 //	WANT none
+//	NOTE(patch) were not checked: no --tree
+//	!NOTE(tree) no --tree
 //	-- patch --
 //	diff --git a/a.c b/a.c
 //	...
@@ -51,7 +56,17 @@ const TreeLinux61 = "linux-6.1"
 // is the finding's category, else its rule; primitive the last chain
 // step's callee): it holds in every mode, WANT(mode) in one. The lines
 // must match the findings exactly, as a multiset; "WANT none" says there
-// are none.
+// are none. Lines indented under a WANT line say more about the finding it
+// stands for (see detail.go); -update keeps them under the same WANT line.
+//
+// The tree mode fails when the patch does not apply cleanly, unless the
+// case says "apply: conflict". The reverse mode runs the reverse patch
+// on the tree with the patch applied (both must apply). "seed:" names a
+// seed mbox of the repository's testdata/seeds and a subject substring:
+// the diff the mail layer extracts from the first message with a diff
+// whose subject holds the substring must be the case's patch. A NOTE
+// line asks for a note of the pass (Pass.Notes) holding the text, a
+// "!NOTE" line for none; with (mode), in that mode only.
 type Case struct {
 	// Name is the file name without .txtar.
 	Name string
@@ -61,6 +76,10 @@ type Case struct {
 	Tree string
 	// Modes are the modes to run in.
 	Modes []string
+	// Apply is ApplyConflict or "" (the patch applies cleanly).
+	Apply string
+	// Seed is the "seed:" value: a seed mbox and a subject substring.
+	Seed string
 	// Patch is the diff.
 	Patch string
 	// Files are the pre-patch tree's files by path.
@@ -68,8 +87,23 @@ type Case struct {
 	// Want holds the expected lines per mode ("" for every mode).
 	Want map[string][]string
 
-	comment []string // header lines other than WANT, kept by -update
-	archive []byte   // the files part, kept by -update
+	wants   []*want     // the WANT lines with their detail lines
+	notes   []noteCheck // the NOTE lines
+	comment []string    // header lines other than WANT and details, kept by -update
+	archive []byte      // the files part, kept by -update
+}
+
+// want is one WANT line and the detail lines under it.
+type want struct {
+	mode, line string
+	details    []detail
+}
+
+// noteCheck is a NOTE line: some note of the pass holds text (none when
+// neg).
+type noteCheck struct {
+	mode, text string
+	neg        bool
 }
 
 // ParseCase reads one case file.
@@ -81,30 +115,8 @@ func ParseCase(path string) (*Case, error) {
 	c := &Case{Name: strings.TrimSuffix(filepath.Base(path), ".txtar"), Path: path, Files: map[string]string{}, Want: map[string][]string{}}
 	head, files := splitArchive(b)
 	c.archive = b[len(head):]
-	var headLines []string
-	if len(bytes.TrimSpace(head)) > 0 {
-		headLines = strings.Split(strings.TrimRight(string(head), "\n"), "\n")
-	}
-	for _, l := range headLines {
-		switch {
-		case strings.HasPrefix(l, "WANT"):
-			mode, rest, err := parseWant(l)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			if rest != "none" {
-				c.Want[mode] = append(c.Want[mode], rest)
-			}
-			continue
-		case strings.HasPrefix(l, "tree:"):
-			c.Tree = strings.TrimSpace(strings.TrimPrefix(l, "tree:"))
-			if c.Tree != TreeLinux61 {
-				return nil, fmt.Errorf("%s: unknown tree %q", path, c.Tree)
-			}
-		case strings.HasPrefix(l, "modes:"):
-			c.Modes = strings.Fields(strings.TrimPrefix(l, "modes:"))
-		}
-		c.comment = append(c.comment, l)
+	if err := c.parseHeader(head); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for _, f := range files {
 		if f.name == "patch" {
@@ -113,11 +125,82 @@ func ParseCase(path string) (*Case, error) {
 			c.Files[f.name] = f.data
 		}
 	}
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// parseHeader reads the header lines: WANT lines with their details,
+// NOTE lines and the "key:" lines; the rest is kept as comment.
+func (c *Case) parseHeader(head []byte) error {
+	var lines []string
+	if len(bytes.TrimSpace(head)) > 0 {
+		lines = strings.Split(strings.TrimRight(string(head), "\n"), "\n")
+	}
+	var last *want // the WANT line detail lines go under
+	lastNone := false
+	for _, l := range lines {
+		if l != "" && (l[0] == ' ' || l[0] == '\t') && (last != nil || lastNone) {
+			if lastNone {
+				return fmt.Errorf("detail line %q under WANT none", l)
+			}
+			d, err := parseDetail(l)
+			if err != nil {
+				return err
+			}
+			last.details = append(last.details, d)
+			continue
+		}
+		last, lastNone = nil, false
+		switch {
+		case strings.HasPrefix(l, "WANT"):
+			mode, rest, err := parseWant(l)
+			if err != nil {
+				return err
+			}
+			if rest == "none" {
+				lastNone = true
+				continue
+			}
+			c.Want[mode] = append(c.Want[mode], rest)
+			last = &want{mode: mode, line: rest}
+			c.wants = append(c.wants, last)
+			continue
+		case strings.HasPrefix(l, "NOTE") || strings.HasPrefix(l, "!NOTE"):
+			mode, text, err := parseKeyword(strings.TrimPrefix(l, "!"), "NOTE")
+			if err != nil {
+				return err
+			}
+			c.notes = append(c.notes, noteCheck{mode: mode, text: text, neg: l[0] == '!'})
+		case strings.HasPrefix(l, "tree:"):
+			c.Tree = strings.TrimSpace(strings.TrimPrefix(l, "tree:"))
+			if c.Tree != TreeLinux61 {
+				return fmt.Errorf("unknown tree %q", c.Tree)
+			}
+		case strings.HasPrefix(l, "modes:"):
+			c.Modes = strings.Fields(strings.TrimPrefix(l, "modes:"))
+		case strings.HasPrefix(l, "apply:"):
+			c.Apply = strings.TrimSpace(strings.TrimPrefix(l, "apply:"))
+			if c.Apply != ApplyConflict {
+				return fmt.Errorf("unknown apply: %q", c.Apply)
+			}
+		case strings.HasPrefix(l, "seed:"):
+			c.Seed = strings.TrimSpace(strings.TrimPrefix(l, "seed:"))
+		}
+		c.comment = append(c.comment, l)
+	}
+	return nil
+}
+
+// validate checks what the header and the files say together and fills
+// in the default modes.
+func (c *Case) validate() error {
 	if c.Patch == "" {
-		return nil, fmt.Errorf("%s: no patch file", path)
+		return fmt.Errorf("no patch file")
 	}
 	if c.Tree != "" && len(c.Files) > 0 {
-		return nil, fmt.Errorf("%s: tree %s and files: overlaying the shared tree is not supported", path, c.Tree)
+		return fmt.Errorf("tree %s and files: overlaying the shared tree is not supported", c.Tree)
 	}
 	if len(c.Modes) == 0 {
 		c.Modes = []string{ModeTree, ModePatch}
@@ -126,31 +209,47 @@ func ParseCase(path string) (*Case, error) {
 		}
 	}
 	for _, m := range c.Modes {
-		if m != ModeTree && m != ModePatch {
-			return nil, fmt.Errorf("%s: unknown mode %q", path, m)
+		if m != ModeTree && m != ModePatch && m != ModeReverse {
+			return fmt.Errorf("unknown mode %q", m)
 		}
+	}
+	if c.Apply != "" && contains(c.Modes, ModeReverse) {
+		return fmt.Errorf("apply: %s and mode %s: the reverse mode needs a patch that applies", c.Apply, ModeReverse)
 	}
 	for m := range c.Want {
 		if m != "" && !contains(c.Modes, m) {
-			return nil, fmt.Errorf("%s: WANT(%s) but the case does not run in that mode", path, m)
+			return fmt.Errorf("WANT(%s) but the case does not run in that mode", m)
 		}
 	}
-	return c, nil
+	for _, n := range c.notes {
+		if n.mode != "" && !contains(c.Modes, n.mode) {
+			return fmt.Errorf("NOTE(%s) but the case does not run in that mode", n.mode)
+		}
+	}
+	return nil
 }
 
+// parseWant splits a WANT line into its mode ("" for every mode) and the
+// rest, spaces normalised.
 func parseWant(l string) (mode, rest string, err error) {
-	rest = strings.TrimPrefix(l, "WANT")
+	mode, rest, err = parseKeyword(l, "WANT")
+	return mode, strings.Join(strings.Fields(rest), " "), err
+}
+
+// parseKeyword splits "KEY[(mode)] text" into mode and text.
+func parseKeyword(l, key string) (mode, rest string, err error) {
+	rest = strings.TrimPrefix(l, key)
 	if strings.HasPrefix(rest, "(") {
 		i := strings.Index(rest, ")")
 		if i < 0 {
-			return "", "", fmt.Errorf("bad WANT line %q", l)
+			return "", "", fmt.Errorf("bad %s line %q", key, l)
 		}
 		mode, rest = rest[1:i], rest[i+1:]
 	}
-	if !strings.HasPrefix(rest, " ") {
-		return "", "", fmt.Errorf("bad WANT line %q", l)
+	if !strings.HasPrefix(rest, " ") || strings.TrimSpace(rest) == "" {
+		return "", "", fmt.Errorf("bad %s line %q", key, l)
 	}
-	return mode, strings.Join(strings.Fields(rest), " "), nil
+	return mode, strings.TrimSpace(rest), nil
 }
 
 type archiveFile struct{ name, data string }
@@ -210,175 +309,6 @@ func WantLine(f report.Finding) string {
 		s += " key:" + strings.ReplaceAll(f.Key, " ", "")
 	}
 	return s
-}
-
-// RunCases runs every case file *.txtar in dir with the rule newRule
-// builds, as subtests; with -update it rewrites their WANT lines instead
-// of comparing.
-func RunCases(t *testing.T, dir string, newRule rules.Constructor) {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) == 0 {
-		t.Fatalf("no case files in %s", dir)
-	}
-	rule, err := newRule(rules.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range paths {
-		c, err := ParseCase(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(c.Name, func(t *testing.T) {
-			got := map[string][]string{}
-			for _, m := range c.Modes {
-				got[m] = c.run(t, rule, m)
-			}
-			if *update {
-				if err := c.rewrite(got); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			for _, m := range c.Modes {
-				want := append(append([]string(nil), c.Want[""]...), c.Want[m]...)
-				sort.Strings(want)
-				if strings.Join(got[m], "\n") != strings.Join(want, "\n") {
-					t.Errorf("%s mode:\ngot:\n  %s\nwant:\n  %s\n(go test -update rewrites the WANT lines)", m,
-						strings.Join(got[m], "\n  "), strings.Join(want, "\n  "))
-				}
-			}
-		})
-	}
-}
-
-// run returns the sorted WANT lines of the case's findings in mode.
-func (c *Case) run(t *testing.T, rule *rules.Rule, mode string) []string {
-	t.Helper()
-	var fs []report.Finding
-	switch {
-	case mode == ModePatch:
-		fs, _ = Run(t, rule, c.Patch, "", nil)
-	case c.Tree == TreeLinux61:
-		dir, ix := Kernel(t)
-		fs, _ = Run(t, rule, c.Patch, dir, ix)
-	default:
-		dir := t.TempDir()
-		for p, s := range c.Files {
-			full := filepath.Join(dir, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: "-"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := Pass(t, c.Patch, dir, ix)
-		if p.Change.ApplyError != "" {
-			t.Fatalf("patch does not apply to the case's files: %s", p.Change.ApplyError)
-		}
-		fs = RunPass(t, rule, p)
-		if rule.Prepare != nil {
-			// What the family prepares from the whole tree (stored
-			// summaries) must not change a finding.
-			if err := rule.Prepare(context.Background(), ix, nil); err != nil {
-				t.Fatalf("prepare: %v", err)
-			}
-			if want, got := fullLines(t, fs), fullLines(t, RunPass(t, rule, Pass(t, c.Patch, dir, ix))); !reflect.DeepEqual(want, got) {
-				t.Errorf("findings change once the tree is prepared:\nwithout:\n%s\nwith:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
-			}
-		}
-	}
-	return wantLines(fs)
-}
-
-// fullLines renders every field of fs, chains included, sorted.
-func fullLines(t *testing.T, fs []report.Finding) []string {
-	var out []string
-	for _, f := range fs {
-		b, err := json.Marshal(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, string(b))
-	}
-	sort.Strings(out)
-	return out
-}
-
-// wantLines returns the sorted WANT lines of fs.
-func wantLines(fs []report.Finding) []string {
-	var out []string
-	for _, f := range fs {
-		out = append(out, WantLine(f))
-	}
-	sort.Strings(out)
-	return out
-}
-
-// rewrite replaces the case file's WANT lines with got: lines found in
-// every mode as WANT, the others as WANT(mode).
-func (c *Case) rewrite(got map[string][]string) error {
-	count := func(l []string) map[string]int {
-		m := map[string]int{}
-		for _, s := range l {
-			m[s]++
-		}
-		return m
-	}
-	common := count(got[c.Modes[0]])
-	for _, m := range c.Modes[1:] {
-		cm := count(got[m])
-		for s, n := range common {
-			if cm[s] < n {
-				common[s] = cm[s]
-			}
-		}
-	}
-	var lines []string
-	for _, s := range got[c.Modes[0]] {
-		if common[s] > 0 {
-			common[s]--
-			lines = append(lines, "WANT "+s)
-		}
-	}
-	all := count(nil)
-	for _, l := range lines {
-		all[strings.TrimPrefix(l, "WANT ")]++
-	}
-	for _, m := range c.Modes {
-		left := map[string]int{}
-		for k, v := range all {
-			left[k] = v
-		}
-		for _, s := range got[m] {
-			if left[s] > 0 {
-				left[s]--
-				continue
-			}
-			lines = append(lines, "WANT("+m+") "+s)
-		}
-	}
-	if len(lines) == 0 {
-		lines = []string{"WANT none"}
-	}
-	var b bytes.Buffer
-	for _, l := range c.comment {
-		b.WriteString(l + "\n")
-	}
-	for _, l := range lines {
-		b.WriteString(l + "\n")
-	}
-	b.Write(c.archive)
-	return os.WriteFile(c.Path, b.Bytes(), 0o644)
 }
 
 func contains(l []string, s string) bool {

@@ -18,12 +18,24 @@ import (
 // tree (in memory) with base as the tree's index.
 func Pass(tb testing.TB, patch, tree string, base *index.Index) *rules.Pass {
 	tb.Helper()
+	if base == nil {
+		return PassOn(tb, patch, nil, nil)
+	}
+	return PassOn(tb, patch, diffcheck.DirTree(tree), base)
+}
+
+// PassOn is Pass over any tree: patch-only when base is nil, else applied
+// onto tree (in memory) with base as the tree's index. A patch that does
+// not apply cleanly is analysed as the pipeline does (the pass's
+// Change.ApplyError says so).
+func PassOn(tb testing.TB, patch string, tree diffcheck.Tree, base *index.Index) *rules.Pass {
+	tb.Helper()
 	cs, err := diffcheck.Parse(patch)
 	if err != nil {
 		tb.Fatalf("parse patch: %v", err)
 	}
 	if base != nil {
-		if err := diffcheck.ApplyTree(cs, diffcheck.DirTree(tree)); err != nil {
+		if err := diffcheck.ApplyTree(cs, tree); err != nil {
 			tb.Fatalf("apply: %v", err)
 		}
 	}
