@@ -10,24 +10,27 @@ import (
 
 // BenchmarkWakeupTree measures per-patch wakeup analysis against the whole
 // Linux 6.1 tree with a warm index (the index is opened, from its cache when
-// warm, before the timer starts): "rule" is the rule's Run alone on a
+// warm, before the timer starts), on the patch of the case
+// linux61-pipe-release-narrowed: "rule" is the rule's Run alone on a
 // prepared pass, "patch" adds parsing, the in-memory apply and the overlay.
 func BenchmarkWakeupTree(b *testing.B) {
 	dir, idx := kernelIndexFor(b)
 	b.Logf("index: %d files, %d funcs (scanned %d, cached %d) in %v", idx.Stats.Files, idx.Stats.Funcs, idx.Stats.Scanned, idx.Stats.Cached, idx.Stats.Duration)
-	benchTree(b, dir, idx, "pipe-release-single-6.1.diff")
+	benchTree(b, dir, idx, "linux61-pipe-release-narrowed")
 }
 
 // BenchmarkWakeupTreeRemoved is BenchmarkWakeupTree on a removed wake-up
-// (fs/eventfd.c, eventfd_write): the waiters of the queue, the covering
-// wakers in callees and callers and the ordering checks are all consulted.
+// (fs/eventfd.c, eventfd_write; the case linux61-eventfd-write-wake-removed):
+// the waiters of the queue, the covering wakers in callees and callers and
+// the ordering checks are all consulted.
 func BenchmarkWakeupTreeRemoved(b *testing.B) {
 	dir, idx := kernelIndexFor(b)
-	benchTree(b, dir, idx, "eventfd-write-wake-removed-6.1.diff")
+	benchTree(b, dir, idx, "linux61-eventfd-write-wake-removed")
 }
 
+// benchTree runs the benchmark on the patch of the case name.
 func benchTree(b *testing.B, dir string, idx *index.Index, name string) {
-	diff := readTestdataB(b, name)
+	diff := casePatch(b, name)
 	rule, err := New(rules.Options{})
 	if err != nil {
 		b.Fatal(err)

@@ -2,12 +2,12 @@ package wakeup
 
 import (
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/rulestest"
 
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 )
@@ -125,13 +125,13 @@ func TestWakeupSplitTop(t *testing.T) {
 // FuzzWakeup runs the rule over arbitrary diffs: it must never panic, and
 // every finding must name a rule, a severity and a file.
 func FuzzWakeup(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.diff"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "cases", "*.txtar"))
 	for _, p := range files {
-		b, err := os.ReadFile(p)
+		c, err := rulestest.ParseCase(p)
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(string(b))
+		f.Add(c.Patch)
 	}
 	f.Add(unifiedDiff("a.c", "int f(void)\n{\n\twake_up_all(&x->wq);\n}\n", "int f(void)\n{\n\twake_up(&x->wq);\n}\n"))
 	f.Add("diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@ int f(\n {\n-\twait_event(\n+\twait_event_exclusive((((\n }\n")

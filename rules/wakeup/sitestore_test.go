@@ -27,7 +27,7 @@ func TestWakeupSiteStore(t *testing.T) {
 		return ix
 	}
 	p := defaultPrims(t)
-	diff := readTestdata(t, "pipe-release-single-6.1.diff")
+	diff := casePatch(t, "linux61-pipe-release-narrowed")
 	ix := open()
 	if loadSites(p, ix) != nil {
 		t.Fatal("sites stored before Prepare")

@@ -13,7 +13,6 @@ import (
 	"github.com/autosel-bot/autosel-bot/diffcheck"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/testkernel"
-	"github.com/autosel-bot/autosel-bot/report"
 )
 
 // pipeFiles are the files of Linux 6.1 that use the pipe wait queues.
@@ -80,65 +79,6 @@ func openIndex(tb testing.TB, dir string) *index.Index {
 		tb.Fatal(err)
 	}
 	return idx
-}
-
-const singleRelease = "\t\twake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM | EPOLLERR | EPOLLHUP);\n\t\twake_up_interruptible_all(&pipe->wr_wait);"
-
-// TestWakeupTreePipeRelease: with the tree, narrowing pipe_release's
-// wake-up of rd_wait is a lost-wakeup risk although the exclusive waiter,
-// pipe_read(), is outside the patch; the reverse patch is quiet.
-func TestWakeupTreePipeRelease(t *testing.T) {
-	allRelease := "\t\twake_up_interruptible_all(&pipe->rd_wait);\n\t\twake_up_interruptible_all(&pipe->wr_wait);"
-	tests := []struct {
-		name      string
-		diff      string
-		edits     []string // applied to the tree's fs/pipe.c first
-		wantRisk  bool
-		wantApply bool
-	}{
-		{name: "narrowed", diff: "pipe-release-single-6.1.diff", wantRisk: true, wantApply: true},
-		{name: "reverse on a tree with the bug", diff: "pipe-release-all-6.1.diff", edits: []string{allRelease, singleRelease}, wantApply: true},
-		{name: "reverse on 6.1 (does not apply)", diff: "pipe-release-all-6.1.diff"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := pipeTree(t, tc.edits...)
-			pass := treePass(t, readTestdata(t, tc.diff), openIndex(t, dir), dir)
-			if got := pass.Change.ApplyError == ""; got != tc.wantApply {
-				t.Fatalf("applied = %v (%s), want %v", got, pass.Change.ApplyError, tc.wantApply)
-			}
-			fs := runWakeupDiff(t, "", pass)
-			if !tc.wantRisk {
-				checkFindings(t, fs, nil, []wantFinding{{sev: "risk"}})
-				return
-			}
-			checkFindings(t, fs, []wantFinding{
-				{rule: CategoryLostWakeup, sev: "risk", fn: "pipe_release", key: rdWait},
-				{rule: CategoryNarrowed, sev: "note", fn: "pipe_release", key: rdWait},
-			}, []wantFinding{{sev: "risk", key: wrWait}})
-			var lost report.Finding
-			for _, f := range fs {
-				if f.Category == CategoryLostWakeup {
-					lost = f
-				}
-			}
-			if lost.File != "fs/pipe.c" || lost.Line != 732 {
-				t.Errorf("finding at %s:%d, want fs/pipe.c:732", lost.File, lost.Line)
-			}
-			if len(lost.Old) != 1 || !strings.Contains(lost.Old[0], "wake_up_interruptible_all(&pipe->rd_wait)") {
-				t.Errorf("old = %q", lost.Old)
-			}
-			var waiter bool
-			for _, s := range lost.Chain {
-				if s.Func == "pipe_read" && s.File == "fs/pipe.c" && s.Line == 378 && strings.Contains(s.What, "exclusively") {
-					waiter = true
-				}
-			}
-			if !waiter {
-				t.Errorf("chain lacks the tree's exclusive waiter pipe_read (fs/pipe.c:378): %+v", lost.Chain)
-			}
-		})
-	}
 }
 
 func TestMayKey(t *testing.T) {
