@@ -68,7 +68,7 @@ func TestParseCase(t *testing.T) {
 // and seed lines are read.
 func TestParseDetails(t *testing.T) {
 	c, err := ParseCase(writeCase(t, "Free text.\nmodes: tree reverse\nseed: 000.mbox AUTOSEL\nWANT(tree) risk r f\n"+
-		"  at a.c:3\n\t!evidence[1] left behind\n  step[0] g b.c:7 calls f()\n  step h :9\n  step k\nWANT note r g\nNOTE(tree) no --tree\n!NOTE x\n"+
+		"  at a.c:3\n\t!evidence[1] left behind\n  step[0] g b.c:7 calls f()\n  step h :9\n  step[-1] k\nWANT note r g\nNOTE(tree) no --tree\n!NOTE x\n"+
 		"-- patch --\n"+casePatch+"-- a.c --\nx\nz\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -76,12 +76,13 @@ func TestParseDetails(t *testing.T) {
 	if c.Seed != "000.mbox AUTOSEL" || len(c.wants) != 2 || len(c.wants[1].details) != 0 {
 		t.Fatalf("parsed %+v", c)
 	}
+	idx := func(n int) *int { return &n }
 	want := []detail{
-		{src: "at a.c:3", kind: "at", index: -1, file: "a.c", line: 3},
-		{src: "!evidence[1] left behind", neg: true, kind: "evidence", index: 1, text: "left behind"},
-		{src: "step[0] g b.c:7 calls f()", kind: "step", index: 0, fn: "g", file: "b.c", line: 7, text: "calls f()"},
-		{src: "step h :9", kind: "step", index: -1, fn: "h", line: 9},
-		{src: "step k", kind: "step", index: -1, fn: "k"},
+		{src: "at a.c:3", kind: "at", file: "a.c", line: 3},
+		{src: "!evidence[1] left behind", neg: true, kind: "evidence", index: idx(1), text: "left behind"},
+		{src: "step[0] g b.c:7 calls f()", kind: "step", index: idx(0), fn: "g", file: "b.c", line: 7, text: "calls f()"},
+		{src: "step h :9", kind: "step", fn: "h", line: 9},
+		{src: "step[-1] k", kind: "step", index: idx(-1), fn: "k"},
 	}
 	if !reflect.DeepEqual(c.wants[0].details, want) {
 		t.Errorf("details %+v", c.wants[0].details)
@@ -115,6 +116,9 @@ func TestCheckDetails(t *testing.T) {
 		{"WANT risk r f chain:kmalloc\n  old o1", 1},
 		{"WANT risk r f chain:kmalloc\n  !step g", 1},
 		{"WANT risk r f chain:kmalloc\n  step[1] g", 1},
+		{"WANT risk r f chain:kmalloc\n  step[-1] f ^kmalloc(\n  step[-2] g ^calls\n  step g calls", 0},
+		{"WANT risk r f chain:kmalloc\n  step[-1] f ^malloc(", 1},
+		{"WANT risk r f chain:kmalloc\n  step[-3] g", 1},
 		{"WANT risk r f chain:kmalloc\n  evidence[1] e", 1},
 		{"WANT risk r f chain:kmalloc\n  !evidence e2", 0},
 		{"WANT risk r f chain:kmalloc\n  at b.c", 1},

@@ -20,7 +20,8 @@ import (
 //	step FUNC [[FILE]:LINE] [TEXT]
 //	                      a step of its chain is in FUNC (at FILE:LINE, or
 //	                      at LINE of any file) and its What holds TEXT
-//	step[N] ...           chain step N (from 0) is
+//	                      (begins with it when TEXT begins with "^")
+//	step[N] ...           chain step N is (from 0; -1 is the last step)
 //	needs-tree            it says it needs a tree
 //	located               every step of its chain has a file and a line
 //
@@ -32,7 +33,7 @@ type detail struct {
 	src   string // the line as written, without its indent
 	neg   bool
 	kind  string
-	index int // the element the line is about; -1 for any
+	index *int // the element the line is about (from the end when < 0); nil for any
 	text  string
 	fn    string // a step's function
 	file  string // "at" and a step's file
@@ -42,7 +43,7 @@ type detail struct {
 // parseDetail parses one detail line.
 func parseDetail(l string) (detail, error) {
 	s := strings.TrimSpace(l)
-	d := detail{src: s, index: -1}
+	d := detail{src: s}
 	if strings.HasPrefix(s, "!") {
 		d.neg, s = true, s[1:]
 	}
@@ -50,10 +51,10 @@ func parseDetail(l string) (detail, error) {
 	rest = strings.TrimSpace(rest)
 	if i := strings.Index(word, "["); i > 0 && strings.HasSuffix(word, "]") {
 		n, err := strconv.Atoi(word[i+1 : len(word)-1])
-		if err != nil || n < 0 {
+		if err != nil {
 			return d, fmt.Errorf("bad index in detail line %q", l)
 		}
-		d.index, word = n, word[:i]
+		d.index, word = &n, word[:i]
 		if word != "evidence" && word != "step" {
 			return d, fmt.Errorf("detail line %q: only evidence and step take an index", l)
 		}
@@ -150,15 +151,22 @@ func (d detail) matches(f report.Finding) bool {
 }
 
 func (d detail) stepMatches(s report.Step) bool {
-	return s.Func == d.fn && (d.file == "" || s.File == d.file) && (d.line == 0 || s.Line == d.line) &&
-		strings.Contains(s.What, d.text)
+	what := strings.Contains(s.What, d.text)
+	if strings.HasPrefix(d.text, "^") {
+		what = strings.HasPrefix(s.What, d.text[1:])
+	}
+	return s.Func == d.fn && (d.file == "" || s.File == d.file) && (d.line == 0 || s.Line == d.line) && what
 }
 
-// anyAt reports whether ok holds for element index of n elements, or for
-// any of them when index is -1.
-func anyAt(n, index int, ok func(int) bool) bool {
-	if index >= 0 {
-		return index < n && ok(index)
+// anyAt reports whether ok holds for element index of n elements (from
+// the end when negative), or for any of them when index is nil.
+func anyAt(n int, index *int, ok func(int) bool) bool {
+	if index != nil {
+		i := *index
+		if i < 0 {
+			i += n
+		}
+		return i >= 0 && i < n && ok(i)
 	}
 	for i := 0; i < n; i++ {
 		if ok(i) {
@@ -260,11 +268,15 @@ func (c *Case) checkNotes(mode string, notes []string) []string {
 		for _, s := range notes {
 			found = found || strings.Contains(s, n.text)
 		}
+		all := "(no notes)"
+		if len(notes) > 0 {
+			all = strings.Join(notes, "\n  ")
+		}
 		switch {
 		case found && n.neg:
-			errs = append(errs, fmt.Sprintf("a note holds %q:\n  %s", n.text, strings.Join(notes, "\n  ")))
+			errs = append(errs, fmt.Sprintf("a note holds %q:\n  %s", n.text, all))
 		case !found && !n.neg:
-			errs = append(errs, fmt.Sprintf("no note holds %q:\n  %s", n.text, strings.Join(notes, "\n  ")))
+			errs = append(errs, fmt.Sprintf("no note holds %q:\n  %s", n.text, all))
 		}
 	}
 	return errs

@@ -1,7 +1,6 @@
 package sleep
 
 import (
-	"context"
 	"fmt"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/mail"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
@@ -51,20 +49,14 @@ func runSleepPatch(t testing.TB, patch, tree string, ix *index.Index) ([]report.
 	return rulestest.Run(t, sleepRule(t), patch, tree, ix)
 }
 
-// seedPatch returns patch n (1-based) of a seed mbox in testdata/seeds.
-func seedPatch(t testing.TB, mbox string, n int) string {
-	t.Helper()
-	msgs, errs := mail.Load(context.Background(), []string{filepath.Join("..", "..", "testdata", "seeds", mbox)}, nil)
-	if len(errs) > 0 {
-		t.Fatalf("load %s: %v", mbox, errs[0])
+// casePatch returns the patch of the case file testdata/cases/name.txtar.
+func casePatch(tb testing.TB, name string) string {
+	tb.Helper()
+	c, err := rulestest.ParseCase(filepath.Join("testdata", "cases", name+".txtar"))
+	if err != nil {
+		tb.Fatal(err)
 	}
-	for _, m := range msgs {
-		if m.Diff != "" && strings.Contains(m.Subject.Raw, "/") && m.Subject.Number == n && !m.Subject.Reply {
-			return m.Diff
-		}
-	}
-	t.Fatalf("%s: patch %d not found", mbox, n)
-	return ""
+	return c.Patch
 }
 
 // kernelIndexFor returns the shared Linux 6.1 tree and its index.
