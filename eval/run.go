@@ -34,6 +34,10 @@ type Options struct {
 	// Summaries stores whole-tree summaries before the first case, as
 	// index.summaries does for the bot (pipeline.AnalysisOptions.Prepare).
 	Summaries bool
+	// IndexWarm bounds the functions of the index kept decoded between
+	// cases, as index.warm does for the bot (pipeline.AnalysisOptions.
+	// IndexWarm); 0 keeps everything.
+	IndexWarm int
 }
 
 // Evaluator runs the analysis stage on corpus cases: one Analysis over
@@ -61,7 +65,7 @@ func NewEvaluator(opts Options) (*Evaluator, error) {
 	e := &Evaluator{opts: opts}
 	var err error
 	if opts.Tree != "" {
-		e.tree, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions, Tree: opts.Tree, Index: opts.Index, Prepare: opts.Summaries}, nil)
+		e.tree, err = pipeline.NewAnalysis(pipeline.AnalysisOptions{Rules: opts.Rules, RuleOptions: opts.RuleOptions, Tree: opts.Tree, Index: opts.Index, Prepare: opts.Summaries, IndexWarm: opts.IndexWarm}, nil)
 		if err != nil {
 			return nil, err
 		}

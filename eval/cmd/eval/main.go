@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -40,18 +41,23 @@ func main() {
 	jobs := flag.Int("j", runtime.GOMAXPROCS(0), "cases analysed at once")
 	verbose := flag.Bool("v", false, "log index progress")
 	summaries := flag.Bool("summaries", true, "store whole-tree summaries first (index.summaries)")
+	memLimit := flag.Int("memlimit", 2304, "soft limit of the Go heap in MiB (runtime/debug.SetMemoryLimit), so that the collector runs before the process nears 3 GB; 0: none; GOMEMLIMIT in the environment wins")
+	warm := flag.Int("warm", index.DefaultSettings().Warm, "functions of the index kept decoded between cases, as index.warm (0: all)")
 	split := flag.String("split", os.Getenv("EVAL_SPLIT"), "cases to run: all, train or test (default $EVAL_SPLIT, else all)")
 	showTest := flag.Bool("show-test", os.Getenv("EVAL_SHOW_TEST") == "1", "print the test split's per-case rows too (default: $EVAL_SHOW_TEST=1)")
 	assign := flag.Bool("assign", false, "add the cases split.yaml lacks to it (by the hash of their names) and exit")
 	explain := flag.String("explain", "", "comma-separated case names: print their findings with messages and chains after the report (test cases only with -show-test)")
 	flag.Parse()
+	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(*memLimit) << 20)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var err error
 	if *assign {
 		err = assignNew(*dir)
 	} else {
-		err = run(ctx, *dir, *tree, *split, *jobs, *verbose, *summaries, *showTest, *explain)
+		err = run(ctx, *dir, *tree, *split, *jobs, *warm, *verbose, *summaries, *showTest, *explain)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
@@ -76,7 +82,7 @@ func assignNew(dir string) error {
 	return nil
 }
 
-func run(ctx context.Context, dir, tree, split string, jobs int, verbose, summaries, showTest bool, explain string) error {
+func run(ctx context.Context, dir, tree, split string, jobs, warm int, verbose, summaries, showTest bool, explain string) error {
 	c, err := eval.Load(dir)
 	if err != nil {
 		return err
@@ -99,7 +105,7 @@ func run(ctx context.Context, dir, tree, split string, jobs int, verbose, summar
 		return fmt.Errorf("index %s: %w", tree, err)
 	}
 	fmt.Printf("index of %s opened in %s\n", tree, time.Since(start).Round(100*time.Millisecond))
-	ev, err := eval.NewEvaluator(eval.Options{Tree: tree, Index: ix, Jobs: jobs, Summaries: summaries})
+	ev, err := eval.NewEvaluator(eval.Options{Tree: tree, Index: ix, Jobs: jobs, Summaries: summaries, IndexWarm: warm})
 	if err != nil {
 		return err
 	}
