@@ -207,6 +207,7 @@ func (r *checker) compareWakers(o, n *wsite) {
 		if n.WKind == "completion" {
 			f.Explanation = fmt.Sprintf("%s wakes one waiter of the completion; %s woke all of them and left it completed for later waiters. "+
 				"Every waiter must get its own complete().", n.Call.Name, o.Call.Name)
+			r.riskOneShot(&f, o, n)
 		} else if ok, why := teardownNarrowed(o, n); ok {
 			r.riskTeardown(&f, o, n, why)
 		} else if b := r.broadcastOf(n); b != nil && r.tree == nil {
