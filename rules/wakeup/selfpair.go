@@ -13,7 +13,9 @@ import "github.com/autosel-bot/autosel-bot/cscan"
 //     wake-up that is now unconditional (not gated by a lockless check of
 //     the queue) loses nothing: the wake-up takes the queue lock, which
 //     the sleeper took to queue itself before it tested the condition, so
-//     either the waker finds the entry or the sleeper sees the store.
+//     either the waker finds the entry or the sleeper sees the store. Not
+//     so for the wake-ups that test for sleepers without the lock
+//     (wake_up_var(), wake_up_bit(): lockless in the wakers table).
 
 // selfPeers returns nw's own waits on the queues it also wakes.
 func selfPeers(nw *wfunc, ro roles) []peer {
@@ -47,6 +49,9 @@ func (r *checker) unconditionalWakeAfter(nw *wfunc, o orderOp, queues []string) 
 	for _, w := range nw.Sites {
 		if w.Kind != siteWake || w.Line() <= pos || !samePath(at, w.Call) || !contains(queues, w.Q) {
 			continue
+		}
+		if row := r.p.waker(w.Call.Name); row == nil || row.Lockless {
+			continue // a helper, or a wake-up that checks for sleepers locklessly
 		}
 		if len(extraGuards(w.Call.Guards, at.Guards)) > 0 {
 			continue // decided by a load the barrier ordered (if (flag) wake_up())
