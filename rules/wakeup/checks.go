@@ -2,9 +2,9 @@ package wakeup
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
-	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -207,6 +207,7 @@ func (r *checker) compareWakers(o, n *wsite) {
 		if n.WKind == "completion" {
 			f.Explanation = fmt.Sprintf("%s wakes one waiter of the completion; %s woke all of them and left it completed for later waiters. "+
 				"Every waiter must get its own complete().", n.Call.Name, o.Call.Name)
+			r.riskOneShot(&f, o, n)
 		} else if ok, why := teardownNarrowed(o, n); ok {
 			r.riskTeardown(&f, o, n, why)
 		} else if b := r.broadcastOf(n); b != nil && r.tree == nil {
@@ -408,31 +409,22 @@ func (r *checker) entryQueue(f *wfunc, entry string) string {
 	return ""
 }
 
-// checkFinishWait reports prepare_to_wait*() whose entry is not removed on
-// some path to a return (rule 4).
+// checkFinishWait reports a wait entry queued by prepare_to_wait*() (or,
+// when the entry is the function's own, add_wait_queue*()) that is not
+// removed on some path to a return (rule 4): the path is followed
+// through goto labels (exits.go), not by source order alone.
 func (r *checker) checkFinishWait(old, nw *wfunc) {
 	if nw.F == nil || nw.F.Body == nil {
 		return
 	}
-	var exits []exitPoint
-	labels := map[string]int{}
-	cscan.Inspect(nw.F.Body, func(s cscan.Stmt) {
-		switch s := s.(type) {
-		case *cscan.ReturnStmt:
-			exits = append(exits, exitPoint{line: s.Line})
-		case *cscan.GotoStmt:
-			exits = append(exits, exitPoint{line: s.Line, label: s.Label})
-		case *cscan.LabelStmt:
-			labels[s.Label] = s.Line
-		}
-	})
-	if !nw.Partial && nw.F.Body.EndLine > 0 {
-		// Falling off the end of the body is an exit too.
-		exits = append(exits, exitPoint{line: nw.F.Body.EndLine})
-	}
+	fl := flowOf(nw)
 	for _, p := range nw.Sites {
-		if p.Kind != siteWait || p.WKind != "add" || !strings.HasPrefix(p.Call.Name, "prepare_to_") || p.Entry == "" {
+		if p.Kind != siteWait || p.WKind != "add" || p.Entry == "" {
 			continue
+		}
+		prepare := strings.HasPrefix(p.Call.Name, "prepare_to_")
+		if !prepare && !localEntry(nw, p.Entry) {
+			continue // an entry that outlives the function is removed elsewhere
 		}
 		// The patch removed a removal of this entry.
 		removedRemoval := false
@@ -449,54 +441,62 @@ func (r *checker) checkFinishWait(old, nw *wfunc) {
 				removals = append(removals, s.Line())
 			}
 		}
-		for _, e := range exits {
-			if e.line <= p.Line() {
+		for _, e := range fl.jumps {
+			if !e.ret || e.line <= p.Line() {
 				continue
 			}
-			ok := false
-			for _, l := range removals {
-				if l < e.line {
-					ok = true
-				}
-				if e.label != "" && l > labels[e.label] && labels[e.label] != 0 {
-					ok = true
-				}
-			}
-			if e.label != "" && labels[e.label] == 0 {
-				// Label outside the visible text: cannot tell.
-				ok = true
-			}
-			if ok || (!p.Changed() && !nw.changed(e.line) && !removedRemoval) {
+			ok, via := fl.passes(removals, p.Line(), e)
+			if ok || (!p.Changed() && !nw.changed(e.line) && !nw.changed(via) && !removedRemoval) {
 				continue
 			}
-			sev := report.SeverityRisk
-			if nw.Partial {
-				sev = report.SeverityNote
-			}
-			r.add(report.Finding{
-				Category: CategoryWaitEntry,
-				Severity: sev,
-				File:     nw.File, Func: nw.Name, Line: e.line, Key: p.Q,
-				Message: fmt.Sprintf("%s() can leave after %s without finish_wait() on %s", nw.Name, p.Call.Name, p.Entry),
-				Explanation: fmt.Sprintf("%s queues %s and sets the task state; the path leaving at line %d neither calls finish_wait() nor removes the entry, "+
-					"so the task returns in a sleeping state and a stack entry may stay on %s (use-after-return on the next wake-up). Call finish_wait(%s, &%s) on that path.",
-					p.Call.Name, p.Entry, e.line, p.Q, p.Arg, p.Entry),
-				Evidence: append([]string{nw.evidence(p.Line()), nw.evidence(e.line)}, interleaving(nw.Name+"()", "a waker of "+p.Q, [][2]string{
-					{strings.TrimSpace(nw.text(p.Line())), ""},
-					{"condition true without a wake-up: leaves the loop", ""},
-					{"returns: " + p.Entry + " still queued, task state not RUNNING", ""},
-					{"", "wake_up(" + p.Arg + "): walks the entry"},
-					{"", "  on the dead stack frame"},
-				})...),
-			})
+			r.reportFinishWait(nw, p, e.line, prepare)
 			break
 		}
 	}
 }
 
-type exitPoint struct {
-	line  int
-	label string
+// localEntryRe matches the declaration of a wait entry on the stack.
+var localEntryRe = regexp.MustCompile(`\b(?:DECLARE_WAITQUEUE|DEFINE_WAIT|DEFINE_WAIT_FUNC|DEFINE_WAIT_BIT)\s*\(\s*(\w+)|\b(?:wait_queue_entry_t|struct\s+wait_queue_entry)\s+(\w+)\s*[;=]`)
+
+// localEntry reports whether f declares the wait entry itself (on its
+// stack): it must be off the queue before f returns.
+func localEntry(f *wfunc, entry string) bool {
+	for _, t := range f.lines {
+		for _, m := range localEntryRe.FindAllStringSubmatch(t, -1) {
+			if m[1] == entry || m[2] == entry {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reportFinishWait reports the exit at line that leaves p's entry queued.
+func (r *checker) reportFinishWait(nw *wfunc, p *wsite, line int, prepare bool) {
+	sev := report.SeverityRisk
+	if nw.Partial {
+		sev = report.SeverityNote
+	}
+	remove, what := "finish_wait", "queues %s and sets the task state"
+	if !prepare {
+		remove, what = "remove_wait_queue", "queues the on-stack entry %s"
+	}
+	r.add(report.Finding{
+		Category: CategoryWaitEntry,
+		Severity: sev,
+		File:     nw.File, Func: nw.Name, Line: line, Key: p.Q,
+		Message: fmt.Sprintf("%s() can leave after %s without %s() on %s", nw.Name, p.Call.Name, remove, p.Entry),
+		Explanation: fmt.Sprintf("%s "+what+"; the path leaving at line %d does not remove the entry, "+
+			"so a stack entry stays on %s after the function returns (use-after-return on the next wake-up), and the task may return in a sleeping state. Call %s(%s, &%s) on that path.",
+			p.Call.Name, p.Entry, line, p.Q, remove, p.Arg, p.Entry),
+		Evidence: append([]string{nw.evidence(p.Line()), nw.evidence(line)}, interleaving(nw.Name+"()", "a waker of "+p.Q, [][2]string{
+			{strings.TrimSpace(nw.text(p.Line())), ""},
+			{"leaves on the path to line " + fmt.Sprint(line), ""},
+			{"returns: " + p.Entry + " still queued", ""},
+			{"", "wake_up(" + p.Arg + "): walks the entry"},
+			{"", "  on the dead stack frame"},
+		})...),
+	})
 }
 
 // checkActive reports waitqueue_active() checks added without a barrier or

@@ -38,6 +38,13 @@
 //   - taskwake.go, taskorder.go: wake-ups of one task (wake_up_process(),
 //     directly or through a small helper) removed, or moved above the
 //     store the sleeping task re-checks.
+//   - exits.go: the exits of a body and whether a removal of a wait
+//     entry lies on the path to each (through goto labels);
+//   - terminal.go: a broadcast path from a final value stored before the
+//     wake-up that an exclusive waiter tests; oneshot.go: a one-shot
+//     completion narrowed to complete();
+//   - selfpair.go: a function that is its own sleeper/waker pair, and
+//     the unconditional wake-up that orders a removed barrier's pair.
 //
 // tree.go and index.go give the tree's other users of a queue; bit waits
 // and variable waits are keyed by the word they hash to (bit:, var:). Tables of

@@ -270,6 +270,9 @@ func (r *checker) lostCandidate(q string, w *wsite, excl []*wsite) (*broadcast, 
 	}
 	b := r.broadcastOf(w)
 	if b == nil {
+		b = r.terminalBroadcast(w, excl)
+	}
+	if b == nil {
 		return nil, nil
 	}
 	if !b.strong && !r.countersRelated(b.counters, excl) {

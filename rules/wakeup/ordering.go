@@ -196,6 +196,11 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 			o.call.Name, strengthWords, orderedBy, side)
 		r.add(f)
 		return
+	case o.strength == "full" && side == "waker" && r.unconditionalWakeAfter(nw, o, ro.wakeQs):
+		f.Explanation = fmt.Sprintf("%s was %s. The wake-up that follows it on this path is unconditional: it takes the queue lock, which the sleeper takes to queue itself before it tests its condition, so either the waker finds the sleeper queued or the sleeper sees the store. No wake-up is lost.",
+			o.call.Name, strengthWords)
+		r.add(f)
+		return
 	case (o.strength == "release" || o.strength == "write") && r.wakeFollows(old, o.call):
 		f.Explanation = fmt.Sprintf("%s was %s. An unconditional wake-up follows on the same path, and a wake-up that wakes a task implies a full barrier (memory-barriers.txt), so a sleeper that re-checks after being woken still sees the stores; only a task polling without sleeping would miss the ordering.",
 			o.call.Name, strengthWords)
@@ -268,6 +273,9 @@ func (r *checker) orderingPeers(nw *wfunc, ro roles, fields []string, strength s
 	}
 	if len(peers) == 0 {
 		peers = r.fieldPeers(nw, fields, strength)
+	}
+	if len(peers) == 0 {
+		peers = selfPeers(nw, ro)
 	}
 	return peers
 }

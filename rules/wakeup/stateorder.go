@@ -321,6 +321,9 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 				continue
 			}
 		}
+		if r.lockOrdersWork(nw, passedAt[i], n, waiters) {
+			continue
+		}
 		work = append(work, p)
 	}
 	passed = work
@@ -389,6 +392,45 @@ func heldAt(held []heldLock, key string) bool {
 func (r *checker) lockOrdersStore(nw *wfunc, line int, w, s *wsite) bool {
 	for _, h := range r.locksAt(nw, line) {
 		if r.takesLock(s.Fn, h.key) && (nw.Name != w.Fn.Name || heldAt(r.locksAt(nw, w.Line()), h.key)) {
+			return true
+		}
+	}
+	return false
+}
+
+// lockOrdersWork reports whether work at line of nw, which now follows
+// the wake-up n, is still done before any waiter can look at it: one
+// acquisition of a lock spans both the wake-up and the work, and every
+// waiter takes that lock to look at its state (a woken task waits for
+// the lock, hence for the work) or waits for a condition that reads none
+// of the members the work touches.
+func (r *checker) lockOrdersWork(nw *wfunc, line int, n *wsite, waiters []*wsite) bool {
+	if len(waiters) == 0 {
+		return false
+	}
+	atWake := r.locksAt(nw, n.Line())
+	fields := fieldsIn(nw.text(line))
+	for _, h := range r.locksAt(nw, line) {
+		spans := false
+		for _, w := range atWake {
+			if w.key == h.key && w.line == h.line {
+				spans = true
+			}
+		}
+		if !spans {
+			continue
+		}
+		all := true
+		for _, w := range waiters {
+			if r.takesLock(w.Fn, h.key) {
+				continue
+			}
+			if waitCond(w) == "" || r.condReads(w, fields) {
+				all = false
+				break
+			}
+		}
+		if all {
 			return true
 		}
 	}

@@ -93,6 +93,9 @@ type wakerRow struct {
 	// the wake-up that takes it itself.
 	Locked   bool   `yaml:"locked"`
 	Unlocked string `yaml:"unlocked"`
+	// Lockless: the wake-up tests for sleepers without the queue lock
+	// (waitqueue_active() inside), so it orders nothing by itself.
+	Lockless bool `yaml:"lockless"`
 }
 
 // entryRow describes a wait-entry set-up primitive.

@@ -1,0 +1,161 @@
+package wakeup
+
+import "github.com/autosel-bot/autosel-bot/cscan"
+
+// Exits of a function body and whether a call made earlier in source
+// order lies on the path to each. Source order alone is wrong for the
+// goto-style error tails of the kernel:
+//
+//	out:
+//		finish_wait(q, &wait);
+//		return err;
+//	out_noerr:
+//		return 1;
+//
+// the second return follows finish_wait() in the text, but the first
+// return ends that straight line: the second is reached only through
+// out_noerr, from gotos that may come before finish_wait().
+
+// jump is a return or goto of a body (or the end of the body), with the
+// statements enclosing it, outermost first.
+type jump struct {
+	line  int
+	label string // a goto's label
+	ret   bool   // a return, or falling off the end of the body
+	encl  []cscan.Stmt
+}
+
+// bodyFlow is the jumps, labels and gotos of a body.
+type bodyFlow struct {
+	jumps  []jump
+	labels map[string]int   // label -> line
+	gotos  map[string][]int // label -> lines of the gotos to it
+}
+
+// flowOf collects the jumps of a function body; falling off its end is
+// an exit when the whole body was seen.
+func flowOf(f *wfunc) bodyFlow {
+	fl := bodyFlow{labels: map[string]int{}, gotos: map[string][]int{}}
+	if f == nil || f.F == nil || f.F.Body == nil {
+		return fl
+	}
+	fl.walk(f.F.Body, nil)
+	if !f.Partial && f.F.Body.EndLine > 0 {
+		fl.jumps = append(fl.jumps, jump{line: f.F.Body.EndLine, ret: true, encl: []cscan.Stmt{f.F.Body}})
+	}
+	return fl
+}
+
+// walk records the jumps under s; encl are the statements enclosing s.
+func (fl *bodyFlow) walk(s cscan.Stmt, encl []cscan.Stmt) {
+	in := func(c cscan.Stmt) {
+		if c == nil {
+			return
+		}
+		e := append(append([]cscan.Stmt(nil), encl...), s)
+		if _, ok := c.(*cscan.Block); !ok {
+			e = append(e, c) // a branch without braces is a scope of its own
+		}
+		fl.walk(c, e)
+	}
+	switch s := s.(type) {
+	case *cscan.Block:
+		e := append(append([]cscan.Stmt(nil), encl...), s)
+		for _, st := range s.Stmts {
+			fl.walk(st, e)
+		}
+	case *cscan.IfStmt:
+		in(s.Then)
+		in(s.Else)
+	case *cscan.LoopStmt:
+		in(s.Body)
+	case *cscan.SwitchStmt:
+		in(s.Body)
+	case *cscan.ScopedGuardStmt:
+		in(s.Body)
+	case *cscan.ReturnStmt:
+		fl.jumps = append(fl.jumps, jump{line: s.Line, ret: true, encl: encl})
+	case *cscan.GotoStmt:
+		fl.jumps = append(fl.jumps, jump{line: s.Line, label: s.Label, encl: encl})
+		fl.gotos[s.Label] = append(fl.gotos[s.Label], s.Line)
+	case *cscan.LabelStmt:
+		fl.labels[s.Label] = s.Line
+	}
+}
+
+// enclosedBy reports whether outer's enclosing statements are a prefix of
+// inner's: a jump at outer ends the straight line that leads to inner.
+func enclosedBy(outer, inner []cscan.Stmt) bool {
+	if len(outer) > len(inner) {
+		return false
+	}
+	for i := range outer {
+		if outer[i] != inner[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// cut returns the line of the last jump strictly between from and to
+// that ends the straight line to the jump at to (0 if none): code after
+// it is reached only through a label.
+func (fl *bodyFlow) cut(from int, to jump) int {
+	last := 0
+	for _, j := range fl.jumps {
+		if j.line > from && j.line < to.line && j.line > last && enclosedBy(j.encl, to.encl) {
+			last = j.line
+		}
+	}
+	return last
+}
+
+// passes reports whether the path to the exit ex goes through a call at
+// one of the lines at (each after start, the line that opens the region):
+// the call comes before the exit on its straight line, and every goto to
+// a label between them comes from before start or after such a call. When
+// it does not, via is the line of a goto that reaches the exit around the
+// calls (0: the exit's own straight line misses them).
+func (fl *bodyFlow) passes(at []int, start int, ex jump) (ok bool, via int) {
+	for _, l := range at {
+		if l >= ex.line {
+			continue
+		}
+		from := l
+		if c := fl.cut(l, ex); c > from {
+			from = c
+		}
+		ok, via = true, 0
+		for lab, ll := range fl.labels {
+			if ll <= from || ll >= ex.line {
+				continue
+			}
+			for _, g := range fl.gotos[lab] {
+				if g > start && !fl.before(at, g) {
+					ok, via = false, g
+				}
+			}
+		}
+		if ok {
+			return true, 0
+		}
+	}
+	return false, via
+}
+
+// before reports whether one of the lines at comes before line g on its
+// straight line (source order, no jump between them that encloses g).
+func (fl *bodyFlow) before(at []int, g int) bool {
+	var gj *jump
+	for i := range fl.jumps {
+		if fl.jumps[i].line == g {
+			gj = &fl.jumps[i]
+		}
+	}
+	for _, l := range at {
+		if l < g && (gj == nil || fl.cut(l, *gj) == 0) {
+			return true
+		}
+	}
+	return false
+}
