@@ -86,11 +86,11 @@ func (r *Resolver) paramDecls(fn *cscan.Func) []string {
 			return nil
 		}
 	}
-	lines := r.fileLines(fn.File)
-	if fn.BodyStart > lines.len() {
+	lines := r.typ.FileLines(fn.File)
+	if fn.BodyStart > lines.Len() {
 		return nil
 	}
-	hdr := lines.span(fn.Start-1, fn.BodyStart)
+	hdr := lines.Span(fn.Start-1, fn.BodyStart)
 	i := strings.Index(hdr, fn.Name)
 	if i < 0 {
 		return nil
@@ -136,20 +136,6 @@ func paramName(decl string) string {
 		return m[1]
 	}
 	return ""
-}
-
-// fileLines returns a file of the view split into lines (cached).
-func (r *Resolver) fileLines(file string) srcLines {
-	lines, ok := r.lines[file]
-	if !ok {
-		if r.ix != nil {
-			if src, err := r.ix.ReadFile(file); err == nil {
-				lines = newSrcLines(string(src))
-			}
-		}
-		r.lines[file] = lines
-	}
-	return lines
 }
 
 // argReach evaluates a callee's argument-dependent reaches at call c made

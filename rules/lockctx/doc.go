@@ -42,20 +42,14 @@
 //     patch changes; unchangedfuncs.go: a rescanned file's unchanged
 //     functions keep theirs; structchanges.go: the struct definitions a
 //     summary typed with, as a dependency; dirtyset.go: the dirty closure
-//     as a bit set.
+//     as a bit set. The records' byte encoding is package wire.
 //
-// C struct types over the index (the text layer is package ctype).
-//   - structs.go: a file's struct definitions and includes, a definition
-//     found through a caller's includes, member chains (hw->phy.ops);
-//     types.go: the struct visible from a file, expression and declaration
-//     types; typingstore.go: each file's struct definitions and #include
-//     directives, and each function's struct-typed declarations, stored
-//     beside the index by Prepare.
+// Calls through struct members; the struct types themselves are package
+// typing (a Typer per resolver, whose look-ups noteMember records as
+// dependencies), over the text layer of package ctype.
 //   - pointer.go: calls through struct members resolved from the index's
 //     assignment table; signaturematch.go: plainly assigned members matched
-//     by argument types; addrassigns.go: "&func" initializers;
-//     srclines.go: source files by line; words.go: the identifiers a file
-//     spells.
+//     by argument types; addrassigns.go: "&func" initializers.
 //
 // Callback registrations and implicit contexts.
 //   - implicit.go: the contexts a callback runs in because of how it is

@@ -154,7 +154,7 @@ func (r *Resolver) memberMatches(c *Callback, a index.Assign) bool {
 	// assigning function declares it.
 	for _, fn := range f.Funcs {
 		if fn.Start <= a.Line && a.Line <= fn.End {
-			if r.exprTag(a.Base, fn) == c.Struct {
+			if r.typ.ExprTag(a.Base, fn) == c.Struct {
 				return true
 			}
 			break

@@ -57,7 +57,7 @@ func (r *Resolver) memberRegistrations(a index.Assign) []implicitReg {
 		if mr.caller.File != a.File {
 			continue
 		}
-		tag := r.baseTag(mr.base, mr.caller)
+		tag := r.typ.BaseTag(mr.base, mr.caller)
 		switch {
 		case a.Struct != "":
 			if a.Struct != tag {

@@ -31,7 +31,7 @@ func (r *Resolver) SignatureMatches(c cscan.Call, caller, fn *cscan.Func) bool {
 		if !identRe.MatchString(a) {
 			continue
 		}
-		tag := r.baseTag(a, caller)
+		tag := r.typ.BaseTag(a, caller)
 		if tag == "" {
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // Effect is a change a function makes to its caller's atomic state.
@@ -104,14 +104,10 @@ type Resolver struct {
 	// memberRegs are the registrations whose callback is read from a
 	// struct member, by member (memberarg.go).
 	memberRegs map[string][]memberReg
-	// structCache holds the struct definitions of files the patch
-	// changes (structs.go; the others are shared through the index).
-	structCache map[string]ctype.Structs
-	// incCache and defCache cache includes and struct look-ups
-	// (structs.go).
-	incCache map[string][]string
-	defCache map[string]structDefAt
-	rows     []Callback
+	rows       []Callback
+	// typ answers the struct-type questions of the view (package typing);
+	// what it looks up is noted as the summary's dependencies (noteMember).
+	typ *typing.Typer
 	// paramCache caches parameter names, paramDeclCache their
 	// declarations, paramCalls whether a function calls the function
 	// passed in a parameter (paramcall.go).
@@ -126,13 +122,6 @@ type Resolver struct {
 	shared     *sharedSummaries
 	frameTaint []bool
 	tainted    map[*cscan.Func]bool
-	// lines caches source files by lines (srcLines), declTags the struct
-	// tags of the variables each function declares (baseTag).
-	lines    map[string]srcLines
-	declTags map[declKey]map[string]string
-	// structs caches the struct definitions visibleStruct found from a
-	// file (types.go).
-	structs map[string]structDefAt
 	// facts caches a FileTarget's facts per file (filetarget.go).
 	facts map[string]any
 	// store holds the tree's stored summaries (summarystore.go; nil when
@@ -203,12 +192,13 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func) *Res
 func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, preimages map[*cscan.Func]*cscan.Func) *Resolver {
 	r := &Resolver{m: m, ix: ix, patch: patch, preimages: preimages, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string]srcLines{}, declTags: map[declKey]map[string]string{}, facts: map[string]any{}, structs: map[string]structDefAt{},
+		facts:      map[string]any{},
 		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
-		structCache: map[string]ctype.Structs{}, tainted: map[*cscan.Func]bool{},
-		shared: sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
+		tainted: map[*cscan.Func]bool{},
+		shared:  sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
 		familyCache: map[string][]index.Assign{}}
+	r.typ = typing.New(ix, r.noteMember)
 	if r.store != nil {
 		// The store replaces the summaries shared in memory, which are
 		// exact only for the patch they were computed with.

@@ -15,6 +15,8 @@ import (
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"github.com/autosel-bot/autosel-bot/internal/stageprogress"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/wire"
 )
 
 // The summary store: Prepare summarises every function of a tree once and
@@ -123,7 +125,7 @@ func (s *sideSource) get(ref index.Ref) []byte { return s.f.Get(ref) }
 func (s *sideSource) eachRdep(ref index.Ref, f func(index.Ref)) {
 	if s.rd != nil {
 		if b := s.rd.Get(ref); len(b) > 0 {
-			d := sumDecoder{b: b}
+			d := sumDecoder{wire.Decoder{B: b}}
 			d.eachRef(f)
 			return
 		}
@@ -196,7 +198,7 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 		log = slog.New(slog.DiscardHandler)
 	}
 	root := ix.Underlying()
-	if err := prepareTyping(ctx, root, log); err != nil {
+	if err := typing.Prepare(ctx, root, log); err != nil {
 		return err
 	}
 	if Stored(m, root) {
@@ -344,14 +346,14 @@ func (b *builder) finish() {
 			if rdeps[i] != nil {
 				rd = rdeps[i][j]
 			}
-			e := &sumEncoder{buf: []byte{enc[0]}}
+			e := &sumEncoder{Encoder: wire.Encoder{Buf: []byte{enc[0]}}}
 			e.refs(rec.deps)
 			e.refs(rd)
-			e.u(uint64(len(rec.members)))
+			e.U(uint64(len(rec.members)))
 			for _, m := range rec.members {
-				e.s(m)
+				e.S(m)
 			}
-			b.recs[i][j] = append(e.buf, rec.rest...)
+			b.recs[i][j] = append(e.Buf, rec.rest...)
 		}
 	}
 }
@@ -365,7 +367,7 @@ func (b *builder) rdepRecords(i int) [][]byte {
 		eachRdep(enc, func(p index.Ref) { rd = append(rd, p) })
 		e := &sumEncoder{}
 		e.refs(rd)
-		out[j] = e.buf
+		out[j] = e.Buf
 	}
 	return out
 }
@@ -423,7 +425,7 @@ func (r *Resolver) noteDep(fn *cscan.Func) {
 }
 
 // noteMember records that the summary being computed resolved a call
-// through member, or read the definition of a struct (structKey)
+// through member, or read the definition of a struct (typing.StructKey)
 // (Prepare only).
 func (r *Resolver) noteMember(member string) {
 	if r.build == nil || len(r.frameDeps) == 0 {
