@@ -108,12 +108,9 @@ type Resolver struct {
 	// typ answers the struct-type questions of the view (package typing);
 	// what it looks up is noted as the summary's dependencies (noteMember).
 	typ *typing.Typer
-	// paramCache caches parameter names, paramDeclCache their
-	// declarations, paramCalls whether a function calls the function
-	// passed in a parameter (paramcall.go).
-	paramCache     map[*cscan.Func][]string
-	paramDeclCache map[*cscan.Func][]string
-	paramCalls     map[paramKey][]report.Step
+	// paramCalls caches whether a function calls the function passed in
+	// a parameter (paramcall.go).
+	paramCalls map[paramKey][]report.Step
 	// paramHeld caches ParamCallHeld.
 	paramHeld map[paramKey][]Held
 	// shared holds the summaries that do not depend on the patch, shared
@@ -193,7 +190,7 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 	r := &Resolver{m: m, ix: ix, patch: patch, preimages: preimages, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		facts:      map[string]any{},
-		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
+		paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
 		tainted: map[*cscan.Func]bool{},
 		shared:  sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
@@ -289,7 +286,7 @@ func (r *Resolver) findNeutral() {
 // caller passing a function reaches through fn (callbackArgReach), so a
 // change the post-image makes there too.
 func (r *Resolver) appendParamCalls(b []byte, fn *cscan.Func) []byte {
-	for i := range r.params(fn) {
+	for i := range r.typ.Params(fn) {
 		_, calls := r.ParamCalled(fn, i)
 		b = append(b, map[bool]byte{false: '0', true: '1'}[calls])
 	}

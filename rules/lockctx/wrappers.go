@@ -85,7 +85,7 @@ func (r *Resolver) wrappersOf(row *Callback, name string, seen map[string]bool) 
 			// wrapper; "&x" is an object of the wrapper's own.
 			continue
 		}
-		j := r.argParam(site.Func, id)
+		j := r.typ.ParamIndex(site.Func, id)
 		if j < 0 {
 			continue
 		}

@@ -1,6 +1,7 @@
 package typing
 
 import (
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"regexp"
 
 	"github.com/autosel-bot/autosel-bot/index"
@@ -31,6 +32,10 @@ type Typer struct {
 	// structs caches the struct definitions visibleStruct found from a
 	// file (types.go).
 	structs map[string]structDefAt
+	// params caches parameter names, paramDecls their declarations
+	// (params.go).
+	params     map[*cscan.Func][]string
+	paramDecls map[*cscan.Func][]string
 }
 
 // New returns a Typer over the view ix (nil in patch-only mode: every
@@ -41,7 +46,8 @@ func New(ix *index.Index, note func(key string)) *Typer {
 		note = func(string) {}
 	}
 	return &Typer{ix: ix, note: note, structCache: map[string]ctype.Structs{},
-		lines: map[string]Lines{}, declTags: map[declKey]map[string]string{}, structs: map[string]structDefAt{}}
+		lines: map[string]Lines{}, declTags: map[declKey]map[string]string{}, structs: map[string]structDefAt{},
+		params: map[*cscan.Func][]string{}, paramDecls: map[*cscan.Func][]string{}}
 }
 
 // StructKey is the dependency key noting that a look-up read the
