@@ -1,7 +1,6 @@
 package lockctx
 
 import (
-
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 )

@@ -56,10 +56,9 @@
 //     registered, or, for a held_from row (seq_operations.show), what a
 //     sibling member's function returns holding, and what a function's
 //     own calls register (Registered, for a patch that changes a
-//     registration).
-//   - treeregistrations.go: the registrations found tree-wide;
-//     declmacros.go: declaration macros such as DEFINE_TIMER;
-//     memberarg.go: callbacks read from a table's member
-//     (request_irq(irq, desc->handler)); wrappers.go: functions passing a
-//     callback parameter on to a registration.
+//     registration). The registrations themselves are found by package
+//     registrations (a Table per resolver): registration calls tree-wide,
+//     declaration macros such as DEFINE_TIMER, callbacks read from a
+//     table's member, functions passing a callback parameter on to a
+//     registration.
 package lockctx

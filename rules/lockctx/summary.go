@@ -7,6 +7,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
@@ -95,16 +96,9 @@ type Resolver struct {
 	nested int
 	// Computed counts the summaries computed (statistics).
 	Computed int
-	// regs are the callback registrations by function name (implicit.go),
-	// rows the callback rows with the registration wrappers (wrappers.go).
-	regs map[string][]implicitReg
-	// declRegs are the declaration-macro registrations per file, by
-	// function name (declmacros.go).
-	declRegs map[string]map[string][]implicitReg
-	// memberRegs are the registrations whose callback is read from a
-	// struct member, by member (memberarg.go).
-	memberRegs map[string][]memberReg
-	rows       []Callback
+	// regs finds the callback registrations of the view (package
+	// registrations).
+	regs *registrations.Table
 	// typ answers the struct-type questions of the view (package typing);
 	// what it looks up is noted as the summary's dependencies (noteMember).
 	typ *typing.Typer
@@ -196,6 +190,13 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
 		familyCache: map[string][]index.Assign{}}
 	r.typ = typing.New(ix, r.noteMember)
+	r.regs = registrations.New(registrations.Config{Index: ix, Patch: patch, ID: m.id, Callbacks: m.callbacks, Typer: r.typ, Note: r.noteMember,
+		Stored: func() ([]Callback, bool) {
+			if r.store == nil {
+				return nil, false
+			}
+			return r.store.wrapperRows()
+		}})
 	if r.store != nil {
 		// The store replaces the summaries shared in memory, which are
 		// exact only for the patch they were computed with.

@@ -15,6 +15,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"github.com/autosel-bot/autosel-bot/internal/stageprogress"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/wire"
 )
@@ -84,9 +85,9 @@ func (s *sideSource) wrapperRows() ([]Callback, bool) {
 	defer s.mu.Unlock()
 	if !s.rowsRead {
 		s.rowsRead = true
-		var rs rowsFile
+		var rs registrations.StoredRows
 		if err := readGob(rowsPath(s.membersPath), &rs); err == nil && rs.Generation == s.gen && len(rs.Files) == len(rs.Rows) {
-			s.rows, s.rowsOK = rs.rows(), true
+			s.rows, s.rowsOK = rs.Callbacks(), true
 		}
 	}
 	return s.rows, s.rowsOK
@@ -240,7 +241,7 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 		return fmt.Errorf("summaries %s: %w", path, err)
 	}
 	if err := index.WriteFile(rowsPath(membersPath(path)), func(w *bufio.Writer) error {
-		return gob.NewEncoder(w).Encode(newRowsFile(own.Generation(), b.rows))
+		return gob.NewEncoder(w).Encode(registrations.NewStoredRows(own.Generation(), b.rows))
 	}); err != nil {
 		return fmt.Errorf("summaries %s: %w", path, err)
 	}
@@ -290,7 +291,7 @@ func summarise(ctx context.Context, m *Model, ix *index.Index, release bool) (*b
 	}
 	pr.Done()
 	b.finish()
-	b.rows, b.rowsOK = NewResolver(m, ix, nil).deriveRows(), true
+	b.rows, b.rowsOK = registrations.DeriveRows(ix, m.id, m.callbacks), true
 	return b, nil
 }
 
@@ -490,30 +491,6 @@ func readMembers(path, gen string) (map[string][]index.Ref, error) {
 // rowsPath is the derived rows file beside the member index path.
 func rowsPath(members string) string {
 	return strings.TrimSuffix(members, ".members.gob") + ".rows.gob"
-}
-
-// rowsFile is the derived rows file's content: the rows with the file a
-// static wrapper's row is restricted to.
-type rowsFile struct {
-	Generation string
-	Rows       []Callback
-	Files      []string
-}
-
-func newRowsFile(gen string, rows []Callback) rowsFile {
-	f := rowsFile{Generation: gen, Rows: rows}
-	for _, r := range rows {
-		f.Files = append(f.Files, r.file)
-	}
-	return f
-}
-
-func (f rowsFile) rows() []Callback {
-	out := append([]Callback(nil), f.Rows...)
-	for i := range out {
-		out[i].file = f.Files[i]
-	}
-	return out
 }
 
 // readGob decodes the gob file path into v.
