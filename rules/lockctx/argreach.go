@@ -1,9 +1,6 @@
 package lockctx
 
 import (
-	"regexp"
-	"strings"
-
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 )
@@ -31,127 +28,6 @@ type ArgReach struct {
 	Call cscan.Call
 }
 
-// argParam returns the index of the parameter of fn that expr names, or
-// -1.
-func (r *Resolver) argParam(fn *cscan.Func, expr string) int {
-	expr = strings.TrimSpace(expr)
-	if !identRe.MatchString(expr) {
-		return -1
-	}
-	for i, p := range r.params(fn) {
-		if p == expr {
-			return i
-		}
-	}
-	return -1
-}
-
-var identRe = regexp.MustCompile(`^[A-Za-z_]\w*$`)
-
-// params returns fn's parameter names, read from its header in the view's
-// source (nil when unknown).
-func (r *Resolver) params(fn *cscan.Func) []string {
-	if ps, ok := r.paramCache[fn]; ok {
-		return ps
-	}
-	var out []string
-	for _, d := range r.paramDecls(fn) {
-		out = append(out, paramName(d))
-	}
-	r.paramCache[fn] = out
-	return out
-}
-
-// paramDecls returns fn's parameter declarations ("struct foo *f",
-// "gfp_t gfp"), read from its header in the view's source (nil when
-// unknown).
-func (r *Resolver) paramDecls(fn *cscan.Func) []string {
-	if ds, ok := r.paramDeclCache[fn]; ok {
-		return ds
-	}
-	var out []string
-	defer func() { r.paramDeclCache[fn] = out }()
-	if r.ix == nil {
-		return nil
-	}
-	if fn.Start <= 0 || fn.BodyStart < fn.Start {
-		// A patch's partial view of a function: its header is in the tree.
-		for _, d := range r.ix.Funcs(fn.Name) {
-			if d.File == fn.File {
-				fn = d
-				break
-			}
-		}
-		if fn.Start <= 0 || fn.BodyStart < fn.Start {
-			return nil
-		}
-	}
-	lines := r.fileLines(fn.File)
-	if fn.BodyStart > lines.len() {
-		return nil
-	}
-	hdr := lines.span(fn.Start-1, fn.BodyStart)
-	i := strings.Index(hdr, fn.Name)
-	if i < 0 {
-		return nil
-	}
-	hdr = hdr[i+len(fn.Name):]
-	open := strings.Index(hdr, "(")
-	if open < 0 {
-		return nil
-	}
-	depth, start := 0, open+1
-	for j := open; j < len(hdr); j++ {
-		switch hdr[j] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				out = append(out, strings.TrimSpace(hdr[start:j]))
-				return out
-			}
-		case ',':
-			if depth == 1 {
-				out = append(out, strings.TrimSpace(hdr[start:j]))
-				start = j + 1
-			}
-		}
-	}
-	out = nil
-	return nil
-}
-
-var (
-	fnPtrParamRe = regexp.MustCompile(`\(\s*\*\s*(\w+)\s*\)`)
-	lastIdentRe  = regexp.MustCompile(`(\w+)\s*(?:\[[^\]]*\]\s*)*$`)
-)
-
-// paramName extracts the name of one parameter declaration.
-func paramName(decl string) string {
-	if m := fnPtrParamRe.FindStringSubmatch(decl); m != nil {
-		return m[1]
-	}
-	if m := lastIdentRe.FindStringSubmatch(strings.TrimSpace(decl)); m != nil {
-		return m[1]
-	}
-	return ""
-}
-
-// fileLines returns a file of the view split into lines (cached).
-func (r *Resolver) fileLines(file string) srcLines {
-	lines, ok := r.lines[file]
-	if !ok {
-		if r.ix != nil {
-			if src, err := r.ix.ReadFile(file); err == nil {
-				lines = newSrcLines(string(src))
-			}
-		}
-		r.lines[file] = lines
-	}
-	return lines
-}
-
 // argReach evaluates a callee's argument-dependent reaches at call c made
 // by fn: a reach when c passes an accepted value, and the reaches that
 // depend on fn's own parameters.
@@ -175,7 +51,7 @@ func (r *Resolver) argReach(fn *cscan.Func, c cscan.Call, cs *Summary) (*Reach, 
 			reach = &p
 			continue
 		}
-		if j := r.argParam(fn, arg); j >= 0 {
+		if j := r.typ.ParamIndex(fn, arg); j >= 0 {
 			n := ar
 			n.Param = j
 			n.Steps = append([]report.Step{step}, ar.Steps...)
@@ -196,7 +72,7 @@ func (r *Resolver) primArgReach(fn *cscan.Func, c cscan.Call) *ArgReach {
 	if !ok || i < 0 || i >= len(c.Args) {
 		return nil
 	}
-	j := r.argParam(fn, c.Args[i])
+	j := r.typ.ParamIndex(fn, c.Args[i])
 	if j < 0 {
 		return nil
 	}
@@ -216,5 +92,5 @@ func (r *Resolver) ReachesWith(ar ArgReach, expr string) (string, bool) {
 // ParamIndex returns the index of fn's parameter that expression expr
 // names, or -1.
 func (r *Resolver) ParamIndex(fn *cscan.Func, expr string) int {
-	return r.argParam(fn, expr)
+	return r.typ.ParamIndex(fn, expr)
 }

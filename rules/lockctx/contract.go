@@ -21,7 +21,7 @@ func (r *Resolver) contractParam(fn *cscan.Func, i int) bool {
 	if !ok {
 		return false
 	}
-	ds := r.paramDecls(fn)
+	ds := r.typ.ParamDecls(fn)
 	return i >= 0 && i < len(ds) && ac.Contract(ds[i])
 }
 

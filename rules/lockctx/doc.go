@@ -42,30 +42,23 @@
 //     patch changes; unchangedfuncs.go: a rescanned file's unchanged
 //     functions keep theirs; structchanges.go: the struct definitions a
 //     summary typed with, as a dependency; dirtyset.go: the dirty closure
-//     as a bit set.
+//     as a bit set. The records' byte encoding is package wire.
 //
-// C struct types over the index (the text layer is package ctype).
-//   - structs.go: a file's struct definitions and includes, a definition
-//     found through a caller's includes, member chains (hw->phy.ops);
-//     types.go: the struct visible from a file, expression and declaration
-//     types; typingstore.go: each file's struct definitions and #include
-//     directives, and each function's struct-typed declarations, stored
-//     beside the index by Prepare.
+// Calls through struct members; the struct types themselves are package
+// typing (a Typer per resolver, whose look-ups noteMember records as
+// dependencies), over the text layer of package ctype.
 //   - pointer.go: calls through struct members resolved from the index's
 //     assignment table; signaturematch.go: plainly assigned members matched
-//     by argument types; addrassigns.go: "&func" initializers;
-//     srclines.go: source files by line; words.go: the identifiers a file
-//     spells.
+//     by argument types; addrassigns.go: "&func" initializers.
 //
 // Callback registrations and implicit contexts.
 //   - implicit.go: the contexts a callback runs in because of how it is
 //     registered, or, for a held_from row (seq_operations.show), what a
 //     sibling member's function returns holding, and what a function's
 //     own calls register (Registered, for a patch that changes a
-//     registration).
-//   - treeregistrations.go: the registrations found tree-wide;
-//     declmacros.go: declaration macros such as DEFINE_TIMER;
-//     memberarg.go: callbacks read from a table's member
-//     (request_irq(irq, desc->handler)); wrappers.go: functions passing a
-//     callback parameter on to a registration.
+//     registration). The registrations themselves are found by package
+//     registrations (a Table per resolver): registration calls tree-wide,
+//     declaration macros such as DEFINE_TIMER, callbacks read from a
+//     table's member, functions passing a callback parameter on to a
+//     registration.
 package lockctx

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
@@ -16,7 +17,7 @@ import (
 // the one lock model of every rule (rules/lockmodel, locks.yaml).
 type Tables struct {
 	// Callbacks list registrations that make a function run in an
-	// atomic context (implicit.go).
+	// atomic context (implicit.go, package registrations).
 	Callbacks []Callback `yaml:"callbacks"`
 	// AnyContext lists path prefixes of code written to run in any
 	// context (sanitizers, lockdep, the stack depot): calls into
@@ -24,6 +25,11 @@ type Tables struct {
 	// code everywhere, so what they may do is never their caller's bug.
 	AnyContext []string `yaml:"any_context"`
 }
+
+// Callback is one way of registering a function that makes it run in an
+// atomic context (a "callbacks" row of a family's table; see
+// registrations.Callback).
+type Callback = registrations.Callback
 
 // Prim is one resolved context primitive.
 type Prim = lockmodel.Prim

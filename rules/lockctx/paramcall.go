@@ -37,7 +37,7 @@ func (r *Resolver) paramCalled(g *cscan.Func, param, depth int) ([]report.Step, 
 		return s, s != nil
 	}
 	r.paramCalls[k] = nil // recursion
-	ps := r.params(g)
+	ps := r.typ.Params(g)
 	if param >= len(ps) || ps[param] == "" {
 		return nil, false
 	}
@@ -156,7 +156,7 @@ func (r *Resolver) paramCallHeld(g *cscan.Func, param, depth int) []Held {
 		return hs
 	}
 	r.paramHeld[k] = nil // recursion
-	ps := r.params(g)
+	ps := r.typ.Params(g)
 	if param >= len(ps) || ps[param] == "" {
 		return nil
 	}

@@ -3,12 +3,11 @@ package lockctx
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // maxPointerTargets bounds the functions a call through a pointer is
@@ -36,22 +35,6 @@ func (t PointerTarget) Member() string {
 	return t.Assign.Struct + "." + t.Assign.Member
 }
 
-// PointerMember splits a call through a function pointer
-// ("dev->netdev_ops->ndo_get_stats64") into its base expression and the
-// member called; ok is false for direct calls.
-func PointerMember(name string) (base, member string, ok bool) {
-	i := strings.LastIndex(name, "->")
-	j := strings.LastIndex(name, ".")
-	switch {
-	case i < 0 && j < 0:
-		return "", "", false
-	case i > j:
-		return name[:i], name[i+2:], true
-	default:
-		return name[:j], name[j+1:], true
-	}
-}
-
 // PointerTargets resolves a call through a struct member to every function
 // assigned to that member anywhere in the view. When the caller declares
 // the base variable with a struct type ("struct sctp_sched_ops *n"), only
@@ -62,14 +45,14 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	if r.ix == nil {
 		return nil
 	}
-	base, member, ok := PointerMember(c.Name)
+	base, member, ok := typing.PointerMember(c.Name)
 	if !ok || member == "" {
 		return nil
 	}
 	as := r.ix.AssignsTo(member)
-	tag := r.baseTag(base, caller)
+	tag := r.typ.BaseTag(base, caller)
 	if tag == "" {
-		tag = r.exprTag(base, caller)
+		tag = r.typ.ExprTag(base, caller)
 	}
 	switch {
 	case tag == "" && r.nested > 0:
@@ -87,7 +70,7 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	if tag != "" {
 		same := r.structAssigns(tag, member)
 		if len(same) == 0 {
-			same = r.plainAssignsOf(tag, as, caller)
+			same = r.typ.PlainAssignsOf(tag, as, caller)
 		}
 		if len(same) == 0 && len(as) == 0 {
 			// Nothing assigns the member by name anywhere: its
@@ -131,51 +114,6 @@ func (r *Resolver) structAssigns(tag, member string) []index.Assign {
 		}
 		return slices.Clip(same) // an append by a caller copies
 	}).([]index.Assign)
-}
-
-// baseTag finds the struct tag of a call's base expression when it is a
-// variable or parameter of the caller declared as "struct tag *name", or
-// a member whose last name is declared so in the caller's file. The
-// declarations of a tree function the patch does not change are stored by
-// Prepare (typingstore.go).
-func (r *Resolver) baseTag(base string, caller *cscan.Func) string {
-	if caller == nil || r.ix == nil {
-		return ""
-	}
-	name := base
-	if i := strings.LastIndexAny(name, ">."); i >= 0 {
-		name = name[i+1:]
-	}
-	name = strings.Trim(name, "()*& ")
-	if name == "" {
-		return ""
-	}
-	k := declKey{caller.File, caller.Start - 1, caller.End}
-	tags, ok := r.declTags[k]
-	if !ok {
-		if tags, ok = r.storedDecls(caller); !ok {
-			tags = declTagsIn(r.fileLines(caller.File), k.from, k.to)
-		}
-		r.declTags[k] = tags
-	}
-	return tags[name]
-}
-
-// declTagsIn returns the struct tags of the names lines[from:to] (a
-// function's lines) declare: the first declaration of each name; nil when
-// the range is out of lines.
-func declTagsIn(lines srcLines, from, to int) map[string]string {
-	if from < 0 || to > lines.len() || from >= to {
-		return nil
-	}
-	tags, _ := ctype.DeclTags(lines.span(from, to))
-	return tags
-}
-
-// declKey names the lines of a function whose declarations baseTag read.
-type declKey struct {
-	file     string
-	from, to int
 }
 
 // pointerSummary summarises a call through a function pointer from the
@@ -245,4 +183,11 @@ func ViaStep(t PointerTarget) report.Step {
 		what += ", matched by member name"
 	}
 	return report.Step{Func: t.Func.Name, File: t.Func.File, Line: t.Func.Start, What: what + ")"}
+}
+
+// MemberCallTag returns the struct tag of the object a call through a
+// member goes through, and the directory the tag is private to
+// (typing.Typer.MemberCallTag over the resolver's view).
+func (r *Resolver) MemberCallTag(c cscan.Call, caller *cscan.Func) (tag, scope string) {
+	return r.typ.MemberCallTag(c, caller)
 }

@@ -21,7 +21,7 @@ func (r *Resolver) SignatureMatches(c cscan.Call, caller, fn *cscan.Func) bool {
 	if r.ix == nil || caller == nil || fn == nil {
 		return false
 	}
-	ds := r.paramDecls(fn)
+	ds := r.typ.ParamDecls(fn)
 	if len(ds) == 0 || len(ds) != len(c.Args) {
 		return false
 	}
@@ -31,7 +31,7 @@ func (r *Resolver) SignatureMatches(c cscan.Call, caller, fn *cscan.Func) bool {
 		if !identRe.MatchString(a) {
 			continue
 		}
-		tag := r.baseTag(a, caller)
+		tag := r.typ.BaseTag(a, caller)
 		if tag == "" {
 			continue
 		}
@@ -49,3 +49,5 @@ func (r *Resolver) SignatureMatches(c cscan.Call, caller, fn *cscan.Func) bool {
 	}
 	return typed > 0
 }
+
+var identRe = regexp.MustCompile(`^[A-Za-z_]\w*$`)

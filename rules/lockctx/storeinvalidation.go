@@ -39,7 +39,7 @@ type patchSources struct {
 	// (changedKeys).
 	tagged, untyped, anyMember map[string]bool
 	// structs are the keys of the struct definitions the patch changes
-	// (structKey, structMemberKey; changedStructs).
+	// (typing.StructKey, typing.MemberKey; changedStructs).
 	structs map[string]bool
 	// cut are the changed functions whose new versions have their stored
 	// summary: a change there stops at them.
@@ -198,7 +198,7 @@ func (r *Resolver) initSources() {
 
 // changedKeys returns the member keys the patch changes that a record may
 // have noted: "struct.member", "*.member" for a member of any struct, bare
-// members, and the struct definitions it changes (structKey).
+// members, and the struct definitions it changes (typing.StructKey).
 func (s *patchSources) changedKeys() []string {
 	seen := map[string]bool{}
 	var out []string

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // Struct definitions as a dependency of stored summaries. A call through
@@ -14,22 +15,13 @@ import (
 // added, removed or made visible by an #include) changes how calls
 // resolve in functions it does not touch. Prepare notes, in each record,
 // beside the members it resolved calls through, every struct tag whose
-// definition its summary looked up (structKey) and every member whose
-// type it read (structMemberKey). Under a patch, a rescanned file that
+// definition its summary looked up (typing.StructKey) and every member whose
+// type it read (typing.MemberKey). Under a patch, a rescanned file that
 // defines a tag where it did not, or no longer, changes every look-up of
 // the tag; one whose definition types a member differently changes the
 // look-ups of that member: their functions seed the climb like those of
 // a changed member. Adding an int, or a struct-typed member nothing read
 // before, changes nothing.
-
-// structKey is the member-index key noting that a summary looked up the
-// definition of struct tag: a space cannot occur in a member key.
-func structKey(tag string) string { return "struct " + tag }
-
-// structMemberKey is the member-index key noting that a summary read the
-// type of member m of struct tag (no "." : "*.m" is a member of any
-// struct in a call's key).
-func structMemberKey(tag, m string) string { return "struct " + tag + ":" + m }
 
 // changedStructs notes the keys of the struct definitions the patch
 // changes in rescanned file p (text before and after the patch): the tags
@@ -45,23 +37,23 @@ func (r *Resolver) changedStructs(p string, before, after []byte) {
 	for tag, ms := range oldDefs {
 		nms, ok := newDefs[tag]
 		if !ok {
-			s.structs[structKey(tag)] = true
+			s.structs[typing.StructKey(tag)] = true
 			continue
 		}
 		for m, t := range ms {
 			if nms[m] != t {
-				s.structs[structMemberKey(tag, m)] = true
+				s.structs[typing.MemberKey(tag, m)] = true
 			}
 		}
 		for m := range nms {
 			if _, ok := ms[m]; !ok {
-				s.structs[structMemberKey(tag, m)] = true
+				s.structs[typing.MemberKey(tag, m)] = true
 			}
 		}
 	}
 	for tag := range newDefs {
 		if _, ok := oldDefs[tag]; !ok {
-			s.structs[structKey(tag)] = true
+			s.structs[typing.StructKey(tag)] = true
 		}
 	}
 	if strings.HasSuffix(p, ".c") {
@@ -75,15 +67,15 @@ func (r *Resolver) changedStructs(p string, before, after []byte) {
 	for _, inc := range symmetricDiff(oldInc, newInc) {
 		// The tags the header defines in the view (stored or parsed once
 		// per tree), and in the tree too when the patch changes it.
-		for tag := range r.fileStructs(inc) {
-			s.structs[structKey(tag)] = true
+		for tag := range r.typ.FileStructs(inc) {
+			s.structs[typing.StructKey(tag)] = true
 		}
 		if !r.ix.Overlaid(inc) {
 			continue
 		}
 		if b, err := root.ReadFile(inc); err == nil {
 			for tag := range ctype.ParseStructs(string(b)) {
-				s.structs[structKey(tag)] = true
+				s.structs[typing.StructKey(tag)] = true
 			}
 		}
 	}

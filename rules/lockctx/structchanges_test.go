@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // structDepTree: via_holder() calls h->ops->run(), typed through struct
@@ -35,7 +36,7 @@ func TestStoredStructRetyped(t *testing.T) {
 	}
 	store := storeFor(m, ix)
 	ref, _ := ix.RefOf(funcNamed(t, ix, "via_holder"))
-	for _, key := range []string{structKey("holder"), structMemberKey("holder", "ops"), "my_ops.run"} {
+	for _, key := range []string{typing.StructKey("holder"), typing.MemberKey("holder", "ops"), "my_ops.run"} {
 		if refs, ok := store.memberRefs(key); !ok || !slices.Contains(refs, ref) {
 			t.Errorf("via_holder() not noted under %q: %v %v", key, refs, ok)
 		}

@@ -7,7 +7,8 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // Effect is a change a function makes to its caller's atomic state.
@@ -95,29 +96,15 @@ type Resolver struct {
 	nested int
 	// Computed counts the summaries computed (statistics).
 	Computed int
-	// regs are the callback registrations by function name (implicit.go),
-	// rows the callback rows with the registration wrappers (wrappers.go).
-	regs map[string][]implicitReg
-	// declRegs are the declaration-macro registrations per file, by
-	// function name (declmacros.go).
-	declRegs map[string]map[string][]implicitReg
-	// memberRegs are the registrations whose callback is read from a
-	// struct member, by member (memberarg.go).
-	memberRegs map[string][]memberReg
-	// structCache holds the struct definitions of files the patch
-	// changes (structs.go; the others are shared through the index).
-	structCache map[string]ctype.Structs
-	// incCache and defCache cache includes and struct look-ups
-	// (structs.go).
-	incCache map[string][]string
-	defCache map[string]structDefAt
-	rows     []Callback
-	// paramCache caches parameter names, paramDeclCache their
-	// declarations, paramCalls whether a function calls the function
-	// passed in a parameter (paramcall.go).
-	paramCache     map[*cscan.Func][]string
-	paramDeclCache map[*cscan.Func][]string
-	paramCalls     map[paramKey][]report.Step
+	// regs finds the callback registrations of the view (package
+	// registrations).
+	regs *registrations.Table
+	// typ answers the struct-type questions of the view (package typing);
+	// what it looks up is noted as the summary's dependencies (noteMember).
+	typ *typing.Typer
+	// paramCalls caches whether a function calls the function passed in
+	// a parameter (paramcall.go).
+	paramCalls map[paramKey][]report.Step
 	// paramHeld caches ParamCallHeld.
 	paramHeld map[paramKey][]Held
 	// shared holds the summaries that do not depend on the patch, shared
@@ -126,13 +113,6 @@ type Resolver struct {
 	shared     *sharedSummaries
 	frameTaint []bool
 	tainted    map[*cscan.Func]bool
-	// lines caches source files by lines (srcLines), declTags the struct
-	// tags of the variables each function declares (baseTag).
-	lines    map[string]srcLines
-	declTags map[declKey]map[string]string
-	// structs caches the struct definitions visibleStruct found from a
-	// file (types.go).
-	structs map[string]structDefAt
 	// facts caches a FileTarget's facts per file (filetarget.go).
 	facts map[string]any
 	// store holds the tree's stored summaries (summarystore.go; nil when
@@ -203,12 +183,20 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func) *Res
 func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, preimages map[*cscan.Func]*cscan.Func) *Resolver {
 	r := &Resolver{m: m, ix: ix, patch: patch, preimages: preimages, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
-		lines: map[string]srcLines{}, declTags: map[declKey]map[string]string{}, facts: map[string]any{}, structs: map[string]structDefAt{},
-		paramCache: map[*cscan.Func][]string{}, paramDeclCache: map[*cscan.Func][]string{}, paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
-		structCache: map[string]ctype.Structs{}, tainted: map[*cscan.Func]bool{},
-		shared: sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
+		facts:      map[string]any{},
+		paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
+		tainted: map[*cscan.Func]bool{},
+		shared:  sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
 		familyCache: map[string][]index.Assign{}}
+	r.typ = typing.New(ix, r.noteMember)
+	r.regs = registrations.New(registrations.Config{Index: ix, Patch: patch, ID: m.id, Callbacks: m.callbacks, Typer: r.typ, Note: r.noteMember,
+		Stored: func() ([]Callback, bool) {
+			if r.store == nil {
+				return nil, false
+			}
+			return r.store.wrapperRows()
+		}})
 	if r.store != nil {
 		// The store replaces the summaries shared in memory, which are
 		// exact only for the patch they were computed with.
@@ -299,7 +287,7 @@ func (r *Resolver) findNeutral() {
 // caller passing a function reaches through fn (callbackArgReach), so a
 // change the post-image makes there too.
 func (r *Resolver) appendParamCalls(b []byte, fn *cscan.Func) []byte {
-	for i := range r.params(fn) {
+	for i := range r.typ.Params(fn) {
 		_, calls := r.ParamCalled(fn, i)
 		b = append(b, map[bool]byte{false: '0', true: '1'}[calls])
 	}

@@ -1,12 +1,12 @@
 package lockctx
 
 import (
-	"encoding/binary"
 	"sort"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/wire"
 )
 
 // A stored record (summarystore.go) is what the resolver learnt about one tree
@@ -40,19 +40,19 @@ func encodeRecord(deps, rdeps []index.Ref, members []string, s *Summary) []byte 
 	if s != nil {
 		flags = recHasSummary
 	}
-	e.buf = append(e.buf, flags)
+	e.Buf = append(e.Buf, flags)
 	e.refs(deps)
 	e.refs(rdeps)
 	sort.Strings(members)
 	members = dedupStrings(members)
-	e.u(uint64(len(members)))
+	e.U(uint64(len(members)))
 	for _, m := range members {
-		e.s(m)
+		e.S(m)
 	}
 	if s != nil {
 		e.summary(s)
 	}
-	return e.buf
+	return e.Buf
 }
 
 // refs encodes a set of refs (sorted and deduplicated in place).
@@ -66,10 +66,10 @@ func (e *sumEncoder) refs(rs []index.Ref) {
 		}
 	}
 	rs = rs[:n]
-	e.u(uint64(len(rs)))
+	e.U(uint64(len(rs)))
 	prev := index.Ref(0)
 	for _, d := range rs {
-		e.u(uint64(d - prev))
+		e.U(uint64(d - prev))
 		prev = d
 	}
 }
@@ -77,22 +77,22 @@ func (e *sumEncoder) refs(rs []index.Ref) {
 // eachRef calls f with each ref of a list refs encodes, allocating
 // nothing.
 func (d *sumDecoder) eachRef(f func(index.Ref)) {
-	n := d.count()
+	n := d.Count()
 	prev := uint64(0)
-	for i := 0; i < n && !d.bad; i++ {
-		prev += d.u()
-		if !d.bad {
+	for i := 0; i < n && !d.Bad; i++ {
+		prev += d.U()
+		if !d.Bad {
 			f(index.Ref(prev))
 		}
 	}
 }
 
 func (d *sumDecoder) refs() []index.Ref {
-	n := d.count()
+	n := d.Count()
 	out := make([]index.Ref, 0, n)
 	prev := uint64(0)
-	for i := 0; i < n && !d.bad; i++ {
-		prev += d.u()
+	for i := 0; i < n && !d.Bad; i++ {
+		prev += d.U()
 		out = append(out, index.Ref(prev))
 	}
 	return out
@@ -125,26 +125,26 @@ func decodeRecordAs(b []byte, full bool) (rec record, ok bool) {
 	if len(b) == 0 {
 		return rec, false
 	}
-	d := &sumDecoder{b: b[1:]}
+	d := &sumDecoder{wire.Decoder{B: b[1:]}}
 	if full {
 		rec.deps = d.refs()
 	} else {
 		d.skipRefs()
 	}
 	d.skipRefs() // the reverse deps: eachRdep walks them in the encoding
-	m := d.count()
-	for i := 0; i < m && !d.bad; i++ {
+	m := d.Count()
+	for i := 0; i < m && !d.Bad; i++ {
 		if full {
-			rec.members = append(rec.members, d.s())
+			rec.members = append(rec.members, d.S())
 		} else {
-			d.skipS()
+			d.SkipS()
 		}
 	}
-	if d.bad {
+	if d.Bad {
 		return rec, false
 	}
 	if b[0]&recHasSummary != 0 {
-		rec.rest = d.b
+		rec.rest = d.B
 	}
 	return rec, true
 }
@@ -155,112 +155,103 @@ func eachRdep(b []byte, f func(index.Ref)) bool {
 	if len(b) == 0 {
 		return false
 	}
-	d := &sumDecoder{b: b[1:]}
+	d := &sumDecoder{wire.Decoder{B: b[1:]}}
 	d.skipRefs()
 	d.eachRef(f)
-	return !d.bad
+	return !d.Bad
 }
 
 // appendSummary appends the encoding of s to b.
 func appendSummary(b []byte, s *Summary) []byte {
-	e := &sumEncoder{buf: b}
+	e := &sumEncoder{Encoder: wire.Encoder{Buf: b}}
 	e.summary(s)
-	return e.buf
+	return e.Buf
 }
 
 // appendShape appends the encoding of s with every line number left out:
 // two summaries of the same shape differ at most in where things are.
 func appendShape(b []byte, s *Summary) []byte {
-	e := &sumEncoder{buf: b, noLines: true}
+	e := &sumEncoder{Encoder: wire.Encoder{Buf: b}, noLines: true}
 	e.summary(s)
-	return e.buf
+	return e.Buf
 }
 
 // decodeSummary decodes the summary part of a record.
 func decodeSummary(b []byte) (*Summary, bool) {
-	d := &sumDecoder{b: b}
+	d := &sumDecoder{wire.Decoder{B: b}}
 	s := d.summary()
-	return s, !d.bad && len(d.b) == 0
+	return s, !d.Bad && len(d.B) == 0
 }
 
 // sumEncoder encodes summaries; with noLines set it writes 0 for every
 // line number (appendShape), and what it writes is not decoded.
 type sumEncoder struct {
-	buf     []byte
+	wire.Encoder
 	noLines bool
 }
 
-func (e *sumEncoder) u(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
-func (e *sumEncoder) i(v int)    { e.buf = binary.AppendVarint(e.buf, int64(v)) }
+// line encodes a line number (0 with noLines).
 func (e *sumEncoder) line(v int) {
 	if e.noLines {
 		v = 0
 	}
-	e.i(v)
-}
-func (e *sumEncoder) s(v string) { e.u(uint64(len(v))); e.buf = append(e.buf, v...) }
-func (e *sumEncoder) b(v bool) {
-	if v {
-		e.buf = append(e.buf, 1)
-	} else {
-		e.buf = append(e.buf, 0)
-	}
+	e.I(v)
 }
 
 func (e *sumEncoder) steps(ss []report.Step) {
-	e.u(uint64(len(ss)))
+	e.U(uint64(len(ss)))
 	for _, s := range ss {
-		e.s(s.Func)
-		e.s(s.File)
+		e.S(s.Func)
+		e.S(s.File)
 		e.line(s.Line)
-		e.s(s.What)
+		e.S(s.What)
 	}
 }
 
 func (e *sumEncoder) effects(es []Effect) {
-	e.u(uint64(len(es)))
+	e.U(uint64(len(es)))
 	for _, x := range es {
-		e.s(x.Kind)
-		e.s(x.Key)
+		e.S(x.Kind)
+		e.S(x.Key)
 		e.steps(x.Steps)
-		e.b(x.Soft)
+		e.Bool(x.Soft)
 	}
 }
 
 func (e *sumEncoder) reach(r *Reach) {
 	e.steps(r.Steps)
-	e.s(r.Prim)
-	e.s(r.Why)
+	e.S(r.Prim)
+	e.S(r.Why)
 	e.effects(r.Drops)
 	e.effects(r.Retakes)
-	e.b(r.Weak)
+	e.Bool(r.Weak)
 }
 
 func (e *sumEncoder) guards(gs []cscan.Guard) {
-	e.u(uint64(len(gs)))
+	e.U(uint64(len(gs)))
 	for _, g := range gs {
-		e.s(g.Kind)
-		e.s(g.Cond)
+		e.S(g.Kind)
+		e.S(g.Cond)
 		e.line(g.Line)
 	}
 }
 
 func (e *sumEncoder) summary(s *Summary) {
-	e.b(s.Reach != nil)
+	e.Bool(s.Reach != nil)
 	if s.Reach != nil {
 		e.reach(s.Reach)
 	}
 	e.effects(s.Acquires)
 	e.effects(s.CondAcquires)
 	e.effects(s.Drops)
-	e.u(uint64(len(s.ArgReaches)))
+	e.U(uint64(len(s.ArgReaches)))
 	for _, a := range s.ArgReaches {
-		e.i(a.Param)
+		e.I(a.Param)
 		e.reach(&a.Reach)
-		e.s(a.Call.Name)
-		e.u(uint64(len(a.Call.Args)))
+		e.S(a.Call.Name)
+		e.U(uint64(len(a.Call.Args)))
 		for _, x := range a.Call.Args {
-			e.s(x)
+			e.S(x)
 		}
 		e.line(a.Call.Line)
 		e.guards(a.Call.Guards)
@@ -270,127 +261,59 @@ func (e *sumEncoder) summary(s *Summary) {
 // sumDecoder reads what sumEncoder wrote; bad is set at the first error,
 // after which every read returns zero values.
 type sumDecoder struct {
-	b   []byte
-	bad bool
-}
-
-// advance consumes n bytes of a varint just read; n <= 0 is an error.
-func (d *sumDecoder) advance(n int) bool {
-	if n <= 0 {
-		d.bad, d.b = true, nil
-		return false
-	}
-	d.b = d.b[n:]
-	return true
-}
-
-func (d *sumDecoder) u() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if !d.advance(n) {
-		return 0
-	}
-	return v
-}
-
-func (d *sumDecoder) i() int {
-	v, n := binary.Varint(d.b)
-	if !d.advance(n) {
-		return 0
-	}
-	return int(v)
-}
-
-func (d *sumDecoder) s() string {
-	n := d.u()
-	if n > uint64(len(d.b)) {
-		d.bad, d.b = true, nil
-		return ""
-	}
-	v := string(d.b[:n])
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *sumDecoder) bool() bool {
-	if len(d.b) == 0 || d.b[0] > 1 {
-		d.bad, d.b = true, nil
-		return false
-	}
-	v := d.b[0] == 1
-	d.b = d.b[1:]
-	return v
-}
-
-// skipS skips a string.
-func (d *sumDecoder) skipS() {
-	n := d.u()
-	if n > uint64(len(d.b)) {
-		d.bad, d.b = true, nil
-		return
-	}
-	d.b = d.b[n:]
+	wire.Decoder
 }
 
 // skipRefs skips a list of refs (see refs).
 func (d *sumDecoder) skipRefs() {
-	n := d.count()
-	for i := 0; i < n && !d.bad; i++ {
-		d.u()
+	n := d.Count()
+	for i := 0; i < n && !d.Bad; i++ {
+		d.U()
 	}
-}
-
-// count reads a list length, refusing one longer than the bytes left.
-func (d *sumDecoder) count() int {
-	n := d.u()
-	if n > uint64(len(d.b)) {
-		d.bad, d.b = true, nil
-		return 0
-	}
-	return int(n)
 }
 
 // list reads a list of values, each by one (nil when empty).
 func list[T any](d *sumDecoder, one func() T) []T {
-	n := d.count()
+	n := d.Count()
 	if n == 0 {
 		return nil
 	}
 	out := make([]T, 0, n)
-	for i := 0; i < n && !d.bad; i++ {
+	for i := 0; i < n && !d.Bad; i++ {
 		out = append(out, one())
 	}
 	return out
 }
 
 func (d *sumDecoder) steps() []report.Step {
-	return list(d, func() report.Step { return report.Step{Func: d.s(), File: d.s(), Line: d.i(), What: d.s()} })
+	return list(d, func() report.Step { return report.Step{Func: d.S(), File: d.S(), Line: d.I(), What: d.S()} })
 }
 
 func (d *sumDecoder) effects() []Effect {
-	return list(d, func() Effect { return Effect{Kind: d.s(), Key: d.s(), Steps: d.steps(), Soft: d.bool()} })
+	return list(d, func() Effect { return Effect{Kind: d.S(), Key: d.S(), Steps: d.steps(), Soft: d.Bool()} })
 }
 
 func (d *sumDecoder) reach() Reach {
-	return Reach{Steps: d.steps(), Prim: d.s(), Why: d.s(), Drops: d.effects(), Retakes: d.effects(), Weak: d.bool()}
+	return Reach{Steps: d.steps(), Prim: d.S(), Why: d.S(), Drops: d.effects(), Retakes: d.effects(), Weak: d.Bool()}
 }
 
 func (d *sumDecoder) guards() []cscan.Guard {
-	return list(d, func() cscan.Guard { return cscan.Guard{Kind: d.s(), Cond: d.s(), Line: d.i()} })
+	return list(d, func() cscan.Guard { return cscan.Guard{Kind: d.S(), Cond: d.S(), Line: d.I()} })
 }
 
 func (d *sumDecoder) summary() *Summary {
 	s := &Summary{}
-	if d.bool() {
+	if d.Bool() {
 		r := d.reach()
 		s.Reach = &r
 	}
 	s.Acquires, s.CondAcquires, s.Drops = d.effects(), d.effects(), d.effects()
 	s.ArgReaches = list(d, func() ArgReach {
-		a := ArgReach{Param: d.i(), Reach: d.reach()}
-		a.Call = cscan.Call{Name: d.s(), Args: list(d, d.s), Line: d.i(), Guards: d.guards()}
+		a := ArgReach{Param: d.I(), Reach: d.reach()}
+		a.Call = cscan.Call{Name: d.S(), Args: list(d, d.S), Line: d.I(), Guards: d.guards()}
 		return a
 	})
-	if d.bad {
+	if d.Bad {
 		return nil
 	}
 	return s

@@ -15,6 +15,9 @@ import (
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/flock"
 	"github.com/autosel-bot/autosel-bot/internal/stageprogress"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/wire"
 )
 
 // The summary store: Prepare summarises every function of a tree once and
@@ -82,9 +85,9 @@ func (s *sideSource) wrapperRows() ([]Callback, bool) {
 	defer s.mu.Unlock()
 	if !s.rowsRead {
 		s.rowsRead = true
-		var rs rowsFile
+		var rs registrations.StoredRows
 		if err := readGob(rowsPath(s.membersPath), &rs); err == nil && rs.Generation == s.gen && len(rs.Files) == len(rs.Rows) {
-			s.rows, s.rowsOK = rs.rows(), true
+			s.rows, s.rowsOK = rs.Callbacks(), true
 		}
 	}
 	return s.rows, s.rowsOK
@@ -123,7 +126,7 @@ func (s *sideSource) get(ref index.Ref) []byte { return s.f.Get(ref) }
 func (s *sideSource) eachRdep(ref index.Ref, f func(index.Ref)) {
 	if s.rd != nil {
 		if b := s.rd.Get(ref); len(b) > 0 {
-			d := sumDecoder{b: b}
+			d := sumDecoder{wire.Decoder{B: b}}
 			d.eachRef(f)
 			return
 		}
@@ -196,7 +199,7 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 		log = slog.New(slog.DiscardHandler)
 	}
 	root := ix.Underlying()
-	if err := prepareTyping(ctx, root, log); err != nil {
+	if err := typing.Prepare(ctx, root, log); err != nil {
 		return err
 	}
 	if Stored(m, root) {
@@ -238,7 +241,7 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 		return fmt.Errorf("summaries %s: %w", path, err)
 	}
 	if err := index.WriteFile(rowsPath(membersPath(path)), func(w *bufio.Writer) error {
-		return gob.NewEncoder(w).Encode(newRowsFile(own.Generation(), b.rows))
+		return gob.NewEncoder(w).Encode(registrations.NewStoredRows(own.Generation(), b.rows))
 	}); err != nil {
 		return fmt.Errorf("summaries %s: %w", path, err)
 	}
@@ -288,7 +291,7 @@ func summarise(ctx context.Context, m *Model, ix *index.Index, release bool) (*b
 	}
 	pr.Done()
 	b.finish()
-	b.rows, b.rowsOK = NewResolver(m, ix, nil).deriveRows(), true
+	b.rows, b.rowsOK = registrations.DeriveRows(ix, m.id, m.callbacks), true
 	return b, nil
 }
 
@@ -344,14 +347,14 @@ func (b *builder) finish() {
 			if rdeps[i] != nil {
 				rd = rdeps[i][j]
 			}
-			e := &sumEncoder{buf: []byte{enc[0]}}
+			e := &sumEncoder{Encoder: wire.Encoder{Buf: []byte{enc[0]}}}
 			e.refs(rec.deps)
 			e.refs(rd)
-			e.u(uint64(len(rec.members)))
+			e.U(uint64(len(rec.members)))
 			for _, m := range rec.members {
-				e.s(m)
+				e.S(m)
 			}
-			b.recs[i][j] = append(e.buf, rec.rest...)
+			b.recs[i][j] = append(e.Buf, rec.rest...)
 		}
 	}
 }
@@ -365,7 +368,7 @@ func (b *builder) rdepRecords(i int) [][]byte {
 		eachRdep(enc, func(p index.Ref) { rd = append(rd, p) })
 		e := &sumEncoder{}
 		e.refs(rd)
-		out[j] = e.buf
+		out[j] = e.Buf
 	}
 	return out
 }
@@ -423,7 +426,7 @@ func (r *Resolver) noteDep(fn *cscan.Func) {
 }
 
 // noteMember records that the summary being computed resolved a call
-// through member, or read the definition of a struct (structKey)
+// through member, or read the definition of a struct (typing.StructKey)
 // (Prepare only).
 func (r *Resolver) noteMember(member string) {
 	if r.build == nil || len(r.frameDeps) == 0 {
@@ -488,30 +491,6 @@ func readMembers(path, gen string) (map[string][]index.Ref, error) {
 // rowsPath is the derived rows file beside the member index path.
 func rowsPath(members string) string {
 	return strings.TrimSuffix(members, ".members.gob") + ".rows.gob"
-}
-
-// rowsFile is the derived rows file's content: the rows with the file a
-// static wrapper's row is restricted to.
-type rowsFile struct {
-	Generation string
-	Rows       []Callback
-	Files      []string
-}
-
-func newRowsFile(gen string, rows []Callback) rowsFile {
-	f := rowsFile{Generation: gen, Rows: rows}
-	for _, r := range rows {
-		f.Files = append(f.Files, r.file)
-	}
-	return f
-}
-
-func (f rowsFile) rows() []Callback {
-	out := append([]Callback(nil), f.Rows...)
-	for i := range out {
-		out[i].file = f.Files[i]
-	}
-	return out
 }
 
 // readGob decodes the gob file path into v.

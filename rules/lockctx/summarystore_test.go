@@ -3,6 +3,7 @@ package lockctx
 import (
 	"context"
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"os"
 	"path/filepath"
@@ -169,7 +170,7 @@ func TestPrepareStores(t *testing.T) {
 	rows, ok := storeFor(m, again).wrapperRows()
 	// reg_wrap() passes its parameter to register_cb(): a wrapper row,
 	// for calls from w.c only.
-	if want := NewResolver(m, again, nil).deriveRows(); !ok || len(want) != 2 || want[1].file != "w.c" || !reflect.DeepEqual(rows, want) {
+	if want := registrations.DeriveRows(again, m.id, m.callbacks); !ok || len(want) != 2 || registrations.NewStoredRows("", want).Files[1] != "w.c" || !reflect.DeepEqual(rows, want) {
 		t.Errorf("stored rows %+v (%v), want %+v", rows, ok, want)
 	}
 	// The reverse deps side file agrees with the records.
@@ -655,4 +656,14 @@ func TestFindNeutralDecides(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openTree indexes files in a directory of their own, without a cache.
+func openTree(t *testing.T, files map[string]string) *index.Index {
+	t.Helper()
+	ix, err := index.Open(context.Background(), testtree.Dir(t, files), index.Options{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }

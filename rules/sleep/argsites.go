@@ -8,7 +8,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/internal/par"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 )
 
 // argSites returns the calls that pass function name (of file) by name to
@@ -131,7 +131,7 @@ func (r *checker) dirFiles(dir string) []string {
 // reverse search asks for many names in the same directory.
 func (r *checker) spells(p, name string) bool {
 	if r.words == nil {
-		r.words = map[string]lockctx.WordSet{}
+		r.words = map[string]ctype.WordSet{}
 	}
 	ws, ok := r.words[p]
 	if !ok {
@@ -143,24 +143,24 @@ func (r *checker) spells(p, name string) bool {
 
 // spelled reports whether a file whose identifiers are ws spells name
 // (true when it could not be read).
-func spelled(ws lockctx.WordSet, name string) bool { return !ws.Read() || ws.Has(name) }
+func spelled(ws ctype.WordSet, name string) bool { return !ws.Read() || ws.Has(name) }
 
 // wordsOf returns the identifiers file p of the view spells (spells,
 // without the patch's cache): a read of the view, safe to run
 // concurrently.
-func (r *checker) wordsOf(p string) lockctx.WordSet {
-	read := func() lockctx.WordSet {
+func (r *checker) wordsOf(p string) ctype.WordSet {
+	read := func() ctype.WordSet {
 		// Words keeps hashes only: the file is read into a reused
 		// buffer.
-		var ws lockctx.WordSet
-		r.p.Index.WithSource(p, func(src []byte) { ws = lockctx.Words(src) })
+		var ws ctype.WordSet
+		r.p.Index.WithSource(p, func(src []byte) { ws = ctype.Words(src) })
 		return ws
 	}
 	if r.p.Index.Overlaid(p) {
 		return read()
 	}
 	// A file of the tree: the same for every patch.
-	return r.p.Index.Underlying().Memo("rules/sleep:words:"+p, func() any { return read() }).(lockctx.WordSet)
+	return r.p.Index.Underlying().Memo("rules/sleep:words:"+p, func() any { return read() }).(ctype.WordSet)
 }
 
 // readFiles reads, on the machine's cores, what argSites will ask of the
@@ -173,7 +173,7 @@ func (r *checker) wordsOf(p string) lockctx.WordSet {
 // rules otherwise use one core.
 func (r *checker) readFiles(files []string, name string) {
 	if r.words == nil {
-		r.words = map[string]lockctx.WordSet{}
+		r.words = map[string]ctype.WordSet{}
 	}
 	if r.argUses == nil {
 		r.argUses = map[string]map[string][]argUse{}
@@ -195,7 +195,7 @@ func (r *checker) readFiles(files []string, name string) {
 		return
 	}
 	type result struct {
-		ws   lockctx.WordSet
+		ws   ctype.WordSet
 		uses map[string][]argUse
 	}
 	out := make([]result, len(todo))

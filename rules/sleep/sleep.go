@@ -13,6 +13,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
@@ -84,7 +85,7 @@ type checker struct {
 	// files spell a name, argUses the arguments of their calls by the
 	// name they may be (argsites.go).
 	dirs    map[string][]string
-	words   map[string]lockctx.WordSet
+	words   map[string]ctype.WordSet
 	argUses map[string]map[string][]argUse
 	// siteTags caches memberCallTag.
 	siteTags map[siteKey]siteTag

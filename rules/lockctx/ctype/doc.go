@@ -5,7 +5,10 @@
 // (DeclTags), and member chains such as "hw->phy.ops" (SplitMembers,
 // MemberPath).
 //
-// It is the text layer of the struct typing in rules/lockctx, which
+// words.go gives the identifiers a text spells (Words), a filter the sleep
+// rule runs before looking at a file.
+//
+// It is the text layer of the struct typing in rules/lockctx/typing, which
 // finds a definition through a caller's includes, caches what it read,
 // stores it beside the index and records it as a dependency of the
 // stored summaries. scan.go holds hand-written scanners for the two

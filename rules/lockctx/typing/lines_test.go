@@ -1,4 +1,4 @@
-package lockctx
+package typing
 
 import (
 	"strings"
@@ -9,10 +9,10 @@ import (
 // strings.Join give.
 func TestSrcLines(t *testing.T) {
 	for _, text := range []string{"", "a", "a\n", "\n", "a\nbb\n\nccc", "x\n\ny\n", "int f(void)\n{\n\treturn 0;\n}\n"} {
-		l := newSrcLines(text)
+		l := NewLines(text)
 		lines := strings.Split(text, "\n")
-		if l.len() != len(lines) {
-			t.Errorf("%q: %d lines, want %d", text, l.len(), len(lines))
+		if l.Len() != len(lines) {
+			t.Errorf("%q: %d lines, want %d", text, l.Len(), len(lines))
 		}
 		for from := -1; from <= len(lines)+1; from++ {
 			for to := from; to <= len(lines)+1; to++ {
@@ -20,13 +20,13 @@ func TestSrcLines(t *testing.T) {
 				if from >= 0 && to <= len(lines) && from < to {
 					want = strings.Join(lines[from:to], "\n")
 				}
-				if got := l.span(from, to); got != want {
+				if got := l.Span(from, to); got != want {
 					t.Errorf("%q: span(%d, %d) = %q, want %q", text, from, to, got, want)
 				}
 			}
 		}
 	}
-	if (srcLines{}).len() != 0 || (srcLines{}).span(0, 1) != "" {
-		t.Error("the zero srcLines is not empty")
+	if (Lines{}).Len() != 0 || (Lines{}).Span(0, 1) != "" {
+		t.Error("the zero Lines is not empty")
 	}
 }

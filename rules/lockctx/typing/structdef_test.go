@@ -1,27 +1,26 @@
-package lockctx
+package typing
 
 import (
-	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
+	"context"
 	"reflect"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // TestStructDefShared: a struct definition found from a tree file is
 // shared with the views whose patch changes none of the files read to
 // find it, and found again in a view whose patch changes one.
 func TestStructDefShared(t *testing.T) {
-	m, err := Compile("test", &lockmodel.Table{}, &Tables{}, target{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	tree := map[string]string{
 		"drv.h":   "struct hw {\n\tstruct phy_info phy;\n};\n",
 		"drv.c":   "#include \"drv.h\"\nvoid f(struct hw *hw)\n{\n\thw->phy.ops.reset(hw);\n}\n",
 		"other.c": "void g(void)\n{\n}\n",
 	}
 	ix := openTree(t, tree)
-	treeR := NewResolver(m, ix, nil)
-	if ms, def := treeR.structDef("hw", "drv.c"); def != "drv.h" || ms["phy"] != "phy_info" {
+	treeR := New(ix, nil)
+	if ms, def := treeR.StructDef("hw", "drv.c"); def != "drv.h" || ms["phy"] != "phy_info" {
 		t.Fatalf("tree: %v in %q", ms, def)
 	}
 	mac := "struct hw {\n\tstruct mac_info mac;\n};\n"
@@ -42,8 +41,8 @@ func TestStructDefShared(t *testing.T) {
 			for p, s := range tt.patch {
 				over[p] = []byte(s)
 			}
-			view := NewResolver(m, ix.Overlay(over), nil)
-			ms, def := view.structDef("hw", "drv.c")
+			view := New(ix.Overlay(over), nil)
+			ms, def := view.StructDef("hw", "drv.c")
 			if def != tt.def || !reflect.DeepEqual(ms, tt.members) {
 				t.Errorf("view: %v in %q, want %v in %s", ms, def, tt.members, tt.def)
 			}
@@ -52,7 +51,17 @@ func TestStructDefShared(t *testing.T) {
 			}
 		})
 	}
-	if ms, def := NewResolver(m, ix, nil).structDef("hw", "drv.c"); def != "drv.h" || ms["phy"] != "phy_info" {
+	if ms, def := New(ix, nil).StructDef("hw", "drv.c"); def != "drv.h" || ms["phy"] != "phy_info" {
 		t.Errorf("tree after the views: %v in %q", ms, def)
 	}
+}
+
+// openTree indexes a tree of files, with no cache on disk.
+func openTree(t *testing.T, files map[string]string) *index.Index {
+	t.Helper()
+	ix, err := index.Open(context.Background(), testtree.Dir(t, files), index.Options{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }

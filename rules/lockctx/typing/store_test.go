@@ -1,4 +1,4 @@
-package lockctx
+package typing
 
 import (
 	"bytes"
@@ -106,7 +106,7 @@ func TestDeclsRoundTrip(t *testing.T) {
 		{"out of range", nil, map[string]string{}},
 		{"none", map[string]string{}, map[string]string{}},
 		{"some", map[string]string{"hw": "e1000_hw", "adapter": "e1000_adapter"}, nil},
-		{"parsed", declTagsIn(newSrcLines("int f(struct foo *f, struct bar b)\n{\n\tstruct baz *z = NULL;\n\tstruct foo *f;\n}"), 0, 5),
+		{"parsed", declTagsIn(NewLines("int f(struct foo *f, struct bar b)\n{\n\tstruct baz *z = NULL;\n\tstruct foo *f;\n}"), 0, 5),
 			map[string]string{"f": "foo", "b": "bar", "z": "baz"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -213,7 +213,7 @@ func openIndex(t *testing.T, dir, cache string) *index.Index {
 	return ix
 }
 
-// computedTyping is what fileStructs and includes compute from a file's
+// computedTyping is what FileStructs and Includes compute from a file's
 // text without a store.
 func computedTyping(t *testing.T, ix *index.Index, p string) *fileTyping {
 	t.Helper()
@@ -225,19 +225,18 @@ func computedTyping(t *testing.T, ix *index.Index, p string) *fileTyping {
 }
 
 // includeLists returns includes' answers for file, local and angle.
-func includeLists(r *Resolver, file string) [2][]string {
-	return [2][]string{r.includes(file, false), r.includes(file, true)}
+func includeLists(r *Typer, file string) [2][]string {
+	return [2][]string{r.Includes(file, false), r.Includes(file, true)}
 }
 
-// TestTypingStored: a prepared tree answers fileStructs and includes from
+// TestTypingStored: a prepared tree answers FileStructs and Includes from
 // the store for every file, identically to computing them; the struct
 // typing of a member call comes out the same with and without a store.
 func TestTypingStored(t *testing.T) {
-	m := testModel(t)
 	dir := writeTypingTree(t, nil)
 	cache := filepath.Join(t.TempDir(), "cache")
 	ix := openIndex(t, dir, cache)
-	if r := NewResolver(m, ix, nil); len(ix.Paths()) == 0 || r.storedTypingOK(ix.Paths()[0]) {
+	if r := New(ix, nil); len(ix.Paths()) == 0 || r.storedTypingOK(ix.Paths()[0]) {
 		t.Fatal("typing stored before Prepare")
 	}
 	// What older versions of the two stores left goes when they are
@@ -250,7 +249,7 @@ func TestTypingStored(t *testing.T) {
 		}
 		older = append(older, f)
 	}
-	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+	if err := Prepare(context.Background(), ix, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range older {
@@ -262,7 +261,7 @@ func TestTypingStored(t *testing.T) {
 	// computes everything.
 	stored := openIndex(t, dir, cache)
 	plain := openIndex(t, dir, "-")
-	rs, rp := NewResolver(m, stored, nil), NewResolver(m, plain, nil)
+	rs, rp := New(stored, nil), New(plain, nil)
 	paths := stored.Paths()
 	sort.Strings(paths)
 	if want := []string{"drv/hw.h", "drv/main.c", "drv/regs.h", "empty.c", "include/linux/foo.h"}; !reflect.DeepEqual(paths, want) {
@@ -278,7 +277,7 @@ func TestTypingStored(t *testing.T) {
 		if !reflect.DeepEqual(st.structs, want.structs) || !bytes.Equal(st.delims, want.delims) || len(st.names) != len(want.names) {
 			t.Errorf("%s: stored %+v, computed %+v", p, st, want)
 		}
-		if got, want := rs.fileStructs(p), rp.fileStructs(p); !reflect.DeepEqual(got, want) {
+		if got, want := rs.FileStructs(p), rp.FileStructs(p); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: fileStructs stored %v, computed %v", p, got, want)
 		}
 		if got, want := includeLists(rs, p), includeLists(rp, p); !reflect.DeepEqual(got, want) {
@@ -295,7 +294,7 @@ func TestTypingStored(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines := newSrcLines(string(src))
+		lines := NewLines(string(src))
 		for _, fn := range stored.File(p).Funcs {
 			nfuncs++
 			got, ok := rs.storedDecls(fn)
@@ -322,30 +321,29 @@ func TestTypingStored(t *testing.T) {
 		return cscan.Call{}, nil
 	}
 	c, fn := call(stored)
-	tag, scope := NewResolver(m, stored, nil).MemberCallTag(c, fn)
+	tag, scope := New(stored, nil).MemberCallTag(c, fn)
 	c, fn = call(plain)
-	ptag, pscope := NewResolver(m, plain, nil).MemberCallTag(c, fn)
+	ptag, pscope := New(plain, nil).MemberCallTag(c, fn)
 	if tag != "drv_phy_ops" || scope != "drv/" || tag != ptag || scope != pscope {
 		t.Errorf("MemberCallTag: stored %q %q, computed %q %q, want drv_phy_ops drv/", tag, scope, ptag, pscope)
 	}
 }
 
 // storedTypingOK reports whether file's typing is read from a store.
-func (r *Resolver) storedTypingOK(file string) bool {
+func (r *Typer) storedTypingOK(file string) bool {
 	_, ok := r.storedTyping(file)
 	return ok
 }
 
-// TestTypingStoreRead: what fileStructs and includes answer for a tree
+// TestTypingStoreRead: what FileStructs and Includes answer for a tree
 // file comes from the store when there is one of the index's generation
 // (a planted record is what they answer), never from a store of another
 // generation, and never for a file the patch overlays.
 func TestTypingStoreRead(t *testing.T) {
-	m := testModel(t)
 	dir := writeTypingTree(t, nil)
 	cache := filepath.Join(t.TempDir(), "cache")
 	ix := openIndex(t, dir, cache)
-	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+	if err := Prepare(context.Background(), ix, nil); err != nil {
 		t.Fatal(err)
 	}
 	path := ix.SideName(typingKind)
@@ -382,20 +380,20 @@ func TestTypingStoreRead(t *testing.T) {
 	}
 	// baseTag's answer for drv_do's hw.
 	hwTag := func(ix *index.Index) string {
-		return NewResolver(m, ix, nil).baseTag("hw", funcNamed(t, ix, "drv_do"))
+		return New(ix, nil).BaseTag("hw", funcNamed(t, ix, "drv_do"))
 	}
 
 	t.Run("read", func(t *testing.T) {
 		plant(ix.Generation())
-		r := NewResolver(m, openIndex(t, dir, cache), nil)
-		if got := r.fileStructs("drv/hw.h"); !reflect.DeepEqual(got, planted.structs) {
+		r := New(openIndex(t, dir, cache), nil)
+		if got := r.FileStructs("drv/hw.h"); !reflect.DeepEqual(got, planted.structs) {
 			t.Errorf("fileStructs = %v, want the planted %v", got, planted.structs)
 		}
-		if got := r.includes("drv/hw.h", false); !reflect.DeepEqual(got, []string{"drv/planted.h"}) {
+		if got := r.Includes("drv/hw.h", false); !reflect.DeepEqual(got, []string{"drv/planted.h"}) {
 			t.Errorf("includes = %q, want the planted drv/planted.h", got)
 		}
 		// A file without a record is computed.
-		if got := r.fileStructs("drv/regs.h"); got["drv_phy"]["ops"] != "drv_phy_ops" {
+		if got := r.FileStructs("drv/regs.h"); got["drv_phy"]["ops"] != "drv_phy_ops" {
 			t.Errorf("drv/regs.h without a record: %v", got)
 		}
 		again := openIndex(t, dir, cache)
@@ -403,7 +401,7 @@ func TestTypingStoreRead(t *testing.T) {
 			t.Errorf("baseTag = %q, want the planted planted_hw", got)
 		}
 		// A function without a record is computed.
-		if got := NewResolver(m, again, nil).baseTag("phy", funcNamed(t, again, "drv_local")); got != "drv_phy" {
+		if got := New(again, nil).BaseTag("phy", funcNamed(t, again, "drv_local")); got != "drv_phy" {
 			t.Errorf("drv_local without a record: baseTag = %q", got)
 		}
 	})
@@ -411,11 +409,11 @@ func TestTypingStoreRead(t *testing.T) {
 	t.Run("overlaid", func(t *testing.T) {
 		plant(ix.Generation())
 		view := openIndex(t, dir, cache).Overlay(map[string][]byte{"drv/hw.h": []byte("#include \"other.h\"\nstruct drv_hw {\n\tstruct new_phy phy;\n};\n")})
-		r := NewResolver(m, view, nil)
-		if got, want := r.fileStructs("drv/hw.h"), (ctype.Structs{"drv_hw": {"phy": "new_phy"}}); !reflect.DeepEqual(got, want) {
+		r := New(view, nil)
+		if got, want := r.FileStructs("drv/hw.h"), (ctype.Structs{"drv_hw": {"phy": "new_phy"}}); !reflect.DeepEqual(got, want) {
 			t.Errorf("overlaid fileStructs = %v, want %v", got, want)
 		}
-		if got := r.includes("drv/hw.h", true); !reflect.DeepEqual(got, []string{"drv/other.h"}) {
+		if got := r.Includes("drv/hw.h", true); !reflect.DeepEqual(got, []string{"drv/other.h"}) {
 			t.Errorf("overlaid includes = %q", got)
 		}
 		if r.storedTypingOK("drv/hw.h") {
@@ -426,11 +424,11 @@ func TestTypingStoreRead(t *testing.T) {
 		base := openIndex(t, dir, cache)
 		src := strings.Replace(typingTree["drv/main.c"], "struct drv_hw *hw", "struct other_hw *hw", 1)
 		main := base.Overlay(map[string][]byte{"drv/main.c": []byte(src)})
-		r = NewResolver(m, main, nil)
+		r = New(main, nil)
 		// What the resolver typed while settling the patch (the view's
 		// drv_do, of the same lines) is forgotten.
 		r.declTags = map[declKey]map[string]string{}
-		if got := r.baseTag("hw", funcNamed(t, base, "drv_do")); got != "other_hw" {
+		if got := r.BaseTag("hw", funcNamed(t, base, "drv_do")); got != "other_hw" {
 			t.Errorf("overlaid baseTag = %q, want other_hw", got)
 		}
 		if got := hwTag(main); got != "other_hw" {
@@ -448,22 +446,22 @@ func TestTypingStoreRead(t *testing.T) {
 		if again.Generation() == ix.Generation() {
 			t.Fatal("changing a header kept the generation")
 		}
-		r := NewResolver(m, again, nil)
+		r := New(again, nil)
 		want := ctype.Structs{"drv_hw": {"phy": "changed_phy"}}
-		if got := r.fileStructs("drv/hw.h"); !reflect.DeepEqual(got, want) {
+		if got := r.FileStructs("drv/hw.h"); !reflect.DeepEqual(got, want) {
 			t.Errorf("fileStructs over a stale store = %v, want %v", got, want)
 		}
-		if got := r.includes("drv/hw.h", true); got != nil {
+		if got := r.Includes("drv/hw.h", true); got != nil {
 			t.Errorf("includes over a stale store = %q, want none", got)
 		}
 		if got := hwTag(again); got != "drv_hw" {
 			t.Errorf("baseTag over a stale store = %q, want drv_hw", got)
 		}
 		// Prepare writes the store of the new generation.
-		if err := Prepare(context.Background(), m, again, nil); err != nil {
+		if err := Prepare(context.Background(), again, nil); err != nil {
 			t.Fatal(err)
 		}
-		fresh := NewResolver(m, openIndex(t, dir, cache), nil)
+		fresh := New(openIndex(t, dir, cache), nil)
 		if st, ok := fresh.storedTyping("drv/hw.h"); !ok || !reflect.DeepEqual(st.structs, want) {
 			t.Errorf("stored after a second Prepare: %+v (%v), want %v", st, ok, want)
 		}
@@ -495,4 +493,14 @@ func BenchmarkDeriveTyping(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/(1<<20), "typing-MB")
 	b.ReportMetric(float64(dsize)/(1<<20), "decls-MB")
+}
+
+// funcNamed returns the only definition of name in ix.
+func funcNamed(t *testing.T, ix *index.Index, name string) *cscan.Func {
+	t.Helper()
+	fns := ix.Funcs(name)
+	if len(fns) != 1 {
+		t.Fatalf("%s: %d definitions", name, len(fns))
+	}
+	return fns[0]
 }

@@ -1,4 +1,4 @@
-package lockctx
+package typing
 
 import (
 	"path"
@@ -14,54 +14,54 @@ import (
 // when looking for a struct definition.
 const maxIncludeDepth = 3
 
-// fileStructs returns the struct definitions of a file of the view,
+// FileStructs returns the struct definitions of a file of the view,
 // shared between resolvers for files the patch does not change: stored
-// by Prepare (typingstore.go), else parsed from the file's text.
-func (r *Resolver) fileStructs(file string) ctype.Structs {
-	if t, ok := r.storedTyping(file); ok {
+// by Prepare (store.go), else parsed from the file's text.
+func (ty *Typer) FileStructs(file string) ctype.Structs {
+	if t, ok := ty.storedTyping(file); ok {
 		return t.structs
 	}
 	compute := func() any {
-		src, err := r.ix.ReadFile(file)
+		src, err := ty.ix.ReadFile(file)
 		if err != nil {
 			return ctype.Structs(nil)
 		}
 		return ctype.ParseStructs(string(src))
 	}
-	if r.ix.Overlaid(file) {
-		if s, ok := r.structCache[file]; ok {
+	if ty.ix.Overlaid(file) {
+		if s, ok := ty.structCache[file]; ok {
 			return s
 		}
 		s := compute().(ctype.Structs)
-		r.structCache[file] = s
+		ty.structCache[file] = s
 		return s
 	}
-	return r.ix.Underlying().Memo("lockctx.structs."+file, compute).(ctype.Structs)
+	return ty.ix.Underlying().Memo("lockctx.structs."+file, compute).(ctype.Structs)
 }
 
-// includes returns the files a file includes: local ("...") includes
+// Includes returns the files a file includes: local ("...") includes
 // resolved against its directory, and, when angle is set, <...> includes
 // resolved against include/. The directives are stored by Prepare for the
-// files the patch does not overlay (typingstore.go).
-func (r *Resolver) includes(file string, angle bool) []string {
+// files the patch does not overlay (store.go).
+func (ty *Typer) Includes(file string, angle bool) []string {
 	key := file
 	if angle {
 		key = "<>" + file
 	}
-	if r.incCache == nil {
-		r.incCache = map[string][]string{}
+	if ty.incCache == nil {
+		ty.incCache = map[string][]string{}
 	}
-	if inc, ok := r.incCache[key]; ok {
+	if inc, ok := ty.incCache[key]; ok {
 		return inc
 	}
 	var out []string
-	defer func() { r.incCache[key] = out }()
+	defer func() { ty.incCache[key] = out }()
 	var delims []byte
 	var names []string
-	if t, ok := r.storedTyping(file); ok {
+	if t, ok := ty.storedTyping(file); ok {
 		delims, names = t.delims, t.names
 	} else {
-		src, err := r.ix.ReadFile(file)
+		src, err := ty.ix.ReadFile(file)
 		if err != nil {
 			return nil
 		}
@@ -71,29 +71,29 @@ func (r *Resolver) includes(file string, angle bool) []string {
 	return out
 }
 
-// structDef finds the definition of struct tag visible from file: in the
+// StructDef finds the definition of struct tag visible from file: in the
 // file itself, its local includes (to a few levels), then the <...>
 // headers it includes directly. It returns the members and the file
 // defining the struct ("" when not found).
-func (r *Resolver) structDef(tag, file string) (map[string]string, string) {
-	r.noteMember(structKey(tag))
+func (ty *Typer) StructDef(tag, file string) (map[string]string, string) {
+	ty.note(StructKey(tag))
 	key := tag + "|" + file
-	if r.defCache == nil {
-		r.defCache = map[string]structDefAt{}
+	if ty.defCache == nil {
+		ty.defCache = map[string]structDefAt{}
 	}
-	if d, ok := r.defCache[key]; ok {
+	if d, ok := ty.defCache[key]; ok {
 		return d.members, d.file
 	}
 	// What the tree's files give is shared by every view whose patch
 	// changes none of the files the search read.
-	shared := r.ix.Underlying().Memo("lockctx.structDef:"+key, func() any { return new(atomic.Pointer[treeStructDef]) }).(*atomic.Pointer[treeStructDef])
-	if t := shared.Load(); t != nil && !slices.ContainsFunc(t.read, r.ix.Overlaid) {
-		r.defCache[key] = t.def
+	shared := ty.ix.Underlying().Memo("lockctx.structDef:"+key, func() any { return new(atomic.Pointer[treeStructDef]) }).(*atomic.Pointer[treeStructDef])
+	if t := shared.Load(); t != nil && !slices.ContainsFunc(t.read, ty.ix.Overlaid) {
+		ty.defCache[key] = t.def
 		return t.def.members, t.def.file
 	}
-	ms, def, read := r.findStructDef(tag, file)
-	r.defCache[key] = structDefAt{ms, def}
-	if !slices.ContainsFunc(read, r.ix.Overlaid) {
+	ms, def, read := ty.findStructDef(tag, file)
+	ty.defCache[key] = structDefAt{ms, def}
+	if !slices.ContainsFunc(read, ty.ix.Overlaid) {
 		shared.CompareAndSwap(nil, &treeStructDef{def: structDefAt{ms, def}, read: read})
 	}
 	return ms, def
@@ -113,9 +113,9 @@ type structDefAt struct {
 	file    string
 }
 
-// findStructDef is structDef without the cache; read lists the files
+// findStructDef is StructDef without the cache; read lists the files
 // whose definitions or includes it read.
-func (r *Resolver) findStructDef(tag, file string) (_ map[string]string, _ string, read []string) {
+func (ty *Typer) findStructDef(tag, file string) (_ map[string]string, _ string, read []string) {
 	seen := map[string]bool{}
 	defer func() {
 		read = make([]string, 0, len(seen))
@@ -129,13 +129,13 @@ func (r *Resolver) findStructDef(tag, file string) (_ map[string]string, _ strin
 			return nil, ""
 		}
 		seen[f] = true
-		if ms, ok := r.fileStructs(f)[tag]; ok {
+		if ms, ok := ty.FileStructs(f)[tag]; ok {
 			return ms, f
 		}
 		if depth >= maxIncludeDepth {
 			return nil, ""
 		}
-		for _, inc := range r.includes(f, false) {
+		for _, inc := range ty.Includes(f, false) {
 			if ms, def := local(inc, depth+1); def != "" {
 				return ms, def
 			}
@@ -145,12 +145,12 @@ func (r *Resolver) findStructDef(tag, file string) (_ map[string]string, _ strin
 	if ms, def := local(file, 0); def != "" {
 		return ms, def, nil
 	}
-	for _, inc := range r.includes(file, true) {
+	for _, inc := range ty.Includes(file, true) {
 		if !strings.HasPrefix(inc, "include/") || seen[inc] {
 			continue
 		}
 		seen[inc] = true
-		if ms, ok := r.fileStructs(inc)[tag]; ok {
+		if ms, ok := ty.FileStructs(inc)[tag]; ok {
 			return ms, inc, nil
 		}
 	}
@@ -165,21 +165,21 @@ func (r *Resolver) findStructDef(tag, file string) (_ map[string]string, _ strin
 // directory (a driver's own header, not under include/): struct tags
 // are not unique across drivers (e1000e, igb and igbvf each define
 // struct e1000_hw), so an assignment outside it is another struct.
-func (r *Resolver) chainTag(expr string, caller *cscan.Func) (tag, scope string) {
-	if r.ix == nil || caller == nil {
+func (ty *Typer) chainTag(expr string, caller *cscan.Func) (tag, scope string) {
+	if ty.ix == nil || caller == nil {
 		return "", ""
 	}
 	parts := ctype.SplitMembers(expr)
 	if len(parts) < 2 || !identRe.MatchString(parts[0]) {
 		return "", ""
 	}
-	tag = r.baseTag(parts[0], caller)
+	tag = ty.BaseTag(parts[0], caller)
 	if tag == "" {
 		return "", ""
 	}
 	for _, m := range parts[1:] {
-		ms, def := r.structDef(tag, caller.File)
-		r.noteMember(structMemberKey(tag, m))
+		ms, def := ty.StructDef(tag, caller.File)
+		ty.note(MemberKey(tag, m))
 		if def == "" || ms[m] == "" {
 			return "", ""
 		}
@@ -187,7 +187,7 @@ func (r *Resolver) chainTag(expr string, caller *cscan.Func) (tag, scope string)
 	}
 	// The last member's type is looked up from the caller's file too: it
 	// includes the headers that define it.
-	if _, def := r.structDef(tag, caller.File); def != "" && !strings.HasPrefix(def, "include/") && !strings.Contains(def, "/include/") {
+	if _, def := ty.StructDef(tag, caller.File); def != "" && !strings.HasPrefix(def, "include/") && !strings.Contains(def, "/include/") {
 		scope = path.Dir(def) + "/"
 	}
 	return tag, scope
@@ -198,13 +198,29 @@ func (r *Resolver) chainTag(expr string, caller *cscan.Func) (tag, scope string)
 // *n" for "n->init_sid(...)"), else resolved through the declared types
 // of a member chain ("hw->phy.ops.acquire(hw)"), with the directory the
 // tag is private to (see chainTag); "" when unknown.
-func (r *Resolver) MemberCallTag(c cscan.Call, caller *cscan.Func) (tag, scope string) {
+func (ty *Typer) MemberCallTag(c cscan.Call, caller *cscan.Func) (tag, scope string) {
 	base, _, ok := PointerMember(c.Name)
 	if !ok {
 		return "", ""
 	}
-	if tag := r.baseTag(base, caller); tag != "" {
+	if tag := ty.BaseTag(base, caller); tag != "" {
 		return tag, ""
 	}
-	return r.chainTag(base, caller)
+	return ty.chainTag(base, caller)
+}
+
+// PointerMember splits a call through a function pointer
+// ("dev->netdev_ops->ndo_get_stats64") into its base expression and the
+// member called; ok is false for direct calls.
+func PointerMember(name string) (base, member string, ok bool) {
+	i := strings.LastIndex(name, "->")
+	j := strings.LastIndex(name, ".")
+	switch {
+	case i < 0 && j < 0:
+		return "", "", false
+	case i > j:
+		return name[:i], name[i+2:], true
+	default:
+		return name[:j], name[j+1:], true
+	}
 }

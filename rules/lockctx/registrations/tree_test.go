@@ -1,9 +1,8 @@
-package lockctx
+package registrations
 
 import (
 	"context"
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"reflect"
 	"sort"
 	"testing"
@@ -25,12 +24,9 @@ var regTree = map[string]string{
 // the tree's, or reusing the tree's for the files the patch leaves alone)
 // are those of the patched tree indexed on its own.
 func TestRegistrationsOverlay(t *testing.T) {
-	m, err := Compile("test", &lockmodel.Table{}, &Tables{Callbacks: []Callback{
+	cbs := []Callback{
 		{Names: []string{"register_cb"}, Arg: 0, Kind: "hardirq", Why: "a test callback"},
 		{Names: []string{"register_nb"}, Arg: 0, Via: "notifier_call", Kind: "rcu", Why: "a notifier"},
-	}}, target{})
-	if err != nil {
-		t.Fatal(err)
 	}
 	tests := []struct {
 		name  string
@@ -46,15 +42,20 @@ func TestRegistrationsOverlay(t *testing.T) {
 		{"a file deleted", map[string]string{"a.c": ""}, false},
 	}
 	ix := openTree(t, regTree)
-	tree := NewResolver(m, ix, nil)
-	tree.registrations("")
+	tree := New(Config{Index: ix, ID: "test", Callbacks: cbs})
+	tree.Of("")
+	again := New(Config{Index: ix, ID: "test", Callbacks: cbs})
+	again.Of("")
+	if reflect.ValueOf(again.regs).Pointer() != reflect.ValueOf(tree.regs).Pointer() {
+		t.Error("two tables over the tree found its registrations twice")
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			over, patched := testtree.Patched(regTree, tt.patch)
-			view := NewResolver(m, ix.Overlay(over), nil)
-			view.registrations("")
-			alone := NewResolver(m, openTree(t, patched), nil)
-			alone.registrations("")
+			view := New(Config{Index: ix.Overlay(over), ID: "test", Callbacks: cbs})
+			view.Of("")
+			alone := New(Config{Index: openTree(t, patched), ID: "test", Callbacks: cbs})
+			alone.Of("")
 			if got, want := regRows(view), regRows(alone); len(want) < 3 || !reflect.DeepEqual(got, want) {
 				t.Errorf("registrations:\n got %q\nwant %q", got, want)
 			}
@@ -65,17 +66,17 @@ func TestRegistrationsOverlay(t *testing.T) {
 	}
 }
 
-// regRows renders a resolver's registrations, sorted.
-func regRows(r *Resolver) []string {
+// regRows renders a table's registrations, sorted.
+func regRows(r *Table) []string {
 	var out []string
 	for fn, regs := range r.regs {
 		for _, g := range regs {
-			out = append(out, fmt.Sprintf("%s: %s %s %+v %s", fn, g.row.Kind, g.row.Why, g.step, g.file))
+			out = append(out, fmt.Sprintf("%s: %s %s %+v %s", fn, g.Row.Kind, g.Row.Why, g.Step, g.File))
 		}
 	}
 	for m, regs := range r.memberRegs {
 		for _, g := range regs {
-			out = append(out, fmt.Sprintf("member %s: %s %+v %s %s:%s %s", m, g.row.Kind, g.step, g.file, g.caller.File, g.caller.Name, g.base))
+			out = append(out, fmt.Sprintf("member %s: %s %+v %s %s:%s %s", m, g.Row.Kind, g.Step, g.File, g.caller.File, g.caller.Name, g.base))
 		}
 	}
 	sort.Strings(out)

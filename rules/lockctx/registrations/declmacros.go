@@ -1,4 +1,4 @@
-package lockctx
+package registrations
 
 import (
 	"bytes"
@@ -8,30 +8,30 @@ import (
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
-// declRegistrations returns the registrations of fn made by declaration
+// Decl returns the registrations of fn made by declaration
 // macros of its own file (the names of "decl" callback rows):
 // `static DEFINE_TIMER(mytimer, mytimer_handler);` at file scope is no
 // call inside a function, so the call graph never sees it. A file of the
-// tree is scanned once per tree index and model, one the patch changes once
-// per resolver; only a file that mentions one of the macros is parsed.
-func (r *Resolver) declRegistrations(file, fn string) []implicitReg {
-	if r.ix == nil {
+// tree is scanned once per tree index and ID, one the patch changes once
+// per table; only a file that mentions one of the macros is parsed.
+func (t *Table) Decl(file, fn string) []Reg {
+	if t.ix == nil {
 		return nil
 	}
-	if r.declRegs == nil {
-		r.declRegs = map[string]map[string][]implicitReg{}
+	if t.declRegs == nil {
+		t.declRegs = map[string]map[string][]Reg{}
 	}
-	regs, ok := r.declRegs[file]
+	regs, ok := t.declRegs[file]
 	if !ok {
-		if r.ix.Overlaid(file) {
-			regs = r.scanDecls(file)
+		if t.ix.Overlaid(file) {
+			regs = t.scanDecls(file)
 		} else {
 			// A file of the tree: the same in every view.
-			regs = r.ix.Underlying().Memo("lockctx.decls."+r.m.id+":"+file, func() any {
-				return r.scanDecls(file)
-			}).(map[string][]implicitReg)
+			regs = t.ix.Underlying().Memo("lockctx.decls."+t.id+":"+file, func() any {
+				return t.scanDecls(file)
+			}).(map[string][]Reg)
 		}
-		r.declRegs[file] = regs
+		t.declRegs[file] = regs
 	}
 	return regs[fn]
 }
@@ -40,10 +40,10 @@ var macroRe = regexp.MustCompile(`\b([A-Z_][A-Z0-9_]*)\s*\(`)
 
 // scanDecls finds the declaration-macro registrations of one file, by
 // the function they register.
-func (r *Resolver) scanDecls(file string) map[string][]implicitReg {
+func (t *Table) scanDecls(file string) map[string][]Reg {
 	rows := map[string]*Callback{}
-	for i := range r.m.callbacks {
-		c := &r.m.callbacks[i]
+	for i := range t.callbacks {
+		c := &t.callbacks[i]
 		if !c.Decl {
 			continue
 		}
@@ -57,7 +57,7 @@ func (r *Resolver) scanDecls(file string) map[string][]implicitReg {
 	// Most files use none of the macros: they are read into a reused
 	// buffer and only the others copied into a string.
 	text := ""
-	r.ix.WithSource(file, func(src []byte) {
+	t.ix.WithSource(file, func(src []byte) {
 		for n := range rows {
 			if bytes.Contains(src, []byte(n)) {
 				text = string(src)
@@ -68,7 +68,7 @@ func (r *Resolver) scanDecls(file string) map[string][]implicitReg {
 	if text == "" {
 		return nil
 	}
-	var out map[string][]implicitReg
+	var out map[string][]Reg
 	for _, m := range macroRe.FindAllStringSubmatchIndex(text, -1) {
 		name := text[m[2]:m[3]]
 		row := rows[name]
@@ -95,9 +95,9 @@ func (r *Resolver) scanDecls(file string) map[string][]implicitReg {
 		step := report.Step{Func: fn, File: file, Line: line,
 			What: "registered by " + name + "(" + strings.Join(args, ", ") + ")"}
 		if out == nil {
-			out = map[string][]implicitReg{}
+			out = map[string][]Reg{}
 		}
-		out[fn] = append(out[fn], implicitReg{row: row, step: step, file: file})
+		out[fn] = append(out[fn], Reg{Row: row, Step: step, File: file})
 	}
 	return out
 }

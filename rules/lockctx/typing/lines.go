@@ -1,20 +1,20 @@
-package lockctx
+package typing
 
 import "strings"
 
-// srcLines is a source file's text with the offsets of its lines: a range
+// Lines is a source file's text with the offsets of its lines: a range
 // of lines is a substring of the text, and a file costs four bytes a line
 // beyond its text (a []string of its lines costs sixteen, and a join per
 // range).
-type srcLines struct {
+type Lines struct {
 	text string
 	// starts holds the offset of each line, then len(text)+1.
 	starts []int32
 }
 
-// newSrcLines indexes the lines of text, as strings.Split(text, "\n")
+// NewLines indexes the lines of text, as strings.Split(text, "\n")
 // would cut them.
-func newSrcLines(text string) srcLines {
+func NewLines(text string) Lines {
 	starts := make([]int32, 0, strings.Count(text, "\n")+2)
 	starts = append(starts, 0)
 	for i := 0; i < len(text); i++ {
@@ -22,22 +22,22 @@ func newSrcLines(text string) srcLines {
 			starts = append(starts, int32(i+1))
 		}
 	}
-	return srcLines{text: text, starts: append(starts, int32(len(text)+1))}
+	return Lines{text: text, starts: append(starts, int32(len(text)+1))}
 }
 
-// len returns the number of lines (0 for a file that was not read).
-func (l srcLines) len() int {
+// Len returns the number of lines (0 for a file that was not read).
+func (l Lines) Len() int {
 	if len(l.starts) == 0 {
 		return 0
 	}
 	return len(l.starts) - 1
 }
 
-// span returns lines [from, to) (0-based) joined by "\n", as
+// Span returns lines [from, to) (0-based) joined by "\n", as
 // strings.Join(lines[from:to], "\n") does; "" when the range is empty or
 // out of the file.
-func (l srcLines) span(from, to int) string {
-	if from < 0 || to > l.len() || from >= to {
+func (l Lines) Span(from, to int) string {
+	if from < 0 || to > l.Len() || from >= to {
 		return ""
 	}
 	return l.text[l.starts[from] : l.starts[to]-1]

@@ -1,4 +1,4 @@
-package lockctx
+package registrations
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // handlers): it registers the functions assigned to that member in the
 // registering file.
 type memberReg struct {
-	implicitReg
+	Reg
 	caller *cscan.Func
 	// base is the expression the member is read from ("desc").
 	base string
@@ -41,33 +41,33 @@ func memberRegOf(caller *cscan.Func, row *Callback, step report.Step, arg string
 	if !ok {
 		return memberReg{}, "", false
 	}
-	return memberReg{implicitReg: implicitReg{row: row, step: step, file: caller.File}, caller: caller, base: base}, member, true
+	return memberReg{Reg: Reg{Row: row, Step: step, File: caller.File}, caller: caller, base: base}, member, true
 }
 
-// memberRegistrations returns the registrations reaching fn through its
+// Members returns the registrations reaching a function through its
 // assignment a: a registration in a's file whose argument reads a's
 // member from an object of a's struct type. An assignment whose struct
 // type the scanner could not tell (an initializer of an array of an
 // inline struct) counts when it is a designated initializer and no
 // assignment to that member in the file is to another struct type.
-func (r *Resolver) memberRegistrations(a index.Assign) []implicitReg {
-	r.registrations("")
-	var out []implicitReg
-	for _, mr := range r.memberRegs[a.Member] {
+func (t *Table) Members(a index.Assign) []Reg {
+	t.Of("")
+	var out []Reg
+	for _, mr := range t.memberRegs[a.Member] {
 		if mr.caller.File != a.File {
 			continue
 		}
-		tag := r.baseTag(mr.base, mr.caller)
+		tag := t.typ.BaseTag(mr.base, mr.caller)
 		switch {
 		case a.Struct != "":
 			if a.Struct != tag {
 				continue
 			}
-		case a.Base != "" || r.otherStruct(a, tag):
+		case a.Base != "" || t.otherStruct(a, tag):
 			continue
 		}
-		reg := mr.implicitReg
-		reg.step.What += fmt.Sprintf(" with %s = %s (%s:%d)", a.Member, a.Func, a.File, a.Line)
+		reg := mr.Reg
+		reg.Step.What += fmt.Sprintf(" with %s = %s (%s:%d)", a.Member, a.Func, a.File, a.Line)
 		out = append(out, reg)
 	}
 	return out
@@ -75,9 +75,9 @@ func (r *Resolver) memberRegistrations(a index.Assign) []implicitReg {
 
 // otherStruct reports whether a's file assigns functions to a's member in
 // a struct type other than tag.
-func (r *Resolver) otherStruct(a index.Assign, tag string) bool {
-	r.noteMember(a.Member)
-	for _, b := range r.ix.AssignsTo(a.Member) {
+func (t *Table) otherStruct(a index.Assign, tag string) bool {
+	t.note(a.Member)
+	for _, b := range t.ix.AssignsTo(a.Member) {
 		if b.File == a.File && b.Struct != "" && b.Struct != tag {
 			return true
 		}

@@ -1,8 +1,7 @@
-package lockctx
+package registrations
 
 import (
 	"context"
-	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"reflect"
 	"testing"
 
@@ -33,12 +32,7 @@ func TestMacroArgs(t *testing.T) {
 // registrations are shared by every view, and a file the patch changes is
 // scanned in its view alone, in whichever order the views ask.
 func TestDeclRegistrationsPerView(t *testing.T) {
-	m, err := Compile("test", &lockmodel.Table{}, &Tables{
-		Callbacks: []Callback{{Names: []string{"DEFINE_TIMER"}, Decl: true, Arg: 1, Kind: "softirq", Why: "a test timer"}},
-	}, target{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cbs := []Callback{{Names: []string{"DEFINE_TIMER"}, Decl: true, Arg: 1, Kind: "softirq", Why: "a test timer"}}
 	timer := func(fn string) string {
 		return "static void " + fn + "(struct timer_list *t)\n{\n}\n\nstatic DEFINE_TIMER(tm, " + fn + ");\n"
 	}
@@ -49,19 +43,19 @@ func TestDeclRegistrationsPerView(t *testing.T) {
 	// The patch drops a.c's timer: its view sees none there, and still
 	// b.c's; the tree, asked after and before, keeps both.
 	view := ix.Overlay(map[string][]byte{"a.c": []byte("static void ha(struct timer_list *t)\n{\n}\n")})
-	before := NewResolver(m, ix, nil)
-	if len(before.declRegistrations("b.c", "hb")) != 1 {
+	before := New(Config{Index: ix, ID: "test", Callbacks: cbs})
+	if len(before.Decl("b.c", "hb")) != 1 {
 		t.Fatal("the tree's b.c registers no timer")
 	}
-	r := NewResolver(m, view, nil)
-	if got := r.declRegistrations("a.c", "ha"); len(got) != 0 {
+	r := New(Config{Index: view, ID: "test", Callbacks: cbs})
+	if got := r.Decl("a.c", "ha"); len(got) != 0 {
 		t.Errorf("the view sees a.c's dropped timer: %v", got)
 	}
-	if got := r.declRegistrations("b.c", "hb"); len(got) != 1 || got[0].row.Kind != "softirq" {
+	if got := r.Decl("b.c", "hb"); len(got) != 1 || got[0].Row.Kind != "softirq" {
 		t.Errorf("the view's b.c registrations %+v", got)
 	}
-	after := NewResolver(m, ix, nil)
-	if got := after.declRegistrations("a.c", "ha"); len(got) != 1 {
+	after := New(Config{Index: ix, ID: "test", Callbacks: cbs})
+	if got := after.Decl("a.c", "ha"); len(got) != 1 {
 		t.Errorf("the tree's a.c registrations after the view's: %+v", got)
 	}
 }

@@ -1,4 +1,4 @@
-package lockctx
+package typing
 
 import (
 	"path"
@@ -16,12 +16,12 @@ const maxIncludeFiles = 48
 
 // visibleStruct finds the definition of struct tag visible from file: in
 // the file, then in what it includes, local and <...> alike (breadth
-// first, bounded), where structDef looks in local includes first. It
+// first, bounded), where StructDef looks in local includes first. It
 // returns the members' struct tags and the file holding the definition.
-func (r *Resolver) visibleStruct(tag, file string) (map[string]string, string) {
-	r.noteMember(structKey(tag))
+func (ty *Typer) visibleStruct(tag, file string) (map[string]string, string) {
+	ty.note(StructKey(tag))
 	key := tag + "\x00" + file
-	if d, ok := r.structs[key]; ok {
+	if d, ok := ty.structs[key]; ok {
 		return d.members, d.file
 	}
 	var found structDefAt
@@ -34,11 +34,11 @@ func (r *Resolver) visibleStruct(tag, file string) (map[string]string, string) {
 			if visited++; visited > maxIncludeFiles {
 				break
 			}
-			if ms, ok := r.fileStructs(f)[tag]; ok {
+			if ms, ok := ty.FileStructs(f)[tag]; ok {
 				found = structDefAt{ms, f}
 				break
 			}
-			for _, inc := range r.includes(f, true) {
+			for _, inc := range ty.Includes(f, true) {
 				if !seen[inc] {
 					seen[inc] = true
 					next = append(next, inc)
@@ -47,29 +47,29 @@ func (r *Resolver) visibleStruct(tag, file string) (map[string]string, string) {
 		}
 		level = next
 	}
-	r.structs[key] = found
+	ty.structs[key] = found
 	return found.members, found.file
 }
 
-// exprTag returns the struct tag of the object expression expr denotes in
+// ExprTag returns the struct tag of the object expression expr denotes in
 // fn ("card->isac" -> isac_hw when card is a "struct tiger_hw *" and
 // tiger_hw declares "struct isac_hw isac;"), following member chains
 // through the struct definitions visible from fn's file; "" when unknown.
-func (r *Resolver) exprTag(expr string, fn *cscan.Func) string {
-	if r.ix == nil || fn == nil {
+func (ty *Typer) ExprTag(expr string, fn *cscan.Func) string {
+	if ty.ix == nil || fn == nil {
 		return ""
 	}
 	parts := ctype.MemberPath(expr)
 	if len(parts) == 0 {
 		return ""
 	}
-	tag := r.declaredIn(fn, parts[0])
+	tag := ty.declaredIn(fn, parts[0])
 	for _, m := range parts[1:] {
 		if tag == "" {
 			return ""
 		}
-		members, _ := r.visibleStruct(tag, fn.File)
-		r.noteMember(structMemberKey(tag, m))
+		members, _ := ty.visibleStruct(tag, fn.File)
+		ty.note(MemberKey(tag, m))
 		tag = members[m]
 	}
 	return tag
@@ -77,19 +77,19 @@ func (r *Resolver) exprTag(expr string, fn *cscan.Func) string {
 
 // declaredIn returns the struct tag name is declared with in fn (a
 // parameter or local), "" when not, or declared with several.
-func (r *Resolver) declaredIn(fn *cscan.Func, name string) string {
+func (ty *Typer) declaredIn(fn *cscan.Func, name string) string {
 	from, to := fn.Start-1, fn.End
 	var tags map[string]string
 	if fn.Start > 0 && from < to {
 		// The declarations of a function's lines are read once per view
 		// (nil when they are out of its file).
 		key := "lockctx.declaredIn:" + fn.File + ":" + strconv.Itoa(from) + ":" + strconv.Itoa(to)
-		tags = r.ix.Memo(key, func() any {
-			lines := r.fileLines(fn.File)
-			if to > lines.len() {
+		tags = ty.ix.Memo(key, func() any {
+			lines := ty.FileLines(fn.File)
+			if to > lines.Len() {
 				return map[string]string(nil)
 			}
-			tags, several := ctype.DeclTags(lines.span(from, to))
+			tags, several := ctype.DeclTags(lines.Span(from, to))
 			for name := range several {
 				tags[name] = ""
 			}
@@ -97,8 +97,8 @@ func (r *Resolver) declaredIn(fn *cscan.Func, name string) string {
 		}).(map[string]string)
 	}
 	if tags == nil {
-		if full := r.treeDef(fn); full != nil && full != fn {
-			return r.declaredIn(full, name)
+		if full := ty.treeDef(fn); full != nil && full != fn {
+			return ty.declaredIn(full, name)
 		}
 		return ""
 	}
@@ -106,8 +106,8 @@ func (r *Resolver) declaredIn(fn *cscan.Func, name string) string {
 }
 
 // treeDef returns the tree's definition of a patch's partial function.
-func (r *Resolver) treeDef(fn *cscan.Func) *cscan.Func {
-	for _, d := range r.ix.Funcs(fn.Name) {
+func (ty *Typer) treeDef(fn *cscan.Func) *cscan.Func {
+	for _, d := range ty.ix.Funcs(fn.Name) {
 		if d.File == fn.File {
 			return d
 		}
@@ -115,13 +115,13 @@ func (r *Resolver) treeDef(fn *cscan.Func) *cscan.Func {
 	return nil
 }
 
-// plainAssignsOf returns the plain assignments ("isac->release =
+// PlainAssignsOf returns the plain assignments ("isac->release =
 // isac_release;") among as whose base has struct type tag, for a struct
 // private to a driver: defined outside include/, so that only the files of
 // the call's directory and of the definition's can assign it. Each
 // assignment is typed in the function holding it.
-func (r *Resolver) plainAssignsOf(tag string, as []index.Assign, caller *cscan.Func) []index.Assign {
-	_, defFile := r.visibleStruct(tag, caller.File)
+func (ty *Typer) PlainAssignsOf(tag string, as []index.Assign, caller *cscan.Func) []index.Assign {
+	_, defFile := ty.visibleStruct(tag, caller.File)
 	if defFile == "" || strings.HasPrefix(defFile, "include/") || strings.HasPrefix(defFile, "arch/") {
 		return nil
 	}
@@ -131,13 +131,13 @@ func (r *Resolver) plainAssignsOf(tag string, as []index.Assign, caller *cscan.F
 		if a.Struct != "" || a.Base == "" || !dirs[path.Dir(a.File)] {
 			continue
 		}
-		f := r.ix.File(a.File)
+		f := ty.ix.File(a.File)
 		if f == nil {
 			continue
 		}
 		for _, fn := range f.Funcs {
 			if fn.BodyStart <= a.Line && a.Line <= fn.End {
-				if r.exprTag(a.Base, fn) == tag {
+				if ty.ExprTag(a.Base, fn) == tag {
 					a.Struct = tag
 					out = append(out, a)
 				}
@@ -146,4 +146,49 @@ func (r *Resolver) plainAssignsOf(tag string, as []index.Assign, caller *cscan.F
 		}
 	}
 	return out
+}
+
+// BaseTag finds the struct tag of a call's base expression when it is a
+// variable or parameter of the caller declared as "struct tag *name", or
+// a member whose last name is declared so in the caller's file. The
+// declarations of a tree function the patch does not change are stored by
+// Prepare (store.go).
+func (ty *Typer) BaseTag(base string, caller *cscan.Func) string {
+	if caller == nil || ty.ix == nil {
+		return ""
+	}
+	name := base
+	if i := strings.LastIndexAny(name, ">."); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Trim(name, "()*& ")
+	if name == "" {
+		return ""
+	}
+	k := declKey{caller.File, caller.Start - 1, caller.End}
+	tags, ok := ty.declTags[k]
+	if !ok {
+		if tags, ok = ty.storedDecls(caller); !ok {
+			tags = declTagsIn(ty.FileLines(caller.File), k.from, k.to)
+		}
+		ty.declTags[k] = tags
+	}
+	return tags[name]
+}
+
+// declTagsIn returns the struct tags of the names lines[from:to] (a
+// function's lines) declare: the first declaration of each name; nil when
+// the range is out of lines.
+func declTagsIn(lines Lines, from, to int) map[string]string {
+	if from < 0 || to > lines.Len() || from >= to {
+		return nil
+	}
+	tags, _ := ctype.DeclTags(lines.Span(from, to))
+	return tags
+}
+
+// declKey names the lines of a function whose declarations BaseTag read.
+type declKey struct {
+	file     string
+	from, to int
 }

@@ -1,11 +1,14 @@
-package lockctx
+package registrations
 
 import (
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/par"
+	"github.com/autosel-bot/autosel-bot/report"
 )
 
 // siteRegs is what one registration call registers: functions named by
@@ -13,25 +16,25 @@ import (
 // callback is read from a member (members, with mregs).
 type siteRegs struct {
 	funcs   []string
-	regs    []implicitReg
+	regs    []Reg
 	members []string
 	mregs   []memberReg
 }
 
-// registrations returns the registration calls naming function name in
-// the view, built once per resolver.
-func (r *Resolver) registrations(name string) []implicitReg {
-	if r.regs == nil {
-		r.findRegistrations()
+// Of returns the registration calls naming function name in the view,
+// all found on the first call.
+func (t *Table) Of(name string) []Reg {
+	if t.regs == nil {
+		t.findRegistrations()
 	}
-	return r.regs[name]
+	return t.regs[name]
 }
 
 // regSet is what findRegistrations finds in a view: the registrations by
 // function name and, by member, those whose callback is read from a
 // struct member.
 type regSet struct {
-	regs    map[string][]implicitReg
+	regs    map[string][]Reg
 	members map[string][]memberReg
 }
 
@@ -55,17 +58,17 @@ func (set *regSet) add(s siteRegs) {
 // model (treeRegistrations), and a view whose patch changes no file with
 // a registration call shares the tree's (treeRegSet). Otherwise only the
 // calls in the files the patch changes are visited per view.
-func (r *Resolver) findRegistrations() {
-	set := &regSet{regs: map[string][]implicitReg{}}
-	defer func() { r.regs, r.memberRegs = set.regs, set.members }()
-	rows := r.callbackRows()
+func (t *Table) findRegistrations() {
+	set := &regSet{regs: map[string][]Reg{}}
+	defer func() { t.regs, t.memberRegs = set.regs, set.members }()
+	rows := t.Rows()
 	names := registrationNames(rows)
 	isName := map[string]bool{}
 	for _, n := range names {
 		isName[n] = true
 	}
-	if r.ix == nil {
-		for _, fns := range r.patch {
+	if t.ix == nil {
+		for _, fns := range t.patch {
 			for _, fn := range fns {
 				for _, c := range fn.Calls {
 					if isName[c.Name] {
@@ -76,18 +79,18 @@ func (r *Resolver) findRegistrations() {
 		}
 		return
 	}
-	if !r.patchRegisters(rows, names, isName) {
-		set = r.treeRegSet(rows, names)
+	if !t.patchRegisters(rows, names, isName) {
+		set = t.treeRegSet(rows, names)
 		return
 	}
-	tree := r.treeRegistrations(rows, names)
-	under := r.ix.Underlying()
+	tree := t.treeRegistrations(rows, names)
+	under := t.ix.Underlying()
 	for _, n := range names {
 		base, found := under.Callers(n), tree.sites[n]
 		k := 0
-		for _, site := range r.ix.Callers(n) {
-			if !r.ix.Overlaid(site.Func.File) {
-				for k < len(base) && r.ix.Overlaid(base[k].Func.File) {
+		for _, site := range t.ix.Callers(n) {
+			if !t.ix.Overlaid(site.Func.File) {
+				for k < len(base) && t.ix.Overlaid(base[k].Func.File) {
 					k++
 				}
 				if k < len(base) && k < len(found) && base[k].Func == site.Func && base[k].Call.Line == site.Call.Line {
@@ -96,7 +99,7 @@ func (r *Resolver) findRegistrations() {
 					continue
 				}
 			}
-			set.add(visitReg(r.ix, rows, site.Func, site.Call))
+			set.add(visitReg(t.ix, rows, site.Func, site.Call))
 		}
 	}
 }
@@ -104,13 +107,13 @@ func (r *Resolver) findRegistrations() {
 // patchRegisters reports whether the view's patch changes a file with a
 // registration call (isName holds names), before or after: false for the
 // tree's own view.
-func (r *Resolver) patchRegisters(rows []Callback, names []string, isName map[string]bool) bool {
-	tree := r.treeRegistrations(rows, names)
-	for _, p := range r.ix.OverlaidPaths() {
+func (t *Table) patchRegisters(rows []Callback, names []string, isName map[string]bool) bool {
+	tree := t.treeRegistrations(rows, names)
+	for _, p := range t.ix.OverlaidPaths() {
 		if tree.files[p] {
 			return true
 		}
-		if f := r.ix.File(p); f != nil {
+		if f := t.ix.File(p); f != nil {
 			for _, fn := range f.Funcs {
 				for _, c := range fn.Calls {
 					if isName[c.Name] {
@@ -125,10 +128,10 @@ func (r *Resolver) patchRegisters(rows []Callback, names []string, isName map[st
 
 // treeRegSet returns the registrations of the tree's own view, found once
 // per tree index and model.
-func (r *Resolver) treeRegSet(rows []Callback, names []string) *regSet {
-	return r.ix.Underlying().Memo("lockctx.registrations."+r.m.id, func() any {
-		tree := r.treeRegistrations(rows, names)
-		set := &regSet{regs: map[string][]implicitReg{}}
+func (t *Table) treeRegSet(rows []Callback, names []string) *regSet {
+	return t.ix.Underlying().Memo("lockctx.registrations."+t.id, func() any {
+		tree := t.treeRegistrations(rows, names)
+		set := &regSet{regs: map[string][]Reg{}}
 		for _, n := range names {
 			for _, s := range tree.sites[n] {
 				set.add(s)
@@ -148,9 +151,9 @@ type treeRegs struct {
 
 // treeRegistrations returns the registrations of the tree's registration
 // calls, found once per tree index and model.
-func (r *Resolver) treeRegistrations(rows []Callback, names []string) *treeRegs {
-	under := r.ix.Underlying()
-	return under.Memo("lockctx.treeregs."+r.m.id, func() any {
+func (t *Table) treeRegistrations(rows []Callback, names []string) *treeRegs {
+	under := t.ix.Underlying()
+	return under.Memo("lockctx.treeregs."+t.id, func() any {
 		// The names' call sites are read and visited on the machine's
 		// cores (reads of the tree's index), then merged in the names'
 		// order.
@@ -197,7 +200,7 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 	var out siteRegs
 	for i := range rows {
 		row := &rows[i]
-		if !hasString(row.Names, c.Name) || row.file != "" && row.file != caller.File {
+		if !slices.Contains(row.Names, c.Name) || row.file != "" && row.file != caller.File {
 			continue
 		}
 		arg := row.Arg
@@ -207,11 +210,12 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 		if arg < 0 || arg >= len(c.Args) {
 			continue
 		}
-		step := StepOf(caller, c.Line, "registered by "+CallText(c))
+		step := report.Step{Func: caller.Name, File: caller.File, Line: c.Line,
+			What: "registered by " + c.Name + "(" + strings.Join(c.Args, ", ") + ")"}
 		if row.Via == "" {
 			if fn := callbackName(c.Args[arg]); fn != "" {
 				out.funcs = append(out.funcs, fn)
-				out.regs = append(out.regs, implicitReg{row: row, step: step, file: caller.File})
+				out.regs = append(out.regs, Reg{Row: row, Step: step, File: caller.File})
 			} else if mr, m, ok := memberRegOf(caller, row, step, c.Args[arg]); ok {
 				out.members = append(out.members, m)
 				out.mregs = append(out.mregs, mr)
@@ -220,7 +224,7 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 		}
 		for _, fn := range viaMember(ix, caller, c.Args[arg], row.Via) {
 			out.funcs = append(out.funcs, fn)
-			out.regs = append(out.regs, implicitReg{row: row, step: step, file: caller.File})
+			out.regs = append(out.regs, Reg{Row: row, Step: step, File: caller.File})
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package lockctx
+package typing
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/internal/par"
 	"github.com/autosel-bot/autosel-bot/internal/stageprogress"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/wire"
 )
 
 // The typing store: what the struct typing (structs.go) reads of every
@@ -24,7 +25,7 @@ import (
 // number (index.MakeRef(file, 0)): the file's #include directives and its
 // struct definitions (ctype.ParseStructs). Beside it, one record per function
 // (keyed by its index.Ref): the struct tags of the names it declares,
-// which baseTag otherwise reads the caller's whole file for, for every
+// which BaseTag otherwise reads the caller's whole file for, for every
 // call site through a member name tree-wide. Both belong to one index
 // generation, like the summaries, and do not depend on the model. Files a
 // patch overlays, files outside the index and trees without a store are
@@ -37,7 +38,7 @@ const typingVersion = 1
 
 // typingKind is the side file kind of the typing store; declsKind that of
 // the declarations store beside it: one record per function, the struct
-// tags of the names it declares (declTagsIn), what baseTag otherwise
+// tags of the names it declares (declTagsIn), what BaseTag otherwise
 // reads the caller's file for.
 var (
 	typingKind = fmt.Sprintf("typing-v%d", typingVersion)
@@ -67,38 +68,23 @@ func deriveTyping(src string) *fileTyping {
 // structs by tag and their members by name, both sorted so that equal
 // typings encode to equal bytes.
 func encodeTyping(t *fileTyping) []byte {
-	e := &sumEncoder{buf: []byte{typingFormat}}
-	e.u(uint64(len(t.names)))
+	e := &wire.Encoder{Buf: []byte{typingFormat}}
+	e.U(uint64(len(t.names)))
 	for i, n := range t.names {
-		e.buf = append(e.buf, t.delims[i])
-		e.s(n)
+		e.Buf = append(e.Buf, t.delims[i])
+		e.S(n)
 	}
 	tags := make([]string, 0, len(t.structs))
 	for tag := range t.structs {
 		tags = append(tags, tag)
 	}
 	sort.Strings(tags)
-	e.u(uint64(len(tags)))
+	e.U(uint64(len(tags)))
 	for _, tag := range tags {
-		e.s(tag)
-		e.stringMap(t.structs[tag])
+		e.S(tag)
+		e.StringMap(t.structs[tag])
 	}
-	return e.buf
-}
-
-// stringMap encodes m as its number of keys and the keys, sorted, each
-// with its value.
-func (e *sumEncoder) stringMap(m map[string]string) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	e.u(uint64(len(keys)))
-	for _, k := range keys {
-		e.s(k)
-		e.s(m[k])
-	}
+	return e.Buf
 }
 
 // decodeTyping decodes what encodeTyping wrote; ok is false for anything
@@ -107,36 +93,30 @@ func decodeTyping(b []byte) (t *fileTyping, ok bool) {
 	if len(b) == 0 || b[0] != typingFormat {
 		return nil, false
 	}
-	d := &sumDecoder{b: b[1:]}
+	d := &wire.Decoder{B: b[1:]}
 	t = &fileTyping{structs: ctype.Structs{}}
-	n := d.count()
-	for i := 0; i < n && !d.bad; i++ {
-		if len(d.b) == 0 || (d.b[0] != '"' && d.b[0] != '<') {
+	n := d.Count()
+	for i := 0; i < n && !d.Bad; i++ {
+		if len(d.B) == 0 || (d.B[0] != '"' && d.B[0] != '<') {
 			return nil, false
 		}
-		t.delims = append(t.delims, d.b[0])
-		d.b = d.b[1:]
-		t.names = append(t.names, d.s())
+		t.delims = append(t.delims, d.B[0])
+		d.B = d.B[1:]
+		t.names = append(t.names, d.S())
 	}
-	n = d.count()
-	for i := 0; i < n && !d.bad; i++ {
-		tag := d.s()
-		k := d.count()
-		ms := make(map[string]string, k)
-		for j := 0; j < k && !d.bad; j++ {
-			m := d.s()
-			ms[m] = d.s()
-		}
-		t.structs[tag] = ms
+	n = d.Count()
+	for i := 0; i < n && !d.Bad; i++ {
+		tag := d.S()
+		t.structs[tag] = d.StringMap()
 	}
-	if d.bad || len(d.b) != 0 {
+	if d.Bad || len(d.B) != 0 {
 		return nil, false
 	}
 	return t, true
 }
 
 // sideHolder is a tree index's side file of one kind, opened on first use
-// (and again by prepareTyping once it wrote it).
+// (and again by Prepare once it wrote it).
 type sideHolder struct {
 	kind  string
 	mu    sync.Mutex
@@ -176,11 +156,11 @@ func (h *sideHolder) reopen() {
 // storedTyping returns the stored typing of a tree file the view does not
 // overlay, decoded once per underlying index; ok is false when it has
 // none (no store, a file outside the index, an overlaid file).
-func (r *Resolver) storedTyping(file string) (*fileTyping, bool) {
-	if r.ix == nil || r.ix.Overlaid(file) {
+func (ty *Typer) storedTyping(file string) (*fileTyping, bool) {
+	if ty.ix == nil || ty.ix.Overlaid(file) {
 		return nil, false
 	}
-	root := r.ix.Underlying()
+	root := ty.ix.Underlying()
 	t := root.Memo("lockctx.typing."+file, func() any {
 		f := sideHolderOf(root, typingKind).side(root)
 		if f == nil {
@@ -203,15 +183,15 @@ func (r *Resolver) storedTyping(file string) (*fileTyping, bool) {
 // tree in a file the view does not overlay (empty for a function whose
 // lines are out of its file's, as declTagsIn's nil); ok is false when
 // there are none (no store, a function of the patch).
-func (r *Resolver) storedDecls(fn *cscan.Func) (map[string]string, bool) {
-	if r.ix == nil || r.ix.Overlaid(fn.File) {
+func (ty *Typer) storedDecls(fn *cscan.Func) (map[string]string, bool) {
+	if ty.ix == nil || ty.ix.Overlaid(fn.File) {
 		return nil, false
 	}
-	ref, ok := r.ix.RefOf(fn)
+	ref, ok := ty.ix.RefOf(fn)
 	if !ok {
 		return nil, false
 	}
-	root := r.ix.Underlying()
+	root := ty.ix.Underlying()
 	f := sideHolderOf(root, declsKind).side(root)
 	if f == nil {
 		return nil, false
@@ -223,9 +203,9 @@ func (r *Resolver) storedDecls(fn *cscan.Func) (map[string]string, bool) {
 // then the names, sorted, each with its tag; nil is written as empty (both
 // answer "" for every name).
 func encodeDecls(tags map[string]string) []byte {
-	e := &sumEncoder{buf: []byte{typingFormat}}
-	e.stringMap(tags)
-	return e.buf
+	e := &wire.Encoder{Buf: []byte{typingFormat}}
+	e.StringMap(tags)
+	return e.Buf
 }
 
 // decodeDecls decodes what encodeDecls wrote; ok is false for anything
@@ -234,25 +214,23 @@ func decodeDecls(b []byte) (tags map[string]string, ok bool) {
 	if len(b) == 0 || b[0] != typingFormat {
 		return nil, false
 	}
-	d := &sumDecoder{b: b[1:]}
-	n := d.count()
-	tags = make(map[string]string, n)
-	for i := 0; i < n && !d.bad; i++ {
-		name := d.s()
-		tags[name] = d.s()
-	}
-	if d.bad || len(d.b) != 0 {
+	d := &wire.Decoder{B: b[1:]}
+	tags = d.StringMap()
+	if d.Bad || len(d.B) != 0 {
 		return nil, false
 	}
 	return tags, true
 }
 
-// prepareTyping derives the typing of every file of root's tree and the
+// Prepare derives the typing of every file of root's tree and the
 // declarations of every function, and stores them beside the index,
 // unless they are there already for the tree's current generation;
 // nothing for an index kept in memory only (both are then computed on
 // use, as without a store). Processes preparing the same tree take turns.
-func prepareTyping(ctx context.Context, root *index.Index, log *slog.Logger) error {
+func Prepare(ctx context.Context, root *index.Index, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	typing, decls := sideHolderOf(root, typingKind), sideHolderOf(root, declsKind)
 	if typing.side(root) != nil && decls.side(root) != nil {
 		return nil
@@ -343,7 +321,7 @@ func deriveAllTyping(ctx context.Context, ix *index.Index) ([][]byte, [][][]byte
 		if len(refs) == 0 {
 			return
 		}
-		lines := newSrcLines(text)
+		lines := NewLines(text)
 		decls[i] = make([][]byte, len(refs))
 		for j, ref := range refs {
 			if start, end, ok := ix.FuncLines(ref); ok {

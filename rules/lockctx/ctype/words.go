@@ -1,4 +1,4 @@
-package lockctx
+package ctype
 
 import (
 	"github.com/autosel-bot/autosel-bot/cscan"

@@ -1,0 +1,193 @@
+package registrations
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
+)
+
+// Callback is one way of registering a function that makes it run in an
+// atomic context (the "callbacks" rows of a family's table): a
+// registration call taking the function as an argument (timer_setup(),
+// request_irq()'s primary handler), a struct member it is assigned to
+// (hrtimer.function, net_device_ops.ndo_start_xmit), or a registration
+// call taking an object whose member holds it (a notifier_block passed to
+// atomic_notifier_chain_register(), via its notifier_call).
+type Callback struct {
+	// Names are registration calls, Arg the argument holding the function
+	// (or the object, with Via); ArgOf overrides Arg per name.
+	Names []string       `yaml:"names"`
+	Arg   int            `yaml:"arg"`
+	ArgOf map[string]int `yaml:"arg_of"`
+	// Via is the member of the registered object holding the function.
+	Via string `yaml:"via"`
+	// Struct and Members: the function is assigned to one of these members
+	// of this struct type.
+	Struct  string   `yaml:"struct"`
+	Members []string `yaml:"members"`
+	// Init, for member rows: an assignment whose struct type the scanner
+	// cannot tell counts when its object is initialised by one of these
+	// calls in the same file (hrtimer_init(&t->timer, ...); t->timer.function = f).
+	Init []string `yaml:"init"`
+	// HeldFrom, for member rows, names the member of the same object whose
+	// function runs first and may return with contexts held that these
+	// members then run in, until a later member releases them
+	// (seq_operations: start may take a lock that show and next run
+	// under, stop drops it). Kind is then empty: the contexts are what
+	// that function's summary holds on return.
+	HeldFrom string `yaml:"held_from"`
+	// Decl marks Names as declaration macros, usually at file scope
+	// (DEFINE_TIMER(name, fn)): they are looked for in the callback's own
+	// file, not only among the calls of functions (declmacros.go).
+	Decl bool `yaml:"decl"`
+	// Kind is the context the function runs in (see Kinds), Why the reason
+	// shown in findings, Source where the kernel says so (documentation or
+	// the code that calls the callback).
+	Kind   string `yaml:"kind"`
+	Why    string `yaml:"why"`
+	Source string `yaml:"source"`
+	// file restricts a derived wrapper row (wrappers.go) to calls from
+	// the file of its static wrapper function.
+	file string
+}
+
+// Reg is one registration of a function found in a view: the row
+// registering it and the registration as a chain step.
+type Reg struct {
+	Row  *Callback
+	Step report.Step
+	// File is the registering file: a static function is reached only by
+	// the registrations of its own file.
+	File string
+}
+
+// Config is what a Table reads.
+type Config struct {
+	// Index is the view (nil in patch-only mode), Patch the patch's
+	// functions by name (read instead of the index in patch-only mode).
+	Index *index.Index
+	Patch map[string][]*cscan.Func
+	// ID names the callback rows in what is shared through the tree's
+	// index (the model's id); Callbacks are the rows.
+	ID        string
+	Callbacks []Callback
+	// Typer types the objects callbacks are read from (nil: a Typer of
+	// its own over Index).
+	Typer *typing.Typer
+	// Note, when not nil, is told the members a look-up depended on.
+	Note func(key string)
+	// Stored, when not nil, returns the wrapper rows stored beside the
+	// index (ok false when there are none).
+	Stored func() (rows []Callback, ok bool)
+}
+
+// Table finds the registrations of one view, each kind once per table
+// and, for what the patch leaves alone, once per tree index and ID.
+type Table struct {
+	ix        *index.Index
+	patch     map[string][]*cscan.Func
+	id        string
+	callbacks []Callback
+	typ       *typing.Typer
+	note      func(string)
+	stored    func() ([]Callback, bool)
+	// regs are the registrations by function name (tree.go), rows the
+	// callback rows with the registration wrappers (wrappers.go).
+	regs map[string][]Reg
+	rows []Callback
+	// declRegs are the declaration-macro registrations per file, by
+	// function name (declmacros.go).
+	declRegs map[string]map[string][]Reg
+	// memberRegs are the registrations whose callback is read from a
+	// struct member, by member (memberarg.go).
+	memberRegs map[string][]memberReg
+}
+
+// New returns the registration table of a view.
+func New(c Config) *Table {
+	t := &Table{ix: c.Index, patch: c.Patch, id: c.ID, callbacks: c.Callbacks, typ: c.Typer, note: c.Note, stored: c.Stored}
+	if t.typ == nil {
+		t.typ = typing.New(c.Index, nil)
+	}
+	if t.note == nil {
+		t.note = func(string) {}
+	}
+	return t
+}
+
+// Registered is a function a registration call registers, by name.
+type Registered struct {
+	Func string
+	Reg
+}
+
+// By returns the functions fn's own calls register (the callback rows'
+// registration calls, wrappers included), in call order.
+func (t *Table) By(fn *cscan.Func) []Registered {
+	rows := t.Rows()
+	isName := map[string]bool{}
+	for _, n := range registrationNames(rows) {
+		isName[n] = true
+	}
+	var out []Registered
+	for _, c := range fn.Calls {
+		if !isName[c.Name] {
+			continue
+		}
+		s := visitReg(t.ix, rows, fn, c)
+		for i, name := range s.funcs {
+			out = append(out, Registered{Func: name, Reg: s.regs[i]})
+		}
+	}
+	return out
+}
+
+var calleeArgRe = regexp.MustCompile(`^(?:\(\s*[\w\s\*]+\)\s*)?&?\s*([A-Za-z_]\w*)$`)
+
+// callbackName returns the function an argument names ("fn", "&fn",
+// "(irq_handler_t)fn"), "" for anything else.
+func callbackName(arg string) string {
+	m := calleeArgRe.FindStringSubmatch(strings.TrimSpace(arg))
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// viaMember returns the functions assigned to member via of the object an
+// argument names ("&priv->nb" -> the functions assigned to
+// "priv->nb.notifier_call", or in the initializer of "static struct
+// notifier_block foo_nb"), in the registering function's file.
+func viaMember(ix *index.Index, caller *cscan.Func, arg, via string) []string {
+	if ix == nil {
+		return nil
+	}
+	key := lockmodel.Key(arg)
+	last := key
+	if i := strings.LastIndexAny(last, ">."); i >= 0 {
+		last = last[i+1:]
+	}
+	var out []string
+	for _, a := range ix.AssignsTo(via) {
+		if a.File != caller.File {
+			continue
+		}
+		base := a.Base
+		if base == "" {
+			base = a.Var
+		}
+		b := lockmodel.Key(base)
+		if i := strings.LastIndexAny(b, ">."); i >= 0 {
+			b = b[i+1:]
+		}
+		if b == last && b != "" {
+			out = append(out, a.Func)
+		}
+	}
+	return out
+}
