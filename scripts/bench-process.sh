@@ -53,14 +53,16 @@ if [ -z "$bot" ]; then
 fi
 
 # The worst series of the train split (one-shot, warm: the largest peak
-# RSS and CPU time of a sweep over the train split's bug and fix patches
-# on 2026-12-02; check refuses the variants, which are bare diffs).
+# RSS and CPU time of a sweep over the train split's bugs, near misses
+# and part of the ordinary cases on 2026-12-02; check refuses the
+# variants, which are bare diffs).
 worst=(
   eval/bugs/sleep/ext2-get-group-desc-error/bug.patch
+  eval/nearmiss/sleep/gfs2-flock-holder-uninit-f-lock/patch
+  eval/nearmiss/sleep/bcm-kona-wdt-spinlock-to-mutex/patch
+  eval/nearmiss/wakeup/xsk-tx-writeable-half-ring-wake/patch
   eval/bugs/sleep/n-gsm-tx-lock-to-mutex/bug.patch
-  eval/bugs/sleep/n-gsm-control-send-timer/fix.patch
-  eval/bugs/sleep/mwifiex-devdump-timer/bug.patch
-  eval/bugs/sleep/ath9k-gpio-cfg-soc-free/bug.patch
+  eval/bugs/wakeup/tracing-buffers-flush-wake-readers/bug.patch
 )
 
 # seconds H:MM:SS|M:SS.ss: the number of seconds.
