@@ -95,11 +95,13 @@ func commandState(t *testing.T, path, id string) string {
 // untrusted sender, refused once for two mails; "#autosel test" killed
 // with SIGKILL while it runs, then answered once after the restart.
 func TestCommandsEndToEnd(t *testing.T) {
+	// Mostly waiting (mail servers, the bot's polls): alongside the others.
+	t.Parallel()
 	need(t, "go")
 	dv := startDovecot(t)
 	smtpAddr := startPostfix(t, dv.LMTPAddr, "list@localhost")
 	dir := t.TempDir()
-	bin := buildBot(t, dir)
+	bin := buildBot(t)
 	state := filepath.Join(dir, "state.db")
 	cfg := filepath.Join(dir, "config.yaml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf(`watch:

@@ -17,15 +17,41 @@ import (
 	"github.com/autosel-bot/autosel-bot/store"
 )
 
-// buildBot builds cmd/autosel-bot into dir.
-func buildBot(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "autosel-bot")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/autosel-bot")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+// built is cmd/autosel-bot built once for the package's tests (buildBot),
+// in a directory TestMain removes.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
 	}
-	return bin
+	os.Exit(code)
+}
+
+// buildBot builds cmd/autosel-bot, once for the package (every test runs
+// the same binary), and returns its path.
+func buildBot(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "autosel-daemon-bot"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "autosel-bot")
+		if out, err := exec.Command("go", "build", "-o", built.bin, "../cmd/autosel-bot").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
 }
 
 // botProc is the real binary running "watch".
@@ -66,11 +92,13 @@ func (p *botProc) exited() bool {
 // clean restart every message is recorded once, every series is done, and
 // every reply is in the mailbox exactly once.
 func TestCrashExactlyOnce(t *testing.T) {
+	// Mostly waiting (mail servers, the bot's polls): alongside the others.
+	t.Parallel()
 	need(t, "go")
 	dv := startDovecot(t)
 	smtpAddr := startPostfix(t, dv.LMTPAddr, "list@localhost")
 	dir := t.TempDir()
-	bin := buildBot(t, dir)
+	bin := buildBot(t)
 	state := filepath.Join(dir, "state.db")
 	cfg := filepath.Join(dir, "config.yaml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf(`watch:

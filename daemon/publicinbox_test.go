@@ -16,6 +16,8 @@ import (
 // pattern finds the NEWSGROUP.N folders, a first start from a date picks up
 // the archive, IDLE picks up what arrives later.
 func TestWatchPublicInbox(t *testing.T) {
+	// Mostly waiting (mail servers, the bot's polls): alongside the others.
+	t.Parallel()
 	pi := loretest.StartIMAP(t)
 	seeds := seedMessages(t)
 	half := len(seeds) / 2

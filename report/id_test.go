@@ -160,3 +160,46 @@ func TestValidID(t *testing.T) {
 		}
 	}
 }
+
+// TestAssignIDsManyDuplicates: findings sharing one base id get the base,
+// then -2, -3, ... in order, skipping the suffixes already set, and a
+// report of many such findings (a 10,000-part series of one edit) takes
+// moments (a search from -2 for each was quadratic in them: minutes).
+func TestAssignIDsManyDuplicates(t *testing.T) {
+	base := FindingID(ptr(lockFinding(0)))
+	tests := []struct {
+		name   string
+		preset map[int]string // finding index -> its id before AssignIDs
+		n      int
+		want   map[int]string // finding index -> the id it must get
+	}{
+		{"none preset", nil, 5, map[int]string{0: base, 1: base + "-2", 4: base + "-5"}},
+		{"a suffix preset", map[int]string{3: base + "-3"}, 5,
+			map[int]string{0: base, 1: base + "-2", 2: base + "-4", 3: base + "-3", 4: base + "-5"}},
+		{"the base preset last", map[int]string{2: base}, 3, map[int]string{0: base + "-2", 1: base + "-3", 2: base}},
+		{"20000 findings", nil, 20000, map[int]string{0: base, 19999: base + "-20000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := make([]Finding, tt.n)
+			for i := range fs {
+				fs[i] = lockFinding(0)
+				fs[i].ID = tt.preset[i]
+			}
+			r := &Report{Patches: []PatchReport{{Number: 1, Findings: fs}}}
+			AssignIDs(r)
+			seen := map[string]bool{}
+			for i, f := range r.Patches[0].Findings {
+				if seen[f.ID] {
+					t.Fatalf("id %s given twice", f.ID)
+				}
+				seen[f.ID] = true
+				if w, ok := tt.want[i]; ok && f.ID != w {
+					t.Errorf("finding %d: id %s, want %s", i, f.ID, w)
+				}
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -8,18 +8,24 @@
 # and group over a target, and the slowest of each. The first run of a new
 # tree or model prepares the index and the summaries (about a minute).
 #
-# usage: scripts/bench-oneshot.sh [--runs N] [--groups-only]
+# --train leaves out the cases of the corpus's test split (eval/split.yaml):
+# only train and seen cases, eval/variants and the seeds are run, so that
+# the slowest series can be named and studied without reading held-out
+# cases.
+#
+# usage: scripts/bench-oneshot.sh [--runs N] [--groups-only] [--train]
 # env:   AUTOSEL_KERNEL_SRC (tree, default /var/tmp/autosel-bot/linux-6.1)
 #        BOT (a built autosel-bot to measure instead of building one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin LC_ALL=C
-usage() { echo "usage: $0 [--runs N] [--groups-only]" >&2; exit 2; }
-runs=1 groups_only=0
+usage() { echo "usage: $0 [--runs N] [--groups-only] [--train]" >&2; exit 2; }
+runs=1 groups_only=0 train=0
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) [ $# -ge 2 ] || usage; runs=$2; shift ;;
     --groups-only) groups_only=1 ;;
+    --train) train=1 ;;
     *) usage ;;
   esac
   shift
@@ -38,6 +44,12 @@ fi
 # eval/testdata holds the evaluator's own test fixtures, not series.
 { find eval -path eval/testdata -prune -o \( -name '*.patch' -o -name patch \) -print; ls testdata/seeds/*.mbox; } |
   sort > "$tmp/series"
+if [ $train = 1 ]; then
+  # A case's key is its directory under eval/; split.yaml lists "key: split".
+  awk -F': ' '$2 == "test" { print "eval/" $1 "/" }' eval/split.yaml > "$tmp/test-dirs"
+  grep -v -F -f "$tmp/test-dirs" "$tmp/series" > "$tmp/series.train" || true
+  mv "$tmp/series.train" "$tmp/series"
+fi
 n=$(wc -l < "$tmp/series")
 
 # measure OUT ARGS...: one check process; appends "wall_s rss_kb" to OUT.
