@@ -104,3 +104,34 @@ func TestEvaluatorRun(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluatorIndexWarm checks that IndexWarm reaches the analysis: with
+// a budget of one function the index keeps at most one decoded function
+// after the cases (it releases them past the budget), without one it keeps
+// every function the cases decoded.
+func TestEvaluatorIndexWarm(t *testing.T) {
+	c, err := Load(filepath.Join("testdata", "run", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	treeDir := filepath.Join("testdata", "run", "tree")
+	for _, tc := range []struct {
+		warm    int
+		bounded bool
+	}{{warm: 0}, {warm: 1, bounded: true}} {
+		ix, err := index.Open(context.Background(), treeDir, index.Options{CacheDir: "-"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := NewEvaluator(Options{Tree: treeDir, Index: ix, IndexWarm: tc.warm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ev.Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := ix.Warm(); (n <= 1) != tc.bounded {
+			t.Errorf("IndexWarm %d: %d functions decoded after the run, want at most one: %v", tc.warm, n, tc.bounded)
+		}
+	}
+}

@@ -32,15 +32,7 @@ while [ $# -gt 0 ]; do
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || usage
 [ -x /usr/bin/time ] || { echo "$0: needs GNU time (apt-get install time)" >&2; exit 2; }
-tree=${AUTOSEL_KERNEL_SRC:-/var/tmp/autosel-bot/linux-6.1}
-[ -e "$tree/.git" ] || go run ./internal/testkernel/cmd/prepare
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-bot=${BOT:-}
-if [ -z "$bot" ]; then
-  go build -o "$tmp/autosel-bot" ./cmd/autosel-bot
-  bot=$tmp/autosel-bot
-fi
+. scripts/lib-bot.sh
 # eval/testdata holds the evaluator's own test fixtures, not series.
 { find eval -path eval/testdata -prune -o \( -name '*.patch' -o -name patch \) -print; ls testdata/seeds/*.mbox; } |
   sort > "$tmp/series"

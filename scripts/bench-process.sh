@@ -42,15 +42,7 @@ done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || usage
 [ ${#what[@]} -gt 0 ] || what=(cold worst multifile eval)
 [ -x /usr/bin/time ] || { echo "$0: needs GNU time (apt-get install time)" >&2; exit 2; }
-tree=${AUTOSEL_KERNEL_SRC:-/var/tmp/autosel-bot/linux-6.1}
-[ -e "$tree/.git" ] || go run ./internal/testkernel/cmd/prepare
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-bot=${BOT:-}
-if [ -z "$bot" ]; then
-  go build -o "$tmp/autosel-bot" ./cmd/autosel-bot
-  bot=$tmp/autosel-bot
-fi
+. scripts/lib-bot.sh
 
 # The worst series of the train split (one-shot, warm: the largest peak
 # RSS and CPU time of a sweep over the train split's bugs, near misses

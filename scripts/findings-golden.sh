@@ -18,15 +18,8 @@ cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin LC_ALL=C
 [ $# = 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
 out=$1
-tree=${AUTOSEL_KERNEL_SRC:-/var/tmp/autosel-bot/linux-6.1}
 command -v jq >/dev/null || { echo "$0: needs jq" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-bot=${BOT:-}
-if [ -z "$bot" ]; then
-  go build -o "$tmp/autosel-bot" ./cmd/autosel-bot
-  bot=$tmp/autosel-bot
-fi
+. scripts/lib-bot.sh
 mkdir -p "$out"
 { find eval -path eval/testdata -prune -o \( -name '*.patch' -o -name patch \) -print; ls testdata/seeds/*.mbox; } |
   sort > "$tmp/series"
