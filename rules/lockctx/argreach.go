@@ -3,6 +3,7 @@ package lockctx
 import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 )
 
 // ArgTarget is implemented by a Target whose primitives reach it
@@ -20,13 +21,8 @@ type ArgTarget interface {
 }
 
 // ArgReach is a Reach that happens when the function's parameter Param
-// receives a value the target accepts.
-type ArgReach struct {
-	Param int
-	Reach
-	// Call is the primitive call the parameter flows into.
-	Call cscan.Call
-}
+// receives a value the target accepts (package summary).
+type ArgReach = summary.ArgReach
 
 // argReach evaluates a callee's argument-dependent reaches at call c made
 // by fn: a reach when c passes an accepted value, and the reaches that

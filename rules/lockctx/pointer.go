@@ -7,6 +7,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
@@ -178,7 +179,7 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 // "calls foo_get_stats64() via net_device_ops.ndo_get_stats64 (assigned at
 // drivers/net/foo.c:123)".
 func ViaStep(t PointerTarget) report.Step {
-	what := fmt.Sprintf("calls %s() via %s %s%s:%d", t.Func.Name, t.Member(), assignedAt, t.Assign.File, t.Assign.Line)
+	what := fmt.Sprintf("calls %s() via %s %s%s:%d", t.Func.Name, t.Member(), summary.AssignedAt, t.Assign.File, t.Assign.Line)
 	if t.Heuristic {
 		what += ", matched by member name"
 	}

@@ -8,57 +8,18 @@ import (
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/sumstore"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
-// Effect is a change a function makes to its caller's atomic state.
-type Effect struct {
-	// Kind is the context kind (spin, rcu, ...), Key the lock expression.
-	Kind, Key string
-	// Steps lead from the function's call down to the primitive
-	// (spin_lock_bh() inside lock_wqueue()).
-	Steps []report.Step
-	// Soft marks a release that ends the context only when the caller
-	// holds it (the bh side of spin_unlock_bh()).
-	Soft bool
-}
-
-// Reach says why a function may reach the target: the chain from the
-// call in the function down to the target primitive (for the sleep rule:
-// the sleeping one).
-type Reach struct {
-	// Steps lead from the call down to the primitive.
-	Steps []report.Step
-	// Prim is the target primitive reached, Why the table's reason.
-	Prim string
-	Why  string
-	// Drops are caller contexts released before the target is reached
-	// (unbalanced unlocks such as rcu_read_unlock() in a callee).
-	Drops []Effect
-	// Retakes are contexts re-entered after such a drop.
-	Retakes []Effect
-	// Weak is set when a link of the chain is uncertain: a call through a
-	// function pointer where only some of the functions assigned to the
-	// member reach the target.
-	Weak bool
-}
-
-// Summary is the klint-style summary of one function: whether it may
-// reach the target (with proof) and how it changes its caller's atomic
-// state.
-type Summary struct {
-	// Reach is set when the function may reach a target primitive with no
-	// context of its own held (for the sleep rule: it may sleep).
-	Reach *Reach
-	// Acquires are contexts held at every return; CondAcquires those held
-	// exactly when the function returns a true value (lock_wqueue()).
-	Acquires, CondAcquires []Effect
-	// Drops are caller contexts released by the function.
-	Drops []Effect
-	// ArgReaches are reaches that depend on the value a caller passes in a
-	// parameter (see ArgTarget), with nothing of the function's own held.
-	ArgReaches []ArgReach
-}
+// Effect, Reach and Summary are the engine's summaries (package
+// summary), named here for the rules that read them.
+type (
+	Effect  = summary.Effect
+	Reach   = summary.Reach
+	Summary = summary.Summary
+)
 
 // Resolver finds callee definitions and computes summaries over one view
 // (the post-patch or the pre-patch tree, and the patch's functions).
@@ -115,21 +76,15 @@ type Resolver struct {
 	tainted    map[*cscan.Func]bool
 	// facts caches a FileTarget's facts per file (filetarget.go).
 	facts map[string]any
-	// store holds the tree's stored summaries (summarystore.go; nil when
-	// none), records what was read of it, sources what the patch changes
-	// (storeinvalidation.go).
-	store   sumSource
-	records map[index.Ref]*record
-	sources *patchSources
+	// view is the tree's stored summaries as the view sees them (package
+	// sumstore; nil when none): which hold under the patch.
+	view *sumstore.View
 	// build is set inside Prepare: frameDeps collects, per frame of the
 	// stack, what its summary is computed from, lastDeps keeps that until
-	// the summary is final.
-	build     *builder
+	// the summary is final (stored.go).
+	build     *sumstore.Builder
 	frameDeps []depsOf
 	lastDeps  map[*cscan.Func]depsOf
-	// consulted collects, while settle computes a changed function's new
-	// version, the tree functions whose summaries it asks for.
-	consulted map[index.Ref]bool
 	// funcsCache and refsCache keep the index's answers to Funcs and
 	// RefOf: the index keeps them too, in sync.Maps, and a summary asks
 	// for every call (a tenth of Prepare went to those loads).
@@ -185,23 +140,27 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		facts:      map[string]any{},
 		paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
-		tainted: map[*cscan.Func]bool{},
-		shared:  sharedFor(m, ix), store: storeFor(m, ix), records: map[index.Ref]*record{},
+		tainted:  map[*cscan.Func]bool{},
+		shared:   sharedFor(m, ix),
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
 		familyCache: map[string][]index.Assign{}}
 	r.typ = typing.New(ix, r.noteMember)
 	r.regs = registrations.New(registrations.Config{Index: ix, Patch: patch, ID: m.id, Callbacks: m.callbacks, Typer: r.typ, Note: r.noteMember,
 		Stored: func() ([]Callback, bool) {
-			if r.store == nil {
+			if r.view == nil {
 				return nil, false
 			}
-			return r.store.wrapperRows()
+			return r.view.WrapperRows()
 		}})
-	if r.store != nil {
+	if st := openStore(m, ix); st != nil {
 		// The store replaces the summaries shared in memory, which are
-		// exact only for the patch they were computed with.
+		// exact only for the patch they were computed with. Which stored
+		// summaries hold is settled after the neutral post-images are
+		// found, with every stored summary read as it is.
 		r.shared = nil
-		r.initSources() // finds the neutral post-images first
+		r.view = sumstore.NewView(st, ix, patch)
+		r.findNeutral()
+		r.view.Settle(storeEngine{r}, r.neutral, r.typ)
 	} else {
 		r.findNeutral()
 	}
@@ -213,7 +172,7 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 // the hunks do not show, which is no change the patch makes, so set
 // against the tree's version it always "loses" something, and with it
 // every caller would. Its pre-image lacks the same. A post-image whose
-// summary has its pre-image's shape (appendShape: the lines are left
+// summary has its pre-image's shape (summary.AppendShape: the lines are left
 // out, as a hunk's lines are the patch's, not the tree's), and that
 // calls the same parameters (appendParamCalls), is neutral: calls to
 // its name reach the tree's version (lookup), and it is no
@@ -270,8 +229,8 @@ func (r *Resolver) findNeutral() {
 	for _, name := range names {
 		var pre, post []byte
 		for _, fn := range r.patch[name] {
-			post = r.appendParamCalls(appendShape(post, r.SummaryOf(fn)), fn)
-			pre = r.appendParamCalls(appendShape(pre, r.SummaryOf(r.preimages[fn])), r.preimages[fn])
+			post = r.appendParamCalls(summary.AppendShape(post, r.SummaryOf(fn)), fn)
+			pre = r.appendParamCalls(summary.AppendShape(pre, r.SummaryOf(r.preimages[fn])), r.preimages[fn])
 		}
 		if string(pre) != string(post) {
 			changed = append(changed, name)
@@ -372,8 +331,8 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 // any depth.
 func (r *Resolver) SummaryOf(fn *cscan.Func) *Summary {
 	r.noteDep(fn)
-	if r.consulted != nil {
-		r.consult(fn)
+	if r.view != nil {
+		r.view.Consult(fn)
 	}
 	if s, ok := r.memo[fn]; ok {
 		if r.tainted[fn] {

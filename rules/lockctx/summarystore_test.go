@@ -2,19 +2,17 @@ package lockctx
 
 import (
 	"context"
-	"fmt"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
-	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/autosel-bot/autosel-bot/internal/testtree"
-
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // storeTree is a small tree: leaf() is called through mid() by top() and
@@ -134,30 +132,13 @@ func TestPrepareStores(t *testing.T) {
 	if Stored(m, ix) {
 		t.Fatal("stored before Prepare")
 	}
-	// A store of an older version is removed when the new one is written;
-	// a newer version's and another model's are kept.
-	cur := ix.SideName(summaryKind(m))
-	old := strings.Replace(cur, fmt.Sprintf("summaries-v%d-", sumVersion), "summaries-v1-", 1)
-	newer := strings.Replace(cur, fmt.Sprintf("summaries-v%d-", sumVersion), fmt.Sprintf("summaries-v%d-", sumVersion+10), 1)
-	other := strings.Replace(old, m.id[:16], "0123456789abcdef", 1)
-	for _, f := range []string{old, newer, other} {
-		if err := os.WriteFile(f, []byte("old"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Which files a store is, and that Prepare removes an older
+	// version's, sumstore's TestPrepareFiles checks.
 	if err := Prepare(context.Background(), m, ix, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !Stored(m, ix) {
 		t.Fatal("not stored after Prepare")
-	}
-	if _, err := os.Stat(old); !os.IsNotExist(err) {
-		t.Errorf("older version's store kept: %v", err)
-	}
-	for _, f := range []string{newer, other} {
-		if _, err := os.Stat(f); err != nil {
-			t.Errorf("%s removed: %v", filepath.Base(f), err)
-		}
 	}
 	// Another Index of the same tree finds the file.
 	again, err := index.Open(context.Background(), ix.Root, index.Options{CacheDir: ix.CacheDir()})
@@ -167,35 +148,13 @@ func TestPrepareStores(t *testing.T) {
 	if !Stored(m, again) {
 		t.Fatal("a second Index does not see the store")
 	}
-	rows, ok := storeFor(m, again).wrapperRows()
+	r := NewResolver(m, again, nil)
+	rows, ok := r.view.WrapperRows()
 	// reg_wrap() passes its parameter to register_cb(): a wrapper row,
 	// for calls from w.c only.
 	if want := registrations.DeriveRows(again, m.id, m.callbacks); !ok || len(want) != 2 || registrations.NewStoredRows("", want).Files[1] != "w.c" || !reflect.DeepEqual(rows, want) {
 		t.Errorf("stored rows %+v (%v), want %+v", rows, ok, want)
 	}
-	// The reverse deps side file agrees with the records.
-	side := storeFor(m, again).(*sideSource)
-	if side.rd == nil {
-		t.Fatal("no reverse deps side file")
-	}
-	withRdeps := 0
-	for i := 0; i < again.NumFiles(); i++ {
-		for _, ref := range again.FileRefs(i) {
-			var fromRec, fromSide []index.Ref
-			eachRdep(side.get(ref), func(p index.Ref) { fromRec = append(fromRec, p) })
-			side.eachRdep(ref, func(p index.Ref) { fromSide = append(fromSide, p) })
-			if !reflect.DeepEqual(fromRec, fromSide) {
-				t.Errorf("%v: reverse deps %v in the record, %v in the side file", ref, fromRec, fromSide)
-			}
-			if len(fromRec) > 0 {
-				withRdeps++
-			}
-		}
-	}
-	if withRdeps == 0 {
-		t.Error("no function has reverse deps")
-	}
-	r := NewResolver(m, again, nil)
 	if s := r.SummaryOf(funcNamed(t, again, "other")); s.Reach == nil || s.Reach.Prim != "sleep_long" {
 		t.Errorf("other: %+v", s)
 	}
@@ -250,7 +209,7 @@ func TestStoredUnderPatch(t *testing.T) {
 			}
 			// Without the store the same answers are computed.
 			plain := NewResolver(m, view, patch)
-			plain.store, plain.sources = nil, nil
+			plain.view = nil
 			if a, b := r.SummaryOf(mid).Reach != nil, plain.SummaryOf(mid).Reach != nil; a != b {
 				t.Errorf("outer: stored %v, computed %v", a, b)
 			}
@@ -285,12 +244,12 @@ func preparedStoreTree(t *testing.T) (*Model, *index.Index, func(string) index.R
 func checkDirty(t *testing.T, r *Resolver, ref func(string) index.Ref, dirty, clean []string) {
 	t.Helper()
 	for _, n := range dirty {
-		if !r.sources.isDirty(ref(n)) {
+		if !r.view.Dirty(ref(n)) {
 			t.Errorf("%s is not dirty", n)
 		}
 	}
 	for _, n := range clean {
-		if r.sources.isDirty(ref(n)) {
+		if r.view.Dirty(ref(n)) {
 			t.Errorf("%s is dirty", n)
 		}
 	}
@@ -349,11 +308,11 @@ func TestStoredMovedAssignment(t *testing.T) {
 	r := NewResolver(m, view, patch)
 	caller := funcNamed(t, ix, "ops_call2")
 	ref, _ := ix.RefOf(caller)
-	if r.sources.isDirty(ref) {
+	if r.view.Dirty(ref) {
 		t.Error("ops_call2 is dirty: a moved assignment counted as a change")
 	}
 	plain := NewResolver(m, view, patch)
-	plain.store, plain.sources = nil, nil
+	plain.view = nil
 	got, want := r.SummaryOf(caller), plain.SummaryOf(caller)
 	if got.Reach == nil || want.Reach == nil {
 		t.Fatalf("ops_call2 reaches: stored %v, computed %v", got.Reach, want.Reach)
@@ -439,7 +398,7 @@ func TestSettlePreimage(t *testing.T) {
 			}
 			r, view := resolver(ix)
 			for _, n := range []string{"outer2", "top2"} {
-				if got := r.sources.isDirty(ref(n)); got != tc.dirty {
+				if got := r.view.Dirty(ref(n)); got != tc.dirty {
 					t.Errorf("%s dirty: %v, want %v", n, got, tc.dirty)
 				}
 			}
@@ -447,12 +406,12 @@ func TestSettlePreimage(t *testing.T) {
 			// case: summaries computed without a store are shared by the
 			// resolvers of a tree.
 			plain, plainView := resolver(openStoreTree(t))
-			if plain.store != nil {
+			if plain.view != nil {
 				t.Fatal("the plain tree has stored summaries")
 			}
 			for _, n := range []string{"outer2", "top2"} {
-				got := appendSummary(nil, r.SummaryOf(view.Funcs(n)[0]))
-				want := appendSummary(nil, plain.SummaryOf(plainView.Funcs(n)[0]))
+				got := summary.Append(nil, r.SummaryOf(view.Funcs(n)[0]))
+				want := summary.Append(nil, plain.SummaryOf(plainView.Funcs(n)[0]))
 				if string(got) != string(want) {
 					t.Errorf("%s: the store gives %q, computing it %q", n, got, want)
 				}
@@ -509,8 +468,8 @@ func TestSettlePreimagePerName(t *testing.T) {
 			plainIx := openStoreTree(t)
 			plain := resolver(plainIx)
 			for _, n := range []string{"mid", "top", "outer2", "top2"} {
-				got := appendSummary(nil, r.SummaryOf(ix.Funcs(n)[0]))
-				want := appendSummary(nil, plain.SummaryOf(plainIx.Funcs(n)[0]))
+				got := summary.Append(nil, r.SummaryOf(ix.Funcs(n)[0]))
+				want := summary.Append(nil, plain.SummaryOf(plainIx.Funcs(n)[0]))
 				if string(got) != string(want) {
 					t.Errorf("%s: the store gives %q, computing it %q", n, got, want)
 				}
@@ -557,13 +516,13 @@ func TestFindNeutralCallBack(t *testing.T) {
 		if r.neutral["x"] {
 			t.Fatal("x's hunks add a sleeping call but x is neutral")
 		}
-		return appendSummary(nil, r.SummaryOf(ix.Funcs("g")[0]))
+		return summary.Append(nil, r.SummaryOf(ix.Funcs("g")[0]))
 	}
 	got, want := reach(stored), reach(plain)
 	if string(got) != string(want) {
 		t.Errorf("g: the store gives %q, computing it %q", got, want)
 	}
-	if s, _ := decodeSummary(want); s == nil || s.Reach == nil || s.Reach.Prim != "sleep_long" {
+	if s, _ := summary.Decode(want); s == nil || s.Reach == nil || s.Reach.Prim != "sleep_long" {
 		t.Errorf("g does not reach sleep_long through x's post-image: %q", want)
 	}
 }
@@ -603,12 +562,12 @@ func TestFindNeutralParamCalls(t *testing.T) {
 			if r.neutral["x"] {
 				t.Error("x is neutral")
 			}
-			got := appendSummary(nil, r.SummaryOf(top2))
-			want := appendSummary(nil, NewResolver(m, ix, patch).SummaryOf(top2))
+			got := summary.Append(nil, r.SummaryOf(top2))
+			want := summary.Append(nil, NewResolver(m, ix, patch).SummaryOf(top2))
 			if string(got) != string(want) {
 				t.Errorf("top2: %q after deciding, %q without", got, want)
 			}
-			if s, _ := decodeSummary(want); s == nil || s.Reach == nil || s.Reach.Prim != "sleep_long" {
+			if s, _ := summary.Decode(want); s == nil || s.Reach == nil || s.Reach.Prim != "sleep_long" {
 				t.Errorf("top2 does not reach sleep_long through x's post-image: %q", want)
 			}
 		})

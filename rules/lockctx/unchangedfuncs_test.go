@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 )
 
 // TestStoredPairedFunctions: the functions of a rescanned file that a
@@ -67,25 +67,21 @@ func TestStoredPairedFunctions(t *testing.T) {
 				}
 			}
 			r := NewResolver(m, view, patch)
-			var paired []string
-			for fn := range r.sources.pairedRef {
-				paired = append(paired, fn.Name)
+			st := r.view.Stats()
+			if !reflect.DeepEqual(st.Paired, tc.paired) {
+				t.Errorf("paired %v, want %v", st.Paired, tc.paired)
 			}
-			sort.Strings(paired)
-			if !reflect.DeepEqual(paired, tc.paired) {
-				t.Errorf("paired %v, want %v", paired, tc.paired)
-			}
-			if got := r.sources.closed.len() > 0; got != tc.above {
+			if got := st.Above > 0; got != tc.above {
 				t.Errorf("everything above dirtied: %v, want %v", got, tc.above)
 			}
 			for _, n := range tc.clean {
 				ref, _ := ix.RefOf(funcNamed(t, ix, n))
-				if r.sources.isDirty(ref) {
+				if r.view.Dirty(ref) {
 					t.Errorf("%s is dirty", n)
 				}
 			}
 			plain := NewResolver(m, view, patch)
-			plain.store, plain.sources = nil, nil
+			plain.view = nil
 			for _, p := range []string{"a.c", "b.c", "c.c", "d.c", "drv.c", "drv2.c", "w.c"} {
 				for _, fn := range view.File(p).Funcs {
 					if len(patch[fn.Name]) > 0 {
@@ -93,7 +89,7 @@ func TestStoredPairedFunctions(t *testing.T) {
 					}
 					got, want := r.SummaryOf(fn), plain.SummaryOf(fn)
 					if !reflect.DeepEqual(got, want) {
-						t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, appendSummary(nil, got), appendSummary(nil, want))
+						t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, summary.Append(nil, got), summary.Append(nil, want))
 					}
 				}
 			}
@@ -123,28 +119,20 @@ func TestCycleStopsClimb(t *testing.T) {
 	patch := map[string][]*cscan.Func{"leaf": view.Funcs("leaf")}
 	r := NewResolver(m, view, patch)
 	// leaf, then mid, then top (queued before the callers, by ref).
-	if r.sources.climbed != 3 {
-		t.Errorf("the climb summarised %d functions, want 3", r.sources.climbed)
+	if st := r.view.Stats(); st.Climbed != 3 {
+		t.Errorf("the climb summarised %d functions, want 3", st.Climbed)
 	}
-	if r.sources.closed.len() == 0 {
+	if r.view.Stats().Above == 0 {
 		t.Error("nothing above the change dirtied")
 	}
 	plain := NewResolver(m, view, patch)
-	plain.store, plain.sources = nil, nil
+	plain.view = nil
 	for _, p := range []string{"a.c", "b.c"} {
 		for _, fn := range view.File(p).Funcs {
 			if got, want := r.SummaryOf(fn), plain.SummaryOf(fn); !reflect.DeepEqual(got, want) {
-				t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, appendSummary(nil, got), appendSummary(nil, want))
+				t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, summary.Append(nil, got), summary.Append(nil, want))
 			}
 		}
-	}
-}
-
-func TestCommentLines(t *testing.T) {
-	src := "int a;\n\n/* one\n two */\n// three\n  /* four */ x = 1;\nchar *s = \"/*\";\ny = 2; /* five\n*/\nc = '\\'';\n"
-	want := []bool{false, true, true, true, true, false, false, false, true, false}
-	if got := commentLines(splitLines([]byte(src))); !reflect.DeepEqual(got, want) {
-		t.Errorf("commentLines = %v, want %v", got, want)
 	}
 }
 

@@ -1,4 +1,4 @@
-package lockctx
+package sumstore
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
-	"github.com/autosel-bot/autosel-bot/index"
 )
 
 // A patch rescans whole files, but changes a few functions of them. The
@@ -30,10 +29,10 @@ import (
 // and s.pairedRef and the old-to-new numbering of the lines outside the
 // changed functions in s.lines. It does nothing when the change is not
 // confined to functions, or a text is unreadable.
-func (r *Resolver) pairFile(path string, i int, oldSrc, newSrc []byte) {
-	s := r.sources
-	root := r.ix.Underlying()
-	nf := r.ix.File(path)
+func (v *View) pairFile(path string, i int, oldSrc, newSrc []byte) {
+	s := v.sources
+	root := v.ix.Underlying()
+	nf := v.ix.File(path)
 	if nf == nil {
 		return
 	}
@@ -223,31 +222,4 @@ func splitLines(src []byte) [][]byte {
 		lines = lines[:n-1]
 	}
 	return lines
-}
-
-// pairedOf returns the old ref of fn when fn is an unchanged function of
-// a rescanned file.
-func (r *Resolver) pairedOf(fn *cscan.Func) (index.Ref, bool) {
-	if r.sources == nil {
-		return 0, false
-	}
-	ref, ok := r.sources.pairedRef[fn]
-	return ref, ok
-}
-
-// storeRef returns the ref fn's stored record is under: its old ref when
-// fn is an unchanged function of a rescanned file, else its own.
-func (r *Resolver) storeRef(fn *cscan.Func) (index.Ref, bool) {
-	if ref, ok := r.pairedOf(fn); ok {
-		return ref, true
-	}
-	return r.refOf(fn)
-}
-
-// consult notes the tree function fn (or the old version of a paired one)
-// in r.consulted.
-func (r *Resolver) consult(fn *cscan.Func) {
-	if ref, ok := r.storeRef(fn); ok {
-		r.consulted[ref] = true
-	}
 }

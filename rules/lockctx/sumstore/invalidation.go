@@ -1,16 +1,15 @@
-package lockctx
+package sumstore
 
 import (
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
-// Which stored summaries hold under a patch (summarystore.go). A stored
+// Which stored summaries hold under a patch (prepare.go stores them). A stored
 // summary was computed without the patch. It can change only when
 // something it was computed from did: a function in a file the patch
 // rescans or with the name of one of the patch's functions (the sources),
@@ -21,13 +20,14 @@ import (
 // only as far as summaries actually change. Every other tree function's
 // stored summary is used.
 //
-// The resolver's own taint tracking (sharedsummaries.go) makes the same dependency
-// test for the summaries it computes; the climb adds that a change which
+// The resolver's own taint tracking (lockctx's sharedsummaries.go) makes
+// the same dependency test for the summaries it computes; the climb adds that a change which
 // leaves a function's summary as it was stops there.
 //
 // A function whose file's hunks did not apply to the tree is its hunks'
 // post-image in the view; when the hunks change nothing a summary holds
-// (findNeutral), calls reach the tree's version and it is no source.
+// (lockctx's findNeutral), calls reach the tree's version and it is no
+// source.
 
 // patchSources are what the view's patch changes, as the store sees it.
 type patchSources struct {
@@ -71,76 +71,25 @@ func (s *patchSources) isDirty(ref index.Ref) bool { return s.dirty[ref] || s.cl
 // renumbers reports whether stored summaries need renumbering in the view.
 func (s *patchSources) renumbers() bool { return len(s.moved) > 0 || len(s.lines) > 0 }
 
-// stored returns the stored summary of fn when there is one and the patch
-// changes nothing it was computed from.
-func (r *Resolver) stored(fn *cscan.Func) *Summary {
-	if r.store == nil {
-		return nil
-	}
-	ref, ok := r.storeRef(fn)
-	if !ok {
-		return nil
-	}
-	if r.build == nil && (r.sources.all || r.sources.isDirty(ref)) {
-		return nil
-	}
-	rec, ok := r.record(ref)
-	if !ok || rec.rest == nil {
-		return nil
-	}
-	s, ok := decodeSummary(rec.rest)
-	if !ok {
-		return nil
-	}
-	if r.sources != nil && r.sources.renumbers() {
-		r.sources.renumber(s)
-	}
-	return s
-}
-
-// record returns the decoded stored record of ref (cached).
-func (r *Resolver) record(ref index.Ref) (*record, bool) {
-	if rec, ok := r.records[ref]; ok {
-		return rec, rec != nil
-	}
-	side, _ := r.store.(*sideSource)
-	if side != nil {
-		if rec, ok := side.decoded(ref); ok {
-			r.records[ref] = rec
-			return rec, rec != nil
-		}
-	}
-	rec, ok := decodeRecord(r.store.get(ref))
-	var p *record
-	if ok {
-		p = &rec
-	}
-	r.records[ref] = p
-	if side != nil {
-		side.keep(ref, p)
-	}
-	return p, ok
-}
-
-// initSources finds what the view's patch changes and the dirty set.
-func (r *Resolver) initSources() {
+// Settle finds what the view's patch changes and the dirty set, which
+// stored summaries then no longer hold (Stored): e summarises the
+// changed functions' new versions and climbs (settle); neutral are the
+// names of the patch's post-images whose calls reach the tree's version
+// (lockctx's findNeutral), typ the view's struct typing.
+func (v *View) Settle(e Engine, neutral map[string]bool, typ *typing.Typer) {
 	s := &patchSources{files: map[int]bool{}, funcs: map[index.Ref]bool{}, tagged: map[string]bool{},
 		untyped: map[string]bool{}, anyMember: map[string]bool{}, structs: map[string]bool{}, cut: map[index.Ref]bool{},
 		moved: map[string]map[int]int{}, dirty: map[index.Ref]bool{},
 		lines: map[string]map[int]int{}, paired: map[index.Ref]*cscan.Func{}, pairedRef: map[*cscan.Func]index.Ref{}}
-	r.sources = s
-	if r.ix == nil {
-		return
-	}
-	r.findNeutral()
-	root := r.ix.Underlying()
-	for _, p := range r.ix.OverlaidPaths() {
-		if i, ok := r.ix.FileNum(p); ok {
+	v.sources = s
+	root := v.ix.Underlying()
+	for _, p := range v.ix.OverlaidPaths() {
+		if i, ok := v.ix.FileNum(p); ok {
 			s.files[i] = true
 		}
 	}
-	for name := range r.patch {
-		if r.neutral[name] {
+	for name := range v.patch {
+		if neutral[name] {
 			continue // reached as the tree's version: no source
 		}
 		for _, fn := range root.Funcs(name) {
@@ -149,18 +98,18 @@ func (r *Resolver) initSources() {
 			}
 		}
 	}
-	r.changedMembers()
-	for _, p := range r.ix.OverlaidPaths() {
+	v.changedMembers()
+	for _, p := range v.ix.OverlaidPaths() {
 		// A file the patch adds is in neither (only files the patch
 		// changes can include it; its functions are sources).
 		before, err := root.ReadFile(p)
 		if err != nil {
 			continue
 		}
-		after, _ := r.ix.ReadFile(p) // nil for a deleted file
-		r.changedStructs(p, before, after)
-		if i, ok := r.ix.FileNum(p); ok && after != nil {
-			r.pairFile(p, i, before, after)
+		after, _ := v.ix.ReadFile(p) // nil for a deleted file
+		v.changedStructs(typ, p, before, after)
+		if i, ok := v.ix.FileNum(p); ok && after != nil {
+			v.pairFile(p, i, before, after)
 		}
 	}
 	// The seeds: every source (the rescanned files' functions but those
@@ -178,7 +127,7 @@ func (r *Resolver) initSources() {
 		seeds = append(seeds, ref)
 	}
 	for _, key := range s.changedKeys() {
-		refs, ok := r.store.memberRefs(key)
+		refs, ok := v.src.memberRefs(key)
 		if !ok {
 			s.all = true
 			return
@@ -193,7 +142,7 @@ func (r *Resolver) initSources() {
 			n++
 		}
 	}
-	r.settle(seeds[:n])
+	v.settle(e, seeds[:n])
 }
 
 // changedKeys returns the member keys the patch changes that a record may
@@ -228,9 +177,9 @@ func (s *patchSources) changedKeys() []string {
 // changes: the rescanned files assign the member other functions. An
 // assignment that only moved changes no member; chains quoting its place
 // are renumbered (moved).
-func (r *Resolver) changedMembers() {
-	s := r.sources
-	before, after := r.ix.ChangedAssigns()
+func (v *View) changedMembers() {
+	s := v.sources
+	before, after := v.ix.ChangedAssigns()
 	type key struct{ file, strct, member, fn, base, vr string }
 	lines := map[key][2][]int{}
 	var keys []key
@@ -272,8 +221,8 @@ func (r *Resolver) changedMembers() {
 const maxSettle = 1500
 
 // markDirty adds ref and everything computed from it to the dirty set.
-func (r *Resolver) markDirty(ref index.Ref) {
-	s := r.sources
+func (v *View) markDirty(ref index.Ref) {
+	s := v.sources
 	if !s.closed.add(ref) {
 		return
 	}
@@ -282,7 +231,7 @@ func (r *Resolver) markDirty(ref index.Ref) {
 		x := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
 		// Read without caching: the closure may be much of the tree.
-		r.store.eachRdep(x, func(p index.Ref) {
+		v.src.eachRdep(x, func(p index.Ref) {
 			if s.closed.add(p) {
 				queue = append(queue, p)
 			}
@@ -292,101 +241,18 @@ func (r *Resolver) markDirty(ref index.Ref) {
 
 // storedEnc returns the encoding of ref's stored summary as the view sees
 // it (moved assignments renumbered).
-func (r *Resolver) storedEnc(ref index.Ref) []byte {
-	rec, ok := r.record(ref)
+func (v *View) storedEnc(ref index.Ref) []byte {
+	rec, ok := v.record(ref)
 	if !ok || rec.rest == nil {
 		return nil
 	}
-	if !r.sources.renumbers() {
+	if !v.sources.renumbers() {
 		return rec.rest
 	}
-	s, ok := decodeSummary(rec.rest)
+	s, ok := summary.Decode(rec.rest)
 	if !ok {
 		return nil
 	}
-	r.sources.renumber(s)
-	return appendSummary(nil, s)
-}
-
-// assignedAt is how a chain step quotes where a function was assigned to
-// a member (ViaStep).
-const assignedAt = "(assigned at "
-
-// renumber rewrites the places quoted in s that the patch moved: lines
-// of rescanned files outside the functions it changed (lines), and the
-// assignment places quoted in chain steps (moved).
-func (src *patchSources) renumber(s *Summary) {
-	moved := src.moved
-	line := func(file string, l int) int {
-		if nl, ok := src.lines[file][l]; ok {
-			return nl
-		}
-		return l
-	}
-	steps := func(ss []report.Step) {
-		for i := range ss {
-			ss[i].Line = line(ss[i].File, ss[i].Line)
-			if len(moved) > 0 {
-				ss[i].What = renumberWhat(ss[i].What, moved)
-			}
-		}
-	}
-	effects := func(es []Effect) {
-		for i := range es {
-			steps(es[i].Steps)
-		}
-	}
-	reach := func(r *Reach) {
-		steps(r.Steps)
-		effects(r.Drops)
-		effects(r.Retakes)
-	}
-	if s.Reach != nil {
-		reach(s.Reach)
-	}
-	effects(s.Acquires)
-	effects(s.CondAcquires)
-	effects(s.Drops)
-	for i := range s.ArgReaches {
-		a := &s.ArgReaches[i]
-		reach(&a.Reach)
-		// The primitive call is the chain's last step's.
-		if n := len(a.Steps); n > 0 && len(src.lines[a.Steps[n-1].File]) > 0 {
-			file := a.Steps[n-1].File
-			a.Call.Line = line(file, a.Call.Line)
-			if len(a.Call.Guards) > 0 {
-				gs := append([]cscan.Guard(nil), a.Call.Guards...)
-				for j := range gs {
-					gs[j].Line = line(file, gs[j].Line)
-				}
-				a.Call.Guards = gs
-			}
-		}
-	}
-}
-
-// renumberWhat renumbers "(assigned at FILE:LINE" in what when moved.
-func renumberWhat(what string, moved map[string]map[int]int) string {
-	i := strings.Index(what, assignedAt)
-	if i < 0 {
-		return what
-	}
-	rest := what[i+len(assignedAt):]
-	colon := strings.LastIndexByte(rest, ':')
-	end := colon + 1
-	for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
-		end++
-	}
-	if colon < 0 || end == colon+1 {
-		return what
-	}
-	line, err := strconv.Atoi(rest[colon+1 : end])
-	if err != nil {
-		return what
-	}
-	nl, ok := moved[rest[:colon]][line]
-	if !ok {
-		return what
-	}
-	return what[:i+len(assignedAt)] + rest[:colon+1] + strconv.Itoa(nl) + rest[end:]
+	v.sources.renumber(s)
+	return summary.Append(nil, s)
 }

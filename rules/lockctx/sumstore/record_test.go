@@ -1,4 +1,4 @@
-package lockctx
+package sumstore
 
 import (
 	"bytes"
@@ -9,17 +9,18 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 )
 
-func sampleSummary() *Summary {
+func sampleSummary() *summary.Summary {
 	st := []report.Step{{Func: "f", File: "a.c", Line: 3, What: "calls g()"}, {Func: "g", File: "b.c", Line: -1, What: "mutex_lock(&m)"}}
-	eff := []Effect{{Kind: "spin", Key: "x->lock", Steps: st, Soft: true}}
-	return &Summary{
-		Reach:        &Reach{Steps: st, Prim: "mutex_lock", Why: "sleeps", Drops: eff, Retakes: eff, Weak: true},
+	eff := []summary.Effect{{Kind: "spin", Key: "x->lock", Steps: st, Soft: true}}
+	return &summary.Summary{
+		Reach:        &summary.Reach{Steps: st, Prim: "mutex_lock", Why: "sleeps", Drops: eff, Retakes: eff, Weak: true},
 		Acquires:     eff,
-		CondAcquires: []Effect{{Kind: "rcu", Steps: st[:1]}},
+		CondAcquires: []summary.Effect{{Kind: "rcu", Steps: st[:1]}},
 		Drops:        eff,
-		ArgReaches: []ArgReach{{Param: 2, Reach: Reach{Steps: st, Prim: "kmalloc", Why: "GFP"},
+		ArgReaches: []summary.ArgReach{{Param: 2, Reach: summary.Reach{Steps: st, Prim: "kmalloc", Why: "GFP"},
 			Call: cscan.Call{Name: "kmalloc", Args: []string{"n", "gfp"}, Line: 9, Guards: []cscan.Guard{{Kind: "if", Cond: "x", Line: 8}}}}},
 	}
 }
@@ -35,11 +36,11 @@ func TestRecordRoundTrip(t *testing.T) {
 		name    string
 		deps    []index.Ref
 		members []string
-		sum     *Summary
+		sum     *summary.Summary
 	}{
 		{"empty", nil, nil, nil},
 		{"summary", []index.Ref{9, 3, 3, 1 << 40}, []string{"release", "open", "release"}, sampleSummary()},
-		{"no effects", []index.Ref{1}, nil, &Summary{}},
+		{"no effects", []index.Ref{1}, nil, &summary.Summary{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := encodeRecord(append([]index.Ref(nil), tc.deps...), []index.Ref{7, 2}, append([]string(nil), tc.members...), tc.sum)
@@ -76,7 +77,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			if tc.sum == nil {
 				return
 			}
-			got, ok := decodeSummary(rec.rest)
+			got, ok := summary.Decode(rec.rest)
 			if !ok || !reflect.DeepEqual(got, tc.sum) {
 				t.Errorf("summary round trip:\n got %+v\nwant %+v", got, tc.sum)
 			}
@@ -96,7 +97,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		if !ok || rec.rest == nil {
 			return
 		}
-		s, ok := decodeSummary(rec.rest)
+		s, ok := summary.Decode(rec.rest)
 		if !ok {
 			return
 		}
@@ -107,7 +108,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		if !ok {
 			t.Fatal("re-encoded record does not decode")
 		}
-		if s2, ok := decodeSummary(rec2.rest); !ok || !reflect.DeepEqual(s, s2) {
+		if s2, ok := summary.Decode(rec2.rest); !ok || !reflect.DeepEqual(s, s2) {
 			t.Fatalf("summary changed on a second round trip")
 		}
 	})
@@ -134,34 +135,4 @@ func rdepsOf(b []byte) ([]index.Ref, bool) {
 	var out []index.Ref
 	ok := eachRdep(b, func(r index.Ref) { out = append(out, r) })
 	return out, ok
-}
-
-// TestShape: appendShape leaves out every line number (steps, guards, an
-// argument reach's call) and nothing else.
-func TestShape(t *testing.T) {
-	base := appendShape(nil, sampleSummary())
-	moved := sampleSummary()
-	moved.Reach.Steps = []report.Step{{Func: "f", File: "a.c", Line: 30, What: "calls g()"}, {Func: "g", File: "b.c", Line: 7, What: "mutex_lock(&m)"}}
-	moved.ArgReaches[0].Call.Line = 90
-	moved.ArgReaches[0].Call.Guards = []cscan.Guard{{Kind: "if", Cond: "x", Line: 80}}
-	if !bytes.Equal(appendShape(nil, moved), base) {
-		t.Error("summaries that differ only in lines have different shapes")
-	}
-	if bytes.Equal(appendSummary(nil, moved), appendSummary(nil, sampleSummary())) {
-		t.Error("appendSummary leaves lines out")
-	}
-	for name, change := range map[string]func(*Summary){
-		"what": func(s *Summary) { s.Reach.Steps = []report.Step{{Func: "f", File: "a.c", Line: 3, What: "calls h()"}} },
-		"file": func(s *Summary) {
-			s.Acquires = []Effect{{Kind: "spin", Key: "x->lock", Steps: []report.Step{{File: "c.c"}}}}
-		},
-		"guard": func(s *Summary) { s.ArgReaches[0].Call.Guards = nil },
-		"reach": func(s *Summary) { s.Reach = nil },
-	} {
-		s := sampleSummary()
-		change(s)
-		if bytes.Equal(appendShape(nil, s), base) {
-			t.Errorf("%s: a change besides lines keeps the shape", name)
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package lockctx
+package sumstore
 
 import (
 	"github.com/autosel-bot/autosel-bot/index"

@@ -1,4 +1,4 @@
-package lockctx
+package sumstore
 
 import (
 	"slices"
@@ -24,15 +24,16 @@ import (
 // before, changes nothing.
 
 // changedStructs notes the keys of the struct definitions the patch
-// changes in rescanned file p (text before and after the patch): the tags
+// changes in rescanned file p (text before and after the patch; typ is
+// the view's typing): the tags
 // it defines where it did not, or no longer, and those defined in a file
 // whose #include it adds or removes, when it is a header (that file
 // itself; what it includes in turn is not followed); and the members a
 // definition types differently (the struct-typed members, which typing
 // reads).
-func (r *Resolver) changedStructs(p string, before, after []byte) {
-	s := r.sources
-	root := r.ix.Underlying()
+func (v *View) changedStructs(typ *typing.Typer, p string, before, after []byte) {
+	s := v.sources
+	root := v.ix.Underlying()
 	oldDefs, newDefs := ctype.ParseStructs(string(before)), ctype.ParseStructs(string(after))
 	for tag, ms := range oldDefs {
 		nms, ok := newDefs[tag]
@@ -67,10 +68,10 @@ func (r *Resolver) changedStructs(p string, before, after []byte) {
 	for _, inc := range symmetricDiff(oldInc, newInc) {
 		// The tags the header defines in the view (stored or parsed once
 		// per tree), and in the tree too when the patch changes it.
-		for tag := range r.typ.FileStructs(inc) {
+		for tag := range typ.FileStructs(inc) {
 			s.structs[typing.StructKey(tag)] = true
 		}
-		if !r.ix.Overlaid(inc) {
+		if !v.ix.Overlaid(inc) {
 			continue
 		}
 		if b, err := root.ReadFile(inc); err == nil {

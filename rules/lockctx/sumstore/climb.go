@@ -1,9 +1,9 @@
-package lockctx
+package sumstore
 
 import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 )
 
 // settle makes the dirty set: the tree functions whose summary in the
@@ -27,8 +27,8 @@ import (
 // The summaries computed here are dropped at the end: the analysis then
 // summarises in its own order, as it would without a store (a recursive
 // component's summaries depend on where it is entered).
-func (r *Resolver) settle(seeds []index.Ref) {
-	c := &climb{r: r, s: r.sources, root: r.ix.Underlying(), seeds: seeds,
+func (v *View) settle(e Engine, seeds []index.Ref) {
+	c := &climb{v: v, e: e, s: v.sources, root: v.ix.Underlying(), seeds: seeds,
 		versions: map[index.Ref][]*cscan.Func{}, last: map[index.Ref]string{},
 		queued: map[index.Ref]bool{}, consulted: map[index.Ref]bool{}}
 	c.findVersions()
@@ -64,13 +64,14 @@ func (r *Resolver) settle(seeds []index.Ref) {
 			s.dirty[ref] = true
 		}
 	}
-	r.resetMemo()
+	e.Reset()
 }
 
 // climb is the state of one settle: the worklist over the reverse deps
 // and each function's summary in the view as last computed.
 type climb struct {
-	r     *Resolver
+	v     *View
+	e     Engine
 	s     *patchSources
 	root  *index.Index
 	seeds []index.Ref
@@ -93,7 +94,7 @@ type climb struct {
 // findVersions finds the new versions of the seeds that are sources: the
 // functions of that name in the rescanned file and the patch's.
 func (c *climb) findVersions() {
-	s, r := c.s, c.r
+	s, v := c.s, c.v
 	files := map[int]*cscan.File{}
 	for _, ref := range c.seeds {
 		if !s.files[ref.File()] && !s.funcs[ref] || s.paired[ref] != nil {
@@ -107,7 +108,7 @@ func (c *climb) findVersions() {
 			if s.files[ref.File()] {
 				f, ok := files[ref.File()]
 				if !ok {
-					f = r.ix.File(old.File)
+					f = v.ix.File(old.File)
 					files[ref.File()] = f
 				}
 				if f != nil {
@@ -118,7 +119,7 @@ func (c *climb) findVersions() {
 					}
 				}
 			}
-			news = append(news, r.patch[old.Name]...)
+			news = append(news, v.patch[old.Name]...)
 		}
 		c.versions[ref] = news
 		c.sources = append(c.sources, ref)
@@ -128,25 +129,25 @@ func (c *climb) findVersions() {
 // value returns x's summary in the view, encoded (the new versions' for
 // a source), and whether it lost something stored has.
 func (c *climb) value(x index.Ref, storedEnc []byte) (string, bool) {
-	r, s := c.r, c.s
-	stored, _ := decodeSummary(storedEnc)
+	v, s := c.v, c.s
+	stored, _ := summary.Decode(storedEnc)
 	if news, ok := c.versions[x]; ok {
 		if len(news) == 0 {
 			return "deleted", true
 		}
-		var v []byte
+		var enc []byte
 		lost := false
-		r.consulted = c.consulted
-		defer func() { r.consulted = nil }()
+		v.consulted = c.consulted
+		defer func() { v.consulted = nil }()
 		for _, fn := range news {
-			sum := r.SummaryOf(fn)
-			v = appendSummary(v, sum)
+			sum := c.e.SummaryOf(fn)
+			enc = summary.Append(enc, sum)
 			lost = lost || lessThan(sum, stored)
 		}
 		if len(news) == 1 {
-			return string(v), lost
+			return string(enc), lost
 		}
-		return "versions:" + string(v), lost
+		return "versions:" + string(enc), lost
 	}
 	fn := s.paired[x] // an unchanged function of a rescanned file: its new version
 	if fn == nil {
@@ -156,9 +157,9 @@ func (c *climb) value(x index.Ref, storedEnc []byte) (string, bool) {
 		return "missing", true
 	}
 	s.dirty[x] = true // summarised again below, whatever stored says
-	delete(r.memo, fn)
-	sum := r.SummaryOf(fn)
-	return string(appendSummary(nil, sum)), lessThan(sum, stored)
+	c.e.Forget(fn)
+	sum := c.e.SummaryOf(fn)
+	return string(summary.Append(nil, sum)), lessThan(sum, stored)
 }
 
 // closesCycle reports whether a new version was computed from a function
@@ -182,32 +183,32 @@ func (c *climb) closesCycle() bool {
 // everything above it (the seeds' closure holds both).
 func (c *climb) giveUp() {
 	for _, x := range c.seeds {
-		c.r.markDirty(x)
+		c.v.markDirty(x)
 	}
-	c.r.resetMemo()
+	c.e.Reset()
 }
 
 // visit summarises x in the view, marks it cut, clean or dirty, and
 // queues its reverse deps when its summary moved; it reports whether the
 // climb is over (given up).
 func (c *climb) visit(x index.Ref) bool {
-	r, s := c.r, c.s
+	v, s := c.v, c.s
 	c.work++
 	s.climbed = c.work
 	if c.work > maxSettle {
 		for _, y := range append(c.queue, x) {
-			r.markDirty(y)
+			v.markDirty(y)
 		}
-		r.resetMemo()
+		c.e.Reset()
 		return true
 	}
 	if s.closed.has(x) {
 		return false
 	}
-	enc := r.storedEnc(x)
-	v, lost := c.value(x, enc)
+	enc := v.storedEnc(x)
+	val, lost := c.value(x, enc)
 	stored := string(enc)
-	same := v == stored
+	same := val == stored
 	_, isSource := c.versions[x]
 	switch {
 	case isSource && same:
@@ -227,20 +228,20 @@ func (c *climb) visit(x index.Ref) bool {
 	if !ok {
 		prev = stored // what its callers' stored summaries used
 	}
-	c.last[x] = v
-	if prev == v {
+	c.last[x] = val
+	if prev == val {
 		return false // nothing new for its callers
 	}
 	if lost && !same {
-		r.markDirty(x)
+		v.markDirty(x)
 		if c.closesCycle() {
 			c.giveUp()
 			return true
 		}
 		return false
 	}
-	r.forgetAbove(x)
-	r.store.eachRdep(x, func(p index.Ref) {
+	v.forgetAbove(c.e, x)
+	v.src.eachRdep(x, func(p index.Ref) {
 		if !c.queued[p] && !s.closed.has(p) {
 			c.queued[p] = true
 			c.queue = append(c.queue, p)
@@ -255,14 +256,14 @@ func (c *climb) visit(x index.Ref) bool {
 func (c *climb) revisitSources() bool {
 	for _, x := range c.sources {
 		for _, fn := range c.versions[x] {
-			delete(c.r.memo, fn)
+			c.e.Forget(fn)
 		}
-		v, _ := c.value(x, c.r.storedEnc(x))
+		val, _ := c.value(x, c.v.storedEnc(x))
 		if c.closesCycle() {
 			c.giveUp()
 			return true
 		}
-		if v != c.last[x] && !c.queued[x] {
+		if val != c.last[x] && !c.queued[x] {
 			c.queued[x] = true
 			c.queue = append(c.queue, x)
 		}
@@ -270,57 +271,44 @@ func (c *climb) revisitSources() bool {
 	return false
 }
 
-// forgetAbove drops the summaries computed in this resolver that may
-// have used x's previous summary in the view: those of the functions
-// above x, as far as they were summarised.
-func (r *Resolver) forgetAbove(x index.Ref) {
-	root := r.ix.Underlying()
+// forgetAbove drops the summaries e computed that may have used x's
+// previous summary in the view: those of the functions above x, as far
+// as they were summarised.
+func (v *View) forgetAbove(e Engine, x index.Ref) {
+	root := v.ix.Underlying()
 	seen := map[index.Ref]bool{x: true}
 	queue := []index.Ref{x}
 	for len(queue) > 0 {
 		y := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		r.store.eachRdep(y, func(p index.Ref) {
+		v.src.eachRdep(y, func(p index.Ref) {
 			if seen[p] {
 				return
 			}
 			seen[p] = true
-			if fn := root.FuncOf(p); fn != nil {
-				if _, ok := r.memo[fn]; ok {
-					delete(r.memo, fn)
-					queue = append(queue, p)
-				}
+			if fn := root.FuncOf(p); fn != nil && e.Forget(fn) {
+				queue = append(queue, p)
 			}
 		})
 	}
 	// The patch's own functions are not in the store: drop them all.
-	for _, fns := range r.patch {
+	for _, fns := range v.patch {
 		for _, fn := range fns {
-			delete(r.memo, fn)
+			e.Forget(fn)
 		}
 	}
-	for _, p := range r.ix.OverlaidPaths() {
-		if f := r.ix.File(p); f != nil {
+	for _, p := range v.ix.OverlaidPaths() {
+		if f := v.ix.File(p); f != nil {
 			for _, fn := range f.Funcs {
-				delete(r.memo, fn)
+				e.Forget(fn)
 			}
 		}
 	}
 }
 
-// resetMemo drops every summary computed so far, and what was found
-// with them through lookup (which functions call the function passed in
-// a parameter): findNeutral looks up its candidates as the tree's.
-func (r *Resolver) resetMemo() {
-	r.memo, r.tainted, r.prev = map[*cscan.Func]*Summary{}, map[*cscan.Func]bool{}, map[*cscan.Func]*Summary{}
-	r.paramCalls = map[paramKey][]report.Step{}
-	r.paramHeld = map[paramKey][]Held{}
-	r.Computed = 0
-}
-
 // lessThan reports whether s lacks something stored has: a reach, an
 // effect, a reach through an argument.
-func lessThan(s, stored *Summary) bool {
+func lessThan(s, stored *summary.Summary) bool {
 	if stored == nil {
 		return false
 	}

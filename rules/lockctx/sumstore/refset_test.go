@@ -1,4 +1,4 @@
-package lockctx
+package sumstore
 
 import (
 	"math/rand"

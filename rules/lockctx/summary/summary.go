@@ -1,0 +1,71 @@
+package summary
+
+import (
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// Effect is a change a function makes to its caller's atomic state.
+type Effect struct {
+	// Kind is the context kind (spin, rcu, ...), Key the lock expression.
+	Kind, Key string
+	// Steps lead from the function's call down to the primitive
+	// (spin_lock_bh() inside lock_wqueue()).
+	Steps []report.Step
+	// Soft marks a release that ends the context only when the caller
+	// holds it (the bh side of spin_unlock_bh()).
+	Soft bool
+}
+
+// Reach says why a function may reach the target: the chain from the
+// call in the function down to the target primitive (for the sleep rule:
+// the sleeping one).
+type Reach struct {
+	// Steps lead from the call down to the primitive.
+	Steps []report.Step
+	// Prim is the target primitive reached, Why the table's reason.
+	Prim string
+	Why  string
+	// Drops are caller contexts released before the target is reached
+	// (unbalanced unlocks such as rcu_read_unlock() in a callee).
+	Drops []Effect
+	// Retakes are contexts re-entered after such a drop.
+	Retakes []Effect
+	// Weak is set when a link of the chain is uncertain: a call through a
+	// function pointer where only some of the functions assigned to the
+	// member reach the target.
+	Weak bool
+}
+
+// ArgReach is a Reach that happens when the function's parameter Param
+// receives a value the target accepts (lockctx.ArgTarget).
+type ArgReach struct {
+	Param int
+	Reach
+	// Call is the primitive call the parameter flows into.
+	Call cscan.Call
+}
+
+// Summary is the klint-style summary of one function: whether it may
+// reach the target (with proof) and how it changes its caller's atomic
+// state.
+type Summary struct {
+	// Reach is set when the function may reach a target primitive with no
+	// context of its own held (for the sleep rule: it may sleep).
+	Reach *Reach
+	// Acquires are contexts held at every return; CondAcquires those held
+	// exactly when the function returns a true value (lock_wqueue()).
+	Acquires, CondAcquires []Effect
+	// Drops are caller contexts released by the function.
+	Drops []Effect
+	// ArgReaches are reaches that depend on the value a caller passes in a
+	// parameter (see lockctx.ArgTarget), with nothing of the function's
+	// own held.
+	ArgReaches []ArgReach
+}
+
+// AssignedAt is how a chain step quotes where a function was assigned to
+// the member a call went through ("calls f() via ops.run (assigned at
+// drivers/x.c:120)"); the store renumbers such places when a patch moves
+// them.
+const AssignedAt = "(assigned at "

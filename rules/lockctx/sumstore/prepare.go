@@ -1,0 +1,268 @@
+package sumstore
+
+import (
+	"bufio"
+	"context"
+	"encoding/gob"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/flock"
+	"github.com/autosel-bot/autosel-bot/internal/stageprogress"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/wire"
+)
+
+// prepareFiles is how many files Prepare summarises between two releases
+// of what its index decoded, bounding its memory.
+const prepareFiles = 6000
+
+// Summariser is the engine as Prepare drives it.
+type Summariser struct {
+	// ID names the model (lockctx's tables and target, hashed): each has
+	// a store of its own.
+	ID string
+	// Engine returns an engine over ix whose summaries record into b:
+	// Prepare asks it for the summary of every function of the tree.
+	Engine func(ix *index.Index, b *Builder) Engine
+	// Rows returns the callback rows with the registration wrappers
+	// derived from ix's tree (registrations.DeriveRows), stored beside
+	// the summaries.
+	Rows func(ix *index.Index) []registrations.Callback
+}
+
+// Prepare summarises every function of ix's tree with sm and stores the
+// summaries (Open finds them), unless they are there already for the
+// tree's current generation. For a persisted index they are written
+// beside it, computed on an Index of their own (so the caller's is never
+// released under its feet), and processes preparing the same tree take
+// turns; otherwise they are kept in ix's memory.
+func Prepare(ctx context.Context, ix *index.Index, sm Summariser, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	root := ix.Underlying()
+	if Open(root, sm.ID) != nil {
+		return nil
+	}
+	path := root.SideName(summaryKind(sm.ID))
+	if path == "" {
+		b, err := summarise(ctx, sm, root, false)
+		if err != nil {
+			return err
+		}
+		h := root.Memo(memoKey(sm.ID), func() any { return &storeHolder{} }).(*storeHolder)
+		h.mu.Lock()
+		h.src = b
+		h.mu.Unlock()
+		return nil
+	}
+	unlock, err := flock.Lock(ctx, path+".lock")
+	if err != nil {
+		return fmt.Errorf("summaries %s: %w", path, err)
+	}
+	defer unlock()
+	if Open(root, sm.ID) != nil {
+		return nil
+	}
+	start := time.Now()
+	log.Info("summarising the tree once", "root", root.Root)
+	own, err := index.Open(ctx, root.Root, index.Options{CacheDir: root.CacheDir()})
+	if err != nil {
+		return fmt.Errorf("summaries: %w", err)
+	}
+	b, err := summarise(ctx, sm, own, true)
+	if err != nil {
+		return err
+	}
+	if err := b.write(root, path); err != nil {
+		return fmt.Errorf("summaries %s: %w", path, err)
+	}
+	log.Info("summaries stored", "file", path, "funcs", b.funcs, "stored", b.stored(), "took", time.Since(start))
+	// What older versions left is never read again (several hundred MB
+	// for Linux); a newer version's stays, so that an older binary
+	// sharing the cache directory does not make the newer one prepare
+	// again.
+	if left, err := root.PruneOlderSides(summaryKind(sm.ID)); err != nil {
+		log.Warn("old summaries not removed", "files", left, "err", err)
+	}
+	return nil
+}
+
+// write writes b's files beside root's index, path the summaries' side
+// file: the member index and the rows first, the side file last (it says
+// the store is complete).
+func (b *Builder) write(root *index.Index, path string) error {
+	gen := b.ix.Generation()
+	if err := writeMembers(membersPath(path), gen, b.members); err != nil {
+		return err
+	}
+	if err := index.WriteFile(rowsPath(membersPath(path)), func(w *bufio.Writer) error {
+		return gob.NewEncoder(w).Encode(registrations.NewStoredRows(gen, b.rows))
+	}); err != nil {
+		return err
+	}
+	if err := index.WriteSide(root.SideName(rdepsKind(b.id)), gen, b.ix.NumFiles(), b.rdepRecords); err != nil {
+		return err
+	}
+	return index.WriteSide(path, gen, b.ix.NumFiles(), func(i int) [][]byte { return b.recs[i] })
+}
+
+// summarise computes the records of every function of ix's tree, a few
+// thousand files at a time (an engine each); release drops what ix
+// decoded between them.
+func summarise(ctx context.Context, sm Summariser, ix *index.Index, release bool) (*Builder, error) {
+	b := &Builder{ix: ix, id: sm.ID, recs: make([][][]byte, ix.NumFiles())}
+	n := ix.NumFiles()
+	pr := stageprogress.Start(ctx, stageprogress.Summaries, n)
+	for lo := 0; lo < n; lo += prepareFiles {
+		e := sm.Engine(ix, b)
+		for i := lo; i < min(n, lo+prepareFiles); i++ {
+			if i%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			for _, ref := range ix.FileRefs(i) {
+				if fn := ix.FuncOf(ref); fn != nil {
+					e.SummaryOf(fn)
+					b.funcs++
+				}
+			}
+			pr.Add(1)
+		}
+		if release {
+			ix.Release()
+		}
+	}
+	pr.Done()
+	b.finish()
+	b.rows, b.rowsOK = sm.Rows(ix), true
+	return b, nil
+}
+
+// Builder collects the records of a Prepare; its engines read it back
+// (through a View) for the functions of files summarised earlier.
+type Builder struct {
+	ix    *index.Index
+	id    string
+	funcs int
+	recs  [][][]byte // by file number, then function position
+	// members is the member index, built by finish; rows the derived
+	// callback rows.
+	members map[string][]index.Ref
+	rows    []registrations.Callback
+	rowsOK  bool
+}
+
+func (b *Builder) wrapperRows() ([]registrations.Callback, bool) { return b.rows, b.rowsOK }
+
+// finish adds the reverse deps to every record and builds the member
+// index.
+func (b *Builder) finish() {
+	rdeps := make([][][]index.Ref, len(b.recs))
+	b.members = map[string][]index.Ref{}
+	for i, rs := range b.recs {
+		for j, enc := range rs {
+			rec, ok := decodeRecordFull(enc)
+			if !ok {
+				continue
+			}
+			ref := index.MakeRef(i, j)
+			for _, d := range rec.deps {
+				di, dj := d.File(), d.Pos()
+				if di >= len(b.recs) || dj >= len(b.recs[di]) {
+					continue
+				}
+				if rdeps[di] == nil {
+					rdeps[di] = make([][]index.Ref, len(b.recs[di]))
+				}
+				rdeps[di][dj] = append(rdeps[di][dj], ref)
+			}
+			for _, m := range rec.members {
+				b.members[m] = append(b.members[m], ref)
+			}
+		}
+	}
+	for i, rs := range b.recs {
+		for j, enc := range rs {
+			rec, ok := decodeRecordFull(enc)
+			if !ok {
+				continue
+			}
+			var rd []index.Ref
+			if rdeps[i] != nil {
+				rd = rdeps[i][j]
+			}
+			e := &recEncoder{Encoder: wire.Encoder{Buf: []byte{enc[0]}}}
+			e.refs(rec.deps)
+			e.refs(rd)
+			e.U(uint64(len(rec.members)))
+			for _, m := range rec.members {
+				e.S(m)
+			}
+			b.recs[i][j] = append(e.Buf, rec.rest...)
+		}
+	}
+}
+
+// rdepRecords returns the reverse deps of file i's records, encoded alone
+// (the rdeps side file).
+func (b *Builder) rdepRecords(i int) [][]byte {
+	out := make([][]byte, len(b.recs[i]))
+	for j, enc := range b.recs[i] {
+		var rd []index.Ref
+		eachRdep(enc, func(p index.Ref) { rd = append(rd, p) })
+		e := &recEncoder{}
+		e.refs(rd)
+		out[j] = e.Buf
+	}
+	return out
+}
+
+func (b *Builder) eachRdep(ref index.Ref, f func(index.Ref)) { eachRdep(b.get(ref), f) }
+
+func (b *Builder) memberRefs(key string) ([]index.Ref, bool) {
+	return lookupMember(b.members, key), true
+}
+
+// stored counts the records with a summary.
+func (b *Builder) stored() int {
+	n := 0
+	for _, rs := range b.recs {
+		for _, rec := range rs {
+			if len(rec) > 0 && rec[0]&recHasSummary != 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (b *Builder) get(ref index.Ref) []byte {
+	i, j := ref.File(), ref.Pos()
+	if i < 0 || i >= len(b.recs) || j >= len(b.recs[i]) {
+		return nil
+	}
+	return b.recs[i][j]
+}
+
+// Put stores the record of the function at ref: the functions (deps)
+// and member keys its summary was computed from, and s unless nil (a
+// summary that depends on where its recursive component was entered).
+func (b *Builder) Put(ref index.Ref, deps []index.Ref, members []string, s *summary.Summary) {
+	rec := encodeRecord(deps, nil, members, s)
+	i, j := ref.File(), ref.Pos()
+	if i < 0 || i >= len(b.recs) {
+		return
+	}
+	if b.recs[i] == nil {
+		b.recs[i] = make([][]byte, len(b.ix.FileRefs(i)))
+	}
+	if j < len(b.recs[i]) {
+		b.recs[i][j] = rec
+	}
+}
