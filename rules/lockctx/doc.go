@@ -18,10 +18,12 @@
 //   - summary.go: the Resolver, callee resolution and summaries, which give
 //     each function's effect on its caller's contexts and whether it may
 //     reach the Target with nothing of its own held, computed to a
-//     fixpoint with no depth limit; flatsummary.go: a summary from the call
-//     list; refine.go: its effects path-sensitively from the statement
-//     tree; sharedsummaries.go: summaries independent of the patch, shared
-//     between patches when there is no store.
+//     fixpoint with no depth limit (the values themselves, Summary, Effect,
+//     Reach and ArgReach, and their encoding are package summary);
+//     flatsummary.go: a summary from the call list; refine.go: its effects
+//     path-sensitively from the statement tree; sharedsummaries.go:
+//     summaries independent of the patch, shared between patches when
+//     there is no store (the resolver's taint tracking, on its stack).
 //   - argreach.go: reaches that depend on a parameter's value (a gfp_t
 //     passed down); contract.go: a gfp_t parameter of a function pointer is
 //     its interface's contract; paramcall.go: a function passed by name to
@@ -32,17 +34,14 @@
 //     the real one. Calls into code written to run in any context
 //     (Tables.AnyContext: sanitizers, lockdep) are not followed.
 //
-// The stored summaries and their invalidation.
-//   - summarystore.go: the whole tree summarised once by Prepare and stored
-//     beside the index, with what each summary was computed from;
-//     summarycodec.go: the record encoding; recordcache.go: the decoded
-//     records kept in memory.
-//   - storeinvalidation.go: which stored summaries still hold under a
-//     patch; storeclimb.go: the climb up the reverse deps from what the
-//     patch changes; unchangedfuncs.go: a rescanned file's unchanged
-//     functions keep theirs; structchanges.go: the struct definitions a
-//     summary typed with, as a dependency; dirtyset.go: the dirty closure
-//     as a bit set. The records' byte encoding is package wire.
+// The stored summaries and their invalidation are package sumstore:
+// the files beside the index, the records, the climb that decides which
+// stored summaries hold under a patch. stored.go is the engine's side of
+// it: Prepare drives a Resolver over the tree, which notes on its stack
+// what each summary is computed from (noteDep, noteMember) and hands it
+// to the store's Builder (keep); a patch's Resolver reads through a
+// sumstore.View (stored) and lets the climb summarise through it
+// (storeEngine, the sumstore.Engine).
 //
 // Calls through struct members; the struct types themselves are package
 // typing (a Typer per resolver, whose look-ups noteMember records as

@@ -9,8 +9,8 @@ import (
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
-// Which stored summaries hold under a patch (prepare.go stores them). A stored
-// summary was computed without the patch. It can change only when
+// Which stored summaries hold under a patch (prepare.go stores them). A
+// stored summary was computed without the patch. It can change only when
 // something it was computed from did: a function in a file the patch
 // rescans or with the name of one of the patch's functions (the sources),
 // or the functions assigned to a member it resolved a call through. The
@@ -21,8 +21,8 @@ import (
 // stored summary is used.
 //
 // The resolver's own taint tracking (lockctx's sharedsummaries.go) makes
-// the same dependency test for the summaries it computes; the climb adds that a change which
-// leaves a function's summary as it was stops there.
+// the same dependency test for the summaries it computes; the climb adds
+// that a change which leaves a function's summary as it was stops there.
 //
 // A function whose file's hunks did not apply to the tree is its hunks'
 // post-image in the view; when the hunks change nothing a summary holds

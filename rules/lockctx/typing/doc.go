@@ -4,7 +4,7 @@
 // and parameters, and of member chains (hw->phy.ops). A Typer answers for
 // one view of the tree (the post-patch or the pre-patch index) and tells
 // its owner every struct definition and member type it read (StructKey,
-// MemberKey), which the stored summaries of package lockctx keep as
+// MemberKey), which the stored summaries (package sumstore) keep as
 // dependencies. The C text layer it reads with is package ctype.
 //
 // The files:
