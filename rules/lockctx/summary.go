@@ -154,15 +154,15 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		}})
 	if st := openStore(m, ix); st != nil {
 		// The store replaces the summaries shared in memory, which are
-		// exact only for the patch they were computed with. Which stored
-		// summaries hold is settled after the neutral post-images are
-		// found, with every stored summary read as it is.
+		// exact only for the patch they were computed with.
 		r.shared = nil
 		r.view = sumstore.NewView(st, ix, patch)
-		r.findNeutral()
+	}
+	// The neutral post-images are found with every stored summary read
+	// as it is; then the store settles which hold under the patch.
+	r.findNeutral()
+	if r.view != nil {
 		r.view.Settle(storeEngine{r}, r.neutral, r.typ)
-	} else {
-		r.findNeutral()
 	}
 	return r
 }
@@ -172,8 +172,8 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 // the hunks do not show, which is no change the patch makes, so set
 // against the tree's version it always "loses" something, and with it
 // every caller would. Its pre-image lacks the same. A post-image whose
-// summary has its pre-image's shape (summary.AppendShape: the lines are left
-// out, as a hunk's lines are the patch's, not the tree's), and that
+// summary has its pre-image's shape (summary.AppendShape: the lines are
+// left out, as a hunk's lines are the patch's, not the tree's), and that
 // calls the same parameters (appendParamCalls), is neutral: calls to
 // its name reach the tree's version (lookup), and it is no
 // source of the store's climb. The others stand for their names as

@@ -52,7 +52,7 @@ func NewView(src Source, ix *index.Index, patch map[string][]*cscan.Func) *View 
 // the function's old ref when it is an unchanged function of a rescanned
 // file, Paired).
 func (v *View) Stored(ref index.Ref) *summary.Summary {
-	if v.sources != nil && (v.sources.all || v.sources.isDirty(ref)) {
+	if v.Dirty(ref) {
 		return nil
 	}
 	rec, ok := v.record(ref)
