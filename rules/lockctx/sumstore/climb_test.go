@@ -1,0 +1,127 @@
+package sumstore
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
+)
+
+// reachEngine is a small engine: a function reaches the target when it
+// calls a "sleep" function or a function that reaches it. In a Prepare
+// (b set) it stores each summary with the functions it called as deps.
+type reachEngine struct {
+	ix   *index.Index
+	b    *Builder
+	memo map[*cscan.Func]*summary.Summary
+}
+
+func (e *reachEngine) SummaryOf(fn *cscan.Func) *summary.Summary {
+	if s, ok := e.memo[fn]; ok {
+		return s
+	}
+	s := &summary.Summary{}
+	e.memo[fn] = s // recursion reads the summary being computed
+	var deps []index.Ref
+	for _, c := range fn.Calls {
+		if strings.HasPrefix(c.Name, "sleep") {
+			s.Reach = &summary.Reach{Prim: c.Name}
+		}
+		for _, g := range e.ix.Funcs(c.Name) {
+			if ref, ok := e.ix.RefOf(g); ok {
+				deps = append(deps, ref)
+			}
+			if s.Reach == nil && e.SummaryOf(g).Reach != nil {
+				s.Reach = &summary.Reach{Prim: "via " + g.Name}
+			}
+		}
+	}
+	if e.b != nil {
+		if ref, ok := e.ix.RefOf(fn); ok {
+			e.b.Put(ref, deps, nil, s)
+		}
+	}
+	return s
+}
+
+func (e *reachEngine) Forget(fn *cscan.Func) bool {
+	_, ok := e.memo[fn]
+	delete(e.memo, fn)
+	return ok
+}
+
+func (e *reachEngine) Reset() { e.memo = map[*cscan.Func]*summary.Summary{} }
+
+// TestSettle: the climb from a changed function marks dirty the callers
+// whose summary changes and stops at those whose summary stays; a
+// change that takes the target away dirties everything above it; an
+// unchanged function of the rescanned file is paired with its new version.
+func TestSettle(t *testing.T) {
+	tree := map[string]string{
+		"a.c": "void leaf(void)\n{\n\tquiet();\n}\n\nvoid mid(void)\n{\n\tleaf();\n}\n",
+		"b.c": "void top(void)\n{\n\tmid();\n}\n\nvoid other(void)\n{\n\tquiet();\n}\n\nvoid both(void)\n{\n\tsleep_short();\n\tmid();\n}\n",
+	}
+	ix, err := index.Open(context.Background(), testtree.Dir(t, tree), index.Options{CacheDir: filepath.Join(t.TempDir(), "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "0123456789abcdef0123"
+	sm := Summariser{ID: id,
+		Engine: func(ix *index.Index, b *Builder) Engine {
+			return &reachEngine{ix: ix, b: b, memo: map[*cscan.Func]*summary.Summary{}}
+		},
+		Rows: func(*index.Index) []registrations.Callback { return nil }}
+	if err := Prepare(context.Background(), ix, sm, nil); err != nil {
+		t.Fatal(err)
+	}
+	ref := func(name string) index.Ref {
+		r, _ := ix.RefOf(ix.Funcs(name)[0])
+		return r
+	}
+	for _, tc := range []struct {
+		name, leaf   string
+		dirty, clean []string
+		climbed      int
+		above        bool
+	}{
+		// both() reached the target already: the climb stops there.
+		{"leaf sleeps now", "\tsleep_long();", []string{"mid", "top"}, []string{"other", "both"}, 4, false},
+		{"leaf changes nothing", "\tquiet();\n\tquiet();", nil, []string{"mid", "top", "other", "both"}, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(tree["a.c"], "\tquiet();", tc.leaf, 1)
+			view := ix.Overlay(map[string][]byte{"a.c": []byte(src)})
+			// The patch changes a.c, rescanned in the view: leaf() is a
+			// source, mid() is paired with its new version.
+			v := NewView(Open(ix, id), view, nil)
+			e := &reachEngine{ix: view, memo: map[*cscan.Func]*summary.Summary{}}
+			v.Settle(e, nil, nil)
+			for _, n := range tc.dirty {
+				if !v.Dirty(ref(n)) {
+					t.Errorf("%s is not dirty", n)
+				}
+			}
+			for _, n := range tc.clean {
+				if v.Dirty(ref(n)) {
+					t.Errorf("%s is dirty", n)
+				}
+				if v.Stored(ref(n)) == nil {
+					t.Errorf("%s has no stored summary in the view", n)
+				}
+			}
+			st := v.Stats()
+			if st.Climbed != tc.climbed || (st.Above > 0) != tc.above {
+				t.Errorf("climbed %d, above %d; want %d, %v", st.Climbed, st.Above, tc.climbed, tc.above)
+			}
+			if len(st.Paired) != 1 || st.Paired[0] != "mid" {
+				t.Errorf("paired %v, want [mid]", st.Paired)
+			}
+		})
+	}
+}
