@@ -112,6 +112,9 @@ func chainText(steps []report.Step) string {
 // sleeping chain (outermost first, starting in fn). callee names the
 // function that newly may sleep for reverse findings ("" for forward).
 func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) {
+	if r.interruptSafe(proof.Prim, st) {
+		return
+	}
 	sev := report.SeverityNote
 	if st.AnyMust() && !proof.Weak {
 		sev = report.SeverityRisk

@@ -1,0 +1,30 @@
+package sleep
+
+import (
+	"slices"
+
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// interruptKinds are the context kinds in which in_interrupt() is true:
+// hard and soft interrupt context, and bottom halves disabled (the
+// softirq count of preempt_count is raised by local_bh_disable()).
+var interruptKinds = map[string]bool{"hardirq": true, "softirq": true, "bh": true}
+
+// interruptSafe reports whether sleeping primitive prim, reached with the
+// contexts of st, does not sleep there: it is one of the table's
+// interrupt_safe primitives (vfree() defers the free to a work item when
+// in_interrupt()) and st holds an interrupt context on every path.
+// Under a plain spinlock in process context such a primitive still may
+// sleep.
+func (r *checker) interruptSafe(prim string, st lockctx.State) bool {
+	if !slices.Contains(r.interruptSafePrims, prim) {
+		return false
+	}
+	for _, h := range st.Held {
+		if h.Must && interruptKinds[h.Kind] {
+			return true
+		}
+	}
+	return false
+}
