@@ -13,6 +13,9 @@ var (
 	// designatorRe is the designator before a nested initializer's brace
 	// (".states[1] =", ".ops ="), at the end of the text before it.
 	designatorRe = regexp.MustCompile(`\.\s*([A-Za-z_]\w*)\s*(?:\[[^\]\[]*\]\s*)*=\s*$`)
+	// indexDesignatorRe is an array element's designator ("[2] =") at
+	// the end of the text before its brace.
+	indexDesignatorRe = regexp.MustCompile(`(?:^|[{,]\s*)\[[^\]\[]*\]\s*=\s*$`)
 	// declRe is a declaration's start before its initializer's brace
 	// ("static struct cpuidle_driver kirkwood_idle_driver =", with an
 	// array's brackets), at the end of the text before it.
@@ -65,9 +68,10 @@ func (ty *Typer) InitTag(file string, line int, fn string) string {
 			if m := declRe.FindStringSubmatch(before); m != nil {
 				return ty.designatedTag(m[1], designators, file)
 			}
-			if strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",") || strings.HasSuffix(before, "=") {
-				// An element of an array initializer: the same type as
-				// its array, which the next brace out names.
+			if strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",") || indexDesignatorRe.MatchString(before) {
+				// An element of an array initializer ("{ {", ", {",
+				// "[2] = {"): the same type as its array, which the next
+				// brace out names.
 				continue
 			}
 			return ""
