@@ -26,9 +26,8 @@
 // the calling file (filesleep.go: regmap accessors of a regmap on a
 // sleeping bus). Summaries and caller searches have
 // no depth limit; a chain through a member several functions implement
-// is a note, not a risk, unless the call site is typed with the struct
-// the function is assigned in (reverse chains; forward chains: a
-// driver's private ops struct) or the link is a gfp_t contract parameter.
+// is a note, not a risk, unless the call site is typed with a driver's
+// private ops struct or the link is a gfp_t contract parameter.
 // interruptsafe.go drops a chain ending in a primitive that defers in
 // interrupt context (vfree(), the table's interrupt_safe) when the
 // context is a hard or soft interrupt or bottom halves off. Case files

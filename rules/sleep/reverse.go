@@ -161,9 +161,8 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 			}
 		}
 		generic := !unique && len(all) > maxPointerAssigns
-		// A call through a member that several functions are assigned to,
-		// matched by name only, reaches this one only for some objects:
-		// the chain is a note.
+		// A call through a member that several functions are assigned to
+		// reaches this one only for some objects: the chain is a note.
 		impls := map[string]bool{}
 		for _, b := range all {
 			if b.Struct == a.Struct {
@@ -184,14 +183,12 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 				continue
 			}
 			t := lockctx.PointerTarget{Func: fn, Assign: a, Heuristic: tag == "" && !unique}
-			// A call site typed with the struct fn is assigned in reaches
-			// fn whenever the object is one of fn's: the member's
-			// contract is the caller's context, so its other
-			// implementations do not make that chain uncertain, for a
-			// driver's private ops and a public interface
-			// (net_device_ops) alike. Only a call site matched by member
-			// name alone is a note when several functions share it.
-			weak := t.Heuristic || shared && !typed
+			// A call site typed with a struct private to one directory
+			// (a driver's own ops, resolved through its headers) reaches
+			// fn on that driver's hardware: its other implementations do
+			// not make that chain uncertain. A public interface's
+			// (net_device_ops) call sites reach any driver's.
+			weak := (t.Heuristic || shared) && !(typed && scope != "")
 			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: weak})
 		}
 	}
