@@ -39,7 +39,7 @@ type Assign struct {
 // at) are kept, so the scan allocates little more than its results.
 func ScanAssigns(path string, src []byte) []Assign {
 	wp := windowPool.Get().(*[]atok)
-	s := &assignScanner{src: src, line: 1, win: (*wp)[:0]}
+	s := &assignScanner{src: src, line: 1, win: (*wp)[:0], bol: true}
 	defer func() {
 		if cap(s.win) <= maxPooledWindow {
 			*wp = s.win[:0]
@@ -164,6 +164,9 @@ type assignScanner struct {
 	pos  int
 	line int32
 	eof  bool
+	// bol is set while only blanks follow the last newline: a '#' there
+	// starts a preprocessor directive.
+	bol  bool
 	win  []atok
 	base int
 }
@@ -255,11 +258,29 @@ const fillBatch = 64
 func (s *assignScanner) fill() bool {
 	src := s.src
 	n := len(src)
-	i, line, win := s.pos, s.line, s.win
+	i, line, win, bol := s.pos, s.line, s.win, s.bol
 	before := len(win)
 	for i < n && len(win)-before < fillBatch {
 		c := src[i]
-		switch byteClass[c] {
+		if c == '#' && bol {
+			if end, nl, ok := conditionalDirective(src, i); ok {
+				// A conditional directive line (#ifdef, #endif...)
+				// reads as a ",": what follows it in an initializer
+				// starts a new designator (".ndo_poll_controller = f"
+				// under #ifdef CONFIG_NET_POLL_CONTROLLER).
+				win = append(win, atok{kind: aPunct, c: ',', start: int32(i), end: int32(i + 1), line: line})
+				line += nl
+				i = end
+				continue
+			}
+		}
+		cl := byteClass[c]
+		if cl == clNewline {
+			bol = true
+		} else if cl != clSpace {
+			bol = false
+		}
+		switch cl {
 		case clNewline:
 			line++
 			i++
@@ -321,8 +342,55 @@ func (s *assignScanner) fill() bool {
 			i++
 		}
 	}
-	s.pos, s.line, s.win = i, line, win
+	s.pos, s.line, s.win, s.bol = i, line, win, bol
 	return len(win) > before
+}
+
+// conditionalDirectives are the preprocessor directives that select
+// lines (conditionalDirective).
+var conditionalDirectives = []string{"ifdef", "ifndef", "if", "elifdef", "elifndef", "elif", "else", "endif"}
+
+// conditionalDirective reports whether the '#' at src[i] starts a
+// conditional directive; end is the offset of the newline ending it
+// (continuation lines and block comments included), nl the newlines
+// before end.
+func conditionalDirective(src []byte, i int) (end int, nl int32, ok bool) {
+	j := i + 1
+	for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+		j++
+	}
+	k := j
+	for k < len(src) && byteClass[src[k]] == clAlpha {
+		k++
+	}
+	word := string(src[j:k])
+	found := false
+	for _, d := range conditionalDirectives {
+		if word == d {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return 0, 0, false
+	}
+	for k < len(src) && src[k] != '\n' {
+		switch {
+		case src[k] == '\\' && k+1 < len(src) && src[k+1] == '\n':
+			nl++
+			k += 2
+		case src[k] == '/' && k+1 < len(src) && src[k+1] == '*':
+			e := bytes.Index(src[k+2:], []byte("*/"))
+			if e < 0 {
+				e = len(src) - k - 2
+			}
+			nl += int32(bytes.Count(src[k+2:k+2+e], []byte{'\n'}))
+			k += 2 + e + 2
+		default:
+			k++
+		}
+	}
+	return min(k, len(src)), nl, true
 }
 
 // op2 returns the kind of the two-byte operator c c1 (aArrow, aOp2), or 0

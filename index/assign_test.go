@@ -26,6 +26,10 @@ func TestScanAssigns(t *testing.T) {
 		{"comments and strings ignored", "/* .a = b, */\nchar *s = \".c = d,\";\nstatic struct s x = { .e = f, };\n",
 			[]string{"s.e=f@3"}},
 		{"comparison is not assignment", "void g(void) { if (p->cb == fn) return; }\n", nil},
+		{"member after a conditional directive", "static const struct net_device_ops o = {\n\t.ndo_open = a_open,\n#ifdef CONFIG_NET_POLL_CONTROLLER\n\t.ndo_poll_controller = a_poll,\n#endif /* a\n comment */\n\t.ndo_stop = a_stop,\n};\n",
+			[]string{"net_device_ops.ndo_open=a_open@2", "net_device_ops.ndo_poll_controller=a_poll@4", "net_device_ops.ndo_stop=a_stop@7"}},
+		{"continued directive", "static struct s x = {\n#if defined(A) && \\\n    defined(B)\n\t.cb = f,\n#endif\n};\n",
+			[]string{"s.cb=f@4"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,8 +52,11 @@
 //
 // Callback registrations and implicit contexts.
 //   - implicit.go: the contexts a callback runs in because of how it is
-//     registered, or, for a held_from row (seq_operations.show), what a
-//     sibling member's function returns holding, and what a function's
+//     registered (member rows typed through nested designated
+//     initializers too, typing.InitTag), or, for a held_from row
+//     (seq_operations.show), what a sibling member's function returns
+//     holding, or, for a container row, how it recovers its object
+//     (from_tasklet()/from_timer() on its only parameter), and what a function's
 //     own calls register (Registered, for a patch that changes a
 //     registration). The registrations themselves are found by package
 //     registrations (a Table per resolver): registration calls tree-wide,

@@ -58,7 +58,36 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 			}
 		}
 	}
+	for i := range r.m.callbacks {
+		c := &r.m.callbacks[i]
+		if st, ok := r.containerCallback(fn, c); ok {
+			add(c, st)
+		}
+	}
 	return out
+}
+
+// containerCallback reports whether fn is a callback of row c by how it
+// reaches its own object: its only parameter is the pointer argument of
+// one of the row's container macros (from_tasklet(p, t, member),
+// from_timer(p, t, member)), which exist to turn the tasklet or timer a
+// callback is handed back into the object embedding it. It returns the
+// macro call as the place the context is entered.
+func (r *Resolver) containerCallback(fn *cscan.Func, c *Callback) (report.Step, bool) {
+	if len(c.Container) == 0 {
+		return report.Step{}, false
+	}
+	params := r.typ.Params(fn)
+	if len(params) != 1 || params[0] == "" {
+		return report.Step{}, false
+	}
+	for _, call := range fn.Calls {
+		if slices.Contains(c.Container, call.Name) && len(call.Args) == 3 && strings.TrimSpace(call.Args[1]) == params[0] {
+			return report.Step{Func: fn.Name, File: fn.File, Line: call.Line,
+				What: fmt.Sprintf("recovers its object with %s(..., %s, ...)", call.Name, params[0])}, true
+		}
+	}
+	return report.Step{}, false
 }
 
 // heldFrom returns the contexts fn, assigned by a to a member of a
@@ -91,7 +120,9 @@ func (r *Resolver) memberMatches(c *Callback, a index.Assign) bool {
 		return a.Struct == c.Struct
 	}
 	if a.Base == "" {
-		return false
+		// A nested designated initializer (".states[1] = { .enter = fn }"
+		// inside a struct cpuidle_driver): typed through the designators.
+		return r.typ.InitTag(a.File, a.Line, a.Func) == c.Struct
 	}
 	f := r.ix.File(a.File)
 	if f == nil {

@@ -76,8 +76,8 @@ func Compile(section string, locks *lockmodel.Table, t *Tables, target Target) (
 		if !(c.HeldFrom != "" && c.Kind == "" && len(c.Members) > 0) && !Kinds[c.Kind] {
 			return nil, fmt.Errorf("%s.callbacks[%d]: unknown kind %q", section, i, c.Kind)
 		}
-		if len(c.Names) == 0 && len(c.Members) == 0 || len(c.Members) > 0 && c.Struct == "" {
-			return nil, fmt.Errorf("%s.callbacks[%d]: needs names, or members with struct", section, i)
+		if len(c.Names) == 0 && len(c.Members) == 0 && len(c.Container) == 0 || len(c.Members) > 0 && c.Struct == "" {
+			return nil, fmt.Errorf("%s.callbacks[%d]: needs names, container, or members with struct", section, i)
 		}
 		if c.Why == "" {
 			return nil, fmt.Errorf("%s.callbacks[%d]: needs why", section, i)

@@ -27,5 +27,9 @@
 // sleeping bus). Summaries and caller searches have
 // no depth limit; a chain through a member several functions implement
 // is a note, not a risk, unless the call site is typed with a driver's
-// private ops struct or the link is a gfp_t contract parameter. Case files are in testdata/cases.
+// private ops struct or the link is a gfp_t contract parameter.
+// interruptsafe.go drops a chain ending in a primitive that defers in
+// interrupt context (vfree(), the table's interrupt_safe) when the
+// context is a hard or soft interrupt or bottom halves off. Case files
+// are in testdata/cases.
 package sleep

@@ -112,6 +112,9 @@ func chainText(steps []report.Step) string {
 // sleeping chain (outermost first, starting in fn). callee names the
 // function that newly may sleep for reverse findings ("" for forward).
 func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) {
+	if r.interruptSafe(proof.Prim, st) {
+		return
+	}
 	sev := report.SeverityNote
 	if st.AnyMust() && !proof.Weak {
 		sev = report.SeverityRisk
@@ -237,6 +240,11 @@ func implicitKey(what string) string {
 			return rest[:i] + "()"
 		}
 		return rest
+	}
+	if rest, ok := strings.CutPrefix(what, "recovers its object with "); ok {
+		if i := strings.Index(rest, "("); i > 0 {
+			return rest[:i] + "()"
+		}
 	}
 	return strings.TrimPrefix(what, "assigned to ")
 }

@@ -66,7 +66,7 @@ func New(opts rules.Options) (*rules.Rule, error) {
 			{Name: CategoryNeedsTree, Doc: "patch-only: a function newly may sleep and the hunks suggest its callers " +
 				"are in atomic context (it leaves a context it did not enter, or used to enter one); run with --tree"},
 		},
-		Run: func(p *rules.Pass) error { return run(p, m) },
+		Run: func(p *rules.Pass) error { return run(p, m, t.InterruptSafe) },
 		Prepare: func(ctx context.Context, ix *index.Index, log *slog.Logger) error {
 			return lockctx.Prepare(ctx, m, ix, log)
 		},
@@ -89,13 +89,17 @@ type checker struct {
 	argUses map[string]map[string][]argUse
 	// siteTags caches memberCallTag.
 	siteTags map[siteKey]siteTag
+	// interruptSafePrims are the table's interrupt_safe primitives
+	// (interruptsafe.go).
+	interruptSafePrims []string
 }
 
-func run(p *rules.Pass, m *lockctx.Model) error {
+func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string) error {
 	if p.Change == nil {
 		return nil
 	}
 	r := newChecker(p, m)
+	r.interruptSafePrims = interruptSafe
 	for _, fc := range p.Change.Funcs {
 		nf := r.newFuncs[fc]
 		if nf == nil {

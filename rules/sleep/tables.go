@@ -21,6 +21,11 @@ type tables struct {
 	TrueConds      []string       `yaml:"true_conds"`
 	CondSleep      []string       `yaml:"cond_sleep_guards"`
 	FileSleep      []fileSleepRow `yaml:"file_sleep"`
+	// InterruptSafe are sleeping primitives that do not sleep in
+	// interrupt context (in_interrupt(): hard or soft interrupt, or
+	// bottom halves disabled), where they defer their work instead
+	// (vfree()).
+	InterruptSafe []string `yaml:"interrupt_safe"`
 }
 
 // sleepRow lists sleeping primitives.

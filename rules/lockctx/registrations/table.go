@@ -45,6 +45,11 @@ type Callback struct {
 	// (DEFINE_TIMER(name, fn)): they are looked for in the callback's own
 	// file, not only among the calls of functions (declmacros.go).
 	Decl bool `yaml:"decl"`
+	// Container names container macros (from_tasklet, from_timer): a
+	// function with one parameter that it passes as such a macro's
+	// pointer argument is the row's callback, however it is registered
+	// (an assignment through a cast, a helper the scanner does not see).
+	Container []string `yaml:"container"`
 	// Kind is the context the function runs in (see Kinds), Why the reason
 	// shown in findings, Source where the kernel says so (documentation or
 	// the code that calls the callback).

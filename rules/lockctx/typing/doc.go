@@ -15,6 +15,8 @@
 //     call through a member (MemberCallTag).
 //   - types.go: the struct visible from a file, expression and
 //     declaration types, plainly assigned members typed by their base.
+//   - inittag.go: the struct type of a nested designated initializer
+//     (".states[1] = { .enter = fn }"), through the designators.
 //   - store.go: each file's struct definitions and #include directives,
 //     and each function's struct-typed declarations, stored beside the
 //     index by Prepare (lockctx.Prepare calls it) so that a patch reads
