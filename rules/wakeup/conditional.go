@@ -210,6 +210,6 @@ func (r *checker) isActiveCheckOf(cond, q string, f *wfunc) bool {
 		return false
 	}
 	arg := c[i+1 : len(c)-1]
-	k := queueKey(arg, f.vt, f.Name)
+	k := r.canonKey(queueKey(arg, f.vt, f.Name), f.File)
 	return k == q || keyField(k) != "" && keyField(k) == keyField(q)
 }
