@@ -1,7 +1,10 @@
 package wakeup
 
 import (
+	"regexp"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
 
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
@@ -33,6 +36,12 @@ func (r *checker) canonKey(q, file string) string {
 			break
 		}
 	}
+	if name, ok := strings.CutSuffix(plain, "()"); ok && identRe.MatchString(name) {
+		if k := r.accessorKey(name, file); k != "" {
+			return prefix + k
+		}
+		return q
+	}
 	if strings.HasPrefix(plain, "*.") || strings.HasPrefix(plain, "local:") || strings.Contains(plain, "(") {
 		return q
 	}
@@ -46,9 +55,8 @@ func (r *checker) canonKey(q, file string) string {
 	}
 	tag, i := parts[0], 1
 	for ; i < len(parts)-1; i++ {
-		ms, def := r.typ.StructDef(tag, file)
-		next := ms[strings.TrimSuffix(parts[i], "[]")]
-		if def == "" || next == "" {
+		next := r.memberTag(tag, strings.TrimSuffix(parts[i], "[]"), file)
+		if next == "" {
 			break
 		}
 		tag = next
@@ -78,4 +86,112 @@ func newTyper(r *checker) *typing.Typer {
 		return nil
 	}
 	return typing.New(r.pass.Index, nil)
+}
+
+// maxAccessorLines bounds the size of a function taken as a queue
+// accessor.
+const maxAccessorLines = 8
+
+var (
+	// returnAddrRe finds "return &expr;" in an accessor's body.
+	returnAddrRe = regexp.MustCompile(`\breturn\s+&\s*([^;]+);`)
+	// derefWrapRe matches a pointer read through an RCU or READ_ONCE
+	// accessor followed by a member path: the object is the argument's.
+	derefWrapRe = regexp.MustCompile(`^(?:rcu_dereference\w*|READ_ONCE|rcu_access_pointer)\s*\((.*)\)\s*((?:->|\.).*)$`)
+)
+
+// accessorKey returns the queue key of the result of a small function
+// that returns the address of a member ("sk_sleep(sk)" returns
+// &rcu_dereference_raw(sk->sk_wq)->wait: socket_wq.wait), typed in the
+// function and re-rooted (canonKey); "" when name is no such accessor.
+func (r *checker) accessorKey(name, file string) string {
+	if r.tree == nil {
+		return ""
+	}
+	memo := "()" + name
+	if k, ok := r.canon[memo]; ok {
+		return k
+	}
+	r.canon[memo] = ""
+	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
+	if len(fns) == 0 || fns[0].End-fns[0].Start > maxAccessorLines {
+		return ""
+	}
+	fn := fns[0]
+	rel := r.tree.relPath(fn.File)
+	text := r.typ.FileLines(rel).Span(fn.Start-1, fn.End)
+	m := returnAddrRe.FindStringSubmatch(text)
+	if m == nil || len(returnAddrRe.FindAllString(text, 2)) > 1 {
+		return ""
+	}
+	expr := strings.TrimSpace(m[1])
+	if w := derefWrapRe.FindStringSubmatch(expr); w != nil {
+		expr = strings.TrimSpace(w[1]) + w[2]
+	}
+	vt := newVarTypes()
+	vt.scan(text)
+	k := queueKey(expr, vt, name)
+	if k == "" || strings.HasPrefix(k, "*.") || strings.HasPrefix(k, "local:") || !strings.Contains(k, ".") {
+		return ""
+	}
+	k = r.canonKey(k, rel)
+	r.canon[memo] = k
+	return k
+}
+
+// annotatedMemberRe matches a struct-typed member declaration with
+// sparse annotations between the type and the name ("struct socket_wq
+// __rcu *sk_wq"), which the struct parser of typing leaves out.
+var annotatedMemberRe = regexp.MustCompile(`\bstruct\s+(\w+)\s+(?:__\w+\s*)+\**\s*(\w+)\s*(?:\[[^\]]*\]\s*)*;`)
+
+// memberTag returns the struct tag of member m of struct tag, seen from
+// file: from the definition typing finds, else read in the definition's
+// own text for an annotated declaration; "" when m is no struct member.
+func (r *checker) memberTag(tag, m, file string) string {
+	ms, def := r.typ.StructDef(tag, file)
+	if def == "" {
+		return ""
+	}
+	if t := ms[m]; t != "" {
+		return t
+	}
+	memo := "member|" + def + "|" + tag + "." + m
+	if t, ok := r.canon[memo]; ok {
+		return t
+	}
+	t := ""
+	lines := r.typ.FileLines(def)
+	if body := structBody(lines.Span(0, lines.Len()), tag); body != "" {
+		for _, mm := range annotatedMemberRe.FindAllStringSubmatch(body, -1) {
+			if mm[2] == m {
+				t = mm[1]
+				break
+			}
+		}
+	}
+	r.canon[memo] = t
+	return t
+}
+
+// structBody returns the text of the definition of struct tag in text
+// (from its opening brace to the matching one), "" if absent.
+func structBody(text, tag string) string {
+	re := regexp.MustCompile(`\bstruct\s+` + regexp.QuoteMeta(tag) + `\s*\{`)
+	loc := re.FindStringIndex(text)
+	if loc == nil {
+		return ""
+	}
+	depth := 0
+	for i := loc[1] - 1; i < len(text); i++ {
+		switch text[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return text[loc[1]:i]
+			}
+		}
+	}
+	return ""
 }

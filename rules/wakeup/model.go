@@ -47,6 +47,10 @@ type wsite struct {
 	// Locked: a wake-up the caller must hold the queue's lock around.
 	Locked bool
 
+	// Obj is the variable a wake-up through a helper or a member call is
+	// made on (siteObject), "" for a primitive's site.
+	Obj string
+
 	// Entry set-ups: Autoremove is nil when the wake function is unknown.
 	Autoremove *bool
 	Func       string

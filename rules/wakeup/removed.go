@@ -32,9 +32,9 @@ func (r *checker) otherWaiters(q, fn string) []*wsite {
 // coveringWake finds another wake-up of q on f's path: in f itself, in a
 // function f calls, or in a caller after its call of f. It returns a
 // description, "" if none.
-func (r *checker) coveringWake(f *wfunc, q string, from int) string {
+func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	for _, s := range f.sitesOn(siteWake, "") {
-		if r.sameQueue(s.Q, q) && s.Line() >= from {
+		if r.sameQueue(s.Q, q) && s.Line() >= from && !otherObject(s, o) {
 			return fmt.Sprintf("%s() still wakes it at line %d (%s)", f.Name, s.Line(), s.Text())
 		}
 	}
@@ -96,7 +96,7 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	if len(waiters) == 0 {
 		return
 	}
-	if c := r.coveringWake(nw, o.Q, r.newPosOf(nw, o.Line())); c != "" {
+	if c := r.coveringWake(nw, o.Q, r.newPosOf(nw, o.Line()), o); c != "" {
 		f.Explanation += fmt.Sprintf(" Another waker covers it: %s.", c)
 		return
 	}
@@ -106,9 +106,9 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 		f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
 		return
 	}
-	w := preferSleeper(waiters)
-	r.riskUnwoken(f, w, o.Fn, o.Line(), "wake-up removed: "+o.Text())
 	before := storeAbove(o.Fn, o.Line())
+	w := pickWaiter(waiters, before, o.Fn.File)
+	r.riskUnwoken(f, w, o.Fn, o.Line(), "wake-up removed: "+o.Text())
 	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
 		{"", w.Text()},
 		{"", "  condition false: sleeps"},
@@ -205,7 +205,7 @@ func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int
 	if len(waiters) == 0 || store == "" {
 		return
 	}
-	w := preferSleeper(waiters)
+	w := pickWaiter(waiters, store, nw.File)
 	r.riskUnwoken(f, w, nw, exit, "new exit skips the wake-up: "+strings.TrimSpace(nw.text(exit)))
 	f.Chain = append(f.Chain, step(n, "the skipped wake-up: "+n.Text()))
 	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{

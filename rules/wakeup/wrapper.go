@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // Wrapper wakers: small helpers that wake the queue they are handed
@@ -117,7 +118,7 @@ const maxHelperLines = 40
 // that queue (nfs_mark_client_ready() waking nfs_client_active_wq).
 func (r *checker) helperWake(name string, v *wfunc) *wrapperWake {
 	for _, s := range v.sitesOn(siteWake, "") {
-		if !globalKey(s.Q) || len(s.Call.Guards) > 0 {
+		if !globalKey(s.Q) || !r.sleeperGuardsOnly(s.Call.Guards) {
 			continue
 		}
 		w := &wrapperWake{param: -1, inner: s}
@@ -125,6 +126,25 @@ func (r *checker) helperWake(name string, v *wfunc) *wrapperWake {
 		return w
 	}
 	return nil
+}
+
+// sleeperGuardsOnly reports whether guards are at most one if testing for
+// sleepers with the barrier built in (wq_has_sleeper()): the wake-up then
+// reaches every waiter already queued, as an unconditional one does.
+func (r *checker) sleeperGuardsOnly(guards []cscan.Guard) bool {
+	if len(guards) == 0 {
+		return true
+	}
+	if len(guards) > 1 || guards[0].Kind != "if" {
+		return false
+	}
+	c := strings.TrimSpace(guards[0].Cond)
+	i := strings.IndexByte(c, '(')
+	if i <= 0 || !strings.HasSuffix(c, ")") {
+		return false
+	}
+	a := r.p.actives[strings.TrimSpace(c[:i])]
+	return a != nil && a.Barrier
 }
 
 // globalKey reports whether queue key q names the same queue in every
@@ -149,11 +169,21 @@ func (r *checker) addWrapperSites(f *wfunc) {
 			continue
 		}
 		w := r.wrapperOf(c.Name, f.File)
+		if w == nil {
+			w = r.memberWrapperOf(c, f)
+		}
 		if w == nil || w.param >= len(c.Args) {
 			continue
 		}
 		in := w.inner
 		s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: in.Arg, Breadth: in.Breadth, Nr: in.Nr, Mode: in.Mode, Sync: in.Sync, PollKey: in.PollKey, WKind: in.WKind, Q: in.Q}
+		if base, _, ok := typing.PointerMember(c.Name); ok {
+			if ws := identWords(base); len(ws) > 0 {
+				s.Obj = ws[0]
+			}
+		} else if ws := identWords(stripAddr(c.Args[0])); w.param < 0 && len(ws) > 0 {
+			s.Obj = ws[0]
+		}
 		if w.param >= 0 {
 			s.Arg = c.Args[w.param]
 			s.Q = queueKey(s.Arg, f.vt, f.Name)
