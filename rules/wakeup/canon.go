@@ -150,7 +150,9 @@ var annotatedMemberRe = regexp.MustCompile(`\bstruct\s+(\w+)\s+(?:__\w+\s*)+\**\
 func (r *checker) memberTag(tag, m, file string) string {
 	ms, def := r.typ.StructDef(tag, file)
 	if def == "" {
-		return ""
+		if ms, def = r.typ.VisibleStruct(tag, file); def == "" {
+			return ""
+		}
 	}
 	if t := ms[m]; t != "" {
 		return t

@@ -50,6 +50,9 @@ type wsite struct {
 	// Obj is the variable a wake-up through a helper or a member call is
 	// made on (siteObject), "" for a primitive's site.
 	Obj string
+	// Gated: a wake-up through a helper that tests for sleepers without a
+	// barrier first (waitqueue_active(), or a lockless waker primitive).
+	Gated bool
 
 	// Entry set-ups: Autoremove is nil when the wake function is unknown.
 	Autoremove *bool

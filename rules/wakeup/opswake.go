@@ -1,6 +1,8 @@
 package wakeup
 
 import (
+	"path"
+	"regexp"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -17,7 +19,7 @@ import (
 // it removes the wake-up they rely on.
 
 // maxMemberImpls bounds the assignments of a member examined.
-const maxMemberImpls = 64
+const maxMemberImpls = 256
 
 // memberWrapperOf returns the wake-up a call through a function-pointer
 // member performs, from the functions assigned to that member of the
@@ -26,7 +28,7 @@ func (r *checker) memberWrapperOf(c cscan.Call, f *wfunc) *wrapperWake {
 	if r.tree == nil || r.typ == nil {
 		return nil
 	}
-	base, member, ok := typing.PointerMember(c.Name)
+	base, member, ok := typing.PointerMember(memberCallName(c, f))
 	if !ok || !identRe.MatchString(member) {
 		return nil
 	}
@@ -44,18 +46,52 @@ func (r *checker) memberWrapperOf(c cscan.Call, f *wfunc) *wrapperWake {
 		as = as[:maxMemberImpls]
 	}
 	seen := map[string]bool{}
+	var best *wrapperWake
+	bestRank := 0
 	for _, a := range as {
-		if seen[a.Func] || !r.assignsTag(a.Struct, a.Base, a.File, a.Line, tag) {
+		if seen[a.File+":"+a.Func] {
 			continue
 		}
-		seen[a.Func] = true
-		if w := r.wrapperOf(a.Func, a.File); w != nil {
-			r.wrappers[memo] = w
-			return w
+		seen[a.File+":"+a.Func] = true
+		// The wrapper test first: it is memoised per function and cheap
+		// for the large ones; typing the assignment reads its file.
+		w := r.wrapperOf(a.Func, a.File)
+		if w == nil {
+			continue
+		}
+		rank := implRank(w, a.File, f.File)
+		if rank > bestRank && r.assignsTag(a.Struct, a.Base, a.File, a.Line, tag) {
+			best, bestRank = w, rank
 		}
 	}
-	return nil
+	r.wrappers[memo] = best
+	return best
 }
+
+// implRank ranks a waking function assigned to a member (in file) as the
+// function a call from callerFile runs: one of the caller's own
+// directory first; else one waking a queue of the object by its type (a
+// shared default such as sock_def_readable()); never one waking a global
+// queue of another subsystem (rfcomm's own data_ready), which only the
+// objects that subsystem set up reach. 0: not taken.
+func implRank(w *wrapperWake, file, callerFile string) int {
+	if path.Dir(file) == path.Dir(callerFile) {
+		return 3
+	}
+	q := w.inner.Q
+	if i := strings.IndexByte(q, ':'); i >= 0 && prefixedKind(q[:i]) {
+		q = q[i+1:]
+	}
+	if w.param >= 0 || strings.Contains(q, ".") && !strings.HasPrefix(q, "*.") && !strings.HasSuffix(q, "()") {
+		return 2
+	}
+	return 0
+}
+
+// readMemberRe matches a call of a function pointer read through
+// READ_ONCE() or an RCU accessor, as the scanner names it: the accessor
+// with the member expression as its argument.
+var readMemberRe = regexp.MustCompile(`^(?:READ_ONCE|rcu_dereference\w*)\((\w+(?:\s*(?:->|\.)\s*\w+)+)\)$`)
 
 // exprTag returns the struct tag of the object expression e denotes in
 // f: a declared variable, or a member chain typed through the struct
@@ -126,4 +162,19 @@ func otherObject(s, o *wsite) bool {
 	}
 	ta, tb := s.Fn.vt.types[a], o.Fn.vt.types[b]
 	return ta != "" && ta == tb
+}
+
+// memberCallName returns the name of a call through a member read with
+// READ_ONCE() or an RCU accessor ("sk->sk_data_ready" for
+// READ_ONCE(sk->sk_data_ready)(sk), which the scanner names READ_ONCE),
+// else the call's own name.
+func memberCallName(c cscan.Call, f *wfunc) string {
+	m := readMemberRe.FindStringSubmatch(c.Name + "(" + strings.Join(c.Args, ",") + ")")
+	if m == nil {
+		return c.Name
+	}
+	if t := strings.Join(strings.Fields(f.text(c.Line)), ""); strings.Contains(t, strings.Join(strings.Fields(m[0]), "")+"(") {
+		return strings.Join(strings.Fields(m[1]), "")
+	}
+	return c.Name
 }

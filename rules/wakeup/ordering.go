@@ -214,6 +214,12 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 	}
 	f.Severity = report.SeverityRisk
 	p := peers[0]
+	for _, q := range peers {
+		if q.file == nw.File {
+			p = q // the protocol's own other side, in the same file
+			break
+		}
+	}
 	var names []string
 	for _, q := range peers {
 		names = appendUnique(names, fmt.Sprintf("%s() %s:%d", q.fn, q.file, q.line))
@@ -491,7 +497,7 @@ func loadAfter(f *wfunc, line int) string {
 // lockless check) follows call c on its path in f.
 func (r *checker) wakeFollows(f *wfunc, c cscan.Call) bool {
 	for _, w := range f.Sites {
-		if w.Kind != siteWake || w.Line() <= c.Line || !samePath(c, w.Call) {
+		if w.Kind != siteWake || w.Line() <= c.Line || !samePath(c, w.Call) || w.Gated {
 			continue
 		}
 		gated := false

@@ -75,17 +75,33 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	if len(callers) > maxCallers {
 		callers = callers[:maxCallers]
 	}
+	// Callers cover the path only when each of them wakes the queue
+	// after its call: one caller's wake-up leaves the others' paths
+	// without one.
+	covered, n := "", 0
 	for _, cs := range callers {
 		if cs.Func == nil || cs.Func.Name == f.Name {
 			continue
 		}
+		n++
+		wakes := ""
 		for _, s := range r.tree.view(cs.Func).sitesOn(siteWake, "") {
 			if s.Line() > cs.Call.Line && r.sameQueue(s.Q, q) {
-				return fmt.Sprintf("its caller %s() wakes it after the call (%s:%d)", cs.Func.Name, s.Fn.File, s.Line())
+				wakes = fmt.Sprintf("its caller %s() wakes it after the call (%s:%d)", cs.Func.Name, s.Fn.File, s.Line())
+				break
 			}
 		}
+		if wakes == "" {
+			return ""
+		}
+		if covered == "" {
+			covered = wakes
+		}
 	}
-	return ""
+	if n > 1 && covered != "" {
+		covered = fmt.Sprintf("each of its %d callers wakes it after the call (%s)", n, strings.TrimPrefix(covered, "its caller "))
+	}
+	return covered
 }
 
 // decideRemoved escalates a removed wake-up o (old side; nw is the new

@@ -139,6 +139,8 @@ type checker struct {
 	// patch-only mode; canon memoises canonKey.
 	typ   *typing.Typer
 	canon map[string]string
+	// wrapDepth is how deep calleeWake follows helpers.
+	wrapDepth int
 }
 
 // structLoc is where a struct definition renames a queue field.
