@@ -2,7 +2,7 @@ package wakeup
 
 import (
 	"fmt"
-		"strings"
+	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
