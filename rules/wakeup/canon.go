@@ -53,17 +53,27 @@ func (r *checker) canonKey(q, file string) string {
 	if c, ok := r.canon[memo]; ok {
 		return prefix + c
 	}
+	// Re-rooted only past pointer members: the queue then belongs to the
+	// object pointed to, which a waiter may hold directly. An embedded
+	// member keeps its name in the key (dev->rx.wait and dev->tx.wait
+	// are two queues of one object, not one of struct ring).
 	tag, i := parts[0], 1
+	root, at := tag, 1
 	for ; i < len(parts)-1; i++ {
-		next := r.memberTag(tag, strings.TrimSuffix(parts[i], "[]"), file)
+		m := strings.TrimSuffix(parts[i], "[]")
+		next := r.memberTag(tag, m, file)
 		if next == "" {
 			break
 		}
+		ptr := r.memberIsPointer(tag, m, file)
 		tag = next
+		if ptr {
+			root, at = tag, i+1
+		}
 	}
 	c := plain
-	if i > 1 {
-		c = tag + "." + strings.Join(parts[i:], ".")
+	if at > 1 {
+		c = root + "." + strings.Join(parts[at:], ".")
 	}
 	r.canon[memo] = c
 	return prefix + c
@@ -196,4 +206,30 @@ func structBody(text, tag string) string {
 		}
 	}
 	return ""
+}
+
+// memberIsPointer reports whether member m of struct tag, seen from
+// file, is declared as a pointer (false when its declaration is not
+// found).
+func (r *checker) memberIsPointer(tag, m, file string) bool {
+	_, def := r.typ.StructDef(tag, file)
+	if def == "" {
+		if _, def = r.typ.VisibleStruct(tag, file); def == "" {
+			return false
+		}
+	}
+	memo := "ptr|" + def + "|" + tag + "." + m
+	if v, ok := r.canon[memo]; ok {
+		return v == "1"
+	}
+	v := ""
+	lines := r.typ.FileLines(def)
+	if body := structBody(lines.Span(0, lines.Len()), tag); body != "" {
+		re := regexp.MustCompile(`[^;{}]*[\s*]` + regexp.QuoteMeta(m) + `\s*(?:\[[^\]]*\]\s*)*;`)
+		if d := re.FindString(body); d != "" && strings.Contains(d[:strings.LastIndex(d, m)], "*") {
+			v = "1"
+		}
+	}
+	r.canon[memo] = v
+	return v == "1"
 }
