@@ -53,10 +53,12 @@ func (r *checker) canonKey(q, file string) string {
 	if c, ok := r.canon[memo]; ok {
 		return prefix + c
 	}
-	// Re-rooted only past pointer members: the queue then belongs to the
-	// object pointed to, which a waiter may hold directly. An embedded
-	// member keeps its name in the key (dev->rx.wait and dev->tx.wait
-	// are two queues of one object, not one of struct ring).
+	// Re-rooted past pointer members (the queue belongs to the object
+	// pointed to, which a waiter may hold directly) and past embedded
+	// members that are the only one of their type in their struct; an
+	// embedded member with a sibling of the same type keeps its name in
+	// the key (dev->rx.wait and dev->tx.wait are two queues of one
+	// object, not one of struct ring).
 	tag, i := parts[0], 1
 	root, at := tag, 1
 	for ; i < len(parts)-1; i++ {
@@ -65,9 +67,9 @@ func (r *checker) canonKey(q, file string) string {
 		if next == "" {
 			break
 		}
-		ptr := r.memberIsPointer(tag, m, file)
+		movable := r.memberIsPointer(tag, m, file) || !r.hasSibling(tag, m, next, file)
 		tag = next
-		if ptr {
+		if movable {
 			root, at = tag, i+1
 		}
 	}
@@ -232,4 +234,19 @@ func (r *checker) memberIsPointer(tag, m, file string) bool {
 	}
 	r.canon[memo] = v
 	return v == "1"
+}
+
+// hasSibling reports whether struct tag, seen from file, has a member
+// other than m of struct type typ.
+func (r *checker) hasSibling(tag, m, typ, file string) bool {
+	ms, def := r.typ.StructDef(tag, file)
+	if def == "" {
+		ms, _ = r.typ.VisibleStruct(tag, file)
+	}
+	for n, t := range ms {
+		if n != m && t == typ {
+			return true
+		}
+	}
+	return false
 }

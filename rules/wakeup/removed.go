@@ -34,7 +34,7 @@ func (r *checker) otherWaiters(q, fn string) []*wsite {
 // description, "" if none.
 func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	for _, s := range f.sitesOn(siteWake, "") {
-		if r.sameQueue(s.Q, q) && s.Line() >= from && !otherObject(s, o) {
+		if r.sameQueue(s.Q, q) && s.Line() >= from && !otherObject(s, o) && !s.Derived {
 			return fmt.Sprintf("%s() still wakes it at line %d (%s)", f.Name, s.Line(), s.Text())
 		}
 	}
@@ -110,6 +110,10 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	waiters := r.otherWaiters(o.Q, o.Fn.Name)
 	if len(waiters) == 0 {
+		return
+	}
+	if c := r.handedInstead(o, nw); c != "" {
+		f.Explanation += fmt.Sprintf(" The object is handed to another call in its place: %s.", c)
 		return
 	}
 	if c := r.coveringWake(nw, o.Q, r.newPosOf(nw, o.Line()), o); c != "" {
@@ -436,4 +440,29 @@ func storeInLoopOf(f *wfunc, exit int) string {
 		return ""
 	}
 	return "(an earlier iteration) " + last
+}
+
+// handedInstead returns the call the patch adds in the change block of
+// a removed wake-up through a helper or member call o that is handed
+// the same object (schedule_work(&dev->work) for dev_notify(dev)): the
+// wake-up is deferred or moved there, not dropped; "" if none.
+func (r *checker) handedInstead(o *wsite, nw *wfunc) string {
+	if !o.Derived || o.Obj == "" || nw == nil || nw.F == nil {
+		return ""
+	}
+	b := r.blockOf(o.Fn, o.Line())
+	if b == 0 {
+		return ""
+	}
+	for _, c := range nw.F.Calls {
+		if !nw.changed(c.Line) || r.blockOf(nw, c.Line) != b {
+			continue
+		}
+		for _, a := range c.Args {
+			if containsWord(a, o.Obj) {
+				return fmt.Sprintf("%s() at line %d", c.Name, c.Line)
+			}
+		}
+	}
+	return ""
 }

@@ -69,6 +69,8 @@ type wrapperWake struct {
 	// gated: the wake-up tests for sleepers without a barrier
 	// (waitqueue_active()), so it is no unconditional wake-up.
 	gated bool
+	// derived: found through another helper or a member call.
+	derived bool
 }
 
 // wrapperOf returns the wake-up a call of name performs on one of its
@@ -188,7 +190,7 @@ func (r *checker) calleeWake(v *wfunc) *wrapperWake {
 		if w != nil && w.param < 0 && (w.inner.Breadth != "nr" || constNr.MatchString(w.inner.Nr)) {
 			// (A breadth the helper's caller decides is the helper
 			// breadth check's business.)
-			return &wrapperWake{param: -1, inner: w.inner, gated: w.gated}
+			return &wrapperWake{param: -1, inner: w.inner, gated: w.gated, derived: true}
 		}
 	}
 	return nil
@@ -230,16 +232,18 @@ func (r *checker) addWrapperSites(f *wfunc) {
 			continue
 		}
 		w := r.wrapperOf(c.Name, f.File)
+		member := false
 		if w == nil {
 			if w = r.memberWrapperOf(c, f); w != nil {
 				c.Name = memberCallName(c, f)
+				member = true
 			}
 		}
 		if w == nil || w.param >= len(c.Args) {
 			continue
 		}
 		in := w.inner
-		s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: in.Arg, Breadth: in.Breadth, Nr: in.Nr, Mode: in.Mode, Sync: in.Sync, PollKey: in.PollKey, WKind: in.WKind, Q: in.Q, Gated: w.gated}
+		s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: in.Arg, Breadth: in.Breadth, Nr: in.Nr, Mode: in.Mode, Sync: in.Sync, PollKey: in.PollKey, WKind: in.WKind, Q: in.Q, Gated: w.gated, Derived: w.derived || w.gated || member}
 		if row := r.p.waker(in.Call.Name); row != nil && row.Lockless {
 			s.Gated = true
 		}
