@@ -45,7 +45,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			oldLeft = append(oldLeft, og)
 		}
 	}
-	var conds, ev []string
+	var conds, ev, dropped []string
 	var gates []cscan.Guard
 	for i, g := range newLeft {
 		if !nw.changed(g.Line) {
@@ -60,6 +60,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			if condImplies(norm(oc), norm(g.Cond)) {
 				continue // widened: the old condition still wakes
 			}
+			dropped = append(dropped, droppedWords(oc, g.Cond)...)
 			if rest := condMinus(norm(g.Cond), norm(oc)); rest != "" {
 				c = rest
 			} else {
@@ -84,6 +85,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			Old:      []string{o.Fn.evidence(o.Line())},
 		}
 		r.decideConditional(&f, nw, n, gates)
+		r.decideDroppedAnnounce(&f, nw, n, gates, dropped)
 		r.add(f)
 	}
 	if nw.F == nil {
@@ -210,6 +212,6 @@ func (r *checker) isActiveCheckOf(cond, q string, f *wfunc) bool {
 		return false
 	}
 	arg := c[i+1 : len(c)-1]
-	k := queueKey(arg, f.vt, f.Name)
+	k := r.canonKey(queueKey(arg, f.vt, f.Name), f.File)
 	return k == q || keyField(k) != "" && keyField(k) == keyField(q)
 }

@@ -46,6 +46,17 @@
 //   - selfpair.go: a function that is its own sleeper/waker pair, and
 //     the unconditional wake-up that orders a removed barrier's pair.
 //
+// canon.go keys a queue by the struct that holds it (a member chain
+// re-rooted past pointer members and unique embedded ones, queue accessors
+// such as sk_sleep() by the member they return), so the two sides of a
+// protocol meet whatever variable reaches the object; opswake.go makes a
+// call through a function-pointer member a wake-up when a function
+// assigned to that member wakes (sk->sk_state_change, client_ops), and
+// wrapper.go follows helpers through helpers; waiterpick.go names the
+// waiter that re-checks what the path stored; announce.go reports a gate
+// that drops the flag waiters announce themselves with; condhelper.go
+// puts the helpers of wait conditions on the sleeper's side.
+//
 // tree.go and index.go give the tree's other users of a queue; bit waits
 // and variable waits are keyed by the word they hash to (bit:, var:). Tables of
 // primitives are rules/tables/wakeup.yaml (tables.go). Statement walks use

@@ -53,7 +53,9 @@ type broadcast struct {
 // broadcastOf returns the broadcast evidence of waker w, nil if none.
 func (r *checker) broadcastOf(w *wsite) *broadcast {
 	b := &broadcast{}
-	if r.p.isBroadcastFunc(w.Fn.Name) {
+	// A wake-up through a helper (release_sock()) is the helper's: the
+	// caller's name says nothing of whom the helper's wake-up is for.
+	if r.p.isBroadcastFunc(w.Fn.Name) && r.p.waker(w.Call.Name) != nil {
 		b.reasons = append(b.reasons, fmt.Sprintf("%s() is a release/teardown path", w.Fn.Name))
 		b.strong = true
 	}

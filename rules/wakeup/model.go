@@ -47,6 +47,17 @@ type wsite struct {
 	// Locked: a wake-up the caller must hold the queue's lock around.
 	Locked bool
 
+	// Obj is the variable a wake-up through a helper or a member call is
+	// made on (siteObject), "" for a primitive's site.
+	Obj string
+	// Derived: a wake-up through a helper found through another helper, a
+	// member call or a lockless sleeper check (wrapper.go, opswake.go):
+	// evidence of a wake-up when removed, not of one that covers.
+	Derived bool
+	// Gated: a wake-up through a helper that tests for sleepers without a
+	// barrier first (waitqueue_active(), or a lockless waker primitive).
+	Gated bool
+
 	// Entry set-ups: Autoremove is nil when the wake function is unknown.
 	Autoremove *bool
 	Func       string

@@ -98,6 +98,10 @@ func (r *checker) checkOrdering() {
 		used := make([]bool, len(added))
 		ro := r.rolesOf(old, nw)
 		if !ro.sleeper() && !ro.waker() {
+			// A helper of waiters' conditions is on their side.
+			ro.waitQs = r.condHelperQueues(nw.Name)
+		}
+		if !ro.sleeper() && !ro.waker() {
 			continue
 		}
 		for _, o := range removed {
@@ -106,7 +110,7 @@ func (r *checker) checkOrdering() {
 			}
 			replaced := false
 			for j, a := range added {
-				if !used[j] && covers(a.strength, o.strength) {
+				if !used[j] && covers(a.strength, o.strength) && !r.misplacedFull(nw, a) {
 					used[j], replaced = true, true
 					break
 				}
@@ -158,6 +162,14 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 	line := o.call.Line
 	opText := strings.TrimSpace(old.text(line))
 	before, after, fields := orderedPair(old, o)
+	for _, a := range added {
+		// The barrier that stands in for it sits before the store: the
+		// pair it leaves unordered is that store and the lockless check.
+		if st, wk := r.misplacedAt(nw, a); wk != 0 {
+			before, after = strings.TrimSpace(nw.text(st)), strings.TrimSpace(nw.text(wk))
+			break
+		}
+	}
 	peers := r.orderingPeers(nw, ro, fields, o.strength)
 	queues := append(append([]string(nil), ro.waitQs...), ro.wakeQs...)
 	orderedBy := r.lockOrdering(old, line, queues, peers)
@@ -214,6 +226,12 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 	}
 	f.Severity = report.SeverityRisk
 	p := peers[0]
+	for _, q := range peers {
+		if q.file == nw.File {
+			p = q // the protocol's own other side, in the same file
+			break
+		}
+	}
 	var names []string
 	for _, q := range peers {
 		names = appendUnique(names, fmt.Sprintf("%s() %s:%d", q.fn, q.file, q.line))
@@ -491,7 +509,7 @@ func loadAfter(f *wfunc, line int) string {
 // lockless check) follows call c on its path in f.
 func (r *checker) wakeFollows(f *wfunc, c cscan.Call) bool {
 	for _, w := range f.Sites {
-		if w.Kind != siteWake || w.Line() <= c.Line || !samePath(c, w.Call) {
+		if w.Kind != siteWake || w.Line() <= c.Line || !samePath(c, w.Call) || w.Gated {
 			continue
 		}
 		gated := false
@@ -505,4 +523,59 @@ func (r *checker) wakeFollows(f *wfunc, c cscan.Call) bool {
 		}
 	}
 	return false
+}
+
+// misplacedFull reports whether an added full barrier a sits before a
+// store that a lockless check of sleepers after it must see: a store
+// follows a, then a wake-up that tests for sleepers without a barrier of
+// its own (wake_up_bit(), wake_up_var(), a waitqueue_active() gate), with
+// no full barrier between the two (smp_mb(); clear_bit(); wake_up_bit()
+// in place of clear_and_wake_up_bit()).
+func (r *checker) misplacedFull(nw *wfunc, a orderOp) bool {
+	_, wake := r.misplacedAt(nw, a)
+	return wake != 0
+}
+
+// misplacedAt returns the lines of the store and the lockless wake-up
+// that misplacedFull finds after added barrier a (0, 0 if none).
+func (r *checker) misplacedAt(nw *wfunc, a orderOp) (store, wake int) {
+	if a.strength != "full" || nw == nil {
+		return 0, 0
+	}
+	for l := a.call.Line + 1; l <= a.call.Line+6; l++ {
+		t, ok := nw.lines[l]
+		if !ok {
+			continue
+		}
+		if store == 0 && isStore(t) {
+			store = l
+			continue
+		}
+		if store == 0 {
+			continue
+		}
+		for _, w := range nw.Sites {
+			if w.Line() != l {
+				continue
+			}
+			if w.Kind == siteActive && !w.BuiltinBarrier {
+				return store, l
+			}
+			if row := r.p.waker(w.Call.Name); w.Kind == siteWake && (row != nil && row.Lockless || w.Gated) {
+				return store, l
+			}
+		}
+		if r.p.ordering(firstCallName(t)) == "full" {
+			return 0, 0
+		}
+	}
+	return 0, 0
+}
+
+// firstCallName returns the name of the first call on line t.
+func firstCallName(t string) string {
+	if m := condCallRe.FindStringSubmatch(codeOnly(t)); m != nil {
+		return m[1]
+	}
+	return ""
 }

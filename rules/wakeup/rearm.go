@@ -42,7 +42,7 @@ func (r *checker) rearmsOf(f *wfunc) []rearmSite {
 			continue
 		}
 		if q := queueKey(c.Args[row.Queue], f.vt, f.Name); q != "" {
-			out = append(out, rearmSite{call: c, q: "completion:" + q})
+			out = append(out, rearmSite{call: c, q: r.canonKey("completion:"+q, f.File)})
 		}
 	}
 	return out

@@ -32,9 +32,9 @@ func (r *checker) otherWaiters(q, fn string) []*wsite {
 // coveringWake finds another wake-up of q on f's path: in f itself, in a
 // function f calls, or in a caller after its call of f. It returns a
 // description, "" if none.
-func (r *checker) coveringWake(f *wfunc, q string, from int) string {
+func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	for _, s := range f.sitesOn(siteWake, "") {
-		if r.sameQueue(s.Q, q) && s.Line() >= from {
+		if r.sameQueue(s.Q, q) && s.Line() >= from && !otherObject(s, o) && !s.Derived {
 			return fmt.Sprintf("%s() still wakes it at line %d (%s)", f.Name, s.Line(), s.Text())
 		}
 	}
@@ -75,17 +75,33 @@ func (r *checker) coveringWake(f *wfunc, q string, from int) string {
 	if len(callers) > maxCallers {
 		callers = callers[:maxCallers]
 	}
+	// Callers cover the path only when each of them wakes the queue
+	// after its call: one caller's wake-up leaves the others' paths
+	// without one.
+	covered, n := "", 0
 	for _, cs := range callers {
 		if cs.Func == nil || cs.Func.Name == f.Name {
 			continue
 		}
+		n++
+		wakes := ""
 		for _, s := range r.tree.view(cs.Func).sitesOn(siteWake, "") {
 			if s.Line() > cs.Call.Line && r.sameQueue(s.Q, q) {
-				return fmt.Sprintf("its caller %s() wakes it after the call (%s:%d)", cs.Func.Name, s.Fn.File, s.Line())
+				wakes = fmt.Sprintf("its caller %s() wakes it after the call (%s:%d)", cs.Func.Name, s.Fn.File, s.Line())
+				break
 			}
 		}
+		if wakes == "" {
+			return ""
+		}
+		if covered == "" {
+			covered = wakes
+		}
 	}
-	return ""
+	if n > 1 && covered != "" {
+		covered = fmt.Sprintf("each of its %d callers wakes it after the call (%s)", n, strings.TrimPrefix(covered, "its caller "))
+	}
+	return covered
 }
 
 // decideRemoved escalates a removed wake-up o (old side; nw is the new
@@ -96,7 +112,11 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	if len(waiters) == 0 {
 		return
 	}
-	if c := r.coveringWake(nw, o.Q, r.newPosOf(nw, o.Line())); c != "" {
+	if c := r.handedInstead(o, nw); c != "" {
+		f.Explanation += fmt.Sprintf(" The object is handed to another call in its place: %s.", c)
+		return
+	}
+	if c := r.coveringWake(nw, o.Q, r.newPosOf(nw, o.Line()), o); c != "" {
 		f.Explanation += fmt.Sprintf(" Another waker covers it: %s.", c)
 		return
 	}
@@ -106,9 +126,9 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 		f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
 		return
 	}
-	w := preferSleeper(waiters)
-	r.riskUnwoken(f, w, o.Fn, o.Line(), "wake-up removed: "+o.Text())
 	before := storeAbove(o.Fn, o.Line())
+	w := pickWaiter(waiters, before, o.Fn.File)
+	r.riskUnwoken(f, w, o.Fn, o.Line(), "wake-up removed: "+o.Text())
 	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
 		{"", w.Text()},
 		{"", "  condition false: sleeps"},
@@ -205,7 +225,7 @@ func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int
 	if len(waiters) == 0 || store == "" {
 		return
 	}
-	w := preferSleeper(waiters)
+	w := pickWaiter(waiters, store, nw.File)
 	r.riskUnwoken(f, w, nw, exit, "new exit skips the wake-up: "+strings.TrimSpace(nw.text(exit)))
 	f.Chain = append(f.Chain, step(n, "the skipped wake-up: "+n.Text()))
 	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
@@ -420,4 +440,29 @@ func storeInLoopOf(f *wfunc, exit int) string {
 		return ""
 	}
 	return "(an earlier iteration) " + last
+}
+
+// handedInstead returns the call the patch adds in the change block of
+// a removed wake-up through a helper or member call o that is handed
+// the same object (schedule_work(&dev->work) for dev_notify(dev)): the
+// wake-up is deferred or moved there, not dropped; "" if none.
+func (r *checker) handedInstead(o *wsite, nw *wfunc) string {
+	if !o.Derived || o.Obj == "" || nw == nil || nw.F == nil {
+		return ""
+	}
+	b := r.blockOf(o.Fn, o.Line())
+	if b == 0 {
+		return ""
+	}
+	for _, c := range nw.F.Calls {
+		if !nw.changed(c.Line) || r.blockOf(nw, c.Line) != b {
+			continue
+		}
+		for _, a := range c.Args {
+			if containsWord(a, o.Obj) {
+				return fmt.Sprintf("%s() at line %d", c.Name, c.Line)
+			}
+		}
+	}
+	return ""
 }

@@ -50,8 +50,8 @@ func (r *checker) unconditionalWakeAfter(nw *wfunc, o orderOp, queues []string) 
 		if w.Kind != siteWake || w.Line() <= pos || !samePath(at, w.Call) || !contains(queues, w.Q) {
 			continue
 		}
-		if row := r.p.waker(w.Call.Name); row == nil || row.Lockless {
-			continue // a helper, or a wake-up that checks for sleepers locklessly
+		if row := r.p.waker(w.Call.Name); row == nil && w.Gated || row != nil && row.Lockless {
+			continue // a wake-up that checks for sleepers locklessly, itself or in its helper
 		}
 		if len(extraGuards(w.Call.Guards, at.Guards)) > 0 {
 			continue // decided by a load the barrier ordered (if (flag) wake_up())

@@ -101,6 +101,7 @@ func (t *treeView) view(fn *cscan.Func) *wfunc {
 	vt := newVarTypes()
 	vt.scan(body.String())
 	t.r.p.sitesOf(w, vt)
+	t.r.canonSites(w)
 	for _, s := range w.Sites {
 		if strings.HasPrefix(s.Q, "*.") {
 			// A variable declared outside the function: use the
@@ -110,6 +111,7 @@ func (t *treeView) view(fn *cscan.Func) *wfunc {
 			vt.fallback(t.r.patchVT)
 			w.Sites = nil
 			t.r.p.sitesOf(w, vt)
+			t.r.canonSites(w)
 			break
 		}
 	}

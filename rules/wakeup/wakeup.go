@@ -10,6 +10,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
@@ -134,6 +135,12 @@ type checker struct {
 	tree          *treeView
 	// wrappers memoises wrapper wakers by name (wrapper.go).
 	wrappers map[string]*wrapperWake
+	// typ types member chains for queue identity (canon.go), nil in
+	// patch-only mode; canon memoises canonKey.
+	typ   *typing.Typer
+	canon map[string]string
+	// wrapDepth is how deep calleeWake follows helpers.
+	wrapDepth int
 }
 
 // structLoc is where a struct definition renames a queue field.
@@ -164,7 +171,9 @@ func analyze(p *prims, pass *rules.Pass) error {
 		renames:       map[string][]string{},
 		structRenames: map[string][]string{},
 		structWhere:   map[string]*structLoc{},
+		canon:         map[string]string{},
 	}
+	r.typ = newTyper(r)
 	r.scanFiles()
 	if pass.Index != nil {
 		r.tree = newTreeView(r)
@@ -378,6 +387,7 @@ func (r *checker) view(fc *diffcheck.FuncChange, s *diffcheck.Side, side byte, v
 	w := newWfunc(fc.File, fc.Name, side, s.Text, s.Lines, s.Changed, partial, fn)
 	r.p.sitesOf(w, vt)
 	r.addWrapperSites(w)
+	r.canonSites(w)
 	return w
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // Wrapper wakers: small helpers that wake the queue they are handed
@@ -65,6 +66,11 @@ func paramNames(header, name string) []string {
 type wrapperWake struct {
 	param int
 	inner *wsite
+	// gated: the wake-up tests for sleepers without a barrier
+	// (waitqueue_active()), so it is no unconditional wake-up.
+	gated bool
+	// derived: found through another helper or a member call.
+	derived bool
 }
 
 // wrapperOf returns the wake-up a call of name performs on one of its
@@ -117,14 +123,91 @@ const maxHelperLines = 40
 // that queue (nfs_mark_client_ready() waking nfs_client_active_wq).
 func (r *checker) helperWake(name string, v *wfunc) *wrapperWake {
 	for _, s := range v.sitesOn(siteWake, "") {
-		if !globalKey(s.Q) || len(s.Call.Guards) > 0 {
+		ok, lockless := r.sleeperGuardsOnly(s.Call.Guards)
+		if !globalKey(s.Q) || !ok {
 			continue
 		}
-		w := &wrapperWake{param: -1, inner: s}
+		w := &wrapperWake{param: -1, inner: s, gated: lockless}
+		r.wrappers[name] = w
+		return w
+	}
+	if w := r.calleeWake(v); w != nil {
 		r.wrappers[name] = w
 		return w
 	}
 	return nil
+}
+
+// sleeperGuardsOnly reports whether guards are at most one if testing for
+// sleepers: the wake-up then reaches every waiter already queued, as an
+// unconditional one does. lockless is set when the test has no barrier
+// built in (waitqueue_active(), not wq_has_sleeper()): the caller must
+// order its stores before the call.
+func (r *checker) sleeperGuardsOnly(guards []cscan.Guard) (ok, lockless bool) {
+	if len(guards) == 0 {
+		return true, false
+	}
+	if len(guards) > 1 || guards[0].Kind != "if" {
+		return false, false
+	}
+	c := strings.TrimSpace(guards[0].Cond)
+	i := strings.IndexByte(c, '(')
+	if i <= 0 || !strings.HasSuffix(c, ")") {
+		return false, false
+	}
+	a := r.p.actives[strings.TrimSpace(c[:i])]
+	if a == nil {
+		return false, false
+	}
+	return true, !a.Barrier
+}
+
+// maxWrapDepth bounds the helpers followed through helpers (calleeWake).
+const maxWrapDepth = 3
+
+// nullCheckRe matches a guard that only tests a pointer for NULL.
+var nullCheckRe = regexp.MustCompile(`^!?\s*\(?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*\s*\)?(?:\s*!=\s*NULL)?$`)
+
+// calleeWake returns the wake-up a small helper v performs through a call
+// it makes unconditionally (or under a NULL check of what it calls with):
+// a helper of a fixed queue, or a call through a function-pointer member
+// whose functions wake one (tty_port_tty_wakeup() calling
+// port->client_ops->write_wakeup(), whose default ends in tty_wakeup()).
+func (r *checker) calleeWake(v *wfunc) *wrapperWake {
+	if v.F == nil || r.wrapDepth >= maxWrapDepth {
+		return nil
+	}
+	r.wrapDepth++
+	defer func() { r.wrapDepth-- }()
+	for _, c := range v.F.Calls {
+		if r.p.isPrimitive(c.Name) || !nullGuardsOnly(c.Guards) {
+			continue
+		}
+		w := r.wrapperOf(c.Name, v.File)
+		if w == nil {
+			w = r.memberWrapperOf(c, v)
+		}
+		if w != nil && w.param < 0 && (w.inner.Breadth != "nr" || constNr.MatchString(w.inner.Nr)) {
+			// (A breadth the helper's caller decides is the helper
+			// breadth check's business.)
+			return &wrapperWake{param: -1, inner: w.inner, gated: w.gated, derived: true}
+		}
+	}
+	return nil
+}
+
+// constNr matches a wake-up count written as a number.
+var constNr = regexp.MustCompile(`^\d+$`)
+
+// nullGuardsOnly reports whether guards are at most ifs testing pointers
+// for NULL.
+func nullGuardsOnly(guards []cscan.Guard) bool {
+	for _, g := range guards {
+		if g.Kind != "if" || !nullCheckRe.MatchString(strings.TrimSpace(g.Cond)) {
+			return false
+		}
+	}
+	return true
 }
 
 // globalKey reports whether queue key q names the same queue in every
@@ -149,11 +232,28 @@ func (r *checker) addWrapperSites(f *wfunc) {
 			continue
 		}
 		w := r.wrapperOf(c.Name, f.File)
+		member := false
+		if w == nil {
+			if w = r.memberWrapperOf(c, f); w != nil {
+				c.Name = memberCallName(c, f)
+				member = true
+			}
+		}
 		if w == nil || w.param >= len(c.Args) {
 			continue
 		}
 		in := w.inner
-		s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: in.Arg, Breadth: in.Breadth, Nr: in.Nr, Mode: in.Mode, Sync: in.Sync, PollKey: in.PollKey, WKind: in.WKind, Q: in.Q}
+		s := &wsite{Kind: siteWake, Fn: f, Call: c, Arg: in.Arg, Breadth: in.Breadth, Nr: in.Nr, Mode: in.Mode, Sync: in.Sync, PollKey: in.PollKey, WKind: in.WKind, Q: in.Q, Gated: w.gated, Derived: w.derived || w.gated || member}
+		if row := r.p.waker(in.Call.Name); row != nil && row.Lockless {
+			s.Gated = true
+		}
+		if base, _, ok := typing.PointerMember(c.Name); ok {
+			if ws := identWords(base); len(ws) > 0 {
+				s.Obj = ws[0]
+			}
+		} else if ws := identWords(stripAddr(c.Args[0])); w.param < 0 && len(ws) > 0 {
+			s.Obj = ws[0]
+		}
 		if w.param >= 0 {
 			s.Arg = c.Args[w.param]
 			s.Q = queueKey(s.Arg, f.vt, f.Name)

@@ -51,6 +51,14 @@ func (ty *Typer) visibleStruct(tag, file string) (map[string]string, string) {
 	return found.members, found.file
 }
 
+// VisibleStruct finds the definition of struct tag visible from file, in
+// the file or what it includes, local and <...> alike, breadth first and
+// bounded (StructDef follows only local includes to depth): the members'
+// struct tags and the file holding the definition ("" when not found).
+func (ty *Typer) VisibleStruct(tag, file string) (map[string]string, string) {
+	return ty.visibleStruct(tag, file)
+}
+
 // ExprTag returns the struct tag of the object expression expr denotes in
 // fn ("card->isac" -> isac_hw when card is a "struct tiger_hw *" and
 // tiger_hw declares "struct isac_hw isac;"), following member chains

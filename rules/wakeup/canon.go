@@ -1,0 +1,252 @@
+package wakeup
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
+)
+
+// Queue identity from struct types.
+//
+// A queue key names a member path from the struct type of the variable
+// that reaches it ("iio_dev_opaque.event_interface.wait"), but the queue
+// is a member of the innermost struct the path goes through: a waiter
+// that holds that struct directly ("struct iio_event_interface *ev_int",
+// key "iio_event_interface.wait") sleeps on the same queue. canonKey
+// follows the member chain through the struct definitions visible from
+// the site's file (typing.StructDef) and keys the queue by the last
+// struct reached and the members after it, so both sides of a protocol
+// meet on one key whatever variable each reaches the object through.
+
+// canonKey returns the key of q re-rooted at the innermost struct its
+// member path reaches through struct-typed members (embedded or pointed
+// to), seen from file; q itself when nothing can be followed (no tree,
+// an untyped root, a global, a call or a local pointer).
+func (r *checker) canonKey(q, file string) string {
+	if r.typ == nil || q == "" {
+		return q
+	}
+	prefix, plain := "", q
+	for _, p := range []string{"var:", "completion:", "bit:"} {
+		if strings.HasPrefix(plain, p) {
+			prefix, plain = p, strings.TrimPrefix(plain, p)
+			break
+		}
+	}
+	if name, ok := strings.CutSuffix(plain, "()"); ok && identRe.MatchString(name) {
+		if k := r.accessorKey(name, file); k != "" {
+			return prefix + k
+		}
+		return q
+	}
+	if strings.HasPrefix(plain, "*.") || strings.HasPrefix(plain, "local:") || strings.Contains(plain, "(") {
+		return q
+	}
+	parts := strings.Split(plain, ".")
+	if len(parts) < 3 || !identRe.MatchString(parts[0]) {
+		return q
+	}
+	memo := file + "|" + plain
+	if c, ok := r.canon[memo]; ok {
+		return prefix + c
+	}
+	// Re-rooted past pointer members (the queue belongs to the object
+	// pointed to, which a waiter may hold directly) and past embedded
+	// members that are the only one of their type in their struct; an
+	// embedded member with a sibling of the same type keeps its name in
+	// the key (dev->rx.wait and dev->tx.wait are two queues of one
+	// object, not one of struct ring).
+	tag, i := parts[0], 1
+	root, at := tag, 1
+	for ; i < len(parts)-1; i++ {
+		m := strings.TrimSuffix(parts[i], "[]")
+		next := r.memberTag(tag, m, file)
+		if next == "" {
+			break
+		}
+		movable := r.memberIsPointer(tag, m, file) || !r.hasSibling(tag, m, next, file)
+		tag = next
+		if movable {
+			root, at = tag, i+1
+		}
+	}
+	c := plain
+	if at > 1 {
+		c = root + "." + strings.Join(parts[at:], ".")
+	}
+	r.canon[memo] = c
+	return prefix + c
+}
+
+// canonSites re-keys f's sites by canonKey.
+func (r *checker) canonSites(f *wfunc) {
+	if f == nil || r.typ == nil {
+		return
+	}
+	for _, s := range f.Sites {
+		s.Q = r.canonKey(s.Q, f.File)
+	}
+}
+
+// newTyper returns the struct typer of the post-patch view, nil in
+// patch-only mode.
+func newTyper(r *checker) *typing.Typer {
+	if r.pass.Index == nil {
+		return nil
+	}
+	return typing.New(r.pass.Index, nil)
+}
+
+// maxAccessorLines bounds the size of a function taken as a queue
+// accessor.
+const maxAccessorLines = 8
+
+var (
+	// returnAddrRe finds "return &expr;" in an accessor's body.
+	returnAddrRe = regexp.MustCompile(`\breturn\s+&\s*([^;]+);`)
+	// derefWrapRe matches a pointer read through an RCU or READ_ONCE
+	// accessor followed by a member path: the object is the argument's.
+	derefWrapRe = regexp.MustCompile(`^(?:rcu_dereference\w*|READ_ONCE|rcu_access_pointer)\s*\((.*)\)\s*((?:->|\.).*)$`)
+)
+
+// accessorKey returns the queue key of the result of a small function
+// that returns the address of a member ("sk_sleep(sk)" returns
+// &rcu_dereference_raw(sk->sk_wq)->wait: socket_wq.wait), typed in the
+// function and re-rooted (canonKey); "" when name is no such accessor.
+func (r *checker) accessorKey(name, file string) string {
+	if r.tree == nil {
+		return ""
+	}
+	memo := "()" + name
+	if k, ok := r.canon[memo]; ok {
+		return k
+	}
+	r.canon[memo] = ""
+	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
+	if len(fns) == 0 || fns[0].End-fns[0].Start > maxAccessorLines {
+		return ""
+	}
+	fn := fns[0]
+	rel := r.tree.relPath(fn.File)
+	text := r.typ.FileLines(rel).Span(fn.Start-1, fn.End)
+	m := returnAddrRe.FindStringSubmatch(text)
+	if m == nil || len(returnAddrRe.FindAllString(text, 2)) > 1 {
+		return ""
+	}
+	expr := strings.TrimSpace(m[1])
+	if w := derefWrapRe.FindStringSubmatch(expr); w != nil {
+		expr = strings.TrimSpace(w[1]) + w[2]
+	}
+	vt := newVarTypes()
+	vt.scan(text)
+	k := queueKey(expr, vt, name)
+	if k == "" || strings.HasPrefix(k, "*.") || strings.HasPrefix(k, "local:") || !strings.Contains(k, ".") {
+		return ""
+	}
+	k = r.canonKey(k, rel)
+	r.canon[memo] = k
+	return k
+}
+
+// annotatedMemberRe matches a struct-typed member declaration with
+// sparse annotations between the type and the name ("struct socket_wq
+// __rcu *sk_wq"), which the struct parser of typing leaves out.
+var annotatedMemberRe = regexp.MustCompile(`\bstruct\s+(\w+)\s+(?:__\w+\s*)+\**\s*(\w+)\s*(?:\[[^\]]*\]\s*)*;`)
+
+// memberTag returns the struct tag of member m of struct tag, seen from
+// file: from the definition typing finds, else read in the definition's
+// own text for an annotated declaration; "" when m is no struct member.
+func (r *checker) memberTag(tag, m, file string) string {
+	ms, def := r.typ.StructDef(tag, file)
+	if def == "" {
+		if ms, def = r.typ.VisibleStruct(tag, file); def == "" {
+			return ""
+		}
+	}
+	if t := ms[m]; t != "" {
+		return t
+	}
+	memo := "member|" + def + "|" + tag + "." + m
+	if t, ok := r.canon[memo]; ok {
+		return t
+	}
+	t := ""
+	lines := r.typ.FileLines(def)
+	if body := structBody(lines.Span(0, lines.Len()), tag); body != "" {
+		for _, mm := range annotatedMemberRe.FindAllStringSubmatch(body, -1) {
+			if mm[2] == m {
+				t = mm[1]
+				break
+			}
+		}
+	}
+	r.canon[memo] = t
+	return t
+}
+
+// structBody returns the text of the definition of struct tag in text
+// (from its opening brace to the matching one), "" if absent.
+func structBody(text, tag string) string {
+	re := regexp.MustCompile(`\bstruct\s+` + regexp.QuoteMeta(tag) + `\s*\{`)
+	loc := re.FindStringIndex(text)
+	if loc == nil {
+		return ""
+	}
+	depth := 0
+	for i := loc[1] - 1; i < len(text); i++ {
+		switch text[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return text[loc[1]:i]
+			}
+		}
+	}
+	return ""
+}
+
+// memberIsPointer reports whether member m of struct tag, seen from
+// file, is declared as a pointer (false when its declaration is not
+// found).
+func (r *checker) memberIsPointer(tag, m, file string) bool {
+	_, def := r.typ.StructDef(tag, file)
+	if def == "" {
+		if _, def = r.typ.VisibleStruct(tag, file); def == "" {
+			return false
+		}
+	}
+	memo := "ptr|" + def + "|" + tag + "." + m
+	if v, ok := r.canon[memo]; ok {
+		return v == "1"
+	}
+	v := ""
+	lines := r.typ.FileLines(def)
+	if body := structBody(lines.Span(0, lines.Len()), tag); body != "" {
+		re := regexp.MustCompile(`[^;{}]*[\s*]` + regexp.QuoteMeta(m) + `\s*(?:\[[^\]]*\]\s*)*;`)
+		if d := re.FindString(body); d != "" && strings.Contains(d[:strings.LastIndex(d, m)], "*") {
+			v = "1"
+		}
+	}
+	r.canon[memo] = v
+	return v == "1"
+}
+
+// hasSibling reports whether struct tag, seen from file, has a member
+// other than m of struct type typ.
+func (r *checker) hasSibling(tag, m, typ, file string) bool {
+	ms, def := r.typ.StructDef(tag, file)
+	if def == "" {
+		ms, _ = r.typ.VisibleStruct(tag, file)
+	}
+	for n, t := range ms {
+		if n != m && t == typ {
+			return true
+		}
+	}
+	return false
+}
