@@ -9,13 +9,15 @@ build:
 	$(GO) build ./...
 
 # Install test dependencies (Debian packages, kernel tree), then run every test
-# (fuzz seed corpora included) with vet and staticcheck (a go.mod tool:
-# `go tool staticcheck` needs nothing beyond the module proxy).
+# (fuzz seed corpora included) with vet, staticcheck and deadcode (go.mod
+# tools: `go tool staticcheck` needs nothing beyond the module proxy). A
+# function no command and no test reaches fails the run.
 test:
 	bash .ci/setup.sh
 	$(MAKE) tidy-check
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	@dead=$$($(GO) tool deadcode -test ./...); [ -z "$$dead" ] || { echo "unreachable functions:"; echo "$$dead"; exit 1; }
 	CI=$${CI:-true} $(GO) test -count=1 -timeout 80m ./...
 
 # Benchmarks (speed and memory targets live here, not in timed tests).

@@ -81,12 +81,6 @@ func (t *CommitTree) ReadFile(path string) ([]byte, error) {
 	return b, nil
 }
 
-// HasCommit reports whether repo is a git repository holding commit.
-func HasCommit(ctx context.Context, repo, commit string) bool {
-	_, err := NewCommitTree(ctx, repo, commit)
-	return err == nil
-}
-
 // RangeBase is the commit the patches of rng (A..B) in repo apply to: the
 // merge base of A and B (A itself when A is an ancestor of B).
 func RangeBase(ctx context.Context, repo, rng string) (string, error) {
