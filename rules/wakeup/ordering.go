@@ -561,7 +561,7 @@ func (r *checker) misplacedAt(nw *wfunc, a orderOp) (store, wake int) {
 			if w.Kind == siteActive && !w.BuiltinBarrier {
 				return store, l
 			}
-			if row := r.p.waker(w.Call.Name); w.Kind == siteWake && (row != nil && row.Lockless || w.Gated) {
+			if row := r.p.waker(w.Call.Name); (w.Kind == siteWake || w.Kind == siteGatedWake) && (row != nil && row.Lockless || w.Gated) {
 				return store, l
 			}
 		}

@@ -43,7 +43,7 @@ func (r *checker) rolesOf(fs ...*wfunc) roles {
 				if s.WKind != "poll" && s.Q != "" {
 					ro.waitQs = appendUnique(ro.waitQs, s.Q)
 				}
-			case siteWake:
+			case siteWake, siteGatedWake:
 				if s.Q != "" {
 					ro.wakeQs = appendUnique(ro.wakeQs, s.Q)
 				}

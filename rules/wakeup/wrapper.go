@@ -247,6 +247,12 @@ func (r *checker) addWrapperSites(f *wfunc) {
 		if row := r.p.waker(in.Call.Name); row != nil && row.Lockless {
 			s.Gated = true
 		}
+		if w.gated {
+			// Whether it wakes anyone depends on a racy load the
+			// caller must order: evidence for the barrier between
+			// them, not a wake-up to remove, move or cover with.
+			s.Kind = siteGatedWake
+		}
 		if base, _, ok := typing.PointerMember(c.Name); ok {
 			if ws := identWords(base); len(ws) > 0 {
 				s.Obj = ws[0]
