@@ -57,7 +57,7 @@
 // that drops the flag waiters announce themselves with; condhelper.go
 // puts the helpers of wait conditions on the sleeper's side.
 //
-// tree.go and index.go give the tree's other users of a queue; bit waits
+// tree.go and treesites.go give the tree's other users of a queue; bit waits
 // and variable waits are keyed by the word they hash to (bit:, var:). Tables of
 // primitives are rules/tables/wakeup.yaml (tables.go). Statement walks use
 // rules/lockctx. Case files are in testdata/cases.
