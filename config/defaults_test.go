@@ -12,19 +12,20 @@ import (
 	"github.com/autosel-bot/autosel-bot/internal/sandbox"
 	"github.com/autosel-bot/autosel-bot/pipeline"
 	"github.com/autosel-bot/autosel-bot/reply"
+	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/runner"
 	"github.com/autosel-bot/autosel-bot/runner/actions"
 	"github.com/autosel-bot/autosel-bot/runner/lava"
 	"github.com/autosel-bot/autosel-bot/stable"
+	"github.com/autosel-bot/autosel-bot/web"
 )
 
 // TestDefaultsDocumented: config.yaml is the documentation of the
 // defaults, so the configuration decoded with no file and no environment
 // (the embedded config.yaml alone) must be, key by key, the defaults of the
 // packages that own each section (their DefaultOptions, which their code
-// fills into unset settings). The rules section is its package's own
-// (rules.Options, under rework in the rules/ split) and web has no
-// default but "".
+// fills into unset settings). rules and web have no DefaultOptions: their
+// zero values are the defaults (no extra tables, no base URL).
 func TestDefaultsDocumented(t *testing.T) {
 	v, err := New()
 	if err != nil {
@@ -48,6 +49,8 @@ func TestDefaultsDocumented(t *testing.T) {
 		{"github", c.GitHub.Options, github.DefaultOptions()},
 		{"github.actions", c.GitHub.Actions, actions.DefaultOptions()},
 		{"reply", c.Reply, reply.DefaultOptions()},
+		{"rules", c.Rules, rules.Options{}},
+		{"web", c.Web, web.Options{}},
 	}
 	for _, s := range sections {
 		for _, d := range configtest.Diff(s.key, s.got, s.want) {
