@@ -6,8 +6,9 @@
 // wakeup.go runs the checks; model.go turns a function version into wait,
 // wake, entry, lock and active-check sites on normalised queue keys
 // (queue.go), wrapper.go adds wake-ups through small wrapper helpers;
-// checks.go holds the exclusive, waker, entry and waitqueue_active checks,
-// split.go queue splits and renames, lost.go the exclusive/broadcast
+// exclusive.go, wakers.go, entries.go, finishwait.go and activecheck.go
+// hold the exclusive, waker, wait-entry, finish_wait and waitqueue_active
+// checks, split.go queue splits and renames, lost.go the exclusive/broadcast
 // lost-wakeup analysis. The checks that decide with the other side of a
 // sleeper/waker pair (pairs.go: roles, held locks, interleavings):
 //   - removed.go: wake-ups removed or skipped (return/goto after a store)
