@@ -14,29 +14,29 @@
 //   - removed.go: wake-ups removed or skipped (return/goto after a store)
 //     with sleepers left and no covering waker in the function, its
 //     callees or callers; non-auto-removing exclusive entries;
-//   - ordering.go, lockorder.go, gating.go: barriers, acquire/release,
+//   - barrier_removed.go, barrier_lock.go, gating.go: barriers, acquire/release,
 //     barrier-implying atomics and locks removed or weakened on either
 //     side, and wake-ups newly gated by a bare waitqueue_active();
 //   - stale.go: wake decisions on stale values (a test moved before the
 //     barrier, a queue index from a fresh read, a helper's snapshot);
-//   - stateorder.go: stores or work moved after the wake-up;
-//   - wakeorder.go: wake_q_add/wake_up_process before the publishing
+//   - storeorder_state.go: stores or work moved after the wake-up;
+//   - storeorder_publish.go: wake_q_add/wake_up_process before the publishing
 //     store, the task read through a published on-stack entry;
 //   - wakefunc.go: custom wake functions (unlink order, careful unlink,
 //     references taken before an early return);
 //   - teardown.go: POLLFREE wake-ups narrowed, keyed wake-ups losing a bit
 //     a poller reports;
-//   - condstore.go: a wake-up made conditional on something other than the
+//   - condwake_store.go: a wake-up made conditional on something other than the
 //     state its waiters check, after a store of that state;
-//   - waiterorder.go: open-coded sleeps that now arm themselves (task
+//   - sleeper_arming.go: open-coded sleeps that now arm themselves (task
 //     state, prepare_to_wait) after a check, an unlock or the publication
 //     of the task, or sleep without the re-check made once armed.
-//   - rearm.go, rearmround.go, flagrearm.go: a completion or flag a
+//   - rearm_completion.go, rearm_round.go, rearm_flag.go: a completion or flag a
 //     waiter reuses, re-armed after the operation starts, after the wait,
 //     outside the lock that serialises the rounds, with init_completion()
 //     under a waiter, or no longer re-armed; a flag reset moved out of the
 //     lock its waker holds;
-//   - taskwake.go, taskorder.go: wake-ups of one task (wake_up_process(),
+//   - taskwake_removed.go, storeorder_task.go: wake-ups of one task (wake_up_process(),
 //     directly or through a small helper) removed, or moved above the
 //     store the sleeping task re-checks.
 //   - exits.go: the exits of a body and whether a removal of a wait
@@ -55,10 +55,10 @@
 // assigned to that member wakes (sk->sk_state_change, client_ops), and
 // wrapper.go follows helpers through helpers; waiterpick.go names the
 // waiter that re-checks what the path stored; announce.go reports a gate
-// that drops the flag waiters announce themselves with; condhelper.go
+// that drops the flag waiters announce themselves with; waitcond_helpers.go
 // puts the helpers of wait conditions on the sleeper's side.
 //
-// tree.go and treesites.go give the tree's other users of a queue; bit waits
+// tree_users.go and tree_primcalls.go give the tree's other users of a queue; bit waits
 // and variable waits are keyed by the word they hash to (bit:, var:). Tables of
 // primitives are rules/tables/wakeup.yaml (tables.go). Statement walks use
 // rules/lockctx. Case files are in testdata/cases.
