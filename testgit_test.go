@@ -15,15 +15,14 @@ import (
 var directGit = regexp.MustCompile(`exec\.Command(Context)?\((ctx, )?"git"`)
 
 // TestTestsUseTesttreeGit: tests make and query their git repositories
-// with internal/testtree. rules/ is not checked yet (its test harnesses
-// are being reworked).
+// with internal/testtree.
 func TestTestsUseTesttreeGit(t *testing.T) {
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if name := d.Name(); path != "." && (name == "testdata" || name == "rules" || strings.HasPrefix(name, ".")) {
+			if name := d.Name(); path != "." && (name == "testdata" || strings.HasPrefix(name, ".")) {
 				return filepath.SkipDir
 			}
 			return nil

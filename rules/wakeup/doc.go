@@ -3,62 +3,100 @@
 // tree every other user of the same queues, and decides whether a sleeper
 // can now miss its wake-up or outlive its wait entry.
 //
-// wakeup.go runs the checks; model.go turns a function version into wait,
-// wake, entry, lock and active-check sites on normalised queue keys
-// (queue.go), wrapper.go adds wake-ups through small wrapper helpers;
-// checks.go holds the exclusive, waker, entry and waitqueue_active checks,
-// split.go queue splits and renames, lost.go the exclusive/broadcast
-// lost-wakeup analysis. The checks that decide with the other side of a
-// sleeper/waker pair (pairs.go: roles, held locks, interleavings):
+// Files, by what they decide. Prefixes group the files of one concern:
+// barrier_* (ordering between the two sides), storeorder_* (a store and
+// the wake-up that announces it), rearm_* (re-arming a completion or
+// flag), condwake_* (wake-ups made conditional), tree_* (the tree's other
+// users of a queue).
+//
+// Running and modelling:
+//   - wakeup.go: the rule, its categories and the order the checks run in;
+//   - tables.go: the primitive tables (rules/tables/wakeup.yaml);
+//   - model.go: a function version as wait, wake, entry, lock and
+//     active-check sites;
+//   - queue.go: queue keys from queue arguments (bit:, var: for the word a
+//     bit or variable wait hashes to);
+//   - canon.go: a queue keyed by the struct that holds it, so both sides
+//     of a protocol meet whatever variable reaches the object;
+//   - findall.go: regexp matches found statement by statement (the
+//     variable-type scans of a whole file);
+//   - wrapper.go: wake-ups through small wrapper helpers;
+//   - opswake.go: a call through a function-pointer member is a wake-up
+//     when a function assigned to that member wakes;
+//   - pairs.go: the sleeper/waker roles, held locks and interleavings the
+//     pair checks share;
+//   - exits.go: the exits of a body and whether a removal of a wait entry
+//     lies on the path to each (through goto labels);
+//   - waiterpick.go: which waiter an interleaving names;
+//   - waitcond_helpers.go: the helpers a wait condition calls are on the
+//     sleeper's side.
+//
+// Checks of one function's sites, before and after:
+//   - exclusive.go: exclusive waiting introduced or removed;
+//   - wakers.go: a wake-up's breadth, sync or task-state mode changed, a
+//     wait's sleeping state changed against its wakers, wake-ups removed;
+//   - helperarg.go: wake-up breadth narrowed through a helper's argument;
+//   - entries.go: wait entries that became or stopped being auto-removed,
+//     non-auto-removing entries queued exclusively;
+//   - finishwait.go: a wait entry some path to a return leaves queued;
+//   - activecheck.go: waitqueue_active() added without a barrier or the
+//     queue lock;
+//   - split.go: queue splits and renames;
+//   - lost.go: the exclusive/broadcast lost-wakeup analysis;
+//   - terminal.go: a broadcast path from a final value stored before the
+//     wake-up that an exclusive waiter tests;
+//   - oneshot.go: a one-shot completion narrowed to complete();
+//   - teardown.go: POLLFREE wake-ups narrowed, keyed wake-ups losing a bit
+//     a poller reports;
+//   - announce.go: a wake-up gate that drops the flag waiters announce
+//     themselves with.
+//
+// Checks that decide with the other side of a sleeper/waker pair:
 //   - removed.go: wake-ups removed or skipped (return/goto after a store)
 //     with sleepers left and no covering waker in the function, its
 //     callees or callers; non-auto-removing exclusive entries;
-//   - ordering.go, lockorder.go, gating.go: barriers, acquire/release,
-//     barrier-implying atomics and locks removed or weakened on either
-//     side, and wake-ups newly gated by a bare waitqueue_active();
+//   - condwake_guards.go: a wake-up the patch made conditional or that a
+//     new early return or goto skips, and the condition arithmetic;
+//   - condwake_store.go: a wake-up made conditional on something other
+//     than the state its waiters check, after a store of that state;
+//   - barrier_removed.go: barriers, acquire/release and barrier-implying
+//     atomics removed or weakened on either side;
+//   - barrier_lock.go: a lock that ordered the waker's decision against
+//     the sleeper removed;
+//   - lockedwake.go: a _locked wake-up no longer under the queue's lock;
+//   - gating.go: wake-ups newly gated by a bare waitqueue_active();
 //   - stale.go: wake decisions on stale values (a test moved before the
 //     barrier, a queue index from a fresh read, a helper's snapshot);
-//   - stateorder.go: stores or work moved after the wake-up;
-//   - wakeorder.go: wake_q_add/wake_up_process before the publishing
-//     store, the task read through a published on-stack entry;
+//   - storeorder_state.go: stores or work moved after the wake-up, a
+//     wake-up moved before them;
+//   - storeorder_publish.go: wake_q_add/wake_up_process before the
+//     publishing store, the task read through a published on-stack entry;
+//   - storeorder_task.go: a task wake-up moved above the store the
+//     sleeping task re-checks;
+//   - taskwake_removed.go: a wake-up of one task (wake_up_process(),
+//     directly or through a small helper) removed; the task wake-ups of a
+//     function;
+//   - sleeper_arming.go: open-coded sleeps that now arm themselves (task
+//     state, prepare_to_wait) after a check, an unlock or the publication
+//     of the task, or sleep without the re-check made once armed;
+//   - rearm_completion.go: a completion re-armed after the operation
+//     starts, or no longer re-armed;
+//   - rearm_round.go: a completion re-armed after the wait, outside the
+//     lock that serialises the rounds, or with init_completion() under a
+//     waiter;
+//   - rearm_flag.go: a flag reset moved out of the lock its waker holds;
 //   - wakefunc.go: custom wake functions (unlink order, careful unlink,
 //     references taken before an early return);
-//   - teardown.go: POLLFREE wake-ups narrowed, keyed wake-ups losing a bit
-//     a poller reports;
-//   - condstore.go: a wake-up made conditional on something other than the
-//     state its waiters check, after a store of that state;
-//   - waiterorder.go: open-coded sleeps that now arm themselves (task
-//     state, prepare_to_wait) after a check, an unlock or the publication
-//     of the task, or sleep without the re-check made once armed.
-//   - rearm.go, rearmround.go, flagrearm.go: a completion or flag a
-//     waiter reuses, re-armed after the operation starts, after the wait,
-//     outside the lock that serialises the rounds, with init_completion()
-//     under a waiter, or no longer re-armed; a flag reset moved out of the
-//     lock its waker holds;
-//   - taskwake.go, taskorder.go: wake-ups of one task (wake_up_process(),
-//     directly or through a small helper) removed, or moved above the
-//     store the sleeping task re-checks.
-//   - exits.go: the exits of a body and whether a removal of a wait
-//     entry lies on the path to each (through goto labels);
-//   - terminal.go: a broadcast path from a final value stored before the
-//     wake-up that an exclusive waiter tests; oneshot.go: a one-shot
-//     completion narrowed to complete();
-//   - selfpair.go: a function that is its own sleeper/waker pair, and
-//     the unconditional wake-up that orders a removed barrier's pair.
+//   - selfpair.go: a function that is its own sleeper/waker pair, and the
+//     unconditional wake-up that orders a removed barrier's pair.
 //
-// canon.go keys a queue by the struct that holds it (a member chain
-// re-rooted past pointer members and unique embedded ones, queue accessors
-// such as sk_sleep() by the member they return), so the two sides of a
-// protocol meet whatever variable reaches the object; opswake.go makes a
-// call through a function-pointer member a wake-up when a function
-// assigned to that member wakes (sk->sk_state_change, client_ops), and
-// wrapper.go follows helpers through helpers; waiterpick.go names the
-// waiter that re-checks what the path stored; announce.go reports a gate
-// that drops the flag waiters announce themselves with; condhelper.go
-// puts the helpers of wait conditions on the sleeper's side.
+// The tree:
+//   - tree_users.go: the tree's other users of a queue, outside the
+//     functions the patch touches;
+//   - tree_primcalls.go: the calls of wait-queue primitives of an index
+//     view, by the identifiers of their arguments;
+//   - tree_sitestore.go: those calls stored per identifier once per tree
+//     state (Prepare), so a patch decodes only what it asks for.
 //
-// tree.go and treesites.go give the tree's other users of a queue; bit waits
-// and variable waits are keyed by the word they hash to (bit:, var:). Tables of
-// primitives are rules/tables/wakeup.yaml (tables.go). Statement walks use
-// rules/lockctx. Case files are in testdata/cases.
+// Statement walks use rules/lockctx. Case files are in testdata/cases.
 package wakeup

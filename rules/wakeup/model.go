@@ -17,7 +17,7 @@ const (
 	siteActive
 	// siteGatedWake: a call of a helper that wakes only after a lockless
 	// test for sleepers (waitqueue_active() with no barrier): it obliges
-	// the caller to order its stores before the call (ordering.go), but
+	// the caller to order its stores before the call (barrier_removed.go), but
 	// it is no wake-up another rule can count on or miss.
 	siteGatedWake
 	siteBarrier

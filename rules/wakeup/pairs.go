@@ -11,7 +11,7 @@ import (
 )
 
 // Helpers shared by the checks that reason about the two sides of a
-// sleeper/waker pair (ordering.go, wakeorder.go, wakefunc.go): the role a
+// sleeper/waker pair (barrier_removed.go, storeorder_publish.go, wakefunc.go): the role a
 // function plays, the locks it holds at a line, the fields a line reads or
 // writes, and the two-column interleaving shown in findings.
 

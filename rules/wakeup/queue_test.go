@@ -133,7 +133,7 @@ func FuzzWakeup(f *testing.F) {
 		}
 		f.Add(c.Patch)
 	}
-	f.Add(unifiedDiff("a.c", "int f(void)\n{\n\twake_up_all(&x->wq);\n}\n", "int f(void)\n{\n\twake_up(&x->wq);\n}\n"))
+	f.Add("diff --git a/a.c b/a.c\nindex 1111111..2222222 100644\n--- a/a.c\n+++ b/a.c\n@@ -1,4 +1,4 @@\n int f(void)\n {\n+\twake_up(&x->wq);\n-\twake_up_all(&x->wq);\n }\n")
 	f.Add("diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@ int f(\n {\n-\twait_event(\n+\twait_event_exclusive((((\n }\n")
 	rule, err := New(rules.Options{})
 	if err != nil {

@@ -129,7 +129,7 @@ type broadcastHints struct {
 type prims struct {
 	t tables
 	// id is a digest of t, naming the stores computed with it
-	// (sitestore.go); "" when it cannot be computed.
+	// (tree_sitestore.go); "" when it cannot be computed.
 	id           string
 	waiterNames  map[string]*waiterRow
 	waiterRes    []*regexp.Regexp
@@ -159,7 +159,7 @@ type prims struct {
 	locks    *lockmodel.Model
 	taskGets map[string]bool
 	taskPuts map[string]bool
-	// rearms and rearmInert: rearm.go.
+	// rearms and rearmInert: rearm_completion.go.
 	rearms     map[string]*rearmRow
 	rearmInert []*regexp.Regexp
 }

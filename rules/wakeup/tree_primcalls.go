@@ -15,7 +15,7 @@ type primSiteSet struct {
 	calls  []treeCall
 	byWord map[string][]int
 	// stored, when set, replaces calls and byWord: the tree's sites by
-	// identifier (sitestore.go), decoded from ix as asked for into done.
+	// identifier (tree_sitestore.go), decoded from ix as asked for into done.
 	// For a view over an overlay (the patches before this one in a
 	// series), the sites of the files it rescanned are left out of stored
 	// and taken from over instead.

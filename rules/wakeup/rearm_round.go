@@ -10,7 +10,7 @@ import (
 
 // The re-arm of a completion belongs at the start of each round (re-arm,
 // start the operation, wait), inside whatever serialises the rounds, and
-// must not re-initialise the queue under a waiter (rearm.go has the
+// must not re-initialise the queue under a waiter (rearm_completion.go has the
 // re-arm moved past the start and the re-arm removed):
 //   - moved after the wait, the re-arm closes the round instead of opening
 //     the next: a complete() that comes after it (the late answer to a

@@ -10,7 +10,7 @@ import (
 )
 
 // This file decides a task wake-up moved above the store its task checks
-// (taskwake.go has the task wake-ups): wake_up_process() (or a helper that
+// (taskwake_removed.go has the task wake-ups): wake_up_process() (or a helper that
 // makes it, blk_wake_io_task()) that used to follow the store of what the
 // sleeping task re-checks (the work published with llist_add(), a
 // hand-off pointer cleared) now comes first. The task wakes, sees the old

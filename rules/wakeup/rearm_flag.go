@@ -10,7 +10,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
-// This file decides a flag re-armed outside its lock (see rearm.go): a
+// This file decides a flag re-armed outside its lock (see rearm_completion.go): a
 // sleeper that resets its wake-up flag (done = 0, current_work = NULL) in
 // the critical section where it found nothing to do cannot lose a
 // wake-up, because a waker that takes the same lock either ran before
