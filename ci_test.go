@@ -57,8 +57,8 @@ func splitCommands(line string) []string {
 }
 
 // TestMakeTestRunsStaticcheck: `make test` (what CI runs) runs
-// staticcheck after vet, as a go.mod tool so that it needs nothing beyond
-// the module proxy.
+// staticcheck after vet, and deadcode, as go.mod tools so that they need
+// nothing beyond the module proxy.
 func TestMakeTestRunsStaticcheck(t *testing.T) {
 	mk, err := os.ReadFile("Makefile")
 	if err != nil {
@@ -80,7 +80,32 @@ func TestMakeTestRunsStaticcheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^tool honnef\.co/go/tools/cmd/staticcheck$`).Match(mod) {
+	tools := goModTools(string(mod))
+	if !tools["honnef.co/go/tools/cmd/staticcheck"] {
 		t.Error("go.mod does not pin staticcheck as a tool (go get -tool honnef.co/go/tools/cmd/staticcheck@v0.8.2)")
 	}
+	if !strings.Contains(recipe, "$(GO) tool deadcode -test ./...") || !tools["golang.org/x/tools/cmd/deadcode"] {
+		t.Error("make test does not run `$(GO) tool deadcode -test ./...` with deadcode pinned as a go.mod tool")
+	}
+}
+
+// goModTools returns the tool directives of a go.mod: single `tool X`
+// lines and the lines of `tool ( ... )` blocks.
+func goModTools(mod string) map[string]bool {
+	out := map[string]bool{}
+	block := false
+	for _, l := range strings.Split(mod, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case block && l == ")":
+			block = false
+		case block && l != "":
+			out[l] = true
+		case l == "tool (":
+			block = true
+		case strings.HasPrefix(l, "tool "):
+			out[strings.TrimSpace(strings.TrimPrefix(l, "tool "))] = true
+		}
+	}
+	return out
 }
