@@ -30,13 +30,18 @@ func (r *Resolver) chainTag(c cscan.Call, caller *cscan.Func) string {
 
 // privateScope returns the directory struct tag is private to, as
 // caller's file sees its definition: "" when the definition is under an
-// include/ directory (a public interface) or not found.
+// include/ directory (a public interface), at the top of the tree, or not
+// found.
 func (r *Resolver) privateScope(tag string, caller *cscan.Func) string {
 	_, def := r.typ.StructDef(tag, caller.File)
 	if def == "" || strings.HasPrefix(def, "include/") || strings.Contains(def, "/include/") {
 		return ""
 	}
-	return path.Dir(def) + "/"
+	dir := path.Dir(def)
+	if dir == "." {
+		return ""
+	}
+	return dir + "/"
 }
 
 // privateAssigns returns the functions assigned to member of the struct
