@@ -46,7 +46,9 @@ func (r *Resolver) privateScope(tag string, caller *cscan.Func) string {
 
 // privateAssigns returns the functions assigned to member of the struct
 // tag private to directory scope: the index's assignments of that type
-// in scope and the "&func" initializers of the driver family's tables.
+// in scope, the "&func" initializers of the driver family's tables, and
+// the plain assignments through an object of that type
+// (phy->ops.read_reg = f in a setup function).
 func (r *Resolver) privateAssigns(tag, member, scope string, caller *cscan.Func) []index.Assign {
 	var out []index.Assign
 	seen := map[string]bool{}
@@ -60,5 +62,6 @@ func (r *Resolver) privateAssigns(tag, member, scope string, caller *cscan.Func)
 	}
 	add(r.structAssigns(tag, member))
 	add(r.addrAssigns(tag, member, caller))
+	add(r.typ.PlainAssignsOf(tag, r.ix.AssignsTo(member), caller))
 	return out
 }
