@@ -256,13 +256,14 @@ func (r *Resolver) flagValue(fn *cscan.Func, expr string) (v, known bool) {
 }
 
 // define returns the body of "#define name body" in file or the local
-// headers it includes, to depth levels.
+// headers it includes, to depth levels (kept per depth in the resolver's
+// facts, so that the answer does not depend on which look-up came first).
 func (r *Resolver) define(file, name string, depth int, seen map[string]bool) (string, bool) {
 	if seen[file] {
 		return "", false
 	}
 	seen[file] = true
-	key := "define\x00" + file + "\x00" + name
+	key := "define\x00" + file + "\x00" + name + "\x00" + strconv.Itoa(depth)
 	if v, ok := r.facts[key]; ok {
 		d, _ := v.(string)
 		return d, ok && d != ""
