@@ -25,7 +25,10 @@
 //     summaries independent of the patch, shared between patches when
 //     there is no store (the resolver's taint tracking, on its stack).
 //   - argreach.go: reaches that depend on a parameter's value (a gfp_t
-//     passed down); contract.go: a gfp_t parameter of a function pointer is
+//     passed down); flagcond.go: reaches taken only for some values of
+//     a flag parameter (if (can_sleep) ... else defer), the condition
+//     decided by a constant argument (a literal, or a macro such as
+//     CAN_SLEEP) and carried up through a caller's own parameter; contract.go: a gfp_t parameter of a function pointer is
 //     its interface's contract; paramcall.go: a function passed by name to
 //     a callee that calls that parameter runs in the call's context
 //     (ParamCallHeld); filetarget.go: primitives that reach the target
@@ -48,7 +51,11 @@
 // dependencies), over the text layer of package ctype.
 //   - pointer.go: calls through struct members resolved from the index's
 //     assignment table; signaturematch.go: plainly assigned members matched
-//     by argument types; addrassigns.go: "&func" initializers.
+//     by argument types; addrassigns.go: "&func" initializers;
+//     privateops.go: member chains typed through the driver's own
+//     headers (hw->mac.ops.acquire_swfw_sync()), and a struct private to
+//     a directory implemented by every function assigned to that member
+//     there, per-variant tables copied at probe time included.
 //
 // Callback registrations and implicit contexts.
 //   - implicit.go: the contexts a callback runs in because of how it is

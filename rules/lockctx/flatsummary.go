@@ -115,12 +115,13 @@ func (f *flatBuilder) call(ev event) {
 		return
 	}
 	if why, ok := r.reachesAt(fn, c); ok {
-		if r.m.conditional(c.Guards) {
+		cond, ok := r.callCond(fn, c, nil, r.m.conditional(c.Guards))
+		if !ok {
 			return
 		}
 		st, drops := f.heldAt(ev.pos, c.Guards)
 		if st.Empty() {
-			f.reaches = append(f.reaches, &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Drops: drops})
+			f.reaches = append(f.reaches, &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Drops: drops, Cond: cond})
 		}
 		return
 	}
@@ -226,7 +227,10 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 			}
 		}
 	}
-	if cs.Reach != nil && !r.m.conditional(c.Guards) && mayChoose(f.reaches, cs.Reach.Weak) {
+	if cs.Reach == nil || !mayChoose(f.reaches, cs.Reach.Weak) {
+		return
+	}
+	if cond, ok := r.callCond(fn, c, cs.Reach.Cond, r.m.conditional(c.Guards)); ok {
 		st, drops := f.heldAt(ev.pos, c.Guards)
 		for _, d := range cs.Reach.Drops {
 			if d.Kind != "rcu" {
@@ -237,17 +241,18 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 			p := &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak,
 				Steps:   append([]report.Step{callStep}, cs.Reach.Steps...),
 				Drops:   append(drops, cs.Reach.Drops...),
-				Retakes: cs.Reach.Retakes}
+				Retakes: cs.Reach.Retakes, Cond: cond}
 			f.reaches = append(f.reaches, p)
 		}
 	}
 }
 
 // chooseReach picks the summary's reach: the first certain chain, else
-// the first uncertain one.
+// the first uncertain one; among those, one taken whatever the
+// parameters first (reachRank).
 func (f *flatBuilder) chooseReach() {
 	for _, p := range f.reaches {
-		if f.s.Reach == nil || f.s.Reach.Weak && !p.Weak {
+		if f.s.Reach == nil || reachRank(p) < reachRank(f.s.Reach) {
 			f.s.Reach = p
 		}
 	}
@@ -383,7 +388,7 @@ func (a *act) steps() []report.Step {
 // a chain is not built where it cannot be.
 func mayChoose(reaches []*Reach, weak bool) bool {
 	for _, p := range reaches {
-		if !p.Weak || weak {
+		if p.Cond == nil && (!p.Weak || weak) {
 			return false
 		}
 	}

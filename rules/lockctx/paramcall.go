@@ -123,7 +123,7 @@ func (r *Resolver) callbackArgReach(fn *cscan.Func, c cscan.Call) *Reach {
 			continue
 		}
 		s := r.SummaryOf(defs[0])
-		if s.Reach == nil {
+		if !Unconditional(s.Reach) {
 			continue
 		}
 		p := *s.Reach

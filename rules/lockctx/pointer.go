@@ -55,6 +55,9 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	if tag == "" {
 		tag = r.typ.ExprTag(base, caller)
 	}
+	if tag == "" {
+		tag = r.chainTag(c, caller)
+	}
 	switch {
 	case tag == "" && r.nested > 0:
 		// Resolved by member name alone: never followed inside a
@@ -69,7 +72,12 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	}
 	heuristic := true
 	if tag != "" {
-		same := r.structAssigns(tag, member)
+		var same []index.Assign
+		if scope := r.privateScope(tag, caller); scope != "" {
+			same = r.privateAssigns(tag, member, scope, caller)
+		} else {
+			same = r.structAssigns(tag, member)
+		}
 		if len(same) == 0 {
 			same = r.typ.PlainAssignsOf(tag, as, caller)
 		}

@@ -128,8 +128,8 @@ func (w *walker) call(c cscan.Call, st State) State {
 	}
 	if why, ok := w.r.reachesAt(w.fn, c); ok {
 		var p *Reach
-		if !m.conditional(c.Guards) {
-			p = &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why}
+		if cond, ok := w.r.callCond(w.fn, c, nil, m.conditional(c.Guards)); ok {
+			p = &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Cond: cond}
 		}
 		w.visit(Visit{Call: c, State: st, Reach: p})
 		return st
@@ -149,9 +149,11 @@ func (w *walker) call(c cscan.Call, st State) State {
 	}
 	callStep := w.step(c.Line, "calls "+c.Name+"()")
 	var proof *Reach
-	if cs.Reach != nil && !m.conditional(c.Guards) {
-		proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
-			Steps: append([]report.Step{callStep}, cs.Reach.Steps...)}
+	if cs.Reach != nil {
+		if cond, ok := w.r.callCond(w.fn, c, cs.Reach.Cond, m.conditional(c.Guards)); ok {
+			proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
+				Steps: append([]report.Step{callStep}, cs.Reach.Steps...), Cond: cond}
+		}
 	}
 	if proof == nil && !m.conditional(c.Guards) {
 		proof = w.r.callbackArgReach(w.fn, c)

@@ -20,7 +20,9 @@
 // member-assignment table, member chains typed through the struct
 // definitions), and an allocation with a gfp_t parameter is checked
 // against what the callers pass (a GFP mask handed to a function
-// pointer's gfp_t parameter binds every implementation). A function passed
+// pointer's gfp_t parameter binds every implementation), as is a call
+// whose callee sleeps only when a flag parameter says so (CAN_SLEEP
+// passed to a helper whose can_sleep path takes a mutex). A function passed
 // by name to an iterator that calls it is checked in the iterator's
 // caller's context (argsites.go), and some primitives sleep depending on
 // the calling file (filesleep.go: regmap accessors of a regmap on a

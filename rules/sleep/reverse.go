@@ -45,8 +45,10 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		static     bool
 		chain      []report.Step
 		weak       bool
+		// cond is what the chain needs of the function's parameters.
+		cond *lockctx.ParamCond
 	}
-	queue := []frame{{name: nf.Name, file: nf.File, static: nf.Static && !strings.HasSuffix(nf.File, ".h"), chain: proof.Steps}}
+	queue := []frame{{name: nf.Name, file: nf.File, static: nf.Static && !strings.HasSuffix(nf.File, ".h"), chain: proof.Steps, cond: proof.Cond}}
 	visited := map[string]bool{}
 	walked := 0
 	truncated := false
@@ -80,6 +82,10 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				}
 			})
 			for _, s := range sites {
+				keep, cond := r.siteCond(caller, site, s.call, cur.cond)
+				if !keep {
+					continue
+				}
 				st := s.st
 				if len(site.inner) > 0 {
 					st = lockctx.State{Held: append(append([]lockctx.Held(nil), st.Held...), site.inner...)}
@@ -89,19 +95,37 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				chain := append([]report.Step{callStep}, site.via...)
 				chain = append(chain, cur.chain...)
 				weak := cur.weak || site.weak
-				if !st.Empty() {
+				if !st.Empty() && (cond == nil || !cond.Strict) {
 					r.report(caller, s.call.Line, st, &lockctx.Reach{Steps: chain, Prim: proof.Prim, Why: proof.Why,
 						Drops: proof.Drops, Retakes: proof.Retakes, Weak: weak || proof.Weak}, nf.Name)
 					continue
 				}
+				if !st.Empty() {
+					continue // taken only for some values of the caller's parameter
+				}
 				queue = append(queue, frame{name: caller.Name, file: caller.File,
-					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, weak: weak})
+					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, weak: weak, cond: cond})
 			}
 		}
 	}
 	if truncated {
 		r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() may now sleep; only %d caller functions were checked", nf.Name, maxReverseCallers))
 	}
+}
+
+// siteCond evaluates the condition a chain needs of the parameters of the
+// function a caller's call c reaches (see lockctx.ParamCond): whether the
+// chain may be taken at c, and what it then needs of caller's own
+// parameters. A function passed by name to the callee (inner contexts)
+// receives other arguments than c's.
+func (r *checker) siteCond(caller *cscan.Func, site callSite, c cscan.Call, cond *lockctx.ParamCond) (bool, *lockctx.ParamCond) {
+	if cond == nil {
+		return true, nil
+	}
+	if len(site.inner) > 0 {
+		return !cond.Strict, nil
+	}
+	return r.newR.CondAt(caller, c, cond)
 }
 
 // maxPointerAssigns is how many functions may be assigned to a member

@@ -250,7 +250,7 @@ func events(r *lockctx.Resolver, fn *cscan.Func) []event {
 func eventsFrom(r *lockctx.Resolver, fn *cscan.Func, entry lockctx.State) []event {
 	var out []event
 	lockctx.WalkFrom(r, fn, entry, func(v lockctx.Visit) {
-		if v.Reach == nil || v.State.Dead || v.State.Empty() {
+		if !lockctx.Unconditional(v.Reach) || v.State.Dead || v.State.Empty() {
 			return
 		}
 		st := effective(v.State, v.Reach)

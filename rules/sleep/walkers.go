@@ -57,7 +57,7 @@ func walkerCalls(res *lockctx.Resolver, fn *cscan.Func) []walkerCall {
 				continue
 			}
 			s := res.SummaryOf(defs[0])
-			if s.Reach == nil {
+			if !lockctx.Unconditional(s.Reach) {
 				continue
 			}
 			chain := append([]report.Step{lockctx.StepOf(fn, c.Line, "calls "+c.Name+"()")}, steps...)

@@ -77,6 +77,12 @@ func (e *encoder) reach(r *Reach) {
 	e.effects(r.Drops)
 	e.effects(r.Retakes)
 	e.Bool(r.Weak)
+	e.Bool(r.Cond != nil)
+	if r.Cond != nil {
+		e.I(r.Cond.Param)
+		e.Bool(r.Cond.True)
+		e.Bool(r.Cond.Strict)
+	}
 }
 
 func (e *encoder) guards(gs []cscan.Guard) {
@@ -138,7 +144,11 @@ func (d *decoder) effects() []Effect {
 }
 
 func (d *decoder) reach() Reach {
-	return Reach{Steps: d.steps(), Prim: d.S(), Why: d.S(), Drops: d.effects(), Retakes: d.effects(), Weak: d.Bool()}
+	r := Reach{Steps: d.steps(), Prim: d.S(), Why: d.S(), Drops: d.effects(), Retakes: d.effects(), Weak: d.Bool()}
+	if d.Bool() {
+		r.Cond = &ParamCond{Param: d.I(), True: d.Bool(), Strict: d.Bool()}
+	}
+	return r
 }
 
 func (d *decoder) guards() []cscan.Guard {

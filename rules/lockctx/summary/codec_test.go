@@ -17,7 +17,7 @@ func sampleSummary() *Summary {
 		Acquires:     eff,
 		CondAcquires: []Effect{{Kind: "rcu", Steps: st[:1]}},
 		Drops:        eff,
-		ArgReaches: []ArgReach{{Param: 2, Reach: Reach{Steps: st, Prim: "kmalloc", Why: "GFP"},
+		ArgReaches: []ArgReach{{Param: 2, Reach: Reach{Steps: st, Prim: "kmalloc", Why: "GFP", Cond: &ParamCond{Param: 1, True: true, Strict: true}},
 			Call: cscan.Call{Name: "kmalloc", Args: []string{"n", "gfp"}, Line: 9, Guards: []cscan.Guard{{Kind: "if", Cond: "x", Line: 8}}}}},
 	}
 }

@@ -35,6 +35,22 @@ type Reach struct {
 	// function pointer where only some of the functions assigned to the
 	// member reach the target.
 	Weak bool
+	// Cond is set when the chain is taken only for some values of one of
+	// the function's parameters (a can_sleep flag selecting a path that
+	// takes a mutex).
+	Cond *ParamCond
+}
+
+// ParamCond says which values of a parameter a Reach needs: the chain
+// runs only when parameter Param is nonzero (True) or zero (!True).
+type ParamCond struct {
+	Param int
+	True  bool
+	// Strict is set when the chain counts only for a caller passing a
+	// value known to satisfy the condition (the guard names a context
+	// check, can_sleep); otherwise it counts unless the caller passes a
+	// value known not to.
+	Strict bool
 }
 
 // ArgReach is a Reach that happens when the function's parameter Param

@@ -1,0 +1,344 @@
+package lockctx
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
+)
+
+// Reaches that depend on a flag parameter: a function that takes a mutex
+// only on the branch its bool or integer parameter selects (if
+// (can_sleep) ... else schedule work) reaches the target only for callers
+// passing a value that selects it. Its summary's Reach carries the
+// condition (ParamCond); at each call the argument is read: a constant
+// (true, 0, or a macro defined as one, CAN_SLEEP) decides, the caller's
+// own parameter carries the condition up, anything else counts as
+// reaching unless the condition is Strict.
+
+// ParamCond is the condition on a parameter a Reach needs (package
+// summary).
+type ParamCond = summary.ParamCond
+
+// maxDefineDepth bounds the local #include levels searched for a macro's
+// definition.
+const maxDefineDepth = 3
+
+// guardFlag returns the condition on one of fn's flag parameters that
+// guards gs impose (the innermost guard that tests one), or nil. A guard
+// the target counts as conditional gives a Strict condition.
+func (r *Resolver) guardFlag(fn *cscan.Func, gs []cscan.Guard) *ParamCond {
+	if len(gs) == 0 || !r.hasFlagParam(fn) {
+		return nil
+	}
+	for i := len(gs) - 1; i >= 0; i-- {
+		g := gs[i]
+		var conds []string
+		want := true
+		switch g.Kind {
+		case "if":
+			conds = splitTop(g.Cond, "&&")
+		case "else":
+			c, ok := r.elseCond(fn, g.Line)
+			if !ok {
+				continue
+			}
+			conds, want = splitTop(c, "||"), false
+		default:
+			continue
+		}
+		for _, c := range conds {
+			name, nonzero, ok := flagTest(c)
+			if !ok {
+				continue
+			}
+			j := r.typ.ParamIndex(fn, name)
+			if j < 0 || !r.flagParam(fn, j) {
+				continue
+			}
+			return &ParamCond{Param: j, True: nonzero == want, Strict: g.Kind == "if" && r.m.conditional([]cscan.Guard{g})}
+		}
+	}
+	return nil
+}
+
+// flagParam reports whether parameter j of fn is a scalar a caller can
+// pass as a constant flag (bool or an integer type, no pointer).
+func (r *Resolver) flagParam(fn *cscan.Func, j int) bool {
+	ds := r.typ.ParamDecls(fn)
+	if j >= len(ds) || strings.ContainsAny(ds[j], "*[(") {
+		return false
+	}
+	for _, w := range strings.Fields(ds[j]) {
+		switch w {
+		case "bool", "int", "unsigned", "u8", "u16", "u32", "long", "short":
+			return true
+		}
+	}
+	return false
+}
+
+// hasFlagParam reports whether fn has a flag parameter (flagParam).
+func (r *Resolver) hasFlagParam(fn *cscan.Func) bool {
+	for j := range r.typ.ParamDecls(fn) {
+		if r.flagParam(fn, j) {
+			return true
+		}
+	}
+	return false
+}
+
+// reachRank orders the chains a summary may choose from: certain before
+// uncertain, then taken whatever the parameters before conditional, and
+// a Strict condition last.
+func reachRank(p *Reach) int {
+	n := 0
+	if p.Weak {
+		n += 4
+	}
+	if p.Cond != nil {
+		n++
+		if p.Cond.Strict {
+			n++
+		}
+	}
+	return n
+}
+
+// Unconditional reports whether p is a chain that counts without reading
+// the arguments of a call: set, and with no Strict condition (a consumer
+// that cannot read them, such as a function passed by name, takes a
+// condition that counts unless disproved as met).
+func Unconditional(p *Reach) bool {
+	return p != nil && (p.Cond == nil || !p.Cond.Strict)
+}
+
+// elseCond returns the condition of the if whose else branch starts at
+// line in fn.
+func (r *Resolver) elseCond(fn *cscan.Func, line int) (string, bool) {
+	full := fn
+	if full.Body == nil {
+		if r.ix == nil {
+			return "", false
+		}
+		if full = r.ix.Full(fn); full == nil || full.Body == nil {
+			return "", false
+		}
+	}
+	cond, found := "", false
+	cscan.Inspect(full.Body, func(s cscan.Stmt) {
+		if v, ok := s.(*cscan.IfStmt); ok && !found && v.Else != nil && v.ElseLine == line {
+			cond, found = v.Cond, true
+		}
+	})
+	return cond, found
+}
+
+// flagTest reads a condition testing a name alone: "x", "!x", "x == 0",
+// "x != false", likely(x); nonzero is whether it holds when x is nonzero.
+func flagTest(c string) (name string, nonzero, ok bool) {
+	c = unwrap(c)
+	for _, f := range []string{"likely", "unlikely"} {
+		if rest, ok := strings.CutPrefix(c, f+"("); ok && strings.HasSuffix(rest, ")") {
+			c = unwrap(rest[:len(rest)-1])
+		}
+	}
+	nonzero = true
+	for strings.HasPrefix(c, "!") && !strings.HasPrefix(c, "!=") {
+		c, nonzero = unwrap(c[1:]), !nonzero
+	}
+	for _, op := range []string{"==", "!="} {
+		l, rhs, found := strings.Cut(c, op)
+		if !found {
+			continue
+		}
+		v, known := literalTruth(strings.TrimSpace(rhs))
+		if !known {
+			return "", false, false
+		}
+		c = unwrap(l)
+		if (op == "==") != v {
+			nonzero = !nonzero
+		}
+	}
+	if !identRe.MatchString(c) {
+		return "", false, false
+	}
+	return c, nonzero, true
+}
+
+// unwrap trims white space and parentheses around the whole of s.
+func unwrap(s string) string {
+	s = strings.TrimSpace(s)
+	for len(s) >= 2 && s[0] == '(' && s[len(s)-1] == ')' && closes(s) == len(s)-1 {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	return s
+}
+
+// closes returns the index of the parenthesis closing s[0].
+func closes(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// splitTop splits s at the top-level occurrences of op ("&&", "||").
+func splitTop(s, op string) []string {
+	s = unwrap(s)
+	var out []string
+	depth, from := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		}
+		if depth == 0 && strings.HasPrefix(s[i:], op) {
+			out = append(out, s[from:i])
+			from = i + len(op)
+			i += len(op) - 1
+		}
+	}
+	return append(out, s[from:])
+}
+
+// literalTruth reads a constant's truth: true, false, an integer.
+func literalTruth(s string) (v, ok bool) {
+	switch s {
+	case "true":
+		return true, true
+	case "false", "NULL":
+		return false, true
+	}
+	s = strings.TrimRight(strings.ToLower(s), "ul")
+	if n, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return n != 0, true
+	}
+	return false, false
+}
+
+// flagValue returns the truth of expression expr as fn's file sees it: a
+// literal, or a macro defined as one in the file or the local headers it
+// includes; known is false for anything else.
+func (r *Resolver) flagValue(fn *cscan.Func, expr string) (v, known bool) {
+	expr = unwrap(expr)
+	neg := false
+	for strings.HasPrefix(expr, "!") {
+		expr, neg = unwrap(expr[1:]), !neg
+	}
+	if v, ok := literalTruth(expr); ok {
+		return v != neg, true
+	}
+	if !identRe.MatchString(expr) || strings.ToUpper(expr) != expr || r.ix == nil {
+		return false, false
+	}
+	def, ok := r.define(fn.File, expr, maxDefineDepth, map[string]bool{})
+	if !ok {
+		return false, false
+	}
+	if v, ok := literalTruth(unwrap(def)); ok {
+		return v != neg, true
+	}
+	return false, false
+}
+
+// define returns the body of "#define name body" in file or the local
+// headers it includes, to depth levels (kept per depth in the resolver's
+// facts, so that the answer does not depend on which look-up came first).
+func (r *Resolver) define(file, name string, depth int, seen map[string]bool) (string, bool) {
+	if seen[file] {
+		return "", false
+	}
+	seen[file] = true
+	key := "define\x00" + file + "\x00" + name + "\x00" + strconv.Itoa(depth)
+	if v, ok := r.facts[key]; ok {
+		d, _ := v.(string)
+		return d, ok && d != ""
+	}
+	lines := r.typ.FileLines(file)
+	text := lines.Span(1, lines.Len())
+	body := ""
+	if i := strings.Index(text, name); i >= 0 {
+		re := regexp.MustCompile(`(?m)^[ \t]*#[ \t]*define[ \t]+` + regexp.QuoteMeta(name) + `[ \t]+([^\n/]+)`)
+		if m := re.FindStringSubmatch(text); m != nil {
+			body = strings.TrimSpace(m[1])
+		}
+	}
+	if body == "" && depth > 0 {
+		for _, inc := range r.typ.Includes(file, false) {
+			if d, ok := r.define(inc, name, depth-1, seen); ok {
+				body = d
+				break
+			}
+		}
+	}
+	r.facts[key] = body
+	return body, body != ""
+}
+
+// condAt evaluates the condition rc of a callee's reach at call c made by
+// fn: keep is false when the argument shows the chain is not taken; out
+// is the condition left on fn's own parameters (the argument is one), or
+// nil when the chain counts unconditionally at this call.
+func (r *Resolver) condAt(fn *cscan.Func, c cscan.Call, rc *ParamCond) (keep bool, out *ParamCond) {
+	if rc == nil {
+		return true, nil
+	}
+	if rc.Param < 0 || rc.Param >= len(c.Args) {
+		return !rc.Strict, nil
+	}
+	arg := c.Args[rc.Param]
+	if v, known := r.flagValue(fn, arg); known {
+		return v == rc.True, nil
+	}
+	name, nonzero, ok := flagTest(arg)
+	if ok {
+		if j := r.typ.ParamIndex(fn, name); j >= 0 && r.flagParam(fn, j) {
+			return true, &ParamCond{Param: j, True: rc.True == nonzero, Strict: rc.Strict}
+		}
+	}
+	return !rc.Strict, nil
+}
+
+// CondAt evaluates a reach's parameter condition at call c made by fn
+// (see condAt): whether the chain may be taken there, and the condition
+// left on fn's own parameters.
+func (r *Resolver) CondAt(fn *cscan.Func, c cscan.Call, rc *ParamCond) (keep bool, out *ParamCond) {
+	return r.condAt(fn, c, rc)
+}
+
+// callCond returns the condition under which a reach through call c in fn
+// with callee condition rc is taken: nil and true when unconditionally,
+// false when never. conditional says the call's guards make the target
+// conditional; such a call counts only when a guard tests one of fn's
+// flag parameters (a Strict condition).
+func (r *Resolver) callCond(fn *cscan.Func, c cscan.Call, rc *ParamCond, conditional bool) (*ParamCond, bool) {
+	keep, out := r.condAt(fn, c, rc)
+	if !keep {
+		return nil, false
+	}
+	g := r.guardFlag(fn, c.Guards)
+	if conditional {
+		if g == nil || !g.Strict {
+			return nil, false
+		}
+		return g, true
+	}
+	if out != nil {
+		return out, true
+	}
+	return g, true
+}
