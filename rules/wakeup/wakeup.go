@@ -141,6 +141,9 @@ type checker struct {
 	canon map[string]string
 	// wrapDepth is how deep calleeWake follows helpers.
 	wrapDepth int
+	// lockWalks memoises the lock walk of each function version
+	// (heldlocks.go).
+	lockWalks map[*wfunc]*lockWalk
 }
 
 // structLoc is where a struct definition renames a queue field.

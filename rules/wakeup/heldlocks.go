@@ -1,0 +1,202 @@
+package wakeup
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// The locks a function holds at a line are lockctx's answer: its walker
+// follows the function's statement tree path-sensitively over the one
+// lock model (irqsave/irqrestore, read and write sides, trylocks held when
+// true, guard() to the end of its block, scoped_guard() over its body,
+// unlocks on an exit path that leave the lock held where the path goes on,
+// an unlock and re-lock around a sleep in a loop that leave it held at the
+// loop's condition). Wakeup only keys what it is told: a lock is named by
+// lockKey, so one object's lock reached through different expressions is
+// one lock.
+
+// lockWalk is what the walker saw of one function version.
+type lockWalk struct {
+	// lines are the lines of the calls visited, sorted; at is the state
+	// just before the first call of each.
+	lines []int
+	at    map[int]lockctx.State
+	first map[int]string
+	// end is the state at the end of the body.
+	end lockctx.State
+	// taken are the keys of every lock held somewhere in the function.
+	taken map[string]bool
+}
+
+// walkLocks walks f once (memoised per version) with the wakeup lock
+// model over a resolver of the function alone: callees are not followed.
+func (r *checker) walkLocks(f *wfunc) *lockWalk {
+	if w, ok := r.lockWalks[f]; ok {
+		return w
+	}
+	w := &lockWalk{at: map[int]lockctx.State{}, first: map[int]string{}, taken: map[string]bool{}}
+	if r.lockWalks == nil {
+		r.lockWalks = map[*wfunc]*lockWalk{}
+	}
+	r.lockWalks[f] = w
+	if r.p.walkModel == nil {
+		return w
+	}
+	note := func(st lockctx.State) {
+		for _, h := range st.Held {
+			if k := lockKey(h.Key); k != "" {
+				w.taken[k] = true
+			}
+		}
+	}
+	res := lockctx.NewResolver(r.p.walkModel, nil, nil)
+	probed := *f.F
+	probed.Body = probeBlock(f.F.Body, false)
+	w.end = lockctx.Walk(res, &probed, func(v lockctx.Visit) {
+		note(v.State)
+		l := v.Call.Line
+		first, seen := w.first[l]
+		switch {
+		case !seen:
+			w.lines = append(w.lines, l)
+			w.first[l] = v.Call.Name
+			w.at[l] = v.State
+		case first == v.Call.Name && first != probeName:
+			// A do loop's condition, visited again after the body.
+			w.at[l] = v.State
+		}
+	})
+	note(w.end)
+	sort.Ints(w.lines)
+	return w
+}
+
+// locksAt returns the locks f holds just before line, innermost last: the
+// walker's state before the first call at or after line (at the end of
+// the body when there is none), on every path or on some.
+func (r *checker) locksAt(f *wfunc, line int) []heldLock {
+	if f == nil || f.F == nil {
+		return nil
+	}
+	w := r.walkLocks(f)
+	st := w.end
+	if i := sort.SearchInts(w.lines, line); i < len(w.lines) {
+		st = w.at[w.lines[i]]
+	}
+	if st.Dead {
+		return nil
+	}
+	var held []heldLock
+	for _, h := range st.Held {
+		k := lockKey(h.Key)
+		if k == "" || heldAt(held, k) {
+			continue
+		}
+		text := strings.TrimSpace(f.text(h.At.Line))
+		if strings.HasPrefix(h.At.What, "scoped_guard(") || text == "" {
+			text = h.At.What
+		}
+		held = append(held, heldLock{key: k, text: text, line: h.At.Line})
+	}
+	return held
+}
+
+// takesLock reports whether f holds the lock key anywhere, or is passed it
+// (as in wait_event_lock_irq).
+func (r *checker) takesLock(f *wfunc, key string) bool {
+	if f == nil || f.F == nil || key == "" {
+		return false
+	}
+	if r.walkLocks(f).taken[key] {
+		return true
+	}
+	for _, c := range f.F.Calls {
+		if k, ok := r.p.lockCall(c); ok && k == key {
+			return true
+		}
+		if r.p.waiter(c.Name) != nil && strings.Contains(c.Name, "lock") {
+			for _, a := range c.Args {
+				if lockKey(a) == key {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// probeName names the calls probeBlock inserts: no function has it, so
+// the walker only reports the state there.
+const probeName = "wakeup probe"
+
+func probe(line int) *cscan.ExprStmt {
+	return &cscan.ExprStmt{Line: line, Calls: []cscan.Call{{Name: probeName, Line: line}}}
+}
+
+// probeBlock returns a copy of a statement tree with a probe call before
+// every statement and at the end of every block (before guard() scopes
+// close), so that the walk reports the state at lines with no call of
+// their own. Case and goto labels get none: the state there is the next
+// statement's, once the paths have joined. inSwitch marks a switch body.
+func probeBlock(s cscan.Stmt, inSwitch bool) *cscan.Block {
+	switch b := s.(type) {
+	case nil:
+		return nil
+	case *cscan.Block:
+		if b == nil {
+			return nil
+		}
+		out := &cscan.Block{Line: b.Line, EndLine: b.EndLine}
+		for _, x := range b.Stmts {
+			switch x.(type) {
+			case *cscan.CaseStmt, *cscan.LabelStmt:
+			default:
+				out.Stmts = append(out.Stmts, probe(cscan.StmtLine(x)))
+			}
+			out.Stmts = append(out.Stmts, probeStmt(x))
+		}
+		if b.EndLine > 0 && !inSwitch {
+			out.Stmts = append(out.Stmts, probe(b.EndLine))
+		}
+		return out
+	}
+	return &cscan.Block{Line: cscan.StmtLine(s), Stmts: []cscan.Stmt{probe(cscan.StmtLine(s)), probeStmt(s)}}
+}
+
+// probeStmt copies one statement, probing the statements nested in it.
+func probeStmt(s cscan.Stmt) cscan.Stmt {
+	switch x := s.(type) {
+	case *cscan.Block:
+		return probeBlock(x, false)
+	case *cscan.IfStmt:
+		c := *x
+		c.Then = orNil(probeBlock(x.Then, false))
+		c.Else = orNil(probeBlock(x.Else, false))
+		return &c
+	case *cscan.LoopStmt:
+		c := *x
+		c.Body = orNil(probeBlock(x.Body, false))
+		return &c
+	case *cscan.SwitchStmt:
+		c := *x
+		c.Body = orNil(probeBlock(x.Body, true))
+		return &c
+	case *cscan.ScopedGuardStmt:
+		c := *x
+		c.Body = orNil(probeBlock(x.Body, false))
+		return &c
+	}
+	return s
+}
+
+// orNil keeps a missing statement missing (a nil *Block is not a nil
+// Stmt).
+func orNil(b *cscan.Block) cscan.Stmt {
+	if b == nil {
+		return nil
+	}
+	return b
+}
