@@ -20,8 +20,9 @@ import (
 
 // lockWalk is what the walker saw of one function version.
 type lockWalk struct {
-	// lines are the lines of the calls visited, sorted; at is the state
-	// just before the first call of each.
+	// lines are the lines of the calls and statements visited, sorted;
+	// at is the state just before the first of each line, first its
+	// call's name.
 	lines []int
 	at    map[int]lockctx.State
 	first map[int]string
@@ -42,7 +43,7 @@ func (r *checker) walkLocks(f *wfunc) *lockWalk {
 		r.lockWalks = map[*wfunc]*lockWalk{}
 	}
 	r.lockWalks[f] = w
-	if r.p.walkModel == nil {
+	if r.p == nil || r.p.walkModel == nil {
 		return w
 	}
 	note := func(st lockctx.State) {
@@ -52,10 +53,12 @@ func (r *checker) walkLocks(f *wfunc) *lockWalk {
 			}
 		}
 	}
-	res := lockctx.NewResolver(r.p.walkModel, nil, nil)
+	if r.lockRes == nil {
+		r.lockRes = lockctx.NewResolver(r.p.walkModel, nil, nil)
+	}
 	probed := *f.F
 	probed.Body = probeBlock(f.F.Body, false)
-	w.end = lockctx.Walk(res, &probed, func(v lockctx.Visit) {
+	w.end = lockctx.Walk(r.lockRes, &probed, func(v lockctx.Visit) {
 		note(v.State)
 		l := v.Call.Line
 		first, seen := w.first[l]
@@ -75,8 +78,10 @@ func (r *checker) walkLocks(f *wfunc) *lockWalk {
 }
 
 // locksAt returns the locks f holds just before line, innermost last: the
-// walker's state before the first call at or after line (at the end of
-// the body when there is none), on every path or on some.
+// walker's state before the first statement or call at or after line (at
+// the end of the body when there is none), held on every path there or
+// on some (a lock an exit path releases is still held where the function
+// goes on).
 func (r *checker) locksAt(f *wfunc, line int) []heldLock {
 	if f == nil || f.F == nil {
 		return nil
