@@ -31,6 +31,9 @@
 //     version): irqsave/irqrestore, read and write sides, trylocks,
 //     guard() and scoped_guard() scopes, unlocks on exit paths; wakeup
 //     keeps only the key (lockKey), not a pairing of its own;
+//     heldlocks_probe.go: the copy of the statement tree that walk runs
+//     over, with probes at statements that have no call and lock
+//     arguments already keyed, so the walker pairs and joins by the key;
 //   - exits.go: the exits of a body and whether a removal of a wait entry
 //     lies on the path to each (through goto labels);
 //   - waiterpick.go: which waiter an interleaving names;

@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
@@ -16,7 +15,9 @@ import (
 // an unlock and re-lock around a sleep in a loop that leave it held at the
 // loop's condition). Wakeup only keys what it is told: a lock is named by
 // lockKey, so one object's lock reached through different expressions is
-// one lock.
+// one lock: the walk runs over a copy of the statement tree whose lock
+// arguments are already those keys (heldlocks_probe.go), so that the
+// walker pairs and merges by them.
 
 // lockWalk is what the walker saw of one function version.
 type lockWalk struct {
@@ -30,6 +31,8 @@ type lockWalk struct {
 	end lockctx.State
 	// taken are the keys of every lock held somewhere in the function.
 	taken map[string]bool
+	// guardTexts are the scoped_guard() calls by line, as written.
+	guardTexts map[int]string
 }
 
 // walkLocks walks f once (memoised per version) with the wakeup lock
@@ -38,7 +41,7 @@ func (r *checker) walkLocks(f *wfunc) *lockWalk {
 	if w, ok := r.lockWalks[f]; ok {
 		return w
 	}
-	w := &lockWalk{at: map[int]lockctx.State{}, first: map[int]string{}, taken: map[string]bool{}}
+	w := &lockWalk{at: map[int]lockctx.State{}, first: map[int]string{}, taken: map[string]bool{}, guardTexts: map[int]string{}}
 	if r.lockWalks == nil {
 		r.lockWalks = map[*wfunc]*lockWalk{}
 	}
@@ -56,8 +59,9 @@ func (r *checker) walkLocks(f *wfunc) *lockWalk {
 	if r.lockRes == nil {
 		r.lockRes = lockctx.NewResolver(r.p.walkModel, nil, nil)
 	}
+	pr := &prober{m: r.p.walkModel, texts: w.guardTexts}
 	probed := *f.F
-	probed.Body = probeBlock(f.F.Body, false)
+	probed.Body = pr.block(f.F.Body, false)
 	w.end = lockctx.Walk(r.lockRes, &probed, func(v lockctx.Visit) {
 		note(v.State)
 		l := v.Call.Line
@@ -101,8 +105,8 @@ func (r *checker) locksAt(f *wfunc, line int) []heldLock {
 			continue
 		}
 		text := strings.TrimSpace(f.text(h.At.Line))
-		if strings.HasPrefix(h.At.What, "scoped_guard(") || text == "" {
-			text = h.At.What
+		if t, ok := w.guardTexts[h.At.Line]; ok || text == "" {
+			text = t
 		}
 		held = append(held, heldLock{key: k, text: text, line: h.At.Line})
 	}
@@ -131,77 +135,4 @@ func (r *checker) takesLock(f *wfunc, key string) bool {
 		}
 	}
 	return false
-}
-
-// probeName names the calls probeBlock inserts: no function has it, so
-// the walker only reports the state there.
-const probeName = "wakeup probe"
-
-func probe(line int) *cscan.ExprStmt {
-	return &cscan.ExprStmt{Line: line, Calls: []cscan.Call{{Name: probeName, Line: line}}}
-}
-
-// probeBlock returns a copy of a statement tree with a probe call before
-// every statement and at the end of every block (before guard() scopes
-// close), so that the walk reports the state at lines with no call of
-// their own. Case and goto labels get none: the state there is the next
-// statement's, once the paths have joined. inSwitch marks a switch body.
-func probeBlock(s cscan.Stmt, inSwitch bool) *cscan.Block {
-	switch b := s.(type) {
-	case nil:
-		return nil
-	case *cscan.Block:
-		if b == nil {
-			return nil
-		}
-		out := &cscan.Block{Line: b.Line, EndLine: b.EndLine}
-		for _, x := range b.Stmts {
-			switch x.(type) {
-			case *cscan.CaseStmt, *cscan.LabelStmt:
-			default:
-				out.Stmts = append(out.Stmts, probe(cscan.StmtLine(x)))
-			}
-			out.Stmts = append(out.Stmts, probeStmt(x))
-		}
-		if b.EndLine > 0 && !inSwitch {
-			out.Stmts = append(out.Stmts, probe(b.EndLine))
-		}
-		return out
-	}
-	return &cscan.Block{Line: cscan.StmtLine(s), Stmts: []cscan.Stmt{probe(cscan.StmtLine(s)), probeStmt(s)}}
-}
-
-// probeStmt copies one statement, probing the statements nested in it.
-func probeStmt(s cscan.Stmt) cscan.Stmt {
-	switch x := s.(type) {
-	case *cscan.Block:
-		return probeBlock(x, false)
-	case *cscan.IfStmt:
-		c := *x
-		c.Then = orNil(probeBlock(x.Then, false))
-		c.Else = orNil(probeBlock(x.Else, false))
-		return &c
-	case *cscan.LoopStmt:
-		c := *x
-		c.Body = orNil(probeBlock(x.Body, false))
-		return &c
-	case *cscan.SwitchStmt:
-		c := *x
-		c.Body = orNil(probeBlock(x.Body, true))
-		return &c
-	case *cscan.ScopedGuardStmt:
-		c := *x
-		c.Body = orNil(probeBlock(x.Body, false))
-		return &c
-	}
-	return s
-}
-
-// orNil keeps a missing statement missing (a nil *Block is not a nil
-// Stmt).
-func orNil(b *cscan.Block) cscan.Stmt {
-	if b == nil {
-		return nil
-	}
-	return b
 }
