@@ -23,8 +23,17 @@
 //   - wrapper.go: wake-ups through small wrapper helpers;
 //   - opswake.go: a call through a function-pointer member is a wake-up
 //     when a function assigned to that member wakes;
-//   - pairs.go: the sleeper/waker roles, held locks and interleavings the
+//   - pairs.go: the sleeper/waker roles, lock keys and interleavings the
 //     pair checks share;
+//   - heldlocks.go: the locks held at a line, which are lockctx's walker's
+//     answer (a lockctx.CompileLocks model of the ordering kinds, mutexes
+//     and rw-semaphores included, one path-sensitive walk per function
+//     version): irqsave/irqrestore, read and write sides, trylocks,
+//     guard() and scoped_guard() scopes, unlocks on exit paths; wakeup
+//     keeps only the key (lockKey), not a pairing of its own;
+//     heldlocks_probe.go: the copy of the statement tree that walk runs
+//     over, with probes at statements that have no call and lock
+//     arguments already keyed, so the walker pairs and joins by the key;
 //   - exits.go: the exits of a body and whether a removal of a wait entry
 //     lies on the path to each (through goto labels);
 //   - waiterpick.go: which waiter an interleaving names;
@@ -98,5 +107,5 @@
 //   - tree_sitestore.go: those calls stored per identifier once per tree
 //     state (Prepare), so a patch decodes only what it asks for.
 //
-// Statement walks use rules/lockctx. Case files are in testdata/cases.
+// Statement walks, held locks included, use rules/lockctx. Case files are in testdata/cases.
 package wakeup

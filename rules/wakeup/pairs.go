@@ -2,7 +2,6 @@ package wakeup
 
 import (
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 	"regexp"
 	"sort"
 	"strings"
@@ -73,70 +72,6 @@ type heldLock struct {
 	line int
 }
 
-// locksAt returns the locks f holds just before line, in source order:
-// every lock call before it not yet matched by an unlock. Unlocks inside a
-// branch the lock call is not in (error exits) are ignored, and so are the
-// unlock/re-lock pairs around a sleep inside a loop, which keep the lock
-// held at the loop's condition checks.
-func (r *checker) locksAt(f *wfunc, line int) []heldLock {
-	if f == nil || f.F == nil {
-		return nil
-	}
-	var held []heldLock
-	var heldGuards [][]cscan.Guard
-	for _, c := range f.F.Calls {
-		if c.Line >= line {
-			break
-		}
-		if len(c.Args) == 0 {
-			continue
-		}
-		if k, ok := r.p.lockCall(c); ok {
-			held = append(held, heldLock{key: k, text: strings.TrimSpace(f.text(c.Line)), line: c.Line})
-			heldGuards = append(heldGuards, c.Guards)
-			continue
-		}
-		if c.Name == "guard" {
-			// guard(class)(&lock) holds the lock to the end of its
-			// scope; the flat call list has no scope, so to the end of
-			// the function.
-			if _, key, ok := r.p.locks.Guard(c); ok {
-				held = append(held, heldLock{key: lockKey(key), text: strings.TrimSpace(f.text(c.Line)), line: c.Line})
-				heldGuards = append(heldGuards, c.Guards)
-			}
-			continue
-		}
-		k, ok := r.p.unlockCall(c)
-		if !ok {
-			continue
-		}
-		for i := len(held) - 1; i >= 0; i-- {
-			if held[i].key != k {
-				continue
-			}
-			if len(extraGuards(c.Guards, heldGuards[i])) > 0 {
-				break // a conditional unlock: an exit path
-			}
-			held = append(held[:i], held[i+1:]...)
-			heldGuards = append(heldGuards[:i], heldGuards[i+1:]...)
-			break
-		}
-	}
-	// scoped_guard(class, &lock) { ... }: the lock is held inside its body.
-	if f.F.Body != nil {
-		cscan.Inspect(f.F.Body, func(st cscan.Stmt) {
-			sg, ok := st.(*cscan.ScopedGuardStmt)
-			if !ok || sg.Line >= line || stmtEnd(sg.Body) < line {
-				return
-			}
-			if _, key, ok := r.p.locks.Guard(sg.Call); ok && !heldAt(held, lockKey(key)) {
-				held = append(held, heldLock{key: lockKey(key), text: lockctx.CallText(sg.Call), line: sg.Line})
-			}
-		})
-	}
-	return held
-}
-
 // stmtEnd returns the last line of a statement tree.
 func stmtEnd(s cscan.Stmt) int {
 	end := 0
@@ -149,30 +84,6 @@ func stmtEnd(s cscan.Stmt) int {
 		}
 	})
 	return end
-}
-
-// takesLock reports whether f takes (or is passed, as in
-// wait_event_lock_irq) the lock key anywhere.
-func (r *checker) takesLock(f *wfunc, key string) bool {
-	if f == nil || f.F == nil || key == "" {
-		return false
-	}
-	for _, c := range f.F.Calls {
-		if k, ok := r.p.lockCall(c); ok && k == key {
-			return true
-		}
-		if _, k, ok := r.p.locks.Guard(c); ok && (c.Name == "guard" || c.Name == "scoped_guard") && lockKey(k) == key {
-			return true
-		}
-		if r.p.waiter(c.Name) != nil && strings.Contains(c.Name, "lock") {
-			for _, a := range c.Args {
-				if lockKey(a) == key {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // lockKey normalises a lock expression to its last two member names

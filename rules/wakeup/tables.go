@@ -3,6 +3,7 @@ package wakeup
 import (
 	"fmt"
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"regexp"
 	"strings"
@@ -156,9 +157,12 @@ type prims struct {
 	unlinks      map[string]*unlinkRow
 	// locks is the lock model's locks (lockmodel.IsLock kinds): what
 	// orders the two sides of a sleeper/waker pair.
-	locks    *lockmodel.Model
-	taskGets map[string]bool
-	taskPuts map[string]bool
+	locks *lockmodel.Model
+	// walkModel is the same locks compiled for lockctx's walker, which
+	// answers the locks held at a line (heldlocks.go).
+	walkModel *lockctx.Model
+	taskGets  map[string]bool
+	taskPuts  map[string]bool
 	// rearms and rearmInert: rearm_completion.go.
 	rearms     map[string]*rearmRow
 	rearmInert []*regexp.Regexp
@@ -169,10 +173,15 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 	if err != nil {
 		return nil, err
 	}
+	wm, err := lockctx.CompileLocks("wakeup", lt, lockmodel.IsLock)
+	if err != nil {
+		return nil, err
+	}
 	p := &prims{
 		t:           t,
 		id:          tablesID(t, lt),
 		locks:       lm,
+		walkModel:   wm,
 		waiterNames: map[string]*waiterRow{},
 		wakerNames:  map[string]*wakerRow{},
 		entries:     map[string]*entryRow{},

@@ -10,6 +10,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
@@ -141,6 +142,12 @@ type checker struct {
 	canon map[string]string
 	// wrapDepth is how deep calleeWake follows helpers.
 	wrapDepth int
+	// lockWalks memoises the lock walk of each function version
+	// (heldlocks.go).
+	lockWalks map[*wfunc]*lockWalk
+	// lockRes is the resolver those walks run over: no index, so each
+	// function alone.
+	lockRes *lockctx.Resolver
 }
 
 // structLoc is where a struct definition renames a queue field.

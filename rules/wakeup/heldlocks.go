@@ -1,0 +1,138 @@
+package wakeup
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// The locks a function holds at a line are lockctx's answer: its walker
+// follows the function's statement tree path-sensitively over the one
+// lock model (irqsave/irqrestore, read and write sides, trylocks held when
+// true, guard() to the end of its block, scoped_guard() over its body,
+// unlocks on an exit path that leave the lock held where the path goes on,
+// an unlock and re-lock around a sleep in a loop that leave it held at the
+// loop's condition). Wakeup only keys what it is told: a lock is named by
+// lockKey, so one object's lock reached through different expressions is
+// one lock: the walk runs over a copy of the statement tree whose lock
+// arguments are already those keys (heldlocks_probe.go), so that the
+// walker pairs and merges by them.
+
+// lockWalk is what the walker saw of one function version.
+type lockWalk struct {
+	// lines are the lines of the calls and statements visited, sorted;
+	// at is the state just before the first of each line, first its
+	// call's name.
+	lines []int
+	at    map[int]lockctx.State
+	first map[int]string
+	// end is the state at the end of the body.
+	end lockctx.State
+	// taken are the keys of every lock held somewhere in the function.
+	taken map[string]bool
+	// guardTexts are the scoped_guard() calls by line, as written.
+	guardTexts map[int]string
+}
+
+// walkLocks walks f once (memoised per version) with the wakeup lock
+// model over a resolver of the function alone: callees are not followed.
+func (r *checker) walkLocks(f *wfunc) *lockWalk {
+	if w, ok := r.lockWalks[f]; ok {
+		return w
+	}
+	w := &lockWalk{at: map[int]lockctx.State{}, first: map[int]string{}, taken: map[string]bool{}, guardTexts: map[int]string{}}
+	if r.lockWalks == nil {
+		r.lockWalks = map[*wfunc]*lockWalk{}
+	}
+	r.lockWalks[f] = w
+	if r.p == nil || r.p.walkModel == nil {
+		return w
+	}
+	note := func(st lockctx.State) {
+		for _, h := range st.Held {
+			if k := lockKey(h.Key); k != "" {
+				w.taken[k] = true
+			}
+		}
+	}
+	if r.lockRes == nil {
+		r.lockRes = lockctx.NewResolver(r.p.walkModel, nil, nil)
+	}
+	pr := &prober{m: r.p.walkModel, texts: w.guardTexts}
+	probed := *f.F
+	probed.Body = pr.block(f.F.Body, false)
+	w.end = lockctx.Walk(r.lockRes, &probed, func(v lockctx.Visit) {
+		note(v.State)
+		l := v.Call.Line
+		first, seen := w.first[l]
+		switch {
+		case !seen:
+			w.lines = append(w.lines, l)
+			w.first[l] = v.Call.Name
+			w.at[l] = v.State
+		case first == v.Call.Name && first != probeName:
+			// A do loop's condition, visited again after the body.
+			w.at[l] = v.State
+		}
+	})
+	note(w.end)
+	sort.Ints(w.lines)
+	return w
+}
+
+// locksAt returns the locks f holds just before line, innermost last: the
+// walker's state before the first statement or call at or after line (at
+// the end of the body when there is none), held on every path there or
+// on some (a lock an exit path releases is still held where the function
+// goes on).
+func (r *checker) locksAt(f *wfunc, line int) []heldLock {
+	if f == nil || f.F == nil {
+		return nil
+	}
+	w := r.walkLocks(f)
+	st := w.end
+	if i := sort.SearchInts(w.lines, line); i < len(w.lines) {
+		st = w.at[w.lines[i]]
+	}
+	if st.Dead {
+		return nil
+	}
+	var held []heldLock
+	for _, h := range st.Held {
+		k := lockKey(h.Key)
+		if k == "" || heldAt(held, k) {
+			continue
+		}
+		text := strings.TrimSpace(f.text(h.At.Line))
+		if t, ok := w.guardTexts[h.At.Line]; ok || text == "" {
+			text = t
+		}
+		held = append(held, heldLock{key: k, text: text, line: h.At.Line})
+	}
+	return held
+}
+
+// takesLock reports whether f holds the lock key anywhere, or is passed it
+// (as in wait_event_lock_irq).
+func (r *checker) takesLock(f *wfunc, key string) bool {
+	if f == nil || f.F == nil || key == "" {
+		return false
+	}
+	if r.walkLocks(f).taken[key] {
+		return true
+	}
+	for _, c := range f.F.Calls {
+		if k, ok := r.p.lockCall(c); ok && k == key {
+			return true
+		}
+		if r.p.waiter(c.Name) != nil && strings.Contains(c.Name, "lock") {
+			for _, a := range c.Args {
+				if lockKey(a) == key {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

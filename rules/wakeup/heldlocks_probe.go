@@ -1,0 +1,135 @@
+package wakeup
+
+import (
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// The copy of a function's statement tree that wakeup's lock walk runs
+// over: probes give the state at lines with no call, and lock arguments
+// are wakeup's keys.
+
+// probeName names the calls a prober inserts: no function has it, so the
+// walker only reports the state there.
+const probeName = "wakeup probe"
+
+func probe(line int) *cscan.ExprStmt {
+	return &cscan.ExprStmt{Line: line, Calls: []cscan.Call{{Name: probeName, Line: line}}}
+}
+
+// prober copies a statement tree for the lock walk.
+type prober struct {
+	m *lockctx.Model
+	// texts collects the scoped_guard() calls by line, as written.
+	texts map[int]string
+}
+
+// block returns a copy of a statement tree with a probe call before every
+// statement and at the end of every block (before guard() scopes close),
+// so that the walk reports the state at lines with no call of their own.
+// Case and goto labels get none: the state there is the next statement's,
+// once the paths have joined. inSwitch marks a switch body.
+func (p *prober) block(s cscan.Stmt, inSwitch bool) *cscan.Block {
+	switch b := s.(type) {
+	case nil:
+		return nil
+	case *cscan.Block:
+		if b == nil {
+			return nil
+		}
+		out := &cscan.Block{Line: b.Line, EndLine: b.EndLine}
+		for _, x := range b.Stmts {
+			switch x.(type) {
+			case *cscan.CaseStmt, *cscan.LabelStmt:
+			default:
+				out.Stmts = append(out.Stmts, probe(cscan.StmtLine(x)))
+			}
+			out.Stmts = append(out.Stmts, p.stmt(x))
+		}
+		if b.EndLine > 0 && !inSwitch {
+			out.Stmts = append(out.Stmts, probe(b.EndLine))
+		}
+		return out
+	}
+	return &cscan.Block{Line: cscan.StmtLine(s), Stmts: []cscan.Stmt{probe(cscan.StmtLine(s)), p.stmt(s)}}
+}
+
+// stmt copies one statement, keying its lock calls and probing the
+// statements nested in it.
+func (p *prober) stmt(s cscan.Stmt) cscan.Stmt {
+	switch x := s.(type) {
+	case *cscan.Block:
+		return p.block(x, false)
+	case *cscan.ExprStmt:
+		c := *x
+		c.Calls = p.calls(x.Calls)
+		return &c
+	case *cscan.ReturnStmt:
+		c := *x
+		c.Calls = p.calls(x.Calls)
+		return &c
+	case *cscan.IfStmt:
+		c := *x
+		c.CondCalls = p.calls(x.CondCalls)
+		c.Then = orNil(p.block(x.Then, false))
+		c.Else = orNil(p.block(x.Else, false))
+		return &c
+	case *cscan.LoopStmt:
+		c := *x
+		c.CondCalls = p.calls(x.CondCalls)
+		c.Body = orNil(p.block(x.Body, false))
+		return &c
+	case *cscan.SwitchStmt:
+		c := *x
+		c.CondCalls = p.calls(x.CondCalls)
+		c.Body = orNil(p.block(x.Body, true))
+		return &c
+	case *cscan.ScopedGuardStmt:
+		c := *x
+		p.texts[x.Line] = lockctx.CallText(x.Call)
+		c.Call = p.keyed(x.Call)
+		c.Body = orNil(p.block(x.Body, false))
+		return &c
+	}
+	return s
+}
+
+// calls returns cs with their lock arguments keyed.
+func (p *prober) calls(cs []cscan.Call) []cscan.Call {
+	out := make([]cscan.Call, len(cs))
+	for i, c := range cs {
+		out[i] = p.keyed(c)
+	}
+	return out
+}
+
+// keyed returns c with the argument naming its lock replaced by the
+// lock's key (lockKey): the walker then pairs an unlock with its lock,
+// and joins two paths, by that key.
+func (p *prober) keyed(c cscan.Call) cscan.Call {
+	arg := -1
+	if pr, ok := p.m.Acquire(c.Name); ok {
+		arg = pr.Arg
+	} else if pr, ok := p.m.Release(c.Name); ok {
+		arg = pr.Arg
+	} else if pr, ok := p.m.Trylock(c.Name); ok {
+		arg = pr.Arg
+	} else if c.Name == "guard" || c.Name == "scoped_guard" {
+		arg = 1
+	}
+	if arg < 0 || arg >= len(c.Args) {
+		return c
+	}
+	c.Args = append([]string(nil), c.Args...)
+	c.Args[arg] = lockKey(c.Args[arg])
+	return c
+}
+
+// orNil keeps a missing statement missing (a nil *Block is not a nil
+// Stmt).
+func orNil(b *cscan.Block) cscan.Stmt {
+	if b == nil {
+		return nil
+	}
+	return b
+}
