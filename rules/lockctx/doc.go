@@ -14,7 +14,9 @@
 // The engine.
 //   - model.go: the atomic kinds of the lock model (rules/lockmodel), a
 //     family's callbacks and target; state.go: the held set and path
-//     merging; walk.go: the statement walker.
+//     merging; walk.go: the statement walker; lockwalk.go: a model of the
+//     lock table alone (CompileLocks), for rules that walk a function for
+//     the locks it holds (rules/wakeup).
 //   - summary.go: the Resolver, callee resolution and summaries, which give
 //     each function's effect on its caller's contexts and whether it may
 //     reach the Target with nothing of its own held, computed to a
