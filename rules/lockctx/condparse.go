@@ -185,4 +185,3 @@ func splitTop(c, op string) []string {
 	}
 	return append(out, c[start:])
 }
-
