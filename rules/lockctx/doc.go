@@ -38,6 +38,22 @@
 //     definition of a function, or a header's config stub, does not hide
 //     the real one. Calls into code written to run in any context
 //     (Tables.AnyContext: sanitizers, lockdep) are not followed.
+//   - retheld.go: contexts held on return conditionally on the returned
+//     value's class (zero, error, other: summary.RetClass), as
+//     lock_task_sighand() returns non-NULL with siglock held or a lock
+//     helper returns 0 with its lock held; the walker carries them on the
+//     variable the value is assigned to (State.Cond) and settles them at
+//     a test of it, and remembers what tests say of variables on the path
+//     (State.Facts), so that a merge of a path that took the lock with one
+//     that returns NULL holds the lock conditionally on the value;
+//     condparse.go reads what a branch condition says of a value.
+//   - macro.go: a call that resolves to no function but to a
+//     function-like macro of its own file (cassini's cas_lock_all_save())
+//     takes the contexts the macro's body enters and leaves, summarised
+//     like a function's.
+//   - membereffects.go: a call through a struct member takes the held on
+//     return and release effects of the functions assigned to it
+//     (zpool_driver.map/.unmap).
 //
 // The stored summaries and their invalidation are package sumstore:
 // the files beside the index, the records, the climb that decides which

@@ -39,13 +39,13 @@ func (r *Resolver) guardFlag(fn *cscan.Func, gs []cscan.Guard) *ParamCond {
 		want := true
 		switch g.Kind {
 		case "if":
-			conds = splitTop(g.Cond, "&&")
+			conds = splitTop(unwrap(g.Cond), "&&")
 		case "else":
 			c, ok := r.elseCond(fn, g.Line)
 			if !ok {
 				continue
 			}
-			conds, want = splitTop(c, "||"), false
+			conds, want = splitTop(unwrap(c), "||"), false
 		default:
 			continue
 		}
@@ -172,47 +172,10 @@ func flagTest(c string) (name string, nonzero, ok bool) {
 // unwrap trims white space and parentheses around the whole of s.
 func unwrap(s string) string {
 	s = strings.TrimSpace(s)
-	for len(s) >= 2 && s[0] == '(' && s[len(s)-1] == ')' && closes(s) == len(s)-1 {
+	for len(s) >= 2 && s[0] == '(' && s[len(s)-1] == ')' && closes(s, 0) {
 		s = strings.TrimSpace(s[1 : len(s)-1])
 	}
 	return s
-}
-
-// closes returns the index of the parenthesis closing s[0].
-func closes(s string) int {
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			depth++
-		case ')':
-			if depth--; depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// splitTop splits s at the top-level occurrences of op ("&&", "||").
-func splitTop(s, op string) []string {
-	s = unwrap(s)
-	var out []string
-	depth, from := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		}
-		if depth == 0 && strings.HasPrefix(s[i:], op) {
-			out = append(out, s[from:i])
-			from = i + len(op)
-			i += len(op) - 1
-		}
-	}
-	return append(out, s[from:])
 }
 
 // literalTruth reads a constant's truth: true, false, an integer.

@@ -31,7 +31,7 @@ func TestFlagTest(t *testing.T) {
 }
 
 func TestSplitTop(t *testing.T) {
-	got := splitTop("(a && (b && c) && !d)", "&&")
+	got := splitTop(unwrap("(a && (b && c) && !d)"), "&&")
 	if want := []string{"a ", " (b && c) ", " !d"}; !slices.Equal(got, want) {
 		t.Errorf("splitTop = %q, want %q", got, want)
 	}

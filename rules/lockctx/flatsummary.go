@@ -11,7 +11,9 @@ import (
 // flatSummary summarises fn from its call list: the guards of each call
 // say which acquires and releases are in scope (a release inside an
 // error-path if does not end a region for the code after the if).
-func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
+// acquires reports whether fn enters a context anywhere (a primitive, or
+// a callee returning with one held).
+func (r *Resolver) flatSummary(fn *cscan.Func) (s *Summary, acquires bool) {
 	f := &flatBuilder{r: r, fn: fn, s: &Summary{}}
 	for _, ev := range flatEvents(fn) {
 		if ev.call == nil {
@@ -26,7 +28,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) *Summary {
 	f.addDrops()
 	f.addAcquires()
 	f.addRetakes()
-	return f.s
+	return f.s, f.acquires
 }
 
 // flatBuilder holds what flatSummary has found so far in fn's events.
@@ -42,6 +44,9 @@ type flatBuilder struct {
 	// retFalse whether that return returns a false value.
 	retStates []State
 	retFalse  []bool
+	// acquires is set when a call enters a context (or may, for a callee
+	// that returns holding one on some of its values).
+	acquires bool
 }
 
 // flatEvents returns fn's calls (at most maxSummaryCalls) and returns in
@@ -135,6 +140,7 @@ func (f *flatBuilder) call(ev event) {
 	if cs == nil {
 		return
 	}
+	f.acquires = f.acquires || len(cs.Acquires)+len(cs.CondAcquires) > 0
 	f.calleeReaches(ev, c, cs)
 	callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
 	for _, d := range cs.Drops {
@@ -147,10 +153,14 @@ func (f *flatBuilder) call(ev event) {
 		if g, neg := condGuard(fn, c); g != nil {
 			for _, e := range cs.CondAcquires {
 				a := act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps}
-				if neg {
-					a.notIn = g
-				} else {
+				onTrue, onFalse := condSides(g.Cond, c, e, neg)
+				switch {
+				case onTrue:
 					a.within = g
+				case onFalse:
+					a.notIn = g
+				default:
+					continue
 				}
 				f.acts = append(f.acts, a)
 			}
@@ -163,6 +173,7 @@ func (f *flatBuilder) call(ev event) {
 func (f *flatBuilder) lockCall(ev event, c cscan.Call, here report.Step) bool {
 	m := f.r.m
 	if p, ok := m.Acquire(c.Name); ok {
+		f.acquires = true
 		f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here})
 		return true
 	}
@@ -187,6 +198,7 @@ func (f *flatBuilder) lockCall(ev event, c cscan.Call, here report.Step) bool {
 		return true
 	}
 	if p, ok := m.Trylock(c.Name); ok {
+		f.acquires = true
 		if g, neg := condGuard(f.fn, c); g != nil {
 			a := act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here}
 			if neg {

@@ -2,14 +2,16 @@ package lockctx
 
 import (
 	"github.com/autosel-bot/autosel-bot/cscan"
-	"github.com/autosel-bot/autosel-bot/report"
 )
 
 // refineEffects recomputes a summary's effect on the caller (contexts held
 // at return, contexts released) path-sensitively from the statement tree:
 // the flat call list cannot tell that both branches of an if/else unlock.
-// Only functions whose flat summary has an Effect get here, a few percent.
-func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary) {
+// Only functions whose flat summary has an Effect get here, a few percent,
+// and (addOnly) those that enter a context and return a value: their
+// flat summary stays, with the contexts the walk finds held at return
+// added (retheld.go).
+func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary, addOnly bool) {
 	full := fn
 	if full.Body == nil {
 		if r.ix == nil {
@@ -33,6 +35,16 @@ func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary) {
 	})
 	w.keepDrops = true
 	end := w.run(State{})
+	if addOnly {
+		rets, exprs := w.rets, w.retExprs
+		if !end.Dead {
+			rets, exprs = append(rets, end), append(exprs, "")
+		}
+		acq, cond := retEffects(rets, exprs)
+		s.Acquires = addEffects(s.Acquires, acq)
+		s.CondAcquires = addEffects(s.CondAcquires, cond)
+		return
+	}
 	if s.Reach != nil {
 		s.Reach = first
 	}
@@ -45,68 +57,7 @@ func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary) {
 		s.Acquires, s.CondAcquires, s.Drops = nil, nil, w.Drops
 		return
 	}
-	has := func(st State, kind, key string) bool {
-		for _, h := range st.Held {
-			if h.Kind == kind && h.Key == key && h.Must {
-				return true
-			}
-		}
-		return false
-	}
-	var acq, cond []Effect
-	for _, h := range rets[0].Held {
-		all, onTrue, onFalse, anyFalse := true, true, false, false
-		for i, st := range rets {
-			hs := has(st, h.Kind, h.Key)
-			f := falseish(exprs[i])
-			all = all && hs
-			if f {
-				anyFalse = true
-				onFalse = onFalse || hs
-			} else if !hs {
-				onTrue = false
-			}
-		}
-		e := Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)}
-		switch {
-		case all:
-			acq = append(acq, e)
-		case onTrue && anyFalse && !onFalse:
-			cond = append(cond, e)
-		}
-	}
-	// Contexts held only at the true returns, when the first return is a
-	// false one.
-	for i, st := range rets {
-		if falseish(exprs[i]) {
-			continue
-		}
-		for _, h := range st.Held {
-			dup := false
-			for _, e := range append(append([]Effect(nil), acq...), cond...) {
-				if e.Kind == h.Kind && e.Key == h.Key {
-					dup = true
-				}
-			}
-			if dup {
-				continue
-			}
-			ok, anyFalse := true, false
-			for j, st2 := range rets {
-				hs := has(st2, h.Kind, h.Key)
-				if falseish(exprs[j]) {
-					anyFalse = true
-					ok = ok && !hs
-				} else {
-					ok = ok && hs
-				}
-			}
-			if ok && anyFalse {
-				cond = append(cond, Effect{Kind: h.Kind, Key: h.Key, Steps: append([]report.Step{h.At}, h.Via...)})
-			}
-		}
-		break
-	}
+	acq, cond := retEffects(rets, exprs)
 	s.Acquires, s.CondAcquires = acq, cond
 	s.Drops = nil
 	for _, d := range w.Drops {

@@ -24,13 +24,18 @@ type Held struct {
 type State struct {
 	// Held lists the contexts, innermost last.
 	Held []Held
+	// Cond lists the contexts held depending on a variable's value, Facts
+	// what the path says of variables' values (retheld.go).
+	Cond  []CondHeld
+	Facts []Fact
 	// Dead marks an unreachable point (after return, goto, break).
 	Dead bool
 }
 
 // Clone returns a copy that can be changed independently.
 func (s State) Clone() State {
-	return State{Held: append([]Held(nil), s.Held...), Dead: s.Dead}
+	return State{Held: append([]Held(nil), s.Held...), Dead: s.Dead,
+		Cond: append([]CondHeld(nil), s.Cond...), Facts: append([]Fact(nil), s.Facts...)}
 }
 
 // Empty reports whether no context is held.
@@ -131,6 +136,7 @@ func mergeStates(a, b State) State {
 			out.Held = append(out.Held, y)
 		}
 	}
+	mergeConds(a, b, &out)
 	return out
 }
 

@@ -93,6 +93,9 @@ type Resolver struct {
 	// familyCache holds the view's initializers by address per driver
 	// family (addrassigns.go).
 	familyCache map[string][]index.Assign
+	// macros holds the function-like macros of each file read, parsed as
+	// functions (macro.go).
+	macros map[string]map[string]*cscan.Func
 }
 
 // refAnswer is an answer of Index.RefOf.
@@ -143,7 +146,7 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		tainted:  map[*cscan.Func]bool{},
 		shared:   sharedFor(m, ix),
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
-		familyCache: map[string][]index.Assign{}}
+		familyCache: map[string][]index.Assign{}, macros: map[string]map[string]*cscan.Func{}}
 	r.typ = typing.New(ix, r.noteMember)
 	r.regs = registrations.New(registrations.Config{Index: ix, Patch: patch, ID: m.id, Callbacks: m.callbacks, Typer: r.typ, Note: r.noteMember,
 		Stored: func() ([]Callback, bool) {
@@ -287,10 +290,13 @@ func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
 func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	name, fromFile := c.Name, caller.File
 	if strings.ContainsAny(name, ">.") {
-		return r.pointerSummary(c, caller)
+		return r.withMemberEffects(r.pointerSummary(c, caller), c, caller)
 	}
 	defs := r.lookup(name, fromFile)
 	if len(defs) == 0 {
+		if s := r.macroSummary(name, fromFile); s != nil {
+			return s
+		}
 		if !isUpperName(name) {
 			r.unresolved[name] = true
 		}
@@ -439,9 +445,13 @@ func (r *Resolver) compute(fn *cscan.Func) *Summary {
 	r.Computed++
 	r.nested++
 	defer func() { r.nested-- }()
-	s := r.flatSummary(fn)
+	s, acquires := r.flatSummary(fn)
 	if len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) > 0 || s.Reach != nil && r.releases(fn) || branchAcquires(r.m, fn) {
-		r.refineEffects(fn, s)
+		r.refineEffects(fn, s, false)
+	} else if acquires && returnsValue(fn) {
+		// A helper that may return with a context held on some paths
+		// only (heldOnReturn, retheld.go).
+		r.refineEffects(fn, s, true)
 	}
 	s.Acquires, s.CondAcquires, s.Drops = dedupEffects(s.Acquires), dedupEffects(s.CondAcquires), dedupEffects(s.Drops)
 	if s.Reach != nil && len(s.Reach.Drops) > 1 {

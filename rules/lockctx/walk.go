@@ -5,6 +5,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 )
 
 // Visit is what the walker reports for every call: the call, the
@@ -192,9 +193,18 @@ func (w *walker) condAcquire(cond string, cc []cscan.Call) (onTrue, onFalse []He
 			hs = append(hs, Held{Kind: p.Kind, Key: argKey(c, p.Arg), Must: true, At: w.step(c.Line, CallText(c))})
 		} else if _, ok := w.r.m.Acquire(c.Name); ok {
 			continue
-		} else if cs := w.r.calleeSummary(c, w.fn); cs != nil {
+		} else if cs := w.r.calleeSummary(c, w.fn); cs != nil && len(cs.CondAcquires) > 0 {
+			at := func(e Effect) Held {
+				return Held{Kind: e.Kind, Key: e.Key, Must: true, At: w.step(c.Line, "calls "+c.Name+"()"), Via: e.Steps}
+			}
+			if t, f, ok := condHeldOn(cond, c, cs.CondAcquires, at); ok {
+				onTrue, onFalse = append(onTrue, t...), append(onFalse, f...)
+				continue
+			}
 			for _, e := range cs.CondAcquires {
-				hs = append(hs, Held{Kind: e.Kind, Key: e.Key, Must: true, At: w.step(c.Line, "calls "+c.Name+"()"), Via: e.Steps})
+				if when, _ := e.Masks(); when&summary.RetPos != 0 {
+					hs = append(hs, at(e))
+				}
 			}
 		}
 		if len(hs) == 0 {
@@ -243,15 +253,20 @@ func (w *walker) stmt(s cscan.Stmt, st State) State {
 		}
 		return st
 	case *cscan.ExprStmt:
-		return w.calls(s.Calls, st)
+		st = w.calls(s.Calls, st)
+		if v, rhs, ok := assignment(s.Text); ok {
+			st = w.assign(st, v, rhs, s.Calls)
+		}
+		return st
 	case *cscan.IfStmt:
 		st = w.calls(s.CondCalls, st)
 		if st.Dead {
 			return st
 		}
 		onTrue, onFalse := w.condAcquire(s.Cond, s.CondCalls)
-		thenSt := w.stmt(s.Then, withHeld(st, onTrue))
-		elseSt := w.stmt(s.Else, withHeld(st, onFalse))
+		thenIn, elseIn := narrowBranches(s.Cond, withHeld(st, onTrue), withHeld(st, onFalse))
+		thenSt := w.stmt(s.Then, thenIn)
+		elseSt := w.stmt(s.Else, elseIn)
 		return mergeStates(thenSt, elseSt)
 	case *cscan.LoopStmt:
 		return w.loop(s, st)
@@ -261,6 +276,10 @@ func (w *walker) stmt(s cscan.Stmt, st State) State {
 		return st
 	case *cscan.ReturnStmt:
 		st = w.calls(s.Calls, st)
+		if e := strings.TrimSpace(s.Expr); len(s.Calls) > 0 && !cscan.IsIdent(e) {
+			// "return f(x);": the value is f's, held on as f's is.
+			st = w.assign(st, e, e, s.Calls)
+		}
 		if !st.Dead {
 			w.rets = append(w.rets, st)
 			w.retExprs = append(w.retExprs, s.Expr)

@@ -26,7 +26,11 @@
 // by name to an iterator that calls it is checked in the iterator's
 // caller's context (argsites.go), and some primitives sleep depending on
 // the calling file (filesleep.go: regmap accessors of a regmap on a
-// sleeping bus). Summaries and caller searches have
+// sleeping bus). A context a helper returns holding, on every return or
+// only for some values (lock_task_sighand() non-NULL, a lock helper's
+// 0), is held in the caller until the release helper, through a
+// variable and its test, a lock macro of the file or an ops member
+// (rules/lockctx retheld.go, macro.go, membereffects.go). Summaries and caller searches have
 // no depth limit; a chain through a member several functions implement
 // is a note, not a risk, unless the call site is typed with a driver's
 // private ops struct or the link is a gfp_t contract parameter.

@@ -67,6 +67,8 @@ func (e *encoder) effects(es []Effect) {
 		e.S(x.Key)
 		e.steps(x.Steps)
 		e.Bool(x.Soft)
+		e.U(uint64(x.When))
+		e.U(uint64(x.Not))
 	}
 }
 
@@ -140,7 +142,9 @@ func (d *decoder) steps() []report.Step {
 }
 
 func (d *decoder) effects() []Effect {
-	return list(d, func() Effect { return Effect{Kind: d.S(), Key: d.S(), Steps: d.steps(), Soft: d.Bool()} })
+	return list(d, func() Effect {
+		return Effect{Kind: d.S(), Key: d.S(), Steps: d.steps(), Soft: d.Bool(), When: RetClass(d.U()), Not: RetClass(d.U())}
+	})
 }
 
 func (d *decoder) reach() Reach {

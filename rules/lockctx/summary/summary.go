@@ -15,6 +15,36 @@ type Effect struct {
 	// Soft marks a release that ends the context only when the caller
 	// holds it (the bh side of spin_unlock_bh()).
 	Soft bool
+	// When and Not qualify a conditional acquire (Summary.CondAcquires):
+	// the classes of return value with the context held, and those
+	// without (lock_task_sighand(): held when it returns non-NULL; a
+	// helper returning 0 with the lock held and -EINVAL without). Both
+	// zero means the historical "held when it returns true" (RetPos
+	// with it, RetZero without).
+	When, Not RetClass
+}
+
+// RetClass is a set of classes of a function's return value, as a
+// caller tests them: zero (0, NULL, false), an error (a negative errno,
+// ERR_PTR()), anything else (a positive value, a valid pointer, true).
+type RetClass uint8
+
+// The return value classes.
+const (
+	RetZero RetClass = 1 << iota
+	RetErr
+	RetPos
+	// RetAny is every class: nothing is known of the value.
+	RetAny = RetZero | RetErr | RetPos
+)
+
+// Masks returns e's When and Not, the historical meaning filled in for a
+// conditional acquire that has none.
+func (e Effect) Masks() (when, not RetClass) {
+	if e.When == 0 && e.Not == 0 {
+		return RetPos, RetZero
+	}
+	return e.When, e.Not
 }
 
 // Reach says why a function may reach the target: the chain from the
@@ -70,7 +100,8 @@ type Summary struct {
 	// context of its own held (for the sleep rule: it may sleep).
 	Reach *Reach
 	// Acquires are contexts held at every return; CondAcquires those held
-	// exactly when the function returns a true value (lock_wqueue()).
+	// exactly when the function returns a value of their When classes
+	// (lock_wqueue() returns true with the lock held).
 	Acquires, CondAcquires []Effect
 	// Drops are caller contexts released by the function.
 	Drops []Effect

@@ -1,0 +1,187 @@
+package lockctx
+
+import (
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
+)
+
+// What a branch condition says of a value (retheld.go): the classes of
+// return value (summary.RetClass) it leaves on each branch.
+
+// narrowing is what a condition says of one subject on each branch.
+type narrowing struct {
+	subject   string
+	then, els RetClass
+}
+
+// narrowings parses a condition into what it says of its subjects: a
+// variable, a member expression or a call tested for truth, against 0
+// or NULL, for sign, or with IS_ERR()/IS_ERR_OR_NULL(), under '!',
+// likely()/unlikely() and parentheses; a conjunction narrows its then
+// branch by every conjunct, a disjunction its else branch.
+func narrowings(cond string) []narrowing {
+	c := trimCond(cond)
+	if parts := splitTop(c, "&&"); len(parts) > 1 {
+		var out []narrowing
+		for _, p := range parts {
+			for _, n := range narrowings(p) {
+				out = append(out, narrowing{subject: n.subject, then: n.then, els: summary.RetAny})
+			}
+		}
+		return out
+	}
+	if parts := splitTop(c, "||"); len(parts) > 1 {
+		var out []narrowing
+		for _, p := range parts {
+			for _, n := range narrowings(p) {
+				out = append(out, narrowing{subject: n.subject, then: summary.RetAny, els: n.els})
+			}
+		}
+		return out
+	}
+	if strings.HasPrefix(c, "!") && !strings.HasPrefix(c, "!=") {
+		var out []narrowing
+		for _, n := range narrowings(c[1:]) {
+			out = append(out, narrowing{subject: n.subject, then: n.els, els: n.then})
+		}
+		return out
+	}
+	if n, ok := atomNarrowing(c); ok {
+		return []narrowing{n}
+	}
+	return nil
+}
+
+// atomNarrowing parses one test.
+func atomNarrowing(c string) (narrowing, bool) {
+	const z, e, p = summary.RetZero, summary.RetErr, summary.RetPos
+	for _, f := range []struct {
+		name      string
+		then, els RetClass
+	}{{"IS_ERR(", e, z | p}, {"IS_ERR_OR_NULL(", z | e, p}} {
+		if strings.HasPrefix(c, f.name) && strings.HasSuffix(c, ")") && closes(c, len(f.name)-1) {
+			return subjectNarrowing(c[len(f.name):len(c)-1], f.then, f.els)
+		}
+	}
+	for _, op := range []struct {
+		op        string
+		then, els RetClass
+	}{{"==", z, e | p}, {"!=", e | p, z}, {"<=", z | e, p}, {">=", z | p, e}, {"<", e, z | p}, {">", p, z | e}} {
+		i := indexTop(c, op.op)
+		if i < 0 {
+			continue
+		}
+		l, r := strings.TrimSpace(c[:i]), strings.TrimSpace(c[i+len(op.op):])
+		if isZero(r) {
+			return subjectNarrowing(l, op.then, op.els)
+		}
+		if isZero(l) && (op.op == "==" || op.op == "!=") {
+			return subjectNarrowing(r, op.then, op.els)
+		}
+		return narrowing{}, false
+	}
+	return subjectNarrowing(c, e|p, z)
+}
+
+// subjectNarrowing returns the narrowing of subject s when s is one a
+// path can say something of: an identifier, a member expression or a
+// call.
+func subjectNarrowing(s string, then, els RetClass) (narrowing, bool) {
+	s = trimCond(s)
+	if s == "" || strings.ContainsAny(s, " +*/%&|^?:=<>!") && !strings.Contains(s, "(") {
+		return narrowing{}, false
+	}
+	if i := strings.IndexByte(s, '('); i >= 0 {
+		if !cscan.IsIdent(s[:i]) || !strings.HasSuffix(s, ")") || !closes(s, i) {
+			return narrowing{}, false
+		}
+	}
+	return narrowing{subject: s, then: then, els: els}, true
+}
+
+func isZero(s string) bool {
+	switch strings.TrimSpace(s) {
+	case "0", "NULL", "false":
+		return true
+	}
+	return false
+}
+
+// trimCond strips white space, enclosing parentheses and likely() or
+// unlikely().
+func trimCond(c string) string {
+	for {
+		c = strings.TrimSpace(c)
+		switch {
+		case strings.HasPrefix(c, "(") && strings.HasSuffix(c, ")") && closes(c, 0):
+			c = c[1 : len(c)-1]
+		case strings.HasPrefix(c, "likely(") && strings.HasSuffix(c, ")") && closes(c, 6):
+			c = c[7 : len(c)-1]
+		case strings.HasPrefix(c, "unlikely(") && strings.HasSuffix(c, ")") && closes(c, 8):
+			c = c[9 : len(c)-1]
+		default:
+			return c
+		}
+	}
+}
+
+// closes reports whether the parenthesis at open closes at the end of c.
+func closes(c string, open int) bool {
+	depth := 0
+	for i := open; i < len(c); i++ {
+		switch c[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i == len(c)-1
+			}
+		}
+	}
+	return false
+}
+
+// indexTop returns the index of op outside parentheses (-1 when none).
+func indexTop(c, op string) int {
+	depth := 0
+	for i := 0; i+len(op) <= len(c); i++ {
+		switch c[i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		}
+		if depth == 0 && c[i:i+len(op)] == op {
+			// "->" is no comparison, nor "<=" a "<".
+			if op == ">" && i > 0 && c[i-1] == '-' || (op == "<" || op == ">") && i+1 < len(c) && (c[i+1] == '=' || c[i+1] == c[i]) ||
+				(op == "<" || op == ">") && i > 0 && c[i-1] == c[i] {
+				continue
+			}
+			return i
+		}
+	}
+	return -1
+}
+
+// splitTop splits c at op outside parentheses.
+func splitTop(c, op string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i+len(op) <= len(c); i++ {
+		switch c[i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		}
+		if depth == 0 && c[i:i+len(op)] == op {
+			out = append(out, c[start:i])
+			start = i + len(op)
+			i += len(op) - 1
+		}
+	}
+	return append(out, c[start:])
+}

@@ -1,0 +1,135 @@
+package lockctx
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// Lock helpers written as macros.
+//
+// A driver may wrap its locking in a function-like macro
+// (cassini's "#define cas_lock_all_save(cp, flags) do { ...
+// spin_lock_irqsave(&xxxcp->lock, flags); cas_lock_tx(xxxcp); } while
+// (0)"). The index holds functions only, so a call to such a macro
+// resolves to nothing. A call that resolves to no function is looked up
+// among the function-like macros its own file defines; the macro's body
+// is parsed as the body of a function of that name and summarised like
+// one, and the call takes the contexts the macro enters and leaves. What
+// the macro may reach is left out: the macros of a file are mostly
+// logging and accessors, and a file's own macros are where its lock
+// helpers are. A patch that changes a macro changes text between
+// functions, which makes every function of the file a source of the
+// store's climb, so a stored summary never holds a stale macro.
+
+// macroSummary returns the summary of the function-like macro name
+// defined in file (its effects only), nil when there is none.
+func (r *Resolver) macroSummary(name, file string) *Summary {
+	if r.ix == nil || file == "" {
+		return nil
+	}
+	fn := r.macroFunc(name, file)
+	if fn == nil {
+		return nil
+	}
+	s := r.SummaryOf(fn)
+	if len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) == 0 {
+		return nil
+	}
+	return &Summary{Acquires: s.Acquires, CondAcquires: s.CondAcquires, Drops: s.Drops}
+}
+
+// macroFunc returns the function-like macro name of file parsed as a
+// function (cached per resolver).
+func (r *Resolver) macroFunc(name, file string) *cscan.Func {
+	defs, ok := r.macros[file]
+	if !ok {
+		defs = map[string]*cscan.Func{}
+		if src, err := r.ix.ReadFile(file); err == nil {
+			defs = fileMacros(file, src)
+		}
+		r.macros[file] = defs
+	}
+	return defs[name]
+}
+
+// fileMacros parses the function-like macros of src whose body makes a
+// call.
+func fileMacros(file string, src []byte) map[string]*cscan.Func {
+	out := map[string]*cscan.Func{}
+	if !bytes.Contains(src, []byte("#define")) {
+		return out
+	}
+	lines := strings.Split(string(src), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(l, "#") {
+			continue
+		}
+		d := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l[1:]), "define"))
+		if d == strings.TrimSpace(l[1:]) {
+			continue
+		}
+		j := 0
+		for j < len(d) && cscan.IsIdentChar(d[j]) {
+			j++
+		}
+		if j == 0 || j >= len(d) || d[j] != '(' {
+			continue
+		}
+		name := d[:j]
+		k := strings.IndexByte(d, ')')
+		if k < 0 {
+			continue
+		}
+		params, first := d[j+1:k], d[k+1:]
+		start := i
+		body := []string{strings.TrimSuffix(first, "\\")}
+		for strings.HasSuffix(strings.TrimRight(lines[i], " \t"), "\\") && i+1 < len(lines) {
+			i++
+			body = append(body, strings.TrimSuffix(strings.TrimRight(lines[i], " \t"), "\\"))
+		}
+		if !strings.Contains(strings.Join(body, " "), "(") {
+			continue
+		}
+		unwrapDoWhile(body)
+		text := "void " + name + "(" + params + ")\n{\n" + strings.Join(body, "\n") + "\n;}\n"
+		nums := []int{start + 1, start + 1}
+		for n := range body {
+			nums = append(nums, start+1+n)
+		}
+		nums = append(nums, i+1, i+1)
+		fn := cscan.ParseBody(text, nums)
+		if fn == nil || fn.Body == nil || len(fn.Calls) == 0 {
+			continue
+		}
+		fn.Name, fn.File = name, file
+		out[name] = fn
+	}
+	return out
+}
+
+// unwrapDoWhile turns a "do { ... } while (0)" body into its block, in
+// place, so that its calls are not inside a loop.
+func unwrapDoWhile(body []string) {
+	first, last := -1, -1
+	for i, l := range body {
+		if strings.TrimSpace(l) != "" {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return
+	}
+	f := strings.TrimSpace(body[first])
+	l := strings.ReplaceAll(strings.TrimSpace(body[last]), " ", "")
+	if !strings.HasPrefix(f, "do") || len(f) > 2 && cscan.IsIdentChar(f[2]) || !strings.HasSuffix(l, "while(0)") {
+		return
+	}
+	body[first] = strings.Replace(body[first], "do", "", 1)
+	body[last] = body[last][:strings.LastIndex(body[last], "while")]
+}
