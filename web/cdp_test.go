@@ -50,8 +50,8 @@ func startCDP(ctx context.Context, t *testing.T, chromium string) *cdp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-		"--disable-extensions", "--hide-scrollbars", "--user-data-dir="+t.TempDir(), "--remote-debugging-pipe")
+	cmd := chromiumCommand(ctx, t, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-extensions", "--hide-scrollbars", "--remote-debugging-pipe")
 	cmd.ExtraFiles = []*os.File{toChrome, fromChrome} // fds 3 and 4
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func startCDP(ctx context.Context, t *testing.T, chromium string) *cdp {
 	c := &cdp{cmd: cmd, w: ourW, r: bufio.NewReader(ourR)}
 	t.Cleanup(func() {
 		ourW.Close()
-		cmd.Process.Kill()
+		killGroup(cmd)
 		cmd.Wait()
 		ourR.Close()
 	})

@@ -66,14 +66,14 @@ func browse(t *testing.T, chromium, url, shot string, width, height int) *browse
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0", "--hide-scrollbars",
+		"--enable-logging=stderr", "--v=0", "--hide-scrollbars",
 		fmt.Sprintf("--window-size=%d,%d", width, height)}
 	if shot != "" {
 		args = append(args, "--screenshot="+shot)
 	} else {
 		args = append(args, "--dump-dom")
 	}
-	cmd := exec.CommandContext(ctx, chromium, append(args, url)...)
+	cmd := chromiumCommand(ctx, t, chromium, append(args, url)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
