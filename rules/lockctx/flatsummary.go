@@ -6,6 +6,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // flatSummary summarises fn from its call list: the guards of each call
@@ -171,46 +172,41 @@ func (f *flatBuilder) call(ev event) {
 // lockCall records the context a lock primitive, guard or trylock call
 // enters or leaves; it reports whether c is one.
 func (f *flatBuilder) lockCall(ev event, c cscan.Call, here report.Step) bool {
-	m := f.r.m
-	if p, ok := m.Acquire(c.Name); ok {
+	a := f.r.m.Classify(c)
+	base := act{pos: ev.pos, acquire: true, Kind: a.Kind, Key: a.Key, scope: c.Guards, at: here}
+	switch a.Op {
+	case lockmodel.Take:
 		f.acquires = true
-		f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here})
-		return true
-	}
-	if p, ok := m.Release(c.Name); ok {
-		f.acts = append(f.acts, act{pos: ev.pos, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here})
-		if endsBH(c.Name, p.Kind) {
+		f.acts = append(f.acts, base)
+	case lockmodel.Drop:
+		base.acquire = false
+		f.acts = append(f.acts, base)
+		if a.EndsBH {
 			f.acts = append(f.acts, act{pos: ev.pos, Kind: "bh", scope: c.Guards, at: here, soft: true})
 		}
-		return true
-	}
-	if c.Name == "guard" {
-		if kind, key, ok := m.guardKind(c); ok {
-			f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, at: here})
+	case lockmodel.Guard:
+		if a.Kind != "" {
+			f.acts = append(f.acts, base)
 		}
-		return true
-	}
-	if c.Name == "scoped_guard" {
-		if kind, key, ok := m.guardKind(c); ok {
-			g := cscan.Guard{Kind: "scoped_guard", Cond: strings.Join(c.Args, ", "), Line: c.Line}
-			f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: kind, Key: key, scope: c.Guards, within: &g, at: here})
+	case lockmodel.ScopedGuard:
+		if a.Kind != "" {
+			base.within = &cscan.Guard{Kind: "scoped_guard", Cond: strings.Join(c.Args, ", "), Line: c.Line}
+			f.acts = append(f.acts, base)
 		}
-		return true
-	}
-	if p, ok := m.Trylock(c.Name); ok {
+	case lockmodel.TryTake:
 		f.acquires = true
 		if g, neg := condGuard(f.fn, c); g != nil {
-			a := act{pos: ev.pos, acquire: true, Kind: p.Kind, Key: argKey(c, p.Arg), scope: c.Guards, at: here}
 			if neg {
-				a.notIn = g
+				base.notIn = g
 			} else {
-				a.within = g
+				base.within = g
 			}
-			f.acts = append(f.acts, a)
+			f.acts = append(f.acts, base)
 		}
-		return true
+	default:
+		return false
 	}
-	return false
+	return true
 }
 
 // calleeReaches adds the chains to the target through callee summary cs

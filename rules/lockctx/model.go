@@ -97,9 +97,6 @@ func (m *Model) anyContextFile(file string) bool {
 	return false
 }
 
-// Acquirer returns the primitive when name enters an atomic context.
-func (m *Model) Acquirer(name string) (Prim, bool) { return m.Acquire(name) }
-
 func (m *Model) reaches(c cscan.Call) (string, bool) {
 	if m.target == nil {
 		return "", false
@@ -126,10 +123,6 @@ func (m *Model) primitive(c cscan.Call) bool {
 	_, ok := m.reaches(c)
 	return ok || c.Name == "guard" || c.Name == "scoped_guard"
 }
-
-// guardKind returns the context kind of a guard()/scoped_guard() call and
-// its lock key.
-func (m *Model) guardKind(c cscan.Call) (kind, key string, ok bool) { return m.Guard(c) }
 
 // KindName renders a context kind for messages.
 func KindName(kind string) string {

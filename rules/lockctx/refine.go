@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // refineEffects recomputes a summary's effect on the caller (contexts held
@@ -75,13 +76,14 @@ func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary, addOnly bool) {
 func branchAcquires(m *Model, fn *cscan.Func) bool {
 	acq, rel, gacq, grel := 0, 0, 0, 0
 	for _, c := range fn.Calls {
-		if _, ok := m.Acquire(c.Name); ok {
+		op := m.Classify(c).Op
+		if op == lockmodel.Take {
 			acq++
 			if len(c.Guards) > 0 {
 				gacq++
 			}
 		}
-		if _, ok := m.Release(c.Name); ok {
+		if op == lockmodel.Drop {
 			rel++
 			if len(c.Guards) > 0 {
 				grel++
@@ -96,7 +98,7 @@ func branchAcquires(m *Model, fn *cscan.Func) bool {
 // branches.
 func (r *Resolver) releases(fn *cscan.Func) bool {
 	for _, c := range fn.Calls {
-		if _, ok := r.m.Release(c.Name); ok {
+		if r.m.Classify(c).Op == lockmodel.Drop {
 			return true
 		}
 	}

@@ -2,7 +2,6 @@ package lockctx
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/internal/testtree"
+	"github.com/autosel-bot/autosel-bot/index/indextest"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/sumstore"
@@ -104,11 +103,7 @@ func openStoreTree(t *testing.T) *index.Index {
 // directory (for a store).
 func openCachedTree(t *testing.T, files map[string]string) *index.Index {
 	t.Helper()
-	ix, err := index.Open(context.Background(), testtree.Dir(t, files), index.Options{CacheDir: filepath.Join(t.TempDir(), "cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ix
+	return indextest.OpenCached(t, files)
 }
 
 func funcNamed(t *testing.T, ix *index.Index, name string) *cscan.Func {
@@ -622,11 +617,7 @@ func TestFindNeutralDecides(t *testing.T) {
 // openTree indexes files in a directory of their own, without a cache.
 func openTree(t *testing.T, files map[string]string) *index.Index {
 	t.Helper()
-	ix, err := index.Open(context.Background(), testtree.Dir(t, files), index.Options{CacheDir: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ix
+	return indextest.Open(t, files)
 }
 
 // TestStoredTinyCaches: over an index that keeps one page per file and

@@ -462,13 +462,6 @@ func (r *Resolver) compute(fn *cscan.Func) *Summary {
 	return s
 }
 
-// endsBH reports a release primitive that also re-enables bottom halves
-// (spin_unlock_bh(), read_unlock_bh()): it ends a local_bh_disable() taken
-// before the lock, as in netif_addr_lock_bh().
-func endsBH(name, kind string) bool {
-	return kind != "bh" && strings.HasSuffix(name, "_bh")
-}
-
 // dedupEffects keeps the first effect of each context kind and key: a
 // caller needs one per context, and chains of helpers would otherwise
 // accumulate them.

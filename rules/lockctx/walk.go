@@ -6,6 +6,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // Visit is what the walker reports for every call: the call, the
@@ -95,31 +96,29 @@ func (w *walker) call(c cscan.Call, st State) State {
 	}
 	m := w.r.m
 	here := w.step(c.Line, CallText(c))
-	if p, ok := m.Acquire(c.Name); ok {
+	switch a := m.Classify(c); a.Op {
+	case lockmodel.Take:
 		w.visit(Visit{Call: c, State: st})
 		st = st.Clone()
-		st.acquire(Held{Kind: p.Kind, Key: argKey(c, p.Arg), Must: true, At: here})
+		st.acquire(Held{Kind: a.Kind, Key: a.Key, Must: true, At: here})
 		return st
-	}
-	if p, ok := m.Release(c.Name); ok {
+	case lockmodel.Drop:
 		w.visit(Visit{Call: c, State: st})
 		st = st.Clone()
-		key := argKey(c, p.Arg)
-		if _, ok := st.Release(p.Kind, key); !ok && w.newDrop(p.Kind, key) {
-			w.Drops = append(w.Drops, Effect{Kind: p.Kind, Key: key, Steps: []report.Step{here}})
+		if _, ok := st.Release(a.Kind, a.Key); !ok && w.newDrop(a.Kind, a.Key) {
+			w.Drops = append(w.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: []report.Step{here}})
 		}
-		if endsBH(c.Name, p.Kind) {
+		if a.EndsBH {
 			if _, ok := st.Release("bh", ""); !ok && w.newDrop("bh", "") {
 				w.Drops = append(w.Drops, Effect{Kind: "bh", Steps: []report.Step{here}, Soft: true})
 			}
 		}
 		return st
-	}
-	if c.Name == "guard" {
+	case lockmodel.Guard:
 		w.visit(Visit{Call: c, State: st})
-		if kind, key, ok := m.guardKind(c); ok {
+		if a.Kind != "" {
 			st = st.Clone()
-			h := Held{Kind: kind, Key: key, Must: true, At: here}
+			h := Held{Kind: a.Kind, Key: a.Key, Must: true, At: here}
 			st.acquire(h)
 			if n := len(w.blockGuards); n > 0 {
 				w.blockGuards[n-1] = append(w.blockGuards[n-1], h)
@@ -189,9 +188,10 @@ func (w *walker) call(c cscan.Call, st State) State {
 func (w *walker) condAcquire(cond string, cc []cscan.Call) (onTrue, onFalse []Held) {
 	for _, c := range cc {
 		var hs []Held
-		if p, ok := w.r.m.Trylock(c.Name); ok {
-			hs = append(hs, Held{Kind: p.Kind, Key: argKey(c, p.Arg), Must: true, At: w.step(c.Line, CallText(c))})
-		} else if _, ok := w.r.m.Acquire(c.Name); ok {
+		a := w.r.m.Classify(c)
+		if a.Op == lockmodel.TryTake {
+			hs = append(hs, Held{Kind: a.Kind, Key: a.Key, Must: true, At: w.step(c.Line, CallText(c))})
+		} else if a.Op == lockmodel.Take {
 			continue
 		} else if cs := w.r.calleeSummary(c, w.fn); cs != nil && len(cs.CondAcquires) > 0 {
 			at := func(e Effect) Held {
@@ -307,10 +307,11 @@ func (w *walker) stmt(s cscan.Stmt, st State) State {
 		return deadState
 	case *cscan.ScopedGuardStmt:
 		w.visit(Visit{Call: s.Call, State: st})
-		kind, key, ok := w.r.m.guardKind(s.Call)
-		if !ok {
+		a := w.r.m.Classify(s.Call)
+		if a.Kind == "" {
 			return w.stmt(s.Body, st)
 		}
+		kind, key := a.Kind, a.Key
 		h := Held{Kind: kind, Key: key, Must: true, At: w.step(s.Line, CallText(s.Call))}
 		out := w.stmt(s.Body, withHeld(st, []Held{h}))
 		if !out.Dead {

@@ -11,6 +11,10 @@
 // like any lock, and may themselves sleep). rules/lockctx tracks the
 // atomic kinds; rules/wakeup the lock kinds of both groups, to see
 // whether a common lock orders the two sides of a wait/wake pair.
+//
+// Rules read a call through Classify (classify.go), the one place that
+// says what a call does to the lock state: the lockctx walker, its flat
+// summaries and wakeup's lock checks all use it.
 package lockmodel
 
 import (
@@ -43,6 +47,9 @@ type Table struct {
 	// Guards maps a guard()/scoped_guard() class to its kind ("" for a
 	// class that holds nothing: migrate).
 	Guards map[string]string `yaml:"guards"`
+	// EndsBH lists releases that also re-enable bottom halves
+	// (spin_unlock_bh()); each must be a Release name.
+	EndsBH []string `yaml:"ends_bh"`
 }
 
 // Atomic are the kinds that are atomic contexts.
@@ -70,12 +77,14 @@ type Prim struct {
 type Model struct {
 	acquire, release, trylock map[string]Prim
 	guards                    map[string]string
+	endsBH                    map[string]bool
 }
 
 // Compile checks t and compiles the rows whose kind keep accepts (nil:
 // every kind). A kind known to neither group is an error.
 func Compile(t *Table, keep func(kind string) bool) (*Model, error) {
-	m := &Model{acquire: map[string]Prim{}, release: map[string]Prim{}, trylock: map[string]Prim{}, guards: map[string]string{}}
+	m := &Model{acquire: map[string]Prim{}, release: map[string]Prim{}, trylock: map[string]Prim{}, guards: map[string]string{},
+		endsBH: map[string]bool{}}
 	fill := func(rows []Row, dst map[string]Prim, what string) error {
 		for i, r := range rows {
 			if !Atomic[r.Kind] && !Sleeping[r.Kind] {
@@ -112,27 +121,19 @@ func Compile(t *Table, keep func(kind string) bool) (*Model, error) {
 		}
 		m.guards[class] = kind
 	}
+	releases := map[string]bool{}
+	for _, r := range t.Release {
+		for _, n := range r.Names {
+			releases[n] = true
+		}
+	}
+	for i, n := range t.EndsBH {
+		if !releases[n] {
+			return nil, fmt.Errorf("locks.ends_bh[%d]: %q is not a release", i, n)
+		}
+		m.endsBH[n] = true
+	}
 	return m, nil
-}
-
-// Acquire returns the primitive when name takes a lock or enters a
-// context.
-func (m *Model) Acquire(name string) (Prim, bool) {
-	p, ok := m.acquire[name]
-	return p, ok
-}
-
-// Release returns the primitive when name releases one.
-func (m *Model) Release(name string) (Prim, bool) {
-	p, ok := m.release[name]
-	return p, ok
-}
-
-// Trylock returns the primitive when name takes one only when it
-// returns true.
-func (m *Model) Trylock(name string) (Prim, bool) {
-	p, ok := m.trylock[name]
-	return p, ok
 }
 
 // Primitive reports whether name is any of the model's primitives.

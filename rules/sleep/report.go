@@ -8,6 +8,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // patchOnlyReverse says what the hunks show about a function that newly
@@ -33,8 +34,8 @@ func (r *checker) patchOnlyReverse(nf, of *cscan.Func, proof *lockctx.Reach) {
 	if of != nil {
 		var oldKinds []string
 		for _, c := range of.Calls {
-			if p, ok := r.m.Acquirer(c.Name); ok && !hasCall(nf, c.Name) {
-				oldKinds = append(oldKinds, fmt.Sprintf("the old version entered a %s there (%s)", lockctx.KindName(p.Kind), lockctx.CallText(c)))
+			if a := r.m.Classify(c); a.Op == lockmodel.Take && !hasCall(nf, c.Name) {
+				oldKinds = append(oldKinds, fmt.Sprintf("the old version entered a %s there (%s)", lockctx.KindName(a.Kind), lockctx.CallText(c)))
 			}
 		}
 		hints = append(hints, oldKinds...)

@@ -3,6 +3,7 @@ package wakeup
 import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // The copy of a function's statement tree that wakeup's lock walk runs
@@ -108,14 +109,8 @@ func (p *prober) calls(cs []cscan.Call) []cscan.Call {
 // and joins two paths, by that key.
 func (p *prober) keyed(c cscan.Call) cscan.Call {
 	arg := -1
-	if pr, ok := p.m.Acquire(c.Name); ok {
-		arg = pr.Arg
-	} else if pr, ok := p.m.Release(c.Name); ok {
-		arg = pr.Arg
-	} else if pr, ok := p.m.Trylock(c.Name); ok {
-		arg = pr.Arg
-	} else if c.Name == "guard" || c.Name == "scoped_guard" {
-		arg = 1
+	if a := p.m.Classify(c); a.Op != lockmodel.None {
+		arg = a.Arg
 	}
 	if arg < 0 || arg >= len(c.Args) {
 		return c

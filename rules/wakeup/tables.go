@@ -493,41 +493,38 @@ type zeroCond struct {
 	Tests bool   `yaml:"tests"`
 }
 
-// lockCall returns the lock model's primitive when c takes a lock that
-// orders (lockmodel.IsLock), and the lock's key.
+// lockCall returns the key of the lock c takes, when the lock model says
+// it takes one.
 func (p *prims) lockCall(c cscan.Call) (string, bool) {
-	lp, ok := p.locks.Acquire(c.Name)
-	if !ok {
+	a := p.locks.Classify(c)
+	if a.Op != lockmodel.Take {
 		return "", false
 	}
-	return lockKeyOf(c, lp.Arg), true
+	return lockKeyOf(c, a.Arg), true
 }
 
 // unlockCall returns the key of the lock c releases, when it releases one.
 func (p *prims) unlockCall(c cscan.Call) (string, bool) {
-	lp, ok := p.locks.Release(c.Name)
-	if !ok {
+	a := p.locks.Classify(c)
+	if a.Op != lockmodel.Drop {
 		return "", false
 	}
-	return lockKeyOf(c, lp.Arg), true
+	return lockKeyOf(c, a.Arg), true
 }
 
 // takesLock reports whether name takes a lock that orders.
 func (p *prims) takesLock(name string) bool {
-	_, ok := p.locks.Acquire(name)
-	return ok
+	return p.locks.Classify(cscan.Call{Name: name}).Op == lockmodel.Take
 }
 
 // queueLock reports whether c takes (lock) or releases a spinlock: a
 // "&q.lock" or "&q->lock" argument is then queue q's own lock.
 func (p *prims) queueLock(c cscan.Call) (lock, unlock bool) {
-	if lp, ok := p.locks.Acquire(c.Name); ok && (lp.Kind == "spin" || lp.Kind == "raw_spin") && lp.Arg == 0 {
-		return true, false
+	a := p.locks.Classify(c)
+	if (a.Kind != "spin" && a.Kind != "raw_spin") || a.Arg != 0 {
+		return false, false
 	}
-	if lp, ok := p.locks.Release(c.Name); ok && (lp.Kind == "spin" || lp.Kind == "raw_spin") && lp.Arg == 0 {
-		return false, true
-	}
-	return false, false
+	return a.Op == lockmodel.Take, a.Op == lockmodel.Drop
 }
 
 // lockKeyOf is the key of argument i of c ("" when c has none).

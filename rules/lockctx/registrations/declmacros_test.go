@@ -1,12 +1,10 @@
 package registrations
 
 import (
-	"context"
 	"reflect"
 	"testing"
 
-	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/internal/testtree"
+	"github.com/autosel-bot/autosel-bot/index/indextest"
 )
 
 func TestMacroArgs(t *testing.T) {
@@ -36,10 +34,7 @@ func TestDeclRegistrationsPerView(t *testing.T) {
 	timer := func(fn string) string {
 		return "static void " + fn + "(struct timer_list *t)\n{\n}\n\nstatic DEFINE_TIMER(tm, " + fn + ");\n"
 	}
-	ix, err := index.Open(context.Background(), testtree.Dir(t, map[string]string{"a.c": timer("ha"), "b.c": timer("hb")}), index.Options{CacheDir: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := indextest.Open(t, map[string]string{"a.c": timer("ha"), "b.c": timer("hb")})
 	// The patch drops a.c's timer: its view sees none there, and still
 	// b.c's; the tree, asked after and before, keeps both.
 	view := ix.Overlay(map[string][]byte{"a.c": []byte("static void ha(struct timer_list *t)\n{\n}\n")})

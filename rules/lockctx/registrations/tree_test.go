@@ -1,13 +1,13 @@
 package registrations
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"sort"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/index/indextest"
 	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
@@ -86,9 +86,5 @@ func regRows(r *Table) []string {
 // openTree indexes files in a directory of their own, without a cache.
 func openTree(t *testing.T, files map[string]string) *index.Index {
 	t.Helper()
-	ix, err := index.Open(context.Background(), testtree.Dir(t, files), index.Options{CacheDir: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ix
+	return indextest.Open(t, files)
 }

@@ -2,13 +2,12 @@ package sumstore
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/internal/testtree"
+	"github.com/autosel-bot/autosel-bot/index/indextest"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 )
@@ -67,10 +66,7 @@ func TestSettle(t *testing.T) {
 		"a.c": "void leaf(void)\n{\n\tquiet();\n}\n\nvoid mid(void)\n{\n\tleaf();\n}\n",
 		"b.c": "void top(void)\n{\n\tmid();\n}\n\nvoid other(void)\n{\n\tquiet();\n}\n\nvoid both(void)\n{\n\tsleep_short();\n\tmid();\n}\n",
 	}
-	ix, err := index.Open(context.Background(), testtree.Dir(t, tree), index.Options{CacheDir: filepath.Join(t.TempDir(), "cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := indextest.OpenCached(t, tree)
 	const id = "0123456789abcdef0123"
 	sm := Summariser{ID: id,
 		Engine: func(ix *index.Index, b *Builder) Engine {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/internal/testtree"
+	"github.com/autosel-bot/autosel-bot/index/indextest"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 )
@@ -64,10 +64,7 @@ var prepareTree = map[string]string{
 // and the rows; it removes an older version's store and keeps a newer
 // version's and another model's.
 func TestPrepareFiles(t *testing.T) {
-	ix, err := index.Open(context.Background(), testtree.Dir(t, prepareTree), index.Options{CacheDir: filepath.Join(t.TempDir(), "cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := indextest.OpenCached(t, prepareTree)
 	const id = "0123456789abcdef0123"
 	rows := []registrations.Callback{{Names: []string{"register_cb"}, Kind: "hardirq", Why: "a test callback"}}
 	sm := Summariser{ID: id, Engine: func(ix *index.Index, b *Builder) Engine { return callEngine{ix, b} },

@@ -1,12 +1,11 @@
 package typing
 
 import (
-	"context"
 	"reflect"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/index"
-	"github.com/autosel-bot/autosel-bot/internal/testtree"
+	"github.com/autosel-bot/autosel-bot/index/indextest"
 )
 
 // TestStructDefShared: a struct definition found from a tree file is
@@ -59,9 +58,5 @@ func TestStructDefShared(t *testing.T) {
 // openTree indexes a tree of files, with no cache on disk.
 func openTree(t *testing.T, files map[string]string) *index.Index {
 	t.Helper()
-	ix, err := index.Open(context.Background(), testtree.Dir(t, files), index.Options{CacheDir: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ix
+	return indextest.Open(t, files)
 }
