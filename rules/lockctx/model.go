@@ -108,9 +108,6 @@ func (m *Model) conditional(gs []cscan.Guard) bool {
 	return m.target != nil && m.target.Conditional(gs)
 }
 
-// argKey returns the lock key text of argument i ("" when none).
-func argKey(c cscan.Call, i int) string { return lockmodel.ArgKey(c, i) }
-
 // normKey normalises a lock expression (lockmodel.Key).
 func normKey(s string) string { return lockmodel.Key(s) }
 
