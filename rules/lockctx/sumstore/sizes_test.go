@@ -15,33 +15,7 @@ import (
 // TestSideSizes prints where the bytes of a stored summaries side file
 // go, by field: AUTOSEL_SIDE_SIZES=path names the file (skipped without).
 func TestSideSizes(t *testing.T) {
-	path := os.Getenv("AUTOSEL_SIDE_SIZES")
-	if path == "" {
-		t.Skip("AUTOSEL_SIDE_SIZES not set")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hdr := make([]byte, 1<<22)
-	if _, err := f.Read(hdr); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	off := len("autosel-bot side\x01")
-	gl := int(binary.LittleEndian.Uint32(hdr[off:]))
-	gen := string(hdr[off+4 : off+4+gl])
-	off += 4 + gl
-	nFiles := int(binary.LittleEndian.Uint32(hdr[off:]))
-	off += 8
-	perFile := make([]int, nFiles)
-	for i := range perFile {
-		perFile[i] = int(binary.LittleEndian.Uint32(hdr[off+4*i+4:]) - binary.LittleEndian.Uint32(hdr[off+4*i:]))
-	}
-	sf, err := index.OpenSide(path, gen)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sf, perFile := openDumpSide(t)
 	sz := map[string]int{}
 	cnt := map[string]int{}
 	stepStr := map[string]int{}
@@ -64,7 +38,7 @@ func TestSideSizes(t *testing.T) {
 	}
 	chains := map[string]int{}
 	chainBytes := 0
-	for i := 0; i < nFiles; i++ {
+	for i := range perFile {
 		for j := 0; j < perFile[i]; j++ {
 			b := sf.Get(index.MakeRef(i, j))
 			if b == nil {
@@ -147,30 +121,12 @@ func TestSideSizes(t *testing.T) {
 // TestSideDrops prints the commonest drops of a side file
 // (AUTOSEL_SIDE_SIZES) by kind, key and last step.
 func TestSideDrops(t *testing.T) {
-	path := os.Getenv("AUTOSEL_SIDE_SIZES")
-	if path == "" {
-		t.Skip("AUTOSEL_SIDE_SIZES not set")
-	}
-	f, _ := os.Open(path)
-	hdr := make([]byte, 1<<22)
-	f.Read(hdr)
-	f.Close()
-	off := len("autosel-bot side\x01")
-	gl := int(binary.LittleEndian.Uint32(hdr[off:]))
-	gen := string(hdr[off+4 : off+4+gl])
-	off += 4 + gl
-	nFiles := int(binary.LittleEndian.Uint32(hdr[off:]))
-	off += 8
-	sf, err := index.OpenSide(path, gen)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sf, perFile := openDumpSide(t)
 	by := map[string]int{}
 	bytesBy := map[string]int{}
 	perSum := map[int]int{}
 	shown := 0
-	for i := 0; i < nFiles; i++ {
-		n := int(binary.LittleEndian.Uint32(hdr[off+4*i+4:]) - binary.LittleEndian.Uint32(hdr[off+4*i:]))
+	for i, n := range perFile {
 		for j := 0; j < n; j++ {
 			b := sf.Get(index.MakeRef(i, j))
 			rec, ok := decodeRecord(b)
@@ -207,4 +163,38 @@ func TestSideDrops(t *testing.T) {
 	for n, c := range perSum {
 		t.Logf("drops per summary %d: %d", n, c)
 	}
+}
+
+// openDumpSide opens the side file AUTOSEL_SIDE_SIZES names (skipping the
+// test without) and returns it with the number of records of each file.
+func openDumpSide(t *testing.T) (*index.SideFile, []int) {
+	path := os.Getenv("AUTOSEL_SIDE_SIZES")
+	if path == "" {
+		t.Skip("AUTOSEL_SIDE_SIZES not set")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := make([]byte, 1<<22)
+	_, err = f.Read(hdr)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := len("autosel-bot side\x01")
+	gl := int(binary.LittleEndian.Uint32(hdr[off:]))
+	gen := string(hdr[off+4 : off+4+gl])
+	off += 4 + gl
+	nFiles := int(binary.LittleEndian.Uint32(hdr[off:]))
+	off += 8
+	perFile := make([]int, nFiles)
+	for i := range perFile {
+		perFile[i] = int(binary.LittleEndian.Uint32(hdr[off+4*i+4:]) - binary.LittleEndian.Uint32(hdr[off+4*i:]))
+	}
+	sf, err := index.OpenSide(path, gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sf, perFile
 }
