@@ -54,6 +54,8 @@
 //   - membereffects.go: a call through a struct member takes the held on
 //     return and release effects of the functions assigned to it
 //     (zpool_driver.map/.unmap).
+//   - dropchain.go: the chain of a release of the caller's context keeps
+//     its first and last steps only (all that its readers use).
 //
 // The stored summaries and their invalidation are package sumstore:
 // the files beside the index, the records, the climb that decides which

@@ -21,17 +21,21 @@ func (r *Resolver) withMemberEffects(s *Summary, c cscan.Call, caller *cscan.Fun
 			return s
 		}
 		ts := r.SummaryOf(t.Func)
-		via := func(es []Effect) []Effect {
+		via := func(es []Effect, drop bool) []Effect {
 			out := make([]Effect, 0, len(es))
 			for _, e := range es {
-				e.Steps = append([]report.Step{ViaStep(t)}, e.Steps...)
+				if drop {
+					e.Steps = dropSteps(ViaStep(t), e.Steps)
+				} else {
+					e.Steps = append([]report.Step{ViaStep(t)}, e.Steps...)
+				}
 				out = append(out, e)
 			}
 			return out
 		}
-		acq = addEffects(acq, via(ts.Acquires))
-		cond = addEffects(cond, via(ts.CondAcquires))
-		drops = addEffects(drops, via(ts.Drops))
+		acq = addEffects(acq, via(ts.Acquires, false))
+		cond = addEffects(cond, via(ts.CondAcquires, false))
+		drops = addEffects(drops, via(ts.Drops, true))
 	}
 	if len(acq)+len(cond)+len(drops) == 0 {
 		return s

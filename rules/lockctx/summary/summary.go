@@ -10,7 +10,9 @@ type Effect struct {
 	// Kind is the context kind (spin, rcu, ...), Key the lock expression.
 	Kind, Key string
 	// Steps lead from the function's call down to the primitive
-	// (spin_lock_bh() inside lock_wqueue()).
+	// (spin_lock_bh() inside lock_wqueue()). A drop's (a release of the
+	// caller's context) are that call and the primitive alone: the steps
+	// between are left out (lockctx's dropchain.go).
 	Steps []report.Step
 	// Soft marks a release that ends the context only when the caller
 	// holds it (the bh side of spin_unlock_bh()).
