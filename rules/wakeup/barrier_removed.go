@@ -302,8 +302,11 @@ func (r *checker) orderingPeers(nw *wfunc, ro roles, fields []string, strength s
 // anyway (the queue's own lock, or one every peer takes), "" if none.
 func (r *checker) lockOrdering(old *wfunc, line int, queues []string, peers []peer) string {
 	for _, h := range r.locksAt(old, line) {
-		if queueLockOf(h.key, queues) {
-			return h.text
+		if queueLockOf(h.key, queues) || r.aliasQueueLock(old, h.key, queues) {
+			if r.locklessPeer(peers) == "" {
+				return h.text
+			}
+			continue
 		}
 		if len(peers) > 0 {
 			all := true

@@ -42,6 +42,12 @@ func (r *checker) canonKey(q, file string) string {
 		}
 		return q
 	}
+	if name, rest, ok := strings.Cut(plain, "()."); ok && identRe.MatchString(name) {
+		if tag := r.returnTag(name, file); tag != "" {
+			return r.canonKey(prefix+tag+"."+rest, file)
+		}
+		return q
+	}
 	if strings.HasPrefix(plain, "*.") || strings.HasPrefix(plain, "local:") || strings.Contains(plain, "(") {
 		return q
 	}
@@ -149,6 +155,37 @@ func (r *checker) accessorKey(name, file string) string {
 	k = r.canonKey(k, rel)
 	r.canon[memo] = k
 	return k
+}
+
+// returnTag returns the struct tag a function returns a pointer to, read
+// in its definition's header ("static inline struct sbq_wait_state
+// *bt_wait_ptr(...)": sbq_wait_state), "" when it returns no struct
+// pointer or is not found.
+func (r *checker) returnTag(name, file string) string {
+	if r.tree == nil {
+		return ""
+	}
+	memo := "ret()" + name
+	if k, ok := r.canon[memo]; ok {
+		return k
+	}
+	r.canon[memo] = ""
+	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
+	if len(fns) == 0 {
+		return ""
+	}
+	fn := fns[0]
+	from := fn.Start - 2
+	if from < 0 {
+		from = 0
+	}
+	head := r.typ.FileLines(r.tree.relPath(fn.File)).Span(from, fn.Start)
+	m := regexp.MustCompile(`\bstruct\s+(\w+)\s*\*\s*` + regexp.QuoteMeta(name) + `\s*\(`).FindStringSubmatch(head)
+	if m == nil {
+		return ""
+	}
+	r.canon[memo] = m[1]
+	return m[1]
 }
 
 // annotatedMemberRe matches a struct-typed member declaration with
