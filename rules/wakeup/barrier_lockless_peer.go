@@ -22,10 +22,10 @@ func (r *checker) locklessPeer(peers []peer) string {
 		}
 		for _, s := range p.wf.Sites {
 			switch {
-			case s.Kind == siteActive && s.Line() <= p.line:
+			case s.Kind == siteActive && s.Line() <= p.line && !r.queueLockHeld(p.wf, s.Line(), s.Q):
 				return p.fn
 			case (s.Kind == siteWake || s.Kind == siteGatedWake) && s.Line() == p.line:
-				if row := r.p.waker(s.Call.Name); s.Gated || row != nil && row.Lockless {
+				if row := r.p.waker(s.Call.Name); (s.Gated || row != nil && row.Lockless) && !r.queueLockHeld(p.wf, s.Line(), s.Q) {
 					return p.fn
 				}
 			}
@@ -34,12 +34,23 @@ func (r *checker) locklessPeer(peers []peer) string {
 			continue
 		}
 		for _, c := range p.wf.F.Calls {
-			if c.Line < p.line && r.helperTestsSleepers(c.Name, p.wf.File) {
+			if c.Line < p.line && r.helperTestsSleepers(c.Name, p.wf.File) && len(r.locksAt(p.wf, c.Line)) == 0 {
 				return p.fn
 			}
 		}
 	}
 	return ""
+}
+
+// queueLockHeld reports whether f holds the lock of queue q at line: a
+// sleeper check made under it is ordered by it.
+func (r *checker) queueLockHeld(f *wfunc, line int, q string) bool {
+	for _, h := range r.locksAt(f, line) {
+		if queueLockOf(h.key, []string{q}) || r.aliasQueueLock(f, h.key, []string{q}) {
+			return true
+		}
+	}
+	return false
 }
 
 // helperTestsSleepers reports whether the function name (a small helper
