@@ -18,6 +18,7 @@ func (r *checker) checkActive() {
 			continue
 		}
 		used := map[*wsite]bool{}
+		weakened := map[*wsite]bool{}
 		done := r.checkGating(old, nw)
 		for _, a := range nw.sitesOn(siteActive, "") {
 			if done[a] || a.BuiltinBarrier || !a.Changed() {
@@ -28,6 +29,7 @@ func (r *checker) checkActive() {
 				if !o.BuiltinBarrier {
 					continue // the check was already there
 				}
+				weakened[a] = true
 			}
 			if r.barrierBefore(nw, a) || r.impliedBarrierBefore(nw, a) {
 				continue
@@ -38,14 +40,18 @@ func (r *checker) checkActive() {
 			if nw.Partial {
 				expl += " (Only the hunks were visible: a barrier earlier in the function would not be seen.)"
 			}
-			r.add(report.Finding{
+			f := report.Finding{
 				Category: CategoryActive,
 				Severity: report.SeverityNote,
 				File:     nw.File, Func: nw.Name, Line: a.Line(), Key: a.Q,
 				Message:     fmt.Sprintf("%s(%s) added without a memory barrier or the queue lock", a.Call.Name, a.Arg),
 				Explanation: expl,
 				Evidence:    []string{nw.evidence(a.Line())},
-			})
+			}
+			if weakened[a] {
+				r.decideWeakenedActive(&f, nw, a)
+			}
+			r.add(f)
 		}
 	}
 }

@@ -213,7 +213,7 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 			o.call.Name, strengthWords)
 		r.add(f)
 		return
-	case (o.strength == "release" || o.strength == "write") && r.wakeFollows(old, o.call):
+	case (o.strength == "release" || o.strength == "write") && r.wakeFollows(old, o.call) && !r.ordersStoresBeforeWake(old, o):
 		f.Explanation = fmt.Sprintf("%s was %s. An unconditional wake-up follows on the same path, and a wake-up that wakes a task implies a full barrier (memory-barriers.txt), so a sleeper that re-checks after being woken still sees the stores; only a task polling without sleeping would miss the ordering.",
 			o.call.Name, strengthWords)
 		r.add(f)
@@ -302,8 +302,11 @@ func (r *checker) orderingPeers(nw *wfunc, ro roles, fields []string, strength s
 // anyway (the queue's own lock, or one every peer takes), "" if none.
 func (r *checker) lockOrdering(old *wfunc, line int, queues []string, peers []peer) string {
 	for _, h := range r.locksAt(old, line) {
-		if queueLockOf(h.key, queues) {
-			return h.text
+		if queueLockOf(h.key, queues) || r.aliasQueueLock(old, h.key, queues) {
+			if r.locklessPeer(peers) == "" {
+				return h.text
+			}
+			continue
 		}
 		if len(peers) > 0 {
 			all := true
@@ -503,26 +506,6 @@ func loadAfter(f *wfunc, line int) string {
 	}
 	t, _ := codeLine(f, line, +1)
 	return t
-}
-
-// wakeFollows reports whether an unconditional wake-up (not gated by a
-// lockless check) follows call c on its path in f.
-func (r *checker) wakeFollows(f *wfunc, c cscan.Call) bool {
-	for _, w := range f.Sites {
-		if w.Kind != siteWake || w.Line() <= c.Line || !samePath(c, w.Call) || w.Gated {
-			continue
-		}
-		gated := false
-		for _, a := range f.sitesOn(siteActive, "") {
-			if r.gates(f, a, w) {
-				gated = true
-			}
-		}
-		if !gated {
-			return true
-		}
-	}
-	return false
 }
 
 // misplacedFull reports whether an added full barrier a sits before a

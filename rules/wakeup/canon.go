@@ -42,6 +42,12 @@ func (r *checker) canonKey(q, file string) string {
 		}
 		return q
 	}
+	if name, rest, ok := strings.Cut(plain, "()."); ok && identRe.MatchString(name) {
+		if tag := r.returnTag(name, file); tag != "" {
+			return r.canonKey(prefix+tag+"."+rest, file)
+		}
+		return q
+	}
 	if strings.HasPrefix(plain, "*.") || strings.HasPrefix(plain, "local:") || strings.Contains(plain, "(") {
 		return q
 	}
@@ -61,6 +67,12 @@ func (r *checker) canonKey(q, file string) string {
 	// object, not one of struct ring).
 	tag, i := parts[0], 1
 	root, at := tag, 1
+	if t := r.anonGlobalMember(parts[0], parts[1], file); t != "" && len(parts) > 2 {
+		// A pointer member of a global of an anonymous struct type
+		// ("static struct { struct req *req; } state;"): the queue
+		// belongs to the object pointed to.
+		tag, i, root, at = t, 2, t, 2
+	}
 	for ; i < len(parts)-1; i++ {
 		m := strings.TrimSuffix(parts[i], "[]")
 		next := r.memberTag(tag, m, file)
@@ -149,6 +161,67 @@ func (r *checker) accessorKey(name, file string) string {
 	k = r.canonKey(k, rel)
 	r.canon[memo] = k
 	return k
+}
+
+// returnTag returns the struct tag a function returns a pointer to, read
+// in its definition's header ("static inline struct sbq_wait_state
+// *bt_wait_ptr(...)": sbq_wait_state), "" when it returns no struct
+// pointer or is not found.
+func (r *checker) returnTag(name, file string) string {
+	if r.tree == nil {
+		return ""
+	}
+	memo := "ret()" + name
+	if k, ok := r.canon[memo]; ok {
+		return k
+	}
+	r.canon[memo] = ""
+	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
+	if len(fns) == 0 {
+		return ""
+	}
+	fn := fns[0]
+	from := fn.Start - 2
+	if from < 0 {
+		from = 0
+	}
+	head := r.typ.FileLines(r.tree.relPath(fn.File)).Span(from, fn.Start)
+	m := regexp.MustCompile(`\bstruct\s+(\w+)\s*\*\s*` + regexp.QuoteMeta(name) + `\s*\(`).FindStringSubmatch(head)
+	if m == nil {
+		return ""
+	}
+	r.canon[memo] = m[1]
+	return m[1]
+}
+
+// anonGlobalRe finds the body and name of a global of an anonymous
+// struct type ("static struct { ... } state;").
+var anonGlobalRe = regexp.MustCompile(`(?s)\bstruct\s*\{([^{}]*)\}\s*(\w+)\s*;`)
+
+// anonGlobalMember returns the struct tag pointer member m of global
+// name points to, when name is declared in file with an anonymous struct
+// type; "" otherwise.
+func (r *checker) anonGlobalMember(name, m, file string) string {
+	memo := "anon|" + file + "|" + name + "." + m
+	if t, ok := r.canon[memo]; ok {
+		return t
+	}
+	t := ""
+	lines := r.typ.FileLines(file)
+	if text := lines.Span(0, lines.Len()); strings.Contains(text, "} "+name+";") || strings.Contains(text, "}"+name+";") {
+		for _, g := range anonGlobalRe.FindAllStringSubmatch(text, -1) {
+			if g[2] != name {
+				continue
+			}
+			re := regexp.MustCompile(`\bstruct\s+(\w+)\s*\*\s*` + regexp.QuoteMeta(m) + `\s*;`)
+			if mm := re.FindStringSubmatch(g[1]); mm != nil {
+				t = mm[1]
+			}
+			break
+		}
+	}
+	r.canon[memo] = t
+	return t
 }
 
 // annotatedMemberRe matches a struct-typed member declaration with

@@ -47,8 +47,11 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 	}
 	var conds, ev, dropped []string
 	var gates []cscan.Guard
+	// A wake-up the patch moved (deleted and re-added) into a branch that
+	// was already there is newly conditional on that branch too.
+	moved := n.Changed() && o.Changed()
 	for i, g := range newLeft {
-		if !nw.changed(g.Line) {
+		if !nw.changed(g.Line) && !moved {
 			continue
 		}
 		c := strings.Join(strings.Fields(g.Cond), " ")
@@ -85,6 +88,9 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			Old:      []string{o.Fn.evidence(o.Line())},
 		}
 		r.decideConditional(&f, nw, n, gates)
+		if moved && len(oldLeft) == 0 && len(ogs) > 0 {
+			r.decideMovedEvent(&f, nw, n, gates)
+		}
 		r.decideDroppedAnnounce(&f, nw, n, gates, dropped)
 		r.add(f)
 	}

@@ -17,7 +17,9 @@
 //   - queue.go: queue keys from queue arguments (bit:, var: for the word a
 //     bit or variable wait hashes to);
 //   - canon.go: a queue keyed by the struct that holds it, so both sides
-//     of a protocol meet whatever variable reaches the object;
+//     of a protocol meet whatever variable reaches the object (through a
+//     call's result, typed by the callee's declaration, and through a
+//     pointer member of a global of an anonymous struct type too);
 //   - findall.go: regexp matches found statement by statement (the
 //     variable-type scans of a whole file);
 //   - wrapper.go: wake-ups through small wrapper helpers;
@@ -68,10 +70,20 @@
 //     new early return or goto skips, and the condition arithmetic;
 //   - condwake_store.go: a wake-up made conditional on something other
 //     than the state its waiters check, after a store of that state;
+//   - condwake_moved.go: a completion signal moved into a branch that
+//     was already there, with no signal on the other path;
 //   - barrier_removed.go: barriers, acquire/release and barrier-implying
 //     atomics removed or weakened on either side;
 //   - barrier_lock.go: a lock that ordered the waker's decision against
 //     the sleeper removed;
+//   - barrier_lockless_peer.go: the queue's lock orders no pair with a
+//     waker that tests for sleepers without it (directly, through a
+//     lockless primitive or in a small helper);
+//   - barrier_handoff.go: a write barrier between two stores before a
+//     wake-up (the wake-up's own barrier orders nothing for a waiter
+//     that never slept);
+//   - barrier_weakened.go: wq_has_sleeper() weakened to a bare
+//     waitqueue_active() with waiters of the queue elsewhere;
 //   - lockedwake.go: a _locked wake-up no longer under the queue's lock;
 //   - gating.go: wake-ups newly gated by a bare waitqueue_active();
 //   - stale.go: wake decisions on stale values (a test moved before the

@@ -23,6 +23,9 @@ var (
 	memberPartRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)(\s*\[[^\]]*\])?`)
 	identRe      = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 	callRe       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
+	// callMemberRe matches a member reached through a call's result
+	// ("bt_wait_ptr(sbq, hctx)->wait").
+	callMemberRe = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(.*\)\s*->\s*([A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)$`)
 	// structDeclRe finds "struct T *a, *b" in declarations and parameters.
 	structDeclRe = regexp.MustCompile(`\bstruct\s+([A-Za-z_]\w*)\s*`)
 	// typedefDeclRe finds "wait_queue_head_t *wq" style declarations.
@@ -30,7 +33,10 @@ var (
 	// aliasRe finds "wq = &x->y;" assignments and initialisers.
 	// queueCallAliasRe finds "wq = f(...)" assignments from a call.
 	queueCallAliasRe = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\(`)
-	aliasRe          = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*(&?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*;`)
+	// callMemberAliasRe finds "wq = &f(...)->m;": a queue reached through
+	// the struct a call returns.
+	callMemberAliasRe = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*(&\s*[A-Za-z_]\w*\s*\([^;]*\)\s*->\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)\s*;`)
+	aliasRe           = regexp.MustCompile(`(?:^|[\s*,(])([A-Za-z_]\w*)\s*=\s*(&?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*;`)
 
 	// What a text holding a match of each of the regexps above holds, a
 	// cheaper test run first (findAllStmts).
@@ -86,6 +92,11 @@ func (v *varTypes) scan(text string) {
 		}
 	}
 	for _, m := range findAllStmts(aliasRe, text, mayAlias) {
+		if _, ok := v.aliases[m[1]]; !ok {
+			v.aliases[m[1]] = m[2]
+		}
+	}
+	for _, m := range findAllStmts(callMemberAliasRe, text, mayAlias) {
 		if _, ok := v.aliases[m[1]]; !ok {
 			v.aliases[m[1]] = m[2]
 		}
@@ -152,6 +163,15 @@ func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
 			}
 		}
 		return a
+	}
+	if m := callMemberRe.FindStringSubmatch(a); m != nil && hashedQueues[m[1]] == "" {
+		// A member of the struct a call returns: canonKey types it
+		// from the callee's declaration.
+		var parts []string
+		for _, p := range memberPartRe.FindAllStringSubmatch("->"+m[2], -1) {
+			parts = append(parts, p[1])
+		}
+		return m[1] + "()." + strings.Join(parts, ".")
 	}
 	if m := callRe.FindStringSubmatch(a); m != nil {
 		if kind := hashedQueues[m[1]]; kind != "" && depth < 3 {
