@@ -23,20 +23,23 @@ type narrowing struct {
 // branch by every conjunct, a disjunction its else branch.
 func narrowings(cond string) []narrowing {
 	c := trimCond(cond)
-	if parts := splitTop(c, "&&"); len(parts) > 1 {
-		var out []narrowing
-		for _, p := range parts {
-			for _, n := range narrowings(p) {
-				out = append(out, narrowing{subject: n.subject, then: n.then, els: summary.RetAny})
-			}
+	for _, op := range []string{"&&", "||"} {
+		parts := splitTop(c, op)
+		if len(parts) < 2 {
+			continue
 		}
-		return out
-	}
-	if parts := splitTop(c, "||"); len(parts) > 1 {
 		var out []narrowing
 		for _, p := range parts {
 			for _, n := range narrowings(p) {
-				out = append(out, narrowing{subject: n.subject, then: summary.RetAny, els: n.els})
+				// Each conjunct holds on the then branch, each
+				// disjunct fails on the else branch; the other
+				// branch says nothing of any one of them.
+				if op == "&&" {
+					n.els = summary.RetAny
+				} else {
+					n.then = summary.RetAny
+				}
+				out = append(out, n)
 			}
 		}
 		return out

@@ -13,8 +13,14 @@ import "github.com/autosel-bot/autosel-bot/report"
 // components, tens of steps each): it made 1.8 GB of the 1.95 GB of
 // Linux's stored summaries.
 func dropSteps(first report.Step, rest []report.Step) []report.Step {
+	return append([]report.Step{first}, dropEnd(rest)...)
+}
+
+// dropEnd returns the last step of a callee's drop chain, the release
+// primitive (none for an empty chain).
+func dropEnd(rest []report.Step) []report.Step {
 	if len(rest) == 0 {
-		return []report.Step{first}
+		return nil
 	}
-	return []report.Step{first, rest[len(rest)-1]}
+	return []report.Step{rest[len(rest)-1]}
 }

@@ -145,7 +145,7 @@ func (f *flatBuilder) call(ev event) {
 	f.calleeReaches(ev, c, cs)
 	callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
 	for _, d := range cs.Drops {
-		f.acts = append(f.acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, at: callStep, via: dropSteps(callStep, d.Steps)[1:], soft: d.Soft})
+		f.acts = append(f.acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, at: callStep, via: dropEnd(d.Steps), soft: d.Soft})
 	}
 	for _, e := range cs.Acquires {
 		f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps})

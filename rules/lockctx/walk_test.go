@@ -2,12 +2,12 @@ package lockctx
 
 import (
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // target marks calls named "sleep*" as targets, except under a guard

@@ -53,6 +53,11 @@ func (r *checker) queueLockHeld(f *wfunc, line int, q string) bool {
 	return false
 }
 
+// maxSleeperHelperLines bounds the helpers helperTestsSleepers reads: a
+// wrapper that picks a queue and tests it (sbq_wake_ptr()), not a
+// subsystem's whole wake-up path.
+const maxSleeperHelperLines = 40
+
 // helperTestsSleepers reports whether the function name (a small helper
 // a waker calls before it wakes) tests a queue for sleepers itself.
 func (r *checker) helperTestsSleepers(name, file string) bool {
@@ -65,7 +70,7 @@ func (r *checker) helperTestsSleepers(name, file string) bool {
 	}
 	r.canon[memo] = ""
 	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
-	if len(fns) == 0 || fns[0].End-fns[0].Start > 40 {
+	if len(fns) == 0 || fns[0].End-fns[0].Start > maxSleeperHelperLines {
 		return false
 	}
 	for _, c := range fns[0].Calls {

@@ -55,16 +55,7 @@ func benchTree(b *testing.B, dir string, idx *index.Index, name string) {
 	})
 	b.Run("patch", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			cs, err := diffcheck.Parse(diff)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := diffcheck.ApplyTree(cs, diffcheck.DirTree(dir)); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := rules.NewPass(cs, idx, rules.Options{}, 1).Run(rule); err != nil {
-				b.Fatal(err)
-			}
+			checkPatch(b, diff, dir, idx, rule)
 		}
 	})
 }
@@ -101,16 +92,7 @@ func BenchmarkWakeupPatch(b *testing.B) {
 	}
 	run := func() {
 		for _, d := range diffs {
-			cs, err := diffcheck.Parse(d)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := diffcheck.ApplyTree(cs, diffcheck.DirTree(dir)); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := rules.NewPass(cs, idx, rules.Options{}, 1).Run(rule); err != nil {
-				b.Fatal(err)
-			}
+			checkPatch(b, d, dir, idx, rule)
 		}
 	}
 	run() // warm the per-tree memo and the decoded index views
@@ -124,6 +106,21 @@ func BenchmarkWakeupPatch(b *testing.B) {
 	// CPU time of the process (all threads, GC included): on a loaded
 	// machine the wall time above overstates the cost.
 	b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/n, "cpu-ms/patch")
+}
+
+// checkPatch is what the bot does for one patch: parse it, apply it to
+// the tree in memory and run the rule over the overlay.
+func checkPatch(b *testing.B, diff, dir string, idx *index.Index, rule *rules.Rule) {
+	cs, err := diffcheck.Parse(diff)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := diffcheck.ApplyTree(cs, diffcheck.DirTree(dir)); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := rules.NewPass(cs, idx, rules.Options{}, 1).Run(rule); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // cpuTime returns the user and system CPU time the process has used.
