@@ -254,7 +254,7 @@ func checkDirty(t *testing.T, r *Resolver, ref func(string) index.Ref, dirty, cl
 
 // TestSettleStopsWhereUnchanged: a change climbs the reverse deps only as
 // far as summaries change; a change that takes a sleeping call away
-// dirties everything above it.
+// dirties the summaries derived through it.
 func TestSettleStopsWhereUnchanged(t *testing.T) {
 	m, ix, ref := preparedStoreTree(t)
 	leafSleeps := strings.Replace(storeTree["a.c"], "\tx++;\n", "\tsleep_short();\n", 1)

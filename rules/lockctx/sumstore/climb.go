@@ -22,15 +22,17 @@ import (
 // summarised from a function that changes is summarised again (a
 // worklist), so the result is a fixpoint. Where a change takes something
 // away (a sleeping call, an effect), that assumption could keep a
-// recursive component's stale summaries alive, so everything above such
-// a change is dirtied instead, as it is when the climb grows too long.
+// recursive component's stale summaries alive, so the stored summaries
+// holding a fact derived through what was taken away are dirtied
+// (overDelete), or, when they are too many, everything above such a
+// change, as it is when the climb grows too long.
 // The summaries computed here are dropped at the end: the analysis then
 // summarises in its own order, as it would without a store (a recursive
 // component's summaries depend on where it is entered).
 func (v *View) settle(e Engine, seeds []index.Ref) {
 	c := &climb{v: v, e: e, s: v.sources, root: v.ix.Underlying(), seeds: seeds,
 		versions: map[index.Ref][]*cscan.Func{}, last: map[index.Ref]string{},
-		queued: map[index.Ref]bool{}, consulted: map[index.Ref]bool{}}
+		queued: map[index.Ref]bool{}, consulted: map[index.Ref]bool{}, over: map[index.Ref]bool{}}
 	c.findVersions()
 	c.queue = append([]index.Ref(nil), seeds...)
 	for _, x := range c.queue {
@@ -85,6 +87,10 @@ type climb struct {
 	queued map[index.Ref]bool
 	queue  []index.Ref
 	work   int
+	// over are the functions overDelete dirtied: they stay dirty, whatever
+	// the climb computes for them (it may read a member of their recursive
+	// component that still holds the lost fact).
+	over map[index.Ref]bool
 	// consulted are the tree functions whose summaries the sources' new
 	// versions were computed from: their deps, which the store does not
 	// know (see revisitSources).
@@ -215,7 +221,7 @@ func (c *climb) visit(x index.Ref) bool {
 		s.cut[x] = true
 	case isSource:
 		delete(s.cut, x)
-	case same:
+	case same && !c.over[x]:
 		delete(s.dirty, x) // as stored: x stays clean
 	default:
 		s.dirty[x] = true
@@ -232,7 +238,7 @@ func (c *climb) visit(x index.Ref) bool {
 	if prev == val {
 		return false // nothing new for its callers
 	}
-	if lost && !same {
+	if lost && !same && !c.overDelete(x, enc, val) {
 		v.markDirty(x)
 		if c.closesCycle() {
 			c.giveUp()

@@ -21,7 +21,8 @@
 //     record encoding (package wire, the summary by package summary).
 //   - view.go: a view's reads, what the engine calls (Stored, Paired,
 //     Consult); invalidation.go: what a patch changes and the dirty set
-//     (Settle); climb.go: the climb up the reverse deps; refset.go: the
+//     (Settle); climb.go: the climb up the reverse deps; overdelete.go:
+//     what a change that takes something away dirties; refset.go: the
 //     dirty closure as a bit set; renumber.go: stored summaries quoting
 //     places the patch moved; unchangedfuncs.go: a rescanned file's
 //     unchanged functions keep theirs; structchanges.go: the struct
