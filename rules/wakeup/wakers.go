@@ -44,6 +44,7 @@ func (r *checker) checkWakers() map[string][]*wsite {
 					continue
 				}
 				r.compareWakers(o, n)
+				r.checkWakeTarget(o, n)
 				r.checkConditional(old, nw, o, n)
 				r.checkCheckBeforeBarrier(old, nw, o, n)
 				r.checkQueueIndex(o, n)

@@ -187,6 +187,9 @@ func (r *checker) calleeWake(v *wfunc) *wrapperWake {
 		if w == nil {
 			w = r.memberWrapperOf(c, v)
 		}
+		if w == nil {
+			w = r.deferredWake(c, v.File)
+		}
 		if w != nil && w.param < 0 && (w.inner.Breadth != "nr" || constNr.MatchString(w.inner.Nr)) {
 			// (A breadth the helper's caller decides is the helper
 			// breadth check's business.)
@@ -232,12 +235,16 @@ func (r *checker) addWrapperSites(f *wfunc) {
 			continue
 		}
 		w := r.wrapperOf(c.Name, f.File)
-		member := false
+		member, deferred := false, false
 		if w == nil {
 			if w = r.memberWrapperOf(c, f); w != nil {
 				c.Name = memberCallName(c, f)
 				member = true
 			}
+		}
+		if w == nil {
+			w = r.deferredWake(c, f.File)
+			deferred = w != nil
 		}
 		if w == nil || w.param >= len(c.Args) {
 			continue
@@ -255,6 +262,10 @@ func (r *checker) addWrapperSites(f *wfunc) {
 		}
 		if base, _, ok := typing.PointerMember(c.Name); ok {
 			if ws := identWords(base); len(ws) > 0 {
+				s.Obj = ws[0]
+			}
+		} else if deferred {
+			if ws := identWords(stripAddr(c.Args[r.p.deferQueue[c.Name].Item])); len(ws) > 0 {
 				s.Obj = ws[0]
 			}
 		} else if ws := identWords(stripAddr(c.Args[0])); w.param < 0 && len(ws) > 0 {
