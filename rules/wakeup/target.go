@@ -25,8 +25,8 @@ const maxTargetLines = 25
 // through the old object (or clears the old bit) and not through the new
 // one.
 func (r *checker) checkWakeTarget(o, n *wsite) {
-	if !n.Changed() {
-		return
+	if !n.Changed() || o.Q != n.Q {
+		return // another key is a split or rename (split.go)
 	}
 	if strings.HasPrefix(n.Q, "bit:") {
 		r.checkWakeBit(o, n)
