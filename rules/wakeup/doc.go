@@ -25,6 +25,9 @@
 //   - wrapper.go: wake-ups through small wrapper helpers;
 //   - opswake.go: a call through a function-pointer member is a wake-up
 //     when a function assigned to that member wakes;
+//   - deferred.go: a call that queues an irq_work, work item, tasklet or
+//     timer is a (derived) wake-up when the handler an init call of its
+//     file gives that member wakes a queue on every run;
 //   - pairs.go: the sleeper/waker roles, lock keys and interleavings the
 //     pair checks share;
 //   - heldlocks.go: the locks held at a line, which are lockctx's walker's
@@ -53,6 +56,8 @@
 //   - activecheck.go: waitqueue_active() added without a barrier or the
 //     queue lock;
 //   - split.go: queue splits and renames;
+//   - target.go: a wake-up moved to another object's queue of the same
+//     key, or to another bit of the word, than the state the path changed;
 //   - lost.go: the exclusive/broadcast lost-wakeup analysis;
 //   - terminal.go: a broadcast path from a final value stored before the
 //     wake-up that an exclusive waiter tests;
