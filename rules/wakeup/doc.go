@@ -24,7 +24,8 @@
 //     variable-type scans of a whole file);
 //   - wrapper.go: wake-ups through small wrapper helpers;
 //   - opswake.go: a call through a function-pointer member is a wake-up
-//     when a function assigned to that member wakes;
+//     when a function assigned to that member wakes, and so is an
+//     INDIRECT_CALL_n() whose likely targets or pointer wake;
 //   - deferred.go: a call that queues an irq_work, work item, tasklet or
 //     timer is a (derived) wake-up when the handler an init call of its
 //     file gives that member wakes a queue on every run;

@@ -1,6 +1,11 @@
 package wakeup
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
 
 func TestWakeObject(t *testing.T) {
 	for _, tc := range []struct{ arg, obj, member string }{
@@ -66,5 +71,20 @@ func TestItemMemberAndTopArgs(t *testing.T) {
 	args := topArgs("&dev->w, foo(a, b), c) + 1")
 	if len(args) != 3 || args[0] != "&dev->w" || args[1] != "foo(a, b)" || args[2] != "c" {
 		t.Errorf("topArgs = %q", args)
+	}
+}
+
+func TestIndirectTargets(t *testing.T) {
+	c := cscan.Call{Name: "INDIRECT_CALL_2", Args: []string{"READ_ONCE(sk->sk_write_space)", "sk_stream_write_space", "tcp_write_space", "sk"}, Line: 7}
+	var got []string
+	for _, x := range indirectTargets(c) {
+		got = append(got, x.Name+"("+strings.Join(x.Args, ",")+")")
+	}
+	want := []string{"sk_stream_write_space(sk)", "tcp_write_space(sk)", "sk->sk_write_space(sk)"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("indirectTargets = %q, want %q", got, want)
+	}
+	if indirectTargets(cscan.Call{Name: "foo", Args: []string{"a"}}) != nil {
+		t.Errorf("a plain call has indirect targets")
 	}
 }

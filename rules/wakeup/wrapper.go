@@ -190,6 +190,14 @@ func (r *checker) calleeWake(v *wfunc) *wrapperWake {
 		if w == nil {
 			w = r.deferredWake(c, v.File)
 		}
+		for _, t := range indirectTargets(c) {
+			if w == nil {
+				w = r.wrapperOf(t.Name, v.File)
+			}
+			if w == nil {
+				w = r.memberWrapperOf(t, v)
+			}
+		}
 		if w != nil && w.param < 0 && (w.inner.Breadth != "nr" || constNr.MatchString(w.inner.Nr)) {
 			// (A breadth the helper's caller decides is the helper
 			// breadth check's business.)
@@ -245,6 +253,18 @@ func (r *checker) addWrapperSites(f *wfunc) {
 		if w == nil {
 			w = r.deferredWake(c, f.File)
 			deferred = w != nil
+		}
+		for _, t := range indirectTargets(c) {
+			if w != nil {
+				break
+			}
+			if w = r.wrapperOf(t.Name, f.File); w == nil {
+				w = r.memberWrapperOf(t, f)
+			}
+			if w != nil {
+				c = t
+				member = true // a wake-up through a pointer: evidence, not cover
+			}
 		}
 		if w == nil || w.param >= len(c.Args) {
 			continue
