@@ -82,6 +82,9 @@
 //     atomics removed or weakened on either side;
 //   - barrier_lock.go: a lock that ordered the waker's decision against
 //     the sleeper removed;
+//   - barrier_storelock.go: the queue's own lock removed from around the
+//     stores a sleeper tests under it, before a wake-up gated by a
+//     lockless check for sleepers;
 //   - barrier_lockless_peer.go: the queue's lock orders no pair with a
 //     waker that tests for sleepers without it (directly, through a
 //     lockless primitive or in a small helper);
