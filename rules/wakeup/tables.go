@@ -35,6 +35,8 @@ type tables struct {
 	// Deferrals are left out of tablesID (json:"-"): the stored tree
 	// sites do not depend on them.
 	Deferrals deferralTables `yaml:"deferrals" json:"-"`
+	// StopConds are left out of tablesID for the same reason.
+	StopConds []string `yaml:"stop_conds" json:"-"`
 }
 
 // deferralTables describe deferred work (deferred.go): the calls that
@@ -195,6 +197,8 @@ type prims struct {
 	// (deferred.go).
 	deferQueue map[string]*deferQueueRow
 	deferInit  map[string]*deferInitRow
+	// stopConds: waitcond_dropped.go.
+	stopConds map[string]bool
 }
 
 func compile(t tables, lt *lockmodel.Table) (*prims, error) {
@@ -229,6 +233,7 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		rearms:      map[string]*rearmRow{},
 		deferQueue:  map[string]*deferQueueRow{},
 		deferInit:   map[string]*deferInitRow{},
+		stopConds:   setOf(t.StopConds),
 	}
 	for i := range t.Deferrals.Queue {
 		p.deferQueue[t.Deferrals.Queue[i].Name] = &t.Deferrals.Queue[i]
