@@ -44,7 +44,9 @@
 //     lies on the path to each (through goto labels);
 //   - waiterpick.go: which waiter an interleaving names;
 //   - waitcond_helpers.go: the helpers a wait condition calls are on the
-//     sleeper's side.
+//     sleeper's side;
+//   - waitcond_dropped.go: a wait condition that drops a term a waker of
+//     its queue makes true (a member it stores, kthread_should_stop()).
 //
 // Checks of one function's sites, before and after:
 //   - exclusive.go: exclusive waiting introduced or removed;
@@ -99,6 +101,9 @@
 //     barrier, a queue index from a fresh read, a helper's snapshot);
 //   - storeorder_state.go: stores or work moved after the wake-up, a
 //     wake-up moved before them;
+//   - storeorder_added.go: a store added after the last wake-up of a
+//     queue that makes its waiters' condition true, with no wake-up
+//     after it on the path;
 //   - storeorder_publish.go: wake_q_add/wake_up_process before the
 //     publishing store, the task read through a published on-stack entry;
 //   - storeorder_task.go: a task wake-up moved above the store the

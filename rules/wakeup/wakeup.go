@@ -208,6 +208,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkWakeOrder()
 	r.checkWakeFuncs()
 	r.checkStoreAfterWake()
+	r.checkAddedStoreAfterWake()
 	r.checkWaiterOrder()
 	r.checkRearm()
 	r.checkTaskWakes()
