@@ -80,6 +80,7 @@ func (r *checker) checkOrdering() {
 		}
 		if !r.checkLockedWake(old, nw) {
 			r.checkLockRemoved(old, nw)
+			r.checkStoreLockRemoved(old, nw)
 		}
 		r.checkHelperBreadth(old, nw)
 		r.checkQueueingSnapshot(old, nw)

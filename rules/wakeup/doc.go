@@ -24,7 +24,11 @@
 //     variable-type scans of a whole file);
 //   - wrapper.go: wake-ups through small wrapper helpers;
 //   - opswake.go: a call through a function-pointer member is a wake-up
-//     when a function assigned to that member wakes;
+//     when a function assigned to that member wakes, and so is an
+//     INDIRECT_CALL_n() whose likely targets or pointer wake;
+//   - deferred.go: a call that queues an irq_work, work item, tasklet or
+//     timer is a (derived) wake-up when the handler an init call of its
+//     file gives that member wakes a queue on every run;
 //   - pairs.go: the sleeper/waker roles, lock keys and interleavings the
 //     pair checks share;
 //   - heldlocks.go: the locks held at a line, which are lockctx's walker's
@@ -40,7 +44,9 @@
 //     lies on the path to each (through goto labels);
 //   - waiterpick.go: which waiter an interleaving names;
 //   - waitcond_helpers.go: the helpers a wait condition calls are on the
-//     sleeper's side.
+//     sleeper's side;
+//   - waitcond_dropped.go: a wait condition that drops a term a waker of
+//     its queue makes true (a member it stores, kthread_should_stop()).
 //
 // Checks of one function's sites, before and after:
 //   - exclusive.go: exclusive waiting introduced or removed;
@@ -53,6 +59,8 @@
 //   - activecheck.go: waitqueue_active() added without a barrier or the
 //     queue lock;
 //   - split.go: queue splits and renames;
+//   - target.go: a wake-up moved to another object's queue of the same
+//     key, or to another bit of the word, than the state the path changed;
 //   - lost.go: the exclusive/broadcast lost-wakeup analysis;
 //   - terminal.go: a broadcast path from a final value stored before the
 //     wake-up that an exclusive waiter tests;
@@ -76,6 +84,9 @@
 //     atomics removed or weakened on either side;
 //   - barrier_lock.go: a lock that ordered the waker's decision against
 //     the sleeper removed;
+//   - barrier_storelock.go: the queue's own lock removed from around the
+//     stores a sleeper tests under it, before a wake-up gated by a
+//     lockless check for sleepers;
 //   - barrier_lockless_peer.go: the queue's lock orders no pair with a
 //     waker that tests for sleepers without it (directly, through a
 //     lockless primitive or in a small helper);
@@ -90,6 +101,9 @@
 //     barrier, a queue index from a fresh read, a helper's snapshot);
 //   - storeorder_state.go: stores or work moved after the wake-up, a
 //     wake-up moved before them;
+//   - storeorder_added.go: a store added after the last wake-up of a
+//     queue that makes its waiters' condition true, with no wake-up
+//     after it on the path;
 //   - storeorder_publish.go: wake_q_add/wake_up_process before the
 //     publishing store, the task read through a published on-stack entry;
 //   - storeorder_task.go: a task wake-up moved above the store the

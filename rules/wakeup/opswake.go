@@ -178,3 +178,36 @@ func memberCallName(c cscan.Call, f *wfunc) string {
 	}
 	return c.Name
 }
+
+// indirectCallRe matches the kernel's INDIRECT_CALL_n() macros.
+var indirectCallRe = regexp.MustCompile(`^INDIRECT_CALL_([1-4])$`)
+
+// indirectTargets returns the calls an INDIRECT_CALL_n(f, f1, ..., fn,
+// args...) may make: each likely function fi, and the call through the
+// pointer f (a member read, READ_ONCE(sk->sk_write_space)), all with the
+// macro's line, guards and trailing arguments; nil for another call.
+func indirectTargets(c cscan.Call) []cscan.Call {
+	m := indirectCallRe.FindStringSubmatch(c.Name)
+	if m == nil {
+		return nil
+	}
+	n := int(m[1][0] - '0')
+	if len(c.Args) < n+1 {
+		return nil
+	}
+	args := c.Args[n+1:]
+	var out []cscan.Call
+	for _, a := range c.Args[1 : n+1] {
+		if name := strings.TrimSpace(a); identRe.MatchString(name) {
+			out = append(out, cscan.Call{Name: name, Args: args, Line: c.Line, Guards: c.Guards})
+		}
+	}
+	ptr := strings.Join(strings.Fields(c.Args[0]), "")
+	if strings.HasPrefix(ptr, "READ_ONCE(") && strings.HasSuffix(ptr, ")") {
+		ptr = ptr[len("READ_ONCE(") : len(ptr)-1]
+	}
+	if strings.Contains(ptr, "->") || strings.Contains(ptr, ".") {
+		out = append(out, cscan.Call{Name: ptr, Args: args, Line: c.Line, Guards: c.Guards})
+	}
+	return out
+}

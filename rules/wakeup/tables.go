@@ -32,6 +32,33 @@ type tables struct {
 	TaskPuts        []string          `yaml:"task_puts"`
 	Rearms          []rearmRow        `yaml:"rearms"`
 	RearmInert      []string          `yaml:"rearm_inert"`
+	// Deferrals are left out of tablesID (json:"-"): the stored tree
+	// sites do not depend on them.
+	Deferrals deferralTables `yaml:"deferrals" json:"-"`
+	// StopConds are left out of tablesID for the same reason.
+	StopConds []string `yaml:"stop_conds" json:"-"`
+}
+
+// deferralTables describe deferred work (deferred.go): the calls that
+// queue an item and the calls that give an item its handler.
+type deferralTables struct {
+	Queue []deferQueueRow `yaml:"queue"`
+	Inits []deferInitRow  `yaml:"inits"`
+}
+
+// deferQueueRow is a call that queues the item in argument Item.
+type deferQueueRow struct {
+	Name string `yaml:"name"`
+	Item int    `yaml:"item"`
+}
+
+// deferInitRow is a call (or, with Decl, a file-scope declaration macro)
+// that gives the item in argument Item the handler in argument Handler.
+type deferInitRow struct {
+	Name    string `yaml:"name"`
+	Item    int    `yaml:"item"`
+	Handler int    `yaml:"handler"`
+	Decl    bool   `yaml:"decl"`
 }
 
 // rearmRow describes a call that re-arms a completion for its next wait.
@@ -166,6 +193,12 @@ type prims struct {
 	// rearms and rearmInert: rearm_completion.go.
 	rearms     map[string]*rearmRow
 	rearmInert []*regexp.Regexp
+	// deferQueue and deferInit index the deferral rows by call name
+	// (deferred.go).
+	deferQueue map[string]*deferQueueRow
+	deferInit  map[string]*deferInitRow
+	// stopConds: waitcond_dropped.go.
+	stopConds map[string]bool
 }
 
 func compile(t tables, lt *lockmodel.Table) (*prims, error) {
@@ -198,6 +231,15 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		taskGets:    setOf(t.TaskGets),
 		taskPuts:    setOf(t.TaskPuts),
 		rearms:      map[string]*rearmRow{},
+		deferQueue:  map[string]*deferQueueRow{},
+		deferInit:   map[string]*deferInitRow{},
+		stopConds:   setOf(t.StopConds),
+	}
+	for i := range t.Deferrals.Queue {
+		p.deferQueue[t.Deferrals.Queue[i].Name] = &t.Deferrals.Queue[i]
+	}
+	for i := range t.Deferrals.Inits {
+		p.deferInit[t.Deferrals.Inits[i].Name] = &t.Deferrals.Inits[i]
 	}
 	for i := range t.Rearms {
 		p.rearms[t.Rearms[i].Name] = &t.Rearms[i]

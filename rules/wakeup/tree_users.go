@@ -103,7 +103,7 @@ func (t *treeView) view(fn *cscan.Func) *wfunc {
 	t.r.p.sitesOf(w, vt)
 	t.r.canonSites(w)
 	for _, s := range w.Sites {
-		if strings.HasPrefix(s.Q, "*.") {
+		if strings.HasPrefix(keyKindSplit(s.Q)[1], "*.") {
 			// A variable declared outside the function: use the
 			// file's declarations (scanned once, on demand).
 			t.scanFile(tf)

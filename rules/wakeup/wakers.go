@@ -44,6 +44,7 @@ func (r *checker) checkWakers() map[string][]*wsite {
 					continue
 				}
 				r.compareWakers(o, n)
+				r.checkWakeTarget(o, n)
 				r.checkConditional(old, nw, o, n)
 				r.checkCheckBeforeBarrier(old, nw, o, n)
 				r.checkQueueIndex(o, n)
@@ -52,12 +53,15 @@ func (r *checker) checkWakers() map[string][]*wsite {
 			// Waits whose task state changed.
 			wused := map[*wsite]bool{}
 			for _, n := range nw.sitesOn(siteWait, "") {
-				if !n.Changed() {
+				if !n.Changed() && !spanChanged(n) {
 					continue
 				}
 				if o := r.counterpart(old, n, wused); o != nil {
 					wused[o] = true
-					r.compareWaitState(o, n)
+					if n.Changed() {
+						r.compareWaitState(o, n)
+					}
+					r.checkCondDropped(o, n)
 				}
 			}
 		}

@@ -66,6 +66,12 @@ const (
 	// after the operation it waits for may have finished, or no longer
 	// re-armed before the wait.
 	CategoryRearm = "wakeup-rearm"
+	// CategoryTarget: a wake-up sent to another object's queue or another
+	// bit than the one whose state the path changed.
+	CategoryTarget = "wakeup-target"
+	// CategoryWaiterCond: a waiter's condition dropped a term that a
+	// waker of its queue makes true before waking it.
+	CategoryWaiterCond = "waiter-condition"
 )
 
 const doc = `Compares the wait-queue usage of every function a patch touches, before and after, and (with a tree) every other user of the same queues, and decides whether a sleeper can now miss its wake-up or outlive its wait entry: wake-ups removed, narrowed, made conditional or skipped while sleepers remain and no other waker on the path covers them; barriers, acquire/release, barrier-implying atomics and locks removed or weakened on either side of a sleeper/waker pair, and wake-ups newly gated by a bare waitqueue_active(); stores or work moved after the wake-up, and wake decisions taken on stale values; wake_q_add/wake_up_process before the state the woken task checks is published; custom wake functions that unlink too early or carelessly; sleepers that now arm their sleep after their last check, unlock or publication; completions re-armed after the operation they wait for starts or no longer re-armed, flags reset outside the lock their waker takes; on-stack entries left queued; POLLFREE teardown wake-ups narrowed and keyed wake-ups that lose an event a poller reports; exclusive waits, sync and task-state changes, queue splits. Every risk names the waiter, the waker and the interleaving (CPU 0 / CPU 1).`
@@ -87,6 +93,8 @@ var categories = []rules.Category{
 	{Name: CategoryStateOrder, Doc: "a store that a sleeper's condition reads moved after the wake-up that used to follow it (the woken task re-checks, sees the old value and sleeps again)"},
 	{Name: CategoryWaiterOrder, Doc: "a sleeper now sets its sleeping state or queues itself after a condition check, a lock release or the publication of its task, which used to follow it (a wake-up in between finds it running and is lost)"},
 	{Name: CategoryRearm, Doc: "a completion or flag a waiter reuses is re-armed after the operation it waits for may have finished (reinit_completion() moved past the start, a reset moved out of the lock the waker takes), or no longer re-armed before the wait (the completion is left done from an earlier round)"},
+	{Name: CategoryTarget, Doc: "a wake-up now sent to the queue of another object of the same type, or another bit of the word, than the one whose state the path changed (the waiters of that change are not woken)"},
+	{Name: CategoryWaiterCond, Doc: "a wait's condition no longer tests what a waker of its queue makes true before waking it (a member it stores, kthread_should_stop() for kthread_stop()), so that wake-up finds the condition false and the waiter sleeps again"},
 	{Name: CategoryWakeFunc, Doc: "a custom wake function that unlinks the wait entry before its last use of it, or without the release ordering finish_wait() relies on"},
 }
 
@@ -136,6 +144,9 @@ type checker struct {
 	tree          *treeView
 	// wrappers memoises wrapper wakers by name (wrapper.go).
 	wrappers map[string]*wrapperWake
+	// handlers memoises the deferred-work handlers of a file
+	// (deferred.go).
+	handlers map[string][]deferHandler
 	// typ types member chains for queue identity (canon.go), nil in
 	// patch-only mode; canon memoises canonKey.
 	typ   *typing.Typer
@@ -197,6 +208,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkWakeOrder()
 	r.checkWakeFuncs()
 	r.checkStoreAfterWake()
+	r.checkAddedStoreAfterWake()
 	r.checkWaiterOrder()
 	r.checkRearm()
 	r.checkTaskWakes()

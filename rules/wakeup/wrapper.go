@@ -187,6 +187,17 @@ func (r *checker) calleeWake(v *wfunc) *wrapperWake {
 		if w == nil {
 			w = r.memberWrapperOf(c, v)
 		}
+		if w == nil {
+			w = r.deferredWake(c, v.File)
+		}
+		for _, t := range indirectTargets(c) {
+			if w == nil {
+				w = r.wrapperOf(t.Name, v.File)
+			}
+			if w == nil {
+				w = r.memberWrapperOf(t, v)
+			}
+		}
 		if w != nil && w.param < 0 && (w.inner.Breadth != "nr" || constNr.MatchString(w.inner.Nr)) {
 			// (A breadth the helper's caller decides is the helper
 			// breadth check's business.)
@@ -232,11 +243,27 @@ func (r *checker) addWrapperSites(f *wfunc) {
 			continue
 		}
 		w := r.wrapperOf(c.Name, f.File)
-		member := false
+		member, deferred := false, false
 		if w == nil {
 			if w = r.memberWrapperOf(c, f); w != nil {
 				c.Name = memberCallName(c, f)
 				member = true
+			}
+		}
+		if w == nil {
+			w = r.deferredWake(c, f.File)
+			deferred = w != nil
+		}
+		for _, t := range indirectTargets(c) {
+			if w != nil {
+				break
+			}
+			if w = r.wrapperOf(t.Name, f.File); w == nil {
+				w = r.memberWrapperOf(t, f)
+			}
+			if w != nil {
+				c = t
+				member = true // a wake-up through a pointer: evidence, not cover
 			}
 		}
 		if w == nil || w.param >= len(c.Args) {
@@ -255,6 +282,10 @@ func (r *checker) addWrapperSites(f *wfunc) {
 		}
 		if base, _, ok := typing.PointerMember(c.Name); ok {
 			if ws := identWords(base); len(ws) > 0 {
+				s.Obj = ws[0]
+			}
+		} else if deferred {
+			if ws := identWords(stripAddr(c.Args[r.p.deferQueue[c.Name].Item])); len(ws) > 0 {
 				s.Obj = ws[0]
 			}
 		} else if ws := identWords(stripAddr(c.Args[0])); w.param < 0 && len(ws) > 0 {

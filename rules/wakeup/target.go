@@ -1,0 +1,245 @@
+package wakeup
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// Does the wake-up reach the waiter? Queue keys name a queue by the struct
+// that holds it, so the wake-up of one object's queue and the wait on
+// another object's queue of the same type share a key. A wake-up the
+// patch now sends to another object than the one whose state the path
+// changed (wake_up(&peer->wait) after storing through sk), or to another
+// bit of the word than the one it cleared, keeps its key and reaches no
+// waiter of that change: bit and var waiters are filtered by address and
+// bit in the wake function, others sleep on another object's queue.
+
+// maxTargetLines bounds how far above a wake-up its stores are looked for.
+const maxTargetLines = 25
+
+// checkWakeTarget compares a wake-up o with its new version n (same key):
+// a new object or bit is a risk when the path stores the waiters' state
+// through the old object (or clears the old bit) and not through the new
+// one.
+func (r *checker) checkWakeTarget(o, n *wsite) {
+	if !n.Changed() || o.Q != n.Q {
+		return // another key is a split or rename (split.go)
+	}
+	if strings.HasPrefix(n.Q, "bit:") {
+		r.checkWakeBit(o, n)
+		return
+	}
+	oo, no := wakeObject(o.Arg), wakeObject(n.Arg)
+	if oo == "" || no == "" || oo == no || wakeMember(o.Arg) != wakeMember(n.Arg) {
+		return
+	}
+	waiters := r.otherWaiters(n.Q, n.Fn.Name)
+	if len(waiters) == 0 {
+		return
+	}
+	fields := condFields(waiters)
+	if len(fields) == 0 {
+		return // nothing says which object's state the waiters read
+	}
+	store := storeThrough(n.Fn, n.Line(), oo, fields)
+	if store == "" || storeThrough(n.Fn, n.Line(), no, fields) != "" {
+		return
+	}
+	w := pickWaiter(waiters, store, n.Fn.File)
+	r.reportTarget(o, n, w, store, fmt.Sprintf("wakes the queue of %s, but this path changed the state of %s", no, oo))
+}
+
+// checkWakeBit reports a wake_up_bit() moved to another bit than the one
+// the path clears and the waiters of the word wait on.
+func (r *checker) checkWakeBit(o, n *wsite) {
+	if len(o.Call.Args) < 2 || len(n.Call.Args) < 2 {
+		return
+	}
+	ob, nb := normLine(o.Call.Args[1]), normLine(n.Call.Args[1])
+	if ob == nb {
+		return
+	}
+	var waiters []*wsite
+	for _, w := range r.otherWaiters(n.Q, n.Fn.Name) {
+		if len(w.Call.Args) > 1 && normLine(w.Call.Args[1]) == ob {
+			waiters = append(waiters, w)
+		}
+	}
+	if len(waiters) == 0 {
+		return
+	}
+	for _, w := range r.otherWaiters(n.Q, n.Fn.Name) {
+		if len(w.Call.Args) > 1 && normLine(w.Call.Args[1]) == nb {
+			return // the new bit has waiters of its own
+		}
+	}
+	clear := ""
+	for l := n.Line() - 1; l > 0 && l >= n.Line()-maxTargetLines; l-- {
+		if t, ok := n.Fn.lines[l]; ok && bitClearRe.MatchString(t) && containsWord(t, ob) {
+			clear = strings.TrimSpace(t)
+			break
+		}
+	}
+	if clear == "" {
+		return
+	}
+	r.reportTarget(o, n, waiters[0], clear, fmt.Sprintf("wakes the waiters of bit %s, but this path cleared bit %s, which the waiters wait on", nb, ob))
+}
+
+// bitClearRe finds a call that clears a bit.
+var bitClearRe = regexp.MustCompile(`\b(?:clear_bit|__clear_bit|clear_bit_unlock|test_and_clear_bit|clear_and_wake_up_bit)\s*\(`)
+
+// reportTarget makes the risk of a wake-up that no longer reaches the
+// waiters of the change before it.
+func (r *checker) reportTarget(o, n, w *wsite, store, what string) {
+	f := report.Finding{
+		Category: CategoryTarget,
+		Severity: report.SeverityRisk,
+		File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
+		Message:  fmt.Sprintf("wake-up in %s() %s", n.Fn.Name, what),
+		Evidence: []string{n.Fn.evidence(n.Line())},
+		Old:      []string{o.Fn.evidence(o.Line())},
+	}
+	f.Chain = append(f.Chain, step(w, "waits: "+w.Text()))
+	f.Chain = append(f.Chain, report.Step{Func: n.Fn.Name, File: n.Fn.File, Line: n.Line(), What: "wakes elsewhere: " + n.Text()})
+	f.Evidence = append(f.Evidence, interleaving(n.Fn.Name+"()", w.Fn.Name+"()", [][2]string{
+		{"", w.Text()},
+		{"", "  condition false: sleeps"},
+		{store, ""},
+		{n.Text(), ""},
+		{"  (another object's queue or bit)", "not woken; sleeps on although its condition holds"},
+	})...)
+	f.Explanation = fmt.Sprintf("%s() used to wake with %s and now %s. The queue key is the same, but the waiters are filtered by object and bit: %s waits for %s on the object this path changed, and no wake-up reaches it. Wake the queue of the object whose state changed.",
+		n.Fn.Name, o.Text(), what, siteWhere(w), condOrState(w))
+	r.add(f)
+}
+
+// wakeObject returns the object a queue argument names: the argument
+// without its last member ("peer" for &peer->wait, "tty->link" for
+// &tty->link->write_wait), "" for a plain variable.
+func wakeObject(arg string) string {
+	a := strings.Join(strings.Fields(stripAddr(arg)), "")
+	i := strings.LastIndex(a, "->")
+	j := strings.LastIndex(a, ".")
+	switch {
+	case i < 0 && j < 0:
+		return ""
+	case i > j:
+		return a[:i]
+	}
+	return a[:j]
+}
+
+// wakeMember returns the last member a queue argument names.
+func wakeMember(arg string) string {
+	a := strings.Join(strings.Fields(stripAddr(arg)), "")
+	if i := strings.LastIndexAny(a, ">."); i >= 0 {
+		return a[i+1:]
+	}
+	return a
+}
+
+// condFields returns the members the waiters' conditions read through
+// the object that holds their own queue (p->done of
+// wait_event(p->wq, p->done)): the state a wake-up of that object's queue
+// announces. Waiters whose condition reads no such member add nothing.
+func condFields(waiters []*wsite) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range waiters {
+		obj := wakeObject(w.Arg)
+		if obj == "" {
+			continue
+		}
+		cond := strings.Join(strings.Fields(waitCond(w)), "")
+		for _, m := range memberReadRe.FindAllStringSubmatchIndex(cond, -1) {
+			if cond[:m[0]] == obj || strings.HasSuffix(cond[:m[0]], obj) && !isIdentByte(cond[m[0]-len(obj)-1]) && !strings.HasSuffix(cond[:m[0]-len(obj)], ">") && !strings.HasSuffix(cond[:m[0]-len(obj)], ".") {
+				out[cond[m[2]:m[3]]] = true
+			}
+		}
+	}
+	return out
+}
+
+// memberReadRe finds a member access.
+var memberReadRe = regexp.MustCompile(`(?:->|\.)([A-Za-z_]\w*)`)
+
+// storeThrough returns the nearest line above line in f that stores
+// through obj (obj->m = ..., WRITE_ONCE(obj->m, ...), an atomic or bit
+// update of &obj->m) to a member in fields, "" if none.
+func storeThrough(f *wfunc, line int, obj string, fields map[string]bool) string {
+	for l := line - 1; l > 0 && l >= line-maxTargetLines; l-- {
+		t, ok := f.lines[l]
+		if !ok {
+			continue
+		}
+		if handsObject(t, obj) {
+			return strings.TrimSpace(t)
+		}
+		if !isStore(t) {
+			continue
+		}
+		code := strings.Join(strings.Fields(codeOnly(t)), "")
+		for _, sep := range []string{"->", "."} {
+			for rest := code; ; {
+				i := strings.Index(rest, obj+sep)
+				if i < 0 {
+					break
+				}
+				before := byte(' ')
+				if i > 0 {
+					before = rest[i-1]
+				}
+				head := rest[:i]
+				rest = rest[i+len(obj)+len(sep):]
+				m := identWords(rest)
+				if isIdentByte(before) || before == '>' || before == '.' || len(m) == 0 {
+					continue
+				}
+				if !assignedRe.MatchString(rest) && !storeCallRe.MatchString(head) {
+					continue // read, not written
+				}
+				if fields[m[0]] {
+					return strings.TrimSpace(t)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// assignedRe matches the rest of a member chain that is assigned.
+var assignedRe = regexp.MustCompile(`^\w+(?:(?:->|\.)\w+|\[[^\]]*\])*(?:[-+|&^]?=[^=]|\+\+|--)`)
+
+// storeCallRe matches the text before an argument of a call that stores
+// to it (WRITE_ONCE(x->m, ...), atomic_set(&x->m, ...), set_bit(n, &x->m)).
+var storeCallRe = regexp.MustCompile(`(?:WRITE_ONCE|smp_store_release|atomic\w*_(?:inc|dec|set|add|sub|or|and|xchg|cmpxchg)\w*|refcount_\w+|set_bit|__set_bit|clear_bit\w*|__clear_bit|change_bit|list_add\w*|list_del\w*|list_move\w*|hlist_add\w*|llist_add|kref_\w+|complete\w*)\((?:[^(),]*,)?&?$`)
+
+// handsObject reports whether line t calls a function with obj itself as
+// an argument (__locks_delete_block(waiter)): the callee changes its
+// state. Logging, tracing and assertions do not count.
+func handsObject(t, obj string) bool {
+	code := codeOnly(t)
+	for _, m := range condCallRe.FindAllStringSubmatchIndex(code, -1) {
+		name := code[m[2]:m[3]]
+		if trivialCalls[name] || inertCallRe.MatchString(name) {
+			continue
+		}
+		for _, a := range topArgs(code[m[1]:]) {
+			if strings.Join(strings.Fields(a), "") == obj {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inertCallRe matches calls that change no state a waiter reads.
+var inertCallRe = regexp.MustCompile(`^(?:trace_\w+|\w*printk\w*|pr_\w+|dev_(?:dbg|info|warn|err|notice)\w*|WARN\w*|BUG\w*|lockdep_\w+|might_sleep|spin_\w+|raw_spin_\w+|mutex_\w+|read_\w+|write_\w+|rcu_\w+|_?enter|_?leave|kfree|kfree_rcu|put_\w+|\w+_put|get_\w+|\w+_get|wake_up\w*|complete\w*)$`)
+
+// isIdentByte reports whether b may be part of a C identifier.
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}

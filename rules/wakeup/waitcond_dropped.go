@@ -1,0 +1,141 @@
+package wakeup
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// A waiter's condition is the list of events it wakes up for. A wake-up
+// makes a waiter runnable only for it to re-test that condition: when the
+// patch drops a term of the condition (a "|| kthread_should_stop()", a
+// test of a member a waker sets before waking), the waker's event no
+// longer ends the wait, and the waiter goes back to sleep with the event
+// pending. kthread_stop() sets the stop flag and wakes the thread itself,
+// so a kthread's wait that stops testing kthread_should_stop() sleeps
+// through the stop request.
+
+// maxStoreLines bounds how far above a wake-up a waker's store is looked
+// for.
+const maxStoreLines = 15
+
+// checkCondDropped compares the condition of wait o with its new version
+// n and reports a dropped term that some waker's event makes true.
+func (r *checker) checkCondDropped(o, n *wsite) {
+	oc, nc := waitCond(o), waitCond(n)
+	if oc == "" || nc == "" || o.WKind == "bit" || strings.Contains(n.Call.Name, "timeout") {
+		return
+	}
+	norm := func(t string) string { return strings.Join(strings.Fields(stripParens(strings.TrimSpace(t))), "") }
+	kept := map[string]bool{}
+	for _, t := range splitOr(nc) {
+		kept[norm(t)] = true
+	}
+	whole := norm(nc)
+	// A call the new condition makes that the old one did not may test
+	// the dropped term itself (a helper taking over the condition).
+	for _, m := range condCallRe.FindAllStringSubmatch(nc, -1) {
+		if !trivialCalls[m[1]] && !strings.Contains(oc, m[1]+"(") {
+			return
+		}
+	}
+	for _, t := range splitOr(oc) {
+		if kept[norm(t)] || strings.Contains(whole, norm(t)) {
+			continue
+		}
+		if stop := r.stopCall(t); stop != "" {
+			r.reportCondDropped(o, n, t, stop+"() is made true by a stop request, whose wake-up reaches the task itself (kthread_stop() wakes the thread)", nil)
+			return
+		}
+		fields := map[string]bool{}
+		for _, f := range fieldsIn(t) {
+			fields[f] = true
+		}
+		if len(fields) == 0 {
+			continue
+		}
+		for _, w := range r.wakersOf(n.Q) {
+			if w.Fn.Name == n.Fn.Name || w.Derived {
+				continue
+			}
+			if st := storeOfFields(w.Fn, w.Line(), fields); st != "" {
+				r.reportCondDropped(o, n, t, fmt.Sprintf("%s() stores `%s` and then wakes the queue", w.Fn.Name, st), w)
+				return
+			}
+		}
+	}
+}
+
+// maxCallLines bounds the lines a call's arguments span.
+const maxCallLines = 8
+
+// spanChanged reports whether the patch changed a line of the arguments
+// of site s that continue after its call line (a wait condition on the
+// lines below wait_event_interruptible()).
+func spanChanged(s *wsite) bool {
+	for l := s.Line(); l <= s.Line()+maxCallLines; l++ {
+		if l > s.Line() && s.Fn.changed(l) {
+			return true
+		}
+		if t, ok := s.Fn.lines[l]; !ok || strings.Contains(codeOnly(t), ";") {
+			return false
+		}
+	}
+	return false
+}
+
+// stopCall returns the stop test a condition term calls
+// (kthread_should_stop), "" if none.
+func (r *checker) stopCall(term string) string {
+	for _, m := range condCallRe.FindAllStringSubmatch(term, -1) {
+		if r.p.stopConds[m[1]] {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// storeOfFields returns the nearest line above line in f that stores one
+// of fields, "" if none.
+func storeOfFields(f *wfunc, line int, fields map[string]bool) string {
+	for l := line - 1; l > 0 && l >= line-maxStoreLines; l-- {
+		t, ok := f.lines[l]
+		if !ok || !isStore(t) {
+			continue
+		}
+		for _, x := range fieldsIn(codeOnly(t)) {
+			if fields[x] {
+				return strings.TrimSpace(t)
+			}
+		}
+	}
+	return ""
+}
+
+func (r *checker) reportCondDropped(o, n *wsite, term, why string, w *wsite) {
+	term = strings.Join(strings.Fields(term), " ")
+	f := report.Finding{
+		Category: CategoryWaiterCond,
+		Severity: report.SeverityRisk,
+		File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
+		Message:  fmt.Sprintf("%s() no longer ends its wait on %s when `%s` holds", n.Fn.Name, n.Q, term),
+		Evidence: []string{n.Fn.evidence(n.Line())},
+		Old:      []string{o.Fn.evidence(o.Line())},
+	}
+	f.Chain = append(f.Chain, step(n, "waits without the term: "+n.Text()))
+	waker := "the waker"
+	if w != nil {
+		waker = w.Fn.Name + "()"
+		f.Chain = append(f.Chain, step(w, "wakes for it: "+w.Text()))
+	}
+	f.Evidence = append(f.Evidence, interleaving(waker, n.Fn.Name+"()", [][2]string{
+		{"", "sleeps: condition false"},
+		{"makes `" + term + "` true, wakes", ""},
+		{"", "re-tests the condition: the term is gone"},
+		{"", "sleeps again; the event is never seen"},
+	})...)
+	f.Explanation = fmt.Sprintf("The old condition of %s() also ended the wait when `%s`; %s. The new condition drops that term, so the waiter that this wake-up makes runnable re-tests, finds its condition false and goes back to sleep, and nothing wakes it for that event again. Keep the term in the condition.",
+		n.Fn.Name, term, why)
+	r.add(f)
+}
