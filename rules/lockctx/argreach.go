@@ -26,7 +26,8 @@ type ArgReach = summary.ArgReach
 
 // argReach evaluates a callee's argument-dependent reaches at call c made
 // by fn: a reach when c passes an accepted value, and the reaches that
-// depend on fn's own parameters.
+// depend on fn's own parameters. A reach whose argument c's guards make
+// conditional (other than by testing that argument) is left out.
 func (r *Resolver) argReach(fn *cscan.Func, c cscan.Call, cs *Summary) (*Reach, []ArgReach) {
 	at, ok := r.m.target.(ArgTarget)
 	if !ok || cs == nil {
@@ -40,6 +41,9 @@ func (r *Resolver) argReach(fn *cscan.Func, c cscan.Call, cs *Summary) (*Reach, 
 			continue
 		}
 		arg := c.Args[ar.Param]
+		if r.argGuarded(c, arg) {
+			continue
+		}
 		if why, ok := at.ReachesWith(ar.Call, arg); ok && reach == nil {
 			p := ar.Reach
 			p.Why = why + " (passed down as " + c.Name + "()'s parameter)"
