@@ -63,6 +63,15 @@ type sleeper struct {
 
 // compile builds the engine model of t over the lock table locks.
 func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
+	sl, err := newSleeper(t)
+	if err != nil {
+		return nil, err
+	}
+	return lockctx.Compile("sleep", locks, &t.Tables, sl)
+}
+
+// newSleeper compiles the sleeping primitives of t.
+func newSleeper(t *tables) (*sleeper, error) {
 	sl := &sleeper{sleep: map[string]string{}, zeroArg: map[string]int{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
 		trueConds: map[string]bool{}, condSleep: t.CondSleep}
 	for _, r := range t.Sleep {
@@ -83,7 +92,7 @@ func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
 	if err := sl.compileFileSleep(t.FileSleep); err != nil {
 		return nil, err
 	}
-	return lockctx.Compile("sleep", locks, &t.Tables, sl)
+	return sl, nil
 }
 
 // Reaches reports whether call c is a primitive that may sleep, and why.
