@@ -16,7 +16,12 @@ type maskSleepRow struct {
 	Names []string `yaml:"names"`
 	Arg   int      `yaml:"arg"`
 	Flags []string `yaml:"flags"`
-	Why   string   `yaml:"why"`
+	// Inherit are expressions that hand on another request's flags
+	// (aead_request_flags(req), req->base.flags): they carry the flag
+	// whenever the request's submitter set it, so they count as setting
+	// it unless the flag is masked out.
+	Inherit []string `yaml:"inherit"`
+	Why     string   `yaml:"why"`
 }
 
 // compileMaskSleep indexes the mask_sleep rows by primitive name.
@@ -31,16 +36,26 @@ func (m *sleeper) compileMaskSleep(rows []maskSleepRow) {
 
 // maskReaches reports whether flags expression expr, passed to the
 // mask_sleep primitive r, says the operation may sleep: it names one of
-// the row's flags outside a conditional expression (`may_sleep ?
-// CRYPTO_TFM_REQ_MAY_SLEEP : 0` is decided by the caller's flag) and
-// does not mask it out.
+// the row's flags, or hands on a request's flags (Inherit), outside a
+// conditional expression (`may_sleep ? CRYPTO_TFM_REQ_MAY_SLEEP : 0` is
+// decided by the caller's flag), and does not mask the flag out.
 func (r *maskSleepRow) maskReaches(expr string) bool {
 	a := strings.ReplaceAll(expr, " ", "")
 	if strings.Contains(a, "?") {
 		return false
 	}
 	for _, f := range r.Flags {
-		if containsWord(a, f) && !containsWord(a, "~"+f) {
+		if containsWord(a, "~"+f) {
+			return false
+		}
+	}
+	for _, f := range r.Flags {
+		if containsWord(a, f) {
+			return true
+		}
+	}
+	for _, in := range r.Inherit {
+		if strings.Contains(a, in) {
 			return true
 		}
 	}

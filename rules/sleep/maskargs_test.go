@@ -73,6 +73,10 @@ func TestMaskSleep(t *testing.T) {
 		{"flags", false, true, "0", false},
 		{"flags", false, true, "GFP_KERNEL", false},
 		{"req->base.flags & ~CRYPTO_TFM_REQ_MAY_SLEEP", false, true, "", false},
+		{"aead_request_flags(req)", true, false, "", false},
+		{"req->base.flags", true, false, "", false},
+		{"flags", false, true, "skcipher_request_flags(req)", true},
+		{"flags", false, true, "skcipher_request_flags(req) & ~CRYPTO_TFM_REQ_MAY_SLEEP", false},
 	} {
 		c := call(tc.flags)
 		if _, ok := sl.Reaches(c); ok != tc.reaches {
