@@ -131,3 +131,114 @@ func negatedTest(cond string) bool {
 	}
 	return false
 }
+
+// PassThrough returns the variable of a mask expression that hands it
+// on unchanged for sleeping: or-ed with constant flags (OR never clears
+// the reclaim or MAY_SLEEP bit), or and-ed with a complement of constant
+// flags that are not what decides (gfp & ~__GFP_ZERO), in parentheses or
+// not. A mask that clears a deciding flag, and anything else, is not
+// handed on.
+func (m *sleeper) PassThrough(expr string) (string, bool) {
+	e := strings.TrimSpace(expr)
+	for strings.HasPrefix(e, "(") && strings.HasSuffix(e, ")") && balanced(e[1:len(e)-1]) {
+		e = strings.TrimSpace(e[1 : len(e)-1])
+	}
+	v := ""
+	for _, o := range splitMaskOps(e) {
+		op := strings.TrimSpace(o.text)
+		switch {
+		case identRe.MatchString(op) && strings.ToUpper(op) != op:
+			if v != "" {
+				return "", false
+			}
+			v = op
+		case constMaskRe.MatchString(strings.TrimPrefix(op, "~")):
+			if strings.HasPrefix(op, "~") && m.decidingFlag(op[1:]) {
+				return "", false
+			}
+		default:
+			return "", false
+		}
+	}
+	return v, v != ""
+}
+
+// maskOp is one operand of a mask expression and the operator before it.
+type maskOp struct {
+	op   byte
+	text string
+}
+
+// splitMaskOps splits e at its top-level '|' and '&' (not "||", "&&",
+// which give a single operand "?" that nothing accepts). An '&' operand
+// must be a complement (~X).
+func splitMaskOps(e string) []maskOp {
+	var out []maskOp
+	depth, start := 0, 0
+	var op byte
+	for i := 0; i < len(e); i++ {
+		switch c := e[i]; c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '|', '&':
+			if depth != 0 {
+				continue
+			}
+			if i+1 < len(e) && e[i+1] == c {
+				return []maskOp{{text: "?"}}
+			}
+			out = append(out, maskOp{op, e[start:i]})
+			op, start = c, i+1
+		}
+	}
+	out = append(out, maskOp{op, e[start:]})
+	for _, o := range out[1:] {
+		if o.op == '&' && !strings.HasPrefix(strings.TrimSpace(o.text), "~") {
+			return []maskOp{{text: "?"}}
+		}
+	}
+	return out
+}
+
+// decidingFlag reports whether a constant flag expression clears (when
+// complemented) what makes a mask sleep: a GFP reclaim bit, a sleeping
+// GFP mask, or a mask_sleep flag.
+func (m *sleeper) decidingFlag(x string) bool {
+	a := strings.Trim(strings.TrimSpace(x), "()")
+	for _, f := range m.gfpSleep {
+		if containsWord(a, f) {
+			return true
+		}
+	}
+	for _, r := range m.maskSleep {
+		for _, f := range r.Flags {
+			if containsWord(a, f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// balanced reports whether s's parentheses balance (so "(a) | (b)" is
+// not taken for one parenthesised operand).
+func balanced(s string) bool {
+	d := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			d++
+		case ')':
+			d--
+			if d < 0 {
+				return false
+			}
+		}
+	}
+	return d == 0
+}
+
+// identRe matches a variable: an identifier.
+var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

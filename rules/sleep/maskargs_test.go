@@ -99,3 +99,34 @@ func TestMaskSleep(t *testing.T) {
 		t.Errorf("ReachesWith(mutex_lock, GFP_KERNEL) = %q, %v", why, ok)
 	}
 }
+
+// TestPassThrough: a mask or-ed with flags, or with a non-deciding flag
+// cleared, hands its variable on; clearing reclaim or MAY_SLEEP, a
+// logical operator, a call or two variables do not.
+func TestPassThrough(t *testing.T) {
+	sl := tableSleeper(t)
+	for _, tc := range []struct {
+		expr, want string
+	}{
+		{"gfp | __GFP_ZERO", "gfp"},
+		{"(gfp | __GFP_NOWARN)", "gfp"},
+		{"__GFP_NOWARN | gfp_mask", "gfp_mask"},
+		{"gfp & ~__GFP_ZERO", "gfp"},
+		{"priority & ~(__GFP_ZERO | __GFP_NOWARN)", "priority"},
+		{"flags | CRYPTO_TFM_REQ_MAY_BACKLOG", "flags"},
+		{"gfp", "gfp"},
+		{"gfp & ~__GFP_DIRECT_RECLAIM", ""},
+		{"gfp & ~__GFP_RECLAIM", ""},
+		{"flags & ~CRYPTO_TFM_REQ_MAY_SLEEP", ""},
+		{"gfp & GFP_RECLAIM_MASK", ""},
+		{"gfp | other", ""},
+		{"gfp || x", ""},
+		{"current_gfp_context(gfp)", ""},
+		{"GFP_KERNEL | __GFP_ZERO", ""},
+	} {
+		got, ok := sl.PassThrough(tc.expr)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("PassThrough(%q) = %q, %v; want %q", tc.expr, got, ok, tc.want)
+		}
+	}
+}
