@@ -26,7 +26,8 @@ type ArgReach = summary.ArgReach
 
 // argReach evaluates a callee's argument-dependent reaches at call c made
 // by fn: a reach when c passes an accepted value, and the reaches that
-// depend on fn's own parameters.
+// depend on fn's own parameters. A reach whose argument c's guards make
+// conditional (other than by testing that argument) is left out.
 func (r *Resolver) argReach(fn *cscan.Func, c cscan.Call, cs *Summary) (*Reach, []ArgReach) {
 	at, ok := r.m.target.(ArgTarget)
 	if !ok || cs == nil {
@@ -40,6 +41,9 @@ func (r *Resolver) argReach(fn *cscan.Func, c cscan.Call, cs *Summary) (*Reach, 
 			continue
 		}
 		arg := c.Args[ar.Param]
+		if r.argGuarded(c, arg) {
+			continue
+		}
 		if why, ok := at.ReachesWith(ar.Call, arg); ok && reach == nil {
 			p := ar.Reach
 			p.Why = why + " (passed down as " + c.Name + "()'s parameter)"
@@ -47,7 +51,7 @@ func (r *Resolver) argReach(fn *cscan.Func, c cscan.Call, cs *Summary) (*Reach, 
 			reach = &p
 			continue
 		}
-		if j := r.typ.ParamIndex(fn, arg); j >= 0 {
+		if j := r.argParam(fn, arg); j >= 0 {
 			n := ar
 			n.Param = j
 			n.Steps = append([]report.Step{step}, ar.Steps...)
@@ -68,7 +72,7 @@ func (r *Resolver) primArgReach(fn *cscan.Func, c cscan.Call) *ArgReach {
 	if !ok || i < 0 || i >= len(c.Args) {
 		return nil
 	}
-	j := r.typ.ParamIndex(fn, c.Args[i])
+	j := r.argParam(fn, c.Args[i])
 	if j < 0 {
 		return nil
 	}
@@ -86,7 +90,31 @@ func (r *Resolver) ReachesWith(ar ArgReach, expr string) (string, bool) {
 }
 
 // ParamIndex returns the index of fn's parameter that expression expr
-// names, or -1.
+// names, or hands on unchanged for the target (argParam), or -1.
 func (r *Resolver) ParamIndex(fn *cscan.Func, expr string) int {
-	return r.typ.ParamIndex(fn, expr)
+	return r.argParam(fn, expr)
+}
+
+// PassThrough is implemented by an ArgTarget whose deciding arguments
+// keep their effect through some operators: a GFP mask or-ed with flags
+// (gfp | __GFP_ZERO) or with a flag cleared that does not decide
+// (gfp & ~__GFP_NOWARN) sleeps exactly when gfp does.
+type PassThrough interface {
+	// PassThrough returns the variable expr hands on unchanged for the
+	// target.
+	PassThrough(expr string) (string, bool)
+}
+
+// argParam returns the index of fn's parameter that argument expression
+// expr names or, for a PassThrough target, hands on, or -1.
+func (r *Resolver) argParam(fn *cscan.Func, expr string) int {
+	if j := r.typ.ParamIndex(fn, expr); j >= 0 {
+		return j
+	}
+	if pt, ok := r.m.target.(PassThrough); ok {
+		if v, ok := pt.PassThrough(expr); ok {
+			return r.typ.ParamIndex(fn, v)
+		}
+	}
+	return -1
 }

@@ -27,7 +27,10 @@
 //     summaries independent of the patch, shared between patches when
 //     there is no store (the resolver's taint tracking, on its stack).
 //   - argreach.go: reaches that depend on a parameter's value (a gfp_t
-//     passed down); flagcond.go: reaches taken only for some values of
+//     passed down, also or-ed with flags: PassThrough); argguard.go: a
+//     guard that tests that very parameter (gfpflags_allow_blocking(gfp),
+//     gfp & __GFP_DIRECT_RECLAIM) keeps the reach as one on the parameter
+//     instead of dropping it as conditional (ArgGuard); flagcond.go: reaches taken only for some values of
 //     a flag parameter (if (can_sleep) ... else defer), the condition
 //     decided by a constant argument (a literal, or a macro such as
 //     CAN_SLEEP) and carried up through a caller's own parameter; contract.go: a gfp_t parameter of a function pointer is

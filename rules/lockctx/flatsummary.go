@@ -123,6 +123,7 @@ func (f *flatBuilder) call(ev event) {
 	if why, ok := r.reachesAt(fn, c); ok {
 		cond, ok := r.callCond(fn, c, nil, r.m.conditional(c.Guards))
 		if !ok {
+			f.guardedReach(ev, c, Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why})
 			return
 		}
 		st, drops := f.heldAt(ev.pos, c.Guards)
@@ -131,7 +132,7 @@ func (f *flatBuilder) call(ev event) {
 		}
 		return
 	}
-	if ar := r.primArgReach(fn, c); ar != nil && !r.m.conditional(c.Guards) {
+	if ar := r.primArgReach(fn, c); ar != nil && !r.primArgGuarded(c) {
 		if st, _ := f.heldAt(ev.pos, c.Guards); st.Empty() && len(s.ArgReaches) < 4 {
 			s.ArgReaches = append(s.ArgReaches, *ar)
 		}
@@ -214,7 +215,7 @@ func (f *flatBuilder) lockCall(ev event, c cscan.Call, here report.Step) bool {
 // or the callee's own reach, each with nothing held at the call.
 func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 	r, fn, s := f.r, f.fn, f.s
-	if len(cs.ArgReaches) > 0 && !r.m.conditional(c.Guards) {
+	if len(cs.ArgReaches) > 0 {
 		if st, _ := f.heldAt(ev.pos, c.Guards); st.Empty() {
 			p, pass := r.argReach(fn, c, cs)
 			if p != nil {
@@ -252,6 +253,26 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 				Retakes: cs.Reach.Retakes, Cond: cond}
 			f.reaches = append(f.reaches, p)
 		}
+	} else if cs.Reach.Cond == nil && !cs.Reach.Weak {
+		f.guardedReach(ev, c, Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why,
+			Steps: append([]report.Step{callStep}, cs.Reach.Steps...)})
+	}
+}
+
+// guardedReach records reach p of call c, which c's guards make
+// conditional, as a reach on fn's parameter when the guards only test
+// that parameter for allowing the target (Resolver.guardedReach), with
+// nothing of fn's own held at c.
+func (f *flatBuilder) guardedReach(ev event, c cscan.Call, p Reach) {
+	if len(f.s.ArgReaches) >= 4 {
+		return
+	}
+	ar := f.r.guardedReach(f.fn, c, p)
+	if ar == nil {
+		return
+	}
+	if st, _ := f.heldAt(ev.pos, c.Guards); st.Empty() {
+		f.s.ArgReaches = append(f.s.ArgReaches, *ar)
 	}
 }
 

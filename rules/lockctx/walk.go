@@ -136,7 +136,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 	}
 	if ar := w.r.primArgReach(w.fn, c); ar != nil {
 		var ars []ArgReach
-		if !m.conditional(c.Guards) {
+		if !w.r.primArgGuarded(c) {
 			ars = append(ars, *ar)
 		}
 		w.visit(Visit{Call: c, State: st, ArgReaches: ars})
@@ -159,7 +159,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 		proof = w.r.callbackArgReach(w.fn, c)
 	}
 	var pass []ArgReach
-	if len(cs.ArgReaches) > 0 && !m.conditional(c.Guards) {
+	if len(cs.ArgReaches) > 0 {
 		var p *Reach
 		p, pass = w.r.argReach(w.fn, c, cs)
 		if proof == nil {

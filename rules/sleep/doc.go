@@ -20,7 +20,12 @@
 // member-assignment table, member chains typed through the struct
 // definitions), and an allocation with a gfp_t parameter is checked
 // against what the callers pass (a GFP mask handed to a function
-// pointer's gfp_t parameter binds every implementation), as is a call
+// pointer's gfp_t parameter binds every implementation; a mask or-ed
+// with flags is handed on; a callee that allocates or takes a mutex only
+// when `gfpflags_allow_blocking(gfp)` sleeps when its callers pass a
+// sleeping mask), the crypto API's CRYPTO_TFM_REQ_MAY_SLEEP request flag
+// likewise (maskargs.go, the table's mask_sleep: set, passed down, or
+// handed on from another request's flags), as is a call
 // whose callee sleeps only when a flag parameter says so (CAN_SLEEP
 // passed to a helper whose can_sleep path takes a mutex). A function passed
 // by name to an iterator that calls it is checked in the iterator's

@@ -100,21 +100,30 @@ func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string) error {
 	}
 	r := newChecker(p, m)
 	r.interruptSafePrims = interruptSafe
-	for _, fc := range p.Change.Funcs {
-		nf := r.newFuncs[fc]
-		if nf == nil {
-			continue
+	// The forward checks of every touched function come first: a chain
+	// found both from a touched caller holding the context and from a
+	// touched callee that newly sleeps is the caller's (findings with the
+	// same chain are reported once, the first time).
+	for _, forward := range []bool{true, false} {
+		for _, fc := range p.Change.Funcs {
+			nf := r.newFuncs[fc]
+			if nf == nil {
+				continue
+			}
+			of := r.oldFuncs[fc]
+			if of == nil {
+				of = r.movedFrom(nf)
+			}
+			if forward {
+				r.forward(fc, nf, of)
+				r.argForward(nf, of)
+				continue
+			}
+			r.reverse(fc, nf, of)
+			r.lockChange(nf, of)
+			r.contextChange(nf, of)
+			r.walkers(nf, of)
 		}
-		of := r.oldFuncs[fc]
-		if of == nil {
-			of = r.movedFrom(nf)
-		}
-		r.forward(fc, nf, of)
-		r.argForward(nf, of)
-		r.reverse(fc, nf, of)
-		r.lockChange(nf, of)
-		r.contextChange(nf, of)
-		r.walkers(nf, of)
 	}
 	if unres := r.newR.Unresolved(); p.Index == nil && len(unres) > 0 {
 		var names []string

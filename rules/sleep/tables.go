@@ -21,6 +21,7 @@ type tables struct {
 	TrueConds      []string       `yaml:"true_conds"`
 	CondSleep      []string       `yaml:"cond_sleep_guards"`
 	FileSleep      []fileSleepRow `yaml:"file_sleep"`
+	MaskSleep      []maskSleepRow `yaml:"mask_sleep"`
 	// InterruptSafe are sleeping primitives that do not sleep in
 	// interrupt context (in_interrupt(): hard or soft interrupt, or
 	// bottom halves disabled), where they defer their work instead
@@ -56,10 +57,21 @@ type sleeper struct {
 	// primitive name (filesleep.go).
 	fileSleep   []fileSleepRow
 	fileSleepOf map[string]int
+	// maskSleep are the mask_sleep rows by primitive name (maskargs.go).
+	maskSleep map[string]*maskSleepRow
 }
 
 // compile builds the engine model of t over the lock table locks.
 func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
+	sl, err := newSleeper(t)
+	if err != nil {
+		return nil, err
+	}
+	return lockctx.Compile("sleep", locks, &t.Tables, sl)
+}
+
+// newSleeper compiles the sleeping primitives of t.
+func newSleeper(t *tables) (*sleeper, error) {
 	sl := &sleeper{sleep: map[string]string{}, zeroArg: map[string]int{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
 		trueConds: map[string]bool{}, condSleep: t.CondSleep}
 	for _, r := range t.Sleep {
@@ -76,10 +88,11 @@ func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
 	for _, c := range t.TrueConds {
 		sl.trueConds[c] = true
 	}
+	sl.compileMaskSleep(t.MaskSleep)
 	if err := sl.compileFileSleep(t.FileSleep); err != nil {
 		return nil, err
 	}
-	return lockctx.Compile("sleep", locks, &t.Tables, sl)
+	return sl, nil
 }
 
 // Reaches reports whether call c is a primitive that may sleep, and why.
@@ -96,6 +109,9 @@ func (m *sleeper) Reaches(c cscan.Call) (string, bool) {
 				return r.Why, true
 			}
 		}
+	}
+	if r, ok := m.maskSleep[c.Name]; ok && r.Arg < len(c.Args) && r.maskReaches(c.Args[r.Arg]) {
+		return r.Why, true
 	}
 	if i, ok := m.alloc[c.Name]; ok && i >= 0 && i < len(c.Args) {
 		if m.gfpSleeps(c.Args[i]) {
@@ -132,6 +148,12 @@ func (m *sleeper) Conditional(gs []cscan.Guard) bool {
 // is not a known constant (a variable, typically the caller's gfp_t
 // parameter): whether it sleeps depends on what is passed down.
 func (m *sleeper) ArgDependent(c cscan.Call) (int, bool) {
+	if r, ok := m.maskSleep[c.Name]; ok {
+		if r.Arg < len(c.Args) && !r.maskKnown(c.Args[r.Arg]) {
+			return r.Arg, true
+		}
+		return 0, false
+	}
 	i, ok := m.alloc[c.Name]
 	if !ok || i < 0 || i >= len(c.Args) {
 		return 0, false
@@ -143,13 +165,24 @@ func (m *sleeper) ArgDependent(c cscan.Call) (int, bool) {
 	return i, true
 }
 
-// ReachesWith reports whether passing GFP mask expr to allocator call c
-// sleeps.
+// ReachesWith reports whether passing mask expr to call c sleeps: a GFP
+// mask to an allocator, or to a call that its guards run only when the
+// mask allows blocking (lockctx.ArgGuard), or the flags of a mask_sleep
+// row.
 func (m *sleeper) ReachesWith(c cscan.Call, expr string) (string, bool) {
-	if m.gfpSleeps(expr) {
-		return "allocates with " + strings.TrimSpace(expr) + " (direct reclaim may sleep)", true
+	if r, ok := m.maskSleep[c.Name]; ok {
+		if r.maskReaches(expr) {
+			return r.Why, true
+		}
+		return "", false
 	}
-	return "", false
+	if !m.gfpSleeps(expr) {
+		return "", false
+	}
+	if _, ok := m.alloc[c.Name]; !ok {
+		return c.Name + "() runs when the GFP mask allows direct reclaim, and " + strings.TrimSpace(expr) + " does", true
+	}
+	return "allocates with " + strings.TrimSpace(expr) + " (direct reclaim may sleep)", true
 }
 
 // Contract reports whether a parameter declared as decl is a gfp_t: an
