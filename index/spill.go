@@ -3,7 +3,6 @@ package index
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"os"
 )
 
@@ -64,9 +63,6 @@ func (s *spill) read(i int) ([]byte, error) {
 	}
 	return buf, nil
 }
-
-// reader returns the whole spill as a reader (after flush).
-func (s *spill) reader() io.Reader { return io.NewSectionReader(s.f, 0, s.size) }
 
 // close releases the spill's file (and with it the disk space).
 func (s *spill) close() {

@@ -245,14 +245,6 @@ func (b *storeBuilder) directory(ks []keyed, width int) (dirSec, namesSec, refs 
 	return dirSec, namesSec, refs
 }
 
-// writeStore writes a store atomically (temp file + rename).
-func writeStore(path string, data []byte) error {
-	return WriteFile(path, func(w *bufio.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
 // WriteFile writes the file path atomically: write fills a temporary file
 // beside it, which then replaces path (a reader sees the old file or the
 // new one, never a part). The directory is created when missing.
