@@ -42,6 +42,7 @@ import (
 	"weak"
 
 	"github.com/autosel-bot/autosel-bot/internal/flock"
+	"github.com/autosel-bot/autosel-bot/internal/stageprogress"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
@@ -178,12 +179,14 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	ix.Stats.CacheFile = cacheFile
 	var old *store
+	locked := false
 	if cacheFile != "" {
 		// Processes indexing the same tree at once (parallel test
 		// packages, a daemon and a CLI) take turns: the second one finds
 		// the store the first one wrote.
 		if unlock, err := flock.Lock(ctx, cacheFile+".lock"); err == nil {
 			defer unlock()
+			locked = true
 		} else {
 			log.Warn("index cache lock", "err", err)
 		}
@@ -199,6 +202,9 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 			opts.Progress(len(entries), len(entries))
 		}
 	} else {
+		if locked {
+			removeStaleTemps(cacheFile, log)
+		}
 		if old != nil {
 			// Rebuilding reads every record: read the old store at once.
 			old = nil
@@ -245,7 +251,7 @@ func build(ctx context.Context, abs string, entries []fileEntry, old *store, cac
 		}
 	}
 	var done, hits atomic.Int64
-	sb := &streamBuild{entries: entries, workers: opts.Workers}
+	sb := &streamBuild{entries: entries, workers: opts.Workers, log: log}
 	if opts.Progress != nil {
 		sb.done = func() {
 			if n := done.Add(1); n%256 == 0 || int(n) == len(entries) {
@@ -268,6 +274,11 @@ func build(ctx context.Context, abs string, entries []fileEntry, old *store, cac
 		}
 		return cscan.ScanFile(e.path, src), ScanAssigns("", src)
 	}
+	// The second pass and the write are a stage of their own (one unit
+	// per file, and one for the write).
+	pr := stageprogress.Start(ctx, stageprogress.IndexWrite, len(entries)+1)
+	defer pr.Done()
+	sb.encoded = func() { pr.Add(1) }
 	if cacheFile != "" {
 		sb.tmpDir = filepath.Dir(cacheFile)
 		if err := os.MkdirAll(sb.tmpDir, 0o755); err != nil {

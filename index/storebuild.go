@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -34,10 +36,13 @@ type streamBuild struct {
 	entries []fileEntry
 	workers int
 	src     scanSource
-	// done is called when an entry is scanned (may be nil).
-	done func()
+	// done is called when an entry is scanned, encoded when its record
+	// is encoded in the second pass (either may be nil).
+	done, encoded func()
 	// tmpDir holds the spills ("": the system's).
 	tmpDir string
+	// log receives the passes' timings (may be nil).
+	log *slog.Logger
 	// first[i] is set for the first entry of each content key: only its
 	// record is stored (the others share it).
 	first []bool
@@ -49,6 +54,7 @@ const buildWindow = 32
 
 // run builds the store.
 func (sb *streamBuild) run(ctx context.Context) (*builtStore, error) {
+	start := time.Now()
 	sb.first = make([]bool, len(sb.entries))
 	seen := make(map[string]bool, len(sb.entries))
 	for i, e := range sb.entries {
@@ -90,8 +96,16 @@ func (sb *streamBuild) run(ctx context.Context) (*builtStore, error) {
 	if err != nil {
 		return nil, err
 	}
+	distinct := len(e.list)
 	e.reorder(pinned)
-	return sb.second(ctx, blobs)
+	if sb.log != nil {
+		sb.log.Debug("index build: first pass done", "strings", distinct, "shared", len(e.list), "spilled", blobs.size, "took", time.Since(start))
+	}
+	out, err := sb.second(ctx, blobs)
+	if err == nil && sb.log != nil {
+		sb.log.Debug("index build: second pass done", "records", out.recsLen, "took", time.Since(start))
+	}
+	return out, err
 }
 
 // second is the second pass: the records against the store's string
@@ -140,6 +154,9 @@ func (sb *streamBuild) second(ctx context.Context, blobs *spill) (*builtStore, e
 		}
 		return second{f, fas, rec}, nil
 	}, func(i int, r second) error {
+		if sb.encoded != nil {
+			sb.encoded()
+		}
 		ent := sb.entries[i]
 		if sb.first[i] {
 			spans[ent.key] = span{int(recs.size), len(r.rec)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/internal/stageprogress"
 	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
@@ -74,5 +76,70 @@ func TestStoreGolden(t *testing.T) {
 		if g := storeDigest(t, files, w); g != got {
 			t.Errorf("%d workers: digest %s, 1 worker %s", w, g, got)
 		}
+	}
+}
+
+// TestBuildInterrupted: a build stopped in either pass writes nothing into
+// the cache but its lock (the spills are unlinked files), and the next
+// Open builds the whole store, removing the temporary file a process
+// killed while writing the store left.
+func TestBuildInterrupted(t *testing.T) {
+	files := bigTree(300)
+	want := storeDigest(t, files, 2)
+	for _, pass := range []string{"first", "second"} {
+		t.Run(pass, func(t *testing.T) {
+			dir := testtree.Repo(t, files)
+			cache := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opts := Options{CacheDir: cache, Workers: 2}
+			if pass == "first" {
+				opts.Progress = func(done, total int) {
+					if done < total {
+						cancel()
+					}
+				}
+			} else {
+				ctx = stageprogress.WithFunc(ctx, func(stage string, done, total int) {
+					if stage == stageprogress.IndexWrite && done > 0 {
+						cancel()
+					}
+				})
+			}
+			if _, err := Open(ctx, dir, opts); !errors.Is(err, context.Canceled) {
+				t.Fatalf("interrupted Open: %v, want context.Canceled", err)
+			}
+			ents, err := os.ReadDir(cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ents {
+				if !strings.HasSuffix(e.Name(), ".lock") {
+					t.Errorf("left in the cache: %s", e.Name())
+				}
+			}
+			store := filepath.Join(cache, cacheName(dir))
+			stale := filepath.Join(cache, "."+filepath.Base(store)+"-12345")
+			if err := os.WriteFile(stale, []byte("torn"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ix, err := Open(context.Background(), dir, Options{CacheDir: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ix.Stats.Scanned != len(files) {
+				t.Errorf("stats %+v", ix.Stats)
+			}
+			if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("stale temporary file kept: %v", err)
+			}
+			b, err := os.ReadFile(store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != want {
+				t.Errorf("store after the interruption differs from a fresh build")
+			}
+		})
 	}
 }
