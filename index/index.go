@@ -275,9 +275,10 @@ func build(ctx context.Context, abs string, entries []fileEntry, old *store, cac
 		return cscan.ScanFile(e.path, src), ScanAssigns("", src)
 	}
 	// The second pass and the write are a stage of their own (one unit
-	// per file, and one for the write).
-	pr := stageprogress.Start(ctx, stageprogress.IndexWrite, len(entries)+1)
-	defer pr.Done()
+	// per file, and one for the write), after the scans' Progress.
+	var pr *stageprogress.Counter
+	defer func() { pr.Done() }()
+	sb.second = func() { pr = stageprogress.Start(ctx, stageprogress.IndexWrite, len(entries)+1) }
 	sb.encoded = func() { pr.Add(1) }
 	if cacheFile != "" {
 		sb.tmpDir = filepath.Dir(cacheFile)

@@ -36,9 +36,10 @@ type streamBuild struct {
 	entries []fileEntry
 	workers int
 	src     scanSource
-	// done is called when an entry is scanned, encoded when its record
-	// is encoded in the second pass (either may be nil).
-	done, encoded func()
+	// done is called when an entry is scanned, second when the second
+	// pass begins, encoded when an entry's record is encoded in it (any
+	// may be nil).
+	done, second, encoded func()
 	// tmpDir holds the spills ("": the system's).
 	tmpDir string
 	// log receives the passes' timings (may be nil).
@@ -101,16 +102,19 @@ func (sb *streamBuild) run(ctx context.Context) (*builtStore, error) {
 	if sb.log != nil {
 		sb.log.Debug("index build: first pass done", "strings", distinct, "shared", len(e.list), "spilled", blobs.size, "took", time.Since(start))
 	}
-	out, err := sb.second(ctx, blobs)
+	if sb.second != nil {
+		sb.second()
+	}
+	out, err := sb.secondPass(ctx, blobs)
 	if err == nil && sb.log != nil {
 		sb.log.Debug("index build: second pass done", "records", out.recsLen, "took", time.Since(start))
 	}
 	return out, err
 }
 
-// second is the second pass: the records against the store's string
-// table, and the directories.
-func (sb *streamBuild) second(ctx context.Context, blobs *spill) (*builtStore, error) {
+// secondPass encodes the records against the store's string table, and
+// makes the directories.
+func (sb *streamBuild) secondPass(ctx context.Context, blobs *spill) (*builtStore, error) {
 	recs, err := newSpill(sb.tmpDir, len(sb.entries))
 	if err != nil {
 		return nil, err
