@@ -85,6 +85,7 @@ func runIndexBuild(cmd *cobra.Command, a *app, tree string, summaries bool) erro
 		a.progress = newProgressBars(stderr)
 		defer a.progress.wait()
 	}
+	defer treeGC()()
 	// The index's second pass is a stage of its own.
 	ix, err := index.Open(a.progress.stages(ctx), tree, a.indexOptions(a.log))
 	a.progress.wait()
