@@ -26,7 +26,7 @@ func ordered[T any](ctx context.Context, n, workers, window int, work func(i int
 	slots := make(chan struct{}, window)
 	go func() {
 		defer close(jobs)
-		for i := 0; i < n; i++ {
+		for i := 0; i < n && inner.Err() == nil; i++ {
 			select {
 			case slots <- struct{}{}:
 			case <-inner.Done():
