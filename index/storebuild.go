@@ -50,8 +50,11 @@ type streamBuild struct {
 	b     *storeBuilder
 }
 
-// buildWindow bounds the scans waiting to be used in order, per worker.
-const buildWindow = 32
+// buildWindow bounds the scans waiting to be used in order, per worker: a
+// few MB on average, and wide enough that a run of huge files (the
+// generated register headers of drivers/gpu) does not hold the other
+// workers back (at 32, a cold Linux build used 0.9 of 2 cores).
+const buildWindow = 1024
 
 // run builds the store.
 func (sb *streamBuild) run(ctx context.Context) (*builtStore, error) {
