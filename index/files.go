@@ -159,3 +159,15 @@ func pruneOld(cacheFile string, log *slog.Logger) {
 		}
 	}
 }
+
+// removeStaleTemps removes the temporary files a process killed while
+// writing cacheFile left beside it (WriteFile's): the caller holds the
+// store's lock, so no live process is writing them.
+func removeStaleTemps(cacheFile string, log *slog.Logger) {
+	olds, _ := filepath.Glob(filepath.Join(filepath.Dir(cacheFile), "."+filepath.Base(cacheFile)+"-*"))
+	for _, f := range olds {
+		if err := os.Remove(f); err != nil {
+			log.Warn("stale temporary index file not removed", "file", f, "err", err)
+		}
+	}
+}

@@ -25,6 +25,8 @@
 package index
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +42,7 @@ import (
 	"weak"
 
 	"github.com/autosel-bot/autosel-bot/internal/flock"
+	"github.com/autosel-bot/autosel-bot/internal/stageprogress"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
@@ -176,12 +179,14 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	ix.Stats.CacheFile = cacheFile
 	var old *store
+	locked := false
 	if cacheFile != "" {
 		// Processes indexing the same tree at once (parallel test
 		// packages, a daemon and a CLI) take turns: the second one finds
 		// the store the first one wrote.
 		if unlock, err := flock.Lock(ctx, cacheFile+".lock"); err == nil {
 			defer unlock()
+			locked = true
 		} else {
 			log.Warn("index cache lock", "err", err)
 		}
@@ -197,6 +202,9 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 			opts.Progress(len(entries), len(entries))
 		}
 	} else {
+		if locked {
+			removeStaleTemps(cacheFile, log)
+		}
 		if old != nil {
 			// Rebuilding reads every record: read the old store at once.
 			old = nil
@@ -232,7 +240,9 @@ func (ix *Index) setStore(st *store) {
 
 // build scans the files of entries that old (may be nil) lacks, in
 // parallel, takes the others from old, and writes the store to cacheFile
-// (kept in memory when "" or unwritable).
+// (kept in memory when "" or unwritable). The scans are streamed through
+// temporary files (storebuild.go), never all held at once; the store
+// replaces cacheFile whole or not at all.
 func build(ctx context.Context, abs string, entries []fileEntry, old *store, cacheFile string, pageCache int64, opts Options, log *slog.Logger, stats *Stats) (*store, error) {
 	oldKeys := map[string]int{}
 	if old != nil {
@@ -240,72 +250,51 @@ func build(ctx context.Context, abs string, entries []fileEntry, old *store, cac
 			oldKeys[old.strs.str(old.file(i).key)] = i
 		}
 	}
-	in := storeInput{entries: entries, files: make([]*cscan.File, len(entries)), assigns: make([][]Assign, len(entries))}
-	hit := make([]bool, len(entries))
-	jobs := make(chan int)
-	var done atomic.Int64
-	progress := func() {
-		if opts.Progress == nil {
-			return
-		}
-		if n := done.Add(1); n%256 == 0 || int(n) == len(entries) {
-			opts.Progress(int(n), len(entries))
-		}
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < opts.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				e := entries[i]
-				if k, ok := oldKeys[e.key]; ok {
-					if f, as := decodeRecord(old.record(k), &old.strs, e.path, true); f != nil {
-						in.files[i], in.assigns[i], hit[i] = f, as, true
-						progress()
-						continue
-					}
-				}
-				src, err := os.ReadFile(filepath.Join(abs, e.path))
-				if err != nil {
-					// A file that vanished or is unreadable is skipped.
-					in.files[i] = &cscan.File{Path: e.path, Skipped: []cscan.Skip{{Line: 1, Reason: fmt.Sprintf("unreadable: %v", err)}}}
-					progress()
-					continue
-				}
-				in.files[i] = cscan.ScanFile(e.path, src)
-				in.assigns[i] = ScanAssigns("", src)
-				progress()
+	var done, hits atomic.Int64
+	sb := &streamBuild{entries: entries, workers: opts.Workers, log: log}
+	if opts.Progress != nil {
+		sb.done = func() {
+			if n := done.Add(1); n%256 == 0 || int(n) == len(entries) {
+				opts.Progress(int(n), len(entries))
 			}
-		}()
-	}
-	var ctxErr error
-	for i := range entries {
-		if err := ctx.Err(); err != nil {
-			ctxErr = err
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	if ctxErr != nil {
-		return nil, ctxErr
-	}
-	for _, h := range hit {
-		if h {
-			stats.Cached++
-		} else {
-			stats.Scanned++
 		}
 	}
-	data, err := buildStore(in)
+	sb.src = func(i int) (*cscan.File, []Assign) {
+		e := entries[i]
+		if k, ok := oldKeys[e.key]; ok {
+			if f, as := decodeRecord(old.record(k), &old.strs, e.path, true); f != nil {
+				hits.Add(1)
+				return f, as
+			}
+		}
+		src, err := os.ReadFile(filepath.Join(abs, e.path))
+		if err != nil {
+			// A file that vanished or is unreadable is skipped.
+			return &cscan.File{Path: e.path, Skipped: []cscan.Skip{{Line: 1, Reason: fmt.Sprintf("unreadable: %v", err)}}}, nil
+		}
+		return cscan.ScanFile(e.path, src), ScanAssigns("", src)
+	}
+	// The second pass and the write are a stage of their own (one unit
+	// per file, and one for the write), after the scans' Progress.
+	var pr *stageprogress.Counter
+	defer func() { pr.Done() }()
+	sb.second = func() { pr = stageprogress.Start(ctx, stageprogress.IndexWrite, len(entries)+1) }
+	sb.encoded = func() { pr.Add(1) }
+	if cacheFile != "" {
+		sb.tmpDir = filepath.Dir(cacheFile)
+		if err := os.MkdirAll(sb.tmpDir, 0o755); err != nil {
+			sb.tmpDir = ""
+		}
+	}
+	built, err := sb.run(ctx)
 	if err != nil {
 		return nil, err
 	}
-	in = storeInput{}
+	defer built.close()
+	stats.Cached = int(hits.Load())
+	stats.Scanned = len(entries) - stats.Cached
 	if cacheFile != "" {
-		if err := writeStore(cacheFile, data); err != nil {
+		if err := WriteFile(cacheFile, func(w *bufio.Writer) error { return built.writeTo(w) }); err != nil {
 			log.Warn("index cache not written", "file", cacheFile, "err", err)
 		} else if st, err := openStore(cacheFile, pageCache); err == nil {
 			pruneOld(cacheFile, log)
@@ -314,7 +303,11 @@ func build(ctx context.Context, abs string, entries []fileEntry, old *store, cac
 			log.Warn("index cache not readable after writing", "file", cacheFile, "err", err)
 		}
 	}
-	return openStoreBytes(data)
+	var buf bytes.Buffer
+	if err := built.writeTo(&buf); err != nil {
+		return nil, err
+	}
+	return openStoreBytes(buf.Bytes())
 }
 
 // matches reports whether the store indexes exactly entries.

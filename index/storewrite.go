@@ -2,9 +2,12 @@ package index
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,81 +32,103 @@ type storeBuilder struct {
 	rank []int32
 }
 
-// buildStore encodes in as a store (layout in store.go).
+// buildStore encodes in as a store (layout in store.go), in memory.
 func buildStore(in storeInput) ([]byte, error) {
-	b := &storeBuilder{enc: &encoder{strs: make(map[string]uint64, 1<<16)}}
-	e := b.enc
-	// Paths and keys first: the warm-open check reads them all, and they
-	// are contiguous this way.
-	for _, ent := range in.entries {
-		e.intern(ent.path)
-		e.intern(ent.key)
-	}
-	id := func(s string) uint32 { return uint32(e.intern(s)) }
-	pinned := len(e.list)
-	var stats [4]uint64
-	var files []byte
-	// Two passes: the first counts the references of every string, the
-	// second encodes with the strings renumbered by popularity.
-	for pass := 0; pass < 2; pass++ {
-		if pass == 1 {
-			e.reorder(pinned)
-			e.buf = e.buf[:0]
-			stats = [4]uint64{}
-		}
-		type span struct{ off, n int }
-		recs := map[string]span{}
-		files = make([]byte, 0, len(in.entries)*fileSize)
-		for i, ent := range in.entries {
-			f := in.files[i]
-			if f == nil {
-				f = &cscan.File{Path: ent.path}
-			}
-			r, ok := recs[ent.key]
-			if !ok {
-				start := len(e.buf)
-				e.file(f)
-				var as []Assign
-				if in.assigns != nil {
-					as = in.assigns[i]
-				}
-				e.assigns(as)
-				r = span{start, len(e.buf) - start}
-				recs[ent.key] = r
-			}
-			files = binary.LittleEndian.AppendUint32(files, id(ent.path))
-			files = binary.LittleEndian.AppendUint32(files, id(ent.key))
-			files = binary.LittleEndian.AppendUint64(files, uint64(r.off))
-			files = binary.LittleEndian.AppendUint32(files, uint32(r.n))
-			stats[0]++
-			stats[3] += uint64(len(f.Skipped))
-			for _, fn := range f.Funcs {
-				stats[1]++
-				stats[2] += uint64(len(fn.Calls))
-			}
-		}
-	}
-	if len(e.buf) > 1<<32-1 {
-		return nil, errors.New("index too large")
-	}
-	b.sec[secFiles] = files
-	b.sec[secRecords] = e.buf
-	e.buf = nil
-
-	// Functions and call sites by name, in file order within a name.
-	var funcs, calls []keyed
-	for i := range in.entries {
+	sb := &streamBuild{entries: in.entries, workers: 1, src: func(i int) (*cscan.File, []Assign) {
 		f := in.files[i]
 		if f == nil {
-			continue
+			f = &cscan.File{Path: in.entries[i].path}
 		}
-		for j, fn := range f.Funcs {
-			funcs = append(funcs, keyed{id(fn.Name), [3]uint32{uint32(i), uint32(j)}})
-			for k := range fn.Calls {
-				calls = append(calls, keyed{id(fn.Calls[k].Name), [3]uint32{uint32(i), uint32(j), uint32(k)}})
-			}
+		var as []Assign
+		if in.assigns != nil {
+			as = in.assigns[i]
 		}
+		return f, as
+	}}
+	st, err := sb.run(context.Background())
+	if err != nil {
+		return nil, err
 	}
+	defer st.close()
+	var buf bytes.Buffer
+	if err := st.writeTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// builtStore is a store built but not written: its sections, the records
+// in a spill.
+type builtStore struct {
+	stats   [4]uint64
+	sec     [numSections][]byte
+	recs    *spill
+	recsLen int64
+}
+
+// close releases the spill of the records.
+func (s *builtStore) close() { s.recs.close() }
+
+// writeTo writes the store: the header, then the sections, each at an
+// offset that is a multiple of 8.
+func (s *builtStore) writeTo(w io.Writer) error {
+	hdr := make([]byte, storeHeaderSize)
+	copy(hdr, storeMagic)
+	p := len(storeMagic)
+	put := func(v uint64) {
+		binary.LittleEndian.PutUint64(hdr[p:], v)
+		p += 8
+	}
+	put(storeVersion)
+	for _, v := range s.stats {
+		put(v)
+	}
+	size := func(i int) int64 {
+		if i == secRecords {
+			return s.recsLen
+		}
+		return int64(len(s.sec[i]))
+	}
+	off := int64(storeHeaderSize)
+	for i := range s.sec {
+		off = (off + 7) &^ 7
+		put(uint64(off))
+		put(uint64(size(i)))
+		off += size(i)
+	}
+	if _, err := w.Write(hdr); err != nil {
+		return err
+	}
+	at := int64(storeHeaderSize)
+	var zeros [8]byte
+	for i := range s.sec {
+		if pad := (8 - at%8) % 8; pad > 0 {
+			if _, err := w.Write(zeros[:pad]); err != nil {
+				return err
+			}
+			at += pad
+		}
+		var err error
+		if i == secRecords {
+			_, err = io.Copy(w, io.NewSectionReader(s.recs.f, 0, s.recsLen))
+		} else {
+			_, err = w.Write(s.sec[i])
+		}
+		if err != nil {
+			return err
+		}
+		at += size(i)
+	}
+	return nil
+}
+
+// directories fills the sections after the records: the directories of
+// functions, callees, members called through and member assignments, then
+// the string table (every string is interned by now).
+func (b *storeBuilder) directories(funcs, calls []keyed, fas []fileAssign) error {
+	e := b.enc
+	id := func(s string) uint32 { return uint32(e.intern(s)) }
+	// Functions and call sites by name, in file order within a name.
 	b.sec[secFuncDir], b.sec[secFuncNames], b.sec[secFuncRefs] = b.directory(funcs, 2)
 	callNames := b.distinct(calls)
 	b.sec[secCallDir], b.sec[secCallNames], b.sec[secCallRefs] = b.directory(calls, 3)
@@ -120,16 +145,12 @@ func buildStore(in storeInput) ([]byte, error) {
 
 	// Member assignments, by member and by function.
 	var asgn []keyed
-	var asgnRows [][7]uint32
-	for i := range in.entries {
-		if in.assigns == nil {
-			break
-		}
-		for _, a := range in.assigns[i] {
-			row := [7]uint32{uint32(i), id(a.Struct), id(a.Member), id(a.Func), id(a.Base), id(a.Var), uint32(max(a.Line, 0))}
-			asgn = append(asgn, keyed{row[2], [3]uint32{uint32(len(asgnRows))}})
-			asgnRows = append(asgnRows, row)
-		}
+	asgnRows := make([][7]uint32, 0, len(fas))
+	for _, fa := range fas {
+		a := fa.a
+		row := [7]uint32{fa.file, id(a.Struct), id(a.Member), id(a.Func), id(a.Base), id(a.Var), uint32(max(a.Line, 0))}
+		asgn = append(asgn, keyed{row[2], [3]uint32{uint32(len(asgnRows))}})
+		asgnRows = append(asgnRows, row)
 	}
 	var byMember []byte
 	b.sec[secAsgnMDir], b.sec[secAsgnMNames], byMember = b.directory(asgn, 1)
@@ -155,33 +176,12 @@ func buildStore(in storeInput) ([]byte, error) {
 	for _, s := range e.list {
 		blob = append(blob, s...)
 		if len(blob) > 1<<32-1 {
-			return nil, errors.New("index string table too large")
+			return errors.New("index string table too large")
 		}
 		off = binary.LittleEndian.AppendUint32(off, uint32(len(blob)))
 	}
 	b.sec[secStrOff], b.sec[secStrBlob] = off, blob
-
-	// Header and sections.
-	out := make([]byte, storeHeaderSize, storeHeaderSize+len(off)+len(blob)+len(b.sec[secRecords])+64<<20)
-	copy(out, storeMagic)
-	p := len(storeMagic)
-	put := func(v uint64) {
-		binary.LittleEndian.PutUint64(out[p:], v)
-		p += 8
-	}
-	put(storeVersion)
-	for _, v := range stats {
-		put(v)
-	}
-	for _, s := range b.sec {
-		for len(out)%8 != 0 {
-			out = append(out, 0)
-		}
-		put(uint64(len(out)))
-		put(uint64(len(s)))
-		out = append(out, s...)
-	}
-	return out, nil
+	return nil
 }
 
 // keyed is one entry of a directory: a name id and the entry's values.
@@ -243,14 +243,6 @@ func (b *storeBuilder) directory(ks []keyed, width int) (dirSec, namesSec, refs 
 		}
 	}
 	return dirSec, namesSec, refs
-}
-
-// writeStore writes a store atomically (temp file + rename).
-func writeStore(path string, data []byte) error {
-	return WriteFile(path, func(w *bufio.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
 }
 
 // WriteFile writes the file path atomically: write fills a temporary file

@@ -10,6 +10,8 @@
 #              (XDG_CACHE_HOME): the index, struct typing and the
 #              whole-tree summaries are all built. Target <= 60 s wall on
 #              2 idle cores and <= 1.5 GB peak.
+#   cold-index `index build --summaries=false` on a fresh cache directory:
+#              the index store alone (the first stage of cold).
 #   worst      one-shot `check --tree` of the slowest series of the
 #              corpus's train split (warm cache; listed below; find others
 #              with scripts/bench-oneshot.sh --train).
@@ -21,20 +23,20 @@
 #   eval       `make eval` (the evaluator built first, so the build is not
 #              measured). Target <= 3 min and <= 3 GB.
 #
-# usage: scripts/bench-process.sh [--runs N] [cold|worst|multifile|eval|all]...
+# usage: scripts/bench-process.sh [--runs N] [cold|cold-index|worst|multifile|eval|all]...
 # env:   AUTOSEL_KERNEL_SRC (tree, default /var/tmp/autosel-bot/linux-6.1)
 #        BOT (a built autosel-bot to measure instead of building one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin LC_ALL=C
-usage() { echo "usage: $0 [--runs N] [cold|worst|multifile|eval|all]..." >&2; exit 2; }
+usage() { echo "usage: $0 [--runs N] [cold|cold-index|worst|multifile|eval|all]..." >&2; exit 2; }
 runs=3
 what=()
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) [ $# -ge 2 ] || usage; runs=$2; shift ;;
-    cold|worst|multifile|eval) what+=("$1") ;;
-    all) what+=(cold worst multifile eval) ;;
+    cold|cold-index|worst|multifile|eval) what+=("$1") ;;
+    all) what+=(cold cold-index worst multifile eval) ;;
     *) usage ;;
   esac
   shift
@@ -107,17 +109,27 @@ measure() {
 
 small=testdata/seeds/004-epoll-autoremove.mbox
 check=("$bot" check --format terse --tree "$tree")
+# fresh NAME CMD...: --runs runs of CMD, each on its own empty cache (and
+# no user configuration), reported as NAME.
+fresh() {
+  local name=$1
+  shift
+  : > "$tmp/runs"
+  for i in $(seq "$runs"); do
+    mkdir -p "$tmp/cold$i/config"
+    XDG_CACHE_HOME=$tmp/cold$i XDG_CONFIG_HOME=$tmp/cold$i/config run1 "$tmp/runs" "$@"
+    rm -rf "$tmp/cold$i"
+  done
+  report "$name" "$tmp/runs"
+}
+
 for w in "${what[@]}"; do
   case $w in
     cold)
-      # Each run on its own empty cache (and no user configuration).
-      : > "$tmp/runs"
-      for i in $(seq "$runs"); do
-        mkdir -p "$tmp/cold$i/config"
-        XDG_CACHE_HOME=$tmp/cold$i XDG_CONFIG_HOME=$tmp/cold$i/config run1 "$tmp/runs" "${check[@]}" "$small"
-        rm -rf "$tmp/cold$i"
-      done
-      report "cold check --tree (fresh cache)" "$tmp/runs"
+      fresh "cold check --tree (fresh cache)" "${check[@]}" "$small"
+      ;;
+    cold-index)
+      fresh "cold index build (fresh cache)" "$bot" index build --summaries=false --tree "$tree"
       ;;
     worst)
       "${check[@]}" "$small" > /dev/null || [ $? = 1 ] # the warm-up

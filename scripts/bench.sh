@@ -19,7 +19,7 @@
 # the first check --tree on a fresh cache, the worst series one-shot, a
 # 24-file patch against checkpatch, make eval; medians of 3 under GNU time,
 # many minutes and several GB) run only when AUTOSEL_BENCH_PROCESS names
-# them ("all", or some of cold worst multifile eval):
+# them ("all", or some of cold cold-index worst multifile eval):
 #   AUTOSEL_BENCH_PROCESS="worst multifile" make bench
 # Only the scanners, for example:
 #   go test -run '^$' -bench 'ScanFile|ParseFile|ScanAssigns' -benchtime 5x ./cscan ./index

@@ -39,7 +39,8 @@ func TestMemoryAvailable(t *testing.T) {
 
 // TestBatchGC: several patches against a tree raise the collector's goal
 // and set a soft limit, and the returned function restores both; one
-// patch, no tree or GOGC in the environment change nothing.
+// patch against a tree sets treeMemoryLimit alone; no tree or GOGC in the
+// environment change nothing.
 func TestBatchGC(t *testing.T) {
 	percent := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(percent)
@@ -60,9 +61,16 @@ func TestBatchGC(t *testing.T) {
 			t.Errorf("%s: memory limit %d, want %d", what, l, limit)
 		}
 	}
-	batchGC(1, true)()
-	unchanged("one patch")
-	restore := batchGC(20, false)
+	restore := batchGC(1, true)
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Errorf("one patch: GC percent %d", p)
+	}
+	if l, want := debug.SetMemoryLimit(-1), min(int64(treeMemoryLimit), memoryAvailable("/proc/meminfo", "/sys/fs/cgroup/memory.max")/4*3); l != want {
+		t.Errorf("one patch: memory limit %d, want %d", l, want)
+	}
+	restore()
+	unchanged("one patch, restored")
+	restore = batchGC(20, false)
 	unchanged("no tree")
 	restore()
 	restore = batchGC(20, true)
@@ -83,5 +91,8 @@ func TestBatchGC(t *testing.T) {
 	t.Setenv("GOGC", "150")
 	restore = batchGC(20, true)
 	unchanged("GOGC set")
+	restore()
+	restore = batchGC(1, true)
+	unchanged("GOGC set, one patch")
 	restore()
 }

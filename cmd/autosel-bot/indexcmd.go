@@ -85,7 +85,9 @@ func runIndexBuild(cmd *cobra.Command, a *app, tree string, summaries bool) erro
 		a.progress = newProgressBars(stderr)
 		defer a.progress.wait()
 	}
-	ix, err := index.Open(ctx, tree, a.indexOptions(a.log))
+	defer treeGC()()
+	// The index's second pass is a stage of its own.
+	ix, err := index.Open(a.progress.stages(ctx), tree, a.indexOptions(a.log))
 	a.progress.wait()
 	if err != nil {
 		return &exitError{2, err}

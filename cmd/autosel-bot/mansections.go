@@ -39,7 +39,7 @@ XDG_CACHE_HOME
 where the tree indexes are cached, unless index.cache_dir says (default ~/.cache)
 .TP
 GOGC, GOMEMLIMIT
-when set, check --tree keeps them instead of its own garbage collector setting
+when set, check --tree and index build keep them instead of their own garbage collector setting
 `
 
 // manFiles is the FILES section of every page.

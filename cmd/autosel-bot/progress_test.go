@@ -70,8 +70,9 @@ func TestStageBars(t *testing.T) {
 	}
 }
 
-// TestIndexBuildStages: index build --summaries draws the rules' struct
-// typing and summaries stages after the indexing (index.progress always).
+// TestIndexBuildStages: index build --summaries draws the index's second
+// pass, then the rules' struct typing and summaries stages after the
+// indexing (index.progress always).
 func TestIndexBuildStages(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv("AUTOSEL_BOT_INDEX_PROGRESS", "always")
@@ -84,7 +85,7 @@ func TestIndexBuildStages(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	last := -1
-	for _, want := range []string{"indexing ", stageprogress.Typing + " ", stageprogress.Summaries + " "} {
+	for _, want := range []string{"indexing ", stageprogress.IndexWrite + " ", stageprogress.Typing + " ", stageprogress.Summaries + " "} {
 		i := strings.Index(stderr, want)
 		if i < 0 {
 			t.Errorf("stderr lacks the %q stage: %q", want, stderr)

@@ -1,5 +1,6 @@
 // Package stageprogress carries a progress callback through a context to
-// long whole-tree stages (the rules' struct typing and summaries), so a
+// long whole-tree stages (the index's second pass, the rules' struct typing
+// and summaries), so a
 // command can draw them without the stages knowing about bars or
 // terminals.
 package stageprogress
@@ -9,8 +10,12 @@ import (
 	"sync"
 )
 
-// Names of the stages reported by rules/lockctx.
+// Names of the stages reported by index and rules/lockctx.
 const (
+	// IndexWrite is the second pass of an index build: every file's
+	// record encoded against the store's string table, then the store
+	// written.
+	IndexWrite = "writing the index"
 	// Typing is the struct typing and declarations derived from every
 	// file of a tree.
 	Typing = "struct typing"

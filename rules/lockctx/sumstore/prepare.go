@@ -50,7 +50,9 @@ func Prepare(ctx context.Context, ix *index.Index, sm Summariser, log *slog.Logg
 	}
 	path := root.SideName(summaryKind(sm.ID))
 	if path == "" {
-		b, err := summarise(ctx, sm, root, false)
+		pr := stageprogress.Start(ctx, stageprogress.Summaries, root.NumFiles()+1)
+		defer pr.Done()
+		b, err := summarise(ctx, sm, root, false, pr)
 		if err != nil {
 			return err
 		}
@@ -74,11 +76,16 @@ func Prepare(ctx context.Context, ix *index.Index, sm Summariser, log *slog.Logg
 	if err != nil {
 		return fmt.Errorf("summaries: %w", err)
 	}
-	b, err := summarise(ctx, sm, own, true)
+	// The stage counts the files, and the write after them.
+	pr := stageprogress.Start(ctx, stageprogress.Summaries, own.NumFiles()+1)
+	b, err := summarise(ctx, sm, own, true, pr)
 	if err != nil {
+		pr.Done()
 		return err
 	}
-	if err := b.write(root, path); err != nil {
+	err = b.write(root, path)
+	pr.Done()
+	if err != nil {
 		return fmt.Errorf("summaries %s: %w", path, err)
 	}
 	log.Info("summaries stored", "file", path, "funcs", b.funcs, "stored", b.stored(), "took", time.Since(start))
@@ -112,12 +119,11 @@ func (b *Builder) write(root *index.Index, path string) error {
 }
 
 // summarise computes the records of every function of ix's tree, a few
-// thousand files at a time (an engine each); release drops what ix
-// decoded between them.
-func summarise(ctx context.Context, sm Summariser, ix *index.Index, release bool) (*Builder, error) {
+// thousand files at a time (an engine each), counting the files in pr;
+// release drops what ix decoded between them.
+func summarise(ctx context.Context, sm Summariser, ix *index.Index, release bool, pr *stageprogress.Counter) (*Builder, error) {
 	b := &Builder{ix: ix, id: sm.ID, recs: make([][][]byte, ix.NumFiles())}
 	n := ix.NumFiles()
-	pr := stageprogress.Start(ctx, stageprogress.Summaries, n)
 	for lo := 0; lo < n; lo += prepareFiles {
 		e := sm.Engine(ix, b)
 		for i := lo; i < min(n, lo+prepareFiles); i++ {
@@ -138,7 +144,6 @@ func summarise(ctx context.Context, sm Summariser, ix *index.Index, release bool
 			ix.Release()
 		}
 	}
-	pr.Done()
 	b.finish()
 	b.rows, b.rowsOK = sm.Rows(ix), true
 	return b, nil
