@@ -57,6 +57,11 @@ type Model struct {
 	id string
 }
 
+// ID identifies the model's tables and target: models with the same ID
+// share stored summaries, in this process and in later ones, so it must
+// not depend on where anything lies in memory.
+func (m *Model) ID() string { return m.id }
+
 // Kinds are the context kinds the engine tracks: the lock model's atomic
 // ones.
 var Kinds = lockmodel.Atomic

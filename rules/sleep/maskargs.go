@@ -25,11 +25,15 @@ type maskSleepRow struct {
 }
 
 // compileMaskSleep indexes the mask_sleep rows by primitive name.
+// The rows are kept by value: the sleeper is part of the model's id
+// (lockctx.Compile formats it), and a pointer would print as an address
+// that differs in every process, so no stored summaries would ever be
+// found again.
 func (m *sleeper) compileMaskSleep(rows []maskSleepRow) {
-	m.maskSleep = map[string]*maskSleepRow{}
-	for i := range rows {
-		for _, n := range rows[i].Names {
-			m.maskSleep[n] = &rows[i]
+	m.maskSleep = map[string]maskSleepRow{}
+	for _, r := range rows {
+		for _, n := range r.Names {
+			m.maskSleep[n] = r
 		}
 	}
 }

@@ -58,7 +58,7 @@ type sleeper struct {
 	fileSleep   []fileSleepRow
 	fileSleepOf map[string]int
 	// maskSleep are the mask_sleep rows by primitive name (maskargs.go).
-	maskSleep map[string]*maskSleepRow
+	maskSleep map[string]maskSleepRow
 }
 
 // compile builds the engine model of t over the lock table locks.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 	"github.com/autosel-bot/autosel-bot/rules/rulestest"
 )
 
@@ -64,5 +65,31 @@ func TestContainsWord(t *testing.T) {
 		if got := containsWord(tc.s, tc.w); got != tc.want {
 			t.Errorf("containsWord(%q, %q) = %v, want %v", tc.s, tc.w, got, tc.want)
 		}
+	}
+}
+
+// TestModelIDStable: the model's id, under which the whole-tree
+// summaries are stored, is the same for two compilations of the same
+// tables: an id that depends on memory addresses (a pointer in the
+// sleeper) would make every run summarise the whole tree again.
+func TestModelIDStable(t *testing.T) {
+	var ids []string
+	for range 2 {
+		var tb tables
+		if err := rules.LoadTables("sleep", nil, &tb); err != nil {
+			t.Fatal(err)
+		}
+		var locks lockmodel.Table
+		if err := rules.LoadTables("locks", nil, &locks); err != nil {
+			t.Fatal(err)
+		}
+		m, err := compile(&tb, &locks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID())
+	}
+	if ids[0] != ids[1] {
+		t.Errorf("two compilations of the same tables: ids %s and %s", ids[0], ids[1])
 	}
 }
