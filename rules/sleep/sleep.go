@@ -297,15 +297,29 @@ func eventKey(e event) string {
 	return e.call.Name + "|" + e.proof.Prim + "|" + strings.Join(kinds, ",")
 }
 
+// eventLevel ranks how surely an event sleeps in atomic context: 2 when
+// a context is held on every path to it and the sleep is proven (a
+// risk), 1 otherwise (a note).
+func eventLevel(e event) int {
+	if e.state.AnyMust() && !e.proof.Weak {
+		return 2
+	}
+	return 1
+}
+
 // forward reports sleeping calls in atomic context in the new version of
-// a touched function that the old version did not have.
+// a touched function that the old version did not have, or had only on
+// some paths: a patch that takes away the path on which the code stayed
+// out of the context before sleeping (a bounce buffer used when the
+// mapping cannot sleep, an unlock on one branch) makes the sleep certain.
 func (r *checker) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
-	old := map[string]bool{}
+	old := map[string]int{}
 	for _, e := range events(r.oldR, of) {
-		old[eventKey(e)] = true
+		k := eventKey(e)
+		old[k] = max(old[k], eventLevel(e))
 	}
 	for _, e := range events(r.newR, nf) {
-		if old[eventKey(e)] {
+		if old[eventKey(e)] >= eventLevel(e) {
 			continue
 		}
 		r.report(nf, e.call.Line, e.state, e.proof, "")
