@@ -117,7 +117,8 @@ func (f *flatBuilder) call(ev event) {
 	r, fn, s := f.r, f.fn, f.s
 	c := *ev.call
 	here := StepOf(fn, c.Line, CallText(c))
-	if f.lockCall(ev, c, here) {
+	isLock := f.lockCall(ev, c, here)
+	if isLock && !isGuardCall(c) {
 		return
 	}
 	if why, ok := r.reachesAt(fn, c); ok {
@@ -130,6 +131,9 @@ func (f *flatBuilder) call(ev event) {
 		if st.Empty() {
 			f.reaches = append(f.reaches, &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Drops: drops, Cond: cond})
 		}
+		return
+	}
+	if isLock {
 		return
 	}
 	if ar := r.primArgReach(fn, c); ar != nil && !r.primArgGuarded(c) {

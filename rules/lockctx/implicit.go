@@ -28,13 +28,15 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 		out = append(out, Held{Kind: c.Kind, Must: true, At: st, Why: c.Why})
 	}
 	for _, reg := range r.regs.Of(fn.Name) {
-		if fn.Static && !strings.HasSuffix(fn.File, ".h") && reg.File != fn.File {
+		if fn.Static && !strings.HasSuffix(fn.File, ".h") && reg.File != fn.File || r.lifted(reg.Row, reg.File) {
 			continue
 		}
 		add(reg.Row, reg.Step)
 	}
 	for _, reg := range r.regs.Decl(fn.File, fn.Name) {
-		add(reg.Row, reg.Step)
+		if !r.lifted(reg.Row, fn.File) {
+			add(reg.Row, reg.Step)
+		}
 	}
 	if r.ix != nil {
 		for _, a := range r.ix.AssignsOf(fn.Name) {
@@ -42,11 +44,13 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 				continue
 			}
 			for _, reg := range r.regs.Members(a) {
-				add(reg.Row, reg.Step)
+				if !r.lifted(reg.Row, a.File) {
+					add(reg.Row, reg.Step)
+				}
 			}
 			for i := range r.m.callbacks {
 				c := &r.m.callbacks[i]
-				if len(c.Members) == 0 || !slices.Contains(c.Members, a.Member) || !r.memberMatches(c, a) {
+				if len(c.Members) == 0 || !slices.Contains(c.Members, a.Member) || !r.memberMatches(c, a) || r.lifted(c, a.File) {
 					continue
 				}
 				if c.HeldFrom != "" {
@@ -60,7 +64,7 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 	}
 	for i := range r.m.callbacks {
 		c := &r.m.callbacks[i]
-		if st, ok := r.containerCallback(fn, c); ok {
+		if st, ok := r.containerCallback(fn, c); ok && !r.lifted(c, fn.File) {
 			add(c, st)
 		}
 	}
@@ -171,6 +175,9 @@ func (r *Resolver) Registered(fn *cscan.Func) []Registration {
 	}
 	var out []Registration
 	for _, reg := range r.regs.By(fn) {
+		if r.lifted(reg.Row, fn.File) {
+			continue
+		}
 		out = append(out, Registration{Func: reg.Func, Held: Held{Kind: reg.Row.Kind, Must: true, At: reg.Step, Why: reg.Row.Why}})
 	}
 	return out

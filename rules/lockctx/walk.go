@@ -115,7 +115,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 		}
 		return st
 	case lockmodel.Guard:
-		w.visit(Visit{Call: c, State: st})
+		w.visit(Visit{Call: c, State: st, Reach: w.guardReach(c, here)})
 		if a.Kind != "" {
 			st = st.Clone()
 			h := Held{Kind: a.Kind, Key: a.Key, Must: true, At: here}
@@ -306,7 +306,7 @@ func (w *walker) stmt(s cscan.Stmt, st State) State {
 		}
 		return deadState
 	case *cscan.ScopedGuardStmt:
-		w.visit(Visit{Call: s.Call, State: st})
+		w.visit(Visit{Call: s.Call, State: st, Reach: w.guardReach(s.Call, w.step(s.Line, CallText(s.Call)))})
 		a := w.r.m.Classify(s.Call)
 		if a.Kind == "" {
 			return w.stmt(s.Body, st)
@@ -407,3 +407,21 @@ func WalkFrom(r *Resolver, fn *cscan.Func, entry State, visit func(Visit)) State
 	}
 	return newWalker(r, fn, visit).run(entry)
 }
+
+// guardReach returns the proof that guard call c reaches the target (a
+// guard whose lock sleeps, guard(mutex)), nil when it does not.
+func (w *walker) guardReach(c cscan.Call, here report.Step) *Reach {
+	why, ok := w.r.reachesAt(w.fn, c)
+	if !ok {
+		return nil
+	}
+	cond, ok := w.r.callCond(w.fn, c, nil, w.r.m.conditional(c.Guards))
+	if !ok {
+		return nil
+	}
+	return &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Cond: cond}
+}
+
+// isGuardCall reports whether c declares a guard (guard(class)(...),
+// scoped_guard(class, ...)).
+func isGuardCall(c cscan.Call) bool { return c.Name == "guard" || c.Name == "scoped_guard" }

@@ -125,6 +125,7 @@ func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string) error {
 			r.walkers(nf, of)
 		}
 	}
+	r.implicitChange()
 	if unres := r.newR.Unresolved(); p.Index == nil && len(unres) > 0 {
 		var names []string
 		for _, n := range unres {

@@ -22,6 +22,9 @@ type tables struct {
 	CondSleep      []string       `yaml:"cond_sleep_guards"`
 	FileSleep      []fileSleepRow `yaml:"file_sleep"`
 	MaskSleep      []maskSleepRow `yaml:"mask_sleep"`
+	// SleepGuards are the guard classes whose lock sleeps, with why:
+	// guard(mutex)(&m) and scoped_guard(mutex, &m) take a mutex.
+	SleepGuards map[string]string `yaml:"sleep_guards"`
 	// InterruptSafe are sleeping primitives that do not sleep in
 	// interrupt context (in_interrupt(): hard or soft interrupt, or
 	// bottom halves disabled), where they defer their work instead
@@ -59,6 +62,8 @@ type sleeper struct {
 	fileSleepOf map[string]int
 	// maskSleep are the mask_sleep rows by primitive name (maskargs.go).
 	maskSleep map[string]maskSleepRow
+	// sleepGuards are the sleeping guard classes (tables.SleepGuards).
+	sleepGuards map[string]string
 }
 
 // compile builds the engine model of t over the lock table locks.
@@ -73,7 +78,7 @@ func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
 // newSleeper compiles the sleeping primitives of t.
 func newSleeper(t *tables) (*sleeper, error) {
 	sl := &sleeper{sleep: map[string]string{}, zeroArg: map[string]int{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
-		trueConds: map[string]bool{}, condSleep: t.CondSleep}
+		trueConds: map[string]bool{}, condSleep: t.CondSleep, sleepGuards: t.SleepGuards}
 	for _, r := range t.Sleep {
 		for _, n := range r.Names {
 			sl.sleep[n] = r.Why
@@ -116,6 +121,11 @@ func (m *sleeper) Reaches(c cscan.Call) (string, bool) {
 	if i, ok := m.alloc[c.Name]; ok && i >= 0 && i < len(c.Args) {
 		if m.gfpSleeps(c.Args[i]) {
 			return "allocates with " + c.Args[i] + " (direct reclaim may sleep)", true
+		}
+	}
+	if (c.Name == "guard" || c.Name == "scoped_guard") && len(c.Args) > 0 {
+		if why, ok := m.sleepGuards[strings.TrimSpace(c.Args[0])]; ok {
+			return why, true
 		}
 	}
 	if c.Name == "might_sleep_if" && len(c.Args) == 1 {

@@ -50,6 +50,12 @@ type Callback struct {
 	// pointer argument is the row's callback, however it is registered
 	// (an assignment through a cast, a helper the scanner does not see).
 	Container []string `yaml:"container"`
+	// Unless lifts the row for functions registered from a file whose
+	// source holds one of these texts (whitespace-insensitive): the
+	// object declares that its callbacks may sleep (a gpio_chip with
+	// can_sleep set, a PCM marked nonatomic), so the core calls them
+	// where sleeping is allowed.
+	Unless []string `yaml:"unless"`
 	// Kind is the context the function runs in (see Kinds), Why the reason
 	// shown in findings, Source where the kernel says so (documentation or
 	// the code that calls the callback).

@@ -1,0 +1,51 @@
+package lockctx
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// A callback row's Unless texts lift it for the objects that declare
+// their callbacks may sleep: gpiolib calls a gpio_chip's get/set from
+// atomic context unless the chip sets can_sleep, ALSA calls a PCM's
+// trigger under the stream spinlock unless the PCM is nonatomic. The
+// declaration is looked for in the source of the file registering the
+// function (where the object is set up), so a patch that removes it
+// changes the context of callbacks it leaves alone.
+
+var blanksRe = regexp.MustCompile(`\s+`)
+
+// lifted reports whether row c does not apply to a function registered
+// from file: the file's source holds one of the row's Unless texts.
+// A file that cannot be read keeps the row.
+func (r *Resolver) lifted(c *Callback, file string) bool {
+	if len(c.Unless) == 0 || r.ix == nil || file == "" {
+		return false
+	}
+	key := strings.Join(c.Unless, "\x00") + "\x00" + file
+	if v, ok := r.lifts[key]; ok {
+		return v
+	}
+	compute := func() any {
+		src, err := r.ix.ReadFile(file)
+		if err != nil {
+			return false
+		}
+		flat := blanksRe.ReplaceAll(src, nil)
+		for _, u := range c.Unless {
+			if bytes.Contains(flat, []byte(strings.Join(strings.Fields(u), ""))) {
+				return true
+			}
+		}
+		return false
+	}
+	var v bool
+	if r.ix.Overlaid(file) {
+		v = compute().(bool)
+	} else {
+		v = r.ix.Underlying().Memo("lockctx.unless:"+key, compute).(bool)
+	}
+	r.lifts[key] = v
+	return v
+}

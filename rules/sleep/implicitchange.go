@@ -1,0 +1,79 @@
+package sleep
+
+import (
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// implicitChange reports the functions of the files a patch changes that
+// it leaves alone but now runs in an atomic context it did not run in
+// before, where they may sleep: the patch removed what lifted a callback
+// row (gpio_chip.can_sleep, a PCM's nonatomic), or assigned the function
+// to a member called in atomic context. contextChange covers the
+// registrations made by calls of the functions the patch touches.
+func (r *checker) implicitChange() {
+	ix, oldIx := r.p.Index, r.oldR.Index()
+	if ix == nil || oldIx == nil {
+		return
+	}
+	for _, path := range ix.OverlaidPaths() {
+		f := ix.File(path)
+		if f == nil {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			if fn.Name == "" || r.touches(fn.Name) {
+				continue
+			}
+			r.implicitChangeOf(fn, oldIx)
+		}
+	}
+}
+
+// implicitChangeOf checks one function left alone in a changed file.
+func (r *checker) implicitChangeOf(fn *cscan.Func, oldIx *index.Index) {
+	now := r.newR.Implicit(fn)
+	if len(now) == 0 {
+		return
+	}
+	og := treeDef(oldIx, fn.Name, fn.File)
+	var before []lockctx.Held
+	if og != nil {
+		before = r.oldR.Implicit(og)
+	}
+	var added []lockctx.Held
+	for _, h := range now {
+		if !hasKind(before, h.Kind) {
+			added = append(added, h)
+		}
+	}
+	if len(added) == 0 {
+		return
+	}
+	g := r.p.Index.Full(fn)
+	if g == nil {
+		return
+	}
+	old := map[string]bool{}
+	if og != nil {
+		for _, e := range events(r.oldR, og) {
+			old[eventKey(e)] = true
+		}
+	}
+	for _, e := range eventsFrom(r.newR, g, lockctx.State{Held: added}) {
+		if !old[eventKey(e)] {
+			r.report(g, e.call.Line, e.state, e.proof, "")
+		}
+	}
+}
+
+// hasKind reports whether hs holds a context of kind.
+func hasKind(hs []lockctx.Held, kind string) bool {
+	for _, h := range hs {
+		if h.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
