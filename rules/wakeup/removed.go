@@ -120,6 +120,10 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 		f.Explanation += fmt.Sprintf(" Another waker covers it: %s.", c)
 		return
 	}
+	if c := r.precedingWaker(o, nw); c != "" {
+		f.Explanation += fmt.Sprintf(" The wake-up was redundant: %s.", c)
+		return
+	}
 	// A helper that wakes (wrapper.go) is itself the change of state: the
 	// call hands it the object, or it stores before its wake-up.
 	if r.p.waker(o.Call.Name) != nil && !changesStateBefore(o) && storesWaited(o, waiters) == "" {
@@ -465,4 +469,84 @@ func (r *checker) handedInstead(o *wsite, nw *wfunc) string {
 		}
 	}
 	return ""
+}
+
+// precedingWaker reports a removed wake-up o that only repeated the one
+// its helper had just made: in the old version o came right after a call
+// on the same path, with nothing stored between them, that the new
+// version still makes and whose callee wakes o's queue itself (a trailing
+// wake_up_all() after a helper that clears the flag and wakes). What the
+// callee makes true it announces; the path changes nothing after it that
+// o announced. A removed call of a helper that stores and wakes is not
+// such a repeat. It returns a description, "" if none.
+func (r *checker) precedingWaker(o *wsite, nw *wfunc) string {
+	old := o.Fn
+	if r.tree == nil || old.F == nil || nw.F == nil || o.Derived || !r.p.isPrimitive(o.Call.Name) {
+		return ""
+	}
+	var last *cscan.Call
+	for i := range old.F.Calls {
+		c := &old.F.Calls[i]
+		if c.Line >= o.Line() {
+			break
+		}
+		if r.p.isPrimitive(c.Name) || r.p.ordering(c.Name) != "" || r.p.locks.Primitive(c.Name) {
+			continue
+		}
+		last = c
+	}
+	if last == nil || !samePath(*last, o.Call) || storeBetween(old, last.Line, o.Line()) {
+		return ""
+	}
+	kept := false
+	for _, c := range nw.F.Calls {
+		if c.Name == last.Name {
+			kept = true
+		}
+	}
+	if !kept {
+		return ""
+	}
+	if s := r.wakesWithin(last.Name, nw.File, o.Q, 2); s != nil {
+		return fmt.Sprintf("%s(), called just before it, wakes the queue itself (%s() at %s:%d), and nothing was stored between that call and the wake-up", last.Name, s.Fn.Name, s.Fn.File, s.Line())
+	}
+	return ""
+}
+
+// maxWakesWithinCalls bounds the calls wakesWithin follows per function.
+const maxWakesWithinCalls = 32
+
+// wakesWithin returns a wake-up of q made by the function name (called
+// from file) or, depth levels down, by a function it calls; nil when
+// none is found.
+func (r *checker) wakesWithin(name, file, q string, depth int) *wsite {
+	field := strings.TrimSuffix(keyLast(strings.TrimPrefix(strings.TrimPrefix(q, "var:"), "completion:")), "()")
+	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(name), file) {
+		for _, s := range r.tree.view(fn).sitesOn(siteWake, "") {
+			if r.sameQueue(s.Q, q) || (field != "" && keyLast(s.Q) == field) {
+				return s
+			}
+		}
+		if depth <= 1 {
+			continue
+		}
+		full := r.pass.Index.Full(fn)
+		if full == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, c := range full.Calls {
+			if seen[c.Name] || r.p.isPrimitive(c.Name) || r.p.ordering(c.Name) != "" || r.p.locks.Primitive(c.Name) {
+				continue
+			}
+			seen[c.Name] = true
+			if len(seen) > maxWakesWithinCalls {
+				break
+			}
+			if s := r.wakesWithin(c.Name, fn.File, q, depth-1); s != nil {
+				return s
+			}
+		}
+	}
+	return nil
 }
