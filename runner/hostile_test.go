@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,29 +182,37 @@ func TestIntegrationHostileBuilds(t *testing.T) {
 	}{
 		{"makefile-in-sandbox", plainAdd(t, tree, "fs/Makefile",
 			"$(shell touch "+markerPath("makefile-in-sandbox")+" "+outside+" $(srctree)/../autosel-hostile-src-parent)",
-			"$(shell env > $(objtree)/autosel-hostile-env.txt; cat /etc/passwd > $(objtree)/autosel-hostile-passwd.txt; ls / > $(objtree)/autosel-hostile-root.txt)"),
+			// A patched build runs in a throwaway copy of the build dir,
+			// removed when it ends (isolate.go): the payload reports what it
+			// saw in the build log, which stays ($(shell) output on one line).
+			"$(warning autosel-hostile-env: $(shell env))",
+			"$(warning autosel-hostile-passwd-lines: $(shell wc -l < /etc/passwd))",
+			"$(warning autosel-hostile-root: $(shell ls /))"),
 			func(t *testing.T, res *BuildResult) {
 				if res.Status != BuildOK {
 					t.Fatalf("build %s: %v", res.Status, res.Errors)
 				}
-				env, err := os.ReadFile(filepath.Join(p.build, "autosel-hostile-env.txt"))
+				log, err := os.ReadFile(res.Log)
 				if err != nil {
-					t.Fatalf("the Makefile did not run in the build: %v", err)
+					t.Fatal(err)
 				}
-				if strings.Contains(string(env), secret) || strings.Contains(string(env), "AUTOSEL_BOT_") {
+				env, ok := payloadLine(string(log), "autosel-hostile-env")
+				if !ok {
+					t.Fatalf("the Makefile did not run in the build (no payload line in %s)", res.Log)
+				}
+				if strings.Contains(env, secret) || strings.Contains(env, "AUTOSEL_BOT_") {
 					t.Errorf("the bot's secret reached the build:\n%s", env)
 				}
-				if !strings.Contains(string(env), "HOME="+p.build+"\n") {
+				if !strings.Contains(" "+env+" ", " HOME="+p.build+" ") {
 					t.Errorf("HOME is not the build dir:\n%s", env)
 				}
-				passwd, _ := os.ReadFile(filepath.Join(p.build, "autosel-hostile-passwd.txt"))
-				if n := strings.Count(string(passwd), "\n"); n != 2 {
-					t.Errorf("the build saw the host's accounts:\n%s", passwd)
+				if n, _ := payloadLine(string(log), "autosel-hostile-passwd-lines"); strings.TrimSpace(n) != "2" {
+					t.Errorf("the build saw the host's accounts: /etc/passwd has %q lines", n)
 				}
-				root, _ := os.ReadFile(filepath.Join(p.build, "autosel-hostile-root.txt"))
-				for _, hidden := range []string{"root\n", "home\n", "work\n", "boot\n"} {
-					if strings.Contains("\n"+string(root), "\n"+hidden) {
-						t.Errorf("/%s is visible in the sandbox: %s", strings.TrimSpace(hidden), root)
+				root, _ := payloadLine(string(log), "autosel-hostile-root")
+				for _, hidden := range []string{"root", "home", "work", "boot"} {
+					if slices.Contains(strings.Fields(root), hidden) {
+						t.Errorf("/%s is visible in the sandbox: %s", hidden, root)
 					}
 				}
 				for _, m := range []string{outside, filepath.Join(filepath.Dir(p.worktree), "autosel-hostile-src-parent")} {
@@ -248,4 +257,15 @@ func TestIntegrationHostileBuilds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// payloadLine returns what a hostile Makefile's $(warning name: ...)
+// printed in a build log.
+func payloadLine(log, name string) (string, bool) {
+	for _, l := range strings.Split(log, "\n") {
+		if _, rest, ok := strings.Cut(l, name+": "); ok {
+			return rest, true
+		}
+	}
+	return "", false
 }
