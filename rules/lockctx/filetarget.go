@@ -33,25 +33,30 @@ func (r *Resolver) reachesAt(fn *cscan.Func, c cscan.Call) (string, bool) {
 	return ft.ReachesIn(c, r.fileFacts(ft, fn.File))
 }
 
-// fileFacts returns ft's facts of a file of the view, shared between the
-// resolvers of a tree for files no patch changes.
+// fileFacts returns ft's facts of a file of the view.
 func (r *Resolver) fileFacts(ft FileTarget, file string) any {
-	if f, ok := r.facts[file]; ok {
-		return f
-	}
-	compute := func() any {
+	return r.fileMemo("lockctx.facts."+r.m.id+":"+file, file, func() any {
 		src, err := r.ix.ReadFile(file)
 		if err != nil {
 			return nil
 		}
 		return ft.FileFacts(file, src)
+	})
+}
+
+// fileMemo returns what compute finds in a file of the view, kept per
+// resolver under key: computed anew for a file the patch changed, shared
+// between the resolvers of a tree (the index's memo) otherwise.
+func (r *Resolver) fileMemo(key, file string, compute func() any) any {
+	if v, ok := r.facts[key]; ok {
+		return v
 	}
-	var f any
+	var v any
 	if r.ix.Overlaid(file) {
-		f = compute()
+		v = compute()
 	} else {
-		f = r.ix.Underlying().Memo("lockctx.facts."+r.m.id+":"+file, compute)
+		v = r.ix.Underlying().Memo(key, compute)
 	}
-	r.facts[file] = f
-	return f
+	r.facts[key] = v
+	return v
 }

@@ -74,10 +74,9 @@ type Resolver struct {
 	shared     *sharedSummaries
 	frameTaint []bool
 	tainted    map[*cscan.Func]bool
-	// facts caches a FileTarget's facts per file (filetarget.go), lifts
-	// whether a file lifts a callback row (unless.go).
+	// facts caches what is read from a file's source (fileMemo): a
+	// FileTarget's facts, whether a file lifts a callback row (unless.go).
 	facts map[string]any
-	lifts map[string]bool
 	// view is the tree's stored summaries as the view sees them (package
 	// sumstore; nil when none): which hold under the patch.
 	view *sumstore.View
@@ -144,7 +143,6 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 	r := &Resolver{m: m, ix: ix, patch: patch, preimages: preimages, memo: map[*cscan.Func]*Summary{},
 		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		facts:      map[string]any{},
-		lifts:      map[string]bool{},
 		paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
 		tainted:  map[*cscan.Func]bool{},
 		shared:   sharedFor(m, ix),

@@ -16,6 +16,20 @@ import (
 
 var blanksRe = regexp.MustCompile(`\s+`)
 
+// Flatten returns src without white space, for FlatHoldsAny.
+func Flatten(src []byte) []byte { return blanksRe.ReplaceAll(src, nil) }
+
+// FlatHoldsAny reports whether flat (Flatten's result) holds one of
+// texts, compared without their white space.
+func FlatHoldsAny(flat []byte, texts []string) bool {
+	for _, t := range texts {
+		if bytes.Contains(flat, []byte(strings.Join(strings.Fields(t), ""))) {
+			return true
+		}
+	}
+	return false
+}
+
 // lifted reports whether row c does not apply to a function registered
 // from file: the file's source holds one of the row's Unless texts.
 // A file that cannot be read keeps the row.
@@ -23,29 +37,9 @@ func (r *Resolver) lifted(c *Callback, file string) bool {
 	if len(c.Unless) == 0 || r.ix == nil || file == "" {
 		return false
 	}
-	key := strings.Join(c.Unless, "\x00") + "\x00" + file
-	if v, ok := r.lifts[key]; ok {
-		return v
-	}
-	compute := func() any {
+	key := "lockctx.unless:" + strings.Join(c.Unless, "\x00") + "\x00" + file
+	return r.fileMemo(key, file, func() any {
 		src, err := r.ix.ReadFile(file)
-		if err != nil {
-			return false
-		}
-		flat := blanksRe.ReplaceAll(src, nil)
-		for _, u := range c.Unless {
-			if bytes.Contains(flat, []byte(strings.Join(strings.Fields(u), ""))) {
-				return true
-			}
-		}
-		return false
-	}
-	var v bool
-	if r.ix.Overlaid(file) {
-		v = compute().(bool)
-	} else {
-		v = r.ix.Underlying().Memo("lockctx.unless:"+key, compute).(bool)
-	}
-	r.lifts[key] = v
-	return v
+		return err == nil && FlatHoldsAny(Flatten(src), c.Unless)
+	}).(bool)
 }

@@ -3,10 +3,10 @@ package sleep
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
 // fileSleepRow lists primitives that sleep depending on the file calling
@@ -48,8 +48,6 @@ func (m *sleeper) FileDependent(c cscan.Call) bool {
 	return ok
 }
 
-var spaceRe = regexp.MustCompile(`\s+`)
-
 // FileFacts finds, per row, the first setup call of a file whose source
 // holds none of the row's Unless texts.
 func (m *sleeper) FileFacts(path string, src []byte) any {
@@ -61,16 +59,9 @@ func (m *sleeper) FileFacts(path string, src []byte) any {
 			continue
 		}
 		if flat == nil {
-			flat = spaceRe.ReplaceAll(src, nil)
+			flat = lockctx.Flatten(src)
 		}
-		unless := false
-		for _, u := range r.Unless {
-			if bytes.Contains(flat, []byte(strings.Join(strings.Fields(u), ""))) {
-				unless = true
-				break
-			}
-		}
-		if !unless {
+		if !lockctx.FlatHoldsAny(flat, r.Unless) {
 			facts[i] = setup + " at " + path + ":" + line
 		}
 	}

@@ -41,7 +41,7 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	if f.F == nil {
 		return ""
 	}
-	field := strings.TrimSuffix(keyLast(strings.TrimPrefix(strings.TrimPrefix(q, "var:"), "completion:")), "()")
+	field := queueField(q)
 	// A call handed the queue itself may wake it (a driver's own waker).
 	for _, c := range f.F.Calls {
 		if c.Line < from || r.p.isPrimitive(c.Name) || r.p.locks.Primitive(c.Name) || strings.Contains(c.Name, "unlock") ||
@@ -63,12 +63,8 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 			continue
 		}
 		seen[c.Name] = true
-		for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
-			for _, s := range r.tree.view(fn).sitesOn(siteWake, "") {
-				if r.sameQueue(s.Q, q) || (field != "" && keyLast(s.Q) == field) {
-					return fmt.Sprintf("its callee %s() wakes it (%s:%d)", fn.Name, s.Fn.File, s.Line())
-				}
-			}
+		if s := r.wakesWithin(c.Name, f.File, q, 1); s != nil {
+			return fmt.Sprintf("its callee %s() wakes it (%s:%d)", s.Fn.Name, s.Fn.File, s.Line())
 		}
 	}
 	callers := r.pass.Index.Callers(f.Name)
@@ -516,11 +512,17 @@ func (r *checker) precedingWaker(o *wsite, nw *wfunc) string {
 // maxWakesWithinCalls bounds the calls wakesWithin follows per function.
 const maxWakesWithinCalls = 32
 
+// queueField is the last field of a queue key ("wait" of "var:x->wait"),
+// which a callee's own key of the same queue ends with.
+func queueField(q string) string {
+	return strings.TrimSuffix(keyLast(strings.TrimPrefix(strings.TrimPrefix(q, "var:"), "completion:")), "()")
+}
+
 // wakesWithin returns a wake-up of q made by the function name (called
-// from file) or, depth levels down, by a function it calls; nil when
-// none is found.
+// from file) or, up to depth levels down, by a function it calls; nil
+// when none is found.
 func (r *checker) wakesWithin(name, file, q string, depth int) *wsite {
-	field := strings.TrimSuffix(keyLast(strings.TrimPrefix(strings.TrimPrefix(q, "var:"), "completion:")), "()")
+	field := queueField(q)
 	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(name), file) {
 		for _, s := range r.tree.view(fn).sitesOn(siteWake, "") {
 			if r.sameQueue(s.Q, q) || (field != "" && keyLast(s.Q) == field) {
