@@ -48,19 +48,21 @@ func (r *checker) checkCondDropped(o, n *wsite) {
 			r.reportCondDropped(o, n, t, stop+"() is made true by a stop request, whose wake-up reaches the task itself (kthread_stop() wakes the thread)", nil)
 			return
 		}
-		fields := map[string]bool{}
-		for _, f := range fieldsIn(t) {
-			fields[f] = true
-		}
-		if len(fields) == 0 {
-			continue
-		}
+		fields := fieldsIn(t)
 		for _, w := range r.wakersOf(n.Q) {
 			if w.Fn.Name == n.Fn.Name || w.Derived {
 				continue
 			}
-			if st := storeOfFields(w.Fn, w.Line(), fields); st != "" {
-				r.reportCondDropped(o, n, t, fmt.Sprintf("%s() stores `%s` and then wakes the queue", w.Fn.Name, st), w)
+			for _, fd := range fields {
+				st, by := r.storeBeforeWake(w, fd)
+				if st == "" {
+					continue
+				}
+				why := fmt.Sprintf("%s() stores `%s` and then wakes the queue", by, st)
+				if by != w.Fn.Name {
+					why = fmt.Sprintf("%s() stores `%s` before %s() wakes the queue", by, st, w.Fn.Name)
+				}
+				r.reportCondDropped(o, n, t, why, w)
 				return
 			}
 		}

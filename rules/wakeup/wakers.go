@@ -64,6 +64,9 @@ func (r *checker) checkWakers() map[string][]*wsite {
 					r.checkCondDropped(o, n)
 				}
 			}
+			if old != nil {
+				r.checkPollCondDropped(old, nw)
+			}
 		}
 		if old == nil || fc.Deleted || nw == nil {
 			continue
