@@ -18,6 +18,7 @@ type tables struct {
 	Wakers          []wakerRow        `yaml:"wakers"`
 	Entries         []entryRow        `yaml:"entries"`
 	AutoremoveFuncs []string          `yaml:"autoremove_funcs"`
+	EntryWakers     []string          `yaml:"entry_wakers"`
 	Removals        []queueArgRow     `yaml:"removals"`
 	ActiveChecks    []activeRow       `yaml:"active_checks"`
 	Barriers        []string          `yaml:"barriers"`
@@ -167,6 +168,7 @@ type prims struct {
 	wakerReRows  []*wakerRow
 	entries      map[string]*entryRow
 	autoremove   map[string]bool
+	entryWakers  map[string]bool
 	removals     map[string]*queueArgRow
 	actives      map[string]*activeRow
 	barriers     map[string]bool
@@ -219,6 +221,7 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		wakerNames:  map[string]*wakerRow{},
 		entries:     map[string]*entryRow{},
 		autoremove:  setOf(t.AutoremoveFuncs),
+		entryWakers: setOf(t.EntryWakers),
 		removals:    map[string]*queueArgRow{},
 		actives:     map[string]*activeRow{},
 		barriers:    setOf(t.Barriers),

@@ -22,6 +22,7 @@ import (
 var (
 	wakeEntryParamRe = regexp.MustCompile(`(?:struct\s+wait_queue_entry|wait_queue_entry_t)\s*\*\s*([A-Za-z_]\w*)`)
 	containerOfRe    = regexp.MustCompile(`([A-Za-z_]\w*)\s*=\s*container_of\(\s*([A-Za-z_]\w*)`)
+	voidPtrParamRe   = regexp.MustCompile(`,\s*void\s*\*\s*[A-Za-z_]\w*\s*\)`)
 )
 
 // wakeFuncEntry returns the wait-entry parameter of a wake function (a
@@ -36,7 +37,9 @@ func wakeFuncEntry(f *wfunc) string {
 		head.WriteByte(' ')
 	}
 	h := head.String()
-	if !strings.Contains(h, "key") {
+	// wait_queue_func_t: (entry, mode, flags, key), the key a void
+	// pointer whatever its parameter's name (arg, data).
+	if !strings.Contains(h, "key") && !voidPtrParamRe.MatchString(h) {
 		return ""
 	}
 	m := wakeEntryParamRe.FindStringSubmatch(h)
@@ -87,6 +90,13 @@ func (r *checker) checkWakeFuncs() {
 	for i := range r.pass.Change.Funcs {
 		old, nw := r.olds[i], r.news[i]
 		entry := wakeFuncEntry(nw)
+		if entry == "" && nw != nil && nw.F != nil && nw.F.Start == 0 && r.pass.Index != nil {
+			// A function the hunks show only part of: its signature is
+			// the tree's.
+			for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(nw.Name), nw.File) {
+				entry = wakeFuncEntry(r.tree.view(fn))
+			}
+		}
 		if entry == "" {
 			continue
 		}
@@ -97,6 +107,7 @@ func (r *checker) checkWakeFuncs() {
 		}
 		r.checkRefBeforeReturn(old, nw)
 		r.checkWakeClaim(old, nw)
+		r.checkWakeReturns(old, nw)
 		for _, u := range r.entryUnlinks(nw, names) {
 			if late := r.useAfterUnlink(nw, u, names); late != nil {
 				if nw.changed(u.Line) || nw.changed(late.Line) {
