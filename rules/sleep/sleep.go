@@ -318,13 +318,36 @@ func (r *checker) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	for _, e := range events(r.oldR, of) {
 		k := eventKey(e)
 		old[k] = max(old[k], eventLevel(e))
+		if of != nil && e.call.Name == of.Name {
+			k = selfKey(e)
+			old[k] = max(old[k], eventLevel(e))
+		}
 	}
 	for _, e := range events(r.newR, nf) {
 		if old[eventKey(e)] >= eventLevel(e) {
 			continue
 		}
+		// The function's own entry into its context (a registered
+		// callback) names the first sleep its summary finds: when the
+		// patch removes that sleep (a fix), the next one it finds was
+		// there before, not new.
+		if e.call.Name == nf.Name && old[selfKey(e)] >= eventLevel(e) {
+			continue
+		}
 		r.report(nf, e.call.Line, e.state, e.proof, "")
 	}
+}
+
+// selfKey is eventKey without the primitive, for the event of a
+// function's own entry into its context.
+func selfKey(e event) string {
+	k := eventKey(e)
+	if i := strings.Index(k, "|"); i >= 0 {
+		if j := strings.Index(k[i+1:], "|"); j >= 0 {
+			return k[:i] + "|*" + k[i+1+j:]
+		}
+	}
+	return k
 }
 
 // argForward reports calls in atomic context in nf whose sleeping depends
