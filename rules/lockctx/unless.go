@@ -3,7 +3,10 @@ package lockctx
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/index"
 )
 
 // A callback row's Unless texts lift it for the objects that declare
@@ -42,4 +45,23 @@ func (r *Resolver) lifted(c *Callback, file string) bool {
 		src, err := r.ix.ReadFile(file)
 		return err == nil && FlatHoldsAny(Flatten(src), c.Unless)
 	}).(bool)
+}
+
+// DeclaredSleeping reports whether assignment a puts a function in a
+// member whose callback row the assigning file lifts: the object declares
+// its callbacks may sleep (a gpio_chip with can_sleep, a blk-mq tag set
+// with BLK_MQ_F_BLOCKING), so the core calls them only where sleeping is
+// allowed, and the core's calls through that member do not reach it in
+// atomic context.
+func (r *Resolver) DeclaredSleeping(a index.Assign) bool {
+	for i := range r.m.callbacks {
+		c := &r.m.callbacks[i]
+		if len(c.Unless) == 0 || !slices.Contains(c.Members, a.Member) || !r.memberMatches(c, a) {
+			continue
+		}
+		if r.lifted(c, a.File) {
+			return true
+		}
+	}
+	return false
 }

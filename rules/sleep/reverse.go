@@ -171,6 +171,11 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		if static && a.File != file || done[a.Struct+"."+a.Member] {
 			continue
 		}
+		// An object that declares its callbacks may sleep (gpio_chip
+		// can_sleep) is called by the core only where it can: the core's
+		// calls through the member do not count; the driver's own calls
+		// (its file) still do.
+		lifted := r.newR.DeclaredSleeping(a)
 		done[a.Struct+"."+a.Member] = true
 		// The member is the struct's own when every assignment to a member
 		// of that name is to that struct type; a member name shared by many
@@ -195,6 +200,9 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		}
 		shared := len(impls) > 1
 		for _, site := range r.p.Index.MemberCallers(a.Member) {
+			if lifted && site.Func.File != a.File {
+				continue
+			}
 			tag, scope := r.memberCallTag(site)
 			if scope != "" && !strings.HasPrefix(a.File, scope) {
 				continue // a struct of the same name private to another directory
