@@ -45,19 +45,30 @@ func memberRegOf(caller *cscan.Func, row *Callback, step report.Step, arg string
 }
 
 // Members returns the registrations reaching a function through its
-// assignment a: a registration in a's file whose argument reads a's
-// member from an object of a's struct type. An assignment whose struct
-// type the scanner could not tell (an initializer of an array of an
-// inline struct) counts when it is a designated initializer and no
-// assignment to that member in the file is to another struct type.
+// assignment a: a registration whose argument reads a's member from an
+// object of a's struct type. An assignment whose struct type the scanner
+// could not tell (an initializer of an array of an inline struct) counts
+// when the registration is in its file, it is a designated initializer
+// and no assignment to that member in the file is to another struct
+// type. Across files both types must be known: a core that registers
+// "f->frag_expire" as a timer (inet_fragment.c) registers every
+// inet_frags.frag_expire of every protocol.
 func (t *Table) Members(a index.Assign) []Reg {
 	t.Of("")
 	var out []Reg
 	for _, mr := range t.memberRegs[a.Member] {
-		if mr.caller.File != a.File {
+		if mr.caller.File != a.File && a.Struct == "" {
 			continue
 		}
 		tag := t.typ.BaseTag(mr.base, mr.caller)
+		if mr.caller.File != a.File {
+			if tag == "" {
+				tag = t.typ.ExprTag(mr.base, mr.caller) // efx->type: a member chain
+			}
+			if tag == "" {
+				continue
+			}
+		}
 		switch {
 		case a.Struct != "":
 			if a.Struct != tag {
