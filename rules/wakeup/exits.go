@@ -30,12 +30,15 @@ type bodyFlow struct {
 	jumps  []jump
 	labels map[string]int   // label -> line
 	gotos  map[string][]int // label -> lines of the gotos to it
+	// encl holds the statements enclosing the first statement of each
+	// line (reaches).
+	encl map[int][]cscan.Stmt
 }
 
 // flowOf collects the jumps of a function body; falling off its end is
 // an exit when the whole body was seen.
 func flowOf(f *wfunc) bodyFlow {
-	fl := bodyFlow{labels: map[string]int{}, gotos: map[string][]int{}}
+	fl := bodyFlow{labels: map[string]int{}, gotos: map[string][]int{}, encl: map[int][]cscan.Stmt{}}
 	if f == nil || f.F == nil || f.F.Body == nil {
 		return fl
 	}
@@ -57,6 +60,9 @@ func (fl *bodyFlow) walk(s cscan.Stmt, encl []cscan.Stmt) {
 			e = append(e, c) // a branch without braces is a scope of its own
 		}
 		fl.walk(c, e)
+	}
+	if l := stmtLineOf(s); l > 0 && fl.encl[l] == nil {
+		fl.encl[l] = encl
 	}
 	switch s := s.(type) {
 	case *cscan.Block:
@@ -158,4 +164,84 @@ func (fl *bodyFlow) before(at []int, g int) bool {
 		}
 	}
 	return false
+}
+
+// stmtLineOf returns the line a statement starts on (0 for a block: its
+// statements have their own).
+func stmtLineOf(s cscan.Stmt) int {
+	switch s := s.(type) {
+	case *cscan.ExprStmt:
+		return s.Line
+	case *cscan.IfStmt:
+		return s.Line
+	case *cscan.LoopStmt:
+		return s.Line
+	case *cscan.SwitchStmt:
+		return s.Line
+	case *cscan.ReturnStmt:
+		return s.Line
+	case *cscan.GotoStmt:
+		return s.Line
+	case *cscan.LabelStmt:
+		return s.Line
+	case *cscan.ScopedGuardStmt:
+		return s.Line
+	}
+	return 0
+}
+
+// maxGotoHops bounds the gotos reaches follows.
+const maxGotoHops = 8
+
+// reaches reports whether code at line to may run after the statement at
+// (or first after) line from on the same path: no return on from's
+// straight line comes first, and a goto on it leads to a label before
+// to. Whether a branch around to is taken is not asked: a later wake-up
+// in an if still may cover the path. Without a statement tree it answers
+// true (source order).
+func (fl *bodyFlow) reaches(from, to int) bool {
+	if len(fl.encl) == 0 {
+		return true
+	}
+	cur := from
+	for hop := 0; hop < maxGotoHops; hop++ {
+		e, ok := fl.enclAt(cur)
+		if !ok {
+			return true
+		}
+		var first *jump
+		for i := range fl.jumps {
+			j := &fl.jumps[i]
+			if j.line >= cur && j.line < to && enclosedBy(j.encl, e) && (first == nil || j.line < first.line) {
+				first = j
+			}
+		}
+		if first == nil {
+			return true
+		}
+		if first.ret {
+			return false
+		}
+		lab, ok := fl.labels[first.label]
+		if !ok || lab <= cur || lab > to {
+			return false
+		}
+		cur = lab
+	}
+	return false
+}
+
+// enclAt returns the statements enclosing the first statement at or
+// after line.
+func (fl *bodyFlow) enclAt(line int) ([]cscan.Stmt, bool) {
+	best := 0
+	for l := range fl.encl {
+		if l >= line && (best == 0 || l < best) {
+			best = l
+		}
+	}
+	if best == 0 {
+		return nil, false
+	}
+	return fl.encl[best], true
 }

@@ -33,8 +33,11 @@ func (r *checker) otherWaiters(q, fn string) []*wsite {
 // function f calls, or in a caller after its call of f. It returns a
 // description, "" if none.
 func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
+	// Only what runs after from on its path covers it: a wake-up past
+	// the return that ends an error path leaves that path without one.
+	fl := flowOf(f)
 	for _, s := range f.sitesOn(siteWake, "") {
-		if r.sameQueue(s.Q, q) && s.Line() >= from && !otherObject(s, o) && !s.Derived {
+		if r.sameQueue(s.Q, q) && s.Line() >= from && fl.reaches(from, s.Line()) && !otherObject(s, o) && !s.Derived {
 			return fmt.Sprintf("%s() still wakes it at line %d (%s)", f.Name, s.Line(), s.Text())
 		}
 	}
@@ -44,7 +47,7 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	field := queueField(q)
 	// A call handed the queue itself may wake it (a driver's own waker).
 	for _, c := range f.F.Calls {
-		if c.Line < from || r.p.isPrimitive(c.Name) || r.p.locks.Primitive(c.Name) || strings.Contains(c.Name, "unlock") ||
+		if c.Line < from || !fl.reaches(from, c.Line) || r.p.isPrimitive(c.Name) || r.p.locks.Primitive(c.Name) || strings.Contains(c.Name, "unlock") ||
 			r.p.removals[c.Name] != nil || r.p.entries[c.Name] != nil {
 			continue
 		}
@@ -59,7 +62,7 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	}
 	seen := map[string]bool{}
 	for _, c := range f.F.Calls {
-		if c.Line < from || seen[c.Name] || r.p.isPrimitive(c.Name) || r.p.ordering(c.Name) != "" {
+		if c.Line < from || !fl.reaches(from, c.Line) || seen[c.Name] || r.p.isPrimitive(c.Name) || r.p.ordering(c.Name) != "" {
 			continue
 		}
 		seen[c.Name] = true
