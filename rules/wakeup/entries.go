@@ -92,6 +92,7 @@ func (r *checker) checkEntries() {
 			}
 		}
 		r.checkFinishWait(old, nw)
+		r.checkWakeQFlush(old, nw)
 	}
 }
 

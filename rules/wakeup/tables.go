@@ -19,6 +19,7 @@ type tables struct {
 	Entries         []entryRow        `yaml:"entries"`
 	AutoremoveFuncs []string          `yaml:"autoremove_funcs"`
 	EntryWakers     []string          `yaml:"entry_wakers"`
+	WakeQFlush      []string          `yaml:"wake_q_flush"`
 	Removals        []queueArgRow     `yaml:"removals"`
 	ActiveChecks    []activeRow       `yaml:"active_checks"`
 	Barriers        []string          `yaml:"barriers"`
@@ -169,6 +170,7 @@ type prims struct {
 	entries      map[string]*entryRow
 	autoremove   map[string]bool
 	entryWakers  map[string]bool
+	wakeQFlush   map[string]bool
 	removals     map[string]*queueArgRow
 	actives      map[string]*activeRow
 	barriers     map[string]bool
@@ -222,6 +224,7 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		entries:     map[string]*entryRow{},
 		autoremove:  setOf(t.AutoremoveFuncs),
 		entryWakers: setOf(t.EntryWakers),
+		wakeQFlush:  setOf(t.WakeQFlush),
 		removals:    map[string]*queueArgRow{},
 		actives:     map[string]*activeRow{},
 		barriers:    setOf(t.Barriers),
