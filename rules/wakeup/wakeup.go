@@ -401,7 +401,7 @@ func (r *checker) view(fc *diffcheck.FuncChange, s *diffcheck.Side, side byte, v
 	if strings.TrimSpace(s.Text) == "" {
 		return nil
 	}
-	fn := cscan.ParseBody(dropDanglingHeader(s.Text, fc.Name, s.Partial), s.Lines)
+	fn := cscan.ParseBody(typedHeader(dropDanglingHeader(s.Text, fc.Name, s.Partial), fc.Name), s.Lines)
 	partial := s.Partial && !wholeFunc(fn, s.Lines)
 	w := newWfunc(fc.File, fc.Name, side, s.Text, s.Lines, s.Changed, partial, fn)
 	r.p.sitesOf(w, vt)
@@ -558,6 +558,26 @@ func wholeFunc(fn *cscan.Func, lines []int) bool {
 // text when the hunks show it without its opening brace (the body starts
 // in a later hunk): scanned as a statement it would swallow the first
 // body lines shown. Line numbering is kept.
+// typedHeader gives a side text that starts at the function's name (its
+// return type on a line the side does not hold: "static struct
+// rw_semaphore __sched *" above "rwsem_down_write_slowpath(...)") a
+// placeholder return type on that line, so that the body parser reads a
+// definition there and not a loop macro. Line numbers are unchanged.
+func typedHeader(text, name string) string {
+	i := 0
+	for i < len(text) && (text[i] == '\n' || text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	if i > 0 && text[i-1] != '\n' || !strings.HasPrefix(text[i:], name) {
+		return text
+	}
+	rest := strings.TrimLeft(text[i+len(name):], " \t")
+	if !strings.HasPrefix(rest, "(") {
+		return text
+	}
+	return text[:i] + "int " + text[i:]
+}
+
 func dropDanglingHeader(text, name string, partial bool) string {
 	if !partial {
 		return text
