@@ -41,12 +41,16 @@
 //     over, with probes at statements that have no call and lock
 //     arguments already keyed, so the walker pairs and joins by the key;
 //   - exits.go: the exits of a body and whether a removal of a wait entry
-//     lies on the path to each (through goto labels);
+//     lies on the path to each (through goto labels); whether one line
+//     runs after another on its path (reaches);
 //   - waiterpick.go: which waiter an interleaving names;
 //   - waitcond_helpers.go: the helpers a wait condition calls are on the
 //     sleeper's side;
 //   - waitcond_dropped.go: a wait condition that drops a term a waker of
-//     its queue makes true (a member it stores, kthread_should_stop()).
+//     its queue makes true (a member it stores, kthread_should_stop());
+//   - pollcond_dropped.go: a poll function's mask no longer reads a member
+//     a waker of a polled queue stores before waking it (in the waker, a
+//     same-file helper it calls, or a caller), and that store search.
 //
 // Checks of one function's sites, before and after:
 //   - exclusive.go: exclusive waiting introduced or removed;
@@ -56,6 +60,8 @@
 //   - entries.go: wait entries that became or stopped being auto-removed,
 //     non-auto-removing entries queued exclusively;
 //   - finishwait.go: a wait entry some path to a return leaves queued;
+//   - wakeq_flush.go: a local wake_q filled (wake_q_add or a helper) and
+//     a path out that no longer flushes it (wake_up_q);
 //   - activecheck.go: waitqueue_active() added without a barrier or the
 //     queue lock;
 //   - split.go: queue splits and renames;
@@ -72,8 +78,9 @@
 //
 // Checks that decide with the other side of a sleeper/waker pair:
 //   - removed.go: wake-ups removed or skipped (return/goto after a store)
-//     with sleepers left and no covering waker in the function, its
-//     callees or callers; non-auto-removing exclusive entries;
+//     with sleepers left and no covering waker in the function (on the
+//     removed one's path), its callees or callers; non-auto-removing
+//     exclusive entries;
 //   - condwake_guards.go: a wake-up the patch made conditional or that a
 //     new early return or goto skips, and the condition arithmetic;
 //   - condwake_store.go: a wake-up made conditional on something other
@@ -81,7 +88,9 @@
 //   - condwake_moved.go: a completion signal moved into a branch that
 //     was already there, with no signal on the other path;
 //   - barrier_removed.go: barriers, acquire/release and barrier-implying
-//     atomics removed or weakened on either side;
+//     atomics removed or weakened on either side (not where a lock that
+//     every side touching the ordered variables takes covers the old or
+//     the replacing code);
 //   - barrier_lock.go: a lock that ordered the waker's decision against
 //     the sleeper removed;
 //   - barrier_storelock.go: the queue's own lock removed from around the
@@ -122,6 +131,9 @@
 //   - rearm_flag.go: a flag reset moved out of the lock its waker holds;
 //   - wakefunc.go: custom wake functions (unlink order, careful unlink,
 //     references taken before an early return);
+//   - wakefunc_returns.go: what each return of a wake function tells
+//     __wake_up_common() (woke, declined, claimed without waking,
+//     stopped the walk), and a return the patch turned into a worse one;
 //   - selfpair.go: a function that is its own sleeper/waker pair, and the
 //     unconditional wake-up that orders a removed barrier's pair.
 //
