@@ -303,18 +303,7 @@ func claimSites(f *wfunc, v string) []claimSite {
 	walk = func(s cscan.Stmt, conds []string) {
 		switch s := s.(type) {
 		case *cscan.Block:
-			var caseCond string
-			for _, st := range s.Stmts {
-				if c, ok := st.(*cscan.CaseStmt); ok {
-					caseCond = "case " + c.Label
-					continue
-				}
-				cs := conds
-				if caseCond != "" {
-					cs = append(append([]string(nil), conds...), caseCond)
-				}
-				walk(st, cs)
-			}
+			blockConds(s, conds, walk)
 		case *cscan.ExprStmt:
 			if m := claimAssignRe.FindStringSubmatch(s.Text); m != nil && m[1] == v {
 				out = append(out, claimSite{line: s.Line, conds: conds})
@@ -337,6 +326,23 @@ func claimSites(f *wfunc, v string) []claimSite {
 		walk(f.F.Body, nil)
 	}
 	return out
+}
+
+// blockConds calls f for each statement of block b with the conditions
+// it runs under: conds, and in a switch body the case label it follows.
+func blockConds(b *cscan.Block, conds []string, f func(st cscan.Stmt, conds []string)) {
+	caseCond := ""
+	for _, st := range b.Stmts {
+		if c, ok := st.(*cscan.CaseStmt); ok {
+			caseCond = "case " + c.Label
+			continue
+		}
+		cs := conds
+		if caseCond != "" {
+			cs = append(append([]string(nil), conds...), caseCond)
+		}
+		f(st, cs)
+	}
 }
 
 // returnedVar returns the variable a function returns on its last return,

@@ -84,18 +84,7 @@ func (r *checker) wakeReturns(f *wfunc) []wakeReturn {
 	walk = func(s cscan.Stmt, conds []string, woke bool) bool {
 		switch s := s.(type) {
 		case *cscan.Block:
-			caseCond := ""
-			for _, st := range s.Stmts {
-				if c, ok := st.(*cscan.CaseStmt); ok {
-					caseCond = "case " + c.Label
-					continue
-				}
-				cs := conds
-				if caseCond != "" {
-					cs = append(append([]string(nil), conds...), caseCond)
-				}
-				woke = walk(st, cs, woke)
-			}
+			blockConds(s, conds, func(st cscan.Stmt, cs []string) { woke = walk(st, cs, woke) })
 		case *cscan.ExprStmt:
 			for _, c := range s.Calls {
 				woke = woke || r.wakesTask(c)
