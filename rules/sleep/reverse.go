@@ -128,6 +128,12 @@ func (r *checker) siteCond(caller *cscan.Func, site callSite, c cscan.Call, cond
 	return r.newR.CondAt(caller, c, cond)
 }
 
+// maxTypedImpls is how many implementations a member may have for a call
+// typed with its struct to reach each of them surely: a small interface
+// (a protocol's two or three request ops) is judged by its type; a
+// public one with many implementations (notifier_call) is not.
+const maxTypedImpls = 4
+
 // maxPointerAssigns is how many functions may be assigned to a member
 // (of any struct type) for calls through it with an unknown base type to
 // count as callers.
@@ -220,7 +226,7 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 			// fn on that driver's hardware: its other implementations do
 			// not make that chain uncertain. A public interface's
 			// (net_device_ops) call sites reach any driver's.
-			weak := (t.Heuristic || shared) && !(typed && scope != "")
+			weak := (t.Heuristic || shared) && !(typed && (scope != "" || len(impls) <= maxTypedImpls))
 			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: weak})
 		}
 	}
