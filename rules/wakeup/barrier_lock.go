@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -153,4 +154,57 @@ func (r *checker) queueLockTakenByWake(f *wfunc, key string) bool {
 		}
 	}
 	return false
+}
+
+// peersOn returns the peers whose function uses one of fields (the
+// variables the removed operation ordered): a waker of the same queue for
+// another event (an allocator waking cache waiters when buckets free up)
+// is no side of this pair. All peers when none does, or fields is empty.
+func peersOn(peers []peer, fields []string) []peer {
+	if len(fields) == 0 {
+		return peers
+	}
+	var out []peer
+	for _, p := range peers {
+		if p.wf == nil {
+			continue
+		}
+		uses := false
+		for _, t := range p.wf.lines {
+			for _, x := range fieldsIn(codeOnly(t)) {
+				uses = uses || contains(fields, x)
+			}
+		}
+		if uses {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return peers
+	}
+	return out
+}
+
+// newLockOrdering is lockOrdering for the code that replaces the removed
+// operation at old line: a patch that trades a cmpxchg() for a lock both
+// sides now take (the replacement's changed lines in the same change
+// block hold it, and every peer takes it) keeps the pair ordered.
+func (r *checker) newLockOrdering(old, nw *wfunc, line int, queues []string, peers []peer) string {
+	b := r.blockOf(old, line)
+	if b == 0 {
+		return ""
+	}
+	var lines []int
+	for l := range nw.lines {
+		if nw.changed(l) && r.blockOf(nw, l) == b {
+			lines = append(lines, l)
+		}
+	}
+	sort.Ints(lines)
+	for _, l := range lines {
+		if by := r.lockOrdering(nw, l, queues, peers); by != "" {
+			return by
+		}
+	}
+	return ""
 }

@@ -40,6 +40,8 @@
 //     heldlocks_probe.go: the copy of the statement tree that walk runs
 //     over, with probes at statements that have no call and lock
 //     arguments already keyed, so the walker pairs and joins by the key;
+//   - header.go: a side's function header made parseable (a placeholder
+//     return type, a header without its brace blanked);
 //   - exits.go: the exits of a body and whether a removal of a wait entry
 //     lies on the path to each (through goto labels); whether one line
 //     runs after another on its path (reaches);
@@ -92,7 +94,8 @@
 //     every side touching the ordered variables takes covers the old or
 //     the replacing code);
 //   - barrier_lock.go: a lock that ordered the waker's decision against
-//     the sleeper removed;
+//     the sleeper removed; the lock that covers an ordering operation's
+//     replacement (newLockOrdering, peersOn);
 //   - barrier_storelock.go: the queue's own lock removed from around the
 //     stores a sleeper tests under it, before a wake-up gated by a
 //     lockless check for sleepers;

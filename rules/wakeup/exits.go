@@ -33,6 +33,9 @@ type bodyFlow struct {
 	// encl holds the statements enclosing the first statement of each
 	// line (reaches).
 	encl map[int][]cscan.Stmt
+	// breaks are the break statements and case labels, which leave or
+	// enter a straight line in ways reaches does not follow.
+	breaks []jump
 }
 
 // flowOf collects the jumps of a function body; falling off its end is
@@ -86,6 +89,10 @@ func (fl *bodyFlow) walk(s cscan.Stmt, encl []cscan.Stmt) {
 		fl.gotos[s.Label] = append(fl.gotos[s.Label], s.Line)
 	case *cscan.LabelStmt:
 		fl.labels[s.Label] = s.Line
+	case *cscan.BreakStmt:
+		fl.breaks = append(fl.breaks, jump{line: s.Line, encl: encl})
+	case *cscan.CaseStmt:
+		fl.breaks = append(fl.breaks, jump{line: s.Line, encl: encl})
 	}
 }
 
@@ -197,8 +204,9 @@ const maxGotoHops = 8
 // (or first after) line from on the same path: no return on from's
 // straight line comes first, and a goto on it leads to a label before
 // to. Whether a branch around to is taken is not asked: a later wake-up
-// in an if still may cover the path. Without a statement tree it answers
-// true (source order).
+// in an if still may cover the path. A break or case label first (switch
+// arms, loop exits) answers true, as does a body without a statement
+// tree (source order).
 func (fl *bodyFlow) reaches(from, to int) bool {
 	if len(fl.encl) == 0 {
 		return true
@@ -218,6 +226,14 @@ func (fl *bodyFlow) reaches(from, to int) bool {
 		}
 		if first == nil {
 			return true
+		}
+		// A break or a case label on the way (a switch arm that ends
+		// before a later arm's return) leaves the straight line: do not
+		// claim the path ends.
+		for _, b := range fl.breaks {
+			if b.line >= cur && b.line < first.line && enclosedBy(b.encl, e) {
+				return true
+			}
 		}
 		if first.ret {
 			return false

@@ -2,9 +2,11 @@ package wakeup
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -34,9 +36,10 @@ func (r *checker) checkPollCondDropped(old, nw *wfunc) {
 		return
 	}
 	was, now := maskFields(old, from0), maskFields(nw, from1)
+	still := " " + bodyText(nw) + " "
 	var dropped []string
 	for f := range was {
-		if !now[f] && !strings.Contains(bodyText(nw), f) {
+		if !now[f] && !strings.Contains(still, " "+f+" ") {
 			dropped = append(dropped, f)
 		}
 	}
@@ -49,12 +52,16 @@ func (r *checker) checkPollCondDropped(old, nw *wfunc) {
 		if r.helperReads(helpers, nw.File, f) {
 			continue
 		}
+		// The member of the same object: the waker's store names it
+		// through a variable of the name the old mask read it through
+		// (usblp->present, hidraw->exist), not any struct's ->state.
+		bases := memberBases(old, f)
 		for _, q := range nq {
 			for _, w := range r.wakersOf(q.Q) {
 				if w.Fn.Name == nw.Name || w.Derived {
 					continue
 				}
-				if st, by := r.storeBeforeWake(w, f); st != "" {
+				if st, by := r.storeBeforeWake(w, f); st != "" && bases[memberBase(st, f)] {
 					r.reportPollDropped(old, nw, q, f, st, by, w)
 					return
 				}
@@ -80,6 +87,72 @@ func pollQueues(f *wfunc) ([]*wsite, int) {
 		}
 	}
 	return out, first
+}
+
+// memberBaseRe finds the last identifier of the expression a member is
+// read from ("list->hidraw->exist" -> hidraw).
+func memberBaseRe(member string) *regexp.Regexp {
+	return regexp.MustCompile(`([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:->|\.)\s*` + regexp.QuoteMeta(member) + `\b`)
+}
+
+// memberBases returns the last identifiers of the expressions f's code
+// reads member through.
+func memberBases(f *wfunc, member string) map[string]bool {
+	re := memberBaseRe(member)
+	out := map[string]bool{}
+	for _, t := range f.lines {
+		for _, m := range re.FindAllStringSubmatch(codeOnly(t), -1) {
+			out[m[1]] = true
+		}
+	}
+	return out
+}
+
+// memberBase returns the last identifier of the expression line t
+// reaches member through, "" if none.
+func memberBase(t, member string) string {
+	if m := memberBaseRe(member).FindStringSubmatch(codeOnly(t)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// storedFields returns the members line t stores: for an assignment the
+// members on its left (a read on the right, "x = dev->present", is no
+// store of present), for a store through a call (WRITE_ONCE, set_bit)
+// those the line names.
+func storedFields(t string) []string {
+	code := codeOnly(t)
+	if i := assignAt(code); i >= 0 {
+		return fieldsIn(code[:i])
+	}
+	return fieldsIn(code)
+}
+
+// assignAt returns the offset of the first assignment operator of code
+// ("=", "+=", "|=" ..., "++", "--"; not "==", "!=", "<=" or ">="), -1 if
+// none.
+func assignAt(code string) int {
+	for i := 0; i < len(code); i++ {
+		switch c := code[i]; {
+		case (c == '+' || c == '-') && i+1 < len(code) && code[i+1] == c:
+			return i
+		case c == '=':
+			if i+1 < len(code) && code[i+1] == '=' {
+				i++
+				continue
+			}
+			if i > 0 && strings.ContainsRune("!<>=", rune(code[i-1])) && !(i > 1 && (code[i-2] == '<' || code[i-2] == '>')) {
+				continue
+			}
+			j := i
+			for j > 0 && strings.ContainsRune("+-*/%&|^<>", rune(code[j-1])) {
+				j--
+			}
+			return j
+		}
+	}
+	return -1
 }
 
 // maskFields returns the struct members read on f's code lines after
@@ -143,7 +216,7 @@ func (r *checker) helperReads(helpers []string, file, f string) bool {
 		if strings.Contains(h, "->") || strings.Contains(h, ".") || r.pass.Index == nil {
 			return true
 		}
-		defs := r.pass.Index.Funcs(h)
+		defs := cscan.PickDefs(r.pass.Index.Funcs(h), file)
 		if len(defs) == 0 {
 			return true
 		}
@@ -258,9 +331,14 @@ func (r *checker) storeInCallees(f *wfunc, line int, fields map[string]bool) (st
 				continue
 			}
 			cf := r.tree.view(fn)
+			lines := make([]int, 0, len(cf.lines))
 			for l := range cf.lines {
+				lines = append(lines, l)
+			}
+			sort.Ints(lines)
+			for _, l := range lines {
 				if t := cf.lines[l]; isStore(t) {
-					for _, x := range fieldsIn(codeOnly(t)) {
+					for _, x := range storedFields(t) {
 						if fields[x] {
 							return strings.TrimSpace(t), fn.Name
 						}

@@ -20,6 +20,7 @@ type tables struct {
 	AutoremoveFuncs []string          `yaml:"autoremove_funcs"`
 	EntryWakers     []string          `yaml:"entry_wakers"`
 	WakeQFlush      []string          `yaml:"wake_q_flush"`
+	WakeQInert      []string          `yaml:"wake_q_inert"`
 	Removals        []queueArgRow     `yaml:"removals"`
 	ActiveChecks    []activeRow       `yaml:"active_checks"`
 	Barriers        []string          `yaml:"barriers"`
@@ -171,6 +172,7 @@ type prims struct {
 	autoremove   map[string]bool
 	entryWakers  map[string]bool
 	wakeQFlush   map[string]bool
+	wakeQInert   map[string]bool
 	removals     map[string]*queueArgRow
 	actives      map[string]*activeRow
 	barriers     map[string]bool
@@ -225,6 +227,7 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		autoremove:  setOf(t.AutoremoveFuncs),
 		entryWakers: setOf(t.EntryWakers),
 		wakeQFlush:  setOf(t.WakeQFlush),
+		wakeQInert:  setOf(t.WakeQInert),
 		removals:    map[string]*queueArgRow{},
 		actives:     map[string]*activeRow{},
 		barriers:    setOf(t.Barriers),

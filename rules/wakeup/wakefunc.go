@@ -94,7 +94,9 @@ func (r *checker) checkWakeFuncs() {
 			// A function the hunks show only part of: its signature is
 			// the tree's.
 			for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(nw.Name), nw.File) {
-				entry = wakeFuncEntry(r.tree.view(fn))
+				if entry = wakeFuncEntry(r.tree.view(fn)); entry != "" {
+					break
+				}
 			}
 		}
 		if entry == "" {

@@ -80,6 +80,7 @@ func (r *checker) wakesTask(c cscan.Call) bool {
 // wakeReturns classifies the returns of wake function f.
 func (r *checker) wakeReturns(f *wfunc) []wakeReturn {
 	var out []wakeReturn
+	busy := false // a call other than the entry's bookkeeping came first
 	var walk func(s cscan.Stmt, conds []string, woke bool) bool
 	walk = func(s cscan.Stmt, conds []string, woke bool) bool {
 		switch s := s.(type) {
@@ -87,10 +88,21 @@ func (r *checker) wakeReturns(f *wfunc) []wakeReturn {
 			blockConds(s, conds, func(st cscan.Stmt, cs []string) { woke = walk(st, cs, woke) })
 		case *cscan.ExprStmt:
 			for _, c := range s.Calls {
-				woke = woke || r.wakesTask(c)
+				switch {
+				case r.wakesTask(c):
+					woke = true
+				case !r.inertInWakeFunc(c.Name):
+					busy = true
+				}
 			}
 		case *cscan.ReturnStmt:
-			out = append(out, wakeReturn{line: s.Line, conds: conds, kind: r.returnKind(s, woke)})
+			k := r.returnKind(s, woke)
+			if k == retClaim && busy {
+				// Work handed on before claiming (a work item or an
+				// eventfd that wakes later) may be the wake-up.
+				k = retUnknown
+			}
+			out = append(out, wakeReturn{line: s.Line, conds: conds, kind: k})
 		case *cscan.IfStmt:
 			c := normLine(s.Cond)
 			walk(s.Then, append(append([]string(nil), conds...), c), woke)
@@ -110,6 +122,22 @@ func (r *checker) wakeReturns(f *wfunc) []wakeReturn {
 		walk(f.F.Body, nil, false)
 	}
 	return out
+}
+
+// inertInWakeFunc reports whether a wake function's call of name is
+// bookkeeping of the entry (list unlinks, locks, atomics, bit and
+// ordering operations, READ_ONCE/WRITE_ONCE), not work that may wake
+// the task later.
+func (r *checker) inertInWakeFunc(name string) bool {
+	if r.p.unlinks[name] != nil || r.p.locks.Primitive(name) || r.p.ordering(name) != "" || trivialCalls[name] {
+		return true
+	}
+	for _, p := range []string{"list_", "hlist_", "atomic", "test_", "set_bit", "clear_bit", "WRITE_ONCE", "READ_ONCE", "container_of", "key_to_poll"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // returnKind classifies one return statement, woke telling whether the
@@ -159,7 +187,7 @@ func (r *checker) checkWakeReturns(old, nw *wfunc) {
 		}
 		// A claim only matters to an exclusive entry: when the file
 		// never queues one, the walk goes on past it anyway.
-		if n.kind == retClaim && o.kind == retDecline && !r.queuesExclusive(nw) {
+		if n.kind == retClaim && !r.queuesExclusive(nw) {
 			continue
 		}
 		r.reportWakeReturn(old, nw, *o, n)

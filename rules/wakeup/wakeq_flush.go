@@ -37,8 +37,8 @@ func (r *checker) checkWakeQFlush(old, nw *wfunc) {
 		var adds, flushes []int
 		for _, c := range nw.F.Calls {
 			switch {
-			case !hasArg(c.Args, "&"+q):
-			case r.p.wakeQFlush[c.Name]:
+			case !hasArg(c.Args, "&"+q) || r.p.wakeQInert[c.Name]:
+			case r.p.wakeQFlush[c.Name] || r.flushesWithin(c.Name, nw.File):
 				flushes = append(flushes, flushLine(c, q))
 			default:
 				// wake_q_add(), or a helper handed the wake_q to
@@ -59,7 +59,15 @@ func (r *checker) checkWakeQFlush(old, nw *wfunc) {
 			if ok, _ := fl.passes(adds, nw.F.BodyStart, e); !ok && !loopAdds(e, adds, nw.F.BodyStart) {
 				continue // no add on the way to this exit
 			}
-			ok, via := fl.passes(flushes, adds[0], e)
+			// From the last add before the exit: a flush between an
+			// earlier add and a later one does not cover the later.
+			from := adds[0]
+			for _, a := range adds {
+				if a < e.line {
+					from = a
+				}
+			}
+			ok, via := fl.passes(flushes, from, e)
 			if ok {
 				continue
 			}
@@ -105,6 +113,27 @@ func flushLine(c cscan.Call, q string) int {
 		}
 	}
 	return c.Line
+}
+
+// flushesWithin reports whether function name (as file sees it) calls a
+// wake_q flush itself: a helper handed the wake_q that flushes it
+// (rwsem_del_wake_waiter() in some versions, an unlock-and-wake helper).
+func (r *checker) flushesWithin(name, file string) bool {
+	if r.pass.Index == nil {
+		return false
+	}
+	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(name), file) {
+		full := r.pass.Index.Full(fn)
+		if full == nil {
+			continue
+		}
+		for _, c := range full.Calls {
+			if r.p.wakeQFlush[c.Name] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasArg reports whether one of args is arg.
