@@ -161,9 +161,18 @@ type callSite struct {
 // assigned to.
 func (r *checker) callSites(name, file string, static bool) []callSite {
 	var out []callSite
+	defs := r.p.Index.Funcs(name)
 	for _, site := range r.p.Index.Callers(name) {
-		if static && site.Func.File != file {
+		if static && site.Func.File != file || hostProgram(site.Func.File) != hostProgram(file) {
 			continue
+		}
+		// A caller whose own file defines the name calls that one
+		// (synclink_cs.c's static reset_device(), not a userspace
+		// example's).
+		if site.Func.File != file {
+			if own := cscan.PickDefs(defs, site.Func.File); len(own) > 0 && own[0].File == site.Func.File {
+				continue
+			}
 		}
 		out = append(out, callSite{caller: site.Func, call: name})
 	}
@@ -231,6 +240,21 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		}
 	}
 	return out
+}
+
+// hostPrograms are the tree's directories of programs that run outside
+// the kernel (userspace examples, tools, build helpers): kernel code and
+// they never call each other, whatever names they share.
+var hostPrograms = []string{"Documentation/", "tools/", "scripts/", "usr/"}
+
+// hostProgram reports whether file belongs to a program outside the kernel.
+func hostProgram(file string) bool {
+	for _, d := range hostPrograms {
+		if strings.HasPrefix(file, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // siteKey names the calls of one callee expression in one function:
