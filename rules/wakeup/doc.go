@@ -41,7 +41,8 @@
 //     over, with probes at statements that have no call and lock
 //     arguments already keyed, so the walker pairs and joins by the key;
 //   - header.go: a side's function header made parseable (a placeholder
-//     return type, a header without its brace blanked);
+//     return type, a header without its brace blanked), and the whole
+//     post-patch function a partial side shows part of (wholeNew);
 //   - exits.go: the exits of a body and whether a removal of a wait entry
 //     lies on the path to each (through goto labels); whether one line
 //     runs after another on its path (reaches);

@@ -30,16 +30,17 @@ const maxPollHelperCalls = 8
 // nw, and reports a member no longer read that a waker of the polled
 // queues stores before waking one.
 func (r *checker) checkPollCondDropped(old, nw *wfunc) {
-	oq, from0 := pollQueues(old)
-	nq, from1 := pollQueues(nw)
+	oq, from := pollQueues(old)
+	nq, _ := pollQueues(nw)
 	if len(oq) == 0 || len(nq) == 0 {
 		return
 	}
-	was, now := maskFields(old, from0), maskFields(nw, from1)
-	still := " " + bodyText(nw) + " "
+	// A member the new version still names anywhere (before poll_wait(),
+	// in a local it tests later) is not dropped.
+	was, still := maskFields(old, from), maskFields(nw, 0)
 	var dropped []string
 	for f := range was {
-		if !now[f] && !strings.Contains(still, " "+f+" ") {
+		if !still[f] {
 			dropped = append(dropped, f)
 		}
 	}
@@ -55,13 +56,14 @@ func (r *checker) checkPollCondDropped(old, nw *wfunc) {
 		// The member of the same object: the waker's store names it
 		// through a variable of the name the old mask read it through
 		// (usblp->present, hidraw->exist), not any struct's ->state.
-		bases := memberBases(old, f)
+		re := memberBaseRe(f)
+		bases := memberBases(old, re)
 		for _, q := range nq {
 			for _, w := range r.wakersOf(q.Q) {
 				if w.Fn.Name == nw.Name || w.Derived {
 					continue
 				}
-				if st, by := r.storeBeforeWake(w, f); st != "" && bases[memberBase(st, f)] {
+				if st, by := r.storeBeforeWake(w, f); st != "" && bases[memberBase(st, re)] {
 					r.reportPollDropped(old, nw, q, f, st, by, w)
 					return
 				}
@@ -96,9 +98,8 @@ func memberBaseRe(member string) *regexp.Regexp {
 }
 
 // memberBases returns the last identifiers of the expressions f's code
-// reads member through.
-func memberBases(f *wfunc, member string) map[string]bool {
-	re := memberBaseRe(member)
+// reads a member through (re: memberBaseRe of the member).
+func memberBases(f *wfunc, re *regexp.Regexp) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range f.lines {
 		for _, m := range re.FindAllStringSubmatch(codeOnly(t), -1) {
@@ -109,9 +110,9 @@ func memberBases(f *wfunc, member string) map[string]bool {
 }
 
 // memberBase returns the last identifier of the expression line t
-// reaches member through, "" if none.
-func memberBase(t, member string) string {
-	if m := memberBaseRe(member).FindStringSubmatch(codeOnly(t)); m != nil {
+// reaches a member through (re: memberBaseRe of the member), "" if none.
+func memberBase(t string, re *regexp.Regexp) string {
+	if m := re.FindStringSubmatch(codeOnly(t)); m != nil {
 		return m[1]
 	}
 	return ""
@@ -170,20 +171,6 @@ func maskFields(f *wfunc, from int) map[string]bool {
 	return out
 }
 
-// bodyText returns f's code, comments removed, as one string of
-// "->member" and ".member" uses: a member that the new version still
-// names anywhere (before poll_wait(), in a local it tests later) is not
-// dropped.
-func bodyText(f *wfunc) string {
-	var b strings.Builder
-	for _, t := range f.lines {
-		for _, x := range fieldsIn(codeOnly(t)) {
-			b.WriteString(" " + x + " ")
-		}
-	}
-	return b.String()
-}
-
 // newHelpers returns the functions nw calls that old did not: a helper
 // that took over part of the mask.
 func (r *checker) newHelpers(old, nw *wfunc) []string {
@@ -221,7 +208,7 @@ func (r *checker) helperReads(helpers []string, file, f string) bool {
 			return true
 		}
 		for _, fn := range defs {
-			if strings.Contains(" "+bodyText(r.tree.view(fn))+" ", " "+f+" ") {
+			if maskFields(r.tree.view(fn), 0)[f] {
 				return true
 			}
 		}

@@ -32,7 +32,7 @@ func TestMemberBase(t *testing.T) {
 		{"\tdevs[i].present = 0;", "present", "devs"},
 		{"\tfoo(present);", "present", ""},
 	} {
-		if got := memberBase(tc.line, tc.member); got != tc.want {
+		if got := memberBase(tc.line, memberBaseRe(tc.member)); got != tc.want {
 			t.Errorf("memberBase(%q, %q) = %q, want %q", tc.line, tc.member, got, tc.want)
 		}
 	}

@@ -90,14 +90,10 @@ func (r *checker) checkWakeFuncs() {
 	for i := range r.pass.Change.Funcs {
 		old, nw := r.olds[i], r.news[i]
 		entry := wakeFuncEntry(nw)
-		if entry == "" && nw != nil && nw.F != nil && nw.F.Start == 0 && r.pass.Index != nil {
+		if entry == "" && nw != nil {
 			// A function the hunks show only part of: its signature is
 			// the tree's.
-			for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(nw.Name), nw.File) {
-				if entry = wakeFuncEntry(r.tree.view(fn)); entry != "" {
-					break
-				}
-			}
+			entry = wakeFuncEntry(r.wholeNew(nw))
 		}
 		if entry == "" {
 			continue

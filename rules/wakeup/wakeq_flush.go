@@ -146,30 +146,6 @@ func hasArg(args []string, arg string) bool {
 	return false
 }
 
-// wholeNew returns the post-patch function nw shows part of (the hunks
-// start inside it) as the tree has it after the patch, with nw's changed
-// lines; nw itself when it is whole or the tree is not at hand.
-func (r *checker) wholeNew(nw *wfunc) *wfunc {
-	if !nw.Partial || r.pass.Index == nil || r.tree == nil {
-		return nw
-	}
-	defs := cscan.PickDefs(r.pass.Index.Funcs(nw.Name), nw.File)
-	if len(defs) == 0 {
-		return nw
-	}
-	full := r.pass.Index.Full(defs[0])
-	if full == nil || full.Body == nil {
-		return nw
-	}
-	tv := r.tree.view(defs[0])
-	for l, t := range nw.lines {
-		if tv.lines[l] != t {
-			return nw // the tree is not the post-patch text
-		}
-	}
-	return &wfunc{File: nw.File, Name: nw.Name, Side: '+', F: full, Sites: tv.Sites, vt: tv.vt, lines: tv.lines, chg: nw.chg}
-}
-
 // localWakeQs returns the wake_qs f declares on its stack.
 func localWakeQs(f *wfunc) []string {
 	var out []string
