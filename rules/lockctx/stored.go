@@ -28,6 +28,12 @@ import (
 // and processes preparing the same tree take turns; otherwise they are
 // kept in ix's memory (sumstore.Prepare).
 func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) error {
+	return prepare(ctx, m, ix, log, 0)
+}
+
+// prepare is Prepare with window files summarised by each engine
+// (sumstore.Summariser.Window; 0 for the store's default).
+func prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger, window int) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -36,7 +42,8 @@ func Prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger) e
 		return err
 	}
 	return sumstore.Prepare(ctx, root, sumstore.Summariser{
-		ID: m.id,
+		ID:     m.id,
+		Window: window,
 		Engine: func(ix *index.Index, b *sumstore.Builder) sumstore.Engine {
 			r := NewResolver(m, ix, nil)
 			r.build, r.view = b, sumstore.NewView(b, ix, nil)

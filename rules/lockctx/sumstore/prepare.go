@@ -28,6 +28,10 @@ type Summariser struct {
 	// Engine returns an engine over ix whose summaries record into b:
 	// Prepare asks it for the summary of every function of the tree.
 	Engine func(ix *index.Index, b *Builder) Engine
+	// Window is how many files one engine summarises before the next
+	// takes over (0: prepareFiles); a stopped Prepare resumes at a
+	// window's start.
+	Window int
 	// Rows returns the callback rows with the registration wrappers
 	// derived from ix's tree (registrations.DeriveRows), stored beside
 	// the summaries.
@@ -52,7 +56,7 @@ func Prepare(ctx context.Context, ix *index.Index, sm Summariser, log *slog.Logg
 	if path == "" {
 		pr := stageprogress.Start(ctx, stageprogress.Summaries, root.NumFiles()+1)
 		defer pr.Done()
-		b, err := summarise(ctx, sm, root, false, pr)
+		b, err := summarise(ctx, sm, root, false, "", pr)
 		if err != nil {
 			return err
 		}
@@ -78,7 +82,7 @@ func Prepare(ctx context.Context, ix *index.Index, sm Summariser, log *slog.Logg
 	}
 	// The stage counts the files, and the write after them.
 	pr := stageprogress.Start(ctx, stageprogress.Summaries, own.NumFiles()+1)
-	b, err := summarise(ctx, sm, own, true, pr)
+	b, err := summarise(ctx, sm, own, true, path, pr)
 	if err != nil {
 		pr.Done()
 		return err
@@ -87,6 +91,9 @@ func Prepare(ctx context.Context, ix *index.Index, sm Summariser, log *slog.Logg
 	pr.Done()
 	if err != nil {
 		return fmt.Errorf("summaries %s: %w", path, err)
+	}
+	if err := removePartial(path); err != nil {
+		log.Warn("summaries checkpoint not removed", "err", err)
 	}
 	log.Info("summaries stored", "file", path, "funcs", b.funcs, "stored", b.stored(), "took", time.Since(start))
 	// What older versions left is never read again (several hundred MB
@@ -118,15 +125,31 @@ func (b *Builder) write(root *index.Index, path string) error {
 	return index.WriteSide(path, gen, b.ix.NumFiles(), func(i int) [][]byte { return b.recs[i] })
 }
 
-// summarise computes the records of every function of ix's tree, a few
-// thousand files at a time (an engine each), counting the files in pr;
-// release drops what ix decoded between them.
-func summarise(ctx context.Context, sm Summariser, ix *index.Index, release bool, pr *stageprogress.Counter) (*Builder, error) {
+// summarise computes the records of every function of ix's tree, a
+// window of files at a time (an engine each), counting the files in pr;
+// release drops what ix decoded between them. With path (the store's
+// side file) set it keeps what each window finished in the store's
+// partial file and starts after the last window a stopped Prepare
+// finished (resume.go).
+func summarise(ctx context.Context, sm Summariser, ix *index.Index, release bool, path string, pr *stageprogress.Counter) (*Builder, error) {
 	b := &Builder{ix: ix, id: sm.ID, recs: make([][][]byte, ix.NumFiles())}
-	n := ix.NumFiles()
-	for lo := 0; lo < n; lo += prepareFiles {
+	n, window := ix.NumFiles(), sm.window()
+	start := 0
+	var cp *checkpoint
+	if path != "" {
+		var err error
+		if cp, start, err = b.resume(path, window); err != nil {
+			return nil, err
+		}
+		defer cp.close()
+		pr.Add(start)
+	}
+	for lo := start; lo < n; lo += window {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		e := sm.Engine(ix, b)
-		for i := lo; i < min(n, lo+prepareFiles); i++ {
+		for i := lo; i < min(n, lo+window); i++ {
 			if i%256 == 0 {
 				if err := ctx.Err(); err != nil {
 					return nil, err
@@ -143,10 +166,21 @@ func summarise(ctx context.Context, sm Summariser, ix *index.Index, release bool
 		if release {
 			ix.Release()
 		}
+		if err := cp.mark(b, min(n, lo+window)); err != nil {
+			return nil, err
+		}
 	}
 	b.finish()
 	b.rows, b.rowsOK = sm.Rows(ix), true
 	return b, nil
+}
+
+// window returns how many files an engine of sm summarises.
+func (sm Summariser) window() int {
+	if sm.Window > 0 {
+		return sm.Window
+	}
+	return prepareFiles
 }
 
 // Builder collects the records of a Prepare; its engines read it back
@@ -156,6 +190,10 @@ type Builder struct {
 	id    string
 	funcs int
 	recs  [][][]byte // by file number, then function position
+	// logged is set when the records put are kept in a partial file:
+	// logRefs are those put since its last mark (resume.go).
+	logged  bool
+	logRefs []index.Ref
 	// members is the member index, built by finish; rows the derived
 	// callback rows.
 	members map[string][]index.Ref
@@ -259,7 +297,11 @@ func (b *Builder) get(ref index.Ref) []byte {
 // and member keys its summary was computed from, and s unless nil (a
 // summary that depends on where its recursive component was entered).
 func (b *Builder) Put(ref index.Ref, deps []index.Ref, members []string, s *summary.Summary) {
-	rec := encodeRecord(deps, nil, members, s)
+	b.putRecord(ref, encodeRecord(deps, nil, members, s))
+}
+
+// putRecord stores the encoded record of the function at ref.
+func (b *Builder) putRecord(ref index.Ref, rec []byte) {
 	i, j := ref.File(), ref.Pos()
 	if i < 0 || i >= len(b.recs) {
 		return
@@ -269,5 +311,15 @@ func (b *Builder) Put(ref index.Ref, deps []index.Ref, members []string, s *summ
 	}
 	if j < len(b.recs[i]) {
 		b.recs[i][j] = rec
+		if b.logged {
+			b.logRefs = append(b.logRefs, ref)
+		}
 	}
+}
+
+// resetRecords drops every record (a partial file that could not be
+// replayed to its end).
+func (b *Builder) resetRecords() {
+	clear(b.recs)
+	b.funcs, b.logRefs = 0, nil
 }
