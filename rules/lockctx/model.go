@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -81,8 +82,11 @@ func Compile(section string, locks *lockmodel.Table, t *Tables, target Target) (
 		if !(c.HeldFrom != "" && c.Kind == "" && len(c.Members) > 0) && !Kinds[c.Kind] {
 			return nil, fmt.Errorf("%s.callbacks[%d]: unknown kind %q", section, i, c.Kind)
 		}
-		if len(c.Names) == 0 && len(c.Members) == 0 && len(c.Container) == 0 || len(c.Members) > 0 && c.Struct == "" {
-			return nil, fmt.Errorf("%s.callbacks[%d]: needs names, container, or members with struct", section, i)
+		if len(c.Names) == 0 && len(c.Prefix) == 0 && len(c.Members) == 0 && len(c.Container) == 0 || len(c.Members) > 0 && c.Struct == "" {
+			return nil, fmt.Errorf("%s.callbacks[%d]: needs names, prefix, container, or members with struct", section, i)
+		}
+		if len(c.Prefix) > 0 && (c.Decl || slices.Contains(c.Prefix, "")) {
+			return nil, fmt.Errorf("%s.callbacks[%d]: a prefix row names registration calls (not decl), by non-empty prefixes", section, i)
 		}
 		if c.Why == "" {
 			return nil, fmt.Errorf("%s.callbacks[%d]: needs why", section, i)

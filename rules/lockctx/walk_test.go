@@ -159,4 +159,16 @@ func TestCompileErrors(t *testing.T) {
 	if _, err := Compile("x", &lockmodel.Table{Guards: map[string]string{"g": "bogus"}}, &Tables{}, nil); err == nil {
 		t.Error("bad guard kind accepted")
 	}
+	for _, cb := range []Callback{
+		{Arg: 0, Kind: "preempt", Why: "no registration"},
+		{Prefix: []string{"register_trace_"}, Decl: true, Kind: "preempt", Why: "a declaration prefix"},
+		{Prefix: []string{""}, Kind: "preempt", Why: "an empty prefix"},
+	} {
+		if _, err := Compile("x", &lockmodel.Table{}, &Tables{Callbacks: []Callback{cb}}, target{}); err == nil || !strings.Contains(err.Error(), "x.callbacks[0]") {
+			t.Errorf("%+v: %v", cb, err)
+		}
+	}
+	if _, err := Compile("x", &lockmodel.Table{}, &Tables{Callbacks: []Callback{{Prefix: []string{"register_trace_"}, Kind: "preempt", Why: "a probe"}}}, target{}); err != nil {
+		t.Errorf("prefix row: %v", err)
+	}
 }

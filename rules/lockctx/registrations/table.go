@@ -24,6 +24,11 @@ type Callback struct {
 	Names []string       `yaml:"names"`
 	Arg   int            `yaml:"arg"`
 	ArgOf map[string]int `yaml:"arg_of"`
+	// Prefix matches every registration call whose name starts with one
+	// of these (register_trace_<event>(), one per tracepoint): the rows
+	// a Table uses name the calls the tree makes (deriveRows) and those
+	// of the patch (Rows).
+	Prefix []string `yaml:"prefix"`
 	// Via is the member of the registered object holding the function.
 	Via string `yaml:"via"`
 	// Struct and Members: the function is assigned to one of these members

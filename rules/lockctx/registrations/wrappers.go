@@ -1,8 +1,10 @@
 package registrations
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 )
 
@@ -25,12 +27,12 @@ func (t *Table) Rows() []Callback {
 		return t.rows
 	}
 	if t.ix == nil {
-		t.rows = append([]Callback(nil), t.callbacks...)
+		t.rows = withPatchPrefixed(append([]Callback(nil), t.callbacks...), t.patch)
 		return t.rows
 	}
 	// Derived from the tree without the patch, once per model and tree
 	// (or read from what Prepare stored).
-	t.rows, _ = t.ix.Underlying().Memo("lockctx.wrappers."+t.id, func() any {
+	rows, _ := t.ix.Underlying().Memo("lockctx.wrappers."+t.id, func() any {
 		if t.stored != nil {
 			if rows, ok := t.stored(); ok {
 				return rows
@@ -38,7 +40,74 @@ func (t *Table) Rows() []Callback {
 		}
 		return DeriveRows(t.ix.Underlying(), t.id, t.callbacks)
 	}).([]Callback)
+	t.rows = withPatchPrefixed(rows, t.patch)
 	return t.rows
+}
+
+// withPatchPrefixed returns rows with the calls of patch's functions that
+// a prefix row matches added to its names (a copy when there are any):
+// a registration call the tree does not make yet.
+func withPatchPrefixed(rows []Callback, patch map[string][]*cscan.Func) []Callback {
+	copied := false
+	for i := range rows {
+		if len(rows[i].Prefix) == 0 {
+			continue
+		}
+		for _, fns := range patch {
+			for _, fn := range fns {
+				for _, c := range fn.Calls {
+					if !hasPrefix(c.Name, rows[i].Prefix) || slices.Contains(rows[i].Names, c.Name) {
+						continue
+					}
+					if !copied {
+						rows, copied = slices.Clone(rows), true
+					}
+					rows[i].Names = append(slices.Clip(rows[i].Names), c.Name)
+				}
+			}
+		}
+	}
+	return rows
+}
+
+// hasPrefix reports whether name starts with one of prefixes.
+func hasPrefix(name string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// withTreePrefixed returns rows with the calls the tree ix makes that a
+// prefix row matches as its names (sorted).
+func withTreePrefixed(ix *index.Index, rows []Callback) []Callback {
+	var prefixes []string
+	for _, row := range rows {
+		prefixes = append(prefixes, row.Prefix...)
+	}
+	if len(prefixes) == 0 || ix == nil {
+		return rows
+	}
+	called := map[string]bool{}
+	for _, site := range ix.CallsTo(func(callee string) bool { return hasPrefix(callee, prefixes) }) {
+		called[site.Call.Name] = true
+	}
+	for i := range rows {
+		if len(rows[i].Prefix) == 0 {
+			continue
+		}
+		names := slices.Clone(rows[i].Names)
+		for n := range called {
+			if hasPrefix(n, rows[i].Prefix) && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		slices.Sort(names)
+		rows[i].Names = names
+	}
+	return rows
 }
 
 // DeriveRows computes the callback rows with the registration wrappers
@@ -49,7 +118,7 @@ func DeriveRows(ix *index.Index, id string, callbacks []Callback) []Callback {
 
 // deriveRows computes the callback rows with the registration wrappers.
 func (t *Table) deriveRows() []Callback {
-	t.rows = append([]Callback(nil), t.callbacks...)
+	t.rows = withTreePrefixed(t.ix, append([]Callback(nil), t.callbacks...))
 	seen := map[string]bool{}
 	for _, row := range t.callbacks {
 		for _, n := range row.Names {
