@@ -52,6 +52,10 @@ func randomCallTree(n int, seed int64) map[string]string {
 		fmt.Fprintf(&b, "static void f%d_run(struct my_ops *o)\n{\n\tf%d_g(1);\n}\n\n", i, rnd.Intn(n))
 		fmt.Fprintf(&b, "static const struct my_ops f%d_ops = {\n\t.run = f%d_run,\n};\n\n", i, i)
 		fmt.Fprintf(&b, "void f%d_top(struct my_ops *o)\n{\n\tspin_lock(&t%d);\n\tf%d_g(3);\n\to->run(o);\n\tspin_unlock(&t%d);\n}\n", i, i, rnd.Intn(n), i)
+		if i%5 == 0 {
+			// A callback registered as running in hard interrupt context.
+			fmt.Fprintf(&b, "\nvoid f%d_init(void)\n{\n\tregister_cb(f%d_g);\n}\n", i, rnd.Intn(n))
+		}
 		files[fmt.Sprintf("d%d/f%d.c", i%4, i)] = b.String()
 	}
 	return files
@@ -93,6 +97,17 @@ func takeStore(t *testing.T, dir string) map[string]any {
 	return out
 }
 
+// callbackModel is testModel with a callback row: register_cb()'s
+// argument runs in hard interrupt context.
+func callbackModel(t *testing.T) *Model {
+	t.Helper()
+	m, err := Compile("test", testLocks(), &Tables{Callbacks: []Callback{{Names: []string{"register_cb"}, Arg: 0, Kind: "hardirq", Why: "a test callback"}}}, target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestPrepareResumesSameStore: a Prepare stopped half-way through the
 // tree and started again writes the store an uninterrupted Prepare
 // writes, byte for byte, with the summaries of recursive components
@@ -101,7 +116,7 @@ func takeStore(t *testing.T, dir string) map[string]any {
 func TestPrepareResumesSameStore(t *testing.T) {
 	for seed := range int64(3) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			m := testModel(t)
+			m := callbackModel(t)
 			ix := openCachedTree(t, randomCallTree(90, seed))
 			fresh := func() *index.Index {
 				t.Helper()

@@ -29,18 +29,23 @@ func (target) Conditional(gs []cscan.Guard) bool {
 
 func testModel(t *testing.T) *Model {
 	t.Helper()
-	m, err := Compile("test", &lockmodel.Table{
+	m, err := Compile("test", testLocks(), &Tables{}, target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// testLocks is the lock table of testModel.
+func testLocks() *lockmodel.Table {
+	return &lockmodel.Table{
 		Acquire: []lockmodel.Row{{Names: []string{"spin_lock"}, Kind: "spin", Arg: 0}, {Names: []string{"rcu_read_lock"}, Kind: "rcu", Arg: -1},
 			{Names: []string{"mutex_lock"}, Kind: "mutex", Arg: 0}},
 		Release: []lockmodel.Row{{Names: []string{"spin_unlock"}, Kind: "spin", Arg: 0}, {Names: []string{"rcu_read_unlock"}, Kind: "rcu", Arg: -1},
 			{Names: []string{"mutex_unlock"}, Kind: "mutex", Arg: 0}},
 		Trylock: []lockmodel.Row{{Names: []string{"spin_trylock"}, Kind: "spin", Arg: 0}},
 		Guards:  map[string]string{"spinlock": "spin", "mutex": "mutex"},
-	}, &Tables{}, target{})
-	if err != nil {
-		t.Fatal(err)
 	}
-	return m
 }
 
 // held renders the contexts held at each visited call: "name:kind key

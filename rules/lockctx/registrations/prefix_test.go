@@ -12,12 +12,17 @@ import (
 // TestPrefixRows: a prefix row registers through every call whose name
 // starts with its prefix: those the tree makes (register_trace_foo(),
 // register_trace_bar()), and one only a patch makes (register_trace_baz(),
-// with the tree and without one); a call that only shares a longer name's
-// start (unregister_trace_foo()) is none.
+// with the tree and without one). A call that only shares a longer name's
+// start (unregister_trace_foo()) is none, and so is a function the tree
+// defines (register_trace_kprobe(): a prefix names generated functions).
+// A wrapper of a prefixed call (my_reg()) registers its own parameter, and
+// not the arguments of the patch's prefixed calls.
 func TestPrefixRows(t *testing.T) {
 	tree := map[string]string{
 		"t.c": "static void probe_a(void *data)\n{\n}\n\nstatic void probe_b(void *data)\n{\n}\n\n" +
 			"void init_t(void)\n{\n\tregister_trace_foo(probe_a, NULL);\n\tregister_trace_bar(probe_b, NULL);\n\tunregister_trace_foo(probe_b, NULL);\n}\n",
+		"k.c": "static void kp_handler(void)\n{\n}\n\nint register_trace_kprobe(void (*h)(void))\n{\n\treturn 0;\n}\n\nvoid init_k(void)\n{\n\tregister_trace_kprobe(kp_handler);\n}\n",
+		"w.c": "static void probe_w(void *data)\n{\n}\n\nint my_reg(void *d, void (*fn)(void *))\n{\n\treturn register_trace_foo(fn, d);\n}\n\nvoid init_w(void)\n{\n\tmy_reg(NULL, probe_w);\n}\n",
 		"u.c": "void plain(void)\n{\n}\n",
 	}
 	cbs := []Callback{{Prefix: []string{"register_trace_"}, Arg: 0, Kind: "preempt", Why: "a tracepoint probe"}}
@@ -32,7 +37,7 @@ func TestPrefixRows(t *testing.T) {
 	}
 	ix := openTree(t, tree)
 	tab := New(Config{Index: ix, ID: "test", Callbacks: cbs})
-	if got, want := registered(tab, "probe_a", "probe_b", "plain"), []string{"probe_a", "probe_b"}; !reflect.DeepEqual(got, want) {
+	if got, want := registered(tab, "probe_a", "probe_b", "plain", "kp_handler", "probe_w"), []string{"probe_a", "probe_b", "probe_w"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("tree: registered %v, want %v", got, want)
 	}
 	rows := DeriveRows(ix, "test", cbs)
@@ -43,7 +48,7 @@ func TestPrefixRows(t *testing.T) {
 		t.Error("DeriveRows changed the table's row")
 	}
 
-	patch := map[string]string{"u.c": "static void probe_c(void *data)\n{\n}\n\nvoid plain(void)\n{\n\tregister_trace_baz(probe_c, NULL);\n}\n"}
+	patch := map[string]string{"u.c": "static void probe_c(void *data)\n{\n}\n\nstatic void helper_fn(void *data)\n{\n}\n\nvoid plain(void)\n{\n\tregister_trace_baz(probe_c, helper_fn);\n}\n"}
 	over, _ := testtree.Patched(tree, patch)
 	view := ix.Overlay(over)
 	funcs := map[string][]*cscan.Func{}
@@ -51,7 +56,7 @@ func TestPrefixRows(t *testing.T) {
 		funcs[fn.Name] = append(funcs[fn.Name], fn)
 	}
 	withPatch := New(Config{Index: view, ID: "test", Patch: funcs, Callbacks: cbs})
-	if got, want := registered(withPatch, "probe_a", "probe_c", "plain"), []string{"probe_a", "probe_c"}; !reflect.DeepEqual(got, want) {
+	if got, want := registered(withPatch, "probe_a", "probe_c", "plain", "helper_fn", "kp_handler"), []string{"probe_a", "probe_c"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("patched view: registered %v, want %v", got, want)
 	}
 	if slices.ContainsFunc(New(Config{Index: ix, ID: "test", Callbacks: cbs}).Rows(), func(c Callback) bool { return slices.Contains(c.Names, "register_trace_baz") }) {

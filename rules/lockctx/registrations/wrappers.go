@@ -27,7 +27,7 @@ func (t *Table) Rows() []Callback {
 		return t.rows
 	}
 	if t.ix == nil {
-		t.rows = withPatchPrefixed(append([]Callback(nil), t.callbacks...), t.patch)
+		t.rows = withPatchPrefixed(append([]Callback(nil), t.callbacks...), t.patch, func(n string) bool { return len(t.patch[n]) > 0 })
 		return t.rows
 	}
 	// Derived from the tree without the patch, once per model and tree
@@ -40,14 +40,16 @@ func (t *Table) Rows() []Callback {
 		}
 		return DeriveRows(t.ix.Underlying(), t.id, t.callbacks)
 	}).([]Callback)
-	t.rows = withPatchPrefixed(rows, t.patch)
+	t.rows = withPatchPrefixed(rows, t.patch, func(n string) bool { return len(t.patch[n]) > 0 || len(t.ix.Funcs(n)) > 0 })
 	return t.rows
 }
 
 // withPatchPrefixed returns rows with the calls of patch's functions that
 // a prefix row matches added to its names (a copy when there are any):
-// a registration call the tree does not make yet.
-func withPatchPrefixed(rows []Callback, patch map[string][]*cscan.Func) []Callback {
+// a registration call the tree does not make yet. defined reports the
+// names the view defines as functions, which a prefix does not match
+// (withTreePrefixed).
+func withPatchPrefixed(rows []Callback, patch map[string][]*cscan.Func, defined func(string) bool) []Callback {
 	copied := false
 	for i := range rows {
 		if len(rows[i].Prefix) == 0 {
@@ -56,7 +58,7 @@ func withPatchPrefixed(rows []Callback, patch map[string][]*cscan.Func) []Callba
 		for _, fns := range patch {
 			for _, fn := range fns {
 				for _, c := range fn.Calls {
-					if !hasPrefix(c.Name, rows[i].Prefix) || slices.Contains(rows[i].Names, c.Name) {
+					if !hasPrefix(c.Name, rows[i].Prefix) || slices.Contains(rows[i].Names, c.Name) || defined(c.Name) {
 						continue
 					}
 					if !copied {
@@ -81,7 +83,9 @@ func hasPrefix(name string, prefixes []string) bool {
 }
 
 // withTreePrefixed returns rows with the calls the tree ix makes that a
-// prefix row matches as its names (sorted).
+// prefix row matches as its names (sorted). A prefix names generated
+// registration functions (register_trace_<event>() comes from a macro):
+// a function the tree defines (register_trace_kprobe()) is none.
 func withTreePrefixed(ix *index.Index, rows []Callback) []Callback {
 	var prefixes []string
 	for _, row := range rows {
@@ -92,7 +96,9 @@ func withTreePrefixed(ix *index.Index, rows []Callback) []Callback {
 	}
 	called := map[string]bool{}
 	for _, site := range ix.CallsTo(func(callee string) bool { return hasPrefix(callee, prefixes) }) {
-		called[site.Call.Name] = true
+		if n := site.Call.Name; !called[n] && len(ix.Funcs(n)) == 0 {
+			called[n] = true
+		}
 	}
 	for i := range rows {
 		if len(rows[i].Prefix) == 0 {
@@ -120,7 +126,7 @@ func DeriveRows(ix *index.Index, id string, callbacks []Callback) []Callback {
 func (t *Table) deriveRows() []Callback {
 	t.rows = withTreePrefixed(t.ix, append([]Callback(nil), t.callbacks...))
 	seen := map[string]bool{}
-	for _, row := range t.callbacks {
+	for _, row := range t.rows {
 		for _, n := range row.Names {
 			seen[n] = true
 		}
@@ -168,7 +174,7 @@ func (t *Table) wrappersOf(row *Callback, name string, seen map[string]bool) []C
 		}
 		seen[site.Func.Name] = true
 		w := *row
-		w.Names, w.Arg, w.ArgOf = []string{site.Func.Name}, j, nil
+		w.Names, w.Arg, w.ArgOf, w.Prefix = []string{site.Func.Name}, j, nil, nil
 		w.Why = row.Why + " (" + site.Func.Name + "() passes its " + id + " to " + name + "())"
 		if site.Func.Static && !strings.HasSuffix(site.Func.File, ".h") {
 			w.file = site.Func.File

@@ -49,10 +49,15 @@ func Prepare(ctx context.Context, ix *index.Index, sm Summariser, log *slog.Logg
 		log = slog.New(slog.DiscardHandler)
 	}
 	root := ix.Underlying()
+	path := root.SideName(summaryKind(sm.ID))
 	if Open(root, sm.ID) != nil {
+		if path != "" {
+			// A Prepare killed between writing the store and removing
+			// its partial file left that behind.
+			_ = removePartial(path)
+		}
 		return nil
 	}
-	path := root.SideName(summaryKind(sm.ID))
 	if path == "" {
 		pr := stageprogress.Start(ctx, stageprogress.Summaries, root.NumFiles()+1)
 		defer pr.Done()

@@ -129,8 +129,10 @@ func TestPrepareResumes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no partial file after a stopped Prepare: %v", err)
 	}
-	// A kill in the middle of the next window's write left a torn tail.
-	torn := append(bytes.Clone(partial), partialRecord, 0x85)
+	// A kill in the middle of the next window's write left a torn tail:
+	// a whole record with no mark after it, then half of one.
+	torn := append(bytes.Clone(partial), partialRecord, 0x01, 0x02, 0xAA, 0xBB)
+	torn = append(torn, partialRecord, 0x85)
 	if err := os.WriteFile(partialPath(path), torn, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +153,18 @@ func TestPrepareResumes(t *testing.T) {
 		t.Errorf("%d files after a resumed Prepare, want %d", len(got), len(want))
 	}
 
+	// A partial file of another window size is not replayed.
+	if err := os.WriteFile(partialPath(path), partial, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	other := sm(&asked, "", func() {})
+	other.Window = 3
+	if err := Prepare(context.Background(), fresh(), other, nil); err != nil || asked != 20 {
+		t.Errorf("Prepare over a partial file of another window size summarised %d functions (%v), want 20", asked, err)
+	}
+	take()
+
 	// A partial file of another generation of the tree is not replayed.
 	stale := bytes.Replace(partial, []byte(ix.Generation()), []byte(strings.Repeat("0", len(ix.Generation()))), 1)
 	if bytes.Equal(stale, partial) {
@@ -165,5 +179,20 @@ func TestPrepareResumes(t *testing.T) {
 	got = take()
 	if !bytes.Equal(got[filepath.Base(path)], want[filepath.Base(path)]) {
 		t.Error("the store written over a stale partial file differs")
+	}
+
+	// A partial file left beside a complete store (a kill between the two)
+	// goes with the next Prepare, which finds the store.
+	if _, err := prepare(""); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(partialPath(path), partial, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := prepare(""); err != nil || n != 0 {
+		t.Errorf("Prepare with the store there summarised %d functions (%v)", n, err)
+	}
+	if _, err := os.Stat(partialPath(path)); !os.IsNotExist(err) {
+		t.Errorf("partial file beside a complete store kept: %v", err)
 	}
 }
