@@ -64,8 +64,11 @@ func (fl *bodyFlow) walk(s cscan.Stmt, encl []cscan.Stmt) {
 		}
 		fl.walk(c, e)
 	}
-	if l := stmtLineOf(s); l > 0 && fl.encl[l] == nil {
-		fl.encl[l] = encl
+	if _, block := s.(*cscan.Block); !block {
+		// A block's statements have their own lines.
+		if l := cscan.StmtLine(s); l > 0 && fl.encl[l] == nil {
+			fl.encl[l] = encl
+		}
 	}
 	switch s := s.(type) {
 	case *cscan.Block:
@@ -171,30 +174,6 @@ func (fl *bodyFlow) before(at []int, g int) bool {
 		}
 	}
 	return false
-}
-
-// stmtLineOf returns the line a statement starts on (0 for a block: its
-// statements have their own).
-func stmtLineOf(s cscan.Stmt) int {
-	switch s := s.(type) {
-	case *cscan.ExprStmt:
-		return s.Line
-	case *cscan.IfStmt:
-		return s.Line
-	case *cscan.LoopStmt:
-		return s.Line
-	case *cscan.SwitchStmt:
-		return s.Line
-	case *cscan.ReturnStmt:
-		return s.Line
-	case *cscan.GotoStmt:
-		return s.Line
-	case *cscan.LabelStmt:
-		return s.Line
-	case *cscan.ScopedGuardStmt:
-		return s.Line
-	}
-	return 0
 }
 
 // maxGotoHops bounds the gotos reaches follows.

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 )
 
@@ -27,7 +26,7 @@ func (t *Table) Rows() []Callback {
 		return t.rows
 	}
 	if t.ix == nil {
-		t.rows = withPatchPrefixed(append([]Callback(nil), t.callbacks...), t.patch, func(n string) bool { return len(t.patch[n]) > 0 })
+		t.rows = t.withPatchPrefixed(append([]Callback(nil), t.callbacks...), func(n string) bool { return len(t.patch[n]) > 0 })
 		return t.rows
 	}
 	// Derived from the tree without the patch, once per model and tree
@@ -40,36 +39,87 @@ func (t *Table) Rows() []Callback {
 		}
 		return DeriveRows(t.ix.Underlying(), t.id, t.callbacks)
 	}).([]Callback)
-	t.rows = withPatchPrefixed(rows, t.patch, func(n string) bool { return len(t.patch[n]) > 0 || len(t.ix.Funcs(n)) > 0 })
+	t.rows = t.withPatchPrefixed(rows, func(n string) bool { return len(t.ix.Funcs(n)) > 0 })
 	return t.rows
 }
 
-// withPatchPrefixed returns rows with the calls of patch's functions that
-// a prefix row matches added to its names (a copy when there are any):
-// a registration call the tree does not make yet. defined reports the
-// names the view defines as functions, which a prefix does not match
-// (withTreePrefixed).
-func withPatchPrefixed(rows []Callback, patch map[string][]*cscan.Func, defined func(string) bool) []Callback {
-	copied := false
-	for i := range rows {
-		if len(rows[i].Prefix) == 0 {
-			continue
-		}
-		for _, fns := range patch {
-			for _, fn := range fns {
-				for _, c := range fn.Calls {
-					if !hasPrefix(c.Name, rows[i].Prefix) || slices.Contains(rows[i].Names, c.Name) || defined(c.Name) {
-						continue
-					}
-					if !copied {
-						rows, copied = slices.Clone(rows), true
-					}
-					rows[i].Names = append(slices.Clip(rows[i].Names), c.Name)
+// A prefix row (register_trace_ for register_trace_<event>()) names
+// generated registration functions: its names are the calls that match
+// it and that no function of the view defines (register_trace_kprobe() is
+// one the tree defines, no tracepoint). The tree's are found once, by
+// deriveRows (stored with the summaries); the patch's are added per
+// view.
+
+// withPatchPrefixed returns rows with the calls of the table's patch that
+// a prefix row matches and defined does not hold for (a registration the
+// tree does not make yet) added to its names.
+func (t *Table) withPatchPrefixed(rows []Callback, defined func(string) bool) []Callback {
+	prefixes := rowPrefixes(rows)
+	if len(prefixes) == 0 {
+		return rows
+	}
+	var called []string
+	for _, fns := range t.patch {
+		for _, fn := range fns {
+			for _, c := range fn.Calls {
+				if hasPrefix(c.Name, prefixes) && !defined(c.Name) {
+					called = append(called, c.Name)
 				}
 			}
 		}
 	}
-	return rows
+	return withPrefixed(rows, called)
+}
+
+// withTreePrefixed returns rows with the calls the tree ix makes that a
+// prefix row matches, and that the tree does not define, as its names.
+func withTreePrefixed(ix *index.Index, rows []Callback) []Callback {
+	prefixes := rowPrefixes(rows)
+	if len(prefixes) == 0 {
+		return rows
+	}
+	var called []string
+	for _, site := range ix.CallsTo(func(callee string) bool { return hasPrefix(callee, prefixes) }) {
+		if len(ix.Funcs(site.Call.Name)) == 0 {
+			called = append(called, site.Call.Name)
+		}
+	}
+	return withPrefixed(rows, called)
+}
+
+// withPrefixed returns rows with the names of called that a prefix row
+// matches added to its names, sorted; rows itself when it adds none, a
+// copy otherwise (rows may be a tree's, shared by every view).
+func withPrefixed(rows []Callback, called []string) []Callback {
+	var out []Callback
+	for i, row := range rows {
+		var names []string
+		for _, n := range called {
+			if len(row.Prefix) > 0 && hasPrefix(n, row.Prefix) && !slices.Contains(row.Names, n) && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(rows)
+		}
+		out[i].Names = slices.Sorted(slices.Values(append(slices.Clone(row.Names), names...)))
+	}
+	if out == nil {
+		return rows
+	}
+	return out
+}
+
+// rowPrefixes returns the prefixes of rows.
+func rowPrefixes(rows []Callback) []string {
+	var out []string
+	for _, row := range rows {
+		out = append(out, row.Prefix...)
+	}
+	return out
 }
 
 // hasPrefix reports whether name starts with one of prefixes.
@@ -80,40 +130,6 @@ func hasPrefix(name string, prefixes []string) bool {
 		}
 	}
 	return false
-}
-
-// withTreePrefixed returns rows with the calls the tree ix makes that a
-// prefix row matches as its names (sorted). A prefix names generated
-// registration functions (register_trace_<event>() comes from a macro):
-// a function the tree defines (register_trace_kprobe()) is none.
-func withTreePrefixed(ix *index.Index, rows []Callback) []Callback {
-	var prefixes []string
-	for _, row := range rows {
-		prefixes = append(prefixes, row.Prefix...)
-	}
-	if len(prefixes) == 0 || ix == nil {
-		return rows
-	}
-	called := map[string]bool{}
-	for _, site := range ix.CallsTo(func(callee string) bool { return hasPrefix(callee, prefixes) }) {
-		if n := site.Call.Name; !called[n] && len(ix.Funcs(n)) == 0 {
-			called[n] = true
-		}
-	}
-	for i := range rows {
-		if len(rows[i].Prefix) == 0 {
-			continue
-		}
-		names := slices.Clone(rows[i].Names)
-		for n := range called {
-			if hasPrefix(n, rows[i].Prefix) && !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-		slices.Sort(names)
-		rows[i].Names = names
-	}
-	return rows
 }
 
 // DeriveRows computes the callback rows with the registration wrappers

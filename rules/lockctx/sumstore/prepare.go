@@ -321,10 +321,3 @@ func (b *Builder) putRecord(ref index.Ref, rec []byte) {
 		}
 	}
 }
-
-// resetRecords drops every record (a partial file that could not be
-// replayed to its end).
-func (b *Builder) resetRecords() {
-	clear(b.recs)
-	b.funcs, b.logRefs = 0, nil
-}

@@ -3,13 +3,13 @@ package sumstore
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/wire"
 )
 
 // A Prepare of a persisted index keeps what it finished: after each
@@ -20,17 +20,17 @@ import (
 // drops what it decoded), so a Prepare that was stopped (a killed first
 // `check --tree`) and starts again from the last mark writes the same
 // store, byte for byte, as one that ran through (TestPrepareResumes).
-// A partial file of another generation of the tree, or of another
-// layout, is started anew; a torn tail (a kill in the middle of a write)
-// is cut at the last mark.
+// A partial file of another generation of the tree, window size or
+// layout (its header differs) is started anew; a torn tail (a kill in
+// the middle of a write) is cut at the last mark.
 
 // partialMagic starts a partial file; its version changes with the layout.
-const partialMagic = "autosel-bot summaries partial v1\n"
+const partialMagic = "autosel-bot summaries partial v2\n"
 
-// Entry tags of a partial file.
+// Entry tags of a partial file (wire.Encoder.U).
 const (
-	partialRecord = 'r' // ref, length, record bytes
-	partialMark   = 'w' // next window's first file, functions counted
+	partialRecord = 1 // ref, record bytes
+	partialMark   = 2 // next window's first file, functions counted
 )
 
 // partialPath is the partial file of the store at path.
@@ -42,39 +42,43 @@ type checkpoint struct {
 	w *bufio.Writer
 }
 
+// partialHeader is what a partial file of b's tree, summarised window
+// files at a time, starts with.
+func (b *Builder) partialHeader(window int) []byte {
+	e := wire.Encoder{Buf: []byte(partialMagic)}
+	e.S(b.ix.Generation())
+	e.U(uint64(b.ix.NumFiles()))
+	e.U(uint64(window))
+	return e.Buf
+}
+
 // resume reads the partial file of the store at path into b, when it is
-// of b's tree generation, and opens it for the next windows. It returns
-// the first file left to summarise (0 when the file was missing, stale
-// or unreadable: it is then started anew).
+// of b's tree generation and window size, and opens it for the next
+// windows. It returns the first file left to summarise (0 when the file
+// was missing, stale or held no complete window: it is then started
+// anew).
 func (b *Builder) resume(path string, window int) (*checkpoint, int, error) {
 	pp := partialPath(path)
-	next, end := 0, int64(0)
-	if data, err := os.ReadFile(pp); err == nil {
-		next, end = b.replay(data, window)
+	header := b.partialHeader(window)
+	next, end := 0, 0
+	if data, err := os.ReadFile(pp); err == nil && bytes.HasPrefix(data, header) {
+		next, end = b.replay(data, len(header))
 	}
 	if end == 0 {
-		var h bytes.Buffer
-		h.WriteString(partialMagic)
-		writeString(&h, b.ix.Generation())
-		h.Write(binary.AppendUvarint(nil, uint64(b.ix.NumFiles())))
-		h.Write(binary.AppendUvarint(nil, uint64(window)))
-		if err := os.WriteFile(pp, h.Bytes(), 0o600); err != nil {
+		if err := os.WriteFile(pp, header, 0o600); err != nil {
 			return nil, 0, fmt.Errorf("summaries checkpoint: %w", err)
 		}
-		end = int64(h.Len())
-		b.resetRecords()
-		next = 0
+		end = len(header)
 	}
 	f, err := os.OpenFile(pp, os.O_WRONLY, 0)
 	if err != nil {
 		return nil, 0, fmt.Errorf("summaries checkpoint: %w", err)
 	}
 	// A torn tail goes: the next window is appended after the last mark.
-	if err := f.Truncate(end); err != nil {
-		f.Close()
-		return nil, 0, fmt.Errorf("summaries checkpoint: %w", err)
+	if err = f.Truncate(int64(end)); err == nil {
+		_, err = f.Seek(int64(end), io.SeekStart)
 	}
-	if _, err := f.Seek(end, io.SeekStart); err != nil {
+	if err != nil {
 		f.Close()
 		return nil, 0, fmt.Errorf("summaries checkpoint: %w", err)
 	}
@@ -82,52 +86,25 @@ func (b *Builder) resume(path string, window int) (*checkpoint, int, error) {
 	return &checkpoint{f: f, w: bufio.NewWriterSize(f, 1<<20)}, next, nil
 }
 
-// replay puts the records of a partial file's complete windows into b and
-// returns the next window's first file and the offset after the last
-// mark (0, 0 when data is not a partial file of b's generation, layout
-// and window size, or holds no complete window).
-func (b *Builder) replay(data []byte, window int) (next int, end int64) {
-	r := bytes.NewReader(data)
-	magic := make([]byte, len(partialMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != partialMagic {
-		return 0, 0
-	}
-	gen, err := readString(r)
-	if err != nil || gen != b.ix.Generation() {
-		return 0, 0
-	}
-	if n, err := binary.ReadUvarint(r); err != nil || n != uint64(b.ix.NumFiles()) {
-		return 0, 0
-	}
-	if w, err := binary.ReadUvarint(r); err != nil || w != uint64(window) {
-		return 0, 0
-	}
+// replay puts into b the records of the complete windows of a partial
+// file (data, its entries from offset from) and returns the next window's
+// first file and the offset after the last mark (0, 0 for none). A torn
+// or damaged entry ends it.
+func (b *Builder) replay(data []byte, from int) (next, end int) {
 	type put struct {
 		ref index.Ref
 		rec []byte
 	}
 	var pending []put
-	for {
-		tag, err := r.ReadByte()
-		if err != nil {
-			return next, end
-		}
-		switch tag {
+	d := wire.Decoder{B: data[from:]}
+	for len(d.B) > 0 {
+		switch d.U() {
 		case partialRecord:
-			ref, err1 := binary.ReadUvarint(r)
-			n, err2 := binary.ReadUvarint(r)
-			if err1 != nil || err2 != nil || n > uint64(r.Len()) {
-				return next, end
-			}
-			rec := make([]byte, n)
-			if _, err := io.ReadFull(r, rec); err != nil {
-				return next, end
-			}
-			pending = append(pending, put{index.Ref(ref), rec})
+			ref, rec := index.Ref(d.U()), d.Bytes()
+			pending = append(pending, put{ref, rec})
 		case partialMark:
-			w, err1 := binary.ReadUvarint(r)
-			funcs, err2 := binary.ReadUvarint(r)
-			if err1 != nil || err2 != nil || w > uint64(b.ix.NumFiles()) {
+			w, funcs := d.U(), d.U()
+			if d.Bad || w > uint64(b.ix.NumFiles()) {
 				return next, end
 			}
 			for _, p := range pending {
@@ -135,11 +112,15 @@ func (b *Builder) replay(data []byte, window int) (next int, end int64) {
 			}
 			pending = pending[:0]
 			next, b.funcs = int(w), int(funcs)
-			end = int64(len(data) - r.Len())
+			end = len(data) - len(d.B)
 		default:
 			return next, end
 		}
+		if d.Bad {
+			return next, end
+		}
 	}
+	return next, end
 }
 
 // mark appends the records put since the last mark, and a mark naming
@@ -148,24 +129,22 @@ func (c *checkpoint) mark(b *Builder, next int) error {
 	if c == nil {
 		return nil
 	}
-	var buf []byte
+	var e wire.Encoder
 	for _, ref := range b.logRefs {
-		rec := b.get(ref)
-		buf = append(buf[:0], partialRecord)
-		buf = binary.AppendUvarint(buf, uint64(ref))
-		buf = binary.AppendUvarint(buf, uint64(len(rec)))
-		if _, err := c.w.Write(buf); err != nil {
-			return fmt.Errorf("summaries checkpoint: %w", err)
-		}
-		if _, err := c.w.Write(rec); err != nil {
+		e.Buf = e.Buf[:0]
+		e.U(partialRecord)
+		e.U(uint64(ref))
+		e.Bytes(b.get(ref))
+		if _, err := c.w.Write(e.Buf); err != nil {
 			return fmt.Errorf("summaries checkpoint: %w", err)
 		}
 	}
 	b.logRefs = b.logRefs[:0]
-	buf = append(buf[:0], partialMark)
-	buf = binary.AppendUvarint(buf, uint64(next))
-	buf = binary.AppendUvarint(buf, uint64(b.funcs))
-	if _, err := c.w.Write(buf); err != nil {
+	e.Buf = e.Buf[:0]
+	e.U(partialMark)
+	e.U(uint64(next))
+	e.U(uint64(b.funcs))
+	if _, err := c.w.Write(e.Buf); err != nil {
 		return fmt.Errorf("summaries checkpoint: %w", err)
 	}
 	if err := c.w.Flush(); err != nil {
@@ -189,21 +168,4 @@ func removePartial(path string) error {
 		return err
 	}
 	return nil
-}
-
-func writeString(w *bytes.Buffer, s string) {
-	w.Write(binary.AppendUvarint(nil, uint64(len(s))))
-	w.WriteString(s)
-}
-
-func readString(r *bytes.Reader) (string, error) {
-	n, err := binary.ReadUvarint(r)
-	if err != nil || n > uint64(r.Len()) {
-		return "", errors.New("bad string")
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return "", err
-	}
-	return string(b), nil
 }

@@ -20,6 +20,9 @@ func (e *Encoder) I(v int) { e.Buf = binary.AppendVarint(e.Buf, int64(v)) }
 // S appends a string: its length (U) and its bytes.
 func (e *Encoder) S(v string) { e.U(uint64(len(v))); e.Buf = append(e.Buf, v...) }
 
+// Bytes appends a byte string: its length (U) and its bytes.
+func (e *Encoder) Bytes(v []byte) { e.U(uint64(len(v))); e.Buf = append(e.Buf, v...) }
+
 // Bool appends a boolean as the byte 1 or 0.
 func (e *Encoder) Bool(v bool) {
 	if v {
@@ -93,6 +96,18 @@ func (d *Decoder) S() string {
 		return ""
 	}
 	v := string(d.B[:n])
+	d.B = d.B[n:]
+	return v
+}
+
+// Bytes reads what Encoder.Bytes wrote, as a copy.
+func (d *Decoder) Bytes() []byte {
+	n := d.U()
+	if n > uint64(len(d.B)) {
+		d.fail()
+		return nil
+	}
+	v := append([]byte(nil), d.B[:n]...)
 	d.B = d.B[n:]
 	return v
 }

@@ -13,9 +13,10 @@ func TestRoundTrip(t *testing.T) {
 	e.S("spin_lock")
 	e.Bool(true)
 	e.StringMap(map[string]string{"b": "2", "a": "1"})
+	e.Bytes([]byte{0, 0xff})
 	d := Decoder{B: e.Buf}
-	got := []any{d.U(), d.I(), d.S(), d.Bool(), d.StringMap()}
-	want := []any{uint64(300), -7, "spin_lock", true, map[string]string{"a": "1", "b": "2"}}
+	got := []any{d.U(), d.I(), d.S(), d.Bool(), d.StringMap(), d.Bytes()}
+	want := []any{uint64(300), -7, "spin_lock", true, map[string]string{"a": "1", "b": "2"}, []byte{0, 0xff}}
 	if !reflect.DeepEqual(got, want) || d.Bad || len(d.B) != 0 {
 		t.Errorf("decoded %v (bad %v, %d left), want %v", got, d.Bad, len(d.B), want)
 	}
@@ -31,6 +32,7 @@ func TestBad(t *testing.T) {
 		{"empty varint", nil, func(d *Decoder) { d.U() }},
 		{"string past the end", []byte{5, 'a'}, func(d *Decoder) { d.S() }},
 		{"skip past the end", []byte{5, 'a'}, func(d *Decoder) { d.SkipS() }},
+		{"bytes past the end", []byte{3, 'a'}, func(d *Decoder) { d.Bytes() }},
 		{"bool 2", []byte{2}, func(d *Decoder) { d.Bool() }},
 		{"count past the end", []byte{9, 0}, func(d *Decoder) { d.Count() }},
 	}
