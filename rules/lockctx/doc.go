@@ -59,6 +59,9 @@
 //     (zpool_driver.map/.unmap).
 //   - dropchain.go: the chain of a release of the caller's context keeps
 //     its first and last steps only (all that its readers use).
+//   - dropmatch.go: which of the caller's contexts such a release ends: a
+//     lock released further down under another name (an unlock helper
+//     deep in mm/) is not the caller's.
 //
 // The stored summaries and their invalidation are package sumstore:
 // the files beside the index, the records, the climb that decides which

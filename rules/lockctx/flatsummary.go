@@ -104,7 +104,7 @@ func (f *flatBuilder) heldAt(pos int, g []cscan.Guard) (State, []Effect) {
 		}
 		if a.acquire {
 			st.acquire(Held{Kind: a.Kind, Key: a.Key, Must: true, At: a.at, Via: a.via})
-		} else if _, ok := st.Release(a.Kind, a.Key); !ok && !a.soft {
+		} else if !a.release(&st) && !a.soft {
 			drops = append(drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.steps()})
 		}
 	}
@@ -150,7 +150,7 @@ func (f *flatBuilder) call(ev event) {
 	f.calleeReaches(ev, c, cs)
 	callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
 	for _, d := range cs.Drops {
-		f.acts = append(f.acts, act{pos: ev.pos, Kind: d.Kind, scope: c.Guards, at: callStep, via: dropEnd(d.Steps), soft: d.Soft})
+		f.acts = append(f.acts, act{pos: ev.pos, Kind: d.Kind, Key: d.Key, scope: c.Guards, at: callStep, via: dropEnd(d.Steps), soft: d.Soft, dropOf: c.Name})
 	}
 	for _, e := range cs.Acquires {
 		f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps})
@@ -247,7 +247,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 		st, drops := f.heldAt(ev.pos, c.Guards)
 		for _, d := range cs.Reach.Drops {
 			if d.Kind != "rcu" {
-				st.Release(d.Kind, "")
+				st.releaseDrop(d, c.Name)
 			}
 		}
 		if st.Empty() {
@@ -300,7 +300,7 @@ func (f *flatBuilder) addDrops() {
 			continue
 		}
 		st, _ := f.heldAt(a.pos, a.scope)
-		if _, ok := st.Release(a.Kind, a.Key); !ok && len(a.scope) == 0 {
+		if !a.release(&st) && len(a.scope) == 0 {
 			f.s.Drops = append(f.s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.steps(), Soft: a.soft})
 		}
 	}
@@ -406,6 +406,19 @@ type act struct {
 	// soft releases end a context only when one is held (the bh side of
 	// spin_unlock_bh(), which also ends a local_bh_disable()).
 	soft bool
+	// dropOf names the callee of a release that is a callee's drop (its
+	// chain is via); "" for a release primitive of the function.
+	dropOf string
+}
+
+// release applies release a to st (a callee's drop as releaseDrop does)
+// and reports whether a context of st ended.
+func (a *act) release(st *State) bool {
+	if a.dropOf == "" {
+		_, ok := st.Release(a.Kind, a.Key)
+		return ok
+	}
+	return st.releaseDrop(Effect{Kind: a.Kind, Key: a.Key, Steps: a.via}, a.dropOf)
 }
 
 // steps returns the chain of a: its call, then the callee's chain.

@@ -172,7 +172,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 	}
 	st = st.Clone()
 	for _, d := range cs.Drops {
-		if _, ok := st.Release(d.Kind, ""); !ok && w.newDrop(d.Kind, d.Key) {
+		if !st.releaseDrop(d, c.Name) && w.newDrop(d.Kind, d.Key) {
 			w.Drops = append(w.Drops, Effect{Kind: d.Kind, Key: d.Key, Steps: dropSteps(callStep, d.Steps), Soft: d.Soft})
 		}
 	}
