@@ -23,15 +23,52 @@ func TestReleaseDrop(t *testing.T) {
 		{"keyless", []Held{{Kind: "rcu"}}, Effect{Kind: "rcu", Steps: deep}, true, 0},
 		{"written in the callee", []Held{{Kind: "spin", Key: "q->lock"}}, Effect{Kind: "spin", Key: "queue->lock", Steps: in("q_unlock")}, true, 0},
 		{"deep, same expression", []Held{{Kind: "spin", Key: "memcg->move_lock"}}, Effect{Kind: "spin", Key: "memcg->move_lock", Steps: deep}, true, 0},
-		{"deep, same last member", []Held{{Kind: "spin", Key: "q->o.move_lock"}}, Effect{Kind: "spin", Key: "o->move_lock", Steps: deep}, true, 0},
+		{"deep, same field's member", []Held{{Kind: "spin", Key: "q->o->move_lock"}}, Effect{Kind: "spin", Key: "o->move_lock", Steps: deep}, true, 0},
+		{"deep, another field's lock", []Held{{Kind: "spin", Key: "pmlmepriv->scanned_queue.lock"}}, Effect{Kind: "spin", Key: "dev->power.lock", Steps: deep}, false, 1},
 		{"deep, caller's lock unnamed", []Held{{Kind: "spin"}}, Effect{Kind: "spin", Key: "o->move_lock", Steps: deep}, true, 0},
 		{"deep, another lock", []Held{{Kind: "spin", Key: "pmlmepriv->scanned_queue.lock"}}, Effect{Kind: "spin", Key: "memcg->move_lock", Steps: deep}, false, 1},
 		{"deep, another kind", []Held{{Kind: "spin", Key: "q->lock"}}, Effect{Kind: "raw_spin", Key: "q->lock", Steps: deep}, false, 1},
-		{"deep, the matching one of two", []Held{{Kind: "spin", Key: "a->move_lock"}, {Kind: "spin", Key: "q->lock"}}, Effect{Kind: "spin", Key: "o->move_lock", Steps: deep}, true, 1},
+		{"deep, the matching one of two", []Held{{Kind: "spin", Key: "a->o.move_lock"}, {Kind: "spin", Key: "q->lock"}}, Effect{Kind: "spin", Key: "o->move_lock", Steps: deep}, true, 1},
 	} {
 		st := State{Held: append([]Held(nil), tc.held...)}
-		if got := st.releaseDrop(tc.drop, "q_unlock"); got != tc.want || len(st.Held) != tc.left {
-			t.Errorf("%s: releaseDrop = %v with %d held, want %v with %d", tc.name, got, len(st.Held), tc.want, tc.left)
+		if got := st.ReleaseDrop(tc.drop, "q_unlock"); got != tc.want || len(st.Held) != tc.left {
+			t.Errorf("%s: ReleaseDrop = %v with %d held, want %v with %d", tc.name, got, len(st.Held), tc.want, tc.left)
+		}
+	}
+}
+
+// TestDropsInCaller: a callee's lock named through its parameter is named
+// through the argument the call passes; other locks keep their names.
+func TestDropsInCaller(t *testing.T) {
+	src := `
+void q_unlock(struct q *queue, struct obj *o)
+{
+	spin_unlock(&queue->lock);
+}
+
+void f(struct q *q, struct dev *d)
+{
+	q_unlock(q, &d->o);
+}
+`
+	ix := openTree(t, map[string]string{"a.c": src})
+	r := NewResolver(testModel(t), ix, nil)
+	caller := funcNamed(t, ix, "f")
+	c := caller.Calls[0]
+	for _, tc := range []struct{ key, want string }{
+		{"queue->lock", "q->lock"},
+		{"o->move_lock", "o->move_lock"},
+		{"other->lock", "other->lock"},
+		{"rq_lockp(rq)", "rq_lockp(rq)"},
+		{"", ""},
+	} {
+		in := []Effect{{Kind: "spin", Key: tc.key}}
+		got := r.dropsInCaller(in, c, caller)
+		if got[0].Key != tc.want {
+			t.Errorf("dropsInCaller(%q) = %q, want %q", tc.key, got[0].Key, tc.want)
+		}
+		if in[0].Key != tc.key {
+			t.Errorf("dropsInCaller(%q) changed its input to %q", tc.key, in[0].Key)
 		}
 	}
 }

@@ -245,15 +245,16 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 	}
 	if cond, ok := r.callCond(fn, c, cs.Reach.Cond, r.m.conditional(c.Guards)); ok {
 		st, drops := f.heldAt(ev.pos, c.Guards)
-		for _, d := range cs.Reach.Drops {
+		rd := cs.Reach.Drops
+		for _, d := range rd {
 			if d.Kind != "rcu" {
-				st.releaseDrop(d, c.Name)
+				st.ReleaseDrop(d, c.Name)
 			}
 		}
 		if st.Empty() {
 			p := &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak,
 				Steps:   append([]report.Step{callStep}, cs.Reach.Steps...),
-				Drops:   append(drops, cs.Reach.Drops...),
+				Drops:   append(drops, rd...),
 				Retakes: cs.Reach.Retakes, Cond: cond}
 			f.reaches = append(f.reaches, p)
 		}
@@ -411,14 +412,14 @@ type act struct {
 	dropOf string
 }
 
-// release applies release a to st (a callee's drop as releaseDrop does)
+// release applies release a to st (a callee's drop as ReleaseDrop does)
 // and reports whether a context of st ended.
 func (a *act) release(st *State) bool {
 	if a.dropOf == "" {
 		_, ok := st.Release(a.Kind, a.Key)
 		return ok
 	}
-	return st.releaseDrop(Effect{Kind: a.Kind, Key: a.Key, Steps: a.via}, a.dropOf)
+	return st.ReleaseDrop(Effect{Kind: a.Kind, Key: a.Key, Steps: a.via}, a.dropOf)
 }
 
 // steps returns the chain of a: its call, then the callee's chain.

@@ -22,12 +22,14 @@ func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary, addOnly bool) {
 			return
 		}
 	}
-	// The first call reaching the target with nothing held locally, and the
-	// caller contexts released before it.
+	// The call reaching the target with nothing held locally, and the
+	// caller contexts released before it: as the flat summary chooses
+	// (chooseReach), the first of the best rank, so that a certain chain
+	// after a call through a function pointer is the one kept.
 	var first *Reach
 	var w *walker
 	w = newWalker(r, full, func(v Visit) {
-		if first != nil || v.Reach == nil || v.State.Dead || !v.State.Empty() {
+		if v.Reach == nil || v.State.Dead || !v.State.Empty() || first != nil && reachRank(v.Reach) >= reachRank(first) {
 			return
 		}
 		p := *v.Reach

@@ -279,7 +279,15 @@ func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
 	if r.ix == nil {
 		return nil
 	}
-	defs := cscan.PickDefs(r.funcs(name), fromFile)
+	all := r.funcs(name)
+	defs := cscan.PickDefs(all, fromFile)
+	if len(defs) == 1 && defs[0].File == fromFile && configStub(defs[0]) && len(all) > 1 {
+		// A header's wrapper calling a function the same header stubs
+		// out for builds without the feature (dma_free_coherent() ->
+		// dma_free_attrs(), "{ }" under !CONFIG_HAS_DMA): the call
+		// reaches the real definition in every build that has one.
+		defs = cscan.PickDefs(all, "")
+	}
 	for _, fn := range defs {
 		r.noteDep(fn)
 	}

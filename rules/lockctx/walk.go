@@ -171,8 +171,8 @@ func (w *walker) call(c cscan.Call, st State) State {
 		return st
 	}
 	st = st.Clone()
-	for _, d := range cs.Drops {
-		if !st.releaseDrop(d, c.Name) && w.newDrop(d.Kind, d.Key) {
+	for _, d := range w.r.dropsInCaller(cs.Drops, c, w.fn) {
+		if !st.ReleaseDrop(d, c.Name) && w.newDrop(d.Kind, d.Key) {
 			w.Drops = append(w.Drops, Effect{Kind: d.Kind, Key: d.Key, Steps: dropSteps(callStep, d.Steps), Soft: d.Soft})
 		}
 	}

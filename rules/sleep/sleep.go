@@ -274,7 +274,7 @@ func eventsFrom(r *lockctx.Resolver, fn *cscan.Func, entry lockctx.State) []even
 
 // effective removes from st the contexts the sleeping callee drops before
 // it sleeps (a function that unlocks its caller's spinlock around a
-// sleep). RCU is kept: an unbalanced rcu_read_unlock()/rcu_read_lock()
+// sleep), as a call's drops end them (lockctx.State.ReleaseDrop). RCU is kept: an unbalanced rcu_read_unlock()/rcu_read_lock()
 // pair inside a callee does not end the caller's read-side section.
 func effective(st lockctx.State, p *lockctx.Reach) lockctx.State {
 	if len(p.Drops) == 0 {
@@ -282,8 +282,8 @@ func effective(st lockctx.State, p *lockctx.Reach) lockctx.State {
 	}
 	st = st.Clone()
 	for _, d := range p.Drops {
-		if d.Kind != "rcu" {
-			st.Release(d.Kind, "")
+		if d.Kind != "rcu" && len(d.Steps) > 0 {
+			st.ReleaseDrop(d, d.Steps[0].Func)
 		}
 	}
 	return st
