@@ -27,18 +27,28 @@ import (
 // passed up through a call is renamed in the caller's terms when the
 // callee names the lock through a parameter (dropsInCaller).
 
-// ReleaseDrop applies drop d, made by a call to callee, to s; it reports
-// whether a context of s ended (false: the release goes on to the
-// caller's caller).
-func (s *State) ReleaseDrop(d Effect, callee string) bool {
-	if d.Key == "" || d.Steps == nil || dropWrittenIn(d, callee) {
-		_, ok := s.Release(d.Kind, d.Key)
+// ReleaseDrop applies to s drop d, a drop of the summary of the function
+// a call reaches (its chain starts in that function); it reports whether
+// a context of s ended (false: the release goes on to the caller's
+// caller). A lock the names match is ended before one with no name.
+func (s *State) ReleaseDrop(d Effect) bool {
+	return s.releaseCallee(d.Kind, d.Key, dropWrittenIn(d))
+}
+
+// releaseCallee is ReleaseDrop for a drop of kind and key, written in the
+// callee itself or further down.
+func (s *State) releaseCallee(kind, key string, written bool) bool {
+	if key == "" || written {
+		_, ok := s.Release(kind, key)
 		return ok
 	}
-	name := lockName(d.Key)
-	for i := len(s.Held) - 1; i >= 0; i-- {
-		h := s.Held[i]
-		if h.Kind == d.Kind && (h.Key == "" || h.Key == d.Key || lockName(h.Key) == name) {
+	name := lockName(key)
+	for _, named := range []bool{true, false} {
+		for i := len(s.Held) - 1; i >= 0; i-- {
+			h := s.Held[i]
+			if h.Kind != kind || named != (h.Key != "") || named && h.Key != key && lockName(h.Key) != name {
+				continue
+			}
 			s.Held = append(s.Held[:i:i], s.Held[i+1:]...)
 			return true
 		}
@@ -46,17 +56,20 @@ func (s *State) ReleaseDrop(d Effect, callee string) bool {
 	return false
 }
 
-// dropWrittenIn reports whether d's release primitive is written in
-// callee itself (the last step of its chain is in callee).
-func dropWrittenIn(d Effect, callee string) bool {
-	return len(d.Steps) > 0 && d.Steps[len(d.Steps)-1].Func == callee
+// dropWrittenIn reports whether d's release primitive is written in the
+// function its chain starts in: the callee of the call that made it (for
+// a call through an ops member, the implementation). A drop with no
+// chain, or with the primitive alone, counts as written there.
+func dropWrittenIn(d Effect) bool {
+	n := len(d.Steps)
+	return n <= 1 || d.Steps[n-1].Func == d.Steps[0].Func
 }
 
 // lockName returns the last two names of a lock expression, the member
 // and what holds it ("scanned_queue.lock" for
 // pmlmepriv->scanned_queue.lock, "power.lock" for dev->power.lock,
 // "o.move_lock" for q->o->move_lock): enough to tell the locks named
-// "lock" apart, not the variable a function reaches the lock through.
+// "lock" apart. A name of two parts is the whole expression (q->lock).
 func lockName(key string) string {
 	parts := strings.FieldsFunc(strings.ReplaceAll(key, "->", "."), func(r rune) bool { return r == '.' })
 	if len(parts) > 2 {
@@ -73,11 +86,14 @@ func lockName(key string) string {
 // renames: an expression would make the names grow round after round in
 // a recursive component. Other expressions are kept.
 func (r *Resolver) dropsInCaller(ds []Effect, c cscan.Call, caller *cscan.Func) []Effect {
+	if len(ds) == 0 || strings.ContainsAny(c.Name, ">.") {
+		return ds
+	}
 	var callee *cscan.Func
 	out, copied := ds, false
 	for i, d := range ds {
 		root, rest := keyRoot(d.Key)
-		if root == "" || strings.ContainsAny(c.Name, ">.") {
+		if root == "" {
 			continue
 		}
 		if callee == nil {
@@ -85,14 +101,14 @@ func (r *Resolver) dropsInCaller(ds []Effect, c cscan.Call, caller *cscan.Func) 
 			if len(defs) == 0 {
 				return out
 			}
-			callee = defs[0]
+			callee = buildable(defs, caller.File)[0]
 		}
 		j := r.typ.ParamIndex(callee, root)
 		if j < 0 || j >= len(c.Args) {
 			continue
 		}
 		arg := plainIdent(c.Args[j])
-		if arg == "" || arg == root || strings.HasPrefix(strings.TrimSpace(c.Args[j]), "&") {
+		if arg == "" || arg == root || isUpperName(arg) || strings.HasPrefix(strings.TrimSpace(c.Args[j]), "&") {
 			continue
 		}
 		key := arg + rest

@@ -27,11 +27,14 @@ func TestReleaseDrop(t *testing.T) {
 		{"deep, another field's lock", []Held{{Kind: "spin", Key: "pmlmepriv->scanned_queue.lock"}}, Effect{Kind: "spin", Key: "dev->power.lock", Steps: deep}, false, 1},
 		{"deep, caller's lock unnamed", []Held{{Kind: "spin"}}, Effect{Kind: "spin", Key: "o->move_lock", Steps: deep}, true, 0},
 		{"deep, another lock", []Held{{Kind: "spin", Key: "pmlmepriv->scanned_queue.lock"}}, Effect{Kind: "spin", Key: "memcg->move_lock", Steps: deep}, false, 1},
+		{"no chain", []Held{{Kind: "spin", Key: "q->lock"}}, Effect{Kind: "spin", Key: "other->lock"}, true, 0},
+		{"deep, a named match before an unnamed lock", []Held{{Kind: "spin", Key: "q->o.move_lock"}, {Kind: "spin"}}, Effect{Kind: "spin", Key: "o->move_lock", Steps: deep}, true, 1},
+		{"through a member, written in the implementation", []Held{{Kind: "spin", Key: "q->lock"}}, Effect{Kind: "spin", Key: "queue->lock", Steps: in("q_unlock_impl")}, true, 0},
 		{"deep, another kind", []Held{{Kind: "spin", Key: "q->lock"}}, Effect{Kind: "raw_spin", Key: "q->lock", Steps: deep}, false, 1},
 		{"deep, the matching one of two", []Held{{Kind: "spin", Key: "a->o.move_lock"}, {Kind: "spin", Key: "q->lock"}}, Effect{Kind: "spin", Key: "o->move_lock", Steps: deep}, true, 1},
 	} {
 		st := State{Held: append([]Held(nil), tc.held...)}
-		if got := st.ReleaseDrop(tc.drop, "q_unlock"); got != tc.want || len(st.Held) != tc.left {
+		if got := st.ReleaseDrop(tc.drop); got != tc.want || len(st.Held) != tc.left {
 			t.Errorf("%s: ReleaseDrop = %v with %d held, want %v with %d", tc.name, got, len(st.Held), tc.want, tc.left)
 		}
 	}

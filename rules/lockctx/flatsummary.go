@@ -150,7 +150,8 @@ func (f *flatBuilder) call(ev event) {
 	f.calleeReaches(ev, c, cs)
 	callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
 	for _, d := range cs.Drops {
-		f.acts = append(f.acts, act{pos: ev.pos, Kind: d.Kind, Key: d.Key, scope: c.Guards, at: callStep, via: dropEnd(d.Steps), soft: d.Soft, dropOf: c.Name})
+		f.acts = append(f.acts, act{pos: ev.pos, Kind: d.Kind, Key: d.Key, scope: c.Guards, at: callStep, via: dropEnd(d.Steps), soft: d.Soft,
+			callee: true, written: dropWrittenIn(d)})
 	}
 	for _, e := range cs.Acquires {
 		f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps})
@@ -248,7 +249,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 		rd := cs.Reach.Drops
 		for _, d := range rd {
 			if d.Kind != "rcu" {
-				st.ReleaseDrop(d, c.Name)
+				st.ReleaseDrop(d)
 			}
 		}
 		if st.Empty() {
@@ -407,19 +408,20 @@ type act struct {
 	// soft releases end a context only when one is held (the bh side of
 	// spin_unlock_bh(), which also ends a local_bh_disable()).
 	soft bool
-	// dropOf names the callee of a release that is a callee's drop (its
-	// chain is via); "" for a release primitive of the function.
-	dropOf string
+	// callee marks a callee's drop (a release primitive of the function
+	// otherwise); written, one written in the callee itself
+	// (dropWrittenIn).
+	callee, written bool
 }
 
 // release applies release a to st (a callee's drop as ReleaseDrop does)
 // and reports whether a context of st ended.
 func (a *act) release(st *State) bool {
-	if a.dropOf == "" {
+	if !a.callee {
 		_, ok := st.Release(a.Kind, a.Key)
 		return ok
 	}
-	return st.ReleaseDrop(Effect{Kind: a.Kind, Key: a.Key, Steps: a.via}, a.dropOf)
+	return st.releaseCallee(a.Kind, a.Key, a.written)
 }
 
 // steps returns the chain of a: its call, then the callee's chain.

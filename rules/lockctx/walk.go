@@ -172,7 +172,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 	}
 	st = st.Clone()
 	for _, d := range w.r.dropsInCaller(cs.Drops, c, w.fn) {
-		if !st.ReleaseDrop(d, c.Name) && w.newDrop(d.Kind, d.Key) {
+		if !st.ReleaseDrop(d) && w.newDrop(d.Kind, d.Key) {
 			w.Drops = append(w.Drops, Effect{Kind: d.Kind, Key: d.Key, Steps: dropSteps(callStep, d.Steps), Soft: d.Soft})
 		}
 	}

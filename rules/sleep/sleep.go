@@ -282,8 +282,8 @@ func effective(st lockctx.State, p *lockctx.Reach) lockctx.State {
 	}
 	st = st.Clone()
 	for _, d := range p.Drops {
-		if d.Kind != "rcu" && len(d.Steps) > 0 {
-			st.ReleaseDrop(d, d.Steps[0].Func)
+		if d.Kind != "rcu" {
+			st.ReleaseDrop(d)
 		}
 	}
 	return st
