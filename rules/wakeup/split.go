@@ -200,7 +200,11 @@ func (r *checker) reportSplit(g string) {
 				strings.Join(targets, ", "), behindWakers, g)
 		}
 		if r.tree != nil && len(treeBehind) > 0 && len(r.structRenames[g]) == 0 {
-			f.Severity = report.SeverityRisk
+			if splitSeparates(r.usersAfter(append([]string{g}, targets...))) {
+				f.Severity = report.SeverityRisk
+			} else {
+				expl += " Each waiter still shares its queue with the wake-ups that change the bits its condition tests, so no waiter was separated from a waker that ends its wait."
+			}
 		}
 	}
 	if r.tree == nil {
