@@ -305,7 +305,7 @@ func (r *checker) orderingPeers(nw *wfunc, ro roles, fields []string, strength s
 // lockOrdering returns the lock held at line of old that orders the pair
 // anyway (the queue's own lock, or one every peer takes), "" if none.
 func (r *checker) lockOrdering(old *wfunc, line int, queues []string, peers []peer) string {
-	for _, h := range r.locksAt(old, line) {
+	for _, h := range r.heldWithCallers(old, line) {
 		if queueLockOf(h.key, queues) || r.aliasQueueLock(old, h.key, queues) {
 			if r.locklessPeer(peers) == "" {
 				return h.text
@@ -315,7 +315,7 @@ func (r *checker) lockOrdering(old *wfunc, line int, queues []string, peers []pe
 		if len(peers) > 0 {
 			all := true
 			for _, p := range peers {
-				if !r.takesLock(p.wf, h.key) {
+				if !r.peerHolds(p.wf, h, p.line) {
 					all = false
 				}
 			}

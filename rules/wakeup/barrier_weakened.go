@@ -28,13 +28,13 @@ func (r *checker) decideWeakenedActive(f *report.Finding, nw *wfunc, a *wsite) {
 	if len(waiters) == 0 {
 		return
 	}
-	for _, h := range r.locksAt(nw, a.Line()) {
+	for _, h := range r.heldWithCallers(nw, a.Line()) {
 		if queueLockOf(h.key, []string{a.Q}) {
 			return
 		}
 		all := true
 		for _, w := range waiters {
-			if !r.takesLock(w.Fn, h.key) {
+			if !r.peerHolds(w.Fn, h, w.Line()) {
 				all = false
 				break
 			}

@@ -163,7 +163,7 @@ func (r *checker) reportGating(old, nw *wfunc, w, a *wsite) {
 	}
 	// A lock that every waiter also takes orders the pair.
 	ordered := ""
-	for _, h := range r.locksAt(nw, a.Line()) {
+	for _, h := range r.heldWithCallers(nw, a.Line()) {
 		if queueLockOf(h.key, []string{w.Q}) {
 			ordered = h.text
 			break
@@ -171,7 +171,7 @@ func (r *checker) reportGating(old, nw *wfunc, w, a *wsite) {
 		if len(waiters) > 0 {
 			all := true
 			for _, s := range waiters {
-				if !r.takesLock(s.Fn, h.key) {
+				if !r.peerHolds(s.Fn, h, s.Line()) {
 					all = false
 				}
 			}

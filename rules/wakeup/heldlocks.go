@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
@@ -17,7 +18,11 @@ import (
 // lockKey, so one object's lock reached through different expressions is
 // one lock: the walk runs over a copy of the statement tree whose lock
 // arguments are already those keys (heldlocks_probe.go), so that the
-// walker pairs and merges by them.
+// walker pairs and merges by them. With a tree, a call of a lock wrapper
+// walks as the primitive it makes (heldlocks_wrappers.go), each key also
+// gets the typed key that names it across functions, and the locks a
+// function's callers hold count where a rule asks whether a lock orders
+// two sides (heldlocks_callers.go).
 
 // lockWalk is what the walker saw of one function version.
 type lockWalk struct {
@@ -33,6 +38,8 @@ type lockWalk struct {
 	taken map[string]bool
 	// guardTexts are the scoped_guard() calls by line, as written.
 	guardTexts map[int]string
+	// typed maps each lock key to its typed key (typedLockKey).
+	typed map[string]string
 }
 
 // walkLocks walks f once (memoised per version) with the wakeup lock
@@ -41,7 +48,7 @@ func (r *checker) walkLocks(f *wfunc) *lockWalk {
 	if w, ok := r.lockWalks[f]; ok {
 		return w
 	}
-	w := &lockWalk{at: map[int]lockctx.State{}, first: map[int]string{}, taken: map[string]bool{}, guardTexts: map[int]string{}}
+	w := &lockWalk{at: map[int]lockctx.State{}, first: map[int]string{}, taken: map[string]bool{}, guardTexts: map[int]string{}, typed: map[string]string{}}
 	if r.lockWalks == nil {
 		r.lockWalks = map[*wfunc]*lockWalk{}
 	}
@@ -59,7 +66,10 @@ func (r *checker) walkLocks(f *wfunc) *lockWalk {
 	if r.lockRes == nil {
 		r.lockRes = lockctx.NewResolver(r.p.walkModel, nil, nil)
 	}
-	pr := &prober{m: r.p.walkModel, texts: w.guardTexts}
+	pr := &prober{m: r.p.walkModel, texts: w.guardTexts, vt: f.vt, fn: f.Name, typed: w.typed}
+	if r.tree != nil {
+		pr.wrap = func(c cscan.Call) (cscan.Call, bool) { return r.wrapperLock(c, f.File) }
+	}
 	probed := *f.F
 	probed.Body = pr.block(f.F.Body, false)
 	w.end = lockctx.Walk(r.lockRes, &probed, func(v lockctx.Visit) {
@@ -108,7 +118,7 @@ func (r *checker) locksAt(f *wfunc, line int) []heldLock {
 		if t, ok := w.guardTexts[h.At.Line]; ok || text == "" {
 			text = t
 		}
-		held = append(held, heldLock{key: k, text: text, line: h.At.Line})
+		held = append(held, heldLock{key: k, text: text, line: h.At.Line, typed: w.typed[k]})
 	}
 	return held
 }

@@ -1,6 +1,8 @@
 package wakeup
 
 import (
+	"strings"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
@@ -23,6 +25,15 @@ type prober struct {
 	m *lockctx.Model
 	// texts collects the scoped_guard() calls by line, as written.
 	texts map[int]string
+	// wrap reads a call of a lock wrapper as the primitive call it makes
+	// (nil: no wrappers).
+	wrap func(cscan.Call) (cscan.Call, bool)
+	// vt types the function's variables, fn names it; typed collects the
+	// typed key of each lock key (typedLockKey), "" where one key names
+	// locks of two types.
+	vt    *varTypes
+	fn    string
+	typed map[string]string
 }
 
 // block returns a copy of a statement tree with a probe call before every
@@ -109,15 +120,44 @@ func (p *prober) calls(cs []cscan.Call) []cscan.Call {
 // and joins two paths, by that key.
 func (p *prober) keyed(c cscan.Call) cscan.Call {
 	arg := -1
-	if a := p.m.Classify(c); a.Op != lockmodel.None {
+	a := p.m.Classify(c)
+	if a.Op == lockmodel.None && p.wrap != nil {
+		if w, ok := p.wrap(c); ok {
+			c, a = w, p.m.Classify(w)
+		}
+	}
+	if a.Op != lockmodel.None {
 		arg = a.Arg
 	}
 	if arg < 0 || arg >= len(c.Args) {
 		return c
 	}
 	c.Args = append([]string(nil), c.Args...)
-	c.Args[arg] = lockKey(c.Args[arg])
+	k := lockKey(c.Args[arg])
+	if p.typed != nil {
+		t := typedLockKey(c.Args[arg], p.vt, p.fn)
+		if old, seen := p.typed[k]; seen && old != t {
+			t = ""
+		}
+		p.typed[k] = t
+	}
+	c.Args[arg] = k
 	return c
+}
+
+// typedLockKey names the lock arg takes by the type of the object that
+// holds it ("&c->lock" with c a struct dm_bufio_client pointer:
+// "dm_bufio_client.lock"), or a global lock by its name; "" when the
+// object's type is not known.
+func typedLockKey(arg string, vt *varTypes, fn string) string {
+	k := queueKey(arg, vt, fn)
+	if k == "" || strings.HasPrefix(k, "*.") || strings.HasPrefix(k, "local:") || strings.ContainsAny(k, "()") {
+		return ""
+	}
+	if !strings.Contains(k, ".") && vt != nil && vt.locals[k] {
+		return ""
+	}
+	return k
 }
 
 // orNil keeps a missing statement missing (a nil *Block is not a nil

@@ -70,6 +70,10 @@ type heldLock struct {
 	key  string // normalised lock expression ("bg_lock", "wqh.lock")
 	text string // the call that took it
 	line int
+	// typed is the lock named by the type of the object that holds it
+	// ("dm_bufio_client.lock"), the same in every function; "" when the
+	// object's type is not known.
+	typed string
 }
 
 // stmtEnd returns the last line of a statement tree.

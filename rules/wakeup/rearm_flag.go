@@ -275,10 +275,11 @@ func (r *checker) releasedBefore(f *wfunc, key string, line int) bool {
 				continue
 			}
 			for k := len(es.Calls) - 1; k >= 0; k-- {
-				if kk, ok := r.p.unlockCall(es.Calls[k]); ok && kk == key {
+				c, _ := r.wrapperLock(es.Calls[k], f.File)
+				if kk, ok := r.p.unlockCall(c); ok && kk == key {
 					return true
 				}
-				if kk, ok := r.p.lockCall(es.Calls[k]); ok && kk == key {
+				if kk, ok := r.p.lockCall(c); ok && kk == key {
 					return false
 				}
 			}

@@ -159,6 +159,11 @@ type checker struct {
 	// lockRes is the resolver those walks run over: no index, so each
 	// function alone.
 	lockRes *lockctx.Resolver
+	// lockWrappers memoises lock wrappers by name (heldlocks_wrappers.go);
+	// entryHeld the locks every caller holds, by function
+	// (heldlocks_callers.go).
+	lockWrappers map[string]*lockWrapper
+	entryHeld    map[string][]heldLock
 }
 
 // structLoc is where a struct definition renames a queue field.
