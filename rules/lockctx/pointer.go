@@ -3,6 +3,7 @@ package lockctx
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
@@ -183,13 +184,35 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	return &Summary{Reach: &p}
 }
 
+// matchedByName marks the step of a call through a pointer whose
+// implementation was chosen by the member's name alone.
+const matchedByName = ", matched by member name"
+
+// PointerLinks returns the indexes of the steps of a chain that call an
+// implementation through a pointer (ViaStep), and whether each of them
+// found it by the struct type of the call, none by the member's name
+// alone.
+func PointerLinks(steps []report.Step) (links []int, typed bool) {
+	typed = true
+	for i, s := range steps {
+		if !strings.Contains(s.What, " via ") || !strings.Contains(s.What, summary.AssignedAt) {
+			continue
+		}
+		links = append(links, i)
+		if strings.Contains(s.What, matchedByName) {
+			typed = false
+		}
+	}
+	return links, typed
+}
+
 // ViaStep is the chain step of a call through a pointer reaching t:
 // "calls foo_get_stats64() via net_device_ops.ndo_get_stats64 (assigned at
 // drivers/net/foo.c:123)".
 func ViaStep(t PointerTarget) report.Step {
 	what := fmt.Sprintf("calls %s() via %s %s%s:%d", t.Func.Name, t.Member(), summary.AssignedAt, t.Assign.File, t.Assign.Line)
 	if t.Heuristic {
-		what += ", matched by member name"
+		what += matchedByName
 	}
 	return report.Step{Func: t.Func.Name, File: t.Func.File, Line: t.Func.Start, What: what + ")"}
 }

@@ -313,17 +313,28 @@ func eventLevel(e event) int {
 // some paths: a patch that takes away the path on which the code stayed
 // out of the context before sleeping (a bounce buffer used when the
 // mapping cannot sleep, an unlock on one branch) makes the sleep certain.
+//
+// A call through a pointer that the patch newly makes in atomic context
+// (the old version made no call of that name there) is a risk when an
+// implementation of the struct type it is called through sleeps, though
+// others do not: the patch wrote the indirect call under the lock, so
+// the member must not sleep in any implementation (newIndirect).
 func (r *checker) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	old := map[string]int{}
+	oldCalls := map[string]bool{}
 	for _, e := range events(r.oldR, of) {
 		k := eventKey(e)
 		old[k] = max(old[k], eventLevel(e))
+		oldCalls[e.call.Name] = true
 		if of != nil && e.call.Name == of.Name {
 			k = selfKey(e)
 			old[k] = max(old[k], eventLevel(e))
 		}
 	}
 	for _, e := range events(r.newR, nf) {
+		if !oldCalls[e.call.Name] && e.call.Name != nf.Name {
+			e.proof = newIndirect(e)
+		}
 		if old[eventKey(e)] >= eventLevel(e) {
 			continue
 		}
@@ -336,6 +347,27 @@ func (r *checker) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		}
 		r.report(nf, e.call.Line, e.state, e.proof, "")
 	}
+}
+
+// newIndirect returns the proof of an event the old version did not have
+// at all: certain when the context is held on every path and the only
+// uncertain link is the call itself, through a pointer resolved by the
+// struct type it is called through (some of the type's implementations
+// sleep, not all). A helper that goes through a pointer further down
+// keeps its note: the patch relies on the helper's contract, not on the
+// member's.
+func newIndirect(e event) *lockctx.Reach {
+	if !e.proof.Weak || !e.state.AnyMust() {
+		return e.proof
+	}
+	links, typed := lockctx.PointerLinks(e.proof.Steps)
+	if !typed || len(links) != 1 || links[0] != 1 || e.proof.Steps[0].Line != e.call.Line {
+		return e.proof
+	}
+	p := *e.proof
+	p.Weak = false
+	p.Why += "; the patch newly makes this call in atomic context, so every implementation of the member must not sleep"
+	return &p
 }
 
 // selfKey is eventKey without the primitive, for the event of a
