@@ -219,6 +219,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkTaskWakes()
 	r.checkTaskWakeOrder()
 	r.checkUncheckedSnapshotWakes()
+	r.checkSleepGuards()
 	r.checkLost(introduced, changedWakers)
 	if pass.Index == nil && len(introduced) > 0 {
 		pass.Note("wakeup: exclusive waits were introduced; other wakers of those queues outside the patch need a tree to be checked (--tree)")

@@ -1,0 +1,196 @@
+package wakeup
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// An open-coded sleep (set_current_state(); if (...) schedule()) sleeps
+// only while every term of the if around schedule() holds: each term is
+// the negation of an event that ends the wait. A term the patch drops
+// between the state change and schedule() is an event the waiter no
+// longer checks after it announced its sleep: a waker that makes it true
+// and wakes the task before schedule() finds the task still running, its
+// wake-up is spent, and the task sleeps through the event. kthread_stop()
+// sets the stop flag and wakes the thread with wake_up_process(), which
+// wakes no queue entry, so a wait_woken() that stops testing
+// kthread_should_stop() hangs kthread_stop().
+
+// maxStopHelperLines bounds a helper read as a stop test
+// (is_kthread_should_stop()).
+const maxStopHelperLines = 8
+
+// checkSleepGuards reports, in each changed function, a term that the
+// patch dropped from the condition of an open-coded sleep when the term
+// tests a stop request (directly or through a small helper) or a member
+// that a waker of the function's queue stores before waking it.
+func (r *checker) checkSleepGuards() {
+	for i := range r.pass.Change.Funcs {
+		old, nw := r.olds[i], r.news[i]
+		if old == nil || nw == nil || old.F == nil || nw.F == nil {
+			continue
+		}
+		oc, nc := r.sleepCalls(old), r.sleepCalls(nw)
+		for k := 0; k < len(oc) && k < len(nc); k++ {
+			if oc[k].Name != nc[k].Name {
+				break
+			}
+			r.checkSleepGuard(old, nw, oc[k], nc[k])
+		}
+	}
+}
+
+// sleepCalls returns f's calls that put the task to sleep, in order.
+func (r *checker) sleepCalls(f *wfunc) []cscan.Call {
+	var out []cscan.Call
+	for _, c := range f.F.Calls {
+		if r.p.sleeps[c.Name] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sleepTerms returns the terms of the if conditions around a sleep call,
+// each the negation of an event that keeps the task awake, and the line
+// of the innermost.
+func sleepTerms(c cscan.Call) ([]string, int) {
+	var out []string
+	line := 0
+	for _, g := range c.Guards {
+		if g.Kind != "if" {
+			continue
+		}
+		out = append(out, splitTop(g.Cond, "&&")...)
+		line = g.Line
+	}
+	return out, line
+}
+
+// checkSleepGuard compares one sleep call's guard in the two versions.
+func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
+	oTerms, _ := sleepTerms(o)
+	nTerms, gLine := sleepTerms(n)
+	if gLine == 0 || !nw.changed(gLine) || !r.stateSetBefore(nw, gLine) {
+		return
+	}
+	norm := func(t string) string { return strings.Join(strings.Fields(stripParens(strings.TrimSpace(t))), "") }
+	kept := map[string]bool{}
+	oldText := strings.Join(oTerms, " && ")
+	for _, t := range nTerms {
+		kept[norm(t)] = true
+		// A call the new condition makes that the old one did not may
+		// test the dropped term itself (a helper taking over the test).
+		for _, m := range condCallRe.FindAllStringSubmatch(t, -1) {
+			if !trivialCalls[m[1]] && !strings.Contains(oldText, m[1]+"(") {
+				return
+			}
+		}
+	}
+	for _, t := range oTerms {
+		if kept[norm(t)] {
+			continue
+		}
+		event := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stripParens(t)), "!"))
+		if stop := r.stopTest(event, old.File); stop != "" {
+			r.reportSleepGuard(old, nw, o, n, gLine, t, stop+"() is made true by a stop request, and kthread_stop() wakes the thread itself with wake_up_process(), not through a queue entry", nil)
+			return
+		}
+		for _, s := range nw.Sites {
+			if s.Kind != siteWait || s.Q == "" {
+				continue
+			}
+			for _, w := range r.wakersOf(s.Q) {
+				if w.Fn.Name == nw.Name || w.Derived {
+					continue
+				}
+				for _, fd := range fieldsIn(event) {
+					if st, by := r.storeBeforeWake(w, fd); st != "" {
+						r.reportSleepGuard(old, nw, o, n, gLine, t, fmt.Sprintf("%s() stores `%s` before it wakes %s", by, st, s.Q), w)
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// stateSetBefore reports whether f sets the task state
+// (set_current_state(), prepare_to_wait()) before line: the guard then
+// re-tests after the sleep was announced.
+func (r *checker) stateSetBefore(f *wfunc, line int) bool {
+	for _, c := range f.F.Calls {
+		if c.Line < line && (r.p.stateSets[c.Name] || strings.HasPrefix(c.Name, "prepare_to_wait")) {
+			return true
+		}
+	}
+	return false
+}
+
+// stopTest returns the stop test (kthread_should_stop()) a condition term
+// calls, directly or through a small helper of the patch's old side or of
+// the tree; "" if none.
+func (r *checker) stopTest(term, file string) string {
+	if s := r.stopCall(term); s != "" {
+		return s
+	}
+	for _, m := range condCallRe.FindAllStringSubmatch(term, -1) {
+		var body *cscan.Func
+		for _, o := range r.olds {
+			if o != nil && o.F != nil && o.Name == m[1] {
+				body = o.F
+			}
+		}
+		if body == nil && r.pass.Index != nil {
+			if fns := cscan.PickDefs(r.pass.Index.Funcs(m[1]), file); len(fns) > 0 {
+				body = fns[0]
+			}
+		}
+		if body == nil || body.End-body.Start > maxStopHelperLines {
+			continue
+		}
+		for _, c := range body.Calls {
+			if r.p.stopConds[c.Name] {
+				return c.Name
+			}
+		}
+	}
+	return ""
+}
+
+// reportSleepGuard makes the risk of a term dropped from a sleep's guard.
+func (r *checker) reportSleepGuard(old, nw *wfunc, o, n cscan.Call, gLine int, term, why string, w *wsite) {
+	term = strings.Join(strings.Fields(term), " ")
+	f := report.Finding{
+		Category: CategoryWaiterCond,
+		Severity: report.SeverityRisk,
+		File:     nw.File, Func: nw.Name, Line: gLine,
+		Message:  fmt.Sprintf("%s() no longer tests `%s` before it sleeps in %s()", nw.Name, term, n.Name),
+		Evidence: []string{nw.evidence(gLine), nw.evidence(n.Line)},
+	}
+	for l := o.Line; l >= o.Line-2 && l > 0; l-- {
+		if old.changed(l) {
+			f.Old = append(f.Old, old.evidence(l))
+		}
+	}
+	f.Chain = append(f.Chain, report.Step{Func: nw.Name, File: nw.File, Line: gLine, What: "sleeps without testing " + term})
+	waker := "the waker"
+	if w != nil {
+		waker = w.Fn.Name + "()"
+		f.Chain = append(f.Chain, step(w, "wakes for it: "+w.Text()))
+	}
+	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", waker, [][2]string{
+		{"tests for the event earlier: not yet", ""},
+		{"", "makes the event true (the dropped term)"},
+		{"", "wakes the task: it is running, nothing to do"},
+		{"set_current_state(): announces the sleep", ""},
+		{"no longer re-tests the event", ""},
+		{n.Name + "(): sleeps through the event", ""},
+	})...)
+	f.Explanation = fmt.Sprintf("The old condition around %s() in %s() re-tested, after the task set its sleep state, the event `%s`; %s. The new condition drops that test: a waker that made it true and woke the task just before the state change found the task running, and the task now sleeps through the event with nothing left to wake it. Keep the test between the state change and %s().",
+		n.Name, nw.Name, strings.TrimPrefix(term, "!"), why, n.Name)
+	r.add(f)
+}
