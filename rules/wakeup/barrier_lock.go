@@ -55,7 +55,10 @@ func (r *checker) wakeDecision(f *wfunc, region []cscan.Call) string {
 }
 
 // lockSleepers returns the functions of f's file that take the lock key
-// and sleep (the other side the lock ordered).
+// and sleep (the other side the lock ordered): in the tree, and the
+// patch's old versions of the functions it changed, so that a patch
+// removing the lock from both sides (the sleeper's check-then-queue and
+// the waker's clear-then-wake) still finds the sleeper the lock ordered.
 func (r *checker) lockSleepers(f *wfunc, key string) []*wfunc {
 	if r.tree == nil {
 		return nil
@@ -74,7 +77,109 @@ func (r *checker) lockSleepers(f *wfunc, key string) []*wfunc {
 			out = append(out, v)
 		}
 	}
+	for i, o := range r.olds {
+		if o == nil || o.F == nil || o.Name == f.Name || o.File != f.File || o.Partial {
+			continue
+		}
+		dup := false
+		for _, v := range out {
+			dup = dup || v.Name == o.Name
+		}
+		if !dup && r.takesLock(o, key) && r.rolesOf(o).sleeper() && r.checksThenQueues(r.news[i]) {
+			out = append(out, o)
+		}
+	}
 	return out
+}
+
+// lostLockSleeper returns the new version of sleeper s when s is the old
+// version of a function the patch changed (its lock removed too), nil
+// otherwise.
+func (r *checker) lostLockSleeper(s *wfunc) *wfunc {
+	for i, o := range r.olds {
+		if o == s {
+			return r.news[i]
+		}
+	}
+	return nil
+}
+
+// reportCheckThenQueue reports a sleeper that the patch left testing the
+// state before it queues itself, without the lock (key, taken by lt in
+// the waker's old version) that made the test and the queueing atomic
+// against the waker's store and wake-up (dec): the finding belongs to the
+// sleeper, whose order is what breaks.
+func (r *checker) reportCheckThenQueue(old, nw, sl *wfunc, key, lt, dec string, lockLine int) {
+	var q *wsite
+	for _, x := range sl.Sites {
+		if x.Kind == siteWait && x.Q != "" {
+			q = x
+			break
+		}
+	}
+	if q == nil {
+		return
+	}
+	f := report.Finding{
+		Category: CategoryBarrier,
+		Severity: report.SeverityRisk,
+		File:     sl.File, Func: sl.Name, Line: q.Line(), Key: q.Q,
+		Message:  fmt.Sprintf("%s() tests the state before it queues itself on %s, no longer under %s, which %s() held around its wake-up", sl.Name, q.Q, key, nw.Name),
+		Evidence: []string{sl.evidence(q.Line())},
+		Old:      []string{old.evidence(lockLine)},
+	}
+	f.Chain = append(f.Chain, step(q, "queues itself after testing: "+q.Text()))
+	f.Chain = append(f.Chain, report.Step{Func: nw.Name, File: nw.File, Line: r.newLineNear(old, nw, lockLine), What: "wakes without " + key + ": " + dec + "()"})
+	f.Evidence = append(f.Evidence, interleaving(sl.Name+"()", nw.Name+"()", [][2]string{
+		{"tests the state: busy", ""},
+		{"", "releases the state"},
+		{"", dec + "(): nobody queued yet, nobody woken"},
+		{"queues itself: " + q.Text(), ""},
+		{"sleeps; the release it waits for has passed", ""},
+	})...)
+	f.Explanation = fmt.Sprintf("Before the patch %s() tested the state and queued itself on %s under %s, and %s() took the same lock (`%s`) around its store and %s(), so no release could fall between the test and the queueing. The patch removes the lock from both sides, and %s() still tests before it queues, with no test after the queueing: a release between the two wakes nobody, and the task then sleeps for a release that already happened. Queue first and test after (prepare_to_wait(), then the test, then schedule()), or keep the lock.",
+		sl.Name, q.Q, key, nw.Name, lt, dec, sl.Name)
+	r.add(f)
+}
+
+// checksThenQueues reports whether f queues itself on a wait queue with
+// no test after the queueing, before it sleeps or returns: its test of
+// the state came first. Without the lock the old version held around
+// both, a wake-up between the test and the queueing finds nobody. A
+// sleeper that queues first and tests after (an if or a loop condition
+// between the queueing and the sleep) is ordered by the wake-up's own
+// queue lock.
+func (r *checker) checksThenQueues(f *wfunc) bool {
+	if f == nil || f.F == nil {
+		return false
+	}
+	for _, s := range f.Sites {
+		if s.Kind != siteWait || s.Q == "" {
+			continue
+		}
+		tested := false
+		for l := s.Line() + 1; l <= f.F.End && !tested; l++ {
+			t := codeOnly(f.lines[l])
+			if r.sleepsOn(t) {
+				break
+			}
+			tested = checkStepRe.MatchString(t)
+		}
+		if !tested {
+			return true
+		}
+	}
+	return false
+}
+
+// sleepsOn reports whether a line calls a sleep (schedule()).
+func (r *checker) sleepsOn(text string) bool {
+	for _, m := range callInExprRe.FindAllStringSubmatch(text, -1) {
+		if r.p.sleeps[m[1]] {
+			return true
+		}
+	}
+	return false
 }
 
 // checkLockRemoved reports a lock the patch removed from around a wake-up
@@ -117,6 +222,10 @@ func (r *checker) checkLockRemoved(old, nw *wfunc) {
 			return
 		}
 		s := sleepers[0]
+		if ns := r.lostLockSleeper(s); ns != nil {
+			r.reportCheckThenQueue(old, nw, ns, key, lt, dec, c.Line)
+			return
+		}
 		f.Severity = report.SeverityRisk
 		f.Chain = append(f.Chain, report.Step{Func: old.Name, File: old.File, Line: c.Line, What: "lock removed: " + lt})
 		f.Chain = append(f.Chain, report.Step{Func: s.Name, File: s.File, Line: s.F.Start, What: "sleeps after checking for work under " + key})
