@@ -39,7 +39,12 @@
 //     keeps only the key (lockKey), not a pairing of its own;
 //     heldlocks_probe.go: the copy of the statement tree that walk runs
 //     over, with probes at statements that have no call and lock
-//     arguments already keyed, so the walker pairs and joins by the key;
+//     arguments already keyed, so the walker pairs and joins by the key,
+//     and each key's typed key (the struct type holding the lock);
+//     heldlocks_wrappers.go: small lock, trylock and unlock wrappers read
+//     as the primitive they make on the caller's object;
+//     heldlocks_callers.go: the typed locks every caller holds, counted
+//     where a lock ordering two sides is asked for;
 //   - header.go: a side's function header made parseable (a placeholder
 //     return type, a header without its brace blanked), and the whole
 //     post-patch function a partial side shows part of (wholeNew);
@@ -51,6 +56,9 @@
 //     sleeper's side;
 //   - waitcond_dropped.go: a wait condition that drops a term a waker of
 //     its queue makes true (a member it stores, kthread_should_stop());
+//   - sleepguard_dropped.go: an open-coded sleep's if that stops
+//     re-testing, after the task set its state, an event a waker makes
+//     true (a stop request, a member stored before a wake-up);
 //   - pollcond_dropped.go: a poll function's mask no longer reads a member
 //     a waker of a polled queue stores before waking it (in the waker, a
 //     same-file helper it calls, or a caller), and that store search.
@@ -67,7 +75,9 @@
 //     a path out that no longer flushes it (wake_up_q);
 //   - activecheck.go: waitqueue_active() added without a barrier or the
 //     queue lock;
-//   - split.go: queue splits and renames;
+//   - split.go: queue splits and renames; split_pairs.go: which waker
+//     serves which waiter of a split queue (the bits of a flags word each
+//     side changes or tests), so that a split separating no pair is a note;
 //   - target.go: a wake-up moved to another object's queue of the same
 //     key, or to another bit of the word, than the state the path changed;
 //   - lost.go: the exclusive/broadcast lost-wakeup analysis;
@@ -95,8 +105,9 @@
 //     every side touching the ordered variables takes covers the old or
 //     the replacing code);
 //   - barrier_lock.go: a lock that ordered the waker's decision against
-//     the sleeper removed; the lock that covers an ordering operation's
-//     replacement (newLockOrdering, peersOn);
+//     the sleeper removed (from both sides: the sleeper that now tests
+//     before it queues itself); the lock that covers an ordering
+//     operation's replacement (newLockOrdering, peersOn);
 //   - barrier_storelock.go: the queue's own lock removed from around the
 //     stores a sleeper tests under it, before a wake-up gated by a
 //     lockless check for sleepers;
