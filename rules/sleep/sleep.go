@@ -325,14 +325,14 @@ func (r *checker) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	for _, e := range events(r.oldR, of) {
 		k := eventKey(e)
 		old[k] = max(old[k], eventLevel(e))
-		oldCalls[e.call.Name] = true
+		oldCalls[calleeKey(e.call.Name)] = true
 		if of != nil && e.call.Name == of.Name {
 			k = selfKey(e)
 			old[k] = max(old[k], eventLevel(e))
 		}
 	}
 	for _, e := range events(r.newR, nf) {
-		if !oldCalls[e.call.Name] && e.call.Name != nf.Name {
+		if !oldCalls[calleeKey(e.call.Name)] && e.call.Name != nf.Name {
 			e.proof = newIndirect(e)
 		}
 		if old[eventKey(e)] >= eventLevel(e) {
@@ -347,6 +347,17 @@ func (r *checker) forward(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		}
 		r.report(nf, e.call.Line, e.state, e.proof, "")
 	}
+}
+
+// calleeKey names what a call calls: its name, and for a call through a
+// member (ops->init_slot, q->ops->init_slot) the member alone, so that a
+// patch that only reaches the same member through another expression
+// does not make the call new.
+func calleeKey(name string) string {
+	if i := strings.LastIndexAny(name, ">."); i >= 0 {
+		return "->" + name[i+1:]
+	}
+	return name
 }
 
 // newIndirect returns the proof of an event the old version did not have

@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -85,7 +86,8 @@ func (r *checker) lockSleepers(f *wfunc, key string) []*wfunc {
 		for _, v := range out {
 			dup = dup || v.Name == o.Name
 		}
-		if !dup && r.takesLock(o, key) && r.rolesOf(o).sleeper() && r.checksThenQueues(r.news[i]) {
+		nw := r.news[i]
+		if !dup && r.takesLock(o, key) && r.rolesOf(o).sleeper() && nw != nil && !r.takesLock(nw, key) && r.checksThenQueues(nw) != nil {
 			out = append(out, o)
 		}
 	}
@@ -110,13 +112,7 @@ func (r *checker) lostLockSleeper(s *wfunc) *wfunc {
 // against the waker's store and wake-up (dec): the finding belongs to the
 // sleeper, whose order is what breaks.
 func (r *checker) reportCheckThenQueue(old, nw, sl *wfunc, key, lt, dec string, lockLine int) {
-	var q *wsite
-	for _, x := range sl.Sites {
-		if x.Kind == siteWait && x.Q != "" {
-			q = x
-			break
-		}
-	}
+	q := r.checksThenQueues(sl)
 	if q == nil {
 		return
 	}
@@ -142,35 +138,39 @@ func (r *checker) reportCheckThenQueue(old, nw, sl *wfunc, key, lt, dec string, 
 	r.add(f)
 }
 
-// checksThenQueues reports whether f queues itself on a wait queue with
-// no test after the queueing, before it sleeps or returns: its test of
-// the state came first. Without the lock the old version held around
-// both, a wake-up between the test and the queueing finds nobody. A
-// sleeper that queues first and tests after (an if or a loop condition
-// between the queueing and the sleep) is ordered by the wake-up's own
-// queue lock.
-func (r *checker) checksThenQueues(f *wfunc) bool {
+// checksThenQueues returns the queueing (prepare_to_wait*(),
+// add_wait_queue*()) of f that has no test after it before f sleeps or
+// returns: f tested the state first. Without the lock the old version
+// held around both, a wake-up between the test and the queueing finds
+// nobody. A sleeper that queues first and tests after (an if or a loop
+// condition between the queueing and the sleep) is ordered by the
+// wake-up's own queue lock, and so is wait_event(), which queues and
+// then tests. nil when every queueing is followed by a test.
+func (r *checker) checksThenQueues(f *wfunc) *wsite {
 	if f == nil || f.F == nil {
-		return false
+		return nil
 	}
 	for _, s := range f.Sites {
-		if s.Kind != siteWait || s.Q == "" {
+		if s.Kind != siteWait || s.Q == "" || !(strings.HasPrefix(s.Call.Name, "prepare_to_wait") || strings.HasPrefix(s.Call.Name, "add_wait_queue")) {
 			continue
 		}
 		tested := false
 		for l := s.Line() + 1; l <= f.F.End && !tested; l++ {
 			t := codeOnly(f.lines[l])
-			if r.sleepsOn(t) {
+			if r.sleepsOn(t) || returnRe.MatchString(t) {
 				break
 			}
 			tested = checkStepRe.MatchString(t)
 		}
 		if !tested {
-			return true
+			return s
 		}
 	}
-	return false
+	return nil
 }
+
+// returnRe finds a return statement.
+var returnRe = regexp.MustCompile(`\breturn\b`)
 
 // sleepsOn reports whether a line calls a sleep (schedule()).
 func (r *checker) sleepsOn(text string) bool {

@@ -308,7 +308,7 @@ func (r *checker) lockOrdering(old *wfunc, line int, queues []string, peers []pe
 	for _, h := range r.heldWithCallers(old, line) {
 		if queueLockOf(h.key, queues) || r.aliasQueueLock(old, h.key, queues) {
 			if r.locklessPeer(peers) == "" {
-				return h.text
+				return h.describe()
 			}
 			continue
 		}
@@ -320,7 +320,7 @@ func (r *checker) lockOrdering(old *wfunc, line int, queues []string, peers []pe
 				}
 			}
 			if all {
-				return h.text
+				return h.describe()
 			}
 		}
 	}

@@ -165,7 +165,7 @@ func (r *checker) reportGating(old, nw *wfunc, w, a *wsite) {
 	ordered := ""
 	for _, h := range r.heldWithCallers(nw, a.Line()) {
 		if queueLockOf(h.key, []string{w.Q}) {
-			ordered = h.text
+			ordered = h.describe()
 			break
 		}
 		if len(waiters) > 0 {
@@ -176,7 +176,7 @@ func (r *checker) reportGating(old, nw *wfunc, w, a *wsite) {
 				}
 			}
 			if all {
-				ordered = h.text
+				ordered = h.describe()
 				break
 			}
 		}

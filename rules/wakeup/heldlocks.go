@@ -66,7 +66,7 @@ func (r *checker) walkLocks(f *wfunc) *lockWalk {
 	if r.lockRes == nil {
 		r.lockRes = lockctx.NewResolver(r.p.walkModel, nil, nil)
 	}
-	pr := &prober{m: r.p.walkModel, texts: w.guardTexts, vt: f.vt, fn: f.Name, typed: w.typed}
+	pr := &prober{m: r.p.walkModel, texts: w.guardTexts, vt: f.vt, fn: f.Name, file: f.File, typed: w.typed}
 	if r.tree != nil {
 		pr.wrap = func(c cscan.Call) (cscan.Call, bool) { return r.wrapperLock(c, f.File) }
 	}
@@ -118,7 +118,7 @@ func (r *checker) locksAt(f *wfunc, line int) []heldLock {
 		if t, ok := w.guardTexts[h.At.Line]; ok || text == "" {
 			text = t
 		}
-		held = append(held, heldLock{key: k, text: text, line: h.At.Line, typed: w.typed[k]})
+		held = append(held, heldLock{key: k, text: text, line: h.At.Line, typed: w.typed[k], must: h.Must})
 	}
 	return held
 }

@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"strings"
 )
 
 // Locks a function runs under because its callers hold them: a helper
@@ -19,11 +20,13 @@ import (
 const maxEntryDepth = 3
 
 // entryLocks returns the typed locks every caller of f that the tree
-// knows (at most maxCallers) holds at its call, counting what their own
-// callers hold, up to depth levels; none when f has no known caller or
-// too many. A static function's callers are those of its file.
+// knows (at most maxCallers) holds on every path to its call, counting
+// what their own callers hold, up to depth levels; none when f has no
+// known caller or too many, or when f is also installed in a struct
+// member (an ops table, a callback), whose callers the index does not
+// list. A static function's callers are those of its file.
 func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
-	if r.tree == nil || f == nil || f.F == nil || depth <= 0 {
+	if r.tree == nil || f == nil || f.F == nil || depth <= 0 || len(r.pass.Index.AssignsOf(f.Name)) > 0 {
 		return nil
 	}
 	memo := fmt.Sprintf("%s:%s:%d", f.File, f.Name, depth)
@@ -35,6 +38,7 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 	}
 	r.entryHeld[memo] = nil // a recursive call holds nothing more
 	var out []heldLock
+	var names []string
 	n := 0
 	for _, cs := range r.pass.Index.Callers(f.Name) {
 		if cs.Func == nil || cs.Func.Name == f.Name || (f.F.Static && r.tree.relPath(cs.Func.File) != f.File) {
@@ -46,6 +50,7 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 			break
 		}
 		held := r.typedHeldAt(r.tree.view(cs.Func), cs.Call.Line, depth-1)
+		names = appendUnique(names, cs.Func.Name+"()")
 		if n == 1 {
 			out = held
 			continue
@@ -61,6 +66,12 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 			break
 		}
 	}
+	if len(names) > 3 {
+		names = append(names[:3], "...")
+	}
+	for i := range out {
+		out[i].callers = strings.Join(names, ", ")
+	}
 	r.entryHeld[memo] = out
 	return out
 }
@@ -71,7 +82,7 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 func (r *checker) typedHeldAt(f *wfunc, line, depth int) []heldLock {
 	var held []heldLock
 	for _, h := range r.locksAt(f, line) {
-		if h.typed != "" && !typedHeld(held, h.typed) {
+		if h.typed != "" && h.must && !typedHeld(held, h.typed) {
 			held = append(held, h)
 		}
 	}
@@ -118,9 +129,11 @@ func (r *checker) heldWithCallers(f *wfunc, line int) []heldLock {
 }
 
 // peerHolds reports whether peer function f holds lock h at line, where
-// it touches the shared state: it takes the lock (by h's key or its typed
-// key), asserts it, or runs with every caller holding it and has not
-// released it before line.
+// it touches the shared state: it takes the lock, asserts it, or runs
+// with every caller holding it and has not released it before line. A
+// lock either side holds because its callers do is matched by its typed
+// key; two locks the sides take themselves by their keys, as the rule
+// always did.
 func (r *checker) peerHolds(f *wfunc, h heldLock, line int) bool {
 	if r.takesLock(f, h.key) || r.assertsHeld(f, h.key) {
 		return true
@@ -129,9 +142,20 @@ func (r *checker) peerHolds(f *wfunc, h heldLock, line int) bool {
 		return false
 	}
 	for k, tk := range r.walkLocks(f).typed {
-		if tk == h.typed && r.walkLocks(f).taken[k] {
+		// Two functions' own locks are matched by their keys, as
+		// before: a type names every object's lock of that type.
+		if h.callers != "" && tk == h.typed && r.walkLocks(f).taken[k] {
 			return true
 		}
 	}
 	return typedHeld(r.entryLocks(f, maxEntryDepth), h.typed) && !r.releasedTypedBefore(f, h.typed, line)
+}
+
+// describe names a held lock for a finding: the call that took it, and
+// for a lock the callers hold, which callers.
+func (h heldLock) describe() string {
+	if h.callers == "" {
+		return h.text
+	}
+	return fmt.Sprintf("the lock its callers take (%s in %s)", h.text, h.callers)
 }

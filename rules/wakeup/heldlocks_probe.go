@@ -31,9 +31,9 @@ type prober struct {
 	// vt types the function's variables, fn names it; typed collects the
 	// typed key of each lock key (typedLockKey), "" where one key names
 	// locks of two types.
-	vt    *varTypes
-	fn    string
-	typed map[string]string
+	vt       *varTypes
+	fn, file string
+	typed    map[string]string
 }
 
 // block returns a copy of a statement tree with a probe call before every
@@ -135,7 +135,7 @@ func (p *prober) keyed(c cscan.Call) cscan.Call {
 	c.Args = append([]string(nil), c.Args...)
 	k := lockKey(c.Args[arg])
 	if p.typed != nil {
-		t := typedLockKey(c.Args[arg], p.vt, p.fn)
+		t := typedLockKey(c.Args[arg], p.vt, p.fn, p.file)
 		if old, seen := p.typed[k]; seen && old != t {
 			t = ""
 		}
@@ -147,15 +147,19 @@ func (p *prober) keyed(c cscan.Call) cscan.Call {
 
 // typedLockKey names the lock arg takes by the type of the object that
 // holds it ("&c->lock" with c a struct dm_bufio_client pointer:
-// "dm_bufio_client.lock"), or a global lock by its name; "" when the
-// object's type is not known.
-func typedLockKey(arg string, vt *varTypes, fn string) string {
+// "dm_bufio_client.lock"), or a global lock by its file and name (a
+// static lock of one file is not another file's lock of the same name);
+// "" when the object's type is not known.
+func typedLockKey(arg string, vt *varTypes, fn, file string) string {
 	k := queueKey(arg, vt, fn)
 	if k == "" || strings.HasPrefix(k, "*.") || strings.HasPrefix(k, "local:") || strings.ContainsAny(k, "()") {
 		return ""
 	}
-	if !strings.Contains(k, ".") && vt != nil && vt.locals[k] {
-		return ""
+	if !strings.Contains(k, ".") {
+		if vt != nil && vt.locals[k] {
+			return ""
+		}
+		return file + ":" + k
 	}
 	return k
 }

@@ -33,6 +33,8 @@ type lockWrapper struct {
 	rest  string
 }
 
+// rootIdentRe splits a lock expression into the variable it starts with
+// and the rest ("c->lock": "c", "->lock").
 var rootIdentRe = regexp.MustCompile(`^\(?\s*([A-Za-z_]\w*)\s*(.*)$`)
 
 // wrapperLock returns c as the primitive lock call it makes when c calls
@@ -57,17 +59,18 @@ func (r *checker) wrapperLock(c cscan.Call, file string) (cscan.Call, bool) {
 // on a lock reached through one of its parameters, all take or all
 // release.
 func (r *checker) lockWrapperOf(name, file string) *lockWrapper {
-	if r.lockWrappers == nil {
-		r.lockWrappers = map[string]*lockWrapper{}
-	}
-	if w, ok := r.lockWrappers[name]; ok {
-		return w
-	}
-	r.lockWrappers[name] = nil
 	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
 	if len(fns) == 0 || fns[0].End-fns[0].Start > maxLockWrapperLines {
 		return nil
 	}
+	if r.lockWrappers == nil {
+		r.lockWrappers = map[string]*lockWrapper{}
+	}
+	memo := fns[0].File + ":" + name
+	if w, ok := r.lockWrappers[memo]; ok {
+		return w
+	}
+	r.lockWrappers[memo] = nil
 	v := r.tree.view(fns[0])
 	var head strings.Builder
 	for l := v.F.Start; l <= v.F.BodyStart && l > 0; l++ {
@@ -104,6 +107,6 @@ func (r *checker) lockWrapperOf(name, file string) *lockWrapper {
 		}
 		w = &lockWrapper{prim: c, arg: a.Arg, param: p, rest: strings.TrimSpace(m[2])}
 	}
-	r.lockWrappers[name] = w
+	r.lockWrappers[memo] = w
 	return w
 }

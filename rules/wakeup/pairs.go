@@ -74,6 +74,10 @@ type heldLock struct {
 	// ("dm_bufio_client.lock"), the same in every function; "" when the
 	// object's type is not known.
 	typed string
+	// must: held on every path to the line; callers: held by every
+	// caller of the function (heldlocks_callers.go), which callers names.
+	must    bool
+	callers string
 }
 
 // stmtEnd returns the last line of a statement tree.

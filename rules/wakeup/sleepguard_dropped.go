@@ -74,7 +74,11 @@ func sleepTerms(c cscan.Call) ([]string, int) {
 func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
 	oTerms, _ := sleepTerms(o)
 	nTerms, gLine := sleepTerms(n)
-	if gLine == 0 || !nw.changed(gLine) || !r.stateSetBefore(nw, gLine) {
+	if gLine == 0 || !nw.changed(gLine) {
+		return
+	}
+	set := r.stateSetBefore(nw, gLine)
+	if set == nil {
 		return
 	}
 	norm := func(t string) string { return strings.Join(strings.Fields(stripParens(strings.TrimSpace(t))), "") }
@@ -95,8 +99,11 @@ func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
 			continue
 		}
 		event := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stripParens(t)), "!"))
+		if stillTested(nw, set.Line, n.Line, event) {
+			continue
+		}
 		if stop := r.stopTest(event, old.File); stop != "" {
-			r.reportSleepGuard(old, nw, o, n, gLine, t, stop+"() is made true by a stop request, and kthread_stop() wakes the thread itself with wake_up_process(), not through a queue entry", nil)
+			r.reportSleepGuard(old, nw, o, n, gLine, *set, t, stop+"() is made true by a stop request, and kthread_stop() wakes the thread itself with wake_up_process(), not through a queue entry", nil)
 			return
 		}
 		for _, s := range nw.Sites {
@@ -109,7 +116,7 @@ func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
 				}
 				for _, fd := range fieldsIn(event) {
 					if st, by := r.storeBeforeWake(w, fd); st != "" {
-						r.reportSleepGuard(old, nw, o, n, gLine, t, fmt.Sprintf("%s() stores `%s` before it wakes %s", by, st, s.Q), w)
+						r.reportSleepGuard(old, nw, o, n, gLine, *set, t, fmt.Sprintf("%s() stores `%s` before it wakes %s", by, st, s.Q), w)
 						return
 					}
 				}
@@ -118,13 +125,51 @@ func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
 	}
 }
 
-// stateSetBefore reports whether f sets the task state
-// (set_current_state(), prepare_to_wait()) before line: the guard then
-// re-tests after the sleep was announced.
-func (r *checker) stateSetBefore(f *wfunc, line int) bool {
-	for _, c := range f.F.Calls {
-		if c.Line < line && (r.p.stateSets[c.Name] || strings.HasPrefix(c.Name, "prepare_to_wait")) {
-			return true
+// stateSetBefore returns the last call of f before line that sets a
+// sleeping task state (set_current_state(), prepare_to_wait(); not a
+// return to TASK_RUNNING on an exit): the guard then re-tests after the
+// sleep was announced. nil when there is none.
+func (r *checker) stateSetBefore(f *wfunc, line int) *cscan.Call {
+	var set *cscan.Call
+	for i, c := range f.F.Calls {
+		running := len(c.Args) > 0 && strings.Contains(c.Args[len(c.Args)-1], "TASK_RUNNING")
+		if c.Line < line && !running && (r.p.stateSets[c.Name] || strings.HasPrefix(c.Name, "prepare_to_wait")) {
+			set = &f.F.Calls[i]
+		}
+	}
+	return set
+}
+
+// stillTested reports whether the new version still tests event between
+// the state change at from and the sleep at to, in any form: an early
+// exit of its own, a condition rewritten (De Morgan), a member read with
+// or without READ_ONCE(). A stop test counts by its call, a member test
+// by the members it reads.
+func stillTested(f *wfunc, from, to int, event string) bool {
+	var calls []string
+	for _, m := range condCallRe.FindAllStringSubmatch(event, -1) {
+		if !trivialCalls[m[1]] {
+			calls = append(calls, m[1]+"(")
+		}
+	}
+	fields := fieldsIn(event)
+	if len(calls) == 0 && len(fields) == 0 {
+		return false
+	}
+	for l := from; l <= to; l++ {
+		t := codeOnly(f.lines[l])
+		for _, c := range calls {
+			if strings.Contains(t, c) {
+				return true
+			}
+		}
+		if len(calls) > 0 {
+			continue
+		}
+		for _, x := range fieldsIn(t) {
+			if contains(fields, x) {
+				return true
+			}
 		}
 	}
 	return false
@@ -162,7 +207,7 @@ func (r *checker) stopTest(term, file string) string {
 }
 
 // reportSleepGuard makes the risk of a term dropped from a sleep's guard.
-func (r *checker) reportSleepGuard(old, nw *wfunc, o, n cscan.Call, gLine int, term, why string, w *wsite) {
+func (r *checker) reportSleepGuard(old, nw *wfunc, o, n cscan.Call, gLine int, set cscan.Call, term, why string, w *wsite) {
 	term = strings.Join(strings.Fields(term), " ")
 	f := report.Finding{
 		Category: CategoryWaiterCond,
@@ -182,11 +227,15 @@ func (r *checker) reportSleepGuard(old, nw *wfunc, o, n cscan.Call, gLine int, t
 		waker = w.Fn.Name + "()"
 		f.Chain = append(f.Chain, step(w, "wakes for it: "+w.Text()))
 	}
+	woken := "wakes the task: it is running, nothing to do"
+	if strings.HasPrefix(set.Name, "prepare_to_wait") {
+		woken = "wakes the queue: the task is not queued yet, nobody is woken"
+	}
 	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", waker, [][2]string{
 		{"tests for the event earlier: not yet", ""},
 		{"", "makes the event true (the dropped term)"},
-		{"", "wakes the task: it is running, nothing to do"},
-		{"set_current_state(): announces the sleep", ""},
+		{"", woken},
+		{set.Name + "(): announces the sleep", ""},
 		{"no longer re-tests the event", ""},
 		{n.Name + "(): sleeps through the event", ""},
 	})...)

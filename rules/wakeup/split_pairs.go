@@ -14,92 +14,131 @@ import (
 // bit's pair on the old one splits nothing that belongs together: each
 // waiter still shares its queue with the wakers that can end its wait. A
 // split separates a pair when a waker that changes a bit some waiter tests
-// wakes another of the queues than the one the waiter sleeps on. Where the
-// bits of either side are not known (a condition in a helper, a store
-// through a helper, a plain flag), every waker is taken to serve every
-// waiter, so that any waker left on another queue separates.
+// wakes another of the queues than the one the waiter sleeps on. Bits are
+// named by word and constant; where a waiter's condition tests more than
+// bits (a plain flag, a helper), or a waker changes no bit of the words
+// the waiter tests, the waker is taken to serve the waiter, so that any
+// such waker left on another queue separates.
 
 // bitOpRe finds a call that changes a bit of a word; the bit is its first
-// argument.
+// argument, the word its second.
 var bitOpRe = regexp.MustCompile(`^(?:__)?(?:test_and_)?(?:set|clear|change)_bit(?:_unlock|_lock)?$|^clear_and_wake_up_bit$`)
 
-// wakeBitArg gives, for the bit wake-ups, the argument that names the bit.
-var wakeBitArg = map[string]int{"wake_up_bit": 1, "clear_and_wake_up_bit": 0}
+// bitTestRe finds a test of a bit of a word in a condition.
+var bitTestRe = regexp.MustCompile(`\b(?:test_bit|test_bit_acquire)\s*\(\s*([^,()]+)\s*,\s*([^()]+?)\s*\)`)
 
 // maxPairLines bounds how far above a wake-up its bit changes are looked
 // for.
 const maxPairLines = 25
 
-// constantsIn returns the upper-case constants named in text (bit numbers,
-// flag names).
-func constantsIn(text string) []string {
-	var out []string
-	for _, m := range constRe.FindAllStringSubmatch(text, -1) {
-		out = appendUnique(out, m[1])
+// wordBit names one bit of one word: the word's last member and the
+// bit's constant ("state:TASKLET_STATE_RUN"); "" when the bit is no
+// constant.
+func wordBit(word, bit string) string {
+	w := keyLast(stripAddr(word))
+	if i := strings.LastIndexAny(w, ">."); i >= 0 {
+		w = w[i+1:]
 	}
-	return out
+	b := strings.TrimSpace(bit)
+	if w == "" || !constRe.MatchString(b) || constRe.FindString(b) != b {
+		return ""
+	}
+	return w + ":" + b
 }
 
-// waiterBits returns the constants a waiter's condition names (the bit of
-// wait_on_bit(), the bits a wait_var_event() condition tests); nil when
-// its condition names none.
+// waiterBits returns the bits of a word a waiter waits for: the bit of
+// wait_on_bit*(), or the tested bits of a wait condition made of bit
+// tests alone (each || term a test_bit(), negated or not). nil when the
+// condition tests anything else: then every waker may serve it.
 func waiterBits(s *wsite) []string {
 	if s.Kind != siteWait {
 		return nil
 	}
+	if strings.HasPrefix(s.Call.Name, "wait_on_bit") {
+		if len(s.Call.Args) < 2 {
+			return nil
+		}
+		if b := wordBit(s.Call.Args[0], s.Call.Args[1]); b != "" {
+			return []string{b}
+		}
+		return nil
+	}
+	cond := waitCond(s)
+	if cond == "" {
+		return nil
+	}
 	var out []string
-	for _, a := range s.Call.Args {
-		if strings.TrimSpace(a) == strings.TrimSpace(s.Arg) {
-			continue
+	for _, t := range splitOr(cond) {
+		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stripParens(t)), "!"))
+		m := bitTestRe.FindStringSubmatch(t)
+		if m == nil || strings.TrimSpace(m[0]) != t {
+			return nil
 		}
-		for _, c := range constantsIn(a) {
-			if !strings.HasPrefix(c, "TASK_") {
-				out = appendUnique(out, c)
-			}
+		b := wordBit(m[2], m[1])
+		if b == "" {
+			return nil
 		}
+		out = appendUnique(out, b)
 	}
 	return out
 }
 
-// wakerBits returns the bits a waker changes before it wakes: the bit it
-// names itself (wake_up_bit(), clear_and_wake_up_bit()) and those of the
-// bit operations of its function in the lines above it; nil when there are
-// none.
+// wakerBits returns the bits of a word a waker changes before it wakes:
+// the bit it names itself (wake_up_bit(), clear_and_wake_up_bit()) and
+// those of the bit operations of its function in the lines above it; nil
+// when there are none.
 func wakerBits(s *wsite) []string {
 	if s.Kind != siteWake {
 		return nil
 	}
 	var out []string
-	if i, ok := wakeBitArg[s.Call.Name]; ok && i < len(s.Call.Args) {
-		out = append(out, constantsIn(s.Call.Args[i])...)
+	args := s.Call.Args
+	switch {
+	case s.Call.Name == "wake_up_bit" && len(args) >= 2:
+		out = appendUnique(out, wordBit(args[0], args[1]))
+	case s.Call.Name == "clear_and_wake_up_bit" && len(args) >= 2:
+		out = appendUnique(out, wordBit(args[1], args[0]))
 	}
-	if s.Fn == nil || s.Fn.F == nil {
-		return out
-	}
-	for _, c := range s.Fn.F.Calls {
-		if c.Line > s.Line() || c.Line < s.Line()-maxPairLines || len(c.Args) == 0 || !bitOpRe.MatchString(c.Name) {
-			continue
+	if s.Fn != nil && s.Fn.F != nil {
+		for _, c := range s.Fn.F.Calls {
+			if c.Line > s.Line() || c.Line < s.Line()-maxPairLines || len(c.Args) < 2 || !bitOpRe.MatchString(c.Name) {
+				continue
+			}
+			out = appendUnique(out, wordBit(c.Args[1], c.Args[0]))
 		}
-		for _, k := range constantsIn(c.Args[0]) {
-			out = appendUnique(out, k)
+	}
+	var bits []string
+	for _, b := range out {
+		if b != "" {
+			bits = append(bits, b)
 		}
 	}
-	return out
+	return bits
 }
 
-// serves reports whether waker w can make waiter s runnable: both name
-// bits and share one, or either side's bits are unknown.
+// serves reports whether waker w can make waiter s runnable: the waker
+// changes a bit the waiter tests. When the waiter's bits are unknown, or
+// the waker changes no bit of the words the waiter tests, it may.
 func serves(w, s *wsite) bool {
-	wb, sb := wakerBits(w), waiterBits(s)
-	if len(wb) == 0 || len(sb) == 0 {
+	sb := waiterBits(s)
+	if len(sb) == 0 {
 		return true
 	}
-	for _, b := range wb {
+	words := map[string]bool{}
+	for _, b := range sb {
+		words[b[:strings.IndexByte(b, ':')]] = true
+	}
+	known := false
+	for _, b := range wakerBits(w) {
+		if !words[b[:strings.IndexByte(b, ':')]] {
+			continue
+		}
+		known = true
 		if contains(sb, b) {
 			return true
 		}
 	}
-	return false
+	return !known
 }
 
 // splitSeparates reports whether the users of the queues keys (the old

@@ -159,7 +159,8 @@ type checker struct {
 	// lockRes is the resolver those walks run over: no index, so each
 	// function alone.
 	lockRes *lockctx.Resolver
-	// lockWrappers memoises lock wrappers by name (heldlocks_wrappers.go);
+	// lockWrappers memoises lock wrappers by definition file and name
+	// (heldlocks_wrappers.go);
 	// entryHeld the locks every caller holds, by function
 	// (heldlocks_callers.go).
 	lockWrappers map[string]*lockWrapper
