@@ -72,12 +72,7 @@ func (r *checker) lockWrapperOf(name, file string) *lockWrapper {
 	}
 	r.lockWrappers[memo] = nil
 	v := r.tree.view(fns[0])
-	var head strings.Builder
-	for l := v.F.Start; l <= v.F.BodyStart && l > 0; l++ {
-		head.WriteString(v.lines[l])
-		head.WriteByte(' ')
-	}
-	params := paramNames(head.String(), name)
+	params := paramNames(v.header(), name)
 	var w *lockWrapper
 	op := lockmodel.None
 	for _, c := range v.F.Calls {

@@ -53,12 +53,7 @@ func (r *checker) breadthParam(name, file string, i, depth int) (*wsite, string,
 		return nil, "", ""
 	}
 	v := r.tree.view(fns[0])
-	var head strings.Builder
-	for l := v.F.Start; l <= v.F.BodyStart && l > 0; l++ {
-		head.WriteString(v.lines[l])
-		head.WriteByte(' ')
-	}
-	params := paramNames(head.String(), name)
+	params := paramNames(v.header(), name)
 	if i >= len(params) || params[i] == "" {
 		return nil, "", ""
 	}

@@ -31,12 +31,7 @@ func wakeFuncEntry(f *wfunc) string {
 	if f == nil || f.F == nil {
 		return ""
 	}
-	var head strings.Builder
-	for l := f.F.Start; l <= f.F.BodyStart && l > 0; l++ {
-		head.WriteString(f.lines[l])
-		head.WriteByte(' ')
-	}
-	h := head.String()
+	h := f.header()
 	// wait_queue_func_t: (entry, mode, flags, key), the key a void
 	// pointer whatever its parameter's name (arg, data).
 	if !strings.Contains(h, "key") && !voidPtrParamRe.MatchString(h) {

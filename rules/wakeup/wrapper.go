@@ -62,6 +62,17 @@ func paramNames(header, name string) []string {
 	return out
 }
 
+// header returns the lines of f's header, up to its opening brace, as
+// one line.
+func (f *wfunc) header() string {
+	var head strings.Builder
+	for l := f.F.Start; l <= f.F.BodyStart && l > 0; l++ {
+		head.WriteString(f.lines[l])
+		head.WriteByte(' ')
+	}
+	return head.String()
+}
+
 // wrapperWake is a wrapper's wake-up of one of its parameters.
 type wrapperWake struct {
 	param int
@@ -94,12 +105,7 @@ func (r *checker) wrapperOf(name, file string) *wrapperWake {
 	if fns[0].End-fns[0].Start > maxWrapperLines {
 		return r.helperWake(name, v)
 	}
-	var head strings.Builder
-	for l := v.F.Start; l <= v.F.BodyStart && l > 0; l++ {
-		head.WriteString(v.lines[l])
-		head.WriteByte(' ')
-	}
-	params := paramNames(head.String(), name)
+	params := paramNames(v.header(), name)
 	for _, s := range v.sitesOn(siteWake, "") {
 		a := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s.Arg), "&"))
 		for i, p := range params {
