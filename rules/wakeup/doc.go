@@ -149,8 +149,6 @@
 //   - wakefunc_returns.go: what each return of a wake function tells
 //     __wake_up_common() (woke, declined, claimed without waking,
 //     stopped the walk), and a return the patch turned into a worse one;
-//   - wakefunc_declines.go: a wake function that now declines events on a
-//     condition of its entry alone, not of the waker's key;
 //   - selfpair.go: a function that is its own sleeper/waker pair, and the
 //     unconditional wake-up that orders a removed barrier's pair.
 //

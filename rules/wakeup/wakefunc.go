@@ -101,7 +101,6 @@ func (r *checker) checkWakeFuncs() {
 		r.checkRefBeforeReturn(old, nw)
 		r.checkWakeClaim(old, nw)
 		r.checkWakeReturns(old, nw)
-		r.checkWakeDeclines(old, nw)
 		for _, u := range r.entryUnlinks(nw, names) {
 			if late := r.useAfterUnlink(nw, u, names); late != nil {
 				if nw.changed(u.Line) || nw.changed(late.Line) {
