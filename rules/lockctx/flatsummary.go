@@ -246,8 +246,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 	}
 	if cond, ok := r.callCond(fn, c, cs.Reach.Cond, r.m.conditional(c.Guards)); ok {
 		st, drops := f.heldAt(ev.pos, c.Guards)
-		rd := cs.Reach.Drops
-		for _, d := range rd {
+		for _, d := range cs.Reach.Drops {
 			if d.Kind != "rcu" {
 				st.ReleaseDrop(d)
 			}
@@ -255,7 +254,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 		if st.Empty() {
 			p := &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak,
 				Steps:   append([]report.Step{callStep}, cs.Reach.Steps...),
-				Drops:   append(drops, rd...),
+				Drops:   append(drops, cs.Reach.Drops...),
 				Retakes: cs.Reach.Retakes, Cond: cond}
 			f.reaches = append(f.reaches, p)
 		}

@@ -150,6 +150,10 @@ func (r *checker) checksThenQueues(f *wfunc) *wsite {
 	if f == nil || f.F == nil {
 		return nil
 	}
+	sleeps := map[int]bool{}
+	for _, c := range r.sleepCalls(f) {
+		sleeps[c.Line] = true
+	}
 	for _, s := range f.Sites {
 		if s.Kind != siteWait || s.Q == "" || !(strings.HasPrefix(s.Call.Name, "prepare_to_wait") || strings.HasPrefix(s.Call.Name, "add_wait_queue")) {
 			continue
@@ -157,7 +161,7 @@ func (r *checker) checksThenQueues(f *wfunc) *wsite {
 		tested := false
 		for l := s.Line() + 1; l <= f.F.End && !tested; l++ {
 			t := codeOnly(f.lines[l])
-			if r.sleepsOn(t) || returnRe.MatchString(t) {
+			if sleeps[l] || returnRe.MatchString(t) {
 				break
 			}
 			tested = checkStepRe.MatchString(t)
@@ -171,16 +175,6 @@ func (r *checker) checksThenQueues(f *wfunc) *wsite {
 
 // returnRe finds a return statement.
 var returnRe = regexp.MustCompile(`\breturn\b`)
-
-// sleepsOn reports whether a line calls a sleep (schedule()).
-func (r *checker) sleepsOn(text string) bool {
-	for _, m := range callInExprRe.FindAllStringSubmatch(text, -1) {
-		if r.p.sleeps[m[1]] {
-			return true
-		}
-	}
-	return false
-}
 
 // checkLockRemoved reports a lock the patch removed from around a wake-up
 // decision.

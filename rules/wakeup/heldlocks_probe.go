@@ -83,12 +83,14 @@ func (p *prober) stmt(s cscan.Stmt) cscan.Stmt {
 	case *cscan.IfStmt:
 		c := *x
 		c.CondCalls = p.calls(x.CondCalls)
+		c.Cond = renamed(x.Cond, x.CondCalls, c.CondCalls)
 		c.Then = orNil(p.block(x.Then, false))
 		c.Else = orNil(p.block(x.Else, false))
 		return &c
 	case *cscan.LoopStmt:
 		c := *x
 		c.CondCalls = p.calls(x.CondCalls)
+		c.Cond = renamed(x.Cond, x.CondCalls, c.CondCalls)
 		c.Body = orNil(p.block(x.Body, false))
 		return &c
 	case *cscan.SwitchStmt:
@@ -113,6 +115,19 @@ func (p *prober) calls(cs []cscan.Call) []cscan.Call {
 		out[i] = p.keyed(c)
 	}
 	return out
+}
+
+// renamed returns condition cond with the calls of lock wrappers named
+// as the primitives they were read as (was -> now, by position), so that
+// the walker finds a trylock wrapper's test ("!foo_trylock(d)") as the
+// trylock's.
+func renamed(cond string, was, now []cscan.Call) string {
+	for i := range was {
+		if i < len(now) && now[i].Name != was[i].Name {
+			cond = strings.Replace(cond, was[i].Name+"(", now[i].Name+"(", 1)
+		}
+	}
+	return cond
 }
 
 // keyed returns c with the argument naming its lock replaced by the

@@ -54,23 +54,26 @@ func (r *checker) wrapperLock(c cscan.Call, file string) (cscan.Call, bool) {
 	return out, true
 }
 
-// lockWrapperOf returns the wrapper a function name is (memoised per
-// run), nil when it is none: a small function whose lock primitives,
+// lockWrapperOf returns the wrapper a call of name from file reaches
+// (memoised per run), nil when it is none: a small function whose lock primitives,
 // on a lock reached through one of its parameters, all take or all
 // release.
 func (r *checker) lockWrapperOf(name, file string) *lockWrapper {
-	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
-	if len(fns) == 0 || fns[0].End-fns[0].Start > maxLockWrapperLines {
-		return nil
+	// Which definition a call reaches depends on the name and the
+	// calling file alone: the memo spares the index lookup of every
+	// other call of every walked function.
+	memo := file + "|" + name
+	if w, ok := r.lockWrappers[memo]; ok {
+		return w
 	}
 	if r.lockWrappers == nil {
 		r.lockWrappers = map[string]*lockWrapper{}
 	}
-	memo := fns[0].File + ":" + name
-	if w, ok := r.lockWrappers[memo]; ok {
-		return w
-	}
 	r.lockWrappers[memo] = nil
+	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
+	if len(fns) == 0 || fns[0].End-fns[0].Start > maxLockWrapperLines {
+		return nil
+	}
 	v := r.tree.view(fns[0])
 	params := paramNames(v.header(), name)
 	var w *lockWrapper

@@ -83,16 +83,11 @@ func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
 	}
 	norm := func(t string) string { return strings.Join(strings.Fields(stripParens(strings.TrimSpace(t))), "") }
 	kept := map[string]bool{}
-	oldText := strings.Join(oTerms, " && ")
 	for _, t := range nTerms {
 		kept[norm(t)] = true
-		// A call the new condition makes that the old one did not may
-		// test the dropped term itself (a helper taking over the test).
-		for _, m := range condCallRe.FindAllStringSubmatch(t, -1) {
-			if !trivialCalls[m[1]] && !strings.Contains(oldText, m[1]+"(") {
-				return
-			}
-		}
+	}
+	if newCallTakesOver(strings.Join(nTerms, " && "), strings.Join(oTerms, " && ")) {
+		return
 	}
 	for _, t := range oTerms {
 		if kept[norm(t)] {
@@ -110,16 +105,9 @@ func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
 			if s.Kind != siteWait || s.Q == "" {
 				continue
 			}
-			for _, w := range r.wakersOf(s.Q) {
-				if w.Fn.Name == nw.Name || w.Derived {
-					continue
-				}
-				for _, fd := range fieldsIn(event) {
-					if st, by := r.storeBeforeWake(w, fd); st != "" {
-						r.reportSleepGuard(old, nw, o, n, gLine, *set, t, fmt.Sprintf("%s() stores `%s` before it wakes %s", by, st, s.Q), w)
-						return
-					}
-				}
+			if why, w := r.storingWaker(s.Q, nw.Name, event); w != nil {
+				r.reportSleepGuard(old, nw, o, n, gLine, *set, t, why, w)
+				return
 			}
 		}
 	}

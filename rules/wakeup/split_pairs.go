@@ -40,27 +40,19 @@ func wordBit(word, bit string) string {
 		w = w[i+1:]
 	}
 	b := strings.TrimSpace(bit)
-	if w == "" || !constRe.MatchString(b) || constRe.FindString(b) != b {
+	if w == "" || b == "" || constRe.FindString(b) != b {
 		return ""
 	}
 	return w + ":" + b
 }
 
-// waiterBits returns the bits of a word a waiter waits for: the bit of
-// wait_on_bit*(), or the tested bits of a wait condition made of bit
-// tests alone (each || term a test_bit(), negated or not). nil when the
+// waiterBits returns the bits of a word a waiter waits for: the tested
+// bits of a wait condition made of bit tests alone (each || term a
+// test_bit(), negated or not; waitCond gives wait_on_bit*() its
+// "!test_bit(bit, word)"). nil when the
 // condition tests anything else: then every waker may serve it.
 func waiterBits(s *wsite) []string {
 	if s.Kind != siteWait {
-		return nil
-	}
-	if strings.HasPrefix(s.Call.Name, "wait_on_bit") {
-		if len(s.Call.Args) < 2 {
-			return nil
-		}
-		if b := wordBit(s.Call.Args[0], s.Call.Args[1]); b != "" {
-			return []string{b}
-		}
 		return nil
 	}
 	cond := waitCond(s)

@@ -33,12 +33,8 @@ func (r *checker) checkCondDropped(o, n *wsite) {
 		kept[norm(t)] = true
 	}
 	whole := norm(nc)
-	// A call the new condition makes that the old one did not may test
-	// the dropped term itself (a helper taking over the condition).
-	for _, m := range condCallRe.FindAllStringSubmatch(nc, -1) {
-		if !trivialCalls[m[1]] && !strings.Contains(oc, m[1]+"(") {
-			return
-		}
+	if newCallTakesOver(nc, oc) {
+		return
 	}
 	for _, t := range splitOr(oc) {
 		if kept[norm(t)] || strings.Contains(whole, norm(t)) {
@@ -48,25 +44,46 @@ func (r *checker) checkCondDropped(o, n *wsite) {
 			r.reportCondDropped(o, n, t, stop+"() is made true by a stop request, whose wake-up reaches the task itself (kthread_stop() wakes the thread)", nil)
 			return
 		}
-		fields := fieldsIn(t)
-		for _, w := range r.wakersOf(n.Q) {
-			if w.Fn.Name == n.Fn.Name || w.Derived {
-				continue
-			}
-			for _, fd := range fields {
-				st, by := r.storeBeforeWake(w, fd)
-				if st == "" {
-					continue
-				}
-				why := fmt.Sprintf("%s() stores `%s` and then wakes the queue", by, st)
-				if by != w.Fn.Name {
-					why = fmt.Sprintf("%s() stores `%s` before %s() wakes the queue", by, st, w.Fn.Name)
-				}
-				r.reportCondDropped(o, n, t, why, w)
-				return
-			}
+		if why, w := r.storingWaker(n.Q, n.Fn.Name, t); w != nil {
+			r.reportCondDropped(o, n, t, why, w)
+			return
 		}
 	}
+}
+
+// newCallTakesOver reports whether the condition text nc calls a
+// function that the old condition oc did not: a helper that may test a
+// dropped term itself.
+func newCallTakesOver(nc, oc string) bool {
+	for _, m := range condCallRe.FindAllStringSubmatch(nc, -1) {
+		if !trivialCalls[m[1]] && !strings.Contains(oc, m[1]+"(") {
+			return true
+		}
+	}
+	return false
+}
+
+// storingWaker returns a waker of queue q, outside the function self,
+// that stores a member the condition term reads before it wakes the
+// queue, and says so; nil when there is none.
+func (r *checker) storingWaker(q, self, term string) (string, *wsite) {
+	fields := fieldsIn(term)
+	for _, w := range r.wakersOf(q) {
+		if w.Fn.Name == self || w.Derived {
+			continue
+		}
+		for _, fd := range fields {
+			st, by := r.storeBeforeWake(w, fd)
+			if st == "" {
+				continue
+			}
+			if by != w.Fn.Name {
+				return fmt.Sprintf("%s() stores `%s` before %s() wakes %s", by, st, w.Fn.Name, q), w
+			}
+			return fmt.Sprintf("%s() stores `%s` and then wakes %s", by, st, q), w
+		}
+	}
+	return "", nil
 }
 
 // maxCallLines bounds the lines a call's arguments span.

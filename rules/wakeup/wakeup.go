@@ -159,7 +159,7 @@ type checker struct {
 	// lockRes is the resolver those walks run over: no index, so each
 	// function alone.
 	lockRes *lockctx.Resolver
-	// lockWrappers memoises lock wrappers by definition file and name
+	// lockWrappers memoises lock wrappers by calling file and name
 	// (heldlocks_wrappers.go);
 	// entryHeld the locks every caller holds, by function
 	// (heldlocks_callers.go).
