@@ -83,7 +83,7 @@ func (t *Table) scanDecls(file string) map[string][]Reg {
 		if a, ok := row.ArgOf[name]; ok {
 			arg = a
 		}
-		if arg < 0 || arg >= len(args) {
+		if arg < 0 || arg >= len(args) || !row.ArgHas.holds(args) {
 			continue
 		}
 		// A copy: the name would keep the file's text.

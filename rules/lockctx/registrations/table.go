@@ -31,6 +31,12 @@ type Callback struct {
 	Prefix []string `yaml:"prefix"`
 	// Via is the member of the registered object holding the function.
 	Via string `yaml:"via"`
+	// ArgHas, when set, limits a Names row to the calls whose argument
+	// ArgHas.Arg holds one of ArgHas.Any: the context depends on what
+	// else is registered (cpuhp_setup_state() runs the callbacks of a
+	// *_STARTING or *_DYING state with interrupts off, the others in a
+	// thread).
+	ArgHas ArgText `yaml:"arg_has"`
 	// Struct and Members: the function is assigned to one of these members
 	// of this struct type.
 	Struct  string   `yaml:"struct"`
@@ -70,6 +76,29 @@ type Callback struct {
 	// file restricts a derived wrapper row (wrappers.go) to calls from
 	// the file of its static wrapper function.
 	file string
+}
+
+// ArgText is a condition on a registration call's argument text: the
+// argument Arg contains one of Any (none: no condition).
+type ArgText struct {
+	Arg int      `yaml:"arg"`
+	Any []string `yaml:"any"`
+}
+
+// holds reports whether the call arguments args meet the condition.
+func (a ArgText) holds(args []string) bool {
+	if len(a.Any) == 0 {
+		return true
+	}
+	if a.Arg < 0 || a.Arg >= len(args) {
+		return false
+	}
+	for _, t := range a.Any {
+		if strings.Contains(args[a.Arg], t) {
+			return true
+		}
+	}
+	return false
 }
 
 // Reg is one registration of a function found in a view: the row

@@ -200,7 +200,7 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 	var out siteRegs
 	for i := range rows {
 		row := &rows[i]
-		if !slices.Contains(row.Names, c.Name) || row.file != "" && row.file != caller.File {
+		if !slices.Contains(row.Names, c.Name) || row.file != "" && row.file != caller.File || !row.ArgHas.holds(c.Args) {
 			continue
 		}
 		arg := row.Arg

@@ -175,7 +175,9 @@ func (t *Table) wrappersOf(row *Callback, name string, seen map[string]bool) []C
 	var out []Callback
 	for _, site := range t.ix.Callers(name) {
 		c := site.Call
-		if arg < 0 || arg >= len(c.Args) || seen[site.Func.Name] || row.file != "" && site.Func.File != row.file {
+		if arg < 0 || arg >= len(c.Args) || seen[site.Func.Name] || row.file != "" && site.Func.File != row.file || !row.ArgHas.holds(c.Args) {
+			// A wrapper whose own call does not meet the row's
+			// argument condition registers nothing by it.
 			continue
 		}
 		id := callbackName(c.Args[arg])
@@ -190,7 +192,7 @@ func (t *Table) wrappersOf(row *Callback, name string, seen map[string]bool) []C
 		}
 		seen[site.Func.Name] = true
 		w := *row
-		w.Names, w.Arg, w.ArgOf, w.Prefix = []string{site.Func.Name}, j, nil, nil
+		w.Names, w.Arg, w.ArgOf, w.Prefix, w.ArgHas = []string{site.Func.Name}, j, nil, nil, ArgText{}
 		w.Why = row.Why + " (" + site.Func.Name + "() passes its " + id + " to " + name + "())"
 		if site.Func.Static && !strings.HasSuffix(site.Func.File, ".h") {
 			w.file = site.Func.File
