@@ -34,29 +34,39 @@ func FlatHoldsAny(flat []byte, texts []string) bool {
 }
 
 // lifted reports whether row c does not apply to a function registered
-// from file: the file's source holds one of the row's Unless texts.
-// A file that cannot be read keeps the row.
+// from file: the file's source holds one of the row's Unless texts, or
+// none of its Only texts. A file that cannot be read (or no tree) keeps a
+// row without Only texts and lifts one with them: what a row's object
+// must declare is not assumed.
 func (r *Resolver) lifted(c *Callback, file string) bool {
-	if len(c.Unless) == 0 || r.ix == nil || file == "" {
+	if len(c.Unless) == 0 && len(c.Only) == 0 {
 		return false
 	}
-	key := "lockctx.unless:" + strings.Join(c.Unless, "\x00") + "\x00" + file
+	if r.ix == nil || file == "" {
+		return len(c.Only) > 0
+	}
+	key := "lockctx.unless:" + strings.Join(c.Unless, "\x00") + "\x01" + strings.Join(c.Only, "\x00") + "\x00" + file
 	return r.fileMemo(key, file, func() any {
 		src, err := r.ix.ReadFile(file)
-		return err == nil && FlatHoldsAny(Flatten(src), c.Unless)
+		if err != nil {
+			return len(c.Only) > 0
+		}
+		flat := Flatten(src)
+		return FlatHoldsAny(flat, c.Unless) || len(c.Only) > 0 && !FlatHoldsAny(flat, c.Only)
 	}).(bool)
 }
 
 // DeclaredSleeping reports whether assignment a puts a function in a
 // member whose callback row the assigning file lifts: the object declares
 // its callbacks may sleep (a gpio_chip with can_sleep, a blk-mq tag set
-// with BLK_MQ_F_BLOCKING), so the core calls them only where sleeping is
+// with BLK_MQ_F_BLOCKING) or does not ask for the atomic context (a
+// regmap_config without fast_io), so the core calls them only where sleeping is
 // allowed, and the core's calls through that member do not reach it in
 // atomic context.
 func (r *Resolver) DeclaredSleeping(a index.Assign) bool {
 	for i := range r.m.callbacks {
 		c := &r.m.callbacks[i]
-		if len(c.Unless) == 0 || !slices.Contains(c.Members, a.Member) || !r.memberMatches(c, a) {
+		if len(c.Unless) == 0 && len(c.Only) == 0 || !slices.Contains(c.Members, a.Member) || !r.memberMatches(c, a) {
 			continue
 		}
 		if r.lifted(c, a.File) {

@@ -67,6 +67,11 @@ type Callback struct {
 	// can_sleep set, a PCM marked nonatomic), so the core calls them
 	// where sleeping is allowed.
 	Unless []string `yaml:"unless"`
+	// Only, the other way round, limits the row to functions registered
+	// from a file whose source holds one of these texts: the object asks
+	// for the atomic context (a regmap_config with fast_io set takes a
+	// spinlock around the accesses that call its callbacks).
+	Only []string `yaml:"only"`
 	// Kind is the context the function runs in (see Kinds), Why the reason
 	// shown in findings, Source where the kernel says so (documentation or
 	// the code that calls the callback).
