@@ -76,7 +76,10 @@
 // typing (a Typer per resolver, whose look-ups noteMember records as
 // dependencies), over the text layer of package ctype.
 //   - pointer.go: calls through struct members resolved from the index's
-//     assignment table; signaturematch.go: plainly assigned members matched
+//     assignment table (inside a summary, a member with more than six
+//     implementations only when every one of them, or hands the call on,
+//     reaches the target: an i2c adapter's lock_ops->lock_bus);
+//     signaturematch.go: plainly assigned members matched
 //     by argument types; addrassigns.go: "&func" initializers;
 //     privateops.go: member chains typed through the driver's own
 //     headers (hw->mac.ops.acquire_swfw_sync()), and a struct private to
@@ -91,7 +94,9 @@
 //     holding, or, for a container row, how it recovers its object
 //     (from_tasklet()/from_timer() on its only parameter), and what a function's
 //     own calls register (Registered, for a patch that changes a
-//     registration). The registrations themselves are found by package
+//     registration); unless.go: a row lifted by what the registering file
+//     declares (gpio_chip.can_sleep) or kept only where it asks for the
+//     context (regmap_config.fast_io). The registrations themselves are found by package
 //     registrations (a Table per resolver): registration calls tree-wide,
 //     declaration macros such as DEFINE_TIMER, callbacks read from a
 //     table's member, functions passing a callback parameter on to a

@@ -18,7 +18,9 @@ import (
 const maxPointerTargets = 24
 
 // maxNestedPointerTargets bounds them inside summaries (below the
-// patch's own functions).
+// patch's own functions): a member with more implementations (up to
+// maxPointerTargets) is followed there only when every one of them
+// reaches the target, so that the call does whichever runs.
 const maxNestedPointerTargets = 6
 
 // PointerTarget is one function a call through a struct member may reach.
@@ -44,6 +46,16 @@ func (t PointerTarget) Member() string {
 // member of that name is (Heuristic). It returns nil when the member is
 // assigned too often to be informative or nothing is known.
 func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTarget {
+	limit := maxPointerTargets
+	if r.nested > 0 {
+		limit = maxNestedPointerTargets
+	}
+	return r.pointerTargets(c, caller, limit)
+}
+
+// pointerTargets is PointerTargets with at most limit functions (nil
+// beyond).
+func (r *Resolver) pointerTargets(c cscan.Call, caller *cscan.Func, limit int) []PointerTarget {
 	if r.ix == nil {
 		return nil
 	}
@@ -105,7 +117,7 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 		}
 		seen[defs[0]] = true
 		out = append(out, PointerTarget{Func: defs[0], Assign: a, Heuristic: heuristic})
-		if len(out) > maxPointerTargets || r.nested > 0 && len(out) > maxNestedPointerTargets {
+		if len(out) > limit {
 			return nil
 		}
 	}
@@ -129,18 +141,31 @@ func (r *Resolver) structAssigns(tag, member string) []index.Assign {
 // pointerSummary summarises a call through a function pointer from the
 // functions assigned to the member: the call may reach the target when
 // one of them does; the proof is weak unless every implementation does or
-// the assignment is unique.
+// the assignment is unique. Inside a summary, a member with more than
+// maxNestedPointerTargets implementations counts only when every one of
+// them reaches the target (an i2c adapter's lock_ops->lock_bus: each
+// takes a mutex).
 func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
-	targets := r.PointerTargets(c, caller)
+	targets := r.pointerTargets(c, caller, maxPointerTargets)
 	if len(targets) == 0 {
 		return nil
 	}
+	every := r.nested > 0 && len(targets) > maxNestedPointerTargets
 	var first *Reach
 	var firstT, argT PointerTarget
 	var args []ArgReach
-	reach, argN := 0, 0
+	reach, argN, back := 0, 0, 0
 	for _, t := range targets {
 		s := r.SummaryOf(t.Func)
+		if every && s.Reach == nil && len(s.ArgReaches) == 0 && handsOn(t.Func, caller.Name, c.Name) {
+			// An implementation that hands the call on, to the function
+			// making it (i2c_parent_lock_bus() -> i2c_lock_bus() of the
+			// parent adapter) or through the same member of another
+			// object (a proxy adapter's lock_bus), does what the other
+			// implementations do.
+			back++
+			continue
+		}
 		if s.Reach == nil && len(s.ArgReaches) > 0 {
 			argN++
 			if args == nil {
@@ -160,6 +185,9 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 			first, firstT = s.Reach, t
 		}
 	}
+	if every && reach+back < len(targets) && (reach > 0 || argN+back < len(targets)) {
+		return nil
+	}
 	if first == nil {
 		if argN < len(targets) {
 			// Only some implementations reach the target, unless the
@@ -174,7 +202,7 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	}
 	p := *first
 	p.Steps = append([]report.Step{ViaStep(firstT)}, first.Steps...)
-	if reach < len(targets) {
+	if reach+back < len(targets) {
 		p.Weak = true
 		p.Why += fmt.Sprintf("; %d of the %d functions assigned to %s may", reach, len(targets), firstT.Member())
 	}
@@ -182,6 +210,21 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 		p.Weak = true
 	}
 	return &Summary{Reach: &p}
+}
+
+// handsOn reports whether fn calls the function named caller, or a
+// function pointer through the same member as call.
+func handsOn(fn *cscan.Func, caller, call string) bool {
+	_, member, _ := typing.PointerMember(call)
+	for _, c := range fn.Calls {
+		if c.Name == caller {
+			return true
+		}
+		if _, m, ok := typing.PointerMember(c.Name); ok && m != "" && m == member {
+			return true
+		}
+	}
+	return false
 }
 
 // matchedByName marks the step of a call through a pointer whose
