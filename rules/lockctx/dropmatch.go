@@ -71,11 +71,44 @@ func dropWrittenIn(d Effect) bool {
 // "o.move_lock" for q->o->move_lock): enough to tell the locks named
 // "lock" apart. A name of two parts is the whole expression (q->lock).
 func lockName(key string) string {
-	parts := strings.FieldsFunc(strings.ReplaceAll(key, "->", "."), func(r rune) bool { return r == '.' })
-	if len(parts) > 2 {
-		parts = parts[len(parts)-2:]
+	// The last two non-empty parts between "." and "->", found from the
+	// end without splitting the whole expression: releaseCallee asks
+	// this for every lock held at every drop it matches.
+	var parts [2]string
+	n, end := 0, len(key)
+	for i := len(key); i >= 0 && n < 2; i-- {
+		sep := 0
+		switch {
+		case i == 0:
+			sep = -1
+		case key[i-1] == '.':
+			sep = 1
+		case key[i-1] == '>' && i >= 2 && key[i-2] == '-':
+			sep = 2
+		}
+		if sep == 0 {
+			continue
+		}
+		if i < end {
+			parts[n] = key[i:end]
+			n++
+		}
+		if sep < 0 {
+			break
+		}
+		end = i - sep
+		i -= sep - 1
 	}
-	return strings.Join(parts, ".")
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	if s := len(key) - len(parts[0]) - len(parts[1]) - 1; s >= 0 && key[s:] == parts[1]+"."+parts[0] {
+		return key[s:]
+	}
+	return parts[1] + "." + parts[0]
 }
 
 // dropsInCaller returns the drops ds of the function a call c from caller
