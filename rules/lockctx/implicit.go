@@ -44,13 +44,13 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 				continue
 			}
 			for _, reg := range r.regs.Members(a) {
-				if !r.lifted(reg.Row, a.File) {
+				if !r.liftedAt(reg.Row, a) {
 					add(reg.Row, reg.Step)
 				}
 			}
 			for i := range r.m.callbacks {
 				c := &r.m.callbacks[i]
-				if len(c.Members) == 0 || !slices.Contains(c.Members, a.Member) || !r.memberMatches(c, a) || r.lifted(c, a.File) {
+				if len(c.Members) == 0 || !slices.Contains(c.Members, a.Member) || !r.memberMatches(c, a) || r.liftedAt(c, a) {
 					continue
 				}
 				if c.HeldFrom != "" {

@@ -88,8 +88,8 @@ func Compile(section string, locks *lockmodel.Table, t *Tables, target Target) (
 		if len(c.Prefix) > 0 && (c.Decl || slices.Contains(c.Prefix, "")) {
 			return nil, fmt.Errorf("%s.callbacks[%d]: a prefix row names registration calls (not decl), by non-empty prefixes", section, i)
 		}
-		if len(c.ArgHas.Any) > 0 && len(c.Names) == 0 && len(c.Prefix) == 0 {
-			return nil, fmt.Errorf("%s.callbacks[%d]: arg_has conditions a registration call (names or prefix)", section, i)
+		if len(c.ArgHas.Any) > 0 && (len(c.Names) == 0 && len(c.Prefix) == 0 || c.ArgHas.Arg < 0 || slices.Contains(c.ArgHas.Any, "")) {
+			return nil, fmt.Errorf("%s.callbacks[%d]: arg_has conditions a registration call (names or prefix) on a non-negative argument, by non-empty texts", section, i)
 		}
 		if c.Why == "" {
 			return nil, fmt.Errorf("%s.callbacks[%d]: needs why", section, i)

@@ -53,6 +53,19 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	return r.pointerTargets(c, caller, limit)
 }
 
+// callTag returns the struct type of the object a call through a member
+// is made on (base is its expression), "" when it cannot be told.
+func (r *Resolver) callTag(c cscan.Call, base string, caller *cscan.Func) string {
+	tag := r.typ.BaseTag(base, caller)
+	if tag == "" {
+		tag = r.typ.ExprTag(base, caller)
+	}
+	if tag == "" {
+		tag = r.chainTag(c, caller)
+	}
+	return tag
+}
+
 // pointerTargets is PointerTargets with at most limit functions (nil
 // beyond).
 func (r *Resolver) pointerTargets(c cscan.Call, caller *cscan.Func, limit int) []PointerTarget {
@@ -64,13 +77,7 @@ func (r *Resolver) pointerTargets(c cscan.Call, caller *cscan.Func, limit int) [
 		return nil
 	}
 	as := r.ix.AssignsTo(member)
-	tag := r.typ.BaseTag(base, caller)
-	if tag == "" {
-		tag = r.typ.ExprTag(base, caller)
-	}
-	if tag == "" {
-		tag = r.chainTag(c, caller)
-	}
+	tag := r.callTag(c, base, caller)
 	switch {
 	case tag == "" && r.nested > 0:
 		// Resolved by member name alone: never followed inside a
@@ -157,7 +164,7 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	reach, argN, back := 0, 0, 0
 	for _, t := range targets {
 		s := r.SummaryOf(t.Func)
-		if every && s.Reach == nil && len(s.ArgReaches) == 0 && handsOn(t.Func, caller.Name, c.Name) {
+		if every && s.Reach == nil && len(s.ArgReaches) == 0 && r.handsOn(t.Func, caller, c) {
 			// An implementation that hands the call on, to the function
 			// making it (i2c_parent_lock_bus() -> i2c_lock_bus() of the
 			// parent adapter) or through the same member of another
@@ -212,15 +219,26 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	return &Summary{Reach: &p}
 }
 
-// handsOn reports whether fn calls the function named caller, or a
-// function pointer through the same member as call.
-func handsOn(fn *cscan.Func, caller, call string) bool {
-	_, member, _ := typing.PointerMember(call)
-	for _, c := range fn.Calls {
-		if c.Name == caller {
+// handsOn reports whether implementation fn hands call c (made by
+// caller) on: it calls caller, or the same member of the same struct type
+// on another object.
+func (r *Resolver) handsOn(fn, caller *cscan.Func, c cscan.Call) bool {
+	base, member, _ := typing.PointerMember(c.Name)
+	tag := ""
+	for _, d := range fn.Calls {
+		if d.Name == caller.Name {
 			return true
 		}
-		if _, m, ok := typing.PointerMember(c.Name); ok && m != "" && m == member {
+		b, m, ok := typing.PointerMember(d.Name)
+		if !ok || m == "" || m != member {
+			continue
+		}
+		if tag == "" {
+			if tag = r.callTag(c, base, caller); tag == "" {
+				return false
+			}
+		}
+		if r.callTag(d, b, fn) == tag {
 			return true
 		}
 	}

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // A callback row's Unless texts lift it for the objects that declare
@@ -34,26 +36,110 @@ func FlatHoldsAny(flat []byte, texts []string) bool {
 }
 
 // lifted reports whether row c does not apply to a function registered
-// from file: the file's source holds one of the row's Unless texts, or
-// none of its Only texts. A file that cannot be read (or no tree) keeps a
-// row without Only texts and lifts one with them: what a row's object
-// must declare is not assumed.
+// from file: the file's source (its comments blanked) holds one of the
+// row's Unless texts, or none of its Only texts. A file that cannot be
+// read (or no tree) keeps a row without Only texts and lifts one with
+// them: what a row's object must declare is not assumed.
 func (r *Resolver) lifted(c *Callback, file string) bool {
+	return r.liftedFor(c, file, "")
+}
+
+// liftedAt is lifted for a function assigned to a member by a: when a is
+// made in a top-level initializer (a.Var), the Only texts are those of
+// that object, in its initializer or set on a copy at run time
+// (cfg.fast_io = true), not those of another object of the file.
+func (r *Resolver) liftedAt(c *Callback, a index.Assign) bool {
+	return r.liftedFor(c, a.File, a.Var)
+}
+
+func (r *Resolver) liftedFor(c *Callback, file, obj string) bool {
 	if len(c.Unless) == 0 && len(c.Only) == 0 {
 		return false
 	}
 	if r.ix == nil || file == "" {
 		return len(c.Only) > 0
 	}
-	key := "lockctx.unless:" + strings.Join(c.Unless, "\x00") + "\x01" + strings.Join(c.Only, "\x00") + "\x00" + file
+	if len(c.Only) == 0 {
+		obj = ""
+	}
+	key := "lockctx.unless:" + strings.Join(c.Unless, "\x00") + "\x01" + strings.Join(c.Only, "\x00") + "\x01" + obj + "\x00" + file
 	return r.fileMemo(key, file, func() any {
 		src, err := r.ix.ReadFile(file)
 		if err != nil {
 			return len(c.Only) > 0
 		}
-		flat := Flatten(src)
-		return FlatHoldsAny(flat, c.Unless) || len(c.Only) > 0 && !FlatHoldsAny(flat, c.Only)
+		text := typing.StripComments(string(src))
+		flat := Flatten([]byte(text))
+		if FlatHoldsAny(flat, c.Unless) {
+			return true
+		}
+		return len(c.Only) > 0 && !asksFor(text, flat, obj, c.Only)
 	}).(bool)
+}
+
+// asksFor reports whether a file (text, its comments blanked, and flat,
+// that Flatten'ed) asks for one of the only texts: anywhere when obj is
+// "", else in obj's initializer ("obj = {...}") or as a store to a member
+// at run time (the text after an identifier or a closing bracket:
+// "cfg.fast_io=true", not the ",.fast_io=true" of another initializer).
+func asksFor(text string, flat []byte, obj string, only []string) bool {
+	if obj == "" {
+		return FlatHoldsAny(flat, only)
+	}
+	if body := initializerOf(text, obj); body != "" && FlatHoldsAny(Flatten([]byte(body)), only) {
+		return true
+	}
+	for _, t := range only {
+		t := []byte(strings.Join(strings.Fields(t), ""))
+		for i := 0; ; {
+			j := bytes.Index(flat[i:], t)
+			if j < 0 {
+				break
+			}
+			if k := i + j; k > 0 && (cscan.IsIdentChar(flat[k-1]) || flat[k-1] == ')' || flat[k-1] == ']') {
+				return true
+			}
+			i += j + 1
+		}
+	}
+	return false
+}
+
+// initializerOf returns the braces of the first "obj = {...}" of text,
+// "" when there is none.
+func initializerOf(text, obj string) string {
+	for i := 0; ; {
+		j := strings.Index(text[i:], obj)
+		if j < 0 {
+			return ""
+		}
+		k := i + j
+		i = k + len(obj)
+		if k > 0 && cscan.IsIdentChar(text[k-1]) || i < len(text) && cscan.IsIdentChar(text[i]) {
+			continue
+		}
+		rest := strings.TrimLeft(text[i:], " \t\n")
+		if !strings.HasPrefix(rest, "=") {
+			continue
+		}
+		rest = strings.TrimLeft(rest[1:], " \t\n")
+		if !strings.HasPrefix(rest, "{") {
+			continue
+		}
+		depth := 0
+		for e := 0; e < len(rest); e++ {
+			switch rest[e] {
+			case '{':
+				depth++
+			case '}':
+				depth--
+				if depth == 0 {
+					return rest[:e+1]
+				}
+			}
+		}
+		return rest
+	}
 }
 
 // DeclaredSleeping reports whether assignment a puts a function in a
@@ -69,7 +155,7 @@ func (r *Resolver) DeclaredSleeping(a index.Assign) bool {
 		if len(c.Unless) == 0 && len(c.Only) == 0 || !slices.Contains(c.Members, a.Member) || !r.memberMatches(c, a) {
 			continue
 		}
-		if r.lifted(c, a.File) {
+		if r.liftedAt(c, a) {
 			return true
 		}
 	}

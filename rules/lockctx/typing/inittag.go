@@ -47,7 +47,7 @@ func (ty *Typer) InitTag(file string, line int, fn string) string {
 	if from == line-1 {
 		text = cur[:i]
 	}
-	text = stripComments(text)
+	text = StripComments(text)
 	// designators are the members of the open braces, innermost first.
 	var designators []string
 	depth := 0
@@ -105,9 +105,9 @@ func (ty *Typer) designatedTag(outer string, designators []string, file string) 
 	return tag
 }
 
-// stripComments blanks C comments (keeping newlines), so that braces in
-// them do not count.
-func stripComments(s string) string {
+// StripComments blanks C comments (keeping newlines), so that braces and
+// declarations in them do not count.
+func StripComments(s string) string {
 	if !strings.Contains(s, "/") {
 		return s
 	}
