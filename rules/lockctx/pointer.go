@@ -164,7 +164,12 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	reach, argN, back := 0, 0, 0
 	for _, t := range targets {
 		s := r.SummaryOf(t.Func)
-		if every && s.Reach == nil && len(s.ArgReaches) == 0 && r.handsOn(t.Func, caller, c) {
+		if every && s.Reach == nil && len(s.ArgReaches) == 0 {
+			if !r.handsOn(t.Func, caller, c) {
+				// One implementation that does not reach the target
+				// settles it: the member is not followed.
+				return nil
+			}
 			// An implementation that hands the call on, to the function
 			// making it (i2c_parent_lock_bus() -> i2c_lock_bus() of the
 			// parent adapter) or through the same member of another
