@@ -8,6 +8,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
@@ -105,8 +106,8 @@ func asksFor(text string, flat []byte, obj string, only []string) bool {
 	return false
 }
 
-// initializerOf returns the braces of the first "obj = {...}" of text,
-// "" when there is none.
+// initializerOf returns what the braces of the first "obj = {...}" of
+// text hold, "" when there is none (or the braces do not close).
 func initializerOf(text, obj string) string {
 	for i := 0; ; {
 		j := strings.Index(text[i:], obj)
@@ -126,19 +127,8 @@ func initializerOf(text, obj string) string {
 		if !strings.HasPrefix(rest, "{") {
 			continue
 		}
-		depth := 0
-		for e := 0; e < len(rest); e++ {
-			switch rest[e] {
-			case '{':
-				depth++
-			case '}':
-				depth--
-				if depth == 0 {
-					return rest[:e+1]
-				}
-			}
-		}
-		return rest
+		body, _ := ctype.BraceBody(rest[1:])
+		return body
 	}
 }
 

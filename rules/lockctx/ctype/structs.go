@@ -23,7 +23,7 @@ func ParseStructs(text string) Structs {
 	for _, m := range structOpenings(text) {
 		// A copy: the result outlives the source text.
 		tag := strings.Clone(text[m[0]:m[1]])
-		body, ok := braceBody(text[m[2]:])
+		body, ok := BraceBody(text[m[2]:])
 		if !ok {
 			continue
 		}
@@ -41,9 +41,9 @@ func ParseStructs(text string) Structs {
 	return out
 }
 
-// braceBody returns the text up to the brace closing the one just before
+// BraceBody returns the text up to the brace closing the one just before
 // s (struct bodies are bounded to keep a stray brace cheap).
-func braceBody(s string) (string, bool) {
+func BraceBody(s string) (string, bool) {
 	const maxBody = 64 << 10
 	depth := 1
 	for i := 0; i < len(s) && i < maxBody; i++ {
