@@ -76,10 +76,7 @@
 // typing (a Typer per resolver, whose look-ups noteMember records as
 // dependencies), over the text layer of package ctype.
 //   - pointer.go: calls through struct members resolved from the index's
-//     assignment table (inside a summary, a member with more than six
-//     implementations only when every one of them, or hands the call on,
-//     reaches the target: an i2c adapter's lock_ops->lock_bus);
-//     signaturematch.go: plainly assigned members matched
+//     assignment table; signaturematch.go: plainly assigned members matched
 //     by argument types; addrassigns.go: "&func" initializers;
 //     privateops.go: member chains typed through the driver's own
 //     headers (hw->mac.ops.acquire_swfw_sync()), and a struct private to

@@ -18,9 +18,7 @@ import (
 const maxPointerTargets = 24
 
 // maxNestedPointerTargets bounds them inside summaries (below the
-// patch's own functions): a member with more implementations (up to
-// maxPointerTargets) is followed there only when every one of them
-// reaches the target, so that the call does whichever runs.
+// patch's own functions).
 const maxNestedPointerTargets = 6
 
 // PointerTarget is one function a call through a struct member may reach.
@@ -46,29 +44,6 @@ func (t PointerTarget) Member() string {
 // member of that name is (Heuristic). It returns nil when the member is
 // assigned too often to be informative or nothing is known.
 func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTarget {
-	limit := maxPointerTargets
-	if r.nested > 0 {
-		limit = maxNestedPointerTargets
-	}
-	return r.pointerTargets(c, caller, limit)
-}
-
-// callTag returns the struct type of the object a call through a member
-// is made on (base is its expression), "" when it cannot be told.
-func (r *Resolver) callTag(c cscan.Call, base string, caller *cscan.Func) string {
-	tag := r.typ.BaseTag(base, caller)
-	if tag == "" {
-		tag = r.typ.ExprTag(base, caller)
-	}
-	if tag == "" {
-		tag = r.chainTag(c, caller)
-	}
-	return tag
-}
-
-// pointerTargets is PointerTargets with at most limit functions (nil
-// beyond).
-func (r *Resolver) pointerTargets(c cscan.Call, caller *cscan.Func, limit int) []PointerTarget {
 	if r.ix == nil {
 		return nil
 	}
@@ -77,7 +52,13 @@ func (r *Resolver) pointerTargets(c cscan.Call, caller *cscan.Func, limit int) [
 		return nil
 	}
 	as := r.ix.AssignsTo(member)
-	tag := r.callTag(c, base, caller)
+	tag := r.typ.BaseTag(base, caller)
+	if tag == "" {
+		tag = r.typ.ExprTag(base, caller)
+	}
+	if tag == "" {
+		tag = r.chainTag(c, caller)
+	}
 	switch {
 	case tag == "" && r.nested > 0:
 		// Resolved by member name alone: never followed inside a
@@ -124,7 +105,7 @@ func (r *Resolver) pointerTargets(c cscan.Call, caller *cscan.Func, limit int) [
 		}
 		seen[defs[0]] = true
 		out = append(out, PointerTarget{Func: defs[0], Assign: a, Heuristic: heuristic})
-		if len(out) > limit {
+		if len(out) > maxPointerTargets || r.nested > 0 && len(out) > maxNestedPointerTargets {
 			return nil
 		}
 	}
@@ -148,36 +129,18 @@ func (r *Resolver) structAssigns(tag, member string) []index.Assign {
 // pointerSummary summarises a call through a function pointer from the
 // functions assigned to the member: the call may reach the target when
 // one of them does; the proof is weak unless every implementation does or
-// the assignment is unique. Inside a summary, a member with more than
-// maxNestedPointerTargets implementations counts only when every one of
-// them reaches the target (an i2c adapter's lock_ops->lock_bus: each
-// takes a mutex).
+// the assignment is unique.
 func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
-	targets := r.pointerTargets(c, caller, maxPointerTargets)
+	targets := r.PointerTargets(c, caller)
 	if len(targets) == 0 {
 		return nil
 	}
-	every := r.nested > 0 && len(targets) > maxNestedPointerTargets
 	var first *Reach
 	var firstT, argT PointerTarget
 	var args []ArgReach
-	reach, argN, back := 0, 0, 0
+	reach, argN := 0, 0
 	for _, t := range targets {
 		s := r.SummaryOf(t.Func)
-		if every && s.Reach == nil && len(s.ArgReaches) == 0 {
-			if !r.handsOn(t.Func, caller, c) {
-				// One implementation that does not reach the target
-				// settles it: the member is not followed.
-				return nil
-			}
-			// An implementation that hands the call on, to the function
-			// making it (i2c_parent_lock_bus() -> i2c_lock_bus() of the
-			// parent adapter) or through the same member of another
-			// object (a proxy adapter's lock_bus), does what the other
-			// implementations do.
-			back++
-			continue
-		}
 		if s.Reach == nil && len(s.ArgReaches) > 0 {
 			argN++
 			if args == nil {
@@ -197,9 +160,6 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 			first, firstT = s.Reach, t
 		}
 	}
-	if every && reach+back < len(targets) && (reach > 0 || argN+back < len(targets)) {
-		return nil
-	}
 	if first == nil {
 		if argN < len(targets) {
 			// Only some implementations reach the target, unless the
@@ -214,7 +174,7 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	}
 	p := *first
 	p.Steps = append([]report.Step{ViaStep(firstT)}, first.Steps...)
-	if reach+back < len(targets) {
+	if reach < len(targets) {
 		p.Weak = true
 		p.Why += fmt.Sprintf("; %d of the %d functions assigned to %s may", reach, len(targets), firstT.Member())
 	}
@@ -222,32 +182,6 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 		p.Weak = true
 	}
 	return &Summary{Reach: &p}
-}
-
-// handsOn reports whether implementation fn hands call c (made by
-// caller) on: it calls caller, or the same member of the same struct type
-// on another object.
-func (r *Resolver) handsOn(fn, caller *cscan.Func, c cscan.Call) bool {
-	base, member, _ := typing.PointerMember(c.Name)
-	tag := ""
-	for _, d := range fn.Calls {
-		if d.Name == caller.Name {
-			return true
-		}
-		b, m, ok := typing.PointerMember(d.Name)
-		if !ok || m == "" || m != member {
-			continue
-		}
-		if tag == "" {
-			if tag = r.callTag(c, base, caller); tag == "" {
-				return false
-			}
-		}
-		if r.callTag(d, b, fn) == tag {
-			return true
-		}
-	}
-	return false
 }
 
 // matchedByName marks the step of a call through a pointer whose
