@@ -92,9 +92,11 @@
 //     (from_tasklet()/from_timer() on its only parameter), and what a function's
 //     own calls register (Registered, for a patch that changes a
 //     registration); unless.go: a row lifted by what the registering file
-//     declares (gpio_chip.can_sleep) or kept only where it asks for the
-//     context (regmap_config.fast_io). The registrations themselves are found by package
-//     registrations (a Table per resolver): registration calls tree-wide,
+//     declares (gpio_chip.can_sleep) or kept only where the object asks
+//     for the context (regmap_config.fast_io). The registrations
+//     themselves are found by package registrations (a Table per
+//     resolver): registration calls tree-wide (arg_has: only those whose
+//     other argument says so, cpuhp_setup_state() of a STARTING state),
 //     declaration macros such as DEFINE_TIMER, callbacks read from a
 //     table's member, functions passing a callback parameter on to a
 //     registration.
