@@ -137,7 +137,11 @@ func (f *flatBuilder) call(ev event) {
 		return
 	}
 	if ar := r.primArgReach(fn, c); ar != nil && !r.primArgGuarded(c) {
-		if st, _ := f.heldAt(ev.pos, c.Guards); st.Empty() && len(s.ArgReaches) < 4 {
+		// The caller contexts released before the primitive go with the
+		// reach, as with any reach (xarray's __xas_nomem() unlocks the
+		// caller's xa_lock before it allocates with a blocking mask).
+		if st, drops := f.heldAt(ev.pos, c.Guards); st.Empty() && len(s.ArgReaches) < 4 {
+			ar.Reach.Drops = drops
 			s.ArgReaches = append(s.ArgReaches, *ar)
 		}
 		return
