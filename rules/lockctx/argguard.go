@@ -79,3 +79,39 @@ func (r *Resolver) guardedReach(fn *cscan.Func, c cscan.Call, p Reach) *ArgReach
 
 // normExpr drops the blanks of an expression.
 func normExpr(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// argExcluded reports whether c lies where a test of expression arg says
+// the target cannot be reached with it: in the else branch of a positive
+// test (`if (gfpflags_allow_blocking(gfp)) ... else kmalloc(n, gfp)`) or
+// under a negated one (`if (!gfpflags_allow_blocking(gfp))`). Such a
+// call never reaches the target, whatever the callers pass.
+func (r *Resolver) argExcluded(fn *cscan.Func, c cscan.Call, arg string) bool {
+	ag, ok := r.m.target.(ArgGuard)
+	if !ok {
+		return false
+	}
+	want := normExpr(arg)
+	for _, g := range c.Guards {
+		var cond string
+		switch g.Kind {
+		case "else":
+			x, ok := r.elseCond(fn, g.Line)
+			if !ok {
+				continue
+			}
+			cond = x
+		case "if":
+			x := strings.TrimSpace(unwrap(g.Cond))
+			if !strings.HasPrefix(x, "!") || strings.HasPrefix(x, "!=") {
+				continue
+			}
+			cond = x[1:]
+		default:
+			continue
+		}
+		if x, ok := ag.GuardArg([]cscan.Guard{{Kind: "if", Cond: cond, Line: g.Line}}); ok && normExpr(x) == want {
+			return true
+		}
+	}
+	return false
+}

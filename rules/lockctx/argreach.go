@@ -44,11 +44,17 @@ func (r *Resolver) argReach(fn *cscan.Func, c cscan.Call, cs *Summary) (*Reach, 
 		if r.argGuarded(c, arg) {
 			continue
 		}
-		if why, ok := at.ReachesWith(ar.Call, arg); ok && reach == nil {
-			p := ar.Reach
-			p.Why = why + " (passed down as " + c.Name + "()'s parameter)"
-			p.Steps = append([]report.Step{step}, ar.Steps...)
-			reach = &p
+		if why, ok := at.ReachesWith(ar.Call, arg); ok {
+			// Of the reaches the value takes, the one that releases the
+			// fewest of the caller's contexts on its way: a helper that
+			// drops the caller's lock before one allocation may make
+			// another without dropping it.
+			if reach == nil || len(ar.Reach.Drops) < len(reach.Drops) {
+				p := ar.Reach
+				p.Why = why + " (passed down as " + c.Name + "()'s parameter)"
+				p.Steps = append([]report.Step{step}, ar.Steps...)
+				reach = &p
+			}
 			continue
 		}
 		if j := r.argParam(fn, arg); j >= 0 {
@@ -73,7 +79,7 @@ func (r *Resolver) primArgReach(fn *cscan.Func, c cscan.Call) *ArgReach {
 		return nil
 	}
 	j := r.argParam(fn, c.Args[i])
-	if j < 0 {
+	if j < 0 || r.argExcluded(fn, c, c.Args[i]) {
 		return nil
 	}
 	return &ArgReach{Param: j, Call: c, Reach: Reach{Steps: []report.Step{StepOf(fn, c.Line, CallText(c))}, Prim: c.Name}}
