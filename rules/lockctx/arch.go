@@ -47,12 +47,34 @@ func buildable(defs []*cscan.Func, fromFile string) []*cscan.Func {
 
 // configStub reports whether fn is the stand-in a header defines for
 // builds without a feature: a static inline function in a header that
-// calls nothing ("static inline int iommu_map(...) { return -ENODEV; }"
-// under #ifndef CONFIG_IOMMU_API), outside arch/ (an architecture's own
-// header definition is its real one). The scanner keeps both sides of an
-// #if, so the stub and the real definition are both in the index.
+// calls nothing but the error-pointer helpers and warnings
+// ("static inline int iommu_map(...) { return -ENODEV; }" under #ifndef
+// CONFIG_IOMMU_API, "static inline struct clk *of_clk_get(...) { return
+// ERR_PTR(-ENOENT); }" under !CONFIG_COMMON_CLK), outside arch/ (an
+// architecture's own header definition is its real one). The scanner keeps
+// both sides of an #if, so the stub and the real definition are both in
+// the index.
 func configStub(fn *cscan.Func) bool {
-	return fn.Static && strings.HasSuffix(fn.File, ".h") && len(fn.Calls) == 0 && archOf(fn.File) == ""
+	if !fn.Static || !strings.HasSuffix(fn.File, ".h") || archOf(fn.File) != "" {
+		return false
+	}
+	for _, c := range fn.Calls {
+		if !stubCall(c.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// stubCall reports whether a call named name is one a config stub makes:
+// an error-pointer helper or an upper-case macro (WARN_ON_ONCE(1),
+// BUILD_BUG()).
+func stubCall(name string) bool {
+	switch name {
+	case "ERR_PTR", "ERR_CAST", "PTR_ERR", "IS_ERR", "IS_ERR_OR_NULL":
+		return true
+	}
+	return isUpperName(name)
 }
 
 // dropConfigStubs drops the config stubs among defs when a real
