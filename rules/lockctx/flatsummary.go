@@ -119,7 +119,13 @@ func (f *flatBuilder) call(ev event) {
 	here := StepOf(fn, c.Line, CallText(c))
 	isLock := f.lockCall(ev, c, here)
 	if isLock && !isGuardCall(c) {
-		return
+		// A lock call may itself sleep before it takes the lock
+		// (lock_sock_fast(): might_sleep(), __lock_sock() on its slow
+		// path): the target's table says so, and the reach is recorded
+		// below like any primitive's.
+		if _, sleeps := r.reachesAt(fn, c); !sleeps {
+			return
+		}
 	}
 	if why, ok := r.reachesAt(fn, c); ok {
 		cond, ok := r.callCond(fn, c, nil, r.m.conditional(c.Guards))

@@ -98,12 +98,12 @@ func (w *walker) call(c cscan.Call, st State) State {
 	here := w.step(c.Line, CallText(c))
 	switch a := m.Classify(c); a.Op {
 	case lockmodel.Take:
-		w.visit(Visit{Call: c, State: st})
+		w.visit(Visit{Call: c, State: st, Reach: w.lockCallReach(c, here)})
 		st = st.Clone()
 		st.acquire(Held{Kind: a.Kind, Key: a.Key, Must: true, At: here})
 		return st
 	case lockmodel.Drop:
-		w.visit(Visit{Call: c, State: st})
+		w.visit(Visit{Call: c, State: st, Reach: w.lockCallReach(c, here)})
 		st = st.Clone()
 		if _, ok := st.Release(a.Kind, a.Key); !ok && w.newDrop(a.Kind, a.Key) {
 			w.Drops = append(w.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: []report.Step{here}})
@@ -425,3 +425,19 @@ func (w *walker) guardReach(c cscan.Call, here report.Step) *Reach {
 // isGuardCall reports whether c declares a guard (guard(class)(...),
 // scoped_guard(class, ...)).
 func isGuardCall(c cscan.Call) bool { return c.Name == "guard" || c.Name == "scoped_guard" }
+
+// lockCallReach returns the reach of a lock call that may itself sleep
+// before it takes or after it drops its lock (the target's table lists
+// it: lock_sock_fast() waits for the socket's owner on its slow path),
+// judged in the state before the call; nil for the others.
+func (w *walker) lockCallReach(c cscan.Call, here report.Step) *Reach {
+	why, ok := w.r.reachesAt(w.fn, c)
+	if !ok {
+		return nil
+	}
+	cond, ok := w.r.callCond(w.fn, c, nil, w.r.m.conditional(c.Guards))
+	if !ok {
+		return nil
+	}
+	return &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Cond: cond}
+}
