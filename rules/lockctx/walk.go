@@ -115,7 +115,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 		}
 		return st
 	case lockmodel.Guard:
-		w.visit(Visit{Call: c, State: st, Reach: w.guardReach(c, here)})
+		w.visit(Visit{Call: c, State: st, Reach: w.lockCallReach(c, here)})
 		if a.Kind != "" {
 			st = st.Clone()
 			h := Held{Kind: a.Kind, Key: a.Key, Must: true, At: here}
@@ -306,7 +306,7 @@ func (w *walker) stmt(s cscan.Stmt, st State) State {
 		}
 		return deadState
 	case *cscan.ScopedGuardStmt:
-		w.visit(Visit{Call: s.Call, State: st, Reach: w.guardReach(s.Call, w.step(s.Line, CallText(s.Call)))})
+		w.visit(Visit{Call: s.Call, State: st, Reach: w.lockCallReach(s.Call, w.step(s.Line, CallText(s.Call)))})
 		a := w.r.m.Classify(s.Call)
 		if a.Kind == "" {
 			return w.stmt(s.Body, st)
@@ -408,9 +408,12 @@ func WalkFrom(r *Resolver, fn *cscan.Func, entry State, visit func(Visit)) State
 	return newWalker(r, fn, visit).run(entry)
 }
 
-// guardReach returns the proof that guard call c reaches the target (a
-// guard whose lock sleeps, guard(mutex)), nil when it does not.
-func (w *walker) guardReach(c cscan.Call, here report.Step) *Reach {
+// lockCallReach returns the proof that lock call c itself reaches the
+// target, nil when it does not: a guard whose lock sleeps (guard(mutex)),
+// or a lock call that may sleep before it takes or after it drops its lock
+// (the target's table lists it: lock_sock_fast() waits for the socket's
+// owner on its slow path), judged in the state before the call.
+func (w *walker) lockCallReach(c cscan.Call, here report.Step) *Reach {
 	why, ok := w.r.reachesAt(w.fn, c)
 	if !ok {
 		return nil
@@ -425,19 +428,3 @@ func (w *walker) guardReach(c cscan.Call, here report.Step) *Reach {
 // isGuardCall reports whether c declares a guard (guard(class)(...),
 // scoped_guard(class, ...)).
 func isGuardCall(c cscan.Call) bool { return c.Name == "guard" || c.Name == "scoped_guard" }
-
-// lockCallReach returns the reach of a lock call that may itself sleep
-// before it takes or after it drops its lock (the target's table lists
-// it: lock_sock_fast() waits for the socket's owner on its slow path),
-// judged in the state before the call; nil for the others.
-func (w *walker) lockCallReach(c cscan.Call, here report.Step) *Reach {
-	why, ok := w.r.reachesAt(w.fn, c)
-	if !ok {
-		return nil
-	}
-	cond, ok := w.r.callCond(w.fn, c, nil, w.r.m.conditional(c.Guards))
-	if !ok {
-		return nil
-	}
-	return &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Cond: cond}
-}
