@@ -67,14 +67,20 @@ func configStub(fn *cscan.Func) bool {
 }
 
 // stubCall reports whether a call named name is one a config stub makes:
-// an error-pointer helper or an upper-case macro (WARN_ON_ONCE(1),
-// BUILD_BUG()).
+// an error-pointer helper or a warning (WARN_ON_ONCE(1), BUILD_BUG()).
+// Other upper-case macros are not: READ_ONCE()/WRITE_ONCE() are the whole
+// body of real inlines (list_empty()).
 func stubCall(name string) bool {
 	switch name {
 	case "ERR_PTR", "ERR_CAST", "PTR_ERR", "IS_ERR", "IS_ERR_OR_NULL":
 		return true
 	}
-	return isUpperName(name)
+	for _, p := range []string{"WARN", "BUG", "BUILD_BUG"} {
+		if strings.HasPrefix(name, p) && isUpperName(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // dropConfigStubs drops the config stubs among defs when a real

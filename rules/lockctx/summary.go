@@ -301,6 +301,12 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	if strings.ContainsAny(name, ">.") {
 		return r.withMemberEffects(r.pointerSummary(c, caller), c, caller)
 	}
+	if ft, ok := r.m.target.(FileTarget); ok && ft.FileDependent(c) {
+		// A primitive decided by the calling file (a regmap access is
+		// atomic in a file that asks fast_io or maps MMIO): its row
+		// answers (reachesAt), not the definition it would lead into.
+		return nil
+	}
 	defs := r.lookup(name, fromFile)
 	if len(defs) == 0 {
 		if s := r.macroSummary(name, fromFile); s != nil {
