@@ -6,7 +6,8 @@
 // systemd: the processes are children of the test binary, each in its own
 // process group, and Stop ends them (and the PostgreSQL cluster if Start
 // started it). A server already answering on 127.0.0.1:8000 is used as it
-// is and left running.
+// is and left running. Jobs a lab that died left unfinished are ended
+// (Incomplete) before a new one starts: nothing is left to run them.
 package lavalab
 
 import (
@@ -45,6 +46,7 @@ type Lab struct {
 	worker  *exec.Cmd
 	stopPG  string // cluster version to stop, if Start started it
 	reused  bool
+	stale   []int64
 	mu      sync.Mutex
 	started time.Duration
 }
@@ -94,6 +96,12 @@ func Start(ctx context.Context, dir string) (*Lab, error) {
 	if err := l.startPG(ctx); err != nil {
 		return nil, err
 	}
+	stale, err := failStale(ctx)
+	if err != nil {
+		l.Stop()
+		return nil, err
+	}
+	l.stale = stale
 	steps := []struct {
 		name string
 		args []string
@@ -133,6 +141,46 @@ func (l *Lab) StartupTime() time.Duration { return l.started }
 
 // Reused reports whether a lab that was already running is used.
 func (l *Lab) Reused() bool { return l.reused }
+
+// Stale lists the jobs an earlier lab left unfinished, which Start ended.
+func (l *Lab) Stale() []int64 { return l.stale }
+
+// failStaleScript ends every unfinished job as Incomplete, the way
+// `lava-server manage jobs fail` ends one, and prints their ids. It runs
+// before the scheduler starts: the clients, file servers and worker of
+// those jobs died with the lab that ran them, and the scheduler would
+// otherwise hand them the devices until their LAVA timeouts (20 minutes
+// of a TCG boot that cannot fetch its kernel).
+const failStaleScript = `from django.db import transaction
+from lava_scheduler_app.models import TestJob
+with transaction.atomic():
+    for j in TestJob.objects.select_for_update().exclude(state=TestJob.STATE_FINISHED):
+        j.go_state_finished(TestJob.HEALTH_INCOMPLETE)
+        j.save()
+        print("stale", j.id)
+`
+
+// failStale runs failStaleScript and returns the ids of the jobs it ended.
+func failStale(ctx context.Context) ([]int64, error) {
+	c := exec.CommandContext(ctx, "lava-server", "manage", "shell", "-c", failStaleScript)
+	c.Env = env()
+	out, err := c.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("lavalab: ending the jobs an earlier lab left: %w: %s", err, ee.Stderr)
+		}
+		return nil, fmt.Errorf("lavalab: ending the jobs an earlier lab left: %w", err)
+	}
+	var ids []int64
+	for _, line := range strings.Split(string(out), "\n") {
+		var id int64
+		if _, err := fmt.Sscanf(line, "stale %d", &id); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
 
 func (l *Lab) spawn(name string, args []string) (*exec.Cmd, error) {
 	out, err := os.Create(filepath.Join(l.dir, name+".out"))

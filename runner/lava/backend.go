@@ -258,6 +258,7 @@ func (b *Backend) boot(ctx context.Context, req *runner.Request, kr *runner.Kern
 		b.m.observe("submit-error", time.Since(start))
 		return nil, fmt.Errorf("%w: submit: %v", ErrInfra, err)
 	}
+	b.m.submitted.Add(1)
 	b.log.Info("lava: job submitted", "label", req.Label, "job", id, "device_type", b.opts.DeviceType)
 	b.m.inFlight.Add(1)
 	job, err := b.follow(ctx, id, jobTimeouts(&jobParams{Spec: spec, DeployTimeout: b.opts.DeployTimeout}).Job+runningSlack)

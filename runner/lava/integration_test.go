@@ -89,7 +89,7 @@ func needLab(t testing.TB) (*lavalab.Lab, string, runner.Options) {
 		defer cancel()
 		lab.l, lab.err = lavalab.Start(ctx, filepath.Join(os.TempDir(), fmt.Sprintf("autosel-lavalab-%d", os.Getpid())))
 		if lab.err == nil {
-			fmt.Fprintf(os.Stderr, "lavalab: lab up in %s (reused: %v)\n", lab.l.StartupTime().Round(time.Millisecond), lab.l.Reused())
+			fmt.Fprintf(os.Stderr, "lavalab: lab up in %s (reused: %v, stale jobs ended: %v)\n", lab.l.StartupTime().Round(time.Millisecond), lab.l.Reused(), lab.l.Stale())
 		}
 		lab.tree = tree
 	})

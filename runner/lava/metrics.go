@@ -11,6 +11,7 @@ import (
 type metrics struct {
 	queued       atomic.Int64 // kernels waiting for a job slot
 	inFlight     atomic.Int64 // jobs submitted and not finished
+	submitted    atomic.Int64 // jobs LAVA accepted
 	baselineHits atomic.Int64
 	latency      *prometheus.HistogramVec
 }
@@ -19,6 +20,7 @@ var (
 	descQueue    = prometheus.NewDesc("autosel_lava_queue_depth", "Kernels built and waiting for a LAVA job slot (lava.max_in_flight).", nil, nil)
 	descInFlight = prometheus.NewDesc("autosel_lava_jobs_in_flight", "LAVA jobs submitted and not finished.", nil, nil)
 	descHits     = prometheus.NewDesc("autosel_lava_baseline_cache_hits_total", "Baseline boots answered from the cache (tree, commit, config, tests).", nil, nil)
+	descSubmits  = prometheus.NewDesc("autosel_lava_jobs_submitted_total", "LAVA jobs submitted (accepted by the server).", nil, nil)
 )
 
 func newMetrics() *metrics {
@@ -37,7 +39,7 @@ func (m *metrics) observe(outcome string, d time.Duration) {
 type collector struct{ m *metrics }
 
 // Collector returns the backend's Prometheus collector: queue depth, jobs
-// in flight, baseline cache hits and the job latency histogram.
+// in flight, jobs submitted, baseline cache hits and the job latency histogram.
 func (b *Backend) Collector() prometheus.Collector { return collector{b.m} }
 
 // Describe implements prometheus.Collector.
@@ -45,6 +47,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descQueue
 	ch <- descInFlight
 	ch <- descHits
+	ch <- descSubmits
 	c.m.latency.Describe(ch)
 }
 
@@ -53,5 +56,6 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descQueue, prometheus.GaugeValue, float64(c.m.queued.Load()))
 	ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(c.m.inFlight.Load()))
 	ch <- prometheus.MustNewConstMetric(descHits, prometheus.CounterValue, float64(c.m.baselineHits.Load()))
+	ch <- prometheus.MustNewConstMetric(descSubmits, prometheus.CounterValue, float64(c.m.submitted.Load()))
 	c.m.latency.Collect(ch)
 }

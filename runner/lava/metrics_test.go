@@ -12,6 +12,7 @@ func TestCollector(t *testing.T) {
 	b.m.queued.Add(3)
 	b.m.inFlight.Add(2)
 	b.m.baselineHits.Add(1)
+	b.m.submitted.Add(4)
 	b.m.observe("result", 12*time.Second)
 	b.m.observe("infra", 90*time.Second)
 	reg := prometheus.NewPedanticRegistry()
@@ -38,7 +39,7 @@ func TestCollector(t *testing.T) {
 		}
 	}
 	want := map[string]float64{"autosel_lava_queue_depth": 3, "autosel_lava_jobs_in_flight": 2,
-		"autosel_lava_baseline_cache_hits_total": 1, "autosel_lava_job_seconds": 2}
+		"autosel_lava_baseline_cache_hits_total": 1, "autosel_lava_jobs_submitted_total": 4, "autosel_lava_job_seconds": 2}
 	for name, v := range want {
 		if got[name] != v {
 			t.Errorf("%s = %v, want %v", name, got[name], v)
