@@ -9,6 +9,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/par"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // siteRegs is what one registration call registers: functions named by
@@ -214,6 +215,9 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 			What: "registered by " + c.Name + "(" + strings.Join(c.Args, ", ") + ")"}
 		if row.Via == "" {
 			if fn := callbackName(c.Args[arg]); fn != "" {
+				if isParam(ix, caller, fn) {
+					continue // a wrapper's parameter (wrappers.go), no function
+				}
 				out.funcs = append(out.funcs, fn)
 				out.regs = append(out.regs, Reg{Row: row, Step: step, File: caller.File})
 			} else if mr, m, ok := memberRegOf(caller, row, step, c.Args[arg]); ok {
@@ -228,4 +232,19 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 		}
 	}
 	return out
+}
+
+// isParam reports whether name is a parameter of caller rather than a
+// function (a wrapper's "handler"), read from caller's header in ix. A
+// function of that name in caller's file is taken to be what it names.
+func isParam(ix *index.Index, caller *cscan.Func, name string) bool {
+	if ix == nil {
+		return false
+	}
+	for _, fn := range ix.Funcs(name) {
+		if fn.File == caller.File {
+			return false
+		}
+	}
+	return typing.New(ix, nil).ParamIndex(caller, name) >= 0
 }

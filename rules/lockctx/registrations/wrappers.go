@@ -12,8 +12,9 @@ import (
 // atomic_notifier_chain_register()).
 const maxWrapperLevels = 3
 
-// maxWrapperRows bounds the registration wrappers derived per view.
-const maxWrapperRows = 256
+// maxWrapperRows bounds the registration wrappers derived per tree (the
+// table's own rows not counted: Linux 6.1 has some 140).
+const maxWrapperRows = 1024
 
 // Rows returns the table's callback rows followed by the rows of
 // registration wrappers: functions that hand one of their own parameters
@@ -147,7 +148,7 @@ func (t *Table) deriveRows() []Callback {
 			seen[n] = true
 		}
 	}
-	level := t.rows
+	level, base := t.rows, len(t.rows)
 	for depth := 0; depth < maxWrapperLevels && len(level) > 0; depth++ {
 		var next []Callback
 		for i := range level {
@@ -156,8 +157,8 @@ func (t *Table) deriveRows() []Callback {
 				next = append(next, t.wrappersOf(row, n, seen)...)
 			}
 		}
-		if len(t.rows)+len(next) > maxWrapperRows {
-			next = next[:maxWrapperRows-len(t.rows)]
+		if len(t.rows)-base+len(next) > maxWrapperRows {
+			next = next[:maxWrapperRows-(len(t.rows)-base)]
 		}
 		t.rows = append(t.rows, next...)
 		level = next
@@ -181,11 +182,13 @@ func (t *Table) wrappersOf(row *Callback, name string, seen map[string]bool) []C
 			continue
 		}
 		id := callbackName(c.Args[arg])
-		if id == "" || strings.HasPrefix(strings.TrimSpace(c.Args[arg]), "&") || len(t.ix.Funcs(id)) > 0 {
-			// A function named directly is a registration, not a
-			// wrapper; "&x" is an object of the wrapper's own.
+		if id == "" || strings.HasPrefix(strings.TrimSpace(c.Args[arg]), "&") {
+			// "&x" is an object of the wrapper's own.
 			continue
 		}
+		// A parameter of the wrapper hides any function of that name
+		// elsewhere in the tree (a "handler" or "fn"); any other name
+		// is a function registered directly, not a wrapper.
 		j := t.typ.ParamIndex(site.Func, id)
 		if j < 0 {
 			continue
