@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"bytes"
+	"path"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -14,14 +15,17 @@ import (
 // spin_lock_irqsave(&xxxcp->lock, flags); cas_lock_tx(xxxcp); } while
 // (0)"). The index holds functions only, so a call to such a macro
 // resolves to nothing. A call that resolves to no function is looked up
-// among the function-like macros its own file defines; the macro's body
+// among the function-like macros its own file defines, then those of the
+// headers it includes with quotes from its directory; the macro's body
 // is parsed as the body of a function of that name and summarised like
 // one, and the call takes the contexts the macro enters and leaves. What
 // the macro may reach is left out: the macros of a file are mostly
-// logging and accessors, and a file's own macros are where its lock
-// helpers are. A patch that changes a macro changes text between
-// functions, which makes every function of the file a source of the
-// store's climb, so a stored summary never holds a stale macro.
+// logging and accessors, and a file's own macros and its private
+// headers' are where its lock helpers are. A patch that changes a macro
+// of the file changes text between functions, which makes every function
+// of the file a source of the store's climb, so a stored summary never
+// holds a stale macro of its own file (one of a private header is read
+// again for the functions the patch changes).
 
 // macroSummary returns the summary of the function-like macro name
 // defined in file (its effects only), nil when there is none.
@@ -40,9 +44,25 @@ func (r *Resolver) macroSummary(name, file string) *Summary {
 	return &Summary{Acquires: s.Acquires, CondAcquires: s.CondAcquires, Drops: s.Drops}
 }
 
-// macroFunc returns the function-like macro name of file parsed as a
-// function (cached per resolver).
+// macroFunc returns the function-like macro name of file, or of a header
+// file includes with quotes from its own directory (the driver's or
+// subsystem's private header, net/mptcp/protocol.h's mptcp_data_lock()),
+// parsed as a function (cached per resolver). The kernel-wide headers'
+// lock macros are table rows (rules/tables/locks.yaml).
 func (r *Resolver) macroFunc(name, file string) *cscan.Func {
+	if fn := r.fileMacros(file)[name]; fn != nil {
+		return fn
+	}
+	for _, h := range r.localHeaders(file) {
+		if fn := r.fileMacros(h)[name]; fn != nil {
+			return fn
+		}
+	}
+	return nil
+}
+
+// fileMacros returns the function-like macros of file (cached).
+func (r *Resolver) fileMacros(file string) map[string]*cscan.Func {
 	defs, ok := r.macros[file]
 	if !ok {
 		defs = map[string]*cscan.Func{}
@@ -51,7 +71,38 @@ func (r *Resolver) macroFunc(name, file string) *cscan.Func {
 		}
 		r.macros[file] = defs
 	}
-	return defs[name]
+	return defs
+}
+
+// localHeaders returns the headers file includes with quotes that exist
+// in its own directory, in include order.
+func (r *Resolver) localHeaders(file string) []string {
+	if hs, ok := r.headers[file]; ok {
+		return hs
+	}
+	var out []string
+	if src, err := r.ix.ReadFile(file); err == nil && bytes.Contains(src, []byte("#include \"")) {
+		dir := path.Dir(file)
+		for _, l := range strings.Split(string(src), "\n") {
+			l = strings.TrimSpace(l)
+			if !strings.HasPrefix(l, "#include \"") {
+				continue
+			}
+			inc, _, ok := strings.Cut(l[len("#include \""):], "\"")
+			if !ok || strings.Contains(inc, "..") {
+				continue
+			}
+			h := path.Join(dir, inc)
+			if h == file {
+				continue
+			}
+			if _, err := r.ix.ReadFile(h); err == nil {
+				out = append(out, h)
+			}
+		}
+	}
+	r.headers[file] = out
+	return out
 }
 
 // fileMacros parses the function-like macros of src whose body makes a

@@ -6,6 +6,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // Held on return, conditional on the return value.
@@ -218,7 +219,19 @@ func (w *walker) assign(st State, v, rhs string, cs []cscan.Call) State {
 		return st
 	}
 	c := cs[len(cs)-1]
-	if !strings.HasPrefix(stripCasts(rhs), c.Name+"(") || w.r.m.primitive(c) {
+	if !strings.HasPrefix(stripCasts(rhs), c.Name+"(") {
+		return st
+	}
+	if a := w.r.m.Classify(c); a.Op == lockmodel.TryTake {
+		// A trylock's result kept in a variable (locked =
+		// spin_trylock(l); pte = get_locked_pte(mm, addr, &ptl)): held
+		// where the variable tests true or non-NULL.
+		st.Cond = append(st.Cond, CondHeld{Var: v, When: summary.RetPos, Not: summary.RetZero,
+			Held: Held{Kind: a.Kind, Key: a.Key, At: w.step(c.Line, CallText(c))}})
+		st.setFact(v, summary.RetPos|summary.RetZero)
+		return st
+	}
+	if w.r.m.primitive(c) {
 		return st
 	}
 	cs0 := w.r.calleeSummary(c, w.fn)

@@ -66,7 +66,7 @@ func New(opts rules.Options) (*rules.Rule, error) {
 			{Name: CategoryNeedsTree, Doc: "patch-only: a function newly may sleep and the hunks suggest its callers " +
 				"are in atomic context (it leaves a context it did not enter, or used to enter one); run with --tree"},
 		},
-		Run: func(p *rules.Pass) error { return run(p, m, t.InterruptSafe) },
+		Run: func(p *rules.Pass) error { return run(p, m, t.InterruptSafe, &t.RegmapBus) },
 		Prepare: func(ctx context.Context, ix *index.Index, log *slog.Logger) error {
 			return lockctx.Prepare(ctx, m, ix, log)
 		},
@@ -92,14 +92,16 @@ type checker struct {
 	// interruptSafePrims are the table's interrupt_safe primitives
 	// (interruptsafe.go).
 	interruptSafePrims []string
+	// regmapRules are the table's regmap_bus rows (regmapbus.go).
+	regmapRules *regmapBusRules
 }
 
-func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string) error {
+func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string, regmapRules *regmapBusRules) error {
 	if p.Change == nil {
 		return nil
 	}
 	r := newChecker(p, m)
-	r.interruptSafePrims = interruptSafe
+	r.interruptSafePrims, r.regmapRules = interruptSafe, regmapRules
 	// The forward checks of every touched function come first: a chain
 	// found both from a touched caller holding the context and from a
 	// touched callee that newly sleeps is the caller's (findings with the
@@ -126,6 +128,7 @@ func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string) error {
 		}
 	}
 	r.implicitChange()
+	r.regmapBus()
 	if unres := r.newR.Unresolved(); p.Index == nil && len(unres) > 0 {
 		var names []string
 		for _, n := range unres {

@@ -30,6 +30,9 @@ type tables struct {
 	// bottom halves disabled), where they defer their work instead
 	// (vfree()).
 	InterruptSafe []string `yaml:"interrupt_safe"`
+	// RegmapBus are the regmaps on sleeping buses that must not ask for
+	// a spinlock (regmapbus.go).
+	RegmapBus regmapBusRules `yaml:"regmap_bus"`
 }
 
 // sleepRow lists sleeping primitives.
