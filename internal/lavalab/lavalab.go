@@ -6,8 +6,9 @@
 // systemd: the processes are children of the test binary, each in its own
 // process group, and Stop ends them (and the PostgreSQL cluster if Start
 // started it). A server already answering on 127.0.0.1:8000 is used as it
-// is and left running. Jobs a lab that died left unfinished are ended
-// (Incomplete) before a new one starts: nothing is left to run them.
+// is and left running; so is the lab of another process that holds the
+// lab lock. Jobs a lab that died left unfinished are ended (Incomplete)
+// before a new one starts: nothing is left to run them.
 package lavalab
 
 import (
@@ -23,6 +24,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/autosel-bot/autosel-bot/internal/flock"
 )
 
 // CIFile is where the setup script leaves the lab's URL and tokens.
@@ -47,6 +50,7 @@ type Lab struct {
 	stopPG  string // cluster version to stop, if Start started it
 	reused  bool
 	stale   []int64
+	unlock  func() // releases the lab lock (Start's)
 	mu      sync.Mutex
 	started time.Duration
 }
@@ -93,7 +97,27 @@ func Start(ctx context.Context, dir string) (*Lab, error) {
 		l.reused = true
 		return l, nil
 	}
+	// One lab per machine: the process that starts it holds the lab lock
+	// until Stop. Another process that finds the lock taken waits for
+	// that lab's API (slow to answer under load) and uses it; it neither
+	// starts a second one nor ends the first one's jobs as stale.
+	lockCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	unlock, err := flock.Lock(lockCtx, filepath.Join(os.TempDir(), "autosel-lavalab.lock"))
+	cancel()
+	if err != nil {
+		for !apiUp(l.URL) {
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("lavalab: another process holds the lab lock and its API did not answer: %w", ctx.Err())
+			case <-time.After(time.Second):
+			}
+		}
+		l.reused = true
+		return l, nil
+	}
+	l.unlock = unlock
 	if err := l.startPG(ctx); err != nil {
+		l.Stop()
 		return nil, err
 	}
 	stale, err := failStale(ctx)
@@ -145,16 +169,17 @@ func (l *Lab) Reused() bool { return l.reused }
 // Stale lists the jobs an earlier lab left unfinished, which Start ended.
 func (l *Lab) Stale() []int64 { return l.stale }
 
-// failStaleScript ends every unfinished job as Incomplete, the way
-// `lava-server manage jobs fail` ends one, and prints their ids. It runs
-// before the scheduler starts: the clients, file servers and worker of
-// those jobs died with the lab that ran them, and the scheduler would
-// otherwise hand them the devices until their LAVA timeouts (20 minutes
-// of a TCG boot that cannot fetch its kernel).
+// failStaleScript ends every unfinished job but health checks the way
+// `lava-server manage jobs fail` ends one (Incomplete; a job being
+// cancelled: Canceled), and prints their ids. It runs before the
+// scheduler starts, by the process holding the lab lock: the clients,
+// file servers and worker of those jobs died with the lab that ran them,
+// and the scheduler would otherwise hand them the devices until their
+// LAVA timeouts (20 minutes of a TCG boot that cannot fetch its kernel).
 const failStaleScript = `from django.db import transaction
 from lava_scheduler_app.models import TestJob
 with transaction.atomic():
-    for j in TestJob.objects.select_for_update().exclude(state=TestJob.STATE_FINISHED):
+    for j in TestJob.objects.select_for_update().exclude(state=TestJob.STATE_FINISHED).exclude(health_check=True):
         j.go_state_finished(TestJob.HEALTH_INCOMPLETE)
         j.save()
         print("stale", j.id)
@@ -311,6 +336,10 @@ func (l *Lab) Stop() {
 	if l.stopPG != "" {
 		exec.Command("pg_ctlcluster", l.stopPG, "main", "stop").Run()
 		l.stopPG = ""
+	}
+	if l.unlock != nil {
+		l.unlock()
+		l.unlock = nil
 	}
 }
 

@@ -52,8 +52,9 @@
 //     condparse.go reads what a branch condition says of a value.
 //   - macro.go: a call that resolves to no function but to a
 //     function-like macro of its own file (cassini's cas_lock_all_save())
-//     takes the contexts the macro's body enters and leaves, summarised
-//     like a function's.
+//     or of a header it includes with quotes (mptcp_data_lock()) takes
+//     the contexts the macro's body enters and leaves, summarised like a
+//     function's.
 //   - membereffects.go: a call through a struct member takes the held on
 //     return and release effects of the functions assigned to it
 //     (zpool_driver.map/.unmap).

@@ -2,7 +2,6 @@ package lockctx
 
 import (
 	"bytes"
-	"path"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -45,7 +44,7 @@ func (r *Resolver) macroSummary(name, file string) *Summary {
 }
 
 // macroFunc returns the function-like macro name of file, or of a header
-// file includes with quotes from its own directory (the driver's or
+// file includes with quotes (the driver's or
 // subsystem's private header, net/mptcp/protocol.h's mptcp_data_lock()),
 // parsed as a function (cached per resolver). The kernel-wide headers'
 // lock macros are table rows (rules/tables/locks.yaml).
@@ -74,35 +73,13 @@ func (r *Resolver) fileMacros(file string) map[string]*cscan.Func {
 	return defs
 }
 
-// localHeaders returns the headers file includes with quotes that exist
-// in its own directory, in include order.
+// localHeaders returns the headers file includes with quotes (the
+// typer's reading of its #include lines, resolved from its directory).
 func (r *Resolver) localHeaders(file string) []string {
-	if hs, ok := r.headers[file]; ok {
-		return hs
+	if r.typ == nil {
+		return nil
 	}
-	var out []string
-	if src, err := r.ix.ReadFile(file); err == nil && bytes.Contains(src, []byte("#include \"")) {
-		dir := path.Dir(file)
-		for _, l := range strings.Split(string(src), "\n") {
-			l = strings.TrimSpace(l)
-			if !strings.HasPrefix(l, "#include \"") {
-				continue
-			}
-			inc, _, ok := strings.Cut(l[len("#include \""):], "\"")
-			if !ok || strings.Contains(inc, "..") {
-				continue
-			}
-			h := path.Join(dir, inc)
-			if h == file {
-				continue
-			}
-			if _, err := r.ix.ReadFile(h); err == nil {
-				out = append(out, h)
-			}
-		}
-	}
-	r.headers[file] = out
-	return out
+	return r.typ.Includes(file, false)
 }
 
 // fileMacros parses the function-like macros of src whose body makes a

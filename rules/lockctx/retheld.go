@@ -222,7 +222,7 @@ func (w *walker) assign(st State, v, rhs string, cs []cscan.Call) State {
 	if !strings.HasPrefix(stripCasts(rhs), c.Name+"(") {
 		return st
 	}
-	if a := w.r.m.Classify(c); a.Op == lockmodel.TryTake {
+	if a := w.r.m.Classify(c); a.Op == lockmodel.TryTake && wholeCall(stripCasts(rhs), c.Name) {
 		// A trylock's result kept in a variable (locked =
 		// spin_trylock(l); pte = get_locked_pte(mm, addr, &ptl)): held
 		// where the variable tests true or non-NULL.
@@ -247,6 +247,28 @@ func (w *walker) assign(st State, v, rhs string, cs []cscan.Call) State {
 	}
 	st.setFact(v, can)
 	return st
+}
+
+// wholeCall reports whether expr is one call of name and nothing else
+// ("f(x)", not "f(x) == 0" or "f(x) ? 0 : -EBUSY").
+func wholeCall(expr, name string) bool {
+	rest, ok := strings.CutPrefix(expr, name+"(")
+	if !ok {
+		return false
+	}
+	depth := 0
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth == 0 {
+				return strings.TrimSpace(rest[i+1:]) == ""
+			}
+			depth--
+		}
+	}
+	return false
 }
 
 // stripCasts drops leading casts ("(void *)f(x)").

@@ -11,9 +11,11 @@
 // its callers with a tree), lock helpers that now return in atomic context
 // (their callers' regions re-checked), contextchange.go (a registration
 // the patch changes puts an unchanged function it registers in a new
-// context: a threaded handler made primary) and walkers.go (a function
+// context: a threaded handler made primary), walkers.go (a function
 // handed to a walker that calls it under its own lock, such as
-// iterate_fd()); report.go renders the findings. Atomic contexts include the implicit
+// iterate_fd()) and regmapbus.go (a regmap on a sleeping bus whose config
+// the patch makes ask for a spinlock: fast_io on I2C); report.go renders
+// the findings. Atomic contexts include the implicit
 // ones of callbacks (IRQ handlers, timers, tasklets, RCU callbacks, NAPI,
 // atomic notifiers, ndo_start_xmit, irq_chip: the table's "callbacks"),
 // calls through struct members are followed both ways (the tree's
@@ -38,7 +40,9 @@
 // (rules/lockctx retheld.go, macro.go, membereffects.go). Summaries and caller searches have
 // no depth limit; a chain through a member several functions implement
 // is a note, not a risk, unless the call site is typed with a driver's
-// private ops struct or the link is a gfp_t contract parameter.
+// private ops struct, the link is a gfp_t contract parameter, or the
+// caller holds the context at the typed member call itself (a set
+// walker calling iter->fn() under rcu_read_lock() calls every fn there).
 // interruptsafe.go drops a chain ending in a primitive that defers in
 // interrupt context (vfree(), the table's interrupt_safe) when the
 // context is a hard or soft interrupt or bottom halves off. Case files

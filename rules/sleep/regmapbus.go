@@ -27,6 +27,28 @@ type regmapBusRules struct {
 	// whitespace-insensitive) that make the map lock a spinlock.
 	Spinlock []string `yaml:"spinlock"`
 	Why      string   `yaml:"why"`
+	// initRe matches a call of one of Inits (compile).
+	initRe *regexp.Regexp
+}
+
+// compile builds initRe; the rule's runs share the rows read-only.
+func (rb *regmapBusRules) compile() error {
+	if len(rb.Inits) == 0 {
+		return nil
+	}
+	names := make([]string, len(rb.Inits))
+	for i, n := range rb.Inits {
+		if !isIdent(n) {
+			return fmt.Errorf("sleep.regmap_bus.inits[%d]: %q is not a function name", i, n)
+		}
+		names[i] = regexp.QuoteMeta(n)
+	}
+	if rb.Why == "" || len(rb.Spinlock) == 0 {
+		return fmt.Errorf("sleep.regmap_bus: needs spinlock and why")
+	}
+	var err error
+	rb.initRe, err = regexp.Compile(`\b(` + strings.Join(names, "|") + `)\s*\(`)
+	return err
 }
 
 // regmapUse is a sleeping-bus initialiser's call with a config that asks
@@ -37,14 +59,17 @@ type regmapUse struct {
 }
 
 // regmapBus checks the C files the patch changes (with a tree: it reads
-// the whole files on both sides).
+// the whole files on both sides). A file whose old side already had such
+// a regmap (mcr20a.c's SPI maps ask for fast_io in Linux 6.1) is not the
+// patch's doing, whatever it renames there.
 func (r *checker) regmapBus() {
 	rb := r.regmapRules
 	if rb == nil || r.p.Index == nil || r.oldR.Index() == nil || len(rb.Inits) == 0 {
 		return
 	}
-	for _, path := range r.p.Index.OverlaidPaths() {
-		if !strings.HasSuffix(path, ".c") {
+	for _, fc := range r.p.Change.Files {
+		path := fc.NewPath
+		if fc.IsDelete || !strings.HasSuffix(path, ".c") {
 			continue
 		}
 		src, err := r.p.Index.ReadFile(path)
@@ -55,17 +80,17 @@ func (r *checker) regmapBus() {
 		if len(uses) == 0 {
 			continue
 		}
-		old := map[string]bool{}
-		if osrc, err := r.oldR.Index().ReadFile(path); err == nil {
-			for _, u := range rb.uses(string(osrc)) {
-				old[u.init+"|"+u.config] = true
+		if !fc.IsNew && fc.OldPath != "" {
+			if osrc, err := r.oldR.Index().ReadFile(fc.OldPath); err == nil && len(rb.uses(string(osrc))) > 0 {
+				continue
 			}
 		}
+		done := map[string]bool{}
 		for _, u := range uses {
-			if old[u.init+"|"+u.config] {
-				continue // not this patch's doing
+			if !done[u.config] {
+				done[u.config] = true
+				r.reportRegmapBus(path, u)
 			}
-			r.reportRegmapBus(path, u)
 		}
 	}
 }
@@ -114,60 +139,132 @@ func enclosing(f *cscan.File, line int) *cscan.Func {
 // uses returns the sleeping-bus initialiser calls of src whose config,
 // defined in src, asks for a spinlock.
 func (rb *regmapBusRules) uses(src string) []regmapUse {
+	if rb.initRe == nil {
+		return nil
+	}
 	var out []regmapUse
-	for _, init := range rb.Inits {
-		re := regexp.MustCompile(`\b` + regexp.QuoteMeta(init) + `\s*\(`)
-		for _, loc := range re.FindAllStringIndex(src, -1) {
-			args := callArgs(src[loc[1]:])
-			if len(args) == 0 {
-				continue
-			}
-			cfg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(args[len(args)-1]), "&"))
-			if !isIdent(cfg) {
-				continue
-			}
-			field, at := rb.spinlockField(src, cfg)
-			if field == "" {
-				continue
-			}
-			out = append(out, regmapUse{init: init, config: cfg, field: field,
-				initLine: lineAt(src, loc[0]), fieldLine: lineAt(src, at)})
+	for _, m := range rb.initRe.FindAllStringSubmatchIndex(src, -1) {
+		args := callArgs(src[m[1]:])
+		if len(args) == 0 {
+			continue
 		}
+		cfg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(args[len(args)-1]), "&"))
+		if !isIdent(cfg) {
+			continue
+		}
+		field, at := rb.spinlockField(src, cfg)
+		if field == "" {
+			continue
+		}
+		out = append(out, regmapUse{init: src[m[2]:m[3]], config: cfg, field: field,
+			initLine: lineAt(src, m[0]), fieldLine: lineAt(src, at)})
 	}
 	return out
 }
 
 // spinlockField returns the spinlock field of config cfg's definition in
-// src ("" when cfg is not defined there or asks for none) and its offset.
+// src ("" when cfg is not defined there, asks for none, or brings its own
+// locking: .disable_locking, .lock, .use_hwlock) and its offset. Comments
+// and "#if 0" blocks do not count.
 func (rb *regmapBusRules) spinlockField(src, cfg string) (string, int) {
-	re := regexp.MustCompile(`struct\s+regmap_config\s+` + regexp.QuoteMeta(cfg) + `\s*=\s*\{`)
+	re, err := regexp.Compile(`struct\s+regmap_config\s+` + regexp.QuoteMeta(cfg) + `\s*=\s*\{`)
+	if err != nil {
+		return "", 0
+	}
 	loc := re.FindStringIndex(src)
 	if loc == nil {
 		return "", 0
 	}
-	end := strings.Index(src[loc[1]:], "};")
+	end := closingBrace(src[loc[1]:])
 	if end < 0 {
 		return "", 0
 	}
 	body := src[loc[1] : loc[1]+end]
+	field, off := "", 0
+	dead := 0 // depth of "#if 0" blocks
+	pos := 0
 	for _, line := range strings.SplitAfter(body, "\n") {
-		flat := strings.Join(strings.Fields(line), " ")
+		at := pos
+		pos += len(line)
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(t, "#if"):
+			if dead > 0 || strings.Join(strings.Fields(t), " ") == "#if 0" {
+				dead++
+			}
+			continue
+		case strings.HasPrefix(t, "#endif"):
+			if dead > 0 {
+				dead--
+			}
+			continue
+		case dead > 0:
+			continue
+		}
+		flat := strings.ReplaceAll(strings.Join(strings.Fields(stripComment(t)), ""), " ", "")
+		for _, own := range []string{".disable_locking=true", ".disable_locking=1", ".lock=", ".use_hwlock=true", ".use_hwlock=1"} {
+			if strings.Contains(flat, own) {
+				return "", 0
+			}
+		}
 		for _, f := range rb.Spinlock {
-			if strings.Contains(strings.ReplaceAll(flat, " ", ""), strings.ReplaceAll(f, " ", "")) {
-				off := loc[1] + strings.Index(body, line)
-				return strings.TrimSuffix(strings.TrimSpace(line), ","), off
+			if field == "" && strings.Contains(flat, strings.ReplaceAll(f, " ", "")) {
+				field, off = strings.TrimSuffix(stripComment(t), ","), loc[1]+at
 			}
 		}
 	}
-	return "", 0
+	return strings.TrimSpace(field), off
+}
+
+// stripComment drops the comments of one line ("/* ... */" and "//").
+func stripComment(l string) string {
+	for {
+		i := strings.Index(l, "/*")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(l[i+2:], "*/")
+		if j < 0 {
+			l = l[:i]
+			break
+		}
+		l = l[:i] + l[i+2+j+2:]
+	}
+	if i := strings.Index(l, "//"); i >= 0 {
+		l = l[:i]
+	}
+	return l
+}
+
+// maxScan bounds how far a call's arguments or an initialiser's body are
+// read (hostile input: an unbalanced parenthesis must not make every
+// match scan the rest of the file).
+const maxScan = 8 << 10
+
+// closingBrace returns the offset of the "}" closing a body whose text
+// starts after its "{" (-1 when it does not close within maxScan).
+func closingBrace(s string) int {
+	depth := 0
+	for i := 0; i < len(s) && i < maxScan; i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		}
+	}
+	return -1
 }
 
 // callArgs splits the arguments of a call whose text starts after its
-// "(" (nil when the parenthesis does not close).
+// "(" (nil when the parenthesis does not close within maxScan).
 func callArgs(s string) []string {
 	depth, start := 0, 0
 	var out []string
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s) && i < maxScan; i++ {
 		switch s[i] {
 		case '(', '[', '{':
 			depth++

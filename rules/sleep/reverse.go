@@ -94,7 +94,9 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				callStep := lockctx.StepOf(caller, s.call.Line, "calls "+site.call+"()")
 				chain := append([]report.Step{callStep}, site.via...)
 				chain = append(chain, cur.chain...)
-				weak := cur.weak || site.weak
+				// A typed member call made with the context held reaches
+				// every implementation in it: the chain is sure from here.
+				weak := cur.weak || site.weak && !(site.typed && !s.st.Empty())
 				if !st.Empty() && (cond == nil || !cond.Strict) {
 					r.report(caller, s.call.Line, st, &lockctx.Reach{Steps: chain, Prim: proof.Prim, Why: proof.Why,
 						Drops: proof.Drops, Retakes: proof.Retakes, Weak: weak || proof.Weak}, nf.Name)
@@ -150,6 +152,12 @@ type callSite struct {
 	// weak is set when the call site's struct type is not known to be
 	// the one the function is assigned in.
 	weak bool
+	// typed is set when the call goes through a member of an object
+	// declared with the struct type the function is assigned in: a
+	// context the caller holds at this call is held for every function
+	// assigned to that member, this one included (nft_rhash_walk()
+	// calls iter->fn() under rcu_read_lock()), however many there are.
+	typed bool
 	// inner are the contexts the callee holds where it calls the
 	// function, when the function is passed to it as a callback (a walker
 	// running it under its own lock).
@@ -236,7 +244,8 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 			// not make that chain uncertain. A public interface's
 			// (net_device_ops) call sites reach any driver's.
 			weak := (t.Heuristic || shared) && !(typed && (scope != "" || len(impls) <= maxTypedImpls))
-			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: weak})
+			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: weak,
+				typed: typed && !t.Heuristic})
 		}
 	}
 	return out

@@ -52,6 +52,9 @@ func New(opts rules.Options) (*rules.Rule, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := t.RegmapBus.compile(); err != nil {
+		return nil, err
+	}
 	return &rules.Rule{
 		Name: Name,
 		Doc: "Sleeping calls in atomic context: a sleeping primitive (mutex, semaphore, msleep, " +

@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/autosel-bot/autosel-bot/internal/lavalab"
 	"github.com/autosel-bot/autosel-bot/runner"
 )
 
@@ -238,48 +234,5 @@ func TestLavaEvents(t *testing.T) {
 	// long after the job (10-20 s) ended.
 	if lag > 4*time.Second {
 		t.Errorf("result seen %s after the job ended: the events did not wake the follower", lag)
-	}
-}
-
-// TestLavaStaleJobsEnded: a job the previous lab left queued (its client,
-// file server and worker gone) is ended when the lab starts again, not
-// given a device until its LAVA timeout while the next run's jobs wait.
-func TestLavaStaleJobsEnded(t *testing.T) {
-	l, _, o := needLab(t)
-	if l.Reused() {
-		t.Skip("a lab that was already running is not ours to restart")
-	}
-	ctx := ctxFor(t, 3*time.Minute)
-	be := newBackend(t, l, o, nil)
-	// No worker: the scheduler cannot hand the job a device.
-	if err := l.KillWorker(); err != nil {
-		t.Fatal(err)
-	}
-	spec := &runner.BootSpec{Accel: "tcg", Scale: 1, MemoryMB: 256, CPUs: 1, Cmdline: "console=ttyS0,115200",
-		Boot: time.Minute, Total: 2 * time.Minute, Silence: time.Minute}
-	def, err := definition(&jobParams{Name: "autosel stale", DeviceType: l.DeviceType, KernelURL: "http://127.0.0.1:9/bzImage",
-		InitrdURL: "http://127.0.0.1:9/initramfs.cpio", Spec: spec, DeployTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := be.Client().Submit(ctx, def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The lab dies with the job queued, and a new one starts.
-	l.Stop()
-	lab.l, lab.err = lavalab.Start(ctx, filepath.Join(os.TempDir(), fmt.Sprintf("autosel-lavalab-%d-again", os.Getpid())))
-	if lab.err != nil {
-		t.Fatal(lab.err)
-	}
-	if !slices.Contains(lab.l.Stale(), id) {
-		t.Fatalf("stale jobs ended %v, want job %d among them", lab.l.Stale(), id)
-	}
-	j, err := be.Client().Job(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if j.State != "Finished" || j.Health != "Incomplete" {
-		t.Fatalf("job %d after the restart: %s %s, want Finished Incomplete", id, j.State, j.Health)
 	}
 }

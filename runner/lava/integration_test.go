@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -268,5 +269,61 @@ func TestLavaWorkerKilled(t *testing.T) {
 		if tr.Verdict != runner.Pass {
 			t.Errorf("%s: %s (%s)", tr.Name, tr.Verdict, tr.Reason)
 		}
+	}
+}
+
+// TestLavaStaleJobsEnded: a job the previous lab left queued (its client,
+// file server and worker gone) is ended when the lab starts again, not
+// given a device until its LAVA timeout while the next run's jobs wait.
+// It restarts the package's lab, so it comes last; a failure leaves the
+// worker running again, or the restart's error for later tests.
+func TestLavaStaleJobsEnded(t *testing.T) {
+	l, _, o := needLab(t)
+	if l.Reused() {
+		t.Skip("a lab that was already running is not ours to restart")
+	}
+	ctx := ctxFor(t, 3*time.Minute)
+	be := newBackend(t, l, o, nil)
+	// No worker: the scheduler cannot hand the job a device.
+	if err := l.KillWorker(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			if err := l.StartWorker(context.Background()); err != nil {
+				t.Errorf("restarting the worker: %v", err)
+			}
+		}
+	})
+	spec := &runner.BootSpec{Accel: "tcg", Scale: 1, MemoryMB: 256, CPUs: 1, Cmdline: "console=ttyS0,115200",
+		Boot: time.Minute, Total: 2 * time.Minute, Silence: time.Minute}
+	def, err := definition(&jobParams{Name: "autosel stale", DeviceType: l.DeviceType, KernelURL: "http://127.0.0.1:9/bzImage",
+		InitrdURL: "http://127.0.0.1:9/initramfs.cpio", Spec: spec, DeployTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := be.Client().Submit(ctx, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The lab dies with the job queued, and a new one starts.
+	stopped = true
+	l.Stop()
+	nl, err := lavalab.Start(ctx, filepath.Join(os.TempDir(), fmt.Sprintf("autosel-lavalab-%d-again", os.Getpid())))
+	if err != nil {
+		lab.err = err
+		t.Fatal(err)
+	}
+	lab.l = nl
+	if !slices.Contains(lab.l.Stale(), id) {
+		t.Fatalf("stale jobs ended %v, want job %d among them", lab.l.Stale(), id)
+	}
+	j, err := be.Client().Job(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != "Finished" || j.Health != "Incomplete" {
+		t.Fatalf("job %d after the restart: %s %s, want Finished Incomplete", id, j.State, j.Health)
 	}
 }

@@ -236,7 +236,10 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 
 // isParam reports whether name is a parameter of caller rather than a
 // function (a wrapper's "handler"), read from caller's header in ix. A
-// function of that name in caller's file is taken to be what it names.
+// function of that name in caller's file is taken to be what it names
+// without reading the header (the common case: a static callback of the
+// file); a parameter shadowing a function of its own file is taken for
+// the function.
 func isParam(ix *index.Index, caller *cscan.Func, name string) bool {
 	if ix == nil {
 		return false

@@ -13,7 +13,7 @@ import (
 const maxWrapperLevels = 3
 
 // maxWrapperRows bounds the registration wrappers derived per tree (the
-// table's own rows not counted: Linux 6.1 has some 140).
+// table's own rows not counted; Linux 6.1 yields some 135 wrappers).
 const maxWrapperRows = 1024
 
 // Rows returns the table's callback rows followed by the rows of
