@@ -92,11 +92,10 @@ type checker struct {
 	argUses map[string]map[string][]argUse
 	// siteTags caches memberCallTag.
 	siteTags map[siteKey]siteTag
-	// interruptSafePrims are the table's interrupt_safe primitives
-	// (interruptsafe.go).
+	// interruptSafePrims and regmapRules are the table's interrupt_safe
+	// primitives (interruptsafe.go) and regmap_bus rows (regmapbus.go).
 	interruptSafePrims []string
-	// regmapRules are the table's regmap_bus rows (regmapbus.go).
-	regmapRules *regmapBusRules
+	regmapRules        *regmapBusRules
 }
 
 func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string, regmapRules *regmapBusRules) error {
