@@ -78,6 +78,10 @@ type Callback struct {
 	Kind   string `yaml:"kind"`
 	Why    string `yaml:"why"`
 	Source string `yaml:"source"`
+	// Param, on a derived wrapper row, is the wrapper's parameter it
+	// passes on to the registration (wrappers.go): inside the wrapper
+	// that name is the parameter, never a function of the tree.
+	Param string `yaml:"-"`
 	// file restricts a derived wrapper row (wrappers.go) to calls from
 	// the file of its static wrapper function.
 	file string

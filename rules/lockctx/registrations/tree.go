@@ -9,7 +9,6 @@ import (
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/par"
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // siteRegs is what one registration call registers: functions named by
@@ -215,7 +214,7 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 			What: "registered by " + c.Name + "(" + strings.Join(c.Args, ", ") + ")"}
 		if row.Via == "" {
 			if fn := callbackName(c.Args[arg]); fn != "" {
-				if isParam(ix, caller, fn) {
+				if wrapperParam(rows, caller, fn) {
 					continue // a wrapper's parameter (wrappers.go), no function
 				}
 				out.funcs = append(out.funcs, fn)
@@ -234,20 +233,15 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 	return out
 }
 
-// isParam reports whether name is a parameter of caller rather than a
-// function (a wrapper's "handler"), read from caller's header in ix. A
-// function of that name in caller's file is taken to be what it names
-// without reading the header (the common case: a static callback of the
-// file); a parameter shadowing a function of its own file is taken for
-// the function.
-func isParam(ix *index.Index, caller *cscan.Func, name string) bool {
-	if ix == nil {
-		return false
-	}
-	for _, fn := range ix.Funcs(name) {
-		if fn.File == caller.File {
-			return false
+// wrapperParam reports whether name is the parameter a wrapper row of
+// rows says caller passes on to a registration (its "handler"), which
+// hides any function of that name in the tree.
+func wrapperParam(rows []Callback, caller *cscan.Func, name string) bool {
+	for i := range rows {
+		if rows[i].Param == name && len(rows[i].Names) == 1 && rows[i].Names[0] == caller.Name &&
+			(rows[i].file == "" || rows[i].file == caller.File) {
+			return true
 		}
 	}
-	return typing.New(ix, nil).ParamIndex(caller, name) >= 0
+	return false
 }

@@ -195,7 +195,7 @@ func (t *Table) wrappersOf(row *Callback, name string, seen map[string]bool) []C
 		}
 		seen[site.Func.Name] = true
 		w := *row
-		w.Names, w.Arg, w.ArgOf, w.Prefix, w.ArgHas = []string{site.Func.Name}, j, nil, nil, ArgText{}
+		w.Names, w.Arg, w.ArgOf, w.Prefix, w.ArgHas, w.Param = []string{site.Func.Name}, j, nil, nil, ArgText{}, id
 		w.Why = row.Why + " (" + site.Func.Name + "() passes its " + id + " to " + name + "())"
 		if site.Func.Static && !strings.HasSuffix(site.Func.File, ".h") {
 			w.file = site.Func.File
