@@ -38,7 +38,7 @@ func (rb *regmapBusRules) compile() error {
 	}
 	names := make([]string, len(rb.Inits))
 	for i, n := range rb.Inits {
-		if !isIdent(n) {
+		if !cscan.IsIdent(n) {
 			return fmt.Errorf("sleep.regmap_bus.inits[%d]: %q is not a function name", i, n)
 		}
 		names[i] = regexp.QuoteMeta(n)
@@ -144,12 +144,12 @@ func (rb *regmapBusRules) uses(src string) []regmapUse {
 	}
 	var out []regmapUse
 	for _, m := range rb.initRe.FindAllStringSubmatchIndex(src, -1) {
-		args := callArgs(src[m[1]:])
-		if len(args) == 0 {
+		args, ok := cscan.SplitArgs(src[m[1]:], maxScan)
+		if !ok {
 			continue
 		}
 		cfg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(args[len(args)-1]), "&"))
-		if !isIdent(cfg) {
+		if !cscan.IsIdent(cfg) {
 			continue
 		}
 		field, at := rb.spinlockField(src, cfg)
@@ -257,45 +257,6 @@ func closingBrace(s string) int {
 		}
 	}
 	return -1
-}
-
-// callArgs splits the arguments of a call whose text starts after its
-// "(" (nil when the parenthesis does not close within maxScan).
-func callArgs(s string) []string {
-	depth, start := 0, 0
-	var out []string
-	for i := 0; i < len(s) && i < maxScan; i++ {
-		switch s[i] {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			if depth == 0 {
-				return append(out, s[start:i])
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
-			}
-		case ';':
-			return nil
-		}
-	}
-	return nil
-}
-
-// isIdent reports whether s is a C identifier.
-func isIdent(s string) bool {
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !cscan.IsIdentChar(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // lineAt returns the 1-based line of offset off in src.

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
 func testRegmapRules(t *testing.T) *regmapBusRules {
@@ -53,7 +55,7 @@ func TestRegmapBusHostile(t *testing.T) {
 	if u := testRegmapRules(t).uses(src); len(u) != 0 {
 		t.Errorf("uses %v", u)
 	}
-	if args := callArgs(strings.Repeat("(", maxScan*2)); args != nil {
+	if args, ok := cscan.SplitArgs(strings.Repeat("(", maxScan*2)+")", maxScan); ok {
 		t.Errorf("an unclosed call read past maxScan: %d args", len(args))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -106,28 +107,5 @@ func (t *Table) scanDecls(file string) map[string][]Reg {
 // after its opening parenthesis. ok is false when the parenthesis is not
 // closed within a few lines' worth of text.
 func macroArgs(s string) ([]string, bool) {
-	const maxLen = 400
-	depth, start := 0, 0
-	var args []string
-	for i := 0; i < len(s) && i < maxLen; i++ {
-		switch s[i] {
-		case '(', '{', '[':
-			depth++
-		case ')', '}', ']':
-			if depth == 0 {
-				if s[i] != ')' {
-					return nil, false
-				}
-				args = append(args, strings.TrimSpace(s[start:i]))
-				return args, true
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				args = append(args, strings.TrimSpace(s[start:i]))
-				start = i + 1
-			}
-		}
-	}
-	return nil, false
+	return cscan.SplitArgs(s, 400)
 }
