@@ -93,25 +93,11 @@ func Start(ctx context.Context, dir string) (*Lab, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if apiUp(l.URL) {
-		l.reused = true
-		return l, nil
-	}
-	// One lab per machine: the process that starts it holds the lab lock
-	// until Stop. Another process that finds the lock taken waits for
-	// that lab's API (slow to answer under load) and uses it; it neither
-	// starts a second one nor ends the first one's jobs as stale.
-	lockCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	unlock, err := flock.Lock(lockCtx, filepath.Join(os.TempDir(), "autosel-lavalab.lock"))
-	cancel()
+	unlock, err := claim(ctx, l.URL, filepath.Join(os.TempDir(), "autosel-lavalab.lock"))
 	if err != nil {
-		for !apiUp(l.URL) {
-			select {
-			case <-ctx.Done():
-				return nil, fmt.Errorf("lavalab: another process holds the lab lock and its API did not answer: %w", ctx.Err())
-			case <-time.After(time.Second):
-			}
-		}
+		return nil, err
+	}
+	if unlock == nil {
 		l.reused = true
 		return l, nil
 	}
@@ -158,6 +144,35 @@ func Start(ctx context.Context, dir string) (*Lab, error) {
 	}
 	l.started = time.Since(begin)
 	return l, nil
+}
+
+// claim decides who runs the lab: one lab per machine. A lab answering
+// on url is used as it is (nil unlock). Otherwise the process that takes
+// the lab lock at lockPath starts the lab and holds the lock until Stop
+// (unlock releases it); a process that finds the lock taken waits for
+// that lab's API (slow to answer under load), or for the lock if its
+// holder goes away, and never starts a second lab nor ends the first
+// one's jobs as stale.
+func claim(ctx context.Context, url, lockPath string) (unlock func(), err error) {
+	for {
+		if apiUp(url) {
+			return nil, nil
+		}
+		try, cancel := context.WithTimeout(ctx, time.Second)
+		unlock, err := flock.Lock(try, lockPath)
+		cancel()
+		switch {
+		case err == nil && apiUp(url):
+			unlock() // a lab without the lock (started by hand) answers now
+			return nil, nil
+		case err == nil:
+			return unlock, nil
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("lavalab: another process holds the lab lock and its API did not answer: %w", ctx.Err())
+		case !errors.Is(err, context.DeadlineExceeded):
+			return nil, fmt.Errorf("lavalab: %w", err)
+		}
+	}
 }
 
 // StartupTime is how long Start took to get the lab answering.

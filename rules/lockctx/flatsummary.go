@@ -118,16 +118,15 @@ func (f *flatBuilder) call(ev event) {
 	c := *ev.call
 	here := StepOf(fn, c.Line, CallText(c))
 	isLock := f.lockCall(ev, c, here)
-	if isLock && !isGuardCall(c) {
-		// A lock call may itself sleep before it takes the lock
-		// (lock_sock_fast(): might_sleep(), __lock_sock() on its slow
-		// path): the target's table says so, and the reach is recorded
-		// below like any primitive's.
-		if _, sleeps := r.reachesAt(fn, c); !sleeps {
-			return
-		}
+	// A lock call may itself sleep before it takes the lock
+	// (lock_sock_fast(): might_sleep(), __lock_sock() on its slow path):
+	// the target's table says so, and the reach is recorded like any
+	// primitive's.
+	why, reaches := r.reachesAt(fn, c)
+	if isLock && !isGuardCall(c) && !reaches {
+		return
 	}
-	if why, ok := r.reachesAt(fn, c); ok {
+	if reaches {
 		cond, ok := r.callCond(fn, c, nil, r.m.conditional(c.Guards))
 		if !ok {
 			f.guardedReach(ev, c, Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why})
