@@ -38,9 +38,22 @@ func (s *State) ReleaseDrop(d Effect) bool {
 // releaseCallee is ReleaseDrop for a drop of kind and key, written in the
 // callee itself or further down.
 func (s *State) releaseCallee(kind, key string, written bool) bool {
-	if key == "" || written {
+	if written || key == "" && !lockKind(kind) {
 		_, ok := s.Release(kind, key)
 		return ok
+	}
+	if key == "" {
+		// A lock released further down whose name the analysis lost
+		// (xas_unlock_irq(xas) in a function deep in a recursive
+		// component) is not the caller's named lock: it ends only a lock
+		// of the caller that has no name either.
+		for i := len(s.Held) - 1; i >= 0; i-- {
+			if h := s.Held[i]; h.Kind == kind && h.Key == "" {
+				s.Held = append(s.Held[:i:i], s.Held[i+1:]...)
+				return true
+			}
+		}
+		return false
 	}
 	name := lockName(key)
 	for _, named := range []bool{true, false} {
@@ -52,6 +65,16 @@ func (s *State) releaseCallee(kind, key string, written bool) bool {
 			s.Held = append(s.Held[:i:i], s.Held[i+1:]...)
 			return true
 		}
+	}
+	return false
+}
+
+// lockKind reports whether contexts of kind are locks with a name, not a
+// per-CPU state (RCU, preemption, bottom halves, interrupts).
+func lockKind(kind string) bool {
+	switch kind {
+	case "spin", "raw_spin", "rwlock", "mutex", "rwsem", "semaphore":
+		return true
 	}
 	return false
 }

@@ -91,18 +91,36 @@ func splitDecls(body string) []string {
 
 // ResolveIncludes resolves the #include directives of file (delims and
 // names, as IncludeDirectives returns them): local ("...") ones against
-// its directory, and, when angle is set, <...> ones against include/.
+// its directory, and, when angle is set, <...> ones against include/ and,
+// for <asm/...>, as the kernel's include path does, against the
+// architecture's include/asm/ (the file's own architecture, x86 for
+// generic code) and then include/asm-generic/.
 func ResolveIncludes(file string, delims []byte, names []string, angle bool) []string {
 	var out []string
 	for i, name := range names {
 		switch {
 		case delims[i] == '"':
 			out = append(out, path.Join(path.Dir(file), name))
-		case angle:
+		case !angle:
+		case strings.HasPrefix(name, "asm/"):
+			out = append(out, path.Join("arch", archDir(file), "include", name),
+				path.Join("include/asm-generic", name[len("asm/"):]))
+		default:
 			out = append(out, path.Join("include", name))
 		}
 	}
 	return out
+}
+
+// archDir returns the architecture whose headers <asm/...> means in file:
+// its own under arch/, else x86 (the build this bot models).
+func archDir(file string) string {
+	if rest, ok := strings.CutPrefix(file, "arch/"); ok {
+		if i := strings.IndexByte(rest, '/'); i > 0 {
+			return rest[:i]
+		}
+	}
+	return "x86"
 }
 
 // SplitMembers splits "hw->phy.ops" into [hw phy ops]; nil when a part

@@ -2,6 +2,7 @@ package ctype
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -52,6 +53,32 @@ func TestSplitMembers(t *testing.T) {
 	} {
 		if got := SplitMembers(tc.in); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("SplitMembers(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestResolveIncludes: local includes resolve against the file's
+// directory, <...> ones against include/, and <asm/...> against the
+// file's architecture (x86 for generic code), then asm-generic.
+func TestResolveIncludes(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		src   string
+		angle bool
+		want  []string
+	}{
+		{"drivers/net/a.c", "#include \"a.h\"\n#include <linux/b.h>\n", false, []string{"drivers/net/a.h"}},
+		{"drivers/net/a.c", "#include \"a.h\"\n#include <linux/b.h>\n", true, []string{"drivers/net/a.h", "include/linux/b.h"}},
+		{"include/linux/kvm_host.h", "#include <asm/kvm_host.h>\n", true,
+			[]string{"arch/x86/include/asm/kvm_host.h", "include/asm-generic/kvm_host.h"}},
+		{"arch/arm64/kvm/mmu.c", "#include <asm/kvm_mmu.h>\n", true,
+			[]string{"arch/arm64/include/asm/kvm_mmu.h", "include/asm-generic/kvm_mmu.h"}},
+		{"drivers/x.c", "#include <asm/io.h>\n", false, nil},
+	} {
+		delims, names := IncludeDirectives(tc.src)
+		got := ResolveIncludes(tc.file, delims, names, tc.angle)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("ResolveIncludes(%s, %q, angle %v) = %q, want %q", tc.file, tc.src, tc.angle, got, tc.want)
 		}
 	}
 }

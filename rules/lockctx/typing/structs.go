@@ -177,13 +177,23 @@ func (ty *Typer) chainTag(expr string, caller *cscan.Func) (tag, scope string) {
 	if tag == "" {
 		return "", ""
 	}
+	from := ""
 	for _, m := range parts[1:] {
-		ms, def := ty.StructDef(tag, caller.File)
+		// Looked for from the file defining the struct holding the
+		// member first (see ExprTag), then from the caller's.
+		var ms map[string]string
+		def := ""
+		if from != "" {
+			ms, def = ty.StructDef(tag, from)
+		}
+		if def == "" {
+			ms, def = ty.StructDef(tag, caller.File)
+		}
 		ty.note(MemberKey(tag, m))
 		if def == "" || ms[m] == "" {
 			return "", ""
 		}
-		tag = ms[m]
+		tag, from = ms[m], def
 	}
 	// The last member's type is looked up from the caller's file too: it
 	// includes the headers that define it.

@@ -72,13 +72,25 @@ func (ty *Typer) ExprTag(expr string, fn *cscan.Func) string {
 		return ""
 	}
 	tag := ty.declaredIn(fn, parts[0])
+	// A member's struct type is declared where the struct holding it is
+	// defined, so its definition is looked for from that file first
+	// ("vcpu->arch.mmu": kvm_vcpu_arch from linux/kvm_host.h, which
+	// includes asm/kvm_host.h), then from fn's file.
+	from := ""
 	for _, m := range parts[1:] {
 		if tag == "" {
 			return ""
 		}
-		members, _ := ty.visibleStruct(tag, fn.File)
+		var members map[string]string
+		def := ""
+		if from != "" {
+			members, def = ty.visibleStruct(tag, from)
+		}
+		if def == "" {
+			members, def = ty.visibleStruct(tag, fn.File)
+		}
 		ty.note(MemberKey(tag, m))
-		tag = members[m]
+		tag, from = members[m], def
 	}
 	return tag
 }
@@ -124,21 +136,31 @@ func (ty *Typer) treeDef(fn *cscan.Func) *cscan.Func {
 }
 
 // PlainAssignsOf returns the plain assignments ("isac->release =
-// isac_release;") among as whose base has struct type tag, for a struct
-// private to a driver: defined outside include/, so that only the files of
-// the call's directory and of the definition's can assign it. Each
-// assignment is typed in the function holding it.
+// isac_release;") among as whose base has struct type tag. For a struct
+// private to a driver (defined outside include/) only the files of the
+// call's directory and of the definition's can assign it; a struct of a
+// public header may be assigned anywhere, so its assignments are typed
+// only when the member is assigned plainly at most maxPublicPlainAssigns
+// times ("vcpu->arch.mmu->get_pdptr = f": a handful of setup functions,
+// not ".release"). Each assignment is typed in the function holding it.
 func (ty *Typer) PlainAssignsOf(tag string, as []index.Assign, caller *cscan.Func) []index.Assign {
 	_, defFile := ty.visibleStruct(tag, caller.File)
-	if defFile == "" || strings.HasPrefix(defFile, "include/") || strings.HasPrefix(defFile, "arch/") {
+	if defFile == "" {
 		return nil
 	}
+	public := strings.HasPrefix(defFile, "include/") || strings.HasPrefix(defFile, "arch/")
 	dirs := map[string]bool{path.Dir(caller.File): true, path.Dir(defFile): true}
-	var out []index.Assign
+	var cands []index.Assign
 	for _, a := range as {
-		if a.Struct != "" || a.Base == "" || !dirs[path.Dir(a.File)] {
-			continue
+		if a.Struct == "" && a.Base != "" && (public || dirs[path.Dir(a.File)]) {
+			cands = append(cands, a)
 		}
+	}
+	if public && len(cands) > maxPublicPlainAssigns {
+		return nil
+	}
+	var out []index.Assign
+	for _, a := range cands {
 		f := ty.ix.File(a.File)
 		if f == nil {
 			continue
@@ -155,6 +177,10 @@ func (ty *Typer) PlainAssignsOf(tag string, as []index.Assign, caller *cscan.Fun
 	}
 	return out
 }
+
+// maxPublicPlainAssigns bounds the plain assignments to a member of a
+// public struct that PlainAssignsOf types one by one.
+const maxPublicPlainAssigns = 16
 
 // BaseTag finds the struct tag of a call's base expression when it is a
 // variable or parameter of the caller declared as "struct tag *name", or
