@@ -46,14 +46,20 @@ func (s *State) releaseCallee(kind, key string, written bool) bool {
 		// A lock released further down whose name the analysis lost
 		// (xas_unlock_irq(xas) in a function deep in a recursive
 		// component) is not the caller's named lock: it ends only a lock
-		// of the caller that has no name either.
+		// of the caller that has no name either. A caller holding named
+		// locks of the kind still stops it, as before, so that it does not
+		// travel up through every caller of a recursive component.
+		named := false
 		for i := len(s.Held) - 1; i >= 0; i-- {
-			if h := s.Held[i]; h.Kind == kind && h.Key == "" {
-				s.Held = append(s.Held[:i:i], s.Held[i+1:]...)
-				return true
+			if h := s.Held[i]; h.Kind == kind {
+				if h.Key == "" {
+					s.Held = append(s.Held[:i:i], s.Held[i+1:]...)
+					return true
+				}
+				named = true
 			}
 		}
-		return false
+		return named
 	}
 	name := lockName(key)
 	for _, named := range []bool{true, false} {

@@ -18,7 +18,7 @@ func (r *Resolver) flatSummary(fn *cscan.Func) (s *Summary, acquires bool) {
 	f := &flatBuilder{r: r, fn: fn, s: &Summary{}}
 	for _, ev := range flatEvents(fn) {
 		if ev.call == nil {
-			st, _ := f.heldAt(ev.pos, ev.guards)
+			st := f.stateAt(ev.pos, ev.guards)
 			f.retStates = append(f.retStates, st)
 			f.retFalse = append(f.retFalse, ev.ret != nil && falseish(ev.ret.Expr))
 			continue
@@ -89,6 +89,17 @@ func flatEvents(fn *cscan.Func) []event {
 // heldAt returns the contexts held before event pos under guards g, and
 // the caller contexts released with nothing of fn's own held.
 func (f *flatBuilder) heldAt(pos int, g []cscan.Guard) (State, []Effect) {
+	return f.held(pos, g, true)
+}
+
+// stateAt is heldAt without the releases (their chains cost allocations
+// that most callers drop).
+func (f *flatBuilder) stateAt(pos int, g []cscan.Guard) State {
+	st, _ := f.held(pos, g, false)
+	return st
+}
+
+func (f *flatBuilder) held(pos int, g []cscan.Guard, wantDrops bool) (State, []Effect) {
 	st := State{}
 	var drops []Effect
 	if len(f.acts) == 0 {
@@ -104,7 +115,7 @@ func (f *flatBuilder) heldAt(pos int, g []cscan.Guard) (State, []Effect) {
 		}
 		if a.acquire {
 			st.acquire(Held{Kind: a.Kind, Key: a.Key, Must: true, At: a.at, Via: a.via})
-		} else if !a.release(&st) && !a.soft {
+		} else if !a.release(&st) && !a.soft && wantDrops {
 			drops = append(drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.steps()})
 		}
 	}
@@ -230,7 +241,7 @@ func (f *flatBuilder) lockCall(ev event, c cscan.Call, here report.Step) bool {
 func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 	r, fn, s := f.r, f.fn, f.s
 	if len(cs.ArgReaches) > 0 {
-		if st, _ := f.heldAt(ev.pos, c.Guards); st.Empty() {
+		if st := f.stateAt(ev.pos, c.Guards); st.Empty() {
 			p, pass := r.argReach(fn, c, cs)
 			if p != nil {
 				f.reaches = append(f.reaches, p)
@@ -245,7 +256,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 	callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
 	if cs.Reach == nil && !r.m.conditional(c.Guards) {
 		if p := r.callbackArgReach(fn, c); p != nil {
-			if st, _ := f.heldAt(ev.pos, c.Guards); st.Empty() {
+			if st := f.stateAt(ev.pos, c.Guards); st.Empty() {
 				f.reaches = append(f.reaches, p)
 			}
 		}
@@ -285,7 +296,7 @@ func (f *flatBuilder) guardedReach(ev event, c cscan.Call, p Reach) {
 	if ar == nil {
 		return
 	}
-	if st, _ := f.heldAt(ev.pos, c.Guards); st.Empty() {
+	if st := f.stateAt(ev.pos, c.Guards); st.Empty() {
 		f.s.ArgReaches = append(f.s.ArgReaches, *ar)
 	}
 }
@@ -304,16 +315,31 @@ func (f *flatBuilder) chooseReach() {
 // addDrops adds the releases with nothing held locally, seen at their own
 // scope.
 func (f *flatBuilder) addDrops() {
+	// The releases of one call (a callee's drops) share its position and
+	// guards, so the state before them is computed once per call.
+	var (
+		last      State
+		lastPos   = -1
+		lastScope []cscan.Guard
+	)
 	for k := range f.acts {
 		a := &f.acts[k]
-		if a.acquire {
+		if a.acquire || len(a.scope) != 0 {
 			continue
 		}
-		st, _ := f.heldAt(a.pos, a.scope)
-		if !a.release(&st) && len(a.scope) == 0 {
+		if a.pos != lastPos || !sameGuards(a.scope, lastScope) {
+			last, lastPos, lastScope = f.stateAt(a.pos, a.scope), a.pos, a.scope
+		}
+		st := last.Clone()
+		if !a.release(&st) {
 			f.s.Drops = append(f.s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.steps(), Soft: a.soft})
 		}
 	}
+}
+
+// sameGuards reports whether a and b are the same guard slice.
+func sameGuards(a, b []cscan.Guard) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // heldIn reports whether st holds h's context.
