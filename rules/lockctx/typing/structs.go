@@ -146,7 +146,7 @@ func (ty *Typer) findStructDef(tag, file string) (_ map[string]string, _ string,
 		return ms, def, nil
 	}
 	for _, inc := range ty.Includes(file, true) {
-		if !strings.HasPrefix(inc, "include/") || seen[inc] {
+		if !strings.HasPrefix(inc, "include/") && !strings.HasPrefix(inc, "arch/") || seen[inc] {
 			continue
 		}
 		seen[inc] = true
