@@ -3,6 +3,8 @@ package lockctx
 import (
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
@@ -25,12 +27,19 @@ import (
 // lock, and a sleep after the call would be judged unlocked. So that a
 // helper's helper releasing the caller's own lock still matches, a drop
 // passed up through a call is renamed in the caller's terms when the
-// callee names the lock through a parameter (dropsInCaller).
+// callee names the lock through a parameter (dropsInCaller). A lock
+// released further down whose name the analysis lost (xas_unlock_irq(xas),
+// its lock call out of sight) ends a nameless lock of the caller; a
+// caller holding only named locks of its kind keeps them, and the release
+// stops there rather than travel up through every caller of a recursive
+// component.
 
 // ReleaseDrop applies to s drop d, a drop of the summary of the function
 // a call reaches (its chain starts in that function); it reports whether
-// a context of s ended (false: the release goes on to the caller's
-// caller). A lock the names match is ended before one with no name.
+// the release stops at s: a context of s ended, or (a nameless lock
+// released further down) a named lock of its kind absorbed it, held still
+// (false: the release goes on to the caller's caller). A lock the names
+// match is ended before one with no name.
 func (s *State) ReleaseDrop(d Effect) bool {
 	return s.releaseCallee(d.Kind, d.Key, dropWrittenIn(d))
 }
@@ -38,7 +47,7 @@ func (s *State) ReleaseDrop(d Effect) bool {
 // releaseCallee is ReleaseDrop for a drop of kind and key, written in the
 // callee itself or further down.
 func (s *State) releaseCallee(kind, key string, written bool) bool {
-	if written || key == "" && !lockKind(kind) {
+	if written || key == "" && !lockmodel.IsLock(kind) {
 		_, ok := s.Release(kind, key)
 		return ok
 	}
@@ -71,16 +80,6 @@ func (s *State) releaseCallee(kind, key string, written bool) bool {
 			s.Held = append(s.Held[:i:i], s.Held[i+1:]...)
 			return true
 		}
-	}
-	return false
-}
-
-// lockKind reports whether contexts of kind are locks with a name, not a
-// per-CPU state (RCU, preemption, bottom halves, interrupts).
-func lockKind(kind string) bool {
-	switch kind {
-	case "spin", "raw_spin", "rwlock", "mutex", "rwsem", "semaphore":
-		return true
 	}
 	return false
 }

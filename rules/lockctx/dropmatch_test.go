@@ -7,9 +7,10 @@ import (
 )
 
 // TestReleaseDrop: a callee's release ends the caller's context of its
-// kind when it is keyless, written in the callee itself, or names the
-// same lock; a lock released further down under another name is not the
-// caller's.
+// kind when it is a keyless per-CPU context, written in the callee
+// itself, or names the same lock; a lock released further down under
+// another name, or under none, is not the caller's named lock (a nameless
+// one stops at it, and ends a nameless lock first).
 func TestReleaseDrop(t *testing.T) {
 	in := func(fn string) []report.Step { return []report.Step{{Func: fn, What: "spin_unlock()"}} }
 	deep := []report.Step{{Func: "cmd", What: "calls put()"}, {Func: "obj_unlock", What: "spin_unlock()"}}
@@ -31,6 +32,11 @@ func TestReleaseDrop(t *testing.T) {
 		{"deep, a named match before an unnamed lock", []Held{{Kind: "spin", Key: "q->o.move_lock"}, {Kind: "spin"}}, Effect{Kind: "spin", Key: "o->move_lock", Steps: deep}, true, 1},
 		{"through a member, written in the implementation", []Held{{Kind: "spin", Key: "q->lock"}}, Effect{Kind: "spin", Key: "queue->lock", Steps: in("q_unlock_impl")}, true, 0},
 		{"deep, another kind", []Held{{Kind: "spin", Key: "q->lock"}}, Effect{Kind: "raw_spin", Key: "q->lock", Steps: deep}, false, 1},
+		{"deep, nameless, a named lock held", []Held{{Kind: "spin", Key: "priv->lock"}}, Effect{Kind: "spin", Steps: deep}, true, 1},
+		{"deep, nameless, a nameless lock under a named one", []Held{{Kind: "spin"}, {Kind: "spin", Key: "priv->lock"}}, Effect{Kind: "spin", Steps: deep}, true, 1},
+		{"deep, nameless, nothing of its kind", []Held{{Kind: "rcu"}}, Effect{Kind: "spin", Steps: deep}, false, 1},
+		{"deep, nameless mutex, a named mutex held", []Held{{Kind: "mutex", Key: "dev->mutex"}}, Effect{Kind: "mutex", Steps: deep}, true, 1},
+		{"written, nameless, a named lock held", []Held{{Kind: "spin", Key: "priv->lock"}}, Effect{Kind: "spin", Steps: in("q_unlock")}, true, 0},
 		{"deep, the matching one of two", []Held{{Kind: "spin", Key: "a->o.move_lock"}, {Kind: "spin", Key: "q->lock"}}, Effect{Kind: "spin", Key: "o->move_lock", Steps: deep}, true, 1},
 	} {
 		st := State{Held: append([]Held(nil), tc.held...)}
@@ -73,5 +79,15 @@ void f(struct q *q, struct dev *d)
 		if in[0].Key != tc.key {
 			t.Errorf("dropsInCaller(%q) changed its input to %q", tc.key, in[0].Key)
 		}
+	}
+}
+
+// TestReleaseDropNamelessEndsNameless: of a nameless and a named lock, a
+// nameless release from further down ends the nameless one.
+func TestReleaseDropNamelessEndsNameless(t *testing.T) {
+	deep := []report.Step{{Func: "cmd", What: "calls put()"}, {Func: "obj_unlock", What: "xas_unlock_irq(xas)"}}
+	st := State{Held: []Held{{Kind: "spin"}, {Kind: "spin", Key: "priv->lock"}}}
+	if !st.ReleaseDrop(Effect{Kind: "spin", Steps: deep}) || len(st.Held) != 1 || st.Held[0].Key != "priv->lock" {
+		t.Errorf("held after the release: %+v, want priv->lock alone", st.Held)
 	}
 }

@@ -99,6 +99,7 @@ func (f *flatBuilder) stateAt(pos int, g []cscan.Guard) State {
 	return st
 }
 
+// held is heldAt, with the releases only when wantDrops is set.
 func (f *flatBuilder) held(pos int, g []cscan.Guard, wantDrops bool) (State, []Effect) {
 	st := State{}
 	var drops []Effect
@@ -312,34 +313,25 @@ func (f *flatBuilder) chooseReach() {
 	}
 }
 
-// addDrops adds the releases with nothing held locally, seen at their own
-// scope.
+// addDrops adds the releases made with nothing held locally and outside
+// any guard (a release under a condition is no drop of every path).
 func (f *flatBuilder) addDrops() {
-	// The releases of one call (a callee's drops) share its position and
-	// guards, so the state before them is computed once per call.
-	var (
-		last      State
-		lastPos   = -1
-		lastScope []cscan.Guard
-	)
+	// The releases of one call (a callee's drops) share its position, so
+	// the state before them is computed once per call.
+	last, lastPos := State{}, -1
 	for k := range f.acts {
 		a := &f.acts[k]
 		if a.acquire || len(a.scope) != 0 {
 			continue
 		}
-		if a.pos != lastPos || !sameGuards(a.scope, lastScope) {
-			last, lastPos, lastScope = f.stateAt(a.pos, a.scope), a.pos, a.scope
+		if a.pos != lastPos {
+			last, lastPos = f.stateAt(a.pos, nil), a.pos
 		}
 		st := last.Clone()
 		if !a.release(&st) {
 			f.s.Drops = append(f.s.Drops, Effect{Kind: a.Kind, Key: a.Key, Steps: a.steps(), Soft: a.soft})
 		}
 	}
-}
-
-// sameGuards reports whether a and b are the same guard slice.
-func sameGuards(a, b []cscan.Guard) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // heldIn reports whether st holds h's context.
@@ -449,7 +441,7 @@ type act struct {
 }
 
 // release applies release a to st (a callee's drop as ReleaseDrop does)
-// and reports whether a context of st ended.
+// and reports whether it stops at st (see ReleaseDrop).
 func (a *act) release(st *State) bool {
 	if !a.callee {
 		_, ok := st.Release(a.Kind, a.Key)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // Calls through a driver's private ops struct. A member chain such as
@@ -34,7 +35,7 @@ func (r *Resolver) chainTag(c cscan.Call, caller *cscan.Func) string {
 // found.
 func (r *Resolver) privateScope(tag string, caller *cscan.Func) string {
 	_, def := r.typ.StructDef(tag, caller.File)
-	if def == "" || strings.HasPrefix(def, "include/") || strings.Contains(def, "/include/") {
+	if def == "" || typing.PublicDef(def) {
 		return ""
 	}
 	dir := path.Dir(def)

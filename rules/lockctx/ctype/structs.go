@@ -94,8 +94,16 @@ func splitDecls(body string) []string {
 // its directory, and, when angle is set, <...> ones against include/ and,
 // for <asm/...>, as the kernel's include path does, against the
 // architecture's include/asm/ (the file's own architecture, x86 for
-// generic code) and then include/asm-generic/.
+// generic code) and include/asm-generic/, both listed.
 func ResolveIncludes(file string, delims []byte, names []string, angle bool) []string {
+	return ResolveIncludesIn(file, delims, names, angle, nil)
+}
+
+// ResolveIncludesIn is ResolveIncludes for a tree in which exists tells
+// the files there are: an <asm/...> include is the first of its two
+// candidates that exists (none when neither does), as the include path
+// picks it; with exists nil both are listed.
+func ResolveIncludesIn(file string, delims []byte, names []string, angle bool, exists func(string) bool) []string {
 	var out []string
 	for i, name := range names {
 		switch {
@@ -103,8 +111,16 @@ func ResolveIncludes(file string, delims []byte, names []string, angle bool) []s
 			out = append(out, path.Join(path.Dir(file), name))
 		case !angle:
 		case strings.HasPrefix(name, "asm/"):
-			out = append(out, path.Join("arch", archDir(file), "include", name),
-				path.Join("include/asm-generic", name[len("asm/"):]))
+			arch := path.Join("arch", archDir(file), "include", name)
+			generic := path.Join("include/asm-generic", name[len("asm/"):])
+			switch {
+			case exists == nil:
+				out = append(out, arch, generic)
+			case exists(arch):
+				out = append(out, arch)
+			case exists(generic):
+				out = append(out, generic)
+			}
 		default:
 			out = append(out, path.Join("include", name))
 		}
@@ -116,8 +132,8 @@ func ResolveIncludes(file string, delims []byte, names []string, angle bool) []s
 // its own under arch/, else x86 (the build this bot models).
 func archDir(file string) string {
 	if rest, ok := strings.CutPrefix(file, "arch/"); ok {
-		if i := strings.IndexByte(rest, '/'); i > 0 {
-			return rest[:i]
+		if arch, _, found := strings.Cut(rest, "/"); found && arch != "" {
+			return arch
 		}
 	}
 	return "x86"

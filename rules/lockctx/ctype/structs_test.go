@@ -82,3 +82,16 @@ func TestResolveIncludes(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveIncludesIn: an <asm/...> include is the first candidate the
+// tree has: the architecture's header, else asm-generic's, else none.
+func TestResolveIncludesIn(t *testing.T) {
+	src := "#include <asm/a.h>\n#include <asm/b.h>\n#include <asm/c.h>\n"
+	have := map[string]bool{"arch/x86/include/asm/a.h": true, "include/asm-generic/a.h": true, "include/asm-generic/b.h": true}
+	delims, names := IncludeDirectives(src)
+	got := ResolveIncludesIn("drivers/x.c", delims, names, true, func(p string) bool { return have[p] })
+	want := []string{"arch/x86/include/asm/a.h", "include/asm-generic/b.h"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ResolveIncludesIn = %q, want %q", got, want)
+	}
+}

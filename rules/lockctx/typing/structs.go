@@ -41,8 +41,10 @@ func (ty *Typer) FileStructs(file string) ctype.Structs {
 
 // Includes returns the files a file includes: local ("...") includes
 // resolved against its directory, and, when angle is set, <...> includes
-// resolved against include/. The directives are stored by Prepare for the
-// files the patch does not overlay (store.go).
+// resolved against include/ and <asm/...> against the architecture's
+// headers or asm-generic, whichever the view has (ctype.ResolveIncludesIn).
+// The directives are stored by Prepare for the files the patch does not
+// overlay (store.go).
 func (ty *Typer) Includes(file string, angle bool) []string {
 	key := file
 	if angle {
@@ -67,8 +69,23 @@ func (ty *Typer) Includes(file string, angle bool) []string {
 		}
 		delims, names = ctype.IncludeDirectives(string(src))
 	}
-	out = ctype.ResolveIncludes(file, delims, names, angle)
+	out = ctype.ResolveIncludesIn(file, delims, names, angle, ty.exists)
 	return out
+}
+
+// exists reports whether the view has file path.
+func (ty *Typer) exists(p string) bool {
+	if _, ok := ty.ix.FileNum(p); ok {
+		return true
+	}
+	return ty.ix.Overlaid(p)
+}
+
+// PublicDef reports whether a struct defined in file def is a public
+// interface (under an include/ directory, the top one or an
+// architecture's) rather than private to the directory of def.
+func PublicDef(def string) bool {
+	return strings.HasPrefix(def, "include/") || strings.Contains(def, "/include/")
 }
 
 // StructDef finds the definition of struct tag visible from file: in the
@@ -160,7 +177,8 @@ func (ty *Typer) findStructDef(tag, file string) (_ map[string]string, _ string,
 // chainTag resolves the struct tag of a member expression whose root is
 // a variable the caller declares with a struct type ("hw->phy.ops", hw
 // being a struct e1000_hw *) by following each member's declared type
-// through the struct definitions visible from the caller's file. scope
+// through the struct definitions visible from the file defining the
+// struct that holds it, else from the caller's file (findFrom). scope
 // is the directory of the last definition when it is private to a
 // directory (a driver's own header, not under include/): struct tags
 // are not unique across drivers (e1000e, igb and igbvf each define
@@ -181,23 +199,16 @@ func (ty *Typer) chainTag(expr string, caller *cscan.Func) (tag, scope string) {
 	for _, m := range parts[1:] {
 		// Looked for from the file defining the struct holding the
 		// member first (see ExprTag), then from the caller's.
-		var ms map[string]string
-		def := ""
-		if from != "" {
-			ms, def = ty.StructDef(tag, from)
-		}
-		if def == "" {
-			ms, def = ty.StructDef(tag, caller.File)
-		}
+		ms, def := findFrom(tag, from, caller.File, ty.StructDef)
 		ty.note(MemberKey(tag, m))
 		if def == "" || ms[m] == "" {
 			return "", ""
 		}
 		tag, from = ms[m], def
 	}
-	// The last member's type is looked up from the caller's file too: it
-	// includes the headers that define it.
-	if _, def := ty.StructDef(tag, caller.File); def != "" && !strings.HasPrefix(def, "include/") && !strings.Contains(def, "/include/") {
+	// The last member's type is looked up the same way: from the file
+	// defining the struct holding it, then from the caller's.
+	if _, def := findFrom(tag, from, caller.File, ty.StructDef); def != "" && !PublicDef(def) {
 		scope = path.Dir(def) + "/"
 	}
 	return tag, scope

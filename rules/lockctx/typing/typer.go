@@ -36,6 +36,8 @@ type Typer struct {
 	// (params.go).
 	params     map[*cscan.Func][]string
 	paramDecls map[*cscan.Func][]string
+	// publicAssigns caches PlainAssignsOf for public structs (types.go).
+	publicAssigns map[string]typedAssignsMemo
 }
 
 // New returns a Typer over the view ix (nil in patch-only mode: every
@@ -47,7 +49,7 @@ func New(ix *index.Index, note func(key string)) *Typer {
 	}
 	return &Typer{ix: ix, note: note, structCache: map[string]ctype.Structs{},
 		lines: map[string]Lines{}, declTags: map[declKey]map[string]string{}, structs: map[string]structDefAt{},
-		params: map[*cscan.Func][]string{}, paramDecls: map[*cscan.Func][]string{}}
+		params: map[*cscan.Func][]string{}, paramDecls: map[*cscan.Func][]string{}, publicAssigns: map[string]typedAssignsMemo{}}
 }
 
 // StructKey is the dependency key noting that a look-up read the

@@ -81,18 +81,22 @@ func (ty *Typer) ExprTag(expr string, fn *cscan.Func) string {
 		if tag == "" {
 			return ""
 		}
-		var members map[string]string
-		def := ""
-		if from != "" {
-			members, def = ty.visibleStruct(tag, from)
-		}
-		if def == "" {
-			members, def = ty.visibleStruct(tag, fn.File)
-		}
+		members, def := findFrom(tag, from, fn.File, ty.visibleStruct)
 		ty.note(MemberKey(tag, m))
 		tag, from = members[m], def
 	}
 	return tag
+}
+
+// findFrom looks struct tag up with find from file from (the file that
+// defines the struct holding it; none when "") and then from file.
+func findFrom(tag, from, file string, find func(tag, file string) (map[string]string, string)) (map[string]string, string) {
+	if from != "" {
+		if ms, def := find(tag, from); def != "" {
+			return ms, def
+		}
+	}
+	return find(tag, file)
 }
 
 // declaredIn returns the struct tag name is declared with in fn (a
@@ -136,31 +140,74 @@ func (ty *Typer) treeDef(fn *cscan.Func) *cscan.Func {
 }
 
 // PlainAssignsOf returns the plain assignments ("isac->release =
-// isac_release;") among as whose base has struct type tag. For a struct
-// private to a driver (defined outside include/) only the files of the
-// call's directory and of the definition's can assign it; a struct of a
-// public header may be assigned anywhere, so its assignments are typed
-// only when the member is assigned plainly at most maxPublicPlainAssigns
-// times ("vcpu->arch.mmu->get_pdptr = f": a handful of setup functions,
-// not ".release"). Each assignment is typed in the function holding it.
+// isac_release;") among as (the view's assignments to one member) whose
+// base has struct type tag. For a struct private to a directory (defined
+// outside include/ directories, PublicDef) only the files of the call's
+// directory and of the definition's can assign it; a struct of a public
+// header may be assigned anywhere, so its assignments are typed only when
+// the member is assigned plainly at most maxPublicPlainAssigns times
+// ("vcpu->arch.mmu->get_pdptr = f": a handful of setup functions, not
+// ".release"), once per view and struct. Each assignment is typed in the
+// function holding it.
 func (ty *Typer) PlainAssignsOf(tag string, as []index.Assign, caller *cscan.Func) []index.Assign {
 	_, defFile := ty.visibleStruct(tag, caller.File)
-	if defFile == "" {
+	if defFile == "" || len(as) == 0 {
 		return nil
 	}
-	public := strings.HasPrefix(defFile, "include/") || strings.HasPrefix(defFile, "arch/")
-	dirs := map[string]bool{path.Dir(caller.File): true, path.Dir(defFile): true}
-	var cands []index.Assign
-	for _, a := range as {
-		if a.Struct == "" && a.Base != "" && (public || dirs[path.Dir(a.File)]) {
-			cands = append(cands, a)
+	if !PublicDef(defFile) {
+		dirs := map[string]bool{path.Dir(caller.File): true, path.Dir(defFile): true}
+		return ty.typedAssigns(tag, as, func(a index.Assign) bool { return dirs[path.Dir(a.File)] })
+	}
+	// The answer for a public struct does not depend on the caller: kept
+	// with the dependency keys its look-ups noted, told again on reuse.
+	key := tag + "\x00" + as[0].Member + "\x00" + defFile
+	if m, ok := ty.publicAssigns[key]; ok {
+		for _, k := range m.keys {
+			ty.note(k)
 		}
+		return m.out
 	}
-	if public && len(cands) > maxPublicPlainAssigns {
-		return nil
+	note := ty.note
+	var keys []string
+	ty.note = func(k string) {
+		keys = append(keys, k)
+		note(k)
 	}
 	var out []index.Assign
-	for _, a := range cands {
+	if n := countPlain(as); n > 0 && n <= maxPublicPlainAssigns {
+		out = ty.typedAssigns(tag, as, func(index.Assign) bool { return true })
+	}
+	ty.note = note
+	ty.publicAssigns[key] = typedAssignsMemo{out: out, keys: keys}
+	return out
+}
+
+// typedAssignsMemo is what PlainAssignsOf found for a public struct.
+type typedAssignsMemo struct {
+	out  []index.Assign
+	keys []string
+}
+
+// countPlain counts the plain assignments of as whose struct the index
+// could not tell.
+func countPlain(as []index.Assign) int {
+	n := 0
+	for _, a := range as {
+		if a.Struct == "" && a.Base != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// typedAssigns returns the plain assignments of as that keep accepts and
+// whose base the function holding them types as tag, marked with it.
+func (ty *Typer) typedAssigns(tag string, as []index.Assign, keep func(index.Assign) bool) []index.Assign {
+	var out []index.Assign
+	for _, a := range as {
+		if a.Struct != "" || a.Base == "" || !keep(a) {
+			continue
+		}
 		f := ty.ix.File(a.File)
 		if f == nil {
 			continue
