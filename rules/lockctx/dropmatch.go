@@ -3,9 +3,8 @@ package lockctx
 import (
 	"strings"
 
-	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
-
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // Which of the caller's contexts a callee's release ends. A summary's
