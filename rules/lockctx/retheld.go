@@ -252,23 +252,8 @@ func (w *walker) assign(st State, v, rhs string, cs []cscan.Call) State {
 // wholeCall reports whether expr is one call of name and nothing else
 // ("f(x)", not "f(x) == 0" or "f(x) ? 0 : -EBUSY").
 func wholeCall(expr, name string) bool {
-	rest, ok := strings.CutPrefix(expr, name+"(")
-	if !ok {
-		return false
-	}
-	depth := 0
-	for i := 0; i < len(rest); i++ {
-		switch rest[i] {
-		case '(':
-			depth++
-		case ')':
-			if depth == 0 {
-				return strings.TrimSpace(rest[i+1:]) == ""
-			}
-			depth--
-		}
-	}
-	return false
+	expr = strings.TrimSpace(expr)
+	return strings.HasPrefix(expr, name+"(") && closes(expr, len(name))
 }
 
 // stripCasts drops leading casts ("(void *)f(x)").

@@ -1,6 +1,7 @@
 package lockctx
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
@@ -49,6 +50,30 @@ func TestAssignment(t *testing.T) {
 	for _, text := range []string{"*p = 1;", "a == b;", "f(x = 1);"} {
 		if v, _, ok := assignment(text); ok {
 			t.Errorf("assignment(%q) = %q", text, v)
+		}
+	}
+}
+
+// TestWholeCall: a trylock's result is kept only when the right-hand side
+// is the call alone.
+func TestWholeCall(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want bool
+	}{
+		{"spin_trylock(&l) ", true},
+		{"get_locked_pte(mm, f(a), &ptl)", true},
+		{"spin_trylock(&l) == 0", false},
+		{"spin_trylock(&l) ? 0 : -EBUSY", false},
+		{"spin_trylock(&l", false},
+		{"other(&l)", false},
+	} {
+		name := "spin_trylock"
+		if strings.HasPrefix(tc.expr, "get_") {
+			name = "get_locked_pte"
+		}
+		if got := wholeCall(tc.expr, name); got != tc.want {
+			t.Errorf("wholeCall(%q) = %v, want %v", tc.expr, got, tc.want)
 		}
 	}
 }

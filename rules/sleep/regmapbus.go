@@ -7,6 +7,8 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // A regmap whose config asks for a spinlock (fast_io, use_raw_spinlock)
@@ -165,7 +167,7 @@ func (rb *regmapBusRules) uses(src string) []regmapUse {
 // spinlockField returns the spinlock field of config cfg's definition in
 // src ("" when cfg is not defined there, asks for none, or brings its own
 // locking: .disable_locking, .lock, .use_hwlock) and its offset. Comments
-// and "#if 0" blocks do not count.
+// (one-line or not) and "#if 0" blocks do not count.
 func (rb *regmapBusRules) spinlockField(src, cfg string) (string, int) {
 	re, err := regexp.Compile(`struct\s+regmap_config\s+` + regexp.QuoteMeta(cfg) + `\s*=\s*\{`)
 	if err != nil {
@@ -175,11 +177,13 @@ func (rb *regmapBusRules) spinlockField(src, cfg string) (string, int) {
 	if loc == nil {
 		return "", 0
 	}
-	end := closingBrace(src[loc[1]:])
+	// Comments blanked in place (offsets kept), a multi-line one too.
+	window := typing.StripComments(src[loc[1]:min(len(src), loc[1]+maxScan)])
+	end := ctype.ClosingBrace(window, maxScan)
 	if end < 0 {
 		return "", 0
 	}
-	body := src[loc[1] : loc[1]+end]
+	body := window[:end]
 	field, off := "", 0
 	dead := 0 // depth of "#if 0" blocks
 	pos := 0
@@ -201,7 +205,7 @@ func (rb *regmapBusRules) spinlockField(src, cfg string) (string, int) {
 		case dead > 0:
 			continue
 		}
-		flat := strings.ReplaceAll(strings.Join(strings.Fields(stripComment(t)), ""), " ", "")
+		flat := strings.Join(strings.Fields(t), "")
 		for _, own := range []string{".disable_locking=true", ".disable_locking=1", ".lock=", ".use_hwlock=true", ".use_hwlock=1"} {
 			if strings.Contains(flat, own) {
 				return "", 0
@@ -209,55 +213,17 @@ func (rb *regmapBusRules) spinlockField(src, cfg string) (string, int) {
 		}
 		for _, f := range rb.Spinlock {
 			if field == "" && strings.Contains(flat, strings.ReplaceAll(f, " ", "")) {
-				field, off = strings.TrimSuffix(stripComment(t), ","), loc[1]+at
+				field, off = strings.TrimSuffix(t, ","), loc[1]+at
 			}
 		}
 	}
 	return strings.TrimSpace(field), off
 }
 
-// stripComment drops the comments of one line ("/* ... */" and "//").
-func stripComment(l string) string {
-	for {
-		i := strings.Index(l, "/*")
-		if i < 0 {
-			break
-		}
-		j := strings.Index(l[i+2:], "*/")
-		if j < 0 {
-			l = l[:i]
-			break
-		}
-		l = l[:i] + l[i+2+j+2:]
-	}
-	if i := strings.Index(l, "//"); i >= 0 {
-		l = l[:i]
-	}
-	return l
-}
-
 // maxScan bounds how far a call's arguments or an initialiser's body are
 // read (hostile input: an unbalanced parenthesis must not make every
 // match scan the rest of the file).
 const maxScan = 8 << 10
-
-// closingBrace returns the offset of the "}" closing a body whose text
-// starts after its "{" (-1 when it does not close within maxScan).
-func closingBrace(s string) int {
-	depth := 0
-	for i := 0; i < len(s) && i < maxScan; i++ {
-		switch s[i] {
-		case '{':
-			depth++
-		case '}':
-			if depth == 0 {
-				return i
-			}
-			depth--
-		}
-	}
-	return -1
-}
 
 // lineAt returns the 1-based line of offset off in src.
 func lineAt(src string, off int) int {

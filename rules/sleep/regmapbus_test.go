@@ -29,6 +29,8 @@ func TestRegmapBusUses(t *testing.T) {
 		{"raw spinlock", "static const struct regmap_config cfg = {\n\t.use_raw_spinlock\t=\ttrue,\n};\n" + probe, ".use_raw_spinlock\t=\ttrue@2"},
 		{"none", "static const struct regmap_config cfg = {\n\t.reg_bits = 8,\n};\n" + probe, ""},
 		{"comment", "static const struct regmap_config cfg = {\n\t/* .fast_io = true, */\n\t.reg_bits = 8, // .fast_io = true\n};\n" + probe, ""},
+		{"multi-line comment", "static const struct regmap_config cfg = {\n\t/*\n\t.fast_io = true,\n\t */\n\t.reg_bits = 8,\n};\n" + probe, ""},
+		{"comment after the field", "static const struct regmap_config cfg = {\n\t.fast_io = true, /* MMIO-fast */\n};\n" + probe, ".fast_io = true@2"},
 		{"if 0", "static const struct regmap_config cfg = {\n#if 0\n\t.fast_io = true,\n#endif\n\t.reg_bits = 8,\n};\n" + probe, ""},
 		{"own locking", "static const struct regmap_config cfg = {\n\t.fast_io = true,\n\t.disable_locking = true,\n};\n" + probe, ""},
 		{"lock callbacks", "static const struct regmap_config cfg = {\n\t.fast_io = true,\n\t.lock = drv_lock,\n\t.unlock = drv_unlock,\n};\n" + probe, ""},

@@ -44,20 +44,29 @@ func ParseStructs(text string) Structs {
 // BraceBody returns the text up to the brace closing the one just before
 // s (struct bodies are bounded to keep a stray brace cheap).
 func BraceBody(s string) (string, bool) {
-	const maxBody = 64 << 10
+	if i := ClosingBrace(s, 64<<10); i >= 0 {
+		return s[:i], true
+	}
+	return "", false
+}
+
+// ClosingBrace returns the offset in s of the "}" closing the brace just
+// before s, reading at most max bytes (-1 when it does not close within
+// them: hostile text with a stray brace costs no more than max).
+func ClosingBrace(s string, max int) int {
 	depth := 1
-	for i := 0; i < len(s) && i < maxBody; i++ {
+	for i := 0; i < len(s) && i < max; i++ {
 		switch s[i] {
 		case '{':
 			depth++
 		case '}':
 			depth--
 			if depth == 0 {
-				return s[:i], true
+				return i
 			}
 		}
 	}
-	return "", false
+	return -1
 }
 
 var (

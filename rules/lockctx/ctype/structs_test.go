@@ -95,3 +95,22 @@ func TestResolveIncludesIn(t *testing.T) {
 		t.Errorf("ResolveIncludesIn = %q, want %q", got, want)
 	}
 }
+
+// TestClosingBrace: the offset of the brace closing the one before the
+// text, nested braces skipped, -1 past the bound or when it never closes.
+func TestClosingBrace(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		max  int
+		want int
+	}{
+		{".a = 1 }", 100, 7},
+		{"{ .b = { 1 } } }x", 100, 15},
+		{"{ never", 100, -1},
+		{".a = 1 }", 5, -1},
+	} {
+		if got := ClosingBrace(tc.s, tc.max); got != tc.want {
+			t.Errorf("ClosingBrace(%q, %d) = %d, want %d", tc.s, tc.max, got, tc.want)
+		}
+	}
+}
