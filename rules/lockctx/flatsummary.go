@@ -135,6 +135,7 @@ func (f *flatBuilder) call(ev event) {
 	// the target's table says so, and the reach is recorded like any
 	// primitive's.
 	why, reaches := r.reachesAt(fn, c)
+	reaches = reaches && !r.masked(fn, c.Line, c.Name)
 	if isLock && !isGuardCall(c) && !reaches {
 		return
 	}
@@ -262,7 +263,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 			}
 		}
 	}
-	if cs.Reach == nil || !mayChoose(f.reaches, cs.Reach.Weak) {
+	if cs.Reach == nil || !mayChoose(f.reaches, cs.Reach.Weak) || r.masked(fn, c.Line, cs.Reach.Prim) {
 		return
 	}
 	if cond, ok := r.callCond(fn, c, cs.Reach.Cond, r.m.conditional(c.Guards)); ok {

@@ -7,27 +7,29 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
-// Lock helpers written as macros.
+// Lock helpers and accessors written as macros.
 //
 // A driver may wrap its locking in a function-like macro
 // (cassini's "#define cas_lock_all_save(cp, flags) do { ...
 // spin_lock_irqsave(&xxxcp->lock, flags); cas_lock_tx(xxxcp); } while
-// (0)"). The index holds functions only, so a call to such a macro
-// resolves to nothing. A call that resolves to no function is looked up
-// among the function-like macros its own file defines, then those of the
-// headers it includes with quotes from its directory; the macro's body
-// is parsed as the body of a function of that name and summarised like
-// one, and the call takes the contexts the macro enters and leaves. What
-// the macro may reach is left out: the macros of a file are mostly
-// logging and accessors, and a file's own macros and its private
-// headers' are where its lock helpers are. A patch that changes a macro
+// (0)"), or its accesses (vhost's "#define vhost_get_user(vq, x, ptr,
+// type) ({ ... __get_user(x, ptr) ... })"). The index holds functions
+// only, so a call to such a macro resolves to nothing. A call that
+// resolves to no function is looked up among the function-like macros
+// its own file defines, then those of the headers it includes with
+// quotes from its directory; the macro's body is parsed as the body of a
+// function of that name and summarised like one, and the call takes the
+// contexts the macro enters and leaves and what it may reach. Only a
+// file's own macros and its private headers' are read: the kernel-wide
+// headers' macros are table rows. A patch that changes a macro
 // of the file changes text between functions, which makes every function
 // of the file a source of the store's climb, so a stored summary never
 // holds a stale macro of its own file (one of a private header is read
 // again for the functions the patch changes).
 
 // macroSummary returns the summary of the function-like macro name
-// defined in file (its effects only), nil when there is none.
+// defined in file (its effects and reach), nil when there is none or it
+// has neither.
 func (r *Resolver) macroSummary(name, file string) *Summary {
 	if r.ix == nil || file == "" {
 		return nil
@@ -37,10 +39,10 @@ func (r *Resolver) macroSummary(name, file string) *Summary {
 		return nil
 	}
 	s := r.SummaryOf(fn)
-	if len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) == 0 {
+	if s.Reach == nil && len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) == 0 {
 		return nil
 	}
-	return &Summary{Acquires: s.Acquires, CondAcquires: s.CondAcquires, Drops: s.Drops}
+	return &Summary{Reach: s.Reach, Acquires: s.Acquires, CondAcquires: s.CondAcquires, Drops: s.Drops}
 }
 
 // macroFunc returns the function-like macro name of file, or of a header

@@ -33,6 +33,16 @@ type tables struct {
 	// RegmapBus are the regmaps on sleeping buses that must not ask for
 	// a spinlock (regmapbus.go).
 	RegmapBus regmapBusRules `yaml:"regmap_bus"`
+	// FaultRegion is the region in which the "fault" rows do not sleep.
+	FaultRegion faultRegion `yaml:"fault_region"`
+}
+
+// faultRegion names the calls that open and close a region in which a
+// user access does not fault pages in (pagefault_disable() ...
+// pagefault_enable()): it fails instead of sleeping.
+type faultRegion struct {
+	Open  []string `yaml:"open"`
+	Close []string `yaml:"close"`
 }
 
 // sleepRow lists sleeping primitives.
@@ -45,6 +55,9 @@ type sleepRow struct {
 	// which busy-wait without sleeping then). Written 1-based in the
 	// table (zero_arg: 4 is the fourth argument) so that 0 means none.
 	ZeroArg int `yaml:"zero_arg"`
+	// Fault is set for primitives that sleep only by faulting user pages
+	// in: inside the table's fault_region they do not sleep.
+	Fault bool `yaml:"fault"`
 }
 
 // sleeper is the compiled sleeping part of the table: the lockctx.Target
@@ -67,6 +80,10 @@ type sleeper struct {
 	maskSleep map[string]maskSleepRow
 	// sleepGuards are the sleeping guard classes (tables.SleepGuards).
 	sleepGuards map[string]string
+	// fault are the primitives of the "fault" rows, faultRegion the
+	// region that keeps them from sleeping (lockctx.RegionTarget).
+	fault       map[string]bool
+	faultRegion faultRegion
 }
 
 // compile builds the engine model of t over the lock table locks.
@@ -81,10 +98,14 @@ func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
 // newSleeper compiles the sleeping primitives of t.
 func newSleeper(t *tables) (*sleeper, error) {
 	sl := &sleeper{sleep: map[string]string{}, zeroArg: map[string]int{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
-		trueConds: map[string]bool{}, condSleep: t.CondSleep, sleepGuards: t.SleepGuards}
+		trueConds: map[string]bool{}, condSleep: t.CondSleep, sleepGuards: t.SleepGuards,
+		fault: map[string]bool{}, faultRegion: t.FaultRegion}
 	for _, r := range t.Sleep {
 		for _, n := range r.Names {
 			sl.sleep[n] = r.Why
+			if r.Fault {
+				sl.fault[n] = true
+			}
 			if r.ZeroArg > 0 {
 				sl.zeroArg[n] = r.ZeroArg - 1
 			}
@@ -141,6 +162,15 @@ func (m *sleeper) Reaches(c cscan.Call) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Region returns the region in which primitive prim does not sleep: a
+// user access inside pagefault_disable() fails instead of faulting.
+func (m *sleeper) Region(prim string) (opening, closing []string, ok bool) {
+	if !m.fault[prim] || len(m.faultRegion.Open) == 0 {
+		return nil, nil, false
+	}
+	return m.faultRegion.Open, m.faultRegion.Close, true
 }
 
 // Conditional reports whether a call's guards make its sleeping
