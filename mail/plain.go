@@ -86,7 +86,11 @@ func plainMessage(raw []byte, p plainPatch) *Message {
 	if title == "" {
 		title = diffTitle(msg.Diff)
 	}
-	msg.Subject = ParseSubject("[PATCH] " + title)
+	if !strings.HasPrefix(title, "[") {
+		// A quilt Subject: field is often the mailed subject, tag and all.
+		title = "[PATCH] " + title
+	}
+	msg.Subject = ParseSubject(title)
 	return msg
 }
 
@@ -176,9 +180,13 @@ func parseDEP3(text string) (plainPatch, bool) {
 	var order []string
 	cur := ""
 	i := 0
+	// blankEnd is set when the header ends with a blank line, as mail's
+	// does; one ended by "---" or the diff is no mail header.
+	blankEnd := false
 	for ; i < len(lines); i++ {
 		l := strings.TrimRight(lines[i], "\n")
 		if l == "" || strings.TrimSpace(l) == "---" || diffStartsAt(lines, i) {
+			blankEnd = l == ""
 			break
 		}
 		if (l[0] == ' ' || l[0] == '\t') && cur != "" {
@@ -203,7 +211,10 @@ func parseDEP3(text string) (plainPatch, bool) {
 		}
 		fields[cur] = m[2]
 	}
-	dep3 := false
+	// A quilt header of mail-like fields only ("Subject:", "From:") ended
+	// by "---" is no mail either: a mail reader stops at its first line
+	// that is not a field.
+	dep3 := !blankEnd && i < len(lines) && len(order) > 0
 	for _, k := range order {
 		if dep3Only[k] {
 			dep3 = true

@@ -91,6 +91,15 @@ func TestPlainNotMail(t *testing.T) {
 	if parsePlain([]byte("From: a@b.org\nSubject: x\n\n---\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")) != nil {
 		t.Error("quilt mail header parsed as DEP-3")
 	}
+	// Ended by "---" instead, it is no mail (a mail reader fails on the
+	// "---" line): the quilt header's subject, tag and all, names it.
+	m := parsePlain([]byte("Subject: [PATCH] pipe: wake all readers\n---\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"))
+	if m == nil {
+		t.Fatal("quilt header ended by --- not parsed")
+	}
+	if m.Subject.Title != "pipe: wake all readers" || m.Subject.Raw != "[PATCH] pipe: wake all readers" || m.Diff == "" {
+		t.Errorf("subject %+v, diff %q", m.Subject, m.Diff)
+	}
 }
 
 // TestCoverLetterBaseCommit: git format-patch --cover-letter --base puts
