@@ -12,10 +12,11 @@ import (
 
 // Implicit returns the atomic contexts fn runs in because of how it is
 // registered (hard IRQ handler, timer, tasklet, RCU callback, NAPI poll,
-// ops members called with a lock held...), each with the registration as
+// ops members called with a lock held...) or because its kernel-doc
+// says so (doccontext.go), each with the registration or the comment as
 // the place it is entered; nil when none is known.
 func (r *Resolver) Implicit(fn *cscan.Func) []Held {
-	if fn == nil || len(r.m.callbacks) == 0 {
+	if fn == nil || len(r.m.callbacks) == 0 && len(r.m.doc.atomic) == 0 {
 		return nil
 	}
 	var out []Held
@@ -67,6 +68,9 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 		if st, ok := r.containerCallback(fn, c); ok && !r.lifted(c, fn.File) {
 			add(c, st)
 		}
+	}
+	if h, ok := r.docContext(fn); ok && len(out) == 0 {
+		out = append(out, h)
 	}
 	return out
 }

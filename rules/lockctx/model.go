@@ -25,6 +25,9 @@ type Tables struct {
 	// functions defined there are not followed. They instrument atomic
 	// code everywhere, so what they may do is never their caller's bug.
 	AnyContext []string `yaml:"any_context"`
+	// DocContext are the phrases of a kernel-doc "Context:" section that
+	// put its function in an atomic context (doccontext.go).
+	DocContext DocContext `yaml:"doc_context"`
 }
 
 // Callback is one way of registering a function that makes it run in an
@@ -52,6 +55,7 @@ type Model struct {
 	*lockmodel.Model
 	callbacks  []Callback
 	anyContext []string
+	doc        docRules
 	target     Target
 	// id identifies the tables and target (summaries are shared between
 	// models with the same id).
@@ -74,7 +78,11 @@ func Compile(section string, locks *lockmodel.Table, t *Tables, target Target) (
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Model: lm, callbacks: t.Callbacks, anyContext: t.AnyContext, target: target}
+	doc, err := compileDoc(t.DocContext)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Model: lm, callbacks: t.Callbacks, anyContext: t.AnyContext, doc: doc, target: target}
 	h := sha1.Sum([]byte(fmt.Sprintf("%s|%+v|%+v|%+v", section, *locks, *t, target)))
 	m.id = hex.EncodeToString(h[:])
 	for i, c := range t.Callbacks {

@@ -1,0 +1,111 @@
+package lockctx
+
+import (
+	"os"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// sleepDocRules compiles the doc_context section of the sleep rule's
+// table (rules/tables/sleep.yaml).
+func sleepDocRules(t *testing.T) docRules {
+	t.Helper()
+	data, err := os.ReadFile("../tables/sleep.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tb struct {
+		Sleep struct {
+			DocContext DocContext `yaml:"doc_context"`
+		} `yaml:"sleep"`
+	}
+	if err := yaml.Unmarshal(data, &tb); err != nil {
+		t.Fatal(err)
+	}
+	d, err := compileDoc(tb.Sleep.DocContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestDocContextPhrases classifies "Context:" sections as Linux 6.1
+// writes them.
+func TestDocContextPhrases(t *testing.T) {
+	d := sleepDocRules(t)
+	for _, tt := range []struct{ text, want string }{
+		{"Any context.", "hardirq"},
+		{"Any context.  Takes and releases the RCU lock.", "hardirq"},
+		{"any (usually from irq)", "hardirq"},
+		{"Interrupt context. Takes and releases the VirtIO substream spinlock.", "hardirq"},
+		{"May be called in process or interrupt context, but not in NMI", "hardirq"},
+		{"should only be called within the dma irq handler", "hardirq"},
+		{"softirq", "softirq"},
+		{"controller locked, IRQs blocked, endpoint selected", "irq"},
+		{"atomic. The completion callback is invoked in caller's context.", "preempt"},
+		{"can't sleep", "preempt"},
+		{"non-blocking.", "preempt"},
+		// Sleeping allowed, atomic callers kept out, or conditional.
+		{"Any context that permits to sleep.", ""},
+		{"Any context.  Takes and releases the xa_lock.  May sleep if the @gfp flags permit.", ""},
+		{"Process context. May sleep.", ""},
+		{"task context, might sleep", ""},
+		{"Holds mutex lock, not suitable from atomic context.", ""},
+		{"task; must not be run from IRQ or BH contexts", ""},
+		{"!in_interrupt ()", ""},
+		{"non-IRQ", ""},
+		{"lru_lock must not be held, interrupts must be enabled.", ""},
+		{"The function should not sleep in case is_atomic == true.", ""},
+		{"potentially before irqs will work", ""},
+		{"none.", ""},
+	} {
+		if got := d.classify(tt.text); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestScanDocContexts keys each "Context:" section by its comment's last
+// line, with continuation lines and without the sections after it.
+func TestScanDocContexts(t *testing.T) {
+	src := `/**
+ * f() - one.
+ * @a: an argument.
+ *
+ * Context: Any context.  Takes and releases
+ *	the xa_lock.
+ * Return: 0.
+ */
+int f(int a)
+{
+	return 0;
+}
+
+/* Context: softirq */
+static void
+g(void)
+{
+}
+
+/**
+ * h() - no context.
+ */
+void h(void)
+{
+}
+`
+	got := scanDocContexts([]byte(src))
+	want := map[int]docSection{
+		8:  {text: "Any context.  Takes and releases the xa_lock.", line: 5},
+		14: {text: "softirq", line: 14},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("sections %+v, want %+v", got, want)
+	}
+	for end, w := range want {
+		if got[end] != w {
+			t.Errorf("comment ending on %d: %+v, want %+v", end, got[end], w)
+		}
+	}
+}
