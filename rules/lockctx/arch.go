@@ -20,19 +20,32 @@ func archOf(path string) string {
 	return path[:len("arch/")+i+1]
 }
 
+// SameBuild reports whether a call in callerFile can reach a definition
+// in calleeFile in some build: not when the two are in different
+// architectures' directories (arch/um's fatal_sigsegv() calls um's
+// do_signal(), never arc's).
+func SameBuild(callerFile, calleeFile string) bool {
+	a, b := archOf(callerFile), archOf(calleeFile)
+	return a == "" || b == "" || a == b
+}
+
 // buildable drops the definitions a call from fromFile cannot reach in any
 // one build: a function defined both in generic code and in an
 // architecture's directory (gpio_free() in drivers/gpio/ and in
 // arch/m68k/include/asm/mcfgpio.h) resolves, from generic code, to the
 // generic definition on every architecture but that one; from a file of
 // one architecture, the definitions of the other architectures never
-// apply. Config stubs go too when a real definition is left (configStub).
-// When nothing remains, every definition is kept.
+// apply, even when nothing else is left (the architecture's own version
+// is a macro or assembly the index does not hold: parisc's
+// flush_tlb_page() never reaches arch/um's): the call then reaches no
+// definition. Config stubs go too when a real definition is left
+// (configStub). From generic code, when only architectures' definitions
+// exist (setup_arch()), every one is kept.
 func buildable(defs []*cscan.Func, fromFile string) []*cscan.Func {
-	if len(defs) < 2 {
+	own := archOf(fromFile)
+	if len(defs) < 2 && (own == "" || len(defs) == 0) {
 		return defs
 	}
-	own := archOf(fromFile)
 	var out []*cscan.Func
 	for _, fn := range defs {
 		if a := archOf(fn.File); a == "" || a == own {
@@ -40,6 +53,9 @@ func buildable(defs []*cscan.Func, fromFile string) []*cscan.Func {
 		}
 	}
 	if len(out) == 0 {
+		if own != "" {
+			return nil
+		}
 		return defs
 	}
 	return dropConfigStubs(out)

@@ -26,6 +26,9 @@ func TestBuildable(t *testing.T) {
 		{"arch caller keeps its own", []*cscan.Func{m68k, gen, x86}, "arch/m68k/kernel/y.c", []*cscan.Func{m68k, gen}},
 		{"only arch variants: all kept", []*cscan.Func{x86, arm}, "kernel/z.c", []*cscan.Func{x86, arm}},
 		{"one definition", []*cscan.Func{m68k}, "drivers/net/x.c", []*cscan.Func{m68k}},
+		{"arch caller never reaches another arch", []*cscan.Func{x86, arm}, "arch/parisc/kernel/cache.c", nil},
+		{"arch caller, one definition of another arch", []*cscan.Func{x86}, "arch/parisc/kernel/cache.c", nil},
+		{"arch caller, its own single definition", []*cscan.Func{x86}, "arch/x86/kernel/y.c", []*cscan.Func{x86}},
 		{"arch/ file at top level is not an arch", []*cscan.Func{{Name: "f", File: "arch/Kconfig"}, gen}, "drivers/x.c", []*cscan.Func{{Name: "f", File: "arch/Kconfig"}, gen}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

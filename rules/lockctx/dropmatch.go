@@ -157,11 +157,11 @@ func (r *Resolver) dropsInCaller(ds []Effect, c cscan.Call, caller *cscan.Func) 
 			continue
 		}
 		if callee == nil {
-			defs := r.lookup(c.Name, caller.File)
+			defs := buildable(r.lookup(c.Name, caller.File), caller.File)
 			if len(defs) == 0 {
 				return out
 			}
-			callee = buildable(defs, caller.File)[0]
+			callee = defs[0]
 		}
 		j := r.typ.ParamIndex(callee, root)
 		if j < 0 || j >= len(c.Args) {

@@ -321,7 +321,7 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	// does (another architecture's variant or a config stub does not
 	// count, see buildable); its effects are the first such definition's.
 	picked := buildable(defs, fromFile)
-	if r.m.anyContextFile(picked[0].File) {
+	if len(picked) == 0 || r.m.anyContextFile(picked[0].File) {
 		return nil
 	}
 	first := r.SummaryOf(picked[0])

@@ -57,7 +57,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		queue = queue[1:]
 		for _, site := range r.callSites(cur.name, cur.file, cur.static) {
 			id := site.caller.File + ":" + site.caller.Name + "->" + site.call
-			if site.caller.Name == cur.name || visited[id] {
+			if site.caller.Name == cur.name || visited[id] || !lockctx.SameBuild(site.caller.File, cur.file) {
 				continue // recursion
 			}
 			visited[id] = true
