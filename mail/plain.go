@@ -67,6 +67,9 @@ type plainPatch struct {
 	date   time.Time
 	// body is the commit message, a "---" line and the diff.
 	body string
+	// mailSubject is set when the title is a quilt header's Subject:
+	// field, which may carry its own [PATCH] tag.
+	mailSubject bool
 }
 
 // plainMessage builds the Message of a non-mail patch file.
@@ -86,11 +89,14 @@ func plainMessage(raw []byte, p plainPatch) *Message {
 	if title == "" {
 		title = diffTitle(msg.Diff)
 	}
-	if !strings.HasPrefix(title, "[") {
-		// A quilt Subject: field is often the mailed subject, tag and all.
-		title = "[PATCH] " + title
+	msg.Subject = ParseSubject("[PATCH] " + title)
+	if p.mailSubject {
+		// A quilt Subject: field is often the mailed subject, its
+		// [PATCH ...] tag included: keep that one.
+		if sub := ParseSubject(title); sub.Patch {
+			msg.Subject = sub
+		}
 	}
-	msg.Subject = ParseSubject(title)
 	return msg
 }
 
@@ -225,7 +231,7 @@ func parseDEP3(text string) (plainPatch, bool) {
 	}
 	desc := fields["description"]
 	if desc == "" {
-		desc = fields["subject"]
+		desc, p.mailSubject = fields["subject"], true
 	}
 	desc = strings.TrimSpace(desc)
 	p.title, _, _ = strings.Cut(desc, "\n")

@@ -100,6 +100,12 @@ func TestPlainNotMail(t *testing.T) {
 	if m.Subject.Title != "pipe: wake all readers" || m.Subject.Raw != "[PATCH] pipe: wake all readers" || m.Diff == "" {
 		t.Errorf("subject %+v, diff %q", m.Subject, m.Diff)
 	}
+	// A commit title in brackets is no tag of its own: git show output
+	// still gets one.
+	show := "commit 0123456789abcdef0123456789abcdef01234567\nAuthor: A <a@b.org>\nDate:   Mon Jan 1 00:00:00 2024 +0000\n\n    [SCSI] fix a thing\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
+	if m := parsePlain([]byte(show)); m == nil || !m.Subject.Patch || m.Subject.Raw != "[PATCH] [SCSI] fix a thing" {
+		t.Errorf("git show subject: %+v", m)
+	}
 }
 
 // TestCoverLetterBaseCommit: git format-patch --cover-letter --base puts

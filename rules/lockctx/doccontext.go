@@ -28,7 +28,7 @@ import (
 // atomic context.
 type DocContext struct {
 	// Atomic are the phrases (regular expressions, matched against the
-	// section's text in lower case) with the context kind they state.
+	// section's text ignoring case) with the context kind they state.
 	Atomic []DocPhrase `yaml:"atomic"`
 	// Unless are the phrases that lift the section.
 	Unless []string `yaml:"unless"`
@@ -36,6 +36,8 @@ type DocContext struct {
 
 // DocPhrase is one phrase of DocContext.Atomic.
 type DocPhrase struct {
+	// Match is the regular expression (case-insensitive), Kind the
+	// atomic context kind the phrase states.
 	Match string `yaml:"match"`
 	Kind  string `yaml:"kind"`
 }
@@ -46,6 +48,7 @@ type docRules struct {
 	unless []*regexp.Regexp
 }
 
+// docRule is one compiled DocPhrase.
 type docRule struct {
 	re   *regexp.Regexp
 	kind string
@@ -55,7 +58,7 @@ type docRule struct {
 func compileDoc(t DocContext) (docRules, error) {
 	var d docRules
 	for _, p := range t.Atomic {
-		re, err := regexp.Compile(p.Match)
+		re, err := regexp.Compile("(?i)" + p.Match)
 		if err != nil {
 			return d, fmt.Errorf("doc_context: %q: %w", p.Match, err)
 		}
@@ -65,7 +68,7 @@ func compileDoc(t DocContext) (docRules, error) {
 		d.atomic = append(d.atomic, docRule{re, p.Kind})
 	}
 	for _, u := range t.Unless {
-		re, err := regexp.Compile(u)
+		re, err := regexp.Compile("(?i)" + u)
 		if err != nil {
 			return d, fmt.Errorf("doc_context: unless %q: %w", u, err)
 		}
@@ -77,7 +80,6 @@ func compileDoc(t DocContext) (docRules, error) {
 // classify returns the context kind a "Context:" section's text states,
 // "" when it states none or is lifted.
 func (d docRules) classify(text string) string {
-	text = strings.ToLower(text)
 	for _, u := range d.unless {
 		if u.MatchString(text) {
 			return ""
@@ -123,10 +125,19 @@ func scanDocContexts(src []byte) map[int]docSection {
 		t := strings.TrimSpace(l)
 		opens := strings.HasPrefix(t, "/*")
 		inComment := opens || strings.HasPrefix(t, "*") && !strings.HasPrefix(t, "*/")
-		body := strings.TrimPrefix(strings.TrimPrefix(t, "/"), "**")
-		body = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(body, "*"), "*/"))
+		body := strings.TrimSuffix(t, "*/")
+		for _, p := range []string{"/**", "/*", "*"} {
+			if strings.HasPrefix(body, p) {
+				body = body[len(p):]
+				break
+			}
+		}
+		body = strings.TrimSpace(body)
 		switch {
 		case cur != nil && strings.Contains(t, "*/"):
+			if body != "" && !docSectionStart(body) {
+				cur.text += " " + body
+			}
 			out[i+1] = *cur
 			cur = nil
 		case cur != nil && (!inComment || body == "" || docSectionStart(body)):
@@ -153,14 +164,16 @@ func scanDocContexts(src []byte) map[int]docSection {
 	return out
 }
 
+// docSectionRe matches a comment line that starts another kernel-doc
+// section: a parameter ("@nb:", "@ops.start:") or a capitalised section
+// name ("Return:", "Note:"). A continuation line that merely starts with
+// "@nb may sleep" does not.
+var docSectionRe = regexp.MustCompile(`^(@[\w.]+|[A-Z][\w-]*):`)
+
 // docSectionStart reports whether a comment line starts another
-// kernel-doc section ("Return:", "@arg:").
+// kernel-doc section.
 func docSectionStart(body string) bool {
-	if strings.HasPrefix(body, "@") {
-		return true
-	}
-	w, _, ok := strings.Cut(body, ":")
-	return ok && w != "" && !strings.ContainsAny(w, " \t") && strings.ToUpper(w[:1]) == w[:1]
+	return docSectionRe.MatchString(body)
 }
 
 // docContext returns the context fn's kernel-doc comment states, entered
@@ -172,9 +185,22 @@ func (r *Resolver) docContext(fn *cscan.Func) (Held, bool) {
 		return Held{}, false
 	}
 	secs := r.docContexts(fn.File)
+	if len(secs) == 0 {
+		return Held{}, false
+	}
+	src, err := r.ix.ReadFile(fn.File)
+	if err != nil {
+		return Held{}, false
+	}
+	lines := strings.SplitN(string(src), "\n", fn.Start+1)
 	for end := fn.Start - 1; end >= fn.Start-3 && end > 0; end-- {
 		sec, ok := secs[end]
 		if !ok {
+			if !declHeadLine(lines, end) {
+				// A blank line, a statement or another declaration
+				// between the comment and the function: not its comment.
+				return Held{}, false
+			}
 			continue
 		}
 		kind := r.m.doc.classify(sec.text)
@@ -182,12 +208,24 @@ func (r *Resolver) docContext(fn *cscan.Func) (Held, bool) {
 			return Held{}, false
 		}
 		text := sec.text
-		if len(text) > 80 {
-			text = text[:80] + "..."
+		if r := []rune(text); len(r) > 80 {
+			text = string(r[:80]) + "..."
 		}
 		return Held{Kind: kind, Must: true,
 			At:  report.Step{Func: fn.Name, File: fn.File, Line: sec.line, What: "kernel-doc: Context: " + text},
 			Why: "its kernel-doc says it is called in this context (\"Context: " + text + "\"), where it must not sleep"}, true
 	}
 	return Held{}, false
+}
+
+// declHeadLine reports whether 1-based line n of lines can belong to the
+// head of the declaration below it (its return type, storage class or
+// attributes on lines of their own): not blank, and ending no statement,
+// block or other declaration.
+func declHeadLine(lines []string, n int) bool {
+	if n < 1 || n > len(lines) {
+		return false
+	}
+	t := strings.TrimSpace(lines[n-1])
+	return t != "" && !strings.ContainsAny(t, ";{}") && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "*") && !strings.HasPrefix(t, "/")
 }

@@ -35,13 +35,17 @@ func sleepDocRules(t *testing.T) docRules {
 func TestDocContextPhrases(t *testing.T) {
 	d := sleepDocRules(t)
 	for _, tt := range []struct{ text, want string }{
-		{"Any context.", "hardirq"},
-		{"Any context.  Takes and releases the RCU lock.", "hardirq"},
-		{"any (usually from irq)", "hardirq"},
+		{"Any context.", "preempt"},
+		{"Any context.  Takes and releases the RCU lock.", "preempt"},
+		{"any (usually from irq)", "preempt"},
+		{"Can be invoked from any context.", "preempt"},
 		{"Interrupt context. Takes and releases the VirtIO substream spinlock.", "hardirq"},
 		{"May be called in process or interrupt context, but not in NMI", "hardirq"},
 		{"should only be called within the dma irq handler", "hardirq"},
 		{"softirq", "softirq"},
+		{"Soft IRQ context", "softirq"},
+		{"BHs disabled", "softirq"},
+		{"IRQs must be disabled", "irq"},
 		{"controller locked, IRQs blocked, endpoint selected", "irq"},
 		{"atomic. The completion callback is invoked in caller's context.", "preempt"},
 		{"can't sleep", "preempt"},
@@ -59,6 +63,11 @@ func TestDocContextPhrases(t *testing.T) {
 		{"The function should not sleep in case is_atomic == true.", ""},
 		{"potentially before irqs will work", ""},
 		{"none.", ""},
+		{"Do not call from interrupt context.", ""},
+		{"Not for use in interrupt context.", ""},
+		{"threaded irq handler", ""},
+		{"Any context, but the last reference must not be dropped from atomic context.", ""},
+		{"Any context. Expects mbox_mutex to be held.", ""},
 	} {
 		if got := d.classify(tt.text); got != tt.want {
 			t.Errorf("%q: %q, want %q", tt.text, got, tt.want)
@@ -94,11 +103,29 @@ g(void)
 void h(void)
 {
 }
+
+/* Context: Any context that
+ * permits to sleep. */
+void k(void)
+{
+}
+
+/**
+ * m() - a parameter section after the context.
+ * Context: Any context the chain allows; callbacks on
+ *	@nb may sleep.
+ * @nb: the block.
+ */
+void m(void)
+{
+}
 `
 	got := scanDocContexts([]byte(src))
 	want := map[int]docSection{
 		8:  {text: "Any context.  Takes and releases the xa_lock.", line: 5},
 		14: {text: "softirq", line: 14},
+		28: {text: "Any context that permits to sleep.", line: 27},
+		38: {text: "Any context the chain allows; callbacks on @nb may sleep.", line: 35},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("sections %+v, want %+v", got, want)

@@ -135,7 +135,11 @@ func (f *flatBuilder) call(ev event) {
 	// the target's table says so, and the reach is recorded like any
 	// primitive's.
 	why, reaches := r.reachesAt(fn, c)
-	reaches = reaches && !r.masked(fn, c.Line, c.Name)
+	if reaches && r.masked(fn, c, c.Name) {
+		// Inside its region the primitive cannot sleep, and its own
+		// definition (copy_from_user()'s might_fault()) is no callee.
+		return
+	}
 	if isLock && !isGuardCall(c) && !reaches {
 		return
 	}
@@ -263,7 +267,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 			}
 		}
 	}
-	if cs.Reach == nil || !mayChoose(f.reaches, cs.Reach.Weak) || r.masked(fn, c.Line, cs.Reach.Prim) {
+	if cs.Reach == nil || !mayChoose(f.unmaskable(), cs.Reach.Weak) || r.masked(fn, c, cs.Reach.Prim) {
 		return
 	}
 	if cond, ok := r.callCond(fn, c, cs.Reach.Cond, r.m.conditional(c.Guards)); ok {
@@ -307,11 +311,31 @@ func (f *flatBuilder) guardedReach(ev event, c cscan.Call, p Reach) {
 // the first uncertain one; among those, one taken whatever the
 // parameters first (reachRank).
 func (f *flatBuilder) chooseReach() {
+	// A chain to a primitive some region masks (a user access) ranks
+	// after every other: a caller inside the region must still see the
+	// function's other sleeps.
+	rank := func(p *Reach) int {
+		if f.r.maskable(p.Prim) {
+			return reachRank(p) + 16
+		}
+		return reachRank(p)
+	}
 	for _, p := range f.reaches {
-		if f.s.Reach == nil || reachRank(p) < reachRank(f.s.Reach) {
+		if f.s.Reach == nil || rank(p) < rank(f.s.Reach) {
 			f.s.Reach = p
 		}
 	}
+}
+
+// unmaskable returns the reaches found so far that no region masks.
+func (f *flatBuilder) unmaskable() []*Reach {
+	var out []*Reach
+	for _, p := range f.reaches {
+		if !f.r.maskable(p.Prim) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // addDrops adds the releases made with nothing held locally and outside

@@ -69,8 +69,10 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 			add(c, st)
 		}
 	}
-	if h, ok := r.docContext(fn); ok && len(out) == 0 {
-		out = append(out, h)
+	if len(out) == 0 {
+		if h, ok := r.docContext(fn); ok {
+			out = append(out, h)
+		}
 	}
 	return out
 }

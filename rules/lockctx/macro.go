@@ -39,10 +39,56 @@ func (r *Resolver) macroSummary(name, file string) *Summary {
 		return nil
 	}
 	s := r.SummaryOf(fn)
-	if s.Reach == nil && len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) == 0 {
+	reach := s.Reach
+	if reach != nil && flagGuarded(fn, reach) {
+		reach = nil
+	}
+	if reach == nil && len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) == 0 {
 		return nil
 	}
-	return &Summary{Reach: s.Reach, Acquires: s.Acquires, CondAcquires: s.CondAcquires, Drops: s.Drops}
+	return &Summary{Reach: reach, Acquires: s.Acquires, CondAcquires: s.CondAcquires, Drops: s.Drops}
+}
+
+// flagGuarded reports whether the call of macro fn that starts chain p
+// runs under a test of a bare name ("if (atomic)", "if (!__sleep_us)"):
+// in a macro that is a parameter used as a flag, whose value the caller
+// chooses, and a macro's parameters have no type to tell a flag from
+// anything else (a function's flag parameters are weighed by ParamCond).
+func flagGuarded(fn *cscan.Func, p *Reach) bool {
+	if len(p.Steps) == 0 {
+		return false
+	}
+	bare := func(cond string) bool {
+		cond = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cond), "!"))
+		return cond != "" && cscan.IsIdent(cond)
+	}
+	for _, c := range fn.Calls {
+		if c.Line != p.Steps[0].Line {
+			continue
+		}
+		for i, g := range c.Guards {
+			if g.Kind == "if" && bare(g.Cond) || g.Kind == "else" && bare(ifOfElse(fn, c.Guards[:i], g.Line)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ifOfElse returns the condition of the if an else at line belongs to:
+// the nearest if before it under the same enclosing guards outer, as the
+// calls of fn show it ("" when none does).
+func ifOfElse(fn *cscan.Func, outer []cscan.Guard, line int) string {
+	cond, at := "", 0
+	for _, c := range fn.Calls {
+		if len(c.Guards) <= len(outer) || !guardPrefix(outer, c.Guards) {
+			continue
+		}
+		if g := c.Guards[len(outer)]; g.Kind == "if" && g.Line < line && g.Line > at {
+			cond, at = g.Cond, g.Line
+		}
+	}
+	return cond
 }
 
 // macroFunc returns the function-like macro name of file, or of a header

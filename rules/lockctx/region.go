@@ -17,12 +17,25 @@ type RegionTarget interface {
 	Region(prim string) (open, close []string, ok bool)
 }
 
-// masked reports whether primitive prim, reached by fn's call at line,
-// lies in a region of fn that masks it (RegionTarget): more of the
-// region's openings than closings before the line, in source order. The
-// region is lexical, as the kernel writes it (pagefault_disable(); ...
-// pagefault_enable(); around the accesses).
-func (r *Resolver) masked(fn *cscan.Func, line int, prim string) bool {
+// maskable reports whether some region masks primitive prim.
+func (r *Resolver) maskable(prim string) bool {
+	rt, ok := r.m.target.(RegionTarget)
+	if !ok {
+		return false
+	}
+	_, _, ok = rt.Region(prim)
+	return ok
+}
+
+// masked reports whether primitive prim, reached by fn's call c (the
+// primitive itself, or a callee whose chain ends in it), lies in a region
+// of fn that masks it (RegionTarget): more of the region's openings than
+// closings before c in source order, counting those only on c's path (an
+// opening or closing whose guards enclose c: the pagefault_enable() of an
+// error path that returns does not end the region for the calls after
+// it, a pagefault_disable() under a condition does not open it for the
+// calls outside). The region is lexical, as the kernel writes it.
+func (r *Resolver) masked(fn *cscan.Func, c cscan.Call, prim string) bool {
 	rt, ok := r.m.target.(RegionTarget)
 	if !ok || fn == nil {
 		return false
@@ -31,21 +44,20 @@ func (r *Resolver) masked(fn *cscan.Func, line int, prim string) bool {
 	if !ok {
 		return false
 	}
-	type mark struct{ line, delta int }
-	var marks []mark
-	for _, c := range fn.Calls {
-		switch {
-		case c.Line >= line:
-		case slices.Contains(opening, c.Name):
-			marks = append(marks, mark{c.Line, 1})
-		case slices.Contains(closing, c.Name):
-			marks = append(marks, mark{c.Line, -1})
-		}
-	}
-	slices.SortStableFunc(marks, func(a, b mark) int { return a.line - b.line })
 	depth := 0
-	for _, m := range marks {
-		depth = max(depth+m.delta, 0)
+	for _, x := range fn.Calls {
+		if x.Line == c.Line && x.Name == c.Name && len(x.Args) == len(c.Args) {
+			break
+		}
+		if x.Line > c.Line || !guardPrefix(x.Guards, c.Guards) {
+			continue
+		}
+		switch {
+		case slices.Contains(opening, x.Name):
+			depth++
+		case slices.Contains(closing, x.Name) && depth > 0:
+			depth--
+		}
 	}
 	return depth > 0
 }
