@@ -94,7 +94,12 @@
 //     own calls register (Registered, for a patch that changes a
 //     registration); unless.go: a row lifted by what the registering file
 //     declares (gpio_chip.can_sleep) or kept only where the object asks
-//     for the context (regmap_config.fast_io). The registrations
+//     for the context (regmap_config.fast_io); doccontext.go: the context
+//     a function's kernel-doc "Context:" section states ("Any context.",
+//     "Interrupt context.", "irqs blocked"), the table's doc_context
+//     phrases; region.go: primitives a region of the calling function
+//     keeps from reaching the target (a user access between
+//     pagefault_disable() and pagefault_enable()). The registrations
 //     themselves are found by package registrations (a Table per
 //     resolver): registration calls tree-wide (arg_has: only those whose
 //     other argument says so, cpuhp_setup_state() of a STARTING state),

@@ -17,7 +17,10 @@
 // the patch makes ask for a spinlock: fast_io on I2C); report.go renders
 // the findings. Atomic contexts include the implicit
 // ones of callbacks (IRQ handlers, timers, tasklets, RCU callbacks, NAPI,
-// atomic notifiers, ndo_start_xmit, irq_chip: the table's "callbacks"),
+// atomic notifiers, ndo_start_xmit, irq_chip: the table's "callbacks")
+// and of functions whose kernel-doc says where they run ("Context: Any
+// context.": the table's "doc_context"); a user access does not sleep
+// between pagefault_disable() and pagefault_enable() ("fault" rows),
 // calls through struct members are followed both ways (the tree's
 // member-assignment table, member chains typed through the struct
 // definitions), and an allocation with a gfp_t parameter is checked
