@@ -97,7 +97,9 @@
 //     for the context (regmap_config.fast_io); doccontext.go: the context
 //     a function's kernel-doc "Context:" section states ("Any context.",
 //     "Interrupt context.", "irqs blocked"), the table's doc_context
-//     phrases; region.go: primitives a region of the calling function
+//     phrases; assertcontext.go: the context a function asserts on entry
+//     (lockdep_assert_irqs_disabled(), assert_spin_locked()), the table's
+//     asserts; region.go: primitives a region of the calling function
 //     keeps from reaching the target (a user access between
 //     pagefault_disable() and pagefault_enable()). The registrations
 //     themselves are found by package registrations (a Table per

@@ -12,11 +12,12 @@ import (
 
 // Implicit returns the atomic contexts fn runs in because of how it is
 // registered (hard IRQ handler, timer, tasklet, RCU callback, NAPI poll,
-// ops members called with a lock held...) or because its kernel-doc
-// says so (doccontext.go), each with the registration or the comment as
-// the place it is entered; nil when none is known.
+// ops members called with a lock held...), or because it asserts it
+// (assertcontext.go) or its kernel-doc says so (doccontext.go), each with
+// the registration, the assertion or the comment as the place it is
+// entered; nil when none is known.
 func (r *Resolver) Implicit(fn *cscan.Func) []Held {
-	if fn == nil || len(r.m.callbacks) == 0 && len(r.m.doc.atomic) == 0 {
+	if fn == nil || len(r.m.callbacks) == 0 && len(r.m.doc.atomic) == 0 && len(r.m.asserts) == 0 {
 		return nil
 	}
 	var out []Held
@@ -70,7 +71,9 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 		}
 	}
 	if len(out) == 0 {
-		if h, ok := r.docContext(fn); ok {
+		if h, ok := r.assertContext(fn); ok {
+			out = append(out, h)
+		} else if h, ok := r.docContext(fn); ok {
 			out = append(out, h)
 		}
 	}

@@ -28,6 +28,9 @@ type Tables struct {
 	// DocContext are the phrases of a kernel-doc "Context:" section that
 	// put its function in an atomic context (doccontext.go).
 	DocContext DocContext `yaml:"doc_context"`
+	// Asserts are the calls by which a function asserts the context its
+	// callers run it in (assertcontext.go).
+	Asserts []ContextAssert `yaml:"asserts"`
 }
 
 // Callback is one way of registering a function that makes it run in an
@@ -56,6 +59,7 @@ type Model struct {
 	callbacks  []Callback
 	anyContext []string
 	doc        docRules
+	asserts    []ContextAssert
 	target     Target
 	// id identifies the tables and target (summaries are shared between
 	// models with the same id).
@@ -82,7 +86,10 @@ func Compile(section string, locks *lockmodel.Table, t *Tables, target Target) (
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Model: lm, callbacks: t.Callbacks, anyContext: t.AnyContext, doc: doc, target: target}
+	if err := checkAsserts(t.Asserts); err != nil {
+		return nil, err
+	}
+	m := &Model{Model: lm, callbacks: t.Callbacks, anyContext: t.AnyContext, doc: doc, asserts: t.Asserts, target: target}
 	h := sha1.Sum([]byte(fmt.Sprintf("%s|%+v|%+v|%+v", section, *locks, *t, target)))
 	m.id = hex.EncodeToString(h[:])
 	for i, c := range t.Callbacks {
