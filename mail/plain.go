@@ -231,7 +231,8 @@ func parseDEP3(text string) (plainPatch, bool) {
 	}
 	desc := fields["description"]
 	if desc == "" {
-		desc, p.mailSubject = fields["subject"], true
+		desc = fields["subject"]
+		p.mailSubject = desc != ""
 	}
 	desc = strings.TrimSpace(desc)
 	p.title, _, _ = strings.Cut(desc, "\n")

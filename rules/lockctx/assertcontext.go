@@ -3,7 +3,6 @@ package lockctx
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
@@ -17,8 +16,10 @@ import (
 // WARN_ON_ONCE(!irqs_disabled())) states what every caller must hold, as
 // a kernel-doc "Context:" section does, and lockdep or the warning holds
 // them to it: its body runs in that context. Only an assertion made on
-// every path (under no if) before the function takes any lock itself
-// counts: after its own spin_lock() an assertion speaks of that lock.
+// every path (under no if, with no return before it) before the function
+// enters any context itself (a lock, a guard(), a helper returning with a
+// lock held) counts: after its own spin_lock() an assertion speaks of
+// that lock.
 
 // ContextAssert is one "asserts" row of a family's table.
 type ContextAssert struct {
@@ -50,25 +51,61 @@ func (r *Resolver) assertContext(fn *cscan.Func) (Held, bool) {
 	if len(r.m.asserts) == 0 {
 		return Held{}, false
 	}
-	for _, c := range fn.Calls {
-		if op := r.m.Classify(c).Op; op == lockmodel.Take || op == lockmodel.TryTake {
-			return Held{}, false
-		}
-		if len(c.Guards) > 0 {
+	for i, c := range fn.Calls {
+		a, ok := r.m.assertOf(c)
+		if !ok || len(c.Guards) > 0 {
 			continue
 		}
-		for _, a := range r.m.asserts {
-			if !slices.Contains(a.Names, c.Name) || a.Arg != "" && (len(c.Args) == 0 || strings.ReplaceAll(c.Args[0], " ", "") != a.Arg) {
-				continue
+		for _, before := range fn.Calls[:i] {
+			if r.takesAny(before, fn) {
+				return Held{}, false
 			}
-			key := ""
-			if lockmodel.IsLock(a.Kind) {
-				key = lockmodel.ArgKey(c, a.LockArg)
-			}
-			return Held{Kind: a.Kind, Key: key, Must: true,
-				At:  report.Step{Func: fn.Name, File: fn.File, Line: c.Line, What: "asserts " + CallText(c)},
-				Why: a.Why}, true
 		}
+		for _, ret := range fn.Returns {
+			if ret.Line < c.Line {
+				// A path returning before the assertion is not known
+				// to run in its context.
+				return Held{}, false
+			}
+		}
+		key := ""
+		if lockmodel.IsLock(a.Kind) {
+			key = lockmodel.ArgKey(c, a.LockArg)
+		}
+		return Held{Kind: a.Kind, Key: key, Must: true, Stated: true,
+			At:  report.Step{Func: fn.Name, File: fn.File, Line: c.Line, What: "asserts " + CallText(c)},
+			Why: a.Why}, true
 	}
 	return Held{}, false
+}
+
+// assertOf returns the asserts row call c matches.
+func (m *Model) assertOf(c cscan.Call) (ContextAssert, bool) {
+	for _, a := range m.asserts {
+		if !slices.Contains(a.Names, c.Name) {
+			continue
+		}
+		if a.Arg == "" || len(c.Args) > 0 && lockmodel.Key(c.Args[0]) == a.Arg {
+			return a, true
+		}
+	}
+	return ContextAssert{}, false
+}
+
+// takesAny reports whether fn's call c enters a context: a lock
+// primitive, a guard() or scoped_guard(), or a callee returning with one
+// held (on every return or on some values).
+func (r *Resolver) takesAny(c cscan.Call, fn *cscan.Func) bool {
+	switch r.m.Classify(c).Op {
+	case lockmodel.Take, lockmodel.TryTake:
+		return true
+	}
+	if _, _, ok := r.m.Guard(c); ok {
+		return true
+	}
+	if r.m.Primitive(c.Name) {
+		return false
+	}
+	cs := r.calleeSummary(c, fn)
+	return cs != nil && len(cs.Acquires)+len(cs.CondAcquires) > 0
 }

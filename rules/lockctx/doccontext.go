@@ -211,7 +211,7 @@ func (r *Resolver) docContext(fn *cscan.Func) (Held, bool) {
 		if r := []rune(text); len(r) > 80 {
 			text = string(r[:80]) + "..."
 		}
-		return Held{Kind: kind, Must: true,
+		return Held{Kind: kind, Must: true, Stated: true,
 			At:  report.Step{Func: fn.Name, File: fn.File, Line: sec.line, What: "kernel-doc: Context: " + text},
 			Why: "its kernel-doc says it is called in this context (\"Context: " + text + "\"), where it must not sleep"}, true
 	}

@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -34,14 +35,18 @@ func (r *Resolver) macroSummary(name, file string) *Summary {
 	if r.ix == nil || file == "" {
 		return nil
 	}
-	fn := r.macroFunc(name, file)
-	if fn == nil {
+	def, ok := r.macroDef(name, file)
+	if !ok {
 		return nil
 	}
-	s := r.SummaryOf(fn)
+	s := r.SummaryOf(def.fn)
 	reach := s.Reach
-	if reach != nil && flagGuarded(fn, reach) {
-		reach = nil
+	if reach != nil && reach.Cond == nil {
+		if cond := r.macroFlagCond(def, reach); cond != nil {
+			p := *reach
+			p.Cond = cond
+			reach = &p
+		}
 	}
 	if reach == nil && len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) == 0 {
 		return nil
@@ -49,70 +54,71 @@ func (r *Resolver) macroSummary(name, file string) *Summary {
 	return &Summary{Reach: reach, Acquires: s.Acquires, CondAcquires: s.CondAcquires, Drops: s.Drops}
 }
 
-// flagGuarded reports whether the call of macro fn that starts chain p
-// runs under a test of a bare name ("if (atomic)", "if (!__sleep_us)"):
-// in a macro that is a parameter used as a flag, whose value the caller
-// chooses, and a macro's parameters have no type to tell a flag from
-// anything else (a function's flag parameters are weighed by ParamCond).
-func flagGuarded(fn *cscan.Func, p *Reach) bool {
+// macroFlagCond returns what the macro's chain p needs of a parameter
+// the macro tests alone ("if (atomic) udelay(); else usleep_range();"):
+// a macro's parameters have no type to tell a flag (a function's are
+// weighed by guardFlag), so the caller's argument decides at the call
+// site, and the chain counts unless that argument is known to take the
+// other branch. nil when the chain's call is under no such test.
+func (r *Resolver) macroFlagCond(def macroDef, p *Reach) *ParamCond {
 	if len(p.Steps) == 0 {
-		return false
+		return nil
 	}
-	bare := func(cond string) bool {
-		cond = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cond), "!"))
-		return cond != "" && cscan.IsIdent(cond)
-	}
-	for _, c := range fn.Calls {
+	for _, c := range def.fn.Calls {
 		if c.Line != p.Steps[0].Line {
 			continue
 		}
-		for i, g := range c.Guards {
-			if g.Kind == "if" && bare(g.Cond) || g.Kind == "else" && bare(ifOfElse(fn, c.Guards[:i], g.Line)) {
-				return true
+		for _, g := range c.Guards {
+			cond, branch := g.Cond, true
+			switch g.Kind {
+			case "if":
+			case "else":
+				cond, _ = r.elseCond(def.fn, g.Line)
+				branch = false
+			default:
+				continue
 			}
-		}
-	}
-	return false
-}
-
-// ifOfElse returns the condition of the if an else at line belongs to:
-// the nearest if before it under the same enclosing guards outer, as the
-// calls of fn show it ("" when none does).
-func ifOfElse(fn *cscan.Func, outer []cscan.Guard, line int) string {
-	cond, at := "", 0
-	for _, c := range fn.Calls {
-		if len(c.Guards) <= len(outer) || !guardPrefix(outer, c.Guards) {
-			continue
-		}
-		if g := c.Guards[len(outer)]; g.Kind == "if" && g.Line < line && g.Line > at {
-			cond, at = g.Cond, g.Line
-		}
-	}
-	return cond
-}
-
-// macroFunc returns the function-like macro name of file, or of a header
-// file includes with quotes (the driver's or
-// subsystem's private header, net/mptcp/protocol.h's mptcp_data_lock()),
-// parsed as a function (cached per resolver). The kernel-wide headers'
-// lock macros are table rows (rules/tables/locks.yaml).
-func (r *Resolver) macroFunc(name, file string) *cscan.Func {
-	if fn := r.fileMacros(file)[name]; fn != nil {
-		return fn
-	}
-	for _, h := range r.localHeaders(file) {
-		if fn := r.fileMacros(h)[name]; fn != nil {
-			return fn
+			name, nonzero, ok := flagTest(cond)
+			if !ok {
+				continue
+			}
+			if j := slices.Index(def.params, name); j >= 0 {
+				return &ParamCond{Param: j, True: nonzero == branch}
+			}
 		}
 	}
 	return nil
 }
 
+// macroDef is a function-like macro parsed as a function, with its
+// parameter names.
+type macroDef struct {
+	fn     *cscan.Func
+	params []string
+}
+
+// macroDef returns the function-like macro name of file, or of a header
+// file includes with quotes (the driver's or subsystem's private header,
+// net/mptcp/protocol.h's mptcp_data_lock()), parsed as a function
+// (cached per resolver). The kernel-wide headers' lock macros are table
+// rows (rules/tables/locks.yaml).
+func (r *Resolver) macroDef(name, file string) (macroDef, bool) {
+	if d, ok := r.fileMacros(file)[name]; ok {
+		return d, true
+	}
+	for _, h := range r.localHeaders(file) {
+		if d, ok := r.fileMacros(h)[name]; ok {
+			return d, true
+		}
+	}
+	return macroDef{}, false
+}
+
 // fileMacros returns the function-like macros of file (cached).
-func (r *Resolver) fileMacros(file string) map[string]*cscan.Func {
+func (r *Resolver) fileMacros(file string) map[string]macroDef {
 	defs, ok := r.macros[file]
 	if !ok {
-		defs = map[string]*cscan.Func{}
+		defs = map[string]macroDef{}
 		if src, err := r.ix.ReadFile(file); err == nil {
 			defs = fileMacros(file, src)
 		}
@@ -132,8 +138,8 @@ func (r *Resolver) localHeaders(file string) []string {
 
 // fileMacros parses the function-like macros of src whose body makes a
 // call.
-func fileMacros(file string, src []byte) map[string]*cscan.Func {
-	out := map[string]*cscan.Func{}
+func fileMacros(file string, src []byte) map[string]macroDef {
+	out := map[string]macroDef{}
 	if !bytes.Contains(src, []byte("#define")) {
 		return out
 	}
@@ -181,7 +187,11 @@ func fileMacros(file string, src []byte) map[string]*cscan.Func {
 			continue
 		}
 		fn.Name, fn.File = name, file
-		out[name] = fn
+		var ps []string
+		for _, p := range strings.Split(params, ",") {
+			ps = append(ps, strings.TrimSpace(p))
+		}
+		out[name] = macroDef{fn: fn, params: ps}
 	}
 	return out
 }

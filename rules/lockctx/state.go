@@ -18,6 +18,10 @@ type Held struct {
 	// Why says why a context entered implicitly (by registration) is
 	// atomic; "" for contexts entered by a call.
 	Why string
+	// Stated is set for an implicit context the function states itself
+	// (an assertion on entry, its kernel-doc) rather than one its
+	// registration puts it in: its direct callers are still to check.
+	Stated bool
 }
 
 // State is the set of atomic contexts held at a program point.

@@ -96,7 +96,7 @@ type Resolver struct {
 	familyCache map[string][]index.Assign
 	// macros holds the function-like macros of each file read, parsed as
 	// functions (macro.go).
-	macros map[string]map[string]*cscan.Func
+	macros map[string]map[string]macroDef
 }
 
 // refAnswer is an answer of Index.RefOf.
@@ -147,7 +147,7 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		tainted:  map[*cscan.Func]bool{},
 		shared:   sharedFor(m, ix),
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
-		familyCache: map[string][]index.Assign{}, macros: map[string]map[string]*cscan.Func{}}
+		familyCache: map[string][]index.Assign{}, macros: map[string]map[string]macroDef{}}
 	r.typ = typing.New(ix, r.noteMember)
 	r.regs = registrations.New(registrations.Config{Index: ix, Patch: patch, ID: m.id, Callbacks: m.callbacks, Typer: r.typ, Note: r.noteMember,
 		Stored: func() ([]Callback, bool) {

@@ -242,6 +242,15 @@ func implicitKey(what string) string {
 		}
 		return rest
 	}
+	for _, pre := range []string{"recovers its object with ", "asserts "} {
+		rest, ok := strings.CutPrefix(what, pre)
+		if !ok {
+			continue
+		}
+		if i := strings.Index(rest, "("); i > 0 {
+			return rest[:i] + "()"
+		}
+	}
 	if rest, ok := strings.CutPrefix(what, "recovers its object with "); ok {
 		if i := strings.Index(rest, "("); i > 0 {
 			return rest[:i] + "()"

@@ -22,7 +22,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	if ns.Reach == nil {
 		return
 	}
-	if r.p.Index != nil && len(r.newR.Implicit(nf)) > 0 {
+	if r.p.Index != nil && registeredContext(r.newR.Implicit(nf)) {
 		// nf runs in an atomic context by registration (an irq_chip or
 		// stats callback): the forward check reports its new sleeping
 		// calls there; its callers through the member add nothing.
@@ -290,4 +290,17 @@ func (r *checker) memberCallTag(site index.CallSite) (tag, scope string) {
 	}
 	r.siteTags[k] = siteTag{tag, scope}
 	return tag, scope
+}
+
+// registeredContext reports whether one of the implicit contexts hs comes
+// from how the function is registered (a callback, whose callers through
+// the member add nothing), not from what it states itself (an assertion,
+// its kernel-doc: its direct callers may hold more).
+func registeredContext(hs []lockctx.Held) bool {
+	for _, h := range hs {
+		if !h.Stated {
+			return true
+		}
+	}
+	return false
 }
