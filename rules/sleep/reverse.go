@@ -58,7 +58,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		for _, site := range r.callSites(cur.name, cur.file, cur.static) {
 			id := site.caller.File + ":" + site.caller.Name + "->" + site.call
 			if site.caller.Name == cur.name || visited[id] || !lockctx.SameBuild(site.caller.File, cur.file) {
-				continue // recursion
+				continue // recursion, or a caller in another architecture's build
 			}
 			visited[id] = true
 			if walked >= maxReverseCallers {
