@@ -98,6 +98,10 @@ func (d docRules) classify(text string) string {
 type docSection struct {
 	text string
 	line int
+	// heads is how many lines right after the comment can belong to the
+	// head of a declaration (declHeadLine, at most 3): the function
+	// whose name is on one of them, or just after, is the one described.
+	heads int
 }
 
 // docContexts returns the "Context:" sections of file's comments, by the
@@ -161,6 +165,12 @@ func scanDocContexts(src []byte) map[int]docSection {
 			}
 		}
 	}
+	for end, sec := range out {
+		for sec.heads < 3 && declHeadLine(lines, end+sec.heads+1) {
+			sec.heads++
+		}
+		out[end] = sec
+	}
 	return out
 }
 
@@ -188,20 +198,15 @@ func (r *Resolver) docContext(fn *cscan.Func) (Held, bool) {
 	if len(secs) == 0 {
 		return Held{}, false
 	}
-	src, err := r.ix.ReadFile(fn.File)
-	if err != nil {
-		return Held{}, false
-	}
-	lines := strings.SplitN(string(src), "\n", fn.Start+1)
 	for end := fn.Start - 1; end >= fn.Start-3 && end > 0; end-- {
 		sec, ok := secs[end]
 		if !ok {
-			if !declHeadLine(lines, end) {
-				// A blank line, a statement or another declaration
-				// between the comment and the function: not its comment.
-				return Held{}, false
-			}
 			continue
+		}
+		if fn.Start-1-end > sec.heads {
+			// A blank line, a statement or another declaration
+			// between the comment and the function: not its comment.
+			return Held{}, false
 		}
 		kind := r.m.doc.classify(sec.text)
 		if kind == "" {

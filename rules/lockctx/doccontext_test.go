@@ -122,10 +122,10 @@ void m(void)
 `
 	got := scanDocContexts([]byte(src))
 	want := map[int]docSection{
-		8:  {text: "Any context.  Takes and releases the xa_lock.", line: 5},
-		14: {text: "softirq", line: 14},
-		28: {text: "Any context that permits to sleep.", line: 27},
-		38: {text: "Any context the chain allows; callbacks on @nb may sleep.", line: 35},
+		8:  {text: "Any context.  Takes and releases the xa_lock.", line: 5, heads: 1},
+		14: {text: "softirq", line: 14, heads: 2},
+		28: {text: "Any context that permits to sleep.", line: 27, heads: 1},
+		38: {text: "Any context the chain allows; callbacks on @nb may sleep.", line: 35, heads: 1},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("sections %+v, want %+v", got, want)
