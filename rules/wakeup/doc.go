@@ -119,6 +119,9 @@
 //     that never slept);
 //   - barrier_weakened.go: wq_has_sleeper() weakened to a bare
 //     waitqueue_active() with waiters of the queue elsewhere;
+//   - barrier_lockless_added.go: a wake-up with no barrier of its own
+//     (wake_up_bit(), wake_up_var()) that the patch puts after a store to
+//     its word or variable with no full barrier between them;
 //   - lockedwake.go: a _locked wake-up no longer under the queue's lock;
 //   - gating.go: wake-ups newly gated by a bare waitqueue_active();
 //   - stale.go: wake decisions on stale values (a test moved before the

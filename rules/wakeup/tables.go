@@ -127,6 +127,11 @@ type wakerRow struct {
 	// Lockless: the wake-up tests for sleepers without the queue lock
 	// (waitqueue_active() inside), so it orders nothing by itself.
 	Lockless bool `yaml:"lockless"`
+	// NeedsBarrier: the wake-up has no barrier of its own before that
+	// test, so its caller must order the store it announces before the
+	// call with a full one (the kernel-doc of wake_up_bit() and
+	// wake_up_var()).
+	NeedsBarrier bool `yaml:"needs_barrier"`
 }
 
 // entryRow describes a wait-entry set-up primitive.

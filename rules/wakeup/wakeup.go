@@ -210,6 +210,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkEntries()
 	r.checkSplit()
 	r.checkActive()
+	r.checkLocklessAdded()
 	r.checkOrdering()
 	r.checkWakeOrder()
 	r.checkWakeFuncs()
