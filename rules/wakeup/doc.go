@@ -141,6 +141,9 @@
 //   - sleeper_arming.go: open-coded sleeps that now arm themselves (task
 //     state, prepare_to_wait) after a check, an unlock or the publication
 //     of the task, or sleep without the re-check made once armed;
+//   - sleeper_unordered.go: open-coded sleeps armed with a bare
+//     __set_current_state() that test a waker's condition before they
+//     sleep, with no barrier or lock between;
 //   - rearm_completion.go: a completion re-armed after the operation
 //     starts, or no longer re-armed;
 //   - rearm_round.go: a completion re-armed after the wait, outside the

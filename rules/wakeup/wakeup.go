@@ -217,6 +217,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkStoreAfterWake()
 	r.checkAddedStoreAfterWake()
 	r.checkWaiterOrder()
+	r.checkUnorderedArming()
 	r.checkRearm()
 	r.checkTaskWakes()
 	r.checkTaskWakeOrder()
