@@ -66,7 +66,8 @@
 // Checks of one function's sites, before and after:
 //   - exclusive.go: exclusive waiting introduced or removed;
 //   - wakers.go: a wake-up's breadth, sync or task-state mode changed, a
-//     wait's sleeping state changed against its wakers, wake-ups removed;
+//     wait's sleeping state changed against its wakers, wake-ups removed,
+//     an interruptible-only wake-up added for sleepers that are none;
 //   - helperarg.go: wake-up breadth narrowed through a helper's argument;
 //   - entries.go: wait entries that became or stopped being auto-removed,
 //     non-auto-removing entries queued exclusively;
@@ -128,6 +129,9 @@
 //     barrier, a queue index from a fresh read, a helper's snapshot);
 //   - storeorder_state.go: stores or work moved after the wake-up, a
 //     wake-up moved before them;
+//   - storeorder_wrongqueue.go: a store added that its waiters' queue
+//     never hears of, announced by a wake-up of another queue of the same
+//     object (the tree's waiters found by the member they name);
 //   - storeorder_added.go: a store added after the last wake-up of a
 //     queue that makes its waiters' condition true, with no wake-up
 //     after it on the path;

@@ -41,6 +41,9 @@ func (r *checker) checkWakers() map[string][]*wsite {
 					changed[n.Q] = append(changed[n.Q], n)
 				}
 				if o == nil {
+					if n.Changed() {
+						r.checkAddedMode(nw, n)
+					}
 					continue
 				}
 				r.compareWakers(o, n)
@@ -190,6 +193,45 @@ func (r *checker) uninterruptibleWaiters(q string) []*wsite {
 		}
 	}
 	return out
+}
+
+// checkAddedMode reports a wake-up the patch added that wakes only
+// interruptible sleepers of a queue whose every sleeper (polls aside)
+// sleeps in another state: it wakes nobody, and the event it announces is
+// lost unless another wake-up of the function serves them.
+func (r *checker) checkAddedMode(nw *wfunc, n *wsite) {
+	if n.Mode != "interruptible" || n.WKind == "completion" {
+		return
+	}
+	for _, w := range nw.sitesOn(siteWake, n.Q) {
+		if w.Mode != "interruptible" {
+			return
+		}
+	}
+	var sleepers []*wsite
+	for _, s := range r.waitersOf(n.Q) {
+		if s.WKind != "poll" {
+			sleepers = append(sleepers, s)
+		}
+	}
+	ws := r.uninterruptibleWaiters(n.Q)
+	if len(ws) == 0 || len(ws) != len(sleepers) {
+		return
+	}
+	f := report.Finding{
+		Category: CategoryMode,
+		Severity: report.SeverityRisk,
+		File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
+		Message:  fmt.Sprintf("new %s() of %s wakes only interruptible sleepers, and every sleeper of it sleeps %s", n.Call.Name, n.Q, ws[0].State),
+		Explanation: fmt.Sprintf("%s() wakes only tasks in TASK_INTERRUPTIBLE; the sleepers of %s sleep in TASK_UNINTERRUPTIBLE, TASK_KILLABLE or TASK_IDLE, so the wake-up the patch adds wakes none of them and they sleep on after the event it announces. Use a TASK_NORMAL wake-up (wake_up*() without _interruptible).",
+			n.Call.Name, n.Q),
+		Evidence: []string{n.Fn.evidence(n.Line())},
+	}
+	for _, w := range ws {
+		f.Chain = append(f.Chain, step(w, fmt.Sprintf("sleeps %s: %s", w.State, w.Text())))
+	}
+	f.Chain = append(f.Chain, step(n, "wakes only TASK_INTERRUPTIBLE sleepers: "+n.Text()))
+	r.add(f)
 }
 
 // compareWaitState reports a waiter that now sleeps uninterruptibly on a

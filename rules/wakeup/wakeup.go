@@ -216,6 +216,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkWakeFuncs()
 	r.checkStoreAfterWake()
 	r.checkAddedStoreAfterWake()
+	r.checkStoreWokeOtherQueue()
 	r.checkWaiterOrder()
 	r.checkUnorderedArming()
 	r.checkRearm()

@@ -1,0 +1,191 @@
+package wakeup
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// A store the patch adds that makes the condition of one queue's waiters
+// true, announced by a wake-up of another queue of the same object: the
+// waiters of the first queue are never woken for it (dev->dead = true;
+// wake_up(&dev->close_wq) when the readers wait on dev->read_wq for
+// dev->dead). Unless a wake-up of their queue follows on the path (in the
+// function, a callee or a caller), they sleep on.
+
+// checkStoreWokeOtherQueue reports such a store.
+func (r *checker) checkStoreWokeOtherQueue() {
+	for i, nw := range r.news {
+		if nw == nil {
+			continue
+		}
+		had := map[string]bool{}
+		if old := r.olds[i]; old != nil {
+			for _, t := range old.lines {
+				had[normLine(t)] = true
+			}
+		}
+		for l, t := range nw.lines {
+			if !nw.changed(l) || had[normLine(t)] {
+				continue
+			}
+			m := flagStoreRe.FindStringSubmatch(codeOnly(t))
+			if m == nil {
+				continue
+			}
+			lhs := strings.Join(strings.Fields(m[1]+m[3]), "")
+			val := storeValue(m[2] + m[4])
+			if val == "" || wakeObject(lhs) == "" {
+				continue
+			}
+			if r.storeWokeOtherQueue(nw, l, lhs, val) {
+				break
+			}
+		}
+	}
+}
+
+// storeWokeOtherQueue reports (and returns true) when the store of val to
+// lhs at line l of nw is followed by wake-ups of the object's queues none
+// of whose waiters wait for it, while a queue of the same struct type has
+// waiters that do and no wake-up of it covers the store.
+func (r *checker) storeWokeOtherQueue(nw *wfunc, l int, lhs, val string) bool {
+	obj, member := wakeObject(lhs), wakeMember(lhs)
+	var woken []*wsite
+	for _, s := range nw.sitesOn(siteWake, "") {
+		if s.Line() > l && !s.Derived && wakeObject(s.Arg) == obj && structOfKey(s.Q) != "" {
+			woken = append(woken, s)
+		}
+	}
+	if len(woken) == 0 {
+		return false
+	}
+	typ := structOfKey(woken[0].Q)
+	for _, w := range r.waitersNaming(member) {
+		if structOfKey(w.Q) != typ || !waitsFor(w, member, val) {
+			continue
+		}
+		for _, s := range woken {
+			if r.sameQueue(s.Q, w.Q) {
+				return false // the store's own queue is woken
+			}
+		}
+		if r.coveringWake(nw, w.Q, l+1, nil) != "" {
+			return false
+		}
+		r.reportStoreWokeOtherQueue(nw, l, woken[0], w)
+		return true
+	}
+	return false
+}
+
+// structOfKey returns the struct type of a queue key held in a struct
+// member ("bar_dev" of "bar_dev.wq"), "" for other keys.
+func structOfKey(q string) string {
+	if strings.Contains(q, ":") || strings.HasPrefix(q, "*.") {
+		return ""
+	}
+	i := strings.IndexByte(q, '.')
+	if i <= 0 {
+		return ""
+	}
+	return q[:i]
+}
+
+// waitsFor reports whether waiter w's condition has a term that value
+// class val of member makes true, read through the object holding w's
+// queue.
+func waitsFor(w *wsite, member, val string) bool {
+	wobj := wakeObject(w.Arg)
+	for _, term := range splitTop(waitCond(w), "&&") {
+		for _, t := range splitOr(term) {
+			chain, need := termNeeds(t)
+			if need == val && wakeObject(chain) == wobj && wakeMember(chain) == member {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// waitersNaming returns the waiters whose call names member in an
+// argument: the patch's new sides and the tree's other functions.
+func (r *checker) waitersNaming(member string) []*wsite {
+	var out []*wsite
+	for _, f := range r.news {
+		if f == nil {
+			continue
+		}
+		for _, s := range f.sitesOn(siteWait, "") {
+			if strings.Contains(waitCond(s), member) {
+				out = append(out, s)
+			}
+		}
+	}
+	if r.tree != nil {
+		out = append(out, r.tree.waitersNaming(member)...)
+	}
+	return out
+}
+
+// waitersNaming returns the wait sites of the tree's functions outside
+// the patch whose call has identifier member in its arguments.
+func (t *treeView) waitersNaming(member string) []*wsite {
+	if !t.loaded {
+		t.loaded = true
+		t.base, t.over = t.r.primSites(t.r.pass.Index)
+	}
+	var out []*wsite
+	seen := map[*wsite]bool{}
+	visit := func(c treeCall) {
+		if c.Func == nil || t.r.inPatch[t.relPath(c.Func.File)+":"+c.Func.Name] {
+			return
+		}
+		for _, s := range t.view(c.Func).Sites {
+			if s.Kind == siteWait && s.Line() == c.Call.Line && s.Call.Name == c.Call.Name && !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	overlay := t.over != nil
+	for _, c := range t.base.on(member) {
+		if overlay && t.r.pass.Index.Overlaid(c.Func.File) {
+			continue
+		}
+		visit(c)
+	}
+	if overlay {
+		for _, c := range t.over.on(member) {
+			visit(c)
+		}
+	}
+	return out
+}
+
+// reportStoreWokeOtherQueue reports the store at line l of nw, announced
+// by wake-up wk of another queue than waiter w's.
+func (r *checker) reportStoreWokeOtherQueue(nw *wfunc, l int, wk, w *wsite) {
+	st := strings.TrimSpace(nw.text(l))
+	f := report.Finding{
+		Category: CategoryTarget,
+		Severity: report.SeverityRisk,
+		File:     nw.File, Func: nw.Name, Line: l, Key: w.Q,
+		Message:  fmt.Sprintf("%s() makes `%s` and wakes %s, but the waiters of %s wait for it", nw.Name, st, wk.Q, w.Q),
+		Evidence: []string{nw.evidence(l), nw.evidence(wk.Line())},
+	}
+	f.Chain = append(f.Chain,
+		step(w, "waits on "+w.Q+": "+w.Text()),
+		report.Step{Func: nw.Name, File: nw.File, Line: l, What: "makes its condition true: " + st},
+		step(wk, "wakes another queue: "+wk.Text()))
+	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
+		{"", "condition false: sleeps on " + w.Q},
+		{st, ""},
+		{wk.Text(), ""},
+		{"  (wakes the sleepers of " + wk.Q + " only)", "sleeps on although its condition holds"},
+	})...)
+	f.Explanation = fmt.Sprintf("%s waits on %s for %s. %s() now makes that true with `%s` and then wakes %s, whose waiters are not the ones waiting for it; nothing on this path (the function, its callees or its callers) wakes %s after the store. Wake %s too.",
+		siteWhere(w), w.Q, condOrState(w), nw.Name, st, wk.Q, w.Q, w.Q)
+	r.add(f)
+}
