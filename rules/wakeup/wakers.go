@@ -222,7 +222,7 @@ func (r *checker) checkAddedMode(nw *wfunc, n *wsite) {
 		Category: CategoryMode,
 		Severity: report.SeverityRisk,
 		File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
-		Message:  fmt.Sprintf("new %s() of %s wakes only interruptible sleepers, and every sleeper of it sleeps %s", n.Call.Name, n.Q, ws[0].State),
+		Message: fmt.Sprintf("new %s() of %s wakes only interruptible sleepers, and every sleeper of it sleeps %s", n.Call.Name, n.Q, ws[0].State),
 		Explanation: fmt.Sprintf("%s() wakes only tasks in TASK_INTERRUPTIBLE; the sleepers of %s sleep in TASK_UNINTERRUPTIBLE, TASK_KILLABLE or TASK_IDLE, so the wake-up the patch adds wakes none of them and they sleep on after the event it announces. Use a TASK_NORMAL wake-up (wake_up*() without _interruptible).",
 			n.Call.Name, n.Q),
 		Evidence: []string{n.Fn.evidence(n.Line())},
