@@ -32,6 +32,16 @@ type DocContext struct {
 	Atomic []DocPhrase `yaml:"atomic"`
 	// Unless are the phrases that lift the section.
 	Unless []string `yaml:"unless"`
+	// Callable are the phrases (regular expressions, case-insensitive)
+	// of a sentence in the body of a kernel-doc comment without a
+	// "Context:" section that say where its function may be called
+	// ("This routine may be called in interrupt context."): such a
+	// sentence is read as the section would be.
+	Callable []string `yaml:"callable"`
+	// Others are the phrases that, before a callable phrase in its
+	// sentence, make something else its subject ("@ctor is called in
+	// atomic context", "the callback can be called from irq context").
+	Others []string `yaml:"others"`
 }
 
 // DocPhrase is one phrase of DocContext.Atomic.
@@ -44,8 +54,10 @@ type DocPhrase struct {
 
 // docRules is the compiled DocContext.
 type docRules struct {
-	atomic []docRule
-	unless []*regexp.Regexp
+	atomic   []docRule
+	unless   []*regexp.Regexp
+	callable []*regexp.Regexp
+	others   []*regexp.Regexp
 }
 
 // docRule is one compiled DocPhrase.
@@ -74,6 +86,20 @@ func compileDoc(t DocContext) (docRules, error) {
 		}
 		d.unless = append(d.unless, re)
 	}
+	for _, c := range t.Callable {
+		re, err := regexp.Compile("(?i)" + c)
+		if err != nil {
+			return d, fmt.Errorf("doc_context: callable %q: %w", c, err)
+		}
+		d.callable = append(d.callable, re)
+	}
+	for _, o := range t.Others {
+		re, err := regexp.Compile("(?i)" + o)
+		if err != nil {
+			return d, fmt.Errorf("doc_context: others %q: %w", o, err)
+		}
+		d.others = append(d.others, re)
+	}
 	return d, nil
 }
 
@@ -93,11 +119,14 @@ func (d docRules) classify(text string) string {
 	return ""
 }
 
-// docSection is a "Context:" section: its text and the line it starts
-// on.
+// docSection is a "Context:" section (or a callable sentence): its text
+// and the line it starts on.
 type docSection struct {
 	text string
 	line int
+	// sentence: the text is a sentence of the comment's body, not a
+	// "Context:" section.
+	sentence bool
 	// heads is how many lines right after the comment can belong to the
 	// head of a declaration (declHeadLine, at most 3): the function
 	// whose name is on one of them, or just after, is the one described.
@@ -109,10 +138,10 @@ type docSection struct {
 func (r *Resolver) docContexts(file string) map[int]docSection {
 	v := r.fileMemo("lockctx.doccontext:"+file, file, func() any {
 		src, err := r.ix.ReadFile(file)
-		if err != nil || !bytes.Contains(src, []byte("Context:")) {
+		if err != nil || !bytes.Contains(src, []byte("Context:")) && (len(r.m.doc.callable) == 0 || !bytes.Contains(src, []byte("context"))) {
 			return map[int]docSection(nil)
 		}
-		return scanDocContexts(src)
+		return scanDocContexts(src, r.m.doc)
 	})
 	m, _ := v.(map[int]docSection)
 	return m
@@ -121,11 +150,26 @@ func (r *Resolver) docContexts(file string) map[int]docSection {
 // scanDocContexts finds the "Context:" sections of src's comments: the
 // text from "Context:" to the section's end (a blank comment line,
 // another section, the comment's end), keyed by the comment's last line.
-func scanDocContexts(src []byte) map[int]docSection {
+// A kernel-doc comment ("/**") without one gives the first sentence of
+// its text that a callable phrase matches instead.
+func scanDocContexts(src []byte, d docRules) map[int]docSection {
 	out := map[int]docSection{}
 	lines := strings.Split(string(src), "\n")
 	var cur *docSection
+	var doc *docText
 	for i, l := range lines {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "/**") && len(d.callable) > 0 {
+			doc = &docText{}
+		}
+		if doc != nil {
+			doc.add(l, i+1)
+			if strings.Contains(l, "*/") {
+				if sec, ok := doc.callable(d); ok {
+					out[i+1] = sec
+				}
+				doc = nil
+			}
+		}
 		t := strings.TrimSpace(l)
 		opens := strings.HasPrefix(t, "/*")
 		inComment := opens || strings.HasPrefix(t, "*") && !strings.HasPrefix(t, "*/")
@@ -158,6 +202,7 @@ func scanDocContexts(src []byte) map[int]docSection {
 			cur.text += " " + body
 		}
 		if inComment && strings.HasPrefix(body, "Context:") {
+			doc = nil // the section is the comment's word
 			cur = &docSection{text: strings.TrimSpace(strings.TrimPrefix(body, "Context:")), line: i + 1}
 			if strings.Contains(t, "*/") {
 				out[i+1] = *cur
@@ -172,6 +217,77 @@ func scanDocContexts(src []byte) map[int]docSection {
 		out[end] = sec
 	}
 	return out
+}
+
+// docText collects a kernel-doc comment's text with the line each part
+// starts on.
+type docText struct {
+	text  strings.Builder
+	lines []int // per byte offset of a line's start in text: its line
+	offs  []int
+}
+
+// add appends source line l (line n) of the comment.
+func (d *docText) add(l string, n int) {
+	t := strings.TrimSpace(l)
+	t = strings.TrimSuffix(t, "*/")
+	for _, p := range []string{"/**", "*"} {
+		if strings.HasPrefix(t, p) {
+			t = t[len(p):]
+			break
+		}
+	}
+	t = strings.TrimSpace(t)
+	if t == "" {
+		// A blank comment line ends a paragraph: a sentence does not
+		// run on across it.
+		t = "."
+	}
+	d.offs = append(d.offs, d.text.Len())
+	d.lines = append(d.lines, n)
+	d.text.WriteString(t)
+	d.text.WriteByte(' ')
+}
+
+// callable returns the first sentence of the comment that a callable
+// phrase of rules matches, with no other subject before it, as a section
+// starting on the sentence's line.
+func (d *docText) callable(rules docRules) (docSection, bool) {
+	text := d.text.String()
+	start := 0
+	for start < len(text) {
+		end := strings.IndexAny(text[start:], ".;")
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start + 1
+		}
+		sent := strings.TrimSpace(text[start:end])
+		for _, re := range rules.callable {
+			if loc := re.FindStringIndex(sent); loc != nil && !matchesAny(rules.others, sent[:loc[0]]) {
+				first := start + len(text[start:end]) - len(strings.TrimLeft(text[start:end], " "))
+				line := d.lines[0]
+				for k, o := range d.offs {
+					if o <= first {
+						line = d.lines[k]
+					}
+				}
+				return docSection{text: strings.Join(strings.Fields(sent), " "), line: line, sentence: true}, true
+			}
+		}
+		start = end
+	}
+	return docSection{}, false
+}
+
+// matchesAny reports whether one of res matches s.
+func matchesAny(res []*regexp.Regexp, s string) bool {
+	for _, re := range res {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // docSectionRe matches a comment line that starts another kernel-doc
@@ -216,9 +332,12 @@ func (r *Resolver) docContext(fn *cscan.Func) (Held, bool) {
 		if r := []rune(text); len(r) > 80 {
 			text = string(r[:80]) + "..."
 		}
+		if !sec.sentence {
+			text = "Context: " + text
+		}
 		return Held{Kind: kind, Must: true, Stated: true,
-			At:  report.Step{Func: fn.Name, File: fn.File, Line: sec.line, What: "kernel-doc: Context: " + text},
-			Why: "its kernel-doc says it is called in this context (\"Context: " + text + "\"), where it must not sleep"}, true
+			At:  report.Step{Func: fn.Name, File: fn.File, Line: sec.line, What: "kernel-doc: " + text},
+			Why: "its kernel-doc says it is called in this context (\"" + text + "\"), where it must not sleep"}, true
 	}
 	return Held{}, false
 }

@@ -120,7 +120,7 @@ void m(void)
 {
 }
 `
-	got := scanDocContexts([]byte(src))
+	got := scanDocContexts([]byte(src), docRules{})
 	want := map[int]docSection{
 		8:  {text: "Any context.  Takes and releases the xa_lock.", line: 5, heads: 1},
 		14: {text: "softirq", line: 14, heads: 2},
@@ -134,5 +134,88 @@ void m(void)
 		if got[end] != w {
 			t.Errorf("comment ending on %d: %+v, want %+v", end, got[end], w)
 		}
+	}
+}
+
+// TestDocCallableSentences reads a kernel-doc comment without a
+// "Context:" section by the first sentence of its body that says where
+// its function may be called, as Linux 6.1 writes them.
+func TestDocCallableSentences(t *testing.T) {
+	d := sleepDocRules(t)
+	src := `/**
+ * usb_ep_queue - queues (submits) an I/O request to an endpoint.
+ * @ep:the endpoint associated with the request
+ *
+ * This routine may be called in interrupt context.
+ */
+int usb_ep_queue(struct usb_ep *ep)
+{
+}
+
+/**
+ * usb_ep_enable - configure endpoint, making it usable
+ *
+ * This routine may sleep; it must not be called in interrupt context.
+ */
+int usb_ep_enable(struct usb_ep *ep)
+{
+}
+
+/**
+ * sbitmap_get - try to allocate a free bit.
+ *
+ * This can be called from atomic context only if @gfp allows it.
+ */
+int sbitmap_get(void)
+{
+}
+
+/**
+ * x() - a section wins.
+ * May be called from interrupt context.
+ * Context: Process context.
+ */
+void x(void)
+{
+}
+
+/*
+ * y() - not kernel-doc: this may be called in interrupt context.
+ */
+void y(void)
+{
+}
+
+/**
+ * klp_shadow_alloc() - allocate and add a new shadow variable
+ *
+ * The cost is that @ctor is called in atomic context under a spin lock.
+ */
+void *klp_shadow_alloc(void)
+{
+}
+`
+	got := scanDocContexts([]byte(src), d)
+	sec, ok := got[6]
+	if !ok || !sec.sentence || sec.line != 5 || sec.text != "This routine may be called in interrupt context." {
+		t.Fatalf("usb_ep_queue: %+v (%v), want the sentence on line 5", sec, ok)
+	}
+	if k := d.classify(sec.text); k != "hardirq" {
+		t.Errorf("usb_ep_queue: kind %q, want hardirq", k)
+	}
+	if sec, ok := got[15]; ok {
+		t.Errorf("usb_ep_enable: %+v, want no context (it may sleep, not in interrupt context)", sec)
+	}
+	if sec, ok := got[24]; ok && d.classify(sec.text) != "" {
+		t.Errorf("sbitmap_get: %+v classified %q, want lifted (conditional)", sec, d.classify(sec.text))
+	}
+	if sec := got[33]; sec.sentence || sec.text != "Process context." {
+		t.Errorf("x: %+v, want its Context: section", sec)
+	}
+	if sec, ok := got[38]; ok {
+		t.Errorf("y: %+v, want nothing from a plain comment", sec)
+	}
+	if sec, ok := got[49]; ok {
+		t.Errorf("klp_shadow_alloc: %+v, want nothing: the sentence is about @ctor", sec)
 	}
 }

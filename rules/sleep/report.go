@@ -251,11 +251,6 @@ func implicitKey(what string) string {
 			return rest[:i] + "()"
 		}
 	}
-	if rest, ok := strings.CutPrefix(what, "recovers its object with "); ok {
-		if i := strings.Index(rest, "("); i > 0 {
-			return rest[:i] + "()"
-		}
-	}
 	return strings.TrimPrefix(what, "assigned to ")
 }
 
