@@ -3,9 +3,11 @@ package lockctx
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
@@ -28,17 +30,26 @@ type ContextAssert struct {
 	// aside.
 	Names []string `yaml:"names"`
 	Arg   string   `yaml:"arg"`
-	// Kind is the atomic context kind asserted; LockArg, for a lock kind,
-	// is the argument naming the lock (-1: none).
+	// Kind is the atomic context kind asserted ("held": the kind the
+	// function's file takes the lock with); LockArg, for a lock kind, is
+	// the argument naming the lock (-1: none).
 	Kind    string `yaml:"kind"`
 	LockArg int    `yaml:"lock_arg"`
 	Why     string `yaml:"why"`
+	// Annotation: the names are annotations of the function's
+	// declaration (__must_hold(&x->lock) between its parameters and its
+	// body), not calls: they hold from its entry on every path.
+	Annotation bool `yaml:"annotation"`
 }
+
+// HeldKind is the kind of an "asserts" row whose lock's kind is the one
+// the asserting function's file takes it with (heldkind.go).
+const HeldKind = "held"
 
 // checkAsserts checks the rows' kinds.
 func checkAsserts(rows []ContextAssert) error {
 	for _, a := range rows {
-		if !Kinds[a.Kind] {
+		if !Kinds[a.Kind] && a.Kind != HeldKind {
 			return fmt.Errorf("asserts %v: kind %q is no atomic context kind", a.Names, a.Kind)
 		}
 	}
@@ -50,6 +61,9 @@ func checkAsserts(rows []ContextAssert) error {
 func (r *Resolver) assertContext(fn *cscan.Func) (Held, bool) {
 	if len(r.m.asserts) == 0 {
 		return Held{}, false
+	}
+	if h, ok := r.annotatedContext(fn); ok {
+		return h, true
 	}
 	for i, c := range fn.Calls {
 		a, ok := r.m.assertOf(c)
@@ -68,21 +82,109 @@ func (r *Resolver) assertContext(fn *cscan.Func) (Held, bool) {
 				return Held{}, false
 			}
 		}
-		key := ""
-		if lockmodel.IsLock(a.Kind) {
+		key, kind, why := "", a.Kind, a.Why
+		if lockmodel.IsLock(a.Kind) || a.Kind == HeldKind {
 			key = lockmodel.ArgKey(c, a.LockArg)
 		}
-		return Held{Kind: a.Kind, Key: key, Must: true, Stated: true,
+		if a.Kind == HeldKind {
+			k, take := r.heldKind(fn, key)
+			if k == "" {
+				continue
+			}
+			kind, why = k, fmt.Sprintf("%s, which its file takes with %s", a.Why, take)
+		}
+		return Held{Kind: kind, Key: key, Must: true, Stated: true,
 			At:  report.Step{Func: fn.Name, File: fn.File, Line: c.Line, What: "asserts " + CallText(c)},
-			Why: a.Why}, true
+			Why: why}, true
 	}
 	return Held{}, false
+}
+
+// annotatedContext returns the context an annotation of fn's declaration
+// states (an "annotation" row: __must_hold()), entered at fn's name.
+func (r *Resolver) annotatedContext(fn *cscan.Func) (Held, bool) {
+	if r.typ == nil || fn.BodyStart < fn.Start {
+		return Held{}, false
+	}
+	var head string
+	for _, a := range r.m.asserts {
+		if !a.Annotation {
+			continue
+		}
+		if head == "" {
+			head = typing.StripComments(r.typ.FileLines(fn.File).Span(fn.Start-1, fn.BodyStart))
+		}
+		for _, name := range a.Names {
+			m := annotationArg(head, name)
+			if m == "" {
+				continue
+			}
+			key, kind, why := lockmodel.Key(m), a.Kind, a.Why
+			if a.Kind == HeldKind {
+				k, take := r.heldKind(fn, key)
+				if k == "" {
+					continue
+				}
+				kind, why = k, fmt.Sprintf("%s, which its file takes with %s", a.Why, take)
+			}
+			return Held{Kind: kind, Key: key, Must: true, Stated: true,
+				At:  report.Step{Func: fn.Name, File: fn.File, Line: fn.Start, What: "declared " + name + "(" + m + ")"},
+				Why: why}, true
+		}
+	}
+	return Held{}, false
+}
+
+// annotationArg returns the argument of annotation name in a function's
+// head, after its parameter list; "" when absent.
+func annotationArg(head, name string) string {
+	open := strings.IndexByte(head, '(')
+	if open < 0 {
+		return ""
+	}
+	close := matchParen(head, open)
+	if close < 0 {
+		return ""
+	}
+	rest := head[close+1:]
+	j := strings.Index(rest, name)
+	if j < 0 {
+		return ""
+	}
+	rest = rest[j+len(name):]
+	k := strings.IndexByte(rest, '(')
+	if k < 0 || strings.TrimSpace(rest[:k]) != "" {
+		return ""
+	}
+	end := matchParen(rest, k)
+	if end < 0 {
+		return ""
+	}
+	return strings.TrimSpace(rest[k+1 : end])
+}
+
+// matchParen returns the index of the parenthesis closing the one at
+// open in s, -1 if none.
+func matchParen(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // assertOf returns the asserts row call c matches.
 func (m *Model) assertOf(c cscan.Call) (ContextAssert, bool) {
 	for _, a := range m.asserts {
-		if !slices.Contains(a.Names, c.Name) {
+		if a.Annotation || !slices.Contains(a.Names, c.Name) {
 			continue
 		}
 		if a.Arg == "" || len(c.Args) > 0 && lockmodel.Key(c.Args[0]) == a.Arg {
