@@ -59,12 +59,16 @@ func termNeeds(term string) (string, string) {
 func (r *checker) checkAddedStoreAfterWake() {
 	for i, nw := range r.news {
 		old := r.olds[i]
-		if nw == nil || old == nil {
+		if nw == nil {
 			continue
 		}
+		// A function the patch adds has no old lines: all its stores
+		// are new.
 		had := map[string]bool{}
-		for _, t := range old.lines {
-			had[normLine(t)] = true
+		if old != nil {
+			for _, t := range old.lines {
+				had[normLine(t)] = true
+			}
 		}
 		for l, t := range nw.lines {
 			if !nw.changed(l) || had[normLine(t)] {
