@@ -129,6 +129,9 @@
 //     barrier, a queue index from a fresh read, a helper's snapshot);
 //   - storeorder_state.go: stores or work moved after the wake-up, a
 //     wake-up moved before them;
+//   - storeorder_unannounced.go: a store added that a queue's waiters
+//     wait for, in a function that wakes none of the object's queues, with
+//     no wake-up after it in a callee or caller either;
 //   - storeorder_wrongqueue.go: a store added that its waiters' queue
 //     never hears of, announced by a wake-up of another queue of the same
 //     object (the tree's waiters found by the member they name);

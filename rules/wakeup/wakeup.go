@@ -217,6 +217,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkStoreAfterWake()
 	r.checkAddedStoreAfterWake()
 	r.checkStoreWokeOtherQueue()
+	r.checkStoreUnannounced()
 	r.checkWaiterOrder()
 	r.checkUnorderedArming()
 	r.checkRearm()
