@@ -3,7 +3,6 @@ package wakeup
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/report"
@@ -25,7 +24,7 @@ import (
 // around it (barrier_removed.go).
 func (r *checker) checkLocklessAdded() {
 	for i := range r.pass.Change.Funcs {
-		old, nw := r.olds[i], r.news[i]
+		old, nw := r.oldVersion(i), r.news[i]
 		if nw == nil {
 			continue
 		}
@@ -79,19 +78,15 @@ func (r *checker) unorderedStore(f *wfunc, w *wsite) int {
 	if w.Call.Name == "wake_up_bit" && len(w.Call.Args) > 1 {
 		bit = normArg(w.Call.Args[1])
 	}
-	lines := make([]int, 0, len(f.lines))
-	for l := range f.lines {
-		if l < w.Line() && l > f.F.Start {
-			lines = append(lines, l)
-		}
-	}
-	sort.Ints(lines)
 	callsAt := map[int][]int{}
 	for i, c := range f.F.Calls {
 		callsAt[c.Line] = append(callsAt[c.Line], i)
 	}
 	last := 0
-	for _, l := range lines {
+	for _, l := range sortedLines(f) {
+		if l <= f.F.Start || l >= w.Line() {
+			continue
+		}
 		full, stored := false, false
 		for _, i := range callsAt[l] {
 			c := f.F.Calls[i]
@@ -144,36 +139,93 @@ func assignsTo(t, obj string) bool {
 	return m
 }
 
-// normArg returns an argument without spaces, a leading & and outer
-// parentheses: the object a queue or store argument names.
+// normArg returns an argument without its & and outer parentheses
+// (stripAddr) and spaces: the object a queue or store argument names.
 func normArg(a string) string {
-	a = strings.Join(strings.Fields(a), "")
-	for strings.HasPrefix(a, "(") && strings.HasSuffix(a, ")") {
-		a = a[1 : len(a)-1]
-	}
-	return strings.TrimPrefix(a, "&")
+	return strings.Join(strings.Fields(stripAddr(a)), "")
 }
 
 // sameBitWaiters returns the waiters of ws outside f that wake-up w can
-// be for: of a bit wake-up, those that wait on its bit when any does
-// (the word's other bits have wakers of their own).
+// be for. wake_bit_function() wakes a bit waiter only for its own bit: of
+// a bit wake-up whose bit is a constant, the waiters of that bit and
+// those whose bit is not a constant (it may be the same); every waiter
+// of another wake-up.
 func sameBitWaiters(w *wsite, ws []*wsite, f *wfunc) []*wsite {
-	var all, same []*wsite
+	bit := ""
+	if w.Call.Name == "wake_up_bit" && len(w.Call.Args) > 1 && constBitRe.MatchString(normArg(w.Call.Args[1])) {
+		bit = normArg(w.Call.Args[1])
+	}
+	var out []*wsite
 	for _, s := range ws {
 		if s.Fn == f {
 			continue
 		}
-		all = append(all, s)
-		if w.Call.Name == "wake_up_bit" && len(w.Call.Args) > 1 && s.WKind == "bit" && len(s.Call.Args) > 1 &&
-			normArg(s.Call.Args[1]) == normArg(w.Call.Args[1]) {
-			same = append(same, s)
+		if bit != "" && s.WKind == "bit" && len(s.Call.Args) > 1 {
+			if b := normArg(s.Call.Args[1]); constBitRe.MatchString(b) && b != bit {
+				continue
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// constBitRe matches a bit number written as a constant: a number or an
+// upper-case name.
+var constBitRe = regexp.MustCompile(`^(?:[0-9]+|[A-Z_][A-Z0-9_]*)$`)
+
+// orderedByLock returns a lock held at wake-up w that every one of
+// waiters takes where it tests its condition (in its function, or in a
+// helper the condition calls), "" if none: the lock orders the store
+// before the test as a barrier would (later kernels call such a wake-up
+// wake_up_var_locked()).
+func (r *checker) orderedByLock(nw *wfunc, w *wsite, waiters []*wsite) string {
+	if len(waiters) == 0 {
+		return ""
+	}
+	for _, h := range r.heldWithCallers(nw, w.Line()) {
+		all := true
+		for _, s := range waiters {
+			if !r.peerHolds(s.Fn, h, s.Line()) && !r.condHelperTakes(s, h) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return h.describe()
 		}
 	}
-	if len(same) > 0 {
-		return same
-	}
-	return all
+	return ""
 }
+
+// condHelperTakes reports whether a function of waiter s's file that its
+// condition calls takes lock h (by its key, or its typed key).
+func (r *checker) condHelperTakes(s *wsite, h heldLock) bool {
+	if r.tree == nil {
+		return false
+	}
+	for _, m := range condCallNameRe.FindAllStringSubmatch(waitCond(s), -1) {
+		for _, fn := range r.pass.Index.Funcs(m[1]) {
+			if r.tree.relPath(fn.File) != s.Fn.File {
+				continue
+			}
+			v := r.tree.view(fn)
+			if r.takesLock(v, h.key) {
+				return true
+			}
+			lw := r.walkLocks(v)
+			for k, tk := range lw.typed {
+				if h.typed != "" && tk == h.typed && lw.taken[k] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// condCallNameRe finds the names of the calls in a condition.
+var condCallNameRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
 
 // reportLocklessAdded reports wake-up w, made after the unordered store
 // at line store, with the interleaving that loses it.
@@ -188,6 +240,9 @@ func (r *checker) reportLocklessAdded(nw *wfunc, w *wsite, store int) {
 		Evidence: []string{nw.evidence(store), nw.evidence(w.Line())},
 	}
 	waiters := sameBitWaiters(w, r.waitersOf(w.Q), nw)
+	if r.orderedByLock(nw, w, waiters) != "" {
+		return
+	}
 	advice := "smp_mb__after_atomic() after a bit operation or an atomic, smp_mb() after a plain store"
 	if w.Call.Name == "wake_up_bit" {
 		advice = "smp_mb__after_atomic() between them, or clear_and_wake_up_bit()"

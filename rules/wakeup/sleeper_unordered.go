@@ -7,6 +7,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
 // An open-coded sleep armed with a state store that has no barrier
@@ -28,7 +29,7 @@ func (r *checker) checkUnorderedArming() {
 	// reported once.
 	seen := map[string]bool{}
 	for i := range r.pass.Change.Funcs {
-		old, nw := r.olds[i], r.news[i]
+		old, nw := r.oldVersion(i), r.news[i]
 		if nw == nil || nw.F == nil || seen[nw.File+":"+nw.Name] || len(r.unorderedArmings(old)) > 0 {
 			continue
 		}
@@ -70,7 +71,7 @@ func (r *checker) unorderedArmings(f *wfunc) []unorderedArming {
 				test = l
 			}
 		}
-		if test == 0 || r.fullBetween(f, a.call.Line, test) || len(r.heldWithCallers(f, test)) > 0 {
+		if test == 0 || r.fullBetween(f, a.call.Line, test) || r.lockOrders(f, a.call.Line, test) {
 			continue
 		}
 		out = append(out, unorderedArming{arm: *a, test: test, sleep: s})
@@ -83,14 +84,34 @@ func (r *checker) unorderedArmings(f *wfunc) []unorderedArming {
 // under the runqueue lock) and the clock.
 var selfCheckedRe = regexp.MustCompile(`\b(?:__)?(?:fatal_)?signal_pending(?:_state)?\s*\([^()]*\)|\btime_(?:after|before)(?:_eq)?\s*\([^()]*\)|\b(?:if|while|jiffies|current|else)\b`)
 
-// testsWakerState reports whether the test on code line t reads more than
-// selfCheckedRe's terms: a condition some waker makes true.
+// testsWakerState reports whether the test on code line t reads shared
+// state beyond selfCheckedRe's terms (a member or a call): a condition a
+// waker can make true. A test of locals and parameters alone reads
+// nothing another CPU stores.
 func testsWakerState(t string) bool {
-	return wordRe.MatchString(selfCheckedRe.ReplaceAllString(t, ""))
+	return sharedReadRe.MatchString(selfCheckedRe.ReplaceAllString(t, ""))
 }
 
-// wordRe finds an identifier in a text.
-var wordRe = regexp.MustCompile(`[A-Za-z_]\w*`)
+// sharedReadRe finds a member access or a call in a test.
+var sharedReadRe = regexp.MustCompile(`->|\.\s*[A-Za-z_]|[A-Za-z_]\w*\s*\(`)
+
+// lockOrders reports whether a lock orders f's arming at line arm before
+// its test at line test: one held at either, or taken between them (a
+// value read under it and tested after the unlock). The waker that takes
+// that lock to store the condition cannot run between the two.
+func (r *checker) lockOrders(f *wfunc, arm, test int) bool {
+	if len(r.heldWithCallers(f, arm)) > 0 || len(r.heldWithCallers(f, test)) > 0 {
+		return true
+	}
+	for _, c := range f.F.Calls {
+		if c.Line > arm && c.Line < test {
+			if a := r.p.locks.Classify(c); a.Op == lockmodel.Take || a.Op == lockmodel.TryTake || a.Op == lockmodel.Guard || a.Op == lockmodel.ScopedGuard {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // fullBetween reports whether a call between lines from and to (both
 // excluded, the line of to included) is a full barrier or fully ordered.

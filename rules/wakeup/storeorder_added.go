@@ -58,32 +58,11 @@ func termNeeds(term string) (string, string) {
 // wake-up of a queue that makes its waiters' condition true.
 func (r *checker) checkAddedStoreAfterWake() {
 	for i, nw := range r.news {
-		old := r.olds[i]
 		if nw == nil {
 			continue
 		}
-		// A function the patch adds has no old lines: all its stores
-		// are new.
-		had := map[string]bool{}
-		if old != nil {
-			for _, t := range old.lines {
-				had[normLine(t)] = true
-			}
-		}
-		for l, t := range nw.lines {
-			if !nw.changed(l) || had[normLine(t)] {
-				continue
-			}
-			m := flagStoreRe.FindStringSubmatch(codeOnly(t))
-			if m == nil {
-				continue
-			}
-			lhs, val := m[1]+m[3], storeValue(m[2]+m[4])
-			lhs = strings.Join(strings.Fields(lhs), "")
-			if val == "" || wakeObject(lhs) == "" {
-				continue
-			}
-			if r.storeAfterLastWake(nw, l, lhs, val) {
+		for _, st := range addedFlagStores(r.oldVersion(i), nw) {
+			if r.storeAfterLastWake(nw, st.line, st.lhs, st.val) {
 				break
 			}
 		}
@@ -114,20 +93,14 @@ func (r *checker) storeAfterLastWake(nw *wfunc, l int, lhs, val string) bool {
 		}
 	}
 	for _, w := range r.otherWaiters(last.Q, nw.Name) {
-		wobj := wakeObject(w.Arg)
-		for _, term := range splitTop(waitCond(w), "&&") {
-			for _, t := range splitOr(term) {
-				chain, need := termNeeds(t)
-				if need != val || wakeObject(chain) != wobj || wakeMember(chain) != member {
-					continue
-				}
-				if c := r.coveringWake(nw, last.Q, l+1, last); c != "" {
-					return false
-				}
-				r.reportAddedStoreAfterWake(nw, l, last, w)
-				return true
-			}
+		if !waitsFor(w, member, val) {
+			continue
 		}
+		if c := r.coveringWake(nw, last.Q, l+1, last); c != "" {
+			return false
+		}
+		r.reportAddedStoreAfterWake(nw, l, last, w)
+		return true
 	}
 	return false
 }

@@ -20,27 +20,8 @@ func (r *checker) checkStoreUnannounced() {
 		if nw == nil {
 			continue
 		}
-		had := map[string]bool{}
-		if old := r.olds[i]; old != nil {
-			for _, t := range old.lines {
-				had[normLine(t)] = true
-			}
-		}
-		for _, l := range sortedLines(nw) {
-			t := nw.lines[l]
-			if !nw.changed(l) || had[normLine(t)] {
-				continue
-			}
-			m := flagStoreRe.FindStringSubmatch(codeOnly(t))
-			if m == nil {
-				continue
-			}
-			lhs := strings.Join(strings.Fields(m[1]+m[3]), "")
-			val := storeValue(m[2] + m[4])
-			if val == "" || wakeObject(lhs) == "" {
-				continue
-			}
-			if r.storeUnannounced(nw, l, lhs, val) {
+		for _, st := range addedFlagStores(r.oldVersion(i), nw) {
+			if r.storeUnannounced(nw, st.line, st.lhs, st.val) {
 				break
 			}
 		}

@@ -20,26 +20,8 @@ func (r *checker) checkStoreWokeOtherQueue() {
 		if nw == nil {
 			continue
 		}
-		had := map[string]bool{}
-		if old := r.olds[i]; old != nil {
-			for _, t := range old.lines {
-				had[normLine(t)] = true
-			}
-		}
-		for l, t := range nw.lines {
-			if !nw.changed(l) || had[normLine(t)] {
-				continue
-			}
-			m := flagStoreRe.FindStringSubmatch(codeOnly(t))
-			if m == nil {
-				continue
-			}
-			lhs := strings.Join(strings.Fields(m[1]+m[3]), "")
-			val := storeValue(m[2] + m[4])
-			if val == "" || wakeObject(lhs) == "" {
-				continue
-			}
-			if r.storeWokeOtherQueue(nw, l, lhs, val) {
+		for _, st := range addedFlagStores(r.oldVersion(i), nw) {
+			if r.storeWokeOtherQueue(nw, st.line, st.lhs, st.val) {
 				break
 			}
 		}
@@ -91,22 +73,6 @@ func structOfKey(q string) string {
 		return ""
 	}
 	return q[:i]
-}
-
-// waitsFor reports whether waiter w's condition has a term that value
-// class val of member makes true, read through the object holding w's
-// queue.
-func waitsFor(w *wsite, member, val string) bool {
-	wobj := wakeObject(w.Arg)
-	for _, term := range splitTop(waitCond(w), "&&") {
-		for _, t := range splitOr(term) {
-			chain, need := termNeeds(t)
-			if need == val && wakeObject(chain) == wobj && wakeMember(chain) == member {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // waitersNaming returns the waiters whose call names member in an

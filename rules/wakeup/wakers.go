@@ -42,7 +42,7 @@ func (r *checker) checkWakers() map[string][]*wsite {
 				}
 				if o == nil {
 					if n.Changed() {
-						r.checkAddedMode(nw, n)
+						r.checkAddedMode(r.oldVersion(i), nw, n)
 					}
 					continue
 				}
@@ -196,26 +196,37 @@ func (r *checker) uninterruptibleWaiters(q string) []*wsite {
 }
 
 // checkAddedMode reports a wake-up the patch added that wakes only
-// interruptible sleepers of a queue whose every sleeper (polls aside)
-// sleeps in another state: it wakes nobody, and the event it announces is
-// lost unless another wake-up of the function serves them.
-func (r *checker) checkAddedMode(nw *wfunc, n *wsite) {
-	if n.Mode != "interruptible" || n.WKind == "completion" {
+// interruptible sleepers of a queue whose every sleeper sleeps in another
+// state, after a store to a member their conditions read: it wakes
+// nobody, and the event it announces is lost unless another wake-up of
+// the function serves them. It needs the tree (every sleeper), and a
+// queue with pollers is theirs to wake (poll_wait() sleeps
+// interruptibly). old is the function's version before the patch,
+// possibly in another file: a wake-up it made the same way is not new.
+func (r *checker) checkAddedMode(old, nw *wfunc, n *wsite) {
+	if r.tree == nil || n.Mode != "interruptible" || n.WKind == "completion" {
 		return
+	}
+	if old != nil {
+		for _, o := range old.sitesOn(siteWake, n.Q) {
+			if o.Call.Name == n.Call.Name {
+				return
+			}
+		}
 	}
 	for _, w := range nw.sitesOn(siteWake, n.Q) {
 		if w.Mode != "interruptible" {
 			return
 		}
 	}
-	var sleepers []*wsite
-	for _, s := range r.waitersOf(n.Q) {
-		if s.WKind != "poll" {
-			sleepers = append(sleepers, s)
+	all := r.waitersOf(n.Q)
+	for _, s := range all {
+		if s.WKind == "poll" {
+			return
 		}
 	}
 	ws := r.uninterruptibleWaiters(n.Q)
-	if len(ws) == 0 || len(ws) != len(sleepers) {
+	if len(ws) == 0 || len(ws) != len(all) || storeThrough(nw, n.Line(), wakeObject(n.Arg), condFields(ws)) == "" {
 		return
 	}
 	f := report.Finding{
