@@ -96,10 +96,15 @@
 //     declares (gpio_chip.can_sleep) or kept only where the object asks
 //     for the context (regmap_config.fast_io); doccontext.go: the context
 //     a function's kernel-doc "Context:" section states ("Any context.",
-//     "Interrupt context.", "irqs blocked"), the table's doc_context
-//     phrases; assertcontext.go: the context a function asserts on entry
-//     (lockdep_assert_irqs_disabled(), assert_spin_locked()), the table's
-//     asserts; region.go: primitives a region of the calling function
+//     "Interrupt context.", "irqs blocked"), or a sentence of its body
+//     ("This routine may be called in interrupt context."), the table's
+//     doc_context phrases; memberdoc.go: the context a struct's
+//     kernel-doc gives a member ("@tx: ... Must be atomic.") for the
+//     functions a typed initializer puts there; assertcontext.go: the
+//     context a function asserts on entry (lockdep_assert_irqs_disabled(),
+//     assert_spin_locked(), lockdep_assert_held() and __must_hold(), whose
+//     lock's kind heldkind.go reads from how the file takes it), the
+//     table's asserts; region.go: primitives a region of the calling function
 //     keeps from reaching the target (a user access between
 //     pagefault_disable() and pagefault_enable()). The registrations
 //     themselves are found by package registrations (a Table per

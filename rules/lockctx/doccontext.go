@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -38,6 +39,11 @@ type DocContext struct {
 	// ("This routine may be called in interrupt context."): such a
 	// sentence is read as the section would be.
 	Callable []string `yaml:"callable"`
+	// Member are the phrases (regular expressions, case-insensitive) of
+	// a sentence in a struct member's kernel-doc description that say
+	// the function put there must not sleep ("Must be atomic."), read
+	// with Callable ones (memberdoc.go).
+	Member []string `yaml:"member"`
 	// Others are the phrases that, before a callable phrase in its
 	// sentence, make something else its subject ("@ctor is called in
 	// atomic context", "the callback can be called from irq context").
@@ -57,6 +63,7 @@ type docRules struct {
 	atomic   []docRule
 	unless   []*regexp.Regexp
 	callable []*regexp.Regexp
+	member   []*regexp.Regexp
 	others   []*regexp.Regexp
 }
 
@@ -93,6 +100,13 @@ func compileDoc(t DocContext) (docRules, error) {
 		}
 		d.callable = append(d.callable, re)
 	}
+	for _, m := range t.Member {
+		re, err := regexp.Compile("(?i)" + m)
+		if err != nil {
+			return d, fmt.Errorf("doc_context: member %q: %w", m, err)
+		}
+		d.member = append(d.member, re)
+	}
 	for _, o := range t.Others {
 		re, err := regexp.Compile("(?i)" + o)
 		if err != nil {
@@ -125,8 +139,11 @@ type docSection struct {
 	text string
 	line int
 	// sentence: the text is a sentence of the comment's body, not a
-	// "Context:" section.
+	// "Context:" section; subjects are the function names it gives
+	// before its callable phrase (funcNames): a sentence about another
+	// function says nothing of this one.
 	sentence bool
+	subjects string
 	// heads is how many lines right after the comment can belong to the
 	// head of a declaration (declHeadLine, at most 3): the function
 	// whose name is on one of them, or just after, is the one described.
@@ -138,7 +155,7 @@ type docSection struct {
 func (r *Resolver) docContexts(file string) map[int]docSection {
 	v := r.fileMemo("lockctx.doccontext:"+file, file, func() any {
 		src, err := r.ix.ReadFile(file)
-		if err != nil || !bytes.Contains(src, []byte("Context:")) && (len(r.m.doc.callable) == 0 || !bytes.Contains(src, []byte("context"))) {
+		if err != nil || !bytes.Contains(src, []byte("Context:")) && (len(r.m.doc.callable) == 0 || !bytes.Contains(src, []byte("/**"))) {
 			return map[int]docSection(nil)
 		}
 		return scanDocContexts(src, r.m.doc)
@@ -253,6 +270,13 @@ func (d *docText) add(l string, n int) {
 // phrase of rules matches, with no other subject before it, as a section
 // starting on the sentence's line.
 func (d *docText) callable(rules docRules) (docSection, bool) {
+	return d.matching(rules.callable, rules.others)
+}
+
+// matching returns the first sentence of the text that one of phrases
+// matches with no phrase of others before it, as a section starting on
+// the sentence's line.
+func (d *docText) matching(phrases, others []*regexp.Regexp) (docSection, bool) {
 	text := d.text.String()
 	start := 0
 	for start < len(text) {
@@ -263,8 +287,8 @@ func (d *docText) callable(rules docRules) (docSection, bool) {
 			end += start + 1
 		}
 		sent := strings.TrimSpace(text[start:end])
-		for _, re := range rules.callable {
-			if loc := re.FindStringIndex(sent); loc != nil && !matchesAny(rules.others, sent[:loc[0]]) {
+		for _, re := range phrases {
+			if loc := re.FindStringIndex(sent); loc != nil && !matchesAny(others, sent[:loc[0]]) {
 				first := start + len(text[start:end]) - len(strings.TrimLeft(text[start:end], " "))
 				line := d.lines[0]
 				for k, o := range d.offs {
@@ -272,13 +296,38 @@ func (d *docText) callable(rules docRules) (docSection, bool) {
 						line = d.lines[k]
 					}
 				}
-				return docSection{text: strings.Join(strings.Fields(sent), " "), line: line, sentence: true}, true
+				return docSection{text: strings.Join(strings.Fields(sent), " "), line: line, sentence: true,
+					subjects: funcNames(sent[:loc[0]])}, true
 			}
 		}
 		start = end
 	}
 	return docSection{}, false
 }
+
+// funcNames returns the names in s that can only be functions or
+// symbols (with an underscore, or followed by "()"), separated by
+// spaces: "_HardResetHandler" in "_HardResetHandler can be invoked from
+// an interrupt thread".
+func funcNames(s string) string {
+	var out []string
+	for _, m := range funcNameRe.FindAllStringSubmatchIndex(s, -1) {
+		name, call := s[m[2]:m[3]], m[4] >= 0
+		if !strings.Contains(name, "_") && !call || comparedRe.MatchString(s[:m[0]]) {
+			continue
+		}
+		out = append(out, name)
+	}
+	return strings.Join(out, " ")
+}
+
+// comparedRe matches the text before a name the sentence compares its
+// function with ("Like ieee80211_tx_status() but can be called in IRQ
+// context"): that name is no subject.
+var comparedRe = regexp.MustCompile(`(?i)\b(like|unlike|than|as)\s+$`)
+
+// funcNameRe finds identifiers, and whether "()" follows.
+var funcNameRe = regexp.MustCompile(`\b(_*[A-Za-z]\w*)(\s*\(\))?`)
 
 // matchesAny reports whether one of res matches s.
 func matchesAny(res []*regexp.Regexp, s string) bool {
@@ -325,7 +374,7 @@ func (r *Resolver) docContext(fn *cscan.Func) (Held, bool) {
 			return Held{}, false
 		}
 		kind := r.m.doc.classify(sec.text)
-		if kind == "" {
+		if kind == "" || sec.subjects != "" && !slices.Contains(strings.Fields(sec.subjects), fn.Name) {
 			return Held{}, false
 		}
 		text := sec.text

@@ -219,3 +219,27 @@ void *klp_shadow_alloc(void)
 		t.Errorf("klp_shadow_alloc: %+v, want nothing: the sentence is about @ctor", sec)
 	}
 }
+
+// TestDocSentenceSubjects: a sentence about another function does not
+// describe the one below it; one comparing it with another does.
+func TestDocSentenceSubjects(t *testing.T) {
+	for _, tt := range []struct{ prefix, want string }{
+		{"Remark: _HardResetHandler can be invoked", "_HardResetHandler"},
+		{"Note that mptscsih_flush_cmds() ", "mptscsih_flush_cmds"},
+		{"Like ieee80211_tx_status() but ", ""},
+		{"This routine ", ""},
+		{"Although this function allocates memory it ", ""},
+	} {
+		if got := funcNames(tt.prefix); got != tt.want {
+			t.Errorf("funcNames(%q) = %q, want %q", tt.prefix, got, tt.want)
+		}
+	}
+	d := sleepDocRules(t)
+	for _, text := range []string{
+		"Remark: _HardResetHandler can be invoked from an interrupt thread (timer) or a non-interrupt thread.",
+	} {
+		if k := d.classify(text); k != "" {
+			t.Errorf("classify(%q) = %q, want lifted", text, k)
+		}
+	}
+}

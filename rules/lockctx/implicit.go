@@ -50,6 +50,10 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 					add(reg.Row, reg.Step)
 				}
 			}
+			if h, ok := r.memberDocContext(a); ok && !seen[h.Kind] {
+				seen[h.Kind] = true
+				out = append(out, h)
+			}
 			for i := range r.m.callbacks {
 				c := &r.m.callbacks[i]
 				if len(c.Members) == 0 || !slices.Contains(c.Members, a.Member) || !r.memberMatches(c, a) || r.liftedAt(c, a) {
