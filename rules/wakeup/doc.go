@@ -129,6 +129,11 @@
 //     barrier, a queue index from a fresh read, a helper's snapshot);
 //   - storeorder_state.go: stores or work moved after the wake-up, a
 //     wake-up moved before them;
+//   - storeorder_after_signal.go: a store added after a wake-up to a
+//     member of the object it signals that its waiters read once woken
+//     (the result after complete());
+//   - addedstores.go: the constant stores a patch adds (the store checks'
+//     input) and a moved function's old version;
 //   - storeorder_unannounced.go: a store added that a queue's waiters
 //     wait for, in a function that wakes none of the object's queues, with
 //     no wake-up after it in a callee or caller either;

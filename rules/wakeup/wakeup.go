@@ -218,6 +218,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkAddedStoreAfterWake()
 	r.checkStoreWokeOtherQueue()
 	r.checkStoreUnannounced()
+	r.checkStoreAfterSignal()
 	r.checkWaiterOrder()
 	r.checkUnorderedArming()
 	r.checkRearm()

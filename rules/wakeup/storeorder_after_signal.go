@@ -1,0 +1,160 @@
+package wakeup
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// A store the patch adds after a wake-up, to a member of the object the
+// wake-up signals that its waiters read once they return: complete(&req->done);
+// req->status = err; while the waiter, woken, returns req->status. The
+// waiter can run and read the member before the store (or the object can
+// be gone by then): what a waiter reads after its wait must be stored
+// before the wake-up that releases it.
+
+// readAfterLines bounds how far after its wait a waiter's reads of the
+// object are looked for.
+const readAfterLines = 12
+
+// checkStoreAfterSignal reports such a store, once per function.
+func (r *checker) checkStoreAfterSignal() {
+	for i, nw := range r.news {
+		if nw == nil {
+			continue
+		}
+		old := r.oldVersion(i)
+		for _, w := range nw.sitesOn(siteWake, "") {
+			if w.Derived || wakeObject(w.Arg) == "" {
+				continue
+			}
+			if r.storeAfterSignal(old, nw, w) {
+				break
+			}
+		}
+	}
+}
+
+// storeAfterSignal reports (and returns true) a store the patch adds after
+// wake-up w, to a member of w's object that a waiter of w's queue reads
+// after its wait, with no wake-up of the queue after the store.
+func (r *checker) storeAfterSignal(old, nw *wfunc, w *wsite) bool {
+	obj := wakeObject(w.Arg)
+	had := map[string]bool{}
+	if old != nil {
+		for _, t := range old.lines {
+			had[normLine(t)] = true
+		}
+	}
+	fl := flowOf(nw)
+	res := memberStoreRes(obj)
+	for _, l := range sortedLines(nw) {
+		if l <= w.Line() || !nw.changed(l) || had[normLine(nw.lines[l])] || !fl.reaches(w.Line(), l) {
+			continue
+		}
+		member := storedMember(codeOnly(nw.lines[l]), res)
+		if member == "" {
+			continue
+		}
+		for _, s := range r.otherWaiters(w.Q, nw.Name) {
+			read := readAfterWait(s, member)
+			if read == 0 {
+				continue
+			}
+			if r.coveringWake(nw, w.Q, l+1, w) != "" || r.lockedBoth(nw, l, s, read) {
+				return false
+			}
+			r.reportStoreAfterSignal(nw, w, l, s, read)
+			return true
+		}
+	}
+	return false
+}
+
+// memberStoreRes returns the patterns storedMember reads stores to a
+// member of obj with (through -> and .).
+func memberStoreRes(obj string) []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, sep := range []string{"->", "."} {
+		out = append(out, regexp.MustCompile(`(?:^|[^\w>.])`+regexp.QuoteMeta(obj+sep)+`(\w+)((?:[-+|&^]?=[^=])|\+\+|--)?`))
+	}
+	return out
+}
+
+// storedMember returns the member that code line t stores to through the
+// object of res (memberStoreRes: obj->m = ..., WRITE_ONCE(obj->m, ...),
+// obj->m++), "" if none.
+func storedMember(t string, res []*regexp.Regexp) string {
+	code := strings.Join(strings.Fields(t), "")
+	for _, re := range res {
+		for _, m := range re.FindAllStringSubmatchIndex(code, -1) {
+			if m[4] >= 0 || strings.HasSuffix(code[:m[0]+1], "WRITE_ONCE(") || strings.HasSuffix(code[:m[0]+1], "WRITE_ONCE(&") {
+				return code[m[2]:m[3]]
+			}
+		}
+	}
+	return ""
+}
+
+// readAfterWait returns the line on which waiter s, after its wait
+// returns, reads member through the object holding its queue; 0 if it
+// does not within readAfterLines lines.
+func readAfterWait(s *wsite, member string) int {
+	obj := wakeObject(s.Arg)
+	if obj == "" {
+		return 0
+	}
+	re := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(obj) + `\s*(?:->|\.)\s*` + regexp.QuoteMeta(member) + `\b`)
+	for l := s.Line() + 1; l <= s.Line()+readAfterLines; l++ {
+		t, ok := s.Fn.lines[l]
+		if !ok {
+			continue
+		}
+		if re.MatchString(codeOnly(t)) {
+			return l
+		}
+	}
+	return 0
+}
+
+// lockedBoth reports whether a lock held at line l of nw is held by
+// waiter s's function where it reads, at line read.
+func (r *checker) lockedBoth(nw *wfunc, l int, s *wsite, read int) bool {
+	for _, h := range r.heldWithCallers(nw, l) {
+		if r.peerHolds(s.Fn, h, read) {
+			return true
+		}
+	}
+	return false
+}
+
+// reportStoreAfterSignal reports the store at line l of nw, made after
+// wake-up w, that waiter s reads at line read.
+func (r *checker) reportStoreAfterSignal(nw *wfunc, w *wsite, l int, s *wsite, read int) {
+	st := strings.TrimSpace(nw.text(l))
+	rd := strings.TrimSpace(s.Fn.text(read))
+	f := report.Finding{
+		Category: CategoryStateOrder,
+		Severity: report.SeverityRisk,
+		File:     nw.File, Func: nw.Name, Line: l, Key: w.Q,
+		Message:  fmt.Sprintf("%s() now makes `%s` after %s, and its waiter reads it once woken", nw.Name, st, w.Text()),
+		Evidence: []string{nw.evidence(w.Line()), nw.evidence(l)},
+	}
+	f.Chain = append(f.Chain,
+		step(s, "waits: "+s.Text()),
+		report.Step{Func: s.Fn.Name, File: s.Fn.File, Line: read, What: "reads after the wait: " + rd},
+		step(w, "wakes it: "+w.Text()),
+		report.Step{Func: nw.Name, File: nw.File, Line: l, What: "stores after the wake-up: " + st})
+	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", s.Fn.Name+"()", [][2]string{
+		{"", s.Text()},
+		{w.Text(), ""},
+		{"", "woken: returns from the wait"},
+		{"", rd + ": old value"},
+		{st, "  (too late; the object may be gone too)"},
+	})...)
+	f.Explanation = fmt.Sprintf("%s waits on %s and, once woken, reads what %s() now stores only after waking it (`%s` after %s). The waiter can run and read it before the store, or release the object first. Store before the wake-up.",
+		siteWhere(s), w.Q, nw.Name, st, w.Text())
+	r.add(f)
+}
