@@ -82,22 +82,30 @@ func (r *Resolver) assertContext(fn *cscan.Func) (Held, bool) {
 				return Held{}, false
 			}
 		}
-		key, kind, why := "", a.Kind, a.Why
+		key := ""
 		if lockmodel.IsLock(a.Kind) || a.Kind == HeldKind {
 			key = lockmodel.ArgKey(c, a.LockArg)
 		}
-		if a.Kind == HeldKind {
-			k, take := r.heldKind(fn, key)
-			if k == "" {
-				continue
-			}
-			kind, why = k, fmt.Sprintf("%s, which its file takes with %s", a.Why, take)
+		if h, ok := r.statedHeld(fn, a, key, report.Step{Func: fn.Name, File: fn.File, Line: c.Line, What: "asserts " + CallText(c)}); ok {
+			return h, true
 		}
-		return Held{Kind: kind, Key: key, Must: true, Stated: true,
-			At:  report.Step{Func: fn.Name, File: fn.File, Line: c.Line, What: "asserts " + CallText(c)},
-			Why: why}, true
 	}
 	return Held{}, false
+}
+
+// statedHeld returns the context row a states for lock key, entered at
+// step at: of a "held" row, the kind fn's file takes the lock with (false
+// when it takes it with none the model keeps).
+func (r *Resolver) statedHeld(fn *cscan.Func, a ContextAssert, key string, at report.Step) (Held, bool) {
+	kind, why := a.Kind, a.Why
+	if a.Kind == HeldKind {
+		k, take := r.heldKind(fn, key)
+		if k == "" {
+			return Held{}, false
+		}
+		kind, why = k, fmt.Sprintf("%s, which its file takes with %s", a.Why, take)
+	}
+	return Held{Kind: kind, Key: key, Must: true, Stated: true, At: at, Why: why}, true
 }
 
 // annotatedContext returns the context an annotation of fn's declaration
@@ -119,17 +127,10 @@ func (r *Resolver) annotatedContext(fn *cscan.Func) (Held, bool) {
 			if m == "" {
 				continue
 			}
-			key, kind, why := lockmodel.Key(m), a.Kind, a.Why
-			if a.Kind == HeldKind {
-				k, take := r.heldKind(fn, key)
-				if k == "" {
-					continue
-				}
-				kind, why = k, fmt.Sprintf("%s, which its file takes with %s", a.Why, take)
+			at := report.Step{Func: fn.Name, File: fn.File, Line: fn.Start, What: "declared " + name + "(" + m + ")"}
+			if h, ok := r.statedHeld(fn, a, lockmodel.Key(m), at); ok {
+				return h, true
 			}
-			return Held{Kind: kind, Key: key, Must: true, Stated: true,
-				At:  report.Step{Func: fn.Name, File: fn.File, Line: fn.Start, What: "declared " + name + "(" + m + ")"},
-				Why: why}, true
 		}
 	}
 	return Held{}, false
@@ -161,24 +162,6 @@ func annotationArg(head, name string) string {
 		return ""
 	}
 	return strings.TrimSpace(rest[k+1 : end])
-}
-
-// matchParen returns the index of the parenthesis closing the one at
-// open in s, -1 if none.
-func matchParen(s string, open int) int {
-	depth := 0
-	for i := open; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // assertOf returns the asserts row call c matches.

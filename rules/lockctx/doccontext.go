@@ -86,33 +86,18 @@ func compileDoc(t DocContext) (docRules, error) {
 		}
 		d.atomic = append(d.atomic, docRule{re, p.Kind})
 	}
-	for _, u := range t.Unless {
-		re, err := regexp.Compile("(?i)" + u)
-		if err != nil {
-			return d, fmt.Errorf("doc_context: unless %q: %w", u, err)
+	for _, l := range []struct {
+		what string
+		src  []string
+		dst  *[]*regexp.Regexp
+	}{{"unless", t.Unless, &d.unless}, {"callable", t.Callable, &d.callable}, {"member", t.Member, &d.member}, {"others", t.Others, &d.others}} {
+		for _, p := range l.src {
+			re, err := regexp.Compile("(?i)" + p)
+			if err != nil {
+				return d, fmt.Errorf("doc_context: %s %q: %w", l.what, p, err)
+			}
+			*l.dst = append(*l.dst, re)
 		}
-		d.unless = append(d.unless, re)
-	}
-	for _, c := range t.Callable {
-		re, err := regexp.Compile("(?i)" + c)
-		if err != nil {
-			return d, fmt.Errorf("doc_context: callable %q: %w", c, err)
-		}
-		d.callable = append(d.callable, re)
-	}
-	for _, m := range t.Member {
-		re, err := regexp.Compile("(?i)" + m)
-		if err != nil {
-			return d, fmt.Errorf("doc_context: member %q: %w", m, err)
-		}
-		d.member = append(d.member, re)
-	}
-	for _, o := range t.Others {
-		re, err := regexp.Compile("(?i)" + o)
-		if err != nil {
-			return d, fmt.Errorf("doc_context: others %q: %w", o, err)
-		}
-		d.others = append(d.others, re)
 	}
 	return d, nil
 }

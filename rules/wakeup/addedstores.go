@@ -43,6 +43,22 @@ func addedFlagStores(old, nw *wfunc) []addedStore {
 	return out
 }
 
+// eachAddedStore calls check with every added store of every function's
+// new version, in line order, until it reports one (returns true) for
+// that function.
+func (r *checker) eachAddedStore(check func(nw *wfunc, line int, lhs, val string) bool) {
+	for i, nw := range r.news {
+		if nw == nil {
+			continue
+		}
+		for _, st := range addedFlagStores(r.oldVersion(i), nw) {
+			if check(nw, st.line, st.lhs, st.val) {
+				break
+			}
+		}
+	}
+}
+
 // oldVersion returns the version before the patch of the i-th function of
 // the change: its own, or for a function the patch adds, that of a
 // function of the same name the patch deletes (moved to another file),

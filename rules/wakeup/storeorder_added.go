@@ -57,16 +57,7 @@ func termNeeds(term string) (string, string) {
 // checkAddedStoreAfterWake reports a store the patch adds after the last
 // wake-up of a queue that makes its waiters' condition true.
 func (r *checker) checkAddedStoreAfterWake() {
-	for i, nw := range r.news {
-		if nw == nil {
-			continue
-		}
-		for _, st := range addedFlagStores(r.oldVersion(i), nw) {
-			if r.storeAfterLastWake(nw, st.line, st.lhs, st.val) {
-				break
-			}
-		}
-	}
+	r.eachAddedStore(r.storeAfterLastWake)
 }
 
 // storeAfterLastWake reports (and returns true) when the store of val to

@@ -16,16 +16,7 @@ import (
 
 // checkStoreUnannounced reports such a store, once per function.
 func (r *checker) checkStoreUnannounced() {
-	for i, nw := range r.news {
-		if nw == nil {
-			continue
-		}
-		for _, st := range addedFlagStores(r.oldVersion(i), nw) {
-			if r.storeUnannounced(nw, st.line, st.lhs, st.val) {
-				break
-			}
-		}
-	}
+	r.eachAddedStore(r.storeUnannounced)
 }
 
 // storeUnannounced reports (and returns true) when the store of val to

@@ -16,16 +16,7 @@ import (
 
 // checkStoreWokeOtherQueue reports such a store.
 func (r *checker) checkStoreWokeOtherQueue() {
-	for i, nw := range r.news {
-		if nw == nil {
-			continue
-		}
-		for _, st := range addedFlagStores(r.oldVersion(i), nw) {
-			if r.storeWokeOtherQueue(nw, st.line, st.lhs, st.val) {
-				break
-			}
-		}
-	}
+	r.eachAddedStore(r.storeWokeOtherQueue)
 }
 
 // storeWokeOtherQueue reports (and returns true) when the store of val to
