@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -44,6 +43,9 @@ type DocContext struct {
 	// the function put there must not sleep ("Must be atomic."), read
 	// with Callable ones (memberdoc.go).
 	Member []string `yaml:"member"`
+	// Stale lists struct members ("gpio_chip.to_irq") whose kernel-doc
+	// the code no longer keeps: their description is not read.
+	Stale []string `yaml:"stale"`
 	// Others are the phrases that, before a callable phrase in its
 	// sentence, make something else its subject ("@ctor is called in
 	// atomic context", "the callback can be called from irq context").
@@ -63,8 +65,9 @@ type docRules struct {
 	atomic   []docRule
 	unless   []*regexp.Regexp
 	callable []*regexp.Regexp
-	member   []*regexp.Regexp
+	member   []*regexp.Regexp // the member phrases, then the callable ones
 	others   []*regexp.Regexp
+	stale    []string
 }
 
 // docRule is one compiled DocPhrase.
@@ -99,8 +102,13 @@ func compileDoc(t DocContext) (docRules, error) {
 			*l.dst = append(*l.dst, re)
 		}
 	}
+	d.member = append(d.member, d.callable...)
+	d.stale = t.Stale
 	return d, nil
 }
+
+// states reports whether a sentence states a context (classify).
+func (d docRules) states(text string) bool { return d.classify(text) != "" }
 
 // classify returns the context kind a "Context:" section's text states,
 // "" when it states none or is lifted.
@@ -124,11 +132,11 @@ type docSection struct {
 	text string
 	line int
 	// sentence: the text is a sentence of the comment's body, not a
-	// "Context:" section; subjects are the function names it gives
-	// before its callable phrase (funcNames): a sentence about another
+	// "Context:" section; subject is the function the sentence starts
+	// with as its subject (subjectName): a sentence about another
 	// function says nothing of this one.
 	sentence bool
-	subjects string
+	subject  string
 	// heads is how many lines right after the comment can belong to the
 	// head of a declaration (declHeadLine, at most 3): the function
 	// whose name is on one of them, or just after, is the one described.
@@ -255,13 +263,13 @@ func (d *docText) add(l string, n int) {
 // phrase of rules matches, with no other subject before it, as a section
 // starting on the sentence's line.
 func (d *docText) callable(rules docRules) (docSection, bool) {
-	return d.matching(rules.callable, rules.others)
+	return d.matching(rules.callable, rules.others, rules.states)
 }
 
 // matching returns the first sentence of the text that one of phrases
-// matches with no phrase of others before it, as a section starting on
-// the sentence's line.
-func (d *docText) matching(phrases, others []*regexp.Regexp) (docSection, bool) {
+// matches with no phrase of others before it and that accept takes, as a
+// section starting on the sentence's line.
+func (d *docText) matching(phrases, others []*regexp.Regexp, accept func(string) bool) (docSection, bool) {
 	text := d.text.String()
 	start := 0
 	for start < len(text) {
@@ -273,7 +281,7 @@ func (d *docText) matching(phrases, others []*regexp.Regexp) (docSection, bool) 
 		}
 		sent := strings.TrimSpace(text[start:end])
 		for _, re := range phrases {
-			if loc := re.FindStringIndex(sent); loc != nil && !matchesAny(others, sent[:loc[0]]) {
+			if loc := re.FindStringIndex(sent); loc != nil && !matchesAny(others, sent[:loc[0]]) && accept(sent) {
 				first := start + len(text[start:end]) - len(strings.TrimLeft(text[start:end], " "))
 				line := d.lines[0]
 				for k, o := range d.offs {
@@ -282,7 +290,7 @@ func (d *docText) matching(phrases, others []*regexp.Regexp) (docSection, bool) 
 					}
 				}
 				return docSection{text: strings.Join(strings.Fields(sent), " "), line: line, sentence: true,
-					subjects: funcNames(sent[:loc[0]])}, true
+					subject: subjectName(sent)}, true
 			}
 		}
 		start = end
@@ -290,29 +298,22 @@ func (d *docText) matching(phrases, others []*regexp.Regexp) (docSection, bool) 
 	return docSection{}, false
 }
 
-// funcNames returns the names in s that can only be functions or
-// symbols (with an underscore, or followed by "()"), separated by
-// spaces: "_HardResetHandler" in "_HardResetHandler can be invoked from
-// an interrupt thread".
-func funcNames(s string) string {
-	var out []string
-	for _, m := range funcNameRe.FindAllStringSubmatchIndex(s, -1) {
-		name, call := s[m[2]:m[3]], m[4] >= 0
-		if !strings.Contains(name, "_") && !call || comparedRe.MatchString(s[:m[0]]) {
-			continue
-		}
-		out = append(out, name)
+// subjectName returns the function a sentence starts with as its
+// subject, "" when it starts otherwise: "_HardResetHandler can be invoked
+// from an interrupt thread", "Remark: foo_bar() may be called ...". A name
+// only counts when it can only be a function or symbol (an underscore, or
+// "()"): "This routine can" and "It may" name the function described.
+func subjectName(sent string) string {
+	m := subjectRe.FindStringSubmatch(sent)
+	if m == nil || !strings.Contains(m[1], "_") && m[2] == "" {
+		return ""
 	}
-	return strings.Join(out, " ")
+	return strings.TrimLeft(m[1], "_")
 }
 
-// comparedRe matches the text before a name the sentence compares its
-// function with ("Like ieee80211_tx_status() but can be called in IRQ
-// context"): that name is no subject.
-var comparedRe = regexp.MustCompile(`(?i)\b(like|unlike|than|as)\s+$`)
-
-// funcNameRe finds identifiers, and whether "()" follows.
-var funcNameRe = regexp.MustCompile(`\b(_*[A-Za-z]\w*)(\s*\(\))?`)
+// subjectRe reads a sentence that starts (after an optional "Note:"
+// label) with a name and a modal or copula.
+var subjectRe = regexp.MustCompile(`^\W*(?:[A-Za-z]+:\s*)?(_*[A-Za-z]\w*)(\s*\(\))?\s+(?:is|are|can|may|might|must|should|will)\b`)
 
 // matchesAny reports whether one of res matches s.
 func matchesAny(res []*regexp.Regexp, s string) bool {
@@ -359,7 +360,7 @@ func (r *Resolver) docContext(fn *cscan.Func) (Held, bool) {
 			return Held{}, false
 		}
 		kind := r.m.doc.classify(sec.text)
-		if kind == "" || sec.subjects != "" && !slices.Contains(strings.Fields(sec.subjects), fn.Name) {
+		if kind == "" || sec.subject != "" && sec.subject != fn.Name {
 			return Held{}, false
 		}
 		text := sec.text

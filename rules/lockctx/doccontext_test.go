@@ -220,18 +220,20 @@ void *klp_shadow_alloc(void)
 	}
 }
 
-// TestDocSentenceSubjects: a sentence about another function does not
-// describe the one below it; one comparing it with another does.
+// TestDocSentenceSubjects: a sentence that starts with another
+// function as its subject does not describe the one below it; one that
+// names other functions elsewhere does.
 func TestDocSentenceSubjects(t *testing.T) {
-	for _, tt := range []struct{ prefix, want string }{
-		{"Remark: _HardResetHandler can be invoked", "_HardResetHandler"},
-		{"Note that mptscsih_flush_cmds() ", "mptscsih_flush_cmds"},
-		{"Like ieee80211_tx_status() but ", ""},
-		{"This routine ", ""},
-		{"Although this function allocates memory it ", ""},
+	for _, tt := range []struct{ sent, want string }{
+		{"Remark: _HardResetHandler can be invoked from an interrupt thread (timer) or a non-interrupt thread.", "HardResetHandler"},
+		{"foo_bar() may be called from any context.", "foo_bar"},
+		{"We can not call set_cpus_allowed_ptr() here, this can be called from hard interrupt context.", ""},
+		{"Like ieee80211_tx_status() but can be called in IRQ context.", ""},
+		{"This routine may be called in interrupt context.", ""},
+		{"It can be called from any context.", ""},
 	} {
-		if got := funcNames(tt.prefix); got != tt.want {
-			t.Errorf("funcNames(%q) = %q, want %q", tt.prefix, got, tt.want)
+		if got := subjectName(tt.sent); got != tt.want {
+			t.Errorf("subjectName(%q) = %q, want %q", tt.sent, got, tt.want)
 		}
 	}
 	d := sleepDocRules(t)

@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/index"
@@ -28,7 +29,7 @@ type memberDocs map[string]map[string]docSection
 // memberDocContext returns the context the kernel-doc of the struct
 // assigned to by a states for a's member; false when none.
 func (r *Resolver) memberDocContext(a index.Assign) (Held, bool) {
-	if a.Struct == "" || a.Member == "" || r.typ == nil || len(r.m.doc.member)+len(r.m.doc.callable) == 0 {
+	if a.Struct == "" || a.Member == "" || r.typ == nil || len(r.m.doc.member) == 0 {
 		return Held{}, false
 	}
 	_, def := r.typ.StructDef(a.Struct, a.File)
@@ -44,7 +45,7 @@ func (r *Resolver) memberDocContext(a index.Assign) (Held, bool) {
 	})
 	docs, _ := v.(memberDocs)
 	sec, ok := docs[a.Struct][a.Member]
-	if !ok {
+	if !ok || slices.Contains(r.m.doc.stale, a.Struct+"."+a.Member) {
 		return Held{}, false
 	}
 	kind := r.m.doc.classify(sec.text)
@@ -67,6 +68,10 @@ var memberDocRe = regexp.MustCompile(`^@([\w.]+)\s*:\s*(.*)$`)
 // structNameRe reads "struct name - ..." in a kernel-doc comment.
 var structNameRe = regexp.MustCompile(`^struct\s+(\w+)\s*(?:-|:)`)
 
+// maxDocLines bounds a struct's kernel-doc comment (struct
+// ieee80211_ops documents its members in some 600 lines).
+const maxDocLines = 2000
+
 // scanMemberDocs reads the struct kernel-doc comments of src: for each
 // member whose description has a sentence that says where it runs, that
 // sentence.
@@ -80,7 +85,7 @@ func scanMemberDocs(src string, d docRules) memberDocs {
 		tag := ""
 		descs := map[string]*docText{}
 		var cur *docText
-		for j := i; j < len(lines) && j < i+400; j++ {
+		for j := i; j < len(lines) && j < i+maxDocLines; j++ {
 			t := strings.TrimSpace(lines[j])
 			body := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(t, "*/"), "/**"), "*"))
 			if m := structNameRe.FindStringSubmatch(body); m != nil && tag == "" {
@@ -105,7 +110,9 @@ func scanMemberDocs(src string, d docRules) memberDocs {
 			continue
 		}
 		for member, desc := range descs {
-			sec, ok := desc.matching(append(d.member, d.callable...), d.others)
+			// In a member's description the callback is the subject
+			// ("The callback must be atomic."): no others.
+			sec, ok := desc.matching(d.member, nil, d.states)
 			if !ok {
 				continue
 			}

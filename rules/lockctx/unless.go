@@ -54,6 +54,9 @@ func (r *Resolver) liftedAt(c *Callback, a index.Assign) bool {
 }
 
 func (r *Resolver) liftedFor(c *Callback, file, obj string) bool {
+	if len(c.OnlyCalls) > 0 && !r.callsUnconditionally(file, c.OnlyCalls) {
+		return true
+	}
 	if len(c.Unless) == 0 && len(c.Only) == 0 {
 		return false
 	}
@@ -76,6 +79,26 @@ func (r *Resolver) liftedFor(c *Callback, file, obj string) bool {
 		}
 		return len(c.Only) > 0 && !asksFor(text, flat, obj, c.Only)
 	}).(bool)
+}
+
+// callsUnconditionally reports whether a function of file calls one of
+// names under no condition (no if, loop or switch around the call).
+func (r *Resolver) callsUnconditionally(file string, names []string) bool {
+	if r.ix == nil {
+		return false
+	}
+	f := r.ix.File(file)
+	if f == nil {
+		return false
+	}
+	for _, fn := range f.Funcs {
+		for _, c := range fn.Calls {
+			if len(c.Guards) == 0 && slices.Contains(names, c.Name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // asksFor reports whether a file (text, its comments blanked, and flat,

@@ -78,6 +78,7 @@ func (r *checker) unorderedStore(f *wfunc, w *wsite) int {
 	if w.Call.Name == "wake_up_bit" && len(w.Call.Args) > 1 {
 		bit = normArg(w.Call.Args[1])
 	}
+	assign := assignRe(obj)
 	callsAt := map[int][]int{}
 	for i, c := range f.F.Calls {
 		callsAt[c.Line] = append(callsAt[c.Line], i)
@@ -101,7 +102,7 @@ func (r *checker) unorderedStore(f *wfunc, w *wsite) int {
 		switch {
 		case full:
 			last = 0
-		case stored || assignsTo(codeOnly(f.lines[l]), obj):
+		case stored || assign.MatchString(codeOnly(f.lines[l])):
 			last = l
 		}
 	}
@@ -131,12 +132,11 @@ func callStoresTo(name string, args []string, obj, bit string) bool {
 	return true
 }
 
-// assignsTo reports whether code line t assigns obj (=, op=, ++, --).
-func assignsTo(t, obj string) bool {
+// assignRe returns the pattern of a code line that assigns obj (=, op=,
+// ++, --).
+func assignRe(obj string) *regexp.Regexp {
 	q := regexp.QuoteMeta(obj)
-	re := `(^|[^\w>.])` + q + `\s*((<<|>>|[-+*/|&^])?=[^=]|\+\+|--)|(\+\+|--)\s*` + q + `\b`
-	m, _ := regexp.MatchString(re, t)
-	return m
+	return regexp.MustCompile(`(^|[^\w>.])` + q + `\s*((<<|>>|[-+*/|&^])?=[^=]|\+\+|--)|(\+\+|--)\s*` + q + `\b`)
 }
 
 // normArg returns an argument without its & and outer parentheses
@@ -186,7 +186,7 @@ func (r *checker) orderedByLock(nw *wfunc, w *wsite, waiters []*wsite) string {
 	for _, h := range r.heldWithCallers(nw, w.Line()) {
 		all := true
 		for _, s := range waiters {
-			if !r.peerHolds(s.Fn, h, s.Line()) && !r.condHelperTakes(s, h) {
+			if !r.holdsAt(s.Fn, s.Line(), h) && !r.condHelperTakes(s, h) {
 				all = false
 				break
 			}

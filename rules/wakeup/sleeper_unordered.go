@@ -81,8 +81,9 @@ func (r *checker) unorderedArmings(f *wfunc) []unorderedArming {
 
 // selfCheckedRe matches the tests no waker's store answers, or that
 // __schedule() makes again itself: a pending signal (signal_pending_state()
-// under the runqueue lock) and the clock.
-var selfCheckedRe = regexp.MustCompile(`\b(?:__)?(?:fatal_)?signal_pending(?:_state)?\s*\([^()]*\)|\btime_(?:after|before)(?:_eq)?\s*\([^()]*\)|\b(?:if|while|jiffies|current|else)\b`)
+// under the runqueue lock), the clock, the task's own fields; and the
+// wrappers (unlikely(), READ_ONCE()) that are no calls of their own.
+var selfCheckedRe = regexp.MustCompile(`\b(?:__)?(?:fatal_)?signal_pending(?:_state)?\s*\([^()]*\)|\btime_(?:after|before)(?:_eq)?\s*\([^()]*\)|\bcurrent\s*->\s*\w+|\b(?:if|while|jiffies|current|else|likely|unlikely|READ_ONCE)\b`)
 
 // testsWakerState reports whether the test on code line t reads shared
 // state beyond selfCheckedRe's terms (a member or a call): a condition a

@@ -50,16 +50,29 @@ func (r *checker) storeAfterSignal(old, nw *wfunc, w *wsite) bool {
 	}
 	fl := flowOf(nw)
 	res := memberStoreRes(obj)
+	waiters := r.otherWaiters(w.Q, nw.Name)
+	reads := map[readKey]int{} // readAfterWait compiles a pattern
 	for _, l := range sortedLines(nw) {
-		if l <= w.Line() || !nw.changed(l) || had[normLine(nw.lines[l])] || !fl.reaches(w.Line(), l) {
+		if l <= w.Line() || !fl.reaches(w.Line(), l) {
+			continue
+		}
+		if reassigns(nw.lines[l], obj) {
+			return false // obj names another object from here on
+		}
+		if !nw.changed(l) || had[normLine(nw.lines[l])] {
 			continue
 		}
 		member := storedMember(codeOnly(nw.lines[l]), res)
 		if member == "" {
 			continue
 		}
-		for _, s := range r.otherWaiters(w.Q, nw.Name) {
-			read := readAfterWait(s, member)
+		for _, s := range waiters {
+			k := readKey{s, member}
+			read, ok := reads[k]
+			if !ok {
+				read = readAfterWait(s, member)
+				reads[k] = read
+			}
 			if read == 0 {
 				continue
 			}
@@ -83,6 +96,17 @@ func memberStoreRes(obj string) []*regexp.Regexp {
 	return out
 }
 
+// reassigns reports whether line t assigns obj itself (a plain name):
+// req = list_first_entry(...) after complete(&req->done).
+func reassigns(t, obj string) bool {
+	for _, m := range plainStoreRe.FindAllStringSubmatch(codeOnly(t), -1) {
+		if m[1] == obj {
+			return true
+		}
+	}
+	return false
+}
+
 // storedMember returns the member that code line t stores to through the
 // object of res (memberStoreRes: obj->m = ..., WRITE_ONCE(obj->m, ...),
 // obj->m++), "" if none.
@@ -90,12 +114,18 @@ func storedMember(t string, res []*regexp.Regexp) string {
 	code := strings.Join(strings.Fields(t), "")
 	for _, re := range res {
 		for _, m := range re.FindAllStringSubmatchIndex(code, -1) {
-			if m[4] >= 0 || strings.HasSuffix(code[:m[0]+1], "WRITE_ONCE(") || strings.HasSuffix(code[:m[0]+1], "WRITE_ONCE(&") {
+			if m[4] >= 0 || strings.HasSuffix(code[:m[0]+1], "WRITE_ONCE(") {
 				return code[m[2]:m[3]]
 			}
 		}
 	}
 	return ""
+}
+
+// readKey is a waiter and a member it may read after its wait.
+type readKey struct {
+	s      *wsite
+	member string
 }
 
 // readAfterWait returns the line on which waiter s, after its wait
@@ -123,7 +153,19 @@ func readAfterWait(s *wsite, member string) int {
 // waiter s's function where it reads, at line read.
 func (r *checker) lockedBoth(nw *wfunc, l int, s *wsite, read int) bool {
 	for _, h := range r.heldWithCallers(nw, l) {
-		if r.peerHolds(s.Fn, h, read) {
+		if r.holdsAt(s.Fn, read, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsAt reports whether f holds lock h at line: the same key, or the
+// same typed key (the struct type holding it), held there with its
+// callers' locks counted. A lock f takes elsewhere does not count.
+func (r *checker) holdsAt(f *wfunc, line int, h heldLock) bool {
+	for _, x := range r.heldWithCallers(f, line) {
+		if x.key != "" && x.key == h.key || h.typed != "" && x.typed == h.typed {
 			return true
 		}
 	}

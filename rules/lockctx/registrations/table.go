@@ -72,6 +72,11 @@ type Callback struct {
 	// for the atomic context (a regmap_config with fast_io set takes a
 	// spinlock around the accesses that call its callbacks).
 	Only []string `yaml:"only"`
+	// OnlyCalls limits the row to functions registered from a file that
+	// makes one of these calls under no condition (the object asks for
+	// the context on every device: pm_runtime_irq_safe() in a probe, not
+	// under an if for some models only).
+	OnlyCalls []string `yaml:"only_calls"`
 	// Kind is the context the function runs in (see Kinds), Why the reason
 	// shown in findings, Source where the kernel says so (documentation or
 	// the code that calls the callback).
