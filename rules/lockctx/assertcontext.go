@@ -114,15 +114,22 @@ func (r *Resolver) annotatedContext(fn *cscan.Func) (Held, bool) {
 	if r.typ == nil || fn.BodyStart < fn.Start {
 		return Held{}, false
 	}
-	var head string
+	// Implicit asks this of every function the reverse walk meets: the
+	// head is read raw, and comments are stripped only from the rare head
+	// that names an annotation.
+	raw := r.typ.FileLines(fn.File).Span(fn.Start-1, fn.BodyStart)
+	head := ""
 	for _, a := range r.m.asserts {
 		if !a.Annotation {
 			continue
 		}
-		if head == "" {
-			head = typing.StripComments(r.typ.FileLines(fn.File).Span(fn.Start-1, fn.BodyStart))
-		}
 		for _, name := range a.Names {
+			if !strings.Contains(raw, name) {
+				continue
+			}
+			if head == "" {
+				head = typing.StripComments(raw)
+			}
 			m := annotationArg(head, name)
 			if m == "" {
 				continue

@@ -89,13 +89,9 @@ func (r *checker) waitersNaming(member string) []*wsite {
 // waitersNaming returns the wait sites of the tree's functions outside
 // the patch whose call has identifier member in its arguments.
 func (t *treeView) waitersNaming(member string) []*wsite {
-	if !t.loaded {
-		t.loaded = true
-		t.base, t.over = t.r.primSites(t.r.pass.Index)
-	}
 	var out []*wsite
 	seen := map[*wsite]bool{}
-	visit := func(c treeCall) {
+	t.eachCallOn(member, func(c treeCall) {
 		if c.Func == nil || t.r.inPatch[t.relPath(c.Func.File)+":"+c.Func.Name] {
 			return
 		}
@@ -105,19 +101,7 @@ func (t *treeView) waitersNaming(member string) []*wsite {
 				out = append(out, s)
 			}
 		}
-	}
-	overlay := t.over != nil
-	for _, c := range t.base.on(member) {
-		if overlay && t.r.pass.Index.Overlaid(c.Func.File) {
-			continue
-		}
-		visit(c)
-	}
-	if overlay {
-		for _, c := range t.over.on(member) {
-			visit(c)
-		}
-	}
+	})
 	return out
 }
 

@@ -125,10 +125,6 @@ func (t *treeView) sitesOn(q string) []*wsite {
 	if s, ok := t.byKey[q]; ok {
 		return s
 	}
-	if !t.loaded {
-		t.loaded = true
-		t.base, t.over = t.r.primSites(t.r.pass.Index)
-	}
 	plain := q
 	for _, p := range []string{"var:", "completion:", "bit:"} {
 		plain = strings.TrimPrefix(plain, p)
@@ -152,20 +148,31 @@ func (t *treeView) sitesOn(q string) []*wsite {
 			}
 		}
 	}
+	t.eachCallOn(last, visit)
+	t.byKey[q] = out
+	return out
+}
+
+// eachCallOn calls visit with every primitive call of the tree that has
+// identifier w in its arguments: the base tree's, except in files the
+// overlay rescanned, then the overlay's.
+func (t *treeView) eachCallOn(w string, visit func(treeCall)) {
+	if !t.loaded {
+		t.loaded = true
+		t.base, t.over = t.r.primSites(t.r.pass.Index)
+	}
 	overlay := t.over != nil
-	for _, c := range t.base.on(last) {
+	for _, c := range t.base.on(w) {
 		if overlay && t.r.pass.Index.Overlaid(c.Func.File) {
 			continue // rescanned: taken from the overlay below
 		}
 		visit(c)
 	}
 	if overlay {
-		for _, c := range t.over.on(last) {
+		for _, c := range t.over.on(w) {
 			visit(c)
 		}
 	}
-	t.byKey[q] = out
-	return out
 }
 
 // pathWords returns the identifiers of the member path of a queue key
