@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"bytes"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -74,11 +75,59 @@ func (r *Resolver) liftedFor(c *Callback, file, obj string) bool {
 		}
 		text := typing.StripComments(string(src))
 		flat := Flatten([]byte(text))
-		if FlatHoldsAny(flat, c.Unless) {
+		if FlatHoldsAny(flat, c.Unless) || c.UnlessNear && r.nearHolds(file, c.Unless) {
 			return true
 		}
 		return len(c.Only) > 0 && !asksFor(text, flat, obj, c.Only)
 	}).(bool)
+}
+
+// nearHolds reports whether a C file of file's directory or of its
+// parent directory, other than file, holds one of texts (comments blanked,
+// whitespace-insensitive). The parent is a driver family's directory
+// (sound/soc/sof for sound/soc/sof/intel), not a subsystem's top, whose
+// core code is no driver's setting (sound/soc for sound/soc/fsl: fewer
+// than three path elements).
+func (r *Resolver) nearHolds(file string, texts []string) bool {
+	dir := path.Dir(file)
+	dirs := []string{dir}
+	if parent := path.Dir(dir); strings.Count(parent, "/") >= 2 {
+		dirs = append(dirs, parent)
+	}
+	for _, d := range dirs {
+		for _, p := range r.dirFiles(d) {
+			if p == file || !strings.HasSuffix(p, ".c") {
+				continue
+			}
+			key := "lockctx.holds:" + strings.Join(texts, "\x00") + "\x01" + p
+			held := r.fileMemo(key, p, func() any {
+				src, err := r.ix.ReadFile(p)
+				return err == nil && FlatHoldsAny(Flatten([]byte(typing.StripComments(string(src)))), texts)
+			}).(bool)
+			if held {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dirFiles returns the files of the view directly in directory dir.
+func (r *Resolver) dirFiles(dir string) []string {
+	byDir := r.ix.Underlying().Memo("lockctx.dirfiles", func() any {
+		m := map[string][]string{}
+		for _, p := range r.ix.Underlying().Paths() {
+			m[path.Dir(p)] = append(m[path.Dir(p)], p)
+		}
+		return m
+	}).(map[string][]string)
+	out := slices.Clone(byDir[dir])
+	for _, p := range r.ix.OverlaidPaths() {
+		if path.Dir(p) == dir && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // callsUnconditionally reports whether a function of file calls one of

@@ -67,6 +67,13 @@ type Callback struct {
 	// can_sleep set, a PCM marked nonatomic), so the core calls them
 	// where sleeping is allowed.
 	Unless []string `yaml:"unless"`
+	// UnlessNear also looks for the Unless texts in the other C files of
+	// the registering file's directory and of its parent (a driver
+	// family's directory, not a subsystem's top; nearHolds): the object
+	// whose setting decides the context is set up by other code of the
+	// same driver family (an ASoC DAI's trigger runs atomic unless the
+	// machine driver's dai_link is nonatomic).
+	UnlessNear bool `yaml:"unless_near"`
 	// Only, the other way round, limits the row to functions registered
 	// from a file whose source holds one of these texts: the object asks
 	// for the atomic context (a regmap_config with fast_io set takes a
