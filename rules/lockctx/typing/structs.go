@@ -40,7 +40,8 @@ func (ty *Typer) FileStructs(file string) ctype.Structs {
 }
 
 // Includes returns the files a file includes: local ("...") includes
-// resolved against its directory, and, when angle is set, <...> includes
+// resolved against its directory, else against the -I directories of its
+// kbuild flags (kbuildinc.go), and, when angle is set, <...> includes
 // resolved against include/ and <asm/...> against the architecture's
 // headers or asm-generic, whichever the view has (ctype.ResolveIncludesIn).
 // The directives are stored by Prepare for the files the patch does not
@@ -69,8 +70,26 @@ func (ty *Typer) Includes(file string, angle bool) []string {
 		}
 		delims, names = ctype.IncludeDirectives(string(src))
 	}
-	out = ctype.ResolveIncludesIn(file, delims, names, angle, ty.exists)
+	for i := range names {
+		found := ctype.ResolveIncludesIn(file, delims[i:i+1], names[i:i+1], angle, ty.exists)
+		if delims[i] == '"' && len(found) == 1 && !ty.exists(found[0]) {
+			found[0] = ty.searchKbuildDirs(file, names[i], found[0])
+		}
+		out = append(out, found...)
+	}
 	return out
+}
+
+// searchKbuildDirs returns where the compiler finds the quoted include
+// name of file that is not beside it: the first -I directory of file's
+// kbuild flags holding it, else beside (the path as written).
+func (ty *Typer) searchKbuildDirs(file, name, beside string) string {
+	for _, d := range ty.KbuildIncludeDirs(file) {
+		if p := path.Join(d, name); ty.exists(p) {
+			return p
+		}
+	}
+	return beside
 }
 
 // exists reports whether the view has file path.
