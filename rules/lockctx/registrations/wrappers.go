@@ -197,6 +197,10 @@ func (t *Table) wrappersOf(row *Callback, name string, seen map[string]bool) []C
 		w := *row
 		w.Names, w.Arg, w.ArgOf, w.Prefix, w.ArgHas, w.Param = []string{site.Func.Name}, j, nil, nil, ArgText{}, id
 		w.Why = row.Why + " (" + site.Func.Name + "() passes its " + id + " to " + name + "())"
+		// Its own linkage limits where it registers, not that of the
+		// static helper it calls (register_fib_notifier() is called from
+		// drivers, fib_dump_is_consistent() only from its file).
+		w.file = ""
 		if site.Func.Static && !strings.HasSuffix(site.Func.File, ".h") {
 			w.file = site.Func.File
 		}
