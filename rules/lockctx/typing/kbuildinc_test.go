@@ -30,3 +30,26 @@ func TestParseKbuildFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestKbuildIncludeDirs: a file's own directory's ccflags-y and its own
+// CFLAGS_<object>.o apply, another object's do not; subdir-ccflags-y of
+// a directory above applies, its ccflags-y does not; a quoted include
+// not beside the file is found through them.
+func TestKbuildIncludeDirs(t *testing.T) {
+	tree := map[string]string{
+		"drivers/foo/Makefile":        "ccflags-y += -I$(src)/top-only\nsubdir-ccflags-y += -I $(srctree)/drivers/foo/common\n",
+		"drivers/foo/bar/Makefile":    "ccflags-y += -I $(srctree)/$(src)/../\nCFLAGS_bar.o := -I$(src)/barinc\nCFLAGS_baz.o := -I$(src)/bazinc\n",
+		"drivers/foo/foo_hw.h":        "struct foo_hw { struct foo_ops *ops; };\n",
+		"drivers/foo/common/shared.h": "struct shared { int x; };\n",
+		"drivers/foo/bar/bar.c":       "#include \"foo_hw.h\"\n#include \"shared.h\"\n#include \"missing.h\"\nvoid f(void)\n{\n}\n",
+	}
+	ty := New(openTree(t, tree), nil)
+	want := []string{"drivers/foo", "drivers/foo/bar/barinc", "drivers/foo/common"}
+	if got := ty.KbuildIncludeDirs("drivers/foo/bar/bar.c"); !reflect.DeepEqual(got, want) {
+		t.Errorf("KbuildIncludeDirs() = %q, want %q", got, want)
+	}
+	wantInc := []string{"drivers/foo/foo_hw.h", "drivers/foo/common/shared.h", "drivers/foo/bar/missing.h"}
+	if got := ty.Includes("drivers/foo/bar/bar.c", false); !reflect.DeepEqual(got, wantInc) {
+		t.Errorf("Includes() = %q, want %q", got, wantInc)
+	}
+}
