@@ -1,6 +1,8 @@
 package sleep
 
 import (
+	"fmt"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
@@ -61,11 +63,40 @@ func (r *checker) implicitChangeOf(fn *cscan.Func, oldIx *index.Index) {
 			old[eventKey(e)] = true
 		}
 	}
+	owner, at := r.registeringChange(added)
 	for _, e := range eventsFrom(r.newR, g, lockctx.State{Held: added}) {
-		if !old[eventKey(e)] {
-			r.report(g, e.call.Line, e.state, e.proof, "")
+		if old[eventKey(e)] {
+			continue
+		}
+		f, ok := r.finding(g, e.call.Line, e.state, e.proof, "")
+		if !ok {
+			continue
+		}
+		if owner != nil {
+			// The finding belongs to the function the patch changed,
+			// the one registering fn (it removed can_sleep beside the
+			// assignment, or made the assignment), not to fn.
+			f.Func, f.File, f.Line = owner.Name, owner.File, at
+			f.Message = fmt.Sprintf("%s() changes the context of %s(): %s", owner.Name, fn.Name, f.Message)
+		}
+		r.p.Report(f)
+	}
+}
+
+// registeringChange returns the function the patch touches whose body
+// makes the registration of one of the contexts added (h.At: the
+// assignment to the member, the registration call), and that line; nil
+// when the registration is made elsewhere.
+func (r *checker) registeringChange(added []lockctx.Held) (*cscan.Func, int) {
+	for _, h := range added {
+		if h.At.File == "" || h.At.Line == 0 {
+			continue
+		}
+		if fn := enclosing(r.p.Index.File(h.At.File), h.At.Line); fn != nil && r.touches(fn.Name) {
+			return fn, h.At.Line
 		}
 	}
+	return nil, 0
 }
 
 // hasKind reports whether hs holds a context of kind.

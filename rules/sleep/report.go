@@ -113,8 +113,16 @@ func chainText(steps []report.Step) string {
 // sleeping chain (outermost first, starting in fn). callee names the
 // function that newly may sleep for reverse findings ("" for forward).
 func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) {
+	if f, ok := r.finding(fn, line, st, proof, callee); ok {
+		r.p.Report(f)
+	}
+}
+
+// finding is report's finding; false when there is none to report (the
+// sleeping primitive is safe in the context).
+func (r *checker) finding(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) (report.Finding, bool) {
 	if r.interruptSafe(proof.Prim, st) {
-		return
+		return report.Finding{}, false
 	}
 	sev := report.SeverityNote
 	if st.AnyMust() && !proof.Weak {
@@ -179,6 +187,11 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 		}
 	}
 	msg := fmt.Sprintf("%s() may sleep (%s) in atomic context (%s held in %s())", fn.Name, chainText(proof.Steps), strings.Join(uniq(kindsOf(hs)), ", "), fn.Name)
+	if implicitOnly(hs) {
+		// It runs in the context because of how it is registered: no
+		// lock is taken in it.
+		msg = fmt.Sprintf("%s() may sleep (%s) in atomic context (%s: %s)", fn.Name, chainText(proof.Steps), strings.Join(uniq(kindsOf(hs)), ", "), strings.Join(uniq(keys), ", "))
+	}
 	if callee != "" {
 		from := proof.Steps
 		for i, s := range proof.Steps {
@@ -219,7 +232,7 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 	if proof.Weak {
 		expl += " A call in the chain goes through a function pointer and not every function assigned to it sleeps."
 	}
-	r.p.Report(report.Finding{
+	return report.Finding{
 		Category:    CategoryChain,
 		Severity:    sev,
 		File:        target.File,
@@ -229,7 +242,7 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 		Message:     msg,
 		Explanation: expl,
 		Chain:       steps,
-	})
+	}, true
 }
 
 // implicitKey names an implicit context's registration: "timer_setup()"
@@ -252,6 +265,17 @@ func implicitKey(what string) string {
 		}
 	}
 	return strings.TrimPrefix(what, "assigned to ")
+}
+
+// implicitOnly reports whether every context of hs is implicit: the
+// function runs in it because of how it is registered.
+func implicitOnly(hs []lockctx.Held) bool {
+	for _, h := range hs {
+		if h.Why == "" {
+			return false
+		}
+	}
+	return len(hs) > 0
 }
 
 func kindsOf(hs []lockctx.Held) []string {
