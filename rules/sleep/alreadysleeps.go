@@ -17,14 +17,22 @@ import (
 // (and DEBUG_ATOMIC_SLEEP would fire on the older call first). Such a
 // finding is a note, with the earlier sleep named.
 
+// maxCertainSteps bounds the chain of an earlier sleep that counts: the
+// sleeping call itself, or a helper's call that makes it.
+const maxCertainSteps = 2
+
 // alreadySleeps returns, for the chain steps of a reverse finding (the
 // calls from the lock holder lockFn down to callee, the function that
 // newly sleeps), a sentence naming the first function of the chain after
 // the lock holder that already sleeps unconditionally before its call in
 // the chain, in the tree before the patch; "" when none does. Only sleeps
 // in blocks that enclose the chain's call count ("if (x) msleep(1);"
-// before it does not), and no sleep reached through a function pointer
-// shared by several functions.
+// before it does not), no sleep reached through a function pointer
+// shared by several functions, and no sleep deeper than a helper's own
+// call (maxCertainSteps): a sleep further down may be on one of the
+// callee's paths only (a release callback run when kref_put() drops the
+// last reference, a branch inside the callee), so it proves nothing of
+// this path.
 func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee string) string {
 	if r.p.Index == nil {
 		return ""
@@ -47,7 +55,7 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 		}
 		found := ""
 		lockctx.Walk(r.oldR, f, func(v lockctx.Visit) {
-			if found != "" || v.Reach == nil || v.Reach.Weak || v.State.Dead || v.Call.Line >= s.Line ||
+			if found != "" || v.Reach == nil || v.Reach.Weak || len(v.Reach.Steps) > maxCertainSteps || v.State.Dead || v.Call.Line >= s.Line ||
 				!cscan.GuardsEnclose(v.Call.Guards, at.Guards) {
 				return
 			}

@@ -488,9 +488,13 @@ func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
 		})
 		return out
 	}
-	// A path is the call it starts with and the primitive it ends in: the
-	// arguments of the call are no part of it (msleep(100) made
-	// msleep(200) is no new way to sleep).
+	// A path is the call it starts with and, for a sleeping primitive
+	// called here, that primitive: the arguments of the call are no part
+	// of it (msleep(100) made msleep(200) is no new way to sleep). A call
+	// of a function that could already sleep is no new way to sleep
+	// either when its first sleep is now another one (a callee deeper
+	// down changed): that callee is checked on its own if the patch
+	// changed it.
 	key := func(p *lockctx.Reach) string {
 		what := ""
 		if len(p.Steps) > 0 {
@@ -498,6 +502,9 @@ func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
 			if i := strings.Index(what, "("); i >= 0 {
 				what = what[:i]
 			}
+		}
+		if len(p.Steps) > 1 {
+			return what
 		}
 		return what + "|" + p.Prim
 	}
