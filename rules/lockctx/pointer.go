@@ -8,6 +8,8 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
@@ -100,6 +102,21 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	seen := map[*cscan.Func]bool{}
 	for _, a := range as {
 		defs := r.lookup(a.Func, a.File)
+		if len(defs) == 0 && r.nested == 0 {
+			// A setter's store of its parameter ("f->cb = cb"): the
+			// functions its callers pass (not followed inside summaries).
+			for _, t := range r.setterTargets(a) {
+				if !seen[t.Func] {
+					seen[t.Func] = true
+					t.Heuristic = heuristic
+					out = append(out, t)
+				}
+			}
+			if len(out) > maxPointerTargets {
+				return nil
+			}
+			continue
+		}
 		if len(defs) != 1 || seen[defs[0]] {
 			continue
 		}
@@ -107,6 +124,55 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 		out = append(out, PointerTarget{Func: defs[0], Assign: a, Heuristic: heuristic})
 		if len(out) > maxPointerTargets || r.nested > 0 && len(out) > maxNestedPointerTargets {
 			return nil
+		}
+	}
+	return out
+}
+
+// setterTargets returns, for an assignment a of a function's parameter to
+// a member ("f->cb = cb;" in foo_set_callback()), the functions that
+// function's callers pass in that parameter by name, each as assigned to
+// the member at the caller's call; nil when a assigns no parameter.
+func (r *Resolver) setterTargets(a index.Assign) []PointerTarget {
+	f := r.ix.File(a.File)
+	if f == nil {
+		return nil
+	}
+	var g *cscan.Func
+	for _, fn := range f.Funcs {
+		if fn.BodyStart <= a.Line && a.Line <= fn.End {
+			g = fn
+			break
+		}
+	}
+	if g == nil {
+		return nil
+	}
+	params := r.typ.Params(g)
+	j := slices.Index(params, a.Func)
+	if root := ctype.SplitMembers(a.Base); j < 0 || len(root) == 0 || !slices.Contains(params, root[0]) {
+		// Not a store of a parameter into an object another parameter
+		// points to: no setter.
+		return nil
+	}
+	var out []PointerTarget
+	for _, site := range r.ix.Callers(g.Name) {
+		if g.Static && site.Func.File != g.File || j >= len(site.Call.Args) {
+			continue
+		}
+		name := registrations.CallbackName(site.Call.Args[j])
+		if name == "" {
+			continue
+		}
+		defs := r.lookup(name, site.Func.File)
+		if len(defs) != 1 {
+			continue
+		}
+		b := a
+		b.Func, b.File, b.Line = name, site.Func.File, site.Call.Line
+		out = append(out, PointerTarget{Func: defs[0], Assign: b})
+		if len(out) > maxPointerTargets {
+			break
 		}
 	}
 	return out

@@ -2,10 +2,12 @@ package sleep
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/internal/par"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
@@ -51,6 +53,67 @@ func (r *checker) argSites(name, file string, static bool) []callSite {
 			last.What += ": " + name + "()"
 			via[len(via)-1] = last
 			out = append(out, callSite{caller: fn, call: c.Name, via: via, inner: r.newR.ParamCallHeld(g, u.arg)})
+		}
+	}
+	return out
+}
+
+// setterAssigns returns the member stores function name (of file) gets
+// by being passed by name to a setter, a function that stores that
+// parameter into a struct member ("foo_set_callback(f, bar_cb, NULL)"
+// with "f->cb = cb;" in foo_set_callback()): each is an assignment of
+// name to that member, made at the setter's call. The files are
+// argSites' (name's own, and its directory's for a global function).
+func (r *checker) setterAssigns(name, file string, static bool) []index.Assign {
+	files := []string{file}
+	if !static {
+		files = append(files, r.dirFiles(path.Dir(file))...)
+	}
+	r.readFiles(files, name)
+	var out []index.Assign
+	seen := map[string]bool{}
+	for _, p := range files {
+		if seen[p] || !r.spells(p, name) {
+			continue
+		}
+		seen[p] = true
+		for _, u := range r.argUsesOf(p)[name] {
+			c := u.fn.Calls[u.call]
+			defs := cscan.PickDefs(r.p.Index.Funcs(c.Name), u.fn.File)
+			if len(defs) != 1 {
+				continue
+			}
+			for _, a := range r.paramStores(defs[0], u.arg) {
+				a.Func, a.File, a.Line = name, u.fn.File, c.Line
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// paramStores returns the assignments setter g makes of its parameter
+// param to a member of an object another of its parameters points to
+// ("f->cb = cb;", f a struct foo *), with the struct type (foo): a store
+// into an object of unknown type, or one of g's own, is no setter's.
+func (r *checker) paramStores(g *cscan.Func, param int) []index.Assign {
+	params := r.newR.Params(g)
+	if param >= len(params) || params[param] == "" {
+		return nil
+	}
+	var out []index.Assign
+	for _, a := range r.p.Index.AssignsOf(params[param]) {
+		if a.File != g.File || a.Line < g.BodyStart || a.Line > g.End || a.Base == "" {
+			continue
+		}
+		if root := ctype.SplitMembers(a.Base); len(root) == 0 || !slices.Contains(params, root[0]) {
+			continue
+		}
+		if a.Struct == "" {
+			a.Struct, _ = r.newR.MemberCallTag(cscan.Call{Name: a.Base + "->" + a.Member}, g)
+		}
+		if a.Struct != "" {
+			out = append(out, a)
 		}
 	}
 	return out

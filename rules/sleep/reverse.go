@@ -2,6 +2,7 @@ package sleep
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -190,7 +191,12 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		fn = defs[0]
 	}
 	done := map[string]bool{}
-	for _, a := range r.p.Index.AssignsOf(name) {
+	direct := r.p.Index.AssignsOf(name)
+	assigns := append(slices.Clip(direct), r.setterAssigns(name, file, static)...)
+	for i, a := range assigns {
+		// A setter's store counts only from call sites typed to its
+		// struct (setterAssigns).
+		setter := i >= len(direct)
 		if static && a.File != file || done[a.Struct+"."+a.Member] {
 			continue
 		}
@@ -234,7 +240,7 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 			// type fn is assigned in (or, when the assignment's type is
 			// unknown, its arguments' types match fn's parameters).
 			typed := tag != "" && (tag == a.Struct || a.Struct == "" && r.newR.SignatureMatches(site.Call, site.Func, fn))
-			if tag != "" && !typed || tag == "" && generic {
+			if tag != "" && !typed || tag == "" && (generic || setter) {
 				continue
 			}
 			t := lockctx.PointerTarget{Func: fn, Assign: a, Heuristic: tag == "" && !unique}

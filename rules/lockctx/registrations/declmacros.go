@@ -88,7 +88,7 @@ func (t *Table) scanDecls(file string) map[string][]Reg {
 			continue
 		}
 		// A copy: the name would keep the file's text.
-		fn := strings.Clone(callbackName(args[arg]))
+		fn := strings.Clone(CallbackName(args[arg]))
 		if fn == "" {
 			continue
 		}

@@ -213,7 +213,7 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 		step := report.Step{Func: caller.Name, File: caller.File, Line: c.Line,
 			What: "registered by " + c.Name + "(" + strings.Join(c.Args, ", ") + ")"}
 		if row.Via == "" {
-			if fn := callbackName(c.Args[arg]); fn != "" {
+			if fn := CallbackName(c.Args[arg]); fn != "" {
 				if wrapperParam(rows, caller, fn) {
 					continue // a wrapper's parameter (wrappers.go), no function
 				}

@@ -181,7 +181,7 @@ func (t *Table) wrappersOf(row *Callback, name string, seen map[string]bool) []C
 			// argument condition registers nothing by it.
 			continue
 		}
-		id := callbackName(c.Args[arg])
+		id := CallbackName(c.Args[arg])
 		if id == "" || strings.HasPrefix(strings.TrimSpace(c.Args[arg]), "&") {
 			// "&x" is an object of the wrapper's own.
 			continue
