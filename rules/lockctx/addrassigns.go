@@ -27,12 +27,8 @@ var addrInitRe = regexp.MustCompile(`=\s*&\s*([A-Za-z_]\w*)\s*([,}])`)
 // directory (drivers/net/ethernet/qlogic/ for a qede caller reaching qed's
 // ops), when that parent is at least three levels deep.
 func (r *Resolver) addrAssigns(tag, member string, caller *cscan.Func) []index.Assign {
-	root := path.Dir(path.Dir(caller.File))
-	if strings.Count(root, "/") < 2 {
-		root = path.Dir(caller.File)
-	}
 	var out []index.Assign
-	for _, a := range r.familyAddrAssigns(root) {
+	for _, a := range r.familyAddrAssigns(familyRoot(caller.File)) {
 		if a.Struct == tag && a.Member == member {
 			out = append(out, a)
 		}
@@ -53,15 +49,7 @@ func (r *Resolver) familyAddrAssigns(root string) []index.Assign {
 	tree := r.ix.Underlying()
 	fam := tree.Memo("lockctx.addrassigns:"+root, func() any {
 		f := &familyAssigns{byFile: map[string][]index.Assign{}}
-		paths := r.treePaths()
-		for i := sort.SearchStrings(paths, root+"/"); i < len(paths) && strings.HasPrefix(paths[i], root+"/"); i++ {
-			p := paths[i]
-			if !strings.HasSuffix(p, ".c") {
-				continue
-			}
-			if len(f.files) == maxFamilyFiles {
-				break
-			}
+		for _, p := range r.familyFiles(root) {
 			f.files = append(f.files, p)
 			as := scanAddrAssigns(tree, p)
 			f.byFile[p] = as
@@ -122,6 +110,35 @@ func scanAddrAssigns(ix *index.Index, p string) []index.Assign {
 // listed once per tree.
 func (r *Resolver) TreePaths() []string {
 	return r.treePaths()
+}
+
+// familyRoot returns the directory of file's driver family: the parent
+// of its directory when that parent is at least three levels deep
+// (drivers/net/ethernet/qlogic/ for qede/), else its own directory (a
+// subsystem's top such as sound/soc/ holds its core, no driver's).
+func familyRoot(file string) string {
+	root := path.Dir(path.Dir(file))
+	if strings.Count(root, "/") < 2 {
+		root = path.Dir(file)
+	}
+	return root
+}
+
+// familyFiles returns the tree's C files under root, at most
+// maxFamilyFiles of them.
+func (r *Resolver) familyFiles(root string) []string {
+	var out []string
+	paths := r.treePaths()
+	for i := sort.SearchStrings(paths, root+"/"); i < len(paths) && strings.HasPrefix(paths[i], root+"/"); i++ {
+		if !strings.HasSuffix(paths[i], ".c") {
+			continue
+		}
+		if len(out) == maxFamilyFiles {
+			break
+		}
+		out = append(out, paths[i])
+	}
+	return out
 }
 
 func (r *Resolver) treePaths() []string {

@@ -27,7 +27,7 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 			return
 		}
 		seen[c.Kind] = true
-		out = append(out, Held{Kind: c.Kind, Must: true, At: st, Why: c.Why})
+		out = append(out, Held{Kind: c.Kind, Must: true, At: st, Why: c.Why, UnlessSleeps: c.UnlessSleeps})
 	}
 	for _, reg := range r.regs.Of(fn.Name) {
 		if fn.Static && !strings.HasSuffix(fn.File, ".h") && reg.File != fn.File || r.lifted(reg.Row, reg.File) {

@@ -22,6 +22,10 @@ type Held struct {
 	// (an assertion on entry, its kernel-doc) rather than one its
 	// registration puts it in: its direct callers are still to check.
 	Stated bool
+	// UnlessSleeps is set for an implicit context whose row does not
+	// apply to a callback that already slept before the patch
+	// (registrations.Callback.UnlessSleeps).
+	UnlessSleeps bool
 }
 
 // State is the set of atomic contexts held at a program point.

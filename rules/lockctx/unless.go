@@ -2,7 +2,6 @@ package lockctx
 
 import (
 	"bytes"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -67,6 +66,11 @@ func (r *Resolver) liftedFor(c *Callback, file, obj string) bool {
 	if len(c.Only) == 0 {
 		obj = ""
 	}
+	if c.UnlessNear && r.nearHolds(file, c.Unless) {
+		// Decided by the family's files, some of which the view may
+		// rescan: not kept with file's own answer below.
+		return true
+	}
 	key := "lockctx.unless:" + strings.Join(c.Unless, "\x00") + "\x01" + strings.Join(c.Only, "\x00") + "\x01" + obj + "\x00" + file
 	return r.fileMemo(key, file, func() any {
 		src, err := r.ix.ReadFile(file)
@@ -75,59 +79,58 @@ func (r *Resolver) liftedFor(c *Callback, file, obj string) bool {
 		}
 		text := typing.StripComments(string(src))
 		flat := Flatten([]byte(text))
-		if FlatHoldsAny(flat, c.Unless) || c.UnlessNear && r.nearHolds(file, c.Unless) {
+		if FlatHoldsAny(flat, c.Unless) {
 			return true
 		}
 		return len(c.Only) > 0 && !asksFor(text, flat, obj, c.Only)
 	}).(bool)
 }
 
-// nearHolds reports whether a C file of file's directory or of its
-// parent directory, other than file, holds one of texts (comments blanked,
-// whitespace-insensitive). The parent is a driver family's directory
-// (sound/soc/sof for sound/soc/sof/intel), not a subsystem's top, whose
-// core code is no driver's setting (sound/soc for sound/soc/fsl: fewer
-// than three path elements).
+// nearHolds reports whether a C file of file's driver family (the files
+// under familyRoot(file): sound/soc/intel/ for sound/soc/intel/catpt/,
+// whose boards/ set their links nonatomic), other than file, holds one of
+// texts (comments blanked, whitespace-insensitive). The tree's files are
+// read once per tree; those the view rescans, in the view.
 func (r *Resolver) nearHolds(file string, texts []string) bool {
-	dir := path.Dir(file)
-	dirs := []string{dir}
-	if parent := path.Dir(dir); strings.Count(parent, "/") >= 2 {
-		dirs = append(dirs, parent)
+	root := familyRoot(file)
+	tree := r.ix.Underlying()
+	held := tree.Memo("lockctx.nearholds:"+strings.Join(texts, "\x00")+"\x01"+root, func() any {
+		var out []string
+		for _, p := range r.familyFiles(root) {
+			if src, err := tree.ReadFile(p); err == nil && holdsText(src, texts) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}).([]string)
+	for _, p := range held {
+		if p != file && !r.ix.Overlaid(p) {
+			return true
+		}
 	}
-	for _, d := range dirs {
-		for _, p := range r.dirFiles(d) {
-			if p == file || !strings.HasSuffix(p, ".c") {
-				continue
-			}
-			key := "lockctx.holds:" + strings.Join(texts, "\x00") + "\x01" + p
-			held := r.fileMemo(key, p, func() any {
-				src, err := r.ix.ReadFile(p)
-				return err == nil && FlatHoldsAny(Flatten([]byte(typing.StripComments(string(src)))), texts)
-			}).(bool)
-			if held {
-				return true
-			}
+	for _, p := range r.ix.OverlaidPaths() {
+		if p == file || !strings.HasSuffix(p, ".c") || !strings.HasPrefix(p, root+"/") {
+			continue
+		}
+		if src, err := r.ix.ReadFile(p); err == nil && holdsText(src, texts) {
+			return true
 		}
 	}
 	return false
 }
 
-// dirFiles returns the files of the view directly in directory dir.
-func (r *Resolver) dirFiles(dir string) []string {
-	byDir := r.ix.Underlying().Memo("lockctx.dirfiles", func() any {
-		m := map[string][]string{}
-		for _, p := range r.ix.Underlying().Paths() {
-			m[path.Dir(p)] = append(m[path.Dir(p)], p)
-		}
-		return m
-	}).(map[string][]string)
-	out := slices.Clone(byDir[dir])
-	for _, p := range r.ix.OverlaidPaths() {
-		if path.Dir(p) == dir && !slices.Contains(out, p) {
-			out = append(out, p)
+// holdsText reports whether C source src holds one of texts, its comments
+// blanked and compared without white space; a source that does not spell
+// a text's first word is not stripped.
+func holdsText(src []byte, texts []string) bool {
+	spelled := false
+	for _, t := range texts {
+		if f := strings.Fields(t); len(f) > 0 && bytes.Contains(src, []byte(f[0])) {
+			spelled = true
+			break
 		}
 	}
-	return out
+	return spelled && FlatHoldsAny(Flatten([]byte(typing.StripComments(string(src)))), texts)
 }
 
 // callsUnconditionally reports whether a function of file calls one of

@@ -121,7 +121,7 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 // finding is report's finding; false when there is none to report (the
 // sleeping primitive is safe in the context).
 func (r *checker) finding(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) (report.Finding, bool) {
-	if r.interruptSafe(proof.Prim, st) {
+	if r.interruptSafe(proof.Prim, st) || r.sleptBefore(fn, st.Held) {
 		return report.Finding{}, false
 	}
 	sev := report.SeverityNote
@@ -186,22 +186,7 @@ func (r *checker) finding(fn *cscan.Func, line int, st lockctx.State, proof *loc
 			}
 		}
 	}
-	msg := fmt.Sprintf("%s() may sleep (%s) in atomic context (%s held in %s())", fn.Name, chainText(proof.Steps), strings.Join(uniq(kindsOf(hs)), ", "), fn.Name)
-	if implicitOnly(hs) {
-		// It runs in the context because of how it is registered: no
-		// lock is taken in it.
-		msg = fmt.Sprintf("%s() may sleep (%s) in atomic context (%s: %s)", fn.Name, chainText(proof.Steps), strings.Join(uniq(kindsOf(hs)), ", "), strings.Join(uniq(keys), ", "))
-	}
-	if callee != "" {
-		from := proof.Steps
-		for i, s := range proof.Steps {
-			if s.Func == callee {
-				from = proof.Steps[i:]
-				break
-			}
-		}
-		msg = fmt.Sprintf("%s() may sleep now (%s) but %s() calls it in atomic context (%s)", callee, chainText(from), fn.Name, strings.Join(uniq(kindsOf(hs)), ", "))
-	}
+	msg := findingMessage(fn, proof, hs, keys, callee)
 	expl := fmt.Sprintf("%s (%s:%d) %s; it is reached from %s() with %s.", last.What, last.File, last.Line, proof.Why, fn.Name, strings.Join(ctxs, "; "))
 	for _, d := range proof.Drops {
 		if d.Kind != "rcu" {
@@ -265,6 +250,50 @@ func implicitKey(what string) string {
 		}
 	}
 	return strings.TrimPrefix(what, "assigned to ")
+}
+
+// sleptBefore reports whether every context of hs is lifted for a
+// callback that already slept (Held.UnlessSleeps) and fn already slept
+// before the patch, on a chain that is not through a function pointer
+// some implementations of which do not sleep.
+func (r *checker) sleptBefore(fn *cscan.Func, hs []lockctx.Held) bool {
+	if len(hs) == 0 || r.p.Index == nil {
+		return false
+	}
+	for _, h := range hs {
+		if !h.UnlessSleeps {
+			return false
+		}
+	}
+	of := r.oldBody(fn.Name, fn.File)
+	if of == nil {
+		return false
+	}
+	s := r.oldR.SummaryOf(of)
+	return s.Reach != nil && !s.Reach.Weak
+}
+
+// findingMessage is a finding's one-line message: fn may sleep in the
+// contexts hs (keys, their objects), or, for a reverse finding, callee
+// may now sleep and fn calls it in them.
+func findingMessage(fn *cscan.Func, proof *lockctx.Reach, hs []lockctx.Held, keys []string, callee string) string {
+	msg := fmt.Sprintf("%s() may sleep (%s) in atomic context (%s held in %s())", fn.Name, chainText(proof.Steps), strings.Join(uniq(kindsOf(hs)), ", "), fn.Name)
+	if implicitOnly(hs) {
+		// It runs in the context because of how it is registered: no
+		// lock is taken in it.
+		msg = fmt.Sprintf("%s() may sleep (%s) in atomic context (%s: %s)", fn.Name, chainText(proof.Steps), strings.Join(uniq(kindsOf(hs)), ", "), strings.Join(uniq(keys), ", "))
+	}
+	if callee != "" {
+		from := proof.Steps
+		for i, s := range proof.Steps {
+			if s.Func == callee {
+				from = proof.Steps[i:]
+				break
+			}
+		}
+		msg = fmt.Sprintf("%s() may sleep now (%s) but %s() calls it in atomic context (%s)", callee, chainText(from), fn.Name, strings.Join(uniq(kindsOf(hs)), ", "))
+	}
+	return msg
 }
 
 // implicitOnly reports whether every context of hs is implicit: the

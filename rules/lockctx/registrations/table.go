@@ -74,6 +74,12 @@ type Callback struct {
 	// same driver family (an ASoC DAI's trigger runs atomic unless the
 	// machine driver's dai_link is nonatomic).
 	UnlessNear bool `yaml:"unless_near"`
+	// UnlessSleeps lifts the row for a callback that already sleeps in
+	// the tree before the patch: the core calls it where it may (an ASoC
+	// DAI whose trigger waits for its DSP's IPC reply runs on nonatomic
+	// links only), so only a callback that did not sleep gets the
+	// context.
+	UnlessSleeps bool `yaml:"unless_sleeps"`
 	// Only, the other way round, limits the row to functions registered
 	// from a file whose source holds one of these texts: the object asks
 	// for the atomic context (a regmap_config with fast_io set takes a
@@ -215,9 +221,9 @@ func (t *Table) By(fn *cscan.Func) []Registered {
 
 var calleeArgRe = regexp.MustCompile(`^(?:\(\s*[\w\s\*]+\)\s*)?&?\s*([A-Za-z_]\w*)$`)
 
-// callbackName returns the function an argument names ("fn", "&fn",
+// CallbackName returns the function an argument names ("fn", "&fn",
 // "(irq_handler_t)fn"), "" for anything else.
-func callbackName(arg string) string {
+func CallbackName(arg string) string {
 	m := calleeArgRe.FindStringSubmatch(strings.TrimSpace(arg))
 	if m == nil {
 		return ""
