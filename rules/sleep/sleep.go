@@ -474,56 +474,6 @@ func (r *checker) contract(cs callSite, fn *cscan.Func, param int) bool {
 	return len(cs.via) > 0 && r.newR.ContractParam(fn, param)
 }
 
-// newReach returns the first sleeping chain of nf, with nothing of its own
-// held, that of does not have (by callee and primitive), certain chains
-// first; nil when there is none.
-func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
-	reaches := func(res *lockctx.Resolver, fn *cscan.Func) []*lockctx.Reach {
-		var out []*lockctx.Reach
-		lockctx.Walk(res, fn, func(v lockctx.Visit) {
-			if v.Reach != nil && !v.State.Dead && v.State.Empty() {
-				p := *v.Reach
-				out = append(out, &p)
-			}
-		})
-		return out
-	}
-	// A path is the call it starts with and, for a sleeping primitive
-	// called here, that primitive: the arguments of the call are no part
-	// of it (msleep(100) made msleep(200) is no new way to sleep). A call
-	// of a function that could already sleep is no new way to sleep
-	// either when its first sleep is now another one (a callee deeper
-	// down changed): that callee is checked on its own if the patch
-	// changed it.
-	key := func(p *lockctx.Reach) string {
-		what := ""
-		if len(p.Steps) > 0 {
-			what = p.Steps[0].What
-			if i := strings.Index(what, "("); i >= 0 {
-				what = what[:i]
-			}
-		}
-		if len(p.Steps) > 1 {
-			return what
-		}
-		return what + "|" + p.Prim
-	}
-	old := map[string]bool{}
-	for _, p := range reaches(r.oldR, of) {
-		old[key(p)] = true
-	}
-	var best *lockctx.Reach
-	for _, p := range reaches(r.newR, nf) {
-		if old[key(p)] {
-			continue
-		}
-		if best == nil || best.Weak && !p.Weak {
-			best = p
-		}
-	}
-	return best
-}
-
 // lockChange handles a function that now returns with an atomic context
 // held that it did not enter before (a lock helper turned from a mutex
 // into a spinlock): every caller's region after the call is re-checked
