@@ -17,7 +17,7 @@ import (
 
 // kbuildFlagRe matches a kbuild assignment that passes compiler flags:
 // group 1 is the variable, group 2 the value.
-var kbuildFlagRe = regexp.MustCompile(`(?m)^[ \t]*((?:subdir-)?ccflags-(?:y|\$\(CONFIG_[A-Za-z0-9_]+\))|CFLAGS_[A-Za-z0-9_-]+\.o)[ \t]*[:+?]?=(.*)$`)
+var kbuildFlagRe = regexp.MustCompile(`(?m)^[ \t]*((?:subdir-)?ccflags-(?:y|\$\(CONFIG_[A-Za-z0-9_]+(?::m=y)?\))|CFLAGS_[A-Za-z0-9_-]+\.o)[ \t]*[:+?]?=(.*)$`)
 
 // includeFlagRe matches one -I flag and its directory.
 var includeFlagRe = regexp.MustCompile(`-I[ \t]*([^ \t]+)`)
@@ -27,31 +27,50 @@ var includeFlagRe = regexp.MustCompile(`-I[ \t]*([^ \t]+)`)
 const maxKbuildLevels = 6
 
 // KbuildIncludeDirs returns the -I directories kbuild compiles file
-// with, relative to the tree's top, in the order the Makefiles give
-// them: its own directory's first, then those of the directories above
-// that apply to their subdirectories. Flags naming other variables than
-// $(srctree), $(src) and $(obj) are left out.
+// with, relative to the tree's top, in command-line order (the first
+// holding a header wins): the subdir-ccflags-y of the directories above,
+// outermost first, then the ccflags-y and CFLAGS_<object>.o of the
+// Makefile that builds the object (the file's own directory's, or the one
+// above listing it as "sub/obj.o", as hns3's lists hns3pf/hclge_main.o).
+// Flags naming other variables than $(srctree), $(src) and $(obj) are
+// left out.
 func (ty *Typer) KbuildIncludeDirs(file string) []string {
 	if ty.ix == nil {
 		return nil
 	}
+	obj := strings.TrimSuffix(file, path.Ext(file)) + ".o"
 	dir := path.Dir(file)
-	base := strings.TrimSuffix(path.Base(file), path.Ext(file))
-	var out []string
+	var levels [][]string
 	for level := 0; level <= maxKbuildLevels && dir != "." && dir != "/"; level++ {
-		for _, f := range ty.kbuildFlags(dir) {
+		mk := ty.kbuildFlags(dir)
+		rel := strings.TrimPrefix(obj, dir+"/")
+		builds := level == 0 || strings.Contains(mk.text, rel)
+		var dirs []string
+		for _, f := range mk.flags {
 			switch {
 			case strings.HasPrefix(f.variable, "subdir-"):
-			case level > 0:
+			case !builds:
 				continue
-			case strings.HasPrefix(f.variable, "CFLAGS_") && f.variable != "CFLAGS_"+base+".o":
+			case strings.HasPrefix(f.variable, "CFLAGS_") && f.variable != "CFLAGS_"+path.Base(rel):
 				continue
 			}
-			out = append(out, f.dirs...)
+			dirs = append(dirs, f.dirs...)
 		}
+		levels = append(levels, dirs)
 		dir = path.Dir(dir)
 	}
+	var out []string
+	for i := len(levels) - 1; i >= 0; i-- {
+		out = append(out, levels[i]...)
+	}
 	return out
+}
+
+// kbuildMakefile is what the include search needs of a directory's
+// Makefile and Kbuild: their text and their flag assignments.
+type kbuildMakefile struct {
+	text  string
+	flags []kbuildFlag
 }
 
 // kbuildFlag is one assignment of compiler flags in a Makefile: the
@@ -61,20 +80,18 @@ type kbuildFlag struct {
 	dirs     []string
 }
 
-// kbuildFlags returns the -I flags the Makefile or Kbuild of dir sets,
-// read once per tree.
-func (ty *Typer) kbuildFlags(dir string) []kbuildFlag {
+// kbuildFlags returns the Makefile of dir (its Kbuild when it has one,
+// as kbuild reads), read once per tree.
+func (ty *Typer) kbuildFlags(dir string) kbuildMakefile {
 	return ty.ix.Underlying().Memo("typing.kbuildflags."+dir, func() any {
-		var out []kbuildFlag
-		for _, name := range []string{"Makefile", "Kbuild"} {
+		for _, name := range []string{"Kbuild", "Makefile"} {
 			src, err := ty.ix.Underlying().ReadFile(path.Join(dir, name))
-			if err != nil {
-				continue
+			if err == nil {
+				return kbuildMakefile{text: string(src), flags: parseKbuildFlags(string(src), dir)}
 			}
-			out = append(out, parseKbuildFlags(string(src), dir)...)
 		}
-		return out
-	}).([]kbuildFlag)
+		return kbuildMakefile{}
+	}).(kbuildMakefile)
 }
 
 // parseKbuildFlags returns the -I directories of the flag assignments of
