@@ -2,8 +2,6 @@ package sleep
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
@@ -31,10 +29,10 @@ const maxCertainSteps = 2
 // in blocks that enclose the chain's call count ("if (x) msleep(1);"
 // before it does not), no sleep reached through a function pointer
 // shared by several functions, and no sleep deeper than a helper's own
-// call (maxCertainSteps) or under a condition in the helper: such a sleep
-// may be on one of the callee's paths only (a release callback run when
-// kref_put() drops the last reference, a branch inside the callee), so
-// it proves nothing of this path.
+// call (maxCertainSteps): a sleep further down may be on one of the
+// callee's paths only (a release callback run when kref_put() drops the
+// last reference, a branch inside the callee), so it proves nothing of
+// this path.
 func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee string) string {
 	if r.p.Index == nil {
 		return ""
@@ -58,7 +56,7 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 		found := ""
 		lockctx.Walk(r.oldR, f, func(v lockctx.Visit) {
 			if found != "" || v.Reach == nil || v.Reach.Weak || len(v.Reach.Steps) > maxCertainSteps || v.State.Dead || v.Call.Line >= s.Line ||
-				!cscan.GuardsEnclose(v.Call.Guards, at.Guards) || !r.unguardedInCallees(v.Reach.Steps) {
+				!cscan.GuardsEnclose(v.Call.Guards, at.Guards) {
 				return
 			}
 			found = fmt.Sprintf("%s() already sleeps on this path before the patch (%s at %s:%d, %s), before it calls on down the chain at line %d: the patch adds no new sleep in atomic context here.",
@@ -69,23 +67,6 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 		}
 	}
 	return ""
-}
-
-// unguardedInCallees reports whether every step of a chain after its
-// first (the calls inside the callees, down to the sleeping one) is made
-// under no condition or loop in the tree before the patch: a helper that
-// sleeps only "if (b->stale)" does not sleep on every path.
-func (r *checker) unguardedInCallees(steps []report.Step) bool {
-	for _, st := range steps[min(1, len(steps)):] {
-		// The step's line may be the tree's and the body the view's
-		// (lines shifted by the patch): the call is found by its name.
-		f := r.oldBody(st.Func, st.File)
-		name, _, _ := strings.Cut(strings.TrimPrefix(st.What, "calls "), "(")
-		if f == nil || !slices.ContainsFunc(f.Calls, func(c cscan.Call) bool { return c.Name == name && len(c.Guards) == 0 }) {
-			return false
-		}
-	}
-	return true
 }
 
 // oldBody returns the body of name (called from file) before the patch:
