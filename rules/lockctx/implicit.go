@@ -21,13 +21,19 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 		return nil
 	}
 	var out []Held
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	add := func(c *Callback, st report.Step) {
-		if seen[c.Kind] {
+		h := Held{Kind: c.Kind, Must: true, At: st, Why: c.Why, UnlessSleeps: c.UnlessSleeps}
+		if i, ok := seen[c.Kind]; ok {
+			if out[i].UnlessSleeps && !c.UnlessSleeps {
+				// A row that holds whatever the callback does wins over
+				// one lifted for a callback that already slept.
+				out[i] = h
+			}
 			return
 		}
-		seen[c.Kind] = true
-		out = append(out, Held{Kind: c.Kind, Must: true, At: st, Why: c.Why, UnlessSleeps: c.UnlessSleeps})
+		seen[c.Kind] = len(out)
+		out = append(out, h)
 	}
 	for _, reg := range r.regs.Of(fn.Name) {
 		if fn.Static && !strings.HasSuffix(fn.File, ".h") && reg.File != fn.File || r.lifted(reg.Row, reg.File) {
@@ -50,9 +56,11 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 					add(reg.Row, reg.Step)
 				}
 			}
-			if h, ok := r.memberDocContext(a); ok && !seen[h.Kind] {
-				seen[h.Kind] = true
-				out = append(out, h)
+			if h, ok := r.memberDocContext(a); ok {
+				if _, dup := seen[h.Kind]; !dup {
+					seen[h.Kind] = len(out)
+					out = append(out, h)
+				}
 			}
 			for i := range r.m.callbacks {
 				c := &r.m.callbacks[i]

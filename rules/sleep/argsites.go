@@ -95,10 +95,14 @@ func (r *checker) setterAssigns(name, file string, static bool) []index.Assign {
 // paramStores returns the assignments setter g makes of its parameter
 // param to a member of an object another of its parameters points to
 // ("f->cb = cb;", f a struct foo *), with the struct type (foo): a store
-// into an object of unknown type, or one of g's own, is no setter's.
+// into an object of unknown type, or one of g's own, is no setter's, nor
+// is a header's inline initializer.
 func (r *checker) paramStores(g *cscan.Func, param int) []index.Assign {
 	params := r.newR.Params(g)
-	if param >= len(params) || params[param] == "" {
+	if param >= len(params) || params[param] == "" || strings.HasSuffix(g.File, ".h") {
+		// A header's inline initializer (init_task_work(),
+		// usb_fill_bulk_urb()) sets up an API object whose context the
+		// callback tables model, not a driver's setter.
 		return nil
 	}
 	var out []index.Assign

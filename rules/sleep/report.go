@@ -2,6 +2,7 @@ package sleep
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -253,9 +254,11 @@ func implicitKey(what string) string {
 }
 
 // sleptBefore reports whether every context of hs is lifted for a
-// callback that already slept (Held.UnlessSleeps) and fn already slept
-// before the patch, on a chain that is not through a function pointer
-// some implementations of which do not sleep.
+// callback that already slept (Held.UnlessSleeps), and fn, before the
+// patch, already ran in such a context and slept on a chain that is sure:
+// not through a function pointer some implementations of which do not
+// sleep, not taken for some parameter values only. A function the patch
+// adds, or newly registers, did not sleep there before.
 func (r *checker) sleptBefore(fn *cscan.Func, hs []lockctx.Held) bool {
 	if len(hs) == 0 || r.p.Index == nil {
 		return false
@@ -265,12 +268,24 @@ func (r *checker) sleptBefore(fn *cscan.Func, hs []lockctx.Held) bool {
 			return false
 		}
 	}
-	of := r.oldBody(fn.Name, fn.File)
-	if of == nil {
+	of := r.preimage(fn)
+	if of == nil || !slices.ContainsFunc(r.oldR.Implicit(of), func(h lockctx.Held) bool { return h.UnlessSleeps }) {
 		return false
 	}
 	s := r.oldR.SummaryOf(of)
-	return s.Reach != nil && !s.Reach.Weak
+	return s.Reach != nil && !s.Reach.Weak && s.Reach.Cond == nil
+}
+
+// preimage returns fn before the patch: the patch's old side when the
+// patch changes it, the tree's when it does not; nil for a function the
+// tree did not have.
+func (r *checker) preimage(fn *cscan.Func) *cscan.Func {
+	for fc, of := range r.oldFuncs {
+		if fc.Name == fn.Name && fc.File == fn.File {
+			return of
+		}
+	}
+	return treeDef(r.oldR.Index(), fn.Name, fn.File)
 }
 
 // findingMessage is a finding's one-line message: fn may sleep in the
