@@ -101,12 +101,6 @@ func (r *Resolver) ParamIndex(fn *cscan.Func, expr string) int {
 	return r.argParam(fn, expr)
 }
 
-// Params returns the names of fn's parameters, in order ("" for one
-// without a name).
-func (r *Resolver) Params(fn *cscan.Func) []string {
-	return r.typ.Params(fn)
-}
-
 // PassThrough is implemented by an ArgTarget whose deciding arguments
 // keep their effect through some operators: a GFP mask or-ed with flags
 // (gfp | __GFP_ZERO) or with a flag cleared that does not decide

@@ -129,32 +129,23 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	return out
 }
 
-// setterTargets returns, for an assignment a of a function's parameter to
-// a member ("f->cb = cb;" in foo_set_callback()), the functions that
-// function's callers pass in that parameter by name, each as assigned to
-// the member at the caller's call; nil when a assigns no parameter.
+// setterTargets returns, for an assignment a of a setter's parameter to
+// a member (SetterStores: "f->cb = cb;" in foo_set_callback()), the
+// functions the setter's callers pass in that parameter by name, each as
+// assigned to the member at the caller's call; nil when a is no setter's
+// store.
 func (r *Resolver) setterTargets(a index.Assign) []PointerTarget {
 	f := r.ix.File(a.File)
 	if f == nil {
 		return nil
 	}
-	var g *cscan.Func
-	for _, fn := range f.Funcs {
-		if fn.BodyStart <= a.Line && a.Line <= fn.End {
-			g = fn
-			break
-		}
-	}
-	if g == nil || strings.HasSuffix(g.File, ".h") {
-		// A header's inline initializer (init_task_work()) sets up an
-		// API object whose context the callback tables model.
+	i := slices.IndexFunc(f.Funcs, func(fn *cscan.Func) bool { return fn.BodyStart <= a.Line && a.Line <= fn.End })
+	if i < 0 {
 		return nil
 	}
-	params := r.typ.Params(g)
-	j := slices.Index(params, a.Func)
-	if root := ctype.SplitMembers(a.Base); j < 0 || len(root) == 0 || !slices.Contains(params, root[0]) {
-		// Not a store of a parameter into an object another parameter
-		// points to: no setter.
+	g := f.Funcs[i]
+	j := slices.Index(r.typ.Params(g), a.Func)
+	if j < 0 || !slices.ContainsFunc(r.SetterStores(g, j), func(s index.Assign) bool { return s.Line == a.Line && s.Member == a.Member }) {
 		return nil
 	}
 	var out []PointerTarget
@@ -175,6 +166,38 @@ func (r *Resolver) setterTargets(a index.Assign) []PointerTarget {
 		out = append(out, PointerTarget{Func: defs[0], Assign: b})
 		if len(out) > maxPointerTargets {
 			break
+		}
+	}
+	return out
+}
+
+// SetterStores returns the assignments setter g makes of its parameter
+// param to a member of an object another of its parameters points to
+// ("f->cb = cb;", f a struct foo *), with that struct type (foo). A store
+// into an object of unknown type or of g's own is no setter's, nor is a
+// header's inline initializer (init_task_work(), usb_fill_bulk_urb()):
+// it sets up an API object whose context the callback tables model.
+func (r *Resolver) SetterStores(g *cscan.Func, param int) []index.Assign {
+	if r.ix == nil || strings.HasSuffix(g.File, ".h") {
+		return nil
+	}
+	params := r.typ.Params(g)
+	if param >= len(params) || params[param] == "" {
+		return nil
+	}
+	var out []index.Assign
+	for _, a := range r.ix.AssignsOf(params[param]) {
+		if a.File != g.File || a.Line < g.BodyStart || a.Line > g.End || a.Base == "" {
+			continue
+		}
+		if root := ctype.SplitMembers(a.Base); len(root) == 0 || !slices.Contains(params, root[0]) {
+			continue
+		}
+		if a.Struct == "" {
+			a.Struct, _ = r.typ.MemberCallTag(cscan.Call{Name: a.Base + "->" + a.Member}, g)
+		}
+		if a.Struct != "" {
+			out = append(out, a)
 		}
 	}
 	return out

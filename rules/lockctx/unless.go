@@ -92,6 +92,17 @@ func (r *Resolver) liftedFor(c *Callback, file, obj string) bool {
 // texts (comments blanked, whitespace-insensitive). The tree's files are
 // read once per tree; those the view rescans, in the view.
 func (r *Resolver) nearHolds(file string, texts []string) bool {
+	key := "lockctx.nearholds:" + strings.Join(texts, "\x00") + "\x01" + file
+	if v, ok := r.facts[key]; ok {
+		return v.(bool)
+	}
+	held := r.familyHolds(file, texts)
+	r.facts[key] = held
+	return held
+}
+
+// familyHolds is nearHolds' answer, computed.
+func (r *Resolver) familyHolds(file string, texts []string) bool {
 	root := familyRoot(file)
 	tree := r.ix.Underlying()
 	held := tree.Memo("lockctx.nearholds:"+strings.Join(texts, "\x00")+"\x01"+root, func() any {

@@ -72,16 +72,26 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 // oldBody returns the body of name (called from file) before the patch:
 // the patch's old side when the patch changes it, the tree's otherwise.
 func (r *checker) oldBody(name, file string) *cscan.Func {
-	for fc, of := range r.oldFuncs {
-		if fc.Name == name && fc.File == file {
-			return of
-		}
+	if of, ok := r.oldSide(name, file); ok {
+		return of
 	}
 	defs := cscan.PickDefs(r.p.Index.Funcs(name), file)
 	if len(defs) == 0 {
 		return nil
 	}
 	return r.p.Index.Full(defs[0])
+}
+
+// oldSide returns the patch's old side of function name of file when the
+// patch changes it (nil for a function it adds), ok false when it does
+// not change it.
+func (r *checker) oldSide(name, file string) (of *cscan.Func, ok bool) {
+	for fc, of := range r.oldFuncs {
+		if fc.Name == name && fc.File == file {
+			return of, true
+		}
+	}
+	return nil, false
 }
 
 // callOnLine returns the first call of f on line, or nil.

@@ -2,7 +2,6 @@ package sleep
 
 import (
 	"path"
-	"slices"
 	"sort"
 	"strings"
 
@@ -20,104 +19,68 @@ import (
 // also in the other files of its directory (callbacks are rarely passed
 // by name further away).
 func (r *checker) argSites(name, file string, static bool) []callSite {
-	files := []string{file}
-	if !static {
-		files = append(files, r.dirFiles(path.Dir(file))...)
-	}
-	r.readFiles(files, name)
 	var out []callSite
-	seen := map[string]bool{}
-	for _, p := range files {
-		if seen[p] {
+	for _, u := range r.argUsesNaming(name, file, static) {
+		g := r.p.Index.Full(u.callee)
+		steps, ok := r.newR.ParamCalled(g, u.arg)
+		if !ok {
 			continue
 		}
-		seen[p] = true
-		// A file that does not spell the name cannot pass it: its
-		// functions are not decoded.
-		if !r.spells(p, name) {
-			continue
-		}
-		for _, u := range r.argUsesOf(p)[name] {
-			fn, c := u.fn, u.fn.Calls[u.call]
-			defs := cscan.PickDefs(r.p.Index.Funcs(c.Name), fn.File)
-			if len(defs) != 1 {
-				continue
-			}
-			g := r.p.Index.Full(defs[0])
-			steps, ok := r.newR.ParamCalled(g, u.arg)
-			if !ok {
-				continue
-			}
-			via := append([]report.Step(nil), steps...)
-			last := via[len(via)-1]
-			last.What += ": " + name + "()"
-			via[len(via)-1] = last
-			out = append(out, callSite{caller: fn, call: c.Name, via: via, inner: r.newR.ParamCallHeld(g, u.arg)})
-		}
+		via := append([]report.Step(nil), steps...)
+		last := via[len(via)-1]
+		last.What += ": " + name + "()"
+		via[len(via)-1] = last
+		out = append(out, callSite{caller: u.fn, call: u.fn.Calls[u.call].Name, via: via, inner: r.newR.ParamCallHeld(g, u.arg)})
 	}
 	return out
 }
 
 // setterAssigns returns the member stores function name (of file) gets
-// by being passed by name to a setter, a function that stores that
-// parameter into a struct member ("foo_set_callback(f, bar_cb, NULL)"
-// with "f->cb = cb;" in foo_set_callback()): each is an assignment of
-// name to that member, made at the setter's call. The files are
-// argSites' (name's own, and its directory's for a global function).
+// by being passed by name to a setter (lockctx.Resolver.SetterStores:
+// "foo_set_callback(f, bar_cb, NULL)" with "f->cb = cb;" in
+// foo_set_callback()): each is an assignment of name to that member,
+// made at the setter's call.
 func (r *checker) setterAssigns(name, file string, static bool) []index.Assign {
-	files := []string{file}
-	if !static {
-		files = append(files, r.dirFiles(path.Dir(file))...)
-	}
-	r.readFiles(files, name)
 	var out []index.Assign
-	seen := map[string]bool{}
-	for _, p := range files {
-		if seen[p] || !r.spells(p, name) {
-			continue
-		}
-		seen[p] = true
-		for _, u := range r.argUsesOf(p)[name] {
-			c := u.fn.Calls[u.call]
-			defs := cscan.PickDefs(r.p.Index.Funcs(c.Name), u.fn.File)
-			if len(defs) != 1 {
-				continue
-			}
-			for _, a := range r.paramStores(defs[0], u.arg) {
-				a.Func, a.File, a.Line = name, u.fn.File, c.Line
-				out = append(out, a)
-			}
+	for _, u := range r.argUsesNaming(name, file, static) {
+		for _, a := range r.newR.SetterStores(u.callee, u.arg) {
+			a.Func, a.File, a.Line = name, u.fn.File, u.fn.Calls[u.call].Line
+			out = append(out, a)
 		}
 	}
 	return out
 }
 
-// paramStores returns the assignments setter g makes of its parameter
-// param to a member of an object another of its parameters points to
-// ("f->cb = cb;", f a struct foo *), with the struct type (foo): a store
-// into an object of unknown type, or one of g's own, is no setter's, nor
-// is a header's inline initializer.
-func (r *checker) paramStores(g *cscan.Func, param int) []index.Assign {
-	params := r.newR.Params(g)
-	if param >= len(params) || params[param] == "" || strings.HasSuffix(g.File, ".h") {
-		// A header's inline initializer (init_task_work(),
-		// usb_fill_bulk_urb()) sets up an API object whose context the
-		// callback tables model, not a driver's setter.
-		return nil
+// calleeArgUse is an argument use with the one function its call calls.
+type calleeArgUse struct {
+	argUse
+	callee *cscan.Func
+}
+
+// argUsesNaming returns the arguments that pass function name (of file)
+// by name to a direct call of a function the view defines once: in
+// name's own file, and for a global function also in the other files of
+// its directory (callbacks are rarely passed by name further away).
+func (r *checker) argUsesNaming(name, file string, static bool) []calleeArgUse {
+	files := []string{file}
+	if !static {
+		files = append(files, r.dirFiles(path.Dir(file))...)
 	}
-	var out []index.Assign
-	for _, a := range r.p.Index.AssignsOf(params[param]) {
-		if a.File != g.File || a.Line < g.BodyStart || a.Line > g.End || a.Base == "" {
+	r.readFiles(files, name)
+	var out []calleeArgUse
+	seen := map[string]bool{}
+	for _, p := range files {
+		// A file that does not spell the name cannot pass it: its
+		// functions are not decoded.
+		if seen[p] || !r.spells(p, name) {
 			continue
 		}
-		if root := ctype.SplitMembers(a.Base); len(root) == 0 || !slices.Contains(params, root[0]) {
-			continue
-		}
-		if a.Struct == "" {
-			a.Struct, _ = r.newR.MemberCallTag(cscan.Call{Name: a.Base + "->" + a.Member}, g)
-		}
-		if a.Struct != "" {
-			out = append(out, a)
+		seen[p] = true
+		for _, u := range r.argUsesOf(p)[name] {
+			defs := cscan.PickDefs(r.p.Index.Funcs(u.fn.Calls[u.call].Name), u.fn.File)
+			if len(defs) == 1 {
+				out = append(out, calleeArgUse{u, defs[0]})
+			}
 		}
 	}
 	return out

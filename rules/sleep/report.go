@@ -280,10 +280,8 @@ func (r *checker) sleptBefore(fn *cscan.Func, hs []lockctx.Held) bool {
 // patch changes it, the tree's when it does not; nil for a function the
 // tree did not have.
 func (r *checker) preimage(fn *cscan.Func) *cscan.Func {
-	for fc, of := range r.oldFuncs {
-		if fc.Name == fn.Name && fc.File == fn.File {
-			return of
-		}
+	if of, ok := r.oldSide(fn.Name, fn.File); ok {
+		return of
 	}
 	return treeDef(r.oldR.Index(), fn.Name, fn.File)
 }
