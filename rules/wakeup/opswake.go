@@ -49,12 +49,14 @@ func (r *checker) memberWrapperOf(c cscan.Call, f *wfunc) *wrapperWake {
 	var best *wrapperWake
 	bestRank := 0
 	for _, a := range as {
-		if seen[a.File+":"+a.Func] {
+		// An initialiser of another struct type is never the one: that
+		// needs no file read.
+		if a.Struct != "" && a.Struct != tag || seen[a.File+":"+a.Func] {
 			continue
 		}
 		seen[a.File+":"+a.Func] = true
-		// The wrapper test first: it is memoised per function and cheap
-		// for the large ones; typing the assignment reads its file.
+		// Then the wrapper test: it is memoised per function and cheap
+		// for the large ones; typing a plain assignment reads its file.
 		w := r.wrapperOf(a.Func, a.File)
 		if w == nil {
 			continue
