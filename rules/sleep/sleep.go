@@ -511,38 +511,78 @@ func (r *checker) lockChange(nf, of *cscan.Func) {
 		r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() now returns in atomic context; its callers' regions were not checked: no --tree", nf.Name))
 		return
 	}
-	static := nf.Static && !strings.HasSuffix(nf.File, ".h")
+	r.recheckCallers(nf, newKinds)
+}
+
+// maxWrapperLevels bounds the wrappers followed up from a lock helper
+// that now returns in atomic context.
+const maxWrapperLevels = 4
+
+// recheckCallers re-checks the region after each call of nf, a function
+// that now returns holding a context of one of kinds, in its callers; a
+// caller that hands the context on to its own callers (a wrapper ending
+// in `return helper(x)`) has its callers re-checked in turn.
+func (r *checker) recheckCallers(nf *cscan.Func, kinds map[string]bool) {
 	seen := map[string]bool{}
 	n := 0
-	for _, site := range r.p.Index.Callers(nf.Name) {
-		if static && site.Func.File != nf.File {
-			continue
-		}
-		id := site.Func.File + ":" + site.Func.Name
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		if n++; n > maxReverseCallers {
-			r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() now returns in atomic context; only %d callers were re-checked", nf.Name, maxReverseCallers))
-			break
-		}
-		caller := r.callerBody(site.Func)
-		if caller == nil {
-			continue
-		}
-		for _, e := range events(r.newR, caller) {
-			via := false
-			for _, h := range e.state.Held {
-				if newKinds[h.Kind] && h.At.What == "calls "+nf.Name+"()" {
-					via = true
+	level := []*cscan.Func{nf}
+	for depth := 0; depth <= maxWrapperLevels && len(level) > 0; depth++ {
+		var next []*cscan.Func
+		for _, cur := range level {
+			static := cur.Static && !strings.HasSuffix(cur.File, ".h")
+			for _, site := range r.p.Index.Callers(cur.Name) {
+				if static && site.Func.File != cur.File {
+					continue
+				}
+				id := site.Func.File + ":" + site.Func.Name
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				if n++; n > maxReverseCallers {
+					r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() now returns in atomic context; only %d callers were re-checked", nf.Name, maxReverseCallers))
+					return
+				}
+				caller := r.callerBody(site.Func)
+				if caller == nil {
+					continue
+				}
+				r.recheckRegion(caller, cur, kinds)
+				if handsOn(r.newR.SummaryOf(caller), cur, kinds) {
+					next = append(next, caller)
 				}
 			}
-			if via {
-				r.report(caller, e.call.Line, e.state, e.proof, "")
+		}
+		level = next
+	}
+}
+
+// recheckRegion reports caller's sleeping calls made while it holds a
+// context of one of kinds entered by its call of cur.
+func (r *checker) recheckRegion(caller, cur *cscan.Func, kinds map[string]bool) {
+	for _, e := range events(r.newR, caller) {
+		via := false
+		for _, h := range e.state.Held {
+			if kinds[h.Kind] && h.At.What == "calls "+cur.Name+"()" {
+				via = true
 			}
 		}
+		if via {
+			r.report(caller, e.call.Line, e.state, e.proof, "")
+		}
 	}
+}
+
+// handsOn reports whether a function with summary s returns holding a
+// context of one of kinds that its call of cur entered, on every return
+// or for some return values.
+func handsOn(s *lockctx.Summary, cur *cscan.Func, kinds map[string]bool) bool {
+	for _, e := range append(append([]lockctx.Effect(nil), s.Acquires...), s.CondAcquires...) {
+		if kinds[e.Kind] && len(e.Steps) > 0 && e.Steps[0].What == "calls "+cur.Name+"()" {
+			return true
+		}
+	}
+	return false
 }
 
 // callerBody returns the post-patch body of a caller: the patch's version
