@@ -124,8 +124,9 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 		return
 	}
 	// A helper that wakes (wrapper.go) is itself the change of state: the
-	// call hands it the object, or it stores before its wake-up.
-	if r.p.waker(o.Call.Name) != nil && !changesStateBefore(o) && storesWaited(o, waiters) == "" {
+	// call hands it the object, or it stores before its wake-up; a
+	// primitive changes it only when it stores (complete()).
+	if w := r.p.waker(o.Call.Name); w != nil && !w.Stores && !changesStateBefore(o) && storesWaited(o, waiters) == "" {
 		f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
 		return
 	}

@@ -132,6 +132,9 @@ type wakerRow struct {
 	// call with a full one (the kernel-doc of wake_up_bit() and
 	// wake_up_var()).
 	NeedsBarrier bool `yaml:"needs_barrier"`
+	// Stores: the wake-up itself makes the waiters' condition true
+	// (complete() raises the count wait_for_completion() waits for).
+	Stores bool `yaml:"stores"`
 }
 
 // entryRow describes a wait-entry set-up primitive.
