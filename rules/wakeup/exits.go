@@ -190,6 +190,9 @@ func (fl *bodyFlow) reaches(from, to int) bool {
 	if len(fl.encl) == 0 {
 		return true
 	}
+	if fl.exclusive(from, to) {
+		return false
+	}
 	cur := from
 	for hop := 0; hop < maxGotoHops; hop++ {
 		e, ok := fl.enclAt(cur)
@@ -239,4 +242,34 @@ func (fl *bodyFlow) enclAt(line int) ([]cscan.Stmt, bool) {
 		return nil, false
 	}
 	return fl.encl[best], true
+}
+
+// exclusive reports whether the statements at lines from and to lie in
+// the two branches of one if statement with no loop around it: no path
+// runs from one to the other.
+func (fl *bodyFlow) exclusive(from, to int) bool {
+	a, ok := fl.enclAt(from)
+	if !ok {
+		return false
+	}
+	b, ok := fl.enclAt(to)
+	if !ok {
+		return false
+	}
+	for i := 1; i < len(a) && i < len(b); i++ {
+		if a[i] == b[i] {
+			continue
+		}
+		ifs, ok := a[i-1].(*cscan.IfStmt)
+		if !ok || ifs.Else == nil || !(a[i] == ifs.Then && b[i] == ifs.Else || a[i] == ifs.Else && b[i] == ifs.Then) {
+			return false
+		}
+		for _, s := range a[:i-1] {
+			if _, loop := s.(*cscan.LoopStmt); loop {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

@@ -36,8 +36,14 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	// Only what runs after from on its path covers it: a wake-up past
 	// the return that ends an error path leaves that path without one.
 	fl := flowOf(f)
+	at := from
+	if from > 1 && strings.HasPrefix(strings.TrimSpace(f.text(from)), "}") {
+		// The position closes a block: what ran there ran inside it (a
+		// wake-up in the else branch does not cover the then branch).
+		at = from - 1
+	}
 	for _, s := range f.sitesOn(siteWake, "") {
-		if r.sameQueue(s.Q, q) && s.Line() >= from && fl.reaches(from, s.Line()) && !otherObject(s, o) && !s.Derived {
+		if r.sameQueue(s.Q, q) && s.Line() >= from && fl.reaches(at, s.Line()) && !otherObject(s, o) && !s.Derived {
 			return fmt.Sprintf("%s() still wakes it at line %d (%s)", f.Name, s.Line(), s.Text())
 		}
 	}
