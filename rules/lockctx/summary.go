@@ -40,15 +40,18 @@ type Resolver struct {
 	preimages map[*cscan.Func]*cscan.Func
 	neutral   map[string]bool
 	memo      map[*cscan.Func]*Summary
-	// stack holds the functions being summarised, low their lowest
-	// reachable stack position (Tarjan's lowlink), at their position.
+	// stack holds the functions being summarised, low the lowest
+	// discovery number each reaches (Tarjan's lowlink) at their position;
+	// pos maps a function on the stack to its discovery number (seen
+	// counts them).
 	stack []*cscan.Func
-	pos   map[*cscan.Func]int
 	low   []int
+	seen  int
+	pos   map[*cscan.Func]int
 	// pending are provisional summaries of component members, finalised
-	// by the component's root; pendingLow holds each one's lowest
-	// reachable stack position: a summary computed from a provisional one
-	// is provisional too, a member of the same component.
+	// by the component's root; pendingLow holds each one's lowlink: a
+	// summary computed from a provisional one is provisional too, a
+	// member of the same component.
 	pending    []*cscan.Func
 	pendingLow map[*cscan.Func]int
 	// frameReads lists, per frame of the stack, the functions whose
@@ -392,10 +395,9 @@ func (r *Resolver) SummaryOf(fn *cscan.Func) *Summary {
 		r.lowerTop(i)
 		return &Summary{}
 	}
-	idx := len(r.stack)
 	mark := len(r.pending)
-	s, low, tainted := r.computeFrame(fn)
-	if low < idx {
+	s, num, low, tainted := r.computeFrame(fn)
+	if low < num {
 		// Part of a component rooted further up: provisional, settled
 		// with the root.
 		r.lowerTop(low)
@@ -420,18 +422,20 @@ func (r *Resolver) SummaryOf(fn *cscan.Func) *Summary {
 		r.keep(fn, s)
 		return s
 	}
-	r.settle(fn, comp)
+	r.settle(fn, num, comp)
 	return r.memo[fn]
 }
 
 // computeFrame computes fn's summary on a new frame of the stack and
-// returns it with the frame's lowest reachable stack position and whether
+// returns it with the frame's discovery number, its lowlink and whether
 // it depends on the patch.
-func (r *Resolver) computeFrame(fn *cscan.Func) (s *Summary, low int, tainted bool) {
+func (r *Resolver) computeFrame(fn *cscan.Func) (s *Summary, num, low int, tainted bool) {
 	idx := len(r.stack)
+	r.seen++
+	num = r.seen
 	r.stack = append(r.stack, fn)
-	r.low = append(r.low, idx)
-	r.pos[fn] = idx
+	r.low = append(r.low, num)
+	r.pos[fn] = num
 	r.frameTaint = append(r.frameTaint, r.source(fn))
 	r.frameReads = append(r.frameReads, nil)
 	if r.build != nil {
@@ -450,11 +454,11 @@ func (r *Resolver) computeFrame(fn *cscan.Func) (s *Summary, low int, tainted bo
 		r.tainted[fn] = true
 		r.taint()
 	}
-	return s, low, tainted
+	return s, num, low, tainted
 }
 
-// lowerTop lowers the lowest reachable stack position of the frame on
-// top of the stack to i (Tarjan's lowlink).
+// lowerTop lowers the lowlink of the frame on top of the stack to the
+// discovery number i.
 func (r *Resolver) lowerTop(i int) {
 	if top := len(r.low) - 1; top >= 0 && i < r.low[top] {
 		r.low[top] = i

@@ -8,8 +8,9 @@
 // "may sleep" (tables.go). sleep.go runs the checks over each touched
 // function: forward (new sleeping events in atomic context, compared with
 // the old version), reverse (a function that newly may sleep, walked up
-// its callers with a tree), lock helpers that now return in atomic context
-// (their callers' regions re-checked), contextchange.go (a registration
+// its callers with a tree), lockchange.go (lock helpers that now return
+// in atomic context: their callers' regions re-checked, through the
+// wrappers that hand the context on), contextchange.go (a registration
 // the patch changes puts an unchanged function it registers in a new
 // context: a threaded handler made primary), walkers.go (a function
 // handed to a walker that calls it under its own lock, such as

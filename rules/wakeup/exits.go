@@ -245,8 +245,8 @@ func (fl *bodyFlow) enclAt(line int) ([]cscan.Stmt, bool) {
 }
 
 // exclusive reports whether the statements at lines from and to lie in
-// the two branches of one if statement with no loop around it: no path
-// runs from one to the other.
+// the two branches of one if statement with no loop around it and no
+// goto out of it: no path runs from one to the other.
 func (fl *bodyFlow) exclusive(from, to int) bool {
 	a, ok := fl.enclAt(from)
 	if !ok {
@@ -266,6 +266,13 @@ func (fl *bodyFlow) exclusive(from, to int) bool {
 		}
 		for _, s := range a[:i-1] {
 			if _, loop := s.(*cscan.LoopStmt); loop {
+				return false
+			}
+		}
+		// A goto from inside the if (back to a retry label, or into the
+		// other branch) may run the other branch after this one.
+		for _, j := range fl.jumps {
+			if !j.ret && j.line >= ifs.Line && j.line <= max(from, to) {
 				return false
 			}
 		}

@@ -51,10 +51,11 @@ func (r *checker) memberWrapperOf(c cscan.Call, f *wfunc) *wrapperWake {
 	for _, a := range as {
 		// An initialiser of another struct type is never the one: that
 		// needs no file read.
-		if a.Struct != "" && a.Struct != tag || seen[a.File+":"+a.Func] {
+		k := a.File + ":" + a.Func + ":" + a.Struct + ":" + a.Base
+		if a.Struct != "" && a.Struct != tag || seen[k] {
 			continue
 		}
-		seen[a.File+":"+a.Func] = true
+		seen[k] = true
 		// Then the wrapper test: it is memoised per function and cheap
 		// for the large ones; typing a plain assignment reads its file.
 		w := r.wrapperOf(a.Func, a.File)

@@ -18,6 +18,10 @@ import (
 // maxCallers bounds the callers searched for a covering wake-up.
 const maxCallers = 12
 
+// maxBlankLines bounds the comment and blank lines stepped over back to
+// the last code line of a block.
+const maxBlankLines = 16
+
 // otherWaiters returns the post-patch waiters of q outside function fn.
 func (r *checker) otherWaiters(q, fn string) []*wsite {
 	var out []*wsite
@@ -38,9 +42,13 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	fl := flowOf(f)
 	at := from
 	if from > 1 && strings.HasPrefix(strings.TrimSpace(f.text(from)), "}") {
-		// The position closes a block: what ran there ran inside it (a
-		// wake-up in the else branch does not cover the then branch).
+		// The position closes a block: what ran there ran inside it, at
+		// its last line of code (a wake-up in the else branch does not
+		// cover the then branch).
 		at = from - 1
+		for at > 1 && at > from-maxBlankLines && strings.TrimSpace(codeOnly(f.text(at))) == "" {
+			at--
+		}
 	}
 	for _, s := range f.sitesOn(siteWake, "") {
 		if r.sameQueue(s.Q, q) && s.Line() >= from && fl.reaches(at, s.Line()) && !otherObject(s, o) && !s.Derived {
@@ -53,7 +61,7 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	field := queueField(q)
 	// A call handed the queue itself may wake it (a driver's own waker).
 	for _, c := range f.F.Calls {
-		if c.Line < from || !fl.reaches(from, c.Line) || r.p.isPrimitive(c.Name) || r.p.locks.Primitive(c.Name) || strings.Contains(c.Name, "unlock") ||
+		if c.Line < from || !fl.reaches(at, c.Line) || r.p.isPrimitive(c.Name) || r.p.locks.Primitive(c.Name) || strings.Contains(c.Name, "unlock") ||
 			r.p.removals[c.Name] != nil || r.p.entries[c.Name] != nil {
 			continue
 		}
@@ -66,13 +74,22 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	if r.tree == nil {
 		return ""
 	}
+	// A primitive that is itself the change of state (complete()) is
+	// looked for one call deeper: moved into a helper's helper, it still
+	// signals.
+	depth := 1
+	if o != nil {
+		if w := r.p.waker(o.Call.Name); w != nil && w.Stores {
+			depth = 2
+		}
+	}
 	seen := map[string]bool{}
 	for _, c := range f.F.Calls {
-		if c.Line < from || !fl.reaches(from, c.Line) || seen[c.Name] || r.p.isPrimitive(c.Name) || r.p.ordering(c.Name) != "" {
+		if c.Line < from || !fl.reaches(at, c.Line) || seen[c.Name] || r.p.isPrimitive(c.Name) || r.p.ordering(c.Name) != "" {
 			continue
 		}
 		seen[c.Name] = true
-		if s := r.wakesWithin(c.Name, f.File, q, 1); s != nil {
+		if s := r.wakesWithin(c.Name, f.File, q, depth); s != nil {
 			return fmt.Sprintf("its callee %s() wakes it (%s:%d)", s.Fn.Name, s.Fn.File, s.Line())
 		}
 	}

@@ -24,7 +24,7 @@ import (
 
 // sumVersion changes whenever what a summary holds or how it is computed
 // does: a store of another version is not read.
-const sumVersion = 39
+const sumVersion = 40
 
 // summaryKind is the side file kind of the summaries of the model named
 // id.
