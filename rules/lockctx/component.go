@@ -24,8 +24,8 @@ import (
 const maxSettleRounds = 2
 
 // settle iterates the summaries of the recursive component rooted at
-// root (discovery number num), whose other members are comp, to a
-// fixpoint, and keeps them. Meanwhile the members stay provisional: a
+// root (discovery number num), whose other members are comp, towards a
+// fixpoint within the bound, and keeps them. Meanwhile the members stay provisional: a
 // function first summarised while settling that reads one of them joins
 // the component.
 func (r *Resolver) settle(root *cscan.Func, num int, comp []*cscan.Func) {

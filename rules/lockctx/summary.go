@@ -359,7 +359,9 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 func (r *Resolver) SummaryOf(fn *cscan.Func) *Summary {
 	r.noteDep(fn)
 	if n := len(r.frameReads); n > 0 {
-		r.frameReads[n-1] = append(r.frameReads[n-1], fn)
+		if rs := r.frameReads[n-1]; len(rs) == 0 || rs[len(rs)-1] != fn {
+			r.frameReads[n-1] = append(rs, fn)
+		}
 	}
 	if r.view != nil {
 		r.view.Consult(fn)
