@@ -161,7 +161,7 @@ func (e storeEngine) Reset() { e.r.resetMemo() }
 // with them through lookup (which functions call the function passed in
 // a parameter): findNeutral looks up its candidates as the tree's.
 func (r *Resolver) resetMemo() {
-	r.memo, r.tainted = map[*cscan.Func]*Summary{}, map[*cscan.Func]bool{}
+	r.memo, r.tainted, r.prev = map[*cscan.Func]*Summary{}, map[*cscan.Func]bool{}, map[*cscan.Func]*Summary{}
 	r.paramCalls = map[paramKey][]report.Step{}
 	r.paramHeld = map[paramKey][]Held{}
 	r.Computed = 0

@@ -26,9 +26,8 @@ type (
 //
 // Summaries are bottom-up facts with no depth limit: a function's summary
 // is computed from its callees' summaries, memoised per function, and
-// recursion (a strongly connected component of the call graph) is settled
-// by recomputing the members whose callees' summaries changed, to a
-// bounded fixpoint (component.go).
+// recursion (a strongly connected component of the call graph) is iterated
+// until no summary of the component changes.
 type Resolver struct {
 	m     *Model
 	ix    *index.Index
@@ -40,25 +39,17 @@ type Resolver struct {
 	preimages map[*cscan.Func]*cscan.Func
 	neutral   map[string]bool
 	memo      map[*cscan.Func]*Summary
-	// stack holds the functions being summarised, low the lowest
-	// discovery number each reaches (Tarjan's lowlink) at their position;
-	// pos maps a function on the stack to its discovery number (seen
-	// counts them).
+	// stack holds the functions being summarised, low their lowest
+	// reachable stack position (Tarjan's lowlink), at their position.
 	stack []*cscan.Func
-	low   []int
-	seen  int
 	pos   map[*cscan.Func]int
+	low   []int
+	// prev holds the summaries of a component's previous iteration, read
+	// at back edges.
+	prev map[*cscan.Func]*Summary
 	// pending are provisional summaries of component members, finalised
-	// by the component's root; pendingLow holds each one's lowlink: a
-	// summary computed from a provisional one is provisional too, a
-	// member of the same component.
-	pending    []*cscan.Func
-	pendingLow map[*cscan.Func]int
-	// frameReads lists, per frame of the stack, the functions whose
-	// summaries its summary read; reads keeps them for the members of a
-	// component until it is settled.
-	frameReads [][]*cscan.Func
-	reads      map[*cscan.Func][]*cscan.Func
+	// by the component's root.
+	pending []*cscan.Func
 	// unresolved counts callees not found (patch-only mode).
 	unresolved map[string]bool
 	// nested counts the summaries being computed: calls through pointers
@@ -150,7 +141,7 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func) *Res
 // post-images themselves are still what SummaryOf of them computes.
 func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, preimages map[*cscan.Func]*cscan.Func) *Resolver {
 	r := &Resolver{m: m, ix: ix, patch: patch, preimages: preimages, memo: map[*cscan.Func]*Summary{},
-		pos: map[*cscan.Func]int{}, pendingLow: map[*cscan.Func]int{}, reads: map[*cscan.Func][]*cscan.Func{}, unresolved: map[string]bool{},
+		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		facts:      map[string]any{},
 		paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
 		tainted:  map[*cscan.Func]bool{},
@@ -271,6 +262,9 @@ func (r *Resolver) appendParamCalls(b []byte, fn *cscan.Func) []byte {
 // holds (findNeutral).
 func (r *Resolver) Neutral(name string) bool { return r.neutral[name] }
 
+// maxComponentRounds bounds the iterations over one recursive component.
+const maxComponentRounds = 4
+
 // maxSummaryCalls bounds the calls one summary looks at.
 const maxSummaryCalls = 4000
 
@@ -358,23 +352,12 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 // any depth.
 func (r *Resolver) SummaryOf(fn *cscan.Func) *Summary {
 	r.noteDep(fn)
-	if n := len(r.frameReads); n > 0 {
-		if rs := r.frameReads[n-1]; len(rs) == 0 || rs[len(rs)-1] != fn {
-			r.frameReads[n-1] = append(rs, fn)
-		}
-	}
 	if r.view != nil {
 		r.view.Consult(fn)
 	}
 	if s, ok := r.memo[fn]; ok {
 		if r.tainted[fn] {
 			r.taint()
-		}
-		if l, ok := r.pendingLow[fn]; ok {
-			// A member of a component still being iterated: reading it
-			// is a back edge to that component.
-			r.taint()
-			r.lowerTop(l)
 		}
 		return s
 	}
@@ -391,79 +374,84 @@ func (r *Resolver) SummaryOf(fn *cscan.Func) *Summary {
 	}
 	if i, ok := r.pos[fn]; ok {
 		r.taint() // a recursive component is never shared
-		// A back edge: fn is being summarised further up. Its summary is
-		// empty so far; the frames down to it are one component, settled
-		// by its root (component.go).
-		r.lowerTop(i)
+		// A back edge: fn is being summarised further up. Use its previous
+		// round's summary and mark the frames down to it as one component.
+		if top := len(r.low) - 1; top >= 0 && i < r.low[top] {
+			r.low[top] = i
+		}
+		if s := r.prev[fn]; s != nil {
+			return s
+		}
 		return &Summary{}
 	}
-	mark := len(r.pending)
-	s, num, low, tainted := r.computeFrame(fn)
-	if low < num {
-		// Part of a component rooted further up: provisional, settled
-		// with the root.
-		r.lowerTop(low)
-		r.memo[fn] = s
-		r.pending = append(r.pending, fn)
-		r.pendingLow[fn] = low
-		return s
-	}
-	// fn roots its component: the members summarised since it was pushed
-	// are settled together (component.go).
-	comp := append([]*cscan.Func(nil), r.pending[mark:]...)
-	r.pending = r.pending[:mark]
-	for _, g := range comp {
-		delete(r.pendingLow, g)
-	}
-	r.memo[fn] = s
-	if len(comp) == 0 {
-		delete(r.reads, fn)
-		if !tainted {
-			r.shared.put(fn, s)
+	for round := 0; ; round++ {
+		idx := len(r.stack)
+		r.stack = append(r.stack, fn)
+		r.low = append(r.low, idx)
+		r.pos[fn] = idx
+		r.frameTaint = append(r.frameTaint, r.source(fn))
+		if r.build != nil {
+			r.frameDeps = append(r.frameDeps, depsOf{})
 		}
-		r.keep(fn, s)
-		return s
-	}
-	r.settle(fn, num, comp)
-	return r.memo[fn]
-}
-
-// computeFrame computes fn's summary on a new frame of the stack and
-// returns it with the frame's discovery number, its lowlink and whether
-// it depends on the patch.
-func (r *Resolver) computeFrame(fn *cscan.Func) (s *Summary, num, low int, tainted bool) {
-	idx := len(r.stack)
-	r.seen++
-	num = r.seen
-	r.stack = append(r.stack, fn)
-	r.low = append(r.low, num)
-	r.pos[fn] = num
-	r.frameTaint = append(r.frameTaint, r.source(fn))
-	r.frameReads = append(r.frameReads, nil)
-	if r.build != nil {
-		r.frameDeps = append(r.frameDeps, depsOf{})
-	}
-	s = r.compute(fn)
-	low, tainted = r.low[idx], r.frameTaint[idx]
-	r.reads[fn] = r.frameReads[idx]
-	r.stack, r.low, r.frameTaint, r.frameReads = r.stack[:idx], r.low[:idx], r.frameTaint[:idx], r.frameReads[:idx]
-	if r.build != nil {
-		r.lastDeps[fn] = r.frameDeps[idx]
-		r.frameDeps = r.frameDeps[:idx]
-	}
-	delete(r.pos, fn)
-	if tainted {
-		r.tainted[fn] = true
-		r.taint()
-	}
-	return s, num, low, tainted
-}
-
-// lowerTop lowers the lowlink of the frame on top of the stack to the
-// discovery number i.
-func (r *Resolver) lowerTop(i int) {
-	if top := len(r.low) - 1; top >= 0 && i < r.low[top] {
-		r.low[top] = i
+		mark := len(r.pending)
+		s := r.compute(fn)
+		low := r.low[idx]
+		tainted := r.frameTaint[idx]
+		r.stack, r.low, r.frameTaint = r.stack[:idx], r.low[:idx], r.frameTaint[:idx]
+		if r.build != nil {
+			r.lastDeps[fn] = r.frameDeps[idx]
+			r.frameDeps = r.frameDeps[:idx]
+		}
+		delete(r.pos, fn)
+		if tainted {
+			r.tainted[fn] = true
+			r.taint()
+		}
+		if low < idx {
+			// Part of a component rooted further up: provisional, redone
+			// with the root's next round.
+			if top := idx - 1; top >= 0 && low < r.low[top] {
+				r.low[top] = low
+			}
+			r.memo[fn] = s
+			r.pending = append(r.pending, fn)
+			return s
+		}
+		// fn roots its component: the pending members summarised since it
+		// was pushed are final when no summary changed this round.
+		comp := append([]*cscan.Func(nil), r.pending[mark:]...)
+		r.pending = r.pending[:mark]
+		changed := r.changed(fn, s)
+		for _, g := range comp {
+			if r.changed(g, r.memo[g]) {
+				changed = true
+			}
+		}
+		if len(comp) == 0 || !changed || round+1 >= maxComponentRounds {
+			r.memo[fn] = s
+			if len(comp) == 0 && !tainted {
+				r.shared.put(fn, s)
+			}
+			if r.build != nil {
+				// Without a patch, taint only says that a recursive
+				// component was entered below fn. The members of a
+				// component keep the summaries of its final round.
+				r.keep(fn, s)
+				for _, g := range comp {
+					r.keep(g, r.memo[g])
+				}
+			}
+			for _, g := range comp {
+				delete(r.prev, g)
+			}
+			delete(r.prev, fn)
+			return s
+		}
+		r.prev[fn] = s
+		for _, g := range comp {
+			r.prev[g] = r.memo[g]
+			delete(r.memo, g)
+		}
 	}
 }
 
@@ -510,6 +498,17 @@ func dedupEffects(es []Effect) []Effect {
 		}
 	}
 	return out
+}
+
+// changed reports whether s differs from the previous round's summary of
+// fn in what callers use (whether it reaches the target, its effects).
+func (r *Resolver) changed(fn *cscan.Func, s *Summary) bool {
+	p := r.prev[fn]
+	if p == nil {
+		p = &Summary{}
+	}
+	return (p.Reach == nil) != (s.Reach == nil) || len(p.Acquires) != len(s.Acquires) ||
+		len(p.CondAcquires) != len(s.CondAcquires) || len(p.Drops) != len(s.Drops)
 }
 
 // isUpperName reports a macro-style name (BUG, WARN_ON, READ_ONCE).

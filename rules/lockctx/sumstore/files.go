@@ -20,11 +20,12 @@ import (
 // it typed expressions with, structchanges.go) and the functions computed
 // from it (reverse deps): invalidation.go decides, per patch, which stored
 // summaries still hold. The members of a recursive component keep the
-// summaries its root settled them to (lockctx's component.go).
+// summaries of the component's final round, entered where Prepare's walk
+// entered it.
 
 // sumVersion changes whenever what a summary holds or how it is computed
 // does: a store of another version is not read.
-const sumVersion = 40
+const sumVersion = 41
 
 // summaryKind is the side file kind of the summaries of the model named
 // id.
