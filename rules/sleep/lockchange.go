@@ -29,7 +29,7 @@ func (r *checker) lockChange(nf, of *cscan.Func) {
 		if os == nil {
 			return false
 		}
-		for _, e := range append(append([]lockctx.Effect(nil), os.Acquires...), os.CondAcquires...) {
+		for _, e := range entered(os) {
 			if e.Kind == kind {
 				return true
 			}
@@ -37,7 +37,7 @@ func (r *checker) lockChange(nf, of *cscan.Func) {
 		return false
 	}
 	newKinds := map[string]bool{}
-	for _, e := range append(append([]lockctx.Effect(nil), ns.Acquires...), ns.CondAcquires...) {
+	for _, e := range entered(ns) {
 		if !had(e.Kind) {
 			newKinds[e.Kind] = true
 		}
@@ -119,10 +119,16 @@ func (r *checker) recheckRegion(caller, cur *cscan.Func, kinds map[string]bool) 
 // context of one of kinds that its call of cur entered, on every return
 // or for some return values.
 func handsOn(s *lockctx.Summary, cur *cscan.Func, kinds map[string]bool) bool {
-	for _, e := range append(append([]lockctx.Effect(nil), s.Acquires...), s.CondAcquires...) {
+	for _, e := range entered(s) {
 		if kinds[e.Kind] && len(e.Steps) > 0 && e.Steps[0].What == "calls "+cur.Name+"()" {
 			return true
 		}
 	}
 	return false
+}
+
+// entered returns the contexts a function with summary s returns holding,
+// on every return or for some return values.
+func entered(s *lockctx.Summary) []lockctx.Effect {
+	return append(append([]lockctx.Effect(nil), s.Acquires...), s.CondAcquires...)
 }
