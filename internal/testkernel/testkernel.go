@@ -92,6 +92,13 @@ func Prepare() (string, error) {
 			return "", err
 		}
 	}
+	stamp, err := tarballStamp()
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".git", stampFile), []byte(stamp), 0o644); err != nil {
+		return "", err
+	}
 	os.RemoveAll(dir)
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", err
@@ -99,9 +106,43 @@ func Prepare() (string, error) {
 	return dir, nil
 }
 
+// ready reports whether dir holds the tree of the installed tarball: a
+// tree extracted from an older linux-source-6.1 (the package upgraded
+// since, or installed from stale package lists) is extracted again, since
+// the corpus's patches and expectations are written against one release.
 func ready(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, ".git", "refs", "tags", "base"))
-	return err == nil
+	want, err := tarballStamp()
+	if err != nil {
+		want = "" // no tarball to compare with: keep the tree
+	}
+	return readyFor(dir, want)
+}
+
+// readyFor reports whether dir holds a prepared tree extracted from the
+// tarball that stamp identifies ("": from any).
+func readyFor(dir, want string) bool {
+	if _, err := os.Stat(filepath.Join(dir, ".git", "refs", "tags", "base")); err != nil {
+		return false
+	}
+	if want == "" {
+		return true
+	}
+	got, err := os.ReadFile(filepath.Join(dir, ".git", stampFile))
+	return err == nil && string(got) == want
+}
+
+// stampFile, in the tree's .git directory, records the tarball the tree
+// was extracted from.
+const stampFile = "autosel-tarball"
+
+// tarballStamp identifies the installed tarball by size and modification
+// time.
+func tarballStamp() (string, error) {
+	fi, err := os.Stat(Tarball)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s %d %d\n", Tarball, fi.Size(), fi.ModTime().Unix()), nil
 }
 
 // stripDebianIgnore removes Debian's trailing "/*" and "!/debian/" lines,
