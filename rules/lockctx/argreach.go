@@ -44,7 +44,7 @@ func (r *Resolver) argReach(fn *cscan.Func, c cscan.Call, cs *Summary) (*Reach, 
 		if r.argGuarded(c, arg) {
 			continue
 		}
-		if why, ok := at.ReachesWith(ar.Call, arg); ok {
+		if why, ok := r.reachesWithAll(at, ar.Call, r.argValues(fn, arg)); ok {
 			// Of the reaches the value takes, the one that releases the
 			// fewest of the caller's contexts on its way: a helper that
 			// drops the caller's lock before one allocation may make
@@ -57,7 +57,7 @@ func (r *Resolver) argReach(fn *cscan.Func, c cscan.Call, cs *Summary) (*Reach, 
 			}
 			continue
 		}
-		if j := r.argParam(fn, arg); j >= 0 {
+		if j := r.valueParam(fn, arg); j >= 0 {
 			n := ar
 			n.Param = j
 			n.Steps = append([]report.Step{step}, ar.Steps...)
@@ -78,27 +78,29 @@ func (r *Resolver) primArgReach(fn *cscan.Func, c cscan.Call) *ArgReach {
 	if !ok || i < 0 || i >= len(c.Args) {
 		return nil
 	}
-	j := r.argParam(fn, c.Args[i])
+	j := r.valueParam(fn, c.Args[i])
 	if j < 0 || r.argExcluded(fn, c, c.Args[i]) {
 		return nil
 	}
 	return &ArgReach{Param: j, Call: c, Reach: Reach{Steps: []report.Step{StepOf(fn, c.Line, CallText(c))}, Prim: c.Name}}
 }
 
-// ReachesWith reports whether passing expr as the parameter ar depends on
-// reaches the target (a caller passing GFP_KERNEL down), and why.
-func (r *Resolver) ReachesWith(ar ArgReach, expr string) (string, bool) {
+// ReachesWith reports whether caller fn passing expr as the parameter ar
+// depends on reaches the target (a caller passing GFP_KERNEL down, or a
+// local variable it sets to GFP_KERNEL), and why.
+func (r *Resolver) ReachesWith(fn *cscan.Func, ar ArgReach, expr string) (string, bool) {
 	at, ok := r.m.target.(ArgTarget)
 	if !ok {
 		return "", false
 	}
-	return at.ReachesWith(ar.Call, expr)
+	return r.reachesWithAll(at, ar.Call, r.argValues(fn, expr))
 }
 
 // ParamIndex returns the index of fn's parameter that expression expr
-// names, or hands on unchanged for the target (argParam), or -1.
+// names, or hands on unchanged for the target, directly or through a
+// local variable (valueParam), or -1.
 func (r *Resolver) ParamIndex(fn *cscan.Func, expr string) int {
-	return r.argParam(fn, expr)
+	return r.valueParam(fn, expr)
 }
 
 // PassThrough is implemented by an ArgTarget whose deciding arguments

@@ -21,9 +21,14 @@ type FileTarget interface {
 }
 
 // reachesAt reports whether call c made by fn is a target primitive: by
-// the table, or, for a FileTarget, given fn's file.
+// the table, by the values fn gives a local variable it passes as the
+// deciding argument (localArgReaches), or, for a FileTarget, given fn's
+// file.
 func (r *Resolver) reachesAt(fn *cscan.Func, c cscan.Call) (string, bool) {
 	if why, ok := r.m.reaches(c); ok {
+		return why, true
+	}
+	if why, ok := r.localArgReaches(fn, c); ok {
 		return why, true
 	}
 	ft, ok := r.m.target.(FileTarget)

@@ -452,7 +452,7 @@ func (r *checker) passesSleeping(fn *cscan.Func, ar lockctx.ArgReach) (*report.S
 					continue
 				}
 				arg := strings.TrimSpace(c.Args[cur.param])
-				if why, ok := r.newR.ReachesWith(ar, arg); ok {
+				if why, ok := r.newR.ReachesWith(cs.caller, ar, arg); ok {
 					st := lockctx.StepOf(cs.caller, c.Line, lockctx.CallText(c))
 					return &st, arg, why, cur.weak || cs.weak && !r.contract(cs, cur.fn, cur.param)
 				}

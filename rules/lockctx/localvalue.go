@@ -1,0 +1,251 @@
+package lockctx
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// A deciding argument is often a local variable set a few lines before
+// the call rather than a constant or a parameter:
+//
+//	gfp_t gfp = GFP_KERNEL;
+//	...
+//	spin_lock(&q->lock);
+//	p = kmalloc(n, gfp);
+//
+// The variable's value is one of the expressions the function assigns to
+// it. When every one of them reaches the target, the call does whatever
+// path set it; when one does not (`if (atomic) gfp = GFP_ATOMIC;`), the
+// function chose the value at run time and the call is not known to
+// reach. A single assignment from a parameter hands the parameter on.
+
+var localIdentRe = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+
+// argValues returns the values argument expression arg of a call in fn
+// can have: the expressions fn assigns to it when it is a local variable
+// whose assignments are all plain (localValues), else arg itself.
+func (r *Resolver) argValues(fn *cscan.Func, arg string) []string {
+	arg = strings.TrimSpace(arg)
+	if !localIdentRe.MatchString(arg) || strings.ToUpper(arg) == arg || r.typ.ParamIndex(fn, arg) >= 0 {
+		return []string{arg}
+	}
+	if vs := r.localValues(fn, arg); len(vs) > 0 {
+		return vs
+	}
+	return []string{arg}
+}
+
+// localValues returns the expressions fn assigns to its local variable
+// name (the declaration's initialiser and every plain assignment), nil
+// when name is not declared in fn's body, when its address is taken, or
+// when something changes it otherwise (a compound assignment, an
+// increment, an assignment inside a condition): its value is then not
+// one of the assigned expressions.
+func (r *Resolver) localValues(fn *cscan.Func, name string) []string {
+	full := fn
+	if full == nil {
+		return nil
+	}
+	if full.Body == nil {
+		if r.ix == nil {
+			return nil
+		}
+		if full = r.ix.Full(fn); full == nil || full.Body == nil {
+			return nil
+		}
+	}
+	var vals []string
+	declared, bad := false, false
+	cscan.Inspect(full.Body, func(s cscan.Stmt) {
+		if bad {
+			return
+		}
+		var text string
+		switch v := s.(type) {
+		case *cscan.ExprStmt:
+			text = v.Text
+		case *cscan.IfStmt:
+			bad = assignsIn(v.Cond, name)
+			return
+		case *cscan.LoopStmt:
+			bad = assignsIn(v.Cond, name)
+			return
+		case *cscan.SwitchStmt:
+			bad = assignsIn(v.Cond, name)
+			return
+		default:
+			return
+		}
+		d, vs, ok := assignments(text, name)
+		if !ok {
+			bad = true
+			return
+		}
+		declared = declared || d
+		vals = append(vals, vs...)
+	})
+	if bad || !declared {
+		return nil
+	}
+	return vals
+}
+
+// assignsIn reports whether a condition changes name or takes its address.
+func assignsIn(cond, name string) bool {
+	_, vs, ok := assignments(cond, name)
+	return !ok || len(vs) > 0
+}
+
+// assignments reads the uses of name in one statement's text: whether
+// the statement declares it (a type word before it), and the values
+// plainly assigned to it. ok is false when a use changes it any other way
+// or takes its address.
+func assignments(text, name string) (declares bool, vals []string, ok bool) {
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return declares, vals, true
+		}
+		at, end := i+j, i+j+len(name)
+		i = end
+		if at > 0 && isWordByte(text[at-1]) || end < len(text) && isWordByte(text[end]) {
+			continue
+		}
+		before := strings.TrimRight(text[:at], " \t")
+		if strings.HasSuffix(before, ".") || strings.HasSuffix(before, "->") {
+			continue
+		}
+		if strings.HasSuffix(before, "&") && !strings.HasSuffix(before, "&&") {
+			return false, nil, false
+		}
+		if strings.HasSuffix(before, "++") || strings.HasSuffix(before, "--") {
+			return false, nil, false
+		}
+		after := strings.TrimLeft(text[end:], " \t")
+		if isDeclaration(before) {
+			declares = true
+		}
+		switch {
+		case strings.HasPrefix(after, "=="):
+		case strings.HasPrefix(after, "="):
+			vals = append(vals, strings.TrimSpace(rhs(after[1:])))
+		case len(after) >= 2 && after[1] == '=' && strings.ContainsRune("|&^+-*/%", rune(after[0])),
+			strings.HasPrefix(after, "<<="), strings.HasPrefix(after, ">>="),
+			strings.HasPrefix(after, "++"), strings.HasPrefix(after, "--"):
+			return false, nil, false
+		}
+	}
+}
+
+// isDeclaration reports whether the text before a name declares it: it
+// ends in a type word (gfp_t, a struct tag) or a '*' of one.
+func isDeclaration(before string) bool {
+	b := strings.TrimRight(strings.TrimRight(before, "*"), " \t")
+	k := len(b)
+	for k > 0 && isWordByte(b[k-1]) {
+		k--
+	}
+	w := b[k:]
+	if w == "" {
+		return false
+	}
+	switch w {
+	case "return", "case", "sizeof", "else", "do", "goto":
+		return false
+	}
+	// A word after an operator is an operand ("x = a gfp" never
+	// parses); a type word starts the statement or follows a qualifier.
+	head := strings.TrimSpace(b[:k])
+	return head == "" || localIdentRe.MatchString(lastWord(head))
+}
+
+// lastWord returns the last blank-separated word of s.
+func lastWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+// rhs returns an assignment's right-hand side: the text up to the first
+// ',' or ';' outside parentheses, braces and brackets.
+func rhs(s string) string {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth < 0 {
+				return s[:i]
+			}
+		case ',', ';':
+			if depth == 0 {
+				return s[:i]
+			}
+		}
+	}
+	return s
+}
+
+// isWordByte reports whether b can be part of a C identifier.
+func isWordByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// localArgReaches reports whether primitive call c in fn reaches the
+// target through the values fn gives the local variable it passes as the
+// deciding argument (`gfp_t gfp = GFP_KERNEL; kmalloc(n, gfp)`).
+func (r *Resolver) localArgReaches(fn *cscan.Func, c cscan.Call) (string, bool) {
+	at, ok := r.m.target.(ArgTarget)
+	if !ok || fn == nil {
+		return "", false
+	}
+	i, ok := at.ArgDependent(c)
+	if !ok || i < 0 || i >= len(c.Args) {
+		return "", false
+	}
+	arg := strings.TrimSpace(c.Args[i])
+	vs := r.argValues(fn, arg)
+	if len(vs) == 1 && vs[0] == arg {
+		return "", false
+	}
+	why, ok := r.reachesWithAll(at, c, vs)
+	if !ok {
+		return "", false
+	}
+	return why + " (" + arg + " is set to " + strings.Join(vs, ", then ") + ")", true
+}
+
+// reachesWithAll reports whether call c reaches the target with every one
+// of the values vs in its deciding argument, and why (for the first).
+func (r *Resolver) reachesWithAll(at ArgTarget, c cscan.Call, vs []string) (string, bool) {
+	why := ""
+	for i, v := range vs {
+		w, ok := at.ReachesWith(c, v)
+		if !ok {
+			return "", false
+		}
+		if i == 0 {
+			why = w
+		}
+	}
+	return why, len(vs) > 0
+}
+
+// valueParam returns the index of fn's parameter that argument expression
+// arg hands on (argParam), directly or as the one value fn assigns to
+// the local variable arg names (`gfp_t gfp = flags | __GFP_ZERO;`), or -1.
+func (r *Resolver) valueParam(fn *cscan.Func, arg string) int {
+	if j := r.argParam(fn, arg); j >= 0 {
+		return j
+	}
+	if vs := r.argValues(fn, arg); len(vs) == 1 && vs[0] != strings.TrimSpace(arg) {
+		return r.argParam(fn, vs[0])
+	}
+	return -1
+}
