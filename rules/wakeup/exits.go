@@ -245,8 +245,9 @@ func (fl *bodyFlow) enclAt(line int) ([]cscan.Stmt, bool) {
 }
 
 // exclusive reports whether the statements at lines from and to lie in
-// the two branches of one if statement with no loop around it and no
-// goto out of it: no path runs from one to the other.
+// the two branches of one if statement, or in two arms of one switch the
+// earlier of which ends in a break or return, with no loop around it and
+// no goto out of it: no path runs from one to the other.
 func (fl *bodyFlow) exclusive(from, to int) bool {
 	a, ok := fl.enclAt(from)
 	if !ok {
@@ -256,27 +257,81 @@ func (fl *bodyFlow) exclusive(from, to int) bool {
 	if !ok {
 		return false
 	}
-	for i := 1; i < len(a) && i < len(b); i++ {
-		if a[i] == b[i] {
-			continue
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	var head cscan.Stmt
+	switch {
+	case k == 0:
+		return false
+	case k < len(a) && k < len(b):
+		if ifs, ok := a[k-1].(*cscan.IfStmt); ok && ifs.Else != nil &&
+			(a[k] == ifs.Then && b[k] == ifs.Else || a[k] == ifs.Else && b[k] == ifs.Then) {
+			head = ifs
 		}
-		ifs, ok := a[i-1].(*cscan.IfStmt)
-		if !ok || ifs.Else == nil || !(a[i] == ifs.Then && b[i] == ifs.Else || a[i] == ifs.Else && b[i] == ifs.Then) {
+	}
+	if head == nil && k >= 2 {
+		if sw, ok := a[k-2].(*cscan.SwitchStmt); ok && sw.Body == a[k-1] && separateArms(a[k-1], from, to) {
+			head = sw
+		}
+	}
+	if head == nil {
+		return false
+	}
+	for _, s := range a[:k-1] {
+		if _, loop := s.(*cscan.LoopStmt); loop {
 			return false
 		}
-		for _, s := range a[:i-1] {
-			if _, loop := s.(*cscan.LoopStmt); loop {
-				return false
+	}
+	// A goto from inside the if or switch (back to a retry label, or into
+	// the other branch) may run the other branch after this one.
+	for _, j := range fl.jumps {
+		if !j.ret && j.line >= cscan.StmtLine(head) && j.line <= max(from, to) {
+			return false
+		}
+	}
+	return true
+}
+
+// separateArms reports whether lines from and to of switch body body lie
+// in different arms (after different case labels), the earlier arm
+// ending in a break or return of its own before the later arm's label
+// (no fall-through, no break that only some path takes).
+func separateArms(body cscan.Stmt, from, to int) bool {
+	blk, ok := body.(*cscan.Block)
+	if !ok {
+		return false
+	}
+	lo, hi := min(from, to), max(from, to)
+	at := func(line int) int { // the last statement starting at or before line
+		i := -1
+		for j, s := range blk.Stmts {
+			if cscan.StmtLine(s) <= line {
+				i = j
 			}
 		}
-		// A goto from inside the if (back to a retry label, or into the
-		// other branch) may run the other branch after this one.
-		for _, j := range fl.jumps {
-			if !j.ret && j.line >= ifs.Line && j.line <= max(from, to) {
-				return false
-			}
+		return i
+	}
+	i, j := at(lo), at(hi)
+	if i < 0 || j < 0 {
+		return false
+	}
+	label := -1 // the later position's case label
+	for x := j; x > i; x-- {
+		if _, ok := blk.Stmts[x].(*cscan.CaseStmt); ok {
+			label = x
+			break
 		}
-		return true
+	}
+	if label < 0 {
+		return false
+	}
+	for x := i; x < label; x++ {
+		switch blk.Stmts[x].(type) {
+		case *cscan.BreakStmt, *cscan.ReturnStmt:
+			return true
+		}
 	}
 	return false
 }
