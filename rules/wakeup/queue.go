@@ -18,8 +18,10 @@ import (
 // target cannot be followed.
 
 var (
-	// memberRe matches base->a.b[..]->c and captures the base and the path.
-	memberRe     = regexp.MustCompile(`^([A-Za-z_]\w*)((?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])?)+)$`)
+	// memberRe matches base->a.b[..]->c and captures the base and the
+	// path; an index on the base (data[i].done, an element of an array
+	// of the base's type) is skipped.
+	memberRe     = regexp.MustCompile(`^([A-Za-z_]\w*)(?:\s*\[[^\]]*\])?((?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])?)+)$`)
 	memberPartRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)(\s*\[[^\]]*\])?`)
 	identRe      = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 	callRe       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)

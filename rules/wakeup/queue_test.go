@@ -17,6 +17,7 @@ func TestWakeupQueueKey(t *testing.T) {
 	vt.scan(`static ssize_t pipe_read(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct pipe_inode_info *pipe = filp->private_data, *other;
+	struct pipe_inode_info *pipes;
 	const struct eventpoll *ep;
 	wait_queue_head_t *wq = &ep->wq;
 	wait_queue_head_t *head;
@@ -32,6 +33,8 @@ func TestWakeupQueueKey(t *testing.T) {
 		{"head", "local:f:head"},
 		{"&unknown->poll_wait", "*.poll_wait"},
 		{"&pipe->bufs[i].wait", "pipe_inode_info.bufs[].wait"},
+		{"&pipes[i].rd_wait", "pipe_inode_info.rd_wait"},
+		{"other[n]->wr_wait", "pipe_inode_info.wr_wait"},
 		{"sk_sleep(sk)", "sk_sleep()"},
 		{"&global_wq", "global_wq"},
 		{"&ecryptfs_kthread_ctl.wait", "ecryptfs_kthread_ctl.wait"},

@@ -29,7 +29,7 @@ import (
 // patch then decodes only the functions of the identifiers it asks for.
 
 // siteVersion changes whenever what the site store holds does.
-const siteVersion = 3
+const siteVersion = 4
 
 // siteRef names one primitive call: the calling function and the call's
 // position among its calls.
