@@ -149,11 +149,17 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	// A helper that wakes (wrapper.go) is itself the change of state: the
 	// call hands it the object, or it stores before its wake-up; a
 	// primitive changes it only when it stores (complete()).
+	caller := ""
 	if w := r.p.waker(o.Call.Name); w != nil && !w.Stores && !changesStateBefore(o) && storesWaited(o, waiters) == "" {
-		f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
-		return
+		if caller = r.callerChangesState(o); caller == "" {
+			f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
+			return
+		}
 	}
 	before := storeAbove(o.Fn, o.Line())
+	if before == "" && caller != "" {
+		before = "(stores, then calls " + o.Fn.Name + "(): " + caller + ")"
+	}
 	w := pickWaiter(waiters, before, o.Fn.File)
 	r.riskUnwoken(f, w, o.Fn, o.Line(), "wake-up removed: "+o.Text())
 	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
@@ -371,71 +377,6 @@ func (r *checker) newPosOf(nw *wfunc, old int) int {
 		return 0
 	}
 	return best + 1
-}
-
-// changesStateBefore reports whether the path before wake-up o changes
-// state its sleepers may wait for: a store, or a call handed the object
-// that holds the queue (put_ctx(ctx) before wake_up_var(&ctx->refcount)).
-func changesStateBefore(o *wsite) bool {
-	base := ""
-	if ws := identWords(strings.TrimPrefix(strings.TrimSpace(o.Arg), "&")); len(ws) > 0 {
-		base = ws[0]
-	}
-	f := o.Fn
-	start := 0
-	if f.F != nil {
-		start = f.F.BodyStart
-	}
-	for l := o.Line() - 1; l > start && l >= o.Line()-15; l-- {
-		t, ok := f.lines[l]
-		if !ok {
-			continue
-		}
-		if isStore(t) {
-			return true
-		}
-		if base == "" {
-			continue
-		}
-		for _, m := range condCallRe.FindAllStringSubmatchIndex(t, -1) {
-			rest := t[m[1]:]
-			if end := strings.IndexByte(rest, ')'); end >= 0 && containsWord(rest[:end], base) && !trivialCalls[t[m[2]:m[3]]] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// storesWaited returns the line before wake-up o (within 15 lines) that
-// assigns a variable one of the waiters' conditions reads, by name: a
-// global or a plain variable the waiter tests (s2idle_state = ...) is
-// state as much as a member is. "" if none.
-func storesWaited(o *wsite, waiters []*wsite) string {
-	names := map[string]bool{}
-	for _, w := range waiters {
-		for _, id := range identWords(waitCond(w)) {
-			if id != "" && (id[0] < '0' || id[0] > '9') {
-				names[id] = true
-			}
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	f := o.Fn
-	for l := o.Line() - 1; l > 0 && l >= o.Line()-15; l-- {
-		t, ok := f.lines[l]
-		if !ok {
-			continue
-		}
-		for _, m := range plainStoreRe.FindAllStringSubmatch(t, -1) {
-			if names[m[1]] {
-				return strings.TrimSpace(t)
-			}
-		}
-	}
-	return ""
 }
 
 // plainStoreRe finds an assignment to a plain variable (not a member).
