@@ -132,8 +132,21 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 				break
 			}
 		}
-		if store == 0 || guardTracks(nw, guards, cond, stores) {
+		if store == 0 {
 			continue
+		}
+		var gates []string
+		for _, g := range guards {
+			if g.Kind == "if" {
+				gates = append(gates, g.Cond)
+			}
+		}
+		refuting := gateRefuted(nw, gates, guards[0].Line, stores, c)
+		if refuting == 0 && guardTracks(nw, guards, cond, stores) {
+			continue
+		}
+		if refuting != 0 {
+			store = refuting
 		}
 		st := strings.TrimSpace(nw.text(store))
 		gate := strings.Join(strings.Fields(guards[0].Cond), " ")
@@ -148,6 +161,10 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		})...)
 		f.Explanation = fmt.Sprintf("%s() stores `%s`, which %s waits for (`%s`), and then wakes %s only if %s. That condition does not test what the waiter checks, so when it is false the state the waiter needs is there and nobody wakes it. Wake the queue whenever the store is made, or gate the wake-up on the waited-for state itself.",
 			nw.Name, st, siteWhere(w), c, n.Q, gate)
+		if refuting != 0 {
+			f.Explanation = fmt.Sprintf("%s() stores `%s`, which makes the condition %s waits for (`%s`) true, and then wakes %s only if %s, which that store makes false: the wake-up never follows the store its waiter needs. Test the waited-for state with the sense the waiter reads it, or wake whenever the store is made.",
+				nw.Name, st, siteWhere(w), c, n.Q, gate)
+		}
 		return
 	}
 }

@@ -1,0 +1,186 @@
+package wakeup
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// A gate that tests the waited-for state is usually right: the wake-up is
+// skipped only when the waiter has nothing to wake for. Not when the test
+// has the wrong sense. If the path stores a constant into the state just
+// before the gate, the gate's value on that path is known: when it is
+// false for the stored value while the waiter's condition is true for it,
+// the wake-up never follows the store that satisfies the waiter
+// (dev->cmd_done = 1; if (!dev->cmd_done) wake_up(&dev->cmd_wq)).
+
+// constStoreRe matches a plain store of a constant: lhs = value;
+var constStoreRe = regexp.MustCompile(`^\s*([A-Za-z_][\w]*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*=\s*([A-Za-z_0-9]+)\s*;`)
+
+// stateTestRe matches a test of one lvalue: x, !x, x == K, x != K.
+var stateTestRe = regexp.MustCompile(`^(!?)\s*([A-Za-z_][\w]*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)\s*(?:(==|!=)\s*([A-Za-z_0-9]+))?$`)
+
+// gateRefuted returns the line of the store among stores (latest first)
+// that makes one of gates' conditions false while it makes the waiter's
+// condition cond true, 0 if none: the wake-up the gate guards never runs
+// after that store.
+func gateRefuted(f *wfunc, gates []string, gateLine int, stores []int, cond string) int {
+	for _, g := range gates {
+		for _, part := range splitTop(stripParens(strings.TrimSpace(g)), "&&") {
+			neg, lhs, op, k, ok := parseStateTest(part)
+			if !ok {
+				continue
+			}
+			for _, s := range stores {
+				m := constStoreRe.FindStringSubmatch(codeOnly(f.lines[s]))
+				if m == nil || normLvalue(m[1]) != lhs {
+					if assigns(f.lines[s], lhs) {
+						break // another value: the gate reads that one
+					}
+					continue
+				}
+				if v, known := evalStateTest(neg, op, k, m[2]); known && !v && condHoldsWith(cond, lastMember(lhs), m[2]) && !assignedBetween(f, lhs, s, gateLine) {
+					return s
+				}
+				break
+			}
+		}
+	}
+	return 0
+}
+
+// parseStateTest reads a test of one lvalue, its lvalue normalised.
+func parseStateTest(t string) (neg bool, lhs, op, k string, ok bool) {
+	t = stripParens(strings.TrimSpace(t))
+	for _, w := range []string{"likely(", "unlikely(", "READ_ONCE("} {
+		if rest, found := strings.CutPrefix(t, w); found && strings.HasSuffix(rest, ")") {
+			t = stripParens(strings.TrimSpace(rest[:len(rest)-1]))
+		}
+	}
+	m := stateTestRe.FindStringSubmatch(t)
+	if m == nil {
+		return false, "", "", "", false
+	}
+	return m[1] == "!", normLvalue(m[2]), m[3], m[4], true
+}
+
+// normLvalue drops the blanks of an lvalue.
+func normLvalue(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// lastMember returns the last member name of an lvalue (the lvalue
+// itself for a plain name).
+func lastMember(lv string) string {
+	if i := strings.LastIndexAny(lv, ">."); i >= 0 {
+		return lv[i+1:]
+	}
+	return lv
+}
+
+// assigns reports whether line t assigns lvalue lv (any value).
+func assigns(t, lv string) bool {
+	t = normLvalue(codeOnly(t))
+	i := strings.Index(t, lv)
+	for i >= 0 {
+		rest := t[i+len(lv):]
+		if (i == 0 || !isIdentByte(t[i-1]) && t[i-1] != '>' && t[i-1] != '.') && (strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") ||
+			len(rest) > 1 && rest[1] == '=' && strings.ContainsRune("+-|&^", rune(rest[0])) || strings.HasPrefix(rest, "++") || strings.HasPrefix(rest, "--")) {
+			return true
+		}
+		j := strings.Index(rest, lv)
+		if j < 0 {
+			break
+		}
+		i += len(lv) + j
+	}
+	return false
+}
+
+// assignedBetween reports whether a line strictly between from and to
+// assigns lv.
+func assignedBetween(f *wfunc, lv string, from, to int) bool {
+	for l, t := range f.lines {
+		if l > from && l < to && assigns(t, lv) {
+			return true
+		}
+	}
+	return false
+}
+
+// constValue returns the value of a constant, when known: a number,
+// true/false, NULL. An upper-case name (an enum or macro) is unknown.
+func constValue(v string) (int64, bool) {
+	switch v {
+	case "true":
+		return 1, true
+	case "false", "NULL":
+		return 0, true
+	}
+	n, err := strconv.ParseInt(strings.TrimRight(v, "uUlL"), 0, 64)
+	return n, err == nil
+}
+
+// evalStateTest evaluates a test (see parseStateTest) with its lvalue
+// holding constant v, when the result is known.
+func evalStateTest(neg bool, op, k, v string) (bool, bool) {
+	var res bool
+	switch op {
+	case "":
+		n, known := constValue(v)
+		if !known {
+			return false, false
+		}
+		res = n != 0
+	case "==", "!=":
+		eq, known := constEqual(v, k)
+		if !known {
+			return false, false
+		}
+		res = eq == (op == "==")
+	}
+	return res != neg, true
+}
+
+// constEqual compares two constants: equal spellings are equal; two
+// known values compare by value; two upper-case names (enumerators of one
+// state variable) that differ are different.
+func constEqual(a, b string) (bool, bool) {
+	if a == b {
+		return true, true
+	}
+	va, ka := constValue(a)
+	vb, kb := constValue(b)
+	if ka && kb {
+		return va == vb, true
+	}
+	if !ka && !kb && strings.ToUpper(a) == a && strings.ToUpper(b) == b {
+		return false, true
+	}
+	return false, false
+}
+
+// condHoldsWith reports whether a waiter's condition can hold once the
+// member named field holds constant v: one of its disjuncts has a test of
+// that member true for v and no test of it false.
+func condHoldsWith(cond, field, v string) bool {
+	for _, d := range splitOr(stripParens(strings.TrimSpace(cond))) {
+		sawTrue, sawFalse := false, false
+		for _, c := range splitTop(stripParens(strings.TrimSpace(d)), "&&") {
+			neg, lhs, op, k, ok := parseStateTest(c)
+			if !ok || lastMember(lhs) != field {
+				continue
+			}
+			res, known := evalStateTest(neg, op, k, v)
+			switch {
+			case !known:
+			case res:
+				sawTrue = true
+			default:
+				sawFalse = true
+			}
+		}
+		if sawTrue && !sawFalse {
+			return true
+		}
+	}
+	return false
+}
