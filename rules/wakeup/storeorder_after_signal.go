@@ -8,9 +8,10 @@ import (
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
-// A store the patch adds after a wake-up, to a member of the object the
-// wake-up signals that its waiters read once they return: complete(&req->done);
-// req->status = err; while the waiter, woken, returns req->status. The
+// A store the patch adds after a wake-up, or moves from before it to after
+// it, to a member of the object the wake-up signals that its waiters read
+// once they return: complete(&req->done); req->status = err; while the
+// waiter, woken, returns req->status. The
 // waiter can run and read the member before the store (or the object can
 // be gone by then): what a waiter reads after its wait must be stored
 // before the wake-up that releases it.
@@ -59,11 +60,22 @@ func (r *checker) storeAfterSignal(old, nw *wfunc, w *wsite) bool {
 		if reassigns(nw.lines[l], obj) {
 			return false // obj names another object from here on
 		}
-		if !nw.changed(l) || had[normLine(nw.lines[l])] {
+		// A store the patch added, or one it moved from before the
+		// wake-up to after it: the store's line or the wake-up's changed.
+		if !nw.changed(l) && !w.Changed() {
+			continue
+		}
+		moved := had[normLine(nw.lines[l])]
+		if moved && !r.movedAcrossWake(old, nw.lines[l], w.Q) {
 			continue
 		}
 		member := storedMember(codeOnly(nw.lines[l]), res)
 		if member == "" {
+			continue
+		}
+		if moved && r.condReadsMember(waiters, member) {
+			// A store a waiter's condition reads: the state-order checks
+			// judge it, with the lock both sides take.
 			continue
 		}
 		for _, s := range waiters {
@@ -200,3 +212,57 @@ func (r *checker) reportStoreAfterSignal(nw *wfunc, w *wsite, l int, s *wsite, r
 		siteWhere(s), w.Q, nw.Name, st, w.Text())
 	r.add(f)
 }
+
+// movedAcrossWake reports whether the old version stored line t only
+// before a wake-up of queue q: the patch moved the store from before the
+// wake-up to after it.
+func (r *checker) movedAcrossWake(old *wfunc, t, q string) bool {
+	if old == nil {
+		return false
+	}
+	want := normLine(t)
+	last := 0
+	for _, s := range old.sitesOn(siteWake, "") {
+		if r.sameQueue(s.Q, q) && s.Line() > last {
+			last = s.Line()
+		}
+	}
+	found := false
+	for l, ot := range old.lines {
+		if normLine(ot) != want {
+			continue
+		}
+		if l > last {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
+// condReadsMember reports whether one of the waiters' conditions reads
+// member (condReads: through the helpers it calls, and for a completion
+// in the lines after its wait), or an open-coded wait tests it in the
+// lines before its wait (while (!dev->ready) { prepare_to_wait(...); ...).
+func (r *checker) condReadsMember(waiters []*wsite, member string) bool {
+	for _, s := range waiters {
+		if r.condReads(s, []string{member}) {
+			return true
+		}
+		obj := wakeObject(s.Arg)
+		if obj == "" {
+			continue
+		}
+		re := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(obj) + `\s*(?:->|\.)\s*` + regexp.QuoteMeta(member) + `\b`)
+		for l := s.Line() - openWaitLines; l < s.Line(); l++ {
+			if t, ok := s.Fn.lines[l]; ok && re.MatchString(codeOnly(t)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// openWaitLines bounds how far before an open-coded wait its condition
+// test is looked for.
+const openWaitLines = 8
