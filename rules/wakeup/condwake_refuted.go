@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
 // A gate that tests the waited-for state is usually right: the wake-up is
@@ -23,23 +25,34 @@ var stateTestRe = regexp.MustCompile(`^(!?)\s*([A-Za-z_][\w]*(?:\s*(?:->|\.)\s*[
 // gateRefuted returns the line of the store among stores (latest first)
 // that makes one of gates' conditions false while it makes the waiter's
 // condition cond true, 0 if none: the wake-up the gate guards never runs
-// after that store.
-func gateRefuted(f *wfunc, gates []string, gateLine int, stores []int, cond string) int {
+// after that store. The store must be the last one to the gate's lvalue
+// on the gate's path: it reaches the gate (no return, no other branch
+// between), and nothing between them writes the lvalue any other way
+// (WRITE_ONCE(), a compound assignment) or hands its object to a call
+// that may.
+func gateRefuted(f *wfunc, gates []cscan.Guard, stores []int, cond string) int {
+	fl := flowOf(f)
 	for _, g := range gates {
-		for _, part := range splitTop(stripParens(strings.TrimSpace(g)), "&&") {
+		if g.Kind != "if" {
+			continue
+		}
+		for _, part := range splitTop(stripParens(strings.TrimSpace(g.Cond)), "&&") {
 			neg, lhs, op, k, ok := parseStateTest(part)
 			if !ok {
 				continue
 			}
 			for _, s := range stores {
-				m := constStoreRe.FindStringSubmatch(codeOnly(f.lines[s]))
-				if m == nil || normLvalue(m[1]) != lhs {
-					if assigns(f.lines[s], lhs) {
-						break // another value: the gate reads that one
-					}
+				if s >= g.Line || !mentions(f.lines[s], lhs) {
 					continue
 				}
-				if v, known := evalStateTest(neg, op, k, m[2]); known && !v && condHoldsWith(cond, lastMember(lhs), m[2]) && !assignedBetween(f, lhs, s, gateLine) {
+				m := constStoreRe.FindStringSubmatch(codeOnly(f.lines[s]))
+				if m == nil || normLvalue(m[1]) != lhs {
+					break // another kind of write: the value is not known
+				}
+				if !fl.reaches(s, g.Line) || fl.exclusive(s, g.Line) || changedBetween(f, lhs, s, g.Line) {
+					break
+				}
+				if v, known := evalStateTest(neg, op, k, m[2]); known && !v && condHoldsWith(cond, lastMember(lhs), m[2]) {
 					return s
 				}
 				break
@@ -76,14 +89,31 @@ func lastMember(lv string) string {
 	return lv
 }
 
-// assigns reports whether line t assigns lvalue lv (any value).
+// mentions reports whether code line t names lvalue lv.
+func mentions(t, lv string) bool {
+	return strings.Contains(normLvalue(codeOnly(t)), lv)
+}
+
+// assigns reports whether line t assigns lvalue lv (any value, by an
+// assignment operator, ++/--, a store primitive such as WRITE_ONCE(), or
+// by handing its address on).
 func assigns(t, lv string) bool {
 	t = normLvalue(codeOnly(t))
+	if strings.Contains(t, "WRITE_ONCE("+lv+",") {
+		return true
+	}
+	if j := strings.Index(t, "&"+lv); j >= 0 {
+		rest := t[j+1+len(lv):]
+		if !strings.HasPrefix(rest, "->") && !strings.HasPrefix(rest, ".") && (rest == "" || !isIdentByte(rest[0])) {
+			return true
+		}
+	}
 	i := strings.Index(t, lv)
 	for i >= 0 {
 		rest := t[i+len(lv):]
 		if (i == 0 || !isIdentByte(t[i-1]) && t[i-1] != '>' && t[i-1] != '.') && (strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") ||
-			len(rest) > 1 && rest[1] == '=' && strings.ContainsRune("+-|&^", rune(rest[0])) || strings.HasPrefix(rest, "++") || strings.HasPrefix(rest, "--")) {
+			len(rest) > 1 && rest[1] == '=' && strings.ContainsRune("+-|&^*/%", rune(rest[0])) || strings.HasPrefix(rest, "<<=") || strings.HasPrefix(rest, ">>=") ||
+			strings.HasPrefix(rest, "++") || strings.HasPrefix(rest, "--")) {
 			return true
 		}
 		j := strings.Index(rest, lv)
@@ -95,11 +125,21 @@ func assigns(t, lv string) bool {
 	return false
 }
 
-// assignedBetween reports whether a line strictly between from and to
-// assigns lv.
-func assignedBetween(f *wfunc, lv string, from, to int) bool {
+// changedBetween reports whether a line strictly between from and to may
+// change lv: assigns it, or passes its object (the lvalue's base) to a
+// call other than a wake-up, which may store into it.
+func changedBetween(f *wfunc, lv string, from, to int) bool {
+	base := lv
+	if i := strings.IndexAny(lv, "-."); i > 0 {
+		base = lv[:i]
+	}
+	callArg := regexp.MustCompile(`\w\s*\([^;]*\b` + regexp.QuoteMeta(base) + `\b`)
 	for l, t := range f.lines {
-		if l > from && l < to && assigns(t, lv) {
+		if l <= from || l >= to {
+			continue
+		}
+		code := codeOnly(t)
+		if assigns(code, lv) || callArg.MatchString(code) && !strings.Contains(code, "wake_up") {
 			return true
 		}
 	}

@@ -65,6 +65,10 @@ func TestAssigns(t *testing.T) {
 		{"\tx->d->done = 1;", "d->done", false},
 		{"\tdd->done = 1;", "d->done", false},
 		{"\t/* d->done = 1; */", "d->done", false},
+		{"\tWRITE_ONCE(d->done, 1);", "d->done", true},
+		{"\tset_done(&d->done);", "d->done", true},
+		{"\tset_done(&d->done_mask);", "d->done", false},
+		{"\td->done <<= 1;", "d->done", true},
 	}
 	for _, tt := range tests {
 		if got := assigns(tt.line, tt.lv); got != tt.want {

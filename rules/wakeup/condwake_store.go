@@ -135,13 +135,7 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		if store == 0 {
 			continue
 		}
-		var gates []string
-		for _, g := range guards {
-			if g.Kind == "if" {
-				gates = append(gates, g.Cond)
-			}
-		}
-		refuting := gateRefuted(nw, gates, guards[0].Line, stores, c)
+		refuting := gateRefuted(nw, guards, stores, c)
 		if refuting == 0 && guardTracks(nw, guards, cond, stores) {
 			continue
 		}
