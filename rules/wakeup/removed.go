@@ -151,7 +151,7 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	// primitive changes it only when it stores (complete()).
 	caller := ""
 	if w := r.p.waker(o.Call.Name); w != nil && !w.Stores && !changesStateBefore(o) && storesWaited(o, waiters) == "" {
-		if caller = r.callerChangesState(o); caller == "" {
+		if caller = r.callerChangesState(o, waiters); caller == "" {
 			f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
 			return
 		}

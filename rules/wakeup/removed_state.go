@@ -82,12 +82,22 @@ func storesWaited(o *wsite, waiters []*wsite) string {
 // for.
 const maxStateLines = 15
 
-// callerChangesState returns a call of wake-up o's function made just
-// after its caller stored shared state (within maxStateLines lines), as
-// "caller() at file:line", or "" if no caller does: the removal takes the
-// wake-up from that store.
-func (r *checker) callerChangesState(o *wsite) string {
+// callerChangesState returns a call of wake-up o's function that its
+// caller makes after storing state one of the waiters' conditions reads
+// (within maxStateLines lines before the call, on the call's path), as
+// "caller() at file:line", or "" if no caller does: the removal takes
+// the wake-up from that store.
+func (r *checker) callerChangesState(o *wsite, waiters []*wsite) string {
 	if r.tree == nil || r.pass.Index == nil || o.Fn.F == nil {
+		return ""
+	}
+	var conds []map[string]bool
+	for _, w := range waiters {
+		if c := waitCond(w); c != "" {
+			conds = append(conds, stateTokens(c))
+		}
+	}
+	if len(conds) == 0 {
 		return ""
 	}
 	callers := r.pass.Index.Callers(o.Fn.Name)
@@ -103,9 +113,16 @@ func (r *checker) callerChangesState(o *wsite) string {
 		if v == nil {
 			continue
 		}
+		fl := flowOf(v)
 		for l := cs.Call.Line - 1; l > cs.Func.BodyStart && l >= cs.Call.Line-maxStateLines; l-- {
-			if t, ok := v.lines[l]; ok && isStore(t) {
-				return fmt.Sprintf("%s() at %s:%d", cs.Func.Name, cs.Func.File, cs.Call.Line)
+			t, ok := v.lines[l]
+			if !ok || !isStore(t) || !fl.reaches(l, cs.Call.Line) {
+				continue
+			}
+			for _, c := range conds {
+				if sharesState(stateTokens(t), c) {
+					return fmt.Sprintf("%s() at %s:%d", cs.Func.Name, cs.Func.File, cs.Call.Line)
+				}
 			}
 		}
 	}
