@@ -74,6 +74,12 @@ func Prepare() (string, error) {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return "", err
 	}
+	// The stamp is taken before extracting: a tarball replaced meanwhile
+	// is then found stale next time, not taken for the one extracted.
+	stamp, err := tarballStamp()
+	if err != nil {
+		return "", err
+	}
 	if err := run(tmp, "tar", "-xf", Tarball, "--strip-components=1"); err != nil {
 		return "", err
 	}
@@ -91,10 +97,6 @@ func Prepare() (string, error) {
 		if err := run(tmp, s[0], s[1:]...); err != nil {
 			return "", err
 		}
-	}
-	stamp, err := tarballStamp()
-	if err != nil {
-		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, ".git", stampFile), []byte(stamp), 0o644); err != nil {
 		return "", err

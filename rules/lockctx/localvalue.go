@@ -1,6 +1,7 @@
 package lockctx
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -44,10 +45,22 @@ func (r *Resolver) argValues(fn *cscan.Func, arg string) []string {
 // increment, an assignment inside a condition): its value is then not
 // one of the assigned expressions.
 func (r *Resolver) localValues(fn *cscan.Func, name string) []string {
-	full := fn
-	if full == nil {
+	if fn == nil {
 		return nil
 	}
+	key := fmt.Sprintf("lockctx.local:%s:%s:%d:%s", fn.File, fn.Name, fn.Start, name)
+	if v, ok := r.facts[key]; ok {
+		vs, _ := v.([]string)
+		return vs
+	}
+	vs := r.scanLocalValues(fn, name)
+	r.facts[key] = vs
+	return vs
+}
+
+// scanLocalValues computes localValues from fn's statement tree.
+func (r *Resolver) scanLocalValues(fn *cscan.Func, name string) []string {
+	full := fn
 	if full.Body == nil {
 		if r.ix == nil {
 			return nil
@@ -66,6 +79,9 @@ func (r *Resolver) localValues(fn *cscan.Func, name string) []string {
 		switch v := s.(type) {
 		case *cscan.ExprStmt:
 			text = v.Text
+		case *cscan.ReturnStmt:
+			bad = assignsIn(v.Expr, name)
+			return
 		case *cscan.IfStmt:
 			bad = assignsIn(v.Cond, name)
 			return
@@ -103,6 +119,14 @@ func assignsIn(cond, name string) bool {
 // plainly assigned to it. ok is false when a use changes it any other way
 // or takes its address.
 func assignments(text, name string) (declares bool, vals []string, ok bool) {
+	text = blankLiterals(text)
+	if macroWriteRe.MatchString(text) && strings.Contains(text, name) {
+		for _, m := range macroWriteRe.FindAllStringIndex(text, -1) {
+			if args := text[m[1]:]; containsIdent(args[:min(len(args), strings.IndexByte(args+";", ';'))], name) {
+				return false, nil, false
+			}
+		}
+	}
 	for i := 0; ; {
 		j := strings.Index(text[i:], name)
 		if j < 0 {
@@ -110,7 +134,7 @@ func assignments(text, name string) (declares bool, vals []string, ok bool) {
 		}
 		at, end := i+j, i+j+len(name)
 		i = end
-		if at > 0 && isWordByte(text[at-1]) || end < len(text) && isWordByte(text[end]) {
+		if at > 0 && cscan.IsIdentChar(text[at-1]) || end < len(text) && cscan.IsIdentChar(text[end]) {
 			continue
 		}
 		before := strings.TrimRight(text[:at], " \t")
@@ -139,35 +163,71 @@ func assignments(text, name string) (declares bool, vals []string, ok bool) {
 	}
 }
 
-// isDeclaration reports whether the text before a name declares it: it
-// ends in a type word (gfp_t, a struct tag) or a '*' of one.
+// declRe matches what may come before a declared name: type and
+// qualifier words and '*' only, from the start of the statement.
+var declRe = regexp.MustCompile(`^\s*(?:[A-Za-z_]\w*\s*|\*\s*)+$`)
+
+// notTypeWords are words that start a statement but not a declaration.
+var notTypeWords = map[string]bool{"return": true, "case": true, "sizeof": true, "else": true, "do": true, "goto": true, "if": true, "while": true}
+
+// isDeclaration reports whether the text before a name declares it: type
+// and qualifier words (gfp_t, const, struct tag) and '*' only, from the
+// start of the statement.
 func isDeclaration(before string) bool {
-	b := strings.TrimRight(strings.TrimRight(before, "*"), " \t")
-	k := len(b)
-	for k > 0 && isWordByte(b[k-1]) {
-		k--
-	}
-	w := b[k:]
-	if w == "" {
+	if !declRe.MatchString(before) {
 		return false
 	}
-	switch w {
-	case "return", "case", "sizeof", "else", "do", "goto":
-		return false
+	for _, w := range strings.Fields(strings.ReplaceAll(before, "*", " ")) {
+		if notTypeWords[w] {
+			return false
+		}
 	}
-	// A word after an operator is an operand ("x = a gfp" never
-	// parses); a type word starts the statement or follows a qualifier.
-	head := strings.TrimSpace(b[:k])
-	return head == "" || localIdentRe.MatchString(lastWord(head))
+	return true
 }
 
-// lastWord returns the last blank-separated word of s.
-func lastWord(s string) string {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return ""
+// macroWriteRe matches the macros that write a variable named in their
+// arguments without taking its address: WRITE_ONCE(x, v), swap(a, b).
+var macroWriteRe = regexp.MustCompile(`\b(?:WRITE_ONCE|swap)\s*\(`)
+
+// containsIdent reports whether text names identifier name as a whole
+// word.
+func containsIdent(text, name string) bool {
+	for i := strings.Index(text, name); i >= 0; {
+		end := i + len(name)
+		if (i == 0 || !cscan.IsIdentChar(text[i-1])) && (end >= len(text) || !cscan.IsIdentChar(text[end])) {
+			return true
+		}
+		j := strings.Index(text[end:], name)
+		if j < 0 {
+			return false
+		}
+		i = end + j
 	}
-	return f[len(f)-1]
+	return false
+}
+
+// blankLiterals replaces the contents of string and character literals
+// with blanks: a name inside a message is not a use.
+func blankLiterals(s string) string {
+	b := []byte(s)
+	var quote byte
+	for i := 0; i < len(b); i++ {
+		switch {
+		case quote == 0 && (b[i] == '"' || b[i] == '\''):
+			quote = b[i]
+		case quote != 0 && b[i] == '\\':
+			b[i] = ' '
+			if i+1 < len(b) {
+				b[i+1] = ' '
+				i++
+			}
+		case quote != 0 && b[i] == quote:
+			quote = 0
+		case quote != 0:
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }
 
 // rhs returns an assignment's right-hand side: the text up to the first
@@ -190,11 +250,6 @@ func rhs(s string) string {
 		}
 	}
 	return s
-}
-
-// isWordByte reports whether b can be part of a C identifier.
-func isWordByte(b byte) bool {
-	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // localArgReaches reports whether primitive call c in fn reaches the

@@ -26,6 +26,14 @@ func TestAssignments(t *testing.T) {
 		{"ok = a && gfp == GFP_KERNEL", false, nil, true},
 		{"gfp++", false, nil, false},
 		{"return gfp", false, nil, true},
+		{"return n * gfp", false, nil, true},
+		{`pr_debug("reset, back to default gfp")`, false, nil, true},
+		{`pr_info("gfp = %x", gfp)`, false, nil, true},
+		{"struct foo *gfp = NULL", true, []string{"NULL"}, true},
+		{"x = n * gfp", false, nil, true},
+		{"WRITE_ONCE(gfp, GFP_ATOMIC)", false, nil, false},
+		{"swap(gfp, alt)", false, nil, false},
+		{"WRITE_ONCE(d->x, gfp)", false, nil, false},
 	}
 	for _, tt := range tests {
 		d, vs, ok := assignments(tt.text, "gfp")

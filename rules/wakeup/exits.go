@@ -296,8 +296,9 @@ func (fl *bodyFlow) exclusive(from, to int) bool {
 
 // separateArms reports whether lines from and to of switch body body lie
 // in different arms (after different case labels), the earlier arm
-// ending in a break or return of its own before the later arm's label
-// (no fall-through, no break that only some path takes).
+// ending in a break or return of its own before the later arm's label,
+// directly or as the last statement of a braced block (no fall-through,
+// no break that only some path takes).
 func separateArms(body cscan.Stmt, from, to int) bool {
 	blk, ok := body.(*cscan.Block)
 	if !ok {
@@ -328,10 +329,22 @@ func separateArms(body cscan.Stmt, from, to int) bool {
 		return false
 	}
 	for x := i; x < label; x++ {
-		switch blk.Stmts[x].(type) {
-		case *cscan.BreakStmt, *cscan.ReturnStmt:
+		if endsArm(blk.Stmts[x]) {
 			return true
 		}
+	}
+	return false
+}
+
+// endsArm reports whether statement s leaves its switch arm on every
+// path: a break or return, or a braced block whose last statement does
+// (case X: { ...; break; }).
+func endsArm(s cscan.Stmt) bool {
+	switch v := s.(type) {
+	case *cscan.BreakStmt, *cscan.ReturnStmt:
+		return true
+	case *cscan.Block:
+		return v != nil && len(v.Stmts) > 0 && endsArm(v.Stmts[len(v.Stmts)-1])
 	}
 	return false
 }

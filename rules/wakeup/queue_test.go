@@ -34,7 +34,6 @@ func TestWakeupQueueKey(t *testing.T) {
 		{"&unknown->poll_wait", "*.poll_wait"},
 		{"&pipe->bufs[i].wait", "pipe_inode_info.bufs[].wait"},
 		{"&pipes[i].rd_wait", "pipe_inode_info.rd_wait"},
-		{"other[n]->wr_wait", "pipe_inode_info.wr_wait"},
 		{"sk_sleep(sk)", "sk_sleep()"},
 		{"&global_wq", "global_wq"},
 		{"&ecryptfs_kthread_ctl.wait", "ecryptfs_kthread_ctl.wait"},

@@ -213,9 +213,9 @@ func (r *checker) reportStoreAfterSignal(nw *wfunc, w *wsite, l int, s *wsite, r
 	r.add(f)
 }
 
-// movedAcrossWake reports whether the old version stored line t only
-// before a wake-up of queue q: the patch moved the store from before the
-// wake-up to after it.
+// movedAcrossWake reports whether every copy of line t in the old
+// version lies before the old version's last wake-up of queue q: the
+// patch moved the store from before the wake-up to after it.
 func (r *checker) movedAcrossWake(old *wfunc, t, q string) bool {
 	if old == nil {
 		return false
