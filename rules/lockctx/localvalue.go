@@ -75,23 +75,24 @@ func (r *Resolver) scanLocalValues(fn *cscan.Func, name string) []string {
 		if bad {
 			return
 		}
-		var text string
+		// A returned expression or a condition may not set it.
+		var text, cond string
 		switch v := s.(type) {
 		case *cscan.ExprStmt:
 			text = v.Text
 		case *cscan.ReturnStmt:
-			bad = assignsIn(v.Expr, name)
-			return
+			cond = v.Expr
 		case *cscan.IfStmt:
-			bad = assignsIn(v.Cond, name)
-			return
+			cond = v.Cond
 		case *cscan.LoopStmt:
-			bad = assignsIn(v.Cond, name)
-			return
+			cond = v.Cond
 		case *cscan.SwitchStmt:
-			bad = assignsIn(v.Cond, name)
-			return
+			cond = v.Cond
 		default:
+			return
+		}
+		if text == "" {
+			bad = assignsIn(cond, name)
 			return
 		}
 		d, vs, ok := assignments(text, name)
