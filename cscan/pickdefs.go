@@ -3,14 +3,16 @@ package cscan
 import "strings"
 
 // PickDefs picks the definitions a call from fromFile reaches among fns:
-// the one in the same file, else the global ones (at most 8).
+// the one in the same file, else the global ones (at most 8) on the same
+// side of the kernel/host-program line (HostProgram) as fromFile.
 func PickDefs(fns []*Func, fromFile string) []*Func {
 	var same, global []*Func
+	world := HostProgram(fromFile)
 	for _, fn := range fns {
 		switch {
 		case fn.File == fromFile:
 			same = append(same, fn)
-		case !fn.Static || strings.HasSuffix(fn.File, ".h"):
+		case (!fn.Static || strings.HasSuffix(fn.File, ".h")) && HostProgram(fn.File) == world:
 			global = append(global, fn)
 		}
 	}
@@ -21,4 +23,22 @@ func PickDefs(fns []*Func, fromFile string) []*Func {
 		global = global[:8]
 	}
 	return global
+}
+
+// hostDirs are the tree's directories of programs that run outside the
+// kernel (tools and their test harnesses, build helpers, examples in the
+// documentation).
+var hostDirs = []string{"tools/", "scripts/", "usr/", "Documentation/"}
+
+// HostProgram returns the directory of programs outside the kernel that a
+// tree-relative path belongs to ("tools/"), "" for kernel code. Kernel
+// code and host programs never call each other, whatever names they share
+// (tools/testing/radix-tree defines its own kmem_cache_create()).
+func HostProgram(path string) string {
+	for _, d := range hostDirs {
+		if strings.HasPrefix(path, d) {
+			return d
+		}
+	}
+	return ""
 }

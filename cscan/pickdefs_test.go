@@ -21,6 +21,9 @@ func TestPickDefs(t *testing.T) {
 		{"static inline in a header is", []*Func{{File: "x.h", Static: true}}, "b.c", []string{"x.h"}},
 		{"at most 8 globals", many, "b.c", []string{"arch/a0/f.c", "arch/a1/f.c", "arch/a2/f.c", "arch/a3/f.c", "arch/a4/f.c", "arch/a5/f.c", "arch/a6/f.c", "arch/a7/f.c"}},
 		{"none", nil, "b.c", nil},
+		{"kernel code does not reach a host program's", []*Func{{File: "mm/slab_common.c"}, {File: "tools/testing/radix-tree/linux.c"}}, "drivers/x.c", []string{"mm/slab_common.c"}},
+		{"a host program reaches its own side", []*Func{{File: "mm/slab_common.c"}, {File: "tools/testing/radix-tree/linux.c"}}, "tools/testing/radix-tree/main.c", []string{"tools/testing/radix-tree/linux.c"}},
+		{"only a host program defines it", []*Func{{File: "scripts/kconfig/util.c"}}, "kernel/fork.c", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

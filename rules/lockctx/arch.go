@@ -23,8 +23,12 @@ func archOf(path string) string {
 // SameBuild reports whether a call in callerFile can reach a definition
 // in calleeFile in some build: not when the two are in different
 // architectures' directories (arch/um's fatal_sigsegv() calls um's
-// do_signal(), never arc's).
+// do_signal(), never arc's), nor when one is kernel code and the other a
+// host program (cscan.HostProgram).
 func SameBuild(callerFile, calleeFile string) bool {
+	if cscan.HostProgram(callerFile) != cscan.HostProgram(calleeFile) {
+		return false
+	}
 	a, b := archOf(callerFile), archOf(calleeFile)
 	return a == "" || b == "" || a == b
 }

@@ -144,7 +144,7 @@ func (f *flatBuilder) call(ev event) {
 		return
 	}
 	if reaches {
-		cond, ok := r.callCond(fn, c, nil, r.m.conditional(c.Guards))
+		cond, ok := r.callCond(fn, c, nil, r.condGuarded(fn, c.Guards))
 		if !ok {
 			f.guardedReach(ev, c, Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why})
 			return
@@ -270,7 +270,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 	if cs.Reach == nil || !mayChoose(f.unmaskable(), cs.Reach.Weak) || r.masked(fn, c, cs.Reach.Prim) {
 		return
 	}
-	if cond, ok := r.callCond(fn, c, cs.Reach.Cond, r.m.conditional(c.Guards)); ok {
+	if cond, ok := r.callCond(fn, c, cs.Reach.Cond, r.condGuarded(fn, c.Guards)); ok {
 		st, drops := f.heldAt(ev.pos, c.Guards)
 		for _, d := range cs.Reach.Drops {
 			if d.Kind != "rcu" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // Lock helpers and accessors written as macros.
@@ -20,9 +21,10 @@ import (
 // its own file defines, then those of the headers it includes with
 // quotes from its directory; the macro's body is parsed as the body of a
 // function of that name and summarised like one, and the call takes the
-// contexts the macro enters and leaves and what it may reach. Only a
-// file's own macros and its private headers' are read: the kernel-wide
-// headers' macros are table rows. A patch that changes a macro
+// contexts the macro enters and leaves and what it may reach. A file's
+// own macros, its private headers' and those of the kernel-wide headers
+// it includes itself are read (not the headers those include): the
+// kernel-wide lock primitives are table rows. A patch that changes a macro
 // of the file changes text between functions, which makes every function
 // of the file a source of the store's climb, so a stored summary never
 // holds a stale macro of its own file (one of a private header is read
@@ -97,11 +99,14 @@ type macroDef struct {
 	params []string
 }
 
-// macroDef returns the function-like macro name of file, or of a header
+// macroDef returns the function-like macro name of file, of a header
 // file includes with quotes (the driver's or subsystem's private header,
-// net/mptcp/protocol.h's mptcp_data_lock()), parsed as a function
-// (cached per resolver). The kernel-wide headers' lock macros are table
-// rows (rules/tables/locks.yaml).
+// net/mptcp/protocol.h's mptcp_data_lock()), or of a kernel-wide header
+// it includes itself (<linux/netdevice.h>'s alloc_netdev(), which calls
+// alloc_netdev_mqs(); <net/bluetooth/hci_core.h>'s hci_dev_lock(), a
+// mutex_lock()), parsed as a function. The kernel-wide headers' lock
+// primitives are table rows (rules/tables/locks.yaml), classified before
+// a call is looked up here.
 func (r *Resolver) macroDef(name, file string) (macroDef, bool) {
 	if d, ok := r.fileMacros(file)[name]; ok {
 		return d, true
@@ -111,19 +116,36 @@ func (r *Resolver) macroDef(name, file string) (macroDef, bool) {
 			return d, true
 		}
 	}
+	if tt, ok := r.m.target.(TableTarget); ok && tt.Decides(name) {
+		return macroDef{}, false
+	}
+	for _, h := range r.publicHeaders(file) {
+		if d, ok := r.fileMacros(h)[name]; ok {
+			return d, true
+		}
+	}
 	return macroDef{}, false
 }
 
-// fileMacros returns the function-like macros of file (cached).
+// fileMacros returns the function-like macros of file (cached per
+// resolver; a file the view does not overlay is parsed once per tree).
 func (r *Resolver) fileMacros(file string) map[string]macroDef {
 	defs, ok := r.macros[file]
-	if !ok {
-		defs = map[string]macroDef{}
-		if src, err := r.ix.ReadFile(file); err == nil {
-			defs = fileMacros(file, src)
-		}
-		r.macros[file] = defs
+	if ok {
+		return defs
 	}
+	parse := func() any {
+		if src, err := r.ix.ReadFile(file); err == nil {
+			return fileMacros(file, src)
+		}
+		return map[string]macroDef{}
+	}
+	if r.ix.Overlaid(file) {
+		defs = parse().(map[string]macroDef)
+	} else {
+		defs = r.ix.Underlying().Memo("lockctx.macros."+file, parse).(map[string]macroDef)
+	}
+	r.macros[file] = defs
 	return defs
 }
 
@@ -134,6 +156,37 @@ func (r *Resolver) localHeaders(file string) []string {
 		return nil
 	}
 	return r.typ.Includes(file, false)
+}
+
+// publicHeaders returns the kernel-wide headers (under an include/
+// directory) file includes with angle brackets, and those these include
+// in turn (<linux/etherdevice.h> brings <linux/netdevice.h>): two levels,
+// nearest first, each once.
+func (r *Resolver) publicHeaders(file string) []string {
+	if r.typ == nil {
+		return nil
+	}
+	if hs, ok := r.pubHeaders[file]; ok {
+		return hs
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(from string) []string {
+		var added []string
+		for _, h := range r.typ.Includes(from, true) {
+			if typing.PublicDef(h) && !seen[h] && h != file {
+				seen[h] = true
+				added = append(added, h)
+			}
+		}
+		out = append(out, added...)
+		return added
+	}
+	for _, h := range add(file) {
+		add(h)
+	}
+	r.pubHeaders[file] = out
+	return out
 }
 
 // fileMacros parses the function-like macros of src whose body makes a
@@ -161,17 +214,20 @@ func fileMacros(file string, src []byte) map[string]macroDef {
 			continue
 		}
 		name := d[:j]
-		k := strings.IndexByte(d, ')')
-		if k < 0 {
-			continue
-		}
-		params, first := d[j+1:k], d[k+1:]
+		// The directive's lines, continuations joined; its parameter
+		// list may span several ("#define scsi_execute(sdev, cmd, ...,
+		// sense,\\" then "sshdr, ...)").
+		phys := []string{strings.TrimSuffix(strings.TrimRight(d[j+1:], " \t"), "\\")}
 		start := i
-		body := []string{strings.TrimSuffix(first, "\\")}
 		for strings.HasSuffix(strings.TrimRight(lines[i], " \t"), "\\") && i+1 < len(lines) {
 			i++
-			body = append(body, strings.TrimSuffix(strings.TrimRight(lines[i], " \t"), "\\"))
+			phys = append(phys, strings.TrimSuffix(strings.TrimRight(lines[i], " \t"), "\\"))
 		}
+		params, body, at := macroParams(phys)
+		if body == nil {
+			continue
+		}
+		start += at
 		if !strings.Contains(strings.Join(body, " "), "(") {
 			continue
 		}
@@ -194,6 +250,22 @@ func fileMacros(file string, src []byte) map[string]macroDef {
 		out[name] = macroDef{fn: fn, params: ps}
 	}
 	return out
+}
+
+// macroParams splits a macro's lines after "name(" into its parameter
+// list and its body lines, and says on which line the body starts; body
+// is nil when the list does not close.
+func macroParams(phys []string) (params string, body []string, at int) {
+	var b strings.Builder
+	for n, l := range phys {
+		if k := strings.IndexByte(l, ')'); k >= 0 {
+			b.WriteString(l[:k])
+			return b.String(), append([]string{l[k+1:]}, phys[n+1:]...), n
+		}
+		b.WriteString(l)
+		b.WriteByte(' ')
+	}
+	return "", nil, 0
 }
 
 // unwrapDoWhile turns a "do { ... } while (0)" body into its block, in

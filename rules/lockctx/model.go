@@ -52,6 +52,16 @@ type Target interface {
 	Conditional(gs []cscan.Guard) bool
 }
 
+// TableTarget is a Target whose tables decide some names by their
+// arguments (an allocator by its GFP mask, might_sleep_if() by its
+// condition): a call to such a name that the tables answer "no" is not
+// looked up further, in particular not as a kernel-wide header's macro
+// (macro.go), whose body would ignore the argument.
+type TableTarget interface {
+	// Decides reports whether the tables hold a row for name.
+	Decides(name string) bool
+}
+
 // Model is the compiled context table with the rule's target: the lock
 // model's atomic kinds, the callbacks and the target.
 type Model struct {

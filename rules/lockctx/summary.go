@@ -97,6 +97,12 @@ type Resolver struct {
 	// macros holds the function-like macros of each file read, parsed as
 	// functions (macro.go).
 	macros map[string]map[string]macroDef
+	// pubHeaders holds the kernel-wide headers of each file whose
+	// macros are looked up (macro.go).
+	pubHeaders map[string][]string
+	// elseConds holds, per function, the condition of the if whose else
+	// branch starts on a line ("" when none; flagcond.go).
+	elseConds map[*cscan.Func]map[int]string
 }
 
 // refAnswer is an answer of Index.RefOf.
@@ -147,7 +153,8 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		tainted:  map[*cscan.Func]bool{},
 		shared:   sharedFor(m, ix),
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
-		familyCache: map[string][]index.Assign{}, macros: map[string]map[string]macroDef{}}
+		familyCache: map[string][]index.Assign{}, macros: map[string]map[string]macroDef{},
+		pubHeaders: map[string][]string{}, elseConds: map[*cscan.Func]map[int]string{}}
 	r.typ = typing.New(ix, r.noteMember)
 	r.regs = registrations.New(registrations.Config{Index: ix, Patch: patch, ID: m.id, Callbacks: m.callbacks, Typer: r.typ, Note: r.noteMember,
 		Stored: func() ([]Callback, bool) {

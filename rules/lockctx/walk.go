@@ -132,7 +132,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 		return st
 	} else if ok {
 		var p *Reach
-		if cond, ok := w.r.callCond(w.fn, c, nil, m.conditional(c.Guards)); ok {
+		if cond, ok := w.r.callCond(w.fn, c, nil, w.r.condGuarded(w.fn, c.Guards)); ok {
 			p = &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Cond: cond}
 		}
 		w.visit(Visit{Call: c, State: st, Reach: p})
@@ -154,7 +154,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 	callStep := w.step(c.Line, "calls "+c.Name+"()")
 	var proof *Reach
 	if cs.Reach != nil && !w.r.masked(w.fn, c, cs.Reach.Prim) {
-		if cond, ok := w.r.callCond(w.fn, c, cs.Reach.Cond, m.conditional(c.Guards)); ok {
+		if cond, ok := w.r.callCond(w.fn, c, cs.Reach.Cond, w.r.condGuarded(w.fn, c.Guards)); ok {
 			proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
 				Steps: append([]report.Step{callStep}, cs.Reach.Steps...), Cond: cond}
 		}

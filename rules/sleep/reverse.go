@@ -172,7 +172,7 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 	var out []callSite
 	defs := r.p.Index.Funcs(name)
 	for _, site := range r.p.Index.Callers(name) {
-		if static && site.Func.File != file || hostProgram(site.Func.File) != hostProgram(file) {
+		if static && site.Func.File != file || cscan.HostProgram(site.Func.File) != cscan.HostProgram(file) {
 			continue
 		}
 		// A caller whose own file defines the name calls that one
@@ -255,21 +255,6 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		}
 	}
 	return out
-}
-
-// hostPrograms are the tree's directories of programs that run outside
-// the kernel (userspace examples, tools, build helpers): kernel code and
-// they never call each other, whatever names they share.
-var hostPrograms = []string{"Documentation/", "tools/", "scripts/", "usr/"}
-
-// hostProgram reports whether file belongs to a program outside the kernel.
-func hostProgram(file string) bool {
-	for _, d := range hostPrograms {
-		if strings.HasPrefix(file, d) {
-			return true
-		}
-	}
-	return false
 }
 
 // siteKey names the calls of one callee expression in one function:

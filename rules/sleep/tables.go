@@ -124,6 +124,31 @@ func newSleeper(t *tables) (*sleeper, error) {
 	return sl, nil
 }
 
+// Decides reports whether a row of the tables names name: whatever a
+// call's arguments, its answer is the tables' (lockctx.TableTarget).
+func (m *sleeper) Decides(name string) bool {
+	if _, ok := m.sleep[name]; ok {
+		return true
+	}
+	if _, ok := m.alloc[name]; ok {
+		return true
+	}
+	if _, ok := m.maskSleep[name]; ok {
+		return true
+	}
+	if _, ok := m.fileSleepOf[name]; ok {
+		return true
+	}
+	for _, r := range m.sleepPrefix {
+		for _, p := range r.Prefix {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		}
+	}
+	return m.fault[name] || name == "might_sleep_if" || name == "guard" || name == "scoped_guard"
+}
+
 // Reaches reports whether call c is a primitive that may sleep, and why.
 func (m *sleeper) Reaches(c cscan.Call) (string, bool) {
 	if why, ok := m.sleep[c.Name]; ok {
