@@ -120,11 +120,60 @@ func (r *Resolver) macroDef(name, file string) (macroDef, bool) {
 		return macroDef{}, false
 	}
 	for _, h := range r.publicHeaders(file) {
+		if !r.macroNames(h)[name] {
+			continue
+		}
 		if d, ok := r.fileMacros(h)[name]; ok {
 			return d, true
 		}
 	}
 	return macroDef{}, false
+}
+
+// macroNames returns the names of the function-like macros file defines,
+// without parsing them (once per tree for a file the view does not
+// overlay): a kernel-wide header is parsed only when it defines a name
+// looked up.
+func (r *Resolver) macroNames(file string) map[string]bool {
+	scan := func() any {
+		src, err := r.ix.ReadFile(file)
+		if err != nil {
+			return map[string]bool{}
+		}
+		return definedMacros(src)
+	}
+	if r.ix.Overlaid(file) {
+		return scan().(map[string]bool)
+	}
+	return r.ix.Underlying().Memo("lockctx.macronames."+file, scan).(map[string]bool)
+}
+
+// definedMacros returns the names of the function-like macros src defines
+// ("#define name(").
+func definedMacros(src []byte) map[string]bool {
+	out := map[string]bool{}
+	for rest := src; ; {
+		i := bytes.Index(rest, []byte("define"))
+		if i < 0 {
+			return out
+		}
+		line := rest[:i]
+		if k := bytes.LastIndexByte(line, '\n'); k >= 0 {
+			line = line[k+1:]
+		}
+		rest = rest[i+len("define"):]
+		if t := bytes.TrimSpace(line); len(t) == 0 || t[0] != '#' || len(bytes.TrimSpace(t[1:])) != 0 {
+			continue
+		}
+		d := bytes.TrimLeft(rest, " \t")
+		j := 0
+		for j < len(d) && cscan.IsIdentChar(d[j]) {
+			j++
+		}
+		if j > 0 && j < len(d) && d[j] == '(' {
+			out[string(d[:j])] = true
+		}
+	}
 }
 
 // fileMacros returns the function-like macros of file (cached per

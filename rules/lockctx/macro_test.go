@@ -43,3 +43,18 @@ func TestFileMacros(t *testing.T) {
 		})
 	}
 }
+
+func TestDefinedMacros(t *testing.T) {
+	src := "#define a(x) f(x)\n# define  b(y)\\\n g(y)\n#define C 1\n/* define d(x) */\n#ifdef X\n#  define e( x) h(x)\n#define f (x)\n#endif\n"
+	got := definedMacros([]byte(src))
+	for _, n := range []string{"a", "b", "e"} {
+		if !got[n] {
+			t.Errorf("%s not found", n)
+		}
+	}
+	for _, n := range []string{"C", "d", "f"} {
+		if got[n] {
+			t.Errorf("%s found", n)
+		}
+	}
+}
