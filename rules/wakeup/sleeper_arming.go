@@ -110,9 +110,11 @@ func hasStep(f *wfunc, s string) bool {
 	return false
 }
 
-// checkWaiterOrder reports sleeps whose arming the patch moved after a
-// step that used to follow it.
-func (r *checker) checkWaiterOrder() {
+// eachArmedSleep calls visit with each sleep of a function the patch
+// changes and the same sleep before the patch (in functions whose sleeps
+// match in number), and both versions' armings; visit returns true to
+// stop at that function.
+func (r *checker) eachArmedSleep(visit func(old, nw *wfunc, oArms, nArms []armSite, os, ns cscan.Call) bool) {
 	for i := range r.pass.Change.Funcs {
 		old, nw := r.olds[i], r.news[i]
 		if old == nil || nw == nil || old.F == nil || nw.F == nil {
@@ -124,31 +126,41 @@ func (r *checker) checkWaiterOrder() {
 			continue
 		}
 		for k := range nSleeps {
-			os, ns := oSleeps[k], nSleeps[k]
-			oa, na := armBefore(oArms, os.Line), armBefore(nArms, ns.Line)
-			if oa == nil || na == nil || os.Name != ns.Name || !nw.changed(na.call.Line) && !old.changed(oa.call.Line) && !nw.changed(ns.Line) {
-				continue
-			}
-			now := map[string]bool{}
-			for _, s := range r.armedSteps(nw, na.call.Line, ns.Line) {
-				now[s] = true
-			}
-			var lost []string
-			for _, s := range r.armedSteps(old, oa.call.Line, os.Line) {
-				if !now[s] && hasStep(nw, s) {
-					lost = append(lost, s)
-				}
-			}
-			if len(lost) > 0 && !r.stillUnderLock(nw, na, ns, lost) {
-				r.reportWaiterOrder(old, nw, oa, na, ns, lost, false)
-				break
-			}
-			if dropped := droppedSleepGuards(oa, os, ns); len(dropped) > 0 {
-				r.reportWaiterOrder(old, nw, oa, na, ns, dropped, true)
+			if visit(old, nw, oArms, nArms, oSleeps[k], nSleeps[k]) {
 				break
 			}
 		}
 	}
+}
+
+// checkWaiterOrder reports sleeps whose arming the patch moved after a
+// step that used to follow it.
+func (r *checker) checkWaiterOrder() {
+	r.eachArmedSleep(func(old, nw *wfunc, oArms, nArms []armSite, os, ns cscan.Call) bool {
+		oa, na := armBefore(oArms, os.Line), armBefore(nArms, ns.Line)
+		if oa == nil || na == nil || os.Name != ns.Name || !nw.changed(na.call.Line) && !old.changed(oa.call.Line) && !nw.changed(ns.Line) {
+			return false
+		}
+		now := map[string]bool{}
+		for _, s := range r.armedSteps(nw, na.call.Line, ns.Line) {
+			now[s] = true
+		}
+		var lost []string
+		for _, s := range r.armedSteps(old, oa.call.Line, os.Line) {
+			if !now[s] && hasStep(nw, s) {
+				lost = append(lost, s)
+			}
+		}
+		if len(lost) > 0 && !r.stillUnderLock(nw, na, ns, lost) {
+			r.reportWaiterOrder(old, nw, oa, na, ns, lost, false)
+			return true
+		}
+		if dropped := droppedSleepGuards(oa, os, ns); len(dropped) > 0 {
+			r.reportWaiterOrder(old, nw, oa, na, ns, dropped, true)
+			return true
+		}
+		return false
+	})
 }
 
 // reportWaiterOrder reports arming na, now after the steps lost.

@@ -52,30 +52,18 @@ func armsInLoop(arms []armSite, l *cscan.Guard) bool {
 // checkArmingLeftLoop reports sleeps in a loop whose arming, done in each
 // round before the patch, now happens once before the loop.
 func (r *checker) checkArmingLeftLoop() {
-	for i := range r.pass.Change.Funcs {
-		old, nw := r.olds[i], r.news[i]
-		if old == nil || nw == nil || old.F == nil || nw.F == nil {
-			continue
+	r.eachArmedSleep(func(old, nw *wfunc, oArms, nArms []armSite, os, ns cscan.Call) bool {
+		ol, nl := loopOf(os), loopOf(ns)
+		if os.Name != ns.Name || ol == nil || nl == nil || !armsInLoop(oArms, ol) || armsInLoop(nArms, nl) {
+			return false
 		}
-		oArms, oSleeps := r.arms(old)
-		nArms, nSleeps := r.arms(nw)
-		if len(oSleeps) != len(nSleeps) {
-			continue
+		na := armBefore(nArms, nl.Line+1)
+		if na == nil || !nw.changed(na.call.Line) {
+			return false
 		}
-		for k := range nSleeps {
-			os, ns := oSleeps[k], nSleeps[k]
-			ol, nl := loopOf(os), loopOf(ns)
-			if os.Name != ns.Name || ol == nil || nl == nil || !armsInLoop(oArms, ol) || armsInLoop(nArms, nl) {
-				continue
-			}
-			na := armBefore(nArms, nl.Line+1)
-			if na == nil || !nw.changed(na.call.Line) {
-				continue
-			}
-			r.reportArmingLeftLoop(old, nw, na, ns, nl)
-			break
-		}
-	}
+		r.reportArmingLeftLoop(old, nw, na, ns, nl)
+		return true
+	})
 }
 
 // reportArmingLeftLoop reports arming na, now made once before loop l
