@@ -30,11 +30,22 @@ func PickDefs(fns []*Func, fromFile string) []*Func {
 // documentation).
 var hostDirs = []string{"tools/", "scripts/", "usr/", "Documentation/"}
 
+// kernelModuleDirs are the directories under hostDirs that hold kernel
+// modules (test modules built against the kernel), not host programs.
+var kernelModuleDirs = []string{"tools/testing/nvdimm/", "tools/testing/cxl/",
+	"tools/testing/selftests/bpf/bpf_testmod/", "tools/testing/selftests/livepatch/test_modules/"}
+
 // HostProgram returns the directory of programs outside the kernel that a
-// tree-relative path belongs to ("tools/"), "" for kernel code. Kernel
-// code and host programs never call each other, whatever names they share
+// tree-relative path belongs to ("tools/"), "" for kernel code (the test
+// modules of kernelModuleDirs included). Kernel code and host programs
+// never call each other, whatever names they share
 // (tools/testing/radix-tree defines its own kmem_cache_create()).
 func HostProgram(path string) string {
+	for _, d := range kernelModuleDirs {
+		if strings.HasPrefix(path, d) {
+			return ""
+		}
+	}
 	for _, d := range hostDirs {
 		if strings.HasPrefix(path, d) {
 			return d

@@ -24,6 +24,7 @@ func TestPickDefs(t *testing.T) {
 		{"kernel code does not reach a host program's", []*Func{{File: "mm/slab_common.c"}, {File: "tools/testing/radix-tree/linux.c"}}, "drivers/x.c", []string{"mm/slab_common.c"}},
 		{"a host program reaches its own side", []*Func{{File: "mm/slab_common.c"}, {File: "tools/testing/radix-tree/linux.c"}}, "tools/testing/radix-tree/main.c", []string{"tools/testing/radix-tree/linux.c"}},
 		{"only a host program defines it", []*Func{{File: "scripts/kconfig/util.c"}}, "kernel/fork.c", nil},
+		{"a test module under tools/ is kernel code", []*Func{{File: "drivers/nvdimm/bus.c"}}, "tools/testing/nvdimm/test/nfit.c", []string{"drivers/nvdimm/bus.c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -137,29 +137,23 @@ func (r *Resolver) elseCond(fn *cscan.Func, line int) (string, bool) {
 }
 
 // condGuarded reports whether guards gs of a call in fn make reaching the
-// target conditional (the target's Conditional, cond_sleep_guards): by an
-// if's condition, or, for the else branch of an if, by that condition
-// negated ("if (miter->__flags & SG_MITER_ATOMIC) kmap_atomic(); else
-// kmap();" sleeps only for an iterator started without the flag), unless
-// it tests one of fn's parameters alone.
+// target conditional (the target's Conditional, cond_sleep_guards), or
+// whether the call is in the else branch of a test whose true case is the
+// atomic one (ElseTarget: "if (miter->__flags & SG_MITER_ATOMIC)
+// kmap_atomic(); else kmap();").
 func (r *Resolver) condGuarded(fn *cscan.Func, gs []cscan.Guard) bool {
 	if r.m.conditional(gs) {
 		return true
+	}
+	et, ok := r.m.target.(ElseTarget)
+	if !ok {
+		return false
 	}
 	for _, g := range gs {
 		if g.Kind != "else" {
 			continue
 		}
-		cond, ok := r.elseCondOf(fn, g.Line)
-		if !ok {
-			continue
-		}
-		if name, _, ok := flagTest(cond); ok && r.typ != nil && r.typ.ParamIndex(fn, name) >= 0 {
-			// A test of a parameter alone is the flag machinery's
-			// (guardFlag, macroFlagCond): the caller's argument decides.
-			continue
-		}
-		if r.m.conditional([]cscan.Guard{{Kind: "if", Cond: negateCond(cond), Line: g.Line}}) {
+		if cond, ok := r.elseCondOf(fn, g.Line); ok && et.ElseConditional(cond) {
 			return true
 		}
 	}
@@ -179,39 +173,6 @@ func (r *Resolver) elseCondOf(fn *cscan.Func, line int) (string, bool) {
 	c, _ := r.elseCond(fn, line)
 	byLine[line] = c
 	return c, c != ""
-}
-
-// negateCond returns the negation of condition c as the source would
-// write it: "x" for "!x", "!x" for a plain name or call, "!(c)" else.
-func negateCond(c string) string {
-	c = strings.TrimSpace(c)
-	if rest, ok := strings.CutPrefix(c, "!"); ok && plainOperand(rest) {
-		return rest
-	}
-	if plainOperand(c) {
-		return "!" + c
-	}
-	return "!(" + c + ")"
-}
-
-// plainOperand reports whether c is a name, a member access or a call
-// with nothing around it ("atomic", "dev->can_sleep", "in_interrupt()").
-func plainOperand(c string) bool {
-	if c == "" || !cscan.IsIdentChar(c[0]) {
-		return false
-	}
-	depth := 0
-	for i := 0; i < len(c); i++ {
-		switch ch := c[i]; {
-		case ch == '(':
-			depth++
-		case ch == ')':
-			depth--
-		case depth == 0 && !cscan.IsIdentChar(ch) && ch != '.' && !(ch == '-' && i+1 < len(c) && c[i+1] == '>') && !(ch == '>' && i > 0 && c[i-1] == '-'):
-			return false
-		}
-	}
-	return depth == 0
 }
 
 // flagTest reads a condition testing a name alone: "x", "!x", "x == 0",

@@ -47,20 +47,3 @@ func TestLiteralTruth(t *testing.T) {
 		}
 	}
 }
-
-func TestNegateCond(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"atomic", "!atomic"},
-		{"!atomic", "atomic"},
-		{"in_interrupt()", "!in_interrupt()"},
-		{"dev->can_sleep", "!dev->can_sleep"},
-		{"miter->__flags & SG_MITER_ATOMIC", "!(miter->__flags & SG_MITER_ATOMIC)"},
-		{"!(a && b)", "!(!(a && b))"},
-		{"a > b", "!(a > b)"},
-	}
-	for _, tt := range tests {
-		if got := negateCond(tt.in); got != tt.want {
-			t.Errorf("negateCond(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}

@@ -19,16 +19,21 @@ import (
 // only, so a call to such a macro resolves to nothing. A call that
 // resolves to no function is looked up among the function-like macros
 // its own file defines, then those of the headers it includes with
-// quotes from its directory; the macro's body is parsed as the body of a
-// function of that name and summarised like one, and the call takes the
-// contexts the macro enters and leaves and what it may reach. A file's
-// own macros, its private headers' and those of the kernel-wide headers
-// it includes itself are read (not the headers those include): the
-// kernel-wide lock primitives are table rows. A patch that changes a macro
-// of the file changes text between functions, which makes every function
-// of the file a source of the store's climb, so a stored summary never
-// holds a stale macro of its own file (one of a private header is read
-// again for the functions the patch changes).
+// quotes from its directory, then those of the kernel-wide headers it
+// includes with angle brackets and of the headers these include (two
+// levels: <linux/etherdevice.h> brings <linux/netdevice.h>'s
+// alloc_netdev()); the macro's body is parsed as the body of a function
+// of that name and summarised like one, and the call takes the contexts
+// the macro enters and leaves and what it may reach. The kernel-wide lock
+// primitives, and the names the target's tables decide by argument, are
+// table rows and never looked up here. A patch that changes a macro of
+// the file changes text between functions, which makes every function of
+// the file a source of the store's climb, so a stored summary never holds
+// a stale macro of its own file. A macro of a header has no index entry:
+// a stored summary of a caller in another file keeps the header's macro
+// as it was when the store was written (one of a private header is read
+// again for the functions the patch changes; a patch to a kernel-wide
+// header's macro is seen only by the functions it changes).
 
 // macroSummary returns the summary of the function-like macro name
 // defined in file (its effects and reach), nil when there is none or it
@@ -102,9 +107,10 @@ type macroDef struct {
 // macroDef returns the function-like macro name of file, of a header
 // file includes with quotes (the driver's or subsystem's private header,
 // net/mptcp/protocol.h's mptcp_data_lock()), or of a kernel-wide header
-// it includes itself (<linux/netdevice.h>'s alloc_netdev(), which calls
-// alloc_netdev_mqs(); <net/bluetooth/hci_core.h>'s hci_dev_lock(), a
-// mutex_lock()), parsed as a function. The kernel-wide headers' lock
+// it includes, or one of those includes (publicHeaders:
+// <linux/netdevice.h>'s alloc_netdev(), which calls alloc_netdev_mqs();
+// <net/bluetooth/hci_core.h>'s hci_dev_lock(), a mutex_lock()), parsed as
+// a function. The kernel-wide headers' lock
 // primitives are table rows (rules/tables/locks.yaml), classified before
 // a call is looked up here.
 func (r *Resolver) macroDef(name, file string) (macroDef, bool) {
@@ -142,10 +148,15 @@ func (r *Resolver) macroNames(file string) map[string]bool {
 		}
 		return definedMacros(src)
 	}
-	if r.ix.Overlaid(file) {
-		return scan().(map[string]bool)
+	if !r.ix.Overlaid(file) {
+		return r.ix.Underlying().Memo("lockctx.macronames."+file, scan).(map[string]bool)
 	}
-	return r.ix.Underlying().Memo("lockctx.macronames."+file, scan).(map[string]bool)
+	names, ok := r.macroNamesOf[file]
+	if !ok {
+		names = scan().(map[string]bool)
+		r.macroNamesOf[file] = names
+	}
+	return names
 }
 
 // definedMacros returns the names of the function-like macros src defines

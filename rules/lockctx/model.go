@@ -62,6 +62,15 @@ type TableTarget interface {
 	Decides(name string) bool
 }
 
+// ElseTarget is a Target that also knows tests whose true case is the
+// atomic one: the else branch of such a test does not reach the target in
+// atomic context ("if (in_interrupt()) defer(); else mutex_lock();").
+type ElseTarget interface {
+	// ElseConditional reports whether the else branch of an if testing
+	// cond is taken only outside atomic context.
+	ElseConditional(cond string) bool
+}
+
 // Model is the compiled context table with the rule's target: the lock
 // model's atomic kinds, the callbacks and the target.
 type Model struct {

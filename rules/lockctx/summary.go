@@ -100,6 +100,9 @@ type Resolver struct {
 	// pubHeaders holds the kernel-wide headers of each file whose
 	// macros are looked up (macro.go).
 	pubHeaders map[string][]string
+	// macroNamesOf holds the macro names of the headers the view
+	// overlays (macro.go; the tree's are memoised in the index).
+	macroNamesOf map[string]map[string]bool
 	// elseConds holds, per function, the condition of the if whose else
 	// branch starts on a line ("" when none; flagcond.go).
 	elseConds map[*cscan.Func]map[int]string
@@ -154,7 +157,7 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		shared:   sharedFor(m, ix),
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
 		familyCache: map[string][]index.Assign{}, macros: map[string]map[string]macroDef{},
-		pubHeaders: map[string][]string{}, elseConds: map[*cscan.Func]map[int]string{}}
+		pubHeaders: map[string][]string{}, macroNamesOf: map[string]map[string]bool{}, elseConds: map[*cscan.Func]map[int]string{}}
 	r.typ = typing.New(ix, r.noteMember)
 	r.regs = registrations.New(registrations.Config{Index: ix, Patch: patch, ID: m.id, Callbacks: m.callbacks, Typer: r.typ, Note: r.noteMember,
 		Stored: func() ([]Callback, bool) {

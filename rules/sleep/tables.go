@@ -20,8 +20,12 @@ type tables struct {
 	GFPAtomic      []string       `yaml:"gfp_atomic"`
 	TrueConds      []string       `yaml:"true_conds"`
 	CondSleep      []string       `yaml:"cond_sleep_guards"`
-	FileSleep      []fileSleepRow `yaml:"file_sleep"`
-	MaskSleep      []maskSleepRow `yaml:"mask_sleep"`
+	// CondSleepElse are the context tests whose if branch is the atomic
+	// case: a sleeping call in the else branch of a test that holds one
+	// of them, not negated, is not counted (lockctx.ElseTarget).
+	CondSleepElse []string       `yaml:"cond_sleep_else_guards"`
+	FileSleep     []fileSleepRow `yaml:"file_sleep"`
+	MaskSleep     []maskSleepRow `yaml:"mask_sleep"`
 	// SleepGuards are the guard classes whose lock sleeps, with why:
 	// guard(mutex)(&m) and scoped_guard(mutex, &m) take a mutex.
 	SleepGuards map[string]string `yaml:"sleep_guards"`
@@ -72,6 +76,7 @@ type sleeper struct {
 	gfpSleep, gfpAtomic []string
 	trueConds           map[string]bool
 	condSleep           []string
+	condSleepElse       []string
 	// fileSleep are the file_sleep rows, fileSleepOf their index by
 	// primitive name (filesleep.go).
 	fileSleep   []fileSleepRow
@@ -98,7 +103,7 @@ func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
 // newSleeper compiles the sleeping primitives of t.
 func newSleeper(t *tables) (*sleeper, error) {
 	sl := &sleeper{sleep: map[string]string{}, zeroArg: map[string]int{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
-		trueConds: map[string]bool{}, condSleep: t.CondSleep, sleepGuards: t.SleepGuards,
+		trueConds: map[string]bool{}, condSleep: t.CondSleep, condSleepElse: t.CondSleepElse, sleepGuards: t.SleepGuards,
 		fault: map[string]bool{}, faultRegion: t.FaultRegion}
 	for _, r := range t.Sleep {
 		for _, n := range r.Names {
@@ -146,7 +151,7 @@ func (m *sleeper) Decides(name string) bool {
 			}
 		}
 	}
-	return m.fault[name] || name == "might_sleep_if" || name == "guard" || name == "scoped_guard"
+	return name == "might_sleep_if" || name == "guard" || name == "scoped_guard"
 }
 
 // Reaches reports whether call c is a primitive that may sleep, and why.
@@ -207,6 +212,21 @@ func (m *sleeper) Conditional(gs []cscan.Guard) bool {
 			if strings.Contains(g.Cond, p) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// ElseConditional reports whether the else branch of an if testing cond
+// sleeps only outside atomic context: cond holds, without a negation, a
+// test whose true case is the atomic one (cond_sleep_else_guards).
+func (m *sleeper) ElseConditional(cond string) bool {
+	if strings.Contains(cond, "!") {
+		return false
+	}
+	for _, p := range m.condSleepElse {
+		if strings.Contains(cond, p) {
+			return true
 		}
 	}
 	return false

@@ -29,8 +29,13 @@ func loopOf(c cscan.Call) *cscan.Guard {
 	return nil
 }
 
-// inLoop reports whether c is inside the loop guard l.
+// inLoop reports whether c is inside the loop guard l, its header
+// included (the init and step clauses of "for (set_current_state(S); ...;
+// set_current_state(S))" arm each round too).
 func inLoop(c cscan.Call, l *cscan.Guard) bool {
+	if c.Line == l.Line {
+		return true
+	}
 	for _, g := range c.Guards {
 		if g.Kind == "loop" && g.Line == l.Line {
 			return true
@@ -39,14 +44,35 @@ func inLoop(c cscan.Call, l *cscan.Guard) bool {
 	return false
 }
 
-// armsInLoop reports whether some arming of arms is inside loop l.
-func armsInLoop(arms []armSite, l *cscan.Guard) bool {
+// armsInLoop reports whether some arming of arms is inside loop l; with
+// queue set, only an arming that queues an entry (prepare_to_wait*(),
+// not set_current_state()) counts.
+func armsInLoop(arms []armSite, l *cscan.Guard, queue bool) bool {
 	for _, a := range arms {
-		if inLoop(a.call, l) {
+		if inLoop(a.call, l) && (!queue || queuesEntry(a)) {
 			return true
 		}
 	}
 	return false
+}
+
+// queuesEntry reports whether arming a queues the task's wait entry
+// (prepare_to_wait*(): an entry a wake-up takes off the queue) rather
+// than only setting its state.
+func queuesEntry(a armSite) bool {
+	return a.call.Name != "set_current_state" && a.call.Name != "__set_current_state"
+}
+
+// lastArmBefore returns the last arming of arms before line (with queue
+// set, the last that queues an entry), nil if none.
+func lastArmBefore(arms []armSite, line int, queue bool) *armSite {
+	var out *armSite
+	for i := range arms {
+		if arms[i].call.Line < line && (!queue || queuesEntry(arms[i])) {
+			out = &arms[i]
+		}
+	}
+	return out
 }
 
 // checkArmingLeftLoop reports sleeps in a loop whose arming, done in each
@@ -54,15 +80,24 @@ func armsInLoop(arms []armSite, l *cscan.Guard) bool {
 func (r *checker) checkArmingLeftLoop() {
 	r.eachArmedSleep(func(old, nw *wfunc, oArms, nArms []armSite, os, ns cscan.Call) bool {
 		ol, nl := loopOf(os), loopOf(ns)
-		if os.Name != ns.Name || ol == nil || nl == nil || !armsInLoop(oArms, ol) || armsInLoop(nArms, nl) {
+		if os.Name != ns.Name || ol == nil || nl == nil {
 			return false
 		}
-		na := armBefore(nArms, nl.Line+1)
-		if na == nil || !nw.changed(na.call.Line) {
-			return false
+		// The task state, or the queued entry: a wake-up takes a
+		// prepare_to_wait() entry off the queue even when the state is
+		// still set in each round.
+		for _, queue := range []bool{false, true} {
+			if !armsInLoop(oArms, ol, queue) || armsInLoop(nArms, nl, queue) {
+				continue
+			}
+			na := lastArmBefore(nArms, nl.Line, queue)
+			if na == nil || !nw.changed(na.call.Line) {
+				continue
+			}
+			r.reportArmingLeftLoop(old, nw, na, ns, nl)
+			return true
 		}
-		r.reportArmingLeftLoop(old, nw, na, ns, nl)
-		return true
+		return false
 	})
 }
 
