@@ -110,9 +110,10 @@ type macroDef struct {
 // it includes, or one of those includes (publicHeaders:
 // <linux/netdevice.h>'s alloc_netdev(), which calls alloc_netdev_mqs();
 // <net/bluetooth/hci_core.h>'s hci_dev_lock(), a mutex_lock()), parsed as
-// a function. The kernel-wide headers' lock
-// primitives are table rows (rules/tables/locks.yaml), classified before
-// a call is looked up here.
+// a function. The kernel-wide headers' lock primitives are table rows
+// (rules/tables/locks.yaml), classified before a call is looked up here;
+// a name the target's tables decide by its arguments (might_sleep_if(),
+// an allocator's mask) is not looked up in those headers (TableTarget).
 func (r *Resolver) macroDef(name, file string) (macroDef, bool) {
 	if d, ok := r.fileMacros(file)[name]; ok {
 		return d, true
