@@ -95,7 +95,7 @@ func (r *Resolver) argExcluded(fn *cscan.Func, c cscan.Call, arg string) bool {
 		var cond string
 		switch g.Kind {
 		case "else":
-			x, ok := r.elseCond(fn, g.Line)
+			x, ok := r.elseCondOf(fn, g.Line)
 			if !ok {
 				continue
 			}

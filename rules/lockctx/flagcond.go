@@ -41,7 +41,7 @@ func (r *Resolver) guardFlag(fn *cscan.Func, gs []cscan.Guard) *ParamCond {
 		case "if":
 			conds = splitTop(unwrap(g.Cond), "&&")
 		case "else":
-			c, ok := r.elseCond(fn, g.Line)
+			c, ok := r.elseCondOf(fn, g.Line)
 			if !ok {
 				continue
 			}
@@ -115,25 +115,28 @@ func Unconditional(p *Reach) bool {
 	return p != nil && (p.Cond == nil || !p.Cond.Strict)
 }
 
-// elseCond returns the condition of the if whose else branch starts at
-// line in fn.
-func (r *Resolver) elseCond(fn *cscan.Func, line int) (string, bool) {
+// elseConds returns the condition of every if in fn that has an else
+// branch, by the line the else branch starts at; one decode of the body
+// answers every else guard of the function.
+func (r *Resolver) elseConds(fn *cscan.Func) map[int]string {
 	full := fn
 	if full.Body == nil {
 		if r.ix == nil {
-			return "", false
+			return nil
 		}
 		if full = r.ix.Full(fn); full == nil || full.Body == nil {
-			return "", false
+			return nil
 		}
 	}
-	cond, found := "", false
+	byLine := map[int]string{}
 	cscan.Inspect(full.Body, func(s cscan.Stmt) {
-		if v, ok := s.(*cscan.IfStmt); ok && !found && v.Else != nil && v.ElseLine == line {
-			cond, found = v.Cond, true
+		if v, ok := s.(*cscan.IfStmt); ok && v.Else != nil {
+			if _, seen := byLine[v.ElseLine]; !seen {
+				byLine[v.ElseLine] = v.Cond
+			}
 		}
 	})
-	return cond, found
+	return byLine
 }
 
 // condGuarded reports whether guards gs of a call in fn make reaching the
@@ -160,19 +163,16 @@ func (r *Resolver) condGuarded(fn *cscan.Func, gs []cscan.Guard) bool {
 	return false
 }
 
-// elseCondOf is elseCond memoised per function.
+// elseCondOf returns the condition of the if whose else branch starts at
+// line in fn, decoding fn once however many else guards it has.
 func (r *Resolver) elseCondOf(fn *cscan.Func, line int) (string, bool) {
-	byLine, ok := r.elseConds[fn]
+	byLine, ok := r.elseCondCache[fn]
 	if !ok {
-		byLine = map[int]string{}
-		r.elseConds[fn] = byLine
+		byLine = r.elseConds(fn)
+		r.elseCondCache[fn] = byLine
 	}
-	if c, ok := byLine[line]; ok {
-		return c, c != ""
-	}
-	c, _ := r.elseCond(fn, line)
-	byLine[line] = c
-	return c, c != ""
+	c, ok := byLine[line]
+	return c, ok && c != ""
 }
 
 // flagTest reads a condition testing a name alone: "x", "!x", "x == 0",

@@ -55,10 +55,10 @@ func (r *Resolver) macroSummary(name, file string) *Summary {
 			reach = &p
 		}
 	}
-	if reach == nil && len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) == 0 {
+	if reach == nil && len(s.Acquires)+len(s.CondAcquires)+len(s.Drops)+len(s.ArgReaches) == 0 {
 		return nil
 	}
-	return &Summary{Reach: reach, Acquires: s.Acquires, CondAcquires: s.CondAcquires, Drops: s.Drops}
+	return &Summary{Reach: reach, Acquires: s.Acquires, CondAcquires: s.CondAcquires, Drops: s.Drops, ArgReaches: s.ArgReaches}
 }
 
 // macroFlagCond returns what the macro's chain p needs of a parameter
@@ -80,7 +80,7 @@ func (r *Resolver) macroFlagCond(def macroDef, p *Reach) *ParamCond {
 			switch g.Kind {
 			case "if":
 			case "else":
-				cond, _ = r.elseCond(def.fn, g.Line)
+				cond, _ = r.elseCondOf(def.fn, g.Line)
 				branch = false
 			default:
 				continue
@@ -126,15 +126,44 @@ func (r *Resolver) macroDef(name, file string) (macroDef, bool) {
 	if tt, ok := r.m.target.(TableTarget); ok && tt.Decides(name) {
 		return macroDef{}, false
 	}
-	for _, h := range r.publicHeaders(file) {
-		if !r.macroNames(h)[name] {
-			continue
+	pos := r.publicHeaderPos(file)
+	var homes []string
+	for _, h := range r.macroHomes[name] {
+		if _, ok := pos[h]; ok {
+			homes = append(homes, h)
 		}
+	}
+	slices.SortFunc(homes, func(a, b string) int { return pos[a] - pos[b] })
+	for _, h := range homes {
 		if d, ok := r.fileMacros(h)[name]; ok {
 			return d, true
 		}
 	}
 	return macroDef{}, false
+}
+
+// publicHeaderPos returns the place of each of file's kernel-wide headers
+// in publicHeaders' order, and files the macro names of every header it
+// has not seen under macroHomes, so that macroDef asks only the headers
+// that define a name rather than every header of the file.
+func (r *Resolver) publicHeaderPos(file string) map[string]int {
+	if pos, ok := r.pubHeaderPos[file]; ok {
+		return pos
+	}
+	hs := r.publicHeaders(file)
+	pos := make(map[string]int, len(hs))
+	for i, h := range hs {
+		pos[h] = i
+		if r.homesFiled[h] {
+			continue
+		}
+		r.homesFiled[h] = true
+		for name := range r.macroNames(h) {
+			r.macroHomes[name] = append(r.macroHomes[name], h)
+		}
+	}
+	r.pubHeaderPos[file] = pos
+	return pos
 }
 
 // macroNames returns the names of the function-like macros file defines,
@@ -220,9 +249,10 @@ func (r *Resolver) localHeaders(file string) []string {
 }
 
 // publicHeaders returns the kernel-wide headers (under an include/
-// directory) file includes with angle brackets, and those these include
-// in turn (<linux/etherdevice.h> brings <linux/netdevice.h>): two levels,
-// nearest first, each once.
+// directory) that file, or a private header it includes
+// (privateHeaderChain), includes with angle brackets, and those these
+// include in turn (<linux/etherdevice.h> brings <linux/netdevice.h>): two
+// levels past the private headers, nearest first, each once.
 func (r *Resolver) publicHeaders(file string) []string {
 	if r.typ == nil {
 		return nil
@@ -243,10 +273,37 @@ func (r *Resolver) publicHeaders(file string) []string {
 		out = append(out, added...)
 		return added
 	}
-	for _, h := range add(file) {
+	var first []string
+	for _, l := range r.privateHeaderChain(file) {
+		first = append(first, add(l)...)
+	}
+	for _, h := range first {
 		add(h)
 	}
 	r.pubHeaders[file] = out
+	return out
+}
+
+// privateHeaderChain returns file and the headers it includes with quotes
+// that are not kernel-wide, and those these include, maxDefineDepth
+// levels deep, nearest first: xfs_trans.c's "xfs.h" brings "xfs_linux.h",
+// which is where the kernel-wide headers are included.
+func (r *Resolver) privateHeaderChain(file string) []string {
+	out := []string{file}
+	seen := map[string]bool{file: true}
+	for depth, frontier := 0, out; depth < maxDefineDepth && len(frontier) > 0; depth++ {
+		var next []string
+		for _, f := range frontier {
+			for _, h := range r.typ.Includes(f, false) {
+				if !typing.PublicDef(h) && !seen[h] {
+					seen[h] = true
+					next = append(next, h)
+				}
+			}
+		}
+		out = append(out, next...)
+		frontier = next
+	}
 	return out
 }
 

@@ -103,9 +103,15 @@ type Resolver struct {
 	// macroNamesOf holds the macro names of the headers the view
 	// overlays (macro.go; the tree's are memoised in the index).
 	macroNamesOf map[string]map[string]bool
-	// elseConds holds, per function, the condition of the if whose else
+	// pubHeaderPos holds the place of each kernel-wide header of a file
+	// in pubHeaders' order; macroHomes the headers filed so far
+	// (homesFiled) that define each function-like macro name (macro.go).
+	pubHeaderPos map[string]map[string]int
+	macroHomes   map[string][]string
+	homesFiled   map[string]bool
+	// elseCondCache holds, per function, the condition of the if whose else
 	// branch starts on a line ("" when none; flagcond.go).
-	elseConds map[*cscan.Func]map[int]string
+	elseCondCache map[*cscan.Func]map[int]string
 }
 
 // refAnswer is an answer of Index.RefOf.
@@ -157,7 +163,8 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		shared:   sharedFor(m, ix),
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
 		familyCache: map[string][]index.Assign{}, macros: map[string]map[string]macroDef{},
-		pubHeaders: map[string][]string{}, macroNamesOf: map[string]map[string]bool{}, elseConds: map[*cscan.Func]map[int]string{}}
+		pubHeaders: map[string][]string{}, macroNamesOf: map[string]map[string]bool{}, elseCondCache: map[*cscan.Func]map[int]string{},
+		pubHeaderPos: map[string]map[string]int{}, macroHomes: map[string][]string{}, homesFiled: map[string]bool{}}
 	r.typ = typing.New(ix, r.noteMember)
 	r.regs = registrations.New(registrations.Config{Index: ix, Patch: patch, ID: m.id, Callbacks: m.callbacks, Typer: r.typ, Note: r.noteMember,
 		Stored: func() ([]Callback, bool) {

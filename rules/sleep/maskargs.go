@@ -150,6 +150,10 @@ func (m *sleeper) PassThrough(expr string) (string, bool) {
 	v := ""
 	for _, o := range splitMaskOps(e) {
 		op := strings.TrimSpace(o.text)
+		// A macro's body brackets its parameters: "(gfp_mask) | GFP_DMA".
+		for strings.HasPrefix(op, "(") && strings.HasSuffix(op, ")") && balanced(op[1:len(op)-1]) {
+			op = strings.TrimSpace(op[1 : len(op)-1])
+		}
 		switch {
 		case identRe.MatchString(op) && strings.ToUpper(op) != op:
 			if v != "" {
