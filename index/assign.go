@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 )
 
@@ -440,12 +441,14 @@ func (s *assignScanner) declTag(a, b int) (string, bool) {
 	return tag, array
 }
 
-// declName returns the name the declaration in tokens [a, b) declares: the
-// last identifier outside brackets ("foo_nb" in "static struct
-// notifier_block foo_nb", "chips" in "struct irq_chip chips[2]").
+// declName returns the name the declaration in tokens [a, b) declares:
+// the first identifier after a struct tag that is not a qualifier or an
+// annotation ("foo_nb" in "static struct notifier_block foo_nb
+// __read_mostly"), else the last identifier outside brackets that is not
+// an annotation ("chips" in "struct irq_chip chips[2]").
 func (s *assignScanner) declName(a, b int) string {
-	var name *atok
-	depth := 0
+	var last, any *atok
+	depth, afterTag := 0, false
 	for i := a; i < b; i++ {
 		t := s.at(i)
 		switch {
@@ -454,13 +457,41 @@ func (s *assignScanner) declName(a, b int) string {
 		case t.is(']') || t.is(')'):
 			depth--
 		case depth == 0 && isIdentTok(t):
-			name = t
+			w := s.text(t)
+			if w == "struct" || w == "union" {
+				if i+1 < b && isIdentTok(s.at(i+1)) {
+					i++
+					afterTag = true
+				}
+				continue
+			}
+			any = t
+			if declQualifier(w) || strings.HasPrefix(w, "__") {
+				continue
+			}
+			if afterTag {
+				return w
+			}
+			last = t
 		}
 	}
-	if name == nil {
+	if last == nil {
+		last = any
+	}
+	if last == nil {
 		return ""
 	}
-	return s.text(name)
+	return s.text(last)
+}
+
+// declQualifier reports whether w is a word of a declaration that is not
+// its name.
+func declQualifier(w string) bool {
+	switch w {
+	case "static", "const", "volatile", "extern":
+		return true
+	}
+	return false
 }
 
 // baseExpr renders the expression in tokens [a, b) before an assigned

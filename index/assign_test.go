@@ -89,3 +89,25 @@ func BenchmarkAssignsWarm(b *testing.B) {
 		}
 	}
 }
+
+// TestScanAssignsVar checks the variable a top-level initializer declares,
+// past the annotations kernel code puts between the name and the "=".
+func TestScanAssignsVar(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"plain", "static struct notifier_block foo_nb = { .notifier_call = f, };\n", "foo_nb"},
+		{"annotation after the name", "static struct notifier_block foo_nb __read_mostly = { .notifier_call = f, };\n", "foo_nb"},
+		{"annotation with arguments", "static struct notifier_block foo_nb __section(\".x\") __aligned(8) = { .notifier_call = f, };\n", "foo_nb"},
+		{"const after the tag", "static const struct tty_operations const foo_ops __initconst = { .open = f, };\n", "foo_ops"},
+		{"array element: no variable", "static struct irq_chip chips[2] __ro_after_init = { { .irq_mask = f, }, };\n", ""},
+		{"name with underscores", "static struct notifier_block __foo_nb = { .notifier_call = f, };\n", "__foo_nb"},
+		{"typedef'd type", "static foo_ops_t my_ops __read_mostly = { .cb = f, };\n", "my_ops"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			as := ScanAssigns("a.c", []byte(tc.src))
+			if len(as) != 1 || as[0].Var != tc.want {
+				t.Errorf("got %+v, want one assignment of variable %q", as, tc.want)
+			}
+		})
+	}
+}
