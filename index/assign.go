@@ -61,6 +61,9 @@ func ScanAssigns(path string, src []byte) []Assign {
 		case '{':
 			b := initBrace{}
 			switch {
+			case i > 1 && s.isPunct(i-1, '=') && s.designator(stmt, i-1) && len(stack) > 0 && stack[len(stack)-1].array:
+				// A designated element of an array of structs: "[IDX] = {".
+				b.tag = stack[len(stack)-1].tag
 			case i > 0 && s.isPunct(i-1, '='):
 				b.tag, b.array = s.declTag(stmt, i-1)
 				b.name = s.declName(stmt, i-1)
@@ -439,6 +442,15 @@ func (s *assignScanner) declTag(a, b int) (string, bool) {
 		}
 	}
 	return tag, array
+}
+
+// designator reports whether tokens [a, b) are an array designator
+// ("[IDX]", "[FIRST ... LAST]"), after the comma ending the element before.
+func (s *assignScanner) designator(a, b int) bool {
+	if a < b && s.isPunct(a, ',') {
+		a++
+	}
+	return b-a >= 3 && s.isPunct(a, '[') && s.isPunct(b-1, ']')
 }
 
 // declName returns the name the declaration in tokens [a, b) declares:

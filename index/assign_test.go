@@ -17,6 +17,8 @@ func TestScanAssigns(t *testing.T) {
 			[]string{"net_device_ops.ndo_open=foo_open@2", "net_device_ops.ndo_get_stats64=foo_stats@3"}},
 		{"array of structs", "static struct irq_chip chips[] = {\n\t{ .irq_mask = a_mask, },\n\t{\n\t\t.irq_mask = b_mask,\n\t},\n};\n",
 			[]string{"irq_chip.irq_mask=a_mask@2", "irq_chip.irq_mask=b_mask@4"}},
+		{"designated array elements", "static struct apei_exec_ins_type insts[] = {\n\t[LOAD] = {\n\t\t.run = load_fn,\n\t},\n\t[STORE ... LAST] = { .run = store_fn, },\n};\n",
+			[]string{"apei_exec_ins_type.run=load_fn@3", "apei_exec_ins_type.run=store_fn@5"}},
 		{"nested initializer has no tag", "static struct outer o = {\n\t.inner = {\n\t\t.cb = f,\n\t},\n\t.x = 1,\n};\n",
 			[]string{".cb=f@3"}},
 		{"compound literal", "void g(void) { h(&(struct notifier_block){ .notifier_call = nb_fn }); }\n",
