@@ -23,7 +23,7 @@ type FileTarget interface {
 // reachesAt reports whether call c made by fn is a target primitive: by
 // the table, by the values fn gives a local variable it passes as the
 // deciding argument (localArgReaches), or, for a FileTarget, given fn's
-// file.
+// file or the MFD drivers that register fn's file's device (mfdparent.go).
 func (r *Resolver) reachesAt(fn *cscan.Func, c cscan.Call) (string, bool) {
 	if why, ok := r.m.reaches(c); ok {
 		return why, true
@@ -35,7 +35,10 @@ func (r *Resolver) reachesAt(fn *cscan.Func, c cscan.Call) (string, bool) {
 	if !ok || r.ix == nil || fn == nil || !ft.FileDependent(c) {
 		return "", false
 	}
-	return ft.ReachesIn(c, r.fileFacts(ft, fn.File))
+	if why, ok := ft.ReachesIn(c, r.fileFacts(ft, fn.File)); ok {
+		return why, true
+	}
+	return r.parentReachesIn(ft, c, fn.File)
 }
 
 // fileFacts returns ft's facts of a file of the view.
