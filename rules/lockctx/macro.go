@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"bytes"
+	"iter"
 	"slices"
 	"strings"
 
@@ -193,26 +194,37 @@ func (r *Resolver) macroNames(file string) map[string]bool {
 // ("#define name(").
 func definedMacros(src []byte) map[string]bool {
 	out := map[string]bool{}
-	for rest := src; ; {
-		i := bytes.Index(rest, []byte("define"))
-		if i < 0 {
-			return out
-		}
-		line := rest[:i]
-		if k := bytes.LastIndexByte(line, '\n'); k >= 0 {
-			line = line[k+1:]
-		}
-		rest = rest[i+len("define"):]
-		if t := bytes.TrimSpace(line); len(t) == 0 || t[0] != '#' || len(bytes.TrimSpace(t[1:])) != 0 {
-			continue
-		}
-		d := bytes.TrimLeft(rest, " \t")
-		j := 0
-		for j < len(d) && cscan.IsIdentChar(d[j]) {
-			j++
-		}
-		if j > 0 && j < len(d) && d[j] == '(' {
-			out[string(d[:j])] = true
+	for name := range funcMacroNames(src) {
+		out[string(name)] = true
+	}
+	return out
+}
+
+// funcMacroNames yields the name of each function-like macro src defines,
+// in order, without splitting src into lines.
+func funcMacroNames(src []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for rest := src; ; {
+			i := bytes.Index(rest, []byte("define"))
+			if i < 0 {
+				return
+			}
+			line := rest[:i]
+			if k := bytes.LastIndexByte(line, '\n'); k >= 0 {
+				line = line[k+1:]
+			}
+			rest = rest[i+len("define"):]
+			if t := bytes.TrimSpace(line); len(t) == 0 || t[0] != '#' || len(bytes.TrimSpace(t[1:])) != 0 {
+				continue
+			}
+			d := bytes.TrimLeft(rest, " \t")
+			j := 0
+			for j < len(d) && cscan.IsIdentChar(d[j]) {
+				j++
+			}
+			if j > 0 && j < len(d) && d[j] == '(' && !yield(d[:j]) {
+				return
+			}
 		}
 	}
 }
@@ -311,7 +323,12 @@ func (r *Resolver) privateHeaderChain(file string) []string {
 // call.
 func fileMacros(file string, src []byte) map[string]macroDef {
 	out := map[string]macroDef{}
-	if !bytes.Contains(src, []byte("#define")) {
+	has := false
+	for range funcMacroNames(src) {
+		has = true
+		break
+	}
+	if !has {
 		return out
 	}
 	lines := strings.Split(string(src), "\n")
