@@ -18,6 +18,11 @@ type FileTarget interface {
 	// ReachesIn reports whether c, made in a file with those facts,
 	// reaches the target, and why.
 	ReachesIn(c cscan.Call, facts any) (why string, ok bool)
+	// Undecided reports whether a file with those facts leaves c open:
+	// it creates no object c works on (a driver using its parent
+	// device's regmap), as opposed to creating one that does not reach
+	// the target.
+	Undecided(c cscan.Call, facts any) bool
 }
 
 // reachesAt reports whether call c made by fn is a target primitive: by

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
@@ -20,92 +19,123 @@ import (
 // SPI regmap without fast_io takes a mutex and waits for the bus. So a
 // FileTarget primitive that its own file does not decide is decided by
 // the files of the MFD drivers that register the child's device names,
-// when each of them decides it the same way.
+// when each of them decides it the same way. A patch that changes such a
+// parent changes the summaries of its children's functions, which are
+// then computed anew (mfdchildren.go).
 
-// mfdScanDir is where the parent drivers of multi-function devices live.
-const mfdScanDir = "drivers/mfd/"
+// mfdAddCalls register the cells of an mfd_cell table as platform
+// devices: the files calling them are the parents.
+var mfdAddCalls = []string{"mfd_add_devices", "devm_mfd_add_devices", "mfd_add_hotplug_devices"}
 
 var (
-	// quotedNameRe finds a device name a file binds to or registers:
-	// ".name = "foo"", MFD_CELL_NAME("foo"), MFD_CELL_OF("foo", ...),
-	// OF_MFD_CELL("foo", ...), MFD_CELL_BASIC("foo", ...).
-	quotedNameRe = regexp.MustCompile(`(?:\.name\s*=\s*|MFD_CELL_\w+\(\s*|OF_MFD_CELL\w*\(\s*)"([\w.-]+)"`)
+	// driverNameRe finds the name a platform driver binds to
+	// (".driver = { .name = "foo", ... }").
+	driverNameRe = regexp.MustCompile(`\.driver\s*=\s*\{[^{}]*?\.name\s*=\s*"([\w.-]+)"`)
 	// platformAliasRe finds MODULE_ALIAS("platform:foo").
 	platformAliasRe = regexp.MustCompile(`MODULE_ALIAS\(\s*"platform:([\w.-]+)"`)
-	// idEntryRe finds the entries of a platform_device_id table
-	// ({ "foo", 0 }, { .name = "foo" } is quotedNameRe's).
-	idEntryRe = regexp.MustCompile(`\{\s*"([\w.-]+)"\s*[,}]`)
+	// idTableRe finds a platform_device_id table, idEntryRe its entries
+	// ({ "foo", 0 }, { .name = "foo" }).
+	idTableRe = regexp.MustCompile(`struct\s+platform_device_id\s+\w+\s*\[\s*\]\s*=\s*\{(?s:(.*?))\n\}`)
+	idEntryRe = regexp.MustCompile(`\{\s*(?:\.name\s*=\s*)?"([\w.-]+)"`)
+	// cellTableRe finds an mfd_cell table, cellNameRe the names of its
+	// cells (".name = "foo"", MFD_CELL_NAME("foo"), MFD_CELL_OF("foo",
+	// ...), OF_MFD_CELL("foo", ...)); the macros name cells anywhere.
+	cellTableRe = regexp.MustCompile(`struct\s+mfd_cell\s+\w+\s*(?:\[\s*\w*\s*\])?\s*=\s*\{(?s:(.*?))\n\}`)
+	cellNameRe  = regexp.MustCompile(`\.name\s*=\s*"([\w.-]+)"`)
+	cellMacroRe = regexp.MustCompile(`(?:MFD_CELL_\w+|OF_MFD_CELL\w*)\(\s*"([\w.-]+)"`)
+	// parentUseRe finds a driver reading its parent device.
+	parentUseRe = regexp.MustCompile(`dev(?:\.|->)parent\b`)
 )
 
 // childDeviceNames returns the platform device names a child driver's
-// source binds to, nil when it does not read its parent device.
+// source binds to (its driver name, platform: aliases, platform_device_id
+// entries), nil when it does not read its parent device.
 func childDeviceNames(src []byte) []string {
-	if !bytes.Contains(src, []byte("parent")) || !bytes.Contains(src, []byte("platform_driver")) {
+	if !bytes.Contains(src, []byte("platform_driver")) || !parentUseRe.Match(src) {
 		return nil
 	}
 	var out []string
-	add := func(re *regexp.Regexp) {
-		for _, m := range re.FindAllSubmatch(src, -1) {
+	add := func(re *regexp.Regexp, b []byte) {
+		for _, m := range re.FindAllSubmatch(b, -1) {
 			if n := string(m[1]); !slices.Contains(out, n) {
 				out = append(out, n)
 			}
 		}
 	}
-	add(quotedNameRe)
-	add(platformAliasRe)
-	if bytes.Contains(src, []byte("platform_device_id")) {
-		add(idEntryRe)
+	add(driverNameRe, src)
+	add(platformAliasRe, src)
+	for _, t := range idTableRe.FindAllSubmatch(src, -1) {
+		add(idEntryRe, t[1])
 	}
 	return out
 }
 
-// mfdParents returns, by device name, the files under drivers/mfd/ that
-// register a device of that name from an mfd_cell table (once per tree).
-func (r *Resolver) mfdParents() map[string][]string {
-	return r.ix.Underlying().Memo("lockctx.mfdparents", func() any {
-		out := map[string][]string{}
-		for _, p := range r.ix.Underlying().Paths() {
-			if !strings.HasPrefix(p, mfdScanDir) || !strings.HasSuffix(p, ".c") {
-				continue
-			}
-			src, err := r.ix.Underlying().ReadFile(p)
-			if err != nil || !bytes.Contains(src, []byte("mfd_cell")) {
-				continue
-			}
-			for _, m := range quotedNameRe.FindAllSubmatch(src, -1) {
-				n := string(m[1])
-				if !slices.Contains(out[n], p) {
-					out[n] = append(out[n], p)
-				}
+// cellNames returns the names of the cells an MFD parent's source
+// registers.
+func cellNames(src []byte) []string {
+	var out []string
+	add := func(re *regexp.Regexp, b []byte) {
+		for _, m := range re.FindAllSubmatch(b, -1) {
+			if n := string(m[1]); !slices.Contains(out, n) {
+				out = append(out, n)
 			}
 		}
-		return out
-	}).(map[string][]string)
+	}
+	for _, t := range cellTableRe.FindAllSubmatch(src, -1) {
+		add(cellNameRe, t[1])
+	}
+	add(cellMacroRe, src)
+	return out
+}
+
+// mfdParents returns, by cell name, the files of the view that register
+// a device of that name: the files calling mfd_add_devices() and its
+// variants, read as the view has them (a parent the patch changes or adds
+// with its new cells).
+func (r *Resolver) mfdParents() map[string][]string {
+	if r.mfdParentsOf != nil {
+		return r.mfdParentsOf
+	}
+	out := map[string][]string{}
+	var files []string
+	for _, name := range mfdAddCalls {
+		for _, cs := range r.ix.Callers(name) {
+			if !slices.Contains(files, cs.Func.File) {
+				files = append(files, cs.Func.File)
+			}
+		}
+	}
+	slices.Sort(files)
+	for _, p := range files {
+		names, _ := r.fileMemo("lockctx.cellnames:"+p, p, func() any {
+			src, err := r.ix.ReadFile(p)
+			if err != nil {
+				return []string(nil)
+			}
+			return cellNames(src)
+		}).([]string)
+		for _, n := range names {
+			out[n] = append(out[n], p)
+		}
+	}
+	r.mfdParentsOf = out
+	return out
 }
 
 // parentReachesIn reports whether FileTarget primitive c, which file does
-// not decide, reaches the target through the objects of file's parent
-// device: every MFD driver registering one of the device names file binds
-// to decides it so (why names the first).
+// not decide (it creates no object of its own), reaches the target
+// through the objects of file's parent device: every MFD driver
+// registering one of the device names file binds to decides it so (why
+// names the first).
 func (r *Resolver) parentReachesIn(ft FileTarget, c cscan.Call, file string) (string, bool) {
-	if strings.HasPrefix(file, mfdScanDir) {
+	if !ft.Undecided(c, r.fileFacts(ft, file)) {
 		return "", false
 	}
-	names, _ := r.fileMemo("lockctx.childnames:"+file, file, func() any {
-		src, err := r.ix.ReadFile(file)
-		if err != nil {
-			return []string(nil)
-		}
-		return childDeviceNames(src)
-	}).([]string)
-	if len(names) == 0 {
-		return "", false
-	}
-	parents := r.mfdParents()
 	var files []string
-	for _, n := range names {
+	parents := r.mfdParents()
+	for _, n := range r.childNames(file) {
 		for _, p := range parents[n] {
-			if !slices.Contains(files, p) {
+			if p != file && !slices.Contains(files, p) {
 				files = append(files, p)
 			}
 		}
@@ -125,4 +155,17 @@ func (r *Resolver) parentReachesIn(ft FileTarget, c cscan.Call, file string) (st
 		}
 	}
 	return first, true
+}
+
+// childNames returns the device names file binds to as an MFD child
+// (childDeviceNames, once per file and view).
+func (r *Resolver) childNames(file string) []string {
+	names, _ := r.fileMemo("lockctx.childnames:"+file, file, func() any {
+		src, err := r.ix.ReadFile(file)
+		if err != nil {
+			return []string(nil)
+		}
+		return childDeviceNames(src)
+	}).([]string)
+	return names
 }

@@ -46,15 +46,15 @@ func (s *sharedSummaries) put(fn *cscan.Func, sum *Summary) {
 }
 
 // source reports whether fn's summary depends on the patch by itself: a
-// patch's version of a function, or a function of a file the patch
-// changes.
+// patch's version of a function, a function of a file the patch changes,
+// or of an MFD child of a parent it changes (mfdchildren.go).
 func (r *Resolver) source(fn *cscan.Func) bool {
 	for _, f := range r.patch[fn.Name] {
 		if f == fn {
 			return true
 		}
 	}
-	return r.ix == nil || r.ix.Overlaid(fn.File)
+	return r.ix == nil || r.ix.Overlaid(fn.File) || r.changedChildren[fn.File]
 }
 
 // taint marks the summary being computed as depending on the patch.

@@ -106,9 +106,14 @@ type Resolver struct {
 	// pubHeaderPos holds the place of each kernel-wide header of a file
 	// in pubHeaders' order; macroHomes the headers filed so far
 	// (homesFiled) that define each function-like macro name (macro.go).
-	pubHeaderPos map[string]map[string]int
-	macroHomes   map[string][]string
-	homesFiled   map[string]bool
+	// mfdParentsOf holds the files registering each MFD cell name in the
+	// view, changedChildren the files whose functions' summaries a change
+	// to such a parent makes differ (mfdparent.go, mfdchildren.go).
+	mfdParentsOf    map[string][]string
+	changedChildren map[string]bool
+	pubHeaderPos    map[string]map[string]int
+	macroHomes      map[string][]string
+	homesFiled      map[string]bool
 	// elseCondCache holds, per function, the condition of the if whose else
 	// branch starts on a line ("" when none; flagcond.go).
 	elseCondCache map[*cscan.Func]map[int]string
@@ -181,8 +186,10 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 	}
 	// The neutral post-images are found with every stored summary read
 	// as it is; then the store settles which hold under the patch.
+	r.findChangedChildren()
 	r.findNeutral()
 	if r.view != nil {
+		r.view.AlsoChanged(r.changedChildFiles())
 		r.view.Settle(storeEngine{r}, r.neutral, r.typ)
 	}
 	return r

@@ -23,9 +23,14 @@ type fileSleepRow struct {
 }
 
 // fileSleepFacts are the facts of one file for each file_sleep row: the
-// setup call found (with its line), or "" when the row's primitives do
-// not sleep there.
+// setup call found (with its line) when the row's primitives sleep there,
+// noSleepSetup when the file sets up their object so that they do not,
+// "" when it sets up none.
 type fileSleepFacts []string
+
+// noSleepSetup is a fileSleepFacts entry of a file whose setup call does
+// not make the row's primitives sleep (an Unless text holds).
+const noSleepSetup = "-"
 
 // compileFileSleep indexes the rows by primitive name.
 func (m *sleeper) compileFileSleep(rows []fileSleepRow) error {
@@ -61,6 +66,7 @@ func (m *sleeper) FileFacts(path string, src []byte) any {
 		if flat == nil {
 			flat = lockctx.Flatten(src)
 		}
+		facts[i] = noSleepSetup
 		if !lockctx.FlatHoldsAny(flat, r.Unless) {
 			facts[i] = setup + " at " + path + ":" + line
 		}
@@ -110,8 +116,16 @@ func setupMatch(word string, names []string) bool {
 func (m *sleeper) ReachesIn(c cscan.Call, facts any) (string, bool) {
 	i, ok := m.fileSleepOf[c.Name]
 	f, _ := facts.(fileSleepFacts)
-	if !ok || i >= len(f) || f[i] == "" {
+	if !ok || i >= len(f) || f[i] == "" || f[i] == noSleepSetup {
 		return "", false
 	}
 	return m.fileSleep[i].Why + " (set up by " + f[i] + ")", true
+}
+
+// Undecided reports whether file_sleep primitive c is left open by a file
+// with those facts: the file makes no setup call of c's row.
+func (m *sleeper) Undecided(c cscan.Call, facts any) bool {
+	i, ok := m.fileSleepOf[c.Name]
+	f, _ := facts.(fileSleepFacts)
+	return ok && i < len(f) && f[i] == ""
 }

@@ -83,7 +83,7 @@ func (v *View) Settle(e Engine, neutral map[string]bool, typ *typing.Typer) {
 		lines: map[string]map[int]int{}, paired: map[index.Ref]*cscan.Func{}, pairedRef: map[*cscan.Func]index.Ref{}}
 	v.sources = s
 	root := v.ix.Underlying()
-	for _, p := range v.ix.OverlaidPaths() {
+	for _, p := range append(v.ix.OverlaidPaths(), v.alsoChanged...) {
 		if i, ok := v.ix.FileNum(p); ok {
 			s.files[i] = true
 		}

@@ -38,7 +38,15 @@ type View struct {
 	// consulted collects, while the climb computes a changed function's
 	// new version, the tree functions whose summaries it asks for.
 	consulted map[index.Ref]bool
+	// alsoChanged are files the patch leaves alone whose functions'
+	// summaries it may change all the same (AlsoChanged).
+	alsoChanged []string
 }
+
+// AlsoChanged names files, before Settle, whose functions are sources
+// like those of a file the patch changes: their summaries read another
+// file the patch changes (an MFD child driver's, its parent's regmap).
+func (v *View) AlsoChanged(paths []string) { v.alsoChanged = append(v.alsoChanged, paths...) }
 
 // NewView returns src as seen by a view over ix with the patch's
 // functions by name (nil for a Prepare's Builder): every stored summary
