@@ -37,7 +37,9 @@
 //     its interface's contract; paramcall.go: a function passed by name to
 //     a callee that calls that parameter runs in the call's context
 //     (ParamCallHeld); filetarget.go: primitives that reach the target
-//     depending on the calling file; arch.go: another architecture's
+//     depending on the calling file; mfdparent.go: or, in an MFD child
+//     driver, on the files of the parents that register it, and
+//     mfdchildren.go: the children a patch to a parent changes; arch.go: another architecture's
 //     definition of a function, or a header's config stub, does not hide
 //     the real one. Calls into code written to run in any context
 //     (Tables.AnyContext: sanitizers, lockdep) are not followed.
