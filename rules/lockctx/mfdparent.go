@@ -107,14 +107,7 @@ func (r *Resolver) mfdParents() map[string][]string {
 	}
 	slices.Sort(files)
 	for _, p := range files {
-		names, _ := r.fileMemo("lockctx.cellnames:"+p, p, func() any {
-			src, err := r.ix.ReadFile(p)
-			if err != nil {
-				return []string(nil)
-			}
-			return cellNames(src)
-		}).([]string)
-		for _, n := range names {
+		for _, n := range r.fileNames("lockctx.cellnames:", p, cellNames) {
 			out[n] = append(out[n], p)
 		}
 	}
@@ -160,12 +153,18 @@ func (r *Resolver) parentReachesIn(ft FileTarget, c cscan.Call, file string) (st
 // childNames returns the device names file binds to as an MFD child
 // (childDeviceNames, once per file and view).
 func (r *Resolver) childNames(file string) []string {
-	names, _ := r.fileMemo("lockctx.childnames:"+file, file, func() any {
+	return r.fileNames("lockctx.childnames:", file, childDeviceNames)
+}
+
+// fileNames returns the names read from file's source in the view, once
+// per file and view (key names what read finds).
+func (r *Resolver) fileNames(key, file string, read func([]byte) []string) []string {
+	names, _ := r.fileMemo(key+file, file, func() any {
 		src, err := r.ix.ReadFile(file)
 		if err != nil {
 			return []string(nil)
 		}
-		return childDeviceNames(src)
+		return read(src)
 	}).([]string)
 	return names
 }
