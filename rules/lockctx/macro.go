@@ -21,11 +21,14 @@ import (
 // resolves to no function is looked up among the function-like macros
 // its own file defines, then those of the headers it includes with
 // quotes from its directory, then those of the kernel-wide headers it
-// includes with angle brackets and of the headers these include (two
-// levels: <linux/etherdevice.h> brings <linux/netdevice.h>'s
-// alloc_netdev()); the macro's body is parsed as the body of a function
-// of that name and summarised like one, and the call takes the contexts
-// the macro enters and leaves and what it may reach. The kernel-wide lock
+// includes with angle brackets, itself or through its private headers
+// ("xfs.h" -> "xfs_linux.h" -> <linux/slab.h>), and of the headers these
+// include (two levels: <linux/etherdevice.h> brings
+// <linux/netdevice.h>'s alloc_netdev()); the macro's body is parsed as
+// the body of a function of that name and summarised like one, and the
+// call takes the contexts the macro enters and leaves, what it may
+// reach, and what it reaches for some values of its parameters (a gfp_t
+// mask passed through: __get_dma_pages(GFP_KERNEL, 0)). The kernel-wide lock
 // primitives, and the names the target's tables decide by argument, are
 // table rows and never looked up here. A patch that changes a macro of
 // the file changes text between functions, which makes every function of
