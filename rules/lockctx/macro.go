@@ -267,13 +267,11 @@ func (r *Resolver) localHeaders(file string) []string {
 // directory) that file, or a private header it includes
 // (privateHeaderChain), includes with angle brackets, and those these
 // include in turn (<linux/etherdevice.h> brings <linux/netdevice.h>): two
-// levels past the private headers, nearest first, each once.
+// levels past the private headers, nearest first, each once (read once
+// per file through publicHeaderPos, which keeps the answer).
 func (r *Resolver) publicHeaders(file string) []string {
 	if r.typ == nil {
 		return nil
-	}
-	if hs, ok := r.pubHeaders[file]; ok {
-		return hs
 	}
 	seen := map[string]bool{}
 	var out []string
@@ -295,7 +293,6 @@ func (r *Resolver) publicHeaders(file string) []string {
 	for _, h := range first {
 		add(h)
 	}
-	r.pubHeaders[file] = out
 	return out
 }
 

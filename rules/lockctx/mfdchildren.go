@@ -75,13 +75,3 @@ func (r *Resolver) mfdChildren() map[string][]string {
 		return out
 	}).(map[string][]string)
 }
-
-// changedChildFiles returns the files findChangedChildren found, sorted.
-func (r *Resolver) changedChildFiles() []string {
-	var out []string
-	for f := range r.changedChildren {
-		out = append(out, f)
-	}
-	slices.Sort(out)
-	return out
-}

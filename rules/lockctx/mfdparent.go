@@ -54,18 +54,10 @@ func childDeviceNames(src []byte) []string {
 	if !bytes.Contains(src, []byte("platform_driver")) || !parentUseRe.Match(src) {
 		return nil
 	}
-	var out []string
-	add := func(re *regexp.Regexp, b []byte) {
-		for _, m := range re.FindAllSubmatch(b, -1) {
-			if n := string(m[1]); !slices.Contains(out, n) {
-				out = append(out, n)
-			}
-		}
-	}
-	add(driverNameRe, src)
-	add(platformAliasRe, src)
+	out := appendMatches(nil, driverNameRe, src)
+	out = appendMatches(out, platformAliasRe, src)
 	for _, t := range idTableRe.FindAllSubmatch(src, -1) {
-		add(idEntryRe, t[1])
+		out = appendMatches(out, idEntryRe, t[1])
 	}
 	return out
 }
@@ -74,17 +66,20 @@ func childDeviceNames(src []byte) []string {
 // registers.
 func cellNames(src []byte) []string {
 	var out []string
-	add := func(re *regexp.Regexp, b []byte) {
-		for _, m := range re.FindAllSubmatch(b, -1) {
-			if n := string(m[1]); !slices.Contains(out, n) {
-				out = append(out, n)
-			}
+	for _, t := range cellTableRe.FindAllSubmatch(src, -1) {
+		out = appendMatches(out, cellNameRe, t[1])
+	}
+	return appendMatches(out, cellMacroRe, src)
+}
+
+// appendMatches appends to out the first group of each match of re in b
+// that out does not hold yet.
+func appendMatches(out []string, re *regexp.Regexp, b []byte) []string {
+	for _, m := range re.FindAllSubmatch(b, -1) {
+		if n := string(m[1]); !slices.Contains(out, n) {
+			out = append(out, n)
 		}
 	}
-	for _, t := range cellTableRe.FindAllSubmatch(src, -1) {
-		add(cellNameRe, t[1])
-	}
-	add(cellMacroRe, src)
 	return out
 }
 

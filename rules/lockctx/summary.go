@@ -1,6 +1,8 @@
 package lockctx
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -97,9 +99,6 @@ type Resolver struct {
 	// macros holds the function-like macros of each file read, parsed as
 	// functions (macro.go).
 	macros map[string]map[string]macroDef
-	// pubHeaders holds the kernel-wide headers of each file whose
-	// macros are looked up (macro.go).
-	pubHeaders map[string][]string
 	// macroNamesOf holds the macro names of the headers the view
 	// overlays (macro.go; the tree's are memoised in the index).
 	macroNamesOf map[string]map[string]bool
@@ -168,7 +167,7 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		shared:   sharedFor(m, ix),
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
 		familyCache: map[string][]index.Assign{}, macros: map[string]map[string]macroDef{},
-		pubHeaders: map[string][]string{}, macroNamesOf: map[string]map[string]bool{}, elseCondCache: map[*cscan.Func]map[int]string{},
+		macroNamesOf: map[string]map[string]bool{}, elseCondCache: map[*cscan.Func]map[int]string{},
 		pubHeaderPos: map[string]map[string]int{}, macroHomes: map[string][]string{}, homesFiled: map[string]bool{}}
 	r.typ = typing.New(ix, r.noteMember)
 	r.regs = registrations.New(registrations.Config{Index: ix, Patch: patch, ID: m.id, Callbacks: m.callbacks, Typer: r.typ, Note: r.noteMember,
@@ -189,7 +188,7 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 	r.findChangedChildren()
 	r.findNeutral()
 	if r.view != nil {
-		r.view.AlsoChanged(r.changedChildFiles())
+		r.view.AlsoChanged(slices.Sorted(maps.Keys(r.changedChildren)))
 		r.view.Settle(storeEngine{r}, r.neutral, r.typ)
 	}
 	return r
