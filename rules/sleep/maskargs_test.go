@@ -115,6 +115,8 @@ func TestPassThrough(t *testing.T) {
 		{"priority & ~(__GFP_ZERO | __GFP_NOWARN)", "priority"},
 		{"flags | CRYPTO_TFM_REQ_MAY_BACKLOG", "flags"},
 		{"gfp", "gfp"},
+		{"(gfp_mask) | GFP_DMA", "gfp_mask"},
+		{"(gfp) & ~__GFP_DIRECT_RECLAIM", ""},
 		{"gfp & ~__GFP_DIRECT_RECLAIM", ""},
 		{"gfp & ~__GFP_RECLAIM", ""},
 		{"flags & ~CRYPTO_TFM_REQ_MAY_SLEEP", ""},
