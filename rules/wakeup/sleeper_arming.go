@@ -59,11 +59,12 @@ func (r *checker) arms(f *wfunc) (arms []armSite, sleeps []cscan.Call) {
 	return arms, sleeps
 }
 
-// armBefore returns the last arming call before line, nil if none.
-func armBefore(arms []armSite, line int) *armSite {
+// armBefore returns the last arming call before line (with queue set,
+// the last that queues an entry: queuesEntry), nil if none.
+func armBefore(arms []armSite, line int, queue bool) *armSite {
 	var out *armSite
 	for i := range arms {
-		if arms[i].call.Line < line {
+		if arms[i].call.Line < line && (!queue || queuesEntry(arms[i])) {
 			out = &arms[i]
 		}
 	}
@@ -137,7 +138,7 @@ func (r *checker) eachArmedSleep(visit func(old, nw *wfunc, oArms, nArms []armSi
 // step that used to follow it.
 func (r *checker) checkWaiterOrder() {
 	r.eachArmedSleep(func(old, nw *wfunc, oArms, nArms []armSite, os, ns cscan.Call) bool {
-		oa, na := armBefore(oArms, os.Line), armBefore(nArms, ns.Line)
+		oa, na := armBefore(oArms, os.Line, false), armBefore(nArms, ns.Line, false)
 		if oa == nil || na == nil || os.Name != ns.Name || !nw.changed(na.call.Line) && !old.changed(oa.call.Line) && !nw.changed(ns.Line) {
 			return false
 		}

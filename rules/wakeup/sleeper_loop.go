@@ -63,18 +63,6 @@ func queuesEntry(a armSite) bool {
 	return a.call.Name != "set_current_state" && a.call.Name != "__set_current_state"
 }
 
-// lastArmBefore returns the last arming of arms before line (with queue
-// set, the last that queues an entry), nil if none.
-func lastArmBefore(arms []armSite, line int, queue bool) *armSite {
-	var out *armSite
-	for i := range arms {
-		if arms[i].call.Line < line && (!queue || queuesEntry(arms[i])) {
-			out = &arms[i]
-		}
-	}
-	return out
-}
-
 // checkArmingLeftLoop reports sleeps in a loop whose arming, done in each
 // round before the patch, now happens once before the loop.
 func (r *checker) checkArmingLeftLoop() {
@@ -90,7 +78,7 @@ func (r *checker) checkArmingLeftLoop() {
 			if !armsInLoop(oArms, ol, queue) || armsInLoop(nArms, nl, queue) {
 				continue
 			}
-			na := lastArmBefore(nArms, nl.Line, queue)
+			na := armBefore(nArms, nl.Line, queue)
 			if na == nil || !nw.changed(na.call.Line) {
 				continue
 			}

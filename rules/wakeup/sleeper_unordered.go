@@ -61,7 +61,7 @@ func (r *checker) unorderedArmings(f *wfunc) []unorderedArming {
 	arms, sleeps := r.arms(f)
 	var out []unorderedArming
 	for _, s := range sleeps {
-		a := armBefore(arms, s.Line)
+		a := armBefore(arms, s.Line, false)
 		if a == nil || !r.p.stateSets[a.call.Name] || r.p.ordering(a.call.Name) == "full" {
 			continue
 		}
