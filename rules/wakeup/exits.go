@@ -16,13 +16,17 @@ import "github.com/autosel-bot/autosel-bot/cscan"
 // return ends that straight line: the second is reached only through
 // out_noerr, from gotos that may come before finish_wait().
 
-// jump is a return or goto of a body (or the end of the body), with the
-// statements enclosing it, outermost first.
+// jump is a return, goto or continue of a body (or the end of the
+// body), with the statements enclosing it, outermost first.
 type jump struct {
 	line  int
 	label string // a goto's label
 	ret   bool   // a return, or falling off the end of the body
-	encl  []cscan.Stmt
+	// loopEnd is, for a continue, the closing line of its loop's body:
+	// what follows the continue in that body runs only in a later
+	// iteration, what follows the loop may run next.
+	loopEnd int
+	encl    []cscan.Stmt
 }
 
 // bodyFlow is the jumps, labels and gotos of a body.
@@ -36,6 +40,9 @@ type bodyFlow struct {
 	// breaks are the break statements and case labels, which leave or
 	// enter a straight line in ways reaches does not follow.
 	breaks []jump
+	// conts are the continue statements: only reaches follows them (to
+	// the others a loop body is one straight line, run again).
+	conts []jump
 }
 
 // flowOf collects the jumps of a function body; falling off its end is
@@ -92,11 +99,34 @@ func (fl *bodyFlow) walk(s cscan.Stmt, encl []cscan.Stmt) {
 		fl.gotos[s.Label] = append(fl.gotos[s.Label], s.Line)
 	case *cscan.LabelStmt:
 		fl.labels[s.Label] = s.Line
+	case *cscan.ContinueStmt:
+		if end := loopEnd(encl); end > 0 {
+			fl.conts = append(fl.conts, jump{line: s.Line, loopEnd: end, encl: encl})
+		}
 	case *cscan.BreakStmt:
 		fl.breaks = append(fl.breaks, jump{line: s.Line, encl: encl})
 	case *cscan.CaseStmt:
 		fl.breaks = append(fl.breaks, jump{line: s.Line, encl: encl})
 	}
+}
+
+// loopEnd returns the closing line of the innermost loop among encl
+// (outermost first) whose body is a block, 0 if there is none or a
+// scoped_guard() comes first (itself a one-round for loop: a continue in
+// it only leaves the guard).
+func loopEnd(encl []cscan.Stmt) int {
+	for i := len(encl) - 1; i >= 0; i-- {
+		switch l := encl[i].(type) {
+		case *cscan.ScopedGuardStmt:
+			return 0
+		case *cscan.LoopStmt:
+			if b, ok := l.Body.(*cscan.Block); ok {
+				return b.EndLine
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 // enclosedBy reports whether outer's enclosing statements are a prefix of
@@ -185,7 +215,9 @@ const maxGotoHops = 8
 // to. Whether a branch around to is taken is not asked: a later wake-up
 // in an if still may cover the path. A break or case label first (switch
 // arms, loop exits) answers true, as does a body without a statement
-// tree (source order).
+// tree (source order). A continue first ends the path for the rest of
+// its loop's body (that runs in a later iteration) and leads on past
+// the loop.
 func (fl *bodyFlow) reaches(from, to int) bool {
 	if len(fl.encl) == 0 {
 		return true
@@ -200,10 +232,12 @@ func (fl *bodyFlow) reaches(from, to int) bool {
 			return true
 		}
 		var first *jump
-		for i := range fl.jumps {
-			j := &fl.jumps[i]
-			if j.line >= cur && j.line < to && enclosedBy(j.encl, e) && (first == nil || j.line < first.line) {
-				first = j
+		for _, js := range [][]jump{fl.jumps, fl.conts} {
+			for i := range js {
+				j := &js[i]
+				if j.line >= cur && j.line < to && enclosedBy(j.encl, e) && (first == nil || j.line < first.line) {
+					first = j
+				}
 			}
 		}
 		if first == nil {
@@ -219,6 +253,15 @@ func (fl *bodyFlow) reaches(from, to int) bool {
 		}
 		if first.ret {
 			return false
+		}
+		if first.loopEnd > 0 {
+			// A continue: the rest of its loop's body runs only in a
+			// later iteration, after the loop's wait (if any) again.
+			if to <= first.loopEnd {
+				return false
+			}
+			cur = first.loopEnd + 1
+			continue
 		}
 		lab, ok := fl.labels[first.label]
 		if !ok || lab <= cur || lab > to {

@@ -34,8 +34,8 @@ func (r *checker) otherWaiters(q, fn string) []*wsite {
 }
 
 // coveringWake finds another wake-up of q on f's path: in f itself, in a
-// function f calls, or in a caller after its call of f. It returns a
-// description, "" if none.
+// function f calls, or in a caller where its call of f reaches it. It
+// returns a description, "" if none.
 func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 	// Only what runs after from on its path covers it: a wake-up past
 	// the return that ends an error path leaves that path without one.
@@ -107,8 +107,10 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 		}
 		n++
 		wakes := ""
-		for _, s := range r.tree.view(cs.Func).sitesOn(siteWake, "") {
-			if s.Line() > cs.Call.Line && r.sameQueue(s.Q, q) {
+		cv := r.tree.view(cs.Func)
+		cfl := flowOf(cv)
+		for _, s := range cv.sitesOn(siteWake, "") {
+			if s.Line() > cs.Call.Line && r.sameQueue(s.Q, q) && cfl.reaches(cs.Call.Line, s.Line()) {
 				wakes = fmt.Sprintf("its caller %s() wakes it after the call (%s:%d)", cs.Func.Name, s.Fn.File, s.Line())
 				break
 			}
@@ -149,14 +151,22 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	// A helper that wakes (wrapper.go) is itself the change of state: the
 	// call hands it the object, or it stores before its wake-up; a
 	// primitive changes it only when it stores (complete()).
-	caller := ""
+	caller, before := "", storeAbove(o.Fn, o.Line())
 	if w := r.p.waker(o.Call.Name); w != nil && !w.Stores && !changesStateBefore(o) && storesWaited(o, waiters) == "" {
-		if caller = r.callerChangesState(o, waiters); caller == "" {
-			f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
-			return
+		switch {
+		case soleSignal(o) && !anyWaitCond(waiters):
+			// The function exists to signal, and no waiter says what it
+			// waits for (pollers, open-coded sleeps): its callers change
+			// the state. With conditions known, callerChangesState
+			// compares them with the callers' stores instead.
+			before = "(a caller changes the state, then calls " + o.Fn.Name + "(), which only wakes)"
+		default:
+			if caller = r.callerChangesState(o, waiters); caller == "" {
+				f.Explanation += " Nothing on this path before it stores shared state or hands the queue's object to a call, so the waiters' condition may not change here."
+				return
+			}
 		}
 	}
-	before := storeAbove(o.Fn, o.Line())
 	if before == "" && caller != "" {
 		before = "(stores, then calls " + o.Fn.Name + "(): " + caller + ")"
 	}

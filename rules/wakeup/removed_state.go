@@ -2,7 +2,10 @@ package wakeup
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
 // Whether the path to a removed wake-up changes what its waiters wait
@@ -127,4 +130,60 @@ func (r *checker) callerChangesState(o *wsite, waiters []*wsite) string {
 		}
 	}
 	return ""
+}
+
+// localInitRe matches a statement that only gives a local variable a
+// value: a declaration with an initialiser or an assignment to a plain
+// name (isStore already rules out members).
+var localInitRe = regexp.MustCompile(`^\s*(?:[A-Za-z_][\w\s]*[\s*])?\**\s*[A-Za-z_]\w*\s*=[^=]`)
+
+// checkCallRe matches the calls a statement may make and still have no
+// effect on what a waiter observes: assertions and debug output.
+var checkCallRe = regexp.MustCompile(`^(?:WARN\w*|BUG\w*|VM_BUG_ON\w*|lockdep_\w+|might_sleep|might_fault|pr_\w+|dev_dbg|dev_vdbg|printk\w*|trace_\w+)$`)
+
+// soleSignal reports whether wake-up o was all its function did: every
+// other statement assigns a plain name (whatever its right side calls:
+// the look-up of the queue's object) or asserts, none stores a member,
+// and the wake-up is the last statement. Such a helper (do_notify_pidfd():
+// task_pid(), then wake_up_all()) exists to tell the waiters that its
+// callers changed what they wait for, so removing its wake-up leaves
+// them asleep whatever the function itself stores. decideRemoved asks it
+// only when no waiter states its condition (a poll queue): with the
+// conditions known, the callers' stores are compared with them.
+func soleSignal(o *wsite) bool {
+	f := o.Fn.F
+	if f == nil || f.Body == nil || len(f.Body.Stmts) == 0 {
+		return false
+	}
+	stmts := f.Body.Stmts
+	last, ok := stmts[len(stmts)-1].(*cscan.ExprStmt)
+	if !ok || last.Line != o.Line() {
+		return false
+	}
+	for _, s := range stmts[:len(stmts)-1] {
+		e, ok := s.(*cscan.ExprStmt)
+		if !ok || isStore(e.Text) {
+			return false
+		}
+		if localInitRe.MatchString(codeOnly(e.Text)) {
+			continue
+		}
+		for _, c := range e.Calls {
+			if !checkCallRe.MatchString(c.Name) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// anyWaitCond reports whether one of the waiters states its condition
+// (wait_event*(), wait_var_event*(), wait_on_bit*()).
+func anyWaitCond(waiters []*wsite) bool {
+	for _, w := range waiters {
+		if waitCond(w) != "" {
+			return true
+		}
+	}
+	return false
 }
