@@ -79,10 +79,10 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 		if scope := r.privateScope(tag, caller); scope != "" {
 			same = r.privateAssigns(tag, member, scope, caller)
 		} else {
-			same = r.structAssigns(tag, member)
-		}
-		if len(same) == 0 {
-			same = r.typ.PlainAssignsOf(tag, as, caller)
+			// The tables of the struct type and the plain stores through
+			// an object of it (a setup function's "d->ops.free = f"):
+			// one kind of assignment does not hide the other.
+			same = unionAssigns(r.structAssigns(tag, member), r.typ.PlainAssignsOf(tag, as, caller))
 		}
 		if len(same) == 0 && len(as) == 0 {
 			// Nothing assigns the member by name anywhere: its
@@ -215,6 +215,21 @@ func (r *Resolver) structAssigns(tag, member string) []index.Assign {
 		}
 		return slices.Clip(same) // an append by a caller copies
 	}).([]index.Assign)
+}
+
+// unionAssigns returns the assignments of a followed by those of b that
+// assign another function or from another file.
+func unionAssigns(a, b []index.Assign) []index.Assign {
+	if len(b) == 0 {
+		return a
+	}
+	out := slices.Clip(a)
+	for _, x := range b {
+		if !slices.ContainsFunc(out, func(y index.Assign) bool { return y.File == x.File && y.Func == x.Func }) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // pointerSummary summarises a call through a function pointer from the

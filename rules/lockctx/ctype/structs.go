@@ -12,15 +12,28 @@ type Structs map[string]map[string]string
 
 var (
 	memberDecl = regexp.MustCompile(`^(?:const\s+|volatile\s+)*struct\s+(\w+)\s*(?:const\s*)?\**\s*(?:const\s+)?(\w+)\s*(?:\[[^\]]*\]\s*)*$`)
+	// typedefMemberDecl is a member declared with a plain type name
+	// ("const zt_ops_t *ops"), a struct's typedef when the file has one.
+	typedefMemberDecl = regexp.MustCompile(`^(?:const\s+|volatile\s+)*(\w+)\s*(?:const\s*)?\**\s*(?:const\s+)?(\w+)\s*(?:\[[^\]]*\]\s*)*$`)
+	// typedefDecl is "typedef struct tag name;".
+	typedefDecl = regexp.MustCompile(`\btypedef\s+struct\s+(\w+)\s+(\w+)\s*;`)
+	// typedefAfterBody is what follows the body of "typedef struct tag
+	// {...} name;".
+	typedefAfterBody = regexp.MustCompile(`^\}\s*(\w+)\s*;`)
+	// typedefBefore is the text before "struct tag {" of a typedef.
+	typedefBefore = regexp.MustCompile(`\btypedef\s+$`)
 )
 
 // ParseStructs finds the struct definitions of a source text and their
-// struct-typed members ("struct e1000_phy_info phy;"). Members of
-// anonymous inner structs and unions count as the outer struct's, as C
+// struct-typed members ("struct e1000_phy_info phy;", or "zt_ops_t
+// *ops;" when the text defines zt_ops_t as a struct's typedef). Members
+// of anonymous inner structs and unions count as the outer struct's, as C
 // lets them be named.
 func ParseStructs(text string) Structs {
 	out := Structs{}
-	for _, m := range structOpenings(text) {
+	openings := structOpenings(text)
+	typedefs := structTypedefs(text, openings)
+	for _, m := range openings {
 		// A copy: the result outlives the source text.
 		tag := strings.Clone(text[m[0]:m[1]])
 		body, ok := BraceBody(text[m[2]:])
@@ -35,7 +48,41 @@ func ParseStructs(text string) Structs {
 		for _, decl := range splitDecls(body) {
 			if mm := memberDecl.FindStringSubmatch(decl); mm != nil {
 				members[mm[2]] = mm[1]
+			} else if mm := typedefMemberDecl.FindStringSubmatch(decl); mm != nil && typedefs[mm[1]] != "" {
+				members[mm[2]] = typedefs[mm[1]]
 			}
+		}
+	}
+	return out
+}
+
+// structTypedefs returns the struct typedefs a text defines: name -> tag
+// for "typedef struct tag name;" and "typedef struct tag {...} name;"
+// (openings are the text's structOpenings).
+func structTypedefs(text string, openings [][3]int) map[string]string {
+	var out map[string]string
+	add := func(name, tag string) {
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[strings.Clone(name)] = strings.Clone(tag)
+	}
+	if strings.Contains(text, "typedef") {
+		for _, m := range typedefDecl.FindAllStringSubmatch(text, -1) {
+			add(m[2], m[1])
+		}
+	}
+	for _, m := range openings {
+		start := strings.LastIndex(text[:m[0]], "struct")
+		if start < 0 || !typedefBefore.MatchString(text[max(0, start-16):start]) {
+			continue
+		}
+		end := ClosingBrace(text[m[2]:], 64<<10)
+		if end < 0 {
+			continue
+		}
+		if mm := typedefAfterBody.FindStringSubmatch(text[m[2]+end : min(len(text), m[2]+end+128)]); mm != nil {
+			add(mm[1], text[m[0]:m[1]])
 		}
 	}
 	return out

@@ -41,6 +41,41 @@ static struct e1000_hw global_hw = { .adapter = NULL };
 	}
 }
 
+// TestParseStructsTypedefMembers: a member declared with a struct's
+// typedef is typed with the struct's tag when the text defines the
+// typedef (before or after the struct), and not otherwise.
+func TestParseStructsTypedefMembers(t *testing.T) {
+	src := `
+typedef struct zt_ops {
+	void (*release)(struct zt *t);
+} zt_ops_t;
+
+typedef struct zt_lock zt_lock_t;
+
+struct zt {
+	const zt_ops_t *ops;
+	zt_lock_t lock;
+	zt_cfg_t *cfg;
+	u32 count;
+	later_t *later;
+};
+
+typedef   struct  later_s {
+	int x;
+}
+later_t;
+`
+	got := ParseStructs(src)
+	want := Structs{
+		"zt_ops":  {},
+		"zt":      {"ops": "zt_ops", "lock": "zt_lock", "later": "later_s"},
+		"later_s": {},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ParseStructs:\n got %v\nwant %v", got, want)
+	}
+}
+
 func TestSplitMembers(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

@@ -109,8 +109,9 @@ func PublicDef(def string) bool {
 
 // StructDef finds the definition of struct tag visible from file: in the
 // file itself, its local includes (to a few levels), then the <...>
-// headers it includes directly. It returns the members and the file
-// defining the struct ("" when not found).
+// headers it includes directly, then the headers beside each of those
+// that it includes (an umbrella header's). It returns the members and
+// the file defining the struct ("" when not found).
 func (ty *Typer) StructDef(tag, file string) (map[string]string, string) {
 	ty.note(StructKey(tag))
 	key := tag + "|" + file
@@ -188,6 +189,24 @@ func (ty *Typer) findStructDef(tag, file string) (_ map[string]string, _ string,
 		seen[inc] = true
 		if ms, ok := ty.FileStructs(inc)[tag]; ok {
 			return ms, inc, nil
+		}
+	}
+	// A subsystem's umbrella header (<net/sctp/sctp.h>) holds few
+	// structs itself: they are in the headers beside it that it includes
+	// (<net/sctp/structs.h>).
+	for _, inc := range ty.Includes(file, true) {
+		if !strings.HasPrefix(inc, "include/") && !strings.HasPrefix(inc, "arch/") {
+			continue
+		}
+		dir := path.Dir(inc)
+		for _, sib := range ty.Includes(inc, true) {
+			if path.Dir(sib) != dir || seen[sib] {
+				continue
+			}
+			seen[sib] = true
+			if ms, ok := ty.FileStructs(sib)[tag]; ok {
+				return ms, sib, nil
+			}
 		}
 	}
 	return nil, "", nil
