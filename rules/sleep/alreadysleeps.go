@@ -37,7 +37,7 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 	if r.p.Index == nil {
 		return ""
 	}
-	for _, s := range steps {
+	for i, s := range steps {
 		if s.Func == callee {
 			break
 		}
@@ -49,24 +49,41 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 		if f == nil || f.File != s.File {
 			continue
 		}
-		at := callOnLine(f, s.Line)
-		if at == nil {
-			continue
-		}
-		found := ""
-		lockctx.Walk(r.oldR, f, func(v lockctx.Visit) {
-			if found != "" || v.Reach == nil || v.Reach.Weak || len(v.Reach.Steps) > maxCertainSteps || v.State.Dead || v.Call.Line >= s.Line ||
-				!cscan.GuardsEnclose(v.Call.Guards, at.Guards) {
-				return
+		line := s.Line
+		if _, changed := r.oldSide(s.Func, s.File); changed && i+1 < len(steps) {
+			// The chain's lines are the patched version's: the call that
+			// continues it is found in the old one by its callee.
+			if line = oldCallLine(f, steps[i+1].Func); line == 0 {
+				continue
 			}
-			found = fmt.Sprintf("%s() already sleeps on this path before the patch (%s at %s:%d, %s), before it calls on down the chain at line %d: the patch adds no new sleep in atomic context here.",
+		}
+		if v, ok := r.sleepsBefore(f, line); ok {
+			return fmt.Sprintf("%s() already sleeps on this path before the patch (%s at %s:%d, %s), before it calls on down the chain at line %d: the patch adds no new sleep in atomic context here.",
 				s.Func, lockctx.CallText(v.Call), s.File, v.Call.Line, v.Reach.Why, s.Line)
-		})
-		if found != "" {
-			return found
 		}
 	}
 	return ""
+}
+
+// sleepsBefore returns the first sleeping call of f (as the tree has it
+// before the patch) that runs unconditionally before its call at line:
+// in a block enclosing that call, proven (no function pointer shared by
+// several functions), and no deeper than a helper's own call.
+func (r *checker) sleepsBefore(f *cscan.Func, line int) (lockctx.Visit, bool) {
+	at := callOnLine(f, line)
+	if at == nil {
+		return lockctx.Visit{}, false
+	}
+	var found lockctx.Visit
+	ok := false
+	lockctx.Walk(r.oldR, f, func(v lockctx.Visit) {
+		if ok || v.Reach == nil || v.Reach.Weak || len(v.Reach.Steps) > maxCertainSteps || v.State.Dead || v.Call.Line >= line ||
+			!cscan.GuardsEnclose(v.Call.Guards, at.Guards) {
+			return
+		}
+		found, ok = v, true
+	})
+	return found, ok
 }
 
 // oldBody returns the body of name (called from file) before the patch:
@@ -92,6 +109,17 @@ func (r *checker) oldSide(name, file string) (of *cscan.Func, ok bool) {
 		}
 	}
 	return nil, false
+}
+
+// oldCallLine returns the line of f's first direct call of callee, 0 if
+// there is none.
+func oldCallLine(f *cscan.Func, callee string) int {
+	for _, c := range f.Calls {
+		if c.Name == callee {
+			return c.Line
+		}
+	}
+	return 0
 }
 
 // callOnLine returns the first call of f on line, or nil.

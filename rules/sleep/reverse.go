@@ -97,7 +97,14 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				chain = append(chain, cur.chain...)
 				// A typed member call made with the context held reaches
 				// every implementation in it: the chain is sure from here.
-				weak := cur.weak || site.weak && !(site.typed && !s.st.Empty())
+				// Through a public interface with many implementations
+				// (site.weak despite its type) that holds only for the
+				// implementation's own sleeps and its helpers': deeper in
+				// one implementation, the path depends on that
+				// implementation's state and modes (nfnetlink's RCU-type
+				// callbacks), and the chain stays a note.
+				sure := site.typed && !s.st.Empty() && (!site.weak || len(cur.chain) <= maxManyImplChain)
+				weak := cur.weak || site.weak && !sure
 				if !st.Empty() && (cond == nil || !cond.Strict) {
 					r.report(caller, s.call.Line, st, &lockctx.Reach{Steps: chain, Prim: proof.Prim, Why: proof.Why,
 						Drops: proof.Drops, Retakes: proof.Retakes, Weak: weak || proof.Weak}, nf.Name)
@@ -105,6 +112,13 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				}
 				if !st.Empty() {
 					continue // taken only for some values of the caller's parameter
+				}
+				if r.sleepsAboveCall(caller, s.call.Line) {
+					// A lock above this caller would already be broken by
+					// its own earlier sleep (alreadySleeps): the chains
+					// through it can only be notes, so the walk spends
+					// its callers elsewhere.
+					continue
 				}
 				queue = append(queue, frame{name: caller.Name, file: caller.File,
 					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, weak: weak, cond: cond})
@@ -136,6 +150,11 @@ func (r *checker) siteCond(caller *cscan.Func, site callSite, c cscan.Call, cond
 // (a protocol's two or three request ops) is judged by its type; a
 // public one with many implementations (notifier_call) is not.
 const maxTypedImpls = 4
+
+// maxManyImplChain is how long the chain below an implementation of a
+// public interface with more than maxTypedImpls implementations may be
+// for a typed call made with the context held to make it sure.
+const maxManyImplChain = 3
 
 // maxPointerAssigns is how many functions may be assigned to a member
 // (of any struct type) for calls through it with an unknown base type to
@@ -255,6 +274,17 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 		}
 	}
 	return out
+}
+
+// sleepsAboveCall reports whether caller, which the patch does not
+// change, already sleeps unconditionally before its call at line
+// (sleepsBefore).
+func (r *checker) sleepsAboveCall(caller *cscan.Func, line int) bool {
+	if _, changed := r.oldSide(caller.Name, caller.File); changed {
+		return false
+	}
+	_, ok := r.sleepsBefore(caller, line)
+	return ok
 }
 
 // siteKey names the calls of one callee expression in one function:
