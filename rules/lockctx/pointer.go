@@ -218,14 +218,16 @@ func (r *Resolver) structAssigns(tag, member string) []index.Assign {
 }
 
 // unionAssigns returns the assignments of a followed by those of b that
-// assign another function or from another file.
+// are not among them (another place: a setter's store "f->cb = cb" names
+// the parameter, not a function, so two setters of one file differ only
+// by line).
 func unionAssigns(a, b []index.Assign) []index.Assign {
 	if len(b) == 0 {
 		return a
 	}
 	out := slices.Clip(a)
 	for _, x := range b {
-		if !slices.ContainsFunc(out, func(y index.Assign) bool { return y.File == x.File && y.Func == x.Func }) {
+		if !slices.ContainsFunc(out, func(y index.Assign) bool { return y.File == x.File && y.Line == x.Line && y.Func == x.Func }) {
 			out = append(out, x)
 		}
 	}

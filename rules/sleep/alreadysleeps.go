@@ -67,8 +67,9 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 
 // sleepsBefore returns the first sleeping call of f (as the tree has it
 // before the patch) that runs unconditionally before its call at line:
-// in a block enclosing that call, proven (no function pointer shared by
-// several functions), and no deeper than a helper's own call.
+// in a block enclosing that call, on every path to it (straightBetween),
+// proven (no function pointer shared by several functions), and no
+// deeper than a helper's own call.
 func (r *checker) sleepsBefore(f *cscan.Func, line int) (lockctx.Visit, bool) {
 	at := callOnLine(f, line)
 	if at == nil {
@@ -78,7 +79,7 @@ func (r *checker) sleepsBefore(f *cscan.Func, line int) (lockctx.Visit, bool) {
 	ok := false
 	lockctx.Walk(r.oldR, f, func(v lockctx.Visit) {
 		if ok || v.Reach == nil || v.Reach.Weak || len(v.Reach.Steps) > maxCertainSteps || v.State.Dead || v.Call.Line >= line ||
-			!cscan.GuardsEnclose(v.Call.Guards, at.Guards) {
+			!cscan.GuardsEnclose(v.Call.Guards, at.Guards) || f.Body != nil && !straightBetween(f.Body, v.Call, line) {
 			return
 		}
 		found, ok = v, true
@@ -111,15 +112,20 @@ func (r *checker) oldSide(name, file string) (of *cscan.Func, ok bool) {
 	return nil, false
 }
 
-// oldCallLine returns the line of f's first direct call of callee, 0 if
-// there is none.
+// oldCallLine returns the line of f's direct call of callee when f calls
+// it exactly once, 0 otherwise (which of several calls continues the
+// chain is not known from the callee alone).
 func oldCallLine(f *cscan.Func, callee string) int {
+	line := 0
 	for _, c := range f.Calls {
 		if c.Name == callee {
-			return c.Line
+			if line != 0 {
+				return 0
+			}
+			line = c.Line
 		}
 	}
-	return 0
+	return line
 }
 
 // callOnLine returns the first call of f on line, or nil.

@@ -280,10 +280,55 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 // change, already sleeps unconditionally before its call at line
 // (sleepsBefore).
 func (r *checker) sleepsAboveCall(caller *cscan.Func, line int) bool {
-	if _, changed := r.oldSide(caller.Name, caller.File); changed {
+	if _, changed := r.oldSide(caller.Name, caller.File); changed || caller.Body == nil {
 		return false
 	}
 	_, ok := r.sleepsBefore(caller, line)
+	return ok
+}
+
+// straightBetween reports whether call c runs on every path to line in
+// body: it is no part of a condition (a short-circuit "a && sleep()"
+// may skip it) and no label lies after it up to line (a goto may jump
+// past it).
+func straightBetween(body *cscan.Block, c cscan.Call, line int) bool {
+	ok := true
+	var walk func(s cscan.Stmt)
+	walk = func(s cscan.Stmt) {
+		if !ok || s == nil {
+			return
+		}
+		inCond := func(calls []cscan.Call) {
+			for _, x := range calls {
+				if x.Line == c.Line && x.Name == c.Name {
+					ok = false
+				}
+			}
+		}
+		switch s := s.(type) {
+		case *cscan.Block:
+			for _, t := range s.Stmts {
+				walk(t)
+			}
+		case *cscan.IfStmt:
+			inCond(s.CondCalls)
+			walk(s.Then)
+			walk(s.Else)
+		case *cscan.LoopStmt:
+			inCond(s.CondCalls)
+			walk(s.Body)
+		case *cscan.SwitchStmt:
+			inCond(s.CondCalls)
+			walk(s.Body)
+		case *cscan.ScopedGuardStmt:
+			walk(s.Body)
+		case *cscan.LabelStmt:
+			if s.Line > c.Line && s.Line <= line {
+				ok = false
+			}
+		}
+	}
+	walk(body)
 	return ok
 }
 
