@@ -60,3 +60,28 @@ func openTree(t *testing.T, files map[string]string) *index.Index {
 	t.Helper()
 	return indextest.Open(t, files)
 }
+
+// TestStructDefUmbrella: a struct is found in a header beside an
+// umbrella header the file includes when they are a subsystem's own
+// directory, not beside a header of the shared include/linux.
+func TestStructDefUmbrella(t *testing.T) {
+	ix := openTree(t, map[string]string{
+		"include/net/ya/ya.h":      "#include <net/ya/structs.h>\n",
+		"include/net/ya/structs.h": "struct ya_sock {\n\tstruct ya_af af;\n};\n",
+		"include/linux/wide.h":     "#include <linux/deep.h>\n",
+		"include/linux/deep.h":     "struct deep {\n\tstruct deep_ops ops;\n};\n",
+		"net/ya/sock.c":            "#include <net/ya/ya.h>\n#include <linux/wide.h>\nvoid f(void)\n{\n}\n",
+	})
+	tests := []struct {
+		tag, def, member string
+	}{
+		{"ya_sock", "include/net/ya/structs.h", "af"},
+		{"deep", "", ""},
+	}
+	for _, tt := range tests {
+		ms, def := New(ix, nil).StructDef(tt.tag, "net/ya/sock.c")
+		if def != tt.def || (tt.member != "" && ms[tt.member] == "") {
+			t.Errorf("StructDef(%s) = %v in %q, want member %q in %q", tt.tag, ms, def, tt.member, tt.def)
+		}
+	}
+}

@@ -199,6 +199,9 @@ func (ty *Typer) findStructDef(tag, file string) (_ map[string]string, _ string,
 			continue
 		}
 		dir := path.Dir(inc)
+		if !subsystemDir(dir) {
+			continue
+		}
 		for _, sib := range ty.Includes(inc, true) {
 			if path.Dir(sib) != dir || seen[sib] {
 				continue
@@ -210,6 +213,19 @@ func (ty *Typer) findStructDef(tag, file string) (_ map[string]string, _ string,
 		}
 	}
 	return nil, "", nil
+}
+
+// subsystemDir reports whether dir is a subsystem's own header directory
+// (include/net/sctp, include/linux/mlx5), two levels under include/ at
+// least: an umbrella header there includes its subsystem's definitions.
+// The shared directories above them (include/linux, include/net,
+// arch/x86/include/asm) hold the whole kernel's headers, which include
+// each other widely: a search beside them types calls by headers a file
+// only includes indirectly, which widens the kernel's large recursive
+// call component, so that a patch to a common header (pipe_fs_i.h)
+// summarises about a thousand functions again instead of a dozen.
+func subsystemDir(dir string) bool {
+	return strings.HasPrefix(dir, "include/") && strings.Count(dir, "/") >= 2
 }
 
 // chainTag resolves the struct tag of a member expression whose root is
