@@ -15,21 +15,28 @@ const batchGCPercent = 400
 
 // treeMemoryLimit is the soft limit of the heap (runtime/debug) while one
 // patch is checked against a tree, or a tree is indexed: the first run over
-// a tree builds its whole-tree summaries, whose live heap nears 1 GB for
-// Linux, and the collector's default goal (twice what is live) took the
-// process to 2 GB; under this limit it stays near 1.3 GB, for about a
-// tenth more CPU in that stage. A warm run's heap (about 100 MB) never
-// reaches it.
-const treeMemoryLimit = 1280 << 20
+// a tree builds its whole-tree summaries, whose live heap nears 2 GB for
+// Linux 6.1. Below that the collector runs all the time (at 1.25 GiB a
+// first check took 179 s and 265 s of CPU, and 1.96 GB anyway); at 2 GiB
+// it took 97 s and 114 s of CPU, peaking at 2.07 GB. A warm run's heap
+// (about 300 MB) never reaches it.
+const treeMemoryLimit = 2 << 30
+
+// batchMemoryLimit caps the soft limit while check analyses several
+// patches against a tree. It leaves room for the tree's caches (eval/
+// checks its 750 patches in one process within 2.25 GiB), and keeps a
+// first run's summaries from growing the heap to the five times live that
+// GOGC=400 allows: without it, the first check of seed 002 (4 patches)
+// peaked at 7.5 GB in 114 s; within 2.5 GiB it took 94 s and 2.5 GB.
+const batchMemoryLimit = 3 << 30
 
 // batchGC makes the garbage collector trade memory for time while check
 // analyses several patches against a tree: between collections the heap
 // may grow to five times what is live (GOGC=400) instead of twice, within
-// a soft limit of three quarters of the memory the process may use (the
-// machine's, or its cgroup's when lower): a limit below what is live
-// would make the collector run all the time. Most of what such a run keeps
-// live is the tree's caches, which every patch reuses and every
-// collection marks again. One patch keeps Go's default goal, so its
+// a soft limit of batchMemoryLimit, or three quarters of the memory the
+// process may use (the machine's, or its cgroup's) when that is lower.
+// Most of what such a run keeps live is the tree's caches, which every
+// patch reuses and every collection marks again. One patch keeps Go's default goal, so its
 // resident memory stays small, under treeMemoryLimit (treeGC); so does a
 // machine whose memory cannot be read. GOGC or GOMEMLIMIT in the
 // environment leave the collector as they set it. The returned function
@@ -45,7 +52,7 @@ func batchGC(patches int, tree bool) (restore func()) {
 	if mem <= 0 {
 		return func() {}
 	}
-	oldLimit := debug.SetMemoryLimit(mem / 4 * 3)
+	oldLimit := debug.SetMemoryLimit(min(int64(batchMemoryLimit), mem/4*3))
 	oldPercent := debug.SetGCPercent(batchGCPercent)
 	return func() {
 		debug.SetGCPercent(oldPercent)

@@ -77,11 +77,10 @@ func TestBatchGC(t *testing.T) {
 	if p := debug.SetGCPercent(batchGCPercent); p != batchGCPercent {
 		t.Errorf("20 patches: GC percent %d, want %d", p, batchGCPercent)
 	}
-	// Three quarters of the memory: a lower limit could sit below the
-	// live heap, and the collector would run all the time.
-	if want := memoryAvailable("/proc/meminfo", "/sys/fs/cgroup/memory.max") / 4 * 3; want > 0 {
-		if l := debug.SetMemoryLimit(-1); l != want {
-			t.Errorf("20 patches: memory limit %d, want %d (three quarters of the memory)", l, want)
+	// batchMemoryLimit, or three quarters of the memory when lower.
+	if mem := memoryAvailable("/proc/meminfo", "/sys/fs/cgroup/memory.max"); mem > 0 {
+		if l, want := debug.SetMemoryLimit(-1), min(int64(batchMemoryLimit), mem/4*3); l != want {
+			t.Errorf("20 patches: memory limit %d, want %d", l, want)
 		}
 	} else if l := debug.SetMemoryLimit(-1); l <= 0 || l == limit {
 		t.Errorf("20 patches: memory limit %d", l)
