@@ -40,6 +40,20 @@ type tables struct {
 	Deferrals deferralTables `yaml:"deferrals" json:"-"`
 	// StopConds are left out of tablesID for the same reason.
 	StopConds []string `yaml:"stop_conds" json:"-"`
+	// HandshakeOps are left out of tablesID for the same reason.
+	HandshakeOps []handshakeRow `yaml:"handshake_ops" json:"-"`
+}
+
+// handshakeRow describes calls that store or load a flag (handshake.go):
+// the bit in argument Bit of the word in argument Word, or, when Bit is
+// nil, the variable in argument Var.
+type handshakeRow struct {
+	Names []string `yaml:"names"`
+	Bit   *int     `yaml:"bit"`
+	Word  int      `yaml:"word"`
+	Var   int      `yaml:"var"`
+	Store bool     `yaml:"store"`
+	Load  bool     `yaml:"load"`
 }
 
 // deferralTables describe deferred work (deferred.go): the calls that
@@ -213,6 +227,8 @@ type prims struct {
 	deferInit  map[string]*deferInitRow
 	// stopConds: waitcond_dropped.go.
 	stopConds map[string]bool
+	// handshake indexes HandshakeOps by call name (handshake.go).
+	handshake map[string]*handshakeRow
 }
 
 func compile(t tables, lt *lockmodel.Table) (*prims, error) {
@@ -251,6 +267,12 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		deferQueue:  map[string]*deferQueueRow{},
 		deferInit:   map[string]*deferInitRow{},
 		stopConds:   setOf(t.StopConds),
+	}
+	p.handshake = map[string]*handshakeRow{}
+	for i := range t.HandshakeOps {
+		for _, n := range t.HandshakeOps[i].Names {
+			p.handshake[n] = &t.HandshakeOps[i]
+		}
 	}
 	for i := range t.Deferrals.Queue {
 		p.deferQueue[t.Deferrals.Queue[i].Name] = &t.Deferrals.Queue[i]

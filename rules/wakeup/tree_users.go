@@ -35,6 +35,8 @@ type treeFile struct {
 	lines   []string
 	vt      *varTypes
 	scanned bool
+	// parse is the file's functions, parsed on demand (parsed).
+	parse *cscan.File
 }
 
 func newTreeView(r *checker) *treeView {
@@ -73,6 +75,16 @@ func (t *treeView) file(rel string) *treeFile {
 	}
 	f.lines = strings.Split(string(b), "\n")
 	return f
+}
+
+// parsed returns the functions of post-patch tree file rel, parsed once;
+// nil when it cannot be read.
+func (t *treeView) parsed(rel string) *cscan.File {
+	f := t.file(rel)
+	if f.parse == nil && f.lines != nil {
+		f.parse = cscan.ParseFile(rel, []byte(strings.Join(f.lines, "\n")))
+	}
+	return f.parse
 }
 
 // scanFile records a tree file's declarations, once.

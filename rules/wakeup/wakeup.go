@@ -226,6 +226,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkRearm()
 	r.checkTaskWakes()
 	r.checkTaskWakeOrder()
+	r.checkHandshakes()
 	r.checkUncheckedSnapshotWakes()
 	r.checkSleepGuards()
 	r.checkLost(introduced, changedWakers)

@@ -1,0 +1,233 @@
+package wakeup
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// A flag handshake (category state-order): one side stores its flag and
+// then loads the other's ("I have work: set TX_WAKEUP, then test
+// SENDING"); the other side stores the second flag and then loads the
+// first ("I am done: clear SENDING, then test TX_WAKEUP"). Whatever the
+// interleaving, one of the two loads sees the other side's store, so one
+// side acts: the worker goes round again, or the caller schedules it. A
+// patch that makes one side load before it stores breaks that: each side
+// can load the other's old value, and neither acts (the kick is lost, the
+// waiter is never woken). A lock both sides hold around their pair
+// orders them whatever the program order, and is not reported.
+
+// flagOp is one store or load of a flag in a function.
+type flagOp struct {
+	flag        string // "BIT@word" or the variable's last member
+	store, load bool
+	line        int
+	text        string
+}
+
+// flagOps returns the flag stores and loads of fn's calls, in line order.
+func (p *prims) flagOps(fn *cscan.Func) []flagOp {
+	if fn == nil {
+		return nil
+	}
+	var out []flagOp
+	for _, c := range fn.Calls {
+		row := p.handshake[c.Name]
+		if row == nil {
+			continue
+		}
+		flag := flagName(row, c.Args)
+		if flag == "" {
+			continue
+		}
+		out = append(out, flagOp{flag: flag, store: row.Store, load: row.Load, line: c.Line,
+			text: c.Name + "(" + strings.Join(c.Args, ", ") + ")"})
+	}
+	return out
+}
+
+// flagName names the flag a call's arguments designate: the bit and the
+// last member of its word, or the last member of the variable.
+func flagName(row *handshakeRow, args []string) string {
+	arg := func(i int) string {
+		if i < 0 || i >= len(args) {
+			return ""
+		}
+		return flagVar(args[i])
+	}
+	if row.Bit != nil {
+		bit, word := strings.Join(strings.Fields(argAt(args, *row.Bit)), ""), arg(row.Word)
+		if bit == "" || word == "" {
+			return ""
+		}
+		return bit + "@" + word
+	}
+	return arg(row.Var)
+}
+
+// flagText shows a flag in a message: "TX_WAKEUP of tx_state" for a bit.
+func flagText(flag string) string {
+	if bit, word, ok := strings.Cut(flag, "@"); ok {
+		return bit + " of " + word
+	}
+	return flag
+}
+
+// argAt returns argument i, "" when there is none.
+func argAt(args []string, i int) string {
+	if i < 0 || i >= len(args) {
+		return ""
+	}
+	return args[i]
+}
+
+// flagVar returns the last member name of an argument naming a flag
+// ("&hu->tx_state" -> "tx_state"), or its identifier; "" for anything
+// else.
+func flagVar(e string) string {
+	e = strings.TrimRight(strings.TrimLeft(normLvalue(e), "&*("), ")")
+	if e = lastMember(e); !cscan.IsIdent(e) {
+		return ""
+	}
+	return e
+}
+
+// firstOp returns the first op of ops on flag that stores (store set) or
+// loads; nil when there is none.
+func firstOp(ops []flagOp, flag string, store bool) *flagOp {
+	for i := range ops {
+		if ops[i].flag == flag && (store && ops[i].store || !store && ops[i].load) {
+			return &ops[i]
+		}
+	}
+	return nil
+}
+
+// checkHandshakes reports a function of the patch that used to store a
+// flag before it loads another, and now loads that other flag first,
+// when a function of the same file stores the second flag and then loads
+// the first.
+func (r *checker) checkHandshakes() {
+funcs:
+	for i, nw := range r.news {
+		old := r.olds[i]
+		if nw == nil || old == nil || nw.F == nil || old.F == nil {
+			continue
+		}
+		oldOps, newOps := r.p.flagOps(old.F), r.p.flagOps(nw.F)
+		for _, s := range oldOps {
+			if !s.store {
+				continue
+			}
+			for _, l := range oldOps {
+				if !l.load || l.flag == s.flag || l.line <= s.line {
+					continue
+				}
+				ns, nl := firstOp(newOps, s.flag, true), firstOp(newOps, l.flag, false)
+				if ns == nil || nl == nil || ns.line < nl.line || !nw.changed(ns.line) && !nw.changed(nl.line) {
+					continue
+				}
+				if r.reportHandshake(nw, ns, nl) {
+					continue funcs // one finding per function
+				}
+			}
+		}
+	}
+}
+
+// reportHandshake reports nw's load nl now made before its store ns when
+// a peer of the same file stores nl's flag before it loads ns's; it
+// reports whether it found one.
+func (r *checker) reportHandshake(nw *wfunc, ns, nl *flagOp) bool {
+	peer, ps, pl := r.handshakePeer(nw, ns.flag, nl.flag)
+	if peer == nil {
+		return false
+	}
+	for _, h := range r.heldWithCallers(nw, nl.line) {
+		if r.holdsAt(nw, ns.line, h) && r.holdsAt(peer, ps.line, h) && r.holdsAt(peer, pl.line, h) {
+			return false // one lock orders both pairs
+		}
+	}
+	f := report.Finding{
+		Category: CategoryStateOrder,
+		Severity: report.SeverityRisk,
+		File:     nw.File, Func: nw.Name, Line: nl.line, Key: ns.flag,
+		Message: fmt.Sprintf("%s() now loads %s before it stores %s; %s() stores the first and then loads the second", nw.Name, flagText(nl.flag), flagText(ns.flag), peer.Name),
+		Explanation: fmt.Sprintf("%s() and %s() hand work over with two flags: each stores its own and then loads the other's, so at least one of them sees the other's store and acts. "+
+			"%s() now loads %s before it stores %s: both loads can see the old values, and neither side acts. Store first and load after it, as before.",
+			nw.Name, peer.Name, nw.Name, flagText(nl.flag), flagText(ns.flag)),
+		Evidence: []string{nw.evidence(nl.line), nw.evidence(ns.line)},
+		Chain: []report.Step{
+			{Func: nw.Name, File: nw.File, Line: nl.line, What: "loads first: " + nl.text},
+			{Func: nw.Name, File: nw.File, Line: ns.line, What: "stores after: " + ns.text},
+			{Func: peer.Name, File: peer.File, Line: ps.line, What: "stores: " + ps.text},
+			{Func: peer.Name, File: peer.File, Line: pl.line, What: "then loads: " + pl.text},
+		},
+	}
+	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", peer.Name+"()", [][2]string{
+		{nl.text + ": old value", ""},
+		{"", ps.text},
+		{"", pl.text + ": old value, does not act"},
+		{ns.text, ""},
+		{"does not act either", ""},
+	})...)
+	r.add(f)
+	return true
+}
+
+// handshakePeer finds a function of nw's file, other than nw, that
+// stores flag b and later loads flag a; it returns the function and the
+// two ops (nil when there is none).
+func (r *checker) handshakePeer(nw *wfunc, a, b string) (*wfunc, *flagOp, *flagOp) {
+	for _, fn := range r.fileFuncs(nw.File) {
+		if fn.Name == nw.Name {
+			continue
+		}
+		ops := r.p.flagOps(fn)
+		s := firstOp(ops, b, true)
+		if s == nil {
+			continue
+		}
+		for i := range ops {
+			if ops[i].flag == a && ops[i].load && ops[i].line > s.line {
+				if v := r.funcView(fn); v != nil {
+					return v, s, &ops[i]
+				}
+			}
+		}
+	}
+	return nil, nil, nil
+}
+
+// fileFuncs returns the functions of the post-patch file rel (its
+// changed functions from the patch when there is no tree).
+func (r *checker) fileFuncs(rel string) []*cscan.Func {
+	if r.tree != nil {
+		if tf := r.tree.parsed(rel); tf != nil {
+			return tf.Funcs
+		}
+	}
+	var out []*cscan.Func
+	for _, f := range r.news {
+		if f != nil && f.F != nil && f.File == rel {
+			out = append(out, f.F)
+		}
+	}
+	return out
+}
+
+// funcView returns the view of a post-patch function: the patch's own
+// when it changed it, the tree's otherwise.
+func (r *checker) funcView(fn *cscan.Func) *wfunc {
+	for _, f := range r.news {
+		if f != nil && f.F == fn {
+			return f
+		}
+	}
+	if r.tree == nil {
+		return nil
+	}
+	return r.tree.view(fn)
+}
