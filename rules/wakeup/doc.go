@@ -147,6 +147,9 @@
 //     publishing store, the task read through a published on-stack entry;
 //   - storeorder_task.go: a task wake-up moved above the store the
 //     sleeping task re-checks;
+//   - handshake.go: a flag handshake (each side stores its flag, then
+//     loads the other's) that the patch breaks by making one side load
+//     first, the other side being a function of the same file;
 //   - taskwake_removed.go: a wake-up of one task (wake_up_process(),
 //     directly or through a small helper) removed; the task wake-ups of a
 //     function;
