@@ -27,7 +27,8 @@ const treeMemoryLimit = 2 << 30
 // checks its 750 patches in one process within 2.25 GiB), and keeps a
 // first run's summaries from growing the heap to the five times live that
 // GOGC=400 allows: without it, the first check of seed 002 (4 patches)
-// peaked at 7.5 GB in 114 s; within 2.5 GiB it took 94 s and 2.5 GB.
+// peaked at 7.5 GB in 114 s; within a 2.5 GiB limit it took 94 s and 2.5
+// GB (this cap leaves half a GiB more for larger trees).
 const batchMemoryLimit = 3 << 30
 
 // batchGC makes the garbage collector trade memory for time while check
@@ -36,11 +37,11 @@ const batchMemoryLimit = 3 << 30
 // a soft limit of batchMemoryLimit, or three quarters of the memory the
 // process may use (the machine's, or its cgroup's) when that is lower.
 // Most of what such a run keeps live is the tree's caches, which every
-// patch reuses and every collection marks again. One patch keeps Go's default goal, so its
-// resident memory stays small, under treeMemoryLimit (treeGC); so does a
-// machine whose memory cannot be read. GOGC or GOMEMLIMIT in the
-// environment leave the collector as they set it. The returned function
-// restores the settings.
+// patch reuses and every collection marks again. One patch keeps Go's
+// default goal, so its resident memory stays small, under
+// treeMemoryLimit (treeGC); so does a batch on a machine whose memory
+// cannot be read. GOGC or GOMEMLIMIT in the environment leave the
+// collector as they set it. The returned function restores the settings.
 func batchGC(patches int, tree bool) (restore func()) {
 	if !tree || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
@@ -50,7 +51,7 @@ func batchGC(patches int, tree bool) (restore func()) {
 	}
 	mem := memoryAvailable("/proc/meminfo", "/sys/fs/cgroup/memory.max")
 	if mem <= 0 {
-		return func() {}
+		return treeGC()
 	}
 	oldLimit := debug.SetMemoryLimit(min(int64(batchMemoryLimit), mem/4*3))
 	oldPercent := debug.SetGCPercent(batchGCPercent)

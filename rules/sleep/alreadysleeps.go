@@ -50,9 +50,13 @@ func (r *checker) alreadySleeps(lockFn string, steps []report.Step, callee strin
 			continue
 		}
 		line := s.Line
-		if _, changed := r.oldSide(s.Func, s.File); changed && i+1 < len(steps) {
+		if _, changed := r.oldSide(s.Func, s.File); changed {
 			// The chain's lines are the patched version's: the call that
-			// continues it is found in the old one by its callee.
+			// continues it is found in the old one by its callee (none
+			// for the chain's last step).
+			if i+1 == len(steps) {
+				continue
+			}
 			if line = oldCallLine(f, steps[i+1].Func); line == 0 {
 				continue
 			}

@@ -11,9 +11,13 @@ import (
 // A flag handshake (category state-order): one side stores its flag and
 // then loads the other's ("I have work: set TX_WAKEUP, then test
 // SENDING"); the other side stores the second flag and then loads the
-// first ("I am done: clear SENDING, then test TX_WAKEUP"). Whatever the
-// interleaving, one of the two loads sees the other side's store, so one
-// side acts: the worker goes round again, or the caller schedules it. A
+// first ("I am done: clear SENDING, then test TX_WAKEUP"). With a full
+// barrier between each side's store and load (smp_mb(), or a
+// value-returning atomic such as test_and_set_bit()), one of the two
+// loads sees the other side's store whatever the interleaving, so one
+// side acts: the worker goes round again, or the caller schedules it.
+// Without the barrier the pair was racy already; the patch's order makes
+// it racy whatever barrier is added. A
 // patch that makes one side load before it stores breaks that: each side
 // can load the other's old value, and neither acts (the kick is lost, the
 // waiter is never woken). A lock both sides hold around their pair
@@ -105,10 +109,10 @@ func firstOp(ops []flagOp, flag string, store bool) *flagOp {
 	return nil
 }
 
-// checkHandshakes reports a function of the patch that used to store a
-// flag before it loads another, and now loads that other flag first,
-// when a function of the same file stores the second flag and then loads
-// the first.
+// checkHandshakes reports a function of the patch whose first store of a
+// flag used to come before its first load of another, and now comes
+// after it, when a function of the same file stores the second flag and
+// then loads the first.
 func (r *checker) checkHandshakes() {
 funcs:
 	for i, nw := range r.news {
@@ -117,16 +121,17 @@ funcs:
 			continue
 		}
 		oldOps, newOps := r.p.flagOps(old.F), r.p.flagOps(nw.F)
-		for _, s := range oldOps {
-			if !s.store {
+		for _, a := range oldOps {
+			if !a.store {
 				continue
 			}
-			for _, l := range oldOps {
-				if !l.load || l.flag == s.flag || l.line <= s.line {
+			for _, b := range oldOps {
+				if !b.load || b.flag == a.flag {
 					continue
 				}
-				ns, nl := firstOp(newOps, s.flag, true), firstOp(newOps, l.flag, false)
-				if ns == nil || nl == nil || ns.line < nl.line || !nw.changed(ns.line) && !nw.changed(nl.line) {
+				oStore, oLoad := firstOp(oldOps, a.flag, true), firstOp(oldOps, b.flag, false)
+				ns, nl := firstOp(newOps, a.flag, true), firstOp(newOps, b.flag, false)
+				if oStore.line > oLoad.line || ns == nil || nl == nil || ns.line < nl.line {
 					continue
 				}
 				if r.reportHandshake(nw, ns, nl) {
@@ -138,25 +143,27 @@ funcs:
 }
 
 // reportHandshake reports nw's load nl now made before its store ns when
-// a peer of the same file stores nl's flag before it loads ns's; it
-// reports whether it found one.
+// a peer of the same file stores nl's flag before it loads ns's, and no
+// lock both hold orders the two pairs; it reports whether it found one.
 func (r *checker) reportHandshake(nw *wfunc, ns, nl *flagOp) bool {
-	peer, ps, pl := r.handshakePeer(nw, ns.flag, nl.flag)
+	var peer *wfunc
+	var ps, pl *flagOp
+	for _, p := range r.handshakePeers(nw, ns.flag, nl.flag) {
+		if !r.lockOrdersPairs(nw, nl.line, ns.line, p.fn, p.store.line, p.load.line) {
+			peer, ps, pl = p.fn, p.store, p.load
+			break
+		}
+	}
 	if peer == nil {
 		return false
-	}
-	for _, h := range r.heldWithCallers(nw, nl.line) {
-		if r.holdsAt(nw, ns.line, h) && r.holdsAt(peer, ps.line, h) && r.holdsAt(peer, pl.line, h) {
-			return false // one lock orders both pairs
-		}
 	}
 	f := report.Finding{
 		Category: CategoryStateOrder,
 		Severity: report.SeverityRisk,
 		File:     nw.File, Func: nw.Name, Line: nl.line, Key: ns.flag,
 		Message: fmt.Sprintf("%s() now loads %s before it stores %s; %s() stores the first and then loads the second", nw.Name, flagText(nl.flag), flagText(ns.flag), peer.Name),
-		Explanation: fmt.Sprintf("%s() and %s() hand work over with two flags: each stores its own and then loads the other's, so at least one of them sees the other's store and acts. "+
-			"%s() now loads %s before it stores %s: both loads can see the old values, and neither side acts. Store first and load after it, as before.",
+		Explanation: fmt.Sprintf("%s() and %s() hand work over with two flags: each stores its own and then loads the other's, so that (with a full barrier between its store and its load) at least one of them sees the other's store and acts. "+
+			"%s() now loads %s before it stores %s: both loads can see the old values, and neither side acts. Store first, then load after a full barrier (a value-returning atomic is one).",
 			nw.Name, peer.Name, nw.Name, flagText(nl.flag), flagText(ns.flag)),
 		Evidence: []string{nw.evidence(nl.line), nw.evidence(ns.line)},
 		Chain: []report.Step{
@@ -177,10 +184,17 @@ func (r *checker) reportHandshake(nw *wfunc, ns, nl *flagOp) bool {
 	return true
 }
 
-// handshakePeer finds a function of nw's file, other than nw, that
-// stores flag b and later loads flag a; it returns the function and the
-// two ops (nil when there is none).
-func (r *checker) handshakePeer(nw *wfunc, a, b string) (*wfunc, *flagOp, *flagOp) {
+// handshakeSide is a peer of a handshake: a function that stores one flag
+// and then loads the other.
+type handshakeSide struct {
+	fn          *wfunc
+	store, load *flagOp
+}
+
+// handshakePeers returns the functions of nw's file, other than nw, that
+// store flag b and later load flag a.
+func (r *checker) handshakePeers(nw *wfunc, a, b string) []handshakeSide {
+	var out []handshakeSide
 	for _, fn := range r.fileFuncs(nw.File) {
 		if fn.Name == nw.Name {
 			continue
@@ -193,12 +207,43 @@ func (r *checker) handshakePeer(nw *wfunc, a, b string) (*wfunc, *flagOp, *flagO
 		for i := range ops {
 			if ops[i].flag == a && ops[i].load && ops[i].line > s.line {
 				if v := r.funcView(fn); v != nil {
-					return v, s, &ops[i]
+					out = append(out, handshakeSide{v, s, &ops[i]})
 				}
+				break
 			}
 		}
 	}
-	return nil, nil, nil
+	return out
+}
+
+// lockOrdersPairs reports whether one lock is held by f from line f1 to
+// f2 and by g from g1 to g2, at every call between: one critical section
+// on each side orders the pairs, whatever their program order.
+func (r *checker) lockOrdersPairs(f *wfunc, f1, f2 int, g *wfunc, g1, g2 int) bool {
+	for _, h := range r.heldWithCallers(f, min(f1, f2)) {
+		if r.heldThrough(f, min(f1, f2), max(f1, f2), h) && r.heldThrough(g, min(g1, g2), max(g1, g2), h) {
+			return true
+		}
+	}
+	return false
+}
+
+// heldThrough reports whether f holds h at every call from line from to
+// line to: an unlock and a lock again between them ends one critical
+// section and starts another.
+func (r *checker) heldThrough(f *wfunc, from, to int, h heldLock) bool {
+	if !r.holdsAt(f, from, h) || !r.holdsAt(f, to, h) {
+		return false
+	}
+	if f.F == nil {
+		return true
+	}
+	for _, c := range f.F.Calls {
+		if c.Line > from && c.Line < to && !r.holdsAt(f, c.Line, h) {
+			return false
+		}
+	}
+	return true
 }
 
 // fileFuncs returns the functions of the post-patch file rel (its

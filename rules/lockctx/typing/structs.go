@@ -110,8 +110,9 @@ func PublicDef(def string) bool {
 // StructDef finds the definition of struct tag visible from file: in the
 // file itself, its local includes (to a few levels), then the <...>
 // headers it includes directly, then the headers beside each of those
-// that it includes (an umbrella header's). It returns the members and
-// the file defining the struct ("" when not found).
+// that it includes when they are in a subsystem's own directory (an
+// umbrella header's, subsystemDir). It returns the members and the file
+// defining the struct ("" when not found).
 func (ty *Typer) StructDef(tag, file string) (map[string]string, string) {
 	ty.note(StructKey(tag))
 	key := tag + "|" + file
@@ -195,9 +196,6 @@ func (ty *Typer) findStructDef(tag, file string) (_ map[string]string, _ string,
 	// structs itself: they are in the headers beside it that it includes
 	// (<net/sctp/structs.h>).
 	for _, inc := range ty.Includes(file, true) {
-		if !strings.HasPrefix(inc, "include/") && !strings.HasPrefix(inc, "arch/") {
-			continue
-		}
 		dir := path.Dir(inc)
 		if !subsystemDir(dir) {
 			continue
