@@ -26,6 +26,7 @@ import (
 // flagOp is one store or load of a flag in a function.
 type flagOp struct {
 	flag        string // "BIT@word" or the variable's last member
+	call        string // the primitive: set_bit() and clear_bit() store different news
 	store, load bool
 	line        int
 	text        string
@@ -46,7 +47,7 @@ func (p *prims) flagOps(fn *cscan.Func) []flagOp {
 		if flag == "" {
 			continue
 		}
-		out = append(out, flagOp{flag: flag, store: row.Store, load: row.Load, line: c.Line,
+		out = append(out, flagOp{flag: flag, call: c.Name, store: row.Store, load: row.Load, line: c.Line,
 			text: c.Name + "(" + strings.Join(c.Args, ", ") + ")"})
 	}
 	return out
@@ -109,10 +110,11 @@ func firstOp(ops []flagOp, flag string, store bool) *flagOp {
 	return nil
 }
 
-// checkHandshakes reports a function of the patch whose first store of a
-// flag used to come before its first load of another, and now comes
-// after it, when a function of the same file stores the second flag and
-// then loads the first.
+// checkHandshakes reports a function of the patch that stored a flag (by
+// one primitive: clear_bit() is not set_bit()) before its first load of
+// another, and now makes that store only after its first load of it,
+// when a function of the same file stores the second flag and then loads
+// the first.
 func (r *checker) checkHandshakes() {
 funcs:
 	for i, nw := range r.news {
@@ -129,9 +131,12 @@ funcs:
 				if !b.load || b.flag == a.flag {
 					continue
 				}
-				oStore, oLoad := firstOp(oldOps, a.flag, true), firstOp(oldOps, b.flag, false)
-				ns, nl := firstOp(newOps, a.flag, true), firstOp(newOps, b.flag, false)
-				if oStore.line > oLoad.line || ns == nil || nl == nil || ns.line < nl.line {
+				ol, nl := firstOp(oldOps, b.flag, false), firstOp(newOps, b.flag, false)
+				if a.line >= ol.line || nl == nil {
+					continue
+				}
+				ns := storeAfter(newOps, a, nl.line)
+				if ns == nil {
 					continue
 				}
 				if r.reportHandshake(nw, ns, nl) {
@@ -140,6 +145,22 @@ funcs:
 			}
 		}
 	}
+}
+
+// storeAfter returns the first store in ops like a (its flag, by its
+// primitive) when every such store comes after line: the store that
+// used to precede the load at line now follows it. It returns nil when
+// one still precedes it, or none is left.
+func storeAfter(ops []flagOp, a flagOp, line int) *flagOp {
+	for i := range ops {
+		if ops[i].store && ops[i].flag == a.flag && ops[i].call == a.call {
+			if ops[i].line < line {
+				return nil
+			}
+			return &ops[i]
+		}
+	}
+	return nil
 }
 
 // reportHandshake reports nw's load nl now made before its store ns when
