@@ -16,12 +16,11 @@ import (
 // value-returning atomic such as test_and_set_bit()), one of the two
 // loads sees the other side's store whatever the interleaving, so one
 // side acts: the worker goes round again, or the caller schedules it.
-// Without the barrier the pair was racy already; the patch's order makes
-// it racy whatever barrier is added. A
-// patch that makes one side load before it stores breaks that: each side
-// can load the other's old value, and neither acts (the kick is lost, the
-// waiter is never woken). A lock both sides hold around their pair
-// orders them whatever the program order, and is not reported.
+// A patch that makes one side load before it stores breaks that, whatever
+// barrier it keeps: each side can load the other's old value, and neither
+// acts (the kick is lost, the waiter is never woken). A lock each side
+// holds through its pair orders them whatever the program order, and is
+// not reported.
 
 // flagOp is one store or load of a flag in a function.
 type flagOp struct {
@@ -56,12 +55,7 @@ func (p *prims) flagOps(fn *cscan.Func) []flagOp {
 // flagName names the flag a call's arguments designate: the bit and the
 // last member of its word, or the last member of the variable.
 func flagName(row *handshakeRow, args []string) string {
-	arg := func(i int) string {
-		if i < 0 || i >= len(args) {
-			return ""
-		}
-		return flagVar(args[i])
-	}
+	arg := func(i int) string { return flagVar(argAt(args, i)) }
 	if row.Bit != nil {
 		bit, word := strings.Join(strings.Fields(argAt(args, *row.Bit)), ""), arg(row.Word)
 		if bit == "" || word == "" {
@@ -285,7 +279,8 @@ func (r *checker) fileFuncs(rel string) []*cscan.Func {
 }
 
 // funcView returns the view of a post-patch function: the patch's own
-// when it changed it, the tree's otherwise.
+// when fn is one of the patch's (fileFuncs without a tree), the tree's
+// post-patch view otherwise.
 func (r *checker) funcView(fn *cscan.Func) *wfunc {
 	for _, f := range r.news {
 		if f != nil && f.F == fn {
