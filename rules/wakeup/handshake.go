@@ -22,6 +22,29 @@ import (
 // holds through its pair orders them whatever the program order, and is
 // not reported.
 
+// handshakeRow describes calls that store or load a flag (handshake.go):
+// the bit in argument Bit of the word in argument Word, or, when Bit is
+// nil, the variable in argument Var.
+type handshakeRow struct {
+	Names []string `yaml:"names"`
+	Bit   *int     `yaml:"bit"`
+	Word  int      `yaml:"word"`
+	Var   int      `yaml:"var"`
+	Store bool     `yaml:"store"`
+	Load  bool     `yaml:"load"`
+}
+
+// handshakeIndex indexes the handshake rows by call name.
+func handshakeIndex(rows []handshakeRow) map[string]*handshakeRow {
+	out := map[string]*handshakeRow{}
+	for i := range rows {
+		for _, n := range rows[i].Names {
+			out[n] = &rows[i]
+		}
+	}
+	return out
+}
+
 // flagOp is one store or load of a flag in a function.
 type flagOp struct {
 	flag        string // "BIT@word" or the variable's last member

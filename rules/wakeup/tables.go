@@ -44,18 +44,6 @@ type tables struct {
 	HandshakeOps []handshakeRow `yaml:"handshake_ops" json:"-"`
 }
 
-// handshakeRow describes calls that store or load a flag (handshake.go):
-// the bit in argument Bit of the word in argument Word, or, when Bit is
-// nil, the variable in argument Var.
-type handshakeRow struct {
-	Names []string `yaml:"names"`
-	Bit   *int     `yaml:"bit"`
-	Word  int      `yaml:"word"`
-	Var   int      `yaml:"var"`
-	Store bool     `yaml:"store"`
-	Load  bool     `yaml:"load"`
-}
-
 // deferralTables describe deferred work (deferred.go): the calls that
 // queue an item and the calls that give an item its handler.
 type deferralTables struct {
@@ -268,12 +256,7 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		deferInit:   map[string]*deferInitRow{},
 		stopConds:   setOf(t.StopConds),
 	}
-	p.handshake = map[string]*handshakeRow{}
-	for i := range t.HandshakeOps {
-		for _, n := range t.HandshakeOps[i].Names {
-			p.handshake[n] = &t.HandshakeOps[i]
-		}
-	}
+	p.handshake = handshakeIndex(t.HandshakeOps)
 	for i := range t.Deferrals.Queue {
 		p.deferQueue[t.Deferrals.Queue[i].Name] = &t.Deferrals.Queue[i]
 	}
