@@ -46,12 +46,14 @@ func batchGC(patches int, tree bool) (restore func()) {
 	if !tree || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	if patches < 2 {
-		return treeGC()
-	}
-	mem := memoryAvailable("/proc/meminfo", "/sys/fs/cgroup/memory.max")
-	if mem <= 0 {
-		return treeGC()
+	return collectorFor(patches, memoryAvailable("/proc/meminfo", "/sys/fs/cgroup/memory.max"))
+}
+
+// collectorFor is batchGC for a tree run of patches on a machine with mem
+// bytes of memory (0: unknown).
+func collectorFor(patches int, mem int64) (restore func()) {
+	if patches < 2 || mem <= 0 {
+		return treeLimit(mem)
 	}
 	oldLimit := debug.SetMemoryLimit(min(int64(batchMemoryLimit), mem/4*3))
 	oldPercent := debug.SetGCPercent(batchGCPercent)
@@ -68,8 +70,14 @@ func treeGC() (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
+	return treeLimit(memoryAvailable("/proc/meminfo", "/sys/fs/cgroup/memory.max"))
+}
+
+// treeLimit sets treeMemoryLimit, or three quarters of mem when that is
+// lower (mem 0: unknown), as the heap's soft limit.
+func treeLimit(mem int64) (restore func()) {
 	limit := int64(treeMemoryLimit)
-	if mem := memoryAvailable("/proc/meminfo", "/sys/fs/cgroup/memory.max"); mem > 0 {
+	if mem > 0 {
 		limit = min(limit, mem/4*3)
 	}
 	old := debug.SetMemoryLimit(limit)

@@ -95,3 +95,37 @@ func TestBatchGC(t *testing.T) {
 	unchanged("GOGC set, one patch")
 	restore()
 }
+
+// TestCollectorFor: a batch on a machine whose memory cannot be read, or
+// a single patch, gets the tree limit and Go's default goal; a batch on a
+// small machine gets three quarters of its memory, a big one
+// batchMemoryLimit.
+func TestCollectorFor(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	tests := []struct {
+		name    string
+		patches int
+		mem     int64
+		limit   int64
+		percent int
+	}{
+		{"batch, memory unknown", 20, 0, treeMemoryLimit, 100},
+		{"one patch", 1, 64 << 30, treeMemoryLimit, 100},
+		{"one patch, small machine", 1, 2 << 30, 3 << 29, 100},
+		{"batch, big machine", 20, 64 << 30, batchMemoryLimit, batchGCPercent},
+		{"batch, small machine", 20, 2 << 30, 3 << 29, batchGCPercent},
+	}
+	for _, tt := range tests {
+		restore := collectorFor(tt.patches, tt.mem)
+		if l := debug.SetMemoryLimit(-1); l != tt.limit {
+			t.Errorf("%s: memory limit %d, want %d", tt.name, l, tt.limit)
+		}
+		p := debug.SetGCPercent(-1) // reads it (and turns the collector off)
+		debug.SetGCPercent(p)
+		if p != tt.percent {
+			t.Errorf("%s: GC percent %d, want %d", tt.name, p, tt.percent)
+		}
+		restore()
+	}
+}

@@ -293,42 +293,27 @@ func (r *checker) sleepsAboveCall(caller *cscan.Func, line int) bool {
 // past it).
 func straightBetween(body *cscan.Block, c cscan.Call, line int) bool {
 	ok := true
-	var walk func(s cscan.Stmt)
-	walk = func(s cscan.Stmt) {
-		if !ok || s == nil {
-			return
-		}
-		inCond := func(calls []cscan.Call) {
-			for _, x := range calls {
-				if x.Line == c.Line && x.Name == c.Name {
-					ok = false
-				}
+	inCond := func(calls []cscan.Call) {
+		for _, x := range calls {
+			if x.Line == c.Line && x.Name == c.Name {
+				ok = false
 			}
 		}
+	}
+	cscan.Inspect(body, func(s cscan.Stmt) {
 		switch s := s.(type) {
-		case *cscan.Block:
-			for _, t := range s.Stmts {
-				walk(t)
-			}
 		case *cscan.IfStmt:
 			inCond(s.CondCalls)
-			walk(s.Then)
-			walk(s.Else)
 		case *cscan.LoopStmt:
 			inCond(s.CondCalls)
-			walk(s.Body)
 		case *cscan.SwitchStmt:
 			inCond(s.CondCalls)
-			walk(s.Body)
-		case *cscan.ScopedGuardStmt:
-			walk(s.Body)
 		case *cscan.LabelStmt:
 			if s.Line > c.Line && s.Line <= line {
 				ok = false
 			}
 		}
-	}
-	walk(body)
+	})
 	return ok
 }
 
