@@ -116,7 +116,7 @@ func (r *checker) checkOrdering() {
 					break
 				}
 			}
-			if replaced || r.stateSetBeforeSleep(old, o) || r.redundantFull(old, nw, o) {
+			if replaced || r.stateSetBeforeSleep(old, o) || r.redundantFull(old, nw, o) || r.orderedOnward(old, nw, o) {
 				continue
 			}
 			r.reportOrdering(old, nw, o, added, ro)
@@ -464,26 +464,6 @@ func (r *checker) stateSetBeforeSleep(f *wfunc, o orderOp) bool {
 	for _, m := range condCallRe.FindAllStringSubmatch(next, -1) {
 		if r.p.sleeps[m[1]] {
 			return !strings.HasPrefix(strings.TrimSpace(next), "if") && !strings.HasPrefix(strings.TrimSpace(next), "while")
-		}
-	}
-	return false
-}
-
-// redundantFull reports whether a removed full barrier is still provided
-// on its path by another full-barrier operation (a value-returning atomic,
-// set_current_state()) with no store between it and where the barrier
-// stood: removing a doubled barrier loses no ordering.
-func (r *checker) redundantFull(old, nw *wfunc, o orderOp) bool {
-	if o.strength != "full" || nw.F == nil {
-		return false
-	}
-	pos := r.newLineNear(old, nw, o.call.Line)
-	for _, c := range nw.F.Calls {
-		if c.Line >= pos {
-			break
-		}
-		if r.p.ordering(c.Name) == "full" && r.p.actives[c.Name] == nil && !storeBetween(nw, c.Line, pos) {
-			return true
 		}
 	}
 	return false

@@ -18,9 +18,15 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 	condGuards := func(gs []cscan.Guard) []cscan.Guard {
 		var out []cscan.Guard
 		for _, g := range gs {
-			if (g.Kind == "if" || g.Kind == "else" || g.Kind == "case") && !r.isActiveCheckOf(g.Cond, n.Q, nw) {
-				out = append(out, g)
+			if g.Kind != "if" && g.Kind != "else" && g.Kind != "case" || r.isActiveCheckOf(g.Cond, n.Q, nw) {
+				continue
 			}
+			if n.WKind == "task" && g.Kind == "if" {
+				if g.Cond = r.withoutTaskTests(g.Cond, n); g.Cond == "" {
+					continue
+				}
+			}
+			out = append(out, g)
 		}
 		return out
 	}

@@ -124,7 +124,7 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		if c == "" {
 			continue
 		}
-		cond := stateTokens(c)
+		cond := stateTokens(r.withHelpers(c, w.Fn.File))
 		var store int
 		for _, s := range stores {
 			if sharesState(stateTokens(nw.lines[s]), cond) {

@@ -58,7 +58,9 @@
 //     its queue makes true (a member it stores, kthread_should_stop());
 //   - sleepguard_dropped.go: an open-coded sleep's if that stops
 //     re-testing, after the task set its state, an event a waker makes
-//     true (a stop request, a member stored before a wake-up);
+//     true (a stop request, a member stored before a wake-up, by a queue's
+//     waker or, for a sleep on no queue, a task wake-up of the file); the
+//     if around schedule() and the ifs that leave the sleep both count;
 //   - pollcond_dropped.go: a poll function's mask no longer reads a member
 //     a waker of a polled queue stores before waking it (in the waker, a
 //     same-file helper it calls, or a caller), and that store search.
@@ -105,6 +107,9 @@
 //     atomics removed or weakened on either side (not where a lock that
 //     every side touching the ordered variables takes covers the old or
 //     the replacing code);
+//   - barrier_redundant.go: a removed full barrier that another still
+//     provides, before it or in the sleeper check that follows it
+//     (wq_has_sleeper(), rcuwait_wake_up());
 //   - barrier_lock.go: a lock that ordered the waker's decision against
 //     the sleeper removed (from both sides: the sleeper that now tests
 //     before it queues itself); the lock that covers an ordering
@@ -153,6 +158,10 @@
 //   - taskwake_removed.go: a wake-up of one task (wake_up_process(),
 //     directly or through a small helper) removed; the task wake-ups of a
 //     function;
+//   - taskwake_gated.go: a task wake-up as a queue's (key task:, its
+//     sleepers the open-coded sleeps of the file, each with what ends
+//     it), so that condwake_guards.go judges one the patch gates or a new
+//     exit skips;
 //   - sleeper_arming.go: open-coded sleeps that now arm themselves (task
 //     state, prepare_to_wait) after a check, an unlock or the publication
 //     of the task, or sleep without the re-check made once armed;
@@ -164,6 +173,9 @@
 //   - rearm_round.go: a completion re-armed after the wait, outside the
 //     lock that serialises the rounds, or with init_completion() under a
 //     waiter;
+//   - rearm_reset.go: a flag, bit or counter a wait condition reads,
+//     reset after the operation starts or no longer reset (the
+//     completion's checks, written with a flag);
 //   - rearm_flag.go: a flag reset moved out of the lock its waker holds;
 //   - wakefunc.go: custom wake functions (unlink order, careful unlink,
 //     references taken before an early return);

@@ -27,6 +27,9 @@ func (r *checker) postSites(kind siteKind, q string) []*wsite {
 			out = append(out, f.sitesOn(kind, q)...)
 		}
 	}
+	if kind == siteWait && strings.HasPrefix(q, taskKeyPrefix) {
+		out = append(out, r.taskWaiters[q]...)
+	}
 	if r.tree != nil {
 		for _, s := range r.tree.sitesOn(q) {
 			if s.Kind == kind {

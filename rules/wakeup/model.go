@@ -69,6 +69,10 @@ type wsite struct {
 
 	// Active checks: BuiltinBarrier is set for wq_has_sleeper.
 	BuiltinBarrier bool
+
+	// Cond is what ends an open-coded sleep on a task key
+	// (taskwake_gated.go); wait_event-style waiters carry theirs in Call.
+	Cond string
 }
 
 // Line returns the site's file line.

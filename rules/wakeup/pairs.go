@@ -217,6 +217,9 @@ func siteWhere(s *wsite) string {
 // waitCond returns the condition a waiter waits for, as text: the
 // wait_event condition argument, "" for open-coded waits.
 func waitCond(s *wsite) string {
+	if s.WKind == "task" {
+		return s.Cond
+	}
 	if s.WKind == "wait" || s.WKind == "var" {
 		if len(s.Call.Args) > 1 {
 			return strings.Join(strings.Fields(s.Call.Args[1]), " ")

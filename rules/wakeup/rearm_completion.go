@@ -22,12 +22,21 @@ import (
 //   - a flag reset moved out of the critical section that decided to
 //     sleep can overwrite the waker's store made in between (the waker
 //     takes the same lock), and the waiter sleeps with its event already
-//     delivered.
+//     delivered;
+//   - a flag the wait condition reads, reset past the call that starts
+//     the operation or no longer reset, is the completion's case written
+//     with a flag (rearm_reset.go).
 
-// rearmSite is one completion re-arm (reinit_completion) in a function.
+// rearmSite is one re-arm in a function: a completion's
+// (reinit_completion), or the reset of a flag a later wait tests
+// (rearm_reset.go).
 type rearmSite struct {
-	call cscan.Call
+	call cscan.Call // the re-arming call; for a reset, Line only
 	q    string
+	// text is the re-arm as written; field, for a reset, the member it
+	// resets (what the waker must store before it wakes), bit the bit of
+	// that word when it is one.
+	text, field, bit string
 }
 
 // rearmsOf returns f's completion re-arms, keyed like its waits.
@@ -42,7 +51,7 @@ func (r *checker) rearmsOf(f *wfunc) []rearmSite {
 			continue
 		}
 		if q := queueKey(c.Args[row.Queue], f.vt, f.Name); q != "" {
-			out = append(out, rearmSite{call: c, q: r.canonKey("completion:"+q, f.File)})
+			out = append(out, rearmSite{call: c, q: r.canonKey("completion:"+q, f.File), text: lockctx.CallText(c)})
 		}
 	}
 	return out
@@ -57,6 +66,7 @@ func (r *checker) checkRearm() {
 			continue
 		}
 		r.checkCompletionRearm(ow, nw)
+		r.checkResetRearm(ow, nw)
 		r.checkFlagRearm(ow, nw)
 	}
 }
@@ -183,10 +193,22 @@ func (r *checker) callCount(f *wfunc, from, to int) map[string]int {
 
 // completer returns a complete() of q outside f, nil if none is known.
 func (r *checker) completer(f *wfunc, q string) *wsite {
-	for _, s := range r.wakersOf(q) {
-		if s.Fn.Name != f.Name {
-			return s
+	return r.completerOf(f, rearmSite{q: q})
+}
+
+// completerOf returns the waker that re-arm a is for: completer(), and for
+// a flag's reset one that stores the flag before it wakes.
+func (r *checker) completerOf(f *wfunc, a rearmSite) *wsite {
+	for _, s := range r.wakersOf(a.q) {
+		if s.Fn.Name == f.Name {
+			continue
 		}
+		if a.field != "" {
+			if st, _ := r.storeBeforeWake(s, a.field); st == "" || a.bit != "" && !containsWord(st, a.bit) {
+				continue
+			}
+		}
+		return s
 	}
 	return nil
 }
@@ -221,32 +243,38 @@ func (r *checker) rearmMovedLater(ow, nw *wfunc, o, n rearmSite) {
 		return
 	}
 	start := passed[len(passed)-1]
-	done := r.completer(nw, n.q)
+	done := r.completerOf(nw, n)
+	what := strings.TrimPrefix(n.q, "completion:")
+	erased := fmt.Sprintf("its complete() is erased by %s", n.text)
+	if n.field != "" {
+		what = n.flagName()
+		erased = fmt.Sprintf("the waker's store of %s is overwritten by `%s`", n.field, n.text)
+	}
 	f := report.Finding{
 		Category: CategoryRearm,
 		Severity: report.SeverityNote,
 		File:     nw.File, Func: nw.Name, Line: n.call.Line,
-		Message:  fmt.Sprintf("%s() now re-arms %s after %s()", nw.Name, strings.TrimPrefix(n.q, "completion:"), start.Name),
+		Message:  fmt.Sprintf("%s() now re-arms %s after %s()", nw.Name, what, start.Name),
 		Evidence: []string{nw.evidence(start.Line), nw.evidence(n.call.Line), nw.evidence(wait.line)},
 		Old:      []string{ow.evidence(o.call.Line)},
 	}
 	f.Chain = append(f.Chain,
 		report.Step{Func: nw.Name, File: nw.File, Line: start.Line, What: "starts the operation: " + lockctx.CallText(start)},
-		report.Step{Func: nw.Name, File: nw.File, Line: n.call.Line, What: "re-arms only now: " + lockctx.CallText(n.call)},
+		report.Step{Func: nw.Name, File: nw.File, Line: n.call.Line, What: "re-arms only now: " + n.text},
 		r.waitStep(nw, wait))
-	f.Explanation = fmt.Sprintf("%s() used to call %s() before %s() and now calls it after. If what %s() starts finishes before the re-arm, its complete() is erased by %s() and the wait that follows times out or never returns. Re-arm the completion before starting the operation, as before.",
-		nw.Name, n.call.Name, start.Name, start.Name, n.call.Name)
+	f.Explanation = fmt.Sprintf("%s() used to re-arm %s (`%s`) before %s() and now does it after. If what %s() starts finishes before the re-arm, %s, and the wait that follows times out or never returns. Re-arm before starting the operation, as before.",
+		nw.Name, what, n.text, start.Name, start.Name, erased)
 	if done != nil {
 		f.Severity = report.SeverityRisk
-		f.Chain = append(f.Chain, step(done, "completes it: "+done.Text()))
+		f.Chain = append(f.Chain, step(done, n.signals()+done.Text()))
 		f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", done.Fn.Name+"()", [][2]string{
 			{lockctx.CallText(start), ""},
 			{"", "(the operation finishes)"},
 			{"", done.Text()},
-			{lockctx.CallText(n.call), ""},
-			{"  (the completion is erased)", ""},
+			{n.text, ""},
+			{"  (the event is erased)", ""},
 			{r.waitText(wait), ""},
-			{"  waits for a complete() that already came", ""},
+			{"  waits for an event that already came", ""},
 		})...)
 	}
 	r.add(f)
@@ -261,30 +289,34 @@ func (r *checker) rearmDropped(ow, nw *wfunc, o rearmSite) {
 	if wait == nil {
 		return
 	}
-	done := r.completer(nw, o.q)
+	done := r.completerOf(nw, o)
 	if done == nil {
 		return
+	}
+	what, state := strings.TrimPrefix(o.q, "completion:"), "the completion is still done"
+	if o.field != "" {
+		what, state = o.flagName(), o.flagName()+" is still set"
 	}
 	f := report.Finding{
 		Category: CategoryRearm,
 		Severity: report.SeverityRisk,
 		File:     nw.File, Func: nw.Name, Line: wait.line,
-		Message:  fmt.Sprintf("%s() no longer re-arms %s before waiting on it", nw.Name, strings.TrimPrefix(o.q, "completion:")),
+		Message:  fmt.Sprintf("%s() no longer re-arms %s before waiting on it", nw.Name, what),
 		Evidence: []string{nw.evidence(wait.line)},
 		Old:      []string{ow.evidence(o.call.Line)},
 	}
 	f.Chain = append(f.Chain,
-		report.Step{Func: ow.Name, File: ow.File, Line: o.call.Line, What: "re-arm removed: " + lockctx.CallText(o.call)},
+		report.Step{Func: ow.Name, File: ow.File, Line: o.call.Line, What: "re-arm removed: " + o.text},
 		r.waitStep(nw, wait),
-		step(done, "completes it: "+done.Text()))
+		step(done, o.signals()+done.Text()))
 	f.Evidence = append(f.Evidence, interleaving(done.Fn.Name+"()", nw.Name+"()", [][2]string{
 		{done.Text() + " (an earlier round, a late event)", ""},
-		{"", "(no " + o.call.Name + "() any more)"},
+		{"", "(no " + o.text + " any more)"},
 		{"", r.waitText(wait)},
-		{"", "  returns at once: the completion is still done"},
+		{"", "  returns at once: " + state},
 	})...)
-	f.Explanation = fmt.Sprintf("%s() used to re-arm the completion with %s() and no longer does, but still waits on it. A complete() from an earlier round (%s, a late interrupt, a timed-out request) leaves it done, so the next wait returns before this round's operation finished. Keep the re-arm before each use.",
-		nw.Name, o.call.Name, siteWhere(done))
+	f.Explanation = fmt.Sprintf("%s() used to re-arm %s with `%s` and no longer does, but still waits on it. An event from an earlier round (%s, a late interrupt, a timed-out request) leaves it signalled, so the next wait returns before this round's operation finished. Keep the re-arm before each use.",
+		nw.Name, what, o.text, siteWhere(done))
 	r.add(f)
 }
 
@@ -302,4 +334,21 @@ func (r *checker) waitText(w *waitOn) string {
 		return w.site.Text()
 	}
 	return w.via + "() -> " + w.site.Text()
+}
+
+// flagName names the flag a reset re-arms: "bit B of flags", "done".
+func (a rearmSite) flagName() string {
+	if a.bit != "" {
+		return "bit " + a.bit + " of " + a.field
+	}
+	return a.field
+}
+
+// signals is the chain text of the waker that ends the wait a re-arm is
+// for.
+func (a rearmSite) signals() string {
+	if a.field != "" {
+		return "sets it and wakes: "
+	}
+	return "completes it: "
 }

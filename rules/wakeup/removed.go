@@ -265,6 +265,9 @@ func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int
 	if store == "" {
 		store = storeInLoopOf(nw, exit)
 	}
+	if n.WKind == "task" {
+		store, waiters = taskStoreBefore(nw, exit, waiters)
+	}
 	if len(waiters) == 0 || store == "" {
 		return
 	}

@@ -54,26 +54,89 @@ func (r *checker) sleepCalls(f *wfunc) []cscan.Call {
 	return out
 }
 
-// sleepTerms returns the terms of the if conditions around a sleep call,
-// each the negation of an event that keeps the task awake, and the line
-// of the innermost.
-func sleepTerms(c cscan.Call) ([]string, int) {
-	var out []string
-	line := 0
+// sleepTerm is one test of an open-coded sleep: text as written, and
+// event, what makes the task stay awake (the negation of a term of the if
+// around the sleep call; a leaving if's term itself).
+type sleepTerm struct {
+	text, event string
+}
+
+// sleepTerms returns the tests that keep the task awake at sleep call c
+// of f: the terms of the if conditions around c, and the terms of the
+// conditions of the ifs that leave the sleep (break, return, goto,
+// continue) between the task state set at line set (0: none known) and
+// c. line is the last line of those tests the patch changed, or the
+// innermost guard's when it changed none.
+func sleepTerms(f *wfunc, c cscan.Call, set int) (terms []sleepTerm, line int) {
+	changed := 0
 	for _, g := range c.Guards {
 		if g.Kind != "if" {
 			continue
 		}
-		out = append(out, splitTop(g.Cond, "&&")...)
+		for _, t := range splitTop(g.Cond, "&&") {
+			terms = append(terms, sleepTerm{text: t, event: negate(t)})
+		}
 		line = g.Line
+		if f.changed(g.Line) {
+			changed = g.Line
+		}
 	}
-	return out, line
+	if set > 0 && f.F.Body != nil {
+		cscan.Inspect(f.F.Body, func(s cscan.Stmt) {
+			is, ok := s.(*cscan.IfStmt)
+			if !ok || is.Line <= set || is.Line >= c.Line || !leaves(is.Then, c.Line) {
+				return
+			}
+			for _, t := range splitTop(is.Cond, "||") {
+				terms = append(terms, sleepTerm{text: t, event: strings.TrimSpace(t)})
+			}
+			if f.changed(is.Line) && is.Line > changed {
+				changed = is.Line
+			}
+		})
+	}
+	if changed > 0 {
+		line = changed
+	}
+	return terms, line
+}
+
+// negate returns the negation of condition term t as text.
+func negate(t string) string {
+	t = strings.TrimSpace(t)
+	if strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=") {
+		return strings.TrimSpace(t[1:])
+	}
+	return "!(" + t + ")"
+}
+
+// leaves reports whether branch s ends in a break, return, goto or
+// continue and does not hold the sleep call at line sleep: an if taking
+// it does not go on to sleep.
+func leaves(s cscan.Stmt, sleep int) bool {
+	if b, ok := s.(*cscan.Block); ok {
+		if len(b.Stmts) == 0 || b.Line <= sleep && (b.EndLine == 0 || sleep <= b.EndLine) {
+			return false
+		}
+		s = b.Stmts[len(b.Stmts)-1]
+	}
+	switch s.(type) {
+	case *cscan.BreakStmt, *cscan.ReturnStmt, *cscan.GotoStmt, *cscan.ContinueStmt:
+		return true
+	}
+	return false
 }
 
 // checkSleepGuard compares one sleep call's guard in the two versions.
 func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
-	oTerms, _ := sleepTerms(o)
-	nTerms, gLine := sleepTerms(n)
+	setLine := func(f *wfunc, c cscan.Call) int {
+		if s := r.stateSetBefore(f, c.Line); s != nil {
+			return s.Line
+		}
+		return 0
+	}
+	oTerms, _ := sleepTerms(old, o, setLine(old, o))
+	nTerms, gLine := sleepTerms(nw, n, setLine(nw, n))
 	if gLine == 0 || !nw.changed(gLine) {
 		return
 	}
@@ -83,30 +146,45 @@ func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
 	}
 	norm := func(t string) string { return strings.Join(strings.Fields(stripParens(strings.TrimSpace(t))), "") }
 	kept := map[string]bool{}
+	var nText, oText []string
 	for _, t := range nTerms {
-		kept[norm(t)] = true
+		kept[norm(t.event)] = true
+		nText = append(nText, t.text)
 	}
-	if newCallTakesOver(strings.Join(nTerms, " && "), strings.Join(oTerms, " && ")) {
+	for _, t := range oTerms {
+		oText = append(oText, t.text)
+	}
+	if newCallTakesOver(strings.Join(nText, " && "), strings.Join(oText, " && ")) {
 		return
 	}
 	for _, t := range oTerms {
-		if kept[norm(t)] {
+		if kept[norm(t.event)] {
 			continue
 		}
-		event := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stripParens(t)), "!"))
+		event := t.event
 		if stillTested(nw, set.Line, n.Line, event) {
 			continue
 		}
 		if stop := r.stopTest(event, old.File); stop != "" {
-			r.reportSleepGuard(old, nw, o, n, gLine, *set, t, stop+"() is made true by a stop request, and kthread_stop() wakes the thread itself with wake_up_process(), not through a queue entry", nil)
+			r.reportSleepGuard(old, nw, o, n, gLine, *set, t.event, stop+"() is made true by a stop request, and kthread_stop() wakes the thread itself with wake_up_process(), not through a queue entry", nil)
 			return
 		}
+		queued := false
 		for _, s := range nw.Sites {
 			if s.Kind != siteWait || s.Q == "" {
 				continue
 			}
+			queued = true
 			if why, w := r.storingWaker(s.Q, nw.Name, event); w != nil {
-				r.reportSleepGuard(old, nw, o, n, gLine, *set, t, why, w)
+				r.reportSleepGuard(old, nw, o, n, gLine, *set, t.event, why, w)
+				return
+			}
+		}
+		if !queued && r.tree != nil {
+			// A sleep on no queue is ended by wake_up_process() of the
+			// task: its wakers are the task wake-ups of the file.
+			if why, w := r.storingWakerOf(r.fileTaskWakes(nw), nw.Name, event); w != nil {
+				r.reportSleepGuard(old, nw, o, n, gLine, *set, t.event, why, w)
 				return
 			}
 		}
@@ -131,12 +209,12 @@ func (r *checker) stateSetBefore(f *wfunc, line int) *cscan.Call {
 // stillTested reports whether the new version still tests event between
 // the state change at from and the sleep at to, in any form: an early
 // exit of its own, a condition rewritten (De Morgan), a member read with
-// or without READ_ONCE(). A stop test counts by its call, a member test
-// by the members it reads.
+// or without READ_ONCE() or another plain read (memberReads). A stop test
+// counts by its call, a member test by the members it reads.
 func stillTested(f *wfunc, from, to int, event string) bool {
 	var calls []string
 	for _, m := range condCallRe.FindAllStringSubmatch(event, -1) {
-		if !trivialCalls[m[1]] {
+		if !trivialCalls[m[1]] && !memberReads[m[1]] {
 			calls = append(calls, m[1]+"(")
 		}
 	}
@@ -162,6 +240,13 @@ func stillTested(f *wfunc, from, to int, event string) bool {
 	}
 	return false
 }
+
+// memberReads are calls that read the member they are given and nothing
+// else: a test written with another of them, or with none, still tests
+// that member (whether the read is ordered is the barrier checks'
+// business).
+var memberReads = map[string]bool{"smp_load_acquire": true, "atomic_read": true, "atomic_long_read": true,
+	"atomic64_read": true, "test_bit": true, "data_race": true}
 
 // stopTest returns the stop test (kthread_should_stop()) a condition term
 // calls, directly or through a small helper of the patch's old side or of
@@ -194,7 +279,8 @@ func (r *checker) stopTest(term, file string) string {
 	return ""
 }
 
-// reportSleepGuard makes the risk of a term dropped from a sleep's guard.
+// reportSleepGuard makes the risk of a test dropped from a sleep's guard;
+// term is the event it tested.
 func (r *checker) reportSleepGuard(old, nw *wfunc, o, n cscan.Call, gLine int, set cscan.Call, term, why string, w *wsite) {
 	term = strings.Join(strings.Fields(term), " ")
 	f := report.Finding{
@@ -227,7 +313,7 @@ func (r *checker) reportSleepGuard(old, nw *wfunc, o, n cscan.Call, gLine int, s
 		{"no longer re-tests the event", ""},
 		{n.Name + "(): sleeps through the event", ""},
 	})...)
-	f.Explanation = fmt.Sprintf("The old condition around %s() in %s() re-tested, after the task set its sleep state, the event `%s`; %s. The new condition drops that test: a waker that made it true and woke the task just before the state change found the task running, and the task now sleeps through the event with nothing left to wake it. Keep the test between the state change and %s().",
-		n.Name, nw.Name, strings.TrimPrefix(term, "!"), why, n.Name)
+	f.Explanation = fmt.Sprintf("The old %s() re-tested, after the task set its sleep state and before %s(), the event `%s`; %s. The new code no longer tests it there: a waker that made it true and woke the task just before the state change found the task running, and the task now sleeps through the event with nothing left to wake it. Keep the test between the state change and %s().",
+		nw.Name, n.Name, term, why, n.Name)
 	r.add(f)
 }

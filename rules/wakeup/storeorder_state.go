@@ -183,23 +183,31 @@ func (r *checker) condReads(s *wsite, fields []string) bool {
 	if cond == "" {
 		return false
 	}
-	text := cond
-	for _, name := range calledNames(cond) {
-		if body, ok := r.funcText(name, s.Fn.File); ok {
-			text += "\n" + body
-			for _, inner := range calledNames(body) {
-				if b2, ok := r.funcText(inner, s.Fn.File); ok && len(b2) < 4000 {
-					text += "\n" + b2
-				}
-			}
-		}
-	}
+	text := r.withHelpers(cond, s.Fn.File)
 	for _, fl := range fields {
 		if containsWord(text, fl) {
 			return true
 		}
 	}
 	return false
+}
+
+// withHelpers returns a waiter's condition text followed by the bodies of
+// the functions it calls and of theirs (from the patch or the tree, as
+// seen from file): what the condition reads.
+func (r *checker) withHelpers(cond, file string) string {
+	text := cond
+	for _, name := range calledNames(cond) {
+		if body, ok := r.funcText(name, file); ok {
+			text += "\n" + body
+			for _, inner := range calledNames(body) {
+				if b2, ok := r.funcText(inner, file); ok && len(b2) < 4000 {
+					text += "\n" + b2
+				}
+			}
+		}
+	}
+	return text
 }
 
 // afterWaitLines is how many lines after a wait without a condition are

@@ -67,8 +67,14 @@ func newCallTakesOver(nc, oc string) bool {
 // that stores a member the condition term reads before it wakes the
 // queue, and says so; nil when there is none.
 func (r *checker) storingWaker(q, self, term string) (string, *wsite) {
+	return r.storingWakerOf(r.wakersOf(q), self, term)
+}
+
+// storingWakerOf is storingWaker over the wakers ws (each named by its
+// own queue).
+func (r *checker) storingWakerOf(ws []*wsite, self, term string) (string, *wsite) {
 	fields := fieldsIn(term)
-	for _, w := range r.wakersOf(q) {
+	for _, w := range ws {
 		if w.Fn.Name == self || w.Derived {
 			continue
 		}
@@ -78,9 +84,9 @@ func (r *checker) storingWaker(q, self, term string) (string, *wsite) {
 				continue
 			}
 			if by != w.Fn.Name {
-				return fmt.Sprintf("%s() stores `%s` before %s() wakes %s", by, st, w.Fn.Name, q), w
+				return fmt.Sprintf("%s() stores `%s` before %s() wakes %s", by, st, w.Fn.Name, w.Q), w
 			}
-			return fmt.Sprintf("%s() stores `%s` and then wakes %s", by, st, q), w
+			return fmt.Sprintf("%s() stores `%s` and then wakes %s", by, st, w.Q), w
 		}
 	}
 	return "", nil

@@ -93,7 +93,7 @@ var categories = []rules.Category{
 	{Name: CategoryWakeOrder, Doc: "a wake-up (wake_q_add, wake_up_process) issued before the state the woken task checks is published, or the task reached through the waiter's entry after that store"},
 	{Name: CategoryStateOrder, Doc: "a store that a sleeper's condition reads moved after the wake-up that used to follow it (the woken task re-checks, sees the old value and sleeps again); or a flag handshake broken by loading the other side's flag before storing one's own"},
 	{Name: CategoryWaiterOrder, Doc: "a sleeper now sets its sleeping state or queues itself after a condition check, a lock release or the publication of its task, which used to follow it (a wake-up in between finds it running and is lost)"},
-	{Name: CategoryRearm, Doc: "a completion or flag a waiter reuses is re-armed after the operation it waits for may have finished (reinit_completion() moved past the start, a reset moved out of the lock the waker takes), or no longer re-armed before the wait (the completion is left done from an earlier round); a sleep loop that sets the task state or queues its entry once before the loop instead of in each round (later rounds spin)"},
+	{Name: CategoryRearm, Doc: "a completion or flag a waiter reuses is re-armed after the operation it waits for may have finished (reinit_completion() or the reset of a flag, bit or counter moved past the start, a reset moved out of the lock the waker takes), or no longer re-armed before the wait (left signalled from an earlier round); a sleep loop that sets the task state or queues its entry once before the loop instead of in each round (later rounds spin)"},
 	{Name: CategoryTarget, Doc: "a wake-up now sent to the queue of another object of the same type, or another bit of the word, than the one whose state the path changed (the waiters of that change are not woken)"},
 	{Name: CategoryWaiterCond, Doc: "a wait's condition no longer tests what a waker of its queue makes true before waking it (a member it stores, kthread_should_stop() for kthread_stop()), so that wake-up finds the condition false and the waiter sleeps again"},
 	{Name: CategoryWakeFunc, Doc: "a custom wake function that unlinks the wait entry before its last use of it, or without the release ordering finish_wait() relies on"},
@@ -166,6 +166,10 @@ type checker struct {
 	// (heldlocks_callers.go).
 	lockWrappers map[string]*lockWrapper
 	entryHeld    map[string][]heldLock
+	// taskWaiters are the open-coded sleepers of each task key, taskFiles
+	// the key|file pairs whose sleepers it holds (taskwake_gated.go).
+	taskWaiters map[string][]*wsite
+	taskFiles   map[string]bool
 }
 
 // structLoc is where a struct definition renames a queue field.
@@ -225,6 +229,7 @@ func analyze(p *prims, pass *rules.Pass) error {
 	r.checkUnorderedArming()
 	r.checkRearm()
 	r.checkTaskWakes()
+	r.checkTaskWakeGates()
 	r.checkTaskWakeOrder()
 	r.checkHandshakes()
 	r.checkUncheckedSnapshotWakes()

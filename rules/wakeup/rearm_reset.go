@@ -1,0 +1,142 @@
+package wakeup
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// A waiter that sleeps on a flag (wait_event(wq, READ_ONCE(d->done)),
+// test_bit() of a flags word, an atomic counter) re-arms it the way a
+// completion is re-armed: it resets the flag before it starts the
+// operation whose end the waker announces by setting it and waking the
+// queue. The reset is the completion's reinit_completion(), and the
+// patches that break it are the same (rearm_completion.go): a reset moved
+// past the call that starts the operation overwrites the waker's store if
+// the operation ends first, and a reset removed leaves the flag set from
+// an earlier round so the wait returns at once.
+
+// bitResetRe finds a bit cleared in a member word: the bit, the member.
+var bitResetRe = regexp.MustCompile(`\b(?:__)?(?:test_and_)?clear_bit(?:_unlock)?\s*\(\s*([^,]+?)\s*,\s*&?[^,)]*(?:->|\.)\s*([A-Za-z_]\w*)\s*\)`)
+
+// zeroStoreRe finds a member set to zero by an atomic, a release store or
+// an exchange.
+var zeroStoreRe = regexp.MustCompile(`\b(?:atomic(?:64|_long)?_(?:set|set_release|xchg)|smp_store_release|xchg)\s*\(\s*&?[^,]*(?:->|\.)\s*([A-Za-z_]\w*)\s*,\s*(?:0|NULL|false)\s*\)`)
+
+// resetOn returns the member a line resets and, for a bit, the bit; ""
+// when the line resets nothing.
+func resetOn(t string) (field, bit string) {
+	t = codeOnly(t)
+	if m := resetRe.FindStringSubmatch(t); m != nil {
+		return m[1] + m[2], ""
+	}
+	if m := bitResetRe.FindStringSubmatch(t); m != nil {
+		return m[2], strings.TrimSpace(m[1])
+	}
+	if m := zeroStoreRe.FindStringSubmatch(t); m != nil {
+		return m[1], ""
+	}
+	return "", ""
+}
+
+// resetEndsWait reports whether cond waits for field (bit) to be reset
+// ("!d->busy", "!test_bit(BUSY, &d->flags)", "atomic_read(&d->n) ==
+// 0"): a reset then ends the wait rather than re-arming it.
+func resetEndsWait(cond, field, bit string) bool {
+	if bit != "" {
+		return regexp.MustCompile(`!\s*test_bit\s*\(\s*` + regexp.QuoteMeta(bit) + `\b`).MatchString(cond)
+	}
+	f := regexp.QuoteMeta(field)
+	return regexp.MustCompile(`!\s*(?:[A-Za-z_]\w*\s*\(\s*)?&?[\w\->.\[\]]*\b`+f+`\b`).MatchString(cond) ||
+		regexp.MustCompile(`\b`+f+`\b\s*\)?\s*==\s*(?:0|NULL|false)\b`).MatchString(cond)
+}
+
+// resetRearmsOf returns f's flag resets that re-arm a later wait of f:
+// each reset of a member (and bit) that the condition of the first wait
+// after it reads, with its helpers. The site's queue is that wait's.
+func (r *checker) resetRearmsOf(f *wfunc) []rearmSite {
+	if f == nil || f.F == nil {
+		return nil
+	}
+	var out []rearmSite
+	for _, l := range sortedLines(f) {
+		field, bit := resetOn(f.lines[l])
+		if field == "" {
+			continue
+		}
+		for _, s := range f.sitesOn(siteWait, "") {
+			if s.Line() <= l || s.Q == "" {
+				continue
+			}
+			cond := waitCond(s)
+			if cond == "" {
+				continue
+			}
+			text := r.withHelpers(cond, f.File)
+			if containsWord(text, field) && (bit == "" || containsWord(text, bit)) && !resetEndsWait(text, field, bit) {
+				out = append(out, rearmSite{call: cscan.Call{Line: l}, q: s.Q,
+					text: strings.TrimSuffix(strings.TrimSpace(codeOnly(f.lines[l])), ";"), field: field, bit: bit})
+			}
+			break
+		}
+	}
+	return out
+}
+
+// checkResetRearm compares the flag resets of each wait before and after
+// the patch: a reset the patch moved (or whose surroundings it changed)
+// is checked for calls it now follows, a reset it removed for a wait
+// still made without one.
+func (r *checker) checkResetRearm(ow, nw *wfunc) {
+	news := r.resetRearmsOf(nw)
+	for _, o := range r.resetRearmsOf(ow) {
+		var n *rearmSite
+		for i := range news {
+			if news[i].field == o.field && news[i].bit == o.bit && r.sameQueue(news[i].q, o.q) {
+				n = &news[i]
+				break
+			}
+		}
+		switch {
+		case n != nil:
+			if nw.changed(n.call.Line) || ow.changed(o.call.Line) {
+				r.rearmMovedLater(ow, nw, o, *n)
+			}
+		case ow.changed(o.call.Line) && !r.resetAnywhere(nw, o):
+			r.rearmDropped(ow, nw, o)
+		}
+	}
+}
+
+// resetAnywhere reports whether nw, a function of its file the patch
+// changes, or a function nw calls, still makes the reset of o: the re-arm
+// moved rather than went.
+func (r *checker) resetAnywhere(nw *wfunc, o rearmSite) bool {
+	resets := func(text string) bool {
+		for _, t := range strings.Split(text, "\n") {
+			if fd, b := resetOn(t); fd == o.field && b == o.bit {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range r.news {
+		if f == nil || f != nw && f.File != nw.File {
+			continue
+		}
+		for _, t := range f.lines {
+			if resets(t) {
+				return true
+			}
+		}
+	}
+	if nw.F != nil {
+		for _, c := range nw.F.Calls {
+			if body, ok := r.funcText(c.Name, nw.File); ok && resets(body) {
+				return true
+			}
+		}
+	}
+	return false
+}
