@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
@@ -77,19 +78,22 @@ func (r *checker) orderedOnward(old, nw *wfunc, o orderOp) bool {
 	return false
 }
 
-// nothingBetween reports whether no code line lies from line pos up to
-// site s other than the lines of the ifs that guard s.
+// nothingBetween reports whether no code lies from line pos up to site
+// s: no code line before it, and on its own line nothing before its call
+// but an if or a return ("if (wq_has_sleeper(q))", not "if
+// (READ_ONCE(flag) && wq_has_sleeper(q))").
 func nothingBetween(f *wfunc, pos int, s *wsite) bool {
-	guard := map[int]bool{}
-	for _, g := range s.Call.Guards {
-		guard[g.Line] = true
-	}
 	for l := pos; l < s.Line(); l++ {
-		if t, ok := f.lines[l]; ok && !guard[l] {
+		if t, ok := f.lines[l]; ok {
 			if c := strings.TrimSpace(codeOnly(t)); c != "" && c != "{" && c != "}" {
 				return false
 			}
 		}
 	}
-	return true
+	t := codeOnly(f.lines[s.Line()])
+	i := strings.Index(t, s.Call.Name+"(")
+	return i >= 0 && leadRe.MatchString(t[:i])
 }
+
+// leadRe matches what may stand before a sleeper check on its line.
+var leadRe = regexp.MustCompile(`^\s*(?:(?:if|while)\s*\(\s*!?\s*|return\s+)?$`)

@@ -22,7 +22,7 @@ var bitResetRe = regexp.MustCompile(`\b(?:__)?(?:test_and_)?clear_bit(?:_unlock)
 
 // zeroStoreRe finds a member set to zero by an atomic, a release store or
 // an exchange.
-var zeroStoreRe = regexp.MustCompile(`\b(?:atomic(?:64|_long)?_(?:set|set_release|xchg)|smp_store_release|xchg)\s*\(\s*&?[^,]*(?:->|\.)\s*([A-Za-z_]\w*)\s*,\s*(?:0|NULL|false)\s*\)`)
+var zeroStoreRe = regexp.MustCompile(`\b(?:atomic(?:64|_long)?_(?:set|set_release|xchg)|smp_store_release|xchg)\s*\(\s*&[^,]*(?:->|\.)\s*([A-Za-z_]\w*)\s*,\s*(?:0[UuLl]*|NULL|false)\s*\)`)
 
 // resetOn returns the member a line resets and, for a bit, the bit; ""
 // when the line resets nothing.
@@ -44,12 +44,32 @@ func resetOn(t string) (field, bit string) {
 // ("!d->busy", "!test_bit(BUSY, &d->flags)", "atomic_read(&d->n) ==
 // 0"): a reset then ends the wait rather than re-arming it.
 func resetEndsWait(cond, field, bit string) bool {
+	cond = strings.ReplaceAll(cond, "!!", "")
 	if bit != "" {
-		return regexp.MustCompile(`!\s*test_bit\s*\(\s*` + regexp.QuoteMeta(bit) + `\b`).MatchString(cond)
+		b := regexp.QuoteMeta(bit)
+		return regexp.MustCompile(`!\s*\(?\s*test_bit\s*\(\s*`+b+`\b`).MatchString(cond) ||
+			regexp.MustCompile(`\btest_bit\s*\(\s*`+b+`\b[^)]*\)\s*==\s*0\b`).MatchString(cond)
 	}
 	f := regexp.QuoteMeta(field)
-	return regexp.MustCompile(`!\s*(?:[A-Za-z_]\w*\s*\(\s*)?&?[\w\->.\[\]]*\b`+f+`\b`).MatchString(cond) ||
-		regexp.MustCompile(`\b`+f+`\b\s*\)?\s*==\s*(?:0|NULL|false)\b`).MatchString(cond)
+	return regexp.MustCompile(`!\s*\(?\s*(?:[A-Za-z_]\w*\s*\(\s*)?&?[\w\->.\[\]]*\b`+f+`\b`).MatchString(cond) ||
+		regexp.MustCompile(`\b`+f+`\b(?:\s*\[[^\]]*\])?\s*\)?\s*==\s*(?:0|NULL|false)\b`).MatchString(cond)
+}
+
+// returnsOf returns a wait condition with the return statements of the
+// helpers it calls: what decides whether the wait ends (a helper's other
+// lines may test the member either way).
+func (r *checker) returnsOf(cond, file string) string {
+	text := cond
+	for _, name := range calledNames(cond) {
+		if body, ok := r.funcText(name, file); ok {
+			for _, l := range strings.Split(body, "\n") {
+				if strings.Contains(codeOnly(l), "return") {
+					text += "\n" + l
+				}
+			}
+		}
+	}
+	return text
 }
 
 // resetRearmsOf returns f's flag resets that re-arm a later wait of f:
@@ -74,7 +94,7 @@ func (r *checker) resetRearmsOf(f *wfunc) []rearmSite {
 				continue
 			}
 			text := r.withHelpers(cond, f.File)
-			if containsWord(text, field) && (bit == "" || containsWord(text, bit)) && !resetEndsWait(text, field, bit) {
+			if containsWord(text, field) && (bit == "" || containsWord(text, bit)) && !resetEndsWait(r.returnsOf(cond, f.File), field, bit) {
 				out = append(out, rearmSite{call: cscan.Call{Line: l}, q: s.Q,
 					text: strings.TrimSuffix(strings.TrimSpace(codeOnly(f.lines[l])), ";"), field: field, bit: bit})
 			}

@@ -101,11 +101,13 @@ func sleepTerms(f *wfunc, c cscan.Call, set int) (terms []sleepTerm, line int) {
 	return terms, line
 }
 
-// negate returns the negation of condition term t as text.
+// negate returns the negation of condition term t as text: a leading !
+// dropped when it covers the whole term, else !( ).
 func negate(t string) string {
-	t = strings.TrimSpace(t)
-	if strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=") {
-		return strings.TrimSpace(t[1:])
+	t = stripParens(strings.TrimSpace(t))
+	if rest := strings.TrimSpace(strings.TrimPrefix(t, "!")); rest != t && !strings.HasPrefix(rest, "!") &&
+		len(splitTop(rest, "||")) == 1 && len(splitTop(rest, "&&")) == 1 {
+		return rest
 	}
 	return "!(" + t + ")"
 }

@@ -13,8 +13,8 @@ import (
 // asleep on that path after a store its open-coded sleep checks. This
 // file gives a task wake-up kept by the patch a queue key of its own
 // ("task:" and the task's member, "task:pdev.task") and its sleepers
-// (the open-coded sleeps of the waker's file, each with the condition
-// that ends it), so that condwake_guards.go judges it as it judges a
+// (the sleeps on no queue of the waker's file, each with the events
+// that end it), so that condwake_guards.go judges it as it judges a
 // queue: a risk only when the path stores what a sleeper's condition
 // reads and the new condition does not test it.
 
@@ -97,7 +97,7 @@ func (r *checker) openSleepers(q, path string) []*wsite {
 				continue
 			}
 			for _, s := range v.Sites {
-				if (s.Kind == siteWait || s.Kind == siteEntry) && s.Line() <= c.Line {
+				if s.Kind == siteEntry && s.Line() <= c.Line {
 					continue calls
 				}
 			}
@@ -156,6 +156,9 @@ func (r *checker) testsTask(cond string, n *wsite) bool {
 		names[last] = true
 	}
 	for _, w := range r.taskWaiters[n.Q] {
+		if w.Fn.Name == n.Fn.Name {
+			continue // the waker's own later sleep
+		}
 		for l, t := range w.Fn.lines {
 			if l < w.Line() && isStore(t) {
 				for m := range stateTokens(t) {
