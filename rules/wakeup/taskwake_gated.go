@@ -68,28 +68,32 @@ func (r *checker) taskSite(f *wfunc, tw taskWake) *wsite {
 	return s
 }
 
-// openSleepers returns the sleeps on no queue of file path
-// (set_current_state() then schedule(), in tree functions and the
-// patch's new sides), as wait
-// sites on task key q with the condition that ends each one. A sleep
-// after prepare_to_wait() or add_wait_queue() is a queue's: a task
-// wake-up is not what ends it.
-func (r *checker) openSleepers(q, path string) []*wsite {
+// fileViews returns the functions of file path other than skip: the
+// patch's new sides and the tree's others.
+func (r *checker) fileViews(path, skip string) []*wfunc {
 	var views []*wfunc
 	for _, nw := range r.news {
-		if nw != nil && nw.File == path && nw.F != nil {
+		if nw != nil && nw.File == path && nw.F != nil && nw.Name != skip {
 			views = append(views, nw)
 		}
 	}
 	if file := r.pass.Index.File(path); file != nil {
 		for _, fn := range file.Funcs {
-			if !r.inPatch[path+":"+fn.Name] {
+			if fn.Name != skip && !r.inPatch[path+":"+fn.Name] {
 				views = append(views, r.tree.view(fn))
 			}
 		}
 	}
+	return views
+}
+
+// openSleepers returns the sleeps on no queue of file path
+// (set_current_state() then schedule()), as wait sites on task key q
+// with the events that end each one. A sleep after prepare_to_wait() or
+// add_wait_queue() is a queue's: a task wake-up is not what ends it.
+func (r *checker) openSleepers(q, path string) []*wsite {
 	var out []*wsite
-	for _, v := range views {
+	for _, v := range r.fileViews(path, "") {
 	calls:
 		for _, c := range r.sleepCalls(v) {
 			set := r.stateSetBefore(v, c.Line)
@@ -177,7 +181,7 @@ func (r *checker) testsTask(cond string, n *wsite) bool {
 
 // taskStoreBefore returns the last store of f before line exit that a
 // task sleeper's condition reads, with those sleepers ("" and none when
-// there is none). A task's sleepers are every open-coded sleep of the
+// there is none). A task's sleepers are every sleep on no queue of the
 // file: only one that checks what the path stored is left asleep by an
 // exit that skips the wake-up.
 func taskStoreBefore(f *wfunc, exit int, ws []*wsite) (string, []*wsite) {
@@ -208,21 +212,8 @@ func taskStoreBefore(f *wfunc, exit int, ws []*wsite) (string, []*wsite) {
 // other than f (the patch's new sides and the tree's), as wake sites on
 // their task keys: the wakers of an open-coded sleep on no queue.
 func (r *checker) fileTaskWakes(f *wfunc) []*wsite {
-	var views []*wfunc
-	for _, nw := range r.news {
-		if nw != nil && nw.File == f.File && nw.Name != f.Name {
-			views = append(views, nw)
-		}
-	}
-	if file := r.pass.Index.File(f.File); file != nil {
-		for _, fn := range file.Funcs {
-			if fn.Name != f.Name && !r.inPatch[f.File+":"+fn.Name] {
-				views = append(views, r.tree.view(fn))
-			}
-		}
-	}
 	var out []*wsite
-	for _, v := range views {
+	for _, v := range r.fileViews(f.File, f.Name) {
 		for _, tw := range r.taskWakesOf(v) {
 			out = append(out, r.taskSite(v, tw))
 		}
