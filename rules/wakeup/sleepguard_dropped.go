@@ -159,6 +159,10 @@ func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
 	if newCallTakesOver(strings.Join(nText, " && "), strings.Join(oText, " && ")) {
 		return
 	}
+	// The file's task wake-ups, read once: the wakers of a sleep on no
+	// queue.
+	var fileWakes []*wsite
+	read := false
 	for _, t := range oTerms {
 		if kept[norm(t.event)] {
 			continue
@@ -185,7 +189,10 @@ func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
 		if !queued && r.tree != nil {
 			// A sleep on no queue is ended by wake_up_process() of the
 			// task: its wakers are the task wake-ups of the file.
-			if why, w := r.storingWakerOf(r.fileTaskWakes(nw), nw.Name, event); w != nil {
+			if !read {
+				fileWakes, read = r.fileTaskWakes(nw), true
+			}
+			if why, w := r.storingWakerOf(fileWakes, nw.Name, event); w != nil {
 				r.reportSleepGuard(old, nw, o, n, gLine, *set, t.event, why, w)
 				return
 			}
