@@ -56,6 +56,15 @@ func ParseStructs(text string) Structs {
 	return out
 }
 
+// StructTypedefs returns the struct typedefs text defines: name -> tag
+// for "typedef struct tag name;" and "typedef struct tag {...} name;".
+func StructTypedefs(text string) map[string]string {
+	if !strings.Contains(text, "typedef") {
+		return nil
+	}
+	return structTypedefs(text, structOpenings(text))
+}
+
 // structTypedefs returns the struct typedefs a text defines: name -> tag
 // for "typedef struct tag name;" and "typedef struct tag {...} name;"
 // (openings are the text's structOpenings).

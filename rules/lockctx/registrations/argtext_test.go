@@ -49,3 +49,27 @@ func TestArgHasRows(t *testing.T) {
 		}
 	}
 }
+
+// TestCallbackNames: the functions a registration's argument names,
+// including each branch of a conditional choosing between two.
+func TestCallbackNames(t *testing.T) {
+	for _, tc := range []struct {
+		arg  string
+		want []string
+	}{
+		{"fn", []string{"fn"}},
+		{"&fn", []string{"fn"}},
+		{"(irq_handler_t)fn", []string{"fn"}},
+		{"(hwp_active ?\n\t\t update_util_hwp :\n\t\t update_util)", []string{"update_util_hwp", "update_util"}},
+		{"a ? (fa) : b ? fb : fc", []string{"fa", "fb", "fc"}},
+		{"(a) ? fa : (fb)", []string{"fa", "fb"}},
+		{"a ? fa : NULL", []string{"fa", "NULL"}},
+		{"a ? get_fn(x) : fb", nil},
+		{"d->handler", nil},
+		{"(a)", []string{"a"}},
+	} {
+		if got := CallbackNames(tc.arg); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("CallbackNames(%q) = %q, want %q", tc.arg, got, tc.want)
+		}
+	}
+}

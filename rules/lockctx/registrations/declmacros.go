@@ -42,14 +42,16 @@ var macroRe = regexp.MustCompile(`\b([A-Z_][A-Z0-9_]*)\s*\(`)
 // scanDecls finds the declaration-macro registrations of one file, by
 // the function they register.
 func (t *Table) scanDecls(file string) map[string][]Reg {
-	rows := map[string]*Callback{}
+	// A macro may register several of its arguments, each by a row of
+	// its own (SET_RUNTIME_PM_OPS(suspend, resume, idle)).
+	rows := map[string][]*Callback{}
 	for i := range t.callbacks {
 		c := &t.callbacks[i]
 		if !c.Decl {
 			continue
 		}
 		for _, n := range c.Names {
-			rows[n] = c
+			rows[n] = append(rows[n], c)
 		}
 	}
 	if len(rows) == 0 {
@@ -72,33 +74,34 @@ func (t *Table) scanDecls(file string) map[string][]Reg {
 	var out map[string][]Reg
 	for _, m := range macroRe.FindAllStringSubmatchIndex(text, -1) {
 		name := text[m[2]:m[3]]
-		row := rows[name]
-		if row == nil {
+		if len(rows[name]) == 0 {
 			continue
 		}
 		args, ok := macroArgs(text[m[1]:])
 		if !ok {
 			continue
 		}
-		arg := row.Arg
-		if a, ok := row.ArgOf[name]; ok {
-			arg = a
-		}
-		if arg < 0 || arg >= len(args) || !row.ArgHas.holds(args) {
-			continue
-		}
-		// A copy: the name would keep the file's text.
-		fn := strings.Clone(CallbackName(args[arg]))
-		if fn == "" {
-			continue
-		}
 		line := 1 + strings.Count(text[:m[0]], "\n")
-		step := report.Step{Func: fn, File: file, Line: line,
-			What: "registered by " + name + "(" + strings.Join(args, ", ") + ")"}
-		if out == nil {
-			out = map[string][]Reg{}
+		for _, row := range rows[name] {
+			arg := row.Arg
+			if a, ok := row.ArgOf[name]; ok {
+				arg = a
+			}
+			if arg < 0 || arg >= len(args) || !row.ArgHas.holds(args) {
+				continue
+			}
+			step := report.Step{File: file, Line: line,
+				What: "registered by " + name + "(" + strings.Join(args, ", ") + ")"}
+			for _, fn := range CallbackNames(args[arg]) {
+				// A copy: the name would keep the file's text.
+				fn = strings.Clone(fn)
+				step.Func = fn
+				if out == nil {
+					out = map[string][]Reg{}
+				}
+				out[fn] = append(out[fn], Reg{Row: row, Step: step, File: file})
+			}
 		}
-		out[fn] = append(out[fn], Reg{Row: row, Step: step, File: file})
 	}
 	return out
 }

@@ -231,6 +231,60 @@ func CallbackName(arg string) string {
 	return m[1]
 }
 
+// CallbackNames returns the functions an argument names: CallbackName's
+// one, or each branch of a conditional choosing between functions
+// ("(hwp_active ? update_util_hwp : update_util)"); nil for anything
+// else.
+func CallbackNames(arg string) []string {
+	s := unwrapParens(arg)
+	if fn := CallbackName(s); fn != "" {
+		return []string{fn}
+	}
+	q, colon, depth := -1, -1, 0
+	for i, r := range s {
+		switch {
+		case r == '(' || r == '[':
+			depth++
+		case r == ')' || r == ']':
+			depth--
+		case depth == 0 && r == '?' && q < 0:
+			q = i
+		case depth == 0 && r == ':' && q >= 0 && colon < 0:
+			colon = i
+		}
+	}
+	if q < 0 || colon < 0 {
+		return nil
+	}
+	a, b := CallbackName(unwrapParens(s[q+1:colon])), CallbackNames(s[colon+1:])
+	if a == "" || len(b) == 0 {
+		return nil
+	}
+	return append([]string{a}, b...)
+}
+
+// unwrapParens strips spaces and the parentheses enclosing the whole of
+// s.
+func unwrapParens(s string) string {
+	s = strings.TrimSpace(s)
+	for len(s) > 1 && s[0] == '(' && s[len(s)-1] == ')' {
+		depth := 0
+		for i := 0; i < len(s)-1; i++ {
+			switch s[i] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			if depth == 0 {
+				return s // the first parenthesis closes before the end
+			}
+		}
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	return s
+}
+
 // viaMember returns the functions assigned to member via of the object an
 // argument names ("&priv->nb" -> the functions assigned to
 // "priv->nb.notifier_call", or in the initializer of "static struct

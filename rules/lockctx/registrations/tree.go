@@ -213,12 +213,14 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 		step := report.Step{Func: caller.Name, File: caller.File, Line: c.Line,
 			What: "registered by " + c.Name + "(" + strings.Join(c.Args, ", ") + ")"}
 		if row.Via == "" {
-			if fn := CallbackName(c.Args[arg]); fn != "" {
-				if wrapperParam(rows, caller, fn) {
-					continue // a wrapper's parameter (wrappers.go), no function
+			if fns := CallbackNames(c.Args[arg]); len(fns) > 0 {
+				for _, fn := range fns {
+					if wrapperParam(rows, caller, fn) {
+						continue // a wrapper's parameter (wrappers.go), no function
+					}
+					out.funcs = append(out.funcs, fn)
+					out.regs = append(out.regs, Reg{Row: row, Step: step, File: caller.File})
 				}
-				out.funcs = append(out.funcs, fn)
-				out.regs = append(out.regs, Reg{Row: row, Step: step, File: caller.File})
 			} else if mr, m, ok := memberRegOf(caller, row, step, c.Args[arg]); ok {
 				out.members = append(out.members, m)
 				out.mregs = append(out.mregs, mr)

@@ -1,8 +1,11 @@
 package typing
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 )
 
 // maxInitLines bounds how far above an assignment InitTag looks for the
@@ -20,6 +23,13 @@ var (
 	// ("static struct cpuidle_driver kirkwood_idle_driver =", with an
 	// array's brackets), at the end of the text before it.
 	declRe = regexp.MustCompile(`\bstruct\s+([A-Za-z_]\w*)\s+(?:const\s+)?\**\s*[A-Za-z_]\w*(?:\s+__\w+)*\s*(?:\[[^\]\[]*\]\s*)*(?:__\w+\s*)*=\s*$`)
+	// typedefDeclRe is a declaration typed by a plain type name, a
+	// struct's typedef ("static kdbtab_t ftdump_cmd ="), at the start of
+	// a statement.
+	typedefDeclRe = regexp.MustCompile(`(?:^|[;{}]|\n)\s*(?:(?:static|const|extern)\s+)*([A-Za-z_]\w*)\s+(?:const\s+)?[A-Za-z_]\w*(?:\s+__\w+)*\s*(?:\[[^\]\[]*\]\s*)*(?:__\w+\s*)*=\s*$`)
+	// compoundRe is a compound literal's type before its brace
+	// ("&(const struct iommu_domain_ops) {").
+	compoundRe = regexp.MustCompile(`\(\s*(?:const\s+)?struct\s+([A-Za-z_]\w*)\s*\)\s*$`)
 )
 
 // InitTag returns the struct tag of the object a nested designated
@@ -68,6 +78,17 @@ func (ty *Typer) InitTag(file string, line int, fn string) string {
 			if m := declRe.FindStringSubmatch(before); m != nil {
 				return ty.designatedTag(m[1], designators, file)
 			}
+			if m := compoundRe.FindStringSubmatch(before); m != nil {
+				return ty.designatedTag(m[1], designators, file)
+			}
+			if m := typedefDeclRe.FindStringSubmatch(before); m != nil {
+				// The scanner types only declarations naming the
+				// struct: a typedef's needs its definition.
+				if tag := ty.typedefTag(m[1], file); tag != "" {
+					return ty.designatedTag(tag, designators, file)
+				}
+				return ""
+			}
 			if strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",") || indexDesignatorRe.MatchString(before) {
 				// An element of an array initializer ("{ {", ", {",
 				// "[2] = {"): the same type as its array, which the next
@@ -87,11 +108,8 @@ func (ty *Typer) InitTag(file string, line int, fn string) string {
 // designatedTag follows designators (innermost first) from struct tag
 // outer into the struct definitions visible from file; "" when a member
 // is not struct-typed or a definition is not found. With no designator
-// the object is the declared one, which the scanner already types.
+// the object is the declared one: outer.
 func (ty *Typer) designatedTag(outer string, designators []string, file string) string {
-	if len(designators) == 0 {
-		return ""
-	}
 	tag := outer
 	for k := len(designators) - 1; k >= 0; k-- {
 		ms, _ := ty.visibleStruct(tag, file)
@@ -101,6 +119,30 @@ func (ty *Typer) designatedTag(outer string, designators []string, file string) 
 			return ""
 		}
 		tag = next
+	}
+	return tag
+}
+
+// typedefTag returns the struct tag the typedef name names, as defined
+// in file or what it includes ("kdbtab_t" -> "_kdbtab"); "" when no
+// visible file defines it.
+func (ty *Typer) typedefTag(name, file string) string {
+	key := name + "\x00" + file
+	if tag, ok := ty.typedefs[key]; ok {
+		return tag
+	}
+	tag := ""
+	ty.walkVisible(file, func(f string) bool {
+		src, err := ty.ix.ReadFile(f)
+		if err != nil || !bytes.Contains(src, []byte(name)) {
+			return false
+		}
+		tag = ctype.StructTypedefs(string(src))[name]
+		return tag != ""
+	})
+	ty.typedefs[key] = tag
+	if tag != "" {
+		ty.note(StructKey(tag))
 	}
 	return tag
 }

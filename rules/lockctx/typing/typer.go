@@ -32,6 +32,8 @@ type Typer struct {
 	// structs caches the struct definitions visibleStruct found from a
 	// file (types.go).
 	structs map[string]structDefAt
+	// typedefs caches the struct tags typedefTag found (inittag.go).
+	typedefs map[string]string
 	// params caches parameter names, paramDecls their declarations
 	// (params.go).
 	params     map[*cscan.Func][]string
@@ -48,7 +50,7 @@ func New(ix *index.Index, note func(key string)) *Typer {
 		note = func(string) {}
 	}
 	return &Typer{ix: ix, note: note, structCache: map[string]ctype.Structs{},
-		lines: map[string]Lines{}, declTags: map[declKey]map[string]string{}, structs: map[string]structDefAt{},
+		lines: map[string]Lines{}, declTags: map[declKey]map[string]string{}, structs: map[string]structDefAt{}, typedefs: map[string]string{},
 		params: map[*cscan.Func][]string{}, paramDecls: map[*cscan.Func][]string{}, publicAssigns: map[string]typedAssignsMemo{}}
 }
 

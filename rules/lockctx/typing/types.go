@@ -25,18 +25,32 @@ func (ty *Typer) visibleStruct(tag, file string) (map[string]string, string) {
 		return d.members, d.file
 	}
 	var found structDefAt
+	ty.walkVisible(file, func(f string) bool {
+		if ms, ok := ty.FileStructs(f)[tag]; ok {
+			found = structDefAt{ms, f}
+			return true
+		}
+		return false
+	})
+	ty.structs[key] = found
+	return found.members, found.file
+}
+
+// walkVisible calls visit on file, then on what it includes, local and
+// <...> alike, breadth first and bounded (maxIncludeDepth levels,
+// maxIncludeFiles files), until visit returns true.
+func (ty *Typer) walkVisible(file string, visit func(f string) bool) {
 	seen := map[string]bool{file: true}
 	level := []string{file}
 	visited := 0
-	for depth := 0; depth <= maxIncludeDepth && len(level) > 0 && found.members == nil; depth++ {
+	for depth := 0; depth <= maxIncludeDepth && len(level) > 0; depth++ {
 		var next []string
 		for _, f := range level {
 			if visited++; visited > maxIncludeFiles {
-				break
+				return
 			}
-			if ms, ok := ty.FileStructs(f)[tag]; ok {
-				found = structDefAt{ms, f}
-				break
+			if visit(f) {
+				return
 			}
 			for _, inc := range ty.Includes(f, true) {
 				if !seen[inc] {
@@ -47,8 +61,6 @@ func (ty *Typer) visibleStruct(tag, file string) (map[string]string, string) {
 		}
 		level = next
 	}
-	ty.structs[key] = found
-	return found.members, found.file
 }
 
 // VisibleStruct finds the definition of struct tag visible from file, in
@@ -72,6 +84,10 @@ func (ty *Typer) ExprTag(expr string, fn *cscan.Func) string {
 		return ""
 	}
 	tag := ty.declaredIn(fn, parts[0])
+	if tag == "" {
+		// A global object ("kvm_preempt_ops.sched_in = f").
+		tag = ty.fileScopeTags(fn.File)[parts[0]]
+	}
 	// A member's struct type is declared where the struct holding it is
 	// defined, so its definition is looked for from that file first
 	// ("vcpu->arch.mmu": kvm_vcpu_arch from linux/kvm_host.h, which
@@ -141,13 +157,15 @@ func (ty *Typer) treeDef(fn *cscan.Func) *cscan.Func {
 
 // PlainAssignsOf returns the plain assignments ("isac->release =
 // isac_release;") among as (the view's assignments to one member) whose
-// base has struct type tag. For a struct private to a directory (defined
+// base has struct type tag, and those of nested designated initializers
+// (".ops = { .finish_request = f }" in a struct elevator_type) whose
+// designators lead to tag. For a struct private to a directory (defined
 // outside include/ directories, PublicDef) only the files of the call's
 // directory and of the definition's can assign it; a struct of a public
 // header may be assigned anywhere, so its assignments are typed only when
-// the member is assigned plainly at most maxPublicPlainAssigns times
-// ("vcpu->arch.mmu->get_pdptr = f": a handful of setup functions, not
-// ".release"), once per view and struct. Each assignment is typed in the
+// the member is assigned plainly (or in nested initializers) at most
+// maxPublicPlainAssigns times ("vcpu->arch.mmu->get_pdptr = f": a handful
+// of setup functions, not ".release"), once per view and struct. Each assignment is typed in the
 // function holding it.
 func (ty *Typer) PlainAssignsOf(tag string, as []index.Assign, caller *cscan.Func) []index.Assign {
 	_, defFile := ty.visibleStruct(tag, caller.File)
@@ -175,7 +193,10 @@ func (ty *Typer) PlainAssignsOf(tag string, as []index.Assign, caller *cscan.Fun
 	}
 	var out []index.Assign
 	if n := countPlain(as); n > 0 && n <= maxPublicPlainAssigns {
-		out = ty.typedAssigns(tag, as, func(index.Assign) bool { return true })
+		out = ty.typedAssigns(tag, as, func(a index.Assign) bool { return a.Base != "" })
+	}
+	if n := countNested(as); n > 0 && n <= maxPublicPlainAssigns {
+		out = append(out, ty.typedAssigns(tag, as, func(a index.Assign) bool { return a.Base == "" })...)
 	}
 	ty.note = note
 	ty.publicAssigns[key] = typedAssignsMemo{out: out, keys: keys}
@@ -200,12 +221,35 @@ func countPlain(as []index.Assign) int {
 	return n
 }
 
-// typedAssigns returns the plain assignments of as that keep accepts and
-// whose base the function holding them types as tag, marked with it.
+// countNested counts the assignments of as made in nested designated
+// initializers (".ops = { .finish_request = f }"), whose struct the
+// index could not tell.
+func countNested(as []index.Assign) int {
+	n := 0
+	for _, a := range as {
+		if a.Struct == "" && a.Base == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// typedAssigns returns the assignments of as whose struct the index could
+// not tell, that keep accepts and that are typed as tag, marked with it:
+// plain ones by the type of their base in the function holding them,
+// those of nested designated initializers through their designators
+// (InitTag).
 func (ty *Typer) typedAssigns(tag string, as []index.Assign, keep func(index.Assign) bool) []index.Assign {
 	var out []index.Assign
 	for _, a := range as {
-		if a.Struct != "" || a.Base == "" || !keep(a) {
+		if a.Struct != "" || !keep(a) {
+			continue
+		}
+		if a.Base == "" {
+			if ty.InitTag(a.File, a.Line, a.Func) == tag {
+				a.Struct = tag
+				out = append(out, a)
+			}
 			continue
 		}
 		f := ty.ix.File(a.File)
@@ -254,7 +298,39 @@ func (ty *Typer) BaseTag(base string, caller *cscan.Func) string {
 		}
 		ty.declTags[k] = tags
 	}
-	return tags[name]
+	if tag, ok := tags[name]; ok {
+		return tag
+	}
+	return ty.fileScopeTags(caller.File)[name]
+}
+
+// fileScopeTags returns the struct tags of the names file declares
+// outside its functions ("static struct preempt_ops kvm_preempt_ops;"),
+// for a function storing into a global object.
+func (ty *Typer) fileScopeTags(file string) map[string]string {
+	k := declKey{file: file, from: -1, to: -1}
+	if tags, ok := ty.declTags[k]; ok {
+		return tags
+	}
+	var tags map[string]string
+	if f := ty.ix.File(file); f != nil {
+		lines := ty.FileLines(file)
+		var b strings.Builder
+		at := 0
+		for _, fn := range f.Funcs {
+			if from := fn.Start - 1; from > at && from <= lines.Len() {
+				b.WriteString(lines.Span(at, from))
+				b.WriteByte('\n')
+			}
+			at = max(at, fn.End)
+		}
+		if at < lines.Len() {
+			b.WriteString(lines.Span(at, lines.Len()))
+		}
+		tags, _ = ctype.DeclTags(b.String())
+	}
+	ty.declTags[k] = tags
+	return tags
 }
 
 // declTagsIn returns the struct tags of the names lines[from:to] (a
