@@ -30,3 +30,24 @@ func SplitArgs(s string, max int) (args []string, ok bool) {
 	}
 	return nil, false
 }
+
+// StripParens removes one pair of parentheses enclosing the whole of s
+// ("(a ? f : g)" -> "a ? f : g", trimmed), and nothing from "(a) + (b)".
+func StripParens(s string) string {
+	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
+		return s
+	}
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && i != len(s)-1 {
+				return s
+			}
+		}
+	}
+	return strings.TrimSpace(s[1 : len(s)-1])
+}

@@ -183,7 +183,7 @@ func (r *checker) condNormalizer() func(string) string {
 // new's top-level disjuncts.
 func condImplies(old, nw string) bool {
 	for _, d := range splitOr(nw) {
-		if d == old || stripParens(d) == stripParens(old) {
+		if d == old || cscan.StripParens(d) == cscan.StripParens(old) {
 			return true
 		}
 	}
@@ -197,7 +197,7 @@ func condMinus(nw, old string) string {
 	var rest []string
 	found := false
 	for _, p := range parts {
-		if !found && (p == old || stripParens(p) == stripParens(old)) {
+		if !found && (p == old || cscan.StripParens(p) == cscan.StripParens(old)) {
 			found = true
 			continue
 		}

@@ -36,7 +36,7 @@ func gateRefuted(f *wfunc, gates []cscan.Guard, stores []int, cond string) int {
 		if g.Kind != "if" {
 			continue
 		}
-		for _, part := range splitTop(stripParens(strings.TrimSpace(g.Cond)), "&&") {
+		for _, part := range splitTop(cscan.StripParens(strings.TrimSpace(g.Cond)), "&&") {
 			neg, lhs, op, k, ok := parseStateTest(part)
 			if !ok {
 				continue
@@ -64,10 +64,10 @@ func gateRefuted(f *wfunc, gates []cscan.Guard, stores []int, cond string) int {
 
 // parseStateTest reads a test of one lvalue, its lvalue normalised.
 func parseStateTest(t string) (neg bool, lhs, op, k string, ok bool) {
-	t = stripParens(strings.TrimSpace(t))
+	t = cscan.StripParens(strings.TrimSpace(t))
 	for _, w := range []string{"likely(", "unlikely(", "READ_ONCE("} {
 		if rest, found := strings.CutPrefix(t, w); found && strings.HasSuffix(rest, ")") {
-			t = stripParens(strings.TrimSpace(rest[:len(rest)-1]))
+			t = cscan.StripParens(strings.TrimSpace(rest[:len(rest)-1]))
 		}
 	}
 	m := stateTestRe.FindStringSubmatch(t)
@@ -202,9 +202,9 @@ func constEqual(a, b string) (bool, bool) {
 // member named field holds constant v: one of its disjuncts has a test of
 // that member true for v and no test of it false.
 func condHoldsWith(cond, field, v string) bool {
-	for _, d := range splitOr(stripParens(strings.TrimSpace(cond))) {
+	for _, d := range splitOr(cscan.StripParens(strings.TrimSpace(cond))) {
 		sawTrue, sawFalse := false, false
-		for _, c := range splitTop(stripParens(strings.TrimSpace(d)), "&&") {
+		for _, c := range splitTop(cscan.StripParens(strings.TrimSpace(d)), "&&") {
 			neg, lhs, op, k, ok := parseStateTest(c)
 			if !ok || lastMember(lhs) != field {
 				continue

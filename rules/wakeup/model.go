@@ -317,7 +317,7 @@ func splitTop(cond, op string) []string {
 	}
 	out = append(out, strings.TrimSpace(cond[start:]))
 	if len(out) == 1 {
-		if s := stripParens(out[0]); s != out[0] {
+		if s := cscan.StripParens(out[0]); s != out[0] {
 			return splitTop(s, op)
 		}
 	}

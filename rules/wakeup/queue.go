@@ -227,32 +227,12 @@ func firstArg(s string) string {
 func stripAddr(arg string) string {
 	a := strings.TrimSpace(arg)
 	for {
-		n := strings.TrimSpace(stripParens(strings.TrimSpace(strings.TrimPrefix(a, "&"))))
+		n := strings.TrimSpace(cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(a, "&"))))
 		if n == a {
 			return a
 		}
 		a = n
 	}
-}
-
-// stripParens removes one pair of parentheses enclosing the whole text.
-func stripParens(s string) string {
-	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
-		return s
-	}
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 && i != len(s)-1 {
-				return s
-			}
-		}
-	}
-	return strings.TrimSpace(s[1 : len(s)-1])
 }
 
 // keyField returns the field path of a struct key ("rd_wait" for

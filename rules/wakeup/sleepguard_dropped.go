@@ -104,7 +104,7 @@ func sleepTerms(f *wfunc, c cscan.Call, set int) (terms []sleepTerm, line int) {
 // negate returns the negation of condition term t as text: a leading !
 // dropped when it covers the whole term, else !( ).
 func negate(t string) string {
-	t = stripParens(strings.TrimSpace(t))
+	t = cscan.StripParens(strings.TrimSpace(t))
 	if rest := strings.TrimSpace(strings.TrimPrefix(t, "!")); rest != t && !strings.HasPrefix(rest, "!") &&
 		len(splitTop(rest, "||")) == 1 && len(splitTop(rest, "&&")) == 1 {
 		return rest
@@ -146,7 +146,9 @@ func (r *checker) checkSleepGuard(old, nw *wfunc, o, n cscan.Call) {
 	if set == nil {
 		return
 	}
-	norm := func(t string) string { return strings.Join(strings.Fields(stripParens(strings.TrimSpace(t))), "") }
+	norm := func(t string) string {
+		return strings.Join(strings.Fields(cscan.StripParens(strings.TrimSpace(t))), "")
+	}
 	kept := map[string]bool{}
 	var nText, oText []string
 	for _, t := range nTerms {

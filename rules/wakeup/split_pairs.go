@@ -3,6 +3,8 @@ package wakeup
 import (
 	"regexp"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
 // Which waker serves which waiter, for a split queue. Waiters of a flags
@@ -61,7 +63,7 @@ func waiterBits(s *wsite) []string {
 	}
 	var out []string
 	for _, t := range splitOr(cond) {
-		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stripParens(t)), "!"))
+		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cscan.StripParens(t)), "!"))
 		m := bitTestRe.FindStringSubmatch(t)
 		if m == nil || strings.TrimSpace(m[0]) != t {
 			return nil

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -40,7 +41,7 @@ func storeValue(v string) string {
 // termNeeds returns the member chain a condition term tests and the value
 // class ("0" or "1") that makes it true; "" when the term is no such test.
 func termNeeds(term string) (string, string) {
-	m := condNeedsRe.FindStringSubmatch(strings.TrimSpace(stripParens(strings.TrimSpace(term))))
+	m := condNeedsRe.FindStringSubmatch(strings.TrimSpace(cscan.StripParens(strings.TrimSpace(term))))
 	if m == nil || !strings.Contains(m[2], "->") && !strings.Contains(m[2], ".") {
 		return "", ""
 	}

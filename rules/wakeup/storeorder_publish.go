@@ -47,7 +47,7 @@ func (r *checker) isPublish(c cscan.Call) bool {
 // ("&this->state" -> "this"), "" for a plain name.
 func basePtr(arg string) string {
 	a := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(arg), "&"))
-	a = stripParens(a)
+	a = cscan.StripParens(a)
 	i := strings.Index(a, "->")
 	if i <= 0 {
 		return ""

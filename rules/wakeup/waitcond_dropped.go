@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -27,7 +28,9 @@ func (r *checker) checkCondDropped(o, n *wsite) {
 	if oc == "" || nc == "" || o.WKind == "bit" || strings.Contains(n.Call.Name, "timeout") {
 		return
 	}
-	norm := func(t string) string { return strings.Join(strings.Fields(stripParens(strings.TrimSpace(t))), "") }
+	norm := func(t string) string {
+		return strings.Join(strings.Fields(cscan.StripParens(strings.TrimSpace(t))), "")
+	}
 	kept := map[string]bool{}
 	for _, t := range splitOr(nc) {
 		kept[norm(t)] = true

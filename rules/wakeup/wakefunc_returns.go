@@ -148,7 +148,7 @@ func (r *checker) returnKind(s *cscan.ReturnStmt, woke bool) retKind {
 			return retWake
 		}
 	}
-	e := strings.TrimSpace(stripParens(strings.TrimSpace(s.Expr)))
+	e := strings.TrimSpace(cscan.StripParens(strings.TrimSpace(s.Expr)))
 	switch {
 	case woke:
 		return retWake

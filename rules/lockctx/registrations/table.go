@@ -264,25 +264,16 @@ func CallbackNames(arg string) []string {
 }
 
 // unwrapParens strips spaces and the parentheses enclosing the whole of
-// s.
+// s, as often as they nest.
 func unwrapParens(s string) string {
 	s = strings.TrimSpace(s)
-	for len(s) > 1 && s[0] == '(' && s[len(s)-1] == ')' {
-		depth := 0
-		for i := 0; i < len(s)-1; i++ {
-			switch s[i] {
-			case '(':
-				depth++
-			case ')':
-				depth--
-			}
-			if depth == 0 {
-				return s // the first parenthesis closes before the end
-			}
+	for {
+		n := cscan.StripParens(s)
+		if n == s {
+			return s
 		}
-		s = strings.TrimSpace(s[1 : len(s)-1])
+		s = n
 	}
-	return s
 }
 
 // viaMember returns the functions assigned to member via of the object an
