@@ -113,8 +113,13 @@ func guardTracks(f *wfunc, guards []cscan.Guard, cond map[string]bool, stores []
 // decideConditional escalates the note on wake-up n, now gated by guards,
 // to a risk when a waiter of n's queue waits for state that the path
 // before the wake-up stores, and the guards do not test that state: when
-// they are false the store is made and its waiter is not woken.
+// they are false the store is made and its waiter is not woken. A wake-up
+// that stores that state itself is judged by decideSelfStoring.
 func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guards []cscan.Guard) {
+	if w := r.p.waker(n.Call.Name); w != nil && w.Stores {
+		r.decideSelfStoring(f, nw, n, guards)
+		return
+	}
 	stores := r.storesBefore(nw, guardStart(guards, n.Line()), n.Q)
 	if len(stores) == 0 {
 		return

@@ -1,0 +1,204 @@
+package wakeup
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules"
+	"github.com/autosel-bot/autosel-bot/rules/rulestest"
+)
+
+// TestEveryWakerRow checks, end to end, the wake-ups a patch breaks, for
+// every waker row of the built-in table, each with a sleeper of its own
+// API family: a wait queue's wait_event(), a completion's
+// wait_for_completion(), an swait queue's swait_event*(), wait_var_event(),
+// wait_on_bit() and rcuwait_wait_event(). A function publishes the
+// sleeper's condition and wakes it (under the queue's lock for the
+// _locked forms); the patch drops the wake-up, moves it before the store
+// or puts it under an unrelated test (wakerMutations). Each must be a
+// risk of its category, whichever family the protocol is written with.
+func TestEveryWakerRow(t *testing.T) {
+	var tb tables
+	if err := rules.LoadTables("wakeup", nil, &tb); err != nil {
+		t.Fatal(err)
+	}
+	rule, err := New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range tb.Wakers {
+		if w.Name == "" {
+			continue
+		}
+		for _, m := range wakerMutations {
+			if m.skip != nil && m.skip(w) {
+				continue
+			}
+			t.Run(w.Name+"/"+m.name, func(t *testing.T) {
+				pre, post := wakerSources(w, m.name)
+				dir := t.TempDir()
+				const path = "drivers/misc/rowcheck.c"
+				full := filepath.Join(dir, filepath.FromSlash(path))
+				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(full, []byte(pre), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: "-"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				fs, _ := rulestest.Run(t, rule, lineDiff(path, pre, post), dir, ix)
+				for _, f := range fs {
+					if f.Severity == report.SeverityRisk && f.Category == m.category && f.Func == "rw_done" {
+						return
+					}
+				}
+				t.Errorf("%s %s: no %s risk in rw_done; findings:\n%s\nsource:\n%s", w.Name, m.name, m.category, describeFindings(fs), pre)
+			})
+		}
+	}
+}
+
+// wakerMutations are the changes TestEveryWakerRow makes to a waker, with
+// the category each must be reported as; skip leaves out the rows where
+// the change is no bug.
+var wakerMutations = []struct {
+	name, category string
+	skip           func(wakerRow) bool
+}{
+	// The wake-up is dropped.
+	{name: "removed", category: CategoryRemoved},
+	// The wake-up comes before the store its sleeper waits for; a
+	// wake-up that makes the condition true itself (complete()), or one
+	// under the queue's lock that the sleeper takes to re-check, orders
+	// nothing wrong.
+	{name: "before-store", category: CategoryStateOrder, skip: func(w wakerRow) bool { return w.Stores || w.Locked }},
+	// The wake-up is made only when an unrelated flag is set.
+	{name: "gated", category: CategoryRemoved},
+}
+
+// wakerSources returns a file whose rw_done() wakes, with w, the sleeper
+// of rw_wait(), before and after the patch making mutation (see
+// wakerMutations).
+func wakerSources(w wakerRow, mutation string) (pre, post string) {
+	qtype, wait, queue := "wait_queue_head_t", "wait_event_interruptible(d->q, d->ready)", "&d->q"
+	switch {
+	case w.Kind == "completion":
+		qtype, wait = "struct completion", "wait_for_completion(&d->q)"
+	case w.Kind == "var":
+		wait, queue = "wait_var_event(&d->ready, d->ready)", "&d->ready"
+	case w.Kind == "bit":
+		wait, queue = "wait_on_bit(&d->state, RW_BUSY, TASK_UNINTERRUPTIBLE)", "&d->state"
+	case strings.HasPrefix(w.Name, "swake_"):
+		qtype, wait = "struct swait_queue_head", "swait_event_interruptible_exclusive(d->q, d->ready)"
+	case strings.HasPrefix(w.Name, "rcuwait_"):
+		qtype, wait = "struct rcuwait", "rcuwait_wait_event(&d->q, d->ready, TASK_UNINTERRUPTIBLE)"
+	}
+	n := w.Queue + 1
+	if w.Kind == "bit" {
+		n = 2 // the word and the bit
+	}
+	for _, p := range []*int{w.NrArg, w.ModeArg, w.Key} {
+		if p != nil {
+			n = max(n, *p+1)
+		}
+	}
+	args := make([]string, n)
+	for i := range args {
+		args[i] = "0"
+	}
+	args[w.Queue] = queue
+	if w.Kind == "bit" {
+		// The bit: next to the word, before or after it.
+		args[1-w.Queue] = "RW_BUSY"
+	}
+	if w.ModeArg != nil {
+		args[*w.ModeArg] = "TASK_NORMAL"
+	}
+	if w.NrArg != nil {
+		args[*w.NrArg] = "1"
+	}
+	if w.Key != nil {
+		args[*w.Key] = "poll_to_key(EPOLLIN)"
+	}
+	wake := fmt.Sprintf("\t%s(%s);\n", w.Name, strings.Join(args, ", "))
+	lock, unlock := "", ""
+	if w.Locked {
+		lock, unlock = "\tspin_lock(&d->q.lock);\n", "\tspin_unlock(&d->q.lock);\n"
+	}
+	head := fmt.Sprintf("struct rw_dev {\n\t%s q;\n\tint ready;\n\tunsigned long state;\n\tbool verbose;\n};\n\n", qtype) +
+		fmt.Sprintf("int rw_wait(struct rw_dev *d)\n{\n\t%s;\n\treturn d->ready;\n}\n\n", wait) +
+		"void rw_done(struct rw_dev *d)\n{\n" + lock
+	store := "\tWRITE_ONCE(d->ready, 1);\n"
+	if w.Kind == "bit" && !w.Stores {
+		// A bit's sleeper waits for the bit to clear.
+		store = "\tclear_bit(RW_BUSY, &d->state);\n\tsmp_mb__after_atomic();\n"
+	}
+	tail := unlock + "}\n"
+	pre = head + store + wake + tail
+	switch mutation {
+	case "before-store":
+		return pre, head + wake + store + tail
+	case "gated":
+		return pre, head + store + "\tif (d->verbose)\n\t" + wake + tail
+	}
+	return pre, head + store + tail
+}
+
+// lineDiff returns a one-hunk diff of path from pre to post, from their
+// longest common subsequence of lines.
+func lineDiff(path, pre, post string) string {
+	a := strings.SplitAfter(pre, "\n")
+	a = a[:len(a)-1]
+	b := strings.SplitAfter(post, "\n")
+	b = b[:len(b)-1]
+	// lcs[i][j]: the longest common subsequence of a[i:] and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var h strings.Builder
+	fmt.Fprintf(&h, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1,%d +1,%d @@\n", path, path, path, path, len(a), len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			h.WriteString(" " + a[i])
+			i++
+			j++
+		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
+			h.WriteString("+" + b[j])
+			j++
+		default:
+			h.WriteString("-" + a[i])
+			i++
+		}
+	}
+	return h.String()
+}
+
+// describeFindings renders findings for failure messages.
+func describeFindings(fs []report.Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "  %s %s %s: %s\n", f.Severity, f.Category, f.Func, f.Message)
+	}
+	return b.String()
+}
