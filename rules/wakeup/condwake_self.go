@@ -19,7 +19,9 @@ import (
 // done" or "once"), or when it reads state the waiter's own function sets
 // before it sleeps (the waker is told whether anyone waits). A function
 // that wakes the queue elsewhere too may wake it on the gate's other
-// path: left a note.
+// path, and one whose gate is a flag it raises itself ("if (do_complete)"
+// after the cases that used to complete set it) decided on its paths
+// where to wake: both are left a note.
 
 // claimGateRe matches a gate term that counts or claims: an atomic
 // decrement or exchange, a reference put, a test-and-modify bit operation,
@@ -39,6 +41,9 @@ func (r *checker) decideSelfStoring(f *report.Finding, nw *wfunc, n *wsite, guar
 		if s != n && r.sameQueue(s.Q, n.Q) {
 			return // another wake-up of the queue may cover the other path
 		}
+	}
+	if gateDecidedLocally(nw, guards) {
+		return
 	}
 	for _, w := range r.otherWaiters(n.Q, nw.Name) {
 		if waiterSetsGate(w, guards) {
@@ -81,6 +86,28 @@ func waiterSetsGate(w *wsite, guards []cscan.Guard) bool {
 		for s := range stateTokens(t) {
 			if read[s] {
 				return true
+			}
+		}
+	}
+	return false
+}
+
+// gateDecidedLocally reports whether a gate reads a local flag that the
+// function raises before it ("do_complete = true;", "wake |= ..."): the
+// wake-up was deferred to one place and the paths that need it say so.
+// A local holding a status ("ret = foo(); if (!ret)") is no such flag.
+func gateDecidedLocally(f *wfunc, guards []cscan.Guard) bool {
+	for _, g := range guards {
+		for _, m := range guardIdentRe.FindAllStringSubmatchIndex(g.Cond, -1) {
+			name := g.Cond[m[2]:m[3]]
+			if i := m[0]; i > 0 && (g.Cond[i-1] == '.' || g.Cond[i-1] == '>') {
+				continue // a member, not a local
+			}
+			set := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(name) + `\s*(?:=\s*(?:true|1)\s*;|\|=)`)
+			for l, t := range f.lines {
+				if l < g.Line && set.MatchString(codeOnly(t)) {
+					return true
+				}
 			}
 		}
 	}
