@@ -16,8 +16,10 @@ import (
 // is never made true and nobody is woken. The gate is the protocol
 // working as designed when it counts or claims (the last reference drops,
 // the first to test-and-clear a bit completes: the completion means "all
-// done" or "once"), or when it reads state the waiter's own function sets
-// before it sleeps (the waker is told whether anyone waits). A function
+// done" or "once"), when it tests the completion or word itself ("if
+// (!completion_done(&c))": what the waiter waits for), or when it reads
+// state the waiter's own function sets before it sleeps (the waker is
+// told whether anyone waits). A function
 // that wakes the queue elsewhere too may wake it on the gate's other
 // path, and one whose gate is a flag it raises itself ("if (do_complete)"
 // after the cases that used to complete set it) decided on its paths
@@ -32,9 +34,13 @@ var claimGateRe = regexp.MustCompile(`\b(?:atomic\w*_(?:dec|sub|xchg|cmpxchg|rea
 // to a risk when n itself makes its sleepers' condition true and the gate
 // neither counts or claims nor reads what a sleeper's function sets.
 func (r *checker) decideSelfStoring(f *report.Finding, nw *wfunc, n *wsite, guards []cscan.Guard) {
+	obj := strings.Join(strings.Fields(stripAddr(n.Arg)), "")
 	for _, g := range guards {
 		if g.Kind == "else" || claimGateRe.MatchString(g.Cond) {
 			return
+		}
+		if obj != "" && strings.Contains(strings.Join(strings.Fields(g.Cond), ""), obj) {
+			return // it tests the completion or word itself (completion_done())
 		}
 	}
 	for _, s := range nw.sitesOn(siteWake, "") {
