@@ -83,6 +83,11 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 			// an object of it (a setup function's "d->ops.free = f"):
 			// one kind of assignment does not hide the other.
 			same = unionAssigns(r.structAssigns(tag, member), r.typ.PlainAssignsOf(tag, as, caller))
+			if len(same) == 0 {
+				// Only nested initializers may assign it
+				// (elevator_type.ops.finish_request).
+				same = r.typ.NestedAssignsOf(tag, as, caller)
+			}
 		}
 		if len(same) == 0 && len(as) == 0 {
 			// Nothing assigns the member by name anywhere: its

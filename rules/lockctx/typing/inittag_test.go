@@ -63,9 +63,9 @@ func TestInitTag(t *testing.T) {
 	}
 }
 
-// TestTypedAssignsNested: PlainAssignsOf also types the assignments of
-// nested designated initializers, which the index leaves untyped, and
-// keeps those of another struct out.
+// TestTypedAssignsNested: NestedAssignsOf types the assignments of nested
+// designated initializers, which the index leaves untyped, and keeps those
+// of another struct out; PlainAssignsOf leaves the tree's to it.
 func TestTypedAssignsNested(t *testing.T) {
 	tree := map[string]string{
 		"block/elevator.h": initTagTree["block/elevator.h"] +
@@ -76,9 +76,13 @@ func TestTypedAssignsNested(t *testing.T) {
 	}
 	ix := openTree(t, tree)
 	ty := New(ix, nil)
-	got := ty.PlainAssignsOf("elevator_mq_ops", ix.AssignsTo("finish_request"), funcNamed(t, ix, "core"))
+	as := ix.AssignsTo("finish_request")
+	got := ty.NestedAssignsOf("elevator_mq_ops", as, funcNamed(t, ix, "core"))
 	if len(got) != 1 || got[0].Func != "a_finish" || got[0].Struct != "elevator_mq_ops" {
-		t.Errorf("PlainAssignsOf(elevator_mq_ops, finish_request) = %+v, want a_finish alone", describe(got))
+		t.Errorf("NestedAssignsOf(elevator_mq_ops, finish_request) = %+v, want a_finish alone", describe(got))
+	}
+	if got := ty.PlainAssignsOf("elevator_mq_ops", as, funcNamed(t, ix, "core")); len(got) != 0 {
+		t.Errorf("PlainAssignsOf(elevator_mq_ops, finish_request) = %+v, want none (no file is the patch's)", describe(got))
 	}
 }
 

@@ -157,28 +157,45 @@ func (ty *Typer) treeDef(fn *cscan.Func) *cscan.Func {
 
 // PlainAssignsOf returns the plain assignments ("isac->release =
 // isac_release;") among as (the view's assignments to one member) whose
-// base has struct type tag, and those of nested designated initializers
-// (".ops = { .finish_request = f }" in a struct elevator_type) whose
-// designators lead to tag. For a struct private to a directory (defined
-// outside include/ directories, PublicDef) only the files of the call's
-// directory and of the definition's can assign it; a struct of a public
-// header may be assigned anywhere, so its assignments are typed only when
-// the member is assigned plainly (or in nested initializers) at most
-// maxPublicPlainAssigns times ("vcpu->arch.mmu->get_pdptr = f": a handful
-// of setup functions, not ".release"), once per view and struct. Each assignment is typed in the
-// function holding it.
+// base has struct type tag, and the assignments of nested designated
+// initializers in the files the patch changes whose designators lead to
+// tag (nestedAssigns types the others, when nothing else is found). For a
+// struct private to a directory (defined outside include/ directories,
+// PublicDef) only the files of the call's directory and of the
+// definition's can assign it; a struct of a public header may be assigned
+// anywhere, so its assignments are typed only when the member is assigned
+// plainly at most maxPublicPlainAssigns times ("vcpu->arch.mmu->get_pdptr
+// = f": a handful of setup functions, not ".release"), once per view and
+// struct. Each assignment is typed in the function holding it.
 func (ty *Typer) PlainAssignsOf(tag string, as []index.Assign, caller *cscan.Func) []index.Assign {
+	out := ty.scopedAssigns(tag, as, caller, "plain", func(a index.Assign) bool { return a.Base != "" })
+	return append(out, ty.typedAssigns(tag, as, func(a index.Assign) bool { return a.Base == "" && ty.ix.Overlaid(a.File) })...)
+}
+
+// NestedAssignsOf returns the assignments among as made in nested
+// designated initializers (".ops = { .finish_request = f }" in a struct
+// elevator_type) whose designators lead to struct tag, in the scope
+// PlainAssignsOf types plain ones in. Each is typed by reading the lines
+// above it, so callers ask only when nothing else assigns the member.
+func (ty *Typer) NestedAssignsOf(tag string, as []index.Assign, caller *cscan.Func) []index.Assign {
+	return ty.scopedAssigns(tag, as, caller, "nested", func(a index.Assign) bool { return a.Base == "" })
+}
+
+// scopedAssigns types the untyped assignments of as that kind accepts in
+// the scope of struct tag (see PlainAssignsOf), named kind in the memo of
+// a public struct's.
+func (ty *Typer) scopedAssigns(tag string, as []index.Assign, caller *cscan.Func, name string, kind func(index.Assign) bool) []index.Assign {
 	_, defFile := ty.visibleStruct(tag, caller.File)
 	if defFile == "" || len(as) == 0 {
 		return nil
 	}
 	if !PublicDef(defFile) {
 		dirs := map[string]bool{path.Dir(caller.File): true, path.Dir(defFile): true}
-		return ty.typedAssigns(tag, as, func(a index.Assign) bool { return dirs[path.Dir(a.File)] })
+		return ty.typedAssigns(tag, as, func(a index.Assign) bool { return kind(a) && dirs[path.Dir(a.File)] })
 	}
 	// The answer for a public struct does not depend on the caller: kept
 	// with the dependency keys its look-ups noted, told again on reuse.
-	key := tag + "\x00" + as[0].Member + "\x00" + defFile
+	key := name + "\x00" + tag + "\x00" + as[0].Member + "\x00" + defFile
 	if m, ok := ty.publicAssigns[key]; ok {
 		for _, k := range m.keys {
 			ty.note(k)
@@ -192,11 +209,8 @@ func (ty *Typer) PlainAssignsOf(tag string, as []index.Assign, caller *cscan.Fun
 		note(k)
 	}
 	var out []index.Assign
-	if n := countPlain(as); n > 0 && n <= maxPublicPlainAssigns {
-		out = ty.typedAssigns(tag, as, func(a index.Assign) bool { return a.Base != "" })
-	}
-	if n := countNested(as); n > 0 && n <= maxPublicPlainAssigns {
-		out = append(out, ty.typedAssigns(tag, as, func(a index.Assign) bool { return a.Base == "" })...)
+	if n := countUntyped(as, kind); n > 0 && n <= maxPublicPlainAssigns {
+		out = ty.typedAssigns(tag, as, kind)
 	}
 	ty.note = note
 	ty.publicAssigns[key] = typedAssignsMemo{out: out, keys: keys}
@@ -209,25 +223,12 @@ type typedAssignsMemo struct {
 	keys []string
 }
 
-// countPlain counts the plain assignments of as whose struct the index
-// could not tell.
-func countPlain(as []index.Assign) int {
+// countUntyped counts the assignments of as whose struct the index could
+// not tell and that kind accepts.
+func countUntyped(as []index.Assign, kind func(index.Assign) bool) int {
 	n := 0
 	for _, a := range as {
-		if a.Struct == "" && a.Base != "" {
-			n++
-		}
-	}
-	return n
-}
-
-// countNested counts the assignments of as made in nested designated
-// initializers (".ops = { .finish_request = f }"), whose struct the
-// index could not tell.
-func countNested(as []index.Assign) int {
-	n := 0
-	for _, a := range as {
-		if a.Struct == "" && a.Base == "" {
+		if a.Struct == "" && kind(a) {
 			n++
 		}
 	}
