@@ -1,14 +1,10 @@
 package sleep
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
@@ -43,20 +39,7 @@ func TestEveryAtomicAcquire(t *testing.T) {
 					unl := lockCall(rel.Names[0], argOf(rel, rel.Names[0]))
 					pre := lockShapeSource(shape, acq, unl)
 					post := strings.Replace(pre, "{\n\td->n++;", "{\n\tmsleep(1);\n\td->n++;", 1)
-					dir := t.TempDir()
-					const path = "drivers/misc/lockcheck.c"
-					full := filepath.Join(dir, filepath.FromSlash(path))
-					if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(full, []byte(pre), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: "-"})
-					if err != nil {
-						t.Fatal(err)
-					}
-					fs, _ := rulestest.Run(t, rule, unifiedDiff(path, pre, post), dir, ix)
+					fs := rulestest.RunGenerated(t, rule, "drivers/misc/lockcheck.c", pre, post)
 					for _, f := range fs {
 						if f.Severity == report.SeverityRisk && f.Category == "sleep-in-atomic" && f.Func == "lk_target" {
 							return
@@ -88,21 +71,18 @@ func argOf(row lockmodel.Row, name string) int {
 }
 
 // lockCall writes a call of name with the lock &d->lock as argument arg
-// (none when arg is -1) and plain values around it.
+// (none when arg is -1), the flags after it for the irqsave and
+// irqrestore forms, and plain values before it.
 func lockCall(name string, arg int) string {
-	n := max(arg+1, 1)
-	if strings.Contains(name, "irqsave") || strings.Contains(name, "irqrestore") {
-		n = max(n, 2)
-	}
-	args := make([]string, n)
-	for i := range args {
-		args[i] = "flags"
+	var args []string
+	for i := 0; i < arg; i++ {
+		args = append(args, "0")
 	}
 	if arg >= 0 {
-		args[arg] = "&d->lock"
+		args = append(args, "&d->lock")
 	}
-	if arg < 0 && n == 1 && !strings.Contains(name, "irqsave") && !strings.Contains(name, "irqrestore") {
-		args = nil
+	if strings.Contains(name, "irqsave") || strings.Contains(name, "irqrestore") {
+		args = append(args, "flags")
 	}
 	return fmt.Sprintf("%s(%s);", name, strings.Join(args, ", "))
 }

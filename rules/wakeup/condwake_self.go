@@ -26,21 +26,24 @@ import (
 // where to wake: both are left a note.
 
 // claimGateRe matches a gate term that counts or claims: an atomic
-// decrement or exchange, a reference put, a test-and-modify bit operation,
-// an emptiness or count test.
-var claimGateRe = regexp.MustCompile(`\b(?:atomic\w*_(?:dec|sub|xchg|cmpxchg|read|fetch)\w*|refcount_\w+|kref_put\w*|test_and_(?:set|clear|change)_bit|__test_and_(?:set|clear)_bit|xchg|cmpxchg|try_cmpxchg|list_empty\w*|llist_empty|\w*_dec_and_\w+|percpu_ref_\w+)\s*\(|--|-=`)
+// decrement or exchange, a reference put, a test-and-modify bit operation
+// (and their _lock, _relaxed, _acquire forms), an emptiness or count test.
+var claimGateRe = regexp.MustCompile(`\b(?:atomic\w*_(?:dec|sub|xchg|cmpxchg|read|fetch)\w*|refcount_\w+|kref_put\w*|_*test_and_\w+_bit\w*|xchg\w*|cmpxchg\w*|try_cmpxchg\w*|list_empty\w*|llist_empty|\w*_dec_and_\w+|percpu_ref_\w+)\s*\(|--|-=`)
 
 // decideSelfStoring escalates the note on wake-up n, now gated by guards,
-// to a risk when n itself makes its sleepers' condition true and the gate
-// neither counts or claims nor reads what a sleeper's function sets.
+// to a risk when n itself makes its sleepers' condition true and none of
+// the exemptions above holds: the gate is no else branch, does not count
+// or claim, does not test the completion or bit itself, reads nothing a
+// sleeper's function stores before it sleeps, and is no flag the function
+// raises; nor does the function wake the queue elsewhere.
 func (r *checker) decideSelfStoring(f *report.Finding, nw *wfunc, n *wsite, guards []cscan.Guard) {
-	obj := strings.Join(strings.Fields(stripAddr(n.Arg)), "")
+	self := r.selfTerms(n)
 	for _, g := range guards {
 		if g.Kind == "else" || claimGateRe.MatchString(g.Cond) {
 			return
 		}
-		if obj != "" && strings.Contains(strings.Join(strings.Fields(g.Cond), ""), obj) {
-			return // it tests the completion or word itself (completion_done())
+		if len(self) > 0 && mentionsAll(g.Cond, self) {
+			return // it tests the completion or bit itself (completion_done())
 		}
 	}
 	for _, s := range nw.sitesOn(siteWake, "") {
@@ -74,9 +77,49 @@ func (r *checker) decideSelfStoring(f *report.Finding, nw *wfunc, n *wsite, guar
 	}
 }
 
-// waiterSetsGate reports whether a gate term reads a member that the
-// waiter's function stores: the waiter tells the waker it waits ("if
-// (req->sync) complete(&req->done)" after "req->sync = true" beside
+// selfTerms returns what a gate must name to test the state wake-up n
+// makes true itself: the completion, or the word and the bit of
+// clear_and_wake_up_bit().
+func (r *checker) selfTerms(n *wsite) []string {
+	obj := strings.Join(strings.Fields(stripAddr(n.Arg)), "")
+	if obj == "" {
+		return nil
+	}
+	out := []string{obj}
+	if w := r.p.waker(n.Call.Name); w != nil && w.Kind == "bit" && w.Queue <= 1 && len(n.Call.Args) > 1 {
+		out = append(out, strings.Join(strings.Fields(n.Call.Args[1-w.Queue]), ""))
+	}
+	return out
+}
+
+// mentionsAll reports whether cond names every one of terms as a whole
+// expression: not as the start of a longer name ("done" in
+// "done_early") nor as a member of another object.
+func mentionsAll(cond string, terms []string) bool {
+	c := strings.Join(strings.Fields(cond), "")
+	for _, t := range terms {
+		found := false
+		for i := strings.Index(c, t); i >= 0 && !found; {
+			before := i == 0 || !isIdentByte(c[i-1]) && c[i-1] != '.' && c[i-1] != '>'
+			end := i + len(t)
+			after := end == len(c) || !isIdentByte(c[end])
+			found = before && after
+			if j := strings.Index(c[i+1:], t); j >= 0 {
+				i += 1 + j
+			} else {
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// waiterSetsGate reports whether a gate reads state that the waiter's
+// function stores before it sleeps: the waiter tells the waker it waits
+// ("if (req->sync) complete(&req->done)" after "req->sync = true" beside
 // wait_for_completion()).
 func waiterSetsGate(w *wsite, guards []cscan.Guard) bool {
 	read := map[string]bool{}
@@ -85,29 +128,25 @@ func waiterSetsGate(w *wsite, guards []cscan.Guard) bool {
 			read[t] = true
 		}
 	}
-	for _, t := range w.Fn.lines {
-		if !isStore(t) {
-			continue
-		}
-		for s := range stateTokens(t) {
-			if read[s] {
-				return true
-			}
+	for l, t := range w.Fn.lines {
+		if l < w.Line() && isStore(t) && sharesState(stateTokens(t), read) {
+			return true
 		}
 	}
 	return false
 }
 
-// gateDecidedLocally reports whether a gate reads a local flag that the
-// function raises before it ("do_complete = true;", "wake |= ..."): the
-// wake-up was deferred to one place and the paths that need it say so.
-// A local holding a status ("ret = foo(); if (!ret)") is no such flag.
+// gateDecidedLocally reports whether a gate is a local flag that the
+// function raises before it ("do_complete = true;", "wake |= ..."), tested
+// as it is, alone or in a conjunction: the wake-up was deferred to one
+// place and the paths that need it say so. A local holding a status
+// ("ret = foo(); if (!ret)"), or a flag tested negated, is no such gate.
 func gateDecidedLocally(f *wfunc, guards []cscan.Guard) bool {
 	for _, g := range guards {
-		for _, m := range guardIdentRe.FindAllStringSubmatchIndex(g.Cond, -1) {
-			name := g.Cond[m[2]:m[3]]
-			if i := m[0]; i > 0 && (g.Cond[i-1] == '.' || g.Cond[i-1] == '>') {
-				continue // a member, not a local
+		for _, term := range splitTop(cscan.StripParens(strings.TrimSpace(g.Cond)), "&&") {
+			name := strings.TrimSpace(cscan.StripParens(strings.TrimSpace(term)))
+			if !localNameRe.MatchString(name) {
+				continue
 			}
 			set := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(name) + `\s*(?:=\s*(?:true|1)\s*;|\|=)`)
 			for l, t := range f.lines {
@@ -119,3 +158,6 @@ func gateDecidedLocally(f *wfunc, guards []cscan.Guard) bool {
 	}
 	return false
 }
+
+// localNameRe matches a plain identifier.
+var localNameRe = regexp.MustCompile(`^[A-Za-z_]\w*$`)

@@ -1,14 +1,10 @@
 package wakeup
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/rules/rulestest"
@@ -42,20 +38,7 @@ func TestEveryWakerRow(t *testing.T) {
 			}
 			t.Run(w.Name+"/"+m.name, func(t *testing.T) {
 				pre, post := wakerSources(w, m.name)
-				dir := t.TempDir()
-				const path = "drivers/misc/rowcheck.c"
-				full := filepath.Join(dir, filepath.FromSlash(path))
-				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(full, []byte(pre), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: "-"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				fs, _ := rulestest.Run(t, rule, lineDiff(path, pre, post), dir, ix)
+				fs := rulestest.RunGenerated(t, rule, "drivers/misc/rowcheck.c", pre, post)
 				for _, f := range fs {
 					if f.Severity == report.SeverityRisk && f.Category == m.category && f.Func == "rw_done" {
 						return
@@ -151,47 +134,6 @@ func wakerSources(w wakerRow, mutation string) (pre, post string) {
 		return pre, head + store + "\tif (d->verbose)\n\t" + wake + tail
 	}
 	return pre, head + store + tail
-}
-
-// lineDiff returns a one-hunk diff of path from pre to post, from their
-// longest common subsequence of lines.
-func lineDiff(path, pre, post string) string {
-	a := strings.SplitAfter(pre, "\n")
-	a = a[:len(a)-1]
-	b := strings.SplitAfter(post, "\n")
-	b = b[:len(b)-1]
-	// lcs[i][j]: the longest common subsequence of a[i:] and b[j:].
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var h strings.Builder
-	fmt.Fprintf(&h, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1,%d +1,%d @@\n", path, path, path, path, len(a), len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			h.WriteString(" " + a[i])
-			i++
-			j++
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			h.WriteString("+" + b[j])
-			j++
-		default:
-			h.WriteString("-" + a[i])
-			i++
-		}
-	}
-	return h.String()
 }
 
 // describeFindings renders findings for failure messages.

@@ -232,35 +232,51 @@ func CallbackName(arg string) string {
 }
 
 // CallbackNames returns the functions an argument names: CallbackName's
-// one, or each branch of a conditional choosing between functions
-// ("(hwp_active ? update_util_hwp : update_util)"); nil for anything
-// else.
+// one, or those each branch of a conditional names ("(hwp_active ?
+// update_util_hwp : update_util)", nested too); a NULL or 0 branch names
+// none, and nil is returned when no branch names a function.
 func CallbackNames(arg string) []string {
 	s := unwrapParens(arg)
 	if fn := CallbackName(s); fn != "" {
+		if fn == "NULL" {
+			return nil
+		}
 		return []string{fn}
 	}
-	q, colon, depth := -1, -1, 0
-	for i, r := range s {
-		switch {
-		case r == '(' || r == '[':
+	q, colon := ternary(s)
+	if q < 0 {
+		return nil
+	}
+	out := append(CallbackNames(s[q+1:colon]), CallbackNames(s[colon+1:])...)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// ternary returns the indexes of the top-level "?" of s and of the ":"
+// that closes it, -1 when s is no conditional.
+func ternary(s string) (q, colon int) {
+	q, depth, open := -1, 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '(' || c == '[':
 			depth++
-		case r == ')' || r == ']':
+		case c == ')' || c == ']':
 			depth--
-		case depth == 0 && r == '?' && q < 0:
-			q = i
-		case depth == 0 && r == ':' && q >= 0 && colon < 0:
-			colon = i
+		case depth != 0:
+		case c == '?':
+			if q < 0 {
+				q = i
+			}
+			open++
+		case c == ':' && q >= 0:
+			if open--; open == 0 {
+				return q, i
+			}
 		}
 	}
-	if q < 0 || colon < 0 {
-		return nil
-	}
-	a, b := CallbackName(unwrapParens(s[q+1:colon])), CallbackNames(s[colon+1:])
-	if a == "" || len(b) == 0 {
-		return nil
-	}
-	return append([]string{a}, b...)
+	return -1, -1
 }
 
 // unwrapParens strips spaces and the parentheses enclosing the whole of

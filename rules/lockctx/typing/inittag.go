@@ -129,6 +129,9 @@ func (ty *Typer) designatedTag(outer string, designators []string, file string) 
 func (ty *Typer) typedefTag(name, file string) string {
 	key := name + "\x00" + file
 	if tag, ok := ty.typedefs[key]; ok {
+		if tag != "" {
+			ty.note(StructKey(tag))
+		}
 		return tag
 	}
 	tag := ""

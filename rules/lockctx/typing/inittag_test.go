@@ -87,17 +87,26 @@ func TestTypedAssignsNested(t *testing.T) {
 }
 
 // TestExprTagGlobal: an object declared at file scope is typed by its
-// declaration when the function does not declare the name.
+// declaration when the function does not declare the name with any type;
+// struct members and prototype parameters of the file are no globals.
 func TestExprTagGlobal(t *testing.T) {
-	src := "static struct preempt_ops x_ops;\nstatic int x_count;\n\n" +
+	src := "struct x_priv {\n\tstruct foo_ops *ops;\n};\n\nvoid x_helper(struct foo *p);\n\n" +
+		"static struct preempt_ops x_ops;\nstatic int x_count;\n\n" +
 		"void x_init(void)\n{\n\tx_ops.sched_in = x_in;\n}\n\n" +
-		"void x_local(void)\n{\n\tstruct other *x_ops = x_get();\n\n\tx_ops->sched_in = x_in;\n}\n"
+		"void x_local(void)\n{\n\tstruct other *x_ops = x_get();\n\n\tx_ops->sched_in = x_in;\n}\n\n" +
+		"void x_int(void)\n{\n\tint *x_ops = x_get();\n\n\tx_ops[0] = 1;\n}\n\n" +
+		"void x_param(int x_ops)\n{\n\tx_use(x_ops);\n}\n\n" +
+		"void x_other(struct bar *b)\n{\n\tb->ops->run(p, ops);\n}\n"
 	ix := openTree(t, map[string]string{"virt/x.c": src})
 	ty := New(ix, nil)
 	for _, tc := range []struct{ fn, expr, want string }{
 		{"x_init", "x_ops", "preempt_ops"},
 		{"x_local", "x_ops", "other"},
+		{"x_int", "x_ops", ""},
+		{"x_param", "x_ops", ""},
 		{"x_init", "x_count", ""},
+		{"x_other", "p", ""},
+		{"x_other", "ops", ""},
 	} {
 		if got := ty.ExprTag(tc.expr, funcNamed(t, ix, tc.fn)); got != tc.want {
 			t.Errorf("ExprTag(%s in %s) = %q, want %q", tc.expr, tc.fn, got, tc.want)

@@ -86,7 +86,7 @@ func (ty *Typer) ExprTag(expr string, fn *cscan.Func) string {
 	tag := ty.declaredIn(fn, parts[0])
 	if tag == "" {
 		// A global object ("kvm_preempt_ops.sched_in = f").
-		tag = ty.fileScopeTags(fn.File)[parts[0]]
+		tag = ty.globalTag(fn, parts[0])
 	}
 	// A member's struct type is declared where the struct holding it is
 	// defined, so its definition is looked for from that file first
@@ -159,14 +159,15 @@ func (ty *Typer) treeDef(fn *cscan.Func) *cscan.Func {
 // isac_release;") among as (the view's assignments to one member) whose
 // base has struct type tag, and the assignments of nested designated
 // initializers in the files the patch changes whose designators lead to
-// tag (nestedAssigns types the others, when nothing else is found). For a
-// struct private to a directory (defined outside include/ directories,
-// PublicDef) only the files of the call's directory and of the
-// definition's can assign it; a struct of a public header may be assigned
-// anywhere, so its assignments are typed only when the member is assigned
-// plainly at most maxPublicPlainAssigns times ("vcpu->arch.mmu->get_pdptr
-// = f": a handful of setup functions, not ".release"), once per view and
-// struct. Each assignment is typed in the function holding it.
+// tag (NestedAssignsOf types the others, for callers that found nothing
+// else). For a struct private to a directory (defined outside include/
+// directories, PublicDef) only the files of the call's directory and of
+// the definition's can assign it; a struct of a public header may be
+// assigned anywhere, so its assignments are typed only when the member is
+// assigned plainly at most maxPublicPlainAssigns times
+// ("vcpu->arch.mmu->get_pdptr = f": a handful of setup functions, not
+// ".release"), once per view and struct. Each assignment is typed in the
+// function holding it.
 func (ty *Typer) PlainAssignsOf(tag string, as []index.Assign, caller *cscan.Func) []index.Assign {
 	out := ty.scopedAssigns(tag, as, caller, "plain", func(a index.Assign) bool { return a.Base != "" })
 	return append(out, ty.typedAssigns(tag, as, func(a index.Assign) bool { return a.Base == "" && ty.ix.Overlaid(a.File) })...)
@@ -182,8 +183,8 @@ func (ty *Typer) NestedAssignsOf(tag string, as []index.Assign, caller *cscan.Fu
 }
 
 // scopedAssigns types the untyped assignments of as that kind accepts in
-// the scope of struct tag (see PlainAssignsOf), named kind in the memo of
-// a public struct's.
+// the scope of struct tag (see PlainAssignsOf); name tells the kinds
+// apart in the memo of a public struct's.
 func (ty *Typer) scopedAssigns(tag string, as []index.Assign, caller *cscan.Func, name string, kind func(index.Assign) bool) []index.Assign {
 	_, defFile := ty.visibleStruct(tag, caller.File)
 	if defFile == "" || len(as) == 0 {
@@ -299,39 +300,7 @@ func (ty *Typer) BaseTag(base string, caller *cscan.Func) string {
 		}
 		ty.declTags[k] = tags
 	}
-	if tag, ok := tags[name]; ok {
-		return tag
-	}
-	return ty.fileScopeTags(caller.File)[name]
-}
-
-// fileScopeTags returns the struct tags of the names file declares
-// outside its functions ("static struct preempt_ops kvm_preempt_ops;"),
-// for a function storing into a global object.
-func (ty *Typer) fileScopeTags(file string) map[string]string {
-	k := declKey{file: file, from: -1, to: -1}
-	if tags, ok := ty.declTags[k]; ok {
-		return tags
-	}
-	var tags map[string]string
-	if f := ty.ix.File(file); f != nil {
-		lines := ty.FileLines(file)
-		var b strings.Builder
-		at := 0
-		for _, fn := range f.Funcs {
-			if from := fn.Start - 1; from > at && from <= lines.Len() {
-				b.WriteString(lines.Span(at, from))
-				b.WriteByte('\n')
-			}
-			at = max(at, fn.End)
-		}
-		if at < lines.Len() {
-			b.WriteString(lines.Span(at, lines.Len()))
-		}
-		tags, _ = ctype.DeclTags(b.String())
-	}
-	ty.declTags[k] = tags
-	return tags
+	return tags[name]
 }
 
 // declTagsIn returns the struct tags of the names lines[from:to] (a
