@@ -19,20 +19,30 @@ import (
 // in report order.
 func RunGenerated(t *testing.T, rule *rules.Rule, path, pre, post string) []report.Finding {
 	t.Helper()
+	dir, ix := writeTree(t, map[string]string{path: pre})
+	fs, _ := Run(t, rule, LineDiff(path, pre, post), dir, ix)
+	return fs
+}
+
+// writeTree writes files (path -> text) into a temporary directory and
+// returns it and its index.
+func writeTree(t *testing.T, files map[string]string) (string, *index.Index) {
+	t.Helper()
 	dir := t.TempDir()
-	full := filepath.Join(dir, filepath.FromSlash(path))
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(full, []byte(pre), 0o644); err != nil {
-		t.Fatal(err)
+	for p, s := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, _ := Run(t, rule, LineDiff(path, pre, post), dir, ix)
-	return fs
+	return dir, ix
 }
 
 // LineDiff returns a one-hunk diff of path from pre to post (texts ending

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -108,21 +107,7 @@ func (c *Case) tree(t *testing.T) (string, *index.Index) {
 	if c.Tree == TreeLinux61 {
 		return Kernel(t)
 	}
-	dir := t.TempDir()
-	for p, s := range c.Files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ix, err := index.Open(context.Background(), dir, index.Options{CacheDir: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, ix
+	return writeTree(t, c.Files)
 }
 
 // runReverse applies the patch onto tree, then runs the rule on the

@@ -54,15 +54,13 @@ func (r *checker) decideMovedEvent(f *report.Finding, nw *wfunc, n *wsite, gates
 	if gates[0].Kind == "else" {
 		gate = "the else branch"
 	}
-	r.riskUnwoken(f, w, nw, gates[0].Line, "signal moved into: if ("+gate+")")
-	f.Chain = append(f.Chain, step(n, "the moved signal: "+n.Text()))
-	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
+	r.riskGated(f, w, nw, n, gates[0].Line, "signal moved into: if ("+gate+")", "the moved signal: ", [][2]string{
 		{"", w.Text()},
 		{"", "  waits for the signal"},
 		{"the event happens (its own test still holds)", ""},
 		{"if (" + gate + ") is false", ""},
 		{"  (skips " + n.Text() + ")", "waits on: nobody signals it"},
-	})...)
+	})
 	f.Explanation = fmt.Sprintf("%s() moved %s into a branch (if (%s)) that was already there, keeping the test of the event it signals. "+
 		"%s waits for that signal and re-checks nothing else, so when the event happens on the path that does not take the branch "+
 		"the waiter is never woken (until its timeout, if any). Signal on every path where the event can happen.",

@@ -61,14 +61,12 @@ func (r *checker) decideSelfStoring(f *report.Finding, nw *wfunc, n *wsite, guar
 	}
 	for _, w := range r.otherWaiters(n.Q, nw.Name) {
 		gate := strings.Join(strings.Fields(guards[0].Cond), " ")
-		r.riskUnwoken(f, w, nw, guards[0].Line, "wake-up now gated: if ("+gate+")")
-		f.Chain = append(f.Chain, step(n, "the gated wake-up: "+n.Text()))
-		f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
+		r.riskGated(f, w, nw, n, guards[0].Line, "wake-up now gated: if ("+gate+")", "the gated wake-up: ", [][2]string{
 			{"", w.Text()},
 			{"", "  not yet: sleeps"},
 			{"if (" + gate + ") is false", ""},
 			{"  (skips " + n.Text() + ")", "sleeps on"},
-		})...)
+		})
 		f.Explanation = fmt.Sprintf("%s() used to make %s's condition true and wake it with %s in every case; now it does only if %s. "+
 			"%s waits for nothing else, and the gate neither counts the last user nor reads anything the waiter sets, "+
 			"so when it is false the waiter sleeps on. Make the wake-up unconditional, or make it on the other path too.",

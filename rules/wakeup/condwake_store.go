@@ -149,15 +149,13 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		}
 		st := strings.TrimSpace(nw.text(store))
 		gate := strings.Join(strings.Fields(guards[0].Cond), " ")
-		r.riskUnwoken(f, w, nw, guards[0].Line, "wake-up now gated: if ("+gate+")")
-		f.Chain = append(f.Chain, step(n, "the gated wake-up: "+n.Text()))
-		f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", [][2]string{
+		r.riskGated(f, w, nw, n, guards[0].Line, "wake-up now gated: if ("+gate+")", "the gated wake-up: ", [][2]string{
 			{"", w.Text()},
 			{"", "  condition false: sleeps"},
 			{st, ""},
 			{"if (" + gate + ") is false", ""},
 			{"  (skips " + n.Text() + ")", "sleeps on; " + c + " now holds"},
-		})...)
+		})
 		f.Explanation = fmt.Sprintf("%s() stores `%s`, which %s waits for (`%s`), and then wakes %s only if %s. That condition does not test what the waiter checks, so when it is false the state the waiter needs is there and nobody wakes it. Wake the queue whenever the store is made, or gate the wake-up on the waited-for state itself.",
 			nw.Name, st, siteWhere(w), c, n.Q, gate)
 		if refuting != 0 {
@@ -166,6 +164,16 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		}
 		return
 	}
+}
+
+// riskGated makes f a risk for waiter w, which wake-up n no longer wakes
+// when the gate at line is false: the chain through the waiter, the gate
+// (what) and the wake-up (stepWhat), and the interleaving rows under the
+// waker and the waiter.
+func (r *checker) riskGated(f *report.Finding, w *wsite, nw *wfunc, n *wsite, line int, what, stepWhat string, rows [][2]string) {
+	r.riskUnwoken(f, w, nw, line, what)
+	f.Chain = append(f.Chain, step(n, stepWhat+n.Text()))
+	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", rows)...)
 }
 
 // guardStart returns the first line of the guards that gate a wake-up at
