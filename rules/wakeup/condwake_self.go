@@ -19,11 +19,11 @@ import (
 // done" or "once"), when it tests the completion or word itself ("if
 // (!completion_done(&c))": what the waiter waits for), or when it reads
 // state the waiter's own function sets before it sleeps (the waker is
-// told whether anyone waits). A function
-// that wakes the queue elsewhere too may wake it on the gate's other
-// path, and one whose gate is a flag it raises itself ("if (do_complete)"
-// after the cases that used to complete set it) decided on its paths
-// where to wake: both are left a note.
+// told whether anyone waits). A function that wakes the queue elsewhere
+// too may wake it on the gate's other path, and one whose gate is a flag
+// it raises itself ("if (do_complete)" after the cases that used to
+// complete set it) decided on its paths where to wake: both are left a
+// note.
 
 // claimGateRe matches a gate term that counts or claims: an atomic
 // decrement or exchange, a reference put, a test-and-modify bit operation

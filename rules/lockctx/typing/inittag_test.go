@@ -1,6 +1,7 @@
 package typing
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,4 +132,23 @@ func describe(as []index.Assign) []string {
 		out = append(out, a.Func+"@"+a.File+":"+a.Struct)
 	}
 	return out
+}
+
+// TestTypedefTagNotes: a typedef's struct is noted as a dependency on
+// every answer, the cached ones too, so that each summary typed through
+// it records it.
+func TestTypedefTagNotes(t *testing.T) {
+	ix := openTree(t, initTagTree)
+	var noted []string
+	ty := New(ix, func(k string) { noted = append(noted, k) })
+	line := lineOf(t, initTagTree["drivers/x/x.c"], "x_kdb")
+	for i := 0; i < 2; i++ {
+		noted = nil
+		if got := ty.InitTag("drivers/x/x.c", line, "x_kdb"); got != "_kdbtab" {
+			t.Fatalf("InitTag(x_kdb) = %q, want _kdbtab", got)
+		}
+		if !slices.Contains(noted, StructKey("_kdbtab")) {
+			t.Errorf("call %d noted %q, want %q among them", i+1, noted, StructKey("_kdbtab"))
+		}
+	}
 }
