@@ -80,6 +80,31 @@ type familyAssigns struct {
 	all    []index.Assign
 }
 
+// ownAddrAssigns returns the initializers of fn's own file that name fn
+// by address (".enter = &snooze_loop" in a struct cpuidle_state table),
+// which the index's assignment table does not hold: how a static
+// callback is most often registered. A file is scanned once per tree, or
+// once per resolver when the view rescans it.
+func (r *Resolver) ownAddrAssigns(fn *cscan.Func) []index.Assign {
+	as, ok := r.fileAddrCache[fn.File]
+	if !ok {
+		if r.ix.Overlaid(fn.File) {
+			as = scanAddrAssigns(r.ix, fn.File)
+		} else {
+			tree := r.ix.Underlying()
+			as, _ = tree.Memo("lockctx.fileaddrassigns:"+fn.File, func() any { return scanAddrAssigns(tree, fn.File) }).([]index.Assign)
+		}
+		r.fileAddrCache[fn.File] = as
+	}
+	var out []index.Assign
+	for _, a := range as {
+		if a.Func == fn.Name {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // scanAddrAssigns returns the initializers of file p of view ix naming a
 // function of the view by address.
 func scanAddrAssigns(ix *index.Index, p string) []index.Assign {

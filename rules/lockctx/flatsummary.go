@@ -267,7 +267,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 			}
 		}
 	}
-	if cs.Reach == nil || !mayChoose(f.unmaskable(), cs.Reach.Weak) || r.masked(fn, c, cs.Reach.Prim) {
+	if cs.Reach == nil || !mayChoose(f.leading(), cs.Reach.Weak) || r.masked(fn, c, cs.Reach.Prim) {
 		return
 	}
 	if cond, ok := r.callCond(fn, c, cs.Reach.Cond, r.condGuarded(fn, c.Guards)); ok {
@@ -311,11 +311,12 @@ func (f *flatBuilder) guardedReach(ev event, c cscan.Call, p Reach) {
 // the first uncertain one; among those, one taken whatever the
 // parameters first (reachRank).
 func (f *flatBuilder) chooseReach() {
-	// A chain to a primitive some region masks (a user access) ranks
-	// after every other: a caller inside the region must still see the
-	// function's other sleeps.
+	// A chain to a primitive some region masks (a user access) or some
+	// context lets pass (Resolver.lesser) ranks after every other: a
+	// caller inside the region or context must still see the function's
+	// other sleeps.
 	rank := func(p *Reach) int {
-		if f.r.maskable(p.Prim) {
+		if f.r.lesser(p.Prim) {
 			return reachRank(p) + 16
 		}
 		return reachRank(p)
@@ -327,11 +328,12 @@ func (f *flatBuilder) chooseReach() {
 	}
 }
 
-// unmaskable returns the reaches found so far that no region masks.
-func (f *flatBuilder) unmaskable() []*Reach {
+// leading returns the reaches found so far that rank first: to a
+// primitive no region masks and no context lets pass (Resolver.lesser).
+func (f *flatBuilder) leading() []*Reach {
 	var out []*Reach
 	for _, p := range f.reaches {
-		if !f.r.maskable(p.Prim) {
+		if !f.r.lesser(p.Prim) {
 			out = append(out, p)
 		}
 	}

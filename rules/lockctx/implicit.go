@@ -23,11 +23,9 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 	var out []Held
 	seen := map[string]int{}
 	add := func(c *Callback, st report.Step) {
-		h := Held{Kind: c.Kind, Must: true, At: st, Why: c.Why, UnlessSleeps: c.UnlessSleeps}
+		h := Held{Kind: c.Kind, Must: true, At: st, Why: c.Why, UnlessSleeps: c.UnlessSleeps, Shutdown: c.Shutdown}
 		if i, ok := seen[c.Kind]; ok {
-			if out[i].UnlessSleeps && !c.UnlessSleeps {
-				// A row that holds whatever the callback does wins over
-				// one lifted for a callback that already slept.
+			if wider(h, out[i]) {
 				out[i] = h
 			}
 			return
@@ -47,7 +45,7 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 		}
 	}
 	if r.ix != nil {
-		for _, a := range r.ix.AssignsOf(fn.Name) {
+		for _, a := range append(r.ix.AssignsOf(fn.Name), r.ownAddrAssigns(fn)...) {
 			if fn.Static && !strings.HasSuffix(fn.File, ".h") && a.File != fn.File {
 				continue
 			}
@@ -90,6 +88,18 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 		}
 	}
 	return out
+}
+
+// wider reports whether implicit context h, of the same kind as prev,
+// holds in more cases and so stands for both: a row that holds whatever
+// the callback does wins over one lifted for a callback that already
+// slept, and then one that holds whenever the kernel runs over one that
+// holds on the way down only (at restart or power-off).
+func wider(h, prev Held) bool {
+	if h.UnlessSleeps != prev.UnlessSleeps {
+		return !h.UnlessSleeps
+	}
+	return prev.Shutdown && !h.Shutdown
 }
 
 // containerCallback reports whether fn is a callback of row c by how it
@@ -199,7 +209,7 @@ func (r *Resolver) Registered(fn *cscan.Func) []Registration {
 		if r.lifted(reg.Row, fn.File) {
 			continue
 		}
-		out = append(out, Registration{Func: reg.Func, Held: Held{Kind: reg.Row.Kind, Must: true, At: reg.Step, Why: reg.Row.Why}})
+		out = append(out, Registration{Func: reg.Func, Held: Held{Kind: reg.Row.Kind, Must: true, At: reg.Step, Why: reg.Row.Why, Shutdown: reg.Row.Shutdown}})
 	}
 	return out
 }

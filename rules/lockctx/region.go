@@ -17,6 +17,26 @@ type RegionTarget interface {
 	Region(prim string) (open, close []string, ok bool)
 }
 
+// LesserTarget is a Target some of whose primitives a rule lets pass in
+// a context it knows of (an I2C transfer in a restart handler, where the
+// adapter's atomic mode is used): chains to them rank after every other
+// in a summary, so that a caller in that context still sees the
+// function's other chains.
+type LesserTarget interface {
+	// Lesser reports whether chains to primitive prim rank last.
+	Lesser(prim string) bool
+}
+
+// lesser reports whether chains to primitive prim rank after every
+// other: some region masks it, or the target says so (LesserTarget).
+func (r *Resolver) lesser(prim string) bool {
+	if r.maskable(prim) {
+		return true
+	}
+	lt, ok := r.m.target.(LesserTarget)
+	return ok && lt.Lesser(prim)
+}
+
 // maskable reports whether some region masks primitive prim.
 func (r *Resolver) maskable(prim string) bool {
 	rt, ok := r.m.target.(RegionTarget)

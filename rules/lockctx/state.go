@@ -26,6 +26,9 @@ type Held struct {
 	// apply to a callback that already slept before the patch
 	// (registrations.Callback.UnlessSleeps).
 	UnlessSleeps bool
+	// Shutdown is set for an implicit context entered only on the way
+	// down, at restart or power-off (registrations.Callback.Shutdown).
+	Shutdown bool
 }
 
 // State is the set of atomic contexts held at a program point.

@@ -96,6 +96,9 @@ type Resolver struct {
 	// familyCache holds the view's initializers by address per driver
 	// family (addrassigns.go).
 	familyCache map[string][]index.Assign
+	// fileAddrCache holds, per file, its initializers naming functions by
+	// address (ownAddrAssigns).
+	fileAddrCache map[string][]index.Assign
 	// macros holds the function-like macros of each file read, parsed as
 	// functions (macro.go).
 	macros map[string]map[string]macroDef
@@ -166,7 +169,7 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		tainted:  map[*cscan.Func]bool{},
 		shared:   sharedFor(m, ix),
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
-		familyCache: map[string][]index.Assign{}, macros: map[string]map[string]macroDef{},
+		familyCache: map[string][]index.Assign{}, fileAddrCache: map[string][]index.Assign{}, macros: map[string]map[string]macroDef{},
 		macroNamesOf: map[string]map[string]bool{}, elseCondCache: map[*cscan.Func]map[int]string{},
 		pubHeaderPos: map[string]map[string]int{}, macroHomes: map[string][]string{}, homesFiled: map[string]bool{}}
 	r.typ = typing.New(ix, r.noteMember)

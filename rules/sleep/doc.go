@@ -49,6 +49,9 @@
 // walker calling iter->fn() under rcu_read_lock() calls every fn there).
 // interruptsafe.go drops a chain ending in a primitive that defers in
 // interrupt context (vfree(), the table's interrupt_safe) when the
-// context is a hard or soft interrupt or bottom halves off. Case files
-// are in testdata/cases.
+// context is a hard or soft interrupt or bottom halves off; shutdown.go
+// drops one ending in a primitive the kernel makes work atomically at
+// restart and power-off (an I2C transfer, a regmap on I2C: the table's
+// shutdown_safe) when a context is a restart or power-off handler's.
+// Case files are in testdata/cases.
 package sleep

@@ -49,12 +49,12 @@ func (r *maskSleepRow) maskReaches(expr string) bool {
 		return false
 	}
 	for _, f := range r.Flags {
-		if containsWord(a, "~"+f) {
+		if cscan.ContainsWord(a, "~"+f) {
 			return false
 		}
 	}
 	for _, f := range r.Flags {
-		if containsWord(a, f) {
+		if cscan.ContainsWord(a, f) {
 			return true
 		}
 	}
@@ -216,13 +216,13 @@ func splitMaskOps(e string) []maskOp {
 func (m *sleeper) decidingFlag(x string) bool {
 	a := strings.Trim(strings.TrimSpace(x), "()")
 	for _, f := range m.gfpSleep {
-		if containsWord(a, f) {
+		if cscan.ContainsWord(a, f) {
 			return true
 		}
 	}
 	for _, r := range m.maskSleep {
 		for _, f := range r.Flags {
-			if containsWord(a, f) {
+			if cscan.ContainsWord(a, f) {
 				return true
 			}
 		}

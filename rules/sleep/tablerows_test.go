@@ -17,8 +17,10 @@ import (
 // it, and a patch makes each of them take a mutex. Each must be a risk: a
 // row with a wrong argument index, a misspelt member or a macro another
 // row shadows fails here, whether or not a case file covers it. (Objects
-// are declared "static struct X"; typedef'd, nested and compound-literal
-// declarations have typing tests and case files of their own.)
+// are declared "static struct X", and member rows are also checked with
+// their functions named by address in an array of such objects;
+// typedef'd, nested and compound-literal declarations have typing tests
+// and case files of their own.)
 // Rows whose context comes from another member (held_from) are checked
 // by their case files.
 func TestEveryCallbackRow(t *testing.T) {
@@ -92,7 +94,17 @@ func rowSources(c lockctx.Callback) (pre, post string, cbs []rowCallback) {
 		for _, o := range c.Only {
 			fmt.Fprintf(&b, "\t%s,\n", o)
 		}
-		b.WriteString("};\n")
+		b.WriteString("};\n\n")
+		// The same members named by address in a table of objects
+		// (".enter = &fn" in a struct cpuidle_state array).
+		fmt.Fprintf(&b, "static struct %s rc_objs[] = {\n\t{\n", c.Struct)
+		for _, m := range c.Members {
+			fmt.Fprintf(&b, "\t\t.%s = &%s,\n", m, newCB(c.Struct+"."+m+" by address"))
+		}
+		for _, o := range c.Only {
+			fmt.Fprintf(&b, "\t\t%s,\n", o)
+		}
+		b.WriteString("\t},\n};\n")
 		fileScope = append(fileScope, b.String())
 	}
 	var body = map[string]string{}
@@ -143,7 +155,12 @@ func registerByName(c lockctx.Callback, name string, newCB func(string) string, 
 		args[i] = fmt.Sprintf("d->a%d", i)
 	}
 	if len(c.ArgHas.Any) > 0 {
+		// A text that is part of an identifier ("_STARTING") is
+		// completed into one; a whole one is the argument.
 		args[c.ArgHas.Arg] = "CPUHP" + c.ArgHas.Any[0]
+		if c.ArgHas.Whole {
+			args[c.ArgHas.Arg] = c.ArgHas.Any[0]
+		}
 	}
 	fn := newCB(name + "()")
 	if c.Via != "" {

@@ -37,6 +37,9 @@ type tables struct {
 	// RegmapBus are the regmaps on sleeping buses that must not ask for
 	// a spinlock (regmapbus.go).
 	RegmapBus regmapBusRules `yaml:"regmap_bus"`
+	// ShutdownSafe are the sleeping primitives that work atomically in
+	// restart and power-off handlers (shutdown.go).
+	ShutdownSafe []shutdownSafeRow `yaml:"shutdown_safe"`
 	// FaultRegion is the region in which the "fault" rows do not sleep.
 	FaultRegion faultRegion `yaml:"fault_region"`
 }
@@ -89,15 +92,20 @@ type sleeper struct {
 	// region that keeps them from sleeping (lockctx.RegionTarget).
 	fault       map[string]bool
 	faultRegion faultRegion
+	// shutdownSafe are the shutdown_safe rows by primitive name
+	// (shutdown.go).
+	shutdownSafe map[string]shutdownSafeRow
 }
 
-// compile builds the engine model of t over the lock table locks.
-func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
+// compile builds the engine model of t over the lock table locks, and
+// the sleeping primitives it holds as its target.
+func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, *sleeper, error) {
 	sl, err := newSleeper(t)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return lockctx.Compile("sleep", locks, &t.Tables, sl)
+	m, err := lockctx.Compile("sleep", locks, &t.Tables, sl)
+	return m, sl, err
 }
 
 // newSleeper compiles the sleeping primitives of t.
@@ -124,6 +132,9 @@ func newSleeper(t *tables) (*sleeper, error) {
 	}
 	sl.compileMaskSleep(t.MaskSleep)
 	if err := sl.compileFileSleep(t.FileSleep); err != nil {
+		return nil, err
+	}
+	if err := sl.compileShutdownSafe(t.ShutdownSafe, t.FileSleep); err != nil {
 		return nil, err
 	}
 	return sl, nil
@@ -278,14 +289,14 @@ func (m *sleeper) ReachesWith(c cscan.Call, expr string) (string, bool) {
 // it, so passing a sleeping mask through a function pointer is wrong in
 // atomic context whichever implementation runs.
 func (m *sleeper) Contract(decl string) bool {
-	return containsWord(decl, "gfp_t")
+	return cscan.ContainsWord(decl, "gfp_t")
 }
 
 // gfpKnownAtomic reports a mask that never sleeps.
 func (m *sleeper) gfpKnownAtomic(arg string) bool {
 	a := strings.ReplaceAll(arg, " ", "")
 	for _, f := range m.gfpAtomic {
-		if containsWord(a, strings.ReplaceAll(f, " ", "")) {
+		if cscan.ContainsWord(a, strings.ReplaceAll(f, " ", "")) {
 			return true
 		}
 	}
@@ -297,32 +308,14 @@ func (m *sleeper) gfpKnownAtomic(arg string) bool {
 func (m *sleeper) gfpSleeps(arg string) bool {
 	a := strings.ReplaceAll(arg, " ", "")
 	for _, f := range m.gfpAtomic {
-		if containsWord(a, strings.ReplaceAll(f, " ", "")) {
+		if cscan.ContainsWord(a, strings.ReplaceAll(f, " ", "")) {
 			return false
 		}
 	}
 	for _, f := range m.gfpSleep {
-		if containsWord(a, f) {
+		if cscan.ContainsWord(a, f) {
 			return true
 		}
 	}
 	return false
-}
-
-// containsWord reports whether w occurs in s delimited by non-identifier
-// characters.
-func containsWord(s, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], w)
-		if j < 0 {
-			return false
-		}
-		j += i
-		before := j == 0 || !cscan.IsIdentChar(s[j-1]) || w[0] == '~'
-		after := j+len(w) == len(s) || !cscan.IsIdentChar(s[j+len(w)])
-		if before && after {
-			return true
-		}
-		i = j + 1
-	}
 }

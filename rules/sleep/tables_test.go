@@ -42,31 +42,6 @@ func TestTableExtension(t *testing.T) {
 	}
 }
 
-// TestContainsWord: a table's word matches only where identifiers end, as
-// the lexer reads them (cscan.IsIdentChar: digits, '_' and GCC's '$').
-func TestContainsWord(t *testing.T) {
-	for _, tc := range []struct {
-		s, w string
-		want bool
-	}{
-		{"GFP_KERNEL", "GFP_KERNEL", true},
-		{"GFP_KERNEL|__GFP_NOWARN", "GFP_KERNEL", true},
-		{"(GFP_KERNEL)", "GFP_KERNEL", true},
-		{"GFP_KERNEL_ACCOUNT", "GFP_KERNEL", false},
-		{"__GFP_KERNEL", "GFP_KERNEL", false},
-		{"GFP_KERNEL2", "GFP_KERNEL", false},
-		{"x$GFP_KERNEL", "GFP_KERNEL", false},
-		{"GFP_KERNEL$", "GFP_KERNEL", false},
-		{"GFP_KERNEL_X, GFP_KERNEL", "GFP_KERNEL", true},
-		{"x&~GFP_ATOMIC", "~GFP_ATOMIC", true},
-		{"GFP_ATOMIC", "GFP_KERNEL", false},
-	} {
-		if got := containsWord(tc.s, tc.w); got != tc.want {
-			t.Errorf("containsWord(%q, %q) = %v, want %v", tc.s, tc.w, got, tc.want)
-		}
-	}
-}
-
 // TestModelIDStable: the model's id, under which the whole-tree
 // summaries are stored, is the same for two compilations of the same
 // tables: an id that depends on memory addresses (a pointer in the

@@ -90,6 +90,12 @@ type Callback struct {
 	// the context on every device: pm_runtime_irq_safe() in a probe, not
 	// under an if for some models only).
 	OnlyCalls []string `yaml:"only_calls"`
+	// Shutdown marks a context entered only on the way down (restart and
+	// power-off handlers): system_state is past SYSTEM_RUNNING there,
+	// with interrupts off and the other CPUs stopped, where the kernel
+	// makes some sleeping primitives work atomically (an I2C transfer
+	// switches to the adapter's atomic mode). A rule may let those pass.
+	Shutdown bool `yaml:"shutdown"`
 	// Kind is the context the function runs in (see Kinds), Why the reason
 	// shown in findings, Source where the kernel says so (documentation or
 	// the code that calls the callback).
@@ -106,10 +112,13 @@ type Callback struct {
 }
 
 // ArgText is a condition on a registration call's argument text: the
-// argument Arg contains one of Any (none: no condition).
+// argument Arg contains one of Any (none: no condition); with Whole, as
+// a whole identifier (SYS_OFF_MODE_POWER_OFF, not
+// SYS_OFF_MODE_POWER_OFF_PREPARE).
 type ArgText struct {
-	Arg int      `yaml:"arg"`
-	Any []string `yaml:"any"`
+	Arg   int      `yaml:"arg"`
+	Any   []string `yaml:"any"`
+	Whole bool     `yaml:"whole"`
 }
 
 // holds reports whether the call arguments args meet the condition.
@@ -121,7 +130,7 @@ func (a ArgText) holds(args []string) bool {
 		return false
 	}
 	for _, t := range a.Any {
-		if strings.Contains(args[a.Arg], t) {
+		if a.Whole && cscan.ContainsWord(args[a.Arg], t) || !a.Whole && strings.Contains(args[a.Arg], t) {
 			return true
 		}
 	}

@@ -1,0 +1,71 @@
+package sleep
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+)
+
+// shutdownSafeRow lists sleeping primitives the kernel makes work
+// atomically on the way down (the "shutdown_safe" rows of the table): in
+// a restart or power-off handler (a context whose callback row is marked
+// shutdown) system_state is past SYSTEM_RUNNING with interrupts off, an
+// I2C transfer uses the adapter's atomic mode and __might_resched() is
+// silent. Names lists primitives; FileSleep takes the file_sleep rows'
+// primitives (regmap accesses), counted only where the calling file holds
+// one of FileHas (its regmap is on I2C).
+type shutdownSafeRow struct {
+	Names     []string `yaml:"names"`
+	FileSleep bool     `yaml:"file_sleep"`
+	FileHas   []string `yaml:"file_has"`
+	Why       string   `yaml:"why"`
+}
+
+// compileShutdownSafe indexes the rows by primitive name.
+func (m *sleeper) compileShutdownSafe(rows []shutdownSafeRow, fileSleep []fileSleepRow) error {
+	m.shutdownSafe = map[string]shutdownSafeRow{}
+	for i, row := range rows {
+		if row.Why == "" || len(row.Names) == 0 && !row.FileSleep {
+			return fmt.Errorf("sleep.shutdown_safe[%d]: needs why, and names or file_sleep", i)
+		}
+		names := row.Names
+		if row.FileSleep {
+			for _, fr := range fileSleep {
+				names = append(slices.Clip(names), fr.Names...)
+			}
+		}
+		for _, n := range names {
+			m.shutdownSafe[n] = row
+		}
+	}
+	return nil
+}
+
+// Lesser reports whether chains to prim rank last in a summary
+// (lockctx.LesserTarget): a shutdown_safe primitive lets a restart
+// handler pass, so a function's other sleeps must show first.
+func (m *sleeper) Lesser(prim string) bool {
+	_, ok := m.shutdownSafe[prim]
+	return ok
+}
+
+// shutdownSafe reports whether the primitive proof reaches works
+// atomically where st holds: one of st's contexts is entered only on the
+// way down, at restart or power-off, on every path (Held.Shutdown), and
+// the primitive is one of the table's shutdown_safe ones, called from a
+// file holding one of the row's file_has texts when it has some.
+func (r *checker) shutdownSafe(proof *lockctx.Reach, st lockctx.State) bool {
+	row, ok := r.sleeper.shutdownSafe[proof.Prim]
+	if !ok || !slices.ContainsFunc(st.Held, func(h lockctx.Held) bool { return h.Must && h.Shutdown }) {
+		return false
+	}
+	if len(row.FileHas) == 0 {
+		return true
+	}
+	if r.p.Index == nil || len(proof.Steps) == 0 {
+		return false
+	}
+	src, err := r.p.Index.ReadFile(proof.Steps[len(proof.Steps)-1].File)
+	return err == nil && lockctx.FlatHoldsAny(lockctx.Flatten(src), row.FileHas)
+}
