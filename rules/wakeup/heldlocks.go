@@ -118,7 +118,7 @@ func (r *checker) locksAt(f *wfunc, line int) []heldLock {
 		if t, ok := w.guardTexts[h.At.Line]; ok || text == "" {
 			text = t
 		}
-		held = append(held, heldLock{key: k, text: text, line: h.At.Line, typed: w.typed[k], must: h.Must})
+		held = append(held, heldLock{key: k, kind: h.Kind, text: text, line: h.At.Line, typed: w.typed[k], must: h.Must})
 	}
 	return held
 }

@@ -68,6 +68,7 @@ func (r *checker) rolesOf(fs ...*wfunc) roles {
 // heldLock is a lock held at a point of a function.
 type heldLock struct {
 	key  string // normalised lock expression ("bg_lock", "wqh.lock")
+	kind string // the lock model's kind (spin, mutex, ...)
 	text string // the call that took it
 	line int
 	// typed is the lock named by the type of the object that holds it

@@ -66,7 +66,7 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 			continue
 		}
 		for _, a := range c.Args {
-			if field != "" && strings.HasPrefix(strings.TrimSpace(a), "&") && keyLast(queueKey(a, f.vt, f.Name)) == field {
+			if field != "" && strings.HasPrefix(strings.TrimSpace(a), "&") && keyLast(queueKey(a, f.vt, f.Name)) == field && !r.neverWakes(c.Name, f.File) {
 				return fmt.Sprintf("%s() is handed the queue and may wake it (line %d)", c.Name, c.Line)
 			}
 		}
@@ -134,6 +134,9 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	waiters := r.otherWaiters(o.Q, o.Fn.Name)
 	if len(waiters) == 0 {
+		waiters = r.handoffWaiters(o, nw)
+	}
+	if len(waiters) == 0 {
 		return
 	}
 	if c := r.handedInstead(o, nw); c != "" {
@@ -181,6 +184,9 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	})...)
 	f.Explanation = fmt.Sprintf("%s() no longer calls %s on %s, and nothing else on this path wakes it (not this function, its callees or its callers). %s waits on %s for %s; when this path makes that true, the waiter keeps sleeping. Keep the wake-up (with the barrier it needs) on this path.",
 		o.Fn.Name, o.Call.Name, o.Q, siteWhere(w), o.Q, condOrState(w))
+	if w.Fn.Name == o.Fn.Name {
+		f.Explanation += fmt.Sprintf(" That waiter is another thread running %s(): a thread does not wake itself, so the wake-up after its own wait hands the state on to the next one.", o.Fn.Name)
+	}
 }
 
 // riskUnwoken makes f a risk naming the waiter w left sleeping.
