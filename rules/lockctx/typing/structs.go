@@ -109,9 +109,10 @@ func PublicDef(def string) bool {
 
 // StructDef finds the definition of struct tag visible from file: in the
 // file itself, its local includes (to a few levels), then the <...>
-// headers it includes directly, then the headers beside each of those
-// that it includes when they are in a subsystem's own directory (an
-// umbrella header's, subsystemDir). It returns the members and the file
+// headers it and those local headers include directly, then the headers
+// beside each of the file's own <...> headers that it includes when they
+// are in a subsystem's own directory (an umbrella header's,
+// subsystemDir). It returns the members and the file
 // defining the struct ("" when not found).
 func (ty *Typer) StructDef(tag, file string) (map[string]string, string) {
 	ty.note(StructKey(tag))
@@ -155,6 +156,8 @@ type structDefAt struct {
 // whose definitions or includes it read.
 func (ty *Typer) findStructDef(tag, file string) (_ map[string]string, _ string, read []string) {
 	seen := map[string]bool{}
+	// locals are the files local() read, in the order it read them.
+	var locals []string
 	defer func() {
 		read = make([]string, 0, len(seen))
 		for f := range seen {
@@ -167,6 +170,7 @@ func (ty *Typer) findStructDef(tag, file string) (_ map[string]string, _ string,
 			return nil, ""
 		}
 		seen[f] = true
+		locals = append(locals, f)
 		if ms, ok := ty.FileStructs(f)[tag]; ok {
 			return ms, f
 		}
@@ -183,13 +187,21 @@ func (ty *Typer) findStructDef(tag, file string) (_ map[string]string, _ string,
 	if ms, def := local(file, 0); def != "" {
 		return ms, def, nil
 	}
-	for _, inc := range ty.Includes(file, true) {
-		if !strings.HasPrefix(inc, "include/") && !strings.HasPrefix(inc, "arch/") || seen[inc] {
+	// The <...> headers the file includes directly, then those its own
+	// local headers include directly (a driver's amdgpu.h includes
+	// <drm/gpu_scheduler.h> for the structs the driver's files use).
+	for _, from := range locals {
+		if from != file && (strings.HasPrefix(from, "include/") || strings.HasPrefix(from, "arch/")) {
 			continue
 		}
-		seen[inc] = true
-		if ms, ok := ty.FileStructs(inc)[tag]; ok {
-			return ms, inc, nil
+		for _, inc := range ty.Includes(from, true) {
+			if !strings.HasPrefix(inc, "include/") && !strings.HasPrefix(inc, "arch/") || seen[inc] {
+				continue
+			}
+			seen[inc] = true
+			if ms, ok := ty.FileStructs(inc)[tag]; ok {
+				return ms, inc, nil
+			}
 		}
 	}
 	// A subsystem's umbrella header (<net/sctp/sctp.h>) holds few
