@@ -53,7 +53,34 @@ func ParseStructs(text string) Structs {
 			}
 		}
 	}
+	addMemberAliases(text, out)
 	return out
+}
+
+// memberAliasRe is a macro naming a member of an embedded struct
+// ("#define sk_prot __sk_common.skc_prot" in include/net/sock.h).
+var memberAliasRe = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+(\w+)\.(\w+)[ \t]*$`)
+
+// addMemberAliases gives each struct of out that has member b, of a
+// struct type defined in the same text with a struct-typed member c, the
+// macro aliases text defines for b.c as members of that type
+// ("sk->sk_prot" is "sk->__sk_common.skc_prot", a struct proto *).
+func addMemberAliases(text string, out Structs) {
+	if !strings.Contains(text, "#define") {
+		return
+	}
+	for _, m := range memberAliasRe.FindAllStringSubmatch(text, -1) {
+		alias, b, c := m[1], m[2], m[3]
+		for _, members := range out {
+			inner, ok := members[b]
+			if !ok || members[alias] != "" {
+				continue
+			}
+			if t := out[inner][c]; t != "" {
+				members[strings.Clone(alias)] = t
+			}
+		}
+	}
 }
 
 // StructTypedefs returns the struct typedefs text defines: name -> tag

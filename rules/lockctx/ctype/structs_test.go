@@ -149,3 +149,34 @@ func TestClosingBrace(t *testing.T) {
 		}
 	}
 }
+
+// TestParseStructsMemberAliases: a macro naming a member of an embedded
+// struct (include/net/sock.h's "#define sk_prot __sk_common.skc_prot")
+// is a member of the embedding struct, of the aliased member's type; a
+// macro whose path does not lead to a struct-typed member, or that a
+// struct already declares as a member, adds nothing.
+func TestParseStructsMemberAliases(t *testing.T) {
+	src := `
+struct sock_common {
+	struct proto		*skc_prot;
+	unsigned short		skc_family;
+};
+
+struct sock {
+	struct sock_common	__sk_common;
+#define sk_prot			__sk_common.skc_prot
+#define sk_family		__sk_common.skc_family
+#define sk_node			__sk_common.skc_node
+	struct socket		*sk_socket;
+#define sk_socket		__sk_common.skc_prot
+};
+`
+	got := ParseStructs(src)
+	want := Structs{
+		"sock_common": {"skc_prot": "proto"},
+		"sock":        {"__sk_common": "sock_common", "sk_prot": "proto", "sk_socket": "socket"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ParseStructs:\n got %v\nwant %v", got, want)
+	}
+}

@@ -34,7 +34,7 @@ import (
 // typingVersion changes whenever what a typing or declarations record
 // holds or how it is derived (ctype.ParseStructs, ctype.IncludeDirectives,
 // declTagsIn) does: a store of another version is not read.
-const typingVersion = 2
+const typingVersion = 3
 
 // typingKind is the side file kind of the typing store; declsKind that of
 // the declarations store beside it: one record per function, the struct
