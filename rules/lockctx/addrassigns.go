@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"path"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 
@@ -37,72 +36,51 @@ func (r *Resolver) addrAssigns(tag, member string, caller *cscan.Func) []index.A
 }
 
 // familyAddrAssigns returns the initializers naming functions by address
-// in the C files under root (bounded): the tree's, found once per tree,
-// with those of the files the view rescans found in the view (once per
-// resolver). The tree's are found in the tree alone, whichever view asks
-// first: a process that analyses many patches answers each as a process
-// of its own would.
+// in the C files under root (bounded), once per resolver (fileAddrAssigns).
 func (r *Resolver) familyAddrAssigns(root string) []index.Assign {
 	if out, ok := r.familyCache[root]; ok {
 		return out
 	}
-	tree := r.ix.Underlying()
-	fam := tree.Memo("lockctx.addrassigns:"+root, func() any {
-		f := &familyAssigns{byFile: map[string][]index.Assign{}}
-		for _, p := range r.familyFiles(root) {
-			f.files = append(f.files, p)
-			as := scanAddrAssigns(tree, p)
-			f.byFile[p] = as
-			f.all = append(f.all, as...)
-		}
-		return f
-	}).(*familyAssigns)
-	out := fam.all
-	if slices.ContainsFunc(fam.files, r.ix.Overlaid) {
-		out = nil
-		for _, p := range fam.files {
-			if r.ix.Overlaid(p) {
-				out = append(out, scanAddrAssigns(r.ix, p)...)
-			} else {
-				out = append(out, fam.byFile[p]...)
-			}
-		}
+	var out []index.Assign
+	for _, p := range r.familyFiles(root) {
+		out = append(out, r.fileAddrAssigns(p)...)
 	}
 	r.familyCache[root] = out
 	return out
 }
 
-// familyAssigns are the initializers by address of a driver family's
-// files (the first maxFamilyFiles C files under its root), in file order.
-type familyAssigns struct {
-	files  []string
-	byFile map[string][]index.Assign
-	all    []index.Assign
-}
-
 // ownAddrAssigns returns the initializers of fn's own file that name fn
 // by address (".enter = &snooze_loop" in a struct cpuidle_state table),
 // which the index's assignment table does not hold: how a static
-// callback is most often registered. A file is scanned once per tree, or
-// once per resolver when the view rescans it.
+// callback is most often registered.
 func (r *Resolver) ownAddrAssigns(fn *cscan.Func) []index.Assign {
-	as, ok := r.fileAddrCache[fn.File]
-	if !ok {
-		if r.ix.Overlaid(fn.File) {
-			as = scanAddrAssigns(r.ix, fn.File)
-		} else {
-			tree := r.ix.Underlying()
-			as, _ = tree.Memo("lockctx.fileaddrassigns:"+fn.File, func() any { return scanAddrAssigns(tree, fn.File) }).([]index.Assign)
-		}
-		r.fileAddrCache[fn.File] = as
-	}
 	var out []index.Assign
-	for _, a := range as {
+	for _, a := range r.fileAddrAssigns(fn.File) {
 		if a.Func == fn.Name {
 			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// fileAddrAssigns returns the initializers of file p naming functions
+// by address: the tree's, found once per tree whichever view asks first
+// (a process that analyses many patches answers each as a process of its
+// own would), or, for a file the view rescans, the view's, found once per
+// resolver.
+func (r *Resolver) fileAddrAssigns(p string) []index.Assign {
+	if as, ok := r.fileAddrCache[p]; ok {
+		return as
+	}
+	var as []index.Assign
+	if r.ix.Overlaid(p) {
+		as = scanAddrAssigns(r.ix, p)
+	} else {
+		tree := r.ix.Underlying()
+		as, _ = tree.Memo("lockctx.fileaddrassigns:"+p, func() any { return scanAddrAssigns(tree, p) }).([]index.Assign)
+	}
+	r.fileAddrCache[p] = as
+	return as
 }
 
 // scanAddrAssigns returns the initializers of file p of view ix naming a

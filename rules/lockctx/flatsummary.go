@@ -311,33 +311,23 @@ func (f *flatBuilder) guardedReach(ev event, c cscan.Call, p Reach) {
 // the first uncertain one; among those, one taken whatever the
 // parameters first (reachRank).
 func (f *flatBuilder) chooseReach() {
-	// A chain to a primitive some region masks (a user access) or some
-	// context lets pass (Resolver.lesser) ranks after every other: a
-	// caller inside the region or context must still see the function's
-	// other sleeps.
+	// A chain to a primitive a region masks (a user access) ranks after
+	// every other; one some context lets pass (an I2C transfer at
+	// restart) after those as sure: callers there see the other sleeps.
 	rank := func(p *Reach) int {
-		if f.r.lesser(p.Prim) {
-			return reachRank(p) + 16
+		if f.r.maskable(p.Prim) {
+			return 2*reachRank(p) + 64
 		}
-		return reachRank(p)
+		if f.r.passedInContext(p.Prim) {
+			return 2*reachRank(p) + 1
+		}
+		return 2 * reachRank(p)
 	}
 	for _, p := range f.reaches {
 		if f.s.Reach == nil || rank(p) < rank(f.s.Reach) {
 			f.s.Reach = p
 		}
 	}
-}
-
-// leading returns the reaches found so far that rank first: to a
-// primitive no region masks and no context lets pass (Resolver.lesser).
-func (f *flatBuilder) leading() []*Reach {
-	var out []*Reach
-	for _, p := range f.reaches {
-		if !f.r.lesser(p.Prim) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // addDrops adds the releases made with nothing held locally and outside

@@ -25,9 +25,7 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 	add := func(c *Callback, st report.Step) {
 		h := Held{Kind: c.Kind, Must: true, At: st, Why: c.Why, UnlessSleeps: c.UnlessSleeps, Shutdown: c.Shutdown}
 		if i, ok := seen[c.Kind]; ok {
-			if wider(h, out[i]) {
-				out[i] = h
-			}
+			out[i] = mergeImplicit(out[i], h)
 			return
 		}
 		seen[c.Kind] = len(out)
@@ -90,16 +88,19 @@ func (r *Resolver) Implicit(fn *cscan.Func) []Held {
 	return out
 }
 
-// wider reports whether implicit context h, of the same kind as prev,
-// holds in more cases and so stands for both: a row that holds whatever
-// the callback does wins over one lifted for a callback that already
-// slept, and then one that holds whenever the kernel runs over one that
-// holds on the way down only (at restart or power-off).
-func wider(h, prev Held) bool {
-	if h.UnlessSleeps != prev.UnlessSleeps {
-		return !h.UnlessSleeps
+// mergeImplicit returns the one implicit context standing for prev and
+// h, two of the same kind: it is lifted for a callback that already slept
+// only when both are (Held.UnlessSleeps), and entered on the way down
+// only when both are (Held.Shutdown); it names the registration of the
+// one that holds in more cases (prev on a tie).
+func mergeImplicit(prev, h Held) Held {
+	out := prev
+	if prev.UnlessSleeps && !h.UnlessSleeps || prev.UnlessSleeps == h.UnlessSleeps && prev.Shutdown && !h.Shutdown {
+		out = h
 	}
-	return prev.Shutdown && !h.Shutdown
+	out.UnlessSleeps = prev.UnlessSleeps && h.UnlessSleeps
+	out.Shutdown = prev.Shutdown && h.Shutdown
+	return out
 }
 
 // containerCallback reports whether fn is a callback of row c by how it

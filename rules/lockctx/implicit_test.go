@@ -1,31 +1,40 @@
 package lockctx
 
-import "testing"
+import (
+	"testing"
 
-// TestWider: of two implicit contexts of one kind, the one that holds in
-// more cases stands for both, so that a callback registered as a restart
-// handler and as a die notifier is judged as a die notifier.
-func TestWider(t *testing.T) {
-	plain := Held{Kind: "irq"}
-	lifted := Held{Kind: "irq", UnlessSleeps: true}
-	down := Held{Kind: "irq", Shutdown: true}
-	liftedDown := Held{Kind: "irq", UnlessSleeps: true, Shutdown: true}
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// TestMergeImplicit: two implicit contexts of one kind merge into one
+// that keeps an exemption only when both have it, so that a callback
+// registered as a restart handler and as a die notifier is judged as a
+// die notifier, and names the registration that holds in more cases.
+func TestMergeImplicit(t *testing.T) {
+	at := func(what string) report.Step { return report.Step{What: what} }
+	plain := Held{Kind: "irq", At: at("plain")}
+	lifted := Held{Kind: "irq", UnlessSleeps: true, At: at("lifted")}
+	down := Held{Kind: "irq", Shutdown: true, At: at("down")}
+	liftedDown := Held{Kind: "irq", UnlessSleeps: true, Shutdown: true, At: at("liftedDown")}
 	for _, tc := range []struct {
-		name    string
-		h, prev Held
-		want    bool
+		name           string
+		prev, h        Held
+		at             string
+		lifted, onDown bool
 	}{
-		{"plain over shutdown", plain, down, true},
-		{"shutdown under plain", down, plain, false},
-		{"plain over lifted", plain, lifted, true},
-		{"lifted under plain", lifted, plain, false},
-		{"shutdown over lifted", down, lifted, true},
-		{"lifted under shutdown", lifted, down, false},
-		{"lifted over lifted shutdown", lifted, liftedDown, true},
-		{"same", plain, plain, false},
+		{"plain and shutdown", plain, down, "plain", false, false},
+		{"shutdown and plain", down, plain, "plain", false, false},
+		{"lifted and plain", lifted, plain, "plain", false, false},
+		{"shutdown and lifted", down, lifted, "down", false, false},
+		{"lifted and shutdown", lifted, down, "down", false, false},
+		{"lifted shutdown and lifted", liftedDown, lifted, "lifted", true, false},
+		{"both shutdown", down, down, "down", false, true},
+		{"both lifted", lifted, lifted, "lifted", true, false},
 	} {
-		if got := wider(tc.h, tc.prev); got != tc.want {
-			t.Errorf("%s: wider = %v, want %v", tc.name, got, tc.want)
+		got := mergeImplicit(tc.prev, tc.h)
+		if got.At.What != tc.at || got.UnlessSleeps != tc.lifted || got.Shutdown != tc.onDown {
+			t.Errorf("%s: got at %s, UnlessSleeps %v, Shutdown %v; want at %s, %v, %v",
+				tc.name, got.At.What, got.UnlessSleeps, got.Shutdown, tc.at, tc.lifted, tc.onDown)
 		}
 	}
 }

@@ -85,6 +85,9 @@ type Model struct {
 	id string
 }
 
+// Target returns the rule's target the model was compiled with.
+func (m *Model) Target() Target { return m.target }
+
 // ID identifies the model's tables and target: models with the same ID
 // share stored summaries, in this process and in later ones, so it must
 // not depend on where anything lies in memory.

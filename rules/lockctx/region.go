@@ -19,22 +19,39 @@ type RegionTarget interface {
 
 // LesserTarget is a Target some of whose primitives a rule lets pass in
 // a context it knows of (an I2C transfer in a restart handler, where the
-// adapter's atomic mode is used): chains to them rank after every other
-// in a summary, so that a caller in that context still sees the
-// function's other chains.
+// adapter's atomic mode is used): a chain to one ranks after the other
+// chains of a summary that are as sure, and does not end the search for
+// them, so that a caller in that context still sees the function's other
+// sleeps.
 type LesserTarget interface {
 	// Lesser reports whether chains to primitive prim rank last.
 	Lesser(prim string) bool
 }
 
-// lesser reports whether chains to primitive prim rank after every
-// other: some region masks it, or the target says so (LesserTarget).
+// lesser reports whether a chain to primitive prim leaves the summary's
+// choice open (flatBuilder.leading): some region masks it, or some
+// context lets it pass (passedInContext).
 func (r *Resolver) lesser(prim string) bool {
-	if r.maskable(prim) {
-		return true
-	}
+	return r.maskable(prim) || r.passedInContext(prim)
+}
+
+// passedInContext reports whether the target lets primitive prim pass
+// in some context (LesserTarget).
+func (r *Resolver) passedInContext(prim string) bool {
 	lt, ok := r.m.target.(LesserTarget)
 	return ok && lt.Lesser(prim)
+}
+
+// leading returns the reaches found so far that rank first: to a
+// primitive no region masks and no context lets pass (Resolver.lesser).
+func (f *flatBuilder) leading() []*Reach {
+	var out []*Reach
+	for _, p := range f.reaches {
+		if !f.r.lesser(p.Prim) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // maskable reports whether some region masks primitive prim.

@@ -35,7 +35,7 @@ func sleepModel(t testing.TB) *lockctx.Model {
 	if err := rules.LoadTables("locks", nil, &locks); err != nil {
 		t.Fatal(err)
 	}
-	m, _, err := compile(&tb, &locks)
+	m, err := compile(&tb, &locks)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package sleep
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
@@ -22,12 +23,18 @@ type shutdownSafeRow struct {
 	Why       string   `yaml:"why"`
 }
 
-// compileShutdownSafe indexes the rows by primitive name.
+// compileShutdownSafe indexes the rows by primitive name; a name must be
+// one of the sleeping primitives (a "sleep" row's).
 func (m *sleeper) compileShutdownSafe(rows []shutdownSafeRow, fileSleep []fileSleepRow) error {
 	m.shutdownSafe = map[string]shutdownSafeRow{}
 	for i, row := range rows {
 		if row.Why == "" || len(row.Names) == 0 && !row.FileSleep {
 			return fmt.Errorf("sleep.shutdown_safe[%d]: needs why, and names or file_sleep", i)
+		}
+		for _, n := range row.Names {
+			if _, ok := m.sleep[n]; !ok {
+				return fmt.Errorf("sleep.shutdown_safe[%d]: %s is no sleeping primitive of the table", i, n)
+			}
 		}
 		names := row.Names
 		if row.FileSleep {
@@ -52,12 +59,20 @@ func (m *sleeper) Lesser(prim string) bool {
 
 // shutdownSafe reports whether the primitive proof reaches works
 // atomically where st holds: one of st's contexts is entered only on the
-// way down, at restart or power-off, on every path (Held.Shutdown), and
-// the primitive is one of the table's shutdown_safe ones, called from a
-// file holding one of the row's file_has texts when it has some.
+// way down, at restart or power-off, on every path (Held.Shutdown), no
+// context a registration gives holds at other times (a die notifier's),
+// and the primitive is one of the table's shutdown_safe ones, called
+// from a file holding one of the row's file_has texts when it has some.
+// Locks the handler itself takes do not matter: the atomic transfer mode
+// holds under any of them.
 func (r *checker) shutdownSafe(proof *lockctx.Reach, st lockctx.State) bool {
-	row, ok := r.sleeper.shutdownSafe[proof.Prim]
-	if !ok || !slices.ContainsFunc(st.Held, func(h lockctx.Held) bool { return h.Must && h.Shutdown }) {
+	sl, _ := r.m.Target().(*sleeper)
+	if sl == nil {
+		return false
+	}
+	row, ok := sl.shutdownSafe[proof.Prim]
+	if !ok || !slices.ContainsFunc(st.Held, func(h lockctx.Held) bool { return h.Must && h.Shutdown }) ||
+		slices.ContainsFunc(st.Held, func(h lockctx.Held) bool { return h.Why != "" && !h.Shutdown }) {
 		return false
 	}
 	if len(row.FileHas) == 0 {
@@ -66,6 +81,16 @@ func (r *checker) shutdownSafe(proof *lockctx.Reach, st lockctx.State) bool {
 	if r.p.Index == nil || len(proof.Steps) == 0 {
 		return false
 	}
-	src, err := r.p.Index.ReadFile(proof.Steps[len(proof.Steps)-1].File)
-	return err == nil && lockctx.FlatHoldsAny(lockctx.Flatten(src), row.FileHas)
+	file := proof.Steps[len(proof.Steps)-1].File
+	key := file + "\x00" + strings.Join(row.FileHas, "\x00")
+	holds, ok := r.fileHas[key]
+	if !ok {
+		src, err := r.p.Index.ReadFile(file)
+		holds = err == nil && lockctx.FlatHoldsAny(lockctx.Flatten(src), row.FileHas)
+		if r.fileHas == nil {
+			r.fileHas = map[string]bool{}
+		}
+		r.fileHas[key] = holds
+	}
+	return holds
 }

@@ -48,7 +48,7 @@ func New(opts rules.Options) (*rules.Rule, error) {
 	if err := rules.LoadTables("locks", opts.TableFiles, &locks); err != nil {
 		return nil, err
 	}
-	m, sl, err := compile(&t, &locks)
+	m, err := compile(&t, &locks)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func New(opts rules.Options) (*rules.Rule, error) {
 				"are in atomic context (it leaves a context it did not enter, or used to enter one); run with --tree"},
 		},
 		Run: func(p *rules.Pass) error {
-			return run(p, m, runTables{sleeper: sl, interruptSafe: t.InterruptSafe, regmap: &t.RegmapBus})
+			return run(p, m, runTables{interruptSafe: t.InterruptSafe, regmap: &t.RegmapBus})
 		},
 		Prepare: func(ctx context.Context, ix *index.Index, log *slog.Logger) error {
 			return lockctx.Prepare(ctx, m, ix, log)
@@ -95,13 +95,15 @@ type checker struct {
 	// siteTags caches memberCallTag.
 	siteTags map[siteKey]siteTag
 	runTables
+	// fileHas caches whether a file holds a shutdown_safe row's
+	// file_has texts, by file and texts (shutdown.go).
+	fileHas map[string]bool
 }
 
 // runTables are the parts of the table a run reads besides the model:
-// the compiled sleeping primitives (shutdown.go), the interrupt_safe
-// primitives (interruptsafe.go) and the regmap_bus rows (regmapbus.go).
+// the interrupt_safe primitives (interruptsafe.go) and the regmap_bus
+// rows (regmapbus.go).
 type runTables struct {
-	sleeper       *sleeper
 	interruptSafe []string
 	regmap        *regmapBusRules
 }

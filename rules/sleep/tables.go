@@ -97,15 +97,13 @@ type sleeper struct {
 	shutdownSafe map[string]shutdownSafeRow
 }
 
-// compile builds the engine model of t over the lock table locks, and
-// the sleeping primitives it holds as its target.
-func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, *sleeper, error) {
+// compile builds the engine model of t over the lock table locks.
+func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
 	sl, err := newSleeper(t)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	m, err := lockctx.Compile("sleep", locks, &t.Tables, sl)
-	return m, sl, err
+	return lockctx.Compile("sleep", locks, &t.Tables, sl)
 }
 
 // newSleeper compiles the sleeping primitives of t.

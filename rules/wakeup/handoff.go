@@ -1,35 +1,40 @@
 package wakeup
 
-import "github.com/autosel-bot/autosel-bot/rules/lockmodel"
+import (
+	"regexp"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
+)
 
 // handoffWaiters returns the waits on the queue of wake-up o (old side)
-// that o's own function makes before it, when the new version nw still
-// makes one: a thread does not wake itself, so the sleeper a wake-up
+// that its function nw still makes, when the old function made one of
+// them before o: a thread does not wake itself, so the sleeper a wake-up
 // after the function's own wait wakes is another thread running the same
 // function. That is how a function hands a busy state on
 // (wait_event(q, !busy) ... busy = false; wake_up(q): "wake up other
 // pending commands"), and dropping the wake-up leaves those threads
 // asleep. A wait under a sleeping lock held on every path through to the
-// wake-up is left out: no other thread reaches the wait while this one
-// holds it, so none sleeps there.
+// wake-up is left out (no other thread reaches the wait while this one
+// holds it), and so is a function only one thread runs at a time (a
+// kernel thread's or a work item's). The sites returned are the new
+// side's, whose lines the report cites.
 func (r *checker) handoffWaiters(o *wsite, nw *wfunc) []*wsite {
-	still := false
+	var now []*wsite
 	for _, s := range nw.sitesOn(siteWait, "") {
 		if r.sameQueue(s.Q, o.Q) {
-			still = true
+			now = append(now, s)
 		}
 	}
-	if !still {
+	if len(now) == 0 || r.singleInstance(nw) {
 		return nil
 	}
-	var out []*wsite
 	for _, s := range o.Fn.sitesOn(siteWait, "") {
-		if s.Line() >= o.Line() || !r.sameQueue(s.Q, o.Q) || r.serializedBetween(o.Fn, s.Line(), o.Line()) {
-			continue
+		if s.Line() < o.Line() && r.sameQueue(s.Q, o.Q) && !r.serializedBetween(o.Fn, s.Line(), o.Line()) {
+			return now
 		}
-		out = append(out, s)
 	}
-	return out
+	return nil
 }
 
 // serializedBetween reports whether f holds one sleeping lock (a mutex,
@@ -43,6 +48,29 @@ func (r *checker) serializedBetween(f *wfunc, from, to int) bool {
 			if b.must && b.key == a.key {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// singleRunnerRe matches a registration that runs a function as a kernel
+// thread or a work item, $1 its arguments.
+var singleRunnerRe = regexp.MustCompile(`\b(?:kthread_run|kthread_create|kthread_create_on_node|kthread_create_on_cpu|kthread_run_on_cpu|INIT_WORK|INIT_DELAYED_WORK|INIT_WORK_ONSTACK|INIT_RCU_WORK|DECLARE_WORK|DECLARE_DELAYED_WORK)\s*\(([^;]*)\)`)
+
+// singleInstance reports whether f's file runs f as a kernel thread or a
+// work item: one thread runs it at a time (per object), so a wake-up
+// after its own wait hands nothing to another instance of it.
+func (r *checker) singleInstance(f *wfunc) bool {
+	if r.pass == nil || r.pass.Index == nil {
+		return false
+	}
+	src, err := r.pass.Index.ReadFile(f.File)
+	if err != nil {
+		return false
+	}
+	for _, m := range singleRunnerRe.FindAllSubmatch(src, -1) {
+		if cscan.ContainsWord(string(m[1]), f.Name) {
+			return true
 		}
 	}
 	return false

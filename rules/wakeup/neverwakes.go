@@ -1,12 +1,18 @@
 package wakeup
 
-import "github.com/autosel-bot/autosel-bot/cscan"
+import (
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
 
 // neverWakes reports whether the tree defines name (as file would call
 // it) and neither that definition nor a function it calls makes any
 // wake-up: a query handed the queue's object (completion_done(),
 // try_wait_for_completion()) cannot stand in for the wake-up it is
-// handed the object near. A callee the tree does not define may wake.
+// handed the object near. A callee the tree does not define, at either
+// level, may wake, but for an upper-case macro (READ_ONCE()); deeper
+// callees are not followed (a query's are lock and read primitives).
 func (r *checker) neverWakes(name, file string) bool {
 	if r.tree == nil || r.pass.Index == nil {
 		return false
@@ -33,7 +39,16 @@ func (r *checker) neverWakes(name, file string) bool {
 				// A wait primitive, or too many callees to tell.
 				return false
 			}
-			for _, d := range cscan.PickDefs(r.pass.Index.Funcs(c.Name), fn.File) {
+			ds := cscan.PickDefs(r.pass.Index.Funcs(c.Name), fn.File)
+			if len(ds) == 0 {
+				if cscan.IsIdent(c.Name) && strings.ToUpper(c.Name) == c.Name {
+					continue // READ_ONCE(), WARN_ON(): an access or a check
+				}
+				// A call the tree does not define (through a pointer, a
+				// lower-case macro) may wake.
+				return false
+			}
+			for _, d := range ds {
 				if len(r.tree.view(d).sitesOn(siteWake, "")) > 0 {
 					return false
 				}
