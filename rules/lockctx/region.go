@@ -24,7 +24,8 @@ type RegionTarget interface {
 // them, so that a caller in that context still sees the function's other
 // sleeps.
 type LesserTarget interface {
-	// Lesser reports whether chains to primitive prim rank last.
+	// Lesser reports whether a chain to primitive prim ranks after the
+	// summary's other chains that are as sure.
 	Lesser(prim string) bool
 }
 

@@ -49,9 +49,10 @@ func (m *sleeper) compileShutdownSafe(rows []shutdownSafeRow, fileSleep []fileSl
 	return nil
 }
 
-// Lesser reports whether chains to prim rank last in a summary
-// (lockctx.LesserTarget): a shutdown_safe primitive lets a restart
-// handler pass, so a function's other sleeps must show first.
+// Lesser reports whether a chain to prim ranks after a summary's other
+// chains that are as sure (lockctx.LesserTarget): a restart handler lets
+// a shutdown_safe primitive pass, so a function's other sleeps must show
+// first.
 func (m *sleeper) Lesser(prim string) bool {
 	_, ok := m.shutdownSafe[prim]
 	return ok
