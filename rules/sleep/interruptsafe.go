@@ -12,15 +12,15 @@ import (
 // softirq count of preempt_count is raised by local_bh_disable()).
 var interruptKinds = map[string]bool{"hardirq": true, "softirq": true, "bh": true}
 
-// safeInInterrupt reports whether sleeping primitive prim, reached with the
+// interruptSafe reports whether sleeping primitive prim, reached with the
 // contexts of st, does not sleep there: it is one of the table's
 // interrupt_safe primitives (vfree() defers the free to a work item when
 // in_interrupt()) and st holds an interrupt context on every path (a
 // _bh lock included).
 // Under a plain spinlock in process context such a primitive still may
 // sleep.
-func (r *checker) safeInInterrupt(prim string, st lockctx.State) bool {
-	if !slices.Contains(r.interruptSafe, prim) {
+func (r *checker) interruptSafe(prim string, st lockctx.State) bool {
+	if !slices.Contains(r.interruptSafePrims, prim) {
 		return false
 	}
 	for _, h := range st.Held {

@@ -65,7 +65,7 @@ type regmapUse struct {
 // a regmap (mcr20a.c's SPI maps ask for fast_io in Linux 6.1) is not the
 // patch's doing, whatever it renames there.
 func (r *checker) regmapBus() {
-	rb := r.regmap
+	rb := r.regmapRules
 	if rb == nil || r.p.Index == nil || r.oldR.Index() == nil || len(rb.Inits) == 0 {
 		return
 	}
@@ -120,7 +120,7 @@ func (r *checker) reportRegmapBus(path string, u regmapUse) {
 		Explanation: fmt.Sprintf("%s (%s:%d) sets %s, so the regmap core takes a spinlock around every access, bus transfer "+
 			"included; %s() at line %d creates the map on a sleeping bus (%s). Every regmap_read()/regmap_write() "+
 			"of this map then sleeps with that spinlock held, whatever its caller's context.",
-			u.config, path, u.fieldLine, u.field, u.init, u.initLine, r.regmap.Why),
+			u.config, path, u.fieldLine, u.field, u.init, u.initLine, r.regmapRules.Why),
 		Chain: steps,
 	})
 }

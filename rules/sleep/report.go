@@ -123,7 +123,7 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 // sleeping primitive is safe in the context: in interrupt context, or at
 // restart or power-off).
 func (r *checker) finding(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) (report.Finding, bool) {
-	if r.safeInInterrupt(proof.Prim, st) || r.shutdownSafe(proof, st) || r.sleptBefore(fn, st.Held) {
+	if r.interruptSafe(proof.Prim, st) || r.shutdownSafe(proof, st) || r.sleptBefore(fn, st.Held) {
 		return report.Finding{}, false
 	}
 	sev := report.SeverityNote

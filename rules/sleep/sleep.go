@@ -69,9 +69,7 @@ func New(opts rules.Options) (*rules.Rule, error) {
 			{Name: CategoryNeedsTree, Doc: "patch-only: a function newly may sleep and the hunks suggest its callers " +
 				"are in atomic context (it leaves a context it did not enter, or used to enter one); run with --tree"},
 		},
-		Run: func(p *rules.Pass) error {
-			return run(p, m, runTables{interruptSafe: t.InterruptSafe, regmap: &t.RegmapBus})
-		},
+		Run: func(p *rules.Pass) error { return run(p, m, t.InterruptSafe, &t.RegmapBus) },
 		Prepare: func(ctx context.Context, ix *index.Index, log *slog.Logger) error {
 			return lockctx.Prepare(ctx, m, ix, log)
 		},
@@ -94,26 +92,21 @@ type checker struct {
 	argUses map[string]map[string][]argUse
 	// siteTags caches memberCallTag.
 	siteTags map[siteKey]siteTag
-	runTables
+	// interruptSafePrims and regmapRules are the table's interrupt_safe
+	// primitives (interruptsafe.go) and regmap_bus rows (regmapbus.go).
+	interruptSafePrims []string
+	regmapRules        *regmapBusRules
 	// fileHas caches whether a file holds a shutdown_safe row's
 	// file_has texts, by file and texts (shutdown.go).
 	fileHas map[string]bool
 }
 
-// runTables are the parts of the table a run reads besides the model:
-// the interrupt_safe primitives (interruptsafe.go) and the regmap_bus
-// rows (regmapbus.go).
-type runTables struct {
-	interruptSafe []string
-	regmap        *regmapBusRules
-}
-
-func run(p *rules.Pass, m *lockctx.Model, rt runTables) error {
+func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string, regmapRules *regmapBusRules) error {
 	if p.Change == nil {
 		return nil
 	}
 	r := newChecker(p, m)
-	r.runTables = rt
+	r.interruptSafePrims, r.regmapRules = interruptSafe, regmapRules
 	// The forward checks of every touched function come first: a chain
 	// found both from a touched caller holding the context and from a
 	// touched callee that newly sleeps is the caller's (findings with the

@@ -40,6 +40,18 @@ func TestTableExtension(t *testing.T) {
 	if _, err := New(rules.Options{TableFiles: []string{bad}}); err == nil {
 		t.Error("unknown context kind accepted")
 	}
+	for _, text := range []string{
+		"sleep:\n  shutdown_safe:\n    - {names: [i2c_transfr], why: a typo}\n",
+		"sleep:\n  shutdown_safe:\n    - {names: [i2c_transfer]}\n",
+	} {
+		badSafe := filepath.Join(t.TempDir(), "safe.yaml")
+		if err := os.WriteFile(badSafe, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(rules.Options{TableFiles: []string{badSafe}}); err == nil {
+			t.Errorf("shutdown_safe row accepted: %q", text)
+		}
+	}
 }
 
 // TestModelIDStable: the model's id, under which the whole-tree

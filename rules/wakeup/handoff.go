@@ -7,30 +7,31 @@ import (
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
-// handoffWaiters returns the waits on the queue of wake-up o (old side)
-// that its function nw still makes, when the old function made one of
-// them before o: a thread does not wake itself, so the sleeper a wake-up
-// after the function's own wait wakes is another thread running the same
-// function. That is how a function hands a busy state on
-// (wait_event(q, !busy) ... busy = false; wake_up(q): "wake up other
-// pending commands"), and dropping the wake-up leaves those threads
+// handoffWaiters returns the waits on queue q that the new version nw of
+// a function still makes, when the function f holding a wake-up of q at
+// line (the old version for a removed wake-up, nw itself for one a new
+// exit skips) waits on q before it: a thread does not wake itself, so
+// the sleeper a wake-up after the function's own wait wakes is another
+// thread running the same function. That is how a function hands a busy
+// state on (wait_event(q, !busy) ... busy = false; wake_up(q): "wake up
+// other pending commands"), and losing the wake-up leaves those threads
 // asleep. A wait under a sleeping lock held on every path through to the
 // wake-up is left out (no other thread reaches the wait while this one
 // holds it), and so is a function only one thread runs at a time (a
 // kernel thread's or a work item's). The sites returned are the new
 // side's, whose lines the report cites.
-func (r *checker) handoffWaiters(o *wsite, nw *wfunc) []*wsite {
+func (r *checker) handoffWaiters(f *wfunc, line int, q string, nw *wfunc) []*wsite {
 	var now []*wsite
 	for _, s := range nw.sitesOn(siteWait, "") {
-		if r.sameQueue(s.Q, o.Q) {
+		if r.sameQueue(s.Q, q) {
 			now = append(now, s)
 		}
 	}
 	if len(now) == 0 || r.singleInstance(nw) {
 		return nil
 	}
-	for _, s := range o.Fn.sitesOn(siteWait, "") {
-		if s.Line() < o.Line() && r.sameQueue(s.Q, o.Q) && !r.serializedBetween(o.Fn, s.Line(), o.Line()) {
+	for _, s := range f.sitesOn(siteWait, "") {
+		if s.Line() < line && r.sameQueue(s.Q, q) && !r.serializedBetween(f, s.Line(), line) {
 			return now
 		}
 	}

@@ -134,7 +134,7 @@ func (r *checker) coveringWake(f *wfunc, q string, from int, o *wsite) string {
 func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	waiters := r.otherWaiters(o.Q, o.Fn.Name)
 	if len(waiters) == 0 {
-		waiters = r.handoffWaiters(o, nw)
+		waiters = r.handoffWaiters(o.Fn, o.Line(), o.Q, nw)
 	}
 	if len(waiters) == 0 {
 		return
@@ -267,6 +267,9 @@ func storeBeforeExit(f *wfunc, exit int) string {
 // the path to the exit stores shared state and n's queue has waiters.
 func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int) {
 	waiters := r.otherWaiters(n.Q, nw.Name)
+	if len(waiters) == 0 {
+		waiters = r.handoffWaiters(nw, n.Line(), n.Q, nw)
+	}
 	store := storeBeforeExit(nw, exit)
 	if store == "" {
 		store = storeInLoopOf(nw, exit)

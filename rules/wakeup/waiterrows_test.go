@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/report"
-	"github.com/autosel-bot/autosel-bot/rules"
 	"github.com/autosel-bot/autosel-bot/rules/rulestest"
 )
 
@@ -41,14 +40,7 @@ var waitAPINames = []string{
 // wake-up, fails here. Rows used only inside wait.h's macros
 // (___wait_event) and sleep_on_page are left out.
 func TestEveryWaiterRow(t *testing.T) {
-	var tb tables
-	if err := rules.LoadTables("wakeup", nil, &tb); err != nil {
-		t.Fatal(err)
-	}
-	rule, err := New(rules.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb, rule := tablesAndRule(t)
 	covered := map[int]bool{}
 	var names []string
 	for i, w := range tb.Waiters {
@@ -129,11 +121,9 @@ func waiterSources(name string) (pre, post string) {
 		sleep = fmt.Sprintf("\t%s(d->q, d->ready%s);\n", name, timeout)
 	case strings.Contains(name, "swait"):
 		qtype, wake = "struct swait_queue_head", "\tswake_up_one(&d->q);\n"
-		sleep = "\tDECLARE_SWAITQUEUE(w);\n\n\tfor (;;) {\n\t\t" + name + "(&d->q, &w, TASK_INTERRUPTIBLE);\n" +
-			"\t\tif (READ_ONCE(d->ready))\n\t\t\tbreak;\n\t\tschedule();\n\t}\n\tfinish_swait(&d->q, &w);\n"
+		sleep = preparedLoop("DECLARE_SWAITQUEUE(w)", name, "finish_swait")
 	case strings.HasPrefix(name, "prepare_to_wait"):
-		sleep = "\tDEFINE_WAIT(w);\n\n\tfor (;;) {\n\t\t" + name + "(&d->q, &w, TASK_INTERRUPTIBLE);\n" +
-			"\t\tif (READ_ONCE(d->ready))\n\t\t\tbreak;\n\t\tschedule();\n\t}\n\tfinish_wait(&d->q, &w);\n"
+		sleep = preparedLoop("DEFINE_WAIT(w)", name, "finish_wait")
 	case strings.Contains(name, "add_wait_queue"):
 		add := "\t" + name + "(&d->q, &w);\n"
 		if strings.HasPrefix(name, "__") {
@@ -155,4 +145,12 @@ func waiterSources(name string) (pre, post string) {
 		"int rw_wait(struct rw_dev *d)\n{\n" + sleep + "\treturn 0;\n}\n\n" +
 		"void rw_done(struct rw_dev *d)\n{\n" + store
 	return head + wake + "}\n", head + "}\n"
+}
+
+// preparedLoop returns an open-coded sleep on d->q: the entry declared
+// with decl, queued by prepare in a loop that re-checks d->ready, and
+// taken off with finish.
+func preparedLoop(decl, prepare, finish string) string {
+	return "\t" + decl + ";\n\n\tfor (;;) {\n\t\t" + prepare + "(&d->q, &w, TASK_INTERRUPTIBLE);\n" +
+		"\t\tif (READ_ONCE(d->ready))\n\t\t\tbreak;\n\t\tschedule();\n\t}\n\t" + finish + "(&d->q, &w);\n"
 }

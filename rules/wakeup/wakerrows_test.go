@@ -20,14 +20,7 @@ import (
 // or puts it under an unrelated test (wakerMutations). Each must be a
 // risk of its category, whichever family the protocol is written with.
 func TestEveryWakerRow(t *testing.T) {
-	var tb tables
-	if err := rules.LoadTables("wakeup", nil, &tb); err != nil {
-		t.Fatal(err)
-	}
-	rule, err := New(rules.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb, rule := tablesAndRule(t)
 	for _, w := range tb.Wakers {
 		if w.Name == "" {
 			continue
@@ -143,4 +136,19 @@ func describeFindings(fs []report.Finding) string {
 		fmt.Fprintf(&b, "  %s %s %s: %s\n", f.Severity, f.Category, f.Func, f.Message)
 	}
 	return b.String()
+}
+
+// tablesAndRule loads the built-in wakeup tables and builds the rule on
+// them, for the tests generated from the table's rows.
+func tablesAndRule(t *testing.T) (tables, *rules.Rule) {
+	t.Helper()
+	var tb tables
+	if err := rules.LoadTables("wakeup", nil, &tb); err != nil {
+		t.Fatal(err)
+	}
+	rule, err := New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb, rule
 }

@@ -1,6 +1,7 @@
 package sumstore
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -39,6 +40,7 @@ func (src *patchSources) renumber(s *summary.Summary) {
 		}
 	}
 	reach := func(r *summary.Reach) {
+		r.Why = renumberPlaces(r.Why, line)
 		steps(r.Steps)
 		effects(r.Drops)
 		effects(r.Retakes)
@@ -91,4 +93,23 @@ func renumberWhat(what string, moved map[string]map[int]int) string {
 		return what
 	}
 	return what[:i+len(summary.AssignedAt)] + rest[:colon+1] + strconv.Itoa(nl) + rest[end:]
+}
+
+// placeRe is a place a reason quotes ("set up by devm_regmap_init_i2c()
+// at drivers/mfd/x.c:41"): $1 the file, $2 the line.
+var placeRe = regexp.MustCompile(`\bat ([\w./+-]+\.[ch]):(\d+)`)
+
+// renumberPlaces renumbers the places why quotes with line.
+func renumberPlaces(why string, line func(file string, l int) int) string {
+	if !strings.Contains(why, " at ") {
+		return why
+	}
+	return placeRe.ReplaceAllStringFunc(why, func(m string) string {
+		sm := placeRe.FindStringSubmatch(m)
+		l, err := strconv.Atoi(sm[2])
+		if err != nil {
+			return m
+		}
+		return "at " + sm[1] + ":" + strconv.Itoa(line(sm[1], l))
+	})
 }
