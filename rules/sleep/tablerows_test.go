@@ -143,7 +143,8 @@ func rowSources(c lockctx.Callback) (pre, post string, cbs []rowCallback) {
 
 // registerByName registers a new callback with the registration call or
 // declaration macro name, its argument where row c says: the function
-// itself, or an object whose Via member holds it.
+// itself, an array holding it (Array), or an object whose Via member
+// holds it.
 func registerByName(c lockctx.Callback, name string, newCB func(string) string, fileScope, regs []string) ([]string, []string) {
 	arg := c.Arg
 	if a, ok := c.ArgOf[name]; ok {
@@ -163,11 +164,16 @@ func registerByName(c lockctx.Callback, name string, newCB func(string) string, 
 		}
 	}
 	fn := newCB(name + "()")
-	if c.Via != "" {
+	switch {
+	case c.Array:
+		obj := "rc_cbs_" + fn
+		fileScope = append(fileScope, fmt.Sprintf("static void *%s[] = { NULL, %s };\n", obj, fn))
+		args[arg] = obj
+	case c.Via != "":
 		obj := "rc_obj_" + fn
 		fileScope = append(fileScope, fmt.Sprintf("static struct notifier_block %s = {\n\t.%s = %s,\n};\n", obj, c.Via, fn))
 		args[arg] = "&" + obj
-	} else {
+	default:
 		args[arg] = fn
 	}
 	call := fmt.Sprintf("%s(%s);", name, strings.Join(args, ", "))

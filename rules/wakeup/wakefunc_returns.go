@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -91,7 +92,7 @@ func (r *checker) wakeReturns(f *wfunc) []wakeReturn {
 				switch {
 				case r.wakesTask(c):
 					woke = true
-				case !r.inertInWakeFunc(c.Name):
+				case !r.inertInWakeFunc(c.Name) && !r.pureHelper(c.Name, f.File):
 					busy = true
 				}
 			}
@@ -138,6 +139,58 @@ func (r *checker) inertInWakeFunc(name string) bool {
 		}
 	}
 	return false
+}
+
+var (
+	// pointerStoreRe finds a store through a pointer or into a member:
+	// "x->a = ", "x.a |= ", "x->n++", "*p = ".
+	pointerStoreRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?:[^=]|$)|\+\+|--)|(?:\+\+|--)\s*\w+\s*(?:->|\.)|(?:^|[;{]\s*)\*\s*\w+\s*=(?:[^=]|$)`)
+	// notCallWords are the words callInExprRe also finds before a
+	// parenthesis that are no calls.
+	notCallWords = map[string]bool{"return": true, "sizeof": true, "if": true, "while": true,
+		"for": true, "switch": true, "typeof": true, "likely": true, "unlikely": true}
+)
+
+// pureHelper reports whether name is a small function of the tree that
+// only computes a value from its arguments (io_uring's wqe_to_req()
+// casts wait->private): every call in it is bookkeeping of the entry and
+// nothing in it stores through a pointer. A wake function that calls it
+// before claiming the wake-up has handed no work on.
+func (r *checker) pureHelper(name, file string) bool {
+	if r.tree == nil || r.pass.Index == nil {
+		return false
+	}
+	memo := "pure()" + name
+	if k, ok := r.canon[memo]; ok {
+		return k != ""
+	}
+	r.canon[memo] = ""
+	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
+	if len(fns) == 0 || fns[0].End-fns[0].Start > maxAccessorLines {
+		return false
+	}
+	fn := fns[0]
+	text := r.typ.FileLines(r.tree.relPath(fn.File)).Span(fn.Start-1, fn.End)
+	open := strings.IndexByte(text, '{')
+	if open < 0 {
+		return false
+	}
+	var body strings.Builder
+	for _, t := range strings.Split(text[open+1:], "\n") {
+		body.WriteString(codeOnly(t))
+		body.WriteByte(' ')
+	}
+	b := body.String()
+	if pointerStoreRe.MatchString(b) {
+		return false
+	}
+	for _, m := range callInExprRe.FindAllStringSubmatch(b, -1) {
+		if !notCallWords[m[1]] && !r.inertInWakeFunc(m[1]) {
+			return false
+		}
+	}
+	r.canon[memo] = "pure"
+	return true
 }
 
 // returnKind classifies one return statement, woke telling whether the

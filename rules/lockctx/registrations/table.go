@@ -31,6 +31,10 @@ type Callback struct {
 	Prefix []string `yaml:"prefix"`
 	// Via is the member of the registered object holding the function.
 	Via string `yaml:"via"`
+	// Array marks Arg as an array (or a pointer passed by address) of
+	// callbacks filled where the call is made: every function stored in
+	// it is registered (virtio_find_vqs()'s callbacks, arrayarg.go).
+	Array bool `yaml:"array"`
 	// ArgHas, when set, limits a Names row to the calls whose argument
 	// ArgHas.Arg holds one of ArgHas.Any: the context depends on what
 	// else is registered (cpuhp_setup_state() runs the callbacks of a

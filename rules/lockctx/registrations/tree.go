@@ -212,6 +212,13 @@ func visitReg(ix *index.Index, rows []Callback, caller *cscan.Func, c cscan.Call
 		}
 		step := report.Step{Func: caller.Name, File: caller.File, Line: c.Line,
 			What: "registered by " + c.Name + "(" + strings.Join(c.Args, ", ") + ")"}
+		if row.Array {
+			for _, fn := range arrayCallbacks(ix, caller, c.Args[arg]) {
+				out.funcs = append(out.funcs, fn)
+				out.regs = append(out.regs, Reg{Row: row, Step: step, File: caller.File})
+			}
+			continue
+		}
 		if row.Via == "" {
 			if fns := CallbackNames(c.Args[arg]); len(fns) > 0 {
 				for _, fn := range fns {

@@ -1,0 +1,26 @@
+package registrations
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestArrayElems(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"callbacks", "vq_callback_t *callbacks[] = { rx_done, tx_done, NULL };", []string{"rx_done", "tx_done"}},
+		{"cbs", "static vq_callback_t *cbs[N] = {\n\t[RX] = rx_done, /* rx */\n\t[TX] = (vq_callback_t *)tx_done,\n};", []string{"rx_done", "tx_done"}},
+		{"callbacks", "callbacks = kmalloc_array(n, sizeof(*callbacks), GFP_KERNEL);\nfor (i = 0; i < n; i++)\n\tcallbacks[rxq2vq(i)] = skb_recv_done;\ncallbacks[ctrl] = NULL;", []string{"skb_recv_done"}},
+		{"cb", "vq_callback_t *cb = done;\nerr = find(vdev, 1, &vq, &cb);", []string{"done"}},
+		{"callbacks", "callbacks[i] = ok ? fast_done : slow_done;", []string{"fast_done", "slow_done"}},
+		{"callbacks", "other_callbacks[0] = nope;\nx = callbacks[0] == y;", nil},
+		{"callbacks", "// callbacks[0] = commented;\n", nil},
+	} {
+		got := arrayElems(c.text, c.name)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("arrayElems(%q, %q) = %q, want %q", c.text, c.name, got, c.want)
+		}
+	}
+}
