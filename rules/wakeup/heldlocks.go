@@ -146,3 +146,55 @@ func (r *checker) takesLock(f *wfunc, key string) bool {
 	}
 	return false
 }
+
+// checksUnder reports whether waiter s looks at its state under lock key
+// where that orders it after a waker holding the lock. A sleeper that
+// re-checks a condition (wait_event*, an open-coded loop) must hold the
+// lock where it waits (wait_event_lock_irq(), a loop that drops it only
+// to sleep) or take it in a helper its condition calls: a woken task that
+// re-checks without it reads a stale value and sleeps again, whatever
+// the function does with the lock before or after the wait. A waiter
+// with no condition of its own (a completion) reads the state once its
+// wait returns, so taking the lock anywhere in its function counts.
+func (r *checker) checksUnder(s *wsite, key string) bool {
+	cond := waitCond(s)
+	if cond == "" {
+		return r.takesLock(s.Fn, key)
+	}
+	if heldAt(r.locksAt(s.Fn, s.Line()), key) {
+		return true
+	}
+	if r.p.waiter(s.Call.Name) != nil && strings.Contains(s.Call.Name, "lock") {
+		for _, a := range s.Call.Args {
+			if lockKey(a) == key {
+				return true
+			}
+		}
+	}
+	for _, name := range calledNames(cond) {
+		for _, h := range r.funcsNamed(name, s.Fn.File) {
+			if r.takesLock(h, key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// funcsNamed returns the functions called name as seen from file: the
+// patch's new side, else the tree's definitions.
+func (r *checker) funcsNamed(name, file string) []*wfunc {
+	var out []*wfunc
+	for _, f := range r.news {
+		if f != nil && f.Name == name {
+			out = append(out, f)
+		}
+	}
+	if len(out) > 0 || r.tree == nil {
+		return out
+	}
+	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(name), file) {
+		out = append(out, r.tree.view(fn))
+	}
+	return out
+}

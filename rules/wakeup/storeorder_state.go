@@ -37,10 +37,10 @@ func (r *checker) checkStoreAfterWake() {
 			continue
 		}
 		for l, t := range old.lines {
-			if !old.changed(l) || !isStore(t) {
+			if !old.changed(l) {
 				continue
 			}
-			fs := fieldsIn(strings.SplitN(t, "=", 2)[0])
+			fs, _ := r.storedFields(old, t)
 			if len(fs) == 0 {
 				continue
 			}
@@ -231,13 +231,14 @@ var trivialCalls = map[string]bool{"if": true, "while": true, "for": true, "swit
 	"likely": true, "unlikely": true, "WARN_ON": true, "WARN_ON_ONCE": true, "BUG_ON": true, "READ_ONCE": true}
 
 // workIn returns the calls and stores of a line that may change what a
-// woken task observes ("" if none): a member store or a non-trivial call.
-func workIn(t string) string {
+// woken task observes ("" if none): a store of shared state (a member or
+// a file-scope variable of f's file) or a non-trivial call.
+func (r *checker) workIn(f *wfunc, t string) string {
 	s := strings.TrimSpace(t)
 	if s == "" || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/*") || strings.HasPrefix(s, "*") {
 		return ""
 	}
-	if isStore(s) {
+	if _, store := r.storedFields(f, s); store {
 		return s
 	}
 	for _, m := range condCallRe.FindAllStringSubmatch(s, -1) {
@@ -283,7 +284,7 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 		}
 		if nw.changed(l) {
 			if t := normLine(nw.lines[l]); removedBefore[t] {
-				if w := workIn(t); w != "" {
+				if w := r.workIn(nw, t); w != "" {
 					passed = append(passed, w)
 					passedAt = append(passedAt, l)
 				}
@@ -300,7 +301,7 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 		if _, in := old.lines[ol]; !in {
 			continue
 		}
-		if w := workIn(nw.lines[l]); w != "" {
+		if w := r.workIn(nw, nw.lines[l]); w != "" {
 			passed = append(passed, w)
 			passedAt = append(passedAt, l)
 		}
@@ -308,17 +309,25 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 	// Wake-ups are not work the woken task waits for; stores count only
 	// when a sleeper's condition reads them (else checkStoreAfterWake
 	// reports them as notes).
+	// A waiter in nw itself counts too: another task running nw waits
+	// there for the one that does the work (the first caller constructs,
+	// the others wait for its PENDING bit). Waiters elsewhere come first.
 	waiters := r.otherWaiters(n.Q, nw.Name)
+	for _, s := range r.waitersOf(n.Q) {
+		if s.Fn.Name == nw.Name {
+			waiters = append(waiters, s)
+		}
+	}
 	var work []string
 	for i, p := range passed {
 		if r.isWakeLine(p) {
 			continue
 		}
-		if isStore(p) && len(waiters) > 0 && cannotSatisfyAny(p, waiters) {
+		fs, store := r.storedFields(nw, p)
+		if store && len(waiters) > 0 && cannotSatisfyAny(p, waiters) {
 			continue
 		}
-		if isStore(p) && !condCallRe.MatchString(strings.SplitN(p, "=", 2)[0]) {
-			fs := fieldsIn(strings.SplitN(p, "=", 2)[0])
+		if store && !condCallRe.MatchString(strings.SplitN(p, "=", 2)[0]) {
 			read := false
 			for _, w := range waiters {
 				if r.condReads(w, fs) && !storeCannotSatisfy(p, w) && !r.lockOrdersStore(nw, passedAt[i], n, w) {
@@ -399,7 +408,7 @@ func heldAt(held []heldLock, key string) bool {
 // woken task then waits for the lock, and the store, before re-testing.
 func (r *checker) lockOrdersStore(nw *wfunc, line int, w, s *wsite) bool {
 	for _, h := range r.locksAt(nw, line) {
-		if r.takesLock(s.Fn, h.key) && (nw.Name != w.Fn.Name || heldAt(r.locksAt(nw, w.Line()), h.key)) {
+		if r.checksUnder(s, h.key) && (nw.Name != w.Fn.Name || heldAt(r.locksAt(nw, w.Line()), h.key)) {
 			return true
 		}
 	}
@@ -418,6 +427,9 @@ func (r *checker) lockOrdersWork(nw *wfunc, line int, n *wsite, waiters []*wsite
 	}
 	atWake := r.locksAt(nw, n.Line())
 	fields := fieldsIn(nw.text(line))
+	if g := r.globalStore(nw.File, nw.text(line)); g != "" {
+		fields = append(fields, g)
+	}
 	for _, h := range r.locksAt(nw, line) {
 		spans := false
 		for _, w := range atWake {
@@ -430,7 +442,7 @@ func (r *checker) lockOrdersWork(nw *wfunc, line int, n *wsite, waiters []*wsite
 		}
 		all := true
 		for _, w := range waiters {
-			if r.takesLock(w.Fn, h.key) {
+			if r.checksUnder(w, h.key) {
 				continue
 			}
 			if waitCond(w) == "" || r.condReads(w, fields) {

@@ -37,6 +37,9 @@ type treeFile struct {
 	scanned bool
 	// parse is the file's functions, parsed on demand (parsed).
 	parse *cscan.File
+	// globals are the variables declared at file scope (globalstore.go),
+	// found on demand.
+	globals map[string]bool
 }
 
 func newTreeView(r *checker) *treeView {
