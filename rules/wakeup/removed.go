@@ -155,7 +155,7 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	// call hands it the object, or it stores before its wake-up; a
 	// primitive changes it only when it stores (complete()).
 	caller, before := "", storeAbove(o.Fn, o.Line())
-	if w := r.p.waker(o.Call.Name); w != nil && !w.Stores && !changesStateBefore(o) && storesWaited(o, waiters) == "" {
+	if w := r.p.waker(o.Call.Name); w != nil && !w.Stores && !r.changesStateBefore(o) && storesWaited(o, waiters) == "" {
 		switch {
 		case soleSignal(o) && !anyWaitCond(waiters):
 			// The function exists to signal, and no waiter says what it
@@ -238,7 +238,7 @@ func codeOnly(t string) string {
 // storeBeforeExit returns the first store in the block that ends with the
 // exit at line exit (the lines from the block's opening brace to the
 // exit), "" if none.
-func storeBeforeExit(f *wfunc, exit int) string {
+func (r *checker) storeBeforeExit(f *wfunc, exit int) string {
 	var lines []int
 	for l := range f.lines {
 		if l < exit {
@@ -256,7 +256,7 @@ func storeBeforeExit(f *wfunc, exit int) string {
 		if depth < 0 {
 			break // the enclosing block's opening line
 		}
-		if isStore(t) {
+		if _, store := r.storedFields(f, t); store {
 			return strings.TrimSpace(t)
 		}
 	}
@@ -270,7 +270,7 @@ func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int
 	if len(waiters) == 0 {
 		waiters = r.handoffWaiters(nw, n.Line(), n.Q, nw)
 	}
-	store := storeBeforeExit(nw, exit)
+	store := r.storeBeforeExit(nw, exit)
 	if store == "" {
 		store = storeInLoopOf(nw, exit)
 	}

@@ -19,7 +19,7 @@ import (
 // changesStateBefore reports whether the path before wake-up o changes
 // state its sleepers may wait for: a store, or a call handed the object
 // that holds the queue (put_ctx(ctx) before wake_up_var(&ctx->refcount)).
-func changesStateBefore(o *wsite) bool {
+func (r *checker) changesStateBefore(o *wsite) bool {
 	base := ""
 	if ws := identWords(strings.TrimPrefix(strings.TrimSpace(o.Arg), "&")); len(ws) > 0 {
 		base = ws[0]
@@ -34,7 +34,7 @@ func changesStateBefore(o *wsite) bool {
 		if !ok {
 			continue
 		}
-		if isStore(t) {
+		if _, store := r.storedFields(f, t); store {
 			return true
 		}
 		if base == "" {
