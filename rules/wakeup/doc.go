@@ -74,6 +74,10 @@
 //   - entries.go: wait entries that became or stopped being auto-removed,
 //     non-auto-removing entries queued exclusively;
 //   - finishwait.go: a wait entry some path to a return leaves queued;
+//   - flagwait.go: wait_woken() on an entry whose wake function never
+//     sets WQ_FLAG_WOKEN (DEFINE_WAIT, DECLARE_WAITQUEUE);
+//   - globalstore.go: stores to file-scope variables, shared state like
+//     members for the store-order and removed-wake-up checks;
 //   - wakeq_flush.go: a local wake_q filled (wake_q_add or a helper) and
 //     a path out that no longer flushes it (wake_up_q);
 //   - activecheck.go: waitqueue_active() added without a barrier or the

@@ -43,7 +43,7 @@ func (r *checker) checkEntries() {
 				continue
 			}
 			used[o] = true
-			if n.Autoremove == nil || o.Autoremove == nil || *n.Autoremove == *o.Autoremove {
+			if n.Autoremove == nil || o.Autoremove == nil || *n.Autoremove == *o.Autoremove || r.flagWaitServed(nw, n) {
 				continue
 			}
 			f := report.Finding{
@@ -93,6 +93,7 @@ func (r *checker) checkEntries() {
 		}
 		r.checkFinishWait(old, nw)
 		r.checkWakeQFlush(old, nw)
+		r.checkFlagWaits(old, nw)
 	}
 }
 

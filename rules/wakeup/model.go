@@ -193,7 +193,7 @@ func (p *prims) sitesOf(f *wfunc, vt *varTypes) {
 			continue
 		}
 		if e := p.entries[c.Name]; e != nil {
-			s := &wsite{Kind: siteEntry, Fn: f, Call: c, Entry: entryName(arg(c, e.Entry)), Autoremove: e.Autoremove}
+			s := &wsite{Kind: siteEntry, Fn: f, Call: c, Entry: entryName(arg(c, e.Entry)), Autoremove: e.Autoremove, Func: e.Func}
 			if e.FuncArg != nil {
 				s.Func = strings.TrimSpace(arg(c, *e.FuncArg))
 				ar := p.autoremove[s.Func]

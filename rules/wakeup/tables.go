@@ -17,6 +17,7 @@ type tables struct {
 	TaskStates      map[string]string `yaml:"task_states"`
 	Wakers          []wakerRow        `yaml:"wakers"`
 	Entries         []entryRow        `yaml:"entries"`
+	FlagWaits       []flagWaitRow     `yaml:"flag_waits"`
 	AutoremoveFuncs []string          `yaml:"autoremove_funcs"`
 	EntryWakers     []string          `yaml:"entry_wakers"`
 	WakeQFlush      []string          `yaml:"wake_q_flush"`
@@ -145,7 +146,19 @@ type entryRow struct {
 	Entry      int    `yaml:"entry"`
 	Autoremove *bool  `yaml:"autoremove"`
 	FuncArg    *int   `yaml:"func_arg"`
-	Declares   bool   `yaml:"declares"`
+	// Func is the wake function the set-up gives the entry when no
+	// argument names it (DEFINE_WAIT: autoremove_wake_function).
+	Func     string `yaml:"func"`
+	Declares bool   `yaml:"declares"`
+}
+
+// flagWaitRow describes a sleep that relies on a flag the entry's wake
+// function sets (wait_woken() and WQ_FLAG_WOKEN, flagwait.go): Entry is
+// the entry argument, Needs the wake functions that set the flag.
+type flagWaitRow struct {
+	Name  string   `yaml:"name"`
+	Entry int      `yaml:"entry"`
+	Needs []string `yaml:"needs"`
 }
 
 type queueArgRow struct {
@@ -179,6 +192,7 @@ type prims struct {
 	wakerRes     []*regexp.Regexp
 	wakerReRows  []*wakerRow
 	entries      map[string]*entryRow
+	flagWaits    map[string]*flagWaitRow
 	autoremove   map[string]bool
 	entryWakers  map[string]bool
 	wakeQFlush   map[string]bool
@@ -236,6 +250,7 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		waiterNames: map[string]*waiterRow{},
 		wakerNames:  map[string]*wakerRow{},
 		entries:     map[string]*entryRow{},
+		flagWaits:   map[string]*flagWaitRow{},
 		autoremove:  setOf(t.AutoremoveFuncs),
 		entryWakers: setOf(t.EntryWakers),
 		wakeQFlush:  setOf(t.WakeQFlush),
@@ -268,6 +283,9 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 	}
 	for i := range t.Entries {
 		p.entries[t.Entries[i].Name] = &t.Entries[i]
+	}
+	for i := range t.FlagWaits {
+		p.flagWaits[t.FlagWaits[i].Name] = &t.FlagWaits[i]
 	}
 	for i := range t.Removals {
 		p.removals[t.Removals[i].Name] = &t.Removals[i]

@@ -85,7 +85,7 @@ var categories = []rules.Category{
 	{Name: CategorySync, Doc: "a wake-up switched between sync and non-sync"},
 	{Name: CategoryMode, Doc: "a wake-up or wait changed between interruptible and uninterruptible task states"},
 	{Name: CategoryRemoved, Doc: "a wake-up removed, made conditional, or skipped by a new early return"},
-	{Name: CategoryWaitEntry, Doc: "wait-entry set-up changed, a non-auto-removing entry queued exclusively, or prepare_to_wait without finish_wait"},
+	{Name: CategoryWaitEntry, Doc: "wait-entry set-up changed, a non-auto-removing entry queued exclusively, prepare_to_wait without finish_wait, or wait_woken() on an entry whose wake function never sets WQ_FLAG_WOKEN (DEFINE_WAIT, DECLARE_WAITQUEUE)"},
 	{Name: CategorySplit, Doc: "a wait queue split or renamed while other users stay on the old one"},
 	{Name: CategoryActive, Doc: "a lockless waitqueue_active() check added without a barrier or the queue lock"},
 	{Name: CategoryLostWakeup, Doc: "exclusive waiters on a queue that a release/hang-up/error path wakes with a single wake-up the woken waiter does not pass on"},
