@@ -77,7 +77,8 @@ func (r *checker) storesPassed(ow, nw *wfunc, ol, nl int) []int {
 // before a store that used to precede it, when a sleeper of that state is
 // known.
 func (r *checker) taskWakeMovedEarlier(ow, nw *wfunc, o, n taskWake) {
-	passed := r.storesPassed(ow, nw, o.call.Line, n.call.Line)
+	ol, nl := r.wakesAt(ow, o), r.wakesAt(nw, n)
+	passed := r.storesPassed(ow, nw, ol, nl)
 	if len(passed) == 0 {
 		return
 	}
@@ -90,6 +91,9 @@ func (r *checker) taskWakeMovedEarlier(ow, nw *wfunc, o, n taskWake) {
 	if n.via != nil {
 		what += " (which calls " + strings.TrimSpace(n.via.text(n.line)) + ")"
 	}
+	if nl != n.call.Line {
+		what += ", woken by " + strings.TrimSpace(nw.text(nl))
+	}
 	f := report.Finding{
 		Category: CategoryStateOrder,
 		Severity: report.SeverityRisk,
@@ -99,7 +103,7 @@ func (r *checker) taskWakeMovedEarlier(ow, nw *wfunc, o, n taskWake) {
 		Old:      []string{ow.evidence(o.call.Line)},
 	}
 	f.Chain = append(f.Chain,
-		report.Step{Func: nw.Name, File: nw.File, Line: n.call.Line, What: "wakes the task first: " + what},
+		report.Step{Func: nw.Name, File: nw.File, Line: nl, What: "wakes the task first: " + what},
 		report.Step{Func: nw.Name, File: nw.File, Line: passed[0], What: "stores only now: " + store},
 		report.Step{Func: sleeper.Name, File: sleeper.File, Line: sl, What: "re-checks and sleeps: " + strings.TrimSpace(sleeper.text(sl))})
 	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", sleeper.Name+"()", [][2]string{
@@ -112,4 +116,22 @@ func (r *checker) taskWakeMovedEarlier(ow, nw *wfunc, o, n taskWake) {
 	f.Explanation = fmt.Sprintf("%s() used to store `%s` before it woke task %s and now wakes it first. %s() re-checks that state when woken (%s:%d): it can run in between, see the old value and sleep again, and nothing wakes it after the store. Store first, then wake, as before.",
 		nw.Name, store, n.task, sleeper.Name, sleeper.File, sl)
 	r.add(f)
+}
+
+// wakesAt returns the line of f where task wake-up w takes effect: the
+// call itself, or for a deferred one (wake_q_add() on a wake_q f
+// declares) the first flush of that wake_q after it (wake_up_q()), where
+// the task is actually woken.
+func (r *checker) wakesAt(f *wfunc, w taskWake) int {
+	row := r.p.taskWakers[w.call.Name]
+	if w.via != nil || row == nil || !row.Deferred || f.F == nil || len(w.call.Args) == 0 {
+		return w.call.Line
+	}
+	q := strings.TrimSpace(w.call.Args[0])
+	for _, c := range f.F.Calls {
+		if c.Line > w.call.Line && r.p.wakeQFlush[c.Name] && hasArg(c.Args, q) {
+			return c.Line
+		}
+	}
+	return w.call.Line
 }
