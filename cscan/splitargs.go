@@ -51,3 +51,28 @@ func StripParens(s string) string {
 	}
 	return strings.TrimSpace(s[1 : len(s)-1])
 }
+
+// Ternary returns the indexes of the top-level "?" of s and of the ":"
+// that closes it, -1 when s is no conditional ("a ? f : g").
+func Ternary(s string) (q, colon int) {
+	q, depth, open := -1, 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '(' || c == '[':
+			depth++
+		case c == ')' || c == ']':
+			depth--
+		case depth != 0:
+		case c == '?':
+			if q < 0 {
+				q = i
+			}
+			open++
+		case c == ':' && q >= 0:
+			if open--; open == 0 {
+				return q, i
+			}
+		}
+	}
+	return -1, -1
+}

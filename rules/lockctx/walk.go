@@ -138,6 +138,10 @@ func (w *walker) call(c cscan.Call, st State) State {
 		w.visit(Visit{Call: c, State: st, Reach: p})
 		return st
 	}
+	if p := w.r.contextArgReach(w.fn, c, st, here); p != nil {
+		w.visit(Visit{Call: c, State: st, Reach: p})
+		return st
+	}
 	if ar := w.r.primArgReach(w.fn, c); ar != nil {
 		var ars []ArgReach
 		if !w.r.primArgGuarded(c) {

@@ -42,6 +42,9 @@ type tables struct {
 	ShutdownSafe []shutdownSafeRow `yaml:"shutdown_safe"`
 	// FaultRegion is the region in which the "fault" rows do not sleep.
 	FaultRegion faultRegion `yaml:"fault_region"`
+	// ContextTests say when each test of the running context a GFP mask
+	// may be chosen by is true (contextmask.go).
+	ContextTests []contextTestRow `yaml:"context_tests"`
 }
 
 // faultRegion names the calls that open and close a region in which a
@@ -95,6 +98,9 @@ type sleeper struct {
 	// shutdownSafe are the shutdown_safe rows by primitive name
 	// (shutdown.go).
 	shutdownSafe map[string]shutdownSafeRow
+	// contextTests are the context_tests rows by test name
+	// (contextmask.go).
+	contextTests map[string]contextTestRow
 }
 
 // compile builds the engine model of t over the lock table locks.
@@ -133,6 +139,9 @@ func newSleeper(t *tables) (*sleeper, error) {
 		return nil, err
 	}
 	if err := sl.compileShutdownSafe(t.ShutdownSafe, t.FileSleep); err != nil {
+		return nil, err
+	}
+	if err := sl.compileContextTests(t.ContextTests); err != nil {
 		return nil, err
 	}
 	return sl, nil

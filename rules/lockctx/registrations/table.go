@@ -256,7 +256,7 @@ func CallbackNames(arg string) []string {
 		}
 		return []string{fn}
 	}
-	q, colon := ternary(s)
+	q, colon := cscan.Ternary(s)
 	if q < 0 {
 		return nil
 	}
@@ -265,31 +265,6 @@ func CallbackNames(arg string) []string {
 		return nil
 	}
 	return out
-}
-
-// ternary returns the indexes of the top-level "?" of s and of the ":"
-// that closes it, -1 when s is no conditional.
-func ternary(s string) (q, colon int) {
-	q, depth, open := -1, 0, 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '(' || c == '[':
-			depth++
-		case c == ')' || c == ']':
-			depth--
-		case depth != 0:
-		case c == '?':
-			if q < 0 {
-				q = i
-			}
-			open++
-		case c == ':' && q >= 0:
-			if open--; open == 0 {
-				return q, i
-			}
-		}
-	}
-	return -1, -1
 }
 
 // unwrapParens strips spaces and the parentheses enclosing the whole of
