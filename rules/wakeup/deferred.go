@@ -152,3 +152,25 @@ func topArgs(text string) []string {
 	}
 	return append(out, strings.TrimSpace(text[start:]))
 }
+
+// deferralTables describe deferred work (deferred.go): the calls that
+// queue an item and the calls that give an item its handler.
+type deferralTables struct {
+	Queue []deferQueueRow `yaml:"queue"`
+	Inits []deferInitRow  `yaml:"inits"`
+}
+
+// deferQueueRow is a call that queues the item in argument Item.
+type deferQueueRow struct {
+	Name string `yaml:"name"`
+	Item int    `yaml:"item"`
+}
+
+// deferInitRow is a call (or, with Decl, a file-scope declaration macro)
+// that gives the item in argument Item the handler in argument Handler.
+type deferInitRow struct {
+	Name    string `yaml:"name"`
+	Item    int    `yaml:"item"`
+	Handler int    `yaml:"handler"`
+	Decl    bool   `yaml:"decl"`
+}

@@ -140,3 +140,12 @@ func autoremoveNote(set *wsite) string {
 	}
 	return ""
 }
+
+// flagWaitRow describes a sleep that relies on a flag the entry's wake
+// function sets (wait_woken() and WQ_FLAG_WOKEN, flagwait.go): Entry is
+// the entry argument, Needs the wake functions that set the flag.
+type flagWaitRow struct {
+	Name  string   `yaml:"name"`
+	Entry int      `yaml:"entry"`
+	Needs []string `yaml:"needs"`
+}

@@ -306,44 +306,8 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 			passedAt = append(passedAt, l)
 		}
 	}
-	// Wake-ups are not work the woken task waits for; stores count only
-	// when a sleeper's condition reads them (else checkStoreAfterWake
-	// reports them as notes).
-	// A waiter in nw itself counts too: another task running nw waits
-	// there for the one that does the work (the first caller constructs,
-	// the others wait for its PENDING bit). Waiters elsewhere come first.
-	waiters := r.otherWaiters(n.Q, nw.Name)
-	for _, s := range r.waitersOf(n.Q) {
-		if s.Fn.Name == nw.Name {
-			waiters = append(waiters, s)
-		}
-	}
-	var work []string
-	for i, p := range passed {
-		if r.isWakeLine(p) {
-			continue
-		}
-		fs, store := r.storedFields(nw, p)
-		if store && len(waiters) > 0 && cannotSatisfyAny(p, waiters) {
-			continue
-		}
-		if store && !condCallRe.MatchString(strings.SplitN(p, "=", 2)[0]) {
-			read := false
-			for _, w := range waiters {
-				if r.condReads(w, fs) && !storeCannotSatisfy(p, w) && !r.lockOrdersStore(nw, passedAt[i], n, w) {
-					read = true
-				}
-			}
-			if !read {
-				continue
-			}
-		}
-		if r.lockOrdersWork(nw, passedAt[i], n, waiters) {
-			continue
-		}
-		work = append(work, p)
-	}
-	passed = work
+	waiters := r.wakeWaiters(nw, n)
+	passed = r.workWaitedFor(nw, n, passed, passedAt, waiters)
 	if len(passed) == 0 {
 		return
 	}
@@ -381,6 +345,54 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 	f.Explanation = fmt.Sprintf("%s() used to wake %s after `%s`; the patch moves %s above it. %s is woken as soon as its condition holds and then relies on what it was woken for; the work that produces it now runs after the wake-up, so the woken task can see it missing (stop early, or sleep again with no further wake-up). Keep the wake-up after the work it announces.",
 		nw.Name, n.Q, strings.Join(passed, "`, `"), n.Call.Name, siteWhere(w))
 	r.add(f)
+}
+
+// wakeWaiters returns the waiters of wake-up n's queue: those of other
+// functions first, then those of nw itself, where another task running
+// nw waits for the one that does the work (the first caller constructs,
+// the others wait for its PENDING bit).
+func (r *checker) wakeWaiters(nw *wfunc, n *wsite) []*wsite {
+	waiters := r.otherWaiters(n.Q, nw.Name)
+	for _, s := range r.waitersOf(n.Q) {
+		if s.Fn.Name == nw.Name {
+			waiters = append(waiters, s)
+		}
+	}
+	return waiters
+}
+
+// workWaitedFor returns the lines of passed (at lines passedAt of nw,
+// now after wake-up n) that a woken waiter may look at: not wake-ups,
+// and stores only when a waiter's condition reads them (else
+// checkStoreAfterWake reports them as notes), unless a lock orders them
+// before any waiter looks.
+func (r *checker) workWaitedFor(nw *wfunc, n *wsite, passed []string, passedAt []int, waiters []*wsite) []string {
+	var work []string
+	for i, p := range passed {
+		if r.isWakeLine(p) {
+			continue
+		}
+		fs, store := r.storedFields(nw, p)
+		if store && len(waiters) > 0 && cannotSatisfyAny(p, waiters) {
+			continue
+		}
+		if store && !condCallRe.MatchString(strings.SplitN(p, "=", 2)[0]) {
+			read := false
+			for _, w := range waiters {
+				if r.condReads(w, fs) && !storeCannotSatisfy(p, w) && !r.lockOrdersStore(nw, passedAt[i], n, w) {
+					read = true
+				}
+			}
+			if !read {
+				continue
+			}
+		}
+		if r.lockOrdersWork(nw, passedAt[i], n, waiters) {
+			continue
+		}
+		work = append(work, p)
+	}
+	return work
 }
 
 // isWakeLine reports whether a line calls a wake-up primitive.

@@ -45,28 +45,6 @@ type tables struct {
 	HandshakeOps []handshakeRow `yaml:"handshake_ops" json:"-"`
 }
 
-// deferralTables describe deferred work (deferred.go): the calls that
-// queue an item and the calls that give an item its handler.
-type deferralTables struct {
-	Queue []deferQueueRow `yaml:"queue"`
-	Inits []deferInitRow  `yaml:"inits"`
-}
-
-// deferQueueRow is a call that queues the item in argument Item.
-type deferQueueRow struct {
-	Name string `yaml:"name"`
-	Item int    `yaml:"item"`
-}
-
-// deferInitRow is a call (or, with Decl, a file-scope declaration macro)
-// that gives the item in argument Item the handler in argument Handler.
-type deferInitRow struct {
-	Name    string `yaml:"name"`
-	Item    int    `yaml:"item"`
-	Handler int    `yaml:"handler"`
-	Decl    bool   `yaml:"decl"`
-}
-
 // rearmRow describes a call that re-arms a completion for its next wait.
 type rearmRow struct {
 	Name  string `yaml:"name"`
@@ -150,15 +128,6 @@ type entryRow struct {
 	// argument names it (DEFINE_WAIT: autoremove_wake_function).
 	Func     string `yaml:"func"`
 	Declares bool   `yaml:"declares"`
-}
-
-// flagWaitRow describes a sleep that relies on a flag the entry's wake
-// function sets (wait_woken() and WQ_FLAG_WOKEN, flagwait.go): Entry is
-// the entry argument, Needs the wake functions that set the flag.
-type flagWaitRow struct {
-	Name  string   `yaml:"name"`
-	Entry int      `yaml:"entry"`
-	Needs []string `yaml:"needs"`
 }
 
 type queueArgRow struct {
