@@ -2,8 +2,6 @@ package wakeup
 
 import (
 	"strings"
-
-	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
 // The queue's own lock orders a sleeper that queues itself and tests its
@@ -61,25 +59,18 @@ const maxSleeperHelperLines = 40
 // helperTestsSleepers reports whether the function name (a small helper
 // a waker calls before it wakes) tests a queue for sleepers itself.
 func (r *checker) helperTestsSleepers(name, file string) bool {
-	if r.pass.Index == nil || name == "" {
-		return false
-	}
-	memo := "active()" + name
-	if v, ok := r.canon[memo]; ok {
-		return v != ""
-	}
-	r.canon[memo] = ""
-	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
-	if len(fns) == 0 || fns[0].End-fns[0].Start > maxSleeperHelperLines {
-		return false
-	}
-	for _, c := range fns[0].Calls {
-		if r.p.actives[c.Name] != nil {
-			r.canon[memo] = "y"
-			return true
+	return r.memoBool("active()"+name, func() bool {
+		fn := r.smallDef(name, file, maxSleeperHelperLines)
+		if fn == nil {
+			return false
 		}
-	}
-	return false
+		for _, c := range fn.Calls {
+			if r.p.actives[c.Name] != nil {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // aliasQueueLock reports whether lock key names the lock of a local

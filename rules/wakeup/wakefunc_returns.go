@@ -157,40 +157,62 @@ var (
 // nothing in it stores through a pointer. A wake function that calls it
 // before claiming the wake-up has handed no work on.
 func (r *checker) pureHelper(name, file string) bool {
-	if r.tree == nil || r.pass.Index == nil {
+	if r.tree == nil {
 		return false
 	}
-	memo := "pure()" + name
-	if k, ok := r.canon[memo]; ok {
-		return k != ""
-	}
-	r.canon[memo] = ""
-	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
-	if len(fns) == 0 || fns[0].End-fns[0].Start > maxAccessorLines {
-		return false
-	}
-	fn := fns[0]
-	text := r.typ.FileLines(r.tree.relPath(fn.File)).Span(fn.Start-1, fn.End)
-	open := strings.IndexByte(text, '{')
-	if open < 0 {
-		return false
-	}
-	var body strings.Builder
-	for _, t := range strings.Split(text[open+1:], "\n") {
-		body.WriteString(codeOnly(t))
-		body.WriteByte(' ')
-	}
-	b := body.String()
-	if pointerStoreRe.MatchString(b) {
-		return false
-	}
-	for _, m := range callInExprRe.FindAllStringSubmatch(b, -1) {
-		if !notCallWords[m[1]] && !r.inertInWakeFunc(m[1]) {
+	return r.memoBool("pure()"+name, func() bool {
+		fn := r.smallDef(name, file, maxAccessorLines)
+		if fn == nil {
 			return false
 		}
+		text := r.typ.FileLines(r.tree.relPath(fn.File)).Span(fn.Start-1, fn.End)
+		open := strings.IndexByte(text, '{')
+		if open < 0 {
+			return false
+		}
+		var body strings.Builder
+		for _, t := range strings.Split(text[open+1:], "\n") {
+			body.WriteString(codeOnly(t))
+			body.WriteByte(' ')
+		}
+		b := body.String()
+		if pointerStoreRe.MatchString(b) {
+			return false
+		}
+		for _, m := range callInExprRe.FindAllStringSubmatch(b, -1) {
+			if !notCallWords[m[1]] && !r.inertInWakeFunc(m[1]) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// memoBool returns the answer memoised under key (in r.canon), computing
+// it once; a recursive question about key meanwhile gets false.
+func (r *checker) memoBool(key string, compute func() bool) bool {
+	if v, ok := r.canon[key]; ok {
+		return v != ""
 	}
-	r.canon[memo] = "pure"
-	return true
+	r.canon[key] = ""
+	if compute() {
+		r.canon[key] = "y"
+		return true
+	}
+	return false
+}
+
+// smallDef returns the definition of name seen from file when the view
+// has one of at most max lines, nil otherwise.
+func (r *checker) smallDef(name, file string, max int) *cscan.Func {
+	if r.pass.Index == nil || name == "" {
+		return nil
+	}
+	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
+	if len(fns) == 0 || fns[0].End-fns[0].Start > max {
+		return nil
+	}
+	return fns[0]
 }
 
 // returnKind classifies one return statement, woke telling whether the
