@@ -1,6 +1,8 @@
 package lockctx
 
 import (
+	"strings"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 )
@@ -16,14 +18,18 @@ type ContextArgTarget interface {
 	ContextArg(c cscan.Call) (int, bool)
 	// ReachesUnder reports whether c reaches the target when that
 	// argument is expr and the call runs in process context with the
-	// contexts held, and why.
-	ReachesUnder(c cscan.Call, expr string, held []Held) (string, bool)
+	// contexts held, and why. assigned says expr was stored in a local
+	// variable before the call, maybe where other contexts were held: a
+	// test that depends on them then decides nothing.
+	ReachesUnder(c cscan.Call, expr string, held []Held, assigned bool) (string, bool)
 }
 
 // contextArgReach returns the reach of call c made by fn in state st
 // when its deciding argument tests the context and, with what st holds,
 // takes a value that reaches the target; nil otherwise (nothing held, no
-// such target or argument, or a value that does not reach).
+// such target or argument, or a value that does not reach). Only what
+// the calling function itself holds is seen: a mask chosen in a helper
+// that its caller calls under a lock is not followed.
 func (r *Resolver) contextArgReach(fn *cscan.Func, c cscan.Call, st State, here report.Step) *Reach {
 	ct, ok := r.m.target.(ContextArgTarget)
 	if !ok || st.Empty() {
@@ -33,10 +39,12 @@ func (r *Resolver) contextArgReach(fn *cscan.Func, c cscan.Call, st State, here 
 	if !ok || i < 0 || i >= len(c.Args) {
 		return nil
 	}
-	vs := r.argValues(fn, c.Args[i])
+	arg := strings.TrimSpace(c.Args[i])
+	vs := r.argValues(fn, arg)
+	assigned := len(vs) != 1 || vs[0] != arg
 	why := ""
 	for _, v := range vs {
-		w, ok := ct.ReachesUnder(c, v, st.Held)
+		w, ok := ct.ReachesUnder(c, v, st.Held, assigned)
 		if !ok {
 			return nil
 		}

@@ -21,7 +21,7 @@ import (
 // ContextArgTarget), and a test not listed decides nothing.
 
 // contextTestRow says when a context test is true: under any of
-// TrueUnder, else under none of FalseUnder ("any" for every context).
+// TrueUnder, else under none of FalseUnder.
 type contextTestRow struct {
 	Name       string   `yaml:"name"`
 	TrueUnder  []string `yaml:"true_under"`
@@ -41,7 +41,7 @@ func (m *sleeper) ContextArg(c cscan.Call) (int, bool) {
 // ReachesUnder reports whether mask expr, a choice by a context test,
 // picks a sleeping mask with the contexts held in process context
 // (lockctx.ContextArgTarget).
-func (m *sleeper) ReachesUnder(c cscan.Call, expr string, held []lockctx.Held) (string, bool) {
+func (m *sleeper) ReachesUnder(c cscan.Call, expr string, held []lockctx.Held, assigned bool) (string, bool) {
 	q, colon := cscan.Ternary(expr)
 	if q < 0 {
 		return "", false
@@ -51,14 +51,12 @@ func (m *sleeper) ReachesUnder(c cscan.Call, expr string, held []lockctx.Held) (
 		return "", false
 	}
 	row, ok := m.contextTests[t[3]]
-	if !ok {
+	if !ok || assigned && !row.ownContextOnly() {
 		return "", false
 	}
 	kinds := heldKinds(held)
-	val := row.holds(kinds)
-	if (t[1] == "!") != (t[2] == "!") {
-		val = !val
-	}
+	raw := row.holds(kinds)
+	val := raw != ((t[1] == "!") != (t[2] == "!"))
 	pick := strings.TrimSpace(expr[colon+1:])
 	if val {
 		pick = strings.TrimSpace(expr[q+1 : colon])
@@ -66,16 +64,12 @@ func (m *sleeper) ReachesUnder(c cscan.Call, expr string, held []lockctx.Held) (
 	if !m.gfpSleeps(pick) {
 		return "", false
 	}
-	return fmt.Sprintf("allocates with %s: %s() is %v with %s held in process context", pick, t[3], row.holds(kinds), strings.Join(kinds, ", ")), true
+	return fmt.Sprintf("allocates with %s: %s() is %v with %s held", pick, t[3], raw, strings.Join(kinds, ", ")), true
 }
 
-// contextKinds are the kinds a context_tests row may name: the engine's
-// kinds of held contexts, "bh" and "irq" for locks taken with bottom
-// halves or interrupts off, and "any".
-var contextKinds = []string{"spin", "raw_spin", "rwlock", "rcu", "bh", "irq", "preempt", "hardirq", "softirq", "any"}
-
 // compileContextTests indexes the context_tests rows by name, checking
-// that each names kinds the engine knows and only one of its lists.
+// that each names atomic kinds the engine knows (lockctx.Kinds: bh and
+// irq included) and only one of its lists.
 func (m *sleeper) compileContextTests(rows []contextTestRow) error {
 	m.contextTests = map[string]contextTestRow{}
 	for _, r := range rows {
@@ -83,13 +77,25 @@ func (m *sleeper) compileContextTests(rows []contextTestRow) error {
 			return fmt.Errorf("sleep table context_tests row %q: a name and one of true_under or false_under", r.Name)
 		}
 		for _, k := range append(append([]string(nil), r.TrueUnder...), r.FalseUnder...) {
-			if !slices.Contains(contextKinds, k) {
+			if !lockctx.Kinds[k] {
 				return fmt.Errorf("sleep table context_tests row %q: unknown kind %q", r.Name, k)
 			}
 		}
 		m.contextTests[r.Name] = r
 	}
 	return nil
+}
+
+// ownContextOnly reports whether the test depends only on the context
+// the code runs in (interrupt or softirq), not on what it holds: its
+// value is the same wherever in the function it was taken.
+func (r contextTestRow) ownContextOnly() bool {
+	for _, k := range append(append([]string(nil), r.TrueUnder...), r.FalseUnder...) {
+		if k != "hardirq" && k != "softirq" {
+			return false
+		}
+	}
+	return true
 }
 
 // holds reports the value of the test with the kinds held.
@@ -103,18 +109,19 @@ func (r contextTestRow) holds(kinds []string) bool {
 		return false
 	}
 	for _, k := range kinds {
-		if slices.Contains(r.FalseUnder, k) || slices.Contains(r.FalseUnder, "any") {
+		if slices.Contains(r.FalseUnder, k) {
 			return false
 		}
 	}
 	return true
 }
 
-// bhIrqRe finds, in the call that took a context, that it also
-// disabled bottom halves or interrupts (spin_lock_bh(), guard(spinlock_irqsave)).
+// irqCallRe matches the name of a call that takes a lock with
+// interrupts off (spin_lock_irqsave, raw_spin_lock_irq_nested), bhCallRe
+// one with bottom halves off.
 var (
-	bhCallRe  = regexp.MustCompile(`^\w*(?:_bh|lock_bh)\b|\(\s*\w*_bh\s*\)`)
-	irqCallRe = regexp.MustCompile(`^\w*_irq(?:save)?(?:_nested)?\b|\(\s*\w*_irq(?:save)?\s*\)`)
+	bhCallRe  = regexp.MustCompile(`_bh$`)
+	irqCallRe = regexp.MustCompile(`_irq(?:save)?(?:_nested)?$`)
 )
 
 // heldKinds returns the kinds of the held contexts, with "bh" and "irq"
@@ -129,13 +136,34 @@ func heldKinds(held []lockctx.Held) []string {
 	}
 	for _, h := range held {
 		add(h.Kind)
-		call := strings.TrimSpace(h.At.What)
-		if bhCallRe.MatchString(call) {
+		name := acquiringCall(h)
+		if bhCallRe.MatchString(name) {
 			add("bh")
 		}
-		if irqCallRe.MatchString(call) {
+		if irqCallRe.MatchString(name) {
 			add("irq")
 		}
 	}
 	return out
+}
+
+// acquiringCall returns the name of the call that took held context h:
+// the last step of a helper chain, with a guard's class standing for
+// its lock call (guard(spinlock_bh)(&l), scoped_guard(spinlock_irqsave,
+// &l)).
+func acquiringCall(h lockctx.Held) string {
+	at := h.At
+	if len(h.Via) > 0 {
+		at = h.Via[len(h.Via)-1]
+	}
+	name, rest, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(at.What), "calls "), "(")
+	if !ok {
+		return ""
+	}
+	if name == "guard" || name == "scoped_guard" {
+		class, _, _ := strings.Cut(rest, ")")
+		class, _, _ = strings.Cut(class, ",")
+		return strings.TrimSpace(class)
+	}
+	return name
 }

@@ -25,6 +25,10 @@ func TestHeldKinds(t *testing.T) {
 		{[]lockctx.Held{heldBy("spin", "guard(spinlock_irqsave)(&d->lock)")}, []string{"spin", "irq"}},
 		{[]lockctx.Held{heldBy("rcu", "rcu_read_lock()"), heldBy("spin", "spin_lock(&x)")}, []string{"rcu", "spin"}},
 		{[]lockctx.Held{heldBy("spin", "spin_lock_irqsave_nested(&d->lock, flags, 1)")}, []string{"spin", "irq"}},
+		{[]lockctx.Held{heldBy("spin", "scoped_guard(spinlock_bh, &d->lock)")}, []string{"spin", "bh"}},
+		{[]lockctx.Held{{Kind: "spin", Key: "k", At: report.Step{What: "calls cm_lock()"},
+			Via: []report.Step{{What: "spin_lock_bh(&d->lock)"}}}}, []string{"spin", "bh"}},
+		{[]lockctx.Held{heldBy("spin", "calls cm_lock()")}, []string{"spin"}},
 	} {
 		if got := heldKinds(c.held); !slices.Equal(got, c.want) {
 			t.Errorf("heldKinds(%v) = %v, want %v", c.held, got, c.want)
@@ -40,7 +44,7 @@ func TestReachesUnder(t *testing.T) {
 	tb.ContextTests = []contextTestRow{
 		{Name: "in_interrupt", TrueUnder: []string{"hardirq", "softirq", "bh"}},
 		{Name: "in_task", FalseUnder: []string{"hardirq", "softirq"}},
-		{Name: "preemptible", FalseUnder: []string{"any"}},
+		{Name: "preemptible", FalseUnder: []string{"spin", "bh", "irq"}},
 	}
 	m, err := newSleeper(&tb)
 	if err != nil {
@@ -50,21 +54,24 @@ func TestReachesUnder(t *testing.T) {
 	bh := []lockctx.Held{heldBy("spin", "spin_lock_bh(&l)")}
 	c := cscan.Call{Name: "kmalloc", Args: []string{"n", "x"}}
 	for _, tc := range []struct {
-		expr string
-		held []lockctx.Held
-		want bool
+		expr     string
+		held     []lockctx.Held
+		assigned bool
+		want     bool
 	}{
-		{"in_interrupt() ? GFP_ATOMIC : GFP_KERNEL", spin, true},
-		{"in_interrupt() ? GFP_ATOMIC : GFP_KERNEL", bh, false},
-		{"!in_interrupt() ? GFP_KERNEL : GFP_ATOMIC", spin, true},
-		{"unlikely(in_interrupt()) ? GFP_ATOMIC : GFP_NOIO", spin, true},
-		{"in_task() ? GFP_KERNEL : GFP_ATOMIC", spin, true},
-		{"preemptible() ? GFP_KERNEL : GFP_ATOMIC", spin, false},
-		{"in_atomic() ? GFP_ATOMIC : GFP_KERNEL", spin, false}, // not a row here: decides nothing
-		{"GFP_KERNEL", spin, false},
-		{"dev->atomic ? GFP_ATOMIC : GFP_KERNEL", spin, false},
+		{"in_interrupt() ? GFP_ATOMIC : GFP_KERNEL", spin, false, true},
+		{"in_interrupt() ? GFP_ATOMIC : GFP_KERNEL", bh, false, false},
+		{"!in_interrupt() ? GFP_KERNEL : GFP_ATOMIC", spin, false, true},
+		{"unlikely(in_interrupt()) ? GFP_ATOMIC : GFP_NOIO", spin, false, true},
+		{"in_task() ? GFP_KERNEL : GFP_ATOMIC", spin, false, true},
+		{"preemptible() ? GFP_KERNEL : GFP_ATOMIC", spin, false, false},
+		{"in_atomic() ? GFP_ATOMIC : GFP_KERNEL", spin, false, false}, // not a row here: decides nothing
+		{"GFP_KERNEL", spin, false, false},
+		{"dev->atomic ? GFP_ATOMIC : GFP_KERNEL", spin, false, false},
+		{"in_interrupt() ? GFP_ATOMIC : GFP_KERNEL", spin, true, false}, // stored where other locks may be held
+		{"in_task() ? GFP_KERNEL : GFP_ATOMIC", spin, true, true},       // the same wherever it was taken
 	} {
-		if _, got := m.ReachesUnder(c, tc.expr, tc.held); got != tc.want {
+		if _, got := m.ReachesUnder(c, tc.expr, tc.held, tc.assigned); got != tc.want {
 			t.Errorf("ReachesUnder(%q) = %v, want %v", tc.expr, got, tc.want)
 		}
 	}

@@ -35,10 +35,5 @@ func (r *checker) interruptSafe(prim string, st lockctx.State) bool {
 // (spin_lock_bh(), read_lock_bh()): the lock model keeps its lock kind,
 // but bottom halves are off under it too.
 func bhVariant(h lockctx.Held) bool {
-	at := h.At
-	if len(h.Via) > 0 {
-		at = h.Via[len(h.Via)-1]
-	}
-	name, _, ok := strings.Cut(strings.TrimPrefix(at.What, "calls "), "(")
-	return ok && strings.HasSuffix(name, "_bh")
+	return strings.HasSuffix(acquiringCall(h), "_bh")
 }

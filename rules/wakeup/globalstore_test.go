@@ -21,6 +21,12 @@ static struct pz_ops pz_ops = {
 };
 int pz_run(struct pz_dev *d);
 typedef int pz_t;
+static int pz_hot __read_mostly;
+static int pz_a, pz_b = 2;
+static int pz_grid[4][4];
+static unsigned long pz_aligned __attribute__((aligned(64))) = 1;
+struct pz_fwd;
+static void (*pz_hook)(void);
 /* static int commented; */
 
 static void pz_enter(void)
@@ -32,8 +38,28 @@ static void pz_enter(void)
 }
 `
 	got := fileVars(strings.Split(src, "\n"))
-	want := map[string]bool{"pz_state": true, "pz_count": true, "pz_bits": true, "pz_devs": true, "pz_ops": true}
+	want := map[string]bool{"pz_state": true, "pz_count": true, "pz_bits": true, "pz_devs": true, "pz_ops": true,
+		"pz_hot": true, "pz_a": true, "pz_b": true, "pz_grid": true, "pz_aligned": true}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("fileVars = %v, want %v", got, want)
+	}
+}
+
+func TestReadsField(t *testing.T) {
+	for _, c := range []struct {
+		text, field string
+		want        bool
+	}{
+		{"d->state == 1", globalMark + "state", false},
+		{"d.state == 1", globalMark + "state", false},
+		{"d -> state == 1", globalMark + "state", false},
+		{"state == 1", globalMark + "state", true},
+		{"READ_ONCE(state) && d->state", globalMark + "state", true},
+		{"pz_state == PZ_WAKE", globalMark + "state", false},
+		{"d->state == 1", "state", true},
+	} {
+		if got := readsField(c.text, c.field); got != c.want {
+			t.Errorf("readsField(%q, %q) = %v, want %v", c.text, c.field, got, c.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 
@@ -149,13 +150,14 @@ func (r *checker) takesLock(f *wfunc, key string) bool {
 
 // checksUnder reports whether waiter s looks at its state under lock key
 // where that orders it after a waker holding the lock. A sleeper that
-// re-checks a condition (wait_event*, an open-coded loop) must hold the
-// lock where it waits (wait_event_lock_irq(), a loop that drops it only
-// to sleep) or take it in a helper its condition calls: a woken task that
-// re-checks without it reads a stale value and sleeps again, whatever
-// the function does with the lock before or after the wait. A waiter
-// with no condition of its own (a completion) reads the state once its
-// wait returns, so taking the lock anywhere in its function counts.
+// re-checks a condition (wait_event*) must wait with the lock held or
+// handed to the wait (wait_event_lock_irq()), or test the condition
+// through a call that takes it (inline or in a helper): a woken task
+// that re-checks without it reads a stale value and sleeps again,
+// whatever the function does with the lock before or after the wait. A
+// waiter with no condition of its own (a completion, a prepare_to_wait()
+// loop whose test the table does not give) is judged by the lock taken
+// anywhere in its function, as before.
 func (r *checker) checksUnder(s *wsite, key string) bool {
 	cond := waitCond(s)
 	if cond == "" {
@@ -164,11 +166,16 @@ func (r *checker) checksUnder(s *wsite, key string) bool {
 	if heldAt(r.locksAt(s.Fn, s.Line()), key) {
 		return true
 	}
-	if r.p.waiter(s.Call.Name) != nil && strings.Contains(s.Call.Name, "lock") {
+	if strings.Contains(s.Call.Name, "lock") {
 		for _, a := range s.Call.Args {
 			if lockKey(a) == key {
 				return true
 			}
+		}
+	}
+	for _, m := range condLockCallRe.FindAllStringSubmatch(cond, -1) {
+		if k, ok := r.p.lockCall(cscan.Call{Name: m[1], Args: strings.Split(m[2], ",")}); ok && k == key {
+			return true
 		}
 	}
 	for _, name := range calledNames(cond) {
@@ -180,6 +187,10 @@ func (r *checker) checksUnder(s *wsite, key string) bool {
 	}
 	return false
 }
+
+// condLockCallRe finds the calls of a condition with their arguments
+// (one level of parentheses inside).
+var condLockCallRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(((?:[^()]|\([^()]*\))*)\)`)
 
 // funcsNamed returns the functions called name as seen from file: the
 // patch's new side, else the tree's definitions.

@@ -123,7 +123,7 @@ func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsi
 		Category: CategoryStateOrder,
 		Severity: report.SeverityNote,
 		File:     nw.File, Func: nw.Name, Line: line, Key: w.Q,
-		Message:  fmt.Sprintf("%s now stored after the wake-up of %s (%s() line %d)", strings.Join(m.fields, ", "), w.Q, w.Fn.Name, w.Line()),
+		Message:  fmt.Sprintf("%s now stored after the wake-up of %s (%s() line %d)", shownFields(m.fields), w.Q, w.Fn.Name, w.Line()),
 		Evidence: []string{nw.evidence(line)},
 		Old:      []string{m.from.evidence(m.line), w.Fn.evidence(w.Line())},
 	}
@@ -138,7 +138,7 @@ func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsi
 		if risky[nw.Name+"|"+w.Q] {
 			return // the same move is reported at risk for another field
 		}
-		f.Explanation = fmt.Sprintf("The store of %s used to precede %s on %s; it now follows it. No sleeper of %s was found whose condition reads it; if one does, it is woken before the change and sleeps again.", strings.Join(m.fields, ", "), w.Call.Name, w.Q, w.Q)
+		f.Explanation = fmt.Sprintf("The store of %s used to precede %s on %s; it now follows it. No sleeper of %s was found whose condition reads it; if one does, it is woken before the change and sleeps again.", shownFields(m.fields), w.Call.Name, w.Q, w.Q)
 		r.add(f)
 		return
 	}
@@ -147,13 +147,13 @@ func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsi
 	// task wait for the store.
 	if r.lockOrdersStore(nw, line, w, reader) {
 		h := r.locksAt(nw, line)[0]
-		f.Explanation = fmt.Sprintf("The store of %s now follows %s, but both run under %s, which %s takes to test its condition: the woken task cannot see the old value.", strings.Join(m.fields, ", "), w.Call.Name, h.text, siteWhere(reader))
+		f.Explanation = fmt.Sprintf("The store of %s now follows %s, but both run under %s, which %s takes to test its condition: the woken task cannot see the old value.", shownFields(m.fields), w.Call.Name, h.text, siteWhere(reader))
 		r.add(f)
 		return
 	}
 	f.Severity = report.SeverityRisk
 	risky[nw.Name+"|"+w.Q] = true
-	f.Chain = append(f.Chain, step(reader, "waits for a condition that reads "+strings.Join(m.fields, ", ")+": "+reader.Text()))
+	f.Chain = append(f.Chain, step(reader, "waits for a condition that reads "+shownFields(m.fields)+": "+reader.Text()))
 	f.Chain = append(f.Chain, step(w, "wakes it: "+w.Text()))
 	f.Chain = append(f.Chain, report.Step{Func: nw.Name, File: nw.File, Line: line, What: "stores it only afterwards: " + normLine(nw.text(line))})
 	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", reader.Fn.Name+"()", [][2]string{
@@ -161,12 +161,12 @@ func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsi
 		{"", "  condition false: sleeps"},
 		{w.Text(), ""},
 		{"", "woken: " + wokenLooks(reader)},
-		{"", "  reads the old " + strings.Join(m.fields, ", ") + ": sleeps again"},
+		{"", "  reads the old " + shownFields(m.fields) + ": sleeps again"},
 		{normLine(nw.text(line)), ""},
 		{"  (no wake-up after it)", "sleeps forever"},
 	})...)
 	f.Explanation = fmt.Sprintf("%s waits until %s, which reads %s. The patch moves the store `%s` from before %s() line %d (%s) to %s() line %d, after it: the woken task re-checks its condition against the old value and goes back to sleep, and nothing wakes it once the value changes. Store first, then wake (or wake again after the store).",
-		siteWhere(reader), condOrState(reader), strings.Join(m.fields, ", "), m.text, w.Fn.Name, w.Line(), w.Call.Name, nw.Name, line)
+		siteWhere(reader), condOrState(reader), shownFields(m.fields), m.text, w.Fn.Name, w.Line(), w.Call.Name, nw.Name, line)
 	r.add(f)
 }
 
@@ -185,7 +185,7 @@ func (r *checker) condReads(s *wsite, fields []string) bool {
 	}
 	text := r.withHelpers(cond, s.Fn.File)
 	for _, fl := range fields {
-		if containsWord(text, fl) {
+		if readsField(text, fl) {
 			return true
 		}
 	}
@@ -440,7 +440,7 @@ func (r *checker) lockOrdersWork(nw *wfunc, line int, n *wsite, waiters []*wsite
 	atWake := r.locksAt(nw, n.Line())
 	fields := fieldsIn(nw.text(line))
 	if g := r.globalStore(nw.File, nw.text(line)); g != "" {
-		fields = append(fields, g)
+		fields = append(fields, globalMark+g)
 	}
 	for _, h := range r.locksAt(nw, line) {
 		spans := false

@@ -77,8 +77,15 @@ func (r *checker) storesPassed(ow, nw *wfunc, ol, nl int) []int {
 // before a store that used to precede it, when a sleeper of that state is
 // known.
 func (r *checker) taskWakeMovedEarlier(ow, nw *wfunc, o, n taskWake) {
-	ol, nl := r.wakesAt(ow, o), r.wakesAt(nw, n)
+	// A deferred wake-up counts at the add (the task may already sit on
+	// another wake_q, whose flush can wake it at once) and at the flush
+	// of its own wake_q: a store moved past either comes too late.
+	ol, nl := o.call.Line, n.call.Line
 	passed := r.storesPassed(ow, nw, ol, nl)
+	if len(passed) == 0 {
+		ol, nl = r.wakesAt(ow, o), r.wakesAt(nw, n)
+		passed = r.storesPassed(ow, nw, ol, nl)
+	}
 	if len(passed) == 0 {
 		return
 	}
@@ -118,10 +125,12 @@ func (r *checker) taskWakeMovedEarlier(ow, nw *wfunc, o, n taskWake) {
 	r.add(f)
 }
 
-// wakesAt returns the line of f where task wake-up w takes effect: the
-// call itself, or for a deferred one (wake_q_add() on a wake_q f
-// declares) the first flush of that wake_q after it (wake_up_q()), where
-// the task is actually woken.
+// wakesAt returns the line of f where task wake-up w is sure to have
+// taken effect: the call itself, or for a deferred one (wake_q_add())
+// the first flush of its wake_q after it (wake_up_q()). The add itself
+// may already wake the task: kernel/sched/core.c says wake_q_add() must
+// be used as if it were wake_up_process(), since a task already on
+// another wake_q is woken by that one's flush.
 func (r *checker) wakesAt(f *wfunc, w taskWake) int {
 	row := r.p.taskWakers[w.call.Name]
 	if w.via != nil || row == nil || !row.Deferred || f.F == nil || len(w.call.Args) == 0 {

@@ -142,45 +142,48 @@ func (r *checker) inertInWakeFunc(name string) bool {
 }
 
 var (
-	// pointerStoreRe finds a store through a pointer or into a member:
-	// "x->a = ", "x.a |= ", "x->n++", "*p = ".
-	pointerStoreRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?:[^=]|$)|\+\+|--)|(?:\+\+|--)\s*\w+\s*(?:->|\.)|(?:^|[;{]\s*)\*\s*\w+\s*=(?:[^=]|$)`)
+	// pointerStoreRe finds a store through a pointer or into a member or
+	// an element: "x->a = ", "x.a |= ", "x->n++", "*p = ", "(*p)++",
+	// "p[i] = ".
+	pointerStoreRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\s*\[[^\]]*\])*\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?:[^=]|$)|\+\+|--)|(?:\+\+|--)\s*\(?\s*[\w*]+\s*(?:->|\.)|(?:^|[;{}(]\s*)\*\s*\(?\s*\w+\s*\)?\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?:[^=]|$)|\)?\s*(?:\+\+|--))|\b\w+\s*(?:\[[^\]]*\]\s*)+(?:(?:[-+*/%&|^]|<<|>>)?=(?:[^=]|$)|\+\+|--)`)
+	// readOnlyCalls are the calls a pure helper may make: they read
+	// their arguments and store nothing.
+	readOnlyCalls = map[string]bool{"READ_ONCE": true, "container_of": true, "key_to_poll": true,
+		"test_bit": true, "list_empty": true, "list_first_entry": true, "list_first_entry_or_null": true,
+		"list_entry": true, "likely": true, "unlikely": true, "smp_load_acquire": true}
 	// notCallWords are the words callInExprRe also finds before a
 	// parenthesis that are no calls.
 	notCallWords = map[string]bool{"return": true, "sizeof": true, "if": true, "while": true,
-		"for": true, "switch": true, "typeof": true, "likely": true, "unlikely": true}
+		"for": true, "switch": true, "typeof": true}
 )
 
-// pureHelper reports whether name is a small function of the tree that
-// only computes a value from its arguments (io_uring's wqe_to_req()
-// casts wait->private): every call in it is bookkeeping of the entry and
-// nothing in it stores through a pointer. A wake function that calls it
-// before claiming the wake-up has handed no work on.
+// pureHelper reports whether name is a small function (the patch's new
+// side, else the tree's) that only computes a value from its arguments
+// (io_uring's wqe_to_req() casts wait->private): it calls nothing but
+// readers (readOnlyCalls) and stores through no pointer. A wake function
+// that calls it before claiming the wake-up has handed no work on.
 func (r *checker) pureHelper(name, file string) bool {
 	if r.tree == nil {
 		return false
 	}
 	return r.memoBool("pure()"+name, func() bool {
-		fn := r.smallDef(name, file, maxAccessorLines)
-		if fn == nil {
+		defs := r.funcsNamed(name, file)
+		if len(defs) == 0 || defs[0].F == nil || defs[0].F.End-defs[0].F.Start > maxAccessorLines {
 			return false
 		}
-		text := r.typ.FileLines(r.tree.relPath(fn.File)).Span(fn.Start-1, fn.End)
-		open := strings.IndexByte(text, '{')
-		if open < 0 {
-			return false
-		}
+		f := defs[0]
 		var body strings.Builder
-		for _, t := range strings.Split(text[open+1:], "\n") {
-			body.WriteString(codeOnly(t))
+		for l := f.F.Start; l <= f.F.End; l++ {
+			body.WriteString(codeOnly(f.lines[l]))
 			body.WriteByte(' ')
 		}
 		b := body.String()
-		if pointerStoreRe.MatchString(b) {
+		open := strings.IndexByte(b, '{')
+		if open < 0 || pointerStoreRe.MatchString(b[open:]) {
 			return false
 		}
-		for _, m := range callInExprRe.FindAllStringSubmatch(b, -1) {
-			if !notCallWords[m[1]] && !r.inertInWakeFunc(m[1]) {
+		for _, m := range callInExprRe.FindAllStringSubmatch(b[open:], -1) {
+			if !notCallWords[m[1]] && !readOnlyCalls[m[1]] {
 				return false
 			}
 		}

@@ -17,6 +17,15 @@ func TestPointerStoreRe(t *testing.T) {
 		{"*p = 0;", true},
 		{"return a != b->c;", false},
 		{"return a <= b->c;", false},
+		{"{ \t*p = 1; }", true},
+		{"{ *p += 1; }", true},
+		{"{ (*p)++; }", true},
+		{"{ *(p) = 0; }", true},
+		{"{ p[i] = 0; }", true},
+		{"{ x->a[i][j] = 0; }", true},
+		{"{ return p[i] == 0; }", false},
+		{"{ return *p == 0; }", false},
+		{"{ return a * b; }", false},
 	} {
 		if got := pointerStoreRe.MatchString(c.body); got != c.want {
 			t.Errorf("pointerStoreRe(%q) = %v, want %v", c.body, got, c.want)

@@ -19,8 +19,8 @@ import (
 
 // arrayCallbacks returns the functions stored in the array (or pointer)
 // that argument arg of caller's registration call names: read first in
-// caller's own lines, then in the rest of its file when the function
-// fills nothing (a static array at file scope). Only names the view
+// caller's own lines, then at its file's scope, outside every function,
+// when the function fills nothing (a static array). Only names the view
 // defines as functions are kept.
 func arrayCallbacks(ix *index.Index, caller *cscan.Func, arg string) []string {
 	if ix == nil || caller == nil {
@@ -39,7 +39,7 @@ func arrayCallbacks(ix *index.Index, caller *cscan.Func, arg string) []string {
 		}
 		own = arrayElems(strings.Join(lines[from:to], "\n"), name)
 		if len(own) == 0 {
-			file = arrayElems(strings.Join(lines[:from], "\n")+"\n"+strings.Join(lines[to:], "\n"), name)
+			file = arrayElems(fileScope(ix, caller.File, lines), name)
 		}
 	})
 	if len(own) == 0 {
@@ -56,13 +56,35 @@ func arrayCallbacks(ix *index.Index, caller *cscan.Func, arg string) []string {
 	return out
 }
 
+// fileScope returns the lines of file outside its functions (lines is
+// its source): where a static array of callbacks is initialised.
+func fileScope(ix *index.Index, file string, lines []string) string {
+	in := make([]bool, len(lines))
+	if f := ix.File(file); f != nil {
+		for _, fn := range f.Funcs {
+			for l := max(fn.Start-1, 0); l < fn.End && l < len(lines); l++ {
+				in[l] = true
+			}
+		}
+	}
+	var b strings.Builder
+	for i, t := range lines {
+		if !in[i] {
+			b.WriteString(t)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
 // arrayStoreRes are, for an array or pointer name, its initializer
 // ({...}), an element store and a plain store or initialised declaration.
 func arrayStoreRes(name string) (init, elem, plain *regexp.Regexp) {
 	q := regexp.QuoteMeta(name)
-	init = regexp.MustCompile(`\b` + q + `\s*(?:\[[^\]]*\]\s*)+=\s*\{([^{}]*)\}`)
-	elem = regexp.MustCompile(`\b` + q + `\s*\[[^\]]*\]\s*=\s*([^;=][^;]*);`)
-	plain = regexp.MustCompile(`\*\s*` + q + `\s*=\s*([^;=][^;]*);|(?:^|[;{}]\s*)` + q + `\s*=\s*([^;=][^;]*);`)
+	index := `\[(?:[^\[\]]|\[[^\]]*\])*\]`
+	init = regexp.MustCompile(`\b` + q + `\s*(?:` + index + `\s*)+=\s*\{([^{}]*)\}`)
+	elem = regexp.MustCompile(`\b` + q + `\s*` + index + `\s*=\s*([^;=][^;]*);`)
+	plain = regexp.MustCompile(`(?m)\*\s*` + q + `\s*=\s*([^;=][^;]*);|(?:^|[;{}])\s*` + q + `\s*=\s*([^;=][^;]*);`)
 	return init, elem, plain
 }
 

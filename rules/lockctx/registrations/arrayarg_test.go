@@ -17,6 +17,8 @@ func TestArrayElems(t *testing.T) {
 		{"callbacks", "callbacks[i] = ok ? fast_done : slow_done;", []string{"fast_done", "slow_done"}},
 		{"callbacks", "other_callbacks[0] = nope;\nx = callbacks[0] == y;", nil},
 		{"callbacks", "// callbacks[0] = commented;\n", nil},
+		{"callbacks", "callbacks[vq2rxq(vqs[i])] = rx_done;", []string{"rx_done"}},
+		{"cb", "if (fast)\n\tcb = fast_done;\nelse\n\tcb = slow_done;", []string{"fast_done", "slow_done"}},
 	} {
 		got := arrayElems(c.text, c.name)
 		if !slices.Equal(got, c.want) {
