@@ -46,8 +46,8 @@ func (r *checker) checkFlagWaits(old, nw *wfunc) {
 		if !nw.changed(c.Line) && !set.Changed() {
 			continue
 		}
-		if old != nil && old.F != nil {
-			if o := setupBefore(old, entry, old.F.End); o != nil && o.Func == set.Func && callsName(old.F, c.Name) {
+		if old != nil && old.F != nil && callsName(old.F, c.Name) {
+			if o := setupBefore(old, entry, old.F.End); o != nil && funcStoredBefore(old, entry, o.Line(), old.F.End, o.Func) == fn {
 				continue // the pair was there before the patch
 			}
 		}

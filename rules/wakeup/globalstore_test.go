@@ -63,3 +63,16 @@ func TestReadsField(t *testing.T) {
 		}
 	}
 }
+
+func FuzzDeclNames(f *testing.F) {
+	for _, s := range []string{"static int a, b[4] = { 1, 2 };", "static struct ops x = {", "int x];", "void (*fp)(void);", "static int __read_mostly y;"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, n := range declNames(s) {
+			if n == "" || strings.ContainsAny(n, " \t*[]();=,") {
+				t.Fatalf("declNames(%q) gave %q", s, n)
+			}
+		}
+	})
+}

@@ -26,3 +26,16 @@ func TestArrayElems(t *testing.T) {
 		}
 	}
 }
+
+func FuzzArrayElems(f *testing.F) {
+	for _, s := range []string{"cbs[] = { a, [1] = b };", "cbs[x[i]] = c;", "*cbs = d;", "cbs = { ;"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, n := range arrayElems(s, "cbs") {
+			if n == "" {
+				t.Fatalf("arrayElems(%q) gave an empty name", s)
+			}
+		}
+	})
+}
