@@ -196,6 +196,8 @@ func (p *prims) sitesOf(f *wfunc, vt *varTypes) {
 			s := &wsite{Kind: siteEntry, Fn: f, Call: c, Entry: entryName(arg(c, e.Entry)), Autoremove: e.Autoremove, Func: e.Func}
 			if e.FuncArg != nil {
 				s.Func = strings.TrimSpace(arg(c, *e.FuncArg))
+			}
+			if s.Func != "" {
 				ar := p.autoremove[s.Func]
 				s.Autoremove = &ar
 			}

@@ -120,10 +120,13 @@ type wakerRow struct {
 
 // entryRow describes a wait-entry set-up primitive.
 type entryRow struct {
-	Name       string `yaml:"name"`
-	Entry      int    `yaml:"entry"`
-	Autoremove *bool  `yaml:"autoremove"`
-	FuncArg    *int   `yaml:"func_arg"`
+	Name  string `yaml:"name"`
+	Entry int    `yaml:"entry"`
+	// Autoremove, for a set-up that names no wake function, says whether
+	// the wake-up takes the entry off the queue; otherwise it follows
+	// from Func (autoremove_funcs).
+	Autoremove *bool `yaml:"autoremove"`
+	FuncArg    *int  `yaml:"func_arg"`
 	// Func is the wake function the set-up gives the entry when no
 	// argument names it (DEFINE_WAIT: autoremove_wake_function).
 	Func     string `yaml:"func"`
