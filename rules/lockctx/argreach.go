@@ -15,6 +15,9 @@ type ArgTarget interface {
 	// ArgDependent returns the argument of call c that decides whether it
 	// reaches the target, when c is such a primitive.
 	ArgDependent(c cscan.Call) (arg int, ok bool)
+	// ArgPrimitive reports whether c is a primitive an argument decides,
+	// whatever value it passes: its row answers, not its definition.
+	ArgPrimitive(c cscan.Call) bool
 	// ReachesWith reports whether passing expr in that argument reaches
 	// the target (a sleeping GFP mask), and why.
 	ReachesWith(c cscan.Call, expr string) (why string, ok bool)

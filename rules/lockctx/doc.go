@@ -22,6 +22,8 @@
 //     reach the Target with nothing of its own held, computed to a
 //     fixpoint with no depth limit (the values themselves, Summary, Effect,
 //     Reach and ArgReach, and their encoding are package summary);
+//     component.go: recursive components, summarised in rounds (a
+//     function that reads a member's provisional summary is a member);
 //     flatsummary.go: a summary from the call list; refine.go: its effects
 //     path-sensitively from the statement tree; sharedsummaries.go:
 //     summaries independent of the patch, shared between patches when
@@ -61,7 +63,9 @@
 //     return and release effects of the functions assigned to it
 //     (zpool_driver.map/.unmap).
 //   - dropchain.go: the chain of a release of the caller's context keeps
-//     its first and last steps only (all that its readers use).
+//     its first and last steps only (all that its readers use), and a
+//     release reaches a summary only if a caller can name its lock
+//     (callerDrops).
 //   - dropmatch.go: which of the caller's contexts such a release ends: a
 //     lock released further down under another name (an unlock helper
 //     deep in mm/) is not the caller's.

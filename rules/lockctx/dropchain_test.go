@@ -1,6 +1,7 @@
 package lockctx
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -29,6 +30,77 @@ func TestDropChainKeepsEnds(t *testing.T) {
 		steps := s.Drops[0].Steps
 		if len(steps) != 2 || steps[0].Func != name || steps[1].Func != "d" || steps[1].What != "spin_unlock(l)" {
 			t.Errorf("%s: drop steps %+v, want %s's call and d's spin_unlock(l)", name, steps, name)
+		}
+	}
+}
+
+// TestCallerDrops: a release passed up from a callee stays in a
+// summary when the caller can name its lock (through the function's
+// parameter, an object of its file, a member path), and is left out when
+// it names a local of the function (what no caller holds).
+func TestCallerDrops(t *testing.T) {
+	src := `struct q { spinlock_t lock; struct { spinlock_t lock; } sub; };
+static struct q gq;
+
+void rel(struct q *p)
+{
+	spin_unlock(&p->lock);
+}
+
+void by_param(struct q *p)
+{
+	rel(p);
+}
+
+void by_local(struct q *p)
+{
+	struct q *loc = p;
+
+	rel(loc);
+}
+
+void rel_global(void)
+{
+	spin_unlock(&gq.lock);
+}
+
+void by_global(void)
+{
+	rel_global();
+}
+
+void rel_path(struct q *p)
+{
+	struct q *o = p;
+
+	spin_unlock(&o->sub.lock);
+}
+
+void by_path(struct q *p)
+{
+	rel_path(p);
+}
+`
+	ix := openTree(t, map[string]string{"a.c": src})
+	r := NewResolver(testModel(t), ix, nil)
+	for _, tc := range []struct{ fn, want string }{
+		{"rel", "p->lock"},
+		{"by_param", "p->lock"},
+		{"by_local", ""},
+		{"by_global", "gq.lock"},
+		{"rel_path", "o->sub.lock"},
+		{"by_path", "o->sub.lock"},
+	} {
+		var got []string
+		for _, d := range r.SummaryOf(funcNamed(t, ix, tc.fn)).Drops {
+			got = append(got, d.Key)
+		}
+		want := []string{tc.want}
+		if tc.want == "" {
+			want = nil
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: drops %q, want %q", tc.fn, got, want)
 		}
 	}
 }

@@ -50,8 +50,10 @@ type Resolver struct {
 	// at back edges.
 	prev map[*cscan.Func]*Summary
 	// pending are provisional summaries of component members, finalised
-	// by the component's root.
-	pending []*cscan.Func
+	// by the component's root; pendingAt holds, for each, the frame of its
+	// component that was on the stack when it returned (openFrame).
+	pending   []*cscan.Func
+	pendingAt map[*cscan.Func]*cscan.Func
 	// unresolved counts callees not found (patch-only mode).
 	unresolved map[string]bool
 	// nested counts the summaries being computed: calls through pointers
@@ -163,7 +165,7 @@ func NewResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func) *Res
 // post-images themselves are still what SummaryOf of them computes.
 func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func, preimages map[*cscan.Func]*cscan.Func) *Resolver {
 	r := &Resolver{m: m, ix: ix, patch: patch, preimages: preimages, memo: map[*cscan.Func]*Summary{},
-		pos: map[*cscan.Func]int{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
+		pos: map[*cscan.Func]int{}, pendingAt: map[*cscan.Func]*cscan.Func{}, prev: map[*cscan.Func]*Summary{}, unresolved: map[string]bool{},
 		facts:      map[string]any{},
 		paramCalls: map[paramKey][]report.Step{}, paramHeld: map[paramKey][]Held{},
 		tainted:  map[*cscan.Func]bool{},
@@ -288,9 +290,6 @@ func (r *Resolver) appendParamCalls(b []byte, fn *cscan.Func) []byte {
 // holds (findNeutral).
 func (r *Resolver) Neutral(name string) bool { return r.neutral[name] }
 
-// maxComponentRounds bounds the iterations over one recursive component.
-const maxComponentRounds = 4
-
 // maxSummaryCalls bounds the calls one summary looks at.
 const maxSummaryCalls = 4000
 
@@ -331,6 +330,12 @@ func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 		// A primitive decided by the calling file (a regmap access is
 		// atomic in a file that asks fast_io or maps MMIO): its row
 		// answers (reachesAt), not the definition it would lead into.
+		return nil
+	}
+	if at, ok := r.m.target.(ArgTarget); ok && at.ArgPrimitive(c) {
+		// So is one decided by an argument's value: a kmalloc() with
+		// GFP_ATOMIC does not sleep, whatever its definition reaches on
+		// paths the mask rules out (memcg reclaim).
 		return nil
 	}
 	defs := r.lookup(name, fromFile)
@@ -385,6 +390,13 @@ func (r *Resolver) SummaryOf(fn *cscan.Func) *Summary {
 		if r.tainted[fn] {
 			r.taint()
 		}
+		if at, ok := r.pendingAt[fn]; ok {
+			// A provisional summary, redone with its component's next
+			// round: whatever is computed from it is redone with it.
+			if i, ok := r.openFrame(fn, at); ok {
+				r.lowerTop(i)
+			}
+		}
 		return s
 	}
 	_, paired := r.pairedOf(fn)
@@ -399,12 +411,9 @@ func (r *Resolver) SummaryOf(fn *cscan.Func) *Summary {
 		}
 	}
 	if i, ok := r.pos[fn]; ok {
-		r.taint() // a recursive component is never shared
 		// A back edge: fn is being summarised further up. Use its previous
 		// round's summary and mark the frames down to it as one component.
-		if top := len(r.low) - 1; top >= 0 && i < r.low[top] {
-			r.low[top] = i
-		}
+		r.lowerTop(i)
 		if s := r.prev[fn]; s != nil {
 			return s
 		}
@@ -441,12 +450,16 @@ func (r *Resolver) SummaryOf(fn *cscan.Func) *Summary {
 			}
 			r.memo[fn] = s
 			r.pending = append(r.pending, fn)
+			r.pendingAt[fn] = r.stack[low]
 			return s
 		}
 		// fn roots its component: the pending members summarised since it
 		// was pushed are final when no summary changed this round.
 		comp := append([]*cscan.Func(nil), r.pending[mark:]...)
 		r.pending = r.pending[:mark]
+		for _, g := range comp {
+			delete(r.pendingAt, g)
+		}
 		changed := r.changed(fn, s)
 		for _, g := range comp {
 			if r.changed(g, r.memo[g]) {
@@ -494,7 +507,7 @@ func (r *Resolver) compute(fn *cscan.Func) *Summary {
 		// only (heldOnReturn, retheld.go).
 		r.refineEffects(fn, s, true)
 	}
-	s.Acquires, s.CondAcquires, s.Drops = dedupEffects(s.Acquires), dedupEffects(s.CondAcquires), dedupEffects(s.Drops)
+	s.Acquires, s.CondAcquires, s.Drops = dedupEffects(s.Acquires), dedupEffects(s.CondAcquires), r.callerDrops(fn, dedupEffects(s.Drops))
 	if s.Reach != nil && len(s.Reach.Drops) > 1 {
 		p := *s.Reach
 		p.Drops = dedupEffects(p.Drops)
@@ -524,17 +537,6 @@ func dedupEffects(es []Effect) []Effect {
 		}
 	}
 	return out
-}
-
-// changed reports whether s differs from the previous round's summary of
-// fn in what callers use (whether it reaches the target, its effects).
-func (r *Resolver) changed(fn *cscan.Func, s *Summary) bool {
-	p := r.prev[fn]
-	if p == nil {
-		p = &Summary{}
-	}
-	return (p.Reach == nil) != (s.Reach == nil) || len(p.Acquires) != len(s.Acquires) ||
-		len(p.CondAcquires) != len(s.CondAcquires) || len(p.Drops) != len(s.Drops)
 }
 
 // isUpperName reports a macro-style name (BUG, WARN_ON, READ_ONCE).

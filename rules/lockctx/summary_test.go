@@ -1,6 +1,10 @@
 package lockctx
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
 
 // TestMayChoose: a reach found later can still be a summary's only when
 // the ones before it are all uncertain and it is certain, or when there
@@ -22,6 +26,42 @@ func TestMayChoose(t *testing.T) {
 	} {
 		if got := mayChoose(tc.before, tc.weak); got != tc.want {
 			t.Errorf("mayChoose(%d before, weak %v) = %v, want %v", len(tc.before), tc.weak, got, tc.want)
+		}
+	}
+}
+
+// TestComponentReadAfterReturn: a function that reads the summary of a
+// recursive component's member after that member returned, while the
+// component's root is still being summarised, belongs to the component
+// (Tarjan: the member is still on the component's stack). It is redone
+// with the component's rounds, so its summary does not depend on where
+// the component was entered: d reaches sleep_now() through m -> r
+// whether r, m or d is summarised first. In the second tree the frame m
+// returned to (f) has itself returned, provisional, before d reads m, at
+// the stack position f had.
+func TestComponentReadAfterReturn(t *testing.T) {
+	for _, src := range []string{
+		"void r(int x)\n{\n\tm(x);\n\td(x);\n\tsleep_now();\n}\n\n" +
+			"void m(int x)\n{\n\tif (x)\n\t\tr(x);\n}\n\n" +
+			"void d(int x)\n{\n\tm(x);\n}\n",
+		"void r(int x)\n{\n\tf(x);\n\td(x);\n\tsleep_now();\n}\n\n" +
+			"void f(int x)\n{\n\tm(x);\n\tif (x)\n\t\tr(x);\n}\n\n" +
+			"void m(int x)\n{\n\tif (x)\n\t\tf(x);\n}\n\n" +
+			"void d(int x)\n{\n\tm(x);\n}\n",
+	} {
+		f := cscan.ParseFile("a.c", []byte(src))
+		patch := map[string][]*cscan.Func{}
+		for _, fn := range f.Funcs {
+			patch[fn.Name] = append(patch[fn.Name], fn)
+		}
+		for _, entry := range f.Funcs {
+			r := NewResolver(testModel(t), nil, patch)
+			r.SummaryOf(entry)
+			for _, fn := range f.Funcs {
+				if s := r.SummaryOf(fn); s.Reach == nil {
+					t.Errorf("%d functions, entered at %s: %s has no reach", len(f.Funcs), entry.Name, fn.Name)
+				}
+			}
 		}
 	}
 }

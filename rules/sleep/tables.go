@@ -271,6 +271,17 @@ func (m *sleeper) ArgDependent(c cscan.Call) (int, bool) {
 	return i, true
 }
 
+// ArgPrimitive reports whether c is an allocator or a mask_sleep row's
+// call with its deciding argument present: the mask decides whether it
+// sleeps (ReachesWith), not what its definition reaches.
+func (m *sleeper) ArgPrimitive(c cscan.Call) bool {
+	if r, ok := m.maskSleep[c.Name]; ok {
+		return r.Arg < len(c.Args)
+	}
+	i, ok := m.alloc[c.Name]
+	return ok && i >= 0 && i < len(c.Args)
+}
+
 // ReachesWith reports whether passing mask expr to call c sleeps: a GFP
 // mask to an allocator, or to a call that its guards run only when the
 // mask allows blocking (lockctx.ArgGuard), or the flags of a mask_sleep
