@@ -14,7 +14,8 @@
 // The engine.
 //   - model.go: the atomic kinds of the lock model (rules/lockmodel), a
 //     family's callbacks and target; state.go: the held set and path
-//     merging; walk.go: the statement walker; lockwalk.go: a model of the
+//     merging; walk.go: the statement walker (loops.go: the loops it and
+//     the flat summary take as always entered); lockwalk.go: a model of the
 //     lock table alone (CompileLocks), for rules that walk a function for
 //     the locks it holds (rules/wakeup).
 //   - summary.go: the Resolver, callee resolution and summaries, which give

@@ -31,22 +31,24 @@ func dropEnd(rest []report.Step) []report.Step {
 }
 
 // callerDrops returns the drops of fn's summary that can name a lock of
-// fn's caller. A caller names its locks through what it shares with fn:
-// what it passes in fn's parameters, the objects of fn's file, a member
-// path (lockName's "power.lock" matches dev->power.lock in any function),
-// or, by the kernel's naming conventions, the same local name for the
-// same object (a caller's priv->lock released by a helper that looks
-// priv up again). A release fn passes up from a callee whose lock is a
-// plain member of some other name (q->lock, its q neither fn's parameter
-// nor an object of its file) names a local of a function below: no
-// caller of fn holds it, except by a coincidence of names, and carried up
-// it would be copied into the summary of every function above (a
-// recursive component's dput() releases of victim->d_lock reached a
-// hundred thousand summaries). Such drops are left out; fn's own
-// releases and nameless or single-name locks are kept.
+// fn's caller. A release fn passes up from a callee whose lock is a plain
+// member of one of fn's local variables (victim->d_lock, after
+// dput(victim) renamed dput's dentry->d_lock in fn's terms) names what
+// fn alone can reach: its callers' locks of that name are other objects,
+// and carried up, the release would be copied into the summary of every
+// function above (through a recursive component, into a hundred thousand
+// summaries). Such drops are left out. Kept are fn's own releases (a
+// caller's priv->lock released by a helper that looks priv up again, by
+// the kernel's naming conventions), nameless and single-name locks,
+// member paths (lockName's "power.lock" matches dev->power.lock in any
+// function), and locks rooted at fn's parameters or at names fn does not
+// declare (a global, or a callee's parameter passed an expression and so
+// not renamed, which lockName still matches against the caller's). A
+// local fn declares under a callee parameter's name (struct q *q =
+// dev->q; then helper(q)) is left out with the rest, a known loss.
 func (r *Resolver) callerDrops(fn *cscan.Func, ds []Effect) []Effect {
 	if r.ix == nil {
-		return ds // no source to read fn's parameters from
+		return ds // no source to read fn's declarations from
 	}
 	var out []Effect
 	for i, d := range ds {
@@ -54,7 +56,7 @@ func (r *Resolver) callerDrops(fn *cscan.Func, ds []Effect) []Effect {
 		if !keep {
 			root, rest := keyRoot(d.Key)
 			keep = root == "" || strings.Count(rest, ".")+strings.Count(rest, "->") > 1 ||
-				r.typ.ParamIndex(fn, root) >= 0 || r.typ.FileScope(fn.File, root)
+				r.typ.ParamIndex(fn, root) >= 0 || !r.typ.Locals(fn)[root]
 		}
 		switch {
 		case keep && out != nil:

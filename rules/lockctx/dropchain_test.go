@@ -36,10 +36,16 @@ func TestDropChainKeepsEnds(t *testing.T) {
 
 // TestCallerDrops: a release passed up from a callee stays in a
 // summary when the caller can name its lock (through the function's
-// parameter, an object of its file, a member path), and is left out when
-// it names a local of the function (what no caller holds).
+// parameter, a global, a member path, or a callee's parameter passed an
+// expression, which lockName matches), and is left out when it names a
+// local of the function (what no caller holds).
 func TestCallerDrops(t *testing.T) {
-	src := `struct q { spinlock_t lock; struct { spinlock_t lock; } sub; };
+	hdr := `struct q { spinlock_t lock; struct { spinlock_t lock; } sub; };
+struct r { struct q *q; };
+extern struct q shared_q;
+`
+	src := `#include "q.h"
+
 static struct q gq;
 
 void rel(struct q *p)
@@ -47,9 +53,9 @@ void rel(struct q *p)
 	spin_unlock(&p->lock);
 }
 
-void by_param(struct q *p)
+void by_param(struct q *x)
 {
-	rel(p);
+	rel(x);
 }
 
 void by_local(struct q *p)
@@ -69,6 +75,16 @@ void by_global(void)
 	rel_global();
 }
 
+void rel_shared(void)
+{
+	spin_unlock(&shared_q.lock);
+}
+
+void by_shared(void)
+{
+	rel_shared();
+}
+
 void rel_path(struct q *p)
 {
 	struct q *o = p;
@@ -80,27 +96,52 @@ void by_path(struct q *p)
 {
 	rel_path(p);
 }
+
+void relq(struct q *q)
+{
+	spin_unlock(&q->lock);
+}
+
+void by_expr(struct r *dev)
+{
+	relq(dev->q);
+}
+
+void top(struct r *dev)
+{
+	spin_lock(&dev->q->lock);
+	by_expr(dev);
+}
 `
-	ix := openTree(t, map[string]string{"a.c": src})
+	ix := openTree(t, map[string]string{"q.h": hdr, "a.c": src})
 	r := NewResolver(testModel(t), ix, nil)
-	for _, tc := range []struct{ fn, want string }{
-		{"rel", "p->lock"},
-		{"by_param", "p->lock"},
-		{"by_local", ""},
-		{"by_global", "gq.lock"},
-		{"rel_path", "o->sub.lock"},
-		{"by_path", "o->sub.lock"},
+	keys := func(es []Effect) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Key)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		fn         string
+		drops, acq []string
+	}{
+		{"rel", []string{"p->lock"}, nil},
+		{"by_param", []string{"x->lock"}, nil},
+		{"by_local", nil, nil},
+		{"by_global", []string{"gq.lock"}, nil},
+		{"by_shared", []string{"shared_q.lock"}, nil},
+		{"rel_path", []string{"o->sub.lock"}, nil},
+		{"by_path", []string{"o->sub.lock"}, nil},
+		{"by_expr", []string{"q->lock"}, nil},
+		{"top", nil, nil},
 	} {
-		var got []string
-		for _, d := range r.SummaryOf(funcNamed(t, ix, tc.fn)).Drops {
-			got = append(got, d.Key)
+		s := r.SummaryOf(funcNamed(t, ix, tc.fn))
+		if got := keys(s.Drops); !slices.Equal(got, tc.drops) {
+			t.Errorf("%s: drops %q, want %q", tc.fn, got, tc.drops)
 		}
-		want := []string{tc.want}
-		if tc.want == "" {
-			want = nil
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("%s: drops %q, want %q", tc.fn, got, want)
+		if got := keys(s.Acquires); !slices.Equal(got, tc.acq) {
+			t.Errorf("%s: held on return %q, want %q", tc.fn, got, tc.acq)
 		}
 	}
 }

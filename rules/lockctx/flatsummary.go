@@ -331,18 +331,21 @@ func (f *flatBuilder) chooseReach() {
 }
 
 // addDrops adds the releases made with nothing held locally and outside
-// any guard (a release under a condition is no drop of every path).
+// any guard (a release under a condition is no drop of every path) but
+// loops left only by break or return, whose body always runs (a
+// "while (true)" that drops the caller's lock, then takes and returns
+// another: fs-writeback's locked_inode_to_wb_and_lock_list()).
 func (f *flatBuilder) addDrops() {
 	// The releases of one call (a callee's drops) share its position, so
 	// the state before them is computed once per call.
 	last, lastPos := State{}, -1
 	for k := range f.acts {
 		a := &f.acts[k]
-		if a.acquire || len(a.scope) != 0 {
+		if a.acquire || !foreverOnly(a.scope) {
 			continue
 		}
 		if a.pos != lastPos {
-			last, lastPos = f.stateAt(a.pos, nil), a.pos
+			last, lastPos = f.stateAt(a.pos, a.scope), a.pos
 		}
 		st := last.Clone()
 		if !a.release(&st) {

@@ -1,6 +1,7 @@
 package lockctx
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +75,61 @@ func TestWholeCall(t *testing.T) {
 		}
 		if got := wholeCall(tc.expr, name); got != tc.want {
 			t.Errorf("wholeCall(%q) = %v, want %v", tc.expr, got, tc.want)
+		}
+	}
+}
+
+// TestForeverLoopReleases: a helper that drops its caller's lock inside
+// a loop it leaves only by return, then returns with another lock held
+// (fs-writeback's locked_inode_to_wb_and_lock_list()), releases the
+// caller's lock; the caller that took it first returns with the other
+// lock alone.
+func TestForeverLoopReleases(t *testing.T) {
+	src := `struct q { spinlock_t lock; struct w *wb; };
+struct w { spinlock_t list_lock; };
+
+static struct w *relock(struct q *inode)
+{
+	while (true) {
+		struct w *wb = inode->wb;
+
+		spin_unlock(&inode->lock);
+		spin_lock(&wb->list_lock);
+		if (likely(wb == inode->wb))
+			return wb;
+		spin_unlock(&wb->list_lock);
+		spin_lock(&inode->lock);
+	}
+}
+
+static struct w *lock_list(struct q *inode)
+{
+	spin_lock(&inode->lock);
+	return relock(inode);
+}
+`
+	ix := openTree(t, map[string]string{"a.c": src})
+	r := NewResolver(testModel(t), ix, nil)
+	keys := func(es []Effect) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Key)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		fn         string
+		acq, drops []string
+	}{
+		{"relock", []string{"wb->list_lock"}, []string{"inode->lock"}},
+		{"lock_list", []string{"wb->list_lock"}, nil},
+	} {
+		s := r.SummaryOf(funcNamed(t, ix, tc.fn))
+		if got := keys(s.Acquires); !slices.Equal(got, tc.acq) {
+			t.Errorf("%s: held on return %q, want %q", tc.fn, got, tc.acq)
+		}
+		if got := keys(s.Drops); !slices.Equal(got, tc.drops) {
+			t.Errorf("%s: releases %q, want %q", tc.fn, got, tc.drops)
 		}
 	}
 }

@@ -50,8 +50,9 @@ type Resolver struct {
 	// at back edges.
 	prev map[*cscan.Func]*Summary
 	// pending are provisional summaries of component members, finalised
-	// by the component's root; pendingAt holds, for each, the frame of its
-	// component that was on the stack when it returned (openFrame).
+	// by the component's root; pendingAt holds, for each, a frame of its
+	// component that was open when it returned or when it was last read
+	// (openFrame).
 	pending   []*cscan.Func
 	pendingAt map[*cscan.Func]*cscan.Func
 	// unresolved counts callees not found (patch-only mode).

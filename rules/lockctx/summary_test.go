@@ -65,3 +65,39 @@ func TestComponentReadAfterReturn(t *testing.T) {
 		}
 	}
 }
+
+// argTarget is target with alloc(mask) reaching it when passed KERNEL.
+type argTarget struct{ target }
+
+func (argTarget) ArgDependent(c cscan.Call) (int, bool) {
+	return 0, c.Name == "alloc" && len(c.Args) == 1 && c.Args[0] != "KERNEL" && c.Args[0] != "ATOMIC"
+}
+
+func (argTarget) ArgPrimitive(c cscan.Call) bool { return c.Name == "alloc" && len(c.Args) == 1 }
+
+func (argTarget) ReachesWith(c cscan.Call, expr string) (string, bool) {
+	return "allocates", expr == "KERNEL"
+}
+
+// TestComponentArgReachRounds: a component's rounds go on while the
+// parameters its members' argument-dependent reaches depend on change
+// (nothing else does here): m passes its mask to r, which allocates with
+// it, whichever of the two is summarised first.
+func TestComponentArgReachRounds(t *testing.T) {
+	src := "void r(gfp_t g)\n{\n\tm(g);\n\talloc(g);\n}\n\n" +
+		"void m(gfp_t g)\n{\n\tr(g);\n}\n"
+	ix := openTree(t, map[string]string{"a.c": src})
+	m, err := Compile("test", testLocks(), &Tables{}, argTarget{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, entry := range []string{"r", "m"} {
+		r := NewResolver(m, ix, nil)
+		r.SummaryOf(funcNamed(t, ix, entry))
+		for _, name := range []string{"r", "m"} {
+			if got := argParams(r.SummaryOf(funcNamed(t, ix, name))); got != 1 {
+				t.Errorf("entered at %s: %s depends on parameters %b, want the first", entry, name, got)
+			}
+		}
+	}
+}

@@ -387,16 +387,6 @@ func (w *walker) switchStmt(s *cscan.SwitchStmt, st State) State {
 	return out
 }
 
-// isForever reports a loop left only by break, return or goto.
-func isForever(s *cscan.LoopStmt) bool {
-	c := strings.ReplaceAll(s.Cond, " ", "")
-	if s.Kind == "for" {
-		parts := strings.Split(c, ";")
-		return len(parts) == 3 && parts[1] == ""
-	}
-	return s.Kind == "while" && (c == "1" || c == "true")
-}
-
 // Walk follows fn's statement tree path-sensitively from an empty state,
 // calling visit for every call with the contexts held just before it, and
 // returns the state at the end of the body.

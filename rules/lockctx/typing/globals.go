@@ -86,10 +86,3 @@ func topLevel(s string) string {
 	}
 	return b.String()
 }
-
-// FileScope reports whether file declares name at its top level (an
-// object of the file, not a local or parameter of one of its functions).
-func (ty *Typer) FileScope(file, name string) bool {
-	_, ok := ty.fileScopeTags(file)[name]
-	return ok
-}

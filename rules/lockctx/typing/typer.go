@@ -38,6 +38,8 @@ type Typer struct {
 	// (params.go).
 	params     map[*cscan.Func][]string
 	paramDecls map[*cscan.Func][]string
+	// locals holds Locals' answers.
+	locals map[*cscan.Func]map[string]bool
 	// publicAssigns caches PlainAssignsOf for public structs (types.go).
 	publicAssigns map[string]typedAssignsMemo
 }
@@ -51,7 +53,7 @@ func New(ix *index.Index, note func(key string)) *Typer {
 	}
 	return &Typer{ix: ix, note: note, structCache: map[string]ctype.Structs{},
 		lines: map[string]Lines{}, declTags: map[declKey]map[string]string{}, structs: map[string]structDefAt{}, typedefs: map[string]string{},
-		params: map[*cscan.Func][]string{}, paramDecls: map[*cscan.Func][]string{}, publicAssigns: map[string]typedAssignsMemo{}}
+		params: map[*cscan.Func][]string{}, paramDecls: map[*cscan.Func][]string{}, locals: map[*cscan.Func]map[string]bool{}, publicAssigns: map[string]typedAssignsMemo{}}
 }
 
 // StructKey is the dependency key noting that a look-up read the
