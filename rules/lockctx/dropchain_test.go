@@ -115,13 +115,6 @@ void top(struct r *dev)
 `
 	ix := openTree(t, map[string]string{"q.h": hdr, "a.c": src})
 	r := NewResolver(testModel(t), ix, nil)
-	keys := func(es []Effect) []string {
-		var out []string
-		for _, e := range es {
-			out = append(out, e.Key)
-		}
-		return out
-	}
 	for _, tc := range []struct {
 		fn         string
 		drops, acq []string
@@ -137,11 +130,20 @@ void top(struct r *dev)
 		{"top", nil, nil},
 	} {
 		s := r.SummaryOf(funcNamed(t, ix, tc.fn))
-		if got := keys(s.Drops); !slices.Equal(got, tc.drops) {
+		if got := effectKeys(s.Drops); !slices.Equal(got, tc.drops) {
 			t.Errorf("%s: drops %q, want %q", tc.fn, got, tc.drops)
 		}
-		if got := keys(s.Acquires); !slices.Equal(got, tc.acq) {
+		if got := effectKeys(s.Acquires); !slices.Equal(got, tc.acq) {
 			t.Errorf("%s: held on return %q, want %q", tc.fn, got, tc.acq)
 		}
 	}
+}
+
+// effectKeys returns the keys of es, in order.
+func effectKeys(es []Effect) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Key)
+	}
+	return out
 }

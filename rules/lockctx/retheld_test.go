@@ -110,13 +110,6 @@ static struct w *lock_list(struct q *inode)
 `
 	ix := openTree(t, map[string]string{"a.c": src})
 	r := NewResolver(testModel(t), ix, nil)
-	keys := func(es []Effect) []string {
-		var out []string
-		for _, e := range es {
-			out = append(out, e.Key)
-		}
-		return out
-	}
 	for _, tc := range []struct {
 		fn         string
 		acq, drops []string
@@ -125,10 +118,10 @@ static struct w *lock_list(struct q *inode)
 		{"lock_list", []string{"wb->list_lock"}, nil},
 	} {
 		s := r.SummaryOf(funcNamed(t, ix, tc.fn))
-		if got := keys(s.Acquires); !slices.Equal(got, tc.acq) {
+		if got := effectKeys(s.Acquires); !slices.Equal(got, tc.acq) {
 			t.Errorf("%s: held on return %q, want %q", tc.fn, got, tc.acq)
 		}
-		if got := keys(s.Drops); !slices.Equal(got, tc.drops) {
+		if got := effectKeys(s.Drops); !slices.Equal(got, tc.drops) {
 			t.Errorf("%s: releases %q, want %q", tc.fn, got, tc.drops)
 		}
 	}
