@@ -332,8 +332,8 @@ func (f *flatBuilder) chooseReach() {
 
 // addDrops adds the releases made with nothing held locally and outside
 // any guard (a release under a condition is no drop of every path) but
-// loops left only by break or return, whose body always runs (a
-// "while (true)" that drops the caller's lock, then takes and returns
+// forever loops left only by return, whose body always runs before
+// (a "while (true)" that drops the caller's lock, then takes and returns
 // another: fs-writeback's locked_inode_to_wb_and_lock_list()).
 func (f *flatBuilder) addDrops() {
 	// The releases of one call (a callee's drops) share its position, so
@@ -341,7 +341,7 @@ func (f *flatBuilder) addDrops() {
 	last, lastPos := State{}, -1
 	for k := range f.acts {
 		a := &f.acts[k]
-		if a.acquire || !foreverOnly(a.scope) {
+		if a.acquire || !f.r.foreverOnly(f.fn, a.scope) {
 			continue
 		}
 		if a.pos != lastPos {

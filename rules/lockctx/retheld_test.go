@@ -83,7 +83,9 @@ func TestWholeCall(t *testing.T) {
 // a loop it leaves only by return, then returns with another lock held
 // (fs-writeback's locked_inode_to_wb_and_lock_list()), releases the
 // caller's lock; the caller that took it first returns with the other
-// lock alone.
+// lock alone. A wait loop left by break, which unlocks, sleeps and
+// relocks, releases nothing, and neither does a loop that retakes its
+// own lock.
 func TestForeverLoopReleases(t *testing.T) {
 	src := `struct q { spinlock_t lock; struct w *wb; };
 struct w { spinlock_t list_lock; };
@@ -107,6 +109,34 @@ static struct w *lock_list(struct q *inode)
 	spin_lock(&inode->lock);
 	return relock(inode);
 }
+
+static void waitloop(struct q *inode)
+{
+	for (;;) {
+		if (ready(inode))
+			break;
+		spin_unlock(&inode->lock);
+		schedule();
+		spin_lock(&inode->lock);
+	}
+}
+
+static void waiter(struct q *inode)
+{
+	spin_lock(&inode->lock);
+	waitloop(inode);
+	spin_unlock(&inode->lock);
+}
+
+static void retake(struct q *inode)
+{
+	for (;;) {
+		spin_lock(&inode->lock);
+		if (ready(inode))
+			return;
+		spin_unlock(&inode->lock);
+	}
+}
 `
 	ix := openTree(t, map[string]string{"a.c": src})
 	r := NewResolver(testModel(t), ix, nil)
@@ -116,6 +146,8 @@ static struct w *lock_list(struct q *inode)
 	}{
 		{"relock", []string{"wb->list_lock"}, []string{"inode->lock"}},
 		{"lock_list", []string{"wb->list_lock"}, nil},
+		{"waitloop", nil, nil},
+		{"waiter", nil, nil},
 	} {
 		s := r.SummaryOf(funcNamed(t, ix, tc.fn))
 		if got := effectKeys(s.Acquires); !slices.Equal(got, tc.acq) {
@@ -124,5 +156,9 @@ static struct w *lock_list(struct q *inode)
 		if got := effectKeys(s.Drops); !slices.Equal(got, tc.drops) {
 			t.Errorf("%s: releases %q, want %q", tc.fn, got, tc.drops)
 		}
+	}
+	// The flat summary alone: the unlock follows the loop's own lock.
+	if s, _ := r.flatSummary(funcNamed(t, ix, "retake")); len(s.Drops) != 0 {
+		t.Errorf("retake: flat releases %q, want none", effectKeys(s.Drops))
 	}
 }
