@@ -55,7 +55,8 @@ func (r *Resolver) returnOnlyLoop(fn *cscan.Func, line int) bool {
 }
 
 // leaves reports whether s holds a goto, or (own) a break of the loop
-// around it: a break inside an inner loop or switch is theirs.
+// around it: a break inside an inner loop, switch or scoped_guard() is
+// theirs.
 func leaves(s cscan.Stmt, own bool) bool {
 	switch v := s.(type) {
 	case *cscan.Block:
@@ -71,7 +72,8 @@ func leaves(s cscan.Stmt, own bool) bool {
 	case *cscan.SwitchStmt:
 		return leaves(v.Body, false)
 	case *cscan.ScopedGuardStmt:
-		return leaves(v.Body, own)
+		// scoped_guard() is a for loop of its own: a break leaves it.
+		return leaves(v.Body, false)
 	case *cscan.BreakStmt:
 		return own
 	case *cscan.GotoStmt:
