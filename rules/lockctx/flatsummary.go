@@ -48,6 +48,8 @@ type flatBuilder struct {
 	// acquires is set when a call enters a context (or may, for a callee
 	// that returns holding one on some of its values).
 	acquires bool
+	// returnOnly is loopsLeftByReturn's answer.
+	returnOnly map[int]bool
 }
 
 // flatEvents returns fn's calls (at most maxSummaryCalls) and returns in
@@ -341,7 +343,7 @@ func (f *flatBuilder) addDrops() {
 	last, lastPos := State{}, -1
 	for k := range f.acts {
 		a := &f.acts[k]
-		if a.acquire || !f.r.foreverOnly(f.fn, a.scope) {
+		if a.acquire || !foreverOnly(a.scope, f.loopsLeftByReturn) {
 			continue
 		}
 		if a.pos != lastPos {

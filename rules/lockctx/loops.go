@@ -21,37 +21,38 @@ func foreverCond(cond string) bool {
 	return c == "1" || c == "true"
 }
 
-// foreverOnly reports whether every guard of gs is a loop of fn left only
-// by return ("while (true)", "for (;;)" with no break or goto out of
-// them): what runs under them runs on every path that gets there.
-func (r *Resolver) foreverOnly(fn *cscan.Func, gs []cscan.Guard) bool {
+// foreverOnly reports whether every guard of gs is a forever loop
+// ("while (true)", "for (;;)") that returnOnly, the lines of the
+// function's loops left only by return, holds: what runs under them runs
+// on every path that gets there.
+func foreverOnly(gs []cscan.Guard, returnOnly func() map[int]bool) bool {
 	for _, g := range gs {
-		if g.Kind != "loop" || !foreverCond(g.Cond) || !r.returnOnlyLoop(fn, g.Line) {
+		if g.Kind != "loop" || !foreverCond(g.Cond) || !returnOnly()[g.Line] {
 			return false
 		}
 	}
 	return true
 }
 
-// returnOnlyLoop reports whether the loop of fn starting on line is left
-// only by return: no break of its own and no goto in its body (an
-// open-coded wait loop that unlocks, sleeps and relocks until a break
-// leaves with the lock held, as it came in).
-func (r *Resolver) returnOnlyLoop(fn *cscan.Func, line int) bool {
+// returnOnlyLoops returns the lines of fn's loops left only by return: no
+// break of their own and no goto in their body (an open-coded wait loop
+// that unlocks, sleeps and relocks until a break leaves with the lock
+// held, as it came in, is not one).
+func (r *Resolver) returnOnlyLoops(fn *cscan.Func) map[int]bool {
 	full := fn
 	if full.Body == nil && r.ix != nil {
 		full = r.ix.Full(fn)
 	}
+	lines := map[int]bool{}
 	if full == nil || full.Body == nil {
-		return false
+		return lines
 	}
-	var loop *cscan.LoopStmt
 	cscan.Inspect(full.Body, func(s cscan.Stmt) {
-		if l, ok := s.(*cscan.LoopStmt); ok && l.Line == line && loop == nil {
-			loop = l
+		if l, ok := s.(*cscan.LoopStmt); ok && !leaves(l.Body, true) {
+			lines[l.Line] = true
 		}
 	})
-	return loop != nil && !leaves(loop.Body, true)
+	return lines
 }
 
 // leaves reports whether s holds a goto, or (own) a break of the loop
@@ -80,4 +81,13 @@ func leaves(s cscan.Stmt, own bool) bool {
 		return true
 	}
 	return false
+}
+
+// loopsLeftByReturn returns the lines of fn's loops left only by return
+// (Resolver.returnOnlyLoops), read once.
+func (f *flatBuilder) loopsLeftByReturn() map[int]bool {
+	if f.returnOnly == nil {
+		f.returnOnly = f.r.returnOnlyLoops(f.fn)
+	}
+	return f.returnOnly
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
-// TestReturnOnlyLoop: a forever loop counts as left by return alone
+// TestReturnOnlyLoop (returnOnlyLoops): a forever loop counts as left by return alone
 // unless a break of its own or a goto can leave it; a break of an inner
 // loop, switch or scoped_guard() is theirs.
 func TestReturnOnlyLoop(t *testing.T) {
@@ -24,8 +24,8 @@ func TestReturnOnlyLoop(t *testing.T) {
 		src := "void f(void)\n{\n" + tc.body + "}\n"
 		fn := cscan.ParseFile("a.c", []byte(src)).Funcs[0]
 		r := NewResolver(testModel(t), nil, nil)
-		if got := r.returnOnlyLoop(fn, 3); got != tc.want {
-			t.Errorf("returnOnlyLoop(%q) = %v, want %v", tc.body, got, tc.want)
+		if got := r.returnOnlyLoops(fn)[3]; got != tc.want {
+			t.Errorf("returnOnlyLoops(%q)[3] = %v, want %v", tc.body, got, tc.want)
 		}
 	}
 }
