@@ -159,3 +159,73 @@ func TestRegistrationsShared(t *testing.T) {
 		t.Errorf("leaf in the tree: held %+v", held)
 	}
 }
+
+// TestStoredPairedOpsTable: a patch that changes what an ops table's
+// member is set to, beside a function, still pairs the file's other
+// functions (the member's change is one of its own); a change to any
+// other line between functions pairs nothing.
+func TestStoredPairedOpsTable(t *testing.T) {
+	m := testModel(t)
+	e := `static void e_open(void)
+{
+	sleep_long();
+}
+
+static void e_flush(void)
+{
+	sleep_short();
+}
+
+static const struct my_ops e_ops = {
+	.run = e_open,
+	.stop = e_flush,
+	.mode = 1,
+};
+
+void e_tail(void)
+{
+	quiet();
+}
+`
+	b := "void ops_stop(struct my_ops *o)\n{\n\to->stop();\n}\n\nvoid ops_start(struct my_ops *o)\n{\n\to->start();\n}\n"
+	ix := openCachedTree(t, map[string]string{"e.c": e, "b.c": b})
+	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	flush := "static void e_flush(void)\n{\n\tsleep_short();\n}\n\n"
+	for _, tc := range []struct {
+		name            string
+		src             string
+		changed, paired []string
+	}{
+		{"function deleted with its member", strings.Replace(strings.Replace(e, flush, "", 1), "\t.stop = e_flush,\n", "", 1),
+			nil, []string{"e_open", "e_tail"}},
+		{"member set to another function", strings.Replace(strings.Replace(e, "\tsleep_short();\n", "\tquiet();\n", 1),
+			".stop = e_flush,", ".stop = e_open,", 1), []string{"e_flush"}, []string{"e_open", "e_tail"}},
+		{"member added", strings.Replace(e, "\t.mode = 1,\n", "\t.mode = 1,\n\t.start = e_flush,\n", 1),
+			nil, []string{"e_flush", "e_open", "e_tail"}},
+		{"member set to a number", strings.Replace(strings.Replace(e, "\tsleep_short();\n", "\tquiet();\n", 1),
+			".mode = 1,", ".mode = 2,", 1), []string{"e_flush"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			view := ix.Overlay(map[string][]byte{"e.c": []byte(tc.src)})
+			patch := map[string][]*cscan.Func{}
+			for _, n := range tc.changed {
+				patch[n] = view.Funcs(n)
+			}
+			r := NewResolver(m, view, patch)
+			if st := r.view.Stats(); !reflect.DeepEqual(st.Paired, tc.paired) {
+				t.Errorf("paired %v, want %v", st.Paired, tc.paired)
+			}
+			plain := NewResolver(m, view, patch)
+			plain.view = nil
+			for _, p := range []string{"e.c", "b.c"} {
+				for _, fn := range view.File(p).Funcs {
+					if got, want := r.SummaryOf(fn), plain.SummaryOf(fn); !reflect.DeepEqual(got, want) {
+						t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, summary.Append(nil, got), summary.Append(nil, want))
+					}
+				}
+			}
+		})
+	}
+}

@@ -19,8 +19,11 @@ import (
 // The pairing is all or nothing per file: it holds when the old and the
 // new text are equal once the changed functions are taken out of both
 // (what lies between functions, such as declarations, macros and struct
-// definitions, may change how a function body reads). Otherwise every
-// function of the file stays a source, as without pairing.
+// definitions, may change how a function body reads), but for lines that
+// set a member of a static initializer to a function (".flush =
+// tracing_buffers_flush,"): no body reads those, and the member's new
+// implementations are a change of their own (changedMembers). Otherwise
+// every function of the file stays a source, as without pairing.
 
 // pairFile pairs the functions of rescanned file path (number i in the
 // store; oldSrc and newSrc its text before and after the patch) with
@@ -97,28 +100,9 @@ func (v *View) pairFile(path string, i int, oldSrc, newSrc []byte) {
 			return
 		}
 	}
-	skipOld, skipNew := commentLines(oldLines), commentLines(newLines)
-	lines := map[int]int{}
-	a, b := 0, 0
-	for {
-		for a < len(oldLines) && (!keepOld[a] || skipOld[a]) {
-			a++
-		}
-		for b < len(newLines) && (!keepNew[b] || skipNew[b]) {
-			b++
-		}
-		if a == len(oldLines) || b == len(newLines) {
-			if a != len(oldLines) || b != len(newLines) {
-				return
-			}
-			break
-		}
-		if !bytes.Equal(oldLines[a], newLines[b]) {
-			return
-		}
-		lines[a+1] = b + 1
-		a++
-		b++
+	lines, ok := v.alignRest(oldLines, newLines, keepOld, keepNew)
+	if !ok {
+		return
 	}
 	// A paired function's lines move with it. One sharing a line with a
 	// changed definition (several on one line) pairs nothing.
@@ -146,6 +130,73 @@ func (v *View) pairFile(path string, i int, oldSrc, newSrc []byte) {
 		s.paired[refs[k]] = fn
 		s.pairedRef[fn] = refs[k]
 	}
+}
+
+// alignRest numbers the old lines kept outside the functions (keepOld,
+// comment lines aside) by the new ones (keepNew): they must be equal line
+// for line, but for member initialisers to a function (funcInit) the
+// patch added, deleted or changed. It reports false when they differ
+// otherwise.
+func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (map[int]int, bool) {
+	rest := func(lines [][]byte, keep []bool) []int {
+		skip := commentLines(lines)
+		var out []int
+		for k := range lines {
+			if keep[k] && !skip[k] {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	ro, rn := rest(oldLines, keepOld), rest(newLines, keepNew)
+	init := func(line []byte) bool { return v.funcInit(line) }
+	lines := map[int]int{}
+	a, b := 0, 0
+	for a < len(ro) && b < len(rn) {
+		ol, nl := oldLines[ro[a]], newLines[rn[b]]
+		switch {
+		case bytes.Equal(ol, nl):
+			lines[ro[a]+1] = rn[b] + 1
+			a++
+			b++
+		case a+1 < len(ro) && bytes.Equal(oldLines[ro[a+1]], nl) && init(ol):
+			a++ // deleted
+		case b+1 < len(rn) && bytes.Equal(ol, newLines[rn[b+1]]) && init(nl):
+			b++ // added
+		case init(ol) && init(nl):
+			a++ // changed
+			b++
+		default:
+			return nil, false
+		}
+	}
+	for ; a < len(ro); a++ {
+		if !init(oldLines[ro[a]]) {
+			return nil, false
+		}
+	}
+	for ; b < len(rn); b++ {
+		if !init(newLines[rn[b]]) {
+			return nil, false
+		}
+	}
+	return lines, true
+}
+
+// funcInitRe is a line of a designated initialiser setting a member to
+// a function or NULL (".release = tracing_buffers_release,"): $1 the
+// value.
+var funcInitRe = regexp.MustCompile(`^\s*\.[A-Za-z_]\w*\s*=\s*&?([A-Za-z_]\w*)\s*,?\s*(?:/\*.*\*/\s*)?$`)
+
+// funcInit reports whether line sets a member of an initialiser to NULL
+// or to a function defined before or after the patch.
+func (v *View) funcInit(line []byte) bool {
+	m := funcInitRe.FindSubmatch(line)
+	if m == nil {
+		return false
+	}
+	name := string(m[1])
+	return name == "NULL" || len(v.ix.Underlying().Funcs(name)) > 0 || len(v.ix.Funcs(name)) > 0
 }
 
 // span returns the lines of fn's definition, from its name to its closing
