@@ -1,8 +1,11 @@
 package ctype
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
-// Hand-written scanners for the two patterns the struct typing runs over
+// Hand-written scanners for the patterns the struct typing runs over
 // whole files (every header a caller's file includes); the regular
 // expressions they replace cost a third of a one-shot check --tree. Each
 // finds exactly what its pattern in the comment finds.
@@ -102,5 +105,37 @@ func IncludeDirectives(src string) (delims []byte, names []string) {
 		delims = append(delims, delim)
 		names = append(names, src[start:j])
 		pos = j + 1
+	}
+}
+
+// memberAliasRe is a line of a macro naming a member of an embedded
+// struct ("#define sk_prot __sk_common.skc_prot" in include/net/sock.h).
+var memberAliasRe = regexp.MustCompile(`^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+(\w+)\.(\w+)[ \t]*$`)
+
+// memberAliases returns the submatches of memberAliasRe on the lines of
+// text, in order. Only lines holding "define" are tried: a multi-line
+// pattern over a whole header costs more than the rest of its typing.
+func memberAliases(text string) [][]string {
+	var out [][]string
+	for i := 0; ; {
+		j := strings.Index(text[i:], "define")
+		if j < 0 {
+			return out
+		}
+		j += i
+		start := strings.LastIndexByte(text[:j], '\n') + 1
+		end := strings.IndexByte(text[j:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += j
+		}
+		if m := memberAliasRe.FindStringSubmatch(text[start:end]); m != nil {
+			out = append(out, m)
+		}
+		if end == len(text) {
+			return out
+		}
+		i = end + 1
 	}
 }

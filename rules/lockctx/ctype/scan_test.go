@@ -14,6 +14,7 @@ import (
 var (
 	structOpenRe = regexp.MustCompile(`\bstruct\s+(\w+)\s*\{`)
 	includeRe    = regexp.MustCompile(`(?m)^\s*#\s*include\s*([<"])([^>"]+)[>"]`)
+	aliasRe      = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+(\w+)\.(\w+)[ \t]*$`)
 )
 
 // sameAsPatterns checks both scanners against their patterns on src.
@@ -35,6 +36,9 @@ func sameAsPatterns(t *testing.T, name, src string) {
 	if d, n := IncludeDirectives(src); !reflect.DeepEqual(d, wantD) || !reflect.DeepEqual(n, wantN) {
 		t.Errorf("%s: IncludeDirectives %q %q, pattern %q %q", name, d, n, wantD, wantN)
 	}
+	if got, want := memberAliases(src), aliasRe.FindAllStringSubmatch(src, -1); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: memberAliases %q, pattern %q", name, got, want)
+	}
 }
 
 func TestScannersMatchPatterns(t *testing.T) {
@@ -45,6 +49,9 @@ func TestScannersMatchPatterns(t *testing.T) {
 		"#include <>\n", "#include <e.h", "#include <f.h\"", "#\ninclude <g.h>", "#include <h\ni.h>",
 		"#define X\n#include \"j.h\"\n#include <k.h>\n", "\r\n#include <l.h>", "a\n  \n #include <m.h>",
 		"#include \"n.h\" #include <o.h>\n#include <p.h>",
+		"#define sk_prot __sk_common.skc_prot\n", " # define a b.c \t\n#define d e.f", "#define a b.c.d\n",
+		"#define a b.c\r\n", "x #define a b.c\n", "#define a b.c /* x */\n", "#undefine a b.c\n#define\ta\tb.c",
+		"#define a\nb.c\n", "define a b.c\n#define a b.c define\n#define g h.i",
 	} {
 		sameAsPatterns(t, string(rune('a'+i)), src)
 	}
@@ -52,7 +59,7 @@ func TestScannersMatchPatterns(t *testing.T) {
 
 // FuzzScanners checks the scanners against their patterns on any input.
 func FuzzScanners(f *testing.F) {
-	for _, s := range []string{"struct x {", "#include <a.h>\n", "  #include \"b\"", "struct  y\n{\n#include <c>"} {
+	for _, s := range []string{"struct x {", "#include <a.h>\n", "  #include \"b\"", "struct  y\n{\n#include <c>", "#define a b.c\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) { sameAsPatterns(t, "fuzz", src) })

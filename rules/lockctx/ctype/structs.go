@@ -57,10 +57,6 @@ func ParseStructs(text string) Structs {
 	return out
 }
 
-// memberAliasRe is a macro naming a member of an embedded struct
-// ("#define sk_prot __sk_common.skc_prot" in include/net/sock.h).
-var memberAliasRe = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+(\w+)\.(\w+)[ \t]*$`)
-
 // addMemberAliases gives each struct of out that has member b, of a
 // struct type defined in the same text with a struct-typed member c, the
 // macro aliases text defines for b.c as members of that type
@@ -69,7 +65,7 @@ func addMemberAliases(text string, out Structs) {
 	if !strings.Contains(text, "#define") {
 		return
 	}
-	for _, m := range memberAliasRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range memberAliases(text) {
 		alias, b, c := m[1], m[2], m[3]
 		for _, members := range out {
 			inner, ok := members[b]
