@@ -16,6 +16,8 @@
 //   - files.go: the file layout (the side file per model and version, the
 //     reverse deps alone, the member index, the registration wrapper
 //     rows); prepare.go: Prepare and the Builder collecting the records;
+//     resume.go: the partial file a stopped Prepare resumes from;
+//     spill.go: the records read back from it instead of held in memory;
 //     source.go: Open and the side file read back, with recordcache.go,
 //     the decoded records kept within the index's budget; record.go: the
 //     record encoding (package wire, the summary by package summary).

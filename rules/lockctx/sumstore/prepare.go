@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/index"
@@ -93,6 +94,7 @@ func Prepare(ctx context.Context, ix *index.Index, sm Summariser, log *slog.Logg
 		return err
 	}
 	err = b.write(root, path)
+	b.spill.close()
 	pr.Done()
 	if err != nil {
 		return fmt.Errorf("summaries %s: %w", path, err)
@@ -127,7 +129,15 @@ func (b *Builder) write(root *index.Index, path string) error {
 	if err := index.WriteSide(root.SideName(rdepsKind(b.id)), gen, b.ix.NumFiles(), b.rdepRecords); err != nil {
 		return err
 	}
-	return index.WriteSide(path, gen, b.ix.NumFiles(), func(i int) [][]byte { return b.recs[i] })
+	if err := index.WriteSide(path, gen, b.ix.NumFiles(), b.final); err != nil {
+		return err
+	}
+	if err := b.spill.error(); err != nil {
+		// A record could not be read back: the store is not complete.
+		_ = os.Remove(path)
+		return err
+	}
+	return nil
 }
 
 // summarise computes the records of every function of ix's tree, a
@@ -136,8 +146,13 @@ func (b *Builder) write(root *index.Index, path string) error {
 // side file) set it keeps what each window finished in the store's
 // partial file and starts after the last window a stopped Prepare
 // finished (resume.go).
-func summarise(ctx context.Context, sm Summariser, ix *index.Index, release bool, path string, pr *stageprogress.Counter) (*Builder, error) {
+func summarise(ctx context.Context, sm Summariser, ix *index.Index, release bool, path string, pr *stageprogress.Counter) (_ *Builder, err error) {
 	b := &Builder{ix: ix, id: sm.ID, recs: make([][][]byte, ix.NumFiles())}
+	defer func() {
+		if err != nil {
+			b.spill.close()
+		}
+	}()
 	n, window := ix.NumFiles(), sm.window()
 	start := 0
 	var cp *checkpoint
@@ -199,8 +214,14 @@ type Builder struct {
 	// logRefs are those put since its last mark (resume.go).
 	logged  bool
 	logRefs []index.Ref
-	// members is the member index, built by finish; rows the derived
-	// callback rows.
+	// spill holds the records put before the last mark in the partial
+	// file (spill.go); nil when they are all in memory.
+	spill *spillFile
+	// rdeps are the reverse deps by file number and position, members
+	// the member index and nstored the records with a summary, found by
+	// finish; rows the derived callback rows.
+	rdeps   [][][]index.Ref
+	nstored int
 	members map[string][]index.Ref
 	rows    []registrations.Callback
 	rowsOK  bool
@@ -208,64 +229,97 @@ type Builder struct {
 
 func (b *Builder) wrapperRows() ([]registrations.Callback, bool) { return b.rows, b.rowsOK }
 
-// finish adds the reverse deps to every record and builds the member
-// index.
+// finish finds the reverse deps of every record, builds the member
+// index and counts the records with a summary. Records held in memory
+// get their reverse deps added; spilled ones get them as they are
+// written (final).
 func (b *Builder) finish() {
-	rdeps := make([][][]index.Ref, len(b.recs))
+	b.rdeps = make([][][]index.Ref, len(b.recs))
 	b.members = map[string][]index.Ref{}
+	b.nstored = 0
 	for i, rs := range b.recs {
-		for j, enc := range rs {
+		for j := range rs {
+			ref := index.MakeRef(i, j)
+			enc := b.get(ref)
 			rec, ok := decodeRecordFull(enc)
 			if !ok {
 				continue
 			}
-			ref := index.MakeRef(i, j)
+			if enc[0]&recHasSummary != 0 {
+				b.nstored++
+			}
 			for _, d := range rec.deps {
 				di, dj := d.File(), d.Pos()
 				if di >= len(b.recs) || dj >= len(b.recs[di]) {
 					continue
 				}
-				if rdeps[di] == nil {
-					rdeps[di] = make([][]index.Ref, len(b.recs[di]))
+				if b.rdeps[di] == nil {
+					b.rdeps[di] = make([][]index.Ref, len(b.recs[di]))
 				}
-				rdeps[di][dj] = append(rdeps[di][dj], ref)
+				b.rdeps[di][dj] = append(b.rdeps[di][dj], ref)
 			}
 			for _, m := range rec.members {
 				b.members[m] = append(b.members[m], ref)
 			}
 		}
 	}
+	if b.spill != nil {
+		return
+	}
 	for i, rs := range b.recs {
 		for j, enc := range rs {
-			rec, ok := decodeRecordFull(enc)
-			if !ok {
-				continue
+			if out, ok := b.withRdeps(i, j, enc); ok {
+				b.recs[i][j] = out
 			}
-			var rd []index.Ref
-			if rdeps[i] != nil {
-				rd = rdeps[i][j]
-			}
-			e := &recEncoder{Encoder: wire.Encoder{Buf: []byte{enc[0]}}}
-			e.refs(rec.deps)
-			e.refs(rd)
-			e.U(uint64(len(rec.members)))
-			for _, m := range rec.members {
-				e.S(m)
-			}
-			b.recs[i][j] = append(e.Buf, rec.rest...)
 		}
 	}
+}
+
+// withRdeps returns record enc of file i's function j with its reverse
+// deps (finish found them) in place of those it has.
+func (b *Builder) withRdeps(i, j int, enc []byte) ([]byte, bool) {
+	rec, ok := decodeRecordFull(enc)
+	if !ok {
+		return nil, false
+	}
+	e := &recEncoder{Encoder: wire.Encoder{Buf: []byte{enc[0]}}}
+	e.refs(rec.deps)
+	e.refs(b.rdepsOf(i, j))
+	e.U(uint64(len(rec.members)))
+	for _, m := range rec.members {
+		e.S(m)
+	}
+	return append(e.Buf, rec.rest...), true
+}
+
+// rdepsOf returns the reverse deps finish found for file i's function j.
+func (b *Builder) rdepsOf(i, j int) []index.Ref {
+	if b.rdeps[i] == nil {
+		return nil
+	}
+	return b.rdeps[i][j]
+}
+
+// final returns the records of file i as the store holds them (with
+// their reverse deps).
+func (b *Builder) final(i int) [][]byte {
+	if b.spill == nil {
+		return b.recs[i]
+	}
+	out := make([][]byte, len(b.recs[i]))
+	for j := range out {
+		out[j], _ = b.withRdeps(i, j, b.get(index.MakeRef(i, j)))
+	}
+	return out
 }
 
 // rdepRecords returns the reverse deps of file i's records, encoded alone
 // (the rdeps side file).
 func (b *Builder) rdepRecords(i int) [][]byte {
 	out := make([][]byte, len(b.recs[i]))
-	for j, enc := range b.recs[i] {
-		var rd []index.Ref
-		eachRdep(enc, func(p index.Ref) { rd = append(rd, p) })
+	for j := range out {
 		e := &recEncoder{}
-		e.refs(rd)
+		e.refs(b.rdepsOf(i, j))
 		out[j] = e.Buf
 	}
 	return out
@@ -277,25 +331,18 @@ func (b *Builder) memberRefs(key string) ([]index.Ref, bool) {
 	return lookupMember(b.members, key), true
 }
 
-// stored counts the records with a summary.
-func (b *Builder) stored() int {
-	n := 0
-	for _, rs := range b.recs {
-		for _, rec := range rs {
-			if len(rec) > 0 && rec[0]&recHasSummary != 0 {
-				n++
-			}
-		}
-	}
-	return n
-}
+// stored counts the records with a summary (finish counts them).
+func (b *Builder) stored() int { return b.nstored }
 
 func (b *Builder) get(ref index.Ref) []byte {
 	i, j := ref.File(), ref.Pos()
 	if i < 0 || i >= len(b.recs) || j >= len(b.recs[i]) {
 		return nil
 	}
-	return b.recs[i][j]
+	if rec := b.recs[i][j]; rec != nil || b.spill == nil {
+		return rec
+	}
+	return b.spill.read(ref)
 }
 
 // Put stores the record of the function at ref: the functions (deps)

@@ -36,10 +36,13 @@ const (
 // partialPath is the partial file of the store at path.
 func partialPath(path string) string { return path + ".partial" }
 
-// checkpoint appends b's records to a partial file.
+// checkpoint appends b's records to a partial file; off is the offset
+// the next write lands at.
 type checkpoint struct {
-	f *os.File
-	w *bufio.Writer
+	f    *os.File
+	w    *bufio.Writer
+	path string
+	off  int64
 }
 
 // partialHeader is what a partial file of b's tree, summarised window
@@ -62,7 +65,7 @@ func (b *Builder) resume(path string, window int) (*checkpoint, int, error) {
 	header := b.partialHeader(window)
 	next, end := 0, 0
 	if data, err := os.ReadFile(pp); err == nil && bytes.HasPrefix(data, header) {
-		next, end = b.replay(data, len(header))
+		next, end = b.replay(pp, data, len(header))
 	}
 	if end == 0 {
 		if err := os.WriteFile(pp, header, 0o600); err != nil {
@@ -83,17 +86,18 @@ func (b *Builder) resume(path string, window int) (*checkpoint, int, error) {
 		return nil, 0, fmt.Errorf("summaries checkpoint: %w", err)
 	}
 	b.logged = true
-	return &checkpoint{f: f, w: bufio.NewWriterSize(f, 1<<20)}, next, nil
+	return &checkpoint{f: f, w: bufio.NewWriterSize(f, 1<<20), path: pp, off: int64(end)}, next, nil
 }
 
-// replay puts into b the records of the complete windows of a partial
-// file (data, its entries from offset from) and returns the next window's
-// first file and the offset after the last mark (0, 0 for none). A torn
-// or damaged entry ends it.
-func (b *Builder) replay(data []byte, from int) (next, end int) {
+// replay gives b the records of the complete windows of partial file pp
+// (data, its entries from offset from), where they stay (spill.go), and
+// returns the next window's first file and the offset after the last
+// mark (0, 0 for none). A torn or damaged entry ends it.
+func (b *Builder) replay(pp string, data []byte, from int) (next, end int) {
 	type put struct {
 		ref index.Ref
-		rec []byte
+		off int64
+		n   int
 	}
 	var pending []put
 	d := wire.Decoder{B: data[from:]}
@@ -101,14 +105,16 @@ func (b *Builder) replay(data []byte, from int) (next, end int) {
 		switch d.U() {
 		case partialRecord:
 			ref, rec := index.Ref(d.U()), d.Bytes()
-			pending = append(pending, put{ref, rec})
+			pending = append(pending, put{ref, int64(len(data) - len(d.B) - len(rec)), len(rec)})
 		case partialMark:
 			w, funcs := d.U(), d.U()
 			if d.Bad || w > uint64(b.ix.NumFiles()) {
 				return next, end
 			}
 			for _, p := range pending {
-				b.putRecord(p.ref, p.rec)
+				if p.n > 0 {
+					b.spillAt(pp, p.ref, p.off, p.n)
+				}
 			}
 			pending = pending[:0]
 			next, b.funcs = int(w), int(funcs)
@@ -130,16 +136,20 @@ func (c *checkpoint) mark(b *Builder, next int) error {
 		return nil
 	}
 	var e wire.Encoder
-	for _, ref := range b.logRefs {
+	offs := make([]int64, len(b.logRefs))
+	lens := make([]int, len(b.logRefs))
+	for k, ref := range b.logRefs {
+		rec := b.get(ref)
 		e.Buf = e.Buf[:0]
 		e.U(partialRecord)
 		e.U(uint64(ref))
-		e.Bytes(b.get(ref))
+		e.Bytes(rec)
 		if _, err := c.w.Write(e.Buf); err != nil {
 			return fmt.Errorf("summaries checkpoint: %w", err)
 		}
+		c.off += int64(len(e.Buf))
+		offs[k], lens[k] = c.off-int64(len(rec)), len(rec)
 	}
-	b.logRefs = b.logRefs[:0]
 	e.Buf = e.Buf[:0]
 	e.U(partialMark)
 	e.U(uint64(next))
@@ -147,9 +157,18 @@ func (c *checkpoint) mark(b *Builder, next int) error {
 	if _, err := c.w.Write(e.Buf); err != nil {
 		return fmt.Errorf("summaries checkpoint: %w", err)
 	}
+	c.off += int64(len(e.Buf))
 	if err := c.w.Flush(); err != nil {
 		return fmt.Errorf("summaries checkpoint: %w", err)
 	}
+	// Written: the records leave memory (a ref put twice in the window
+	// is read back from its last copy).
+	for k, ref := range b.logRefs {
+		if lens[k] > 0 {
+			b.spillAt(c.path, ref, offs[k], lens[k])
+		}
+	}
+	b.logRefs = b.logRefs[:0]
 	return nil
 }
 
