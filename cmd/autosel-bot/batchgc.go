@@ -15,12 +15,14 @@ const batchGCPercent = 400
 
 // treeMemoryLimit is the soft limit of the heap (runtime/debug) while one
 // patch is checked against a tree, or a tree is indexed: the first run over
-// a tree builds its whole-tree summaries, whose live heap nears 2 GB for
-// Linux 6.1. Below that the collector runs all the time (at 1.25 GiB a
-// first check took 179 s and 265 s of CPU, and 1.96 GB anyway); at 2 GiB
-// it took 97 s and 114 s of CPU, peaking at 2.07 GB. A warm run's heap
-// (about 300 MB) never reaches it.
-const treeMemoryLimit = 2 << 30
+// a tree builds its whole-tree summaries, whose live heap peaks at 1.25 GB
+// for Linux 6.1 (their records wait on disk, sumstore's spill.go). At this
+// limit the summaries stage took 112 s and 140 s of CPU, peaking at 1.45
+// GB; at 2 GiB it took 99 s and 110 s of CPU, and 1.98 GB (before the
+// records left memory, the live heap neared 2 GB, and at 1.25 GiB the
+// collector ran all the time). A warm run's heap (about 300 MB) never
+// reaches it.
+const treeMemoryLimit = 1400 << 20
 
 // batchMemoryLimit caps the soft limit while check analyses several
 // patches against a tree. It leaves room for the tree's caches (eval/

@@ -112,7 +112,7 @@ func TestCollectorFor(t *testing.T) {
 	}{
 		{"batch, memory unknown", 20, 0, treeMemoryLimit, 100},
 		{"one patch", 1, 64 << 30, treeMemoryLimit, 100},
-		{"one patch, small machine", 1, 2 << 30, 3 << 29, 100},
+		{"one patch, small machine", 1, 1 << 30, 3 << 28, 100},
 		{"batch, big machine", 20, 64 << 30, batchMemoryLimit, batchGCPercent},
 		{"batch, small machine", 20, 2 << 30, 3 << 29, batchGCPercent},
 	}
