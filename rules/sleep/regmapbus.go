@@ -141,7 +141,7 @@ func enclosing(f *cscan.File, line int) *cscan.Func {
 // uses returns the sleeping-bus initialiser calls of src whose config,
 // defined in src, asks for a spinlock.
 func (rb *regmapBusRules) uses(src string) []regmapUse {
-	if rb.initRe == nil {
+	if rb.initRe == nil || !rb.mentionsInit(src) {
 		return nil
 	}
 	var out []regmapUse
@@ -162,6 +162,18 @@ func (rb *regmapBusRules) uses(src string) []regmapUse {
 			initLine: lineAt(src, m[0]), fieldLine: lineAt(src, at)})
 	}
 	return out
+}
+
+// mentionsInit reports whether src holds one of the initialisers' names:
+// most files do not, and initRe, an alternation without a literal prefix,
+// costs a match attempt at every byte of a file.
+func (rb *regmapBusRules) mentionsInit(src string) bool {
+	for _, n := range rb.Inits {
+		if strings.Contains(src, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // spinlockField returns the spinlock field of config cfg's definition in
