@@ -55,7 +55,7 @@ at once (check.workers, 2 by default); the report is the same as one at a
 time, in the input's order. With several patches and --tree, the garbage
 collector trades memory for time (as GOGC=400, within three quarters of
 the machine's memory), and with one patch it keeps the heap under a soft
-limit of 1280 MiB (as GOMEMLIMIT), unless GOGC or GOMEMLIMIT is set.
+limit of 1400 MiB (as GOMEMLIMIT), unless GOGC or GOMEMLIMIT is set.
 
 Output formats: text (kernel-mail style), json (JSON Lines: one object per
 series, schema in report/schema.json), email (the replies the bot would

@@ -6,7 +6,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"log/slog"
-	"os"
+	"slices"
 	"time"
 
 	"github.com/autosel-bot/autosel-bot/index"
@@ -66,6 +66,7 @@ func Prepare(ctx context.Context, ix *index.Index, sm Summariser, log *slog.Logg
 		if err != nil {
 			return err
 		}
+		b.rdeps = nil // in the records now; the index keeps b
 		h := root.Memo(memoKey(sm.ID), func() any { return &storeHolder{} }).(*storeHolder)
 		h.mu.Lock()
 		h.src = b
@@ -129,15 +130,16 @@ func (b *Builder) write(root *index.Index, path string) error {
 	if err := index.WriteSide(root.SideName(rdepsKind(b.id)), gen, b.ix.NumFiles(), b.rdepRecords); err != nil {
 		return err
 	}
-	if err := index.WriteSide(path, gen, b.ix.NumFiles(), b.final); err != nil {
+	// The records are all read back before the side file is written: one
+	// that cannot be makes no store.
+	all := make([][][]byte, b.ix.NumFiles())
+	for i := range all {
+		all[i] = b.final(i)
+	}
+	if err := b.spill.readErr(); err != nil {
 		return err
 	}
-	if err := b.spill.error(); err != nil {
-		// A record could not be read back: the store is not complete.
-		_ = os.Remove(path)
-		return err
-	}
-	return nil
+	return index.WriteSide(path, gen, len(all), func(i int) [][]byte { return all[i] })
 }
 
 // summarise computes the records of every function of ix's tree, a
@@ -189,8 +191,14 @@ func summarise(ctx context.Context, sm Summariser, ix *index.Index, release bool
 		if err := cp.mark(b, min(n, lo+window)); err != nil {
 			return nil, err
 		}
+		if err := b.spill.readErr(); err != nil {
+			return nil, err // the window read back what it could not
+		}
 	}
 	b.finish()
+	if err := b.spill.readErr(); err != nil {
+		return nil, err
+	}
 	b.rows, b.rowsOK = sm.Rows(ix), true
 	return b, nil
 }
@@ -237,7 +245,9 @@ func (b *Builder) finish() {
 	b.rdeps = make([][][]index.Ref, len(b.recs))
 	b.members = map[string][]index.Ref{}
 	b.nstored = 0
+	valid := make([][]bool, len(b.recs))
 	for i, rs := range b.recs {
+		valid[i] = make([]bool, len(rs))
 		for j := range rs {
 			ref := index.MakeRef(i, j)
 			enc := b.get(ref)
@@ -245,6 +255,7 @@ func (b *Builder) finish() {
 			if !ok {
 				continue
 			}
+			valid[i][j] = true
 			if enc[0]&recHasSummary != 0 {
 				b.nstored++
 			}
@@ -260,6 +271,18 @@ func (b *Builder) finish() {
 			}
 			for _, m := range rec.members {
 				b.members[m] = append(b.members[m], ref)
+			}
+		}
+	}
+	// A function without a record has no reverse deps either; the others'
+	// are sorted, each once.
+	for i, rds := range b.rdeps {
+		for j := range rds {
+			if !valid[i][j] {
+				rds[j] = nil
+			} else {
+				slices.Sort(rds[j])
+				rds[j] = slices.Compact(rds[j])
 			}
 		}
 	}

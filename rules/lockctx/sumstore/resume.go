@@ -104,8 +104,9 @@ func (b *Builder) replay(pp string, data []byte, from int) (next, end int) {
 	for len(d.B) > 0 {
 		switch d.U() {
 		case partialRecord:
-			ref, rec := index.Ref(d.U()), d.Bytes()
-			pending = append(pending, put{ref, int64(len(data) - len(d.B) - len(rec)), len(rec)})
+			ref, n := index.Ref(d.U()), d.Count()
+			pending = append(pending, put{ref, int64(len(data) - len(d.B)), n})
+			d.B = d.B[n:]
 		case partialMark:
 			w, funcs := d.U(), d.U()
 			if d.Bad || w > uint64(b.ix.NumFiles()) {

@@ -21,7 +21,8 @@ type recSpan struct {
 }
 
 // spillFile reads back the records of a partial file: spans holds each
-// one's place by file number and position (n 0: not spilled).
+// one's place by file number and position (n 0: not spilled). Only the
+// Prepare that writes the file reads it, from one goroutine.
 type spillFile struct {
 	path  string
 	f     *os.File
@@ -77,8 +78,8 @@ func (s *spillFile) read(ref index.Ref) []byte {
 	return buf
 }
 
-// error returns the first failed read.
-func (s *spillFile) error() error {
+// readErr returns the first failed read.
+func (s *spillFile) readErr() error {
 	if s == nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package sumstore
 import (
 	"bytes"
 	"context"
+	"os"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -15,12 +16,23 @@ import (
 // readEngine is callEngine that also reads back, as a view would, the
 // records of the callees summarised before (in earlier windows, spilled
 // to the partial file): a callee read back with a reach gives a reach.
+// It puts each record twice (a placeholder first), and puts the record
+// of a callee already summarised again (in an earlier window, or earlier
+// in this one); truncate, when set, empties the partial file at function
+// truncateAt.
 type readEngine struct {
 	callEngine
-	read *int
+	read       *int
+	truncate   string
+	truncateAt string
 }
 
 func (e readEngine) SummaryOf(fn *cscan.Func) *summary.Summary {
+	if fn.Name == e.truncateAt {
+		if err := os.Truncate(e.truncate, int64(len(partialMagic))); err != nil {
+			panic(err)
+		}
+	}
 	var deps []index.Ref
 	s := &summary.Summary{}
 	for _, c := range fn.Calls {
@@ -35,6 +47,7 @@ func (e readEngine) SummaryOf(fn *cscan.Func) *summary.Summary {
 				if cs, ok := summary.Decode(rec.rest); ok && cs.Reach != nil {
 					s.Reach = &summary.Reach{Prim: cs.Reach.Prim}
 				}
+				e.b.Put(ref, nil, []string{"again"}, &summary.Summary{Reach: &summary.Reach{Prim: "again:" + g.Name}})
 			}
 		}
 		if c.Name == "sleep_long" {
@@ -42,6 +55,7 @@ func (e readEngine) SummaryOf(fn *cscan.Func) *summary.Summary {
 		}
 	}
 	if ref, ok := e.ix.RefOf(fn); ok {
+		e.b.Put(ref, nil, nil, nil)
 		e.b.Put(ref, deps, nil, s)
 	}
 	return s
@@ -54,7 +68,7 @@ func TestPrepareSpills(t *testing.T) {
 	const id = "0123456789abcdef0123"
 	sm := func(read *int) Summariser {
 		return Summariser{ID: id, Window: 2,
-			Engine: func(ix *index.Index, b *Builder) Engine { return readEngine{callEngine{ix, b}, read} },
+			Engine: func(ix *index.Index, b *Builder) Engine { return readEngine{callEngine: callEngine{ix, b}, read: read} },
 			Rows:   func(*index.Index) []registrations.Callback { return nil }}
 	}
 	tree := resumeTree()
@@ -89,5 +103,29 @@ func TestPrepareSpills(t *testing.T) {
 	}
 	if n != 20 {
 		t.Errorf("%d records, want 20", n)
+	}
+}
+
+// TestPrepareSpillReadFails: a record that cannot be read back from the
+// partial file fails the Prepare, and no store is written.
+func TestPrepareSpillReadFails(t *testing.T) {
+	const id = "0123456789abcdef0123"
+	ix := indextest.OpenCached(t, resumeTree())
+	pp := partialPath(ix.SideName(summaryKind(id)))
+	read := 0
+	sm := Summariser{ID: id, Window: 2,
+		Engine: func(ix *index.Index, b *Builder) Engine {
+			return readEngine{callEngine: callEngine{ix, b}, read: &read, truncate: pp, truncateAt: "f8_a"}
+		},
+		Rows: func(*index.Index) []registrations.Callback { return nil }}
+	if err := Prepare(context.Background(), ix, sm, nil); err == nil {
+		t.Fatal("Prepare did not fail")
+	}
+	again, err := index.Open(context.Background(), ix.Root, index.Options{CacheDir: ix.CacheDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Open(again, id) != nil {
+		t.Error("a store was written")
 	}
 }

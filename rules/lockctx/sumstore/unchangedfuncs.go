@@ -149,7 +149,7 @@ func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (
 		return out
 	}
 	ro, rn := rest(oldLines, keepOld), rest(newLines, keepNew)
-	init := func(line []byte) bool { return v.funcInit(line) }
+	isInit := v.funcInit
 	lines := map[int]int{}
 	a, b := 0, 0
 	for a < len(ro) && b < len(rn) {
@@ -159,11 +159,11 @@ func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (
 			lines[ro[a]+1] = rn[b] + 1
 			a++
 			b++
-		case a+1 < len(ro) && bytes.Equal(oldLines[ro[a+1]], nl) && init(ol):
+		case a+1 < len(ro) && bytes.Equal(oldLines[ro[a+1]], nl) && isInit(ol):
 			a++ // deleted
-		case b+1 < len(rn) && bytes.Equal(ol, newLines[rn[b+1]]) && init(nl):
+		case b+1 < len(rn) && bytes.Equal(ol, newLines[rn[b+1]]) && isInit(nl):
 			b++ // added
-		case init(ol) && init(nl):
+		case isInit(ol) && isInit(nl):
 			a++ // changed
 			b++
 		default:
@@ -171,12 +171,12 @@ func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (
 		}
 	}
 	for ; a < len(ro); a++ {
-		if !init(oldLines[ro[a]]) {
+		if !isInit(oldLines[ro[a]]) {
 			return nil, false
 		}
 	}
 	for ; b < len(rn); b++ {
-		if !init(newLines[rn[b]]) {
+		if !isInit(newLines[rn[b]]) {
 			return nil, false
 		}
 	}
@@ -189,7 +189,10 @@ func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (
 var funcInitRe = regexp.MustCompile(`^\s*\.[A-Za-z_]\w*\s*=\s*&?([A-Za-z_]\w*)\s*,?\s*(?:/\*.*\*/\s*)?$`)
 
 // funcInit reports whether line sets a member of an initialiser to NULL
-// or to a function defined before or after the patch.
+// or to a function defined before or after the patch (anywhere in the
+// tree: a data member set to a variable named like some function counts
+// too; the member's assignments, which changedMembers compares, are the
+// index's reading of the line either way).
 func (v *View) funcInit(line []byte) bool {
 	m := funcInitRe.FindSubmatch(line)
 	if m == nil {

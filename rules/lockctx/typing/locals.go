@@ -7,7 +7,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
-// notTypes are the words localsRe would take for a type before a name
+// notTypes are the words localNames' pattern would take for a type before a name
 // ("return x;", "goto out;"; "struct" alone is a tag in an expression,
 // container_of(p, struct dentry, d_lru), not a declaration).
 var notTypes = map[string]bool{"return": true, "goto": true, "case": true, "else": true, "do": true, "sizeof": true, "typeof": true,
