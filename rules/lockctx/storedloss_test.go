@@ -2,7 +2,6 @@ package lockctx
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -98,15 +97,7 @@ func TestStoredLossRederives(t *testing.T) {
 					}
 				}
 			}
-			plain := NewResolver(m, view, patch)
-			plain.view = nil
-			for _, p := range []string{"r.c", "s.c"} {
-				for _, fn := range view.File(p).Funcs {
-					if got, want := r.SummaryOf(fn), plain.SummaryOf(fn); !reflect.DeepEqual(got, want) {
-						t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, summary.Append(nil, got), summary.Append(nil, want))
-					}
-				}
-			}
+			sameAsComputed(t, m, view, patch, r, "r.c", "s.c")
 			for _, name := range []string{"ra", "rb", "rthrough"} {
 				if s := r.SummaryOf(funcNamed(t, view, name)); s != nil && (s.Reach != nil || len(s.Drops) > 0) {
 					t.Errorf("%s keeps what rleaf lost: %s", name, summary.Append(nil, s))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 )
 
@@ -126,15 +127,7 @@ func TestCycleStopsClimb(t *testing.T) {
 	if r.view.Stats().Above == 0 {
 		t.Error("nothing above the change dirtied")
 	}
-	plain := NewResolver(m, view, patch)
-	plain.view = nil
-	for _, p := range []string{"a.c", "b.c"} {
-		for _, fn := range view.File(p).Funcs {
-			if got, want := r.SummaryOf(fn), plain.SummaryOf(fn); !reflect.DeepEqual(got, want) {
-				t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, summary.Append(nil, got), summary.Append(nil, want))
-			}
-		}
-	}
+	sameAsComputed(t, m, view, patch, r, "a.c", "b.c")
 }
 
 // TestRegistrationsShared: a patched view finds its own registrations,
@@ -217,15 +210,23 @@ void e_tail(void)
 			if st := r.view.Stats(); !reflect.DeepEqual(st.Paired, tc.paired) {
 				t.Errorf("paired %v, want %v", st.Paired, tc.paired)
 			}
-			plain := NewResolver(m, view, patch)
-			plain.view = nil
-			for _, p := range []string{"e.c", "b.c"} {
-				for _, fn := range view.File(p).Funcs {
-					if got, want := r.SummaryOf(fn), plain.SummaryOf(fn); !reflect.DeepEqual(got, want) {
-						t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, summary.Append(nil, got), summary.Append(nil, want))
-					}
-				}
-			}
+			sameAsComputed(t, m, view, patch, r, "e.c", "b.c")
 		})
+	}
+}
+
+// sameAsComputed checks that r (a view over the store) gives every
+// function of files in view the summary computing it without a store
+// gives.
+func sameAsComputed(t *testing.T, m *Model, view *index.Index, patch map[string][]*cscan.Func, r *Resolver, files ...string) {
+	t.Helper()
+	plain := NewResolver(m, view, patch)
+	plain.view = nil
+	for _, p := range files {
+		for _, fn := range view.File(p).Funcs {
+			if got, want := r.SummaryOf(fn), plain.SummaryOf(fn); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s:\n stored   %s\n computed %s", fn.Name, summary.Append(nil, got), summary.Append(nil, want))
+			}
+		}
 	}
 }
