@@ -107,6 +107,18 @@ void by_expr(struct r *dev)
 	relq(dev->q);
 }
 
+void rel_loc(struct q *loc)
+{
+	spin_unlock(&loc->lock);
+}
+
+void by_shadow(struct q *x)
+{
+	struct q *loc = x;
+
+	rel_loc(x);
+}
+
 void top(struct r *dev)
 {
 	spin_lock(&dev->q->lock);
@@ -127,6 +139,7 @@ void top(struct r *dev)
 		{"rel_path", []string{"o->sub.lock"}, nil},
 		{"by_path", []string{"o->sub.lock"}, nil},
 		{"by_expr", []string{"q->lock"}, nil},
+		{"by_shadow", []string{"x->lock"}, nil},
 		{"top", nil, nil},
 	} {
 		s := r.SummaryOf(funcNamed(t, ix, tc.fn))

@@ -8,10 +8,10 @@ import (
 // refineEffects recomputes a summary's effect on the caller (contexts held
 // at return, contexts released) path-sensitively from the statement tree:
 // the flat call list cannot tell that both branches of an if/else unlock.
-// Only functions whose flat summary has an Effect a caller can name
-// (callerDrops) get here, a few percent, and (addOnly) those that enter a
-// context and return a value: their flat summary stays, with the contexts
-// the walk finds held at return added (retheld.go).
+// Only functions whose flat summary has an Effect get here, and (addOnly)
+// those that enter a context and return a value: their flat summary
+// stays, with the contexts the walk finds held at return added
+// (retheld.go).
 func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary, addOnly bool) {
 	full := fn
 	if full.Body == nil {

@@ -501,19 +501,17 @@ func (r *Resolver) compute(fn *cscan.Func) *Summary {
 	r.nested++
 	defer func() { r.nested-- }()
 	s, acquires := r.flatSummary(fn)
-	// Releases no caller can name (callerDrops) are left out before
-	// deciding: a function whose only effects are such releases, carried
-	// up from its callees, has none to refine.
-	drops := r.callerDrops(fn, dedupEffects(s.Drops))
-	if len(s.Acquires)+len(s.CondAcquires)+len(drops) > 0 || s.Reach != nil && r.releases(fn) || branchAcquires(r.m, fn) {
+	// The flat summary's releases are in its callees' terms (the walk
+	// renames them by the arguments), so which of them a caller can name
+	// (callerDrops) is known only after the walk.
+	if len(s.Acquires)+len(s.CondAcquires)+len(s.Drops) > 0 || s.Reach != nil && r.releases(fn) || branchAcquires(r.m, fn) {
 		r.refineEffects(fn, s, false)
-		drops = r.callerDrops(fn, dedupEffects(s.Drops))
 	} else if acquires && returnsValue(fn) {
 		// A helper that may return with a context held on some paths
 		// only (heldOnReturn, retheld.go).
 		r.refineEffects(fn, s, true)
 	}
-	s.Acquires, s.CondAcquires, s.Drops = dedupEffects(s.Acquires), dedupEffects(s.CondAcquires), drops
+	s.Acquires, s.CondAcquires, s.Drops = dedupEffects(s.Acquires), dedupEffects(s.CondAcquires), r.callerDrops(fn, dedupEffects(s.Drops))
 	if s.Reach != nil && len(s.Reach.Drops) > 1 {
 		p := *s.Reach
 		p.Drops = dedupEffects(p.Drops)

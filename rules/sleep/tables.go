@@ -250,36 +250,41 @@ func (m *sleeper) ElseConditional(cond string) bool {
 	return false
 }
 
+// maskArg returns the argument of call c that decides whether it sleeps
+// (an allocator's GFP mask, a mask_sleep row's flags) and whether its
+// value is a known constant; ok is false for another call, or one without
+// that argument.
+func (m *sleeper) maskArg(c cscan.Call) (i int, known, ok bool) {
+	if r, ok := m.maskSleep[c.Name]; ok {
+		if r.Arg >= len(c.Args) {
+			return 0, false, false
+		}
+		return r.Arg, r.maskKnown(c.Args[r.Arg]), true
+	}
+	i, ok = m.alloc[c.Name]
+	if !ok || i < 0 || i >= len(c.Args) {
+		return 0, false, false
+	}
+	a := strings.TrimSpace(c.Args[i])
+	return i, m.gfpSleeps(a) || m.gfpKnownAtomic(a), true
+}
+
 // ArgDependent returns the GFP argument of an allocator call whose mask
 // is not a known constant (a variable, typically the caller's gfp_t
 // parameter): whether it sleeps depends on what is passed down.
 func (m *sleeper) ArgDependent(c cscan.Call) (int, bool) {
-	if r, ok := m.maskSleep[c.Name]; ok {
-		if r.Arg < len(c.Args) && !r.maskKnown(c.Args[r.Arg]) {
-			return r.Arg, true
-		}
-		return 0, false
+	if i, known, ok := m.maskArg(c); ok && !known {
+		return i, true
 	}
-	i, ok := m.alloc[c.Name]
-	if !ok || i < 0 || i >= len(c.Args) {
-		return 0, false
-	}
-	a := strings.TrimSpace(c.Args[i])
-	if m.gfpSleeps(a) || m.gfpKnownAtomic(a) {
-		return 0, false
-	}
-	return i, true
+	return 0, false
 }
 
 // ArgPrimitive reports whether c is an allocator or a mask_sleep row's
 // call with its deciding argument present: the mask decides whether it
 // sleeps (ReachesWith), not what its definition reaches.
 func (m *sleeper) ArgPrimitive(c cscan.Call) bool {
-	if r, ok := m.maskSleep[c.Name]; ok {
-		return r.Arg < len(c.Args)
-	}
-	i, ok := m.alloc[c.Name]
-	return ok && i >= 0 && i < len(c.Args)
+	_, _, ok := m.maskArg(c)
+	return ok
 }
 
 // ReachesWith reports whether passing mask expr to call c sleeps: a GFP

@@ -11,7 +11,8 @@
 // It is the text layer of the struct typing in rules/lockctx/typing, which
 // finds a definition through a caller's includes, caches what it read,
 // stores it beside the index and records it as a dependency of the
-// stored summaries. scan.go holds hand-written scanners for the two
-// patterns run over whole headers (a third of a one-shot check --tree
-// went to the regular expressions they replace).
+// stored summaries. scan.go holds hand-written scanners for the patterns
+// run over whole headers (a third of a one-shot check --tree went to the
+// regular expressions they replace), and declnames.go one for the names a
+// function declares (DeclNames, typing's Locals).
 package ctype

@@ -223,7 +223,7 @@ type Builder struct {
 	logged  bool
 	logRefs []index.Ref
 	// spill holds the records put before the last mark in the partial
-	// file (spill.go); nil when they are all in memory.
+	// file (spill.go); nil without a partial file (all in memory).
 	spill *spillFile
 	// rdeps are the reverse deps by file number and position, members
 	// the member index and nstored the records with a summary, found by

@@ -39,10 +39,9 @@ func partialPath(path string) string { return path + ".partial" }
 // checkpoint appends b's records to a partial file; off is the offset
 // the next write lands at.
 type checkpoint struct {
-	f    *os.File
-	w    *bufio.Writer
-	path string
-	off  int64
+	f   *os.File
+	w   *bufio.Writer
+	off int64
 }
 
 // partialHeader is what a partial file of b's tree, summarised window
@@ -64,8 +63,9 @@ func (b *Builder) resume(path string, window int) (*checkpoint, int, error) {
 	pp := partialPath(path)
 	header := b.partialHeader(window)
 	next, end := 0, 0
+	b.spill = &spillFile{path: pp, spans: make([][]recSpan, len(b.recs))}
 	if data, err := os.ReadFile(pp); err == nil && bytes.HasPrefix(data, header) {
-		next, end = b.replay(pp, data, len(header))
+		next, end = b.replay(data, len(header))
 	}
 	if end == 0 {
 		if err := os.WriteFile(pp, header, 0o600); err != nil {
@@ -86,14 +86,14 @@ func (b *Builder) resume(path string, window int) (*checkpoint, int, error) {
 		return nil, 0, fmt.Errorf("summaries checkpoint: %w", err)
 	}
 	b.logged = true
-	return &checkpoint{f: f, w: bufio.NewWriterSize(f, 1<<20), path: pp, off: int64(end)}, next, nil
+	return &checkpoint{f: f, w: bufio.NewWriterSize(f, 1<<20), off: int64(end)}, next, nil
 }
 
-// replay gives b the records of the complete windows of partial file pp
+// replay gives b the records of the complete windows of the partial file
 // (data, its entries from offset from), where they stay (spill.go), and
 // returns the next window's first file and the offset after the last
 // mark (0, 0 for none). A torn or damaged entry ends it.
-func (b *Builder) replay(pp string, data []byte, from int) (next, end int) {
+func (b *Builder) replay(data []byte, from int) (next, end int) {
 	type put struct {
 		ref index.Ref
 		off int64
@@ -114,7 +114,7 @@ func (b *Builder) replay(pp string, data []byte, from int) (next, end int) {
 			}
 			for _, p := range pending {
 				if p.n > 0 {
-					b.spillAt(pp, p.ref, p.off, p.n)
+					b.spillAt(p.ref, p.off, p.n)
 				}
 			}
 			pending = pending[:0]
@@ -166,7 +166,7 @@ func (c *checkpoint) mark(b *Builder, next int) error {
 	// is read back from its last copy).
 	for k, ref := range b.logRefs {
 		if lens[k] > 0 {
-			b.spillAt(c.path, ref, offs[k], lens[k])
+			b.spillAt(ref, offs[k], lens[k])
 		}
 	}
 	b.logRefs = b.logRefs[:0]

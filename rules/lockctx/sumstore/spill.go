@@ -32,11 +32,8 @@ type spillFile struct {
 }
 
 // spillAt notes that the record of ref lies at off (n bytes) in the
-// partial file, and drops it from memory.
-func (b *Builder) spillAt(path string, ref index.Ref, off int64, n int) {
-	if b.spill == nil {
-		b.spill = &spillFile{path: path, spans: make([][]recSpan, len(b.recs))}
-	}
+// partial file (resume set b.spill up), and drops it from memory.
+func (b *Builder) spillAt(ref index.Ref, off int64, n int) {
 	i, j := ref.File(), ref.Pos()
 	if i < 0 || i >= len(b.recs) {
 		return
