@@ -138,7 +138,9 @@ type Index struct {
 	// lines the line indexes of the files read for it.
 	full  fullCache
 	lines lineCache
-	memo  map[string]any
+	// text holds the files Text read from disk (text.go).
+	text textCache
+	memo map[string]any
 }
 
 // Open indexes every *.c and *.h file under root. With a cache directory
@@ -490,7 +492,7 @@ func (ix *Index) Release() {
 		p.drop()
 	}
 	b.mu.Lock()
-	b.full, b.lines, b.memo = fullCache{}, lineCache{}, nil
+	b.full, b.lines, b.text, b.memo = fullCache{}, lineCache{}, textCache{}, nil
 	b.mu.Unlock()
 }
 

@@ -432,8 +432,8 @@ func (r *checker) fieldPeers(f *wfunc, fields []string, strength string) []peer 
 				continue
 			}
 			text := ""
-			if c.Line >= 1 && c.Line <= len(tf.lines) {
-				text = strings.TrimSpace(tf.lines[c.Line-1])
+			if c.Line >= 1 {
+				text = strings.TrimSpace(tf.lines.Line(c.Line - 1))
 			}
 			hit := false
 			for _, a := range c.Args {

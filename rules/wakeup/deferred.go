@@ -101,7 +101,7 @@ func (r *checker) fileHandlers(rel string) []deferHandler {
 	}
 	var out []deferHandler
 	lines := r.tree.file(rel).lines
-	for i, l := range lines {
+	for i, l := range lines.All() {
 		if !strings.Contains(l, "(") {
 			continue
 		}
@@ -112,8 +112,8 @@ func (r *checker) fileHandlers(rel string) []deferHandler {
 			}
 			// The arguments may run on over the next lines.
 			text := l[m[1]:]
-			for j := i + 1; j < len(lines) && j <= i+3 && !strings.Contains(text, ")"); j++ {
-				text += " " + lines[j]
+			for j := i + 1; j < lines.Len() && j <= i+3 && !strings.Contains(text, ")"); j++ {
+				text += " " + lines.Line(j)
 			}
 			args := topArgs(text)
 			if row.Item >= len(args) || row.Handler >= len(args) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // Shared state is not only a member of an object: a subsystem's state
@@ -46,10 +47,10 @@ func (r *checker) globalStore(file, t string) string {
 // fileVars returns the names of the variables declared at file scope in
 // lines (one declaration per line starting at column 0, outside any
 // brace).
-func fileVars(lines []string) map[string]bool {
+func fileVars(lines typing.Lines) map[string]bool {
 	out := map[string]bool{}
 	depth := 0
-	for _, t := range lines {
+	for _, t := range lines.All() {
 		t = codeOnly(t)
 		if depth == 0 && t != "" && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "typedef") && !strings.ContainsAny(t[:1], " \t{}") {
 			for _, n := range declNames(t) {

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 func TestFileVars(t *testing.T) {
@@ -37,7 +39,7 @@ static void pz_enter(void)
 	local = pz_count;
 }
 `
-	got := fileVars(strings.Split(src, "\n"))
+	got := fileVars(typing.NewLines(src))
 	want := map[string]bool{"pz_state": true, "pz_count": true, "pz_bits": true, "pz_devs": true, "pz_ops": true,
 		"pz_hot": true, "pz_a": true, "pz_b": true, "pz_grid": true, "pz_aligned": true}
 	if !reflect.DeepEqual(got, want) {

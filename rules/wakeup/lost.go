@@ -514,8 +514,8 @@ func (r *checker) funcText(name, file string) (string, bool) {
 		}
 	}
 	tf := r.tree.file(r.tree.relPath(best.File))
-	if best.Start < 1 || best.End > len(tf.lines) || best.End < best.Start {
+	if best.Start < 1 || best.End > tf.lines.Len() || best.End < best.Start {
 		return "", false
 	}
-	return strings.Join(tf.lines[best.Start-1:best.End], "\n"), true
+	return tf.lines.Span(best.Start-1, best.End), true
 }

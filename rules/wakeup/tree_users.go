@@ -1,13 +1,13 @@
 package wakeup
 
 import (
-	"bytes"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
 // treeCall is one call of a wait-queue primitive in the tree.
@@ -32,7 +32,10 @@ type treeView struct {
 }
 
 type treeFile struct {
-	lines   []string
+	// text is the file (shared with the index: not a copy), lines its
+	// lines; both empty when it cannot be read.
+	text    string
+	lines   typing.Lines
 	vt      *varTypes
 	scanned bool
 	// parse is the file's functions, parsed on demand (parsed).
@@ -46,12 +49,11 @@ func newTreeView(r *checker) *treeView {
 	return &treeView{r: r, files: map[string]*treeFile{}, funcs: map[*cscan.Func]*wfunc{}, byKey: map[string][]*wsite{}, spells: map[string]bool{}}
 }
 
-// read returns the post-patch text of tree file rel.
-func (t *treeView) read(rel string) ([]byte, error) {
-	if tr := t.r.pass.Change.Tree; tr != nil {
-		return tr.ReadFile(rel)
-	}
-	return t.r.pass.Index.ReadFile(rel)
+// read returns the post-patch text of tree file rel: the pass's index
+// overlays the patched sources on the tree, and shares the text of the
+// files it reads from disk with the other analyses over the same tree.
+func (t *treeView) read(rel string) (string, error) {
+	return t.r.pass.Index.Text(rel)
 }
 
 // relPath returns a tree-relative path for a scanned file path.
@@ -72,11 +74,11 @@ func (t *treeView) file(rel string) *treeFile {
 	}
 	f := &treeFile{vt: newVarTypes()}
 	t.files[rel] = f
-	b, err := t.read(rel)
-	if err != nil || len(b) > diffcheck.MaxTreeFileSize {
+	text, err := t.read(rel)
+	if err != nil || len(text) > diffcheck.MaxTreeFileSize {
 		return f
 	}
-	f.lines = strings.Split(string(b), "\n")
+	f.text, f.lines = text, typing.NewLines(text)
 	return f
 }
 
@@ -84,8 +86,8 @@ func (t *treeView) file(rel string) *treeFile {
 // nil when it cannot be read.
 func (t *treeView) parsed(rel string) *cscan.File {
 	f := t.file(rel)
-	if f.parse == nil && f.lines != nil {
-		f.parse = cscan.ParseFile(rel, []byte(strings.Join(f.lines, "\n")))
+	if f.parse == nil && f.lines.Len() > 0 {
+		f.parse = cscan.ParseFile(rel, []byte(f.text))
 	}
 	return f.parse
 }
@@ -96,7 +98,7 @@ func (t *treeView) scanFile(f *treeFile) {
 		return
 	}
 	f.scanned = true
-	f.vt.scan(strings.Join(f.lines, "\n"))
+	f.vt.scan(f.text)
 }
 
 // view builds (once) the wait-queue view of a tree function.
@@ -108,9 +110,10 @@ func (t *treeView) view(fn *cscan.Func) *wfunc {
 	tf := t.file(rel)
 	w := &wfunc{File: rel, Name: fn.Name, Side: ' ', F: fn, lines: map[int]string{}}
 	var body strings.Builder
-	for l := fn.Start; l <= fn.End && l >= 1 && l <= len(tf.lines); l++ {
-		w.lines[l] = tf.lines[l-1]
-		body.WriteString(tf.lines[l-1])
+	for l := fn.Start; l <= fn.End && l >= 1 && l <= tf.lines.Len(); l++ {
+		t := tf.lines.Line(l - 1)
+		w.lines[l] = t
+		body.WriteString(t)
 		body.WriteByte('\n')
 	}
 	vt := newVarTypes()
@@ -229,19 +232,18 @@ func (t *treeView) mayKey(c treeCall, need []string) bool {
 }
 
 // fileSpells reports whether the file of path holds every word of need
-// (as text: a filter; true when it cannot be read). The file is read,
-// not kept.
+// (as text: a filter; true when it cannot be read).
 func (t *treeView) fileSpells(path string, need []string) bool {
 	rel := t.relPath(path)
 	key := rel + "|" + strings.Join(need, ".")
 	if v, ok := t.spells[key]; ok {
 		return v
 	}
-	b, err := t.read(rel)
+	text, err := t.read(rel)
 	v := true
 	if err == nil {
 		for _, w := range need {
-			if !bytes.Contains(b, []byte(w)) {
+			if !strings.Contains(text, w) {
 				v = false
 				break
 			}

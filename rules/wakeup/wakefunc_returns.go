@@ -352,7 +352,7 @@ func (r *checker) queuesExclusive(f *wfunc) bool {
 	if r.pass.Index == nil {
 		return true
 	}
-	for _, t := range r.tree.file(f.File).lines {
+	for _, t := range r.tree.file(f.File).lines.All() {
 		t = codeOnly(t)
 		if strings.Contains(t, "WQ_FLAG_EXCLUSIVE") {
 			return true

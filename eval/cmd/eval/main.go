@@ -23,6 +23,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -47,7 +48,17 @@ func main() {
 	showTest := flag.Bool("show-test", os.Getenv("EVAL_SHOW_TEST") == "1", "print the test split's per-case rows too (default: $EVAL_SHOW_TEST=1)")
 	assign := flag.Bool("assign", false, "add the cases split.yaml lacks to it (by the hash of their names) and exit")
 	explain := flag.String("explain", "", "comma-separated case names: print their findings with messages and chains after the report (test cases only with -show-test)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
+	memProfile := flag.String("memprofile", "", "write a heap profile to `FILE` (go tool pprof) after the cases ran, while the index and its caches are still live")
 	flag.Parse()
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "eval:", err)
+			os.Exit(2)
+		}
+		defer stopProfile()
+	}
 	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(*memLimit) << 20)
 	}
@@ -57,12 +68,32 @@ func main() {
 	if *assign {
 		err = assignNew(*dir)
 	} else {
-		err = run(ctx, *dir, *tree, *split, *jobs, *warm, *verbose, *summaries, *showTest, *explain)
+		err = run(ctx, runOptions{dir: *dir, tree: *tree, split: *split, jobs: *jobs, warm: *warm,
+			verbose: *verbose, summaries: *summaries, showTest: *showTest, explain: *explain, memProfile: *memProfile})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		os.Exit(2)
 	}
+}
+
+// startCPUProfile starts a CPU profile written to path; the returned
+// function stops it and closes the file.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "eval: cpu profile:", err)
+		}
+	}, nil
 }
 
 // assignNew adds the new cases of dir to its split file and prints how
@@ -82,21 +113,31 @@ func assignNew(dir string) error {
 	return nil
 }
 
-func run(ctx context.Context, dir, tree, split string, jobs, warm int, verbose, summaries, showTest bool, explain string) error {
-	c, err := eval.Load(dir)
+// runOptions are the flags of a measuring run.
+type runOptions struct {
+	dir, tree, split    string
+	jobs, warm          int
+	verbose, summaries  bool
+	showTest            bool
+	explain, memProfile string
+}
+
+func run(ctx context.Context, o runOptions) error {
+	c, err := eval.Load(o.dir)
 	if err != nil {
 		return err
 	}
-	if err := c.FilterSplit(split); err != nil {
+	if err := c.FilterSplit(o.split); err != nil {
 		return err
 	}
+	tree := o.tree
 	if tree == "" {
 		if tree, err = testkernel.Prepare(); err != nil {
 			return fmt.Errorf("kernel tree: %w", err)
 		}
 	}
 	log := slog.New(slog.DiscardHandler)
-	if verbose {
+	if o.verbose {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	start := time.Now()
@@ -105,7 +146,7 @@ func run(ctx context.Context, dir, tree, split string, jobs, warm int, verbose, 
 		return fmt.Errorf("index %s: %w", tree, err)
 	}
 	fmt.Printf("index of %s opened in %s\n", tree, time.Since(start).Round(100*time.Millisecond))
-	ev, err := eval.NewEvaluator(eval.Options{Tree: tree, Index: ix, Jobs: jobs, Summaries: summaries, IndexWarm: warm})
+	ev, err := eval.NewEvaluator(eval.Options{Tree: tree, Index: ix, Jobs: o.jobs, Summaries: o.summaries, IndexWarm: o.warm})
 	if err != nil {
 		return err
 	}
@@ -113,13 +154,37 @@ func run(ctx context.Context, dir, tree, split string, jobs, warm int, verbose, 
 	if err != nil {
 		return err
 	}
-	res.ShowTest = showTest
+	if o.memProfile != "" {
+		if err := writeHeap(o.memProfile); err != nil {
+			return err
+		}
+		runtime.KeepAlive(ev)
+	}
+	res.ShowTest = o.showTest
 	if err := res.Write(os.Stdout); err != nil {
 		return err
 	}
-	if explain == "" {
+	if o.explain == "" {
 		return nil
 	}
 	fmt.Println()
-	return res.Explain(os.Stdout, strings.Split(explain, ","), showTest)
+	return res.Explain(os.Stdout, strings.Split(o.explain, ","), o.showTest)
+}
+
+// writeHeap collects and writes the heap profile to path: in use is the
+// live heap now, alloc everything the run allocated.
+func writeHeap(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	runtime.GC()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("heap profile %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("heap profile %s: %w", path, err)
+	}
+	return nil
 }

@@ -1,6 +1,9 @@
 package typing
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // Lines is a source file's text with the offsets of its lines: a range
 // of lines is a substring of the text, and a file costs four bytes a line
@@ -41,4 +44,19 @@ func (l Lines) Span(from, to int) string {
 		return ""
 	}
 	return l.text[l.starts[from] : l.starts[to]-1]
+}
+
+// Line returns line i (0-based) without its line end; "" out of the file.
+func (l Lines) Line(i int) string { return l.Span(i, i+1) }
+
+// All yields each line (0-based number, text without its line end), as
+// ranging over strings.Split(text, "\n") would.
+func (l Lines) All() iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for i := 0; i < l.Len(); i++ {
+			if !yield(i, l.Line(i)) {
+				return
+			}
+		}
+	}
 }

@@ -74,8 +74,8 @@ func (ty *Typer) FileLines(file string) Lines {
 	lines, ok := ty.lines[file]
 	if !ok {
 		if ty.ix != nil {
-			if src, err := ty.ix.ReadFile(file); err == nil {
-				lines = NewLines(string(src))
+			if src, err := ty.ix.Text(file); err == nil {
+				lines = NewLines(src)
 			}
 		}
 		ty.lines[file] = lines

@@ -1,0 +1,66 @@
+package index
+
+import "os"
+
+// textBudget bounds the bytes of base-tree files Text keeps.
+const textBudget = 64 << 20
+
+// Text returns the current content of a file of the view, as ReadFile
+// does, but as a string. A file read from disk is kept by the underlying
+// index, up to textBudget bytes (the oldest files go first), and shared
+// by every view over it: the many analyses of one process that read the
+// same tree files (a rule's view of the functions around a patch) read
+// and copy each once. The patch's text of a rescanned file is not kept.
+func (ix *Index) Text(path string) (string, error) {
+	b, disk, err := ix.source(path)
+	if err != nil {
+		return "", err
+	}
+	if disk == "" {
+		return string(b), nil
+	}
+	root := ix.root()
+	root.mu.Lock()
+	s, ok := root.text.byPath[disk]
+	root.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	data, err := os.ReadFile(disk)
+	if err != nil {
+		return "", err
+	}
+	s = string(data)
+	root.mu.Lock()
+	root.text.put(disk, s)
+	root.mu.Unlock()
+	return s, nil
+}
+
+// textCache holds file contents by path, oldest first in order, up to
+// textBudget bytes. The zero value is empty; the Index's mutex guards it.
+type textCache struct {
+	byPath map[string]string
+	order  []string
+	size   int
+}
+
+// put keeps s as the content of path, dropping the oldest files kept
+// while the budget is exceeded. A file larger than the budget is not kept.
+func (c *textCache) put(path, s string) {
+	if _, ok := c.byPath[path]; ok || len(s) > textBudget {
+		return
+	}
+	if c.byPath == nil {
+		c.byPath = map[string]string{}
+	}
+	for c.size+len(s) > textBudget && len(c.order) > 0 {
+		old := c.order[0]
+		c.order = c.order[1:]
+		c.size -= len(c.byPath[old])
+		delete(c.byPath, old)
+	}
+	c.byPath[path] = s
+	c.order = append(c.order, path)
+	c.size += len(s)
+}

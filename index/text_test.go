@@ -1,0 +1,88 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/internal/testtree"
+)
+
+// TestText: Text gives a view's files as ReadFile does (the patch's text
+// of a rescanned file, an error for one the patch deletes), and every
+// view over one index shares what it read from disk.
+func TestText(t *testing.T) {
+	dir := t.TempDir()
+	testtree.Write(t, dir, map[string]string{"a.c": "int a(void) { return 1; }\n", "b.c": "int b(void) { return 2; }\n", "c.h": "#define C 3\n"})
+	ix, err := Open(context.Background(), dir, Options{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov := ix.Overlay(map[string][]byte{"a.c": []byte("int a(void) { return 9; }\n"), "b.c": nil})
+	for _, tt := range []struct {
+		view    *Index
+		path    string
+		want    string
+		missing bool
+	}{
+		{ix, "a.c", "int a(void) { return 1; }\n", false},
+		{ov, "a.c", "int a(void) { return 9; }\n", false},
+		{ix, "./b.c", "int b(void) { return 2; }\n", false},
+		{ov, "b.c", "", true},
+		{ov, "c.h", "#define C 3\n", false},
+		{ix, "none.c", "", true},
+	} {
+		got, err := tt.view.Text(tt.path)
+		if tt.missing {
+			if !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("Text(%s) = %q, %v; want a missing file", tt.path, got, err)
+			}
+			continue
+		}
+		want, rerr := tt.view.ReadFile(tt.path)
+		if err != nil || got != tt.want || rerr != nil || string(want) != got {
+			t.Errorf("Text(%s) = %q, %v; want %q (ReadFile: %q, %v)", tt.path, got, err, tt.want, want, rerr)
+		}
+	}
+	// The base's text read from disk is kept and shared by the overlay:
+	// a file changed on disk behind the index's back is not read again.
+	if err := os.WriteFile(filepath.Join(dir, "c.h"), []byte("#define C 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ix.Text("c.h"); err != nil || got != "#define C 3\n" {
+		t.Errorf("Text(c.h) after a change on disk = %q, %v; want the text read before", got, err)
+	}
+}
+
+// TestTextCacheBudget: the cache keeps at most textBudget bytes, dropping
+// the oldest files first, and never a file larger than the budget.
+func TestTextCacheBudget(t *testing.T) {
+	var c textCache
+	third := strings.Repeat("x", textBudget/3)
+	c.put("a", third)
+	c.put("b", third)
+	c.put("c", third)
+	c.put("a", third) // kept already: no change
+	if len(c.byPath) != 3 || c.size != 3*len(third) {
+		t.Fatalf("after three files: %d kept, %d bytes", len(c.byPath), c.size)
+	}
+	c.put("d", third)
+	if _, ok := c.byPath["a"]; ok || len(c.byPath) != 3 || c.size != 3*len(third) {
+		t.Errorf("after a fourth: %v kept (%d bytes); want a dropped", keys(c.byPath), c.size)
+	}
+	c.put("huge", strings.Repeat("y", textBudget+1))
+	if _, ok := c.byPath["huge"]; ok || len(c.byPath) != 3 {
+		t.Errorf("a file over the budget: %v kept", keys(c.byPath))
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
