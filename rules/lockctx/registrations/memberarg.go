@@ -56,7 +56,7 @@ func memberRegOf(caller *cscan.Func, row *Callback, step report.Step, arg string
 func (t *Table) Members(a index.Assign) []Reg {
 	t.Of("")
 	var out []Reg
-	for _, mr := range t.memberRegs[a.Member] {
+	for _, mr := range t.set.membersOf(a.Member) {
 		if mr.caller.File != a.File && a.Struct == "" {
 			continue
 		}

@@ -181,16 +181,13 @@ type Table struct {
 	typ       *typing.Typer
 	note      func(string)
 	stored    func() ([]Callback, bool)
-	// regs are the registrations by function name (tree.go), rows the
-	// callback rows with the registration wrappers (wrappers.go).
-	regs map[string][]Reg
+	// set holds the registrations (tree.go, regset.go), rows the callback
+	// rows with the registration wrappers (wrappers.go).
+	set  *regView
 	rows []Callback
 	// declRegs are the declaration-macro registrations per file, by
 	// function name (declmacros.go).
 	declRegs map[string]map[string][]Reg
-	// memberRegs are the registrations whose callback is read from a
-	// struct member, by member (memberarg.go).
-	memberRegs map[string][]memberReg
 }
 
 // New returns the registration table of a view.

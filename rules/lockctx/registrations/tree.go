@@ -13,61 +13,42 @@ import (
 
 // siteRegs is what one registration call registers: functions named by
 // its callback argument (funcs, with regs) and registrations whose
-// callback is read from a member (members, with mregs).
+// callback is read from a member (members, with mregs); at is where the
+// call sits.
 type siteRegs struct {
 	funcs   []string
 	regs    []Reg
 	members []string
 	mregs   []memberReg
+	at      siteKey
 }
 
 // Of returns the registration calls naming function name in the view,
 // all found on the first call.
 func (t *Table) Of(name string) []Reg {
-	if t.regs == nil {
+	if t.set == nil {
 		t.findRegistrations()
 	}
-	return t.regs[name]
+	return t.set.of(name)
 }
 
-// regSet is what findRegistrations finds in a view: the registrations by
-// function name and, by member, those whose callback is read from a
-// struct member.
-type regSet struct {
-	regs    map[string][]Reg
-	members map[string][]memberReg
-}
-
-// add adds what one registration call registers.
-func (set *regSet) add(s siteRegs) {
-	for i, fn := range s.funcs {
-		set.regs[fn] = append(set.regs[fn], s.regs[i])
-	}
-	for i, m := range s.members {
-		if set.members == nil {
-			set.members = map[string][]memberReg{}
-		}
-		set.members[m] = append(set.members[m], s.mregs[i])
-	}
-}
-
-// findRegistrations finds the registration calls of the view (regs and
-// memberRegs). A registration call in a file the patch leaves alone
-// registers the same functions in every view (visitReg reads only the
-// call and its own file): its registrations are found once per tree and
-// model (treeRegistrations), and a view whose patch changes no file with
-// a registration call shares the tree's (treeRegSet). Otherwise only the
-// calls in the files the patch changes are visited per view.
+// findRegistrations finds the registration calls of the view (t.set). A
+// registration call in a file the patch leaves alone registers the same
+// functions in every view (visitReg reads only the call and its own
+// file): its registrations are found once per tree and model
+// (treeRegSet), and every view shares them. A view whose patch changes a
+// file with a registration call adds those of the files the patch
+// rescans (overRegSet), merged in on demand in the order the view's
+// call sites give.
 func (t *Table) findRegistrations() {
-	set := &regSet{regs: map[string][]Reg{}}
-	defer func() { t.regs, t.memberRegs = set.regs, set.members }()
 	rows := t.Rows()
 	names := registrationNames(rows)
-	isName := map[string]bool{}
-	for _, n := range names {
-		isName[n] = true
-	}
 	if t.ix == nil {
+		isName := map[string]bool{}
+		for _, n := range names {
+			isName[n] = true
+		}
+		set := newRegSet()
 		for _, fns := range t.patch {
 			for _, fn := range fns {
 				for _, c := range fn.Calls {
@@ -77,37 +58,68 @@ func (t *Table) findRegistrations() {
 				}
 			}
 		}
+		t.set = &regView{tree: set}
 		return
 	}
-	if !t.patchRegisters(rows, names, isName) {
-		set = t.treeRegSet(rows, names)
-		return
-	}
-	tree := t.treeRegistrations(rows, names)
-	under := t.ix.Underlying()
-	for _, n := range names {
-		base, found := under.Callers(n), tree.sites[n]
-		k := 0
-		for _, site := range t.ix.Callers(n) {
-			if !t.ix.Overlaid(site.Func.File) {
-				for k < len(base) && t.ix.Overlaid(base[k].Func.File) {
-					k++
-				}
-				if k < len(base) && k < len(found) && base[k].Func == site.Func && base[k].Call.Line == site.Call.Line {
-					set.add(found[k])
-					k++
-					continue
-				}
-			}
-			set.add(visitReg(t.ix, rows, site.Func, site.Call))
-		}
+	t.set = &regView{tree: t.treeRegSet(rows, names)}
+	if t.patchRegisters(rows, names) {
+		t.set.ix, t.set.over = t.ix, t.overRegSet(rows, names)
+		t.set.regs, t.set.members = map[string][]Reg{}, map[string][]memberReg{}
 	}
 }
 
+// overRegSet returns the registrations of the calls in the files the
+// view's patch rescans, in the order of the view's call sites (by
+// registration name, then as index.CallSiteLess orders them).
+func (t *Table) overRegSet(rows []Callback, names []string) *regSet {
+	rank := make(map[string]int, len(names))
+	for k, n := range names {
+		rank[n] = k
+	}
+	type found struct {
+		k    int
+		site index.CallSite
+	}
+	var sites []found
+	for _, p := range t.ix.OverlaidPaths() {
+		f := t.ix.File(p)
+		if f == nil {
+			continue // deleted by the patch
+		}
+		for _, fn := range f.Funcs {
+			for _, c := range fn.Calls {
+				if k, ok := rank[c.Name]; ok {
+					sites = append(sites, found{k, index.CallSite{Func: fn, Call: c}})
+				}
+			}
+		}
+	}
+	sort.SliceStable(sites, func(i, j int) bool {
+		if sites[i].k != sites[j].k {
+			return sites[i].k < sites[j].k
+		}
+		return index.CallSiteLess(sites[i].site, sites[j].site)
+	})
+	set := newRegSet()
+	for _, s := range sites {
+		r := visitReg(t.ix, rows, s.site.Func, s.site.Call)
+		r.at = keyOf(s.k, s.site)
+		set.add(r)
+	}
+	return set
+}
+
 // patchRegisters reports whether the view's patch changes a file with a
-// registration call (isName holds names), before or after: false for the
+// registration call (one of names), before or after: false for the
 // tree's own view.
-func (t *Table) patchRegisters(rows []Callback, names []string, isName map[string]bool) bool {
+func (t *Table) patchRegisters(rows []Callback, names []string) bool {
+	if len(t.ix.OverlaidPaths()) == 0 {
+		return false
+	}
+	isName := map[string]bool{}
+	for _, n := range names {
+		isName[n] = true
+	}
 	tree := t.treeRegistrations(rows, names)
 	for _, p := range t.ix.OverlaidPaths() {
 		if tree.files[p] {
@@ -131,7 +143,7 @@ func (t *Table) patchRegisters(rows []Callback, names []string, isName map[strin
 func (t *Table) treeRegSet(rows []Callback, names []string) *regSet {
 	return t.ix.Underlying().Memo("lockctx.registrations."+t.id, func() any {
 		tree := t.treeRegistrations(rows, names)
-		set := &regSet{regs: map[string][]Reg{}}
+		set := newRegSet()
 		for _, n := range names {
 			for _, s := range tree.sites[n] {
 				set.add(s)
@@ -164,6 +176,7 @@ func (t *Table) treeRegistrations(rows []Callback, names []string) *treeRegs {
 			found[k] = make([]siteRegs, len(sites[k]))
 			for i, site := range sites[k] {
 				found[k][i] = visitReg(under, rows, site.Func, site.Call)
+				found[k][i].at = keyOf(k, site)
 			}
 		})
 		out := &treeRegs{sites: map[string][]siteRegs{}, files: map[string]bool{}}

@@ -18,6 +18,7 @@ var regTree = map[string]string{
 	"b.c": "static int hb(struct notifier_block *nb)\n{\n\treturn 0;\n}\n\nstatic struct notifier_block b_nb = {\n\t.notifier_call = hb,\n};\n\nvoid reg_b(void)\n{\n\tregister_nb(&b_nb);\n}\n",
 	"c.c": "void hc(void)\n{\n}\n\nvoid reg_c(struct desc *d)\n{\n\tregister_cb(d->handler);\n\tregister_cb(hc);\n}\n",
 	"d.c": "void plain(void)\n{\n\ty();\n}\n",
+	"e.c": "void reg_e(void)\n{\n\tregister_cb(ha);\n}\n",
 }
 
 // TestRegistrationsOverlay: the registrations of a patched view (sharing
@@ -40,13 +41,14 @@ func TestRegistrationsOverlay(t *testing.T) {
 		{"a registering file moved down", map[string]string{"c.c": "\n\n" + regTree["c.c"]}, false},
 		{"a via registration changed", map[string]string{"b.c": regTree["b.c"] + "\nvoid reg_b2(void)\n{\n\tregister_nb(&b_nb);\n}\n"}, false},
 		{"a file deleted", map[string]string{"a.c": ""}, false},
+		{"registered again between two files", map[string]string{"c.c": regTree["c.c"] + "\nvoid reg_c2(void)\n{\n\tregister_cb(ha);\n\tregister_cb(hc);\n}\n"}, false},
 	}
 	ix := openTree(t, regTree)
 	tree := New(Config{Index: ix, ID: "test", Callbacks: cbs})
 	tree.Of("")
 	again := New(Config{Index: ix, ID: "test", Callbacks: cbs})
 	again.Of("")
-	if reflect.ValueOf(again.regs).Pointer() != reflect.ValueOf(tree.regs).Pointer() {
+	if again.set.tree != tree.set.tree {
 		t.Error("two tables over the tree found its registrations twice")
 	}
 	for _, tt := range tests {
@@ -59,27 +61,57 @@ func TestRegistrationsOverlay(t *testing.T) {
 			if got, want := regRows(view), regRows(alone); len(want) < 3 || !reflect.DeepEqual(got, want) {
 				t.Errorf("registrations:\n got %q\nwant %q", got, want)
 			}
-			if shared := reflect.ValueOf(view.regs).Pointer() == reflect.ValueOf(tree.regs).Pointer(); shared != tt.shared {
+			for _, fn := range []string{"ha", "hc", "plain"} {
+				if got, want := view.Of(fn), alone.Of(fn); !reflect.DeepEqual(steps(got), steps(want)) {
+					t.Errorf("registrations of %s in order:\n got %v\nwant %v", fn, steps(got), steps(want))
+				}
+			}
+			if view.set.tree != tree.set.tree {
+				t.Error("the view does not share the tree's registrations")
+			}
+			if shared := view.set.over == nil; shared != tt.shared {
 				t.Errorf("shares the tree's registrations: %v, want %v", shared, tt.shared)
 			}
 		})
 	}
 }
 
-// regRows renders a table's registrations, sorted.
+// regRows renders a table's registrations, sorted (a view's merged from
+// the tree's and its patch's).
 func regRows(r *Table) []string {
 	var out []string
-	for fn, regs := range r.regs {
-		for _, g := range regs {
+	fns, members := map[string]bool{}, map[string]bool{}
+	for _, set := range []*regSet{r.set.tree, r.set.over} {
+		if set == nil {
+			continue
+		}
+		for fn := range set.regs {
+			fns[fn] = true
+		}
+		for m := range set.members {
+			members[m] = true
+		}
+	}
+	for fn := range fns {
+		for _, g := range r.set.of(fn) {
 			out = append(out, fmt.Sprintf("%s: %s %s %+v %s", fn, g.Row.Kind, g.Row.Why, g.Step, g.File))
 		}
 	}
-	for m, regs := range r.memberRegs {
-		for _, g := range regs {
+	for m := range members {
+		for _, g := range r.set.membersOf(m) {
 			out = append(out, fmt.Sprintf("member %s: %s %+v %s %s:%s %s", m, g.Row.Kind, g.Step, g.File, g.caller.File, g.caller.Name, g.base))
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// steps returns where regs were registered, in their order.
+func steps(regs []Reg) []string {
+	var out []string
+	for _, g := range regs {
+		out = append(out, fmt.Sprintf("%s:%d", g.Step.File, g.Step.Line))
+	}
 	return out
 }
 
