@@ -20,10 +20,13 @@ type Lines struct {
 func NewLines(text string) Lines {
 	starts := make([]int32, 0, strings.Count(text, "\n")+2)
 	starts = append(starts, 0)
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\n' {
-			starts = append(starts, int32(i+1))
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		starts = append(starts, int32(i))
 	}
 	return Lines{text: text, starts: append(starts, int32(len(text)+1))}
 }
