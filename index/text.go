@@ -6,11 +6,14 @@ import "os"
 const textBudget = 64 << 20
 
 // Text returns the current content of a file of the view, as ReadFile
-// does, but as a string. A file read from disk is kept by the underlying
-// index, up to textBudget bytes (the oldest files go first), and shared
-// by every view over it: the many analyses of one process that read the
-// same tree files (a rule's view of the functions around a patch) read
-// and copy each once. The patch's text of a rescanned file is not kept.
+// does, but as a string. A file an overlay (a patch's view) reads from
+// disk is kept by the underlying index, up to textBudget bytes (the
+// oldest files go first), and shared by every overlay over it: the many
+// analyses of one process that read the same tree files (a rule's view
+// of the functions around a patch) read and copy each once. The tree's
+// own view keeps nothing: its whole-tree passes (the summaries) read a
+// file once per pass and need the memory more. The patch's text of a
+// rescanned file is not kept.
 func (ix *Index) Text(path string) (string, error) {
 	b, disk, err := ix.source(path)
 	if err != nil {
@@ -19,7 +22,11 @@ func (ix *Index) Text(path string) (string, error) {
 	if disk == "" {
 		return string(b), nil
 	}
-	root := ix.root()
+	if ix.base == nil {
+		data, err := os.ReadFile(disk)
+		return string(data), err
+	}
+	root := ix.base
 	root.mu.Lock()
 	s, ok := root.text.byPath[disk]
 	root.mu.Unlock()

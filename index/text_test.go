@@ -47,13 +47,21 @@ func TestText(t *testing.T) {
 			t.Errorf("Text(%s) = %q, %v; want %q (ReadFile: %q, %v)", tt.path, got, err, tt.want, want, rerr)
 		}
 	}
-	// The base's text read from disk is kept and shared by the overlay:
-	// a file changed on disk behind the index's back is not read again.
+	// What an overlay read from disk is kept and shared by the overlays
+	// over the same index: a file changed on disk behind the index's back
+	// is not read again. The tree's own view keeps nothing.
 	if err := os.WriteFile(filepath.Join(dir, "c.h"), []byte("#define C 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := ix.Text("c.h"); err != nil || got != "#define C 3\n" {
-		t.Errorf("Text(c.h) after a change on disk = %q, %v; want the text read before", got, err)
+	other := ix.Overlay(map[string][]byte{"d.c": []byte("int d;\n")})
+	if got, err := other.Text("c.h"); err != nil || got != "#define C 3\n" {
+		t.Errorf("another overlay's Text(c.h) after a change on disk = %q, %v; want the text read before", got, err)
+	}
+	if got, err := ix.Text("c.h"); err != nil || got != "#define C 4\n" {
+		t.Errorf("the tree's Text(c.h) after a change on disk = %q, %v; want the file now", got, err)
+	}
+	if len(ix.text.byPath) != 1 {
+		t.Errorf("the index keeps %d files, want the one overlays read from disk (c.h)", len(ix.text.byPath))
 	}
 }
 
