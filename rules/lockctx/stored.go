@@ -50,6 +50,11 @@ func prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger, w
 			return storeEngine{r}
 		},
 		Rows: func(ix *index.Index) []Callback { return registrations.DeriveRows(ix, m.id, m.callbacks) },
+		Regs: func(ix *index.Index, rows []Callback) (registrations.StoredRegs, bool) {
+			t := registrations.New(registrations.Config{Index: ix, ID: m.id, Callbacks: m.callbacks,
+				Stored: func() ([]Callback, bool) { return rows, true }})
+			return t.StoreTree("")
+		},
 	}, log)
 }
 

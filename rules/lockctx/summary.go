@@ -182,6 +182,12 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 				return nil, false
 			}
 			return r.view.WrapperRows()
+		},
+		StoredRegs: func() (*registrations.StoredRegs, bool) {
+			if r.view == nil {
+				return nil, false
+			}
+			return r.view.TreeRegs()
 		}})
 	if st := openStore(m, ix); st != nil {
 		// The store replaces the summaries shared in memory, which are

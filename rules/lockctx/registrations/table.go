@@ -167,8 +167,10 @@ type Config struct {
 	// Note, when not nil, is told the members a look-up depended on.
 	Note func(key string)
 	// Stored, when not nil, returns the wrapper rows stored beside the
-	// index (ok false when there are none).
-	Stored func() (rows []Callback, ok bool)
+	// index (ok false when there are none); StoredRegs the tree's
+	// registrations stored with them (StoreTree).
+	Stored     func() (rows []Callback, ok bool)
+	StoredRegs func() (*StoredRegs, bool)
 }
 
 // Table finds the registrations of one view, each kind once per table
@@ -181,6 +183,8 @@ type Table struct {
 	typ       *typing.Typer
 	note      func(string)
 	stored    func() ([]Callback, bool)
+	// storedRegs reads the tree's registrations Prepare stored.
+	storedRegs func() (*StoredRegs, bool)
 	// set holds the registrations (tree.go, regset.go), rows the callback
 	// rows with the registration wrappers (wrappers.go).
 	set  *regView
@@ -192,7 +196,7 @@ type Table struct {
 
 // New returns the registration table of a view.
 func New(c Config) *Table {
-	t := &Table{ix: c.Index, patch: c.Patch, id: c.ID, callbacks: c.Callbacks, typ: c.Typer, note: c.Note, stored: c.Stored}
+	t := &Table{ix: c.Index, patch: c.Patch, id: c.ID, callbacks: c.Callbacks, typ: c.Typer, note: c.Note, stored: c.Stored, storedRegs: c.StoredRegs}
 	if t.typ == nil {
 		t.typ = typing.New(c.Index, nil)
 	}

@@ -35,8 +35,8 @@ func (t *Table) Of(name string) []Reg {
 // findRegistrations finds the registration calls of the view (t.set). A
 // registration call in a file the patch leaves alone registers the same
 // functions in every view (visitReg reads only the call and its own
-// file): its registrations are found once per tree and model
-// (treeRegSet), and every view shares them. A view whose patch changes a
+// file): its registrations are found once per tree and model (tree),
+// and every view shares them. A view whose patch changes a
 // file with a registration call adds those of the files the patch
 // rescans (overRegSet), merged in on demand in the order the view's
 // call sites give.
@@ -61,7 +61,7 @@ func (t *Table) findRegistrations() {
 		t.set = &regView{tree: set}
 		return
 	}
-	t.set = &regView{tree: t.treeRegSet(rows, names)}
+	t.set = &regView{tree: t.tree(rows, names).set}
 	if t.patchRegisters(rows, names) {
 		t.set.ix, t.set.over = t.ix, t.overRegSet(rows, names)
 		t.set.regs, t.set.members = map[string][]Reg{}, map[string][]memberReg{}
@@ -120,7 +120,7 @@ func (t *Table) patchRegisters(rows []Callback, names []string) bool {
 	for _, n := range names {
 		isName[n] = true
 	}
-	tree := t.treeRegistrations(rows, names)
+	tree := t.tree(rows, names)
 	for _, p := range t.ix.OverlaidPaths() {
 		if tree.files[p] {
 			return true
@@ -138,56 +138,55 @@ func (t *Table) patchRegisters(rows []Callback, names []string) bool {
 	return false
 }
 
-// treeRegSet returns the registrations of the tree's own view, found once
-// per tree index and model.
-func (t *Table) treeRegSet(rows []Callback, names []string) *regSet {
-	return t.ix.Underlying().Memo("lockctx.registrations."+t.id, func() any {
-		tree := t.treeRegistrations(rows, names)
-		set := newRegSet()
-		for _, n := range names {
-			for _, s := range tree.sites[n] {
-				set.add(s)
-			}
-		}
-		return set
-	}).(*regSet)
-}
-
-// treeRegs are the registrations of every registration call of the tree
-// (without a patch): by call name, in the order of the tree index's
-// Callers of that name, and the files holding such calls.
-type treeRegs struct {
-	sites map[string][]siteRegs
+// treeSet is the registrations of the tree's own view and the files
+// holding a registration call.
+type treeSet struct {
+	set   *regSet
 	files map[string]bool
 }
 
-// treeRegistrations returns the registrations of the tree's registration
-// calls, found once per tree index and model.
-func (t *Table) treeRegistrations(rows []Callback, names []string) *treeRegs {
+// tree returns the registrations of the tree's own view, once per tree
+// index and model: read from what Prepare stored when it fits the rows,
+// else found by visiting every registration call of the tree.
+func (t *Table) tree(rows []Callback, names []string) *treeSet {
 	under := t.ix.Underlying()
-	return under.Memo("lockctx.treeregs."+t.id, func() any {
-		// The names' call sites are read and visited on the machine's
-		// cores (reads of the tree's index), then merged in the names'
-		// order.
-		found := make([][]siteRegs, len(names))
-		sites := make([][]index.CallSite, len(names))
-		par.Each(len(names), func(k int) {
-			sites[k] = under.Callers(names[k])
-			found[k] = make([]siteRegs, len(sites[k]))
-			for i, site := range sites[k] {
-				found[k][i] = visitReg(under, rows, site.Func, site.Call)
-				found[k][i].at = keyOf(k, site)
+	return under.Memo("lockctx.registrations."+t.id, func() any {
+		if t.storedRegs != nil {
+			if s, ok := t.storedRegs(); ok {
+				if tree, ok := s.load(under, rows); ok {
+					return tree
+				}
 			}
-		})
-		out := &treeRegs{sites: map[string][]siteRegs{}, files: map[string]bool{}}
-		for k, n := range names {
-			for _, site := range sites[k] {
-				out.files[site.Func.File] = true
-			}
-			out.sites[n] = found[k]
 		}
-		return out
-	}).(*treeRegs)
+		return t.visitTree(rows, names)
+	}).(*treeSet)
+}
+
+// visitTree visits every registration call of the tree (without a
+// patch) and returns the tree's registrations, in the order of the tree
+// index's Callers of each name, and the files holding such calls. The
+// names' call sites are read and visited on the machine's cores (reads of
+// the tree's index), then merged in the names' order.
+func (t *Table) visitTree(rows []Callback, names []string) *treeSet {
+	under := t.ix.Underlying()
+	found := make([][]siteRegs, len(names))
+	sites := make([][]index.CallSite, len(names))
+	par.Each(len(names), func(k int) {
+		sites[k] = under.Callers(names[k])
+		found[k] = make([]siteRegs, len(sites[k]))
+		for i, site := range sites[k] {
+			found[k][i] = visitReg(under, rows, site.Func, site.Call)
+			found[k][i].at = keyOf(k, site)
+		}
+	})
+	out := &treeSet{set: newRegSet(), files: map[string]bool{}}
+	for k := range names {
+		for i, site := range sites[k] {
+			out.files[site.Func.File] = true
+			out.set.add(found[k][i])
+		}
+	}
+	return out
 }
 
 // registrationNames returns the names of the registration calls of rows,

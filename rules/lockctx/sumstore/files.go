@@ -25,7 +25,7 @@ import (
 
 // sumVersion changes whenever what a summary holds or how it is computed
 // does: a store of another version is not read.
-const sumVersion = 55
+const sumVersion = 56
 
 // summaryKind is the side file kind of the summaries of the model named
 // id.
@@ -71,6 +71,11 @@ func readMembers(path, gen string) (map[string][]index.Ref, error) {
 // rowsPath is the derived rows file beside the member index path.
 func rowsPath(members string) string {
 	return strings.TrimSuffix(members, ".members.gob") + ".rows.gob"
+}
+
+// regsPath is the tree registrations file beside the member index path.
+func regsPath(members string) string {
+	return strings.TrimSuffix(members, ".members.gob") + ".regs.gob"
 }
 
 // readGob decodes the gob file path into v.

@@ -37,6 +37,10 @@ type Summariser struct {
 	// derived from ix's tree (registrations.DeriveRows), stored beside
 	// the summaries.
 	Rows func(ix *index.Index) []registrations.Callback
+	// Regs, when not nil, returns the tree's registrations over ix for
+	// the rows Rows gave (registrations.Table.StoreTree), stored beside
+	// them; ok is false when there are none to store.
+	Regs func(ix *index.Index, rows []registrations.Callback) (regs registrations.StoredRegs, ok bool)
 }
 
 // Prepare summarises every function of ix's tree with sm and stores the
@@ -127,6 +131,14 @@ func (b *Builder) write(root *index.Index, path string) error {
 	}); err != nil {
 		return err
 	}
+	if b.regsOK {
+		b.regs.Generation = gen
+		if err := index.WriteFile(regsPath(membersPath(path)), func(w *bufio.Writer) error {
+			return gob.NewEncoder(w).Encode(b.regs)
+		}); err != nil {
+			return err
+		}
+	}
 	if err := index.WriteSide(root.SideName(rdepsKind(b.id)), gen, b.ix.NumFiles(), b.rdepRecords); err != nil {
 		return err
 	}
@@ -200,6 +212,9 @@ func summarise(ctx context.Context, sm Summariser, ix *index.Index, release bool
 		return nil, err
 	}
 	b.rows, b.rowsOK = sm.Rows(ix), true
+	if sm.Regs != nil {
+		b.regs, b.regsOK = sm.Regs(ix, b.rows)
+	}
 	return b, nil
 }
 
@@ -233,9 +248,16 @@ type Builder struct {
 	members map[string][]index.Ref
 	rows    []registrations.Callback
 	rowsOK  bool
+	// regs are the tree's registrations (Summariser.Regs).
+	regs   registrations.StoredRegs
+	regsOK bool
 }
 
 func (b *Builder) wrapperRows() ([]registrations.Callback, bool) { return b.rows, b.rowsOK }
+
+// treeRegs gives none: while the store is built, a table finds the
+// tree's registrations itself.
+func (b *Builder) treeRegs() (*registrations.StoredRegs, bool) { return nil, false }
 
 // finish finds the reverse deps of every record, builds the member
 // index and counts the records with a summary. Records held in memory

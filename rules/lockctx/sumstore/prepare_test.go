@@ -13,6 +13,7 @@ import (
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/index/indextest"
+	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 )
@@ -67,8 +68,15 @@ func TestPrepareFiles(t *testing.T) {
 	ix := indextest.OpenCached(t, prepareTree)
 	const id = "0123456789abcdef0123"
 	rows := []registrations.Callback{{Names: []string{"register_cb"}, Kind: "hardirq", Why: "a test callback"}}
+	regs := registrations.StoredRegs{NRows: 1, Files: []string{"a.c"}, Regs: []registrations.StoredReg{{Func: "h", Step: report.Step{Func: "reg", File: "a.c", Line: 3}, File: "a.c", SiteFile: "a.c", Line: 3, Start: 1}}}
 	sm := Summariser{ID: id, Engine: func(ix *index.Index, b *Builder) Engine { return callEngine{ix, b} },
-		Rows: func(*index.Index) []registrations.Callback { return rows }}
+		Rows: func(*index.Index) []registrations.Callback { return rows },
+		Regs: func(_ *index.Index, got []registrations.Callback) (registrations.StoredRegs, bool) {
+			if !reflect.DeepEqual(got, rows) {
+				t.Errorf("Regs given rows %+v, want Rows' %+v", got, rows)
+			}
+			return regs, true
+		}}
 	if Open(ix, id) != nil {
 		t.Fatal("stored before Prepare")
 	}
@@ -102,6 +110,10 @@ func TestPrepareFiles(t *testing.T) {
 	}
 	if got, ok := side.wrapperRows(); !ok || !reflect.DeepEqual(got, rows) {
 		t.Errorf("stored rows %+v (%v), want %+v", got, ok, rows)
+	}
+	regs.Generation = again.Generation()
+	if got, ok := side.treeRegs(); !ok || !reflect.DeepEqual(*got, regs) {
+		t.Errorf("stored registrations %+v (%v), want %+v", got, ok, regs)
 	}
 	if side.rd == nil {
 		t.Fatal("no reverse deps side file")

@@ -21,6 +21,9 @@ type Source interface {
 	// wrappers derived from the tree (package registrations); ok is false when
 	// they cannot be read.
 	wrapperRows() (rows []registrations.Callback, ok bool)
+	// treeRegs returns the tree's registrations stored with the rows;
+	// ok is false when they cannot be read.
+	treeRegs() (*registrations.StoredRegs, bool)
 	// eachRdep calls f with every function whose stored summary was
 	// computed from ref's (its reverse deps).
 	eachRdep(ref index.Ref, f func(index.Ref))
@@ -44,6 +47,21 @@ type sideSource struct {
 	rows        []registrations.Callback
 	rowsRead    bool
 	rowsOK      bool
+	regs        *registrations.StoredRegs
+	regsRead    bool
+}
+
+func (s *sideSource) treeRegs() (*registrations.StoredRegs, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.regsRead {
+		s.regsRead = true
+		var rs registrations.StoredRegs
+		if err := readGob(regsPath(s.membersPath), &rs); err == nil && rs.Generation == s.gen {
+			s.regs = &rs
+		}
+	}
+	return s.regs, s.regs != nil
 }
 
 func (s *sideSource) wrapperRows() ([]registrations.Callback, bool) {

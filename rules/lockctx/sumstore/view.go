@@ -132,6 +132,10 @@ func (v *View) Consult(fn *cscan.Func) {
 // Prepare has not derived them yet).
 func (v *View) WrapperRows() (rows []registrations.Callback, ok bool) { return v.src.wrapperRows() }
 
+// TreeRegs returns the tree's registrations stored with the wrapper rows
+// (registrations.Table.StoreTree); ok is false when there are none.
+func (v *View) TreeRegs() (*registrations.StoredRegs, bool) { return v.src.treeRegs() }
+
 // Dirty reports whether the stored summary of the function at ref does
 // not hold in the view (Settle found it changed, or it lies above such a
 // change).

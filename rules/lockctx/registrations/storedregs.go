@@ -1,0 +1,115 @@
+package registrations
+
+import (
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// StoredRegs is the content of the tree registrations file Prepare stores
+// beside the index (gob, by exported fields): every registration the
+// tree's registration calls make, in the order a view lists them, and the
+// files holding such calls. Reading it saves a check the visit of every
+// registration call of the tree (the decoding of each calling function),
+// which is most of a small patch's one-shot check.
+type StoredRegs struct {
+	Generation string
+	// NRows is how many callback rows the registrations' Row indexes
+	// refer to (the rows stored beside them).
+	NRows int
+	Files []string
+	Regs  []StoredReg
+}
+
+// StoredReg is one registration of StoredRegs: of function Func, or, when
+// Member is set, of what member Member of Base holds, read in the
+// function Caller of the index. Row indexes the callback rows; K, SiteFile,
+// Line and Start say where the call sits (siteKey).
+type StoredReg struct {
+	Func, Member string
+	Row          int
+	Step         report.Step
+	File         string
+	Caller       index.Ref
+	Base         string
+	K            int
+	SiteFile     string
+	Line, Start  int
+}
+
+// StoreTree returns the stored form of the registrations of t, a table
+// over a tree's own view, and their rows' count; ok is false when t has
+// no index or a registration's row is not one of t's rows.
+func (t *Table) StoreTree(gen string) (s StoredRegs, ok bool) {
+	if t.ix == nil {
+		return StoredRegs{}, false
+	}
+	rows := t.Rows()
+	rowOf := make(map[*Callback]int, len(rows))
+	for i := range rows {
+		rowOf[&rows[i]] = i
+	}
+	tree := t.tree(rows, registrationNames(rows))
+	s = StoredRegs{Generation: gen, NRows: len(rows)}
+	for f := range tree.files {
+		s.Files = append(s.Files, f)
+	}
+	sort.Strings(s.Files)
+	add := func(fn, member string, g Reg, caller index.Ref, base string, at siteKey) bool {
+		row, ok := rowOf[g.Row]
+		s.Regs = append(s.Regs, StoredReg{Func: fn, Member: member, Row: row, Step: g.Step, File: g.File,
+			Caller: caller, Base: base, K: at.k, SiteFile: at.file, Line: at.line, Start: at.start})
+		return ok
+	}
+	for _, fn := range slices.Sorted(maps.Keys(tree.set.regs)) {
+		for i, g := range tree.set.regs[fn] {
+			if !add(fn, "", g, 0, "", tree.set.regAt[fn][i]) {
+				return StoredRegs{}, false
+			}
+		}
+	}
+	for _, m := range slices.Sorted(maps.Keys(tree.set.members)) {
+		for i, g := range tree.set.members[m] {
+			ref, ok := t.ix.RefOf(g.caller)
+			if !ok || !add("", m, g.Reg, ref, g.base, tree.set.memberAt[m][i]) {
+				return StoredRegs{}, false
+			}
+		}
+	}
+	return s, true
+}
+
+// load rebuilds the tree's registrations from s for rows (the table's, as
+// many as were stored) over the index ix; ok is false when s does not fit
+// them.
+func (s *StoredRegs) load(ix *index.Index, rows []Callback) (*treeSet, bool) {
+	if s.NRows != len(rows) {
+		return nil, false
+	}
+	out := &treeSet{set: newRegSet(), files: make(map[string]bool, len(s.Files))}
+	for _, f := range s.Files {
+		out.files[f] = true
+	}
+	for _, r := range s.Regs {
+		if r.Row < 0 || r.Row >= len(rows) {
+			return nil, false
+		}
+		g := Reg{Row: &rows[r.Row], Step: r.Step, File: r.File}
+		at := siteKey{k: r.K, file: r.SiteFile, line: r.Line, start: r.Start}
+		if r.Member == "" {
+			out.set.regs[r.Func] = append(out.set.regs[r.Func], g)
+			out.set.regAt[r.Func] = append(out.set.regAt[r.Func], at)
+			continue
+		}
+		caller := ix.FuncOf(r.Caller)
+		if caller == nil {
+			return nil, false
+		}
+		out.set.members[r.Member] = append(out.set.members[r.Member], memberReg{Reg: g, caller: caller, base: r.Base})
+		out.set.memberAt[r.Member] = append(out.set.memberAt[r.Member], at)
+	}
+	return out, true
+}
