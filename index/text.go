@@ -1,6 +1,9 @@
 package index
 
-import "os"
+import (
+	"fmt"
+	"os"
+)
 
 // textBudget bounds the bytes of base-tree files Text keeps.
 const textBudget = 64 << 20
@@ -23,8 +26,7 @@ func (ix *Index) Text(path string) (string, error) {
 		return string(b), nil
 	}
 	if ix.base == nil {
-		data, err := os.ReadFile(disk)
-		return string(data), err
+		return readText(path, disk)
 	}
 	root := ix.base
 	root.mu.Lock()
@@ -33,15 +35,26 @@ func (ix *Index) Text(path string) (string, error) {
 	if ok {
 		return s, nil
 	}
-	data, err := os.ReadFile(disk)
-	if err != nil {
+	if s, err = readText(path, disk); err != nil {
 		return "", err
 	}
-	s = string(data)
 	root.mu.Lock()
 	root.text.put(disk, s)
 	root.mu.Unlock()
 	return s, nil
+}
+
+// readText reads the file disk of the tree (path within it) if it is a
+// regular file: a FIFO or a device in a tree is refused before open can
+// block on it.
+func readText(path, disk string) (string, error) {
+	if st, err := os.Stat(disk); err != nil {
+		return "", err
+	} else if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s: not a regular file", path)
+	}
+	data, err := os.ReadFile(disk)
+	return string(data), err
 }
 
 // textCache holds file contents by path, oldest first in order, up to

@@ -6,19 +6,24 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/autosel-bot/autosel-bot/internal/testtree"
 )
 
 // TestText: Text gives a view's files as ReadFile does (the patch's text
-// of a rescanned file, an error for one the patch deletes), and every
-// view over one index shares what it read from disk.
+// of a rescanned file, an error for one the patch deletes), refuses a
+// FIFO without blocking on it, and the overlays over one index share what
+// they read from disk.
 func TestText(t *testing.T) {
 	dir := t.TempDir()
 	testtree.Write(t, dir, map[string]string{"a.c": "int a(void) { return 1; }\n", "b.c": "int b(void) { return 2; }\n", "c.h": "#define C 3\n"})
 	ix, err := Open(context.Background(), dir, Options{CacheDir: "-"})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.h"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ov := ix.Overlay(map[string][]byte{"a.c": []byte("int a(void) { return 9; }\n"), "b.c": nil})
@@ -34,11 +39,14 @@ func TestText(t *testing.T) {
 		{ov, "b.c", "", true},
 		{ov, "c.h", "#define C 3\n", false},
 		{ix, "none.c", "", true},
+		{ov, "fifo.h", "", true},
 	} {
 		got, err := tt.view.Text(tt.path)
 		if tt.missing {
-			if !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("Text(%s) = %q, %v; want a missing file", tt.path, got, err)
+			if err == nil {
+				t.Errorf("Text(%s) = %q; want an error", tt.path, got)
+			} else if !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("Text(%s): %v; want a missing or irregular file", tt.path, err)
 			}
 			continue
 		}

@@ -53,7 +53,7 @@ func prepare(ctx context.Context, m *Model, ix *index.Index, log *slog.Logger, w
 		Regs: func(ix *index.Index, rows []Callback) (registrations.StoredRegs, bool) {
 			t := registrations.New(registrations.Config{Index: ix, ID: m.id, Callbacks: m.callbacks,
 				Stored: func() ([]Callback, bool) { return rows, true }})
-			return t.StoreTree("")
+			return t.StoreTree()
 		},
 	}, log)
 }

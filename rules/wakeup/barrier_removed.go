@@ -431,10 +431,7 @@ func (r *checker) fieldPeers(f *wfunc, fields []string, strength string) []peer 
 			if !want[st] {
 				continue
 			}
-			text := ""
-			if c.Line >= 1 {
-				text = strings.TrimSpace(tf.lines.Line(c.Line - 1))
-			}
+			text := strings.TrimSpace(tf.lines.Line(c.Line - 1))
 			hit := false
 			for _, a := range c.Args {
 				for _, fl := range fieldsIn(a) {

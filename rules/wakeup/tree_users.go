@@ -32,9 +32,8 @@ type treeView struct {
 }
 
 type treeFile struct {
-	// text is the file (shared with the index: not a copy), lines its
-	// lines; both empty when it cannot be read.
-	text    string
+	// lines is the file by lines (its text shared with the index, not a
+	// copy); empty when it cannot be read.
 	lines   typing.Lines
 	vt      *varTypes
 	scanned bool
@@ -49,9 +48,10 @@ func newTreeView(r *checker) *treeView {
 	return &treeView{r: r, files: map[string]*treeFile{}, funcs: map[*cscan.Func]*wfunc{}, byKey: map[string][]*wsite{}, spells: map[string]bool{}}
 }
 
-// read returns the post-patch text of tree file rel: the pass's index
-// overlays the patched sources on the tree, and shares the text of the
-// files it reads from disk with the other analyses over the same tree.
+// read returns the post-patch text of tree file rel, a C source or
+// header: the pass's index overlays the patched sources on the checkout
+// it indexed (whose lines its functions' lines are), and shares the text
+// of the files it reads from disk with the other analyses over it.
 func (t *treeView) read(rel string) (string, error) {
 	return t.r.pass.Index.Text(rel)
 }
@@ -78,7 +78,7 @@ func (t *treeView) file(rel string) *treeFile {
 	if err != nil || len(text) > diffcheck.MaxTreeFileSize {
 		return f
 	}
-	f.text, f.lines = text, typing.NewLines(text)
+	f.lines = typing.NewLines(text)
 	return f
 }
 
@@ -87,7 +87,7 @@ func (t *treeView) file(rel string) *treeFile {
 func (t *treeView) parsed(rel string) *cscan.File {
 	f := t.file(rel)
 	if f.parse == nil && f.lines.Len() > 0 {
-		f.parse = cscan.ParseFile(rel, []byte(f.text))
+		f.parse = cscan.ParseFile(rel, []byte(f.lines.Text()))
 	}
 	return f.parse
 }
@@ -98,7 +98,7 @@ func (t *treeView) scanFile(f *treeFile) {
 		return
 	}
 	f.scanned = true
-	f.vt.scan(f.text)
+	f.vt.scan(f.lines.Text())
 }
 
 // view builds (once) the wait-queue view of a tree function.

@@ -51,13 +51,13 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
 	memProfile := flag.String("memprofile", "", "write a heap profile to `FILE` (go tool pprof) after the cases ran, while the index and its caches are still live")
 	flag.Parse()
+	stopProfile := func() {}
 	if *cpuProfile != "" {
-		stopProfile, err := startCPUProfile(*cpuProfile)
-		if err != nil {
+		var err error
+		if stopProfile, err = startCPUProfile(*cpuProfile); err != nil {
 			fmt.Fprintln(os.Stderr, "eval:", err)
 			os.Exit(2)
 		}
-		defer stopProfile()
 	}
 	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(*memLimit) << 20)
@@ -71,6 +71,7 @@ func main() {
 		err = run(ctx, runOptions{dir: *dir, tree: *tree, split: *split, jobs: *jobs, warm: *warm,
 			verbose: *verbose, summaries: *summaries, showTest: *showTest, explain: *explain, memProfile: *memProfile})
 	}
+	stopProfile()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		os.Exit(2)

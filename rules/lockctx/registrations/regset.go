@@ -2,25 +2,27 @@ package registrations
 
 import "github.com/autosel-bot/autosel-bot/index"
 
-// siteKey is where a registration call sits: the rank of its name among
-// the registration names (sorted) and the call site's place in the order
-// of index.CallSiteLess. A view lists registrations in this order.
+// siteKey is where a registration call sits: the call's name, then the
+// call site's place in the order of index.CallSiteLess. A view lists
+// registrations in this order, by name first (the registration names
+// sorted, as registrationNames gives them, whichever table's rows named
+// them), then by call site as the view's Callers of each name are.
 type siteKey struct {
-	k           int
+	name        string
 	file        string
 	line, start int
 }
 
-// keyOf returns the key of site, a call of the k-th registration name.
-func keyOf(k int, site index.CallSite) siteKey {
-	return siteKey{k: k, file: site.Func.File, line: site.Call.Line, start: site.Func.Start}
+// keyOf returns the key of site, a registration call.
+func keyOf(site index.CallSite) siteKey {
+	return siteKey{name: site.Call.Name, file: site.Func.File, line: site.Call.Line, start: site.Func.Start}
 }
 
 // less orders keys as the view's registrations are listed.
 func (a siteKey) less(b siteKey) bool {
 	switch {
-	case a.k != b.k:
-		return a.k < b.k
+	case a.name != b.name:
+		return a.name < b.name
 	case a.file != b.file:
 		return a.file < b.file
 	case a.line != b.line:
@@ -48,13 +50,23 @@ func newRegSet() *regSet {
 // add adds what one registration call registers.
 func (set *regSet) add(s siteRegs) {
 	for i, fn := range s.funcs {
-		set.regs[fn] = append(set.regs[fn], s.regs[i])
-		set.regAt[fn] = append(set.regAt[fn], s.at)
+		set.addReg(fn, s.regs[i], s.at)
 	}
 	for i, m := range s.members {
-		set.members[m] = append(set.members[m], s.mregs[i])
-		set.memberAt[m] = append(set.memberAt[m], s.at)
+		set.addMember(m, s.mregs[i], s.at)
 	}
+}
+
+// addReg adds a registration of function fn by the call at at.
+func (set *regSet) addReg(fn string, g Reg, at siteKey) {
+	set.regs[fn] = append(set.regs[fn], g)
+	set.regAt[fn] = append(set.regAt[fn], at)
+}
+
+// addMember adds a registration of what member m holds by the call at at.
+func (set *regSet) addMember(m string, g memberReg, at siteKey) {
+	set.members[m] = append(set.members[m], g)
+	set.memberAt[m] = append(set.memberAt[m], at)
 }
 
 // regView is a view's registrations: the tree's (shared by every view

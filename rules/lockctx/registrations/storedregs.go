@@ -26,8 +26,9 @@ type StoredRegs struct {
 
 // StoredReg is one registration of StoredRegs: of function Func, or, when
 // Member is set, of what member Member of Base holds, read in the
-// function Caller of the index. Row indexes the callback rows; K, SiteFile,
-// Line and Start say where the call sits (siteKey).
+// function Caller of the index. Row indexes the tree's callback rows;
+// Name is the registration call's name and Start the first line of the
+// function making it (with File and Step.Line, its siteKey).
 type StoredReg struct {
 	Func, Member string
 	Row          int
@@ -35,25 +36,30 @@ type StoredReg struct {
 	File         string
 	Caller       index.Ref
 	Base         string
-	K            int
-	SiteFile     string
-	Line, Start  int
+	Name         string
+	Start        int
 }
 
-// StoreTree returns the stored form of the registrations of t, a table
-// over a tree's own view, and their rows' count; ok is false when t has
-// no index or a registration's row is not one of t's rows.
-func (t *Table) StoreTree(gen string) (s StoredRegs, ok bool) {
+// key returns where r's call sits.
+func (r *StoredReg) key() siteKey {
+	return siteKey{name: r.Name, file: r.File, line: r.Step.Line, start: r.Start}
+}
+
+// StoreTree returns the stored form of the registrations of the tree
+// under t's view (without a generation: the store sets it); ok is false
+// without an index or when a registration's row is not one of the tree's
+// rows.
+func (t *Table) StoreTree() (s StoredRegs, ok bool) {
 	if t.ix == nil {
 		return StoredRegs{}, false
 	}
-	rows := t.Rows()
+	rows := t.treeRows()
 	rowOf := make(map[*Callback]int, len(rows))
 	for i := range rows {
 		rowOf[&rows[i]] = i
 	}
-	tree := t.tree(rows, registrationNames(rows))
-	s = StoredRegs{Generation: gen, NRows: len(rows)}
+	tree := t.tree()
+	s = StoredRegs{NRows: len(rows)}
 	for f := range tree.files {
 		s.Files = append(s.Files, f)
 	}
@@ -61,8 +67,8 @@ func (t *Table) StoreTree(gen string) (s StoredRegs, ok bool) {
 	add := func(fn, member string, g Reg, caller index.Ref, base string, at siteKey) bool {
 		row, ok := rowOf[g.Row]
 		s.Regs = append(s.Regs, StoredReg{Func: fn, Member: member, Row: row, Step: g.Step, File: g.File,
-			Caller: caller, Base: base, K: at.k, SiteFile: at.file, Line: at.line, Start: at.start})
-		return ok
+			Caller: caller, Base: base, Name: at.name, Start: at.start})
+		return ok && at.file == g.File && at.line == g.Step.Line
 	}
 	for _, fn := range slices.Sorted(maps.Keys(tree.set.regs)) {
 		for i, g := range tree.set.regs[fn] {
@@ -82,7 +88,7 @@ func (t *Table) StoreTree(gen string) (s StoredRegs, ok bool) {
 	return s, true
 }
 
-// load rebuilds the tree's registrations from s for rows (the table's, as
+// load rebuilds the tree's registrations from s for rows (the tree's, as
 // many as were stored) over the index ix; ok is false when s does not fit
 // them.
 func (s *StoredRegs) load(ix *index.Index, rows []Callback) (*treeSet, bool) {
@@ -93,23 +99,21 @@ func (s *StoredRegs) load(ix *index.Index, rows []Callback) (*treeSet, bool) {
 	for _, f := range s.Files {
 		out.files[f] = true
 	}
-	for _, r := range s.Regs {
+	for i := range s.Regs {
+		r := &s.Regs[i]
 		if r.Row < 0 || r.Row >= len(rows) {
 			return nil, false
 		}
 		g := Reg{Row: &rows[r.Row], Step: r.Step, File: r.File}
-		at := siteKey{k: r.K, file: r.SiteFile, line: r.Line, start: r.Start}
 		if r.Member == "" {
-			out.set.regs[r.Func] = append(out.set.regs[r.Func], g)
-			out.set.regAt[r.Func] = append(out.set.regAt[r.Func], at)
+			out.set.addReg(r.Func, g, r.key())
 			continue
 		}
 		caller := ix.FuncOf(r.Caller)
 		if caller == nil {
 			return nil, false
 		}
-		out.set.members[r.Member] = append(out.set.members[r.Member], memberReg{Reg: g, caller: caller, base: r.Base})
-		out.set.memberAt[r.Member] = append(out.set.memberAt[r.Member], at)
+		out.set.addMember(r.Member, memberReg{Reg: g, caller: caller, base: r.Base}, r.key())
 	}
 	return out, true
 }

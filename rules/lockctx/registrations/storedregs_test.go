@@ -18,7 +18,7 @@ func TestStoreTree(t *testing.T) {
 	}
 	found := New(Config{Index: openTree(t, regTree), ID: "test", Callbacks: cbs})
 	found.Of("")
-	s, ok := found.StoreTree("gen")
+	s, ok := found.StoreTree()
 	if !ok || len(s.Regs) < 4 || len(s.Files) != 4 {
 		t.Fatalf("StoreTree = %d registrations, files %v, %v", len(s.Regs), s.Files, ok)
 	}

@@ -167,10 +167,11 @@ type Config struct {
 	// Note, when not nil, is told the members a look-up depended on.
 	Note func(key string)
 	// Stored, when not nil, returns the wrapper rows stored beside the
-	// index (ok false when there are none); StoredRegs the tree's
-	// registrations stored with them (StoreTree).
-	Stored     func() (rows []Callback, ok bool)
-	StoredRegs func() (*StoredRegs, bool)
+	// index (ok false when there are none).
+	Stored func() (rows []Callback, ok bool)
+	// StoredRegs, when not nil, returns the tree's registrations stored
+	// with the rows (StoreTree; ok false when there are none).
+	StoredRegs func() (regs *StoredRegs, ok bool)
 }
 
 // Table finds the registrations of one view, each kind once per table

@@ -61,26 +61,24 @@ func (t *Table) findRegistrations() {
 		t.set = &regView{tree: set}
 		return
 	}
-	t.set = &regView{tree: t.tree(rows, names).set}
-	if t.patchRegisters(rows, names) {
+	t.set = &regView{tree: t.tree().set}
+	if t.patchRegisters(names) {
 		t.set.ix, t.set.over = t.ix, t.overRegSet(rows, names)
 		t.set.regs, t.set.members = map[string][]Reg{}, map[string][]memberReg{}
 	}
 }
 
 // overRegSet returns the registrations of the calls in the files the
-// view's patch rescans, in the order of the view's call sites (by
-// registration name, then as index.CallSiteLess orders them).
+// view's patch rescans, in the order of the view's call sites (siteKey).
+// It reads those files' calls directly: the view's Callers of every
+// registration name would decode each name's call sites in the whole
+// tree, the visit the stored registrations spare.
 func (t *Table) overRegSet(rows []Callback, names []string) *regSet {
-	rank := make(map[string]int, len(names))
-	for k, n := range names {
-		rank[n] = k
+	isName := make(map[string]bool, len(names))
+	for _, n := range names {
+		isName[n] = true
 	}
-	type found struct {
-		k    int
-		site index.CallSite
-	}
-	var sites []found
+	var sites []index.CallSite
 	for _, p := range t.ix.OverlaidPaths() {
 		f := t.ix.File(p)
 		if f == nil {
@@ -88,22 +86,17 @@ func (t *Table) overRegSet(rows []Callback, names []string) *regSet {
 		}
 		for _, fn := range f.Funcs {
 			for _, c := range fn.Calls {
-				if k, ok := rank[c.Name]; ok {
-					sites = append(sites, found{k, index.CallSite{Func: fn, Call: c}})
+				if isName[c.Name] {
+					sites = append(sites, index.CallSite{Func: fn, Call: c})
 				}
 			}
 		}
 	}
-	sort.SliceStable(sites, func(i, j int) bool {
-		if sites[i].k != sites[j].k {
-			return sites[i].k < sites[j].k
-		}
-		return index.CallSiteLess(sites[i].site, sites[j].site)
-	})
+	sort.SliceStable(sites, func(i, j int) bool { return keyOf(sites[i]).less(keyOf(sites[j])) })
 	set := newRegSet()
-	for _, s := range sites {
-		r := visitReg(t.ix, rows, s.site.Func, s.site.Call)
-		r.at = keyOf(s.k, s.site)
+	for _, site := range sites {
+		r := visitReg(t.ix, rows, site.Func, site.Call)
+		r.at = keyOf(site)
 		set.add(r)
 	}
 	return set
@@ -112,7 +105,7 @@ func (t *Table) overRegSet(rows []Callback, names []string) *regSet {
 // patchRegisters reports whether the view's patch changes a file with a
 // registration call (one of names), before or after: false for the
 // tree's own view.
-func (t *Table) patchRegisters(rows []Callback, names []string) bool {
+func (t *Table) patchRegisters(names []string) bool {
 	if len(t.ix.OverlaidPaths()) == 0 {
 		return false
 	}
@@ -120,7 +113,7 @@ func (t *Table) patchRegisters(rows []Callback, names []string) bool {
 	for _, n := range names {
 		isName[n] = true
 	}
-	tree := t.tree(rows, names)
+	tree := t.tree()
 	for _, p := range t.ix.OverlaidPaths() {
 		if tree.files[p] {
 			return true
@@ -145,12 +138,14 @@ type treeSet struct {
 	files map[string]bool
 }
 
-// tree returns the registrations of the tree's own view, once per tree
-// index and model: read from what Prepare stored when it fits the rows,
-// else found by visiting every registration call of the tree.
-func (t *Table) tree(rows []Callback, names []string) *treeSet {
+// tree returns the registrations of the tree's own view (by the tree's
+// rows), once per tree index and model: read from what Prepare stored
+// when it fits the rows, else found by visiting every registration call
+// of the tree.
+func (t *Table) tree() *treeSet {
 	under := t.ix.Underlying()
 	return under.Memo("lockctx.registrations."+t.id, func() any {
+		rows := t.treeRows()
 		if t.storedRegs != nil {
 			if s, ok := t.storedRegs(); ok {
 				if tree, ok := s.load(under, rows); ok {
@@ -158,7 +153,7 @@ func (t *Table) tree(rows []Callback, names []string) *treeSet {
 				}
 			}
 		}
-		return t.visitTree(rows, names)
+		return t.visitTree(rows, registrationNames(rows))
 	}).(*treeSet)
 }
 
@@ -176,7 +171,7 @@ func (t *Table) visitTree(rows []Callback, names []string) *treeSet {
 		found[k] = make([]siteRegs, len(sites[k]))
 		for i, site := range sites[k] {
 			found[k][i] = visitReg(under, rows, site.Func, site.Call)
-			found[k][i].at = keyOf(k, site)
+			found[k][i].at = keyOf(site)
 		}
 	})
 	out := &treeSet{set: newRegSet(), files: map[string]bool{}}

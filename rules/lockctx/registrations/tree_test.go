@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/index/indextest"
 	"github.com/autosel-bot/autosel-bot/internal/testtree"
@@ -19,6 +20,7 @@ var regTree = map[string]string{
 	"c.c": "void hc(void)\n{\n}\n\nvoid reg_c(struct desc *d)\n{\n\tregister_cb(d->handler);\n\tregister_cb(hc);\n}\n",
 	"d.c": "void plain(void)\n{\n\ty();\n}\n",
 	"e.c": "void reg_e(void)\n{\n\tregister_cb(ha);\n}\n",
+	"z.c": "void reg_z(void)\n{\n\tzz_register(ha);\n}\n",
 }
 
 // TestRegistrationsOverlay: the registrations of a patched view (sharing
@@ -28,6 +30,8 @@ func TestRegistrationsOverlay(t *testing.T) {
 	cbs := []Callback{
 		{Names: []string{"register_cb"}, Arg: 0, Kind: "hardirq", Why: "a test callback"},
 		{Names: []string{"register_nb"}, Arg: 0, Via: "notifier_call", Kind: "rcu", Why: "a notifier"},
+		{Prefix: []string{"register_trace_"}, Arg: 0, Kind: "rcu", Why: "a tracepoint probe"},
+		{Names: []string{"zz_register"}, Arg: 0, Kind: "softirq", Why: "a last name"},
 	}
 	tests := []struct {
 		name  string
@@ -41,6 +45,7 @@ func TestRegistrationsOverlay(t *testing.T) {
 		{"a registering file moved down", map[string]string{"c.c": "\n\n" + regTree["c.c"]}, false},
 		{"a via registration changed", map[string]string{"b.c": regTree["b.c"] + "\nvoid reg_b2(void)\n{\n\tregister_nb(&b_nb);\n}\n"}, false},
 		{"a file deleted", map[string]string{"a.c": ""}, false},
+		{"a prefixed registration name of the patch's own", map[string]string{"a.c": regTree["a.c"] + "\nvoid reg_a2(void)\n{\n\tregister_trace_baz(ha);\n\tzz_register(ha);\n}\n"}, false},
 		{"registered again between two files", map[string]string{"c.c": regTree["c.c"] + "\nvoid reg_c2(void)\n{\n\tregister_cb(ha);\n\tregister_cb(hc);\n}\n"}, false},
 	}
 	ix := openTree(t, regTree)
@@ -54,7 +59,8 @@ func TestRegistrationsOverlay(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			over, patched := testtree.Patched(regTree, tt.patch)
-			view := New(Config{Index: ix.Overlay(over), ID: "test", Callbacks: cbs})
+			ov := ix.Overlay(over)
+			view := New(Config{Index: ov, Patch: patchFuncs(ov), ID: "test", Callbacks: cbs})
 			view.Of("")
 			alone := New(Config{Index: openTree(t, patched), ID: "test", Callbacks: cbs})
 			alone.Of("")
@@ -103,6 +109,20 @@ func regRows(r *Table) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// patchFuncs returns the functions of the files an overlay rescans, by
+// name (a resolver's patch functions).
+func patchFuncs(ov *index.Index) map[string][]*cscan.Func {
+	out := map[string][]*cscan.Func{}
+	for _, p := range ov.OverlaidPaths() {
+		if f := ov.File(p); f != nil {
+			for _, fn := range f.Funcs {
+				out[fn.Name] = append(out[fn.Name], fn)
+			}
+		}
+	}
 	return out
 }
 

@@ -30,8 +30,14 @@ func (t *Table) Rows() []Callback {
 		t.rows = t.withPatchPrefixed(append([]Callback(nil), t.callbacks...), func(n string) bool { return len(t.patch[n]) > 0 })
 		return t.rows
 	}
-	// Derived from the tree without the patch, once per model and tree
-	// (or read from what Prepare stored).
+	t.rows = t.withPatchPrefixed(t.treeRows(), func(n string) bool { return len(t.ix.Funcs(n)) > 0 })
+	return t.rows
+}
+
+// treeRows returns the rows of the tree without the patch (Rows of the
+// tree's own view): derived once per model and tree, or read from what
+// Prepare stored. Every table over the tree shares them.
+func (t *Table) treeRows() []Callback {
 	rows, _ := t.ix.Underlying().Memo("lockctx.wrappers."+t.id, func() any {
 		if t.stored != nil {
 			if rows, ok := t.stored(); ok {
@@ -40,8 +46,7 @@ func (t *Table) Rows() []Callback {
 		}
 		return DeriveRows(t.ix.Underlying(), t.id, t.callbacks)
 	}).([]Callback)
-	t.rows = t.withPatchPrefixed(rows, func(n string) bool { return len(t.ix.Funcs(n)) > 0 })
-	return t.rows
+	return rows
 }
 
 // A prefix row (register_trace_ for register_trace_<event>()) names

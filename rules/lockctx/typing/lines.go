@@ -49,6 +49,9 @@ func (l Lines) Span(from, to int) string {
 	return l.text[l.starts[from] : l.starts[to]-1]
 }
 
+// Text returns the whole text the lines index.
+func (l Lines) Text() string { return l.text }
+
 // Line returns line i (0-based) without its line end; "" out of the file.
 func (l Lines) Line(i int) string { return l.Span(i, i+1) }
 
