@@ -68,7 +68,7 @@ func TestPrepareFiles(t *testing.T) {
 	ix := indextest.OpenCached(t, prepareTree)
 	const id = "0123456789abcdef0123"
 	rows := []registrations.Callback{{Names: []string{"register_cb"}, Kind: "hardirq", Why: "a test callback"}}
-	regs := registrations.StoredRegs{NRows: 1, Files: []string{"a.c"}, Regs: []registrations.StoredReg{{Func: "h", Step: report.Step{Func: "reg", File: "a.c", Line: 3}, File: "a.c", SiteFile: "a.c", Line: 3, Start: 1}}}
+	regs := registrations.StoredRegs{NRows: 1, Files: []string{"a.c"}, Regs: []registrations.StoredReg{{Func: "h", Step: report.Step{Func: "reg", File: "a.c", Line: 3}, File: "a.c", Name: "register_cb", Start: 1}}}
 	sm := Summariser{ID: id, Engine: func(ix *index.Index, b *Builder) Engine { return callEngine{ix, b} },
 		Rows: func(*index.Index) []registrations.Callback { return rows },
 		Regs: func(_ *index.Index, got []registrations.Callback) (registrations.StoredRegs, bool) {
