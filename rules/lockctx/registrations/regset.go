@@ -31,80 +31,93 @@ func (a siteKey) less(b siteKey) bool {
 	return a.start < b.start
 }
 
+// keyed holds registrations of one kind (of a function, or of what a
+// member holds) by that function's or member's name, and where the call
+// of each sits, in step with them.
+type keyed[T any] struct {
+	items map[string][]T
+	at    map[string][]siteKey
+}
+
+func newKeyed[T any]() keyed[T] {
+	return keyed[T]{items: map[string][]T{}, at: map[string][]siteKey{}}
+}
+
+// add adds v, registered under name by the call at at.
+func (k *keyed[T]) add(name string, v T, at siteKey) {
+	k.items[name] = append(k.items[name], v)
+	k.at[name] = append(k.at[name], at)
+}
+
 // regSet is what findRegistrations finds in the calls it visits: the
 // registrations by function name and, by member, those whose callback is
-// read from a struct member; regAt and memberAt hold where the call of
-// each sits, in step with them.
+// read from a struct member.
 type regSet struct {
-	regs     map[string][]Reg
-	regAt    map[string][]siteKey
-	members  map[string][]memberReg
-	memberAt map[string][]siteKey
+	regs    keyed[Reg]
+	members keyed[memberReg]
 }
 
 func newRegSet() *regSet {
-	return &regSet{regs: map[string][]Reg{}, regAt: map[string][]siteKey{},
-		members: map[string][]memberReg{}, memberAt: map[string][]siteKey{}}
+	return &regSet{regs: newKeyed[Reg](), members: newKeyed[memberReg]()}
 }
 
 // add adds what one registration call registers.
 func (set *regSet) add(s siteRegs) {
 	for i, fn := range s.funcs {
-		set.addReg(fn, s.regs[i], s.at)
+		set.regs.add(fn, s.regs[i], s.at)
 	}
 	for i, m := range s.members {
-		set.addMember(m, s.mregs[i], s.at)
+		set.members.add(m, s.mregs[i], s.at)
 	}
-}
-
-// addReg adds a registration of function fn by the call at at.
-func (set *regSet) addReg(fn string, g Reg, at siteKey) {
-	set.regs[fn] = append(set.regs[fn], g)
-	set.regAt[fn] = append(set.regAt[fn], at)
-}
-
-// addMember adds a registration of what member m holds by the call at at.
-func (set *regSet) addMember(m string, g memberReg, at siteKey) {
-	set.members[m] = append(set.members[m], g)
-	set.memberAt[m] = append(set.memberAt[m], at)
 }
 
 // regView is a view's registrations: the tree's (shared by every view
 // over it) and, when the view's patch changes a file with a registration
 // call, those of the files it rescans (over), which replace the tree's of
-// the same files. The answers for a patched view are merged on demand and
-// kept (regs, members).
+// the same files.
 type regView struct {
 	tree, over *regSet
-	ix         *index.Index
-	regs       map[string][]Reg
-	members    map[string][]memberReg
+	regs       layer[Reg]
+	members    layer[memberReg]
+}
+
+// newRegView returns the registrations of the view ix: tree's, and over's
+// for the files ix rescans (over nil: the view shares tree's).
+func newRegView(ix *index.Index, tree, over *regSet) *regView {
+	v := &regView{tree: tree, over: over, regs: layer[Reg]{tree: &tree.regs}, members: layer[memberReg]{tree: &tree.members}}
+	if over != nil {
+		v.regs.ix, v.regs.over, v.regs.merged = ix, &over.regs, map[string][]Reg{}
+		v.members.ix, v.members.over, v.members.merged = ix, &over.members, map[string][]memberReg{}
+	}
+	return v
 }
 
 // of returns the registrations of function name, in the view's order.
-func (v *regView) of(name string) []Reg {
-	if v.over == nil {
-		return v.tree.regs[name]
-	}
-	if r, ok := v.regs[name]; ok {
-		return r
-	}
-	r := mergeView(v.ix, v.tree.regs[name], v.tree.regAt[name], v.over.regs[name], v.over.regAt[name])
-	v.regs[name] = r
-	return r
-}
+func (v *regView) of(name string) []Reg { return v.regs.get(name) }
 
 // membersOf returns the registrations whose callback is read from member
 // m, in the view's order.
-func (v *regView) membersOf(m string) []memberReg {
-	if v.over == nil {
-		return v.tree.members[m]
+func (v *regView) membersOf(m string) []memberReg { return v.members.get(m) }
+
+// layer is one kind of a view's registrations: the tree's and, for a
+// patched view ix, those of the files it rescans (over), merged per name
+// on demand and kept (merged).
+type layer[T any] struct {
+	ix         *index.Index
+	tree, over *keyed[T]
+	merged     map[string][]T
+}
+
+// get returns the registrations under name, in the view's order.
+func (l *layer[T]) get(name string) []T {
+	if l.over == nil {
+		return l.tree.items[name]
 	}
-	if r, ok := v.members[m]; ok {
+	if r, ok := l.merged[name]; ok {
 		return r
 	}
-	r := mergeView(v.ix, v.tree.members[m], v.tree.memberAt[m], v.over.members[m], v.over.memberAt[m])
-	v.members[m] = r
+	r := mergeView(l.ix, l.tree.items[name], l.tree.at[name], l.over.items[name], l.over.at[name])
+	l.merged[name] = r
 	return r
 }
 

@@ -70,17 +70,17 @@ func (t *Table) StoreTree() (s StoredRegs, ok bool) {
 			Caller: caller, Base: base, Name: at.name, Start: at.start})
 		return ok && at.file == g.File && at.line == g.Step.Line
 	}
-	for _, fn := range slices.Sorted(maps.Keys(tree.set.regs)) {
-		for i, g := range tree.set.regs[fn] {
-			if !add(fn, "", g, 0, "", tree.set.regAt[fn][i]) {
+	for _, fn := range slices.Sorted(maps.Keys(tree.set.regs.items)) {
+		for i, g := range tree.set.regs.items[fn] {
+			if !add(fn, "", g, 0, "", tree.set.regs.at[fn][i]) {
 				return StoredRegs{}, false
 			}
 		}
 	}
-	for _, m := range slices.Sorted(maps.Keys(tree.set.members)) {
-		for i, g := range tree.set.members[m] {
+	for _, m := range slices.Sorted(maps.Keys(tree.set.members.items)) {
+		for i, g := range tree.set.members.items[m] {
 			ref, ok := t.ix.RefOf(g.caller)
-			if !ok || !add("", m, g.Reg, ref, g.base, tree.set.memberAt[m][i]) {
+			if !ok || !add("", m, g.Reg, ref, g.base, tree.set.members.at[m][i]) {
 				return StoredRegs{}, false
 			}
 		}
@@ -106,14 +106,14 @@ func (s *StoredRegs) load(ix *index.Index, rows []Callback) (*treeSet, bool) {
 		}
 		g := Reg{Row: &rows[r.Row], Step: r.Step, File: r.File}
 		if r.Member == "" {
-			out.set.addReg(r.Func, g, r.key())
+			out.set.regs.add(r.Func, g, r.key())
 			continue
 		}
 		caller := ix.FuncOf(r.Caller)
 		if caller == nil {
 			return nil, false
 		}
-		out.set.addMember(r.Member, memberReg{Reg: g, caller: caller, base: r.Base}, r.key())
+		out.set.members.add(r.Member, memberReg{Reg: g, caller: caller, base: r.Base}, r.key())
 	}
 	return out, true
 }

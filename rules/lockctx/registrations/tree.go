@@ -58,14 +58,14 @@ func (t *Table) findRegistrations() {
 				}
 			}
 		}
-		t.set = &regView{tree: set}
+		t.set = newRegView(nil, set, nil)
 		return
 	}
-	t.set = &regView{tree: t.tree().set}
+	var over *regSet
 	if t.patchRegisters(names) {
-		t.set.ix, t.set.over = t.ix, t.overRegSet(rows, names)
-		t.set.regs, t.set.members = map[string][]Reg{}, map[string][]memberReg{}
+		over = t.overRegSet(rows, names)
 	}
+	t.set = newRegView(t.ix, t.tree().set, over)
 }
 
 // overRegSet returns the registrations of the calls in the files the

@@ -91,10 +91,10 @@ func regRows(r *Table) []string {
 		if set == nil {
 			continue
 		}
-		for fn := range set.regs {
+		for fn := range set.regs.items {
 			fns[fn] = true
 		}
-		for m := range set.members {
+		for m := range set.members.items {
 			members[m] = true
 		}
 	}
