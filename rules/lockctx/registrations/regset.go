@@ -76,15 +76,14 @@ func (set *regSet) add(s siteRegs) {
 // call, those of the files it rescans (over), which replace the tree's of
 // the same files.
 type regView struct {
-	tree, over *regSet
-	regs       layer[Reg]
-	members    layer[memberReg]
+	regs    layer[Reg]
+	members layer[memberReg]
 }
 
 // newRegView returns the registrations of the view ix: tree's, and over's
 // for the files ix rescans (over nil: the view shares tree's).
 func newRegView(ix *index.Index, tree, over *regSet) *regView {
-	v := &regView{tree: tree, over: over, regs: layer[Reg]{tree: &tree.regs}, members: layer[memberReg]{tree: &tree.members}}
+	v := &regView{regs: layer[Reg]{tree: &tree.regs}, members: layer[memberReg]{tree: &tree.members}}
 	if over != nil {
 		v.regs.ix, v.regs.over, v.regs.merged = ix, &over.regs, map[string][]Reg{}
 		v.members.ix, v.members.over, v.members.merged = ix, &over.members, map[string][]memberReg{}

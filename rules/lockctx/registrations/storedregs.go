@@ -11,8 +11,8 @@ import (
 
 // StoredRegs is the content of the tree registrations file Prepare stores
 // beside the index (gob, by exported fields): every registration the
-// tree's registration calls make, in the order a view lists them, and the
-// files holding such calls. Reading it saves a check the visit of every
+// tree's registration calls make (those of one function or member in the
+// order a view lists them), and the files holding such calls. Reading it saves a check the visit of every
 // registration call of the tree (the decoding of each calling function),
 // which is most of a small patch's one-shot check.
 type StoredRegs struct {

@@ -53,7 +53,7 @@ func TestRegistrationsOverlay(t *testing.T) {
 	tree.Of("")
 	again := New(Config{Index: ix, ID: "test", Callbacks: cbs})
 	again.Of("")
-	if again.set.tree != tree.set.tree {
+	if again.set.regs.tree != tree.set.regs.tree {
 		t.Error("two tables over the tree found its registrations twice")
 	}
 	for _, tt := range tests {
@@ -72,10 +72,10 @@ func TestRegistrationsOverlay(t *testing.T) {
 					t.Errorf("registrations of %s in order:\n got %v\nwant %v", fn, steps(got), steps(want))
 				}
 			}
-			if view.set.tree != tree.set.tree {
+			if view.set.regs.tree != tree.set.regs.tree || view.set.members.tree != tree.set.members.tree {
 				t.Error("the view does not share the tree's registrations")
 			}
-			if shared := view.set.over == nil; shared != tt.shared {
+			if shared := view.set.regs.over == nil; shared != tt.shared {
 				t.Errorf("shares the tree's registrations: %v, want %v", shared, tt.shared)
 			}
 		})
@@ -87,15 +87,18 @@ func TestRegistrationsOverlay(t *testing.T) {
 func regRows(r *Table) []string {
 	var out []string
 	fns, members := map[string]bool{}, map[string]bool{}
-	for _, set := range []*regSet{r.set.tree, r.set.over} {
-		if set == nil {
-			continue
+	for _, k := range []*keyed[Reg]{r.set.regs.tree, r.set.regs.over} {
+		if k != nil {
+			for fn := range k.items {
+				fns[fn] = true
+			}
 		}
-		for fn := range set.regs.items {
-			fns[fn] = true
-		}
-		for m := range set.members.items {
-			members[m] = true
+	}
+	for _, k := range []*keyed[memberReg]{r.set.members.tree, r.set.members.over} {
+		if k != nil {
+			for m := range k.items {
+				members[m] = true
+			}
 		}
 	}
 	for fn := range fns {
