@@ -49,7 +49,10 @@ done
 # The worst series of the train split (one-shot, warm: the largest peak
 # RSS and CPU time of a sweep over the train split's bugs, near misses
 # and part of the ordinary cases on 2026-12-02; check refuses the
-# variants, which are bare diffs).
+# variants, which are bare diffs), and an ordinary patch to widely
+# included headers (include/linux/pgtable.h) found by the groups of
+# scripts/bench-oneshot.sh on 2026-12-06: its stored summaries below are
+# computed afresh.
 worst=(
   eval/bugs/sleep/ext2-get-group-desc-error/bug.patch
   eval/nearmiss/sleep/gfs2-flock-holder-uninit-f-lock/patch
@@ -57,6 +60,7 @@ worst=(
   eval/nearmiss/wakeup/xsk-tx-writeable-half-ring-wake/patch
   eval/bugs/sleep/n-gsm-tx-lock-to-mutex/bug.patch
   eval/bugs/wakeup/tracing-buffers-flush-wake-readers/bug.patch
+  eval/ordinary/1069-mm-introduce-and-use-pgd-p4d-populate-kernel.patch
 )
 
 # seconds H:MM:SS|M:SS.ss: the number of seconds.
