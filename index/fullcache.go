@@ -15,49 +15,60 @@ const (
 	maxFullSource = 32 << 20
 )
 
-// fullCache holds files re-parsed with bodies (by path) and functions
-// re-parsed alone (by path and position, fullfunc.go), least recently used
-// first out once past maxFullFiles or maxFullSource. The zero value is
-// empty; the Index's mutex guards it.
-type fullCache struct {
-	byPath map[string]*list.Element
-	lru    list.List // of *fullEntry, most recently used at the front
-	src    int64
+// lru holds values by key, least recently used first out once past the
+// bounds its put is given. The zero value is empty; the Index's mutex
+// guards it.
+type lru[V any] struct {
+	byKey map[string]*list.Element
+	order list.List // of *lruEntry[V], most recently used at the front
+	size  int64
 }
 
-// fullEntry is one cached file and the size of its source.
-type fullEntry struct {
-	path string
-	f    *cscan.File
-	src  int64
+// lruEntry is one cached value and its size.
+type lruEntry[V any] struct {
+	key  string
+	v    V
+	size int64
 }
 
-// get returns the cached parse of path and marks it used.
-func (c *fullCache) get(path string) (*cscan.File, bool) {
-	e, ok := c.byPath[path]
+// get returns the value of key and marks it used.
+func (c *lru[V]) get(key string) (V, bool) {
+	e, ok := c.byKey[key]
 	if !ok {
-		return nil, false
+		var zero V
+		return zero, false
 	}
-	c.lru.MoveToFront(e)
-	return e.Value.(*fullEntry).f, true
+	c.order.MoveToFront(e)
+	return e.Value.(*lruEntry[V]).v, true
 }
 
-// put caches f, parsed from src bytes of source, unless path is cached
-// already, and returns the cached parse; the least recently used files
-// go while the cache is past its bounds (the newest always stays).
-func (c *fullCache) put(path string, f *cscan.File, src int64) *cscan.File {
-	if g, ok := c.get(path); ok {
+// put caches v of size bytes under key, unless key is cached already, and
+// returns the cached value; the least recently used go while the cache
+// holds more than maxN values (0: no bound) or maxSize bytes (the newest
+// always stays).
+func (c *lru[V]) put(key string, v V, size int64, maxN int, maxSize int64) V {
+	if g, ok := c.get(key); ok {
 		return g
 	}
-	if c.byPath == nil {
-		c.byPath = map[string]*list.Element{}
+	if c.byKey == nil {
+		c.byKey = map[string]*list.Element{}
 	}
-	c.byPath[path] = c.lru.PushFront(&fullEntry{path: path, f: f, src: src})
-	c.src += src
-	for c.lru.Len() > 1 && (c.lru.Len() > maxFullFiles || c.src > maxFullSource) {
-		old := c.lru.Remove(c.lru.Back()).(*fullEntry)
-		delete(c.byPath, old.path)
-		c.src -= old.src
+	c.byKey[key] = c.order.PushFront(&lruEntry[V]{key: key, v: v, size: size})
+	c.size += size
+	for c.order.Len() > 1 && (maxN > 0 && c.order.Len() > maxN || c.size > maxSize) {
+		old := c.order.Remove(c.order.Back()).(*lruEntry[V])
+		delete(c.byKey, old.key)
+		c.size -= old.size
 	}
-	return f
+	return v
+}
+
+// fullCache holds files re-parsed with bodies (by path) and functions
+// re-parsed alone (by path and position, fullfunc.go), up to maxFullFiles
+// and maxFullSource.
+type fullCache struct{ lru[*cscan.File] }
+
+// put caches f, parsed from src bytes of source (see lru.put).
+func (c *fullCache) put(path string, f *cscan.File, src int64) *cscan.File {
+	return c.lru.put(path, f, src, maxFullFiles, maxFullSource)
 }

@@ -42,9 +42,9 @@ func TestFullSourceBound(t *testing.T) {
 	}
 	full("c") // b is the least recently used
 	ix.mu.Lock()
-	_, aKept := ix.full.byPath["a.c\x000"]
-	_, bKept := ix.full.byPath["b.c\x000"]
-	n, sum := ix.full.lru.Len(), ix.full.src
+	_, aKept := ix.full.byKey["a.c\x000"]
+	_, bKept := ix.full.byKey["b.c\x000"]
+	n, sum := ix.full.order.Len(), ix.full.size
 	ix.mu.Unlock()
 	if !aKept || bKept || n != 2 || sum > maxFullSource {
 		t.Errorf("a kept %v, b kept %v, %d functions of %d source bytes cached (bound %d)", aKept, bKept, n, sum, maxFullSource)
@@ -56,7 +56,7 @@ func TestFullSourceBound(t *testing.T) {
 		t.Errorf("b parsed again: same %v, equal %v", again == b, reflect.DeepEqual(again, b))
 	}
 	ix.Release()
-	if ix.full.lru.Len() != 0 || ix.full.src != 0 {
-		t.Errorf("after Release: %d entries, %d source bytes cached", ix.full.lru.Len(), ix.full.src)
+	if ix.full.order.Len() != 0 || ix.full.size != 0 {
+		t.Errorf("after Release: %d entries, %d source bytes cached", ix.full.order.Len(), ix.full.size)
 	}
 }

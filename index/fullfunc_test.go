@@ -72,7 +72,7 @@ func TestFullFunc(t *testing.T) {
 					t.Errorf("%s at %d: re-parse differs:\n got %+v\nwant %+v", fn.Name, fn.Start, got, want)
 				}
 				ix.mu.Lock()
-				_, alone := ix.full.byPath["f.c\x00"+strconv.Itoa(j)]
+				_, alone := ix.full.byKey["f.c\x00"+strconv.Itoa(j)]
 				ix.mu.Unlock()
 				for _, a := range tt.alone {
 					if a == fn.Name && !alone {
@@ -119,7 +119,7 @@ func TestFullFuncKernel(t *testing.T) {
 				t.Errorf("%s: %s at %d: re-parse differs", p, fn.Name, fn.Start)
 			}
 			ix.mu.Lock()
-			if _, ok := ix.full.byPath[p+"\x00"+strconv.Itoa(j)]; ok {
+			if _, ok := ix.full.byKey[p+"\x00"+strconv.Itoa(j)]; ok {
 				alone++
 			}
 			ix.mu.Unlock()

@@ -11,7 +11,7 @@ const textBudget = 64 << 20
 // Text returns the current content of a file of the view, as ReadFile
 // does, but as a string. A file an overlay (a patch's view) reads from
 // disk is kept by the underlying index, up to textBudget bytes (the
-// oldest files go first), and shared by every overlay over it: the many
+// least recently used go first), and shared by every overlay over it: the many
 // analyses of one process that read the same tree files (a rule's view
 // of the functions around a patch) read and copy each once. The tree's
 // own view keeps nothing: its whole-tree passes (the summaries) read a
@@ -30,7 +30,7 @@ func (ix *Index) Text(path string) (string, error) {
 	}
 	root := ix.base
 	root.mu.Lock()
-	s, ok := root.text.byPath[disk]
+	s, ok := root.text.get(disk)
 	root.mu.Unlock()
 	if ok {
 		return s, nil
@@ -57,30 +57,13 @@ func readText(path, disk string) (string, error) {
 	return string(data), err
 }
 
-// textCache holds file contents by path, oldest first in order, up to
-// textBudget bytes. The zero value is empty; the Index's mutex guards it.
-type textCache struct {
-	byPath map[string]string
-	order  []string
-	size   int
-}
+// textCache holds file contents by path, least recently used first out
+// past textBudget bytes; a file larger than the budget is not kept.
+type textCache struct{ lru[string] }
 
-// put keeps s as the content of path, dropping the oldest files kept
-// while the budget is exceeded. A file larger than the budget is not kept.
+// put keeps s as the content of path.
 func (c *textCache) put(path, s string) {
-	if _, ok := c.byPath[path]; ok || len(s) > textBudget {
-		return
+	if len(s) <= textBudget {
+		c.lru.put(path, s, int64(len(s)), 0, textBudget)
 	}
-	if c.byPath == nil {
-		c.byPath = map[string]string{}
-	}
-	for c.size+len(s) > textBudget && len(c.order) > 0 {
-		old := c.order[0]
-		c.order = c.order[1:]
-		c.size -= len(c.byPath[old])
-		delete(c.byPath, old)
-	}
-	c.byPath[path] = s
-	c.order = append(c.order, path)
-	c.size += len(s)
 }

@@ -68,34 +68,34 @@ func TestText(t *testing.T) {
 	if got, err := ix.Text("c.h"); err != nil || got != "#define C 4\n" {
 		t.Errorf("the tree's Text(c.h) after a change on disk = %q, %v; want the file now", got, err)
 	}
-	if len(ix.text.byPath) != 1 {
-		t.Errorf("the index keeps %d files, want the one overlays read from disk (c.h)", len(ix.text.byPath))
+	if len(ix.text.byKey) != 1 {
+		t.Errorf("the index keeps %d files, want the one overlays read from disk (c.h)", len(ix.text.byKey))
 	}
 }
 
 // TestTextCacheBudget: the cache keeps at most textBudget bytes, dropping
-// the oldest files first, and never a file larger than the budget.
+// the least recently used files first, and never a file larger than the
+// budget.
 func TestTextCacheBudget(t *testing.T) {
 	var c textCache
 	third := strings.Repeat("x", textBudget/3)
 	c.put("a", third)
 	c.put("b", third)
 	c.put("c", third)
-	c.put("a", third) // kept already: no change
-	if len(c.byPath) != 3 || c.size != 3*len(third) {
-		t.Fatalf("after three files: %d kept, %d bytes", len(c.byPath), c.size)
+	if _, ok := c.get("a"); !ok || len(c.byKey) != 3 || c.size != int64(3*len(third)) {
+		t.Fatalf("after three files: %d kept, %d bytes", len(c.byKey), c.size)
 	}
-	c.put("d", third)
-	if _, ok := c.byPath["a"]; ok || len(c.byPath) != 3 || c.size != 3*len(third) {
-		t.Errorf("after a fourth: %v kept (%d bytes); want a dropped", keys(c.byPath), c.size)
+	c.put("d", third) // b is the least recently used now
+	if _, ok := c.byKey["b"]; ok || len(c.byKey) != 3 || c.size != int64(3*len(third)) {
+		t.Errorf("after a fourth: %v kept (%d bytes); want b dropped", keys(c.byKey), c.size)
 	}
 	c.put("huge", strings.Repeat("y", textBudget+1))
-	if _, ok := c.byPath["huge"]; ok || len(c.byPath) != 3 {
-		t.Errorf("a file over the budget: %v kept", keys(c.byPath))
+	if _, ok := c.byKey["huge"]; ok || len(c.byKey) != 3 {
+		t.Errorf("a file over the budget: %v kept", keys(c.byKey))
 	}
 }
 
-func keys(m map[string]string) []string {
+func keys[V any](m map[string]V) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)

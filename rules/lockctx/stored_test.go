@@ -152,6 +152,14 @@ func TestPrepareStores(t *testing.T) {
 	if want := registrations.DeriveRows(again, m.id, m.callbacks); !ok || len(want) != 2 || registrations.NewStoredRows("", want).Files[1] != "w.c" || !reflect.DeepEqual(rows, want) {
 		t.Errorf("stored rows %+v (%v), want %+v", rows, ok, want)
 	}
+	// The tree's registrations are stored too, and read back as a table
+	// of the tree finds them (w.c's register_cb() call registers no
+	// function of the tree: its argument is the wrapper's parameter).
+	found, ok := registrations.New(registrations.Config{Index: again, ID: m.id, Callbacks: m.callbacks}).StoreTree()
+	if stored, sok := r.view.TreeRegs(); !ok || !sok || stored.Generation != again.Generation() || stored.NRows != found.NRows ||
+		len(stored.Regs) != len(found.Regs) || !reflect.DeepEqual(stored.Files, found.Files) || !reflect.DeepEqual(found.Files, []string{"w.c"}) {
+		t.Errorf("stored registrations %+v (%v), want %+v", stored, sok, found)
+	}
 	if s := r.SummaryOf(funcNamed(t, again, "other")); s.Reach == nil || s.Reach.Prim != "sleep_long" {
 		t.Errorf("other: %+v", s)
 	}

@@ -42,12 +42,11 @@ func (t *Table) Of(name string) []Reg {
 // call sites give.
 func (t *Table) findRegistrations() {
 	rows := t.Rows()
-	names := registrationNames(rows)
+	isName := map[string]bool{}
+	for _, n := range registrationNames(rows) {
+		isName[n] = true
+	}
 	if t.ix == nil {
-		isName := map[string]bool{}
-		for _, n := range names {
-			isName[n] = true
-		}
 		set := newRegSet()
 		for _, fns := range t.patch {
 			for _, fn := range fns {
@@ -62,8 +61,8 @@ func (t *Table) findRegistrations() {
 		return
 	}
 	var over *regSet
-	if t.patchRegisters(names) {
-		over = t.overRegSet(rows, names)
+	if t.patchRegisters(isName) {
+		over = t.overRegSet(rows, isName)
 	}
 	t.set = newRegView(t.ix, t.tree().set, over)
 }
@@ -73,11 +72,7 @@ func (t *Table) findRegistrations() {
 // It reads those files' calls directly: the view's Callers of every
 // registration name would decode each name's call sites in the whole
 // tree, the visit the stored registrations spare.
-func (t *Table) overRegSet(rows []Callback, names []string) *regSet {
-	isName := make(map[string]bool, len(names))
-	for _, n := range names {
-		isName[n] = true
-	}
+func (t *Table) overRegSet(rows []Callback, isName map[string]bool) *regSet {
 	var sites []index.CallSite
 	for _, p := range t.ix.OverlaidPaths() {
 		f := t.ix.File(p)
@@ -103,18 +98,15 @@ func (t *Table) overRegSet(rows []Callback, names []string) *regSet {
 }
 
 // patchRegisters reports whether the view's patch changes a file with a
-// registration call (one of names), before or after: false for the
+// registration call (a name isName holds), before or after: false for the
 // tree's own view.
-func (t *Table) patchRegisters(names []string) bool {
-	if len(t.ix.OverlaidPaths()) == 0 {
+func (t *Table) patchRegisters(isName map[string]bool) bool {
+	paths := t.ix.OverlaidPaths()
+	if len(paths) == 0 {
 		return false
 	}
-	isName := map[string]bool{}
-	for _, n := range names {
-		isName[n] = true
-	}
 	tree := t.tree()
-	for _, p := range t.ix.OverlaidPaths() {
+	for _, p := range paths {
 		if tree.files[p] {
 			return true
 		}

@@ -32,7 +32,7 @@ func TestSrcLines(t *testing.T) {
 			}
 			all = append(all, s)
 		}
-		if strings.Join(all, "\n") != text || l.Line(-1) != "" || l.Line(len(lines)) != "" {
+		if strings.Join(all, "\n") != text || l.Text() != text || l.Line(-1) != "" || l.Line(len(lines)) != "" {
 			t.Errorf("%q: All gave %q; Line(-1) %q, Line(%d) %q", text, all, l.Line(-1), len(lines), l.Line(len(lines)))
 		}
 	}
