@@ -69,8 +69,12 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			if condImplies(norm(oc), norm(g.Cond)) {
 				continue // widened: the old condition still wakes
 			}
+			rest := condMinus(norm(g.Cond), norm(oc))
+			if rest != "" && r.onlyActiveChecks(rest, n.Q, nw) {
+				continue // narrowed to "if anyone sleeps": the waitqueue-active rule's
+			}
 			dropped = append(dropped, droppedWords(oc, g.Cond)...)
-			if rest := condMinus(norm(g.Cond), norm(oc)); rest != "" {
+			if rest != "" {
 				c = rest
 			} else {
 				c = fmt.Sprintf("%s (was %s)", c, strings.Join(strings.Fields(oc), " "))
@@ -94,6 +98,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			Old:      []string{o.Fn.evidence(o.Line())},
 		}
 		r.decideConditional(&f, nw, n, gates)
+		r.decideNarrowed(&f, nw, n, gates, ogs)
 		if moved && len(oldLeft) == 0 && len(ogs) > 0 {
 			r.decideMovedEvent(&f, nw, n, gates)
 		}
@@ -188,6 +193,17 @@ func condImplies(old, nw string) bool {
 		}
 	}
 	return false
+}
+
+// onlyActiveChecks reports whether every top-level conjunct of cond is a
+// "has waiters?" check of queue q.
+func (r *checker) onlyActiveChecks(cond, q string, f *wfunc) bool {
+	for _, p := range splitTop(cond, "&&") {
+		if !r.isActiveCheckOf(p, q, f) {
+			return false
+		}
+	}
+	return true
 }
 
 // condMinus returns the conjuncts of nw other than old when old is one of

@@ -107,6 +107,9 @@
 //     than the state its waiters check, after a store of that state;
 //   - condwake_moved.go: a completion signal moved into a branch that
 //     was already there, with no signal on the other path;
+//   - condwake_narrowed.go: a gate that still tests the waited-for state
+//     but adds a conjunct the waiter neither waits for nor announces, or
+//     tests a counter for another value than the waiter's;
 //   - barrier_removed.go: barriers, acquire/release and barrier-implying
 //     atomics removed or weakened on either side (not where a lock that
 //     every side touching the ordered variables takes covers the old or
@@ -186,6 +189,9 @@
 //   - wakefunc_returns.go: what each return of a wake function tells
 //     __wake_up_common() (woke, declined, claimed without waking,
 //     stopped the walk), and a return the patch turned into a worse one;
+//   - wakefunc_contract.go: the event record a wake function stores for
+//     its sleeper, and its filter (declines widened to key-less
+//     wake-ups, or narrowed on a shared queue with exclusive waiters);
 //   - selfpair.go: a function that is its own sleeper/waker pair, and the
 //     unconditional wake-up that orders a removed barrier's pair.
 //

@@ -105,12 +105,24 @@ func (r *checker) taskWokenElsewhere(nw *wfunc, o taskWake) bool {
 			// A task wake-up the patch adds in the same function
 			// replaces the removed one (wake_q_add -> wake_q_add_safe
 			// of a saved reference); the ordering checks judge it.
-			if f == nw && f.changed(w.call.Line) || keyLast(lockKey(w.task)) == last && (f == nw || f.changed(w.call.Line)) {
+			if f == nw && f.changed(w.call.Line) && !siblingMember(o.task, w.task) || keyLast(lockKey(w.task)) == last && (f == nw || f.changed(w.call.Line)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// siblingMember reports whether two expressions are different members of
+// one object (wc->endio_thread and wc->flush_thread): two tasks, or two
+// objects a helper wakes, of which one never stands for the other.
+func siblingMember(a, b string) bool {
+	a, b = normLvalue(stripAddr(a)), normLvalue(stripAddr(b))
+	ia, ib := strings.LastIndexAny(a, ">."), strings.LastIndexAny(b, ">.")
+	if ia <= 0 || ib <= 0 || a == b {
+		return false
+	}
+	return a[:ia] == b[:ib] && a[ia+1:] != b[ib+1:]
 }
 
 // taskSleeper finds the open-coded sleeper a task wake-up serves: a
@@ -185,6 +197,12 @@ func openSleep(r *checker, f *wfunc) int {
 // else a note.
 func (r *checker) reportTaskWakeRemoved(ow, nw *wfunc, o taskWake) {
 	store := sharedStoreBefore(ow, o.call.Line)
+	if store == "" {
+		// "if (list_empty(&q)) wake_up_process(t); list_add(x, &q);"
+		// under the lock the sleeper checks with: the wake-up announces
+		// the store that follows it.
+		store = storeRightAfter(ow, o.call.Line)
+	}
 	what := lockctx.CallText(o.call)
 	if o.via != nil {
 		what += " (which calls " + strings.TrimSpace(o.via.text(o.line)) + ")"
@@ -220,6 +238,30 @@ func (r *checker) reportTaskWakeRemoved(ow, nw *wfunc, o taskWake) {
 			nw.Name, store, o.task, what, sleeper.Name, sleeper.File, sl)
 	}
 	r.add(f)
+}
+
+// storeRightAfter returns the store of shared state among the few code
+// lines after line in f, before anything else that ends its block; "" if
+// none.
+func storeRightAfter(f *wfunc, line int) string {
+	for l, seen := line+1, 0; seen < 3 && l <= line+maxBlankLines; l++ {
+		t, ok := f.lines[l]
+		if !ok {
+			continue
+		}
+		c := strings.TrimSpace(codeOnly(t))
+		if c == "" {
+			continue
+		}
+		if strings.HasPrefix(c, "}") || strings.HasPrefix(c, "return") || strings.HasPrefix(c, "goto") {
+			return ""
+		}
+		if isStore(t) {
+			return strings.TrimSpace(t)
+		}
+		seen++
+	}
+	return ""
 }
 
 // sharedStoreBefore returns the nearest line of f before line that stores

@@ -101,6 +101,7 @@ func (r *checker) checkWakeFuncs() {
 		r.checkRefBeforeReturn(old, nw)
 		r.checkWakeClaim(old, nw)
 		r.checkWakeReturns(old, nw)
+		r.checkWakeContract(old, nw)
 		for _, u := range r.entryUnlinks(nw, names) {
 			if late := r.useAfterUnlink(nw, u, names); late != nil {
 				if nw.changed(u.Line) || nw.changed(late.Line) {

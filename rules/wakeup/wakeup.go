@@ -53,7 +53,9 @@ const (
 	// the publishing store.
 	CategoryWakeOrder = "wake-order"
 	// CategoryWakeFunc: a custom wake function that unlinks the entry
-	// before its last use of it, or without release ordering.
+	// before its last use of it or without release ordering, returns the
+	// wrong kind of value, drops the event record its sleeper reads, or
+	// declines events its sleeper waits for.
 	CategoryWakeFunc = "wake-function"
 	// CategoryStateOrder: a store a sleeper's condition reads moved after
 	// the wake-up.
@@ -96,7 +98,7 @@ var categories = []rules.Category{
 	{Name: CategoryRearm, Doc: "a completion or flag a waiter reuses is re-armed after the operation it waits for may have finished (reinit_completion() or the reset of a flag, bit or counter moved past the start, a reset moved out of the lock the waker takes), or no longer re-armed before the wait (left signalled from an earlier round); a sleep loop that sets the task state or queues its entry once before the loop instead of in each round (later rounds spin)"},
 	{Name: CategoryTarget, Doc: "a wake-up now sent to the queue of another object of the same type, or another bit of the word, than the one whose state the path changed (the waiters of that change are not woken)"},
 	{Name: CategoryWaiterCond, Doc: "a wait's condition no longer tests what a waker of its queue makes true before waking it (a member it stores, kthread_should_stop() for kthread_stop()), so that wake-up finds the condition false and the waiter sleeps again"},
-	{Name: CategoryWakeFunc, Doc: "a custom wake function that unlinks the wait entry before its last use of it, or without the release ordering finish_wait() relies on"},
+	{Name: CategoryWakeFunc, Doc: "a custom wake function that unlinks the wait entry before its last use of it, or without the release ordering finish_wait() relies on; that claims or stops where it declined; that no longer records the wake-up its sleeper checks; or whose filter now declines wake-ups without a key, or takes another object's wake-up on a queue with exclusive waiters"},
 }
 
 // New returns the wakeup rule family, with its primitive tables loaded
