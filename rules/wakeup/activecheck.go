@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/cscan"
 
 	"github.com/autosel-bot/autosel-bot/report"
 )
@@ -67,6 +68,13 @@ func (r *checker) barrierBefore(f *wfunc, a *wsite) bool {
 		switch s.Kind {
 		case siteBarrier:
 			return true
+		case siteActive:
+			// wq_has_sleeper() of another queue just before, on every
+			// path to a and with no store between: its smp_mb() orders
+			// a's load too.
+			if s.BuiltinBarrier && guardsWithin(s.Call.Guards, a.Call.Guards) && !storeBetween(f, s.Line(), a.Line()) {
+				return true
+			}
 		case siteLock:
 			if s.Q == a.Q {
 				held++
@@ -78,4 +86,22 @@ func (r *checker) barrierBefore(f *wfunc, a *wsite) bool {
 		}
 	}
 	return held > 0
+}
+
+// guardsWithin reports whether every guard of gs is one of outer's: code
+// under gs runs whenever code under outer does.
+func guardsWithin(gs, outer []cscan.Guard) bool {
+	for _, g := range gs {
+		found := false
+		for _, o := range outer {
+			if o.Line == g.Line && o.Kind == g.Kind {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }

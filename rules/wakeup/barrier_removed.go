@@ -116,7 +116,7 @@ func (r *checker) checkOrdering() {
 					break
 				}
 			}
-			if replaced || r.stateSetBeforeSleep(old, o) || r.redundantFull(old, nw, o) || r.orderedOnward(old, nw, o) {
+			if replaced || r.stateSetBeforeSleep(old, o) || r.redundantFull(old, nw, o) || r.orderedOnward(old, nw, o) || r.movedIntoHelper(old, nw, o) {
 				continue
 			}
 			r.reportOrdering(old, nw, o, added, ro)

@@ -112,7 +112,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		if ret.Line >= n.Line() || !nw.changed(ret.Line) {
 			continue
 		}
-		if ret.Line < firstChangedBefore(nw, n.Line()) {
+		if ret.Line < firstChangedBefore(nw, n.Line()) || r.wokenBeforeExit(nw, n.Q, ret.Line) {
 			continue
 		}
 		f := report.Finding{
@@ -129,6 +129,22 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		return
 	}
 	r.checkSkippingGotos(nw, n)
+}
+
+// wokenBeforeExit reports whether the path to the exit at line exit wakes
+// queue q itself, with no store after that wake-up: the exit skips no
+// wake-up its path owes (a label's "store; wake_up(); return").
+func (r *checker) wokenBeforeExit(f *wfunc, q string, exit int) bool {
+	fl := flowOf(f)
+	for _, s := range f.sitesOn(siteWake, "") {
+		if s.Line() >= exit || !r.sameQueue(s.Q, q) || !fl.reaches(s.Line(), exit) {
+			continue
+		}
+		if !storeBetween(f, s.Line(), exit) {
+			return true
+		}
+	}
+	return false
 }
 
 // firstChangedBefore returns the first line of the function view (the

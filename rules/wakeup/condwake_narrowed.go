@@ -202,7 +202,9 @@ func waitsForZero(c, lv string) bool {
 }
 
 // isZero reports whether a value text is zero.
-func isZero(v string) bool { return strings.TrimLeft(v, "0") == "" || v == "0x0" || v == "0UL" || v == "0U" }
+func isZero(v string) bool {
+	return strings.TrimLeft(v, "0") == "" || v == "0x0" || v == "0UL" || v == "0U"
+}
 
 // riskNarrowed makes f a risk for the waiter ng names.
 func (r *checker) riskNarrowed(f *report.Finding, nw *wfunc, n *wsite, ng narrowedGate, line int) {

@@ -245,6 +245,9 @@ func (r *checker) checkLost(introduced, changedWakers map[string][]*wsite) {
 			}
 			seen[w] = true
 			if b, ex := r.lostCandidate(q, w, excl); b != nil {
+				if len(introduced[q]) == 0 && r.lostBefore(q, w, excl) {
+					continue // the same single wake-up on the same path before the patch
+				}
 				var at *wsite
 				if len(introduced[q]) > 0 && w.Fn.Side == ' ' {
 					at = introduced[q][0]
@@ -253,6 +256,18 @@ func (r *checker) checkLost(introduced, changedWakers map[string][]*wsite) {
 			}
 		}
 	}
+}
+
+// lostBefore reports whether waker w's old version, the same call, was
+// already a lost-wake-up candidate for the same exclusive waiters: a
+// patch that only moves it (or changes what is around it) adds nothing.
+func (r *checker) lostBefore(q string, w *wsite, excl []*wsite) bool {
+	o := r.oldWaker(w)
+	if o == nil || o.Call.Name != w.Call.Name || normLine(o.Text()) != normLine(w.Text()) {
+		return false
+	}
+	b, _ := r.lostCandidate(q, o, excl)
+	return b != nil
 }
 
 // lostCandidate returns the broadcast evidence of a waker that wakes

@@ -272,7 +272,7 @@ func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int
 	}
 	store := r.storeBeforeExit(nw, exit)
 	if store == "" {
-		store = storeInLoopOf(nw, exit)
+		store = storeInLoopOf(nw, exit, n)
 	}
 	if n.WKind == "task" {
 		store, waiters = taskStoreBefore(nw, exit, waiters)
@@ -406,8 +406,10 @@ var plainStoreRe = regexp.MustCompile(`(?:^|[^\w>.])([A-Za-z_]\w*)\s*(?:[-+|&^]?
 
 // storeInLoopOf returns a store of the loop that encloses the exit at line
 // exit, made after the exit in the loop body (the last one): an earlier
-// iteration made it before this iteration's exit. "" if none.
-func storeInLoopOf(f *wfunc, exit int) string {
+// iteration made it before this iteration's exit. "" if none, or when
+// wake-up wake follows that store in the loop body (each such iteration
+// woke the queue already).
+func storeInLoopOf(f *wfunc, exit int, wake *wsite) string {
 	if f.F == nil || f.F.Body == nil {
 		return ""
 	}
@@ -420,16 +422,23 @@ func storeInLoopOf(f *wfunc, exit int) string {
 	if loop == nil {
 		return ""
 	}
-	last := ""
+	last, lastAt := "", 0
 	for l := exit + 1; l <= stmtEnd(loop); l++ {
 		if t, ok := f.lines[l]; ok && isStore(t) {
-			last = strings.TrimSpace(t)
+			last, lastAt = strings.TrimSpace(t), l
 		}
 	}
-	if last == "" {
+	if last == "" || wakeAfterInLoop(f, wake, lastAt, stmtEnd(loop)) {
 		return ""
 	}
 	return "(an earlier iteration) " + last
+}
+
+// wakeAfterInLoop reports whether wake-up n sits in the loop body after
+// line from (the loop's last store) and before the loop's end at end:
+// every iteration that made the store woke the queue after it.
+func wakeAfterInLoop(f *wfunc, n *wsite, from, end int) bool {
+	return n != nil && n.Fn == f && n.Line() > from && n.Line() <= end
 }
 
 // handedInstead returns the call the patch adds in the change block of

@@ -88,8 +88,9 @@ func (r *checker) checkStoreAfterWake() {
 // wakesBefore reports whether new function nw wakes queue q before line
 // l: directly, or through a call of from (whose new side still wakes q).
 func (r *checker) wakesBefore(nw *wfunc, _ int, from, q string, l int) bool {
+	fl := flowOf(nw)
 	for _, s := range nw.sitesOn(siteWake, "") {
-		if s.Line() < l && r.sameQueue(s.Q, q) {
+		if s.Line() < l && r.sameQueue(s.Q, q) && fl.reaches(s.Line(), l) {
 			return true
 		}
 	}
@@ -97,7 +98,7 @@ func (r *checker) wakesBefore(nw *wfunc, _ int, from, q string, l int) bool {
 		return false
 	}
 	for _, c := range nw.F.Calls {
-		if c.Name != from || c.Line >= l {
+		if c.Name != from || c.Line >= l || !fl.reaches(c.Line, l) {
 			continue
 		}
 		for _, f := range r.news {
@@ -278,8 +279,11 @@ func (r *checker) checkWakeMovedEarlier(old, nw *wfunc, o, n *wsite) {
 		lines = append(lines, l)
 	}
 	sort.Ints(lines)
+	fl := flowOf(nw)
 	for _, l := range lines {
-		if l <= n.Line() {
+		if l <= n.Line() || !fl.reaches(n.Line(), l) {
+			// Work on another path (after a return, under a label only
+			// a goto reaches) does not follow this wake-up.
 			continue
 		}
 		if nw.changed(l) {
@@ -369,7 +373,7 @@ func (r *checker) wakeWaiters(nw *wfunc, n *wsite) []*wsite {
 func (r *checker) workWaitedFor(nw *wfunc, n *wsite, passed []string, passedAt []int, waiters []*wsite) []string {
 	var work []string
 	for i, p := range passed {
-		if r.isWakeLine(p) {
+		if r.isWakeLine(p) || r.onlyNotifies(p) {
 			continue
 		}
 		fs, store := r.storedFields(nw, p)
@@ -393,6 +397,22 @@ func (r *checker) workWaitedFor(nw *wfunc, n *wsite, passed []string, passedAt [
 		work = append(work, p)
 	}
 	return work
+}
+
+// onlyNotifies reports whether every call of a line that stores nothing
+// is a notification (the table's notifications: kill_fasync(),
+// sk->sk_data_ready()), which changes nothing a woken task looks at.
+func (r *checker) onlyNotifies(t string) bool {
+	if isStore(t) {
+		return false
+	}
+	calls := condCallRe.FindAllStringSubmatch(codeOnly(t), -1)
+	for _, m := range calls {
+		if !r.p.notifications[m[1]] && !trivialCalls[m[1]] {
+			return false
+		}
+	}
+	return len(calls) > 0
 }
 
 // isWakeLine reports whether a line calls a wake-up primitive.

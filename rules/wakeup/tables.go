@@ -43,6 +43,8 @@ type tables struct {
 	StopConds []string `yaml:"stop_conds" json:"-"`
 	// HandshakeOps are left out of tablesID for the same reason.
 	HandshakeOps []handshakeRow `yaml:"handshake_ops" json:"-"`
+	// Notifications are left out of tablesID for the same reason.
+	Notifications []string `yaml:"notifications" json:"-"`
 }
 
 // rearmRow describes a call that re-arms a completion for its next wait.
@@ -203,6 +205,8 @@ type prims struct {
 	stopConds map[string]bool
 	// handshake indexes HandshakeOps by call name (handshake.go).
 	handshake map[string]*handshakeRow
+	// notifications: storeorder_state.go.
+	notifications map[string]bool
 }
 
 func compile(t tables, lt *lockmodel.Table) (*prims, error) {
@@ -242,6 +246,8 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		deferQueue:  map[string]*deferQueueRow{},
 		deferInit:   map[string]*deferInitRow{},
 		stopConds:   setOf(t.StopConds),
+
+		notifications: setOf(t.Notifications),
 	}
 	p.handshake = handshakeIndex(t.HandshakeOps)
 	for i := range t.Deferrals.Queue {
