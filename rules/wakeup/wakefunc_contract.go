@@ -3,6 +3,7 @@ package wakeup
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -50,10 +51,14 @@ func (r *checker) checkWakeContract(old, nw *wfunc) {
 // whose member nw no longer stores anywhere (itself or in a function it
 // calls) while another function of its file reads it.
 func (r *checker) checkWakeRecord(old, nw *wfunc) {
+	wokeAt := r.firstTaskWake(old)
 	for _, l := range sortedLines(old) {
 		t := codeOnly(old.lines[l])
 		m := memberAssignRe.FindStringSubmatch(t)
-		if !old.changed(l) || m == nil || strings.Contains(t, "==") {
+		if !old.changed(l) || m == nil || strings.Contains(t, "==") || wokeAt > 0 && l > wokeAt {
+			// A store after the task is woken is no record the sleeper
+			// can read in time (and a use of an entry it may have left):
+			// dropping it is no loss.
 			continue
 		}
 		member := m[1]
@@ -88,6 +93,18 @@ func (r *checker) checkWakeRecord(old, nw *wfunc) {
 		r.add(fr)
 		return
 	}
+}
+
+// firstTaskWake returns the line of wake function f's first call that
+// wakes its task, 0 if none.
+func (r *checker) firstTaskWake(f *wfunc) int {
+	first := 0
+	for _, c := range f.F.Calls {
+		if r.wakesTask(c) && (first == 0 || c.Line < first) {
+			first = c.Line
+		}
+	}
+	return first
 }
 
 // storesMember reports whether f, or a function it calls, stores member.
@@ -180,7 +197,7 @@ func (r *checker) checkWakeFilter(old, nw *wfunc) {
 				r.reportWiderDecline(old, nw, o, n, dropped)
 				return
 			}
-			if dropped := droppedParts(oc, nc, "||"); len(dropped) > 0 {
+			if dropped := droppedParts(oc, nc, "||"); len(dropped) > 0 && r.matchesKeyToEntry(nw, dropped) {
 				r.reportNarrowerDecline(old, nw, o, n, dropped)
 				return
 			}
@@ -223,6 +240,59 @@ func droppedParts(old, nw, op string) []string {
 	for _, p := range op1 {
 		if !keep[normLine(p)] {
 			out = append(out, strings.TrimSpace(p))
+		}
+	}
+	return out
+}
+
+// matchesKeyToEntry reports whether one of the dropped tests compares the
+// event's key with the entry's own (key->xa != ewait->key.xa): a test of
+// which entry the event is for, as opposed to what kind of event it is.
+func (r *checker) matchesKeyToEntry(f *wfunc, dropped []string) bool {
+	keys := keyAliases(f)
+	for _, d := range dropped {
+		sides := strings.Split(d, "!=")
+		if len(sides) != 2 {
+			continue
+		}
+		a, b := baseIdent(sides[0]), baseIdent(sides[1])
+		if a == "" || b == "" {
+			continue
+		}
+		if slices.Contains(keys, a) != slices.Contains(keys, b) && isVariable(a) && isVariable(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// baseIdent returns the first identifier of an operand (the variable a
+// member chain starts from), "" if none.
+func baseIdent(s string) string {
+	if ws := identWords(s); len(ws) > 0 {
+		return ws[0]
+	}
+	return ""
+}
+
+// isVariable reports whether an identifier names a variable rather than
+// a constant (upper-case, or a number).
+func isVariable(id string) bool {
+	return id != "" && (id[0] < '0' || id[0] > '9') && strings.ToUpper(id) != id
+}
+
+// keyAliases returns the key parameter of wake function f and the locals
+// set from it (struct foo_key *key = keyp).
+func keyAliases(f *wfunc) []string {
+	m := keyParamRe.FindStringSubmatch(f.header())
+	if m == nil {
+		return nil
+	}
+	out := []string{m[1]}
+	set := regexp.MustCompile(`([A-Za-z_]\w*)\s*=\s*(?:\([^)]*\)\s*)?` + regexp.QuoteMeta(m[1]) + `\s*;`)
+	for _, t := range f.lines {
+		if s := set.FindStringSubmatch(codeOnly(t)); s != nil {
+			out = appendUnique(out, s[1])
 		}
 	}
 	return out

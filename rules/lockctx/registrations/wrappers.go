@@ -153,7 +153,10 @@ func (t *Table) deriveRows() []Callback {
 			seen[n] = true
 		}
 	}
-	level, base := t.rows, len(t.rows)
+	base := len(t.rows)
+	mw := t.memberWrappers(seen)
+	t.rows = append(t.rows, mw[:min(len(mw), maxWrapperRows)]...)
+	level := t.rows
 	for depth := 0; depth < maxWrapperLevels && len(level) > 0; depth++ {
 		var next []Callback
 		for i := range level {
