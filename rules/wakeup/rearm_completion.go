@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -48,6 +49,9 @@ func (r *checker) rearmsOf(f *wfunc) []rearmSite {
 	for _, c := range f.F.Calls {
 		row := r.p.rearms[c.Name]
 		if row == nil || row.Queue >= len(c.Args) {
+			if q := r.helperRearm(c, f); q != "" {
+				out = append(out, rearmSite{call: c, q: r.canonKey("completion:"+q, f.File), text: lockctx.CallText(c)})
+			}
 			continue
 		}
 		if q := queueKey(c.Args[row.Queue], f.vt, f.Name); q != "" {
@@ -55,6 +59,46 @@ func (r *checker) rearmsOf(f *wfunc) []rearmSite {
 		}
 	}
 	return out
+}
+
+// helperRearm returns the key of the completion that call c of f re-arms
+// through a small helper (i2c_amd_start_cmd(dev), whose body does
+// reinit_completion(&dev->cmd_complete)): the helper's re-arm of a
+// completion reached from one of its parameters, with the caller's
+// argument put in for it; "" if none.
+func (r *checker) helperRearm(c cscan.Call, f *wfunc) string {
+	if r.tree == nil || r.inert(c) || strings.Contains(c.Name, "->") || len(c.Args) == 0 {
+		return ""
+	}
+	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
+		if fn.End-fn.Start > 2*maxWrapperLines {
+			continue
+		}
+		h := r.tree.view(fn)
+		params := paramNames(h.header(), fn.Name)
+		for _, hc := range h.F.Calls {
+			row := r.p.rearms[hc.Name]
+			if row == nil || row.Queue >= len(hc.Args) {
+				continue
+			}
+			arg := strings.TrimSpace(hc.Args[row.Queue])
+			for i, p := range params {
+				if p == "" || i >= len(c.Args) || !strings.Contains(arg, p) {
+					continue
+				}
+				re := regexp.MustCompile(`\b` + regexp.QuoteMeta(p) + `\b`)
+				if !re.MatchString(arg) {
+					continue
+				}
+				a := strings.TrimSpace(c.Args[i])
+				if !identRe.MatchString(a) {
+					a = "(" + a + ")"
+				}
+				return queueKey(re.ReplaceAllString(arg, a), f.vt, f.Name)
+			}
+		}
+	}
+	return ""
 }
 
 // checkRearm runs the re-arm checks over every function the patch

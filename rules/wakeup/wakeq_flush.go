@@ -53,7 +53,7 @@ func (r *checker) checkWakeQFlush(old, nw *wfunc) {
 		fl := flowOf(nw)
 		removedFlush := old != nil && r.removedFlush(old, q)
 		for _, e := range fl.jumps {
-			if !e.ret {
+			if !e.ret && !gotoPastFlushes(fl, e, flushes) {
 				continue
 			}
 			if ok, _ := fl.passes(adds, nw.F.BodyStart, e); !ok && !loopAdds(e, adds, nw.F.BodyStart) {
@@ -78,6 +78,22 @@ func (r *checker) checkWakeQFlush(old, nw *wfunc) {
 			break
 		}
 	}
+}
+
+// gotoPastFlushes reports whether jump e is a goto to a label after
+// which no flush of the wake_q follows: the path leaves through that
+// label's exit as if it returned at the goto.
+func gotoPastFlushes(fl bodyFlow, e jump, flushes []int) bool {
+	l, ok := fl.labels[e.label]
+	if e.label == "" || !ok {
+		return false
+	}
+	for _, f := range flushes {
+		if f > l && fl.reaches(l, f) {
+			return false
+		}
+	}
+	return true
 }
 
 // loopAdds reports whether exit e sits in a loop that adds to the
@@ -188,12 +204,12 @@ func (r *checker) reportWakeQFlush(f *wfunc, q string, add, exit int) {
 		Category: CategoryRemoved,
 		Severity: report.SeverityRisk,
 		File:     f.File, Func: f.Name, Line: exit, Key: f.Name + "." + q,
-		Message:  fmt.Sprintf("%s() can return (line %d) with a task queued on its wake_q `%s` and no wake_up_q()", f.Name, exit, q),
+		Message:  fmt.Sprintf("%s() can leave (line %d) with a task queued on its wake_q `%s` and no wake_up_q()", f.Name, exit, q),
 		Evidence: []string{f.evidence(add), f.evidence(exit)},
 	}
 	fr.Chain = append(fr.Chain,
 		report.Step{Func: f.Name, File: f.File, Line: add, What: "queues the wake-up: " + at},
-		report.Step{Func: f.Name, File: f.File, Line: exit, What: "returns without flushing it: " + et})
+		report.Step{Func: f.Name, File: f.File, Line: exit, What: "leaves without flushing it: " + et})
 	fr.Evidence = append(fr.Evidence, interleaving(f.Name+"()", "the queued task", [][2]string{
 		{"", "sleeps: condition false"},
 		{"makes its condition true", ""},
