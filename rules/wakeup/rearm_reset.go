@@ -40,6 +40,17 @@ func resetOn(t string) (field, bit string) {
 	return "", ""
 }
 
+// bitSetRe finds a bit set in a member word: the bit, the member.
+var bitSetRe = regexp.MustCompile(`\b(?:__)?(?:test_and_)?set_bit(?:_lock)?\s*\(\s*([^,]+?)\s*,\s*&?[^,)]*(?:->|\.)\s*([A-Za-z_]\w*)\s*\)`)
+
+// bitSetOn returns the member word and the bit a line sets, "" if none.
+func bitSetOn(t string) (field, bit string) {
+	if m := bitSetRe.FindStringSubmatch(codeOnly(t)); m != nil {
+		return m[2], strings.TrimSpace(m[1])
+	}
+	return "", ""
+}
+
 // resetEndsWait reports whether cond waits for field (bit) to be reset
 // ("!d->busy", "!test_bit(BUSY, &d->flags)", "atomic_read(&d->n) ==
 // 0"): a reset then ends the wait rather than re-arming it.
@@ -82,8 +93,14 @@ func (r *checker) resetRearmsOf(f *wfunc) []rearmSite {
 	var out []rearmSite
 	for _, l := range sortedLines(f) {
 		field, bit := resetOn(f.lines[l])
+		armsClear := false
 		if field == "" {
-			continue
+			// A bit set re-arms a wait for the bit to clear
+			// (set_bit(KCOPY); ...; wait_on_bit(KCOPY)).
+			if field, bit = bitSetOn(f.lines[l]); field == "" {
+				continue
+			}
+			armsClear = true
 		}
 		for _, s := range f.sitesOn(siteWait, "") {
 			if s.Line() <= l || s.Q == "" {
@@ -94,7 +111,7 @@ func (r *checker) resetRearmsOf(f *wfunc) []rearmSite {
 				continue
 			}
 			text := r.withHelpers(cond, f.File)
-			if containsWord(text, field) && (bit == "" || containsWord(text, bit)) && !resetEndsWait(r.returnsOf(cond, f.File), field, bit) {
+			if containsWord(text, field) && (bit == "" || containsWord(text, bit)) && resetEndsWait(r.returnsOf(cond, f.File), field, bit) == armsClear {
 				out = append(out, rearmSite{call: cscan.Call{Line: l}, q: s.Q,
 					text: strings.TrimSuffix(strings.TrimSpace(codeOnly(f.lines[l])), ";"), field: field, bit: bit})
 			}
