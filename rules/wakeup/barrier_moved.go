@@ -3,6 +3,8 @@ package wakeup
 import (
 	"regexp"
 	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
 // A patch that factors a waker's code into a helper (the decrement, its
@@ -10,6 +12,26 @@ import (
 // where they were) removes ordering operations from the function and adds
 // them to the helper. The pair is as ordered as before: the helper runs
 // the same operation on the same variable at the same point of the path.
+
+// operandOf returns the member or variable an ordering operation works on:
+// the last identifier of its address argument (&x->n: n), else of its
+// first argument (WRITE_ONCE(x->n, v): n); "" without arguments.
+func operandOf(c cscan.Call) string {
+	if len(c.Args) == 0 {
+		return ""
+	}
+	arg := c.Args[0]
+	for _, a := range c.Args {
+		if strings.HasPrefix(strings.TrimSpace(a), "&") {
+			arg = a
+			break
+		}
+	}
+	if m := lastIdentRe.FindStringSubmatch(strings.TrimRight(arg, ") \t")); m != nil {
+		return m[1]
+	}
+	return ""
+}
 
 // movedIntoHelper reports whether the removed ordering operation o went
 // into a function that the new version of the function calls in its place:
@@ -21,13 +43,9 @@ func (r *checker) movedIntoHelper(old, nw *wfunc, o orderOp) bool {
 	if b == 0 || nw.F == nil {
 		return false
 	}
-	target := ""
-	if len(o.call.Args) > 0 {
-		// The member or variable it works on: the last identifier of its
-		// last argument.
-		if m := lastIdentRe.FindStringSubmatch(strings.TrimRight(o.call.Args[len(o.call.Args)-1], ") \t")); m != nil {
-			target = m[1]
-		}
+	target := operandOf(o.call)
+	if len(o.call.Args) > 0 && target == "" {
+		return false
 	}
 	op := regexp.MustCompile(`\b` + regexp.QuoteMeta(o.call.Name) + `\s*\(`)
 	for _, c := range nw.F.Calls {

@@ -112,7 +112,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		if ret.Line >= n.Line() || !nw.changed(ret.Line) {
 			continue
 		}
-		if ret.Line < firstChangedBefore(nw, n.Line()) || r.wokenBeforeExit(nw, n.Q, ret.Line) {
+		if ret.Line < firstChangedBefore(nw, n.Line()) || r.wokenBeforeExit(nw, n.Q, ret.Line, ret.Guards) {
 			continue
 		}
 		f := report.Finding{
@@ -131,13 +131,15 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 	r.checkSkippingGotos(nw, n)
 }
 
-// wokenBeforeExit reports whether the path to the exit at line exit wakes
-// queue q itself, with no store after that wake-up: the exit skips no
-// wake-up its path owes (a label's "store; wake_up(); return").
-func (r *checker) wokenBeforeExit(f *wfunc, q string, exit int) bool {
+// wokenBeforeExit reports whether every path to the exit at line exit
+// (under guards) wakes queue q itself, with no store after that wake-up:
+// the exit skips no wake-up its path owes (a label's "store; wake_up();
+// return"). A wake-up under a condition the exit is not under covers only
+// some of its paths.
+func (r *checker) wokenBeforeExit(f *wfunc, q string, exit int, guards []cscan.Guard) bool {
 	fl := flowOf(f)
 	for _, s := range f.sitesOn(siteWake, "") {
-		if s.Line() >= exit || !r.sameQueue(s.Q, q) || !fl.reaches(s.Line(), exit) {
+		if s.Line() >= exit || !r.sameQueue(s.Q, q) || !fl.reaches(s.Line(), exit) || !guardsWithin(s.Call.Guards, guards) {
 			continue
 		}
 		if !storeBetween(f, s.Line(), exit) {

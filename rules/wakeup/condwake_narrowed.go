@@ -38,6 +38,7 @@ var rmwTestRe = regexp.MustCompile(`\b(?:atomic(?:64|_long)?|refcount|local)_(?:
 // keeps the wake-up from it, and how.
 type narrowedGate struct {
 	w     *wsite
+	line  int    // the gate's line
 	cond  string // the waiter's condition
 	part  string // the conjunct
 	store string // the store that makes the waiter's condition true
@@ -66,7 +67,7 @@ func (r *checker) decideNarrowed(f *report.Finding, nw *wfunc, n *wsite, guards,
 		}
 		cond := stateTokens(r.withHelpers(c, w.Fn.File) + "\n" + localSources(w, c))
 		if ng, ok := r.narrowedBy(nw, n, w, guards, had, c, cond); ok {
-			r.riskNarrowed(f, nw, n, ng, guards[0].Line)
+			r.riskNarrowed(f, nw, n, ng, ng.line)
 			return
 		}
 	}
@@ -87,7 +88,7 @@ func (r *checker) narrowedBy(nw *wfunc, n, w *wsite, guards []cscan.Guard, had m
 			switch {
 			case sharesState(stateTokens(p), cond):
 				tracking = append(tracking, p)
-			case !had[norm(p)] && !r.isActiveCheckOf(p, n.Q, nw) && !waiterAnnounces(w, p):
+			case !had[norm(p)] && !r.isActiveCheckOf(p, n.Q, nw) && !r.waiterAnnounces(w, p):
 				foreign = append(foreign, p)
 			}
 		}
@@ -98,8 +99,8 @@ func (r *checker) narrowedBy(nw *wfunc, n, w *wsite, guards []cscan.Guard, had m
 			if had[norm(p)] {
 				continue
 			}
-			if lv, v, ok := counterValue(p); ok && waitsForZero(c, lv) && !isZero(v) {
-				return narrowedGate{w: w, cond: c, part: p, store: p, value: v}, true
+			if lv, v, ok := counterValue(p); ok && waitsForZero(c, lv) && !isZeroValue(v) {
+				return narrowedGate{w: w, line: g.Line, cond: c, part: p, store: p, value: v}, true
 			}
 		}
 		if len(foreign) == 0 {
@@ -109,7 +110,7 @@ func (r *checker) narrowedBy(nw *wfunc, n, w *wsite, guards []cscan.Guard, had m
 		if store == "" {
 			continue
 		}
-		return narrowedGate{w: w, cond: c, part: strings.Join(foreign, " && "), store: store}, true
+		return narrowedGate{w: w, line: g.Line, cond: c, part: strings.Join(foreign, " && "), store: store}, true
 	}
 	return narrowedGate{}, false
 }
@@ -160,17 +161,36 @@ func localSources(w *wsite, c string) string {
 	return b.String()
 }
 
-// waiterAnnounces reports whether the waiter's function sets the state
-// conjunct p tests before it waits: the waker's test then sees every
-// waiter that can be sleeping (the flag handshake).
-func waiterAnnounces(w *wsite, p string) bool {
+// waiterAnnounces reports whether the waiter's function, or one of its
+// callers before it calls it, sets the state conjunct p tests before the
+// wait: the waker's test then sees every waiter that can be sleeping (the
+// flag handshake).
+func (r *checker) waiterAnnounces(w *wsite, p string) bool {
 	toks := stateTokens(p)
-	for _, l := range sortedLines(w.Fn) {
-		if l >= w.Line() {
-			break
+	storesBefore := func(f *wfunc, line int) bool {
+		for _, l := range sortedLines(f) {
+			if l >= line {
+				break
+			}
+			t := codeOnly(f.lines[l])
+			if isStore(t) && sharesState(stateTokens(t), toks) {
+				return true
+			}
 		}
-		t := codeOnly(w.Fn.lines[l])
-		if isStore(t) && sharesState(stateTokens(t), toks) {
+		return false
+	}
+	if storesBefore(w.Fn, w.Line()) {
+		return true
+	}
+	if r.tree == nil || w.Fn.F == nil {
+		return false
+	}
+	callers := r.pass.Index.Callers(w.Fn.Name)
+	if len(callers) > maxCallers {
+		return false
+	}
+	for _, cs := range callers {
+		if cs.Func != nil && storesBefore(r.tree.view(cs.Func), cs.Call.Line) {
 			return true
 		}
 	}
@@ -201,11 +221,6 @@ func waitsForZero(c, lv string) bool {
 	return false
 }
 
-// isZero reports whether a value text is zero.
-func isZero(v string) bool {
-	return strings.TrimLeft(v, "0") == "" || v == "0x0" || v == "0UL" || v == "0U"
-}
-
 // riskNarrowed makes f a risk for the waiter ng names.
 func (r *checker) riskNarrowed(f *report.Finding, nw *wfunc, n *wsite, ng narrowedGate, line int) {
 	part := strings.Join(strings.Fields(ng.part), " ")
@@ -231,4 +246,10 @@ func (r *checker) riskNarrowed(f *report.Finding, nw *wfunc, n *wsite, ng narrow
 	})
 	f.Explanation = fmt.Sprintf("%s() makes what %s waits for (`%s`) true (`%s`), and now wakes %s only if also %s, which that waiter neither waits for nor sets before it sleeps: when it is false the waiter is left sleeping with its condition true. Keep the wake-up tied to the waited-for state alone.",
 		nw.Name, siteWhere(ng.w), ng.cond, store, n.Q, part)
+}
+
+// isZeroValue reports whether a value text is the constant zero.
+func isZeroValue(v string) bool {
+	n, ok := constValue(v)
+	return ok && n == 0
 }

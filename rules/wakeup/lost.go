@@ -504,8 +504,8 @@ func calledNames(expr string) []string {
 func (r *checker) funcText(name, file string) (string, bool) {
 	join := func(f *wfunc) string {
 		var b strings.Builder
-		for _, l := range f.lines {
-			b.WriteString(l)
+		for _, l := range sortedLines(f) {
+			b.WriteString(f.lines[l])
 			b.WriteByte('\n')
 		}
 		return b.String()

@@ -94,7 +94,7 @@ func (r *checker) helperRearm(c cscan.Call, f *wfunc) string {
 				if !identRe.MatchString(a) {
 					a = "(" + a + ")"
 				}
-				return queueKey(re.ReplaceAllString(arg, a), f.vt, f.Name)
+				return queueKey(re.ReplaceAllLiteralString(arg, a), f.vt, f.Name)
 			}
 		}
 	}

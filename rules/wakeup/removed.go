@@ -206,7 +206,7 @@ func condOrState(w *wsite) string {
 
 // storeRe finds a store to shared state: a member assignment, WRITE_ONCE,
 // a list insertion, an atomic or bit update.
-var storeRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:[-+|&^]?=[^=]|\+\+|--)|\b(?:WRITE_ONCE|list_add\w*|hlist_add\w*|llist_add|atomic\w*_(?:inc|dec|set|add|sub)\w*|set_bit|__set_bit|clear_bit|__clear_bit|clear_bit_unlock|__clear_bit_unlock|test_and_set_bit|test_and_clear_bit|test_and_set_bit_lock|smp_store_release)\s*\(`)
+var storeRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:[-+|&^]?=[^=]|\+\+|--)|\b(?:WRITE_ONCE|list_add\w*|hlist_add\w*|llist_add|atomic\w*_(?:inc|dec|set|add|sub)\w*|set_bit|__set_bit|clear_bit|__clear_bit|clear_bit_unlock|__clear_bit_unlock|smp_store_release)\s*\(`)
 
 // isStore reports whether the code of line t (its comments left out: a
 // call named in a comment is not a store) stores shared state.

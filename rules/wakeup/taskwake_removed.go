@@ -105,7 +105,7 @@ func (r *checker) taskWokenElsewhere(nw *wfunc, o taskWake) bool {
 			// A task wake-up the patch adds in the same function
 			// replaces the removed one (wake_q_add -> wake_q_add_safe
 			// of a saved reference); the ordering checks judge it.
-			if f == nw && f.changed(w.call.Line) && !siblingMember(o.task, w.task) || keyLast(lockKey(w.task)) == last && (f == nw || f.changed(w.call.Line)) {
+			if f == nw && f.changed(w.call.Line) && !r.siblingTask(nw, o.task, w.task) || keyLast(lockKey(w.task)) == last && (f == nw || f.changed(w.call.Line)) {
 				return true
 			}
 		}
@@ -123,6 +123,18 @@ func siblingMember(a, b string) bool {
 		return false
 	}
 	return a[:ia] == b[:ib] && a[ia+1:] != b[ib+1:]
+}
+
+// siblingTask reports whether task expression b, added in nw, names
+// another task than a, which it replaced: a sibling member of the same
+// object (siblingMember) whose old member the patched file still uses (a
+// member renamed throughout is the same task under a new name).
+func (r *checker) siblingTask(nw *wfunc, a, b string) bool {
+	if !siblingMember(a, b) || r.tree == nil {
+		return false
+	}
+	text, err := r.tree.read(r.tree.relPath(nw.File))
+	return err == nil && memberUse(wakeMember(a)).MatchString(text)
 }
 
 // taskSleeper finds the open-coded sleeper a task wake-up serves: a
@@ -244,6 +256,7 @@ func (r *checker) reportTaskWakeRemoved(ow, nw *wfunc, o taskWake) {
 // lines after line in f, before anything else that ends its block; "" if
 // none.
 func storeRightAfter(f *wfunc, line int) string {
+	fl := flowOf(f)
 	for l, seen := line+1, 0; seen < 3 && l <= line+maxBlankLines; l++ {
 		t, ok := f.lines[l]
 		if !ok {
@@ -253,7 +266,7 @@ func storeRightAfter(f *wfunc, line int) string {
 		if c == "" {
 			continue
 		}
-		if strings.HasPrefix(c, "}") || strings.HasPrefix(c, "return") || strings.HasPrefix(c, "goto") {
+		if endsStraightLine(c) || !fl.reaches(line, l) {
 			return ""
 		}
 		if isStore(t) {
@@ -262,6 +275,17 @@ func storeRightAfter(f *wfunc, line int) string {
 		seen++
 	}
 	return ""
+}
+
+// endsStraightLine reports whether a line of code ends the straight line
+// of code it follows (a block's end, an else, a case, a jump).
+func endsStraightLine(c string) bool {
+	for _, p := range []string{"}", "else", "case ", "default:", "return", "goto", "break", "continue"} {
+		if strings.HasPrefix(c, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // sharedStoreBefore returns the nearest line of f before line that stores

@@ -30,8 +30,20 @@ import (
 //     wrong sleeper.
 
 // memberAssignRe finds the member a line stores to (x->m = v, x.m |= v,
-// x->m++).
-var memberAssignRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:(?:[-+|&^]?=)(?:[^=]|$)|\+\+|--)`)
+// x->m++, WRITE_ONCE(x->m, v), smp_store_release(&x->m, v)).
+var memberAssignRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:(?:[-+|&^]?=)(?:[^=]|$)|\+\+|--)|\b(?:WRITE_ONCE|smp_store_release|atomic_set)\s*\(\s*&?[^,]*(?:->|\.)\s*([A-Za-z_]\w*)\s*,`)
+
+// assignedMember returns the member a line of code stores to, "" if none.
+func assignedMember(code string) string {
+	m := memberAssignRe.FindStringSubmatch(code)
+	switch {
+	case m == nil:
+		return ""
+	case m[1] != "":
+		return m[1]
+	}
+	return m[2]
+}
 
 // keyParamRe finds the key parameter of a wake function: its last void
 // pointer parameter.
@@ -54,18 +66,17 @@ func (r *checker) checkWakeRecord(old, nw *wfunc) {
 	wokeAt := r.firstTaskWake(old)
 	for _, l := range sortedLines(old) {
 		t := codeOnly(old.lines[l])
-		m := memberAssignRe.FindStringSubmatch(t)
-		if !old.changed(l) || m == nil || strings.Contains(t, "==") || wokeAt > 0 && l > wokeAt {
+		member := assignedMember(t)
+		if !old.changed(l) || member == "" || strings.Contains(t, "==") || wokeAt > 0 && l > wokeAt {
 			// A store after the task is woken is no record the sleeper
 			// can read in time (and a use of an entry it may have left):
 			// dropping it is no loss.
 			continue
 		}
-		member := m[1]
 		if r.storesMember(nw, member) {
 			continue
 		}
-		reader, line := r.memberReader(nw, member)
+		reader, line, read := r.memberReader(nw, member)
 		if reader == "" {
 			continue
 		}
@@ -80,7 +91,7 @@ func (r *checker) checkWakeRecord(old, nw *wfunc) {
 		}
 		fr.Chain = append(fr.Chain,
 			report.Step{Func: nw.Name, File: nw.File, Line: nw.F.Start, What: "no longer stores " + member},
-			report.Step{Func: reader, File: nw.File, Line: line, What: "reads " + member + ": " + strings.TrimSpace(r.treeLine(nw.File, line))})
+			report.Step{Func: reader, File: nw.File, Line: line, What: "reads " + member + ": " + read})
 		fr.Evidence = append(fr.Evidence, interleaving(nw.Name+"() (waker)", reader+"() (sleeper)", [][2]string{
 			{"", "checks its condition: not yet"},
 			{"event; the wake function runs", ""},
@@ -110,8 +121,8 @@ func (r *checker) firstTaskWake(f *wfunc) int {
 // storesMember reports whether f, or a function it calls, stores member.
 func (r *checker) storesMember(f *wfunc, member string) bool {
 	stores := func(text string) bool {
-		for _, m := range memberAssignRe.FindAllStringSubmatch(codeOnly(text), -1) {
-			if m[1] == member {
+		for _, line := range strings.Split(text, "\n") {
+			if assignedMember(codeOnly(line)) == member {
 				return true
 			}
 		}
@@ -119,7 +130,7 @@ func (r *checker) storesMember(f *wfunc, member string) bool {
 	}
 	var body strings.Builder
 	for _, l := range sortedLines(f) {
-		body.WriteString(f.lines[l])
+		body.WriteString(codeOnly(f.lines[l])) // a call named in a comment is no call
 		body.WriteByte('\n')
 	}
 	if stores(body.String()) {
@@ -133,48 +144,37 @@ func (r *checker) storesMember(f *wfunc, member string) bool {
 	return false
 }
 
-// memberReader returns a function of f's file, other than f, that reads
-// member (->member or .member, not as a store), and the line.
-func (r *checker) memberReader(f *wfunc, member string) (string, int) {
+// memberReader returns a function of f's file, other than f, that tests
+// member (->member or .member in the condition of an if or a loop, or in
+// a return: what decides whether it waits or acts), and the line and
+// text.
+func (r *checker) memberReader(f *wfunc, member string) (string, int, string) {
 	if r.tree == nil {
-		return "", 0
+		return "", 0, ""
 	}
-	rel := r.tree.relPath(f.File)
-	file := r.tree.parsed(rel)
+	file := r.tree.parsed(r.tree.relPath(f.File))
 	if file == nil {
-		return "", 0
+		return "", 0, ""
 	}
 	use := memberUse(member)
-	lines := r.tree.file(rel).lines
 	for _, fn := range file.Funcs {
 		if fn.Name == f.Name {
 			continue
 		}
-		for l := fn.Start; l <= fn.End && l <= lines.Len(); l++ {
-			t := codeOnly(lines.Line(l))
-			if !use.MatchString(t) {
-				continue
+		v := r.tree.view(fn)
+		for _, l := range sortedLines(v) {
+			t := codeOnly(v.lines[l])
+			if use.MatchString(t) && assignedMember(t) != member && decidingLineRe.MatchString(t) {
+				return fn.Name, l, strings.TrimSpace(t)
 			}
-			if m := memberAssignRe.FindStringSubmatch(t); m != nil && m[1] == member {
-				continue
-			}
-			return fn.Name, l
 		}
 	}
-	return "", 0
+	return "", 0, ""
 }
 
-// treeLine returns line l of the post-patch file path.
-func (r *checker) treeLine(path string, l int) string {
-	if r.tree == nil {
-		return ""
-	}
-	lines := r.tree.file(r.tree.relPath(path)).lines
-	if l < 1 || l > lines.Len() {
-		return ""
-	}
-	return lines.Line(l)
-}
+// decidingLineRe matches a line whose tests decide what a function does
+// next: an if or loop condition, or a return.
+var decidingLineRe = regexp.MustCompile(`^\s*(?:}\s*)?(?:else\s+)?(?:if|while)\s*\(|\breturn\b`)
 
 // checkWakeFilter reports a decline condition of wake function nw that
 // the patch made wider (a conjunct dropped) or narrower (a disjunct
@@ -343,6 +343,31 @@ func (r *checker) reportWiderDecline(old, nw *wfunc, o, n wakeReturn, dropped []
 // exclusiveRe finds an exclusive wait in a file.
 var exclusiveRe = regexp.MustCompile(`\b(?:prepare_to_wait_exclusive|add_wait_queue_exclusive|__add_wait_queue_entry_tail_exclusive|wait_event\w*_exclusive\w*)\s*\(`)
 
+// exclusiveEntriesOf reports whether a function of wake function f's file
+// installs f in a wait entry and waits with it exclusively.
+func (r *checker) exclusiveEntriesOf(f *wfunc) bool {
+	file := r.tree.parsed(r.tree.relPath(f.File))
+	if file == nil {
+		return false
+	}
+	for _, fn := range file.Funcs {
+		if fn.Name == f.Name {
+			continue
+		}
+		v := r.tree.view(fn)
+		uses, excl := false, false
+		for _, l := range sortedLines(v) {
+			t := codeOnly(v.lines[l])
+			uses = uses || containsWord(t, f.Name)
+			excl = excl || exclusiveRe.MatchString(t)
+		}
+		if uses && excl {
+			return true
+		}
+	}
+	return false
+}
+
 // reportNarrowerDecline reports a decline that no longer tests the
 // dropped disjuncts: the function takes events meant for other entries.
 // Only with exclusive waiters in its file is that a lost wake-up (the one
@@ -352,8 +377,7 @@ func (r *checker) reportNarrowerDecline(old, nw *wfunc, o, n wakeReturn, dropped
 	if r.tree == nil {
 		return
 	}
-	text, err := r.tree.read(r.tree.relPath(nw.File))
-	if err != nil || !exclusiveRe.MatchString(text) || strings.Count(text, nw.Name) < 2 {
+	if !r.exclusiveEntriesOf(nw) {
 		return
 	}
 	what := strings.Join(dropped, " || ")

@@ -8,7 +8,7 @@ import (
 // TestMemberWrappers: a helper that stores its function-pointer parameter
 // in a member of a member row's struct registers what its callers pass
 // (a DMA helper's txdesc->callback = callback); one storing it in a
-// member of another struct, or storing a function of its own, does not.
+// member of the same name of another struct does not.
 func TestMemberWrappers(t *testing.T) {
 	tree := map[string]string{
 		"dma.h": "struct dma_desc {\n\tvoid (*callback)(void *);\n\tvoid *param;\n};\n" +
