@@ -76,3 +76,17 @@ type File struct {
 	Funcs   []*Func `json:"funcs"`
 	Skipped []Skip  `json:"skipped,omitempty"`
 }
+
+// FuncAt returns the function of f whose body holds line, nil if none (or
+// f is nil).
+func (f *File) FuncAt(line int) *Func {
+	if f == nil {
+		return nil
+	}
+	for _, fn := range f.Funcs {
+		if fn.BodyStart <= line && line <= fn.End {
+			return fn
+		}
+	}
+	return nil
+}

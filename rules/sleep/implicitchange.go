@@ -92,7 +92,7 @@ func (r *checker) registeringChange(added []lockctx.Held) (*cscan.Func, int) {
 		if h.At.File == "" || h.At.Line == 0 {
 			continue
 		}
-		if fn := enclosing(r.p.Index.File(h.At.File), h.At.Line); fn != nil && r.touches(fn.Name) {
+		if fn := r.p.Index.File(h.At.File).FuncAt(h.At.Line); fn != nil && r.touches(fn.Name) {
 			return fn, h.At.Line
 		}
 	}

@@ -99,7 +99,7 @@ func (r *checker) regmapBus() {
 
 // reportRegmapBus reports one use, in the function that makes the call.
 func (r *checker) reportRegmapBus(path string, u regmapUse) {
-	fn := enclosing(r.p.Index.File(path), u.initLine)
+	fn := r.p.Index.File(path).FuncAt(u.initLine)
 	name := ""
 	if fn != nil {
 		name = fn.Name
@@ -123,19 +123,6 @@ func (r *checker) reportRegmapBus(path string, u regmapUse) {
 			u.config, path, u.fieldLine, u.field, u.init, u.initLine, r.regmapRules.Why),
 		Chain: steps,
 	})
-}
-
-// enclosing returns the function of f whose body holds line.
-func enclosing(f *cscan.File, line int) *cscan.Func {
-	if f == nil {
-		return nil
-	}
-	for _, fn := range f.Funcs {
-		if fn.BodyStart <= line && line <= fn.End {
-			return fn
-		}
-	}
-	return nil
 }
 
 // uses returns the sleeping-bus initialiser calls of src whose config,

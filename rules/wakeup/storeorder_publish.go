@@ -21,21 +21,7 @@ import (
 
 // samePath reports whether every guard of the earlier call a also guards
 // b: b runs whenever a ran (both in the same branch).
-func samePath(a, b cscan.Call) bool {
-	for _, g := range a.Guards {
-		found := false
-		for _, h := range b.Guards {
-			if g.Kind == h.Kind && g.Line == h.Line {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
+func samePath(a, b cscan.Call) bool { return guardsWithin(a.Guards, b.Guards) }
 
 // isPublish reports whether c is a release store (smp_store_release,
 // atomic_set_release): a store the woken side acquires.

@@ -2,8 +2,6 @@ package registrations
 
 import (
 	"strings"
-
-	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
 // A driver or a subsystem often installs a callback for its caller: a DMA
@@ -29,7 +27,7 @@ func (t *Table) memberWrappers(seen map[string]bool) []Callback {
 				if a.Base == "" || a.Struct != "" && a.Struct != row.Struct {
 					continue
 				}
-				fn := funcAt(t.ix.File(a.File), a.Line)
+				fn := t.ix.File(a.File).FuncAt(a.Line)
 				if fn == nil || seen[fn.Name] {
 					continue
 				}
@@ -51,17 +49,4 @@ func (t *Table) memberWrappers(seen map[string]bool) []Callback {
 		}
 	}
 	return out
-}
-
-// funcAt returns the function of f whose body holds line, nil if none.
-func funcAt(f *cscan.File, line int) *cscan.Func {
-	if f == nil {
-		return nil
-	}
-	for _, fn := range f.Funcs {
-		if fn.Start <= line && line <= fn.End {
-			return fn
-		}
-	}
-	return nil
 }
