@@ -50,7 +50,9 @@ type narrowedGate struct {
 // for state the function stores and a conjunct of the gate keeps the
 // wake-up from it (see above).
 func (r *checker) decideNarrowed(f *report.Finding, nw *wfunc, n *wsite, guards, old []cscan.Guard) {
-	if f.Severity == report.SeverityRisk {
+	if f.Severity == report.SeverityRisk || r.coveringWake(nw, n.Q, n.Line()+1, n) != "" {
+		// Another wake-up of the queue after this one (in the function,
+		// a callee or a caller) covers the path where the gate is false.
 		return
 	}
 	norm := r.condNormalizer()
