@@ -67,15 +67,11 @@ func (r *checker) rearmsOf(f *wfunc) []rearmSite {
 // completion reached from one of its parameters, with the caller's
 // argument put in for it; "" if none.
 func (r *checker) helperRearm(c cscan.Call, f *wfunc) string {
-	if r.tree == nil || r.inert(c) || strings.Contains(c.Name, "->") || len(c.Args) == 0 {
+	if len(c.Args) == 0 {
 		return ""
 	}
-	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(c.Name), f.File) {
-		if fn.End-fn.Start > 2*maxWrapperLines {
-			continue
-		}
-		h := r.tree.view(fn)
-		params := paramNames(h.header(), fn.Name)
+	for _, h := range r.smallHelpers(c, f.File) {
+		params := paramNames(h.header(), h.Name)
 		for _, hc := range h.F.Calls {
 			row := r.p.rearms[hc.Name]
 			if row == nil || row.Queue >= len(hc.Args) {

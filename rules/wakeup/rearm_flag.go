@@ -23,10 +23,12 @@ import (
 // re-arm of a flag.
 var resetRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)\s*=\s*(?:0|NULL|false)\s*;|\bWRITE_ONCE\s*\([^,]*(?:->|\.)\s*([A-Za-z_]\w*)\s*,\s*(?:0|NULL|false)\s*\)`)
 
-// memberStoreRe matches a store of any value to member field.
+// memberStoreRe matches a store of any value to member field: an
+// assignment (plain or compound), an increment, WRITE_ONCE(),
+// smp_store_release() or atomic_set().
 func memberStoreRe(field string) *regexp.Regexp {
 	f := regexp.QuoteMeta(field)
-	return regexp.MustCompile(`(?:->|\.)\s*` + f + `\s*=[^=]|\bWRITE_ONCE\s*\([^,]*(?:->|\.)\s*` + f + `\s*,`)
+	return regexp.MustCompile(`(?:->|\.)\s*` + f + `\s*(?:\[[^\]]*\]\s*)?(?:[-+|&^]?=[^=]|\+\+|--)|\b(?:WRITE_ONCE|smp_store_release|atomic_set)\s*\(\s*&?[^,]*(?:->|\.)\s*` + f + `\s*,`)
 }
 
 // memberUse matches any use of member field.

@@ -17,8 +17,20 @@ import (
 // the operation ends first, and a reset removed leaves the flag set from
 // an earlier round so the wait returns at once.
 
-// bitResetRe finds a bit cleared in a member word: the bit, the member.
-var bitResetRe = regexp.MustCompile(`\b(?:__)?(?:test_and_)?clear_bit(?:_unlock)?\s*\(\s*([^,]+?)\s*,\s*&?[^,)]*(?:->|\.)\s*([A-Za-z_]\w*)\s*\)`)
+// bitWordOpRe finds a bit set or cleared in a member word: set or clear, the
+// bit, the member.
+var bitWordOpRe = regexp.MustCompile(`\b(?:__)?(?:test_and_)?(set|clear)_bit(?:_lock|_unlock)?\s*\(\s*([^,]+?)\s*,\s*&?[^,)]*(?:->|\.)\s*([A-Za-z_]\w*)\s*\)`)
+
+// bitOn returns the member word and the bit line t sets (op "set") or
+// clears (op "clear"), "" if it does not.
+func bitOn(t, op string) (field, bit string) {
+	for _, m := range bitWordOpRe.FindAllStringSubmatch(codeOnly(t), -1) {
+		if m[1] == op {
+			return m[3], strings.TrimSpace(m[2])
+		}
+	}
+	return "", ""
+}
 
 // zeroStoreRe finds a member set to zero by an atomic, a release store or
 // an exchange.
@@ -31,22 +43,11 @@ func resetOn(t string) (field, bit string) {
 	if m := resetRe.FindStringSubmatch(t); m != nil {
 		return m[1] + m[2], ""
 	}
-	if m := bitResetRe.FindStringSubmatch(t); m != nil {
-		return m[2], strings.TrimSpace(m[1])
+	if field, bit := bitOn(t, "clear"); field != "" {
+		return field, bit
 	}
 	if m := zeroStoreRe.FindStringSubmatch(t); m != nil {
 		return m[1], ""
-	}
-	return "", ""
-}
-
-// bitSetRe finds a bit set in a member word: the bit, the member.
-var bitSetRe = regexp.MustCompile(`\b(?:__)?(?:test_and_)?set_bit(?:_lock)?\s*\(\s*([^,]+?)\s*,\s*&?[^,)]*(?:->|\.)\s*([A-Za-z_]\w*)\s*\)`)
-
-// bitSetOn returns the member word and the bit a line sets, "" if none.
-func bitSetOn(t string) (field, bit string) {
-	if m := bitSetRe.FindStringSubmatch(codeOnly(t)); m != nil {
-		return m[2], strings.TrimSpace(m[1])
 	}
 	return "", ""
 }
@@ -97,7 +98,7 @@ func (r *checker) resetRearmsOf(f *wfunc) []rearmSite {
 		if field == "" {
 			// A bit set re-arms a wait for the bit to clear
 			// (set_bit(KCOPY); ...; wait_on_bit(KCOPY)).
-			if field, bit = bitSetOn(f.lines[l]); field == "" {
+			if field, bit = bitOn(f.lines[l], "set"); field == "" {
 				continue
 			}
 			armsClear = true

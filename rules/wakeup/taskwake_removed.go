@@ -50,14 +50,7 @@ func (r *checker) taskWakesOf(f *wfunc) []taskWake {
 // (maxWrapperLines * 2) and wakes a task, with the wake-up's line and
 // task.
 func (r *checker) taskWakeHelper(c cscan.Call, file string) (*wfunc, int, string) {
-	if r.tree == nil || r.inert(c) || strings.Contains(c.Name, "->") {
-		return nil, 0, ""
-	}
-	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(c.Name), file) {
-		if fn.End-fn.Start > 2*maxWrapperLines {
-			continue
-		}
-		h := r.tree.view(fn)
+	for _, h := range r.smallHelpers(c, file) {
 		for _, hc := range h.F.Calls {
 			if row := r.p.taskWakers[hc.Name]; row != nil && !row.Deferred && row.Task < len(hc.Args) {
 				return h, hc.Line, strings.TrimSpace(hc.Args[row.Task])
@@ -65,6 +58,23 @@ func (r *checker) taskWakeHelper(c cscan.Call, file string) (*wfunc, int, string
 		}
 	}
 	return nil, 0, ""
+}
+
+// smallHelpers returns the tree's views of the definitions call c (made
+// in file) may reach when they are small (maxWrapperLines * 2): helpers
+// whose one job a caller's call stands for. None for an inert call or a
+// call through a member.
+func (r *checker) smallHelpers(c cscan.Call, file string) []*wfunc {
+	if r.tree == nil || r.inert(c) || strings.Contains(c.Name, "->") {
+		return nil
+	}
+	var out []*wfunc
+	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(c.Name), file) {
+		if fn.End-fn.Start <= 2*maxWrapperLines {
+			out = append(out, r.tree.view(fn))
+		}
+	}
+	return out
 }
 
 // checkTaskWakes reports task wake-ups the patch removed.

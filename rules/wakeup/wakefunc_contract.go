@@ -29,20 +29,15 @@ import (
 //     with exclusive waiters the one wake-up an event gives can go to the
 //     wrong sleeper.
 
-// memberAssignRe finds the member a line stores to (x->m = v, x.m |= v,
-// x->m++, WRITE_ONCE(x->m, v), smp_store_release(&x->m, v)).
-var memberAssignRe = regexp.MustCompile(`(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:(?:[-+|&^]?=)(?:[^=]|$)|\+\+|--)|\b(?:WRITE_ONCE|smp_store_release|atomic_set)\s*\(\s*&?[^,]*(?:->|\.)\s*([A-Za-z_]\w*)\s*,`)
-
-// assignedMember returns the member a line of code stores to, "" if none.
+// assignedMember returns the member a line of code stores to
+// (memberStoreRe), "" if none.
 func assignedMember(code string) string {
-	m := memberAssignRe.FindStringSubmatch(code)
-	switch {
-	case m == nil:
-		return ""
-	case m[1] != "":
-		return m[1]
+	for _, m := range fieldsIn(code) {
+		if memberStoreRe(m).MatchString(code) {
+			return m
+		}
 	}
-	return m[2]
+	return ""
 }
 
 // keyParamRe finds the key parameter of a wake function: its last void
@@ -120,9 +115,10 @@ func (r *checker) firstTaskWake(f *wfunc) int {
 
 // storesMember reports whether f, or a function it calls, stores member.
 func (r *checker) storesMember(f *wfunc, member string) bool {
+	store := memberStoreRe(member)
 	stores := func(text string) bool {
 		for _, line := range strings.Split(text, "\n") {
-			if assignedMember(codeOnly(line)) == member {
+			if store.MatchString(codeOnly(line)) {
 				return true
 			}
 		}
@@ -156,7 +152,7 @@ func (r *checker) memberReader(f *wfunc, member string) (string, int, string) {
 	if file == nil {
 		return "", 0, ""
 	}
-	use := memberUse(member)
+	use, store := memberUse(member), memberStoreRe(member)
 	for _, fn := range file.Funcs {
 		if fn.Name == f.Name {
 			continue
@@ -164,7 +160,7 @@ func (r *checker) memberReader(f *wfunc, member string) (string, int, string) {
 		v := r.tree.view(fn)
 		for _, l := range sortedLines(v) {
 			t := codeOnly(v.lines[l])
-			if use.MatchString(t) && assignedMember(t) != member && decidingLineRe.MatchString(t) {
+			if use.MatchString(t) && !store.MatchString(t) && decidingLineRe.MatchString(t) {
 				return fn.Name, l, strings.TrimSpace(t)
 			}
 		}
