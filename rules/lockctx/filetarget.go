@@ -29,21 +29,24 @@ type FileTarget interface {
 // the table, by the values fn gives a local variable it passes as the
 // deciding argument (localArgReaches), or, for a FileTarget, given fn's
 // file or the MFD drivers that register fn's file's device (mfdparent.go).
-func (r *Resolver) reachesAt(fn *cscan.Func, c cscan.Call) (string, bool) {
+// vc is the condition on one of fn's flag parameters the deciding value
+// needs, when a flag chooses it (flagChosenReach); nil otherwise.
+func (r *Resolver) reachesAt(fn *cscan.Func, c cscan.Call) (why string, vc *ParamCond, ok bool) {
 	if why, ok := r.m.reaches(c); ok {
-		return why, true
+		return why, nil, true
 	}
-	if why, ok := r.localArgReaches(fn, c); ok {
-		return why, true
+	if why, vc, ok := r.localArgReaches(fn, c); ok {
+		return why, vc, true
 	}
 	ft, ok := r.m.target.(FileTarget)
 	if !ok || r.ix == nil || fn == nil || !ft.FileDependent(c) {
-		return "", false
+		return "", nil, false
 	}
 	if why, ok := ft.ReachesIn(c, r.fileFacts(ft, fn.File)); ok {
-		return why, true
+		return why, nil, true
 	}
-	return r.parentReachesIn(ft, c, fn.File)
+	why, ok = r.parentReachesIn(ft, c, fn.File)
+	return why, nil, ok
 }
 
 // fileFacts returns ft's facts of a file of the view.

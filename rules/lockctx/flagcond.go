@@ -344,3 +344,18 @@ func (r *Resolver) callCond(fn *cscan.Func, c cscan.Call, rc *ParamCond, conditi
 	}
 	return g, true
 }
+
+// primCond is callCond for a primitive call c whose deciding value needs
+// condition vc on one of fn's flag parameters (flagChosenReach; nil when
+// none): the value's condition, unless a guard of the call tests the same
+// parameter for the other value, when the primitive never reaches.
+func (r *Resolver) primCond(fn *cscan.Func, c cscan.Call, vc *ParamCond, conditional bool) (*ParamCond, bool) {
+	cond, ok := r.callCond(fn, c, nil, conditional)
+	if !ok || vc == nil {
+		return cond, ok
+	}
+	if cond != nil && cond.Param == vc.Param && cond.True != vc.True {
+		return nil, false
+	}
+	return vc, true
+}

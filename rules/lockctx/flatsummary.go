@@ -136,7 +136,7 @@ func (f *flatBuilder) call(ev event) {
 	// (lock_sock_fast(): might_sleep(), __lock_sock() on its slow path):
 	// the target's table says so, and the reach is recorded like any
 	// primitive's.
-	why, reaches := r.reachesAt(fn, c)
+	why, vc, reaches := r.reachesAt(fn, c)
 	if reaches && r.masked(fn, c, c.Name) {
 		// Inside its region the primitive cannot sleep, and its own
 		// definition (copy_from_user()'s might_fault()) is no callee.
@@ -146,7 +146,7 @@ func (f *flatBuilder) call(ev event) {
 		return
 	}
 	if reaches {
-		cond, ok := r.callCond(fn, c, nil, r.condGuarded(fn, c.Guards))
+		cond, ok := r.primCond(fn, c, vc, r.condGuarded(fn, c.Guards))
 		if !ok {
 			f.guardedReach(ev, c, Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why})
 			return

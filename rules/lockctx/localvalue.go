@@ -255,26 +255,67 @@ func rhs(s string) string {
 
 // localArgReaches reports whether primitive call c in fn reaches the
 // target through the values fn gives the local variable it passes as the
-// deciding argument (`gfp_t gfp = GFP_KERNEL; kmalloc(n, gfp)`).
-func (r *Resolver) localArgReaches(fn *cscan.Func, c cscan.Call) (string, bool) {
+// deciding argument (`gfp_t gfp = GFP_KERNEL; kmalloc(n, gfp)`), or
+// through a value one of fn's flag parameters chooses (flagChosenReach):
+// then vc is the condition on that parameter.
+func (r *Resolver) localArgReaches(fn *cscan.Func, c cscan.Call) (why string, vc *ParamCond, ok bool) {
 	at, ok := r.m.target.(ArgTarget)
 	if !ok || fn == nil {
-		return "", false
+		return "", nil, false
 	}
 	i, ok := at.ArgDependent(c)
 	if !ok || i < 0 || i >= len(c.Args) {
-		return "", false
+		return "", nil, false
 	}
 	arg := strings.TrimSpace(c.Args[i])
 	vs := r.argValues(fn, arg)
+	if len(vs) == 1 {
+		if why, vc, ok := r.flagChosenReach(fn, at, c, vs[0]); ok {
+			if vs[0] != arg {
+				why += " (" + arg + " is " + vs[0] + ")"
+			}
+			return why, vc, true
+		}
+	}
 	if len(vs) == 1 && vs[0] == arg {
-		return "", false
+		return "", nil, false
 	}
-	why, ok := r.reachesWithAll(at, c, vs)
+	why, ok = r.reachesWithAll(at, c, vs)
 	if !ok {
-		return "", false
+		return "", nil, false
 	}
-	return why + " (" + arg + " is set to " + strings.Join(vs, ", then ") + ")", true
+	return why + " (" + arg + " is set to " + strings.Join(vs, ", then ") + ")", nil, true
+}
+
+// flagChosenReach reads a deciding value that one of fn's flag
+// parameters chooses, `active ? GFP_KERNEL : GFP_ATOMIC`: when exactly one
+// branch reaches the target, the call reaches it for the callers whose
+// flag selects that branch (a Strict condition: a caller passing a value
+// the analysis cannot read does not count).
+func (r *Resolver) flagChosenReach(fn *cscan.Func, at ArgTarget, c cscan.Call, v string) (string, *ParamCond, bool) {
+	v = unwrap(v)
+	q, colon := cscan.Ternary(v)
+	if q < 0 {
+		return "", nil, false
+	}
+	name, nonzero, ok := flagTest(v[:q])
+	if !ok {
+		return "", nil, false
+	}
+	j := r.typ.ParamIndex(fn, name)
+	if j < 0 || !r.flagParam(fn, j) {
+		return "", nil, false
+	}
+	whyA, a := at.ReachesWith(c, v[q+1:colon])
+	whyB, b := at.ReachesWith(c, v[colon+1:])
+	if a == b {
+		return "", nil, false
+	}
+	why := whyA
+	if b {
+		why = whyB
+	}
+	return why, &ParamCond{Param: j, True: nonzero == a, Strict: true}, true
 }
 
 // reachesWithAll reports whether call c reaches the target with every one

@@ -126,13 +126,13 @@ func (w *walker) call(c cscan.Call, st State) State {
 		}
 		return st
 	}
-	if why, ok := w.r.reachesAt(w.fn, c); ok && w.r.masked(w.fn, c, c.Name) {
+	if why, vc, ok := w.r.reachesAt(w.fn, c); ok && w.r.masked(w.fn, c, c.Name) {
 		// A primitive its region keeps from sleeping: a leaf.
 		w.visit(Visit{Call: c, State: st})
 		return st
 	} else if ok {
 		var p *Reach
-		if cond, ok := w.r.callCond(w.fn, c, nil, w.r.condGuarded(w.fn, c.Guards)); ok {
+		if cond, ok := w.r.primCond(w.fn, c, vc, w.r.condGuarded(w.fn, c.Guards)); ok {
 			p = &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Cond: cond}
 		}
 		w.visit(Visit{Call: c, State: st, Reach: p})
@@ -412,11 +412,11 @@ func WalkFrom(r *Resolver, fn *cscan.Func, entry State, visit func(Visit)) State
 // (the target's table lists it: lock_sock_fast() waits for the socket's
 // owner on its slow path), judged in the state before the call.
 func (w *walker) lockCallReach(c cscan.Call, here report.Step) *Reach {
-	why, ok := w.r.reachesAt(w.fn, c)
+	why, vc, ok := w.r.reachesAt(w.fn, c)
 	if !ok {
 		return nil
 	}
-	cond, ok := w.r.callCond(w.fn, c, nil, w.r.m.conditional(c.Guards))
+	cond, ok := w.r.primCond(w.fn, c, vc, w.r.m.conditional(c.Guards))
 	if !ok {
 		return nil
 	}

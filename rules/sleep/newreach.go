@@ -1,6 +1,7 @@
 package sleep
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -28,11 +29,16 @@ func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
 	// of a function that could already sleep is no new way to sleep
 	// either when its first sleep is now another one (a callee deeper
 	// down changed): that callee is checked on its own if the patch
-	// changed it.
+	// changed it. A chain taken only for callers passing a flag (a mask
+	// chosen by `may_sleep ? ... : 0`) is another way to sleep than the
+	// same chain taken always.
 	key := func(p *lockctx.Reach) string {
 		what := ""
+		if p.Cond != nil {
+			what = fmt.Sprintf("if %d=%t|", p.Cond.Param, p.Cond.True)
+		}
 		if len(p.Steps) > 0 {
-			what = p.Steps[0].What
+			what += p.Steps[0].What
 			if i := strings.Index(what, "("); i >= 0 {
 				what = what[:i]
 			}
