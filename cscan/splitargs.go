@@ -31,6 +31,26 @@ func SplitArgs(s string, max int) (args []string, ok bool) {
 	return nil, false
 }
 
+// MatchParen returns the index of the ")" closing the "(" at s[open], -1
+// when s[open] is no "(" or it is not closed.
+func MatchParen(s string, open int) int {
+	if open < 0 || open >= len(s) || s[open] != '(' {
+		return -1
+	}
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // StripParens removes one pair of parentheses enclosing the whole of s
 // ("(a ? f : g)" -> "a ? f : g", trimmed), and nothing from "(a) + (b)".
 func StripParens(s string) string {

@@ -47,13 +47,16 @@ func (r *Resolver) argReach(fn *cscan.Func, c cscan.Call, cs *Summary) (*Reach, 
 		if r.argGuarded(c, arg) {
 			continue
 		}
-		if why, ok := r.reachesWithAll(at, ar.Call, r.argValues(fn, arg)); ok {
+		if why, _, vc, ok := r.valuesReach(fn, at, ar.Call, arg); ok && (vc == nil || ar.Reach.Cond == nil) {
 			// Of the reaches the value takes, the one that releases the
 			// fewest of the caller's contexts on its way: a helper that
 			// drops the caller's lock before one allocation may make
 			// another without dropping it.
 			if reach == nil || len(ar.Reach.Drops) < len(reach.Drops) {
 				p := ar.Reach
+				if vc != nil {
+					p.Cond = vc
+				}
 				p.Why = why + " (passed down as " + c.Name + "()'s parameter)"
 				p.Steps = append([]report.Step{step}, ar.Steps...)
 				reach = &p

@@ -212,6 +212,9 @@ func (f *flatBuilder) lockCall(ev event, c cscan.Call, here report.Step) bool {
 	case lockmodel.Take:
 		f.acquires = true
 		f.acts = append(f.acts, base)
+		if both := f.bothBranches(base); both != nil {
+			f.acts = append(f.acts, *both)
+		}
 	case lockmodel.Drop:
 		base.acquire = false
 		f.acts = append(f.acts, base)
@@ -490,80 +493,6 @@ func mayChoose(reaches []*Reach, weak bool) bool {
 		}
 	}
 	return true
-}
-
-func sameGuard(a, b cscan.Guard) bool {
-	return a.Kind == b.Kind && a.Line == b.Line && a.Cond == b.Cond
-}
-
-func guardPrefix(p, g []cscan.Guard) bool {
-	if len(p) > len(g) {
-		return false
-	}
-	for i := range p {
-		if !sameGuard(p[i], g[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func hasGuard(gs []cscan.Guard, g *cscan.Guard) bool {
-	for _, x := range gs {
-		if sameGuard(x, *g) {
-			return true
-		}
-	}
-	return false
-}
-
-func (a *act) applies(g []cscan.Guard) bool {
-	if !guardPrefix(a.scope, g) {
-		return false
-	}
-	if a.within != nil && !hasGuard(g, a.within) {
-		return false
-	}
-	if a.notIn != nil && hasGuard(g, a.notIn) {
-		return false
-	}
-	return true
-}
-
-// condGuard finds the if whose condition holds call c (the guard of the
-// statements it controls), and whether the call is negated there.
-func condGuard(fn *cscan.Func, c cscan.Call) (*cscan.Guard, bool) {
-	for i := range fn.Calls {
-		for j := range fn.Calls[i].Guards {
-			g := &fn.Calls[i].Guards[j]
-			if g.Kind == "if" && g.Line == c.Line && strings.Contains(g.Cond, c.Name+"(") {
-				return g, negated(g.Cond, c.Name)
-			}
-		}
-	}
-	for i := range fn.Returns {
-		for j := range fn.Returns[i].Guards {
-			g := &fn.Returns[i].Guards[j]
-			if g.Kind == "if" && g.Line == c.Line && strings.Contains(g.Cond, c.Name+"(") {
-				return g, negated(g.Cond, c.Name)
-			}
-		}
-	}
-	return nil, false
-}
-
-// negated reports whether name's call in cond is under a leading '!'
-// (directly or through likely()/unlikely()).
-func negated(cond, name string) bool {
-	i := strings.Index(cond, name+"(")
-	if i < 0 {
-		return false
-	}
-	pre := strings.TrimRight(cond[:i], " (")
-	pre = strings.TrimSuffix(pre, "likely")
-	pre = strings.TrimSuffix(pre, "un")
-	pre = strings.TrimRight(pre, " (")
-	return strings.HasSuffix(pre, "!")
 }
 
 // CallText renders a call as "name(arg, arg)".

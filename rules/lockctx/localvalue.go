@@ -256,8 +256,8 @@ func rhs(s string) string {
 // localArgReaches reports whether primitive call c in fn reaches the
 // target through the values fn gives the local variable it passes as the
 // deciding argument (`gfp_t gfp = GFP_KERNEL; kmalloc(n, gfp)`), or
-// through a value one of fn's flag parameters chooses (flagChosenReach):
-// then vc is the condition on that parameter.
+// through a value chosen at run time (flagChosenReach): vc is then the
+// condition on fn's flag parameter, if one chooses it.
 func (r *Resolver) localArgReaches(fn *cscan.Func, c cscan.Call) (why string, vc *ParamCond, ok bool) {
 	at, ok := r.m.target.(ArgTarget)
 	if !ok || fn == nil {
@@ -268,44 +268,96 @@ func (r *Resolver) localArgReaches(fn *cscan.Func, c cscan.Call) (why string, vc
 		return "", nil, false
 	}
 	arg := strings.TrimSpace(c.Args[i])
-	vs := r.argValues(fn, arg)
-	if len(vs) == 1 {
-		if why, vc, ok := r.flagChosenReach(fn, at, c, vs[0]); ok {
-			if vs[0] != arg {
-				why += " (" + arg + " is " + vs[0] + ")"
-			}
-			return why, vc, true
-		}
-	}
-	if len(vs) == 1 && vs[0] == arg {
+	why, v, vc, ok := r.valuesReach(fn, at, c, arg)
+	switch {
+	case !ok:
 		return "", nil, false
+	case v == arg:
+		// The table said no to arg itself (reachesAt asks it first):
+		// a value chosen at run time written in the call.
+		return why, vc, true
 	}
-	why, ok = r.reachesWithAll(at, c, vs)
-	if !ok {
-		return "", nil, false
-	}
-	return why + " (" + arg + " is set to " + strings.Join(vs, ", then ") + ")", nil, true
+	return why + " (" + arg + " is " + v + ")", vc, true
 }
 
-// flagChosenReach reads a deciding value that one of fn's flag
-// parameters chooses, `active ? GFP_KERNEL : GFP_ATOMIC`: when exactly one
-// branch reaches the target, the call reaches it for the callers whose
-// flag selects that branch (a Strict condition: a caller passing a value
-// the analysis cannot read does not count).
+// valuesReach reports whether arg, an expression of fn passed as the
+// deciding argument of primitive call c, reaches the target: with every
+// value fn gives it (argValues), or, for a value chosen at run time, as
+// flagChosenReach says (vc is then the condition on fn's flag parameter,
+// if one chooses it). v is the value judged, the values joined by
+// ", then " when fn assigns several.
+func (r *Resolver) valuesReach(fn *cscan.Func, at ArgTarget, c cscan.Call, arg string) (why, v string, vc *ParamCond, ok bool) {
+	vs := r.argValues(fn, arg)
+	if why, ok := r.reachesWithAll(at, c, vs); ok {
+		return why, strings.Join(vs, ", then "), nil, true
+	}
+	if len(vs) != 1 {
+		return "", "", nil, false
+	}
+	v = vs[0]
+	if v == arg {
+		if t := r.orTernary(fn, arg); t != "" {
+			v = t
+		}
+	}
+	why, vc, ok = r.flagChosenReach(fn, at, c, v)
+	return why, v, vc, ok
+}
+
+// orTernary returns mask expression arg with the one local variable it
+// ors in that holds a value chosen at run time written out, the other
+// terms or-ed into each branch (`gfp | __GFP_ZERO` with gfp = `nowait ?
+// GFP_NOWAIT : GFP_NOIO` is `nowait ? (GFP_NOWAIT) | __GFP_ZERO :
+// (GFP_NOIO) | __GFP_ZERO`); "" when arg has no such term.
+func (r *Resolver) orTernary(fn *cscan.Func, arg string) string {
+	if strings.Contains(arg, "||") {
+		return ""
+	}
+	terms := splitTop(arg, "|")
+	if len(terms) < 2 {
+		return ""
+	}
+	for i, t := range terms {
+		t = strings.TrimSpace(t)
+		vs := r.argValues(fn, t)
+		if len(vs) != 1 || vs[0] == t {
+			continue
+		}
+		v := unwrap(vs[0])
+		q, colon := cscan.Ternary(v)
+		if q < 0 {
+			continue
+		}
+		rest := ""
+		for j, o := range terms {
+			if j != i {
+				rest += " | " + strings.TrimSpace(o)
+			}
+		}
+		return v[:q] + "? (" + strings.TrimSpace(v[q+1:colon]) + ")" + rest + " : (" + strings.TrimSpace(v[colon+1:]) + ")" + rest
+	}
+	return ""
+}
+
+// flagChosenReach reads a deciding value chosen at run time,
+// `cond ? A : B`, where exactly one of A and B reaches the target:
+//   - cond tests one of fn's flag parameters (`active ? GFP_KERNEL :
+//     GFP_ATOMIC`): the call reaches for the callers whose flag selects
+//     that branch (a Strict condition: a caller passing a value the
+//     analysis cannot read does not count);
+//   - cond is a test the target counts as choosing by context (a sleeping
+//     call under it is conditional: in_interrupt(), nonblock,
+//     gfpflags_allow_blocking()): not here, the context rows decide;
+//   - any other test (`opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO`, the
+//     request's own flag): the call reaches, as a sleeping call under
+//     such an if does.
 func (r *Resolver) flagChosenReach(fn *cscan.Func, at ArgTarget, c cscan.Call, v string) (string, *ParamCond, bool) {
 	v = unwrap(v)
 	q, colon := cscan.Ternary(v)
 	if q < 0 {
 		return "", nil, false
 	}
-	name, nonzero, ok := flagTest(v[:q])
-	if !ok {
-		return "", nil, false
-	}
-	j := r.typ.ParamIndex(fn, name)
-	if j < 0 || !r.flagParam(fn, j) {
-		return "", nil, false
-	}
+	cond := v[:q]
 	whyA, a := at.ReachesWith(c, v[q+1:colon])
 	whyB, b := at.ReachesWith(c, v[colon+1:])
 	if a == b {
@@ -315,7 +367,18 @@ func (r *Resolver) flagChosenReach(fn *cscan.Func, at ArgTarget, c cscan.Call, v
 	if b {
 		why = whyB
 	}
-	return why, &ParamCond{Param: j, True: nonzero == a, Strict: true}, true
+	if name, nonzero, ok := flagTest(cond); ok {
+		if j := r.typ.ParamIndex(fn, name); j >= 0 && r.flagParam(fn, j) {
+			return why, &ParamCond{Param: j, True: nonzero == a, Strict: true}, true
+		}
+	}
+	if r.m.conditional([]cscan.Guard{{Kind: "if", Cond: cond}}) {
+		return "", nil, false
+	}
+	if et, ok := r.m.target.(ElseTarget); ok && et.ElseConditional(cond) {
+		return "", nil, false
+	}
+	return why, nil, true
 }
 
 // reachesWithAll reports whether call c reaches the target with every one

@@ -159,3 +159,45 @@ func (h heldLock) describe() string {
 	}
 	return fmt.Sprintf("the lock its callers take (%s in %s)", h.text, h.callers)
 }
+
+// checksUnderLock is checksUnder for a lock h a waker holds, matched also
+// by its typed key, as a lock the waker's callers hold is named by them:
+// a waiter whose condition calls a helper that takes the lock of that
+// type (put_unbound_pool()'s wq_manager_inactive(): raw_spin_lock_irq(
+// &pool->lock)) looks at its state under it.
+func (r *checker) checksUnderLock(s *wsite, h heldLock) bool {
+	if r.checksUnder(s, h.key) {
+		return true
+	}
+	if h.typed == "" {
+		return false
+	}
+	for _, name := range calledNames(waitCond(s)) {
+		for _, f := range r.funcsNamed(name, s.Fn.File) {
+			w := r.walkLocks(f)
+			for k, t := range w.typed {
+				if t == h.typed && w.taken[k] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// heldAcross returns the locks nw holds at line and also at line at:
+// its own taken once for both (the same acquisition), and its callers'
+// by type.
+func (r *checker) heldAcross(nw *wfunc, line, at int) []heldLock {
+	atHeld := r.heldWithCallers(nw, at)
+	var out []heldLock
+	for _, h := range r.heldWithCallers(nw, line) {
+		for _, a := range atHeld {
+			if h.callers != "" && a.callers != "" && h.typed == a.typed || h.callers == "" && a.key == h.key && a.line == h.line {
+				out = append(out, h)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -156,11 +156,50 @@ type waitOn struct {
 	line int    // the line in the function (the wait, or the call of the callee)
 	site *wsite // the wait itself
 	via  string // the callee, "" for a direct wait
+	// caller is the function that waits after the function returns
+	// (waitAfterReturn), "" when the function itself waits; callerFile
+	// and callerLine locate its wait or its call of the callee that waits.
+	caller, callerFile string
+	callerLine         int
 }
 
 // waitAfter returns the first wait on q in f after line: a wait site, or
-// a call of a tree function that waits on q without re-arming it first.
+// a call of a tree function that waits on q without re-arming it first,
+// or else one its callers make after it returns (waitAfterReturn).
 func (r *checker) waitAfter(f *wfunc, q string, line int) *waitOn {
+	if w := r.waitIn(f, q, line); w != nil {
+		return w
+	}
+	return r.waitAfterReturn(f, q)
+}
+
+// waitAfterReturn returns a wait on q that a caller of f makes after f
+// returns, itself or in a callee: a function that re-arms a completion and
+// starts the operation, with its caller waiting once it returns
+// (mmc_wait_for_req(): __mmc_start_req(), then mmc_wait_for_req_done()).
+// Its line is f's last line: every call of f comes before it.
+func (r *checker) waitAfterReturn(f *wfunc, q string) *waitOn {
+	if r.tree == nil || f.F == nil {
+		return nil
+	}
+	callers := r.pass.Index.Callers(f.Name)
+	if len(callers) > maxCallers {
+		return nil
+	}
+	for _, cs := range callers {
+		if cs.Func == nil || cs.Func.Name == f.Name {
+			continue
+		}
+		if w := r.waitIn(r.tree.view(cs.Func), q, cs.Call.Line); w != nil {
+			w.caller, w.callerFile, w.callerLine, w.line = cs.Func.Name, cs.Func.File, w.line, f.F.End
+			return w
+		}
+	}
+	return nil
+}
+
+// waitIn is waitAfter within f and its callees.
+func (r *checker) waitIn(f *wfunc, q string, line int) *waitOn {
 	for _, s := range f.sitesOn(siteWait, "") {
 		if s.Line() > line && r.sameQueue(s.Q, q) {
 			return &waitOn{line: s.Line(), site: s}
@@ -295,8 +334,11 @@ func (r *checker) rearmMovedLater(ow, nw *wfunc, o, n rearmSite) {
 		Severity: report.SeverityNote,
 		File:     nw.File, Func: nw.Name, Line: n.call.Line,
 		Message:  fmt.Sprintf("%s() now re-arms %s after %s()", nw.Name, what, start.Name),
-		Evidence: []string{nw.evidence(start.Line), nw.evidence(n.call.Line), nw.evidence(wait.line)},
+		Evidence: []string{nw.evidence(start.Line), nw.evidence(n.call.Line)},
 		Old:      []string{ow.evidence(o.call.Line)},
+	}
+	if wait.caller == "" {
+		f.Evidence = append(f.Evidence, nw.evidence(wait.line))
 	}
 	f.Chain = append(f.Chain,
 		report.Step{Func: nw.Name, File: nw.File, Line: start.Line, What: "starts the operation: " + lockctx.CallText(start)},
@@ -337,12 +379,16 @@ func (r *checker) rearmDropped(ow, nw *wfunc, o rearmSite) {
 	if o.field != "" {
 		what, state = o.flagName(), o.flagName()+" is still set"
 	}
+	at, waits := wait.line, "before waiting on it"
+	if wait.caller != "" {
+		at, waits = pos, "before its caller "+wait.caller+"() waits on it"
+	}
 	f := report.Finding{
 		Category: CategoryRearm,
 		Severity: report.SeverityRisk,
-		File:     nw.File, Func: nw.Name, Line: wait.line,
-		Message:  fmt.Sprintf("%s() no longer re-arms %s before waiting on it", nw.Name, what),
-		Evidence: []string{nw.evidence(wait.line)},
+		File:     nw.File, Func: nw.Name, Line: at,
+		Message:  fmt.Sprintf("%s() no longer re-arms %s %s", nw.Name, what, waits),
+		Evidence: []string{nw.evidence(at)},
 		Old:      []string{ow.evidence(o.call.Line)},
 	}
 	f.Chain = append(f.Chain,
@@ -362,6 +408,14 @@ func (r *checker) rearmDropped(ow, nw *wfunc, o rearmSite) {
 
 // waitStep is the chain step of a wait reached from nw.
 func (r *checker) waitStep(nw *wfunc, w *waitOn) report.Step {
+	if w.caller != "" {
+		what := "waits: "
+		if w.via != "" {
+			what = "calls " + w.via + "(), which waits: "
+		}
+		return report.Step{Func: w.caller, File: w.callerFile, Line: w.callerLine,
+			What: fmt.Sprintf("after %s() returns, %s%s (%s:%d)", nw.Name, what, w.site.Text(), w.site.Fn.File, w.site.Line())}
+	}
 	if w.via == "" {
 		return step(w.site, "waits: "+w.site.Text())
 	}
@@ -370,10 +424,14 @@ func (r *checker) waitStep(nw *wfunc, w *waitOn) report.Step {
 
 // waitText is a wait as a line of the interleaving.
 func (r *checker) waitText(w *waitOn) string {
-	if w.via == "" {
-		return w.site.Text()
+	t := w.site.Text()
+	if w.via != "" {
+		t = w.via + "() -> " + t
 	}
-	return w.via + "() -> " + w.site.Text()
+	if w.caller != "" {
+		t = "(returns) " + w.caller + "() -> " + t
+	}
+	return t
 }
 
 // flagName names the flag a reset re-arms: "bit B of flags", "done".

@@ -34,7 +34,7 @@ func (r *checker) waitBefore(f *wfunc, q string, line int) *wsite {
 
 // rearmAfterWait reports a re-arm moved from before the wait to after it.
 func (r *checker) rearmAfterWait(ow, nw *wfunc, o, n rearmSite) bool {
-	if r.waitAfter(ow, o.q, o.call.Line) == nil || r.waitAfter(nw, n.q, n.call.Line) != nil {
+	if r.waitIn(ow, o.q, o.call.Line) == nil || r.waitIn(nw, n.q, n.call.Line) != nil {
 		return false
 	}
 	w := r.waitBefore(nw, n.q, n.call.Line)
@@ -76,8 +76,8 @@ func (r *checker) rearmAfterWait(ow, nw *wfunc, o, n rearmSite) bool {
 // and the wait are both under: the lock serialises rounds of several
 // users, and the re-arm now runs outside it.
 func (r *checker) rearmUnlocked(ow, nw *wfunc, o, n rearmSite) bool {
-	ow1 := r.waitAfter(ow, o.q, o.call.Line)
-	nw1 := r.waitAfter(nw, n.q, n.call.Line)
+	ow1 := r.waitIn(ow, o.q, o.call.Line)
+	nw1 := r.waitIn(nw, n.q, n.call.Line)
 	if ow1 == nil || nw1 == nil {
 		return false
 	}

@@ -139,25 +139,47 @@ func (r *checker) eachArmedSleep(visit func(old, nw *wfunc, oArms, nArms []armSi
 func (r *checker) checkWaiterOrder() {
 	r.eachArmedSleep(func(old, nw *wfunc, oArms, nArms []armSite, os, ns cscan.Call) bool {
 		oa, na := armBefore(oArms, os.Line, false), armBefore(nArms, ns.Line, false)
-		if oa == nil || na == nil || os.Name != ns.Name || !nw.changed(na.call.Line) && !old.changed(oa.call.Line) && !nw.changed(ns.Line) {
+		if oa == nil || na == nil || os.Name != ns.Name {
 			return false
 		}
-		now := map[string]bool{}
+		// The arming or the sleep changed; else only a step between
+		// them can have moved (a check now made in the loop's header).
+		armChanged := nw.changed(na.call.Line) || old.changed(oa.call.Line) || nw.changed(ns.Line)
+		if !armChanged && !changedWithin(nw, na.call.Line, ns.Line) && !changedWithin(old, oa.call.Line, os.Line) {
+			return false
+		}
+		now, tested := map[string]bool{}, map[string]bool{}
 		for _, s := range r.armedSteps(nw, na.call.Line, ns.Line) {
 			now[s] = true
+			tested[testedCond(s)] = true
 		}
-		var lost []string
+		// A step is lost when the new version makes it elsewhere: the
+		// same text, or (moved) a test of the same condition, such as
+		// a loop's header now testing what the armed loop body did.
+		var lost, moved []string
 		for _, s := range r.armedSteps(old, oa.call.Line, os.Line) {
-			if !now[s] && hasStep(nw, s) {
+			c := testedCond(s)
+			switch {
+			case now[s] || c != "" && tested[c]:
+			case hasStep(nw, s):
 				lost = append(lost, s)
+			case c != "" && testsCond(nw, c):
+				moved = append(moved, s)
 			}
+		}
+		if !armChanged {
+			lost = nil
 		}
 		if len(lost) > 0 && !r.stillUnderLock(nw, na, ns, lost) {
 			r.reportWaiterOrder(old, nw, oa, na, ns, lost, false)
 			return true
 		}
-		if dropped := droppedSleepGuards(oa, os, ns); len(dropped) > 0 {
+		if dropped := droppedSleepGuards(oa, os, ns, tested); armChanged && len(dropped) > 0 {
 			r.reportWaiterOrder(old, nw, oa, na, ns, dropped, true)
+			return true
+		}
+		if len(moved) > 0 && !r.stillUnderLock(nw, na, ns, moved) {
+			r.reportWaiterOrder(old, nw, oa, na, ns, moved, true)
 			return true
 		}
 		return false
@@ -234,18 +256,76 @@ func (r *checker) reportWaiterOrder(old, nw *wfunc, oa, na *armSite, sleep cscan
 // droppedSleepGuards returns the tests made after arming oa that used to
 // guard the sleep os and no longer guard its new version ns: the task now
 // sleeps without re-checking once it is armed.
-func droppedSleepGuards(oa *armSite, os, ns cscan.Call) []string {
+// A test of the same condition still made between the arming and the
+// sleep (tested, by testedCond: `if (!cond) break;` in place of `if
+// (cond) schedule();`) is no drop.
+func droppedSleepGuards(oa *armSite, os, ns cscan.Call, tested map[string]bool) []string {
 	kept := map[string]bool{}
 	for _, g := range ns.Guards {
 		kept[g.Kind+" "+normStep(g.Cond)] = true
 	}
 	var out []string
 	for _, g := range os.Guards {
-		if g.Kind == "if" && g.Line > oa.call.Line && !kept[g.Kind+" "+normStep(g.Cond)] {
+		if g.Kind == "if" && g.Line > oa.call.Line && !kept[g.Kind+" "+normStep(g.Cond)] && !tested[condCore(g.Cond)] {
 			out = append(out, "if ("+normStep(g.Cond)+")")
 		}
 	}
 	return out
+}
+
+// changedWithin reports whether the patch changed a line of f from line
+// from to line to, both included.
+func changedWithin(f *wfunc, from, to int) bool {
+	for l := from; l <= to; l++ {
+		if f.changed(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// testedCond returns the condition a check step tests, as condCore
+// gives it, "" for another step (a release, a publication).
+func testedCond(step string) string {
+	m := checkStepRe.FindStringIndex(step)
+	if m == nil {
+		return ""
+	}
+	open := m[1] - 1
+	end := cscan.MatchParen(step, open)
+	if end < 0 {
+		return ""
+	}
+	return condCore(step[open+1 : end])
+}
+
+// condCore is a condition without its sense: the negations, the
+// likely()/unlikely() and parentheses around it and its spacing removed,
+// so that `!atomic_read(&x)` and `atomic_read(&x)` are the same test.
+func condCore(c string) string {
+	c = strings.TrimSpace(c)
+	for {
+		n := strings.TrimSpace(strings.TrimPrefix(cscan.StripParens(c), "!"))
+		for _, f := range []string{"likely", "unlikely"} {
+			if rest, ok := strings.CutPrefix(n, f+"("); ok && cscan.MatchParen(n, len(f)) == len(n)-1 {
+				n = rest[:len(rest)-1]
+			}
+		}
+		if n == c {
+			return strings.Join(strings.Fields(c), "")
+		}
+		c = n
+	}
+}
+
+// testsCond reports whether a check step of f tests condition core c.
+func testsCond(f *wfunc, c string) bool {
+	for _, t := range f.lines {
+		if testedCond(t) == c {
+			return true
+		}
+	}
+	return false
 }
 
 // stillUnderLock reports whether the new arming na still comes before a

@@ -146,9 +146,8 @@ func (r *checker) reportStoreAfterWake(m movedStore, nw *wfunc, line int, w *wsi
 	// A lock held across the wake-up and the store, which the sleeper
 	// takes to test its condition (wait_event_lock_irq), makes the woken
 	// task wait for the store.
-	if r.lockOrdersStore(nw, line, w, reader) {
-		h := r.locksAt(nw, line)[0]
-		f.Explanation = fmt.Sprintf("The store of %s now follows %s, but both run under %s, which %s takes to test its condition: the woken task cannot see the old value.", shownFields(m.fields), w.Call.Name, h.text, siteWhere(reader))
+	if h, ok := r.lockOrdersStore(nw, line, w, reader); ok {
+		f.Explanation = fmt.Sprintf("The store of %s now follows %s, but both run under %s, which %s takes to test its condition: the woken task cannot see the old value.", shownFields(m.fields), w.Call.Name, h.describe(), siteWhere(reader))
 		r.add(f)
 		return
 	}
@@ -383,7 +382,7 @@ func (r *checker) workWaitedFor(nw *wfunc, n *wsite, passed []string, passedAt [
 		if store && !condCallRe.MatchString(strings.SplitN(p, "=", 2)[0]) {
 			read := false
 			for _, w := range waiters {
-				if r.condReads(w, fs) && !storeCannotSatisfy(p, w) && !r.lockOrdersStore(nw, passedAt[i], n, w) {
+				if r.condReads(w, fs) && !storeCannotSatisfy(p, w) && !r.storeLocked(nw, passedAt[i], n, w) {
 					read = true
 				}
 			}
@@ -436,15 +435,31 @@ func heldAt(held []heldLock, key string) bool {
 }
 
 // lockOrdersStore reports whether the store at line of nw and the wake-up
-// w run under a lock that the sleeper s takes to test its condition: the
-// woken task then waits for the lock, and the store, before re-testing.
-func (r *checker) lockOrdersStore(nw *wfunc, line int, w, s *wsite) bool {
+// w run under a lock that the sleeper s takes to test its condition (the
+// woken task then waits for the lock, and the store, before re-testing),
+// and which.
+func (r *checker) lockOrdersStore(nw *wfunc, line int, w, s *wsite) (heldLock, bool) {
 	for _, h := range r.locksAt(nw, line) {
 		if r.checksUnder(s, h.key) && (nw.Name != w.Fn.Name || heldAt(r.locksAt(nw, w.Line()), h.key)) {
-			return true
+			return h, true
 		}
 	}
-	return false
+	if nw.Name != w.Fn.Name {
+		return heldLock{}, false
+	}
+	// A lock the callers hold across both.
+	for _, h := range r.heldAcross(nw, line, w.Line()) {
+		if h.callers != "" && r.checksUnderLock(s, h) {
+			return h, true
+		}
+	}
+	return heldLock{}, false
+}
+
+// storeLocked is lockOrdersStore's answer alone.
+func (r *checker) storeLocked(nw *wfunc, line int, w, s *wsite) bool {
+	_, ok := r.lockOrdersStore(nw, line, w, s)
+	return ok
 }
 
 // lockOrdersWork reports whether work at line of nw, which now follows
@@ -457,24 +472,14 @@ func (r *checker) lockOrdersWork(nw *wfunc, line int, n *wsite, waiters []*wsite
 	if len(waiters) == 0 {
 		return false
 	}
-	atWake := r.locksAt(nw, n.Line())
 	fields := fieldsIn(nw.text(line))
 	if g := r.globalStore(nw.File, nw.text(line)); g != "" {
 		fields = append(fields, globalMark+g)
 	}
-	for _, h := range r.locksAt(nw, line) {
-		spans := false
-		for _, w := range atWake {
-			if w.key == h.key && w.line == h.line {
-				spans = true
-			}
-		}
-		if !spans {
-			continue
-		}
+	for _, h := range r.heldAcross(nw, line, n.Line()) {
 		all := true
 		for _, w := range waiters {
-			if r.checksUnder(w, h.key) {
+			if r.checksUnderLock(w, h) {
 				continue
 			}
 			if waitCond(w) == "" || r.condReads(w, fields) {
