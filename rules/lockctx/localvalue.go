@@ -372,7 +372,7 @@ func (r *Resolver) flagChosenReach(fn *cscan.Func, at ArgTarget, c cscan.Call, v
 			return why, &ParamCond{Param: j, True: nonzero == a, Strict: true}, true
 		}
 	}
-	if r.m.conditional([]cscan.Guard{{Kind: "if", Cond: cond}}) {
+	if r.m.conditional([]cscan.Guard{{Kind: "if", Cond: cond}}) || !r.dataTest(fn, cond) {
 		return "", nil, false
 	}
 	if et, ok := r.m.target.(ElseTarget); ok && et.ElseConditional(cond) {
@@ -380,6 +380,47 @@ func (r *Resolver) flagChosenReach(fn *cscan.Func, at ArgTarget, c cscan.Call, v
 	}
 	return why, nil, true
 }
+
+// dataTest reports whether cond tests data alone: no call but a marked
+// read or a bit test, in the condition or in the values fn gives the
+// local variables it names. A call may test the running context
+// (in_serving_softirq(), a driver's own in_atomic_path()), and a local
+// may hold such a test's answer (bool atomic = in_interrupt();): the
+// choice is then the context's, which the context rows decide.
+func (r *Resolver) dataTest(fn *cscan.Func, cond string) bool {
+	calls := func(t string) bool {
+		for _, m := range condCallRe.FindAllStringSubmatch(t, -1) {
+			switch m[1] {
+			case "likely", "unlikely", "READ_ONCE", "test_bit", "BIT", "sizeof":
+			default:
+				return true
+			}
+		}
+		return false
+	}
+	if calls(cond) {
+		return false
+	}
+	for _, m := range condIdentRe.FindAllString(cond, -1) {
+		if r.typ.ParamIndex(fn, m) >= 0 {
+			continue
+		}
+		for _, v := range r.localValues(fn, m) {
+			if calls(v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var (
+	// condCallRe finds the calls of a condition, by name.
+	condCallRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
+	// condIdentRe finds the lower-case identifiers of a condition: the
+	// variables it may test.
+	condIdentRe = regexp.MustCompile(`\b[a-z_]\w*\b`)
+)
 
 // reachesWithAll reports whether call c reaches the target with every one
 // of the values vs in its deciding argument, and why (for the first).

@@ -163,7 +163,7 @@ func (r *checker) checkWaiterOrder() {
 			case now[s] || c != "" && tested[c]:
 			case hasStep(nw, s):
 				lost = append(lost, s)
-			case c != "" && testsCond(nw, c):
+			case c != "" && testsCondBefore(nw, c, na.call.Line):
 				moved = append(moved, s)
 			}
 		}
@@ -299,29 +299,26 @@ func testedCond(step string) string {
 	return condCore(step[open+1 : end])
 }
 
-// condCore is a condition without its sense: the negations, the
-// likely()/unlikely() and parentheses around it and its spacing removed,
-// so that `!atomic_read(&x)` and `atomic_read(&x)` are the same test.
+// condCore is a condition without its sense and its marked accesses:
+// the negations, the likely()/unlikely(), READ_ONCE() and
+// smp_load_acquire() around its terms, its parentheses and spacing
+// removed, so that `!smp_load_acquire(&w.task)` and `w.task` are the
+// same test.
 func condCore(c string) string {
-	c = strings.TrimSpace(c)
-	for {
-		n := strings.TrimSpace(strings.TrimPrefix(cscan.StripParens(c), "!"))
-		for _, f := range []string{"likely", "unlikely"} {
-			if rest, ok := strings.CutPrefix(n, f+"("); ok && cscan.MatchParen(n, len(f)) == len(n)-1 {
-				n = rest[:len(rest)-1]
-			}
-		}
-		if n == c {
-			return strings.Join(strings.Fields(c), "")
-		}
-		c = n
-	}
+	c = markedReadRe.ReplaceAllString(c, "(")
+	c = strings.NewReplacer("!", "", "(", "", ")", "", "&", "").Replace(c)
+	return strings.Join(strings.Fields(c), "")
 }
 
-// testsCond reports whether a check step of f tests condition core c.
-func testsCond(f *wfunc, c string) bool {
-	for _, t := range f.lines {
-		if testedCond(t) == c {
+// markedReadRe finds the wrappers condCore drops: a condition's sense
+// and ordering hints, and an address taken for a load.
+var markedReadRe = regexp.MustCompile(`(?:likely|unlikely|READ_ONCE|smp_load_acquire|data_race)\s*\(\s*&?`)
+
+// testsCondBefore reports whether a check step of f before line tests
+// condition core c (a loop's header, before the arming in its body).
+func testsCondBefore(f *wfunc, c string, line int) bool {
+	for l, t := range f.lines {
+		if l < line && testedCond(t) == c {
 			return true
 		}
 	}
