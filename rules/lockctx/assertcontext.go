@@ -150,7 +150,7 @@ func annotationArg(head, name string) string {
 	if open < 0 {
 		return ""
 	}
-	close := matchParen(head, open)
+	close := cscan.MatchParen(head, open)
 	if close < 0 {
 		return ""
 	}
@@ -164,7 +164,7 @@ func annotationArg(head, name string) string {
 	if k < 0 || strings.TrimSpace(rest[:k]) != "" {
 		return ""
 	}
-	end := matchParen(rest, k)
+	end := cscan.MatchParen(rest, k)
 	if end < 0 {
 		return ""
 	}

@@ -130,27 +130,9 @@ func trimCond(c string) string {
 	}
 }
 
-// matchParen returns the index of the parenthesis closing the one at
-// open in s, -1 if none.
-func matchParen(s string, open int) int {
-	depth := 0
-	for i := open; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
 // closes reports whether the parenthesis at open closes at the end of c.
 func closes(c string, open int) bool {
-	return matchParen(c, open) == len(c)-1
+	return cscan.MatchParen(c, open) == len(c)-1
 }
 
 // indexTop returns the index of op outside parentheses (-1 when none).

@@ -347,14 +347,18 @@ func (r *Resolver) callCond(fn *cscan.Func, c cscan.Call, rc *ParamCond, conditi
 
 // primCond is callCond for a primitive call c whose deciding value needs
 // condition vc on one of fn's flag parameters (flagChosenReach; nil when
-// none): the value's condition, unless a guard of the call tests the same
-// parameter for the other value, when the primitive never reaches.
+// none): the value's condition, unless a guard of the call tests a flag
+// parameter too: the same one for the other value never reaches, and
+// another one would need both conditions, which a Reach cannot carry, so
+// the primitive is left out.
 func (r *Resolver) primCond(fn *cscan.Func, c cscan.Call, vc *ParamCond, conditional bool) (*ParamCond, bool) {
 	cond, ok := r.callCond(fn, c, nil, conditional)
 	if !ok || vc == nil {
 		return cond, ok
 	}
-	if cond != nil && cond.Param == vc.Param && cond.True != vc.True {
+	if cond != nil && (cond.Param != vc.Param || cond.True != vc.True) {
+		// Two conditions, or contrary ones: a Reach carries one, and
+		// the primitive is not known to be reached.
 		return nil, false
 	}
 	return vc, true

@@ -24,6 +24,15 @@ func (f *flatBuilder) bothBranches(a act) *act {
 		return nil
 	}
 	parent := a.scope[:n-1]
+	for k := range f.acts {
+		// A true branch that releases the context again leaves nothing
+		// held after the if (an else branch that does is seen later:
+		// dropBothBranches).
+		t := &f.acts[k]
+		if !t.acquire && t.Kind == a.Kind && t.Key == a.Key && len(t.scope) > len(parent) && guardPrefix(parent, t.scope) {
+			return nil
+		}
+	}
 	isIf := func(g *cscan.Guard) bool {
 		return g != nil && g.Kind == "if" && g.Cond == cond && g.Line < a.scope[n-1].Line
 	}
@@ -36,7 +45,7 @@ func (f *flatBuilder) bothBranches(a act) *act {
 		taken := len(t.scope) == len(parent)+1 && isIf(&t.scope[len(parent)])
 		if tried || taken {
 			after := a
-			after.scope = parent
+			after.scope, after.both = parent, true
 			return &after
 		}
 	}
@@ -115,4 +124,17 @@ func negated(cond, name string) bool {
 	pre = strings.TrimSuffix(pre, "un")
 	pre = strings.TrimRight(pre, " (")
 	return strings.HasSuffix(pre, "!")
+}
+
+// dropBothBranches takes back the acquire bothBranches made after an if
+// when release d, inside one of its branches, releases that context there:
+// the branch does not leave it held.
+func (f *flatBuilder) dropBothBranches(d act) {
+	for k := len(f.acts) - 1; k >= 0; k-- {
+		t := &f.acts[k]
+		if t.both && t.Kind == d.Kind && t.Key == d.Key && len(d.scope) > len(t.scope) && guardPrefix(t.scope, d.scope) {
+			f.acts = append(f.acts[:k], f.acts[k+1:]...)
+			return
+		}
+	}
 }

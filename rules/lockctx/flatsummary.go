@@ -217,6 +217,7 @@ func (f *flatBuilder) lockCall(ev event, c cscan.Call, here report.Step) bool {
 		}
 	case lockmodel.Drop:
 		base.acquire = false
+		f.dropBothBranches(base)
 		f.acts = append(f.acts, base)
 		if a.EndsBH {
 			f.acts = append(f.acts, act{pos: ev.pos, Kind: "bh", scope: c.Guards, at: here, soft: true})
@@ -463,6 +464,9 @@ type act struct {
 	// otherwise); written, one written in the callee itself
 	// (dropWrittenIn).
 	callee, written bool
+	// both marks an acquire made after an if whose branches both take
+	// the context (bothBranches).
+	both bool
 }
 
 // release applies release a to st (a callee's drop as ReleaseDrop does)

@@ -273,11 +273,11 @@ func (r *Resolver) localArgReaches(fn *cscan.Func, c cscan.Call) (why string, vc
 	case !ok:
 		return "", nil, false
 	case v == arg:
-		// The table said no to arg itself (reachesAt asks it first):
-		// a value chosen at run time written in the call.
+		// The table does not decide arg itself (reachesAt asks it
+		// first): a value a flag chooses, written in the call.
 		return why, vc, true
 	}
-	return why + " (" + arg + " is " + v + ")", vc, true
+	return why + " (" + arg + " is set to " + v + ")", vc, true
 }
 
 // valuesReach reports whether arg, an expression of fn passed as the
@@ -339,25 +339,29 @@ func (r *Resolver) orTernary(fn *cscan.Func, arg string) string {
 	return ""
 }
 
-// flagChosenReach reads a deciding value chosen at run time,
-// `cond ? A : B`, where exactly one of A and B reaches the target:
-//   - cond tests one of fn's flag parameters (`active ? GFP_KERNEL :
-//     GFP_ATOMIC`): the call reaches for the callers whose flag selects
-//     that branch (a Strict condition: a caller passing a value the
-//     analysis cannot read does not count);
-//   - cond is a test the target counts as choosing by context (a sleeping
-//     call under it is conditional: in_interrupt(), nonblock,
-//     gfpflags_allow_blocking()): not here, the context rows decide;
-//   - any other test (`opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO`, the
-//     request's own flag): the call reaches, as a sleeping call under
-//     such an if does.
+// flagChosenReach reads a deciding value that one of fn's flag
+// parameters chooses, `active ? GFP_KERNEL : GFP_ATOMIC`: when exactly one
+// branch reaches the target, the call reaches it for the callers whose
+// flag selects that branch (a Strict condition: a caller passing a value
+// the analysis cannot read does not count). A value chosen by any other
+// test is left to the context rows (in_interrupt() ? ...) or unknown: a
+// test of a request's flags or of a member (`flags & NOSLEEP`,
+// `c->atomic`, `nd->flags & LOOKUP_RCU`) is how callers in atomic context
+// ask for the atomic branch.
 func (r *Resolver) flagChosenReach(fn *cscan.Func, at ArgTarget, c cscan.Call, v string) (string, *ParamCond, bool) {
 	v = unwrap(v)
 	q, colon := cscan.Ternary(v)
 	if q < 0 {
 		return "", nil, false
 	}
-	cond := v[:q]
+	name, nonzero, ok := flagTest(v[:q])
+	if !ok {
+		return "", nil, false
+	}
+	j := r.typ.ParamIndex(fn, name)
+	if j < 0 || !r.flagParam(fn, j) {
+		return "", nil, false
+	}
 	whyA, a := at.ReachesWith(c, v[q+1:colon])
 	whyB, b := at.ReachesWith(c, v[colon+1:])
 	if a == b {
@@ -367,60 +371,8 @@ func (r *Resolver) flagChosenReach(fn *cscan.Func, at ArgTarget, c cscan.Call, v
 	if b {
 		why = whyB
 	}
-	if name, nonzero, ok := flagTest(cond); ok {
-		if j := r.typ.ParamIndex(fn, name); j >= 0 && r.flagParam(fn, j) {
-			return why, &ParamCond{Param: j, True: nonzero == a, Strict: true}, true
-		}
-	}
-	if r.m.conditional([]cscan.Guard{{Kind: "if", Cond: cond}}) || !r.dataTest(fn, cond) {
-		return "", nil, false
-	}
-	if et, ok := r.m.target.(ElseTarget); ok && et.ElseConditional(cond) {
-		return "", nil, false
-	}
-	return why, nil, true
+	return why, &ParamCond{Param: j, True: nonzero == a, Strict: true}, true
 }
-
-// dataTest reports whether cond tests data alone: no call but a marked
-// read or a bit test, in the condition or in the values fn gives the
-// local variables it names. A call may test the running context
-// (in_serving_softirq(), a driver's own in_atomic_path()), and a local
-// may hold such a test's answer (bool atomic = in_interrupt();): the
-// choice is then the context's, which the context rows decide.
-func (r *Resolver) dataTest(fn *cscan.Func, cond string) bool {
-	calls := func(t string) bool {
-		for _, m := range condCallRe.FindAllStringSubmatch(t, -1) {
-			switch m[1] {
-			case "likely", "unlikely", "READ_ONCE", "test_bit", "BIT", "sizeof":
-			default:
-				return true
-			}
-		}
-		return false
-	}
-	if calls(cond) {
-		return false
-	}
-	for _, m := range condIdentRe.FindAllString(cond, -1) {
-		if r.typ.ParamIndex(fn, m) >= 0 {
-			continue
-		}
-		for _, v := range r.localValues(fn, m) {
-			if calls(v) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-var (
-	// condCallRe finds the calls of a condition, by name.
-	condCallRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
-	// condIdentRe finds the lower-case identifiers of a condition: the
-	// variables it may test.
-	condIdentRe = regexp.MustCompile(`\b[a-z_]\w*\b`)
-)
 
 // reachesWithAll reports whether call c reaches the target with every one
 // of the values vs in its deciding argument, and why (for the first).

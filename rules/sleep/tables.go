@@ -266,6 +266,11 @@ func (m *sleeper) maskArg(c cscan.Call) (i int, known, ok bool) {
 		return 0, false, false
 	}
 	a := strings.TrimSpace(c.Args[i])
+	if q, _ := cscan.Ternary(cscan.StripParens(a)); q >= 0 {
+		// Chosen at run time (active ? GFP_KERNEL : GFP_ATOMIC): the
+		// words of both branches decide nothing alone.
+		return i, false, true
+	}
 	return i, m.gfpSleeps(a) || m.gfpKnownAtomic(a), true
 }
 

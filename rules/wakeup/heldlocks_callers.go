@@ -141,12 +141,10 @@ func (r *checker) peerHolds(f *wfunc, h heldLock, line int) bool {
 	if h.typed == "" || f == nil || f.F == nil {
 		return false
 	}
-	for k, tk := range r.walkLocks(f).typed {
-		// Two functions' own locks are matched by their keys, as
-		// before: a type names every object's lock of that type.
-		if h.callers != "" && tk == h.typed && r.walkLocks(f).taken[k] {
-			return true
-		}
+	// Two functions' own locks are matched by their keys, as before: a
+	// type names every object's lock of that type.
+	if h.callers != "" && r.takesTyped(f, h.typed) {
+		return true
 	}
 	return typedHeld(r.entryLocks(f, maxEntryDepth), h.typed) && !r.releasedTypedBefore(f, h.typed, line)
 }
@@ -166,20 +164,28 @@ func (h heldLock) describe() string {
 // type (put_unbound_pool()'s wq_manager_inactive(): raw_spin_lock_irq(
 // &pool->lock)) looks at its state under it.
 func (r *checker) checksUnderLock(s *wsite, h heldLock) bool {
-	if r.checksUnder(s, h.key) {
-		return true
+	if h.callers == "" {
+		return r.checksUnder(s, h.key)
 	}
 	if h.typed == "" {
 		return false
 	}
 	for _, name := range calledNames(waitCond(s)) {
 		for _, f := range r.funcsNamed(name, s.Fn.File) {
-			w := r.walkLocks(f)
-			for k, t := range w.typed {
-				if t == h.typed && w.taken[k] {
-					return true
-				}
+			if r.takesTyped(f, h.typed) {
+				return true
 			}
+		}
+	}
+	return false
+}
+
+// takesTyped reports whether f takes a lock of typed key t itself.
+func (r *checker) takesTyped(f *wfunc, t string) bool {
+	w := r.walkLocks(f)
+	for k, tk := range w.typed {
+		if tk == t && w.taken[k] {
+			return true
 		}
 	}
 	return false

@@ -187,15 +187,31 @@ func (r *checker) waitAfterReturn(f *wfunc, q string) *waitOn {
 		return nil
 	}
 	for _, cs := range callers {
-		if cs.Func == nil || cs.Func.Name == f.Name {
+		if cs.Func == nil || cs.Func.Name == f.Name || f.F.Static && r.tree.relPath(cs.Func.File) != f.File {
 			continue
 		}
-		if w := r.waitIn(r.tree.view(cs.Func), q, cs.Call.Line); w != nil {
-			w.caller, w.callerFile, w.callerLine, w.line = cs.Func.Name, cs.Func.File, w.line, f.F.End
-			return w
+		cv := r.tree.view(cs.Func)
+		w := r.waitIn(cv, q, cs.Call.Line)
+		if w == nil || r.rearmedAround(cv, q, cs.Call.Line, w.line) {
+			continue
 		}
+		w.caller, w.callerFile, w.callerLine, w.line = cs.Func.Name, cs.Func.File, w.line, f.F.End
+		return w
 	}
 	return nil
+}
+
+// rearmedAround reports whether caller f re-arms q itself before its wait
+// at line wait that follows its call at line call (before the call, or
+// between the two): the callee's re-arm is then not the one the wait
+// relies on.
+func (r *checker) rearmedAround(f *wfunc, q string, call, wait int) bool {
+	for _, a := range r.rearmsOf(f) {
+		if a.call.Line < wait && a.call.Line != call && (r.sameQueue(a.q, q) || keyLast(a.q) == keyLast(q)) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitIn is waitAfter within f and its callees.

@@ -151,7 +151,11 @@ func (r *checker) checkWaiterOrder() {
 		now, tested := map[string]bool{}, map[string]bool{}
 		for _, s := range r.armedSteps(nw, na.call.Line, ns.Line) {
 			now[s] = true
-			tested[testedCond(s)] = true
+		}
+		for l := na.call.Line + 1; l < ns.Line; l++ {
+			if c := recheckOf(nw, l, ns); c != "" {
+				tested[c] = true
+			}
 		}
 		// A step is lost when the new version makes it elsewhere: the
 		// same text, or (moved) a test of the same condition, such as
@@ -163,7 +167,7 @@ func (r *checker) checkWaiterOrder() {
 			case now[s] || c != "" && tested[c]:
 			case hasStep(nw, s):
 				lost = append(lost, s)
-			case c != "" && testsCondBefore(nw, c, na.call.Line):
+			case c != "" && loopTests(ns, na.call.Line, c):
 				moved = append(moved, s)
 			}
 		}
@@ -300,30 +304,77 @@ func testedCond(step string) string {
 }
 
 // condCore is a condition without its sense and its marked accesses:
-// the negations, the likely()/unlikely(), READ_ONCE() and
-// smp_load_acquire() around its terms, its parentheses and spacing
-// removed, so that `!smp_load_acquire(&w.task)` and `w.task` are the
-// same test.
+// the likely()/unlikely(), READ_ONCE() and smp_load_acquire() around its
+// terms and the address taken for them dropped, spacing removed, and a
+// negation of the whole dropped, so that `!smp_load_acquire(&w.task)` and
+// `w.task` are the same test; its operators and the negations of its
+// terms are kept (`!a && b` is not `a && !b`).
 func condCore(c string) string {
-	c = markedReadRe.ReplaceAllString(c, "(")
-	c = strings.NewReplacer("!", "", "(", "", ")", "", "&", "").Replace(c)
-	return strings.Join(strings.Fields(c), "")
+	c = strings.Join(strings.Fields(markedReadRe.ReplaceAllString(c, "(")), "")
+	for {
+		n := cscan.StripParens(c)
+		if strings.HasPrefix(n, "!") && !strings.HasPrefix(n, "!=") && len(splitTop(n, "&&")) == 1 && len(splitTop(n, "||")) == 1 {
+			n = n[1:]
+		}
+		n = cscan.StripParens(n)
+		if n == c {
+			return c
+		}
+		c = n
+	}
 }
 
 // markedReadRe finds the wrappers condCore drops: a condition's sense
-// and ordering hints, and an address taken for a load.
-var markedReadRe = regexp.MustCompile(`(?:likely|unlikely|READ_ONCE|smp_load_acquire|data_race)\s*\(\s*&?`)
+// hints and ordering, with the address taken for a load.
+var markedReadRe = regexp.MustCompile(`\b(?:likely|unlikely|READ_ONCE|smp_load_acquire|data_race)\s*\(\s*&?`)
 
-// testsCondBefore reports whether a check step of f before line tests
-// condition core c (a loop's header, before the arming in its body).
-func testsCondBefore(f *wfunc, c string, line int) bool {
-	for l, t := range f.lines {
-		if l < line && testedCond(t) == c {
+// loopTests reports whether the header of a loop around sleep ns, above
+// the arming at line arm, tests condition core c: the re-check moved from
+// the armed body into the header, tested before the task is armed.
+func loopTests(ns cscan.Call, arm int, c string) bool {
+	for _, g := range ns.Guards {
+		if g.Kind == "loop" && g.Line < arm && condCore(g.Cond) == c {
 			return true
 		}
 	}
 	return false
 }
+
+// recheckOf returns the condition core of the check step at line l of f
+// when it still decides the sleep ns: it guards the sleep, or its branch
+// leaves the loop or the function (`if (!cond) break;`); "" otherwise.
+func recheckOf(f *wfunc, l int, ns cscan.Call) string {
+	c := testedCond(f.lines[l])
+	if c == "" {
+		return ""
+	}
+	for _, g := range ns.Guards {
+		if g.Line == l && g.Kind == "if" {
+			return c
+		}
+	}
+	t := codeOnly(f.lines[l])
+	if i := strings.LastIndex(t, ")"); i >= 0 && exitStmtRe.MatchString(t[i+1:]) {
+		return c
+	}
+	for k := l + 1; k < l+3; k++ {
+		n, ok := f.lines[k]
+		if !ok {
+			continue
+		}
+		if strings.TrimSpace(codeOnly(n)) == "" || strings.TrimSpace(codeOnly(n)) == "{" {
+			continue
+		}
+		if exitStmtRe.MatchString(codeOnly(n)) {
+			return c
+		}
+		break
+	}
+	return ""
+}
+
+// exitStmtRe matches a statement that leaves a loop or the function.
+var exitStmtRe = regexp.MustCompile(`^\s*\{?\s*(?:break|return\b|goto\s)`)
 
 // stillUnderLock reports whether the new arming na still comes before a
 // lock release on the way to the sleep ns while none of the steps lost is
