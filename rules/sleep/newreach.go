@@ -1,7 +1,6 @@
 package sleep
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -29,16 +28,14 @@ func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
 	// of a function that could already sleep is no new way to sleep
 	// either when its first sleep is now another one (a callee deeper
 	// down changed): that callee is checked on its own if the patch
-	// changed it. A chain taken only for callers passing a flag (a mask
-	// chosen by `may_sleep ? ... : 0`) is another way to sleep than the
-	// same chain taken always.
+	// changed it. A chain the old version took only for callers passing
+	// a flag (a mask chosen by `may_sleep ? ... : 0`) and the new one
+	// takes always is new; the other way round (a fix that lets callers
+	// choose the atomic mask) it is not.
 	key := func(p *lockctx.Reach) string {
 		what := ""
-		if p.Cond != nil {
-			what = fmt.Sprintf("if %d=%t|", p.Cond.Param, p.Cond.True)
-		}
 		if len(p.Steps) > 0 {
-			what += p.Steps[0].What
+			what = p.Steps[0].What
 			if i := strings.Index(what, "("); i >= 0 {
 				what = what[:i]
 			}
@@ -48,13 +45,19 @@ func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
 		}
 		return what + "|" + p.Prim
 	}
-	old := map[string]bool{}
+	// always: whether the old version takes the path whatever its
+	// parameters.
+	always := map[string]bool{}
 	for _, p := range reaches(r.oldR, of) {
-		old[key(p)] = true
+		always[key(p)] = always[key(p)] || p.Cond == nil
+	}
+	isNew := func(p *lockctx.Reach) bool {
+		was, ok := always[key(p)]
+		return !ok || p.Cond == nil && !was
 	}
 	var best *lockctx.Reach
 	for _, p := range reaches(r.newR, nf) {
-		if old[key(p)] {
+		if !isNew(p) {
 			continue
 		}
 		if best == nil || best.Weak && !p.Weak {
