@@ -312,6 +312,14 @@ func testedCond(step string) string {
 func condCore(c string) string {
 	c = strings.Join(strings.Fields(markedReadRe.ReplaceAllString(c, "(")), "")
 	for {
+		// The parentheses a dropped wrapper leaves around one term.
+		n := parenTermRe.ReplaceAllString(c, "$1$2")
+		if n == c {
+			break
+		}
+		c = n
+	}
+	for {
 		n := cscan.StripParens(c)
 		if strings.HasPrefix(n, "!") && !strings.HasPrefix(n, "!=") && len(splitTop(n, "&&")) == 1 && len(splitTop(n, "||")) == 1 {
 			n = n[1:]
@@ -327,6 +335,9 @@ func condCore(c string) string {
 // markedReadRe finds the wrappers condCore drops: a condition's sense
 // hints and ordering, with the address taken for a load.
 var markedReadRe = regexp.MustCompile(`\b(?:likely|unlikely|READ_ONCE|smp_load_acquire|data_race)\s*\(\s*&?`)
+
+// parenTermRe finds a term alone in parentheses that are no call's.
+var parenTermRe = regexp.MustCompile(`(^|[^\w)\]])\(([\w.>\-\[\]]+)\)`)
 
 // loopTests reports whether the header of a loop around sleep ns, above
 // the arming at line arm, tests condition core c: the re-check moved from

@@ -8,6 +8,7 @@ func TestCondCore(t *testing.T) {
 		{"READ_ONCE(w->done)", "w->done"},
 		{"unlikely(!atomic_read(&m->n))", "atomic_read(&m->n)"},
 		{"(!(x->flags & BUSY))", "x->flags & BUSY"},
+		{"READ_ONCE(w->done) && !w->dead", "w->done && !w->dead"},
 	} {
 		if a, b := condCore(tc.a), condCore(tc.b); a != b {
 			t.Errorf("condCore(%q) = %q, condCore(%q) = %q: want the same", tc.a, a, tc.b, b)
@@ -18,6 +19,7 @@ func TestCondCore(t *testing.T) {
 		{"a & b", "a && b"},
 		{"a && (b || c)", "(a && b) || c"},
 		{"x != y", "x == y"},
+		{"f(x) && y", "fx && y"},
 	} {
 		if a, b := condCore(tc.a), condCore(tc.b); a == b {
 			t.Errorf("condCore(%q) = condCore(%q) = %q: want them apart", tc.a, tc.b, a)
