@@ -2,7 +2,6 @@ package wakeup
 
 import (
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/cscan"
 
 	"github.com/autosel-bot/autosel-bot/report"
 )
@@ -86,22 +85,4 @@ func (r *checker) barrierBefore(f *wfunc, a *wsite) bool {
 		}
 	}
 	return held > 0
-}
-
-// guardsWithin reports whether every guard of gs is one of outer's: code
-// under gs runs whenever code under outer does.
-func guardsWithin(gs, outer []cscan.Guard) bool {
-	for _, g := range gs {
-		found := false
-		for _, o := range outer {
-			if o.Line == g.Line && o.Kind == g.Kind {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }

@@ -184,15 +184,8 @@ func (r *checker) waiterAnnounces(w *wsite, p string) bool {
 	if storesBefore(w.Fn, w.Line()) {
 		return true
 	}
-	if r.tree == nil || w.Fn.F == nil {
-		return false
-	}
-	callers := r.pass.Index.Callers(w.Fn.Name)
-	if len(callers) > maxCallers {
-		return false
-	}
-	for _, cs := range callers {
-		if cs.Func != nil && storesBefore(r.tree.view(cs.Func), cs.Call.Line) {
+	for _, c := range r.callerViews(w.Fn) {
+		if storesBefore(c.f, c.line) {
 			return true
 		}
 	}

@@ -179,23 +179,12 @@ func (r *checker) waitAfter(f *wfunc, q string, line int) *waitOn {
 // (mmc_wait_for_req(): __mmc_start_req(), then mmc_wait_for_req_done()).
 // Its line is f's last line: every call of f comes before it.
 func (r *checker) waitAfterReturn(f *wfunc, q string) *waitOn {
-	if r.tree == nil || f.F == nil {
-		return nil
-	}
-	callers := r.pass.Index.Callers(f.Name)
-	if len(callers) > maxCallers {
-		return nil
-	}
-	for _, cs := range callers {
-		if cs.Func == nil || cs.Func.Name == f.Name || f.F.Static && r.tree.relPath(cs.Func.File) != f.File {
+	for _, c := range r.callerViews(f) {
+		w := r.waitIn(c.f, q, c.line)
+		if w == nil || r.rearmedAround(c.f, q, c.line, w.line) {
 			continue
 		}
-		cv := r.tree.view(cs.Func)
-		w := r.waitIn(cv, q, cs.Call.Line)
-		if w == nil || r.rearmedAround(cv, q, cs.Call.Line, w.line) {
-			continue
-		}
-		w.caller, w.callerFile, w.callerLine, w.line = cs.Func.Name, cs.Func.File, w.line, f.F.End
+		w.caller, w.callerFile, w.callerLine, w.line = c.f.Name, c.f.File, w.line, f.F.End
 		return w
 	}
 	return nil

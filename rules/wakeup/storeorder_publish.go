@@ -23,6 +23,24 @@ import (
 // b: b runs whenever a ran (both in the same branch).
 func samePath(a, b cscan.Call) bool { return guardsWithin(a.Guards, b.Guards) }
 
+// guardsWithin reports whether every guard of gs is one of outer's: code
+// under gs runs whenever code under outer does.
+func guardsWithin(gs, outer []cscan.Guard) bool {
+	for _, g := range gs {
+		found := false
+		for _, o := range outer {
+			if o.Line == g.Line && o.Kind == g.Kind {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
 // isPublish reports whether c is a release store (smp_store_release,
 // atomic_set_release): a store the woken side acquires.
 func (r *checker) isPublish(c cscan.Call) bool {

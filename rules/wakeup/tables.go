@@ -246,7 +246,6 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		deferQueue:  map[string]*deferQueueRow{},
 		deferInit:   map[string]*deferInitRow{},
 		stopConds:   setOf(t.StopConds),
-
 		notifications: setOf(t.Notifications),
 	}
 	p.handshake = handshakeIndex(t.HandshakeOps)

@@ -46,16 +46,8 @@ func (r *checker) terminalBroadcast(w *wsite, excl []*wsite) *broadcast {
 		stores map[string]string
 	}
 	srcs := []src{{w.Fn.Name, terminalStores(w.Fn, w.Line())}}
-	if r.tree != nil {
-		callers := r.pass.Index.Callers(w.Fn.Name)
-		if len(callers) <= maxCallers {
-			for _, cs := range callers {
-				if cs.Func == nil || cs.Func.Name == w.Fn.Name {
-					continue
-				}
-				srcs = append(srcs, src{cs.Func.Name, terminalStores(r.tree.view(cs.Func), cs.Call.Line)})
-			}
-		}
+	for _, c := range r.callerViews(w.Fn) {
+		srcs = append(srcs, src{c.f.Name, terminalStores(c.f, c.line)})
 	}
 	for _, s := range srcs {
 		names := make([]string, 0, len(s.stores))
