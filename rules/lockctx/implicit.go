@@ -214,3 +214,15 @@ func (r *Resolver) Registered(fn *cscan.Func) []Registration {
 	}
 	return out
 }
+
+// PatchWrapper reports whether the patch makes function name a wrapper
+// of a registration to an atomic context (fb_register_client() made to
+// pass its notifier block to atomic_notifier_chain_register()), and the
+// call it wraps: the registration or, for a wrapper of such a wrapper in
+// the tree, that wrapper.
+func (r *Resolver) PatchWrapper(name string) (via string, ok bool) {
+	if len(r.m.callbacks) == 0 {
+		return "", false
+	}
+	return r.regs.PatchWrapper(name)
+}

@@ -48,6 +48,49 @@ func (r *checker) contextChange(nf, of *cscan.Func) {
 	}
 }
 
+// maxWrapperCallers bounds the callers of the wrappers a patch makes
+// whose registrations wrapperChange checks.
+const maxWrapperCallers = 64
+
+// wrapperChange reports the functions that the tree's callers of nf
+// register through it, when the patch made nf a registration wrapper
+// (fb_register_client() now passes its notifier block to
+// atomic_notifier_chain_register(), where its old version called the
+// blocking chain's): they run in an atomic context now, though neither
+// they nor the calls registering them changed. A caller passing its own
+// parameter on is a wrapper too; its callers are checked in turn.
+func (r *checker) wrapperChange(nf, of *cscan.Func) {
+	if r.p.Index == nil {
+		return
+	}
+	via, ok := r.newR.PatchWrapper(nf.Name)
+	if !ok || of != nil && hasCall(of, via) {
+		return // the old version registered the same way
+	}
+	queue := []string{nf.Name}
+	done := map[string]bool{}
+	checked := 0
+	for len(queue) > 0 && checked < maxWrapperCallers {
+		name := queue[0]
+		queue = queue[1:]
+		for _, site := range r.p.Index.Callers(name) {
+			key := site.Func.File + ":" + site.Func.Name
+			if done[key] || r.touches(site.Func.Name) || checked == maxWrapperCallers {
+				continue
+			}
+			done[key] = true
+			checked++
+			if v, ok := r.newR.PatchWrapper(site.Func.Name); ok && v == name {
+				queue = append(queue, site.Func.Name)
+				continue
+			}
+			if g := r.p.Index.Full(site.Func); g != nil {
+				r.contextChange(g, treeDef(r.oldR.Index(), g.Name, g.File))
+			}
+		}
+	}
+}
+
 // touches reports whether the patch changes a function named name.
 func (r *checker) touches(name string) bool {
 	for fc := range r.newFuncs {

@@ -9,9 +9,11 @@ import (
 
 // newReach returns the first sleeping chain of nf, with nothing of its own
 // held, that of does not have (by callee, and primitive for a sleeping
-// call of nf itself), certain chains
-// first; nil when there is none.
-func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
+// call of nf itself), certain chains first; nil when there is none. When
+// of takes the same path only for some values of its parameters, was
+// holds those conditions: the chain is new only at the callers that pass
+// none of them (newAt).
+func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lockctx.ParamCond) {
 	reaches := func(res *lockctx.Resolver, fn *cscan.Func) []*lockctx.Reach {
 		var out []*lockctx.Reach
 		lockctx.Walk(res, fn, func(v lockctx.Visit) {
@@ -30,8 +32,9 @@ func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
 	// down changed): that callee is checked on its own if the patch
 	// changed it. A chain the old version took only for callers passing
 	// a flag (a mask chosen by `may_sleep ? ... : 0`) and the new one
-	// takes always is new; the other way round (a fix that lets callers
-	// choose the atomic mask) it is not.
+	// takes always, or under another condition, is new for the callers
+	// the old condition kept out; the other way round (a fix that lets
+	// callers choose the atomic mask) it is not.
 	key := func(p *lockctx.Reach) string {
 		what := ""
 		if len(p.Steps) > 0 {
@@ -46,23 +49,54 @@ func (r *checker) newReach(nf, of *cscan.Func) *lockctx.Reach {
 		return what + "|" + p.Prim
 	}
 	// always: whether the old version takes the path whatever its
-	// parameters.
+	// parameters; conds: the conditions it takes it under otherwise.
 	always := map[string]bool{}
+	conds := map[string][]*lockctx.ParamCond{}
 	for _, p := range reaches(r.oldR, of) {
-		always[key(p)] = always[key(p)] || p.Cond == nil
+		k := key(p)
+		always[k] = always[k] || p.Cond == nil
+		if p.Cond != nil {
+			conds[k] = append(conds[k], p.Cond)
+		}
 	}
-	isNew := func(p *lockctx.Reach) bool {
-		was, ok := always[key(p)]
-		return !ok || p.Cond == nil && !was
-	}
-	var best *lockctx.Reach
 	for _, p := range reaches(r.newR, nf) {
-		if !isNew(p) {
+		k := key(p)
+		if _, ok := always[k]; ok && (always[k] || p.Cond != nil && sameCond(p.Cond, conds[k])) {
 			continue
 		}
 		if best == nil || best.Weak && !p.Weak {
-			best = p
+			best, was = p, conds[k]
 		}
 	}
-	return best
+	return best, was
+}
+
+// sameCond reports whether c is one of cs (the same parameter and value).
+func sameCond(c *lockctx.ParamCond, cs []*lockctx.ParamCond) bool {
+	for _, o := range cs {
+		if o.Param == c.Param && o.True == c.True {
+			return true
+		}
+	}
+	return false
+}
+
+// newAt evaluates at call c made by caller (at site) the conditions was under which
+// the old version took a chain the new one takes (newReach): whether c
+// newly reaches it (no condition holds there), and the conditions left on
+// caller's own parameters, for the callers above. A condition the call's
+// argument satisfies, or may satisfy and counts unless shown not to (not
+// Strict), means the old version was reached here too.
+func (r *checker) newAt(caller *cscan.Func, site callSite, c cscan.Call, was []*lockctx.ParamCond) (bool, []*lockctx.ParamCond) {
+	var left []*lockctx.ParamCond
+	for _, w := range was {
+		keep, out := r.siteCond(caller, site, c, w)
+		switch {
+		case keep && out == nil:
+			return false, nil
+		case keep:
+			left = append(left, out)
+		}
+	}
+	return true, left
 }

@@ -30,10 +30,11 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		return
 	}
 	proof := ns.Reach
+	var was []*lockctx.ParamCond
 	if of != nil && r.oldR.SummaryOf(of).Reach != nil {
 		// It could already sleep: only a new path to a sleeping primitive
 		// (a call that now sleeps, or a new sleeping call) counts.
-		if proof = r.newReach(nf, of); proof == nil {
+		if proof, was = r.newReach(nf, of); proof == nil {
 			return
 		}
 	}
@@ -48,8 +49,11 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		weak       bool
 		// cond is what the chain needs of the function's parameters.
 		cond *lockctx.ParamCond
+		// was are the conditions on them under which the old version
+		// took the chain already (newReach).
+		was []*lockctx.ParamCond
 	}
-	queue := []frame{{name: nf.Name, file: nf.File, static: nf.Static && !strings.HasSuffix(nf.File, ".h"), chain: proof.Steps, cond: proof.Cond}}
+	queue := []frame{{name: nf.Name, file: nf.File, static: nf.Static && !strings.HasSuffix(nf.File, ".h"), chain: proof.Steps, cond: proof.Cond, was: was}}
 	visited := map[string]bool{}
 	walked := 0
 	truncated := false
@@ -87,6 +91,10 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				if !keep {
 					continue
 				}
+				isNew, was := r.newAt(caller, site, s.call, cur.was)
+				if !isNew {
+					continue // the old version was reached here too
+				}
 				st := s.st
 				if len(site.inner) > 0 {
 					st = lockctx.State{Held: append(append([]lockctx.Held(nil), st.Held...), site.inner...)}
@@ -121,7 +129,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 					continue
 				}
 				queue = append(queue, frame{name: caller.Name, file: caller.File,
-					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, weak: weak, cond: cond})
+					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, weak: weak, cond: cond, was: was})
 			}
 		}
 	}

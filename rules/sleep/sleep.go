@@ -129,6 +129,7 @@ func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string, regmapRules *r
 			r.reverse(fc, nf, of)
 			r.lockChange(nf, of)
 			r.contextChange(nf, of)
+			r.wrapperChange(nf, of)
 			r.walkers(nf, of)
 		}
 	}

@@ -190,6 +190,10 @@ type Table struct {
 	// rows with the registration wrappers (wrappers.go).
 	set  *regView
 	rows []Callback
+	// patchRows are the rows of the wrappers the patch makes
+	// (patchwrappers.go), part of rows; patchVia the call each wraps.
+	patchRows []Callback
+	patchVia  map[string]string
 	// declRegs are the declaration-macro registrations per file, by
 	// function name (declmacros.go).
 	declRegs map[string]map[string][]Reg

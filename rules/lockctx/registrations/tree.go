@@ -61,7 +61,7 @@ func (t *Table) findRegistrations() {
 		return
 	}
 	var over *regSet
-	if t.patchRegisters(isName) {
+	if len(t.patchRows) > 0 || t.patchRegisters(isName) {
 		over = t.overRegSet(rows, isName)
 	}
 	t.set = newRegView(t.ix, t.tree().set, over)
@@ -87,6 +87,7 @@ func (t *Table) overRegSet(rows []Callback, isName map[string]bool) *regSet {
 			}
 		}
 	}
+	sites = append(sites, t.patchWrapperSites()...)
 	sort.SliceStable(sites, func(i, j int) bool { return keyOf(sites[i]).less(keyOf(sites[j])) })
 	set := newRegSet()
 	for _, site := range sites {

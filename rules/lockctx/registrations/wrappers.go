@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 )
 
@@ -30,7 +31,7 @@ func (t *Table) Rows() []Callback {
 		t.rows = t.withPatchPrefixed(append([]Callback(nil), t.callbacks...), func(n string) bool { return len(t.patch[n]) > 0 })
 		return t.rows
 	}
-	t.rows = t.withPatchPrefixed(t.treeRows(), func(n string) bool { return len(t.ix.Funcs(n)) > 0 })
+	t.rows = t.withPatchWrappers(t.withPatchPrefixed(t.treeRows(), func(n string) bool { return len(t.ix.Funcs(n)) > 0 }))
 	return t.rows
 }
 
@@ -177,42 +178,53 @@ func (t *Table) deriveRows() []Callback {
 // wrappersOf returns the rows of the functions that pass one of their
 // parameters to the callback argument of registration call name (of row).
 func (t *Table) wrappersOf(row *Callback, name string, seen map[string]bool) []Callback {
+	var out []Callback
+	for _, site := range t.ix.Callers(name) {
+		if seen[site.Func.Name] {
+			continue
+		}
+		if w, ok := t.wrapperRow(row, name, site.Func, site.Call); ok {
+			seen[site.Func.Name] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// wrapperRow returns the row that makes fn a registration wrapper of row
+// when its call c of registration name passes one of fn's parameters as
+// the callback; ok is false otherwise.
+func (t *Table) wrapperRow(row *Callback, name string, fn *cscan.Func, c cscan.Call) (Callback, bool) {
 	arg := row.Arg
 	if a, ok := row.ArgOf[name]; ok {
 		arg = a
 	}
-	var out []Callback
-	for _, site := range t.ix.Callers(name) {
-		c := site.Call
-		if arg < 0 || arg >= len(c.Args) || seen[site.Func.Name] || row.file != "" && site.Func.File != row.file || !row.ArgHas.holds(c.Args) {
-			// A wrapper whose own call does not meet the row's
-			// argument condition registers nothing by it.
-			continue
-		}
-		id := CallbackName(c.Args[arg])
-		if id == "" || strings.HasPrefix(strings.TrimSpace(c.Args[arg]), "&") {
-			// "&x" is an object of the wrapper's own.
-			continue
-		}
-		// A parameter of the wrapper hides any function of that name
-		// elsewhere in the tree (a "handler" or "fn"); any other name
-		// is a function registered directly, not a wrapper.
-		j := t.typ.ParamIndex(site.Func, id)
-		if j < 0 {
-			continue
-		}
-		seen[site.Func.Name] = true
-		w := *row
-		w.Names, w.Arg, w.ArgOf, w.Prefix, w.ArgHas, w.Param = []string{site.Func.Name}, j, nil, nil, ArgText{}, id
-		w.Why = row.Why + " (" + site.Func.Name + "() passes its " + id + " to " + name + "())"
-		// Its own linkage limits where it registers, not that of the
-		// static helper it calls (register_fib_notifier() is called from
-		// drivers, fib_dump_is_consistent() only from its file).
-		w.file = ""
-		if site.Func.Static && !strings.HasSuffix(site.Func.File, ".h") {
-			w.file = site.Func.File
-		}
-		out = append(out, w)
+	if arg < 0 || arg >= len(c.Args) || row.file != "" && fn.File != row.file || !row.ArgHas.holds(c.Args) {
+		// A wrapper whose own call does not meet the row's argument
+		// condition registers nothing by it.
+		return Callback{}, false
 	}
-	return out
+	id := CallbackName(c.Args[arg])
+	if id == "" || strings.HasPrefix(strings.TrimSpace(c.Args[arg]), "&") {
+		// "&x" is an object of the wrapper's own.
+		return Callback{}, false
+	}
+	// A parameter of the wrapper hides any function of that name
+	// elsewhere in the tree (a "handler" or "fn"); any other name is a
+	// function registered directly, not a wrapper.
+	j := t.typ.ParamIndex(fn, id)
+	if j < 0 {
+		return Callback{}, false
+	}
+	w := *row
+	w.Names, w.Arg, w.ArgOf, w.Prefix, w.ArgHas, w.Param = []string{fn.Name}, j, nil, nil, ArgText{}, id
+	w.Why = row.Why + " (" + fn.Name + "() passes its " + id + " to " + name + "())"
+	// Its own linkage limits where it registers, not that of the static
+	// helper it calls (register_fib_notifier() is called from drivers,
+	// fib_dump_is_consistent() only from its file).
+	w.file = ""
+	if fn.Static && !strings.HasSuffix(fn.File, ".h") {
+		w.file = fn.File
+	}
+	return w, true
 }
