@@ -40,7 +40,7 @@ func (r *checker) checkWakeTarget(o, n *wsite) {
 	if len(waiters) == 0 {
 		return
 	}
-	fields := condFields(waiters)
+	fields := r.waiterFields(waiters)
 	if len(fields) == 0 {
 		return // nothing says which object's state the waiters read
 	}
