@@ -226,3 +226,10 @@ func (r *Resolver) PatchWrapper(name string) (via string, ok bool) {
 	}
 	return r.regs.PatchWrapper(name)
 }
+
+// WrapsAs reports whether fn, the version of a function before the patch,
+// already wrapped registration via the way the patch's version does
+// (PatchWrapper): passing one of its parameters as the callback.
+func (r *Resolver) WrapsAs(fn *cscan.Func, via string) bool {
+	return fn != nil && len(r.m.callbacks) > 0 && r.regs.Wraps(fn, via)
+}

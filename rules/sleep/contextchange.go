@@ -64,7 +64,7 @@ func (r *checker) wrapperChange(nf, of *cscan.Func) {
 		return
 	}
 	via, ok := r.newR.PatchWrapper(nf.Name)
-	if !ok || of != nil && hasCall(of, via) {
+	if !ok || r.newR.WrapsAs(of, via) {
 		return // the old version registered the same way
 	}
 	queue := []string{nf.Name}

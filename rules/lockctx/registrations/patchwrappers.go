@@ -124,3 +124,24 @@ func (t *Table) PatchWrapper(name string) (via string, ok bool) {
 	via, ok = t.patchVia[name]
 	return via, ok
 }
+
+// Wraps reports whether fn (another version of a function, the one
+// before the patch) passes one of its parameters to the callback
+// argument of a call of registration via, as the view's rows read it.
+func (t *Table) Wraps(fn *cscan.Func, via string) bool {
+	rows := t.Rows()
+	for i := range rows {
+		if !slices.Contains(rows[i].Names, via) {
+			continue
+		}
+		for _, c := range fn.Calls {
+			if c.Name != via {
+				continue
+			}
+			if _, ok := t.wrapperRow(&rows[i], via, fn, c); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
