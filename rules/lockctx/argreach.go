@@ -109,6 +109,12 @@ func (r *Resolver) ParamIndex(fn *cscan.Func, expr string) int {
 	return r.valueParam(fn, expr)
 }
 
+// Params returns fn's parameter names, read from its header in the
+// resolver's view (nil when unknown).
+func (r *Resolver) Params(fn *cscan.Func) []string {
+	return r.typ.Params(fn)
+}
+
 // PassThrough is implemented by an ArgTarget whose deciding arguments
 // keep their effect through some operators: a GFP mask or-ed with flags
 // (gfp | __GFP_ZERO) or with a flag cleared that does not decide

@@ -1,6 +1,8 @@
 package sleep
 
 import (
+	"fmt"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
@@ -70,20 +72,29 @@ func (r *checker) wrapperChange(nf, of *cscan.Func) {
 	queue := []string{nf.Name}
 	done := map[string]bool{}
 	checked := 0
-	for len(queue) > 0 && checked < maxWrapperCallers {
+	for len(queue) > 0 {
 		name := queue[0]
 		queue = queue[1:]
 		for _, site := range r.p.Index.Callers(name) {
 			key := site.Func.File + ":" + site.Func.Name
-			if done[key] || r.touches(site.Func.Name) || checked == maxWrapperCallers {
+			if done[key] {
 				continue
 			}
 			done[key] = true
-			checked++
 			if v, ok := r.newR.PatchWrapper(site.Func.Name); ok && v == name {
+				// A wrapper of nf (the patch may touch it too): its
+				// callers register through nf.
 				queue = append(queue, site.Func.Name)
 				continue
 			}
+			if r.touches(site.Func.Name) {
+				continue // checked on its own (contextChange)
+			}
+			if checked == maxWrapperCallers {
+				r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() now registers to an atomic context; only %d of its callers were checked", nf.Name, maxWrapperCallers))
+				return
+			}
+			checked++
 			if g := r.p.Index.Full(site.Func); g != nil {
 				r.contextChange(g, treeDef(r.oldR.Index(), g.Name, g.File))
 			}

@@ -28,14 +28,6 @@ type fileSleepRow struct {
 // "" when it sets up none.
 type fileSleepFacts []string
 
-// fileFacts are what the sleeping primitives depending on the calling
-// file need of it: the file_sleep rows' facts, and the gfp_members
-// members the file stores an atomic mask in (gfpmembers.go).
-type fileFacts struct {
-	rows          fileSleepFacts
-	atomicMembers map[string]bool
-}
-
 // noSleepSetup is a fileSleepFacts entry of a file whose setup call does
 // not make the row's primitives sleep (an Unless text holds).
 const noSleepSetup = "-"
@@ -55,30 +47,31 @@ func (m *sleeper) compileFileSleep(rows []fileSleepRow) error {
 	return nil
 }
 
-// FileDependent reports whether c is a file_sleep primitive, or an
-// allocation with a gfp_members member's mask.
+// FileDependent reports whether c is a file_sleep primitive.
 func (m *sleeper) FileDependent(c cscan.Call) bool {
 	_, ok := m.fileSleepOf[c.Name]
-	return ok || m.memberMask(c) != ""
+	return ok
 }
 
 // FileFacts finds, per row, the first setup call of a file whose source
-// holds none of the row's Unless texts, and the gfp_members members the
-// file stores an atomic mask in.
+// holds none of the row's Unless texts.
 func (m *sleeper) FileFacts(path string, src []byte) any {
 	facts := make(fileSleepFacts, len(m.fileSleep))
-	flat := lockctx.Flatten(src)
+	var flat []byte
 	for i, r := range m.fileSleep {
 		setup, line := firstSetupCall(src, r.Setup)
 		if setup == "" {
 			continue
+		}
+		if flat == nil {
+			flat = lockctx.Flatten(src)
 		}
 		facts[i] = noSleepSetup
 		if !lockctx.FlatHoldsAny(flat, r.Unless) {
 			facts[i] = setup + " at " + path + ":" + line
 		}
 	}
-	return fileFacts{rows: facts, atomicMembers: m.atomicMembers(flat)}
+	return facts
 }
 
 // firstSetupCall returns "name()" and the line of the first call in src to
@@ -118,15 +111,11 @@ func setupMatch(word string, names []string) bool {
 	return false
 }
 
-// ReachesIn reports whether file_sleep primitive c, or an allocation with
-// a gfp_members member's mask, sleeps in a file with those facts.
+// ReachesIn reports whether file_sleep primitive c sleeps in a file with
+// those facts.
 func (m *sleeper) ReachesIn(c cscan.Call, facts any) (string, bool) {
-	ff, _ := facts.(fileFacts)
-	if mem := m.memberMask(c); mem != "" {
-		return m.memberMaskReaches(c, mem, ff.atomicMembers)
-	}
 	i, ok := m.fileSleepOf[c.Name]
-	f := ff.rows
+	f, _ := facts.(fileSleepFacts)
 	if !ok || i >= len(f) || f[i] == "" || f[i] == noSleepSetup {
 		return "", false
 	}
@@ -137,7 +126,6 @@ func (m *sleeper) ReachesIn(c cscan.Call, facts any) (string, bool) {
 // with those facts: the file makes no setup call of c's row.
 func (m *sleeper) Undecided(c cscan.Call, facts any) bool {
 	i, ok := m.fileSleepOf[c.Name]
-	ff, _ := facts.(fileFacts)
-	f := ff.rows
+	f, _ := facts.(fileSleepFacts)
 	return ok && i < len(f) && f[i] == ""
 }

@@ -1,6 +1,7 @@
 package sleep
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -9,10 +10,10 @@ import (
 
 // newReach returns the first sleeping chain of nf, with nothing of its own
 // held, that of does not have (by callee, and primitive for a sleeping
-// call of nf itself), certain chains first; nil when there is none. When
-// of takes the same path only for some values of its parameters, was
-// holds those conditions: the chain is new only at the callers that pass
-// none of them (newAt).
+// call of nf itself): chains of never was taken first, then certain
+// ones; nil when there is none. When of takes the same path only for
+// some values of its parameters, was holds those conditions: the chain
+// is new only at the callers that pass none of them (newAt).
 func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lockctx.ParamCond) {
 	reaches := func(res *lockctx.Resolver, fn *cscan.Func) []*lockctx.Reach {
 		var out []*lockctx.Reach
@@ -59,13 +60,33 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 			conds[k] = append(conds[k], p.Cond)
 		}
 	}
+	// The old conditions index of's parameters: with another parameter
+	// list they say nothing of nf's callers, and a chain taken under
+	// another condition is not known to be new.
+	sameParams := slices.Equal(r.oldR.Params(of), r.newR.Params(nf))
+	// rank orders the candidates: a chain the old version never took
+	// first (it is new at every caller), then a certain one.
+	rank := func(p *lockctx.Reach, was []*lockctx.ParamCond) int {
+		n := 0
+		if len(was) > 0 {
+			n += 2
+		}
+		if p.Weak {
+			n++
+		}
+		return n
+	}
 	for _, p := range reaches(r.newR, nf) {
 		k := key(p)
-		if _, ok := always[k]; ok && (always[k] || p.Cond != nil && sameCond(p.Cond, conds[k])) {
+		if _, ok := always[k]; ok && (always[k] || p.Cond != nil && (sameCond(p.Cond, conds[k]) || !sameParams)) {
 			continue
 		}
-		if best == nil || best.Weak && !p.Weak {
-			best, was = p, conds[k]
+		pw := conds[k]
+		if !sameParams {
+			pw = nil
+		}
+		if best == nil || rank(p, pw) < rank(best, was) {
+			best, was = p, pw
 		}
 	}
 	return best, was
@@ -81,12 +102,13 @@ func sameCond(c *lockctx.ParamCond, cs []*lockctx.ParamCond) bool {
 	return false
 }
 
-// newAt evaluates at call c made by caller (at site) the conditions was under which
-// the old version took a chain the new one takes (newReach): whether c
-// newly reaches it (no condition holds there), and the conditions left on
-// caller's own parameters, for the callers above. A condition the call's
-// argument satisfies, or may satisfy and counts unless shown not to (not
-// Strict), means the old version was reached here too.
+// newAt evaluates at call c made by caller (at site) the conditions was
+// under which the old version took a chain the new one takes (newReach):
+// whether c newly reaches it (no condition holds there), and the
+// conditions left on caller's own parameters, for the callers above. A
+// condition the call's argument satisfies, or may satisfy and counts
+// unless shown not to (not Strict), means the old version was reached
+// here too.
 func (r *checker) newAt(caller *cscan.Func, site callSite, c cscan.Call, was []*lockctx.ParamCond) (bool, []*lockctx.ParamCond) {
 	var left []*lockctx.ParamCond
 	for _, w := range was {
@@ -99,4 +121,17 @@ func (r *checker) newAt(caller *cscan.Func, site callSite, c cscan.Call, was []*
 		}
 	}
 	return true, left
+}
+
+// looseCond reports whether one of conds counts unless a caller is shown
+// not to satisfy it (not Strict): left on a caller's own parameters at a
+// call made in atomic context, it says the old version may have been
+// reached there too, as an unknown argument would (newAt).
+func looseCond(conds []*lockctx.ParamCond) bool {
+	for _, c := range conds {
+		if !c.Strict {
+			return true
+		}
+	}
+	return false
 }

@@ -91,9 +91,9 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				if !keep {
 					continue
 				}
-				isNew, was := r.newAt(caller, site, s.call, cur.was)
-				if !isNew {
-					continue // the old version was reached here too
+				isNew, left := r.newAt(caller, site, s.call, cur.was)
+				if !isNew || !s.st.Empty() && looseCond(left) {
+					continue // the old version was (or may have been) reached here too
 				}
 				st := s.st
 				if len(site.inner) > 0 {
@@ -129,7 +129,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 					continue
 				}
 				queue = append(queue, frame{name: caller.Name, file: caller.File,
-					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, weak: weak, cond: cond, was: was})
+					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, weak: weak, cond: cond, was: left})
 			}
 		}
 	}

@@ -26,9 +26,6 @@ type tables struct {
 	CondSleepElse []string       `yaml:"cond_sleep_else_guards"`
 	FileSleep     []fileSleepRow `yaml:"file_sleep"`
 	MaskSleep     []maskSleepRow `yaml:"mask_sleep"`
-	// GFPMembers are the struct members holding a GFP mask that sleeps
-	// unless the file stores an atomic one there (gfpmembers.go).
-	GFPMembers []gfpMemberRow `yaml:"gfp_members"`
 	// SleepGuards are the guard classes whose lock sleeps, with why:
 	// guard(mutex)(&m) and scoped_guard(mutex, &m) take a mutex.
 	SleepGuards map[string]string `yaml:"sleep_guards"`
@@ -90,8 +87,6 @@ type sleeper struct {
 	// primitive name (filesleep.go).
 	fileSleep   []fileSleepRow
 	fileSleepOf map[string]int
-	// gfpMembers are the gfp_members rows' why by member.
-	gfpMembers map[string]string
 	// maskSleep are the mask_sleep rows by primitive name (maskargs.go).
 	maskSleep map[string]maskSleepRow
 	// sleepGuards are the sleeping guard classes (tables.SleepGuards).
@@ -141,9 +136,6 @@ func newSleeper(t *tables) (*sleeper, error) {
 	}
 	sl.compileMaskSleep(t.MaskSleep)
 	if err := sl.compileFileSleep(t.FileSleep); err != nil {
-		return nil, err
-	}
-	if err := sl.compileGFPMembers(t.GFPMembers); err != nil {
 		return nil, err
 	}
 	if err := sl.compileShutdownSafe(t.ShutdownSafe, t.FileSleep); err != nil {

@@ -181,9 +181,6 @@ func (r *checker) reportGating(old, nw *wfunc, w, a *wsite) {
 			}
 		}
 	}
-	if ordered == "" {
-		ordered = r.orderedByReleasedLock(nw, a, waiters)
-	}
 	storeText, _ := codeLine(nw, a.Line(), -1)
 	switch {
 	case ordered != "":

@@ -153,11 +153,8 @@ func condFields(waiters []*wsite) map[string]bool {
 		if obj == "" {
 			continue
 		}
-		cond := strings.Join(strings.Fields(waitCond(w)), "")
-		for _, m := range memberReadRe.FindAllStringSubmatchIndex(cond, -1) {
-			if cond[:m[0]] == obj || strings.HasSuffix(cond[:m[0]], obj) && !isIdentByte(cond[m[0]-len(obj)-1]) && !strings.HasSuffix(cond[:m[0]-len(obj)], ">") && !strings.HasSuffix(cond[:m[0]-len(obj)], ".") {
-				out[cond[m[2]:m[3]]] = true
-			}
+		for f := range memberReadsThrough(waitCond(w), obj) {
+			out[f] = true
 		}
 	}
 	return out

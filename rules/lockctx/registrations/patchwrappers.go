@@ -1,8 +1,8 @@
 package registrations
 
 import (
+	"maps"
 	"slices"
-	"sort"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
@@ -38,20 +38,15 @@ func (t *Table) patchWrappers(rows []Callback) ([]Callback, map[string]string) {
 	}
 	via := map[string]string{}
 	seen := map[string]bool{}
-	byName := map[string]*Callback{}
+	byName := map[string][]*Callback{}
 	for i := range rows {
 		for _, n := range rows[i].Names {
 			seen[n] = true
-			byName[n] = &rows[i]
+			byName[n] = append(byName[n], &rows[i])
 		}
 	}
-	names := make([]string, 0, len(t.patch))
-	for n := range t.patch {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var level []Callback
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(t.patch)) {
 		if seen[n] {
 			continue
 		}
@@ -82,14 +77,14 @@ func (t *Table) patchWrappers(rows []Callback) ([]Callback, map[string]string) {
 }
 
 // patchWrapperRow returns the wrapper row of fn, a function of the patch,
-// by its first call of a registration (byName) that passes one of fn's
-// parameters as the callback, and that call's name.
-func (t *Table) patchWrapperRow(fn *cscan.Func, byName map[string]*Callback) (Callback, string, bool) {
+// by its first call of a registration (byName: the rows naming it) that
+// passes one of fn's parameters as the callback, and that call's name.
+func (t *Table) patchWrapperRow(fn *cscan.Func, byName map[string][]*Callback) (Callback, string, bool) {
 	if !t.ix.Overlaid(fn.File) {
 		return Callback{}, "", false
 	}
 	for _, c := range fn.Calls {
-		if row, ok := byName[c.Name]; ok {
+		for _, row := range byName[c.Name] {
 			if w, ok := t.wrapperRow(row, c.Name, fn, c); ok {
 				return w, c.Name, true
 			}
