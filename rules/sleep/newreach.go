@@ -10,8 +10,8 @@ import (
 
 // newReach returns the first sleeping chain of nf, with nothing of its own
 // held, that of does not have (by callee, and primitive for a sleeping
-// call of nf itself): chains of never was taken first, then certain
-// ones; nil when there is none. When of takes the same path only for
+// call of nf itself): chains of never took first, then certain ones;
+// nil when there is none. When of takes the same path only for
 // some values of its parameters, was holds those conditions: the chain
 // is new only at the callers that pass none of them (newAt).
 func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lockctx.ParamCond) {
