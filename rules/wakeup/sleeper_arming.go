@@ -373,10 +373,11 @@ func recheckOf(f *wfunc, l int, ns cscan.Call) string {
 		if !ok {
 			continue
 		}
-		if strings.TrimSpace(codeOnly(n)) == "" || strings.TrimSpace(codeOnly(n)) == "{" {
+		code := strings.TrimSpace(codeOnly(n))
+		if code == "" || code == "{" {
 			continue
 		}
-		if exitStmtRe.MatchString(codeOnly(n)) {
+		if exitStmtRe.MatchString(code) {
 			return c
 		}
 		break

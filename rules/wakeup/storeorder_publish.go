@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -27,14 +28,7 @@ func samePath(a, b cscan.Call) bool { return guardsWithin(a.Guards, b.Guards) }
 // under gs runs whenever code under outer does.
 func guardsWithin(gs, outer []cscan.Guard) bool {
 	for _, g := range gs {
-		found := false
-		for _, o := range outer {
-			if o.Line == g.Line && o.Kind == g.Kind {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(outer, func(o cscan.Guard) bool { return o.Line == g.Line && o.Kind == g.Kind }) {
 			return false
 		}
 	}
