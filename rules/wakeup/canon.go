@@ -235,7 +235,10 @@ var annotatedMemberRe = regexp.MustCompile(`\bstruct\s+(\w+)\s+(?:__\w+\s*)+\**\
 func (r *checker) memberTag(tag, m, file string) string {
 	ms, def := r.typ.StructDef(tag, file)
 	if def == "" {
-		if ms, def = r.typ.VisibleStruct(tag, file); def == "" {
+		ms, def = r.typ.VisibleStruct(tag, file)
+	}
+	if def == "" {
+		if ms, def = r.includedStruct(tag, file); def == "" {
 			return ""
 		}
 	}
@@ -258,6 +261,22 @@ func (r *checker) memberTag(tag, m, file string) string {
 	}
 	r.canon[memo] = t
 	return t
+}
+
+// includedStruct finds struct tag as StructDef finds it from each header
+// file includes: a driver's file reaches its subsystem's structs through
+// the subsystem's header (8250_port.c includes <linux/serial_8250.h>,
+// which includes <linux/serial_core.h>), further than StructDef and
+// VisibleStruct look from the file itself.
+func (r *checker) includedStruct(tag, file string) (map[string]string, string) {
+	for _, angle := range []bool{false, true} {
+		for _, inc := range r.typ.Includes(file, angle) {
+			if ms, def := r.typ.StructDef(tag, inc); def != "" {
+				return ms, def
+			}
+		}
+	}
+	return nil, ""
 }
 
 // structBody returns the text of the definition of struct tag in text

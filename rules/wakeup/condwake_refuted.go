@@ -22,15 +22,16 @@ var constStoreRe = regexp.MustCompile(`^\s*([A-Za-z_][\w]*(?:\s*(?:->|\.)\s*[A-Z
 // stateTestRe matches a test of one lvalue: x, !x, x == K, x != K.
 var stateTestRe = regexp.MustCompile(`^(!?)\s*([A-Za-z_][\w]*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)\s*(?:(==|!=)\s*([A-Za-z_0-9]+))?$`)
 
-// gateRefuted returns the line of the store among stores (latest first)
-// that makes one of gates' conditions false while it makes the waiter's
-// condition cond true, 0 if none: the wake-up the gate guards never runs
-// after that store. The store must be the last one to the gate's lvalue
-// on the gate's path: it reaches the gate (no return, no other branch
-// between), and nothing between them writes the lvalue any other way
-// (WRITE_ONCE(), a compound assignment) or hands its object to a call
-// that may.
-func gateRefuted(f *wfunc, gates []cscan.Guard, stores []int, cond string) int {
+// gateRefuted returns the line of the store among stores (latest first;
+// texts gives what each stores) that makes one of gates' conditions
+// false while it makes the waiter's condition cond true, 0 if none: the
+// wake-up the gate guards never runs after that store. The store must be
+// the last one to the gate's lvalue on some path to the gate: it reaches
+// the gate, and nothing on the way (outside the branches the store is not
+// in) writes the lvalue any other way (WRITE_ONCE(), a compound
+// assignment) or hands its object to a call that may. Stores in the two
+// branches of an if are each judged on their own path.
+func (r *checker) gateRefuted(f *wfunc, gates []cscan.Guard, stores []int, texts map[int]string, cond string) int {
 	fl := flowOf(f)
 	for _, g := range gates {
 		if g.Kind != "if" {
@@ -42,20 +43,19 @@ func gateRefuted(f *wfunc, gates []cscan.Guard, stores []int, cond string) int {
 				continue
 			}
 			for _, s := range stores {
-				if s >= g.Line || !mentions(f.lines[s], lhs) {
+				if s >= g.Line || !mentions(texts[s], lhs) {
 					continue
 				}
-				m := constStoreRe.FindStringSubmatch(codeOnly(f.lines[s]))
+				m := constStoreRe.FindStringSubmatch(codeOnly(texts[s]))
 				if m == nil || normLvalue(m[1]) != lhs {
-					break // another kind of write: the value is not known
+					continue // another kind of write: the value is not known
 				}
-				if !fl.reaches(s, g.Line) || fl.exclusive(s, g.Line) || changedBetween(f, lhs, s, g.Line) {
-					break
+				if !fl.reaches(s, g.Line) || fl.exclusive(s, g.Line) || r.changedBetween(f, fl, lhs, s, g.Line) {
+					continue
 				}
 				if v, known := evalStateTest(neg, op, k, m[2]); known && !v && condHoldsWith(cond, lastMember(lhs), m[2]) {
 					return s
 				}
-				break
 			}
 		}
 	}
@@ -125,22 +125,45 @@ func assigns(t, lv string) bool {
 	return false
 }
 
-// changedBetween reports whether a line strictly between from and to may
-// change lv: assigns it, or passes its object (the lvalue's base) to a
-// call other than a wake-up, which may store into it.
-func changedBetween(f *wfunc, lv string, from, to int) bool {
+// changedBetween reports whether a line strictly between from and to,
+// outside the branches from's path does not take (fl), may change lv:
+// assigns it, or passes its object (the lvalue's base) to a function
+// that may store into it (mayStore).
+func (r *checker) changedBetween(f *wfunc, fl bodyFlow, lv string, from, to int) bool {
 	base := lv
 	if i := strings.IndexAny(lv, "-."); i > 0 {
 		base = lv[:i]
 	}
 	callArg := regexp.MustCompile(`\w\s*\([^;]*\b` + regexp.QuoteMeta(base) + `\b`)
 	for l, t := range f.lines {
-		if l <= from || l >= to {
+		if l <= from || l >= to || fl.exclusive(from, l) {
 			continue
 		}
 		code := codeOnly(t)
-		if assigns(code, lv) || callArg.MatchString(code) && !strings.Contains(code, "wake_up") {
+		if assigns(code, lv) || callArg.MatchString(code) && r.mayStore(code, f.File, lastMember(lv)) {
 			return true
+		}
+	}
+	return false
+}
+
+// mayStore reports whether a call made by code may store member: a
+// function it calls (other than a wake-up or a lock primitive) that
+// cannot be read, or whose body, or the body of a function that one
+// calls, names the member.
+func (r *checker) mayStore(code, file, member string) bool {
+	for _, name := range calledNames(code) {
+		if strings.Contains(name, "wake_up") || r.p.isPrimitive(name) || r.p.locks.Primitive(name) {
+			continue
+		}
+		body, ok := r.funcText(name, file)
+		if !ok || containsWord(body, member) {
+			return true
+		}
+		for _, inner := range calledNames(body) {
+			if b, ok := r.funcText(inner, file); ok && containsWord(b, member) {
+				return true
+			}
 		}
 	}
 	return false

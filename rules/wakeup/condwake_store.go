@@ -54,7 +54,7 @@ func sharesState(store, cond map[string]bool) bool {
 }
 
 // storesBefore returns the lines of f before line that store shared
-// state, nearest first, up to the previous wake-up of queue q in f (which
+// state, directly or through a setter (storeText), nearest first, up to the previous wake-up of queue q in f (which
 // already covered what came before it).
 func (r *checker) storesBefore(f *wfunc, line int, q string) []int {
 	stop := 0
@@ -72,7 +72,7 @@ func (r *checker) storesBefore(f *wfunc, line int, q string) []int {
 	sort.Sort(sort.Reverse(sort.IntSlice(lines)))
 	var out []int
 	for _, l := range lines {
-		if isStore(f.lines[l]) {
+		if r.storeText(f, l) != "" {
 			out = append(out, l)
 		}
 	}
@@ -84,7 +84,7 @@ func (r *checker) storesBefore(f *wfunc, line int, q string) []int {
 // of that state: then the wake-up is skipped only when nothing the waiter
 // checks changed ("wake only if it became true"), which is the protocol
 // working as designed.
-func guardTracks(f *wfunc, guards []cscan.Guard, cond map[string]bool, stores []int) bool {
+func guardTracks(f *wfunc, guards []cscan.Guard, cond map[string]bool, stores map[int]string) bool {
 	for _, g := range guards {
 		if sharesState(stateTokens(g.Cond), cond) {
 			return true
@@ -99,8 +99,8 @@ func guardTracks(f *wfunc, guards []cscan.Guard, cond map[string]bool, stores []
 				if sharesState(stateTokens(t), cond) {
 					return true // the local is computed from the waited-for state
 				}
-				for _, s := range stores {
-					if d := l - s; d >= -3 && d <= 3 && sharesState(stateTokens(f.lines[s]), cond) {
+				for s, st := range stores {
+					if d := l - s; d >= -3 && d <= 3 && sharesState(stateTokens(st), cond) {
 						return true // set beside the store it reports
 					}
 				}
@@ -124,15 +124,19 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 	if len(stores) == 0 {
 		return
 	}
-	for _, w := range r.otherWaiters(n.Q, nw.Name) {
-		c := waitCond(w)
+	texts := map[int]string{}
+	for _, l := range stores {
+		texts[l] = r.storeText(nw, l)
+	}
+	for _, w := range byNearness(r.otherWaiters(n.Q, nw.Name), nw.File) {
+		c := r.condOf(w)
 		if c == "" {
 			continue
 		}
 		cond := stateTokens(r.withHelpers(c, w.Fn.File))
 		var store int
 		for _, s := range stores {
-			if sharesState(stateTokens(nw.lines[s]), cond) {
+			if sharesState(stateTokens(texts[s]), cond) && !gatesCover(nw, s, guards) {
 				store = s
 				break
 			}
@@ -140,14 +144,17 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		if store == 0 {
 			continue
 		}
-		refuting := gateRefuted(nw, guards, stores, c)
-		if refuting == 0 && guardTracks(nw, guards, cond, stores) {
+		refuting := r.gateRefuted(nw, guards, stores, texts, c)
+		if refuting == 0 && guardTracks(nw, guards, cond, texts) {
 			continue
 		}
 		if refuting != 0 {
 			store = refuting
 		}
 		st := strings.TrimSpace(nw.text(store))
+		if t := strings.TrimSpace(texts[store]); t != st {
+			st += " (" + t + ")" // a setter's store
+		}
 		gate := strings.Join(strings.Fields(guards[0].Cond), " ")
 		r.riskGated(f, w, nw, n, guards[0].Line, "wake-up now gated: if ("+gate+")", "the gated wake-up: ", [][2]string{
 			{"", w.Text()},

@@ -3,6 +3,7 @@ package wakeup
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -255,4 +256,89 @@ func (r *checker) otherSides(f *wfunc, ro roles) (wakers, waiters []*wsite) {
 		}
 	}
 	return wakers, waiters
+}
+
+// condOf returns the condition waiter s waits for: waitCond's, and for a
+// queued entry (prepare_to_wait(), add_wait_queue()) what ends the
+// open-coded sleep that follows it (openCondOf).
+func (r *checker) condOf(s *wsite) string {
+	if c := waitCond(s); c != "" || s.WKind != "add" {
+		return c
+	}
+	return r.openCondOf(s)
+}
+
+// withBody returns f with its statement tree: f itself, or for a tree
+// function, which the index holds without statements, a copy of f with
+// the function re-parsed (f when that fails).
+func (r *checker) withBody(f *wfunc) *wfunc {
+	if f.F == nil || f.F.Body != nil || r.pass.Index == nil {
+		return f
+	}
+	full := r.pass.Index.Full(f.F)
+	if full == nil {
+		return f
+	}
+	v := *f
+	v.F = full
+	return &v
+}
+
+// openCondOf returns what ends the open-coded sleep after queued entry s
+// in its function (openSleepCond: the tests between the task state set
+// and the sleep call, and its loop's condition), "" when none is seen.
+func (r *checker) openCondOf(s *wsite) string {
+	if s.Fn.F == nil {
+		return ""
+	}
+	f := r.withBody(s.Fn)
+	if f.F.Body == nil {
+		return ""
+	}
+	for _, c := range r.sleepCalls(f) {
+		if c.Line <= s.Line() {
+			continue
+		}
+		set := 0
+		if st := r.stateSetBefore(f, c.Line); st != nil && st.Line >= s.Line() {
+			set = st.Line
+		} else if l := loopOf(c); l != nil && l.Line < s.Line() {
+			set = s.Line() // the entry is queued inside the loop
+		}
+		// An if around the whole wait decides whether to wait at all:
+		// it is no test the sleep makes once queued.
+		c.Guards = slices.DeleteFunc(slices.Clone(c.Guards), func(g cscan.Guard) bool { return g.Kind == "if" && g.Line < s.Line() })
+		return expandLocals(f, openSleepCond(f, set, c), s.Line(), c.Line)
+	}
+	return ""
+}
+
+// localAssignRe reads a statement assigning a plain variable.
+var localAssignRe = regexp.MustCompile(`^\s*([A-Za-z_]\w*)\s*=\s*([^=][\s\S]*?);?\s*$`)
+
+// expandLocals replaces in cond each plain variable that f assigns
+// between lines from and to (the last such assignment) by the value
+// assigned: "sched = !shutdown && !count; if (sched) schedule();" waits
+// for "!(!shutdown && !count)".
+func expandLocals(f *wfunc, cond string, from, to int) string {
+	if cond == "" || f.F == nil || f.F.Body == nil {
+		return cond
+	}
+	vals := map[string]string{}
+	cscan.Inspect(f.F.Body, func(st cscan.Stmt) {
+		if e, ok := st.(*cscan.ExprStmt); ok && e.Line > from && e.Line < to {
+			if m := localAssignRe.FindStringSubmatch(codeOnly(e.Text)); m != nil {
+				vals[m[1]] = "(" + strings.Join(strings.Fields(m[2]), " ") + ")"
+			}
+		}
+	})
+	if len(vals) == 0 {
+		return cond
+	}
+	return guardIdentRe.ReplaceAllStringFunc(cond, func(id string) string {
+		if v, ok := vals[id]; ok {
+			return v
+		}
+		return id
+	})
 }

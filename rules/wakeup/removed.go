@@ -274,6 +274,9 @@ func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int
 	if store == "" {
 		store = storeInLoopOf(nw, exit, n)
 	}
+	if store == "" && n.WKind != "task" {
+		store = r.storeWaitedFor(nw, exit, n, waiters)
+	}
 	if n.WKind == "task" {
 		store, waiters = taskStoreBefore(nw, exit, waiters)
 	}

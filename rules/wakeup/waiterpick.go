@@ -3,6 +3,7 @@ package wakeup
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -60,4 +61,29 @@ func waitReads(w *wsite, name string) bool {
 		}
 	}
 	return false
+}
+
+// byNearness returns ws ordered by how much of its directory path each
+// waiter's file shares with file, nearest first (a subsystem's own
+// waiter of a queue type before another driver's), stable otherwise.
+func byNearness(ws []*wsite, file string) []*wsite {
+	out := slices.Clone(ws)
+	near := func(w *wsite) int {
+		if w.Fn == nil {
+			return 0
+		}
+		return sharedDirs(path.Dir(w.Fn.File), path.Dir(file))
+	}
+	slices.SortStableFunc(out, func(a, b *wsite) int { return near(b) - near(a) })
+	return out
+}
+
+// sharedDirs counts the leading directories paths a and b share.
+func sharedDirs(a, b string) int {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(as) && n < len(bs) && as[n] == bs[n] {
+		n++
+	}
+	return n
 }

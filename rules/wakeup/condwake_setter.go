@@ -1,0 +1,98 @@
+package wakeup
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// A store made through a setter: "__update_runtime_status(dev,
+// RPM_SUSPENDED);" stores RPM_SUSPENDED into dev->power.runtime_status,
+// as the helper's body "dev->power.runtime_status = status;" shows. The
+// gated wake-up checks read such a call as the store it makes.
+
+// maxSetterLines bounds the body of a helper read as a setter.
+const maxSetterLines = 8
+
+// callStmtRe reads a statement that is one call: its name and arguments.
+var callStmtRe = regexp.MustCompile(`^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*;\s*$`)
+
+// paramStoreRe reads a store of one parameter into a member path of
+// another: "p->a.b = q;".
+var paramStoreRe = regexp.MustCompile(`^\s*([A-Za-z_]\w*)((?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*=\s*([A-Za-z_]\w*)\s*;\s*$`)
+
+// setterStore returns the store the call statement at line of f makes
+// through a small helper of the tree or the patch that stores one of its
+// parameters into a member of another, written with the caller's
+// arguments ("dev->power.runtime_status = RPM_SUSPENDED;"); "" when the
+// line is no such call.
+func (r *checker) setterStore(f *wfunc, line int) string {
+	m := callStmtRe.FindStringSubmatch(codeOnly(f.lines[line]))
+	if m == nil || r.p.isPrimitive(m[1]) {
+		return ""
+	}
+	args := splitTop(m[2], ",")
+	for _, h := range r.smallFuncsNamed(m[1], f.File, maxSetterLines) {
+		params := paramNames(h.header(), h.Name)
+		if len(params) != len(args) {
+			continue
+		}
+		store := ""
+		for l := h.F.BodyStart + 1; l < h.F.End; l++ {
+			sm := paramStoreRe.FindStringSubmatch(codeOnly(h.lines[l]))
+			if sm == nil {
+				continue
+			}
+			obj, val := paramIndex(params, sm[1]), paramIndex(params, sm[3])
+			if obj < 0 || val < 0 || store != "" {
+				return "" // no parameter's, or more than one store
+			}
+			store = strings.TrimSpace(args[obj]) + strings.Join(strings.Fields(sm[2]), "") + " = " + strings.TrimSpace(args[val]) + ";"
+		}
+		if store != "" {
+			return store
+		}
+	}
+	return ""
+}
+
+// smallFuncsNamed is funcsNamed for the definitions whose bodies have
+// at most max lines, which it reads alone.
+func (r *checker) smallFuncsNamed(name, file string, max int) []*wfunc {
+	small := func(f *wfunc) bool { return f != nil && f.F != nil && f.F.End-f.F.BodyStart <= max }
+	var out []*wfunc
+	for _, f := range r.news {
+		if f != nil && f.Name == name && small(f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) > 0 || r.tree == nil {
+		return out
+	}
+	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(name), file) {
+		if fn.End-fn.BodyStart <= max {
+			out = append(out, r.tree.view(fn))
+		}
+	}
+	return out
+}
+
+// paramIndex returns the position of name in params, -1 if absent.
+func paramIndex(params []string, name string) int {
+	for i, p := range params {
+		if p == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// storeText returns what line of f stores: its text, or for a call of a
+// setter the store the setter makes (setterStore).
+func (r *checker) storeText(f *wfunc, line int) string {
+	if isStore(f.lines[line]) {
+		return f.lines[line]
+	}
+	return r.setterStore(f, line)
+}
