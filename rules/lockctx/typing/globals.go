@@ -11,9 +11,14 @@ import (
 // globalTag returns the struct tag of name as a global object of fn's
 // file ("static struct preempt_ops kvm_preempt_ops;" for
 // "kvm_preempt_ops.sched_in = f"), when fn does not declare name itself
-// with any type: "" otherwise, or when the file declares it with several.
+// with any type (the file's own declarations, else an extern one in a
+// header it includes: externTag): "" otherwise, or when the file declares
+// it with several.
 func (ty *Typer) globalTag(fn *cscan.Func, name string) string {
-	tag := ty.fileScopeTags(fn.File)[name]
+	tag, ok := ty.fileScopeTags(fn.File)[name]
+	if !ok {
+		tag = ty.externTag(fn.File, name)
+	}
 	if tag == "" || fn.Start <= 0 || fn.End < fn.Start {
 		return ""
 	}
@@ -25,6 +30,31 @@ func (ty *Typer) globalTag(fn *cscan.Func, name string) string {
 		return "" // a parameter or local of that name hides the global
 	}
 	return tag
+}
+
+// externTag returns the struct tag of name as the headers file includes
+// with quotes declare it ("extern struct x86_pmu x86_pmu __read_mostly;"
+// in arch/x86/events/perf_event.h for amd/core.c's "x86_pmu.handle_irq =
+// amd_pmu_v2_handle_irq"), following such headers a few levels; "" when
+// none does, or one declares it with several tags.
+func (ty *Typer) externTag(file, name string) string {
+	seen := map[string]bool{file: true}
+	level := ty.Includes(file, false)
+	for depth := 0; depth < maxIncludeDepth && len(level) > 0; depth++ {
+		var next []string
+		for _, h := range level {
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			if tag, ok := ty.fileScopeTags(h)[name]; ok {
+				return tag
+			}
+			next = append(next, ty.Includes(h, false)...)
+		}
+		level = next
+	}
+	return ""
 }
 
 // localDeclRe matches a declaration of name ("int *name;", "struct foo
@@ -61,7 +91,7 @@ func (ty *Typer) fileScopeTags(file string) map[string]string {
 			b.WriteString(topLevel(StripComments(lines.Span(at, lines.Len()))))
 		}
 		var several map[string]bool
-		tags, several = ctype.DeclTags(b.String())
+		tags, several = ctype.GlobalDeclTags(b.String())
 		for n := range several {
 			tags[n] = ""
 		}
