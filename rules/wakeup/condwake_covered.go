@@ -99,3 +99,35 @@ func condImpliesGate(c, gate string) bool {
 func normCond(c string) string {
 	return cscan.StripParens(strings.Join(strings.Fields(c), " "))
 }
+
+// staleGate returns the line where a local that guards test is set from
+// the waited-for state (cond's) before f takes a lock it holds at the
+// store at line store, 0 if none: "was_empty = list_empty(&c->list);
+// spin_lock(&c->lock); list_add(...); spin_unlock(); if (was_empty)
+// wake_up()" samples the state outside the lock that orders the store
+// against the waiters, and the sample can be stale by the time of the
+// store.
+func (r *checker) staleGate(f *wfunc, guards []cscan.Guard, cond map[string]bool, store int) int {
+	atStore := r.locksAt(f, store)
+	if len(atStore) == 0 {
+		return 0
+	}
+	for _, g := range guards {
+		for _, m := range guardIdentRe.FindAllStringSubmatch(g.Cond, -1) {
+			set := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(m[1]) + `\s*=[^=]`)
+			for _, l := range sortedLines(f) {
+				t := codeOnly(f.lines[l])
+				if l >= store || !set.MatchString(t) || !sharesState(stateTokens(t), cond) {
+					continue
+				}
+				held := r.locksAt(f, l)
+				for _, h := range atStore {
+					if h.must && !heldAt(held, h.key) {
+						return l
+					}
+				}
+			}
+		}
+	}
+	return 0
+}

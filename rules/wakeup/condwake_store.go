@@ -145,8 +145,11 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 			continue
 		}
 		refuting := r.gateRefuted(nw, guards, stores, texts, c)
+		stale := 0
 		if refuting == 0 && guardTracks(nw, guards, cond, texts) {
-			continue
+			if stale = r.staleGate(nw, guards, cond, store); stale == 0 {
+				continue
+			}
 		}
 		if refuting != 0 {
 			store = refuting
@@ -165,6 +168,10 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		})
 		f.Explanation = fmt.Sprintf("%s() stores `%s`, which %s waits for (`%s`), and then wakes %s only if %s. That condition does not test what the waiter checks, so when it is false the state the waiter needs is there and nobody wakes it. Wake the queue whenever the store is made, or gate the wake-up on the waited-for state itself.",
 			nw.Name, st, siteWhere(w), c, n.Q, gate)
+		if stale != 0 {
+			f.Explanation = fmt.Sprintf("%s() decides whether to wake %s from `%s`, read at line %d before it takes the lock it stores `%s` under: another task can change that state in between (a reader empties the list and goes to sleep), and the wake-up is skipped after a store %s waits for (`%s`). Read the gate's state under the lock, with the store, or wake unconditionally.",
+				nw.Name, n.Q, strings.TrimSpace(nw.text(stale)), stale, st, siteWhere(w), c)
+		}
 		if refuting != 0 {
 			f.Explanation = fmt.Sprintf("%s() stores `%s`, which makes the condition %s waits for (`%s`) true, and then wakes %s only if %s, which that store makes false: the wake-up never follows the store its waiter needs. Test the waited-for state with the sense the waiter reads it, or wake whenever the store is made.",
 				nw.Name, st, siteWhere(w), c, n.Q, gate)

@@ -275,13 +275,19 @@ func (r *checker) withBody(f *wfunc) *wfunc {
 	if f.F == nil || f.F.Body != nil || r.pass.Index == nil {
 		return f
 	}
-	full := r.pass.Index.Full(f.F)
-	if full == nil {
-		return f
+	if v, ok := r.bodies[f]; ok {
+		return v
 	}
-	v := *f
-	v.F = full
-	return &v
+	if r.bodies == nil {
+		r.bodies = map[*wfunc]*wfunc{}
+	}
+	r.bodies[f] = f
+	if full := r.pass.Index.Full(f.F); full != nil {
+		v := *f
+		v.F = full
+		r.bodies[f] = &v
+	}
+	return r.bodies[f]
 }
 
 // openCondOf returns what ends the open-coded sleep after queued entry s

@@ -156,6 +156,8 @@ type checker struct {
 	canon map[string]string
 	// wrapDepth is how deep calleeWake follows helpers.
 	wrapDepth int
+	// bodies memoises withBody's re-parsed views of tree functions.
+	bodies map[*wfunc]*wfunc
 	// lockWalks memoises the lock walk of each function version
 	// (heldlocks.go).
 	lockWalks map[*wfunc]*lockWalk
