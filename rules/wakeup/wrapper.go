@@ -245,10 +245,15 @@ func (r *checker) addWrapperSites(f *wfunc) {
 	}
 	added := false
 	for _, c := range f.F.Calls {
-		if len(c.Args) == 0 || r.p.isPrimitive(c.Name) {
+		if r.p.isPrimitive(c.Name) {
 			continue
 		}
 		w := r.wrapperOf(c.Name, f.File)
+		if len(c.Args) == 0 && (w == nil || w.param >= 0) {
+			// Only a helper of a fixed queue wakes without arguments
+			// (rfcomm_schedule() waking rfcomm_wq).
+			continue
+		}
 		member, deferred := false, false
 		if w == nil {
 			if w = r.memberWrapperOf(c, f); w != nil {
@@ -294,8 +299,10 @@ func (r *checker) addWrapperSites(f *wfunc) {
 			if ws := identWords(stripAddr(c.Args[r.p.deferQueue[c.Name].Item])); len(ws) > 0 {
 				s.Obj = ws[0]
 			}
-		} else if ws := identWords(stripAddr(c.Args[0])); w.param < 0 && len(ws) > 0 {
-			s.Obj = ws[0]
+		} else if len(c.Args) > 0 && w.param < 0 {
+			if ws := identWords(stripAddr(c.Args[0])); len(ws) > 0 {
+				s.Obj = ws[0]
+			}
 		}
 		if w.param >= 0 {
 			s.Arg = c.Args[w.param]
