@@ -108,10 +108,11 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				// Through a public interface with many implementations
 				// (site.weak despite its type) that holds only for the
 				// implementation's own sleeps and its helpers': deeper in
-				// one implementation, the path depends on that
-				// implementation's state and modes (nfnetlink's RCU-type
-				// callbacks), and the chain stays a note.
-				sure := site.typed && !s.st.Empty() && (!site.weak || len(cur.chain) <= maxManyImplChain)
+				// one implementation (down to the function the patch
+				// changed: below it is the patch's new sleep), the path
+				// depends on that implementation's state and modes
+				// (nfnetlink's RCU-type callbacks): the chain stays a note.
+				sure := site.typed && !s.st.Empty() && (!site.weak || len(cur.chain)-len(proof.Steps)+1 <= maxManyImplChain)
 				weak := cur.weak || site.weak && !sure
 				if !st.Empty() && (cond == nil || !cond.Strict) {
 					r.report(caller, s.call.Line, st, &lockctx.Reach{Steps: chain, Prim: proof.Prim, Why: proof.Why,
