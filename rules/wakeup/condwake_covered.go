@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -41,28 +42,33 @@ func gatesCover(f *wfunc, line int, gates []cscan.Guard) bool {
 	return true
 }
 
-// branchConds returns the conditions of the ifs of f whose then branch
-// holds line.
+// branchConds returns the conditions under which f runs line: of each if
+// whose then branch holds it, the condition, and whose else branch holds
+// it, its negation.
 func branchConds(f *wfunc, line int) []string {
 	if f.F == nil || f.F.Body == nil {
 		return nil
 	}
 	var out []string
 	cscan.Inspect(f.F.Body, func(s cscan.Stmt) {
-		if is, ok := s.(*cscan.IfStmt); ok && is.Line < line && holdsLine(is.Then, line) {
+		is, ok := s.(*cscan.IfStmt)
+		if !ok || is.Line > line {
+			return
+		}
+		switch {
+		case holdsLine(is.Then, line):
 			out = append(out, is.Cond)
+		case is.Else != nil && holdsLine(is.Else, line):
+			out = append(out, negate(is.Cond))
 		}
 	})
 	return out
 }
 
-// holdsLine reports whether statement s spans line: a block from its
-// opening to its closing brace, another statement on its own line.
+// holdsLine reports whether statement s spans line, from its first line
+// to its last (stmtEnd).
 func holdsLine(s cscan.Stmt, line int) bool {
-	if b, ok := s.(*cscan.Block); ok {
-		return b.Line <= line && (b.EndLine == 0 || line <= b.EndLine)
-	}
-	return s != nil && cscan.StmtLine(s) == line
+	return s != nil && cscan.StmtLine(s) <= line && line <= stmtEnd(s)
 }
 
 // condImpliesGate reports whether branch condition c implies gate: the
@@ -94,40 +100,89 @@ func condImpliesGate(c, gate string) bool {
 	return true
 }
 
-// normCond is a condition with its spacing normalised and its outer
-// parentheses dropped.
+// normCond is a condition with its spacing normalised, its outer
+// parentheses dropped and a negated term's parentheses too.
 func normCond(c string) string {
-	return cscan.StripParens(strings.Join(strings.Fields(c), " "))
+	c = cscan.StripParens(strings.Join(strings.Fields(c), " "))
+	if m := negatedTermRe.FindStringSubmatch(c); m != nil {
+		return "!" + m[1] // "!(err)" is "!err"
+	}
+	return c
 }
 
-// staleGate returns the line where a local that guards test is set from
-// the waited-for state (cond's) before f takes a lock it holds at the
-// store at line store, 0 if none: "was_empty = list_empty(&c->list);
-// spin_lock(&c->lock); list_add(...); spin_unlock(); if (was_empty)
-// wake_up()" samples the state outside the lock that orders the store
-// against the waiters, and the sample can be stale by the time of the
-// store.
+// negatedTermRe matches the negation of one parenthesised variable or
+// member path.
+var negatedTermRe = regexp.MustCompile(`^!\(\s*([A-Za-z_][\w]*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)\s*\)$`)
+
+// staleGate returns the line where a variable that guards test by value
+// was last set, on the way to the gate, from the waited-for state (cond's)
+// with none of the locks f holds at the store at line store, 0 if none:
+// "was_empty = list_empty(&c->list); spin_lock(&c->lock); list_add(...);
+// spin_unlock(); if (was_empty) wake_up()" samples the state outside the
+// lock that orders the store against the waiters, and the sample can be
+// stale by the time of the store. A sample under one of those locks (an
+// outer mutex the waiters also take) and a pointer fetched to reach the
+// object ("q = dev->rxq") are no such sample.
 func (r *checker) staleGate(f *wfunc, guards []cscan.Guard, cond map[string]bool, store int) int {
 	atStore := r.locksAt(f, store)
-	if len(atStore) == 0 {
+	if !slices.ContainsFunc(atStore, func(h heldLock) bool { return h.must }) {
 		return 0
 	}
+	fl := flowOf(f)
+	lines := sortedLines(f)
 	for _, g := range guards {
-		for _, m := range guardIdentRe.FindAllStringSubmatch(g.Cond, -1) {
-			set := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(m[1]) + `\s*=[^=]`)
-			for _, l := range sortedLines(f) {
-				t := codeOnly(f.lines[l])
-				if l >= store || !set.MatchString(t) || !sharesState(stateTokens(t), cond) {
-					continue
+		for _, id := range valueIdents(g.Cond) {
+			last, rhs := 0, ""
+			for _, l := range lines {
+				if l >= g.Line {
+					break
 				}
-				held := r.locksAt(f, l)
-				for _, h := range atStore {
-					if h.must && !heldAt(held, h.key) {
-						return l
-					}
+				if m := declAssignRe.FindStringSubmatch(codeOnly(f.lines[l])); m != nil && declaredName(m[1]) == id && fl.reaches(l, g.Line) {
+					last, rhs = l, m[2]
 				}
+			}
+			if last == 0 || last >= store || memberPathRe.MatchString(strings.TrimSpace(rhs)) || !sharesState(stateTokens(rhs), cond) {
+				continue
+			}
+			held := r.locksAt(f, last)
+			if !slices.ContainsFunc(atStore, func(h heldLock) bool { return heldAt(held, h.key) }) {
+				return last
 			}
 		}
 	}
 	return 0
+}
+
+// declAssignRe reads a statement assigning a plain variable, declared
+// there or not ("bool was_empty = list_empty(&c->list);").
+var declAssignRe = regexp.MustCompile(`^\s*((?:[A-Za-z_]\w*\s+\**\s*)*[A-Za-z_]\w*)\s*=\s*([^=].*?);?\s*$`)
+
+// memberPathRe matches an expression that only reaches an object: a
+// member path or its address ("dev->rxq", "&port->state").
+var memberPathRe = regexp.MustCompile(`^&?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*$`)
+
+// valueIdents returns the plain identifiers cond tests as values: not
+// members ("->x", ".x"), not pointers it goes through ("q->", "q["), not
+// calls.
+func valueIdents(cond string) []string {
+	var out []string
+	for _, m := range guardIdentRe.FindAllStringSubmatchIndex(cond, -1) {
+		before, after := strings.TrimRight(cond[:m[2]], " \t"), strings.TrimLeft(cond[m[3]:], " \t")
+		if strings.HasSuffix(before, "->") || strings.HasSuffix(before, ".") ||
+			strings.HasPrefix(after, "->") || strings.HasPrefix(after, ".") || strings.HasPrefix(after, "[") || strings.HasPrefix(after, "(") {
+			continue
+		}
+		out = append(out, cond[m[2]:m[3]])
+	}
+	return out
+}
+
+// declaredName returns the variable a declaration's left side names
+// ("bool was_empty" -> "was_empty", "x" -> "x").
+func declaredName(lhs string) string {
+	f := strings.Fields(strings.ReplaceAll(lhs, "*", " "))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
 }

@@ -22,17 +22,24 @@ var constStoreRe = regexp.MustCompile(`^\s*([A-Za-z_][\w]*(?:\s*(?:->|\.)\s*[A-Z
 // stateTestRe matches a test of one lvalue: x, !x, x == K, x != K.
 var stateTestRe = regexp.MustCompile(`^(!?)\s*([A-Za-z_][\w]*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)\s*(?:(==|!=)\s*([A-Za-z_0-9]+))?$`)
 
-// gateRefuted returns the line of the store among stores (latest first;
-// texts gives what each stores) that makes one of gates' conditions
-// false while it makes the waiter's condition cond true, 0 if none: the
-// wake-up the gate guards never runs after that store. The store must be
-// the last one to the gate's lvalue on some path to the gate: it reaches
-// the gate, and nothing on the way (outside the branches the store is not
+// refuting is a store that makes a gate's test false: its line, the
+// member it stores and the value.
+type refuting struct {
+	line         int
+	field, value string
+}
+
+// refutingStores returns the stores among stores (latest first; texts
+// gives what each stores) that make one of gates' conditions false: the
+// wake-up the gate guards never runs after them. The store must be the
+// last one to the gate's lvalue on some path to the gate: it reaches the
+// gate, and nothing on the way (outside the branches the store is not
 // in) writes the lvalue any other way (WRITE_ONCE(), a compound
 // assignment) or hands its object to a call that may. Stores in the two
 // branches of an if are each judged on their own path.
-func (r *checker) gateRefuted(f *wfunc, gates []cscan.Guard, stores []int, texts map[int]string, cond string) int {
+func (r *checker) refutingStores(f *wfunc, gates []cscan.Guard, stores []int, texts map[int]string) []refuting {
 	fl := flowOf(f)
+	var out []refuting
 	for _, g := range gates {
 		if g.Kind != "if" {
 			continue
@@ -53,10 +60,21 @@ func (r *checker) gateRefuted(f *wfunc, gates []cscan.Guard, stores []int, texts
 				if !fl.reaches(s, g.Line) || fl.exclusive(s, g.Line) || r.changedBetween(f, fl, lhs, s, g.Line) {
 					continue
 				}
-				if v, known := evalStateTest(neg, op, k, m[2]); known && !v && condHoldsWith(cond, lastMember(lhs), m[2]) {
-					return s
+				if v, known := evalStateTest(neg, op, k, m[2]); known && !v {
+					out = append(out, refuting{s, lastMember(lhs), m[2]})
 				}
 			}
+		}
+	}
+	return out
+}
+
+// refutedFor returns the line of the first of stores that makes the
+// waiter's condition cond true (condHoldsWith), 0 if none.
+func refutedFor(stores []refuting, cond string) int {
+	for _, s := range stores {
+		if condHoldsWith(cond, s.field, s.value) {
+			return s.line
 		}
 	}
 	return 0
@@ -156,14 +174,31 @@ func (r *checker) mayStore(code, file, member string) bool {
 		if strings.Contains(name, "wake_up") || r.p.isPrimitive(name) || r.p.locks.Primitive(name) {
 			continue
 		}
-		body, ok := r.funcText(name, file)
-		if !ok || containsWord(body, member) {
+		key := file + "|" + name + "|" + member
+		may, ok := r.mayStores[key]
+		if !ok {
+			may = r.callMayStore(name, file, member)
+			if r.mayStores == nil {
+				r.mayStores = map[string]bool{}
+			}
+			r.mayStores[key] = may
+		}
+		if may {
 			return true
 		}
-		for _, inner := range calledNames(body) {
-			if b, ok := r.funcText(inner, file); ok && containsWord(b, member) {
-				return true
-			}
+	}
+	return false
+}
+
+// callMayStore is mayStore for one called function.
+func (r *checker) callMayStore(name, file, member string) bool {
+	body, ok := r.funcText(name, file)
+	if !ok || containsWord(body, member) {
+		return true
+	}
+	for _, inner := range calledNames(body) {
+		if b, ok := r.funcText(inner, file); ok && containsWord(b, member) {
+			return true
 		}
 	}
 	return false

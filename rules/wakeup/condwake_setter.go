@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -44,7 +45,7 @@ func (r *checker) setterStore(f *wfunc, line int) string {
 			if sm == nil {
 				continue
 			}
-			obj, val := paramIndex(params, sm[1]), paramIndex(params, sm[3])
+			obj, val := slices.Index(params, sm[1]), slices.Index(params, sm[3])
 			if obj < 0 || val < 0 || store != "" {
 				return "" // no parameter's, or more than one store
 			}
@@ -57,8 +58,9 @@ func (r *checker) setterStore(f *wfunc, line int) string {
 	return ""
 }
 
-// smallFuncsNamed is funcsNamed for the definitions whose bodies have
-// at most max lines, which it reads alone.
+// smallFuncsNamed returns the definitions of name whose bodies have at
+// most max lines: the patch's versions, else the tree's as seen from
+// file (only those are read).
 func (r *checker) smallFuncsNamed(name, file string, max int) []*wfunc {
 	small := func(f *wfunc) bool { return f != nil && f.F != nil && f.F.End-f.F.BodyStart <= max }
 	var out []*wfunc
@@ -76,16 +78,6 @@ func (r *checker) smallFuncsNamed(name, file string, max int) []*wfunc {
 		}
 	}
 	return out
-}
-
-// paramIndex returns the position of name in params, -1 if absent.
-func paramIndex(params []string, name string) int {
-	for i, p := range params {
-		if p == name {
-			return i
-		}
-	}
-	return -1
 }
 
 // storeText returns what line of f stores: its text, or for a call of a

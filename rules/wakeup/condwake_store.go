@@ -54,9 +54,10 @@ func sharesState(store, cond map[string]bool) bool {
 }
 
 // storesBefore returns the lines of f before line that store shared
-// state, directly or through a setter (storeText), nearest first, up to the previous wake-up of queue q in f (which
-// already covered what came before it).
-func (r *checker) storesBefore(f *wfunc, line int, q string) []int {
+// state, directly or through a setter, nearest first, up to the previous
+// wake-up of queue q in f (which already covered what came before it),
+// and what each stores (storeText).
+func (r *checker) storesBefore(f *wfunc, line int, q string) ([]int, map[int]string) {
 	stop := 0
 	for _, s := range f.sitesOn(siteWake, "") {
 		if s.Line() < line && s.Line() > stop && r.sameQueue(s.Q, q) {
@@ -71,12 +72,14 @@ func (r *checker) storesBefore(f *wfunc, line int, q string) []int {
 	}
 	sort.Sort(sort.Reverse(sort.IntSlice(lines)))
 	var out []int
+	texts := map[int]string{}
 	for _, l := range lines {
-		if r.storeText(f, l) != "" {
+		if t := r.storeText(f, l); t != "" {
 			out = append(out, l)
+			texts[l] = t
 		}
 	}
-	return out
+	return out, texts
 }
 
 // guardTracks reports whether the new guards test the state the waiter
@@ -120,14 +123,11 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		r.decideSelfStoring(f, nw, n, guards)
 		return
 	}
-	stores := r.storesBefore(nw, guardStart(guards, n.Line()), n.Q)
+	stores, texts := r.storesBefore(nw, guardStart(guards, n.Line()), n.Q)
 	if len(stores) == 0 {
 		return
 	}
-	texts := map[int]string{}
-	for _, l := range stores {
-		texts[l] = r.storeText(nw, l)
-	}
+	refuting := r.refutingStores(nw, guards, stores, texts)
 	for _, w := range byNearness(r.otherWaiters(n.Q, nw.Name), nw.File) {
 		c := r.condOf(w)
 		if c == "" {
@@ -144,7 +144,7 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		if store == 0 {
 			continue
 		}
-		refuting := r.gateRefuted(nw, guards, stores, texts, c)
+		refuting := refutedFor(refuting, c)
 		stale := 0
 		if refuting == 0 && guardTracks(nw, guards, cond, texts) {
 			if stale = r.staleGate(nw, guards, cond, store); stale == 0 {

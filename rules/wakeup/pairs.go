@@ -301,8 +301,16 @@ func (r *checker) openCondOf(s *wsite) string {
 	if f.F.Body == nil {
 		return ""
 	}
-	for _, c := range r.sleepCalls(f) {
-		if c.Line <= s.Line() {
+	// The sleep must come while the entry is queued: before its removal
+	// (finish_wait(), remove_wait_queue() of the same entry).
+	end := f.F.End
+	for _, x := range s.Fn.sitesOn(siteRemove, "") {
+		if x.Line() > s.Line() && x.Line() < end && (x.Entry == "" || x.Entry == s.Entry) {
+			end = x.Line()
+		}
+	}
+	for _, c := range f.F.Calls {
+		if c.Line <= s.Line() || c.Line >= end || !r.p.sleeps[c.Name] && r.p.flagWaits[c.Name] == nil {
 			continue
 		}
 		set := 0
@@ -341,10 +349,19 @@ func expandLocals(f *wfunc, cond string, from, to int) string {
 	if len(vals) == 0 {
 		return cond
 	}
-	return guardIdentRe.ReplaceAllStringFunc(cond, func(id string) string {
-		if v, ok := vals[id]; ok {
-			return v
+	var b strings.Builder
+	at := 0
+	for _, m := range guardIdentRe.FindAllStringSubmatchIndex(cond, -1) {
+		id := cond[m[2]:m[3]]
+		before := strings.TrimRight(cond[:m[2]], " \t")
+		v, ok := vals[id]
+		if !ok || strings.HasSuffix(before, "->") || strings.HasSuffix(before, ".") {
+			continue // a member of that name is no local
 		}
-		return id
-	})
+		b.WriteString(cond[at:m[2]])
+		b.WriteString(v)
+		at = m[3]
+	}
+	b.WriteString(cond[at:])
+	return b.String()
 }

@@ -19,55 +19,107 @@ const maxWaitersRead = 16
 // it, that writes state the condition of one of waiters reads, with no
 // wake-up of n's queue after it on the way; "" if none.
 func (r *checker) storeWaitedFor(f *wfunc, exit int, n *wsite, waiters []*wsite) string {
-	var conds []map[string]bool
-	for _, w := range waiters {
+	type waited struct {
+		text   string
+		tokens map[string]bool
+	}
+	var conds []waited
+	for _, w := range byNearness(waiters, f.File) {
 		if len(conds) == maxWaitersRead {
 			break
 		}
 		if c := r.condOf(w); c != "" {
-			conds = append(conds, stateTokens(r.withHelpers(c, w.Fn.File)))
+			conds = append(conds, waited{c, stateTokens(r.withHelpers(c, w.Fn.File))})
 		}
 	}
 	if len(conds) == 0 {
 		return ""
 	}
 	fl := flowOf(f)
+	wakes := f.sitesOn(siteWake, "")
+	fresh := allocatedLocals(f)
 	lines := sortedLines(f)
 	slices.Reverse(lines)
 	for _, l := range lines {
-		t := f.lines[l]
-		if l >= exit || !isStore(t) || !fl.reaches(l, exit) {
+		t := codeOnly(f.lines[l])
+		if l >= exit || !isStore(t) || !fl.reaches(l, exit) || fresh[storeBase(t)] {
 			continue
 		}
 		st := stateTokens(t)
-		if !slices.ContainsFunc(conds, func(c map[string]bool) bool { return sharesState(st, c) }) {
+		made := slices.ContainsFunc(conds, func(c waited) bool {
+			if !sharesState(st, c.tokens) {
+				return false
+			}
+			// A constant stored that the condition cannot hold with (a
+			// reset: done = false) makes no waiter runnable.
+			m := constStoreRe.FindStringSubmatch(t)
+			return m == nil || !isResetValue(m[2]) && (!strings.Contains(c.text, lastMember(normLvalue(m[1]))) || condHoldsWith(c.text, lastMember(normLvalue(m[1])), m[2]))
+		})
+		if !made {
 			continue
 		}
-		woken := slices.ContainsFunc(f.sitesOn(siteWake, ""), func(s *wsite) bool {
+		woken := slices.ContainsFunc(wakes, func(s *wsite) bool {
 			return s.Line() > l && s.Line() < exit && r.sameQueue(s.Q, n.Q) && fl.reaches(l, s.Line())
 		})
 		if !woken && !exitTellsStore(f, fl, l, exit) {
-			return strings.TrimSpace(t)
+			return strings.TrimSpace(f.lines[l])
 		}
 	}
 	return ""
 }
 
-// exitTellsStore reports whether the exit at line of f is taken only on a
-// test of a variable that the path from the store at line store sets on
-// its way ("ret += copied;" after the store, "if (!ret) return
-// -EAGAIN;"): the exit can tell whether the store was made, as a return
-// for "nothing written" does.
+// isResetValue reports whether v is a value a store resets state to
+// (0, false, NULL).
+func isResetValue(v string) bool {
+	return v == "0" || v == "false" || v == "NULL"
+}
+
+// allocRe finds "p = kzalloc(...)"-style assignments of a fresh object.
+var allocRe = regexp.MustCompile(`(?:^|[^\w>.])([A-Za-z_]\w*)\s*=\s*\(?\s*(?:\w*alloc\w*|kmemdup\w*|kstrdup\w*)\s*\(`)
+
+// allocatedLocals returns the variables f assigns a freshly allocated
+// object to: stores through them are to an object no waiter can see yet.
+func allocatedLocals(f *wfunc) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range f.lines {
+		if m := allocRe.FindStringSubmatch(codeOnly(t)); m != nil {
+			out[m[1]] = true
+		}
+	}
+	return out
+}
+
+// storeBase returns the variable a store's lvalue starts from ("req" for
+// "req->done = false;"), "" when it has none.
+func storeBase(t string) string {
+	if m := memberRe.FindStringSubmatch(strings.TrimSpace(strings.SplitN(t, "=", 2)[0])); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// exitTellsStore reports whether the exit at line of f is taken only when
+// a variable that the path from the store at line store adds to on its
+// way is still zero ("ret += copied;" after the store, "if (!ret) return
+// -EAGAIN;"): a return for "nothing written" follows no store.
 func exitTellsStore(f *wfunc, fl bodyFlow, store, exit int) bool {
 	for _, c := range branchConds(f, exit) {
-		for _, m := range guardIdentRe.FindAllStringSubmatch(c, -1) {
-			set := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(m[1]) + `\s*(?:[-+|&]?=[^=]|\+\+|--)`)
-			for l, t := range f.lines {
-				if l > store && l < exit && set.MatchString(codeOnly(t)) && fl.reaches(store, l) {
-					return true
-				}
+		m := zeroTestRe.FindStringSubmatch(normCond(c))
+		if m == nil {
+			continue
+		}
+		v := m[1] + m[2]
+		for l, t := range f.lines {
+			if l <= store || l >= exit {
+				continue
+			}
+			if a := plainStoreRe.FindStringSubmatch(codeOnly(t)); a != nil && a[1] == v && fl.reaches(store, l) {
+				return true
 			}
 		}
 	}
 	return false
 }
+
+// zeroTestRe matches a test that a variable is zero: "!x" or "x == 0".
+var zeroTestRe = regexp.MustCompile(`^(?:!\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*==\s*0)$`)

@@ -156,8 +156,10 @@ type checker struct {
 	canon map[string]string
 	// wrapDepth is how deep calleeWake follows helpers.
 	wrapDepth int
-	// bodies memoises withBody's re-parsed views of tree functions.
-	bodies map[*wfunc]*wfunc
+	// bodies memoises withBody's re-parsed views of tree functions;
+	// mayStores mayStore's answers by file, callee and member.
+	bodies    map[*wfunc]*wfunc
+	mayStores map[string]bool
 	// lockWalks memoises the lock walk of each function version
 	// (heldlocks.go).
 	lockWalks map[*wfunc]*lockWalk
