@@ -1,11 +1,6 @@
 package wakeup
 
-import (
-	"testing"
-
-	"github.com/autosel-bot/autosel-bot/diffcheck"
-	"github.com/autosel-bot/autosel-bot/rules"
-)
+import "testing"
 
 // TestCanonKeyThroughIncludedHeaders re-roots queue keys whose first
 // struct is defined in a header that the site's file reaches only through
@@ -16,8 +11,7 @@ func TestCanonKeyThroughIncludedHeaders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the kernel tree's index")
 	}
-	_, idx := kernelIndexFor(t)
-	r := &checker{pass: rules.NewPass(&diffcheck.ChangeSet{}, idx, rules.Options{}, 0), canon: map[string]string{}}
+	r := treeChecker(t)
 	r.typ = newTyper(r)
 	for _, tc := range []struct{ q, file, want string }{
 		{"uart_port.state.port.delta_msr_wait", "drivers/tty/serial/8250/8250_port.c", "tty_port.delta_msr_wait"},

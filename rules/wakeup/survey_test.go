@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autosel-bot/autosel-bot/rules"
-
 	"github.com/autosel-bot/autosel-bot/diffcheck"
+	"github.com/autosel-bot/autosel-bot/rules"
 )
 
 // TestWakeupTreeSurvey is a precision check on real code: over the whole
@@ -21,13 +20,8 @@ func TestWakeupTreeSurvey(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-tree survey skipped in -short mode")
 	}
-	_, idx := kernelIndexFor(t)
-	p := defaultPrims(t)
-	r := &checker{p: p, pass: rules.NewPass(&diffcheck.ChangeSet{}, idx, rules.Options{}, 0),
-		inPatch: map[string]bool{}, fileVT: map[string]*varTypes{}, patchVT: newVarTypes(),
-		maps: map[string]*fileLineMap{}, renames: map[string][]string{},
-		structRenames: map[string][]string{}, structWhere: map[string]*structLoc{}}
-	r.tree = newTreeView(r)
+	r := treeChecker(t)
+	p, idx := r.p, r.pass.Index
 	keys := map[string]bool{}
 	// Every primitive call of the tree (primSites may read them by
 	// identifier from a store that Prepare wrote).
@@ -68,4 +62,17 @@ func TestWakeupTreeSurvey(t *testing.T) {
 	if len(flagged) > 3 {
 		t.Errorf("%d risk findings on released code, want at most 3: %q", len(flagged), flagged)
 	}
+}
+
+// treeChecker returns a checker of no patch over the kernel tree's index
+// (without struct typing), for tests that ask the tree view directly.
+func treeChecker(t *testing.T) *checker {
+	t.Helper()
+	_, idx := kernelIndexFor(t)
+	r := &checker{p: defaultPrims(t), pass: rules.NewPass(&diffcheck.ChangeSet{}, idx, rules.Options{}, 0),
+		inPatch: map[string]bool{}, fileVT: map[string]*varTypes{}, patchVT: newVarTypes(),
+		maps: map[string]*fileLineMap{}, renames: map[string][]string{},
+		structRenames: map[string][]string{}, structWhere: map[string]*structLoc{}, canon: map[string]string{}}
+	r.tree = newTreeView(r)
+	return r
 }
