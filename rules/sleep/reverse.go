@@ -112,7 +112,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				// changed: below it is the patch's new sleep), the path
 				// depends on that implementation's state and modes
 				// (nfnetlink's RCU-type callbacks): the chain stays a note.
-				sure := site.typed && !s.st.Empty() && (!site.weak || len(cur.chain)-len(proof.Steps)+1 <= maxManyImplChain)
+				sure := site.typed && !s.st.Empty() && (!site.weak || implChainSure(len(cur.chain), len(proof.Steps)))
 				weak := cur.weak || site.weak && !sure
 				if !st.Empty() && (cond == nil || !cond.Strict) {
 					r.report(caller, s.call.Line, st, &lockctx.Reach{Steps: chain, Prim: proof.Prim, Why: proof.Why,
@@ -164,6 +164,17 @@ const maxTypedImpls = 4
 // public interface with more than maxTypedImpls implementations may be
 // for a typed call made with the context held to make it sure.
 const maxManyImplChain = 3
+
+// implChainSure reports whether a chain of n steps below an
+// implementation of a public interface, the last newSteps of them the
+// patch's new sleep (from the function it changed), is short enough to
+// be sure: the whole chain within maxManyImplChain, or both the calls
+// down to the changed function and its new sleep within it
+// (cdc_ncm_status() -> cdc_ncm_speed_change(), which now calls
+// usbnet_write_cmd() -> usb_autopm_get_interface() -> pm_runtime_get_sync()).
+func implChainSure(n, newSteps int) bool {
+	return n <= maxManyImplChain || n-newSteps+1 <= maxManyImplChain && newSteps <= maxManyImplChain
+}
 
 // maxPointerAssigns is how many functions may be assigned to a member
 // (of any struct type) for calls through it with an unknown base type to

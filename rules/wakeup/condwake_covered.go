@@ -17,8 +17,8 @@ import (
 var maskTestRe = regexp.MustCompile(`^([A-Za-z_][\w]*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)\s*&\s*\(?\s*([A-Z][A-Z0-9_]*(?:\s*\|\s*[A-Z][A-Z0-9_]*)*)\s*\)?$`)
 
 // gatesCover reports whether the store at line of f runs only when each
-// of gates holds: a condition of an if whose then branch holds the store
-// implies each gate's.
+// of gates holds: a condition the store runs under (branchConds: an if's
+// for its then branch, negated for its else branch) implies each gate's.
 func gatesCover(f *wfunc, line int, gates []cscan.Guard) bool {
 	conds := branchConds(f, line)
 	if len(conds) == 0 {
@@ -121,8 +121,8 @@ var negatedTermRe = regexp.MustCompile(`^!\(\s*([A-Za-z_][\w]*(?:\s*(?:->|\.)\s*
 // spin_unlock(); if (was_empty) wake_up()" samples the state outside the
 // lock that orders the store against the waiters, and the sample can be
 // stale by the time of the store. A sample under one of those locks (an
-// outer mutex the waiters also take) and a pointer fetched to reach the
-// object ("q = dev->rxq") are no such sample.
+// outer mutex held across the store) and a pointer fetched to reach the
+// object ("q = dev->rxq") are taken as no such sample.
 func (r *checker) staleGate(f *wfunc, guards []cscan.Guard, cond map[string]bool, store int) int {
 	atStore := r.locksAt(f, store)
 	if !slices.ContainsFunc(atStore, func(h heldLock) bool { return h.must }) {

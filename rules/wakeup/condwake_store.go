@@ -127,7 +127,7 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 	if len(stores) == 0 {
 		return
 	}
-	refuting := r.refutingStores(nw, guards, stores, texts)
+	refutes := r.refutingStores(nw, guards, stores, texts)
 	for _, w := range byNearness(r.otherWaiters(n.Q, nw.Name), nw.File) {
 		c := r.condOf(w)
 		if c == "" {
@@ -144,7 +144,7 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		if store == 0 {
 			continue
 		}
-		refuting := refutedFor(refuting, c)
+		refuting := refutedFor(refutes, c)
 		stale := 0
 		if refuting == 0 && guardTracks(nw, guards, cond, texts) {
 			if stale = r.staleGate(nw, guards, cond, store); stale == 0 {

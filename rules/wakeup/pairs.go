@@ -301,16 +301,16 @@ func (r *checker) openCondOf(s *wsite) string {
 	if f.F.Body == nil {
 		return ""
 	}
-	// The sleep must come while the entry is queued: before its removal
-	// (finish_wait(), remove_wait_queue() of the same entry).
-	end := f.F.End
-	for _, x := range s.Fn.sitesOn(siteRemove, "") {
-		if x.Line() > s.Line() && x.Line() < end && (x.Entry == "" || x.Entry == s.Entry) {
-			end = x.Line()
-		}
+	// The sleep must come while the entry is queued: no removal of it
+	// (finish_wait(), remove_wait_queue()) on the way from the queueing.
+	fl := flowOf(f)
+	removed := func(c cscan.Call) bool {
+		return slices.ContainsFunc(s.Fn.sitesOn(siteRemove, ""), func(x *wsite) bool {
+			return x.Line() > s.Line() && x.Line() < c.Line && (s.Entry == "" || x.Entry == s.Entry) && fl.reaches(x.Line(), c.Line)
+		})
 	}
 	for _, c := range f.F.Calls {
-		if c.Line <= s.Line() || c.Line >= end || !r.p.sleeps[c.Name] && r.p.flagWaits[c.Name] == nil {
+		if c.Line <= s.Line() || !r.p.sleeps[c.Name] && r.p.flagWaits[c.Name] == nil || removed(c) {
 			continue
 		}
 		set := 0

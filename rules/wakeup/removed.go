@@ -155,7 +155,12 @@ func (r *checker) decideRemoved(f *report.Finding, o *wsite, nw *wfunc) {
 	// call hands it the object, or it stores before its wake-up; a
 	// primitive changes it only when it stores (complete()).
 	caller, before := "", storeAbove(o.Fn, o.Line())
-	if w := r.p.waker(o.Call.Name); w != nil && !w.Stores && !r.changesStateBefore(o) && storesWaited(o, waiters) == "" {
+	row := r.p.waker(o.Call.Name)
+	// An argument-less helper of a fixed queue (rfcomm_schedule()) is
+	// handed nothing: unless it stores before its wake-up, it only wakes,
+	// as a primitive does.
+	pure := row != nil && !row.Stores || len(o.Call.Args) == 0 && !r.helperStores(o.Call.Name, o.Fn.File)
+	if pure && !r.changesStateBefore(o) && storesWaited(o, waiters) == "" {
 		switch {
 		case soleSignal(o) && !anyWaitCond(waiters):
 			// The function exists to signal, and no waiter says what it
@@ -207,6 +212,21 @@ func condOrState(w *wsite) string {
 // storeRe finds a store to shared state: a member assignment, WRITE_ONCE,
 // a list insertion, an atomic or bit update.
 var storeRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:[-+|&^]?=[^=]|\+\+|--)|\b(?:WRITE_ONCE|list_add\w*|hlist_add\w*|llist_add|atomic\w*_(?:inc|dec|set|add|sub)\w*|set_bit|__set_bit|clear_bit|__clear_bit|clear_bit_unlock|__clear_bit_unlock|smp_store_release)\s*\(`)
+
+// helperStores reports whether the small helper name stores shared state
+// before its wake-up (md_new_event(): atomic_inc() then wake_up()).
+func (r *checker) helperStores(name, file string) bool {
+	for _, h := range r.smallFuncsNamed(name, file, maxHelperLines) {
+		for _, s := range h.sitesOn(siteWake, "") {
+			for l := h.F.BodyStart + 1; l < s.Line(); l++ {
+				if t, ok := h.lines[l]; ok && isStore(t) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
 
 // isStore reports whether the code of line t (its comments left out: a
 // call named in a comment is not a store) stores shared state.

@@ -42,18 +42,28 @@ func (r *checker) storeWaitedFor(f *wfunc, exit int, n *wsite, waiters []*wsite)
 	slices.Reverse(lines)
 	for _, l := range lines {
 		t := codeOnly(f.lines[l])
-		if l >= exit || !isStore(t) || !fl.reaches(l, exit) || fresh[storeBase(t)] {
+		if l >= exit || !isStore(t) || !fl.reaches(l, exit) {
 			continue
+		}
+		if span, ok := fresh[storeBase(t)]; ok && l > span[0] && l < span[1] {
+			continue // into an object not handed on yet
 		}
 		st := stateTokens(t)
 		made := slices.ContainsFunc(conds, func(c waited) bool {
 			if !sharesState(st, c.tokens) {
 				return false
 			}
-			// A constant stored that the condition cannot hold with (a
-			// reset: done = false) makes no waiter runnable.
+			// A constant stored that the condition cannot hold with makes
+			// no waiter runnable; where the condition does not test the
+			// member, a reset (done = false) is taken as such.
 			m := constStoreRe.FindStringSubmatch(t)
-			return m == nil || !isResetValue(m[2]) && (!strings.Contains(c.text, lastMember(normLvalue(m[1]))) || condHoldsWith(c.text, lastMember(normLvalue(m[1])), m[2]))
+			if m == nil {
+				return true
+			}
+			if field := lastMember(normLvalue(m[1])); containsWord(c.text, field) {
+				return condHoldsWith(c.text, field, m[2])
+			}
+			return !isResetValue(m[2])
 		})
 		if !made {
 			continue
@@ -75,16 +85,31 @@ func isResetValue(v string) bool {
 }
 
 // allocRe finds "p = kzalloc(...)"-style assignments of a fresh object.
-var allocRe = regexp.MustCompile(`(?:^|[^\w>.])([A-Za-z_]\w*)\s*=\s*\(?\s*(?:\w*alloc\w*|kmemdup\w*|kstrdup\w*)\s*\(`)
+var allocRe = regexp.MustCompile(`(?:^|[^\w>.])([A-Za-z_]\w*)\s*=\s*\(?\s*(?:k[mz]?alloc\w*|kcalloc|kv[mz]?alloc\w*|v[mz]?alloc|kmem_cache_z?alloc\w*|kmemdup\w*|kstrdup\w*)\s*\(`)
 
-// allocatedLocals returns the variables f assigns a freshly allocated
-// object to: stores through them are to an object no waiter can see yet.
-func allocatedLocals(f *wfunc) map[string]bool {
-	out := map[string]bool{}
-	for _, t := range f.lines {
-		if m := allocRe.FindStringSubmatch(codeOnly(t)); m != nil {
-			out[m[1]] = true
+// allocatedLocals returns, for each variable f assigns a freshly
+// allocated object to, the lines from the allocation up to the first
+// line that hands the object on (passes it to a call, stores it) or
+// assigns the variable again: stores through it there are to an object
+// no waiter can see yet.
+func allocatedLocals(f *wfunc) map[string][2]int {
+	out := map[string][2]int{}
+	lines := sortedLines(f)
+	for i, l := range lines {
+		m := allocRe.FindStringSubmatch(codeOnly(f.lines[l]))
+		if m == nil {
+			continue
 		}
+		v := m[1]
+		used := regexp.MustCompile(`\w\s*\([^;]*\b` + regexp.QuoteMeta(v) + `\b|=\s*&?\s*` + regexp.QuoteMeta(v) + `\b|(?:^|[^\w>.])` + regexp.QuoteMeta(v) + `\s*=[^=]`)
+		end := f.F.End
+		for _, k := range lines[i+1:] {
+			if used.MatchString(codeOnly(f.lines[k])) {
+				end = k
+				break
+			}
+		}
+		out[v] = [2]int{l, end}
 	}
 	return out
 }
@@ -113,13 +138,17 @@ func exitTellsStore(f *wfunc, fl bodyFlow, store, exit int) bool {
 			if l <= store || l >= exit {
 				continue
 			}
-			if a := plainStoreRe.FindStringSubmatch(codeOnly(t)); a != nil && a[1] == v && fl.reaches(store, l) {
+			if a := addStoreRe.FindStringSubmatch(codeOnly(t)); a != nil && a[1] == v && fl.reaches(store, l) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// addStoreRe finds a variable a line adds to ("ret += copied", "n++",
+// "mask |= bit").
+var addStoreRe = regexp.MustCompile(`(?:^|[^\w>.])([A-Za-z_]\w*)\s*(?:\+=|\|=|\+\+)`)
 
 // zeroTestRe matches a test that a variable is zero: "!x" or "x == 0".
 var zeroTestRe = regexp.MustCompile(`^(?:!\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*==\s*0)$`)

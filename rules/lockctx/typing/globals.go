@@ -40,7 +40,7 @@ func (ty *Typer) globalTag(fn *cscan.Func, name string) string {
 func (ty *Typer) externTag(file, name string) string {
 	seen := map[string]bool{file: true}
 	level := ty.Includes(file, false)
-	for depth := 0; depth <= maxIncludeDepth && len(level) > 0; depth++ {
+	for depth := 0; depth < maxIncludeDepth && len(level) > 0; depth++ {
 		var next []string
 		for _, h := range level {
 			if seen[h] {
