@@ -141,7 +141,7 @@ func (r *checker) staleGate(f *wfunc, guards []cscan.Guard, cond map[string]bool
 					last, rhs = l, m[2]
 				}
 			}
-			if last == 0 || last >= store || memberPathRe.MatchString(strings.TrimSpace(rhs)) || !sharesState(stateTokens(rhs), cond) {
+			if last == 0 || last >= store || reachesOnly(rhs) || !sharesState(stateTokens(rhs), cond) {
 				continue
 			}
 			held := r.locksAt(f, last)
@@ -157,9 +157,13 @@ func (r *checker) staleGate(f *wfunc, guards []cscan.Guard, cond map[string]bool
 // there or not ("bool was_empty = list_empty(&c->list);").
 var declAssignRe = regexp.MustCompile(`^\s*((?:[A-Za-z_]\w*\s+\**\s*)*[A-Za-z_]\w*)\s*=\s*([^=].*?);?\s*$`)
 
-// memberPathRe matches an expression that only reaches an object: a
-// member path or its address ("dev->rxq", "&port->state").
-var memberPathRe = regexp.MustCompile(`^&?\s*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*$`)
+// reachesOnly reports whether expression e only reaches an object: a
+// variable, a member path or the address of one ("dev->rxq",
+// "&port->state").
+func reachesOnly(e string) bool {
+	e = stripAddr(strings.TrimSpace(e))
+	return identRe.MatchString(e) || memberRe.MatchString(e)
+}
 
 // valueIdents returns the plain identifiers cond tests as values: not
 // members ("->x", ".x"), not pointers it goes through ("q->", "q["), not

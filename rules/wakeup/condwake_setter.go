@@ -13,8 +13,8 @@ import (
 // as the helper's body "dev->power.runtime_status = status;" shows. The
 // gated wake-up checks read such a call as the store it makes.
 
-// maxSetterLines bounds the body of a helper read as a setter.
-const maxSetterLines = 8
+// maxSetterLines bounds the text of a helper read as a setter.
+const maxSetterLines = 10
 
 // callStmtRe reads a statement that is one call: its name and arguments.
 var callStmtRe = regexp.MustCompile(`^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*;\s*$`)
@@ -58,22 +58,32 @@ func (r *checker) setterStore(f *wfunc, line int) string {
 	return ""
 }
 
-// smallFuncsNamed returns the definitions of name whose bodies have at
-// most max lines: the patch's versions, else the tree's as seen from
-// file (only those are read).
+// smallFuncsNamed returns the definitions of name whose text spans at
+// most max lines: the patch's versions, else the tree's as seen from file
+// (smallTreeFuncs).
 func (r *checker) smallFuncsNamed(name, file string, max int) []*wfunc {
-	small := func(f *wfunc) bool { return f != nil && f.F != nil && f.F.End-f.F.BodyStart <= max }
 	var out []*wfunc
 	for _, f := range r.news {
-		if f != nil && f.Name == name && small(f) {
+		if f != nil && f.Name == name && f.F != nil && f.F.End-f.F.Start <= max {
 			out = append(out, f)
 		}
 	}
-	if len(out) > 0 || r.tree == nil {
+	if len(out) > 0 {
 		return out
 	}
+	return r.smallTreeFuncs(name, file, max)
+}
+
+// smallTreeFuncs returns the tree's views of the definitions of name, as
+// seen from file, whose text spans at most max lines (only those are
+// read).
+func (r *checker) smallTreeFuncs(name, file string, max int) []*wfunc {
+	if r.tree == nil {
+		return nil
+	}
+	var out []*wfunc
 	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(name), file) {
-		if fn.End-fn.BodyStart <= max {
+		if fn.End-fn.Start <= max {
 			out = append(out, r.tree.view(fn))
 		}
 	}

@@ -128,6 +128,10 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		return
 	}
 	refutes := r.refutingStores(nw, guards, stores, texts)
+	covered := map[int]bool{}
+	for _, s := range stores {
+		covered[s] = gatesCover(nw, s, guards)
+	}
 	for _, w := range byNearness(r.otherWaiters(n.Q, nw.Name), nw.File) {
 		c := r.condOf(w)
 		if c == "" {
@@ -136,7 +140,7 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		cond := stateTokens(r.withHelpers(c, w.Fn.File))
 		var store int
 		for _, s := range stores {
-			if sharesState(stateTokens(texts[s]), cond) && !gatesCover(nw, s, guards) {
+			if !covered[s] && sharesState(stateTokens(texts[s]), cond) {
 				store = s
 				break
 			}

@@ -265,7 +265,15 @@ func (r *checker) condOf(s *wsite) string {
 	if c := waitCond(s); c != "" || s.WKind != "add" {
 		return c
 	}
-	return r.openCondOf(s)
+	c, ok := r.openConds[s]
+	if !ok {
+		c = r.openCondOf(s)
+		if r.openConds == nil {
+			r.openConds = map[*wsite]string{}
+		}
+		r.openConds[s] = c
+	}
+	return c
 }
 
 // withBody returns f with its statement tree: f itself, or for a tree
@@ -327,9 +335,6 @@ func (r *checker) openCondOf(s *wsite) string {
 	return ""
 }
 
-// localAssignRe reads a statement assigning a plain variable.
-var localAssignRe = regexp.MustCompile(`^\s*([A-Za-z_]\w*)\s*=\s*([^=][\s\S]*?);?\s*$`)
-
 // expandLocals replaces in cond each plain variable that f assigns
 // between lines from and to (the last such assignment) by the value
 // assigned: "sched = !shutdown && !count; if (sched) schedule();" waits
@@ -341,8 +346,8 @@ func expandLocals(f *wfunc, cond string, from, to int) string {
 	vals := map[string]string{}
 	cscan.Inspect(f.F.Body, func(st cscan.Stmt) {
 		if e, ok := st.(*cscan.ExprStmt); ok && e.Line > from && e.Line < to {
-			if m := localAssignRe.FindStringSubmatch(codeOnly(e.Text)); m != nil {
-				vals[m[1]] = "(" + strings.Join(strings.Fields(m[2]), " ") + ")"
+			if m := declAssignRe.FindStringSubmatch(strings.Join(strings.Fields(codeOnly(e.Text)), " ")); m != nil {
+				vals[declaredName(m[1])] = "(" + m[2] + ")"
 			}
 		}
 	})

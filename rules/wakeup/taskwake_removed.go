@@ -65,16 +65,10 @@ func (r *checker) taskWakeHelper(c cscan.Call, file string) (*wfunc, int, string
 // whose one job a caller's call stands for. None for an inert call or a
 // call through a member.
 func (r *checker) smallHelpers(c cscan.Call, file string) []*wfunc {
-	if r.tree == nil || r.inert(c) || strings.Contains(c.Name, "->") {
+	if r.inert(c) || strings.Contains(c.Name, "->") {
 		return nil
 	}
-	var out []*wfunc
-	for _, fn := range cscan.PickDefs(r.pass.Index.Funcs(c.Name), file) {
-		if fn.End-fn.Start <= 2*maxWrapperLines {
-			out = append(out, r.tree.view(fn))
-		}
-	}
-	return out
+	return r.smallTreeFuncs(c.Name, file, 2*maxWrapperLines)
 }
 
 // checkTaskWakes reports task wake-ups the patch removed.

@@ -157,9 +157,11 @@ type checker struct {
 	// wrapDepth is how deep calleeWake follows helpers.
 	wrapDepth int
 	// bodies memoises withBody's re-parsed views of tree functions;
-	// mayStores mayStore's answers by file, callee and member.
+	// mayStores mayStore's answers by file, callee and member;
+	// openConds condOf's conditions of open-coded waiters.
 	bodies    map[*wfunc]*wfunc
 	mayStores map[string]bool
+	openConds map[*wsite]string
 	// lockWalks memoises the lock walk of each function version
 	// (heldlocks.go).
 	lockWalks map[*wfunc]*lockWalk

@@ -35,28 +35,16 @@ func (ty *Typer) globalTag(fn *cscan.Func, name string) string {
 // externTag returns the struct tag of name as the headers file includes
 // with quotes declare it ("extern struct x86_pmu x86_pmu __read_mostly;"
 // in arch/x86/events/perf_event.h for amd/core.c's "x86_pmu.handle_irq =
-// amd_pmu_v2_handle_irq"), following such headers a few levels; "" when
-// none does, or one declares it with several tags.
+// amd_pmu_v2_handle_irq"), following such headers as walkVisible does;
+// "" when none does, or one declares it with several tags.
 func (ty *Typer) externTag(file, name string) string {
-	seen := map[string]bool{file: true}
-	level := ty.Includes(file, false)
-	for depth := 0; depth < maxIncludeDepth && len(level) > 0; depth++ {
-		var next []string
-		for _, h := range level {
-			if seen[h] {
-				continue
-			}
-			if seen[h] = true; len(seen) > maxIncludeFiles {
-				return ""
-			}
-			if tag, ok := ty.fileScopeTags(h)[name]; ok {
-				return tag
-			}
-			next = append(next, ty.Includes(h, false)...)
-		}
-		level = next
-	}
-	return ""
+	tag := ""
+	ty.walkIncludes(file, false, func(h string) bool {
+		t, ok := ty.fileScopeTags(h)[name]
+		tag = t
+		return h != file && ok
+	})
+	return tag
 }
 
 // localDeclRe matches a declaration of name ("int *name;", "struct foo

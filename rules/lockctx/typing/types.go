@@ -40,6 +40,12 @@ func (ty *Typer) visibleStruct(tag, file string) (map[string]string, string) {
 // <...> alike, breadth first and bounded (maxIncludeDepth levels,
 // maxIncludeFiles files), until visit returns true.
 func (ty *Typer) walkVisible(file string, visit func(f string) bool) {
+	ty.walkIncludes(file, true, visit)
+}
+
+// walkIncludes is walkVisible following only local ("...") includes
+// when angle is false.
+func (ty *Typer) walkIncludes(file string, angle bool, visit func(f string) bool) {
 	seen := map[string]bool{file: true}
 	level := []string{file}
 	visited := 0
@@ -52,7 +58,7 @@ func (ty *Typer) walkVisible(file string, visit func(f string) bool) {
 			if visit(f) {
 				return
 			}
-			for _, inc := range ty.Includes(f, true) {
+			for _, inc := range ty.Includes(f, angle) {
 				if !seen[inc] {
 					seen[inc] = true
 					next = append(next, inc)
