@@ -176,3 +176,77 @@ func splitTop(c, op string) []string {
 	}
 	return append(out, c[start:])
 }
+
+// Terms splits a condition into its top-level terms joined by op ("&&"
+// or "||"), each trimmed of white space, of likely()/unlikely() and of
+// parentheses around it whole.
+func Terms(cond, op string) []string {
+	c := trimCond(cond)
+	if op == "&&" && len(splitTop(c, "||")) > 1 {
+		return []string{c} // && binds tighter: a || b && c is one term
+	}
+	var out []string
+	for _, t := range splitTop(c, op) {
+		if t = trimCond(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// negations are the comparison operators and their negations, longest
+// first.
+var negations = [][2]string{{"==", "!="}, {"!=", "=="}, {"<=", ">"}, {">=", "<"}, {"<", ">="}, {">", "<="}}
+
+// Negate returns the negation of a condition: "!x" for x and x for
+// "!x", a comparison with its operator turned, a conjunction or
+// disjunction by De Morgan's laws, and "!(t)" for anything else.
+func Negate(t string) string {
+	t = trimCond(t)
+	for _, ops := range [][2]string{{"||", "&&"}, {"&&", "||"}} {
+		terms := Terms(t, ops[0])
+		if len(terms) < 2 {
+			continue
+		}
+		for i, u := range terms {
+			terms[i] = Negate(u)
+			if len(splitTop(terms[i], ops[0])) > 1 {
+				terms[i] = "(" + terms[i] + ")"
+			}
+		}
+		return strings.Join(terms, " "+ops[1]+" ")
+	}
+	if strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=") {
+		return trimCond(t[1:])
+	}
+	for _, n := range negations {
+		if i := indexTop(t, n[0]); i > 0 {
+			return strings.TrimSpace(t[:i]) + " " + n[1] + " " + strings.TrimSpace(t[i+len(n[0]):])
+		}
+	}
+	if primary(t) {
+		return "!" + t
+	}
+	return "!(" + t + ")"
+}
+
+// primary reports whether t has no operator outside parentheses: a
+// name, a member path (a->b.c), a call or an index.
+func primary(t string) bool {
+	depth := 0
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '(' || c == '[':
+			depth++
+		case c == ')' || c == ']':
+			depth--
+		case depth > 0:
+		case c == '-' && i+1 < len(t) && t[i+1] == '>':
+			i++
+		case c == '.' || cscan.IsIdentChar(c):
+		default:
+			return false
+		}
+	}
+	return true
+}

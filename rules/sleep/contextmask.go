@@ -167,3 +167,17 @@ func acquiringCall(h lockctx.Held) string {
 	}
 	return name
 }
+
+// testValue returns the value of term, a context test call negated or
+// not (!in_interrupt()), with kinds held; ok is false for any other term.
+func (m *sleeper) testValue(term string, kinds []string) (val, ok bool) {
+	t := testCallRe.FindStringSubmatch(cscan.StripParens(strings.TrimSpace(term)))
+	if t == nil {
+		return false, false
+	}
+	row, ok := m.contextTests[t[3]]
+	if !ok {
+		return false, false
+	}
+	return row.holds(kinds) != ((t[1] == "!") != (t[2] == "!")), true
+}

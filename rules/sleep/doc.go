@@ -15,8 +15,13 @@
 // context: a threaded handler made primary), walkers.go (a function
 // handed to a walker that calls it under its own lock, such as
 // iterate_fd()) and regmapbus.go (a regmap on a sleeping bus whose config
-// the patch makes ask for a spinlock: fast_io on I2C); report.go renders
-// the findings. Atomic contexts include the implicit
+// the patch makes ask for a spinlock: fast_io on I2C); liftedguard.go
+// counts a sleeping call the old version made too as new when the patch
+// removed a check on the way to it (an early exit, a term of the if
+// around it) that kept an atomic caller off it: a test of the context
+// that failed there, or a mode the caller's chain sets up
+// (ftrace_dump() pointing its iterator at a static buffer); report.go
+// renders the findings. Atomic contexts include the implicit
 // ones of callbacks (IRQ handlers, timers, tasklets, RCU callbacks, NAPI,
 // atomic notifiers, ndo_start_xmit, irq_chip: the table's "callbacks")
 // and of functions whose kernel-doc says where they run ("Context: Any

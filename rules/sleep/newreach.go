@@ -15,15 +15,18 @@ import (
 // some values of its parameters, was holds those conditions: the chain
 // is new only at the callers that pass none of them (newAt).
 func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lockctx.ParamCond) {
-	reaches := func(res *lockctx.Resolver, fn *cscan.Func) []*lockctx.Reach {
+	// reaches returns the sleeping chains of fn and the lines of the
+	// calls they start with.
+	reaches := func(res *lockctx.Resolver, fn *cscan.Func) ([]*lockctx.Reach, []int) {
 		var out []*lockctx.Reach
+		var lines []int
 		lockctx.Walk(res, fn, func(v lockctx.Visit) {
 			if v.Reach != nil && !v.State.Dead && v.State.Empty() {
 				p := *v.Reach
-				out = append(out, &p)
+				out, lines = append(out, &p), append(lines, v.Call.Line)
 			}
 		})
-		return out
+		return out, lines
 	}
 	// A path is the call it starts with and, for a sleeping primitive
 	// called here, that primitive: the arguments of the call are no part
@@ -53,9 +56,15 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 	// parameters; conds: the conditions it takes it under otherwise.
 	always := map[string]bool{}
 	conds := map[string][]*lockctx.ParamCond{}
-	for _, p := range reaches(r.oldR, of) {
+	// oldLines are the lines of the old calls taking each path always.
+	oldLines := map[string][]int{}
+	olds, ols := reaches(r.oldR, of)
+	for i, p := range olds {
 		k := key(p)
 		always[k] = always[k] || p.Cond == nil
+		if p.Cond == nil {
+			oldLines[k] = append(oldLines[k], ols[i])
+		}
 		if p.Cond != nil {
 			conds[k] = append(conds[k], p.Cond)
 		}
@@ -76,18 +85,32 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 		}
 		return n
 	}
-	for _, p := range reaches(r.newR, nf) {
+	// liftedBest are the checks lifted from best's path when that is
+	// what makes it new (liftedguard.go); a path new otherwise comes
+	// first.
+	var liftedBest []pathCheck
+	news, nls := reaches(r.newR, nf)
+	for i, p := range news {
 		k := key(p)
 		if _, ok := always[k]; ok && (always[k] || p.Cond != nil && (sameCond(p.Cond, conds[k]) || !sameParams)) {
+			cs := r.lifted(of, nf, oldLines[k], nls[i])
+			if !always[k] || p.Cond != nil || cs == nil || best != nil {
+				continue
+			}
+			p.Why += "; " + describeLifted(cs)
+			best, was, liftedBest = p, nil, cs
 			continue
 		}
 		pw := conds[k]
 		if !sameParams {
 			pw = nil
 		}
-		if best == nil || rank(p, pw) < rank(best, was) {
-			best, was = p, pw
+		if best == nil || liftedBest != nil || rank(p, pw) < rank(best, was) {
+			best, was, liftedBest = p, pw, nil
 		}
+	}
+	if liftedBest != nil {
+		r.liftedBy[nf.Name] = liftedBest
 	}
 	return best, was
 }

@@ -123,11 +123,12 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 // sleeping primitive is safe in the context: in interrupt context, or at
 // restart or power-off).
 func (r *checker) finding(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) (report.Finding, bool) {
-	if r.interruptSafe(proof.Prim, st) || r.shutdownSafe(proof, st) || r.sleptBefore(fn, st.Held) {
+	lift := r.liftMatters(fn, st.Held, proof, callee)
+	if r.interruptSafe(proof.Prim, st) || r.shutdownSafe(proof, st) || r.sleptBefore(fn, st.Held) || lift == liftNone {
 		return report.Finding{}, false
 	}
 	sev := report.SeverityNote
-	if st.AnyMust() && !proof.Weak {
+	if st.AnyMust() && !proof.Weak && lift != liftNote {
 		sev = report.SeverityRisk
 	}
 	var steps []report.Step

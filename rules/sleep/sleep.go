@@ -99,6 +99,10 @@ type checker struct {
 	// fileHas caches whether a file holds a shutdown_safe row's
 	// file_has texts, by file and texts (shutdown.go).
 	fileHas map[string]bool
+	// liftedBy are the checks the patch lifted from the path to a
+	// sleep, by the function that newly reaches it only for that
+	// (liftedguard.go).
+	liftedBy map[string][]pathCheck
 }
 
 func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string, regmapRules *regmapBusRules) error {
@@ -154,7 +158,7 @@ func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string, regmapRules *r
 // apply, see lockctx.NewPatchResolver).
 func newChecker(p *rules.Pass, m *lockctx.Model) *checker {
 	r := &checker{p: p, m: m, newFuncs: map[*diffcheck.FuncChange]*cscan.Func{},
-		oldFuncs: map[*diffcheck.FuncChange]*cscan.Func{}}
+		oldFuncs: map[*diffcheck.FuncChange]*cscan.Func{}, liftedBy: map[string][]pathCheck{}}
 	newPatch := map[string][]*cscan.Func{}
 	oldPatch := map[string][]*cscan.Func{}
 	// preimages are the hunks' pre-images of the functions whose new

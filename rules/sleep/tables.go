@@ -223,11 +223,22 @@ func (m *sleeper) Region(prim string) (opening, closing []string, ok bool) {
 
 // Conditional reports whether a call's guards make its sleeping
 // conditional on the last reference going away or on the context allowing
-// it (see cond_sleep_guards).
+// it (see cond_sleep_guards, and cond_sleep_else_guards negated).
 func (m *sleeper) Conditional(gs []cscan.Guard) bool {
 	for _, g := range gs {
 		for _, p := range m.condSleep {
 			if strings.Contains(g.Cond, p) {
+				return true
+			}
+		}
+		if g.Kind != "if" {
+			continue
+		}
+		// The then branch of a negated test whose true case is the
+		// atomic one (if (!oops_in_progress) console_lock();) is that
+		// test's else branch.
+		for _, t := range lockctx.Terms(g.Cond, "&&") {
+			if strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=") && m.ElseConditional(strings.TrimSpace(t[1:])) {
 				return true
 			}
 		}
