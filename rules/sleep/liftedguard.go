@@ -243,18 +243,18 @@ const (
 // liftMatters says whether a chain from fn (holding the contexts held)
 // down to callee, a function newly reaching a sleep because the patch
 // lifted checks from its path (liftedBy), is one those checks kept off
-// the sleep: a function on the chain above callee, or a helper of its
-// file it calls,
-// sets a member the check reads to a constant or to a variable the
-// check names, or names a global variable the check reads
-// (ftrace_dump()'s trace_init_global_iter() sets iter->temp =
-// static_temp_buf, which trace_find_next_entry() tested), or a check of
-// a parameter failed for the value the chain passes (paramVerdict); a
-// note when a check tested the running context and failed with those
-// contexts held (the table's context_tests: in_interrupt() in a timer
-// callback), or with a test of the file's own. Other
-// checks (a size limit, a mode nobody on the chain sets) say nothing of
-// this caller: its chain was there before the patch.
+// the sleep. A risk when a function of the chain above callee (or a
+// helper of its file it calls) sets up what a check read: a member set
+// to a constant or to a variable the check names, or a global variable
+// the check reads (ftrace_dump()'s trace_init_global_iter() sets
+// iter->temp = static_temp_buf, which trace_find_next_entry() tested);
+// or when a check of a parameter fails for the value the chain passes
+// (paramVerdict). A note when a check tested the running context and
+// failed with those contexts held (the table's context_tests:
+// in_interrupt() in a timer callback), or was a context test of the
+// file's own. Other checks (a size limit, a mode nobody on the chain
+// sets) say nothing of this caller: its chain was there before the
+// patch.
 func (r *checker) liftMatters(fn *cscan.Func, held []lockctx.Held, proof *lockctx.Reach, callee string) liftLevel {
 	cs, ok := r.liftedBy[callee]
 	if !ok {
