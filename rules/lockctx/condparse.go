@@ -216,12 +216,15 @@ func Negate(t string) string {
 		}
 		return strings.Join(terms, " "+ops[1]+" ")
 	}
-	if strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=") {
-		return trimCond(t[1:])
+	if rest := trimCond(strings.TrimPrefix(t, "!")); rest != t && !strings.HasPrefix(t, "!=") &&
+		(primary(rest) || strings.HasPrefix(strings.TrimSpace(t[1:]), "(") && closes(strings.TrimSpace(t[1:]), 0)) {
+		return rest // !x, !(a & b); not !a == b
 	}
-	for _, n := range negations {
-		if i := indexTop(t, n[0]); i > 0 {
-			return strings.TrimSpace(t[:i]) + " " + n[1] + " " + strings.TrimSpace(t[i+len(n[0]):])
+	if indexTop(t, "?") < 0 && indexTop(t, ",") < 0 {
+		for _, n := range negations {
+			if i := indexTop(t, n[0]); i > 0 {
+				return strings.TrimSpace(t[:i]) + " " + n[1] + " " + strings.TrimSpace(t[i+len(n[0]):])
+			}
 		}
 	}
 	if primary(t) {
@@ -231,8 +234,12 @@ func Negate(t string) string {
 }
 
 // primary reports whether t has no operator outside parentheses: a
-// name, a member path (a->b.c), a call or an index.
+// name, a member path (a->b.c), a call or an index, dereferenced or not.
 func primary(t string) bool {
+	t = strings.TrimLeft(t, "* ")
+	if t == "" {
+		return false
+	}
 	depth := 0
 	for i := 0; i < len(t); i++ {
 		switch c := t[i]; {

@@ -23,6 +23,12 @@ func TestNegate(t *testing.T) {
 		{"in_atomic()", "!in_atomic()"},
 		{"flags & BIT(3)", "!(flags & BIT(3))"},
 		{"x << 2 == y", "x << 2 != y"},
+		{"!a == b", "!a != b"},
+		{"!x->flags & F", "!(!x->flags & F)"},
+		{"a == b ? c : d", "!(a == b ? c : d)"},
+		{"!(a & b)", "a & b"},
+		{"!*p", "*p"},
+		{"*p", "!*p"},
 	} {
 		if got := Negate(c.in); got != c.want {
 			t.Errorf("Negate(%q) = %q, want %q", c.in, got, c.want)

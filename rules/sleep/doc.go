@@ -57,6 +57,8 @@
 // context is a hard or soft interrupt or bottom halves off; shutdown.go
 // drops one ending in a primitive the kernel makes work atomically at
 // restart and power-off (an I2C transfer, a regmap on I2C: the table's
-// shutdown_safe) when a context is a restart or power-off handler's.
+// shutdown_safe) when a context is a restart or power-off handler's, and
+// every chain whose contexts were all entered while the kernel boots on
+// one CPU (the table's boot: start_kernel() with interrupts off).
 // Case files are in testdata/cases.
 package sleep

@@ -84,8 +84,16 @@ func checksTo(s cscan.Stmt, line int, checks map[string]pathCheck) bool {
 				}
 				return true
 			}
-			if iff, ok := c.(*cscan.IfStmt); ok && iff.Else == nil && exits(iff.Then) {
-				before = append(before, iff.Cond)
+			switch c := c.(type) {
+			case *cscan.IfStmt:
+				if c.Else == nil && exits(c.Then) {
+					before = append(before, c.Cond)
+				}
+			case *cscan.LabelStmt, *cscan.CaseStmt:
+				// A jump lands here from before those exits (goto
+				// alloc;), or another case's exits are not on this
+				// one's path.
+				before = nil
 			}
 		}
 	case *cscan.ExprStmt:
@@ -138,11 +146,12 @@ var errorCheckRe = regexp.MustCompile(`^!*(?:IS_ERR(?:_OR_NULL)?\(.*\)|[A-Za-z_]
 // a sleeping call: those on the way to the old call (at oldLine) that
 // are not on the way to the new one (at newLine) and test more than an
 // error (a bare flag of the context, oops_in_progress, is no error
-// check); none when either call is not found. A test of the running
-// context (contextTest) that another takes the place of is no lifted
-// check: which of them is stricter is not known here
-// (z_erofs_in_atomic() for in_atomic() || irqs_disabled()).
-func liftedChecks(of, nf *cscan.Func, oldLine, newLine int, contextTest func(string) bool) []pathCheck {
+// check), nor are still written in the new function's text newText
+// (split into nested ifs, moved below a log line). None when either call
+// is not found, or when the new path has a check the old one lacked: the
+// check was rewritten (a renamed variable, operands swapped, moved into
+// a helper, one context test for another), not lifted.
+func liftedChecks(of, nf *cscan.Func, oldLine, newLine int, newText string, contextTest func(string) bool) []pathCheck {
 	was, ok := pathChecks(of, oldLine)
 	if !ok {
 		return nil
@@ -151,13 +160,16 @@ func liftedChecks(of, nf *cscan.Func, oldLine, newLine int, contextTest func(str
 	if !ok {
 		return nil
 	}
-	tested := false
+	errorCheck := func(k string) bool { return errorCheckRe.MatchString(k) && !contextTest(k) }
 	for k := range now {
-		tested = tested || contextTest(k)
+		if _, had := was[k]; !had && !errorCheck(k) {
+			return nil
+		}
 	}
+	text := strings.Join(strings.Fields(newText), "")
 	var out []pathCheck
 	for k, c := range was {
-		if _, kept := now[k]; kept || errorCheckRe.MatchString(k) && !contextTest(k) || tested && contextTest(k) || slices.Contains(out, c) {
+		if _, kept := now[k]; kept || errorCheck(k) || slices.Contains(out, c) || stillWritten(c.cond, text) {
 			continue
 		}
 		out = append(out, c)
@@ -166,24 +178,26 @@ func liftedChecks(of, nf *cscan.Func, oldLine, newLine int, contextTest func(str
 	return out
 }
 
-// lifted returns the checks the patch removed from the path to a
-// sleeping call of nf at newLine that every call of of taking the same
-// path (at oldLines) made; nil when one of them made none (the old
-// version took the path unchecked too). Of several old calls, the one
-// whose path the new call's is nearest to (the fewest checks lifted) is
-// the one it stands for.
-func (r *checker) lifted(of, nf *cscan.Func, oldLines []int, newLine int) []pathCheck {
-	var out []pathCheck
-	for _, ol := range oldLines {
-		cs := liftedChecks(of, nf, ol, newLine, r.contextTest)
-		if len(cs) == 0 {
-			return nil
-		}
-		if out == nil || len(cs) < len(out) {
-			out = cs
+// stillWritten reports whether every test of condition cond (its terms
+// at && and ||, a leading ! dropped) is still in text, the new
+// function's text without white space.
+func stillWritten(cond, text string) bool {
+	for _, alt := range lockctx.Terms(cond, "||") {
+		for _, t := range lockctx.Terms(alt, "&&") {
+			t = strings.TrimLeft(strings.Join(strings.Fields(t), ""), "!")
+			if !strings.Contains(text, t) {
+				return false
+			}
 		}
 	}
-	return out
+	return true
+}
+
+// lifted returns the checks the patch removed from the path to the
+// sleeping call of nf at newLine that the call of of at oldLine, taking
+// the same path, made (liftedChecks); nil when none.
+func (r *checker) lifted(of, nf *cscan.Func, oldLine, newLine int) []pathCheck {
+	return liftedChecks(of, nf, oldLine, newLine, r.funcBody(nf), r.contextTest)
 }
 
 // contextTest reports whether a condition tests the running context or
@@ -221,215 +235,4 @@ func describeLifted(cs []pathCheck) string {
 		what = "the checks "
 	}
 	return "the patch removed " + what + strings.Join(qs, " and ") + ", which kept this call off some paths"
-}
-
-// liftLevel is what a lifted check makes of a chain (liftMatters).
-type liftLevel int
-
-const (
-	// liftRisk: the check kept the chain's caller off the sleep, or no
-	// check was lifted.
-	liftRisk liftLevel = iota
-	// liftNote: the check was a test of the running context that failed
-	// with the chain's contexts held. Such tests are what the kernel
-	// removes on purpose once its callers say what they may do (a gfp_t
-	// or a flag handed down: in_atomic() misses a spinlock without
-	// CONFIG_PREEMPT_COUNT): worth a note, not an alarm.
-	liftNote
-	// liftNone: the check says nothing of this caller.
-	liftNone
-)
-
-// liftMatters says whether a chain from fn (holding the contexts held)
-// down to callee, a function newly reaching a sleep because the patch
-// lifted checks from its path (liftedBy), is one those checks kept off
-// the sleep. A risk when a function of the chain above callee (or a
-// helper of its file it calls) sets up what a check read: a member set
-// to a constant or to a variable the check names, or a global variable
-// the check reads (ftrace_dump()'s trace_init_global_iter() sets
-// iter->temp = static_temp_buf, which trace_find_next_entry() tested);
-// or when a check of a parameter fails for the value the chain passes
-// (paramVerdict). A note when a check tested the running context and
-// failed with those contexts held (the table's context_tests:
-// in_interrupt() in a timer callback), or was a context test of the
-// file's own. Other checks (a size limit, a mode nobody on the chain
-// sets) say nothing of this caller: its chain was there before the
-// patch.
-func (r *checker) liftMatters(fn *cscan.Func, held []lockctx.Held, proof *lockctx.Reach, callee string) liftLevel {
-	cs, ok := r.liftedBy[callee]
-	if !ok {
-		return liftRisk
-	}
-	var calleeFn *cscan.Func
-	for _, st := range proof.Steps {
-		if st.Func == callee {
-			if defs := cscan.PickDefs(r.p.Index.Funcs(callee), st.File); len(defs) > 0 {
-				calleeFn = defs[0]
-			}
-			break
-		}
-	}
-	if calleeFn == nil {
-		return liftNone
-	}
-	if r.setUpByChain(fn, proof, calleeFn, cs) {
-		return liftRisk
-	}
-	if level, ok := r.paramVerdict(proof, calleeFn, cs); ok {
-		return level
-	}
-	if sl, ok := r.m.Target().(*sleeper); ok {
-		kinds := heldKinds(held)
-		for _, c := range cs {
-			if v, ok := sl.testValue(c.term, kinds); ok && !v || !ok && r.contextTest(c.term) {
-				return liftNote // failed here, or a test of its own (z_erofs_in_atomic())
-			}
-		}
-	}
-	return liftNone
-}
-
-// setUpByChain reports whether a function of the chain from fn down to
-// callee (or a helper of its file) sets up what lifted checks cs read
-// (liftMatters).
-func (r *checker) setUpByChain(fn *cscan.Func, proof *lockctx.Reach, calleeFn *cscan.Func, cs []pathCheck) bool {
-	var names []checkName
-	var values []string
-	params, calleeBody := r.newR.Params(calleeFn), r.funcBody(calleeFn)
-	for _, c := range cs {
-		for _, n := range readNames(c.cond) {
-			// A member (->temp), or a global variable: neither a
-			// parameter of callee (what it was handed says nothing of
-			// who set it up), nor the base of a member (iter), nor a
-			// local of callee.
-			global := !n.member && !n.base && !slices.Contains(params, n.name) && !declares(calleeBody, n.name)
-			if !slices.Contains(names, n) && (n.member || global) {
-				names = append(names, n)
-			}
-			if global {
-				values = append(values, n.name)
-			}
-		}
-	}
-	for _, body := range r.chainBodies(fn, proof, calleeFn.Name) {
-		for _, n := range names {
-			if n.member && setsMember(body, n.name, values) || !n.member && regexp.MustCompile(`\b`+n.name+`\b`).MatchString(body) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// chainBodies returns the text of fn and of the functions of the chain
-// below it down to callee, and of the helpers of their own files they
-// call: those set up what they hand on too (trace_init_global_iter(&iter)
-// in ftrace_dump()).
-func (r *checker) chainBodies(fn *cscan.Func, proof *lockctx.Reach, callee string) []string {
-	funcs := []*cscan.Func{fn}
-	for _, st := range proof.Steps {
-		if st.Func == callee {
-			break
-		}
-		if st.Func != fn.Name {
-			if defs := cscan.PickDefs(r.p.Index.Funcs(st.Func), st.File); len(defs) > 0 {
-				funcs = append(funcs, defs[0])
-			}
-		}
-	}
-	for _, f := range funcs {
-		for _, call := range f.Calls {
-			if call.Name == callee {
-				continue
-			}
-			if defs := cscan.PickDefs(r.p.Index.Funcs(call.Name), f.File); len(defs) > 0 && defs[0].File == f.File && !slices.Contains(funcs, defs[0]) {
-				funcs = append(funcs, defs[0])
-			}
-		}
-	}
-	var out []string
-	for _, f := range funcs {
-		out = append(out, r.funcBody(f))
-	}
-	return out
-}
-
-// funcBody returns the text of fn's lines ("" when its file cannot be
-// read).
-func (r *checker) funcBody(fn *cscan.Func) string {
-	text, err := r.p.Index.Text(fn.File)
-	if err != nil {
-		return ""
-	}
-	lines := strings.Split(text, "\n")
-	if fn.Start < 1 || fn.End > len(lines) || fn.Start > fn.End {
-		return ""
-	}
-	return strings.Join(lines[fn.Start-1:fn.End], "\n")
-}
-
-// checkName is a name a check reads: a member (after -> or .) or not,
-// and the base of a member access (before one) or not.
-type checkName struct {
-	name         string
-	member, base bool
-}
-
-// readNames returns the names a condition reads, calls aside.
-func readNames(cond string) []checkName {
-	var out []checkName
-	for i := 0; i < len(cond); {
-		if !cscan.IsIdentStart(cond[i]) || i > 0 && cscan.IsIdentChar(cond[i-1]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(cond) && cscan.IsIdentChar(cond[j]) {
-			j++
-		}
-		before := strings.TrimRight(cond[:i], " \t")
-		after := strings.TrimLeft(cond[j:], " \t")
-		if !strings.HasPrefix(after, "(") {
-			out = append(out, checkName{name: cond[i:j],
-				member: strings.HasSuffix(before, "->") || strings.HasSuffix(before, "."),
-				base:   strings.HasPrefix(after, "->") || strings.HasPrefix(after, ".")})
-		}
-		i = j
-	}
-	return out
-}
-
-// setsMember reports whether body sets member name (p->x = v, s.x = v)
-// to a constant (a number, true or false, an upper-case macro) or to one
-// of values: a count stepped on the way or a computed value sets up no
-// path a check can tell.
-func setsMember(body, name string, values []string) bool {
-	re := regexp.MustCompile(`(?:\.|->)\s*` + name + `\s*=\s*([^=;][^;]*);`)
-	for _, m := range re.FindAllStringSubmatch(body, -1) {
-		v := strings.TrimSpace(m[1])
-		if constRe.MatchString(v) || slices.Contains(values, v) {
-			return true
-		}
-	}
-	return false
-}
-
-// constRe matches a constant value: a number, true, false, an
-// upper-case macro.
-var constRe = regexp.MustCompile(`^(?:-?\d\w*|true|false|[A-Z][A-Z0-9_]*)$`)
-
-// declares reports whether body declares or sets variable name: a local
-// of the function, not a global the check reads.
-func declares(body, name string) bool {
-	if regexp.MustCompile(`\b` + name + `\s*=[^=]`).MatchString(body) {
-		return true
-	}
-	for _, m := range regexp.MustCompile(`(\w+)[\s*]+`+name+`\s*[;=,\[)]`).FindAllStringSubmatch(body, -1) {
-		switch m[1] {
-		case "return", "case", "sizeof", "else", "goto", "do":
-		default:
-			return true
-		}
-	}
-	return false
 }

@@ -48,6 +48,26 @@ func TestLiftedChecks(t *testing.T) {
 			"\tif (!it)\n\t\treturn;\n\tif (it->buf)\n\t\treturn;\n\tif (IS_ERR(it->buf))\n\t\treturn;\n\tif (ret < 0)\n\t\treturn;\n\tp = kmalloc(n, GFP_KERNEL);\n",
 			"\tp = kmalloc(n, GFP_KERNEL);\n",
 			nil},
+		{"exit moved into a helper",
+			"\tif (it->buf == sbuf && n > 8)\n\t\treturn;\n\tp = kmalloc(n, GFP_KERNEL);\n",
+			"\tif (overflows(it, n))\n\t\treturn;\n\tp = kmalloc(n, GFP_KERNEL);\n",
+			nil},
+		{"operands swapped",
+			"\tif (it->buf == sbuf && n > 8)\n\t\treturn;\n\tp = kmalloc(n, GFP_KERNEL);\n",
+			"\tif (sbuf == it->buf && n > 8)\n\t\treturn;\n\tp = kmalloc(n, GFP_KERNEL);\n",
+			nil},
+		{"exit split into nested ifs",
+			"\tif (it->buf == sbuf && n > 8)\n\t\treturn;\n\tp = kmalloc(n, GFP_KERNEL);\n",
+			"\tif (it->buf == sbuf) {\n\t\tif (n > 8) {\n\t\t\tpr_warn(\"big\");\n\t\t\treturn;\n\t\t}\n\t}\n\tp = kmalloc(n, GFP_KERNEL);\n",
+			nil},
+		{"goto to a label before the call",
+			"\tif (it->mode == FAST)\n\t\tgoto alloc;\n\tprep(it);\nalloc:\n\tp = kmalloc(n, GFP_KERNEL);\n",
+			"\tprep(it);\n\tp = kmalloc(n, GFP_KERNEL);\n",
+			nil},
+		{"exit in another case",
+			"\tswitch (n) {\n\tcase 1:\n\t\tif (it->mode == RESET)\n\t\t\treturn;\n\t\tbreak;\n\tcase 2:\n\t\tp = kmalloc(n, GFP_KERNEL);\n\t}\n",
+			"\tswitch (n) {\n\tcase 1:\n\t\tbreak;\n\tcase 2:\n\t\tp = kmalloc(n, GFP_KERNEL);\n\t}\n",
+			nil},
 		{"context test replaced",
 			"\tif (in_atomic())\n\t\treturn;\n\tp = kmalloc(n, GFP_KERNEL);\n",
 			"\tif (!in_task())\n\t\treturn;\n\tp = kmalloc(n, GFP_KERNEL);\n",
@@ -64,7 +84,7 @@ func TestLiftedChecks(t *testing.T) {
 		of := parseOne(t, head+c.old+"}\n")
 		nf := parseOne(t, head+c.new+"}\n")
 		var got []string
-		for _, pc := range liftedChecks(of, nf, kmallocLine(of), kmallocLine(nf), contextTest) {
+		for _, pc := range liftedChecks(of, nf, kmallocLine(of), kmallocLine(nf), head+c.new+"}\n", contextTest) {
 			got = append(got, pc.from+" "+pc.cond)
 		}
 		if !slices.Equal(got, c.want) {
@@ -104,31 +124,32 @@ func TestCheckNames(t *testing.T) {
 	}
 	for _, c := range []struct {
 		body, name string
-		want       bool
+		bare, want bool
 	}{
-		{"iter->temp = static_buf;", "temp", true},
-		{"d.mode = MODE_DUMP;", "mode", true},
-		{"d->dumping = true;", "dumping", true},
-		{"d->need++; d->need += 2;", "need", false},
-		{"d->size = compute(d);", "size", false},
-		{"d->temp == static_buf;", "temp", false},
+		{"iter->temp = static_buf;", "temp", false, true},
+		{"d.mode = MODE_DUMP;", "mode", false, false},
+		{"d.mode = MODE_DUMP;", "mode", true, true},
+		{"d->dumping = true;", "dumping", true, true},
+		{"d->need++; d->need += 2;", "need", true, false},
+		{"d->size = compute(d);", "size", true, false},
+		{"d->temp == static_buf;", "temp", false, false},
+		{"d->temp = NULL;", "temp", false, false},
 	} {
-		if got := setsMember(c.body, c.name, []string{"static_buf"}); got != c.want {
-			t.Errorf("setsMember(%q, %q) = %v", c.body, c.name, got)
+		if got := setsMember(c.body, c.name, []string{"static_buf"}, c.bare); got != c.want {
+			t.Errorf("setsMember(%q, %q, bare %v) = %v", c.body, c.name, c.bare, got)
 		}
 	}
+	const file = "#define DUMP_MAX 8\nstatic char static_buf[DUMP_MAX];\nint dump_level = 1;\nstatic bool dumping __read_mostly;\n" +
+		"void f(int len)\n{\n\tint local;\n}\n"
 	for _, c := range []struct {
-		body, name string
-		want       bool
+		name string
+		want bool
 	}{
-		{"{ int len; }", "len", true},
-		{"{ size_t a, *len = 0; }", "len", true},
-		{"{ len = 3; }", "len", true},
-		{"{ return static_buf; }", "static_buf", false},
-		{"{ if (p == static_buf) x(); }", "static_buf", false},
+		{"static_buf", true}, {"dump_level", true}, {"dumping", true},
+		{"DUMP_MAX", false}, {"len", false}, {"local", false}, {"NULL", false}, {"f", false},
 	} {
-		if got := declares(c.body, c.name); got != c.want {
-			t.Errorf("declares(%q, %q) = %v", c.body, c.name, got)
+		if got := fileScopeVar(file, c.name); got != c.want {
+			t.Errorf("fileScopeVar(%q) = %v", c.name, got)
 		}
 	}
 }

@@ -22,7 +22,10 @@ import (
 // not; group 1 is the "!", group 2 or 3 the mask.
 var gfpTestRe = regexp.MustCompile(`^(!?)\s*(?:gfpflags_allow_blocking\s*\(\s*(\w+)\s*\)|\(?\s*(\w+)\s*&\s*__GFP_DIRECT_RECLAIM\s*\)?)$`)
 
-// flagTestRe matches a bare test of flag P, negated or not.
+// flagTestRe matches a bare test of flag P, negated or not. A bare test
+// is lifted only when it names a sleep flag of the table (may_sleep,
+// blocking: cond_sleep_guards); others read as error checks
+// (liftedChecks).
 var flagTestRe = regexp.MustCompile(`^(!?)\s*(\w+)$`)
 
 // paramVerdict judges lifted checks cs that test a parameter of callee
@@ -114,6 +117,9 @@ func (r *checker) argAlongChain(proof *lockctx.Reach, callee string, j int) (str
 		if k < 0 {
 			return arg, true
 		}
+		if assigns(r.funcBody(caller), arg) {
+			return "", false // gfp = GFP_ATOMIC; before the call
+		}
 		below, j = caller.Name, k
 	}
 	return "", false
@@ -138,4 +144,17 @@ func callAt(caller *cscan.Func, line int, below string, j int) (cscan.Call, bool
 		return cands[0], true
 	}
 	return cscan.Call{}, false
+}
+
+// assignRe matches an assignment to a variable (x = , x |= , x &= ).
+var assignRe = regexp.MustCompile(`\b(\w+)\s*[|&]?=[^=]`)
+
+// assigns reports whether body assigns variable name.
+func assigns(body, name string) bool {
+	for _, m := range assignRe.FindAllStringSubmatch(body, -1) {
+		if m[1] == name {
+			return true
+		}
+	}
+	return false
 }

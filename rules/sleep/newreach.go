@@ -62,7 +62,7 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 	for i, p := range olds {
 		k := key(p)
 		always[k] = always[k] || p.Cond == nil
-		if p.Cond == nil {
+		if p.Cond == nil && !slices.Contains(oldLines[k], ols[i]) {
 			oldLines[k] = append(oldLines[k], ols[i])
 		}
 		if p.Cond != nil {
@@ -90,11 +90,25 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 	// first.
 	var liftedBest []pathCheck
 	news, nls := reaches(r.newR, nf)
+	// takes are the lines of the new calls taking each path: a path as
+	// many old as new calls take is compared call by call, in order;
+	// calls hoisted out of branches or branches merged are not (each old
+	// call had its own checks).
+	// (A walk may visit a call once per path: calls count by line.)
+	takes := map[string][]int{}
+	for i, p := range news {
+		if k := key(p); !slices.Contains(takes[k], nls[i]) {
+			takes[k] = append(takes[k], nls[i])
+		}
+	}
 	for i, p := range news {
 		k := key(p)
 		if _, ok := always[k]; ok && (always[k] || p.Cond != nil && (sameCond(p.Cond, conds[k]) || !sameParams)) {
-			cs := r.lifted(of, nf, oldLines[k], nls[i])
-			if !always[k] || p.Cond != nil || cs == nil || best != nil {
+			if !always[k] || p.Cond != nil || best != nil || len(takes[k]) != len(oldLines[k]) {
+				continue
+			}
+			cs := r.lifted(of, nf, oldLines[k][slices.Index(takes[k], nls[i])], nls[i])
+			if cs == nil {
 				continue
 			}
 			p.Why += "; " + describeLifted(cs)
@@ -110,7 +124,7 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 		}
 	}
 	if liftedBest != nil {
-		r.liftedBy[nf.Name] = liftedBest
+		r.liftedBy[nf.File+":"+nf.Name] = liftedBest
 	}
 	return best, was
 }

@@ -124,7 +124,7 @@ func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lock
 // restart or power-off).
 func (r *checker) finding(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) (report.Finding, bool) {
 	lift := r.liftMatters(fn, st.Held, proof, callee)
-	if r.interruptSafe(proof.Prim, st) || r.shutdownSafe(proof, st) || r.sleptBefore(fn, st.Held) || lift == liftNone {
+	if r.interruptSafe(proof.Prim, st) || r.shutdownSafe(proof, st) || r.sleptBefore(fn, st.Held) || r.bootContext(st) || lift == liftNone {
 		return report.Finding{}, false
 	}
 	sev := report.SeverityNote

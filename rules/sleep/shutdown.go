@@ -95,3 +95,20 @@ func (r *checker) shutdownSafe(proof *lockctx.Reach, st lockctx.State) bool {
 	}
 	return holds
 }
+
+// bootContext reports whether every context of st was entered by a
+// function that runs while the kernel boots on one CPU (the table's
+// boot: start_kernel() with interrupts off, where __might_resched() is
+// silent and a sleeping lock has no one to wait for).
+func (r *checker) bootContext(st lockctx.State) bool {
+	sl, ok := r.m.Target().(*sleeper)
+	if !ok || len(sl.boot) == 0 || len(st.Held) == 0 {
+		return false
+	}
+	for _, h := range st.Held {
+		if !slices.Contains(sl.boot, h.At.Func) {
+			return false
+		}
+	}
+	return true
+}

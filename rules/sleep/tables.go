@@ -37,6 +37,9 @@ type tables struct {
 	// RegmapBus are the regmaps on sleeping buses that must not ask for
 	// a spinlock (regmapbus.go).
 	RegmapBus regmapBusRules `yaml:"regmap_bus"`
+	// Boot are the functions that run while the kernel is booting on one
+	// CPU: the contexts they enter make no sleep a bug (shutdown.go).
+	Boot []string `yaml:"boot"`
 	// ShutdownSafe are the sleeping primitives that work atomically in
 	// restart and power-off handlers (shutdown.go).
 	ShutdownSafe []shutdownSafeRow `yaml:"shutdown_safe"`
@@ -101,6 +104,8 @@ type sleeper struct {
 	// contextTests are the context_tests rows by test name
 	// (contextmask.go).
 	contextTests map[string]contextTestRow
+	// boot are the table's boot functions (shutdown.go).
+	boot []string
 }
 
 // compile builds the engine model of t over the lock table locks.
@@ -116,7 +121,7 @@ func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
 func newSleeper(t *tables) (*sleeper, error) {
 	sl := &sleeper{sleep: map[string]string{}, zeroArg: map[string]int{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
 		trueConds: map[string]bool{}, condSleep: t.CondSleep, condSleepElse: t.CondSleepElse, sleepGuards: t.SleepGuards,
-		fault: map[string]bool{}, faultRegion: t.FaultRegion}
+		fault: map[string]bool{}, faultRegion: t.FaultRegion, boot: t.Boot}
 	for _, r := range t.Sleep {
 		for _, n := range r.Names {
 			sl.sleep[n] = r.Why
@@ -238,7 +243,7 @@ func (m *sleeper) Conditional(gs []cscan.Guard) bool {
 		// atomic one (if (!oops_in_progress) console_lock();) is that
 		// test's else branch.
 		for _, t := range lockctx.Terms(g.Cond, "&&") {
-			if strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=") && m.ElseConditional(strings.TrimSpace(t[1:])) {
+			if strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=") && len(lockctx.Terms(t, "||")) == 1 && m.ElseConditional(strings.TrimSpace(t[1:])) {
 				return true
 			}
 		}
