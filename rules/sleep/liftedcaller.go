@@ -170,9 +170,12 @@ func argBases(args []string) []string {
 	return out
 }
 
-// funcBody returns the text of fn's lines ("" when its file cannot be
-// read).
+// funcBody returns the text of fn's lines ("" without a tree, or when
+// its file cannot be read).
 func (r *checker) funcBody(fn *cscan.Func) string {
+	if r.p.Index == nil {
+		return ""
+	}
 	text, err := r.p.Index.Text(fn.File)
 	if err != nil {
 		return ""

@@ -195,8 +195,11 @@ func stillWritten(cond, text string) bool {
 
 // lifted returns the checks the patch removed from the path to the
 // sleeping call of nf at newLine that the call of of at oldLine, taking
-// the same path, made (liftedChecks); nil when none.
+// the same path, made (liftedChecks); nil when none, or without a tree.
 func (r *checker) lifted(of, nf *cscan.Func, oldLine, newLine int) []pathCheck {
+	if r.p.Index == nil {
+		return nil // no tree: no caller to judge a lifted check by
+	}
 	return liftedChecks(of, nf, oldLine, newLine, r.funcBody(nf), r.contextTest)
 }
 
