@@ -45,7 +45,9 @@ const (
 // failed with those contexts held (the table's context_tests:
 // in_interrupt() in a timer callback). Other checks (a size limit, a
 // mode nobody on the chain sets) say nothing of this caller: its chain
-// was there before the patch.
+// was there before the patch; nor does a check that moved up the chain
+// (a caller or wrapper makes it now), nor one when a check left on the
+// path is set up by the chain too (it still keeps this caller off).
 func (r *checker) liftMatters(fn *cscan.Func, held []lockctx.Held, proof *lockctx.Reach, callee string) liftLevel {
 	i := slices.IndexFunc(proof.Steps, func(s report.Step) bool { return s.Func == callee })
 	if i < 0 {
@@ -60,6 +62,10 @@ func (r *checker) liftMatters(fn *cscan.Func, held []lockctx.Held, proof *lockct
 		return liftNone
 	}
 	calleeFn := defs[0]
+	kept := r.keptChecks(r.callerBody(calleeFn), proof.Steps[i].Line)
+	if r.checkedOnChain(proof, callee, cs) || r.setUpByChain(fn, proof, calleeFn, kept) {
+		return liftNone // the check moved up the chain, or one left still keeps this caller off
+	}
 	if r.setUpByChain(fn, proof, calleeFn, cs) {
 		return liftRisk
 	}
@@ -75,6 +81,41 @@ func (r *checker) liftMatters(fn *cscan.Func, held []lockctx.Held, proof *lockct
 		}
 	}
 	return liftNone
+}
+
+// checkedOnChain reports whether a function of the chain above callee
+// makes one of the lifted checks cs on its way down (the same term, or
+// one of its alternatives, on its path to the call): the check moved up
+// to a caller or a wrapper.
+func (r *checker) checkedOnChain(proof *lockctx.Reach, callee string, cs []pathCheck) bool {
+	for _, st := range proof.Steps {
+		if st.Func == callee {
+			break
+		}
+		defs := cscan.PickDefs(r.p.Index.Funcs(st.Func), st.File)
+		if len(defs) == 0 {
+			continue
+		}
+		f := r.callerBody(defs[0])
+		if f == nil {
+			continue
+		}
+		checks, ok := pathChecks(f, st.Line)
+		if !ok {
+			continue
+		}
+		for _, c := range cs {
+			// A check on the chain that is the term or one of its
+			// alternatives makes it hold (it->need <= MAX for
+			// it->buf != static_buf || it->need <= MAX).
+			for _, alt := range lockctx.Terms(c.term, "||") {
+				if _, moved := checks[strings.Join(strings.Fields(alt), "")]; moved {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // setUpByChain reports whether a function of the chain from fn down to
@@ -95,7 +136,7 @@ func (r *checker) setUpByChain(fn *cscan.Func, proof *lockctx.Reach, calleeFn *c
 		for _, n := range names {
 			global := !n.member && !n.base && fileScopeVar(fileText, n.name)
 			for _, body := range bodies {
-				if n.member && setsMember(body, n.name, values, bare) || global && cscan.ContainsWord(body, n.name) {
+				if n.member && setsMember(body, n.name, values, bare) || global && assigns(body, n.name) {
 					return true
 				}
 			}

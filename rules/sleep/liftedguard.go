@@ -89,6 +89,8 @@ func checksTo(s cscan.Stmt, line int, checks map[string]pathCheck) bool {
 				if c.Else == nil && exits(c.Then) {
 					before = append(before, c.Cond)
 				}
+			case *cscan.SwitchStmt:
+				before = append(before, switchExits(c)...)
 			case *cscan.LabelStmt, *cscan.CaseStmt:
 				// A jump lands here from before those exits (goto
 				// alloc;), or another case's exits are not on this
@@ -116,7 +118,24 @@ func checksTo(s cscan.Stmt, line int, checks map[string]pathCheck) bool {
 		maps.Copy(checks, sub)
 		return true
 	case *cscan.LoopStmt:
-		return callAt(v.CondCalls) || checksTo(v.Body, line, checks)
+		if callAt(v.CondCalls) {
+			return true
+		}
+		sub := map[string]pathCheck{}
+		if !checksTo(v.Body, line, sub) {
+			return false
+		}
+		cond := v.Cond
+		if v.Kind == "for" {
+			if parts := strings.Split(cond, ";"); len(parts) == 3 {
+				cond = parts[1]
+			}
+		}
+		if v.Kind != "do" && v.Kind != "macro" && strings.TrimSpace(cond) != "" {
+			require(sub, cond, true, "if")
+		}
+		maps.Copy(checks, sub)
+		return true
 	case *cscan.SwitchStmt:
 		return callAt(v.CondCalls) || checksTo(v.Body, line, checks)
 	case *cscan.ScopedGuardStmt:
@@ -162,7 +181,7 @@ func liftedChecks(of, nf *cscan.Func, oldLine, newLine int, newText string, cont
 	}
 	errorCheck := func(k string) bool { return errorCheckRe.MatchString(k) && !contextTest(k) }
 	for k := range now {
-		if _, had := was[k]; !had && !errorCheck(k) {
+		if _, had := was[k]; !had && (!errorCheck(k) || memberPathRe.MatchString(strings.TrimLeft(k, "!"))) {
 			return nil
 		}
 	}
@@ -200,7 +219,23 @@ func (r *checker) lifted(of, nf *cscan.Func, oldLine, newLine int) []pathCheck {
 	if r.p.Index == nil {
 		return nil // no tree: no caller to judge a lifted check by
 	}
-	return liftedChecks(of, nf, oldLine, newLine, r.funcBody(nf), r.contextTest)
+	return liftedChecks(of, nf, oldLine, newLine, condsText(nf.Body, newLine), r.contextTest)
+}
+
+// keptChecks returns the checks on the way to the call of nf at line that
+// test more than an error: what still keeps callers off it.
+func (r *checker) keptChecks(nf *cscan.Func, line int) []pathCheck {
+	if nf == nil {
+		return nil
+	}
+	now, _ := pathChecks(nf, line)
+	var out []pathCheck
+	for k, c := range now {
+		if !errorCheckRe.MatchString(k) || r.contextTest(k) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // contextTest reports whether a condition tests the running context or
@@ -238,4 +273,79 @@ func describeLifted(cs []pathCheck) string {
 		what = "the checks "
 	}
 	return "the patch removed " + what + strings.Join(qs, " and ") + ", which kept this call off some paths"
+}
+
+// condsText returns the conditions tested in s on lines up to before
+// (ifs, loops, switches) and its ?: expressions, one per line: what a
+// lifted check may still be written in (stillWritten), comments,
+// strings and the signature aside.
+func condsText(s cscan.Stmt, before int) string {
+	var b strings.Builder
+	var walk func(s cscan.Stmt)
+	walk = func(s cscan.Stmt) {
+		switch v := s.(type) {
+		case *cscan.Block:
+			for _, c := range v.Stmts {
+				walk(c)
+			}
+		case *cscan.IfStmt:
+			if v.Line <= before {
+				b.WriteString(v.Cond + "\n")
+			}
+			walk(v.Then)
+			if v.Else != nil {
+				walk(v.Else)
+			}
+		case *cscan.LoopStmt:
+			if v.Line <= before {
+				b.WriteString(v.Cond + "\n")
+			}
+			walk(v.Body)
+		case *cscan.SwitchStmt:
+			if v.Line <= before {
+				b.WriteString(v.Cond + "\n")
+			}
+			walk(v.Body)
+		case *cscan.ScopedGuardStmt:
+			walk(v.Body)
+		case *cscan.ExprStmt:
+			if strings.Contains(v.Text, "?") {
+				b.WriteString(v.Text + "\n")
+			}
+		case *cscan.ReturnStmt:
+			if strings.Contains(v.Expr, "?") {
+				b.WriteString(v.Expr + "\n")
+			}
+		}
+	}
+	if s != nil {
+		walk(s)
+	}
+	return b.String()
+}
+
+// switchExits returns the conditions under which switch s leaves the
+// function: cond == label for each case label whose statements start
+// with an exit.
+func switchExits(s *cscan.SwitchStmt) []string {
+	b, ok := s.Body.(*cscan.Block)
+	if !ok {
+		return nil
+	}
+	var out, labels []string
+	for _, st := range b.Stmts {
+		if c, ok := st.(*cscan.CaseStmt); ok {
+			labels = append(labels, c.Label)
+			continue
+		}
+		if exits(st) {
+			for _, l := range labels {
+				if l != "default" {
+					out = append(out, strings.TrimSpace(s.Cond)+" == "+strings.TrimSpace(l))
+				}
+			}
+		}
+		labels = nil
+	}
+	return out
 }

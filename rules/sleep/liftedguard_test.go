@@ -84,7 +84,7 @@ func TestLiftedChecks(t *testing.T) {
 		of := parseOne(t, head+c.old+"}\n")
 		nf := parseOne(t, head+c.new+"}\n")
 		var got []string
-		for _, pc := range liftedChecks(of, nf, kmallocLine(of), kmallocLine(nf), head+c.new+"}\n", contextTest) {
+		for _, pc := range liftedChecks(of, nf, kmallocLine(of), kmallocLine(nf), condsText(nf.Body, kmallocLine(nf)), contextTest) {
 			got = append(got, pc.from+" "+pc.cond)
 		}
 		if !slices.Equal(got, c.want) {
