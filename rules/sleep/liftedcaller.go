@@ -57,11 +57,10 @@ func (r *checker) liftMatters(fn *cscan.Func, held []lockctx.Held, proof *lockct
 	if !ok {
 		return liftRisk
 	}
-	defs := cscan.PickDefs(r.p.Index.Funcs(callee), proof.Steps[i].File)
-	if len(defs) == 0 {
+	calleeFn := r.defOf(callee, proof.Steps[i].File)
+	if calleeFn == nil {
 		return liftNone
 	}
-	calleeFn := defs[0]
 	kept := r.keptChecks(r.callerBody(calleeFn), proof.Steps[i].Line)
 	if r.checkedOnChain(proof, callee, cs) || r.setUpByChain(fn, proof, calleeFn, kept) {
 		return liftNone // the check moved up the chain, or one left still keeps this caller off
@@ -92,11 +91,11 @@ func (r *checker) checkedOnChain(proof *lockctx.Reach, callee string, cs []pathC
 		if st.Func == callee {
 			break
 		}
-		defs := cscan.PickDefs(r.p.Index.Funcs(st.Func), st.File)
-		if len(defs) == 0 {
+		def := r.defOf(st.Func, st.File)
+		if def == nil {
 			continue
 		}
-		f := r.callerBody(defs[0])
+		f := r.callerBody(def)
 		if f == nil {
 			continue
 		}
@@ -160,8 +159,8 @@ func (r *checker) chainBodies(fn *cscan.Func, proof *lockctx.Reach, callee strin
 		if st.Func == callee {
 			break
 		}
-		if defs := cscan.PickDefs(r.p.Index.Funcs(st.Func), st.File); len(defs) > 0 {
-			links = append(links, link{defs[0], st.Line})
+		if def := r.defOf(st.Func, st.File); def != nil {
+			links = append(links, link{def, st.Line})
 		}
 	}
 	if len(links) == 0 {
@@ -185,9 +184,9 @@ func (r *checker) chainBodies(fn *cscan.Func, proof *lockctx.Reach, callee strin
 			if c.Line == l.line || !slices.ContainsFunc(argBases(c.Args), func(b string) bool { return slices.Contains(handed, b) }) {
 				continue
 			}
-			if defs := cscan.PickDefs(r.p.Index.Funcs(c.Name), l.f.File); len(defs) > 0 && defs[0].File == l.f.File && !slices.Contains(seen, defs[0]) {
-				seen = append(seen, defs[0])
-				out = append(out, r.funcBody(defs[0]))
+			if def := r.defOf(c.Name, l.f.File); def != nil && def.File == l.f.File && !slices.Contains(seen, def) {
+				seen = append(seen, def)
+				out = append(out, r.funcBody(def))
 			}
 		}
 	}
@@ -209,6 +208,15 @@ func argBases(args []string) []string {
 		}
 	}
 	return out
+}
+
+// defOf returns the tree's definition of function name that a call from
+// file means (cscan.PickDefs), or nil.
+func (r *checker) defOf(name, file string) *cscan.Func {
+	if defs := cscan.PickDefs(r.p.Index.Funcs(name), file); len(defs) > 0 {
+		return defs[0]
+	}
+	return nil
 }
 
 // funcBody returns the text of fn's lines ("" without a tree, or when

@@ -103,11 +103,10 @@ func (r *checker) argAlongChain(proof *lockctx.Reach, callee string, j int) (str
 		if st.Func == below {
 			continue // the step through a member the callee is assigned to
 		}
-		defs := cscan.PickDefs(r.p.Index.Funcs(st.Func), st.File)
-		if len(defs) == 0 {
+		caller := r.defOf(st.Func, st.File)
+		if caller == nil {
 			return "", false
 		}
-		caller := defs[0]
 		call, found := callAt(caller, st.Line, below, j)
 		if !found {
 			return "", false
