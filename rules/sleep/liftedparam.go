@@ -64,7 +64,7 @@ func (r *checker) paramVerdict(proof *lockctx.Reach, callee *cscan.Func, cs []pa
 			continue
 		case gfp && sl.gfpSleeps(arg):
 			val = true
-		case gfp && atomicMask(sl, arg):
+		case gfp && sl.gfpAtomicMask(arg):
 			val = false
 		case !gfp && (arg == "true" || arg == "1"):
 			val = true
@@ -79,15 +79,6 @@ func (r *checker) paramVerdict(proof *lockctx.Reach, callee *cscan.Func, cs []pa
 		}
 	}
 	return level, ok
-}
-
-// atomicMask reports whether GFP mask arg is one of the table's atomic
-// masks (GFP_ATOMIC, GFP_NOWAIT).
-func atomicMask(sl *sleeper, arg string) bool {
-	a := strings.ReplaceAll(arg, " ", "")
-	return slices.ContainsFunc(sl.gfpAtomic, func(f string) bool {
-		return cscan.ContainsWord(a, strings.ReplaceAll(f, " ", ""))
-	})
 }
 
 // argAlongChain returns the expression the chain of proof passes in

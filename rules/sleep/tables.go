@@ -1,6 +1,7 @@
 package sleep
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -266,6 +267,15 @@ func (m *sleeper) ElseConditional(cond string) bool {
 	return false
 }
 
+// gfpAtomicMask reports whether GFP mask arg holds one of the table's
+// atomic masks (GFP_ATOMIC, GFP_NOWAIT).
+func (m *sleeper) gfpAtomicMask(arg string) bool {
+	a := strings.ReplaceAll(arg, " ", "")
+	return slices.ContainsFunc(m.gfpAtomic, func(f string) bool {
+		return cscan.ContainsWord(a, strings.ReplaceAll(f, " ", ""))
+	})
+}
+
 // maskArg returns the argument of call c that decides whether it sleeps
 // (an allocator's GFP mask, a mask_sleep row's flags) and whether its
 // value is a known constant; ok is false for another call, or one without
@@ -350,12 +360,10 @@ func (m *sleeper) gfpKnownAtomic(arg string) bool {
 // gfpSleeps reports whether a GFP argument allows direct reclaim. Unknown
 // masks (variables) are not known to sleep.
 func (m *sleeper) gfpSleeps(arg string) bool {
-	a := strings.ReplaceAll(arg, " ", "")
-	for _, f := range m.gfpAtomic {
-		if cscan.ContainsWord(a, strings.ReplaceAll(f, " ", "")) {
-			return false
-		}
+	if m.gfpAtomicMask(arg) {
+		return false
 	}
+	a := strings.ReplaceAll(arg, " ", "")
 	for _, f := range m.gfpSleep {
 		if cscan.ContainsWord(a, f) {
 			return true
