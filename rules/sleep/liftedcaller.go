@@ -61,11 +61,15 @@ func (r *checker) liftMatters(fn *cscan.Func, held []lockctx.Held, proof *lockct
 	if calleeFn == nil {
 		return liftNone
 	}
-	kept := r.keptChecks(r.callerBody(calleeFn), proof.Steps[i].Line)
-	if r.checkedOnChain(proof, callee, cs) || r.setUpByChain(fn, proof, calleeFn, kept) {
-		return liftNone // the check moved up the chain, or one left still keeps this caller off
+	if r.checkedOnChain(proof, callee, cs) {
+		return liftNone // the check moved up the chain
 	}
-	if r.setUpByChain(fn, proof, calleeFn, cs) {
+	bodies := r.chainBodies(fn, proof, callee)
+	fileLines := r.fileLines(calleeFn.File)
+	if setUpByChain(bodies, fileLines, r.keptChecks(r.callerBody(calleeFn), proof.Steps[i].Line)) {
+		return liftNone // a check left on the path still keeps this caller off
+	}
+	if setUpByChain(bodies, fileLines, cs) {
 		return liftRisk
 	}
 	if level, ok := r.paramVerdict(proof, calleeFn, cs); ok {
@@ -117,12 +121,10 @@ func (r *checker) checkedOnChain(proof *lockctx.Reach, callee string, cs []pathC
 	return false
 }
 
-// setUpByChain reports whether a function of the chain from fn down to
-// calleeFn (or a helper of its file handed the same object) sets up what
-// lifted checks cs read (liftMatters).
-func (r *checker) setUpByChain(fn *cscan.Func, proof *lockctx.Reach, calleeFn *cscan.Func, cs []pathCheck) bool {
-	fileText, _ := r.p.Index.Text(calleeFn.File)
-	bodies := r.chainBodies(fn, proof, calleeFn.Name)
+// setUpByChain reports whether one of the chain's function texts bodies
+// (chainBodies) sets up what checks cs of the callee, whose file's lines
+// are fileLines, read (liftMatters).
+func setUpByChain(bodies, fileLines []string, cs []pathCheck) bool {
 	for _, c := range cs {
 		names := readNames(c.term)
 		var values []string
@@ -133,7 +135,7 @@ func (r *checker) setUpByChain(fn *cscan.Func, proof *lockctx.Reach, calleeFn *c
 		}
 		bare := memberPathRe.MatchString(strings.TrimSpace(strings.TrimLeft(c.term, "! ")))
 		for _, n := range names {
-			global := !n.member && !n.base && fileScopeVar(fileText, n.name)
+			global := !n.member && !n.base && fileScopeVar(fileLines, n.name)
 			for _, body := range bodies {
 				if n.member && setsMember(body, n.name, values, bare) || global && assigns(body, n.name) {
 					return true
@@ -222,18 +224,28 @@ func (r *checker) defOf(name, file string) *cscan.Func {
 // funcBody returns the text of fn's lines ("" without a tree, or when
 // its file cannot be read).
 func (r *checker) funcBody(fn *cscan.Func) string {
-	if r.p.Index == nil {
-		return ""
-	}
-	text, err := r.p.Index.Text(fn.File)
-	if err != nil {
-		return ""
-	}
-	lines := strings.Split(text, "\n")
+	lines := r.fileLines(fn.File)
 	if fn.Start < 1 || fn.End > len(lines) || fn.Start > fn.End {
 		return ""
 	}
 	return strings.Join(lines[fn.Start-1:fn.End], "\n")
+}
+
+// fileLines returns the lines of a file of the tree, read once per run
+// (nil without a tree, or when it cannot be read).
+func (r *checker) fileLines(file string) []string {
+	if r.p.Index == nil {
+		return nil
+	}
+	if ls, ok := r.lines[file]; ok {
+		return ls
+	}
+	var ls []string
+	if text, err := r.p.Index.Text(file); err == nil {
+		ls = strings.Split(text, "\n")
+	}
+	r.lines[file] = ls
+	return ls
 }
 
 // checkName is a name a check reads: a member (after -> or .) or not,
@@ -292,14 +304,14 @@ func setsMember(body, name string, values []string, bare bool) bool {
 // upper-case macro.
 var constRe = regexp.MustCompile(`^(?:-?\d\w*|true|false|[A-Z][A-Z0-9_]*)$`)
 
-// fileScopeVar reports whether text, a C file, declares variable name
+// fileScopeVar reports whether lines, a C file's, declare variable name
 // at file scope (a line starting in column 0 that declares it), in lower
 // case: not a macro, a type or NULL.
-func fileScopeVar(text, name string) bool {
-	if name == "" || strings.ToLower(name) != name || !cscan.ContainsWord(text, name) {
+func fileScopeVar(lines []string, name string) bool {
+	if name == "" || strings.ToLower(name) != name {
 		return false
 	}
-	for _, l := range strings.Split(text, "\n") {
+	for _, l := range lines {
 		if l == "" || !cscan.IsIdentStart(l[0]) || !cscan.ContainsWord(l, name) {
 			continue
 		}

@@ -281,46 +281,30 @@ func describeLifted(cs []pathCheck) string {
 // strings and the signature aside.
 func condsText(s cscan.Stmt, before int) string {
 	var b strings.Builder
-	var walk func(s cscan.Stmt)
-	walk = func(s cscan.Stmt) {
+	cscan.Inspect(s, func(s cscan.Stmt) {
+		cond := ""
 		switch v := s.(type) {
-		case *cscan.Block:
-			for _, c := range v.Stmts {
-				walk(c)
-			}
 		case *cscan.IfStmt:
-			if v.Line <= before {
-				b.WriteString(v.Cond + "\n")
-			}
-			walk(v.Then)
-			if v.Else != nil {
-				walk(v.Else)
-			}
+			cond = v.Cond
 		case *cscan.LoopStmt:
-			if v.Line <= before {
-				b.WriteString(v.Cond + "\n")
-			}
-			walk(v.Body)
+			cond = v.Cond
 		case *cscan.SwitchStmt:
-			if v.Line <= before {
-				b.WriteString(v.Cond + "\n")
-			}
-			walk(v.Body)
-		case *cscan.ScopedGuardStmt:
-			walk(v.Body)
+			cond = v.Cond
 		case *cscan.ExprStmt:
 			if strings.Contains(v.Text, "?") {
 				b.WriteString(v.Text + "\n")
 			}
+			return
 		case *cscan.ReturnStmt:
 			if strings.Contains(v.Expr, "?") {
 				b.WriteString(v.Expr + "\n")
 			}
+			return
 		}
-	}
-	if s != nil {
-		walk(s)
-	}
+		if cond != "" && cscan.StmtLine(s) <= before {
+			b.WriteString(cond + "\n")
+		}
+	})
 	return b.String()
 }
 

@@ -148,7 +148,7 @@ func TestCheckNames(t *testing.T) {
 		{"static_buf", true}, {"dump_level", true}, {"dumping", true},
 		{"DUMP_MAX", false}, {"len", false}, {"local", false}, {"NULL", false}, {"f", false},
 	} {
-		if got := fileScopeVar(file, c.name); got != c.want {
+		if got := fileScopeVar(strings.Split(file, "\n"), c.name); got != c.want {
 			t.Errorf("fileScopeVar(%q) = %v", c.name, got)
 		}
 	}

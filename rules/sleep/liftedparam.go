@@ -60,7 +60,8 @@ func (r *checker) paramVerdict(proof *lockctx.Reach, callee *cscan.Func, cs []pa
 		var val bool
 		switch {
 		case !known:
-			level = max(level, liftNote)
+			// min: the stronger verdict (liftRisk < liftNote < liftNone).
+			level = min(level, liftNote)
 			continue
 		case gfp && sl.gfpSleeps(arg):
 			val = true
@@ -71,7 +72,7 @@ func (r *checker) paramVerdict(proof *lockctx.Reach, callee *cscan.Func, cs []pa
 		case !gfp && (arg == "false" || arg == "0"):
 			val = false
 		default:
-			level = max(level, liftNote)
+			level = min(level, liftNote)
 			continue
 		}
 		if val == (neg == "!") {

@@ -103,6 +103,9 @@ type checker struct {
 	// sleep, by the function that newly reaches it only for that
 	// (liftedguard.go).
 	liftedBy map[string][]pathCheck
+	// lines caches the tree's files by line for the lifted checks'
+	// callers (liftedcaller.go).
+	lines map[string][]string
 }
 
 func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string, regmapRules *regmapBusRules) error {
@@ -158,7 +161,8 @@ func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string, regmapRules *r
 // apply, see lockctx.NewPatchResolver).
 func newChecker(p *rules.Pass, m *lockctx.Model) *checker {
 	r := &checker{p: p, m: m, newFuncs: map[*diffcheck.FuncChange]*cscan.Func{},
-		oldFuncs: map[*diffcheck.FuncChange]*cscan.Func{}, liftedBy: map[string][]pathCheck{}}
+		oldFuncs: map[*diffcheck.FuncChange]*cscan.Func{}, liftedBy: map[string][]pathCheck{},
+		lines: map[string][]string{}}
 	newPatch := map[string][]*cscan.Func{}
 	oldPatch := map[string][]*cscan.Func{}
 	// preimages are the hunks' pre-images of the functions whose new
