@@ -47,20 +47,22 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		static     bool
 		chain      []report.Step
 		weak       bool
+		// macro is set for a function-like macro wrapping the callee.
+		macro bool
 		// cond is what the chain needs of the function's parameters.
 		cond *lockctx.ParamCond
 		// was are the conditions on them under which the old version
 		// took the chain already (newReach).
 		was []*lockctx.ParamCond
 	}
-	queue := []frame{{name: nf.Name, file: nf.File, static: nf.Static && !strings.HasSuffix(nf.File, ".h"), chain: proof.Steps, cond: proof.Cond, was: was}}
+	queue := []frame{{name: nf.Name, file: nf.File, static: fileLocal(nf, false), chain: proof.Steps, cond: proof.Cond, was: was}}
 	visited := map[string]bool{}
 	walked := 0
 	truncated := false
 	for len(queue) > 0 && !truncated {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, site := range r.callSites(cur.name, cur.file, cur.static) {
+		for _, site := range r.callSites(cur.name, cur.file, cur.static, cur.macro) {
 			id := site.caller.File + ":" + site.caller.Name + "->" + site.call
 			if site.caller.Name == cur.name || visited[id] || !lockctx.SameBuild(site.caller.File, cur.file) {
 				continue // recursion, or a caller in another architecture's build
@@ -71,7 +73,10 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				break
 			}
 			walked++
-			caller := r.callerBody(site.caller)
+			caller := site.caller
+			if !site.macro {
+				caller = r.callerBody(site.caller)
+			}
 			if caller == nil {
 				continue
 			}
@@ -129,8 +134,8 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 					// its callers elsewhere.
 					continue
 				}
-				queue = append(queue, frame{name: caller.Name, file: caller.File,
-					static: caller.Static && !strings.HasSuffix(caller.File, ".h"), chain: chain, weak: weak, cond: cond, was: left})
+				queue = append(queue, frame{name: caller.Name, file: caller.File, static: fileLocal(caller, site.macro),
+					macro: site.macro, chain: chain, weak: weak, cond: cond, was: left})
 			}
 		}
 	}
@@ -202,16 +207,33 @@ type callSite struct {
 	// function, when the function is passed to it as a callback (a walker
 	// running it under its own lock).
 	inner []lockctx.Held
+	// macro is set when caller is a function-like macro whose body calls
+	// the function (lockctx.MacroCallers), parsed as a function.
+	macro bool
+}
+
+// fileLocal reports whether only fn's own file can call it: a static
+// function or a macro defined in a .c file (not one of a header).
+func fileLocal(fn *cscan.Func, macro bool) bool {
+	return (fn.Static || macro) && !strings.HasSuffix(fn.File, ".h")
 }
 
 // callSites returns the calls that may reach function name (of file, static
-// or not): direct calls, and calls through every struct member it is
-// assigned to.
-func (r *checker) callSites(name, file string, static bool) []callSite {
+// or not): direct calls, calls through the function-like macros that wrap
+// it, and calls through every struct member it is assigned to. For a
+// macro (macro set), the calls that resolve to its definition in file and
+// those through the macros wrapping it.
+func (r *checker) callSites(name, file string, static, macro bool) []callSite {
 	var out []callSite
 	defs := r.p.Index.Funcs(name)
 	for _, site := range r.p.Index.Callers(name) {
 		if static && site.Func.File != file || cscan.HostProgram(site.Func.File) != cscan.HostProgram(file) {
+			continue
+		}
+		if macro {
+			if home, ok := r.newR.MacroHome(name, site.Func.File); ok && home == file {
+				out = append(out, callSite{caller: site.Func, call: name})
+			}
 			continue
 		}
 		// A caller whose own file defines the name calls that one
@@ -223,6 +245,12 @@ func (r *checker) callSites(name, file string, static bool) []callSite {
 			}
 		}
 		out = append(out, callSite{caller: site.Func, call: name})
+	}
+	for _, m := range r.newR.MacroCallers(name, file, !static) {
+		out = append(out, callSite{caller: m, call: name, macro: true})
+	}
+	if macro {
+		return out
 	}
 	out = append(out, r.argSites(name, file, static)...)
 	fn := &cscan.Func{Name: name, File: file}

@@ -442,15 +442,15 @@ func (r *checker) passesSleeping(fn *cscan.Func, ar lockctx.ArgReach) (*report.S
 		fn    *cscan.Func
 		param int
 		weak  bool
+		macro bool
 	}
-	queue := []item{{fn, ar.Param, false}}
+	queue := []item{{fn, ar.Param, false, false}}
 	seen := map[string]bool{}
 	n := 0
 	for len(queue) > 0 && n < maxArgCallers {
 		cur := queue[0]
 		queue = queue[1:]
-		static := cur.fn.Static && !strings.HasSuffix(cur.fn.File, ".h")
-		for _, cs := range r.callSites(cur.fn.Name, cur.fn.File, static) {
+		for _, cs := range r.callSites(cur.fn.Name, cur.fn.File, fileLocal(cur.fn, cur.macro), cur.macro) {
 			id := cs.caller.File + ":" + cs.caller.Name + ":" + cs.call
 			if seen[id] {
 				continue
@@ -469,7 +469,7 @@ func (r *checker) passesSleeping(fn *cscan.Func, ar lockctx.ArgReach) (*report.S
 					return &st, arg, why, cur.weak || cs.weak && !r.contract(cs, cur.fn, cur.param)
 				}
 				if j := r.newR.ParamIndex(cs.caller, arg); j >= 0 {
-					queue = append(queue, item{cs.caller, j, cur.weak || cs.weak && !r.contract(cs, cur.fn, cur.param)})
+					queue = append(queue, item{cs.caller, j, cur.weak || cs.weak && !r.contract(cs, cur.fn, cur.param), cs.macro})
 				}
 			}
 		}
