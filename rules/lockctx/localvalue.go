@@ -26,10 +26,20 @@ var localIdentRe = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 
 // argValues returns the values argument expression arg of a call in fn
 // can have: the expressions fn assigns to it when it is a local variable
-// whose assignments are all plain (localValues), else arg itself.
+// whose assignments are all plain (localValues), the text of the driver's
+// object-like macro it names (objectMacroValue), else arg itself.
 func (r *Resolver) argValues(fn *cscan.Func, arg string) []string {
 	arg = strings.TrimSpace(arg)
-	if !localIdentRe.MatchString(arg) || strings.ToUpper(arg) == arg || r.typ.ParamIndex(fn, arg) >= 0 {
+	if !localIdentRe.MatchString(arg) || r.typ.ParamIndex(fn, arg) >= 0 {
+		return []string{arg}
+	}
+	if strings.ToUpper(arg) == arg {
+		// A named constant of the driver (objmacro.go).
+		if fn != nil {
+			if v := r.objectMacroValue(fn.File, arg); v != "" {
+				return []string{v}
+			}
+		}
 		return []string{arg}
 	}
 	if vs := r.localValues(fn, arg); len(vs) > 0 {

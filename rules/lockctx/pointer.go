@@ -330,6 +330,16 @@ func ViaStep(t PointerTarget) report.Step {
 	return report.Step{Func: t.Func.Name, File: t.Func.File, Line: t.Func.Start, What: what + ")"}
 }
 
+// BaseAssignTag returns the struct tag of the object a plain assignment
+// stores into ("mp->getp = f;"), "" when it cannot be told
+// (typing.Typer.BaseAssignTag over the resolver's view).
+func (r *Resolver) BaseAssignTag(a index.Assign) string {
+	if r.typ == nil {
+		return ""
+	}
+	return r.typ.BaseAssignTag(a)
+}
+
 // MemberCallTag returns the struct tag of the object a call through a
 // member goes through, and the directory the tag is private to
 // (typing.Typer.MemberCallTag over the resolver's view).

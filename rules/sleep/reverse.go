@@ -264,6 +264,7 @@ func (r *checker) callSites(name, file string, static, macro bool) []callSite {
 		// A setter's store counts only from call sites typed to its
 		// struct (setterAssigns).
 		setter := i >= len(direct)
+		a.Struct = r.assignStruct(a, 1)
 		if static && a.File != file || done[a.Struct+"."+a.Member] {
 			continue
 		}
@@ -280,7 +281,7 @@ func (r *checker) callSites(name, file string, static, macro bool) []callSite {
 		all := r.p.Index.AssignsTo(a.Member)
 		unique := a.Struct != ""
 		for _, b := range all {
-			if b.Struct != a.Struct {
+			if r.assignStruct(b, len(all)) != a.Struct {
 				unique = false
 				break
 			}
@@ -290,7 +291,7 @@ func (r *checker) callSites(name, file string, static, macro bool) []callSite {
 		// reaches this one only for some objects: the chain is a note.
 		impls := map[string]bool{}
 		for _, b := range all {
-			if b.Struct == a.Struct {
+			if r.assignStruct(b, len(all)) == a.Struct {
 				impls[b.Func] = true
 			}
 		}
@@ -322,6 +323,17 @@ func (r *checker) callSites(name, file string, static, macro bool) []callSite {
 		}
 	}
 	return out
+}
+
+// assignStruct returns the struct type of assignment a: the scanner's,
+// else, for a plain assignment ("mp->getp = ___dma_getp;") among at most
+// maxPointerAssigns to its member (n), the type its base is declared
+// with where it is made, a struct or a struct's typedef.
+func (r *checker) assignStruct(a index.Assign, n int) string {
+	if a.Struct != "" || a.Base == "" || n > maxPointerAssigns {
+		return a.Struct
+	}
+	return r.newR.BaseAssignTag(a)
 }
 
 // sleepsAboveCall reports whether caller, which the patch does not

@@ -148,7 +148,33 @@ func (ty *Typer) declaredIn(fn *cscan.Func, name string) string {
 		}
 		return ""
 	}
-	return tags[name]
+	if tag, ok := tags[name]; ok {
+		return tag
+	}
+	return ty.typedefDeclTag(fn, name)
+}
+
+// typedefDeclTag returns the struct tag of name when fn declares it a
+// pointer to a struct's typedef visible from its file ("m_pool_s *mp"
+// with "typedef struct m_pool {...} m_pool_s;"), "" otherwise.
+func (ty *Typer) typedefDeclTag(fn *cscan.Func, name string) string {
+	from, to := fn.Start-1, fn.End
+	if fn.Start <= 0 || from >= to {
+		return ""
+	}
+	key := "lockctx.typedefDecls:" + fn.File + ":" + strconv.Itoa(from) + ":" + strconv.Itoa(to)
+	types := ty.ix.Memo(key, func() any {
+		lines := ty.FileLines(fn.File)
+		if to > lines.Len() {
+			return map[string]string(nil)
+		}
+		return ctype.TypedefDecls(lines.Span(from, to))
+	}).(map[string]string)
+	t := types[name]
+	if t == "" {
+		return ""
+	}
+	return ty.typedefTag(t, fn.File)
 }
 
 // treeDef returns the tree's definition of a patch's partial function.
@@ -260,21 +286,31 @@ func (ty *Typer) typedAssigns(tag string, as []index.Assign, keep func(index.Ass
 			}
 			continue
 		}
-		f := ty.ix.File(a.File)
-		if f == nil {
-			continue
-		}
-		for _, fn := range f.Funcs {
-			if fn.BodyStart <= a.Line && a.Line <= fn.End {
-				if ty.ExprTag(a.Base, fn) == tag {
-					a.Struct = tag
-					out = append(out, a)
-				}
-				break
-			}
+		if ty.BaseAssignTag(a) == tag {
+			a.Struct = tag
+			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// BaseAssignTag returns the struct tag of a plain assignment's base
+// ("mp->getp = ___dma_getp;": the type mp is declared with in the
+// function holding the assignment), "" when it cannot be told.
+func (ty *Typer) BaseAssignTag(a index.Assign) string {
+	if a.Base == "" || ty.ix == nil {
+		return ""
+	}
+	f := ty.ix.File(a.File)
+	if f == nil {
+		return ""
+	}
+	for _, fn := range f.Funcs {
+		if fn.BodyStart <= a.Line && a.Line <= fn.End {
+			return ty.ExprTag(a.Base, fn)
+		}
+	}
+	return ""
 }
 
 // maxPublicPlainAssigns bounds the plain assignments to a member of a
@@ -282,8 +318,9 @@ func (ty *Typer) typedAssigns(tag string, as []index.Assign, keep func(index.Ass
 const maxPublicPlainAssigns = 16
 
 // BaseTag finds the struct tag of a call's base expression when it is a
-// variable or parameter of the caller declared as "struct tag *name", or
-// a member whose last name is declared so in the caller's file. The
+// variable or parameter of the caller declared as "struct tag *name" (or
+// with the struct's typedef, typedefDeclTag), or a member whose last name
+// is declared so in the caller's file. The
 // declarations of a tree function the patch does not change are stored by
 // Prepare (store.go).
 func (ty *Typer) BaseTag(base string, caller *cscan.Func) string {
@@ -306,7 +343,10 @@ func (ty *Typer) BaseTag(base string, caller *cscan.Func) string {
 		}
 		ty.declTags[k] = tags
 	}
-	return tags[name]
+	if tag, ok := tags[name]; ok {
+		return tag
+	}
+	return ty.typedefDeclTag(caller, name)
 }
 
 // declTagsIn returns the struct tags of the names lines[from:to] (a

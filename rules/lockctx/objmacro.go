@@ -1,0 +1,134 @@
+package lockctx
+
+import (
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// A deciding argument may be a driver's named constant rather than the
+// kernel's: ncr53c8xx allocates its pool pages with
+// "#define MEMO_GFP_FLAGS GFP_ATOMIC". An argument written as an
+// upper-case name that the call's file, or a private header it includes,
+// defines as an object-like macro stands for the macro's text, expanded
+// again while that text is itself such a name (maxDefineDepth times).
+// A patch that changes the #define is read from the patched file.
+
+// objectMacroValue returns the text the object-like macro name stands
+// for in file (its own definition, else one of its private headers'),
+// expanded while it names another; "" when none of them defines it.
+func (r *Resolver) objectMacroValue(file, name string) string {
+	if r.ix == nil || file == "" {
+		return ""
+	}
+	v := ""
+	for range maxDefineDepth {
+		next := ""
+		for _, f := range r.privateHeaderChainOrFile(file) {
+			if t, ok := r.objectMacros(f)[name]; ok {
+				next = t
+				break
+			}
+		}
+		if next == "" {
+			break
+		}
+		v = next
+		if !localIdentRe.MatchString(next) || strings.ToUpper(next) != next {
+			break
+		}
+		name = next
+	}
+	return v
+}
+
+// privateHeaderChainOrFile is privateHeaderChain, or file alone when
+// there is no typer to read includes with.
+func (r *Resolver) privateHeaderChainOrFile(file string) []string {
+	if r.typ == nil {
+		return []string{file}
+	}
+	return r.privateHeaderChain(file)
+}
+
+// objectMacros returns the object-like macros file defines, by name
+// (parsed once per tree for a file the view does not overlay).
+func (r *Resolver) objectMacros(file string) map[string]string {
+	parse := func() any {
+		src, err := r.ix.ReadFile(file)
+		if err != nil {
+			return map[string]string{}
+		}
+		return parseObjectMacros(string(src))
+	}
+	if !r.ix.Overlaid(file) {
+		return r.ix.Underlying().Memo("lockctx.objmacros."+file, parse).(map[string]string)
+	}
+	key := "lockctx.objmacros:" + file
+	if v, ok := r.facts[key]; ok {
+		return v.(map[string]string)
+	}
+	defs := parse().(map[string]string)
+	r.facts[key] = defs
+	return defs
+}
+
+// parseObjectMacros returns the object-like macros of src ("#define NAME
+// text", continuation lines joined, comments dropped), the first
+// definition of each name; function-like ones and empty ones are left
+// out.
+func parseObjectMacros(src string) map[string]string {
+	out := map[string]string{}
+	if !strings.Contains(src, "define") {
+		return out
+	}
+	lines := strings.Split(src, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(l, "#") {
+			continue
+		}
+		d := strings.TrimSpace(l[1:])
+		if !strings.HasPrefix(d, "define") || len(d) == len("define") || cscan.IsIdentChar(d[len("define")]) {
+			continue
+		}
+		d = strings.TrimLeft(d[len("define"):], " \t")
+		j := 0
+		for j < len(d) && cscan.IsIdentChar(d[j]) {
+			j++
+		}
+		if j == 0 || j < len(d) && d[j] == '(' {
+			continue
+		}
+		name, text := d[:j], strings.TrimSuffix(strings.TrimRight(d[j:], " \t"), "\\")
+		for strings.HasSuffix(strings.TrimRight(lines[i], " \t"), "\\") && i+1 < len(lines) {
+			i++
+			text += " " + strings.TrimSuffix(strings.TrimRight(lines[i], " \t"), "\\")
+		}
+		text = strings.TrimSpace(stripMacroComments(text))
+		if _, seen := out[name]; !seen && text != "" {
+			out[name] = text
+		}
+	}
+	return out
+}
+
+// stripMacroComments drops the /* */ and // comments of a macro's text.
+func stripMacroComments(s string) string {
+	for {
+		i := strings.Index(s, "/*")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i+2:], "*/")
+		if j < 0 {
+			s = s[:i]
+			break
+		}
+		s = s[:i] + " " + s[i+2+j+2:]
+	}
+	if i := strings.Index(s, "//"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
