@@ -181,6 +181,9 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 	if ro.sleeper() && (!ro.waker() || o.strength == "acquire" || strings.HasSuffix(o.call.Name, "_state")) {
 		side = "sleeper"
 	}
+	if orderedBy == "" && side == "waker" {
+		orderedBy = r.orderedBySectionBefore(old, line, r.sleepersOn(ro.wakeQs, nw.Name))
+	}
 	what := "removed"
 	if w := r.weakenedTo(old, nw, o); w != "" {
 		what = "weakened to " + w

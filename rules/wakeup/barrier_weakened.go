@@ -43,6 +43,9 @@ func (r *checker) decideWeakenedActive(f *report.Finding, nw *wfunc, a *wsite) {
 			return
 		}
 	}
+	if r.orderedBySectionBefore(nw, a.Line(), waiters) != "" {
+		return
+	}
 	w := waiters[0]
 	for _, x := range waiters {
 		if x.Fn.File == nw.File {

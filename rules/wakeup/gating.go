@@ -181,8 +181,16 @@ func (r *checker) reportGating(old, nw *wfunc, w, a *wsite) {
 			}
 		}
 	}
+	section := ""
+	if ordered == "" {
+		section = r.orderedBySectionBefore(nw, a.Line(), waiters)
+	}
 	storeText, _ := codeLine(nw, a.Line(), -1)
 	switch {
+	case section != "":
+		f.Explanation = fmt.Sprintf("%s() reads %s without a barrier after releasing %s, with no store after it; its sleepers queue themselves and then take that lock to test their condition, so the lock orders the condition store against their test.", a.Call.Name, w.Q, section)
+		r.add(f)
+		return
 	case ordered != "":
 		f.Explanation = fmt.Sprintf("%s() reads %s without a barrier, but under %s, which its sleepers take too: the lock orders the condition store against their check.", a.Call.Name, w.Q, ordered)
 		r.add(f)

@@ -116,6 +116,12 @@ func (r *checker) checkCheckBeforeBarrier(old, nw *wfunc, o, n *wsite) {
 	nb, _, _ := loadsAroundBarrier(r.pathEvents(nw, n))
 	var moved []string
 	for _, fl := range nb {
+		// The queue head itself, read by a sleeper check
+		// (wq_has_sleeper() weakened to waitqueue_active()), is not the
+		// state the wake-up is decided on (gating.go judges that).
+		if fl == keyLast(n.Q) {
+			continue
+		}
 		if contains(oa, fl) && !contains(ob, fl) {
 			moved = append(moved, fl)
 		}
