@@ -16,6 +16,22 @@ import (
 // caller chain that reaches it in atomic context, and the call sites that
 // chain is built from.
 
+// reverseFrame is a function (or a function-like macro) the reverse
+// caller search has reached, with the chain from it down to the new sleep.
+type reverseFrame struct {
+	name, file string
+	static     bool
+	// macro is set for a function-like macro wrapping the callee.
+	macro bool
+	chain []report.Step
+	weak  bool
+	// cond is what the chain needs of the function's parameters.
+	cond *lockctx.ParamCond
+	// was are the conditions on them under which the old version
+	// took the chain already (newReach).
+	was []*lockctx.ParamCond
+}
+
 // reverse handles a function that newly may sleep: every caller chain (to
 // the depth) reaching it in atomic context.
 func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
@@ -42,20 +58,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 		r.patchOnlyReverse(nf, of, proof)
 		return
 	}
-	type frame struct {
-		name, file string
-		static     bool
-		chain      []report.Step
-		weak       bool
-		// macro is set for a function-like macro wrapping the callee.
-		macro bool
-		// cond is what the chain needs of the function's parameters.
-		cond *lockctx.ParamCond
-		// was are the conditions on them under which the old version
-		// took the chain already (newReach).
-		was []*lockctx.ParamCond
-	}
-	queue := []frame{{name: nf.Name, file: nf.File, static: fileLocal(nf, false), chain: proof.Steps, cond: proof.Cond, was: was}}
+	queue := []reverseFrame{{name: nf.Name, file: nf.File, static: fileLocal(nf, false), chain: proof.Steps, cond: proof.Cond, was: was}}
 	visited := map[string]bool{}
 	walked := 0
 	truncated := false
@@ -73,10 +76,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 				break
 			}
 			walked++
-			caller := site.caller
-			if !site.macro {
-				caller = r.callerBody(site.caller)
-			}
+			caller := r.siteBody(site)
 			if caller == nil {
 				continue
 			}
@@ -134,7 +134,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 					// its callers elsewhere.
 					continue
 				}
-				queue = append(queue, frame{name: caller.Name, file: caller.File, static: fileLocal(caller, site.macro),
+				queue = append(queue, reverseFrame{name: caller.Name, file: caller.File, static: fileLocal(caller, site.macro),
 					macro: site.macro, chain: chain, weak: weak, cond: cond, was: left})
 			}
 		}
@@ -142,6 +142,15 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	if truncated {
 		r.p.Note(fmt.Sprintf("sleep-in-atomic: %s() may now sleep; only %d caller functions were checked", nf.Name, maxReverseCallers))
 	}
+}
+
+// siteBody returns the body of the caller a call site is in: a macro's
+// parsed body, or the caller's post-patch body (callerBody).
+func (r *checker) siteBody(site callSite) *cscan.Func {
+	if site.macro {
+		return site.caller
+	}
+	return r.callerBody(site.caller)
 }
 
 // siteCond evaluates the condition a chain needs of the parameters of the
