@@ -74,14 +74,16 @@ func (r *Resolver) objectMacros(file string) map[string]string {
 }
 
 // parseObjectMacros returns the object-like macros of src ("#define NAME
-// text", continuation lines joined, comments dropped), the first
-// definition of each name; function-like ones and empty ones are left
-// out.
+// text", continuation lines joined, comments dropped); function-like ones
+// and empty ones are left out, and so is a name the file defines with two
+// texts or #undefs (under #ifdef branches, or redefined further down):
+// which one a use sees depends on where it is and on the configuration.
 func parseObjectMacros(src string) map[string]string {
 	out := map[string]string{}
 	if !strings.Contains(src, "define") {
 		return out
 	}
+	ambiguous := map[string]bool{}
 	lines := strings.Split(src, "\n")
 	for i := 0; i < len(lines); i++ {
 		l := strings.TrimSpace(lines[i])
@@ -89,6 +91,10 @@ func parseObjectMacros(src string) map[string]string {
 			continue
 		}
 		d := strings.TrimSpace(l[1:])
+		if u, ok := strings.CutPrefix(d, "undef"); ok && u != "" && !cscan.IsIdentChar(u[0]) {
+			ambiguous[strings.TrimSpace(u)] = true
+			continue
+		}
 		if !strings.HasPrefix(d, "define") || len(d) == len("define") || cscan.IsIdentChar(d[len("define")]) {
 			continue
 		}
@@ -106,9 +112,15 @@ func parseObjectMacros(src string) map[string]string {
 			text += " " + strings.TrimSuffix(strings.TrimRight(lines[i], " \t"), "\\")
 		}
 		text = strings.TrimSpace(stripMacroComments(text))
-		if _, seen := out[name]; !seen && text != "" {
+		if t, seen := out[name]; seen && t != text {
+			ambiguous[name] = true
+		}
+		if text != "" {
 			out[name] = text
 		}
+	}
+	for name := range ambiguous {
+		delete(out, name)
 	}
 	return out
 }

@@ -21,8 +21,9 @@ import (
 type reverseFrame struct {
 	name, file string
 	static     bool
-	// macro is set for a function-like macro wrapping the callee.
-	macro bool
+	// wraps is, for a function-like macro wrapping the callee, the
+	// function the macro stands for; nil for a function.
+	wraps *cscan.Func
 	chain []report.Step
 	weak  bool
 	// cond is what the chain needs of the function's parameters.
@@ -30,6 +31,10 @@ type reverseFrame struct {
 	// was are the conditions on them under which the old version
 	// took the chain already (newReach).
 	was []*lockctx.ParamCond
+	// drops are the contexts the functions between it and the new sleep
+	// release before their call down the chain without having taken
+	// them (a caller's lock dropped around the call).
+	drops []lockctx.Effect
 }
 
 // reverse handles a function that newly may sleep: every caller chain (to
@@ -65,7 +70,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 	for len(queue) > 0 && !truncated {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, site := range r.callSites(cur.name, cur.file, cur.static, cur.macro) {
+		for _, site := range r.callSites(cur.name, cur.file, cur.static, cur.wraps) {
 			id := site.caller.File + ":" + site.caller.Name + "->" + site.call
 			if site.caller.Name == cur.name || visited[id] || !lockctx.SameBuild(site.caller.File, cur.file) {
 				continue // recursion, or a caller in another architecture's build
@@ -80,18 +85,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 			if caller == nil {
 				continue
 			}
-			type at struct {
-				call cscan.Call
-				st   lockctx.State
-			}
-			var sites []at
-			entry := lockctx.State{Held: r.newR.Implicit(caller)}
-			lockctx.WalkFrom(r.newR, caller, entry, func(v lockctx.Visit) {
-				if v.Call.Name == site.call && !v.State.Dead {
-					sites = append(sites, at{v.Call, v.State})
-				}
-			})
-			for _, s := range sites {
+			for _, s := range r.sitesIn(caller, site.call) {
 				keep, cond := r.siteCond(caller, site, s.call, cur.cond)
 				if !keep {
 					continue
@@ -105,6 +99,9 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 					st = lockctx.State{Held: append(append([]lockctx.Held(nil), st.Held...), site.inner...)}
 				}
 				st = effective(st, proof)
+				for _, d := range cur.drops {
+					st.ReleaseDrop(d)
+				}
 				callStep := lockctx.StepOf(caller, s.call.Line, "calls "+site.call+"()")
 				chain := append([]report.Step{callStep}, site.via...)
 				chain = append(chain, cur.chain...)
@@ -134,8 +131,8 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 					// its callers elsewhere.
 					continue
 				}
-				queue = append(queue, reverseFrame{name: caller.Name, file: caller.File, static: fileLocal(caller, site.macro),
-					macro: site.macro, chain: chain, weak: weak, cond: cond, was: left})
+				queue = append(queue, reverseFrame{name: caller.Name, file: caller.File, static: fileLocal(caller, site.wraps != nil),
+					wraps: site.wraps, chain: chain, weak: weak, cond: cond, was: left, drops: append(slices.Clip(cur.drops), s.drops...)})
 			}
 		}
 	}
@@ -147,7 +144,7 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 // siteBody returns the body of the caller a call site is in: a macro's
 // parsed body, or the caller's post-patch body (callerBody).
 func (r *checker) siteBody(site callSite) *cscan.Func {
-	if site.macro {
+	if site.wraps != nil {
 		return site.caller
 	}
 	return r.callerBody(site.caller)
@@ -216,9 +213,10 @@ type callSite struct {
 	// function, when the function is passed to it as a callback (a walker
 	// running it under its own lock).
 	inner []lockctx.Held
-	// macro is set when caller is a function-like macro whose body calls
-	// the function (lockctx.MacroCallers), parsed as a function.
-	macro bool
+	// wraps is set when caller is a function-like macro whose body calls
+	// the function (lockctx.MacroCallers), parsed as a function: the
+	// function the macro stands for (through any macros between).
+	wraps *cscan.Func
 }
 
 // fileLocal reports whether only fn's own file can call it: a static
@@ -227,12 +225,29 @@ func fileLocal(fn *cscan.Func, macro bool) bool {
 	return (fn.Static || macro) && !strings.HasSuffix(fn.File, ".h")
 }
 
+// macroReaches reports whether a call of macro name in file callerFile
+// reaches function wraps through the macro defined in file: the call
+// resolves to that definition, and callerFile does not define a function
+// of wraps' name of its own (which the macro's body would call there).
+func (r *checker) macroReaches(name, file string, wraps *cscan.Func, callerFile string) bool {
+	if home, ok := r.newR.MacroHome(name, callerFile); !ok || home != file {
+		return false
+	}
+	if callerFile == wraps.File {
+		return true
+	}
+	own := cscan.PickDefs(r.p.Index.Funcs(wraps.Name), callerFile)
+	return len(own) == 0 || own[0].File != callerFile
+}
+
 // callSites returns the calls that may reach function name (of file, static
 // or not): direct calls, calls through the function-like macros that wrap
 // it, and calls through every struct member it is assigned to. For a
-// macro (macro set), the calls that resolve to its definition in file and
-// those through the macros wrapping it.
-func (r *checker) callSites(name, file string, static, macro bool) []callSite {
+// macro standing for function wraps, the calls that resolve to its
+// definition in file from a file that does not define its own function
+// of wraps' name, and those through the macros wrapping it.
+func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) []callSite {
+	macro := wraps != nil
 	var out []callSite
 	defs := r.p.Index.Funcs(name)
 	for _, site := range r.p.Index.Callers(name) {
@@ -240,7 +255,7 @@ func (r *checker) callSites(name, file string, static, macro bool) []callSite {
 			continue
 		}
 		if macro {
-			if home, ok := r.newR.MacroHome(name, site.Func.File); ok && home == file {
+			if r.macroReaches(name, file, wraps, site.Func.File) {
 				out = append(out, callSite{caller: site.Func, call: name})
 			}
 			continue
@@ -255,8 +270,12 @@ func (r *checker) callSites(name, file string, static, macro bool) []callSite {
 		}
 		out = append(out, callSite{caller: site.Func, call: name})
 	}
+	target := wraps
+	if target == nil {
+		target = &cscan.Func{Name: name, File: file}
+	}
 	for _, m := range r.newR.MacroCallers(name, file, !static) {
-		out = append(out, callSite{caller: m, call: name, macro: true})
+		out = append(out, callSite{caller: m, call: name, wraps: target})
 	}
 	if macro {
 		return out
@@ -273,8 +292,12 @@ func (r *checker) callSites(name, file string, static, macro bool) []callSite {
 		// A setter's store counts only from call sites typed to its
 		// struct (setterAssigns).
 		setter := i >= len(direct)
-		a.Struct = r.assignStruct(a, 1)
-		if static && a.File != file || done[a.Struct+"."+a.Member] {
+		if static && a.File != file {
+			continue
+		}
+		all := r.p.Index.AssignsTo(a.Member)
+		a.Struct = r.assignStruct(a, len(all))
+		if done[a.Struct+"."+a.Member] {
 			continue
 		}
 		// An object that declares its callbacks may sleep (gpio_chip
@@ -287,7 +310,6 @@ func (r *checker) callSites(name, file string, static, macro bool) []callSite {
 		// of that name is to that struct type; a member name shared by many
 		// struct types is followed only from calls whose base is declared
 		// with the right type.
-		all := r.p.Index.AssignsTo(a.Member)
 		unique := a.Struct != ""
 		for _, b := range all {
 			if r.assignStruct(b, len(all)) != a.Struct {

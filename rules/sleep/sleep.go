@@ -442,15 +442,15 @@ func (r *checker) passesSleeping(fn *cscan.Func, ar lockctx.ArgReach) (*report.S
 		fn    *cscan.Func
 		param int
 		weak  bool
-		macro bool
+		wraps *cscan.Func
 	}
-	queue := []item{{fn, ar.Param, false, false}}
+	queue := []item{{fn, ar.Param, false, nil}}
 	seen := map[string]bool{}
 	n := 0
 	for len(queue) > 0 && n < maxArgCallers {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, cs := range r.callSites(cur.fn.Name, cur.fn.File, fileLocal(cur.fn, cur.macro), cur.macro) {
+		for _, cs := range r.callSites(cur.fn.Name, cur.fn.File, fileLocal(cur.fn, cur.wraps != nil), cur.wraps) {
 			id := cs.caller.File + ":" + cs.caller.Name + ":" + cs.call
 			if seen[id] {
 				continue
@@ -469,7 +469,7 @@ func (r *checker) passesSleeping(fn *cscan.Func, ar lockctx.ArgReach) (*report.S
 					return &st, arg, why, cur.weak || cs.weak && !r.contract(cs, cur.fn, cur.param)
 				}
 				if j := r.newR.ParamIndex(cs.caller, arg); j >= 0 {
-					queue = append(queue, item{cs.caller, j, cur.weak || cs.weak && !r.contract(cs, cur.fn, cur.param), cs.macro})
+					queue = append(queue, item{cs.caller, j, cur.weak || cs.weak && !r.contract(cs, cur.fn, cur.param), cs.wraps})
 				}
 			}
 		}

@@ -182,7 +182,7 @@ func (r *checker) reportOrdering(old, nw *wfunc, o orderOp, added []orderOp, ro 
 		side = "sleeper"
 	}
 	if orderedBy == "" && side == "waker" {
-		orderedBy = r.orderedBySectionBefore(old, line, r.sleepersOn(ro.wakeQs, nw.Name))
+		orderedBy = r.sectionOrdersActive(nw, ro.wakeQs)
 	}
 	what := "removed"
 	if w := r.weakenedTo(old, nw, o); w != "" {

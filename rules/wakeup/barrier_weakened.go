@@ -43,7 +43,7 @@ func (r *checker) decideWeakenedActive(f *report.Finding, nw *wfunc, a *wsite) {
 			return
 		}
 	}
-	if r.orderedBySectionBefore(nw, a.Line(), waiters) != "" {
+	if r.orderedBySectionBefore(nw, a.Call, waiters) != "" {
 		return
 	}
 	w := waiters[0]

@@ -183,7 +183,7 @@ func (r *checker) reportGating(old, nw *wfunc, w, a *wsite) {
 	}
 	section := ""
 	if ordered == "" {
-		section = r.orderedBySectionBefore(nw, a.Line(), waiters)
+		section = r.orderedBySectionBefore(nw, a.Call, waiters)
 	}
 	storeText, _ := codeLine(nw, a.Line(), -1)
 	switch {
