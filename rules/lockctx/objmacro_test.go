@@ -18,10 +18,10 @@ func TestParseObjectMacros(t *testing.T) {
 		"#defined NOT_A_DEFINE 1\n"
 	// MEMO_GFP_FLAGS is defined twice and UNDONE #undefined: left out.
 	want := map[string]string{
-		"SAME":           "GFP_NOWAIT",
-		"SPACED":         "(GFP_NOWAIT | __GFP_NOWARN)",
-		"CONT":           "(GFP_KERNEL |  \t __GFP_ZERO)",
-		"LINE":           "GFP_NOIO",
+		"SAME":   "GFP_NOWAIT",
+		"SPACED": "(GFP_NOWAIT | __GFP_NOWARN)",
+		"CONT":   "(GFP_KERNEL |  \t __GFP_ZERO)",
+		"LINE":   "GFP_NOIO",
 	}
 	if got := parseObjectMacros(src); !maps.Equal(got, want) {
 		t.Errorf("parseObjectMacros = %q, want %q", got, want)
