@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -285,6 +286,7 @@ func (r *checker) lostCandidate(q string, w *wsite, excl []*wsite) (*broadcast, 
 		}
 		excl = same
 	}
+	excl = sameSubsystem(excl, w)
 	if len(excl) == 0 || w.Kind != siteWake || w.Breadth == "all" || isChainWake(w, excl) {
 		return nil, nil
 	}
@@ -301,6 +303,32 @@ func (r *checker) lostCandidate(q string, w *wsite, excl []*wsite) (*broadcast, 
 		return nil, nil
 	}
 	return b, excl
+}
+
+// maxWaiterDirs is how many directories the exclusive waiters of a queue
+// may sit in for all of them to count as the waker's.
+const maxWaiterDirs = 2
+
+// sameSubsystem returns the exclusive waiters excl that may wait on the
+// object waker w wakes: all of them, unless they sit in more than
+// maxWaiterDirs directories, which makes the queue a generic type's (a
+// socket's wait queue, used by every protocol for its own sockets): then
+// only those of w's directory.
+func sameSubsystem(excl []*wsite, w *wsite) []*wsite {
+	dirs := map[string]bool{}
+	for _, e := range excl {
+		dirs[path.Dir(e.Fn.File)] = true
+	}
+	if len(dirs) <= maxWaiterDirs {
+		return excl
+	}
+	var out []*wsite
+	for _, e := range excl {
+		if path.Dir(e.Fn.File) == path.Dir(w.Fn.File) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // weakKey reports whether a queue key may name different objects in
