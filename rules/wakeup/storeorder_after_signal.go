@@ -69,33 +69,69 @@ func (r *checker) storeAfterSignal(old, nw *wfunc, w *wsite) bool {
 		if moved && !r.movedAcrossWake(old, nw.lines[l], w.Q) {
 			continue
 		}
-		member := storedMember(codeOnly(nw.lines[l]), res)
-		if member == "" {
-			continue
+		members := r.helperStoredMembers(nw, l, obj)
+		if m := storedMember(codeOnly(nw.lines[l]), res); m != "" {
+			members = []string{m}
 		}
-		if moved && r.condReadsMember(waiters, member) {
-			// A store a waiter's condition reads: the state-order checks
-			// judge it, with the lock both sides take.
-			continue
-		}
-		for _, s := range waiters {
-			k := readKey{s, member}
-			read, ok := reads[k]
-			if !ok {
-				read = readAfterWait(s, member)
-				reads[k] = read
-			}
-			if read == 0 {
+		for _, member := range members {
+			if moved && r.condReadsMember(waiters, member) {
+				// A store a waiter's condition reads: the state-order
+				// checks judge it, with the lock both sides take.
 				continue
 			}
-			if r.coveringWake(nw, w.Q, l+1, w) != "" || r.lockedBoth(nw, l, s, read) {
-				return false
+			for _, s := range waiters {
+				k := readKey{s, member}
+				read, ok := reads[k]
+				if !ok {
+					read = readAfterWait(s, member)
+					reads[k] = read
+				}
+				if read == 0 {
+					continue
+				}
+				if r.coveringWake(nw, w.Q, l+1, w) != "" || r.lockedBoth(nw, l, s, read) {
+					return false
+				}
+				r.reportStoreAfterSignal(nw, w, l, s, read)
+				return true
 			}
-			r.reportStoreAfterSignal(nw, w, l, s, read)
-			return true
 		}
 	}
 	return false
+}
+
+// helperStoredMembers returns the members of obj that a call on line l
+// of nw stores through a helper of nw's file handed obj itself
+// (dc_i2c_set_error(i2c, status) storing i2c->error): the members the
+// helper stores through that parameter, in its line order.
+func (r *checker) helperStoredMembers(nw *wfunc, l int, obj string) []string {
+	if nw.F == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range nw.F.Calls {
+		if c.Line != l {
+			continue
+		}
+		for i, a := range c.Args {
+			if strings.TrimSpace(a) != obj {
+				continue
+			}
+			for _, h := range r.funcsNamed(c.Name, nw.File) {
+				ps := paramNames(h.header(), h.Name)
+				if h.File != nw.File || i >= len(ps) || ps[i] == "" {
+					continue
+				}
+				res := memberStoreRes(ps[i])
+				for _, hl := range sortedLines(h) {
+					if m := storedMember(codeOnly(h.lines[hl]), res); m != "" {
+						out = appendUnique(out, m)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // memberStoreRes returns the patterns storedMember reads stores to a

@@ -69,6 +69,7 @@ func (r *checker) checkWakers() map[string][]*wsite {
 			}
 			if old != nil {
 				r.checkPollCondDropped(old, nw)
+				r.checkBranchLost(old, nw)
 			}
 		}
 		if old == nil || fc.Deleted || nw == nil {
