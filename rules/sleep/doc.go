@@ -46,8 +46,14 @@
 // only for some values (lock_task_sighand() non-NULL, a lock helper's
 // 0), is held in the caller until the release helper, through a
 // variable and its test, a lock macro of the file or an ops member
-// (rules/lockctx retheld.go, macro.go, membereffects.go). Summaries and caller searches have
-// no depth limit; a chain through a member several functions implement
+// (rules/lockctx retheld.go, macro.go, membereffects.go). The caller
+// search steps through the function-like macros of the file and its
+// private headers that wrap a function (#define __m_calloc(mp, s, n)
+// __m_calloc2(mp, s, n, MEMO_WARN)), types a pointer declared with a
+// struct's typedef (m_pool_s *mp), and applies the locks an intermediate
+// caller releases around its call (reversesites.go); a mask named by the
+// driver's object-like macro stands for its text (rules/lockctx
+// objmacro.go). Summaries and caller searches have no depth limit; a chain through a member several functions implement
 // is a note, not a risk, unless the call site is typed with a driver's
 // private ops struct, the link is a gfp_t contract parameter, or the
 // caller holds the context at the typed member call itself (a set

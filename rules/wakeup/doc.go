@@ -137,13 +137,21 @@
 //     its word or variable with no full barrier between them;
 //   - lockedwake.go: a _locked wake-up no longer under the queue's lock;
 //   - gating.go: wake-ups newly gated by a bare waitqueue_active();
+//   - gating_section.go: a lockless sleeper check after the waker's
+//     critical section, ordered by the lock when every sleeper queues
+//     itself and then takes it to test its condition (used by gating.go,
+//     barrier_weakened.go and barrier_removed.go);
 //   - stale.go: wake decisions on stale values (a test moved before the
 //     barrier, a queue index from a fresh read, a helper's snapshot);
 //   - storeorder_state.go: stores or work moved after the wake-up, a
 //     wake-up moved before them;
 //   - storeorder_after_signal.go: a store added after a wake-up to a
 //     member of the object it signals that its waiters read once woken
-//     (the result after complete());
+//     (the result after complete()), inline or through a helper of the
+//     file handed the object;
+//   - removed_branch.go: a new exit that stores to the woken object and
+//     leaves, without the wake-up, a branch every exit of which woke the
+//     queue in the old version;
 //   - addedstores.go: the constant stores a patch adds (the store checks'
 //     input) and a moved function's old version;
 //   - storeorder_unannounced.go: a store added that a queue's waiters
