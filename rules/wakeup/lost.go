@@ -310,11 +310,16 @@ func (r *checker) lostCandidate(q string, w *wsite, excl []*wsite) (*broadcast, 
 const maxWaiterDirs = 2
 
 // sameSubsystem returns the exclusive waiters excl that may wait on the
-// object waker w wakes: all of them, unless they sit in more than
-// maxWaiterDirs directories, which makes the queue a generic type's (a
-// socket's wait queue, used by every protocol for its own sockets): then
-// only those of w's directory.
+// object waker w wakes: all of them, unless w wakes through a helper (a
+// socket's sk_error_report()) and they sit in more than maxWaiterDirs
+// directories, which makes the queue a generic type's (a socket's wait
+// queue, used by every protocol for its own sockets): then only those of
+// w's directory. A wake-up the code makes itself (the type's own library
+// waking any object of it) keeps them all.
 func sameSubsystem(excl []*wsite, w *wsite) []*wsite {
+	if !w.Derived && w.Obj == "" {
+		return excl
+	}
 	dirs := map[string]bool{}
 	for _, e := range excl {
 		dirs[path.Dir(e.Fn.File)] = true

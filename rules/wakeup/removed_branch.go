@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -14,10 +15,12 @@ import (
 // complete"), the branch is a path that must wake: a waiter of the queue
 // (wait_for_completion_timeout() in the transfer) sleeps until it does.
 // A new exit the patch puts in the same branch (the same condition) that
-// stores to the woken object on its way (the result the waiter reads:
-// msg_err = 0) and returns without waking the queue loses that wake-up on
-// every run of the branch. An exit that stores nothing there (a spurious
-// interrupt turned away) is not judged here.
+// stores, on its way, a member of the woken object that a waiter reads
+// once woken (the result: msg_err = 0) and returns without waking the
+// queue loses that wake-up on every run of that path. An exit that stores
+// nothing the waiters read there (a spurious interrupt turned away, the
+// next message of a transfer started), or that hands the work to the
+// interrupt's thread (IRQ_WAKE_THREAD), is not judged here.
 
 // checkBranchLost reports the new exits of nw that leave, without waking
 // a queue, a branch whose every exit in old woke it.
@@ -26,13 +29,22 @@ func (r *checker) checkBranchLost(old, nw *wfunc) {
 		return
 	}
 	norm := r.condNormalizer()
-	queues := map[string]bool{}
+	var queues []string
 	for _, o := range old.sitesOn(siteWake, "") {
-		queues[o.Q] = true
+		if !slices.Contains(queues, o.Q) {
+			queues = append(queues, o.Q)
+		}
 	}
-	for q := range queues {
+	slices.Sort(queues)
+	fl := flowOf(nw)
+	for _, q := range queues {
+		if r.riskOn(nw, q) {
+			continue
+		}
+		obj := wokenObject(old, q)
+		waiters := r.otherWaiters(q, nw.Name)
 		for _, ret := range nw.F.Returns {
-			if !nw.changed(ret.Line) || r.wokenBy(nw, q, ret) || r.riskAt(nw, ret.Line, q) {
+			if !nw.changed(ret.Line) || strings.TrimSpace(ret.Expr) == "IRQ_WAKE_THREAD" || r.wokenBy(nw, q, ret) {
 				continue
 			}
 			g, ok := innermostIf(ret.Guards)
@@ -40,7 +52,7 @@ func (r *checker) checkBranchLost(old, nw *wfunc) {
 				continue
 			}
 			branch := ifWithCond(old.F.Body, norm(g.Cond), norm)
-			if branch == nil || !storesTo(nw, g.Line, ret.Line, wokenObject(old, q)) || !r.branchWakes(old, q, branch) {
+			if branch == nil || !storesWaitedFor(nw, fl, g.Line, ret.Line, obj, waiters) || !r.branchWakes(old, q, branch) {
 				continue
 			}
 			r.reportBranchLost(old, nw, q, ret, g)
@@ -49,12 +61,12 @@ func (r *checker) checkBranchLost(old, nw *wfunc) {
 	}
 }
 
-// riskAt reports whether a risk on queue q at line of f was reported
+// riskOn reports whether a risk on queue q in function f was reported
 // already (the new early return before the wake-up, judged by
 // condwake_guards.go).
-func (r *checker) riskAt(f *wfunc, line int, q string) bool {
+func (r *checker) riskOn(f *wfunc, q string) bool {
 	for _, x := range r.pass.Findings() {
-		if x.Severity == report.SeverityRisk && x.File == f.File && x.Line == line && x.Key == q {
+		if x.Severity == report.SeverityRisk && x.File == f.File && x.Func == f.Name && x.Key == q {
 			return true
 		}
 	}
@@ -84,16 +96,27 @@ func wokenObject(f *wfunc, q string) string {
 	return ""
 }
 
-// storesTo reports whether a line of f after from and before to stores
-// to a member of obj.
-func storesTo(f *wfunc, from, to int, obj string) bool {
-	if obj == "" {
+// storesWaitedFor reports whether a line of f after from and before to,
+// from which control reaches to, stores a member of obj that one of
+// waiters reads once woken (readAfterWait).
+func storesWaitedFor(f *wfunc, fl bodyFlow, from, to int, obj string, waiters []*wsite) bool {
+	if obj == "" || len(waiters) == 0 {
 		return false
 	}
 	res := memberStoreRes(obj)
 	for l := from + 1; l < to; l++ {
-		if t, ok := f.lines[l]; ok && storedMember(codeOnly(t), res) != "" {
-			return true
+		t, ok := f.lines[l]
+		if !ok || !fl.reaches(l, to) {
+			continue
+		}
+		m := storedMember(codeOnly(t), res)
+		if m == "" {
+			continue
+		}
+		for _, s := range waiters {
+			if readAfterWait(s, m) != 0 {
+				return true
+			}
 		}
 	}
 	return false
@@ -136,7 +159,11 @@ func ifWithCond(body *cscan.Block, cond string, norm func(string) string) *cscan
 // label whose tail wakes q before it returns.
 func (r *checker) branchWakes(f *wfunc, q string, b *cscan.IfStmt) bool {
 	then, ok := b.Then.(*cscan.Block)
-	if !ok || then == nil || len(then.Stmts) == 0 {
+	if !ok {
+		// An unbraced branch: "if (val & DONE) goto complete;".
+		then = &cscan.Block{Stmts: []cscan.Stmt{b.Then}}
+	}
+	if then == nil || len(then.Stmts) == 0 {
 		return false
 	}
 	switch then.Stmts[len(then.Stmts)-1].(type) {

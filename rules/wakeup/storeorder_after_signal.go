@@ -69,7 +69,7 @@ func (r *checker) storeAfterSignal(old, nw *wfunc, w *wsite) bool {
 		if moved && !r.movedAcrossWake(old, nw.lines[l], w.Q) {
 			continue
 		}
-		members := r.helperStoredMembers(nw, l, obj)
+		members := r.helperStoredMembers(nw, l, obj, w.Q)
 		if m := storedMember(codeOnly(nw.lines[l]), res); m != "" {
 			members = []string{m}
 		}
@@ -103,8 +103,9 @@ func (r *checker) storeAfterSignal(old, nw *wfunc, w *wsite) bool {
 // helperStoredMembers returns the members of obj that a call on line l
 // of nw stores through a helper of nw's file handed obj itself
 // (dc_i2c_set_error(i2c, status) storing i2c->error): the members the
-// helper stores through that parameter, in its line order.
-func (r *checker) helperStoredMembers(nw *wfunc, l int, obj string) []string {
+// helper stores through that parameter, in its line order, but those it
+// wakes queue q after itself.
+func (r *checker) helperStoredMembers(nw *wfunc, l int, obj, q string) []string {
 	if nw.F == nil {
 		return nil
 	}
@@ -124,7 +125,7 @@ func (r *checker) helperStoredMembers(nw *wfunc, l int, obj string) []string {
 				}
 				res := memberStoreRes(ps[i])
 				for _, hl := range sortedLines(h) {
-					if m := storedMember(codeOnly(h.lines[hl]), res); m != "" {
+					if m := storedMember(codeOnly(h.lines[hl]), res); m != "" && !r.wakesAfter(h, q, hl) {
 						out = appendUnique(out, m)
 					}
 				}
@@ -302,3 +303,13 @@ func (r *checker) condReadsMember(waiters []*wsite, member string) bool {
 // openWaitLines bounds how far before an open-coded wait its condition
 // test is looked for.
 const openWaitLines = 8
+
+// wakesAfter reports whether f wakes queue q after line l.
+func (r *checker) wakesAfter(f *wfunc, q string, l int) bool {
+	for _, s := range f.sitesOn(siteWake, "") {
+		if s.Line() > l && r.sameQueue(s.Q, q) {
+			return true
+		}
+	}
+	return false
+}
