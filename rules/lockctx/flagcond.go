@@ -38,6 +38,11 @@ func (r *Resolver) guardFlag(fn *cscan.Func, gs []cscan.Guard) *ParamCond {
 		var conds []string
 		want := true
 		switch g.Kind {
+		case "case":
+			if pc := r.caseCond(fn, gs[:i+1]); pc != nil {
+				return pc
+			}
+			continue
 		case "if":
 			conds = splitTop(unwrap(g.Cond), "&&")
 		case "else":
@@ -303,6 +308,9 @@ func (r *Resolver) condAt(fn *cscan.Func, c cscan.Call, rc *ParamCond) (keep boo
 		return !rc.Strict, nil
 	}
 	arg := c.Args[rc.Param]
+	if rc.Value != "" {
+		return r.caseValueAt(fn, arg, rc)
+	}
 	if v, known := r.flagValue(fn, arg); known {
 		return v == rc.True, nil
 	}
@@ -356,7 +364,7 @@ func (r *Resolver) primCond(fn *cscan.Func, c cscan.Call, vc *ParamCond, conditi
 	if !ok || vc == nil {
 		return cond, ok
 	}
-	if cond != nil && (cond.Param != vc.Param || cond.True != vc.True) {
+	if cond != nil && (cond.Param != vc.Param || cond.True != vc.True || cond.Value != vc.Value) {
 		// Two conditions, or contrary ones: a Reach carries one, and
 		// the primitive is not known to be reached.
 		return nil, false

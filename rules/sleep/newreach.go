@@ -132,7 +132,7 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 // sameCond reports whether c is one of cs (the same parameter and value).
 func sameCond(c *lockctx.ParamCond, cs []*lockctx.ParamCond) bool {
 	for _, o := range cs {
-		if o.Param == c.Param && o.True == c.True {
+		if o.Param == c.Param && o.True == c.True && o.Value == c.Value {
 			return true
 		}
 	}

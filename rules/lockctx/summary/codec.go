@@ -84,6 +84,7 @@ func (e *encoder) reach(r *Reach) {
 		e.I(r.Cond.Param)
 		e.Bool(r.Cond.True)
 		e.Bool(r.Cond.Strict)
+		e.S(r.Cond.Value)
 	}
 }
 
@@ -150,7 +151,7 @@ func (d *decoder) effects() []Effect {
 func (d *decoder) reach() Reach {
 	r := Reach{Steps: d.steps(), Prim: d.S(), Why: d.S(), Drops: d.effects(), Retakes: d.effects(), Weak: d.Bool()}
 	if d.Bool() {
-		r.Cond = &ParamCond{Param: d.I(), True: d.Bool(), Strict: d.Bool()}
+		r.Cond = &ParamCond{Param: d.I(), True: d.Bool(), Strict: d.Bool(), Value: d.S()}
 	}
 	return r
 }

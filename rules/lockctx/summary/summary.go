@@ -78,6 +78,10 @@ type Reach struct {
 type ParamCond struct {
 	Param int
 	True  bool
+	// Value, when set, is the constant the parameter must equal (the
+	// chain runs under "case Value:" of a switch on it); True is then
+	// unused.
+	Value string
 	// Strict is set when the chain counts only for a caller passing a
 	// value known to satisfy the condition (the guard names a context
 	// check, can_sleep); otherwise it counts unless the caller passes a
