@@ -19,8 +19,9 @@ import (
 // type) ({ ... __get_user(x, ptr) ... })"). The index holds functions
 // only, so a call to such a macro resolves to nothing. A call that
 // resolves to no function is looked up among the function-like macros
-// its own file defines, then those of the headers it includes with
-// quotes from its directory, then those of the kernel-wide headers it
+// its own file defines, then those of the private headers it includes
+// with quotes (the callers' searches also those they include in turn,
+// macroDefDeep), then those of the kernel-wide headers it
 // includes with angle brackets, itself or through its private headers
 // ("xfs.h" -> "xfs_linux.h" -> <linux/slab.h>), and of the headers these
 // include (two levels: <linux/etherdevice.h> brings
@@ -122,7 +123,7 @@ func (r *Resolver) macroDef(name, file string) (macroDef, bool) {
 	if d, ok := r.fileMacros(file)[name]; ok {
 		return d, true
 	}
-	for _, h := range r.localHeaders(file) {
+	for _, h := range r.privateHeaders(file, 1) {
 		if d, ok := r.fileMacros(h)[name]; ok {
 			return d, true
 		}
@@ -254,13 +255,36 @@ func (r *Resolver) fileMacros(file string) map[string]macroDef {
 	return defs
 }
 
-// localHeaders returns the headers file includes with quotes (the
-// typer's reading of its #include lines, resolved from its directory).
-func (r *Resolver) localHeaders(file string) []string {
+// privateHeaders returns the headers file includes with quotes, and, with
+// depth above 1, the private (not kernel-wide) ones these include in
+// turn, nearest first (privateHeaderChain without file itself): rtw88's
+// main.c reaches util.h's macros through "main.h".
+func (r *Resolver) privateHeaders(file string, depth int) []string {
 	if r.typ == nil {
 		return nil
 	}
-	return r.typ.Includes(file, false)
+	if depth <= 1 {
+		return r.typ.Includes(file, false)
+	}
+	return r.privateHeaderChain(file)[1:]
+}
+
+// macroDefDeep is macroDef with the private headers file reaches through
+// other private headers too: the callers' and arguments' searches
+// (macrocallers.go) find a driver's macro of a nested header ("main.h"
+// -> "util.h"). A summary does not read them: a statement-expression
+// macro there whose locking depends on its arguments (i915's
+// _wait_for_atomic()) would be summarised as leaving its context held.
+func (r *Resolver) macroDefDeep(name, file string) (macroDef, bool) {
+	if d, ok := r.macroDef(name, file); ok {
+		return d, true
+	}
+	for _, h := range r.privateHeaders(file, maxDefineDepth) {
+		if d, ok := r.fileMacros(h)[name]; ok {
+			return d, true
+		}
+	}
+	return macroDef{}, false
 }
 
 // publicHeaders returns the kernel-wide headers (under an include/

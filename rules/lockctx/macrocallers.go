@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 )
@@ -19,7 +20,7 @@ import (
 
 // MacroCallers returns the function-like macros defined in file, or, for
 // a function other files may call (global), in the private headers file
-// includes with quotes, whose body calls name, each parsed as a function
+// includes (privateHeaders), whose body calls name, each parsed as a function
 // (its File is where it is defined), in the order of their files and
 // names. Kernel-wide headers are not searched: their wrappers of a
 // kernel API are table rows or their callers' own macro summaries.
@@ -29,7 +30,7 @@ func (r *Resolver) MacroCallers(name, file string, global bool) []*cscan.Func {
 	}
 	files := []string{file}
 	if global {
-		files = append(files, r.localHeaders(file)...)
+		files = append(files, r.privateHeaders(file, maxDefineDepth)...)
 	}
 	var out []*cscan.Func
 	for _, f := range files {
@@ -49,14 +50,14 @@ func (r *Resolver) MacroCallers(name, file string, global bool) []*cscan.Func {
 }
 
 // MacroHome returns the file defining the function-like macro name as a
-// call in file resolves it (macroDef: the file itself, its private
+// call in file resolves it (macroDefDeep: the file itself, its private
 // headers, then its kernel-wide ones), and false when name is no such
 // macro there.
 func (r *Resolver) MacroHome(name, file string) (string, bool) {
 	if r.ix == nil {
 		return "", false
 	}
-	d, ok := r.macroDef(name, file)
+	d, ok := r.macroDefDeep(name, file)
 	if !ok {
 		return "", false
 	}
@@ -71,4 +72,29 @@ func callsName(fn *cscan.Func, name string) bool {
 		}
 	}
 	return false
+}
+
+// MacroArgCallee returns the function call that the function-like macro
+// name, as a call in file resolves it, hands its parameter arg to
+// unchanged ("#define rtw_iterate_vifs_atomic(rtwdev, iterator, data)
+// ieee80211_iterate_active_interfaces_atomic(rtwdev->hw, ...,
+// iterator, data)"): the callee's name and the argument position there;
+// false when name is no such macro or does not pass the parameter on.
+func (r *Resolver) MacroArgCallee(name, file string, arg int) (string, int, bool) {
+	if r.ix == nil {
+		return "", 0, false
+	}
+	d, ok := r.macroDefDeep(name, file)
+	if !ok || arg < 0 || arg >= len(d.params) || d.params[arg] == "" {
+		return "", 0, false
+	}
+	p := d.params[arg]
+	for _, c := range d.fn.Calls {
+		for j, a := range c.Args {
+			if strings.Trim(strings.TrimSpace(a), "()") == p {
+				return c.Name, j, true
+			}
+		}
+	}
+	return "", 0, false
 }

@@ -77,7 +77,16 @@ func (r *checker) argUsesNaming(name, file string, static bool) []calleeArgUse {
 		}
 		seen[p] = true
 		for _, u := range r.argUsesOf(p)[name] {
-			defs := cscan.PickDefs(r.p.Index.Funcs(u.fn.Calls[u.call].Name), u.fn.File)
+			callee := u.fn.Calls[u.call].Name
+			defs := cscan.PickDefs(r.p.Index.Funcs(callee), u.fn.File)
+			if len(defs) == 0 {
+				// A macro of the driver that hands the function on
+				// to the walker (rtw_iterate_vifs_atomic()).
+				if real, k, ok := r.newR.MacroArgCallee(callee, u.fn.File, u.arg); ok {
+					defs = cscan.PickDefs(r.p.Index.Funcs(real), u.fn.File)
+					u.arg = k
+				}
+			}
 			if len(defs) == 1 {
 				out = append(out, calleeArgUse{u, defs[0]})
 			}
