@@ -21,10 +21,11 @@ func (r *Resolver) objectMacroValue(file, name string) string {
 	if r.ix == nil || file == "" {
 		return ""
 	}
+	files := append([]string{file}, r.privateHeaders(file, maxDefineDepth)...)
 	v := ""
 	for range maxDefineDepth {
 		next := ""
-		for _, f := range r.privateHeaderChainOrFile(file) {
+		for _, f := range files {
 			if t, ok := r.objectMacros(f)[name]; ok {
 				next = t
 				break
@@ -40,15 +41,6 @@ func (r *Resolver) objectMacroValue(file, name string) string {
 		name = next
 	}
 	return v
-}
-
-// privateHeaderChainOrFile is privateHeaderChain, or file alone when
-// there is no typer to read includes with.
-func (r *Resolver) privateHeaderChainOrFile(file string) []string {
-	if r.typ == nil {
-		return []string{file}
-	}
-	return r.privateHeaderChain(file)
 }
 
 // objectMacros returns the object-like macros file defines, by name

@@ -311,21 +311,17 @@ func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) [
 		// struct types is followed only from calls whose base is declared
 		// with the right type.
 		unique := a.Struct != ""
-		for _, b := range all {
-			if r.assignStruct(b, len(all)) != a.Struct {
-				unique = false
-				break
-			}
-		}
-		generic := !unique && len(all) > maxPointerAssigns
 		// A call through a member that several functions are assigned to
 		// reaches this one only for some objects: the chain is a note.
 		impls := map[string]bool{}
 		for _, b := range all {
 			if r.assignStruct(b, len(all)) == a.Struct {
 				impls[b.Func] = true
+			} else {
+				unique = false
 			}
 		}
+		generic := !unique && len(all) > maxPointerAssigns
 		shared := len(impls) > 1
 		for _, site := range r.p.Index.MemberCallers(a.Member) {
 			if lifted && site.Func.File != a.File {

@@ -68,7 +68,8 @@ func (r *checker) orderedBySectionBefore(f *wfunc, check cscan.Call, waiters []*
 
 // mayStoreBetween reports whether a line of f after from and before to
 // may store: a store the rules know, an assignment to a name f does not
-// declare, or a call other than a lock primitive or a log line.
+// declare, or a call other than a lock primitive, a log line or one that
+// stores nothing (trivialCalls: READ_ONCE(), WARN_ON()).
 func (r *checker) mayStoreBetween(f *wfunc, from, to int) bool {
 	if storeBetween(f, from, to) {
 		return true
@@ -83,7 +84,7 @@ func (r *checker) mayStoreBetween(f *wfunc, from, to int) bool {
 		if c.Line <= from || c.Line >= to {
 			continue
 		}
-		if a := r.p.locks.Classify(c); a.Op != lockmodel.None || logCall(c.Name) {
+		if a := r.p.locks.Classify(c); a.Op != lockmodel.None || logCall(c.Name) || trivialCalls[c.Name] {
 			continue
 		}
 		return true

@@ -55,7 +55,7 @@ func (r *checker) checkBranchLost(old, nw *wfunc) {
 			if branch == nil || !storesWaitedFor(nw, fl, g.Line, ret.Line, obj, waiters) || !r.branchWakes(old, q, branch) {
 				continue
 			}
-			r.reportBranchLost(old, nw, q, ret, g)
+			r.reportBranchLost(old, nw, q, ret, g, waiters)
 			return
 		}
 	}
@@ -215,8 +215,9 @@ func (r *checker) tailWakes(f *wfunc, fl bodyFlow, q string, label string) bool 
 }
 
 // reportBranchLost reports exit ret of nw, which leaves the branch under
-// guard g without the wake-up of q that every exit of it made in old.
-func (r *checker) reportBranchLost(old, nw *wfunc, q string, ret cscan.Return, g cscan.Guard) {
+// guard g without the wake-up of q that every exit of it made in old, to
+// q's waiters.
+func (r *checker) reportBranchLost(old, nw *wfunc, q string, ret cscan.Return, g cscan.Guard, waiters []*wsite) {
 	cond := strings.Join(strings.Fields(g.Cond), " ")
 	f := report.Finding{
 		Category: CategoryRemoved,
@@ -229,7 +230,6 @@ func (r *checker) reportBranchLost(old, nw *wfunc, q string, ret cscan.Return, g
 		f.Old = append(f.Old, old.evidence(o.Line()))
 		break
 	}
-	waiters := r.otherWaiters(q, nw.Name)
 	peer, peerText := "a waiter of "+q, "waits on "+q
 	if len(waiters) > 0 {
 		s := preferSleeper(waiters)
