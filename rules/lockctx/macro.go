@@ -172,26 +172,12 @@ func (r *Resolver) publicHeaderPos(file string) map[string]int {
 }
 
 // macroNames returns the names of the function-like macros file defines,
-// without parsing them (once per tree for a file the view does not
-// overlay): a kernel-wide header is parsed only when it defines a name
-// looked up.
+// without parsing them (perFile): a kernel-wide header is parsed only
+// when it defines a name looked up.
 func (r *Resolver) macroNames(file string) map[string]bool {
-	scan := func() any {
-		src, err := r.ix.ReadFile(file)
-		if err != nil {
-			return map[string]bool{}
-		}
+	return r.perFile("macronames", file, func(src []byte) any {
 		return definedMacros(src)
-	}
-	if !r.ix.Overlaid(file) {
-		return r.ix.Underlying().Memo("lockctx.macronames."+file, scan).(map[string]bool)
-	}
-	names, ok := r.macroNamesOf[file]
-	if !ok {
-		names = scan().(map[string]bool)
-		r.macroNamesOf[file] = names
-	}
-	return names
+	}).(map[string]bool)
 }
 
 // definedMacros returns the names of the function-like macros src defines

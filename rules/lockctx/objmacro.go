@@ -44,25 +44,35 @@ func (r *Resolver) objectMacroValue(file, name string) string {
 }
 
 // objectMacros returns the object-like macros file defines, by name
-// (parsed once per tree for a file the view does not overlay).
+// (perFile).
 func (r *Resolver) objectMacros(file string) map[string]string {
-	parse := func() any {
+	return r.perFile("objmacros", file, func(src []byte) any {
+		return parseObjectMacros(string(src))
+	}).(map[string]string)
+}
+
+// perFile returns what scan makes of file's source: once per tree for a
+// file the view does not overlay (the index's memo), once per resolver
+// for one it overlays (the patched text). scan gets nil when the file
+// cannot be read.
+func (r *Resolver) perFile(kind, file string, scan func(src []byte) any) any {
+	compute := func() any {
 		src, err := r.ix.ReadFile(file)
 		if err != nil {
-			return map[string]string{}
+			src = nil
 		}
-		return parseObjectMacros(string(src))
+		return scan(src)
 	}
 	if !r.ix.Overlaid(file) {
-		return r.ix.Underlying().Memo("lockctx.objmacros."+file, parse).(map[string]string)
+		return r.ix.Underlying().Memo("lockctx."+kind+"."+file, compute)
 	}
-	key := "lockctx.objmacros:" + file
+	key := "lockctx." + kind + ":" + file
 	if v, ok := r.facts[key]; ok {
-		return v.(map[string]string)
+		return v
 	}
-	defs := parse().(map[string]string)
-	r.facts[key] = defs
-	return defs
+	v := compute()
+	r.facts[key] = v
+	return v
 }
 
 // parseObjectMacros returns the object-like macros of src ("#define NAME

@@ -105,9 +105,6 @@ type Resolver struct {
 	// macros holds the function-like macros of each file read, parsed as
 	// functions (macro.go).
 	macros map[string]map[string]macroDef
-	// macroNamesOf holds the macro names of the headers the view
-	// overlays (macro.go; the tree's are memoised in the index).
-	macroNamesOf map[string]map[string]bool
 	// pubHeaderPos holds the place of each kernel-wide header of a file
 	// in pubHeaders' order; macroHomes the headers filed so far
 	// (homesFiled) that define each function-like macro name (macro.go).
@@ -173,8 +170,8 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		shared:   sharedFor(m, ix),
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
 		familyCache: map[string][]index.Assign{}, fileAddrCache: map[string][]index.Assign{}, macros: map[string]map[string]macroDef{},
-		macroNamesOf: map[string]map[string]bool{}, elseCondCache: map[*cscan.Func]map[int]string{},
-		pubHeaderPos: map[string]map[string]int{}, macroHomes: map[string][]string{}, homesFiled: map[string]bool{}}
+		elseCondCache: map[*cscan.Func]map[int]string{},
+		pubHeaderPos:  map[string]map[string]int{}, macroHomes: map[string][]string{}, homesFiled: map[string]bool{}}
 	r.typ = typing.New(ix, r.noteMember)
 	r.regs = registrations.New(registrations.Config{Index: ix, Patch: patch, ID: m.id, Callbacks: m.callbacks, Typer: r.typ, Note: r.noteMember,
 		Stored: func() ([]Callback, bool) {
