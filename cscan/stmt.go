@@ -117,3 +117,17 @@ func (s *ScopedGuardStmt) stmtLine() int { return s.Line }
 
 // StmtLine returns the 1-based line of a statement.
 func StmtLine(s Stmt) int { return s.stmtLine() }
+
+// CondOf returns the condition of an if, loop or switch statement, and
+// false for any other statement.
+func CondOf(s Stmt) (string, bool) {
+	switch v := s.(type) {
+	case *IfStmt:
+		return v.Cond, true
+	case *LoopStmt:
+		return v.Cond, true
+	case *SwitchStmt:
+		return v.Cond, true
+	}
+	return "", false
+}

@@ -86,20 +86,17 @@ func (r *Resolver) scanLocalValues(fn *cscan.Func, name string) []string {
 			return
 		}
 		// A returned expression or a condition may not set it.
-		var text, cond string
+		text := ""
+		cond, ok := cscan.CondOf(s)
 		switch v := s.(type) {
 		case *cscan.ExprStmt:
 			text = v.Text
 		case *cscan.ReturnStmt:
 			cond = v.Expr
-		case *cscan.IfStmt:
-			cond = v.Cond
-		case *cscan.LoopStmt:
-			cond = v.Cond
-		case *cscan.SwitchStmt:
-			cond = v.Cond
 		default:
-			return
+			if !ok {
+				return
+			}
 		}
 		if text == "" {
 			bad = assignsIn(cond, name)

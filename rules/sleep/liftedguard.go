@@ -282,14 +282,8 @@ func describeLifted(cs []pathCheck) string {
 func condsText(s cscan.Stmt, before int) string {
 	var b strings.Builder
 	cscan.Inspect(s, func(s cscan.Stmt) {
-		cond := ""
+		cond, _ := cscan.CondOf(s)
 		switch v := s.(type) {
-		case *cscan.IfStmt:
-			cond = v.Cond
-		case *cscan.LoopStmt:
-			cond = v.Cond
-		case *cscan.SwitchStmt:
-			cond = v.Cond
 		case *cscan.ExprStmt:
 			if strings.Contains(v.Text, "?") {
 				b.WriteString(v.Text + "\n")
