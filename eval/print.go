@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/autosel-bot/autosel-bot/report"
 )
 
 // ratio formats n/d with a percentage.
@@ -307,6 +309,7 @@ func (res *Results) writeSubsystems(b *strings.Builder) {
 // only: the cases themselves are not for the rule's designer to read.
 func (res *Results) writeTestMisses(b *strings.Builder) {
 	miss, alarm := map[string]int{}, map[string]int{}
+	shapes := map[string]map[string]int{}
 	for _, r := range res.Bugs {
 		if r.Case.Split.Half() != SplitTest {
 			continue
@@ -314,6 +317,10 @@ func (res *Results) writeTestMisses(b *strings.Builder) {
 		m := r.Case.Family.Rule + "/" + r.Case.Mechanism
 		if r.Got != LevelRisk {
 			miss[m]++
+			if shapes[m] == nil {
+				shapes[m] = map[string]int{}
+			}
+			shapes[m][missShape(r)]++
 		}
 		if len(r.FixRisk) > 0 {
 			alarm[m+" (fix)"]++
@@ -329,11 +336,37 @@ func (res *Results) writeTestMisses(b *strings.Builder) {
 	}
 	b.WriteString("\ntest split, by class only (misses at risk; false alarms)\n")
 	for _, m := range sortedKeys(miss) {
-		fmt.Fprintf(b, "  miss  %s: %d\n", m, miss[m])
+		var parts []string
+		for _, k := range sortedKeys(shapes[m]) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, shapes[m][k]))
+		}
+		fmt.Fprintf(b, "  miss  %s: %d (%s)\n", m, miss[m], strings.Join(parts, ", "))
 	}
 	for _, m := range sortedKeys(alarm) {
 		fmt.Fprintf(b, "  alarm %s: %d\n", m, alarm[m])
 	}
+}
+
+// missShape says, in general terms only, how a bug case missed its risk:
+// an error, a note on the expected function, the family's findings only
+// on other functions (at risk, or notes), or no finding of the family.
+// It tells a reach the rule does not follow from a finding it places
+// elsewhere, without showing the case.
+func missShape(r *CaseResult) string {
+	switch {
+	case r.Err != "" && len(r.Family) == 0:
+		return "error"
+	case r.Got == LevelNote:
+		return "note on it"
+	case len(r.Family) == 0:
+		return "no finding of the family"
+	}
+	for _, h := range r.Family {
+		if h.Severity == report.SeverityRisk {
+			return "risk elsewhere"
+		}
+	}
+	return "notes elsewhere"
 }
 
 // writeCaseTables prints the per-case tables of the train split, and of

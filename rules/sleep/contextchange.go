@@ -43,9 +43,21 @@ func (r *checker) contextChange(nf, of *cscan.Func) {
 		}
 		entry := lockctx.State{Held: append([]lockctx.Held{reg.Held}, r.newR.Implicit(g)...)}
 		for _, e := range eventsFrom(r.newR, g, entry) {
-			if !before[eventKey(e)] {
-				r.report(g, e.call.Line, e.state, e.proof, "")
+			if before[eventKey(e)] {
+				continue
 			}
+			f, ok := r.finding(g, e.call.Line, e.state, e.proof, "")
+			if !ok {
+				continue
+			}
+			if r.touches(nf.Name) && reg.Held.At.File == nf.File && reg.Held.At.Line > 0 {
+				// The finding belongs to the registration the patch
+				// changed, as implicitChange's does, not to the
+				// function it leaves alone.
+				f.Func, f.File, f.Line = nf.Name, nf.File, reg.Held.At.Line
+				f.Message = fmt.Sprintf("%s() changes the context of %s(): %s", nf.Name, g.Name, f.Message)
+			}
+			r.p.Report(f)
 		}
 	}
 }

@@ -38,12 +38,28 @@ var lab struct {
 	opts runner.Options
 	skip string
 	err  error
+	// dirs are the labs' directories (their services' logs): removed
+	// when every test passed, kept for reading when one failed.
+	dirs []string
+}
+
+// labDir returns a lab directory of this test process, named by suffix,
+// and records it for TestMain to remove.
+func labDir(suffix string) string {
+	d := filepath.Join(os.TempDir(), fmt.Sprintf("autosel-lavalab-%d%s", os.Getpid(), suffix))
+	lab.dirs = append(lab.dirs, d)
+	return d
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if lab.l != nil {
 		lab.l.Stop()
+	}
+	if code == 0 {
+		for _, d := range lab.dirs {
+			os.RemoveAll(d)
+		}
 	}
 	os.Exit(code)
 }
@@ -88,7 +104,7 @@ func needLab(t testing.TB) (*lavalab.Lab, string, runner.Options) {
 		lab.opts = opts.WithDefaults()
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		lab.l, lab.err = lavalab.Start(ctx, filepath.Join(os.TempDir(), fmt.Sprintf("autosel-lavalab-%d", os.Getpid())))
+		lab.l, lab.err = lavalab.Start(ctx, labDir(""))
 		if lab.err == nil {
 			fmt.Fprintf(os.Stderr, "lavalab: lab up in %s (reused: %v, stale jobs ended: %v)\n", lab.l.StartupTime().Round(time.Millisecond), lab.l.Reused(), lab.l.Stale())
 		}
@@ -310,7 +326,7 @@ func TestLavaStaleJobsEnded(t *testing.T) {
 	// The lab dies with the job queued, and a new one starts.
 	stopped = true
 	l.Stop()
-	nl, err := lavalab.Start(ctx, filepath.Join(os.TempDir(), fmt.Sprintf("autosel-lavalab-%d-again", os.Getpid())))
+	nl, err := lavalab.Start(ctx, labDir("-again"))
 	if err != nil {
 		lab.err = err
 		t.Fatal(err)
