@@ -459,7 +459,8 @@ func punct(src []byte, i int) (int, byte) {
 }
 
 // pairs returns, for each token, the index of the bracket closing it when
-// it opens one ("(", "[" or "{") and is closed, else -1. Brackets of all
+// it opens one ("(", "[" or "{") and is closed, the index of the bracket
+// it closes when it closes one, else -1. Brackets of all
 // three kinds close each other (the scanner tolerates mismatches), as in
 // scanner.match: the partner of an opener is the first later closer at
 // which the nesting depth, counted from the opener, returns to zero.
@@ -478,6 +479,7 @@ func pairs(toks []token, pair, stack []int32) ([]int32, []int32) {
 		case ')', ']', '}':
 			if n := len(stack); n > 0 {
 				pair[stack[n-1]] = int32(i)
+				pair[i] = stack[n-1]
 				stack = stack[:n-1]
 			}
 		}

@@ -867,22 +867,30 @@ func (p *parser) calls(a, b int) []Call {
 	toks := s.toks
 	var out []Call
 	for k := a; k < b; k++ {
-		if toks[k].kind != tokIdent || !s.isOp(k+1, '(') || isNotCall(s.word(k)) {
+		if !s.isOp(k+1, '(') {
 			continue
-		}
-		// Member calls: ops->release(...), a.b->fn(...).
-		j := k
-		for j-2 >= a && s.isMember(j-1) && s.isIdent(j-2) {
-			j -= 2
 		}
 		var name string
 		switch {
-		case j != k:
-			name = s.span(j, k+1)
-		case s.isMember(k - 1):
-			name = string(s.word(k-1)) + string(s.word(k))
+		case toks[k].kind != tokIdent:
+			// Through a table or a dereferenced pointer (callee.go).
+			if name = s.pointerCallee(k, a); name == "" {
+				continue
+			}
+		case isNotCall(s.word(k)):
+			continue
 		default:
-			name = s.text(k)
+			// Member calls: ops->release(...), a.b->fn(...),
+			// tbl[i].fn(...).
+			j := s.chainStart(k, a)
+			switch {
+			case j != k:
+				name = s.calleeText(j, k+1)
+			case s.isMember(k - 1):
+				name = string(s.word(k-1)) + string(s.word(k))
+			default:
+				name = s.text(k)
+			}
 		}
 		args := s.args(k+1, b)
 		if name == "guard" {

@@ -88,7 +88,15 @@ func ScanAssigns(path string, src []byte) []Assign {
 			if i < 2 || !s.has(i+2) || !isIdentTok(s.at(i+1)) {
 				continue
 			}
-			fn, next, member, op := s.at(i+1), s.at(i+2), s.at(i-1), s.at(i-2)
+			// A member array's element ("il->handlers[N_ALIVE] = f;") is
+			// an assignment of the member: the table calls go through.
+			mi := i - 1
+			if s.at(mi).is(']') {
+				if mi = s.subscriptOpen(stmt, mi) - 1; mi < stmt+2 || !s.at(i+2).is(';') {
+					continue
+				}
+			}
+			fn, next, member, op := s.at(i+1), s.at(i+2), s.at(mi), s.at(mi-1)
 			if !isIdentTok(member) || !s.plausibleFunc(fn) {
 				continue
 			}
@@ -104,7 +112,7 @@ func ScanAssigns(path string, src []byte) []Assign {
 				out = append(out, Assign{Struct: tag, Member: s.text(member), Func: s.text(fn),
 					Var: name, File: path, Line: int(fn.line)})
 			case (op.kind == aArrow || op.is('.')) && next.is(';'):
-				base := s.baseExpr(stmt, i-2)
+				base := s.baseExpr(stmt, mi-1)
 				if base == "" {
 					continue
 				}
@@ -504,6 +512,23 @@ func declQualifier(w string) bool {
 		return true
 	}
 	return false
+}
+
+// subscriptOpen returns the index of the '[' that the ']' at i closes,
+// searching back to a; a-1 when there is none.
+func (s *assignScanner) subscriptOpen(a, i int) int {
+	depth := 0
+	for k := i; k >= a; k-- {
+		switch t := s.at(k); {
+		case t.is(']'):
+			depth++
+		case t.is('['):
+			if depth--; depth == 0 {
+				return k
+			}
+		}
+	}
+	return a - 1
 }
 
 // baseExpr renders the expression in tokens [a, b) before an assigned

@@ -25,6 +25,8 @@ func TestScanAssigns(t *testing.T) {
 			[]string{"notifier_block.notifier_call=nb_fn@1"}},
 		{"plain assignments", "void g(struct t *t)\n{\n\tt->timer.function = tfn;\n\tt->nb.notifier_call = nfn;\n\tt->n = NULL;\n\tt->m = OTHER;\n\tif (a == b) x = y;\n}\n",
 			[]string{".function=tfn@3 t->timer", ".notifier_call=nfn@4 t->nb"}},
+		{"element of a member array", "void g(struct il *il)\n{\n\til->handlers[N_ALIVE] = alive_fn;\n\til->cfg.hdl[i + 1] = other_fn;\n\til->handlers[N_X] = tbl[2];\n\tx[3] = y;\n}\n",
+			[]string{".handlers=alive_fn@3 il", ".hdl=other_fn@4 il->cfg"}},
 		{"comments and strings ignored", "/* .a = b, */\nchar *s = \".c = d,\";\nstatic struct s x = { .e = f, };\n",
 			[]string{"s.e=f@3"}},
 		{"comparison is not assignment", "void g(void) { if (p->cb == fn) return; }\n", nil},

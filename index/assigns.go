@@ -2,7 +2,7 @@ package index
 
 // assignVersion changes whenever ScanAssigns' output for the same input
 // does (it is part of the store version).
-const assignVersion = 4
+const assignVersion = 5
 
 // The member assignments of every file are part of the store (store.go),
 // scanned with the file and queried by member or function name; an

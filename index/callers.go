@@ -2,7 +2,8 @@ package index
 
 import (
 	"sort"
-	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
 )
 
 // MemberCallers returns every call site through a struct member named
@@ -13,8 +14,8 @@ func (ix *Index) MemberCallers(member string) []CallSite {
 	b := ix.root()
 	base := b.baseSites("m:"+member, func() []string { return b.st.callees(member) })
 	return ix.viewSites(base, func(name string) bool {
-		i := strings.LastIndexAny(name, ">.")
-		return i >= 0 && name[i+1:] == member
+		m, ok := cscan.CalleeMember(name)
+		return ok && m == member
 	})
 }
 

@@ -47,7 +47,7 @@ const storeMagic = "autosel-bot idx\x02"
 
 // storeVersion changes whenever the layout, the record encoding or the
 // scanners' output does.
-const storeVersion = 7 + cscan.Version*1000 + assignVersion*1000000
+const storeVersion = 8 + cscan.Version*1000 + assignVersion*1000000
 
 // Sections of a store, in file order.
 const (

@@ -137,8 +137,8 @@ func (b *storeBuilder) directories(funcs, calls []keyed, fas []fileAssign) error
 	var membs []keyed
 	for _, c := range callNames {
 		name := e.list[c]
-		if i := strings.LastIndexAny(name, ">."); i >= 0 && i+1 < len(name) {
-			membs = append(membs, keyed{id(name[i+1:]), [3]uint32{c}})
+		if m, ok := cscan.CalleeMember(name); ok {
+			membs = append(membs, keyed{id(m), [3]uint32{c}})
 		}
 	}
 	b.sec[secMembDir], b.sec[secMembNames], b.sec[secMembRefs] = b.directory(membs, 1)

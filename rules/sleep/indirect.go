@@ -1,8 +1,7 @@
 package sleep
 
 import (
-	"strings"
-
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
@@ -16,8 +15,8 @@ import (
 // patch that only reaches the same member through another expression
 // does not make the call new.
 func calleeKey(name string) string {
-	if i := strings.LastIndexAny(name, ">."); i >= 0 {
-		return "->" + name[i+1:]
+	if m, ok := cscan.CalleeMember(name); ok {
+		return "->" + m
 	}
 	return name
 }

@@ -296,7 +296,10 @@ func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) [
 			continue
 		}
 		all := r.p.Index.AssignsTo(a.Member)
-		a.Struct = r.assignStruct(a, len(all))
+		// A plain store typed by its base ("p->handlers[N] = f;"), among
+		// too many stores to the member to type them all.
+		byBase := a.Struct == "" && a.Base != "" && len(all) > maxPointerAssigns
+		a.Struct = r.assignStruct(a, 0)
 		if done[a.Struct+"."+a.Member] {
 			continue
 		}
@@ -315,9 +318,15 @@ func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) [
 		// reaches this one only for some objects: the chain is a note.
 		impls := map[string]bool{}
 		for _, b := range all {
-			if r.assignStruct(b, len(all)) == a.Struct {
+			switch bs := r.assignStruct(b, len(all)); {
+			case bs == a.Struct:
 				impls[b.Func] = true
-			} else {
+			case bs == "" && byBase && b.Base != "":
+				// Too many to type: another plain store may be to
+				// the same struct's member.
+				impls[b.Func] = true
+				unique = false
+			default:
 				unique = false
 			}
 		}
@@ -344,7 +353,11 @@ func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) [
 			// fn on that driver's hardware: its other implementations do
 			// not make that chain uncertain. A public interface's
 			// (net_device_ops) call sites reach any driver's.
-			weak := (t.Heuristic || shared) && !(typed && (scope != "" || len(impls) <= maxTypedImpls))
+			// A call through a table's element (il->handlers[cmd](...))
+			// calls each element for its index: the others do not make
+			// the chain to this one uncertain.
+			table := strings.HasSuffix(site.Call.Name, a.Member+"[]")
+			weak := (t.Heuristic || shared && !table) && !(typed && (scope != "" || len(impls) <= maxTypedImpls))
 			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: weak,
 				typed: typed && !t.Heuristic})
 		}
@@ -354,8 +367,9 @@ func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) [
 
 // assignStruct returns the struct type of assignment a: the scanner's,
 // else, for a plain assignment ("mp->getp = ___dma_getp;") among at most
-// maxPointerAssigns to its member (n), the type its base is declared
-// with where it is made, a struct or a struct's typedef.
+// maxPointerAssigns to its member (n; 0 for the one assignment asked
+// about), the type its base is declared with where it is made, a struct
+// or a struct's typedef.
 func (r *checker) assignStruct(a index.Assign, n int) string {
 	if a.Struct != "" || a.Base == "" || n > maxPointerAssigns {
 		return a.Struct

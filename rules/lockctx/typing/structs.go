@@ -272,10 +272,16 @@ func (ty *Typer) chainTag(expr string, caller *cscan.Func) (tag, scope string) {
 	}
 	// The last member's type is looked up the same way: from the file
 	// defining the struct holding it, then from the caller's.
-	if _, def := findFrom(tag, from, caller.File, ty.StructDef); def != "" && !PublicDef(def) {
-		scope = path.Dir(def) + "/"
+	return tag, ty.tagScope(tag, from, caller.File)
+}
+
+// tagScope returns the directory struct tag is private to, its definition
+// looked for from file from, then from file; "" for a public struct.
+func (ty *Typer) tagScope(tag, from, file string) string {
+	if _, def := findFrom(tag, from, file, ty.StructDef); def != "" && !PublicDef(def) {
+		return path.Dir(def) + "/"
 	}
-	return tag, scope
+	return ""
 }
 
 // MemberCallTag returns the struct tag of the object a call through a
@@ -291,6 +297,14 @@ func (ty *Typer) MemberCallTag(c cscan.Call, caller *cscan.Func) (tag, scope str
 	if tag := ty.BaseTag(base, caller); tag != "" {
 		return tag, ""
 	}
+	if identRe.MatchString(base) {
+		// A table or object of the caller's file, or one a header
+		// declares: icmp_pointers[type].handler(skb).
+		if tag := ty.globalTag(caller, base); tag != "" {
+			return tag, ty.tagScope(tag, "", caller.File)
+		}
+		return "", ""
+	}
 	return ty.chainTag(base, caller)
 }
 
@@ -298,6 +312,10 @@ func (ty *Typer) MemberCallTag(c cscan.Call, caller *cscan.Func) (tag, scope str
 // ("dev->netdev_ops->ndo_get_stats64") into its base expression and the
 // member called; ok is false for direct calls.
 func PointerMember(name string) (base, member string, ok bool) {
+	// A table's element is typed as the table: il->handlers[cmd](...)
+	// calls member handlers of il, icmp_pointers[t].handler(...) member
+	// handler of icmp_pointers' type (cscan writes subscripts "[]").
+	name = strings.ReplaceAll(name, "[]", "")
 	i := strings.LastIndex(name, "->")
 	j := strings.LastIndex(name, ".")
 	switch {

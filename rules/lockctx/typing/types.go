@@ -331,7 +331,7 @@ func (ty *Typer) BaseTag(base string, caller *cscan.Func) string {
 	if i := strings.LastIndexAny(name, ">."); i >= 0 {
 		name = name[i+1:]
 	}
-	name = strings.Trim(name, "()*& ")
+	name = strings.Trim(strings.ReplaceAll(name, "[]", ""), "()*& ")
 	if name == "" {
 		return ""
 	}
