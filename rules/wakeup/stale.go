@@ -200,6 +200,7 @@ func (r *checker) checkQueueIndex(o, n *wsite) {
 		return
 	}
 	if readsShared(oi, o.Fn) || !readsShared(ni, n.Fn) {
+		r.checkIndexLeftWaiters(o, n, oi, ni)
 		return
 	}
 	waiters := r.otherWaiters(n.Q, n.Fn.Name)
@@ -228,6 +229,70 @@ func (r *checker) checkQueueIndex(o, n *wsite) {
 			siteWhere(w), queueIndex(w.Arg), n.Fn.Name, oi, ni)
 	}
 	r.add(f)
+}
+
+// checkIndexLeftWaiters reports a wake-up of an element of an array of
+// queues whose index the patch rewrote (oi to ni) away from the one its
+// sleepers compute: some sleeper indexes the array as the old wake-up
+// did, none as the new one does (rcu_exp_wait_wake() waking
+// exp_wq[s & 0x3] where the sleepers wait on exp_wq[rcu_seq_ctr(s) &
+// 0x3]). A patch that changes both sides alike leaves a sleeper that
+// matches the new index.
+func (r *checker) checkIndexLeftWaiters(o, n *wsite, oi, ni string) {
+	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	ni = indexValue(n.Fn, ni, n.Line())
+	if squeeze(ni) == squeeze(indexValue(o.Fn, oi, o.Line())) {
+		return // the same index, computed once into a local
+	}
+	var left *wsite
+	for _, w := range r.otherWaiters(n.Q, n.Fn.Name) {
+		switch squeeze(indexValue(w.Fn, queueIndex(w.Arg), w.Line())) {
+		case squeeze(ni):
+			return
+		case squeeze(oi):
+			if left == nil {
+				left = w
+			}
+		}
+	}
+	if left == nil {
+		return
+	}
+	r.add(report.Finding{
+		Category: CategoryRemoved,
+		Severity: report.SeverityRisk,
+		File:     n.Fn.File, Func: n.Fn.Name, Line: n.Line(), Key: n.Q,
+		Message: fmt.Sprintf("wake-up of %s now indexes the queues with %s, its sleepers with %s", n.Q, ni, oi),
+		Evidence: append([]string{n.Fn.evidence(n.Line())}, interleaving(n.Fn.Name+"()", left.Fn.Name+"()", [][2]string{
+			{"", "sleeps on [" + queueIndex(left.Arg) + "]"},
+			{"wakes [" + ni + "]: another queue", ""},
+			{"", "never woken"},
+		})...),
+		Old:   []string{o.Fn.evidence(o.Line())},
+		Chain: []report.Step{step(left, "sleeps on the queue it indexes with "+oi+": "+left.Text()), step(n, "wakes the queue indexed with "+ni+": "+n.Text())},
+		Explanation: fmt.Sprintf("%s sleeps on the element of the queue array indexed by %s, as %s() used to wake it; the wake-up now indexes with %s, which can pick another element, and the sleepers of this one are never woken. Index the wake-up as the sleepers do.",
+			siteWhere(left), oi, n.Fn.Name, ni),
+	})
+}
+
+// indexValue returns the expression a queue index that is a plain local
+// of f was last assigned before line ("rcu_seq_ctr(s) & 0x3" for idx
+// after "int idx = rcu_seq_ctr(s) & 0x3;"), else idx itself.
+func indexValue(f *wfunc, idx string, line int) string {
+	if f == nil || !identRe.MatchString(idx) {
+		return idx
+	}
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(idx) + `\s*=\s*([^=;][^;]*);`)
+	best, val := 0, idx
+	for l, t := range f.lines {
+		if l >= line || l < best {
+			continue
+		}
+		if m := re.FindStringSubmatch(codeOnly(t)); m != nil {
+			best, val = l, strings.TrimSpace(m[1])
+		}
+	}
+	return val
 }
 
 // condCallLines returns the lines of f whose if/loop/switch conditions

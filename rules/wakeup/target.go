@@ -32,8 +32,9 @@ func (r *checker) checkWakeTarget(o, n *wsite) {
 		r.checkWakeBit(o, n)
 		return
 	}
-	oo, no := wakeObject(o.Arg), wakeObject(n.Arg)
-	if oo == "" || no == "" || oo == no || wakeMember(o.Arg) != wakeMember(n.Arg) {
+	oo, oh := targetObject(o)
+	no, nh := targetObject(n)
+	if oo == "" || no == "" || oo == no || oh != nh || !oh && wakeMember(o.Arg) != wakeMember(n.Arg) {
 		return
 	}
 	waiters := r.otherWaiters(n.Q, n.Fn.Name)
@@ -115,6 +116,18 @@ func (r *checker) reportTarget(o, n, w *wsite, store, what string) {
 	f.Explanation = fmt.Sprintf("%s() used to wake with %s and now %s. The queue key is the same, but the waiters are filtered by object and bit: %s waits for %s on the object this path changed, and no wake-up reaches it. Wake the queue of the object whose state changed.",
 		n.Fn.Name, o.Text(), what, siteWhere(w), condOrState(w))
 	r.add(f)
+}
+
+// targetObject returns the object whose queue wake-up s wakes: for a
+// wake-up through a helper or a member call, the variable it is made on
+// (wakeup_pipe_readers(opipe), which wakes &pipe->rd_wait: opipe), with
+// helper true, the queue's member being the helper's (the same for
+// sites of one key); else the object its queue argument names.
+func targetObject(s *wsite) (obj string, helper bool) {
+	if s.Obj != "" {
+		return s.Obj, keyField(s.Q) != ""
+	}
+	return wakeObject(s.Arg), false
 }
 
 // wakeObject returns the object a queue argument names: the argument
@@ -234,7 +247,7 @@ func handsObject(t, obj string) bool {
 }
 
 // inertCallRe matches calls that change no state a waiter reads.
-var inertCallRe = regexp.MustCompile(`^(?:trace_\w+|\w*printk\w*|pr_\w+|dev_(?:dbg|info|warn|err|notice)\w*|WARN\w*|BUG\w*|lockdep_\w+|might_sleep|spin_\w+|raw_spin_\w+|mutex_\w+|read_\w+|write_\w+|rcu_\w+|_?enter|_?leave|kfree|kfree_rcu|put_\w+|\w+_put|get_\w+|\w+_get|wake_up\w*|complete\w*)$`)
+var inertCallRe = regexp.MustCompile(`^(?:trace_\w+|\w*printk\w*|pr_\w+|dev_(?:dbg|info|warn|err|notice)\w*|WARN\w*|BUG\w*|lockdep_\w+|might_sleep|spin_\w+|raw_spin_\w+|mutex_\w+|read_\w+|write_\w+|rcu_\w+|_?enter|_?leave|kfree|kfree_rcu|put_\w+|\w+_put|get_\w+|\w+_get|\w*_(?:un)?lock(?:_\w+)?|wake_up\w*|complete\w*)$`)
 
 // isIdentByte reports whether b may be part of a C identifier.
 func isIdentByte(b byte) bool {

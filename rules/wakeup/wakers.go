@@ -53,6 +53,16 @@ func (r *checker) checkWakers() map[string][]*wsite {
 				r.checkQueueIndex(o, n)
 				r.checkWakeMovedEarlier(old, nw, o, n)
 			}
+			// A helper that wakes only when it sees sleepers still wakes
+			// one object's queue: moved to another object, it leaves the
+			// first one's sleepers.
+			gused := map[*wsite]bool{}
+			for _, n := range nw.sitesOn(siteGatedWake, "") {
+				if o := r.counterpart(old, n, gused); o != nil {
+					gused[o] = true
+					r.checkWakeTarget(o, n)
+				}
+			}
 			// Waits whose task state changed.
 			wused := map[*wsite]bool{}
 			for _, n := range nw.sitesOn(siteWait, "") {

@@ -2,10 +2,12 @@ package wakeup
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
@@ -97,7 +99,7 @@ func (r *checker) wrapperOf(name, file string) *wrapperWake {
 	if r.tree == nil || r.p.isPrimitive(name) || r.p.takesLock(name) || r.p.ordering(name) != "" || r.p.taskWakers[name] != nil {
 		return nil
 	}
-	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
+	fns := lockctx.DropConfigStubs(cscan.PickDefs(r.pass.Index.Funcs(name), file))
 	if len(fns) == 0 || fns[0].End-fns[0].Start > maxHelperLines {
 		return nil
 	}
@@ -145,11 +147,14 @@ func (r *checker) helperWake(name string, v *wfunc) *wrapperWake {
 }
 
 // sleeperGuardsOnly reports whether guards are at most one if testing for
-// sleepers: the wake-up then reaches every waiter already queued, as an
-// unconditional one does. lockless is set when the test has no barrier
-// built in (waitqueue_active(), not wq_has_sleeper()): the caller must
-// order its stores before the call.
+// sleepers, besides loops: the wake-up then reaches every waiter already
+// queued, as an unconditional one does (a loop over the objects wakes
+// each one's: iio_buffer_wakeup_poll() waking every attached buffer's
+// pollq). lockless is set when the test has no barrier built in
+// (waitqueue_active(), not wq_has_sleeper()): the caller must order its
+// stores before the call.
 func (r *checker) sleeperGuardsOnly(guards []cscan.Guard) (ok, lockless bool) {
+	guards = slices.DeleteFunc(slices.Clone(guards), func(g cscan.Guard) bool { return g.Kind == "loop" })
 	if len(guards) == 0 {
 		return true, false
 	}
