@@ -49,6 +49,9 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	if r.ix == nil {
 		return nil
 	}
+	if t := registrations.TableName(c.Name); t != "" {
+		return r.tableTargets(caller, t)
+	}
 	base, member, ok := typing.PointerMember(c.Name)
 	if !ok || member == "" {
 		return nil
@@ -287,7 +290,9 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	}
 	p := *first
 	p.Steps = append([]report.Step{ViaStep(firstT)}, first.Steps...)
-	if reach < len(targets) {
+	// A call through a table's element calls each element for its
+	// index: the others not reaching the target make it no less sure.
+	if reach < len(targets) && !strings.Contains(c.Name, "[]") {
 		p.Weak = true
 		p.Why += fmt.Sprintf("; %d of the %d functions assigned to %s may", reach, len(targets), firstT.Member())
 	}
@@ -295,6 +300,25 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 		p.Weak = true
 	}
 	return &Summary{Reach: &p}
+}
+
+// tableTargets returns the functions a call through an element of the
+// plain table name reaches (registrations.TableElems), as the caller's
+// file sees them.
+func (r *Resolver) tableTargets(caller *cscan.Func, name string) []PointerTarget {
+	var out []PointerTarget
+	line := registrations.TableLine(r.ix, caller.File, name)
+	for _, fn := range registrations.TableElems(r.ix, caller, name) {
+		defs := r.lookup(fn, caller.File)
+		if len(defs) == 0 {
+			continue
+		}
+		out = append(out, PointerTarget{Func: defs[0], Assign: index.Assign{Member: name + "[]", Func: fn, File: caller.File, Line: line}})
+		if len(out) == maxPointerTargets {
+			break
+		}
+	}
+	return out
 }
 
 // matchedByName marks the step of a call through a pointer whose

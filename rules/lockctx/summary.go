@@ -327,7 +327,7 @@ func (r *Resolver) lookup(name, fromFile string) []*cscan.Func {
 // when unknown.
 func (r *Resolver) calleeSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	name, fromFile := c.Name, caller.File
-	if strings.ContainsAny(name, ">.") {
+	if strings.ContainsAny(name, ">.") || registrations.TableName(name) != "" {
 		return r.withMemberEffects(r.pointerSummary(c, caller), c, caller)
 	}
 	if ft, ok := r.m.target.(FileTarget); ok && ft.FileDependent(c) {

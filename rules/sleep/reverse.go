@@ -285,6 +285,7 @@ func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) [
 	if defs := cscan.PickDefs(r.p.Index.Funcs(name), file); len(defs) > 0 {
 		fn = defs[0]
 	}
+	out = append(out, r.tableSites(fn)...)
 	done := map[string]bool{}
 	direct := r.p.Index.AssignsOf(name)
 	assigns := append(slices.Clip(direct), r.setterAssigns(name, file, static)...)

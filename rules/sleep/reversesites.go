@@ -4,7 +4,10 @@ import (
 	"slices"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/registrations"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
@@ -46,4 +49,23 @@ func (r *checker) sitesIn(caller *cscan.Func, call string) []siteAt {
 // holds reports whether st holds a context of kind and key.
 func holds(st lockctx.State, kind, key string) bool {
 	return slices.ContainsFunc(st.Held, func(h lockctx.Held) bool { return h.Kind == kind && h.Key == key })
+}
+
+// tableSites returns the calls through an element of a plain table of
+// fn's file that holds fn ("static const handler_fn handlers[] = {
+// [CMD_A] = fn, ... }" and "handlers[cmd](dev)"): each element is called
+// for its index, so the chain through the table is sure.
+func (r *checker) tableSites(fn *cscan.Func) []callSite {
+	var out []callSite
+	for _, t := range registrations.TablesOf(r.p.Index, fn.File, fn.Name) {
+		a := index.Assign{Member: t + "[]", Func: fn.Name, File: fn.File, Line: registrations.TableLine(r.p.Index, fn.File, t)}
+		for _, site := range r.p.Index.Callers(t + "[]") {
+			if site.Func.File != fn.File {
+				continue // another file's table of that name
+			}
+			out = append(out, callSite{caller: site.Func, call: site.Call.Name, typed: true,
+				via: []report.Step{lockctx.ViaStep(lockctx.PointerTarget{Func: fn, Assign: a})}})
+		}
+	}
+	return out
 }

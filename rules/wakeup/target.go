@@ -37,6 +37,9 @@ func (r *checker) checkWakeTarget(o, n *wsite) {
 	if oo == "" || no == "" || oo == no || oh != nh || !oh && wakeMember(o.Arg) != wakeMember(n.Arg) {
 		return
 	}
+	if v := indexValue(n.Fn, no, n.Line()); v != no && containsWord(v, oo) {
+		return // found through the old object (ttys = tty_port_tty_get(&bc->port))
+	}
 	waiters := r.otherWaiters(n.Q, n.Fn.Name)
 	if len(waiters) == 0 {
 		return
