@@ -23,3 +23,22 @@ func TestCanonKeyThroughIncludedHeaders(t *testing.T) {
 		}
 	}
 }
+
+func TestCanonCompare(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"atomic_read(&e->e_refcnt)<=2", "atomic_read(&e->e_refcnt)<=2"},
+		{"atomic_read(&e->e_refcnt)<3", "atomic_read(&e->e_refcnt)<=2"},
+		{"2>=atomic_read(&e->e_refcnt)", "atomic_read(&e->e_refcnt)<=2"},
+		{"3>cnt", "cnt<=2"},
+		{"cnt>0", "cnt>=1"},
+		{"0<cnt", "cnt>=1"},
+		{"p->next", "p->next"},
+		{"a==2", "a==2"},
+		{"a!=0", "a!=0"},
+		{"x<y", "x<y"},
+	} {
+		if got := canonCompare(tc.in); got != tc.want {
+			t.Errorf("canonCompare(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -167,6 +167,9 @@ func (fl *bodyFlow) passes(at []int, start int, ex jump) (ok bool, via int) {
 		if l >= ex.line {
 			continue
 		}
+		if fl.armEndsBefore(l, ex) {
+			continue // ex is in a later switch arm that l's arm cannot fall into
+		}
 		from := l
 		if c := fl.cut(l, ex); c > from {
 			from = c
@@ -187,6 +190,44 @@ func (fl *bodyFlow) passes(at []int, start int, ex jump) (ok bool, via int) {
 		}
 	}
 	return false, via
+}
+
+// armEndsBefore reports whether a case label lies between line l and
+// the exit ex, at the exit's level, whose arm before it ends in a jump
+// (goto, return, break, continue): code at l, in an earlier arm, reaches
+// ex only by falling through that label, which it cannot (msgctl_down()'s
+// IPC_SET arm ending in "goto out_unlock0;" before "default:").
+func (fl *bodyFlow) armEndsBefore(l int, ex jump) bool {
+	for _, c := range fl.breaks {
+		if c.line <= l || c.line >= ex.line || !enclosedBy(c.encl, ex.encl) || len(c.encl) == 0 {
+			continue
+		}
+		b, ok := c.encl[len(c.encl)-1].(*cscan.Block)
+		if !ok {
+			continue
+		}
+		for i, st := range b.Stmts {
+			if cs, ok := st.(*cscan.CaseStmt); ok && cs.Line == c.line && i > 0 && cscan.StmtLine(b.Stmts[0]) <= l && endsInJump(b.Stmts[i-1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// endsInJump reports whether statement s never falls through to what
+// follows it: a jump, a block ending in one, an if whose branches both
+// end in one.
+func endsInJump(s cscan.Stmt) bool {
+	switch s := s.(type) {
+	case *cscan.GotoStmt, *cscan.ReturnStmt, *cscan.BreakStmt, *cscan.ContinueStmt:
+		return true
+	case *cscan.Block:
+		return len(s.Stmts) > 0 && endsInJump(s.Stmts[len(s.Stmts)-1])
+	case *cscan.IfStmt:
+		return s.Else != nil && endsInJump(s.Then) && endsInJump(s.Else)
+	}
+	return false
 }
 
 // before reports whether one of the lines at comes before line g on its

@@ -37,8 +37,11 @@ func (r *checker) checkWakeTarget(o, n *wsite) {
 	if oo == "" || no == "" || oo == no || oh != nh || !oh && wakeMember(o.Arg) != wakeMember(n.Arg) {
 		return
 	}
-	if v := indexValue(n.Fn, no, n.Line()); v != no && containsWord(v, oo) {
-		return // found through the old object (ttys = tty_port_tty_get(&bc->port))
+	if v := indexValue(n.Fn, no, n.Line()); v != no && strings.Contains(v, "(") && containsWord(v, oo) {
+		// Looked up from the old object (ttys = tty_port_tty_get(&bc->port)):
+		// what it wakes for. A plain member (next = req->next) is
+		// another object.
+		return
 	}
 	waiters := r.otherWaiters(n.Q, n.Fn.Name)
 	if len(waiters) == 0 {

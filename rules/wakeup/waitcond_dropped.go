@@ -2,6 +2,8 @@ package wakeup
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -29,7 +31,7 @@ func (r *checker) checkCondDropped(o, n *wsite) {
 		return
 	}
 	norm := func(t string) string {
-		return strings.Join(strings.Fields(cscan.StripParens(strings.TrimSpace(t))), "")
+		return canonCompare(strings.Join(strings.Fields(cscan.StripParens(strings.TrimSpace(t))), ""))
 	}
 	kept := map[string]bool{}
 	for _, t := range splitOr(nc) {
@@ -52,6 +54,44 @@ func (r *checker) checkCondDropped(o, n *wsite) {
 			return
 		}
 	}
+}
+
+// Integer comparisons with a literal, written either way round: the
+// expression (no white space) compared, and the literal.
+var (
+	compareRightRe = regexp.MustCompile(`^(.*[^-<>=!])(<=|>=|<|>)(-?\d+)$`)
+	compareLeftRe  = regexp.MustCompile(`^(-?\d+)(<=|>=|<|>)([^<>=].*)$`)
+)
+
+// canonCompare writes a comparison of an expression with an integer
+// literal (white space removed) in one form, x<=N or x>=N, so that
+// "cnt < 3", "cnt <= 2" and "2 >= cnt" compare equal; other terms are
+// returned as they are.
+func canonCompare(t string) string {
+	x, op, n := "", "", 0
+	if m := compareRightRe.FindStringSubmatch(t); m != nil {
+		v, err := strconv.Atoi(m[3])
+		if err != nil {
+			return t
+		}
+		x, op, n = m[1], m[2], v
+	} else if m := compareLeftRe.FindStringSubmatch(t); m != nil {
+		v, err := strconv.Atoi(m[1])
+		if err != nil {
+			return t
+		}
+		x, n = m[3], v
+		op = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}[m[2]]
+	} else {
+		return t
+	}
+	switch op {
+	case "<":
+		op, n = "<=", n-1
+	case ">":
+		op, n = ">=", n+1
+	}
+	return x + op + strconv.Itoa(n)
 }
 
 // newCallTakesOver reports whether the condition text nc calls a
