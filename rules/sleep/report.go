@@ -114,7 +114,12 @@ func chainText(steps []report.Step) string {
 // sleeping chain (outermost first, starting in fn). callee names the
 // function that newly may sleep for reverse findings ("" for forward).
 func (r *checker) report(fn *cscan.Func, line int, st lockctx.State, proof *lockctx.Reach, callee string) {
-	if f, ok := r.finding(fn, line, st, proof, callee); ok {
+	f, ok := r.finding(fn, line, st, proof, callee)
+	switch {
+	case !ok:
+	case callee != "":
+		r.holdReverse(f, fn.Name, callee) // callers.go
+	default:
 		r.p.Report(f)
 	}
 }

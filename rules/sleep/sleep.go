@@ -106,6 +106,10 @@ type checker struct {
 	// lines caches the tree's files by line for the lifted checks'
 	// callers (liftedcaller.go).
 	lines map[string][]string
+	// reverseHeld are the reverse findings held back to be merged by
+	// caller, reverseOrder their keys in the order found (callers.go).
+	reverseHeld  map[string]*callerFinding
+	reverseOrder []string
 }
 
 func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string, regmapRules *regmapBusRules) error {
@@ -140,6 +144,7 @@ func run(p *rules.Pass, m *lockctx.Model, interruptSafe []string, regmapRules *r
 			r.walkers(nf, of)
 		}
 	}
+	r.flushReverse()
 	r.implicitChange()
 	r.regmapBus()
 	if unres := r.newR.Unresolved(); p.Index == nil && len(unres) > 0 {
