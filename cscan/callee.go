@@ -61,7 +61,9 @@ func (s *scanner) chainStart(k, a int) int {
 }
 
 // calleeText renders tokens [j, end) of a callee expression: as span
-// does, with each subscript written "[]".
+// does, with each subscript written "[]", or "[N]" when it is a constant
+// (a number or an upper-case name: pp_handlers[PP_DISASSOC] calls one
+// element, not any).
 func (s *scanner) calleeText(j, end int) string {
 	sub := false
 	for t := j; t < end; t++ {
@@ -76,8 +78,13 @@ func (s *scanner) calleeText(j, end int) string {
 	var b strings.Builder
 	for t := j; t < end; t++ {
 		if s.isOp(t, '[') {
-			b.WriteString("[]")
-			if c := int(s.pair[t]); c > t && c < end {
+			c := int(s.pair[t])
+			if c == t+2 && constSubscript(s.word(t+1)) {
+				b.WriteString("[" + string(s.word(t+1)) + "]")
+			} else {
+				b.WriteString("[]")
+			}
+			if c > t && c < end {
 				t = c
 			}
 			continue
@@ -87,12 +94,29 @@ func (s *scanner) calleeText(j, end int) string {
 	return b.String()
 }
 
+// constSubscript reports whether a subscript's one token is a constant:
+// a number, or an identifier without lower-case letters.
+func constSubscript(w []byte) bool {
+	if len(w) == 0 {
+		return false
+	}
+	for _, c := range w {
+		if c >= 'a' && c <= 'z' && !(w[0] >= '0' && w[0] <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // pointerCallee returns the name of a call through a table element or a
 // dereferenced pointer whose argument list opens at k+1 ('(' after the
 // ']' or ')' at k), no earlier than a: "il->handlers[]" for
-// il->handlers[cmd](il, rxb), "fnp" for (*fnp)(x), "dev->ops->fn" for
-// (*dev->ops->fn)(d) or (dev->ops->fn)(d). "" for anything else: a
-// parenthesised cast ((u32)(x)), the result of a call called.
+// il->handlers[cmd](il, rxb), "->handlers[]" for
+// to_devx(p)->handlers[op](d), "(*fnp)" for (*fnp)(x), "fns[]" for
+// (*fns[i])(x), "dev->ops->fn" for (*dev->ops->fn)(d) or
+// (dev->ops->fn)(d). "" for anything else: a parenthesised cast
+// ((u32)(x)), a declarator (u8 *(*get)(struct x *)), the result of a
+// call called.
 func (s *scanner) pointerCallee(k, a int) string {
 	switch {
 	case s.isOp(k, ']'):
@@ -100,20 +124,62 @@ func (s *scanner) pointerCallee(k, a int) string {
 		if o-1 < a || !s.isIdent(o-1) || isNotCall(s.word(o-1)) {
 			return ""
 		}
-		return s.calleeText(s.chainStart(o-1, a), k+1)
+		return s.chainText(s.chainStart(o-1, a), k+1)
 	case s.isOp(k, ')'):
 		o := s.opener(k, '(')
-		if o < a || k-1 <= o || !s.isIdent(k-1) || s.isIdent(o-1) || s.isOp(o-1, ')') || s.isOp(o-1, ']') {
+		if o < a || k-1 <= o || !s.derefCallStart(o-1) {
 			return ""
 		}
-		j := s.chainStart(k-1, o+1)
+		last := k - 1
+		if s.isOp(last, ']') {
+			if last = s.subscriptsStart(last, o+1) - 1; last <= o || !s.isIdent(last) {
+				return ""
+			}
+		} else if !s.isIdent(last) {
+			return ""
+		}
+		j := s.chainStart(last, o+1)
 		star := s.isOp(j-1, '*') && j-1 == o+1
-		if !star && (j != o+1 || j == k-1) {
+		switch {
+		case !star && (j != o+1 || j == k-1):
 			return "" // (type)(x), or more than a chain inside
+		case star && j == k-1:
+			// A pointer variable dereferenced: not a call of a
+			// function of that name.
+			return "(*" + string(s.word(j)) + ")"
 		}
 		return s.calleeText(j, k)
 	}
 	return ""
+}
+
+// derefCallStart reports whether the token at i, before a parenthesised
+// callee, lets it be one: anything but an identifier other than a
+// keyword (a type in a declarator, a call's name), a '*' (u8 *(*get)),
+// or a ']' (a subscript).
+func (s *scanner) derefCallStart(i int) bool {
+	switch {
+	case s.isIdent(i):
+		switch string(s.word(i)) {
+		case "return", "else", "do":
+			return true
+		}
+		return false
+	case s.isOp(i, '*'), s.isOp(i, ']'):
+		return false
+	}
+	return true
+}
+
+// chainText is calleeText of a chain starting at j, written from its
+// member operator when a call result or a parenthesised expression comes
+// before it (to_devx(p)->handlers[op]: "->handlers[]"), as a member call
+// after one is.
+func (s *scanner) chainText(j, end int) string {
+	if s.isMember(j-1) && (s.isOp(j-2, ')') || s.isOp(j-2, ']')) {
+		return string(s.word(j-1)) + s.calleeText(j, end)
+	}
+	return s.calleeText(j, end)
 }
 
 // CalleeMember returns the member a call through a pointer calls:

@@ -290,7 +290,9 @@ func isNotCall(w []byte) bool {
 		"alignof", "_Alignof", "__alignof__", "_Generic",
 		"asm", "__asm__", "__asm", "volatile", "__volatile__",
 		"defined", "__attribute__", "__attribute", "case",
-		"_Static_assert", "static_assert", "do", "else":
+		"_Static_assert", "static_assert", "do", "else",
+		// A declarator of a function pointer: void (*cb)(int).
+		"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool":
 		return true
 	}
 	return false
@@ -885,7 +887,7 @@ func (p *parser) calls(a, b int) []Call {
 			j := s.chainStart(k, a)
 			switch {
 			case j != k:
-				name = s.calleeText(j, k+1)
+				name = s.chainText(j, k+1)
 			case s.isMember(k - 1):
 				name = string(s.word(k-1)) + string(s.word(k))
 			default:

@@ -103,15 +103,15 @@ func stubCall(name string) bool {
 	return false
 }
 
-// dropConfigStubs drops the config stubs among defs when a real
-// definition is left: code that calls a feature's function is built with
-// the feature (or the call does nothing), so what the call may do is what
-// the real definition does.
 // DropConfigStubs returns defs without the config stubs among them
 // (configStub), unless all of them are: a helper's real definition, not
 // the header's "{}" for builds without the feature.
 func DropConfigStubs(defs []*cscan.Func) []*cscan.Func { return dropConfigStubs(defs) }
 
+// dropConfigStubs drops the config stubs among defs when a real
+// definition is left: code that calls a feature's function is built with
+// the feature (or the call does nothing), so what the call may do is what
+// the real definition does.
 func dropConfigStubs(defs []*cscan.Func) []*cscan.Func {
 	n := 0
 	for _, fn := range defs {

@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -34,8 +35,12 @@ type PointerTarget struct {
 	Heuristic bool
 }
 
-// Member returns "struct.member" (or ".member" when the tag is unknown).
+// Member returns "struct.member" (or ".member" when the tag is unknown),
+// or the table ("cmds[]") for an element of a plain table.
 func (t PointerTarget) Member() string {
+	if t.Assign.Struct == "" && strings.HasSuffix(t.Assign.Member, "[]") {
+		return t.Assign.Member
+	}
 	return t.Assign.Struct + "." + t.Assign.Member
 }
 
@@ -292,7 +297,7 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	p.Steps = append([]report.Step{ViaStep(firstT)}, first.Steps...)
 	// A call through a table's element calls each element for its
 	// index: the others not reaching the target make it no less sure.
-	if reach < len(targets) && !strings.Contains(c.Name, "[]") {
+	if reach < len(targets) && !TableCall(c.Name) {
 		p.Weak = true
 		p.Why += fmt.Sprintf("; %d of the %d functions assigned to %s may", reach, len(targets), firstT.Member())
 	}
@@ -301,6 +306,18 @@ func (r *Resolver) pointerSummary(c cscan.Call, caller *cscan.Func) *Summary {
 	}
 	return &Summary{Reach: &p}
 }
+
+// tableElemRe matches the name of a call through a table's element: the
+// element itself (handlers[], il->handlers[]) or a member of an element
+// of a table of structs (icmp_pointers[].handler).
+var tableElemRe = regexp.MustCompile(`\[\](?:\.\w+)?$`)
+
+// TableCall reports whether the call named name goes through an element
+// of a table, with an index only known at run time: each element is
+// called for its own index. A table of pointers to ops
+// (stats_grps[i]->update_stats()) is not one: its elements' ops are any
+// implementation of the member.
+func TableCall(name string) bool { return tableElemRe.MatchString(name) }
 
 // tableTargets returns the functions a call through an element of the
 // plain table name reaches (registrations.TableElems), as the caller's

@@ -357,7 +357,7 @@ func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) [
 			// A call through a table's element (il->handlers[cmd](...))
 			// calls each element for its index: the others do not make
 			// the chain to this one uncertain.
-			table := strings.HasSuffix(site.Call.Name, a.Member+"[]")
+			table := lockctx.TableCall(site.Call.Name)
 			weak := (t.Heuristic || shared && !table) && !(typed && (scope != "" || len(impls) <= maxTypedImpls))
 			out = append(out, callSite{caller: site.Func, call: site.Call.Name, via: []report.Step{lockctx.ViaStep(t)}, weak: weak,
 				typed: typed && !t.Heuristic})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -239,17 +240,16 @@ func (r *checker) checkQueueIndex(o, n *wsite) {
 // 0x3]). A patch that changes both sides alike leaves a sleeper that
 // matches the new index.
 func (r *checker) checkIndexLeftWaiters(o, n *wsite, oi, ni string) {
-	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
-	ni = indexValue(n.Fn, ni, n.Line())
-	if squeeze(ni) == squeeze(indexValue(o.Fn, oi, o.Line())) {
-		return // the same index, computed once into a local
+	nn, on := indexShape(n.Fn, ni, n.Line()), indexShape(o.Fn, oi, o.Line())
+	if nn == on {
+		return // the same index, renamed or computed into a local
 	}
 	var left *wsite
 	for _, w := range r.otherWaiters(n.Q, n.Fn.Name) {
-		switch squeeze(indexValue(w.Fn, queueIndex(w.Arg), w.Line())) {
-		case squeeze(ni):
+		switch indexShape(w.Fn, queueIndex(w.Arg), w.Line()) {
+		case nn:
 			return
-		case squeeze(oi):
+		case on:
 			if left == nil {
 				left = w
 			}
@@ -275,24 +275,71 @@ func (r *checker) checkIndexLeftWaiters(o, n *wsite, oi, ni string) {
 	})
 }
 
-// indexValue returns the expression a queue index that is a plain local
-// of f was last assigned before line ("rcu_seq_ctr(s) & 0x3" for idx
-// after "int idx = rcu_seq_ctr(s) & 0x3;"), else idx itself.
-func indexValue(f *wfunc, idx string, line int) string {
-	if f == nil || !identRe.MatchString(idx) {
-		return idx
+// localAssignRe matches a plain assignment or initialised declaration
+// of a variable: the name and the value ("idx = rcu_seq_ctr(s) & 0x3;"),
+// not a member's store or a comparison.
+var localAssignRe = regexp.MustCompile(`(?:^|[;{(,\s*])([A-Za-z_]\w*)\s*=\s*([^=;][^;]*);`)
+
+// indexValue returns the expression a plain local of f (a name the
+// function declares) was last assigned before line ("rcu_seq_ctr(s) &
+// 0x3" for idx after "int idx = rcu_seq_ctr(s) & 0x3;"), else name
+// itself.
+func indexValue(f *wfunc, name string, line int) string {
+	if f == nil || !identRe.MatchString(name) || !declaredNames(f)[name] {
+		return name
 	}
-	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(idx) + `\s*=\s*([^=;][^;]*);`)
-	best, val := 0, idx
+	best, val := 0, name
 	for l, t := range f.lines {
-		if l >= line || l < best {
+		if l >= line || l < best || !strings.Contains(t, name) {
 			continue
 		}
-		if m := re.FindStringSubmatch(codeOnly(t)); m != nil {
-			best, val = l, strings.TrimSpace(m[1])
+		for _, m := range localAssignRe.FindAllStringSubmatch(codeOnly(t), -1) {
+			if m[1] == name && !strings.Contains(m[2], ";") {
+				best, val = l, strings.TrimSpace(m[2])
+			}
 		}
 	}
 	return val
+}
+
+// indexTokenRe splits an index expression into identifiers (with what
+// follows them), numbers and the rest.
+var indexTokenRe = regexp.MustCompile(`[A-Za-z_]\w*|0[xX][0-9a-fA-F]+|\d+|\S`)
+
+// indexShape returns index expression idx of f at line in a form two
+// functions' indexes compare in: the locals it reads replaced by the
+// values they were assigned (one level), variables by "$" (the waker's
+// s and a sleeper's own s are not one variable), numbers in decimal,
+// white space dropped; calls and upper-case names kept.
+func indexShape(f *wfunc, idx string, line int) string {
+	var b strings.Builder
+	toks := indexTokenRe.FindAllString(idx, -1)
+	for i, t := range toks {
+		switch c := t[0]; {
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			called := i+1 < len(toks) && toks[i+1] == "("
+			member := i > 0 && (toks[i-1] == "." || toks[i-1] == ">")
+			switch {
+			case called || member || constRe.MatchString(t):
+				b.WriteString(t)
+			default:
+				if v := indexValue(f, t, line); v != t {
+					b.WriteString("(" + indexShape(nil, v, line) + ")")
+				} else {
+					b.WriteString("$")
+				}
+			}
+		case c >= '0' && c <= '9':
+			if n, err := strconv.ParseInt(t, 0, 64); err == nil {
+				b.WriteString(strconv.FormatInt(n, 10))
+			} else {
+				b.WriteString(t)
+			}
+		default:
+			b.WriteString(t)
+		}
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(b.String(), "("), ")")
 }
 
 // condCallLines returns the lines of f whose if/loop/switch conditions

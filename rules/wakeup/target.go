@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"regexp"
 	"strings"
 
@@ -37,10 +38,7 @@ func (r *checker) checkWakeTarget(o, n *wsite) {
 	if oo == "" || no == "" || oo == no || oh != nh || !oh && wakeMember(o.Arg) != wakeMember(n.Arg) {
 		return
 	}
-	if v := indexValue(n.Fn, no, n.Line()); v != no && strings.Contains(v, "(") && containsWord(v, oo) {
-		// Looked up from the old object (ttys = tty_port_tty_get(&bc->port)):
-		// what it wakes for. A plain member (next = req->next) is
-		// another object.
+	if !r.twoObjects(n.Fn, oo, no, n.Line()) {
 		return
 	}
 	waiters := r.otherWaiters(n.Q, n.Fn.Name)
@@ -131,9 +129,69 @@ func (r *checker) reportTarget(o, n, w *wsite, store, what string) {
 // sites of one key); else the object its queue argument names.
 func targetObject(s *wsite) (obj string, helper bool) {
 	if s.Obj != "" {
+		if len(s.Call.Args) > 0 && !strings.ContainsAny(s.Call.Name, ">.") {
+			// The whole expression handed to the helper: out->peer is
+			// not out.
+			return strings.Join(strings.Fields(stripAddr(s.Call.Args[0])), ""), keyField(s.Q) != ""
+		}
 		return s.Obj, keyField(s.Q) != ""
 	}
 	return wakeObject(s.Arg), false
+}
+
+// twoObjects reports whether object expressions oo and no of f (the old
+// and new wake-ups' at line) are two objects of one type, whose queues
+// are two: two variables declared with the same struct type (or neither
+// declared with one), or a variable and a member of it (tty and
+// tty->link). Not when no is a copy of oo (o = out, o = bar_get(out)
+// where bar_get() returns its argument), when one is a call's result
+// (bar_get(out)) or their types differ (bc->port's and the tty looked up
+// from it): the rule cannot tell which object that is.
+func (r *checker) twoObjects(f *wfunc, oo, no string, line int) bool {
+	v := indexValue(f, no, line)
+	if v == oo {
+		return false
+	}
+	if m := callArgRe.FindStringSubmatch(v); m != nil && strings.Join(strings.Fields(stripAddr(m[2])), "") == oo && r.returnsFirstParam(m[1], f.File) {
+		return false
+	}
+	switch {
+	case strings.Contains(oo, "(") || strings.Contains(no, "("):
+		return false
+	case identRe.MatchString(oo) && identRe.MatchString(no):
+		if f.vt == nil {
+			return true
+		}
+		return f.vt.types[oo] == f.vt.types[no]
+	}
+	return strings.HasPrefix(no, oo+"->") || strings.HasPrefix(no, oo+".") ||
+		strings.HasPrefix(oo, no+"->") || strings.HasPrefix(oo, no+".")
+}
+
+// callArgRe matches a call with its first argument: "bar_get(out)".
+var callArgRe = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(\s*([^,()]+?)\s*[,)]`)
+
+// returnsFirstParam reports whether function name, as file sees it,
+// returns its first parameter on every return (a get helper taking a
+// reference: "kref_get(&c->ref); return c;").
+func (r *checker) returnsFirstParam(name, file string) bool {
+	if r.pass.Index == nil || r.tree == nil {
+		return false
+	}
+	fns := cscan.PickDefs(r.pass.Index.Funcs(name), file)
+	if len(fns) == 0 || len(fns[0].Returns) == 0 {
+		return false
+	}
+	params := paramNames(r.tree.view(fns[0]).header(), name)
+	if len(params) == 0 || params[0] == "" {
+		return false
+	}
+	for _, ret := range fns[0].Returns {
+		if strings.TrimSpace(ret.Expr) != params[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // wakeObject returns the object a queue argument names: the argument

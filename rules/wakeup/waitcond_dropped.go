@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -42,7 +43,7 @@ func (r *checker) checkCondDropped(o, n *wsite) {
 		return
 	}
 	for _, t := range splitOr(oc) {
-		if kept[norm(t)] || strings.Contains(whole, norm(t)) {
+		if kept[norm(t)] || containsTerm(whole, norm(t)) {
 			continue
 		}
 		if stop := r.stopCall(t); stop != "" {
@@ -56,42 +57,87 @@ func (r *checker) checkCondDropped(o, n *wsite) {
 	}
 }
 
-// Integer comparisons with a literal, written either way round: the
-// expression (no white space) compared, and the literal.
+// Integer comparisons with a non-negative literal, written either way
+// round: the expression (no white space) compared, and the literal.
 var (
-	compareRightRe = regexp.MustCompile(`^(.*[^-<>=!])(<=|>=|<|>)(-?\d+)$`)
-	compareLeftRe  = regexp.MustCompile(`^(-?\d+)(<=|>=|<|>)([^<>=].*)$`)
+	compareRightRe = regexp.MustCompile(`^(.*[^-<>=!])(<=|>=|<|>)(\d+)$`)
+	compareLeftRe  = regexp.MustCompile(`^(\d+)(<=|>=|<|>)([^<>=].*)$`)
+	// simpleOperandRe matches an operand once its parenthesised groups
+	// are gone and "->" is written ".": names, members, subscripts,
+	// dereferences and negations, nothing binding more loosely than a
+	// comparison.
+	simpleOperandRe = regexp.MustCompile(`^[\w.\[\]*!]+$`)
 )
 
-// canonCompare writes a comparison of an expression with an integer
-// literal (white space removed) in one form, x<=N or x>=N, so that
-// "cnt < 3", "cnt <= 2" and "2 >= cnt" compare equal; other terms are
-// returned as they are.
+// canonCompare writes a comparison of an expression with a non-negative
+// integer literal (white space removed) in one form, x<=N or x>=N, so
+// that "cnt < 3", "cnt <= 2" and "2 >= cnt" compare equal; other terms
+// (a comparison inside a wider expression, one that would need a
+// negative literal) are returned as they are.
 func canonCompare(t string) string {
-	x, op, n := "", "", 0
+	x, op, lit := "", "", ""
 	if m := compareRightRe.FindStringSubmatch(t); m != nil {
-		v, err := strconv.Atoi(m[3])
-		if err != nil {
-			return t
-		}
-		x, op, n = m[1], m[2], v
+		x, op, lit = m[1], m[2], m[3]
 	} else if m := compareLeftRe.FindStringSubmatch(t); m != nil {
-		v, err := strconv.Atoi(m[1])
-		if err != nil {
-			return t
-		}
-		x, n = m[3], v
+		x, lit = m[3], m[1]
 		op = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}[m[2]]
 	} else {
 		return t
 	}
+	n, err := strconv.Atoi(lit)
+	if err != nil || n == math.MaxInt || !simpleOperandRe.MatchString(strings.ReplaceAll(withoutGroups(x), "->", ".")) {
+		return t
+	}
 	switch op {
 	case "<":
+		if n == 0 {
+			return t
+		}
 		op, n = "<=", n-1
 	case ">":
 		op, n = ">=", n+1
 	}
 	return x + op + strconv.Itoa(n)
+}
+
+// withoutGroups returns s without its parenthesised groups.
+func withoutGroups(s string) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		default:
+			if depth == 0 {
+				b.WriteByte(s[i])
+			}
+		}
+	}
+	return b.String()
+}
+
+// containsTerm reports whether the condition text whole (no white
+// space) holds term t whole: not as the start of a longer name or
+// number (a>=1 is not in a>=10).
+func containsTerm(whole, t string) bool {
+	for i := 0; t != ""; {
+		j := strings.Index(whole[i:], t)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(t)
+		if (j == 0 || !isIdentByte(whole[j-1]) || !isIdentByte(t[0])) && (end == len(whole) || !isIdentByte(whole[end]) || !isIdentByte(t[len(t)-1])) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
 }
 
 // newCallTakesOver reports whether the condition text nc calls a

@@ -3,6 +3,7 @@ package wakeup
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,13 +57,19 @@ func (r *checker) checkWakeQFlush(old, nw *wfunc) {
 			if !e.ret && !gotoPastFlushes(fl, e, flushes) {
 				continue
 			}
-			if ok, _ := fl.passes(adds, nw.F.BodyStart, e); !ok && !loopAdds(e, adds, nw.F.BodyStart) {
+			// The adds in a switch arm that cannot fall into the
+			// exit's arm are not on its way (exits.go armEndsBefore).
+			on := slices.DeleteFunc(slices.Clone(adds), func(a int) bool { return fl.armEndsBefore(a, e) })
+			if len(on) == 0 {
+				continue
+			}
+			if ok, _ := fl.passes(on, nw.F.BodyStart, e); !ok && !loopAdds(e, on, nw.F.BodyStart) {
 				continue // no add on the way to this exit
 			}
 			// From the last add before the exit: a flush between an
 			// earlier add and a later one does not cover the later.
-			from := adds[0]
-			for _, a := range adds {
+			from := on[0]
+			for _, a := range on {
 				if a < e.line {
 					from = a
 				}

@@ -147,14 +147,14 @@ func (r *checker) helperWake(name string, v *wfunc) *wrapperWake {
 }
 
 // sleeperGuardsOnly reports whether guards are at most one if testing for
-// sleepers, besides loops: the wake-up then reaches every waiter already
-// queued, as an unconditional one does (a loop over the objects wakes
-// each one's: iio_buffer_wakeup_poll() waking every attached buffer's
-// pollq). lockless is set when the test has no barrier built in
+// sleepers, besides loops over objects: the wake-up then reaches every
+// waiter already queued, as an unconditional one does (a loop over the
+// objects wakes each one's: iio_buffer_wakeup_poll() waking every
+// attached buffer's pollq). lockless is set when the test has no barrier built in
 // (waitqueue_active(), not wq_has_sleeper()): the caller must order its
 // stores before the call.
 func (r *checker) sleeperGuardsOnly(guards []cscan.Guard) (ok, lockless bool) {
-	guards = slices.DeleteFunc(slices.Clone(guards), func(g cscan.Guard) bool { return g.Kind == "loop" })
+	guards = slices.DeleteFunc(slices.Clone(guards), objectLoop)
 	if len(guards) == 0 {
 		return true, false
 	}
@@ -171,6 +171,13 @@ func (r *checker) sleeperGuardsOnly(guards []cscan.Guard) (ok, lockless bool) {
 		return false, false
 	}
 	return true, !a.Barrier
+}
+
+// objectLoop reports whether guard g is a loop over objects: a for loop
+// (its header has the ';'s) or an iterator macro (list_for_each_entry()),
+// not a while loop whose condition gates the wake-up.
+func objectLoop(g cscan.Guard) bool {
+	return g.Kind == "loop" && (strings.Contains(g.Cond, ";") || strings.Contains(g.Cond, "for_each") || strings.Contains(g.Cond, "foreach"))
 }
 
 // maxWrapDepth bounds the helpers followed through helpers (calleeWake).

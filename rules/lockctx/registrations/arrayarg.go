@@ -77,12 +77,18 @@ func fileScope(ix *index.Index, file string, lines []string) string {
 	return b.String()
 }
 
+// fnParams matches the rest of a function pointer's declarator after its
+// name and subscripts, ")(args) " (optional).
+const fnParams = `(?:\)\s*\((?:[^()]|\([^()]*\))*\)\s*)?`
+
 // arrayStoreRes are, for an array or pointer name, its initializer
 // ({...}), an element store and a plain store or initialised declaration.
 func arrayStoreRes(name string) (init, elem, plain *regexp.Regexp) {
 	q := regexp.QuoteMeta(name)
 	index := `\[(?:[^\[\]]|\[[^\]]*\])*\]`
-	init = regexp.MustCompile(`\b` + q + `\s*(?:` + index + `\s*)+=\s*\{([^{}]*)\}`)
+	// The declarator may be a plain function pointer's
+	// ("static int (*handlers[])(struct dev *) = {").
+	init = regexp.MustCompile(`\b` + q + `\s*(?:` + index + `\s*)+` + fnParams + `=\s*\{([^{}]*)\}`)
 	elem = regexp.MustCompile(`\b` + q + `\s*` + index + `\s*=\s*([^;=][^;]*);`)
 	plain = regexp.MustCompile(`(?m)\*\s*` + q + `\s*=\s*([^;=][^;]*);|(?:^|[;{}])\s*` + q + `\s*=\s*([^;=][^;]*);`)
 	return init, elem, plain

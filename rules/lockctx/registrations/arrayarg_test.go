@@ -19,6 +19,7 @@ func TestArrayElems(t *testing.T) {
 		{"callbacks", "// callbacks[0] = commented;\n", nil},
 		{"callbacks", "callbacks[vq2rxq(vqs[i])] = rx_done;", []string{"rx_done"}},
 		{"cb", "if (fast)\n\tcb = fast_done;\nelse\n\tcb = slow_done;", []string{"fast_done", "slow_done"}},
+		{"handlers", "static int (*handlers[])(struct client *, union arg *) = {\n\t[0] = get_info,\n\tput_info,\n};", []string{"get_info", "put_info"}},
 	} {
 		got := arrayElems(c.text, c.name)
 		if !slices.Equal(got, c.want) {

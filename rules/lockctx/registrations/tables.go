@@ -11,7 +11,8 @@ import (
 )
 
 // A driver dispatches through a plain table of functions: "static const
-// handler_fn handlers[] = { [CMD_A] = a_cmd, [CMD_B] = b_cmd };" and
+// handler_fn handlers[] = { [CMD_A] = a_cmd, [CMD_B] = b_cmd };" or
+// "static int (*handlers[])(struct dev *) = { ... };" and
 // "handlers[cmd](dev)" (cscan names the call "handlers[]"). Each element
 // is called for its index, in the caller's context.
 
@@ -38,71 +39,92 @@ func TableElems(ix *index.Index, caller *cscan.Func, name string) []string {
 	return arrayCallbacks(ix, caller, name)
 }
 
-// tableInitRe matches the initializer of a file-scope table: its name
-// and the text between its braces (flat, or one level of nesting for
-// designated elements' casts and parentheses).
-var tableInitRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)+=\s*\{((?:[^{}]|\{[^{}]*\})*)\}`)
+// fileTable is one table of functions a file initialises at its scope.
+type fileTable struct {
+	name  string
+	line  int
+	elems []string
+}
 
-// TablesOf returns the file-scope tables of file whose initializer
-// names function fn as an element: the tables through which calls
-// "name[](...)" reach it.
-func TablesOf(ix *index.Index, file, fn string) []string {
-	if ix == nil {
-		return nil
+// tableInitRe matches the initializer of a table at file scope: its
+// name, the rest of its declarator, and the text between its braces
+// (one level of nesting allowed, for casts and parentheses).
+var tableInitRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)+` + fnParams + `=\s*\{((?:[^{}]|\{[^{}]*\})*)\}`)
+
+// fileTables returns the tables of functions file initialises at its
+// scope, each with the functions the view defines among its elements:
+// read once per file of the tree (the underlying index's memo), and on
+// each call for a file the view overlays.
+func fileTables(ix *index.Index, file string) []fileTable {
+	if ix.Overlaid(file) {
+		return scanTables(ix, file)
 	}
-	var out []string
+	base := ix.Underlying()
+	ts, _ := base.Memo("registrations.tables:"+file, func() any { return scanTables(base, file) }).([]fileTable)
+	return ts
+}
+
+// scanTables reads the tables of functions of file in view ix.
+func scanTables(ix *index.Index, file string) []fileTable {
+	var out []fileTable
 	_ = ix.WithSource(file, func(src []byte) {
-		if !strings.Contains(string(src), fn) {
-			return
-		}
-		text := typing.StripComments(fileScope(ix, file, strings.Split(string(src), "\n")))
-		for _, m := range tableInitRe.FindAllStringSubmatch(text, -1) {
-			if !wordIn(m[2], fn) || slices.Contains(out, m[1]) {
-				continue
+		lines := strings.Split(string(src), "\n")
+		scope := typing.StripComments(fileScope(ix, file, lines))
+		for _, m := range tableInitRe.FindAllStringSubmatchIndex(scope, -1) {
+			name := scope[m[2]:m[3]]
+			var elems []string
+			for _, fn := range arrayElems(scope[m[0]:m[1]]+";", name) {
+				if !slices.Contains(elems, fn) && len(ix.Funcs(fn)) > 0 {
+					elems = append(elems, fn)
+				}
 			}
-			if slices.Contains(arrayElems(m[0]+";", m[1]), fn) {
-				out = append(out, m[1])
+			if len(elems) > 0 {
+				out = append(out, fileTable{name: name, line: declLine(lines, name), elems: elems})
 			}
 		}
 	})
 	return out
 }
 
-// wordIn reports whether text holds w as a whole word.
-func wordIn(text, w string) bool {
-	for i := strings.Index(text, w); i >= 0; {
-		end := i + len(w)
-		if (i == 0 || !isWordByte(text[i-1])) && (end == len(text) || !isWordByte(text[end])) {
-			return true
+// declLine returns the line of lines (1-based) that declares table name
+// with its initializer ("handlers[] = {", "(*handlers[])(...) = {"),
+// 0 when none does.
+func declLine(lines []string, name string) int {
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*\[[^\]]*\][^;=]*=\s*(?:\{|$)`)
+	for i, l := range lines {
+		if re.MatchString(l) && !strings.Contains(l, "->"+name) && !strings.Contains(l, "."+name) {
+			return i + 1
 		}
-		j := strings.Index(text[end:], w)
-		if j < 0 {
-			return false
-		}
-		i = end + j
 	}
-	return false
+	return 0
 }
 
-func isWordByte(b byte) bool {
-	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+// TablesOf returns the tables file initialises at its scope that hold
+// function fn as an element: the tables through which calls
+// "name[](...)" reach it.
+func TablesOf(ix *index.Index, file, fn string) []string {
+	if ix == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range fileTables(ix, file) {
+		if slices.Contains(t.elems, fn) {
+			out = append(out, t.name)
+		}
+	}
+	return out
 }
 
-// TableLine returns the line of file where table name is initialised
-// ("static const handler_fn handlers[] = {"), 0 when none is.
+// TableLine returns the line of file where table name is initialised at
+// file scope, 0 when it is not.
 func TableLine(ix *index.Index, file, name string) int {
 	if ix == nil {
 		return 0
 	}
-	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*(?:\[[^\]]*\]\s*)+=`)
-	line := 0
-	_ = ix.WithSource(file, func(src []byte) {
-		for i, l := range strings.Split(string(src), "\n") {
-			if re.MatchString(l) {
-				line = i + 1
-				return
-			}
+	for _, t := range fileTables(ix, file) {
+		if t.name == name {
+			return t.line
 		}
-	})
-	return line
+	}
+	return 0
 }
