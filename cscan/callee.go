@@ -6,8 +6,10 @@ import "strings"
 // expression: a member chain (ops->release, a.b->fn), an element of a
 // table (icmp_pointers[type].handler, il->handlers[cmd]) or a pointer
 // dereferenced in parentheses ((*fnp), (*dev->ops->fn)). Its name keeps
-// the chain and writes each subscript as "[]": the index is a value,
-// the table is what the call goes through.
+// the chain and writes each subscript as "[]" (the index is a value, the
+// table is what the call goes through), or as "[N]" when it is a
+// constant; a dereferenced variable is named "(*fnp)", not taken for a
+// function called fnp.
 
 // opener returns the index of the bracket of kind open that token i
 // closes, or -1.

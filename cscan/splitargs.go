@@ -51,6 +51,23 @@ func MatchParen(s string, open int) int {
 	return -1
 }
 
+// TopLevel returns the text of s outside braces and parentheses.
+func TopLevel(s string) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '{' || c == '(':
+			depth++
+		case (c == '}' || c == ')') && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
 // StripParens removes one pair of parentheses enclosing the whole of s
 // ("(a ? f : g)" -> "a ? f : g", trimmed), and nothing from "(a) + (b)".
 func StripParens(s string) string {

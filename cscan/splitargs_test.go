@@ -37,3 +37,16 @@ func TestTernary(t *testing.T) {
 		}
 	}
 }
+
+func TestTopLevel(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"atomic_read(&e->e_refcnt)", "atomic_read"},
+		{"static struct x a = { .f = g(1) }, b;", "static struct x a = , b;"},
+		{"a)b", "a)b"},
+		{"", ""},
+	} {
+		if got := TopLevel(tc.in); got != tc.want {
+			t.Errorf("TopLevel(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package sleep
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/report"
@@ -44,7 +45,7 @@ func (r *checker) holdReverse(f report.Finding, caller, callee string) {
 		r.reverseOrder = append(r.reverseOrder, key)
 	}
 	h.fs = append(h.fs, f)
-	if !containsName(h.callers, caller) {
+	if !slices.Contains(h.callers, caller) {
 		h.callers = append(h.callers, caller)
 	}
 }
@@ -88,13 +89,4 @@ func reverseKey(f report.Finding, callee string) string {
 		}
 	}
 	return b.String()
-}
-
-func containsName(names []string, n string) bool {
-	for _, x := range names {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }

@@ -285,7 +285,7 @@ var localAssignRe = regexp.MustCompile(`(?:^|[;{(,\s*])([A-Za-z_]\w*)\s*=\s*([^=
 // 0x3" for idx after "int idx = rcu_seq_ctr(s) & 0x3;"), else name
 // itself.
 func indexValue(f *wfunc, name string, line int) string {
-	if f == nil || !identRe.MatchString(name) || !declaredNames(f)[name] {
+	if f == nil || !identRe.MatchString(name) {
 		return name
 	}
 	best, val := 0, name
@@ -298,6 +298,9 @@ func indexValue(f *wfunc, name string, line int) string {
 				best, val = l, strings.TrimSpace(m[2])
 			}
 		}
+	}
+	if val != name && !declaredNames(f)[name] {
+		return name // a global's or a parameter's store: not the local's value
 	}
 	return val
 }

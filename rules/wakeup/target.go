@@ -2,10 +2,10 @@ package wakeup
 
 import (
 	"fmt"
-	"github.com/autosel-bot/autosel-bot/cscan"
 	"regexp"
 	"strings"
 
+	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 )
 

@@ -85,7 +85,7 @@ func canonCompare(t string) string {
 		return t
 	}
 	n, err := strconv.Atoi(lit)
-	if err != nil || n == math.MaxInt || !simpleOperandRe.MatchString(strings.ReplaceAll(withoutGroups(x), "->", ".")) {
+	if err != nil || n == math.MaxInt || !simpleOperandRe.MatchString(strings.ReplaceAll(cscan.TopLevel(x), "->", ".")) {
 		return t
 	}
 	switch op {
@@ -98,27 +98,6 @@ func canonCompare(t string) string {
 		op, n = ">=", n+1
 	}
 	return x + op + strconv.Itoa(n)
-}
-
-// withoutGroups returns s without its parenthesised groups.
-func withoutGroups(s string) string {
-	var b strings.Builder
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			depth++
-		case ')':
-			if depth > 0 {
-				depth--
-			}
-		default:
-			if depth == 0 {
-				b.WriteByte(s[i])
-			}
-		}
-	}
-	return b.String()
 }
 
 // containsTerm reports whether the condition text whole (no white

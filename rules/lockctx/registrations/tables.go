@@ -33,9 +33,18 @@ func TableName(call string) string {
 var identRe = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 
 // TableElems returns the functions the table name holds as caller sees
-// it: stored by an initializer or element stores in caller's lines, else
-// at its file's scope (arrayCallbacks).
+// it: a table its file initialises at its scope (fileTables, read once
+// per file), else one the caller fills or declares itself, or its file
+// fills in element stores (arrayCallbacks).
 func TableElems(ix *index.Index, caller *cscan.Func, name string) []string {
+	if ix == nil || caller == nil {
+		return nil
+	}
+	for _, t := range fileTables(ix, caller.File) {
+		if t.name == name {
+			return t.elems
+		}
+	}
 	return arrayCallbacks(ix, caller, name)
 }
 

@@ -72,13 +72,13 @@ func (ty *Typer) fileScopeTags(file string) map[string]string {
 		at := 0
 		for _, fn := range f.Funcs {
 			if from := fn.Start - 1; from > at && from <= lines.Len() {
-				b.WriteString(topLevel(StripComments(lines.Span(at, from))))
+				b.WriteString(cscan.TopLevel(StripComments(lines.Span(at, from))))
 				b.WriteByte('\n')
 			}
 			at = max(at, fn.End)
 		}
 		if at < lines.Len() {
-			b.WriteString(topLevel(StripComments(lines.Span(at, lines.Len()))))
+			b.WriteString(cscan.TopLevel(StripComments(lines.Span(at, lines.Len()))))
 		}
 		var several map[string]bool
 		tags, several = ctype.GlobalDeclTags(b.String())
@@ -88,21 +88,4 @@ func (ty *Typer) fileScopeTags(file string) map[string]string {
 	}
 	ty.declTags[k] = tags
 	return tags
-}
-
-// topLevel returns the text of s outside braces and parentheses.
-func topLevel(s string) string {
-	var b strings.Builder
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '{' || c == '(':
-			depth++
-		case (c == '}' || c == ')') && depth > 0:
-			depth--
-		case depth == 0:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }
