@@ -99,15 +99,7 @@ func (s *scanner) calleeText(j, end int) string {
 // constSubscript reports whether a subscript's one token is a constant:
 // a number, or an identifier without lower-case letters.
 func constSubscript(w []byte) bool {
-	if len(w) == 0 {
-		return false
-	}
-	for _, c := range w {
-		if c >= 'a' && c <= 'z' && !(w[0] >= '0' && w[0] <= '9') {
-			return false
-		}
-	}
-	return true
+	return len(w) > 0 && (w[0] >= '0' && w[0] <= '9' || isUpperIdent(w))
 }
 
 // pointerCallee returns the name of a call through a table element or a

@@ -54,8 +54,7 @@ func (r *checker) contextChange(nf, of *cscan.Func) {
 				// The finding belongs to the registration the patch
 				// changed, as implicitChange's does, not to the
 				// function it leaves alone.
-				f.Func, f.File, f.Line = nf.Name, nf.File, reg.Held.At.Line
-				f.Message = fmt.Sprintf("%s() changes the context of %s(): %s", nf.Name, g.Name, f.Message)
+				f = changedBy(f, nf, reg.Held.At.Line, g.Name)
 			}
 			r.p.Report(f)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/index"
+	"github.com/autosel-bot/autosel-bot/report"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx"
 )
 
@@ -76,11 +77,19 @@ func (r *checker) implicitChangeOf(fn *cscan.Func, oldIx *index.Index) {
 			// The finding belongs to the function the patch changed,
 			// the one registering fn (it removed can_sleep beside the
 			// assignment, or made the assignment), not to fn.
-			f.Func, f.File, f.Line = owner.Name, owner.File, at
-			f.Message = fmt.Sprintf("%s() changes the context of %s(): %s", owner.Name, fn.Name, f.Message)
+			f = changedBy(f, owner, at, fn.Name)
 		}
 		r.p.Report(f)
 	}
+}
+
+// changedBy returns finding f, about function g that the patch leaves
+// alone, as the finding of owner, the function whose change at line
+// changed g's context.
+func changedBy(f report.Finding, owner *cscan.Func, line int, g string) report.Finding {
+	f.Func, f.File, f.Line = owner.Name, owner.File, line
+	f.Message = fmt.Sprintf("%s() changes the context of %s(): %s", owner.Name, g, f.Message)
+	return f
 }
 
 // registeringChange returns the function the patch touches whose body

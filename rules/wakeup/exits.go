@@ -191,10 +191,11 @@ func (fl *bodyFlow) passes(at []int, start int, ex jump) (ok bool, via int) {
 
 // armEndsBefore reports whether a case label lies between line l and
 // the exit ex, at the exit's level, whose arm before it ends in a jump
-// out of it (goto, return, break, continue): code at l, in an earlier
-// arm, reaches ex only by falling through that label, which it cannot
-// (msgctl_down()'s IPC_SET arm ending in "goto out_unlock0;" before
-// "default:").
+// (goto, return, break, continue): code at l, in an earlier arm, reaches
+// ex only by falling through that label, which it cannot (msgctl_down()'s
+// IPC_SET arm ending in "goto out_unlock0;" before "default:"). A goto
+// to a label inside the later arm is an exit of its own to the wake_q
+// check (gotoPastFlushes), reported there.
 func (fl *bodyFlow) armEndsBefore(l int, ex jump) bool {
 	for _, c := range fl.breaks {
 		if c.line <= l || c.line >= ex.line || !enclosedBy(c.encl, ex.encl) || len(c.encl) == 0 {
@@ -205,30 +206,12 @@ func (fl *bodyFlow) armEndsBefore(l int, ex jump) bool {
 			continue
 		}
 		for i, st := range b.Stmts {
-			if cs, ok := st.(*cscan.CaseStmt); ok && cs.Line == c.line && i > 0 && cscan.StmtLine(b.Stmts[0]) <= l && endsInJump(b.Stmts[i-1]) && !fl.gotoInto(b.Stmts[i-1], c.line, ex.line) {
+			if cs, ok := st.(*cscan.CaseStmt); ok && cs.Line == c.line && i > 0 && cscan.StmtLine(b.Stmts[0]) <= l && endsInJump(b.Stmts[i-1]) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// gotoInto reports whether statement s ends in a goto to a label
-// between lines from and to: a jump into the later arm, not out of it.
-func (fl *bodyFlow) gotoInto(s cscan.Stmt, from, to int) bool {
-	for {
-		b, ok := s.(*cscan.Block)
-		if !ok || len(b.Stmts) == 0 {
-			break
-		}
-		s = b.Stmts[len(b.Stmts)-1]
-	}
-	g, ok := s.(*cscan.GotoStmt)
-	if !ok {
-		return false
-	}
-	l, ok := fl.labels[g.Label]
-	return ok && l > from && l < to
 }
 
 // endsInJump reports whether statement s never falls through to what

@@ -24,13 +24,11 @@ func TableName(call string) string {
 	for strings.HasSuffix(name, "[]") {
 		name = name[:len(name)-2]
 	}
-	if name == call || !identRe.MatchString(name) {
+	if name == call || !cscan.IsIdent(name) {
 		return ""
 	}
 	return name
 }
-
-var identRe = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 
 // TableElems returns the functions the table name holds as caller sees
 // it: a table its file initialises at its scope (fileTables, read once
