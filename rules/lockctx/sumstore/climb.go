@@ -118,11 +118,7 @@ func (c *climb) findVersions() {
 					files[ref.File()] = f
 				}
 				if f != nil {
-					for _, fn := range f.Funcs {
-						if fn.Name == old.Name {
-							news = append(news, fn)
-						}
-					}
+					news = c.sameRank(ref, old, f)
 				}
 			}
 			news = append(news, v.patch[old.Name]...)
@@ -130,6 +126,36 @@ func (c *climb) findVersions() {
 		c.versions[ref] = news
 		c.sources = append(c.sources, ref)
 	}
+}
+
+// sameRank returns the new versions in rescanned file f of old, the
+// function ref: the definition of its name with its rank among that
+// name's definitions when the file defines the name as often as before
+// (a config stub beside the real function is the stub's version, not the
+// real one's), else all of them.
+func (c *climb) sameRank(ref index.Ref, old *cscan.Func, f *cscan.File) []*cscan.Func {
+	var news []*cscan.Func
+	for _, fn := range f.Funcs {
+		if fn.Name == old.Name {
+			news = append(news, fn)
+		}
+	}
+	if len(news) < 2 {
+		return news
+	}
+	rank, count := 0, 0
+	for _, r := range c.root.FileRefs(ref.File()) {
+		if fo := c.root.FuncOf(r); fo != nil && fo.Name == old.Name {
+			if r == ref {
+				rank = count
+			}
+			count++
+		}
+	}
+	if count != len(news) {
+		return news
+	}
+	return news[rank : rank+1]
 }
 
 // value returns x's summary in the view, encoded (the new versions' for

@@ -121,3 +121,39 @@ func TestSettle(t *testing.T) {
 		})
 	}
 }
+
+// TestSettleConfigStub: a function defined twice in one file (the real
+// one and its config stub) is compared, when the file is rescanned as a
+// whole, with the new definition of its rank: the real one is not taken
+// to have lost its reach to the stub, which would dirty everything above
+// it.
+func TestSettleConfigStub(t *testing.T) {
+	tree := map[string]string{
+		"a.c": "#ifdef CONFIG_X\nvoid hook(void)\n{\n\tsleep_short();\n}\n#else\nvoid hook(void)\n{\n}\n#endif\n",
+		"b.c": "void top(void)\n{\n\thook();\n}\n\nvoid upper(void)\n{\n\ttop();\n}\n",
+	}
+	ix := indextest.OpenCached(t, tree)
+	const id = "0123456789abcdef0124"
+	sm := Summariser{ID: id,
+		Engine: func(ix *index.Index, b *Builder) Engine {
+			return &reachEngine{ix: ix, b: b, memo: map[*cscan.Func]*summary.Summary{}}
+		},
+		Rows: func(*index.Index) []registrations.Callback { return nil }}
+	if err := Prepare(context.Background(), ix, sm, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A declaration added outside the functions: the file is not paired,
+	// both definitions of hook() are sources.
+	view := ix.Overlay(map[string][]byte{"a.c": []byte("int hook_count;\n" + tree["a.c"])})
+	v := NewView(Open(ix, id), view, nil)
+	v.Settle(&reachEngine{ix: view, memo: map[*cscan.Func]*summary.Summary{}}, nil, nil)
+	if st := v.Stats(); st.Above != 0 {
+		t.Errorf("%d functions dirtied with everything above them, want 0", st.Above)
+	}
+	for _, n := range []string{"top", "upper"} {
+		r, _ := ix.RefOf(ix.Funcs(n)[0])
+		if v.Dirty(r) {
+			t.Errorf("%s is dirty", n)
+		}
+	}
+}
