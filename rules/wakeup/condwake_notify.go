@@ -1,0 +1,164 @@
+package wakeup
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
+)
+
+// A notifier is a function whose wake-up is its whole job: before the
+// patch it stored nothing a waiter could wait for before waking the queue
+// (a virtqueue or URB callback, tty_wakeup()). What its waiters wait for
+// was made by its caller, or by the device, before the call: the call is
+// the announcement. Every call owes the wake-up, so a gate the patch puts
+// on it (a new early return before it, or a condition around it) loses the
+// wake-up whenever the gate says no, unless the gate tests
+//   - what the waiters wait for (the wake-up then fires when it became
+//     true: the gate tracks the state),
+//   - whether anyone sleeps on the queue (wq_has_sleeper(): the
+//     waitqueue-active rule's business),
+//   - a flag the waiter's side sets before it sleeps (the waiter announces
+//     itself: the gate then sees every waiter),
+//   - whether the object exists at all (a NULL test: no object, no queue),
+//     or an assertion (WARN_ON(): a state that never happens).
+// Anything else (which virtqueue fired, a mode flag, a request bit that no
+// sleeper sets) is foreign to the waiters, and when it says no they sleep
+// on what has already happened.
+
+// assertRe matches a conjunct that is an assertion: its false side is a
+// state the code says never happens.
+var assertRe = regexp.MustCompile(`^!?\s*(?:unlikely|likely)?\s*\(?\s*(?:WARN_ON|WARN_ON_ONCE|WARN|WARN_ONCE|BUG_ON)\s*\(`)
+
+// nullTestRe matches a NULL test of a plain pointer or member path ("!vb",
+// "!dev->priv", "x == NULL", "x != NULL", "x").
+var nullTestRe = regexp.MustCompile(`^(?:!\s*)?[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*(?:\s*[!=]=\s*NULL)?$`)
+
+// percpuStoreRe matches a per-CPU read-modify-write or write: a store
+// as much as a member assignment.
+var percpuStoreRe = regexp.MustCompile(`\b(?:__)?this_cpu_(?:inc|dec|add|sub|write|xchg|cmpxchg|or|and)\w*\s*\(`)
+
+// isNotifier reports whether old, the function before the patch, woke the
+// queue of its wake-up o on every call (no return before it, and o under
+// no condition) and stored nothing shared before it: its wake-up announces
+// what happened before it was called.
+func (r *checker) isNotifier(old *wfunc, o *wsite) bool {
+	if old == nil || old.F == nil || o == nil || old.Partial {
+		return false
+	}
+	for _, g := range o.Call.Guards {
+		if g.Kind != "loop" { // a helper waking each object in a loop still wakes
+			return false
+		}
+	}
+	for _, ret := range old.F.Returns {
+		if ret.Line < o.Line() {
+			return false
+		}
+	}
+	for _, l := range sortedLines(old) {
+		if l >= o.Line() {
+			break
+		}
+		if percpuStoreRe.MatchString(codeOnly(old.lines[l])) {
+			return false
+		}
+	}
+	lines, _ := r.storesBefore(old, o.Line(), o.Q)
+	return len(lines) == 0
+}
+
+// decideNotifierGated escalates note f to a risk when the patch gates the
+// wake-up n of notifier nw (old its version before the patch, o its
+// wake-up there) with guards whose every conjunct is foreign to n's
+// waiters (see above). exit is the new early return's line, 0 when the
+// gate is a condition around the wake-up.
+func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *wsite, guards []cscan.Guard, exit int) {
+	if f.Severity == report.SeverityRisk || n.WKind == "task" || !r.isNotifier(old, o) {
+		return
+	}
+	var parts []string
+	for _, g := range guards {
+		if g.Kind != "if" {
+			return // an else or case arm: what picks it is not at hand
+		}
+		for _, p := range splitTop(cscan.StripParens(strings.TrimSpace(g.Cond)), "&&") {
+			p = strings.Join(strings.Fields(p), " ")
+			bare := cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(p, "!")))
+			if r.isActiveCheckOf(bare, n.Q, nw) || assertRe.MatchString(p) || nullTestRe.MatchString(cscan.StripParens(p)) {
+				return
+			}
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return
+	}
+	// The waiter named is the one whose condition says most (a waiter
+	// of a local set from another member than the gate tests).
+	var w *wsite
+	best := -1
+	for _, x := range r.otherWaiters(n.Q, nw.Name) {
+		c, cond := r.waiterState(x)
+		for _, p := range parts {
+			if sharesState(stateTokens(r.withHelpers(p, nw.File)), cond) || r.waiterAnnounces(x, p) {
+				return // the gate tracks or sees this waiter
+			}
+		}
+		if score := len(cond) + 100*len(c); score > best {
+			w, best = x, score
+		}
+	}
+	if w == nil {
+		return
+	}
+	gate := strings.Join(parts, " && ")
+	line, skip := n.Line(), "  (skips "+n.Text()+")"
+	what := "wake-up now only when " + gate
+	if exit > 0 {
+		line = exit
+		what = "new exit skips the wake-up: " + strings.TrimSpace(nw.text(exit))
+	}
+	r.riskUnwoken(f, w, nw, line, what)
+	if exit > 0 {
+		f.Chain = append(f.Chain, step(n, "the skipped wake-up: "+n.Text()))
+	}
+	f.Evidence = append(f.Evidence, interleaving("the caller, then "+nw.Name+"()", w.Fn.Name+"()", [][2]string{
+		{"", w.Text()},
+		{"", "  condition false: sleeps"},
+		{"what " + nw.Name + "() announces has happened", ""},
+		{nw.Name + "(): " + gate, ""},
+		{skip, "sleeps on; " + condOrStateText(w) + " already holds"},
+	})...)
+	f.Explanation = fmt.Sprintf("%s() stored nothing before it woke %s: its wake-up announces what its caller or the device did before calling it, and every call owes it. It now skips the wake-up when `%s`, which %s neither waits for nor sets before it sleeps: a call that takes that path leaves the waiter sleeping on an event that already happened. Wake on every call, or gate on what the waiters wait for or on wq_has_sleeper().",
+		nw.Name, n.Q, gate, siteWhere(w))
+}
+
+// waiterState returns the condition waiter x waits for and the state it
+// reads: its condition's, through helpers and the locals it tests; for a
+// waiter whose condition is code around the wait (a prepare_to_wait() or
+// wait_woken() loop, a poll function's mask), everything its function
+// reads, which errs towards a gate seeming to track the waiter.
+func (r *checker) waiterState(x *wsite) (string, map[string]bool) {
+	c := waitCond(x)
+	if c != "" {
+		return c, stateTokens(r.withHelpers(c, x.Fn.File) + "\n" + localSources(x, c))
+	}
+	var b strings.Builder
+	for _, l := range sortedLines(x.Fn) {
+		b.WriteString(codeOnly(x.Fn.lines[l]))
+		b.WriteByte('\n')
+	}
+	return "", stateTokens(b.String())
+}
+
+// condOrStateText describes what a waiter waits for, without quotes (for
+// an interleaving cell).
+func condOrStateText(w *wsite) string {
+	if c := waitCond(w); c != "" {
+		return c
+	}
+	return "what it waits for"
+}
