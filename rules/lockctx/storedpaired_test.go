@@ -130,6 +130,34 @@ func TestCycleStopsClimb(t *testing.T) {
 	sameAsComputed(t, m, view, patch, r, "a.c", "b.c")
 }
 
+// TestTwoChangesNoCycle: a changed function whose new version reads a
+// function that another change of the patch changed closes no cycle (the
+// first is summarised again with it): nothing is dirtied above the
+// changes wholesale, and every summary is as computed without a store.
+func TestTwoChangesNoCycle(t *testing.T) {
+	m := testModel(t)
+	a := "void leaf(void)\n{\n}\n\nvoid mid(void)\n{\n\tleaf();\n}\n\nvoid top(void)\n{\n\tquiet();\n}\n"
+	var b strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&b, "void caller%d(void)\n{\n\tspin_lock(&l);\n\ttop();\n\tspin_unlock(&l);\n}\n\n", i)
+	}
+	ix := openCachedTree(t, map[string]string{"a.c": a, "b.c": b.String()})
+	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	// leaf() sleeps now, which changes mid(); top() now calls mid(),
+	// which calls neither top() nor anything above it.
+	src := strings.Replace(a, "void leaf(void)\n{\n}", "void leaf(void)\n{\n\tsleep_long();\n}", 1)
+	src = strings.Replace(src, "\tquiet();", "\tmid();", 1)
+	view := ix.Overlay(map[string][]byte{"a.c": []byte(src)})
+	patch := map[string][]*cscan.Func{"leaf": view.Funcs("leaf"), "top": view.Funcs("top")}
+	r := NewResolver(m, view, patch)
+	if st := r.view.Stats(); st.Above != 0 {
+		t.Errorf("%d functions dirtied with everything above them, want 0", st.Above)
+	}
+	sameAsComputed(t, m, view, patch, r, "a.c", "b.c")
+}
+
 // TestRegistrationsShared: a patched view finds its own registrations,
 // with the patch's (registrations.TestRegistrationsOverlay checks what
 // the views share).

@@ -32,11 +32,13 @@ import (
 func (v *View) settle(e Engine, seeds []index.Ref) {
 	c := &climb{v: v, e: e, s: v.sources, root: v.ix.Underlying(), seeds: seeds,
 		versions: map[index.Ref][]*cscan.Func{}, last: map[index.Ref]string{},
-		queued: map[index.Ref]bool{}, consulted: map[index.Ref]bool{}, over: map[index.Ref]bool{}}
+		queued: map[index.Ref]bool{}, consulted: map[index.Ref]map[index.Ref]bool{}, from: map[index.Ref]map[index.Ref]bool{},
+		over: map[index.Ref]bool{}}
 	c.findVersions()
 	c.queue = append([]index.Ref(nil), seeds...)
 	for _, x := range c.queue {
 		c.queued[x] = true
+		c.from[x] = map[index.Ref]bool{x: true} // a seed's change is its own
 	}
 	for {
 		for len(c.queue) > 0 {
@@ -92,9 +94,12 @@ type climb struct {
 	// component that still holds the lost fact).
 	over map[index.Ref]bool
 	// consulted are the tree functions whose summaries the sources' new
-	// versions were computed from: their deps, which the store does not
-	// know (see revisitSources).
-	consulted map[index.Ref]bool
+	// versions were computed from (their deps, which the store does not
+	// know: see revisitSources), each with the sources that read it.
+	consulted map[index.Ref]map[index.Ref]bool
+	// from are, for each function the climb found changed, the sources
+	// whose change reached it (a source is its own).
+	from map[index.Ref]map[index.Ref]bool
 }
 
 // findVersions finds the new versions of the seeds that are sources: the
@@ -169,8 +174,17 @@ func (c *climb) value(x index.Ref, storedEnc []byte) (string, bool) {
 		}
 		var enc []byte
 		lost := false
-		v.consulted = c.consulted
-		defer func() { v.consulted = nil }()
+		read := map[index.Ref]bool{}
+		v.consulted = read
+		defer func() {
+			v.consulted = nil
+			for ref := range read {
+				if c.consulted[ref] == nil {
+					c.consulted[ref] = map[index.Ref]bool{}
+				}
+				c.consulted[ref][x] = true
+			}
+		}()
 		for _, fn := range news {
 			sum := c.e.SummaryOf(fn)
 			enc = summary.Append(enc, sum)
@@ -194,21 +208,45 @@ func (c *climb) value(x index.Ref, storedEnc []byte) (string, bool) {
 	return string(summary.Append(nil, sum)), lessThan(sum, stored)
 }
 
-// closesCycle reports whether a new version was computed from a function
-// whose summary the change changed, closing a cycle through the change (a
-// changed function that now calls what calls it). A recursive component's
-// summaries depend on where it is entered, and the climb entered it
-// elsewhere than the analysis will: everything above the change is
-// summarised again. (A function the climb found as stored is read as
-// stored by both.) The climb stops as soon as it finds one: a function of
-// consulted found changed, or a source's new version reading one.
+// closesCycle reports whether a source's new version was computed from a
+// function whose summary that source's change changed, closing a cycle
+// through the change (a changed function that now calls what calls it).
+// A recursive component's summaries depend on where it is entered, and
+// the climb entered it elsewhere than the analysis will: everything above
+// the change is summarised again. (A function the climb found as stored
+// is read as stored by both.) A consulted function that another source's
+// change reached closes no cycle: the source is summarised again with it
+// (revisitSources). One dirtied with everything above a loss (closed)
+// came from no known source, and counts. The climb stops as soon as it
+// finds one: a function of consulted found changed, or a source's new
+// version reading one.
 func (c *climb) closesCycle() bool {
-	for ref := range c.consulted {
-		if c.s.isDirty(ref) && c.versions[ref] == nil {
+	for ref, readers := range c.consulted {
+		if !c.s.isDirty(ref) || c.versions[ref] != nil {
+			continue
+		}
+		from := c.from[ref]
+		if from == nil {
 			return true
+		}
+		for src := range readers {
+			if from[src] {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// reached records that the change of x, whose summary moved, reaches p
+// above it: p's change comes from x's sources.
+func (c *climb) reached(x, p index.Ref) {
+	if c.from[p] == nil {
+		c.from[p] = map[index.Ref]bool{}
+	}
+	for src := range c.from[x] {
+		c.from[p][src] = true
+	}
 }
 
 // giveUp dirties everything above the seeds: what the climb visited and
@@ -274,6 +312,7 @@ func (c *climb) visit(x index.Ref) bool {
 	}
 	v.forgetAbove(c.e, x)
 	v.src.eachRdep(x, func(p index.Ref) {
+		c.reached(x, p)
 		if !c.queued[p] && !s.closed.has(p) {
 			c.queued[p] = true
 			c.queue = append(c.queue, p)

@@ -56,6 +56,7 @@ func (c *climb) overDelete(x index.Ref, stored []byte, val string) bool {
 		}
 	}
 	for _, p := range found {
+		c.reached(x, p)
 		c.over[p] = true
 		c.s.dirty[p] = true
 		if g := c.root.FuncOf(p); g != nil {
