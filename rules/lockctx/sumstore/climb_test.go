@@ -2,6 +2,7 @@ package sumstore
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,5 +156,44 @@ func TestSettleConfigStub(t *testing.T) {
 		if v.Dirty(r) {
 			t.Errorf("%s is dirty", n)
 		}
+	}
+}
+
+// TestPairConstMacros: a constant macro the patch adds, deletes or
+// changes between functions leaves the file's functions paired, unless
+// an unchanged function reads it or it calls something.
+func TestPairConstMacros(t *testing.T) {
+	tree := map[string]string{
+		"a.c": "#define STEP 1\n\nvoid leaf(void)\n{\n\tx += STEP;\n}\n\nvoid mid(void)\n{\n\tleaf();\n}\n",
+	}
+	ix := indextest.OpenCached(t, tree)
+	const id = "0123456789abcdef0125"
+	sm := Summariser{ID: id,
+		Engine: func(ix *index.Index, b *Builder) Engine {
+			return &reachEngine{ix: ix, b: b, memo: map[*cscan.Func]*summary.Summary{}}
+		},
+		Rows: func(*index.Index) []registrations.Callback { return nil }}
+	if err := Prepare(context.Background(), ix, sm, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, old, new string
+		paired         []string
+	}{
+		{"constant added", "#define STEP 1\n", "#define STEP 1\n#define LIMIT (4 * STEP)\n", []string{"leaf", "mid"}},
+		{"constant added, a line between changed too", "#define STEP 1\n\n", "#define LIMIT 4\nint steps;\n", nil},
+		{"constant a function reads changed", "#define STEP 1\n", "#define STEP 2\n", nil},
+		{"macro calling something added", "#define STEP 1\n", "#define STEP 1\n#define LOCKED spin_lock(&l)\n", nil},
+		{"macro with parameters added", "#define STEP 1\n", "#define STEP 1\n#define TWICE(x) ((x) * 2)\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(tree["a.c"], tc.old, tc.new, 1)
+			view := ix.Overlay(map[string][]byte{"a.c": []byte(src)})
+			v := NewView(Open(ix, id), view, nil)
+			v.Settle(&reachEngine{ix: view, memo: map[*cscan.Func]*summary.Summary{}}, nil, nil)
+			if got := v.Stats().Paired; !slices.Equal(got, tc.paired) {
+				t.Errorf("paired %v, want %v", got, tc.paired)
+			}
+		})
 	}
 }

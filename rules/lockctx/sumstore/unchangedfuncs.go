@@ -100,9 +100,16 @@ func (v *View) pairFile(path string, i int, oldSrc, newSrc []byte) {
 			return
 		}
 	}
-	lines, ok := v.alignRest(oldLines, newLines, keepOld, keepNew)
+	lines, consts, ok := v.alignRest(oldLines, newLines, keepOld, keepNew)
 	if !ok {
 		return
+	}
+	if len(consts.names) > 0 {
+		scanOld := outsideChanged(len(oldLines), olds, func(k int) bool { return paired[k] != nil })
+		scanNew := outsideChanged(len(newLines), nf.Funcs, func(k int) bool { return usedNew[nf.Funcs[k]] })
+		if readsConst(consts, oldLines, scanOld, consts.old) || readsConst(consts, newLines, scanNew, consts.new) {
+			return
+		}
 	}
 	// A paired function's lines move with it. One sharing a line with a
 	// changed definition (several on one line) pairs nothing.
@@ -134,10 +141,12 @@ func (v *View) pairFile(path string, i int, oldSrc, newSrc []byte) {
 
 // alignRest numbers the old lines kept outside the functions (keepOld,
 // comment lines aside) by the new ones (keepNew): they must be equal line
-// for line, but for member initialisers to a function (funcInit) the
-// patch added, deleted or changed. It reports false when they differ
-// otherwise.
-func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (map[int]int, bool) {
+// for line, but for member initialisers to a function (funcInit) and
+// constant macros (constDefine) the patch added, deleted or changed. It
+// returns the names of those macros, each with the lines that define it
+// (old and new, as keepOld and keepNew index them), and reports false
+// when the texts differ otherwise.
+func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (map[int]int, *constLines, bool) {
 	rest := func(lines [][]byte, keep []bool) []int {
 		skip := commentLines(lines)
 		var out []int
@@ -149,7 +158,8 @@ func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (
 		return out
 	}
 	ro, rn := rest(oldLines, keepOld), rest(newLines, keepNew)
-	isInit := v.funcInit
+	consts := &constLines{names: map[string]bool{}, old: map[int]bool{}, new: map[int]bool{}}
+	isInit := func(line []byte) bool { return v.funcInit(line) || constDefine(line) != "" }
 	lines := map[int]int{}
 	a, b := 0, 0
 	for a < len(ro) && b < len(rn) {
@@ -160,27 +170,119 @@ func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (
 			a++
 			b++
 		case a+1 < len(ro) && bytes.Equal(oldLines[ro[a+1]], nl) && isInit(ol):
+			consts.note(ol, ro[a], consts.old)
 			a++ // deleted
 		case b+1 < len(rn) && bytes.Equal(ol, newLines[rn[b+1]]) && isInit(nl):
+			consts.note(nl, rn[b], consts.new)
 			b++ // added
 		case isInit(ol) && isInit(nl):
+			consts.note(ol, ro[a], consts.old)
+			consts.note(nl, rn[b], consts.new)
 			a++ // changed
 			b++
+		case isInit(nl):
+			consts.note(nl, rn[b], consts.new)
+			b++ // added before a line that changed too
+		case isInit(ol):
+			consts.note(ol, ro[a], consts.old)
+			a++ // deleted before a line that changed too
 		default:
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	for ; a < len(ro); a++ {
 		if !isInit(oldLines[ro[a]]) {
-			return nil, false
+			return nil, nil, false
 		}
+		consts.note(oldLines[ro[a]], ro[a], consts.old)
 	}
 	for ; b < len(rn); b++ {
 		if !isInit(newLines[rn[b]]) {
-			return nil, false
+			return nil, nil, false
+		}
+		consts.note(newLines[rn[b]], rn[b], consts.new)
+	}
+	return lines, consts, true
+}
+
+// constLines are the constant macros a patch added, deleted or changed
+// between the functions of a file: their names, and the lines (0-based)
+// of their definitions in the old and the new text.
+type constLines struct {
+	names    map[string]bool
+	old, new map[int]bool
+}
+
+// note records line k of a text (its definitions: old or new) when it
+// defines a constant macro.
+func (c *constLines) note(line []byte, k int, defs map[int]bool) {
+	if name := constDefine(line); name != "" {
+		c.names[name] = true
+		defs[k] = true
+	}
+}
+
+// constDefineRe matches a one-line object-like macro whose value calls
+// nothing ("#define FMODE_32BITHASH ((__force fmode_t)0x200)"): $1 the
+// name, $2 the value.
+var constDefineRe = regexp.MustCompile(`^\s*#\s*define\s+([A-Za-z_]\w*)(?:\s+(.*))?$`)
+
+// callInValueRe matches a call in a macro's value: a name then "(".
+var callInValueRe = regexp.MustCompile(`[A-Za-z_]\w*\s*\(`)
+
+// constDefine returns the name of the constant macro line defines, ""
+// when it defines none: a macro with parameters, one continued on the
+// next line, or one whose value calls something (a lock, an allocation)
+// may change what a summary holds.
+func constDefine(line []byte) string {
+	m := constDefineRe.FindSubmatch(bytes.TrimRight(line, " \t"))
+	if m == nil || bytes.HasSuffix(m[2], []byte("\\")) || callInValueRe.Match(m[2]) {
+		return ""
+	}
+	return string(m[1])
+}
+
+// readsConst reports whether a line of a text outside the changed
+// functions (scan: the paired functions and what lies between functions),
+// but for the constant macros' own definitions (defs), names one of the
+// constant macros the patch changed: a paired function or another macro
+// reads it, and a stored summary may not hold.
+func readsConst(c *constLines, lines [][]byte, scan, defs map[int]bool) bool {
+	if len(c.names) == 0 {
+		return false
+	}
+	for k, line := range lines {
+		if !scan[k] || defs[k] {
+			continue
+		}
+		for _, w := range wordRe.FindAll(line, -1) {
+			if c.names[string(w)] {
+				return true
+			}
 		}
 	}
-	return lines, true
+	return false
+}
+
+// wordRe matches an identifier.
+var wordRe = regexp.MustCompile(`[A-Za-z_]\w*`)
+
+// outsideChanged returns the lines (0-based) of a text that lie outside
+// its changed functions (those of fns that keep reports false for).
+func outsideChanged(n int, fns []*cscan.Func, keep func(int) bool) map[int]bool {
+	out := make(map[int]bool, n)
+	for k := range n {
+		out[k] = true
+	}
+	for i, fn := range fns {
+		if keep(i) {
+			continue
+		}
+		for l := fn.Start - 1; l < fn.End && l < n; l++ {
+			delete(out, l)
+		}
+	}
+	return out
 }
 
 // funcInitRe is a line of a designated initialiser setting a member to
