@@ -32,9 +32,30 @@ import (
 // state the code says never happens.
 var assertRe = regexp.MustCompile(`^!?\s*(?:unlikely|likely)?\s*\(?\s*(?:WARN_ON|WARN_ON_ONCE|WARN|WARN_ONCE|BUG_ON)\s*\(`)
 
-// nullTestRe matches a NULL test of a plain pointer or member path ("!vb",
-// "!dev->priv", "x == NULL", "x != NULL", "x").
-var nullTestRe = regexp.MustCompile(`^(?:!\s*)?[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*(?:\s*[!=]=\s*NULL)?$`)
+// nullTestRe matches a NULL test: of a plain variable ("!vb", "x"), or
+// an explicit one ("dev->priv == NULL"). A member's truth ("vm->removing")
+// is a flag's as often as a pointer's, and is judged as a gate.
+var nullTestRe = regexp.MustCompile(`^(?:!\s*)?[A-Za-z_]\w*$|^[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*\s*[!=]=\s*NULL$`)
+
+// gateCallRe matches a call in a gate or a waiter's code: $1 the name.
+var gateCallRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
+
+// accessorCalls are calls whose meaning lies in their arguments (the
+// state tokens compare those): sharing one shares no state.
+var accessorCalls = regexp.MustCompile(`^(?:test_bit|variable_test_bit|constant_test_bit|atomic\w*_read\w*|READ_ONCE|smp_load_acquire|data_race|likely|unlikely)$`)
+
+// helperCalls returns the functions text calls but accessors and
+// keywords: a gate and a waiter that call one helper test one state
+// (tty_throttled(tty) on both sides).
+func helperCalls(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range gateCallRe.FindAllStringSubmatch(text, -1) {
+		if !trivialCalls[m[1]] && !accessorCalls.MatchString(m[1]) {
+			out[m[1]] = true
+		}
+	}
+	return out
+}
 
 // percpuStoreRe matches a per-CPU read-modify-write or write: a store
 // as much as a member assignment.
@@ -101,10 +122,16 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 	var w *wsite
 	best := -1
 	for _, x := range r.otherWaiters(n.Q, nw.Name) {
-		c, cond := r.waiterState(x)
+		c, text := r.waiterState(x)
+		cond, calls := stateTokens(text), helperCalls(text)
 		for _, p := range parts {
 			if sharesState(stateTokens(r.withHelpers(p, nw.File)), cond) || r.waiterAnnounces(x, p) {
 				return // the gate tracks or sees this waiter
+			}
+			for h := range helperCalls(p) {
+				if calls[h] {
+					return // both test the state through one helper
+				}
 			}
 		}
 		if score := len(cond) + 100*len(c); score > best {
@@ -136,22 +163,22 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		nw.Name, n.Q, gate, siteWhere(w))
 }
 
-// waiterState returns the condition waiter x waits for and the state it
-// reads: its condition's, through helpers and the locals it tests; for a
-// waiter whose condition is code around the wait (a prepare_to_wait() or
-// wait_woken() loop, a poll function's mask), everything its function
-// reads, which errs towards a gate seeming to track the waiter.
-func (r *checker) waiterState(x *wsite) (string, map[string]bool) {
+// waiterState returns the condition waiter x waits for and the code
+// that reads its state: the condition, through helpers and the locals it
+// tests; for a waiter whose condition is code around the wait (a
+// prepare_to_wait() or wait_woken() loop, a poll function's mask), its
+// whole function, which errs towards a gate seeming to track the waiter.
+func (r *checker) waiterState(x *wsite) (string, string) {
 	c := waitCond(x)
 	if c != "" {
-		return c, stateTokens(r.withHelpers(c, x.Fn.File) + "\n" + localSources(x, c))
+		return c, r.withHelpers(c, x.Fn.File) + "\n" + localSources(x, c)
 	}
 	var b strings.Builder
 	for _, l := range sortedLines(x.Fn) {
 		b.WriteString(codeOnly(x.Fn.lines[l]))
 		b.WriteByte('\n')
 	}
-	return "", stateTokens(b.String())
+	return "", b.String()
 }
 
 // condOrStateText describes what a waiter waits for, without quotes (for
