@@ -158,6 +158,54 @@ func TestTwoChangesNoCycle(t *testing.T) {
 	sameAsComputed(t, m, view, patch, r, "a.c", "b.c")
 }
 
+// TestCycleThroughUnmovedSource: a1()'s new version calls b0(), which
+// reaches a1() again through b1() (a cycle through a1's change), and
+// which a0()'s change changed. a1()'s summary comes out as stored, so its
+// change reaches nothing above it: b0()'s provenance holds a0() only and
+// closesCycle lets a1() read it. The summaries of the component are then
+// those of another entry than the analysis's.
+func TestCycleThroughUnmovedSource(t *testing.T) {
+	m := testModel(t)
+	a := "void a0(void)\n{\n\tspin_lock(&l);\n}\n\nvoid a1(void)\n{\n\tspin_lock(&l);\n}\n"
+	b := "void b0(void)\n{\n\ta0();\n\tb0();\n\tb1();\n}\n\nvoid b1(void)\n{\n\ta1();\n}\n"
+	ix := openCachedTree(t, map[string]string{"a.c": a, "b.c": b})
+	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	src := "void a0(void)\n{\n\ta0();\n}\n\nvoid a1(void)\n{\n\tspin_lock(&l);\n\tb0();\n}\n"
+	view := ix.Overlay(map[string][]byte{"a.c": []byte(src)})
+	patch := map[string][]*cscan.Func{"a0": view.Funcs("a0"), "a1": view.Funcs("a1")}
+	r := NewResolver(m, view, patch)
+	if st := r.view.Stats(); st.Above == 0 {
+		t.Error("nothing above the change dirtied: the cycle a1 -> b0 -> b1 -> a1 went undetected")
+	}
+	sameAsComputed(t, m, view, patch, r, "a.c", "b.c")
+}
+
+// TestPairedReadsConstThroughHeader: a constant macro a.c changes is read
+// by a paired function through a macro of a private header (POOL_MASK ->
+// MASK): the function names only the header's macro, stays paired, and
+// keeps its stored summary (no reach), though computing it finds one.
+func TestPairedReadsConstThroughHeader(t *testing.T) {
+	m, err := Compile("test", testLocks(), &Tables{}, argTarget{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := "#include \"a.h\"\n\n#define MASK ATOMIC\n\nvoid leaf(void)\n{\n\talloc(POOL_MASK);\n}\n\nvoid mid(void)\n{\n\tquiet();\n}\n"
+	h := "#define POOL_MASK MASK\n"
+	ix := openCachedTree(t, map[string]string{"a.c": a, "a.h": h})
+	if err := Prepare(context.Background(), m, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(a, "#define MASK ATOMIC", "#define MASK KERNEL", 1)
+	src = strings.Replace(src, "\tquiet();\n", "\tquiet();\n\tquiet();\n", 1)
+	view := ix.Overlay(map[string][]byte{"a.c": []byte(src)})
+	patch := map[string][]*cscan.Func{"mid": view.Funcs("mid")}
+	r := NewResolver(m, view, patch)
+	t.Logf("paired %v", r.view.Stats().Paired)
+	sameAsComputed(t, m, view, patch, r, "a.c")
+}
+
 // TestRegistrationsShared: a patched view finds its own registrations,
 // with the patch's (registrations.TestRegistrationsOverlay checks what
 // the views share).

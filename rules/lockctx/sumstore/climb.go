@@ -33,7 +33,8 @@ func (v *View) settle(e Engine, seeds []index.Ref) {
 	c := &climb{v: v, e: e, s: v.sources, root: v.ix.Underlying(), seeds: seeds,
 		versions: map[index.Ref][]*cscan.Func{}, last: map[index.Ref]string{},
 		queued: map[index.Ref]bool{}, consulted: map[index.Ref]map[index.Ref]bool{}, from: map[index.Ref]map[index.Ref]bool{},
-		over: map[index.Ref]bool{}}
+		above: map[index.Ref]map[index.Ref]bool{},
+		over:  map[index.Ref]bool{}}
 	c.findVersions()
 	c.queue = append([]index.Ref(nil), seeds...)
 	for _, x := range c.queue {
@@ -100,6 +101,9 @@ type climb struct {
 	// from are, for each function the climb found changed, the sources
 	// whose change reached it (a source is its own).
 	from map[index.Ref]map[index.Ref]bool
+	// above are, per source isAbove asked about, the functions above it in
+	// the stored reverse deps (nil: more than maxSettle, not kept).
+	above map[index.Ref]map[index.Ref]bool
 }
 
 // findVersions finds the new versions of the seeds that are sources: the
@@ -209,33 +213,60 @@ func (c *climb) value(x index.Ref, storedEnc []byte) (string, bool) {
 }
 
 // closesCycle reports whether a source's new version was computed from a
-// function whose summary that source's change changed, closing a cycle
-// through the change (a changed function that now calls what calls it).
-// A recursive component's summaries depend on where it is entered, and
-// the climb entered it elsewhere than the analysis will: everything above
-// the change is summarised again. (A function the climb found as stored
-// is read as stored by both.) A consulted function that another source's
-// change reached closes no cycle: the source is summarised again with it
-// (revisitSources). One dirtied with everything above a loss (closed)
-// came from no known source, and counts. The climb stops as soon as it
-// finds one: a function of consulted found changed, or a source's new
-// version reading one.
+// function whose summary the change changed and which lies above that
+// source, closing a cycle through the change (a changed function that now
+// calls what calls it). A recursive component's summaries depend on where
+// it is entered, and the climb entered it elsewhere than the analysis
+// will: everything above the change is summarised again. (A function the
+// climb found as stored is read as stored by both.) A consulted function
+// changed by another source's change and not above the source reading it
+// closes no cycle: that source is summarised again with it
+// (revisitSources). The climb stops as soon as it finds one: a function
+// of consulted found changed, or a source's new version reading one.
 func (c *climb) closesCycle() bool {
 	for ref, readers := range c.consulted {
 		if !c.s.isDirty(ref) || c.versions[ref] != nil {
 			continue
 		}
-		from := c.from[ref]
-		if from == nil {
-			return true
-		}
 		for src := range readers {
-			if from[src] {
+			if c.from[ref][src] || c.isAbove(ref, src) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// isAbove reports whether ref lies above src in the stored reverse deps
+// (it calls src, at any depth), among the first maxSettle functions above
+// src. Past them it answers no: a source low in the call graph has much
+// of the kernel above it (ops members resolved to every implementation),
+// and giving up for each such read would dirty everything above every
+// two-function patch. A cycle missed there makes a recursive component's
+// summaries those of another entry into it, which differ in their
+// chains.
+func (c *climb) isAbove(ref, src index.Ref) bool {
+	up, ok := c.above[src]
+	if !ok {
+		up = map[index.Ref]bool{}
+		queue := []index.Ref{src}
+		for len(queue) > 0 && up != nil {
+			x := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			c.v.src.eachRdep(x, func(p index.Ref) {
+				if up == nil || up[p] {
+					return
+				}
+				up[p] = true
+				queue = append(queue, p)
+				if len(up) > maxSettle {
+					up = nil // too many: not searched further
+				}
+			})
+		}
+		c.above[src] = up
+	}
+	return up[ref]
 }
 
 // reached records that the change of x, whose summary moved, reaches p

@@ -159,12 +159,12 @@ func TestSettleConfigStub(t *testing.T) {
 	}
 }
 
-// TestPairConstMacros: a constant macro the patch adds, deletes or
-// changes between functions leaves the file's functions paired, unless
-// an unchanged function reads it or it calls something.
+// TestPairConstMacros: a constant macro the patch adds between functions
+// leaves the file's functions paired, unless an unchanged function reads
+// it or it calls something; one it changes or deletes pairs nothing.
 func TestPairConstMacros(t *testing.T) {
 	tree := map[string]string{
-		"a.c": "#define STEP 1\n\nvoid leaf(void)\n{\n\tx += STEP;\n}\n\nvoid mid(void)\n{\n\tleaf();\n}\n",
+		"a.c": "#define STEP 1\n#define UNUSED 7\n\nvoid leaf(void)\n{\n\tx += STEP;\n}\n\nvoid mid(void)\n{\n\tleaf();\n}\n",
 	}
 	ix := indextest.OpenCached(t, tree)
 	const id = "0123456789abcdef0125"
@@ -181,8 +181,10 @@ func TestPairConstMacros(t *testing.T) {
 		paired         []string
 	}{
 		{"constant added", "#define STEP 1\n", "#define STEP 1\n#define LIMIT (4 * STEP)\n", []string{"leaf", "mid"}},
-		{"constant added, a line between changed too", "#define STEP 1\n\n", "#define LIMIT 4\nint steps;\n", nil},
+		{"constant added, a line between changed too", "#define UNUSED 7\n\n", "#define UNUSED 7\n#define LIMIT 4\nint steps;\n\n", nil},
 		{"constant a function reads changed", "#define STEP 1\n", "#define STEP 2\n", nil},
+		// Another file's macro may read it (a header's "#define X UNUSED").
+		{"constant nobody here reads changed", "#define UNUSED 7\n", "#define UNUSED 8\n", nil},
 		{"macro calling something added", "#define STEP 1\n", "#define STEP 1\n#define LOCKED spin_lock(&l)\n", nil},
 		{"macro with parameters added", "#define STEP 1\n", "#define STEP 1\n#define TWICE(x) ((x) * 2)\n", nil},
 	} {

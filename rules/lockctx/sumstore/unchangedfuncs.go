@@ -101,7 +101,10 @@ func (v *View) pairFile(path string, i int, oldSrc, newSrc []byte) {
 		}
 	}
 	lines, consts, ok := v.alignRest(oldLines, newLines, keepOld, keepNew)
-	if !ok {
+	if !ok || len(consts.old) > 0 {
+		// A constant the patch changes or deletes may be read through a
+		// macro of another file (a private header's "#define POOL_MASK
+		// MASK"): only added ones leave the functions paired.
 		return
 	}
 	if len(consts.names) > 0 {
