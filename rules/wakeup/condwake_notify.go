@@ -23,10 +23,17 @@ import (
 //   - a flag the waiter's side sets before it sleeps (the waiter announces
 //     itself: the gate then sees every waiter),
 //   - whether the object exists at all (a NULL test: no object, no queue),
-//     or an assertion (WARN_ON(): a state that never happens).
+//     or an assertion (WARN_ON(): a state that never happens),
+//   - what the device says happened (a status register read, directly or
+//     through a local; an interrupt handler returning IRQ_NONE): the call
+//     was not the event, as on a shared interrupt line.
 // Anything else (which virtqueue fired, a mode flag, a request bit that no
 // sleeper sets) is foreign to the waiters, and when it says no they sleep
-// on what has already happened.
+// on what has already happened. A new early return skips the wake-up only
+// when all its conjuncts hold, so one of the kinds above makes it safe; a
+// condition around the wake-up loses it when any conjunct fails, so each
+// must be of those kinds or track a waiter. An exit that wakes some queue
+// on its way (the waiters moved to another one) is no lost notification.
 
 // assertRe matches a conjunct that is an assertion: its false side is a
 // state the code says never happens.
@@ -34,7 +41,9 @@ var assertRe = regexp.MustCompile(`^!?\s*(?:unlikely|likely)?\s*\(?\s*(?:WARN_ON
 
 // nullTestRe matches a NULL test: of a plain variable ("!vb", "x"), or
 // an explicit one ("dev->priv == NULL"). A member's truth ("vm->removing")
-// is a flag's as often as a pointer's, and is judged as a gate.
+// is a flag's as often as a pointer's, and is judged as a gate. (wrapper.go's
+// nullCheckRe takes it as a NULL test: there it only excuses a helper's
+// call made under a test of what it calls with.)
 var nullTestRe = regexp.MustCompile(`^(?:!\s*)?[A-Za-z_]\w*$|^[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*\s*[!=]=\s*NULL$`)
 
 // gateCallRe matches a call in a gate or a waiter's code: $1 the name.
@@ -100,6 +109,9 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 	if f.Severity == report.SeverityRisk || n.WKind == "task" || !r.isNotifier(old, o) {
 		return
 	}
+	if exit > 0 && (irqNoneRe.MatchString(codeOnly(nw.text(exit))) || exitWakes(nw, guards, exit)) {
+		return
+	}
 	var parts []string
 	for _, g := range guards {
 		if g.Kind != "if" {
@@ -107,41 +119,47 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		}
 		for _, p := range splitTop(cscan.StripParens(strings.TrimSpace(g.Cond)), "&&") {
 			p = strings.Join(strings.Fields(p), " ")
-			bare := cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(p, "!")))
-			if r.isActiveCheckOf(bare, n.Q, nw) || assertRe.MatchString(p) || nullTestRe.MatchString(cscan.StripParens(p)) {
-				return
+			if !r.excusedGate(nw, n, g.Line, p) {
+				parts = append(parts, p)
+			} else if exit > 0 {
+				return // the return is taken only when it holds too
 			}
-			parts = append(parts, p)
 		}
 	}
-	if len(parts) == 0 {
+	waiters := r.otherWaiters(n.Q, nw.Name)
+	var foreign []string
+	for _, p := range parts {
+		tracked := false
+		for _, x := range waiters {
+			if r.gateTracks(nw, x, p) {
+				tracked = true
+				break
+			}
+		}
+		switch {
+		case !tracked:
+			foreign = append(foreign, p)
+		case exit > 0:
+			return // the return is taken only when a waiter's state says so
+		}
+	}
+	if len(foreign) == 0 {
 		return
 	}
-	// The waiter named is the one whose condition says most (a waiter
-	// of a local set from another member than the gate tests).
+	// The waiter named is the one whose condition says most: the longest
+	// condition text, else the most state its function reads.
 	var w *wsite
 	best := -1
-	for _, x := range r.otherWaiters(n.Q, nw.Name) {
+	for _, x := range waiters {
 		c, text := r.waiterState(x)
-		cond, calls := stateTokens(text), helperCalls(text)
-		for _, p := range parts {
-			if sharesState(stateTokens(r.withHelpers(p, nw.File)), cond) || r.waiterAnnounces(x, p) {
-				return // the gate tracks or sees this waiter
-			}
-			for h := range helperCalls(p) {
-				if calls[h] {
-					return // both test the state through one helper
-				}
-			}
-		}
-		if score := len(cond) + 100*len(c); score > best {
+		if score := len(stateTokens(text)) + 100*len(c); score > best {
 			w, best = x, score
 		}
 	}
 	if w == nil {
 		return
 	}
-	gate := strings.Join(parts, " && ")
+	gate := strings.Join(foreign, " && ")
 	line, skip := n.Line(), "  (skips "+n.Text()+")"
 	what := "wake-up now only when " + gate
 	if exit > 0 {
@@ -161,6 +179,68 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 	})...)
 	f.Explanation = fmt.Sprintf("%s() stored nothing before it woke %s: its wake-up announces what its caller or the device did before calling it, and every call owes it. It now skips the wake-up when `%s`, which %s neither waits for nor sets before it sleeps: a call that takes that path leaves the waiter sleeping on an event that already happened. Wake on every call, or gate on what the waiters wait for or on wq_has_sleeper().",
 		nw.Name, n.Q, gate, siteWhere(w))
+}
+
+// irqNoneRe matches an interrupt handler's "not mine" return.
+var irqNoneRe = regexp.MustCompile(`\breturn\s+IRQ_NONE\b`)
+
+// deviceReadRe matches a read of a device register.
+var deviceReadRe = regexp.MustCompile(`\b(?:(?:__raw_)?read[bwlq](?:_relaxed)?|ioread(?:8|16|32|64)(?:be)?|in[bwl]|regmap_read)\s*\(`)
+
+// excusedGate reports whether conjunct p of the gate at line of nw is of a
+// kind that loses no wake-up owed to n's waiters: a sleeper check of n's
+// queue, an assertion, a NULL test, or a test of what the device reports
+// (a register read, or a local read from one before the gate).
+func (r *checker) excusedGate(nw *wfunc, n *wsite, line int, p string) bool {
+	bare := cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(p, "!")))
+	if r.isActiveCheckOf(bare, n.Q, nw) || assertRe.MatchString(p) || nullTestRe.MatchString(cscan.StripParens(p)) ||
+		deviceReadRe.MatchString(p) {
+		return true
+	}
+	for _, m := range guardIdentRe.FindAllStringSubmatch(p, -1) {
+		set := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(m[1]) + `\s*=[^=]`)
+		for _, l := range sortedLines(nw) {
+			if l >= line {
+				break
+			}
+			if t := codeOnly(nw.lines[l]); set.MatchString(t) && deviceReadRe.MatchString(t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gateTracks reports whether conjunct p of a gate in nw tests what waiter
+// x waits for: its state, through helpers; a flag its side sets before it
+// sleeps; or a helper both call (tty_throttled(tty) on both sides).
+func (r *checker) gateTracks(nw *wfunc, x *wsite, p string) bool {
+	_, text := r.waiterState(x)
+	if sharesState(stateTokens(r.withHelpers(p, nw.File)), stateTokens(text)) || r.waiterAnnounces(x, p) {
+		return true
+	}
+	calls := helperCalls(text)
+	for h := range helperCalls(p) {
+		if calls[h] {
+			return true
+		}
+	}
+	return false
+}
+
+// exitWakes reports whether the path from the gate (the last of guards)
+// to exit wakes some queue: the notification goes elsewhere.
+func exitWakes(nw *wfunc, guards []cscan.Guard, exit int) bool {
+	from := 0
+	for _, g := range guards {
+		from = max(from, g.Line)
+	}
+	for _, s := range nw.sitesOn(siteWake, "") {
+		if s.Line() > from && s.Line() < exit {
+			return true
+		}
+	}
+	return false
 }
 
 // waiterState returns the condition waiter x waits for and the code
