@@ -58,6 +58,22 @@ func (e *reachEngine) Forget(fn *cscan.Func) bool {
 
 func (e *reachEngine) Reset() { e.memo = map[*cscan.Func]*summary.Summary{} }
 
+// prepareReach indexes tree and stores its reachEngine summaries under
+// model id.
+func prepareReach(t *testing.T, tree map[string]string, id string) *index.Index {
+	t.Helper()
+	ix := indextest.OpenCached(t, tree)
+	sm := Summariser{ID: id,
+		Engine: func(ix *index.Index, b *Builder) Engine {
+			return &reachEngine{ix: ix, b: b, memo: map[*cscan.Func]*summary.Summary{}}
+		},
+		Rows: func(*index.Index) []registrations.Callback { return nil }}
+	if err := Prepare(context.Background(), ix, sm, nil); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
 // TestSettle: the climb from a changed function marks dirty the callers
 // whose summary changes and stops at those whose summary stays; a
 // change that takes the target away dirties everything above it; an
@@ -67,16 +83,8 @@ func TestSettle(t *testing.T) {
 		"a.c": "void leaf(void)\n{\n\tquiet();\n}\n\nvoid mid(void)\n{\n\tleaf();\n}\n",
 		"b.c": "void top(void)\n{\n\tmid();\n}\n\nvoid other(void)\n{\n\tquiet();\n}\n\nvoid both(void)\n{\n\tsleep_short();\n\tmid();\n}\n",
 	}
-	ix := indextest.OpenCached(t, tree)
 	const id = "0123456789abcdef0123"
-	sm := Summariser{ID: id,
-		Engine: func(ix *index.Index, b *Builder) Engine {
-			return &reachEngine{ix: ix, b: b, memo: map[*cscan.Func]*summary.Summary{}}
-		},
-		Rows: func(*index.Index) []registrations.Callback { return nil }}
-	if err := Prepare(context.Background(), ix, sm, nil); err != nil {
-		t.Fatal(err)
-	}
+	ix := prepareReach(t, tree, id)
 	ref := func(name string) index.Ref {
 		r, _ := ix.RefOf(ix.Funcs(name)[0])
 		return r
@@ -133,16 +141,8 @@ func TestSettleConfigStub(t *testing.T) {
 		"a.c": "#ifdef CONFIG_X\nvoid hook(void)\n{\n\tsleep_short();\n}\n#else\nvoid hook(void)\n{\n}\n#endif\n",
 		"b.c": "void top(void)\n{\n\thook();\n}\n\nvoid upper(void)\n{\n\ttop();\n}\n",
 	}
-	ix := indextest.OpenCached(t, tree)
 	const id = "0123456789abcdef0124"
-	sm := Summariser{ID: id,
-		Engine: func(ix *index.Index, b *Builder) Engine {
-			return &reachEngine{ix: ix, b: b, memo: map[*cscan.Func]*summary.Summary{}}
-		},
-		Rows: func(*index.Index) []registrations.Callback { return nil }}
-	if err := Prepare(context.Background(), ix, sm, nil); err != nil {
-		t.Fatal(err)
-	}
+	ix := prepareReach(t, tree, id)
 	// A declaration added outside the functions: the file is not paired,
 	// both definitions of hook() are sources.
 	view := ix.Overlay(map[string][]byte{"a.c": []byte("int hook_count;\n" + tree["a.c"])})
@@ -166,16 +166,8 @@ func TestPairConstMacros(t *testing.T) {
 	tree := map[string]string{
 		"a.c": "#define STEP 1\n#define UNUSED 7\n\nvoid leaf(void)\n{\n\tx += STEP;\n}\n\nvoid mid(void)\n{\n\tleaf();\n}\n",
 	}
-	ix := indextest.OpenCached(t, tree)
 	const id = "0123456789abcdef0125"
-	sm := Summariser{ID: id,
-		Engine: func(ix *index.Index, b *Builder) Engine {
-			return &reachEngine{ix: ix, b: b, memo: map[*cscan.Func]*summary.Summary{}}
-		},
-		Rows: func(*index.Index) []registrations.Callback { return nil }}
-	if err := Prepare(context.Background(), ix, sm, nil); err != nil {
-		t.Fatal(err)
-	}
+	ix := prepareReach(t, tree, id)
 	for _, tc := range []struct {
 		name, old, new string
 		paired         []string
