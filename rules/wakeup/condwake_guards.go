@@ -130,7 +130,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		r.add(f)
 		return
 	}
-	r.checkSkippingGotos(nw, n)
+	r.checkSkippingGotos(old, nw, o, n)
 }
 
 // wokenBeforeExit reports whether every path to the exit at line exit

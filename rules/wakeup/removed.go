@@ -318,8 +318,8 @@ func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int
 }
 
 // checkSkippingGotos reports a goto the patch added before wake-up n that
-// jumps past it.
-func (r *checker) checkSkippingGotos(nw *wfunc, n *wsite) {
+// jumps past it (old and o are nw and n before the patch).
+func (r *checker) checkSkippingGotos(old, nw *wfunc, o, n *wsite) {
 	if nw.F == nil || nw.F.Body == nil {
 		return
 	}
@@ -348,6 +348,7 @@ func (r *checker) checkSkippingGotos(nw *wfunc, n *wsite) {
 			Evidence: []string{nw.evidence(g.Line), nw.evidence(n.Line())},
 		}
 		r.decideSkipped(&f, nw, n, g.Line)
+		r.decideNotifierGated(&f, old, nw, o, n, stmtGuards(nw.F.Body, g.Line), g.Line)
 		r.add(f)
 		return
 	}

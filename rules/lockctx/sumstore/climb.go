@@ -221,15 +221,21 @@ func (c *climb) value(x index.Ref, storedEnc []byte) (string, bool) {
 // climb found as stored is read as stored by both.) A consulted function
 // changed by another source's change and not above the source reading it
 // closes no cycle: that source is summarised again with it
-// (revisitSources). The climb stops as soon as it finds one: a function
-// of consulted found changed, or a source's new version reading one.
+// (revisitSources). One dirtied with everything above a loss (closed)
+// and never reached by the climb came from no known source, and counts.
+// The climb stops as soon as it finds one: a function of consulted found
+// changed, or a source's new version reading one.
 func (c *climb) closesCycle() bool {
 	for ref, readers := range c.consulted {
 		if !c.s.isDirty(ref) || c.versions[ref] != nil {
 			continue
 		}
+		from := c.from[ref]
+		if from == nil {
+			return true // dirtied with everything above a loss: no known source
+		}
 		for src := range readers {
-			if c.from[ref][src] || c.isAbove(ref, src) {
+			if from[src] || c.isAbove(ref, src) {
 				return true
 			}
 		}
