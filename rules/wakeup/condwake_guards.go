@@ -99,7 +99,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		}
 		r.decideConditional(&f, nw, n, gates)
 		r.decideNarrowed(&f, nw, n, gates, ogs)
-		r.decideNotifierGated(&f, old, nw, o, n, gates, 0)
+		r.decideNotifierGated(&f, old, nw, o, n, gates, 0, 0)
 		if moved && len(oldLeft) == 0 && len(ogs) > 0 {
 			r.decideMovedEvent(&f, nw, n, gates)
 		}
@@ -126,7 +126,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			Evidence: []string{nw.evidence(ret.Line), nw.evidence(n.Line())},
 		}
 		r.decideSkipped(&f, nw, n, ret.Line)
-		r.decideNotifierGated(&f, old, nw, o, n, ret.Guards, ret.Line)
+		r.decideNotifierGated(&f, old, nw, o, n, ret.Guards, ret.Line, 0)
 		r.add(f)
 		return
 	}

@@ -102,16 +102,22 @@ func (r *checker) isNotifier(old *wfunc, o *wsite) bool {
 
 // decideNotifierGated escalates note f to a risk when the patch gates the
 // wake-up n of notifier nw (old its version before the patch, o its
-// wake-up there) with guards whose every conjunct is foreign to n's
-// waiters (see above). exit is the new early return's line, 0 when the
-// gate is a condition around the wake-up.
-func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *wsite, guards []cscan.Guard, exit int) {
+// wake-up there) with guards foreign to n's waiters (see above). exit is
+// the line of the new early return or goto, 0 when the gate is a
+// condition around the wake-up; land is the goto's label line (0 for a
+// return).
+func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *wsite, guards []cscan.Guard, exit, land int) {
 	if f.Severity == report.SeverityRisk || n.WKind == "task" || !r.isNotifier(old, o) {
 		return
 	}
-	if exit > 0 && (irqNoneRe.MatchString(codeOnly(nw.text(exit))) || exitWakes(nw, guards, exit)) {
+	if exit > 0 && exitNotifies(nw, guards, exit, land) {
 		return
 	}
+	last := 0
+	for _, g := range guards {
+		last = max(last, g.Line)
+	}
+	devLocals := r.deviceLocals(nw, last)
 	var parts []string
 	for _, g := range guards {
 		if g.Kind != "if" {
@@ -119,7 +125,7 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		}
 		for _, p := range splitTop(cscan.StripParens(strings.TrimSpace(g.Cond)), "&&") {
 			p = strings.Join(strings.Fields(p), " ")
-			if !r.excusedGate(nw, n, g.Line, p) {
+			if !r.excusedGate(nw, n, devLocals, p) {
 				parts = append(parts, p)
 			} else if exit > 0 {
 				return // the return is taken only when it holds too
@@ -184,31 +190,101 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 // irqNoneRe matches an interrupt handler's "not mine" return.
 var irqNoneRe = regexp.MustCompile(`\breturn\s+IRQ_NONE\b`)
 
-// deviceReadRe matches a read of a device register.
-var deviceReadRe = regexp.MustCompile(`\b(?:(?:__raw_)?read[bwlq](?:_relaxed)?|ioread(?:8|16|32|64)(?:be)?|in[bwl]|regmap_read)\s*\(`)
+// deviceReadRe matches a read of a device register: MMIO and port
+// accessors, regmap, SMBus and ASoC component reads.
+var deviceReadRe = regexp.MustCompile(`\b(?:(?:__raw_)?read[bwlq](?:_relaxed)?|ioread(?:8|16|32|64)(?:be)?|in[bwl](?:_p)?|in_(?:be|le)(?:16|32|64)|regmap_(?:bulk_)?read|i2c_smbus_read_\w+|snd_soc_component_read\w*)\s*\(`)
 
-// excusedGate reports whether conjunct p of the gate at line of nw is of a
-// kind that loses no wake-up owed to n's waiters: a sleeper check of n's
+// chainHeadRe matches the first name of a member chain or a plain name
+// (the "x" of "x->flags", not "flags").
+var chainHeadRe = regexp.MustCompile(`(?:^|[^\w>.])([A-Za-z_]\w*)`)
+
+// localSetRe matches an assignment's left-hand name; addrArgRe a local
+// handed to a call by address (regmap_read(map, REG, &status)).
+var (
+	localSetRe = regexp.MustCompile(`(?:^|[^\w>.])([A-Za-z_]\w*)\s*=[^=]`)
+	addrArgRe  = regexp.MustCompile(`&\s*([A-Za-z_]\w*)\b\s*[,)]`)
+)
+
+// excusedGate reports whether conjunct p of the gate of nw is of a kind
+// that loses no wake-up owed to n's waiters: a sleeper check of n's
 // queue, an assertion, a NULL test, or a test of what the device reports
-// (a register read, or a local read from one before the gate).
-func (r *checker) excusedGate(nw *wfunc, n *wsite, line int, p string) bool {
-	bare := cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(p, "!")))
-	if r.isActiveCheckOf(bare, n.Q, nw) || assertRe.MatchString(p) || nullTestRe.MatchString(cscan.StripParens(p)) ||
-		deviceReadRe.MatchString(p) {
-		return true
+// (a register read, directly or through a small helper, or a local of
+// devLocals); a disjunction only when each of its terms is.
+func (r *checker) excusedGate(nw *wfunc, n *wsite, devLocals map[string]bool, p string) bool {
+	for _, d := range splitTop(p, "||") {
+		d = strings.TrimSpace(d)
+		bare := cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(d, "!")))
+		if r.isActiveCheckOf(bare, n.Q, nw) || assertRe.MatchString(d) || nullTestRe.MatchString(cscan.StripParens(d)) ||
+			r.readsDevice(d, nw.File) {
+			continue
+		}
+		if !anyHead(d, devLocals) {
+			return false
+		}
 	}
-	for _, m := range guardIdentRe.FindAllStringSubmatch(p, -1) {
-		set := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(m[1]) + `\s*=[^=]`)
-		for _, l := range sortedLines(nw) {
-			if l >= line {
-				break
-			}
-			if t := codeOnly(nw.lines[l]); set.MatchString(t) && deviceReadRe.MatchString(t) {
-				return true
+	return true
+}
+
+// deviceGate reports whether every conjunct of the if guards of nw tests
+// what the device reports (readsDevice, deviceLocals).
+func (r *checker) deviceGate(nw *wfunc, guards []cscan.Guard) bool {
+	last := 0
+	for _, g := range guards {
+		last = max(last, g.Line)
+	}
+	locals := r.deviceLocals(nw, last)
+	seen := false
+	for _, g := range guards {
+		if g.Kind != "if" {
+			continue
+		}
+		for _, p := range splitTop(cscan.StripParens(strings.TrimSpace(g.Cond)), "&&") {
+			seen = true
+			if !r.readsDevice(p, nw.File) && !anyHead(p, locals) {
+				return false
 			}
 		}
 	}
+	return seen
+}
+
+// anyHead reports whether text names one of names as a plain name or the
+// head of a member chain.
+func anyHead(text string, names map[string]bool) bool {
+	for _, m := range chainHeadRe.FindAllStringSubmatch(text, -1) {
+		if names[m[1]] {
+			return true
+		}
+	}
 	return false
+}
+
+// readsDevice reports whether text reads a device register, directly or
+// through a small helper of file (a driver's own status accessor).
+func (r *checker) readsDevice(text, file string) bool {
+	return deviceReadRe.MatchString(text) || deviceReadRe.MatchString(r.withHelpers(text, file))
+}
+
+// deviceLocals returns the locals nw reads from the device before line:
+// assigned a register read, or handed to one by address.
+func (r *checker) deviceLocals(nw *wfunc, line int) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range sortedLines(nw) {
+		if l >= line {
+			break
+		}
+		t := codeOnly(nw.lines[l])
+		if !strings.Contains(t, "(") || !r.readsDevice(t, nw.File) {
+			continue
+		}
+		for _, m := range localSetRe.FindAllStringSubmatch(t, -1) {
+			out[m[1]] = true
+		}
+		for _, m := range addrArgRe.FindAllStringSubmatch(t, -1) {
+			out[m[1]] = true
+		}
+	}
+	return out
 }
 
 // gateTracks reports whether conjunct p of a gate in nw tests what waiter
@@ -228,15 +304,29 @@ func (r *checker) gateTracks(nw *wfunc, x *wsite, p string) bool {
 	return false
 }
 
-// exitWakes reports whether the path from the gate (the last of guards)
-// to exit wakes some queue: the notification goes elsewhere.
-func exitWakes(nw *wfunc, guards []cscan.Guard, exit int) bool {
+// exitNotifies reports whether the exit at line exit (a goto landing at
+// land; 0 for a return) still notifies: an interrupt handler's IRQ_NONE
+// return (not this device's interrupt), or a wake-up of some queue on the
+// path from the gate (the waiters moved to another queue).
+func exitNotifies(nw *wfunc, guards []cscan.Guard, exit, land int) bool {
 	from := 0
 	for _, g := range guards {
 		from = max(from, g.Line)
 	}
+	ret := exit
+	if land > 0 && nw.F != nil {
+		ret = 0 // the first return at or after the label
+		for _, rt := range nw.F.Returns {
+			if rt.Line >= land && (ret == 0 || rt.Line < ret) {
+				ret = rt.Line
+			}
+		}
+	}
+	if ret > 0 && irqNoneRe.MatchString(codeOnly(nw.text(ret))) {
+		return true
+	}
 	for _, s := range nw.sitesOn(siteWake, "") {
-		if s.Line() > from && s.Line() < exit {
+		if s.Line() > from && s.Line() < exit || land > 0 && s.Line() > land {
 			return true
 		}
 	}

@@ -23,7 +23,9 @@ import (
 // too may wake it on the gate's other path, and one whose gate is a flag
 // it raises itself ("if (do_complete)" after the cases that used to
 // complete set it) decided on its paths where to wake: both are left a
-// note.
+// note. So is a gate on what the device reports (an interrupt handler
+// that completes only when its status register says the transfer is
+// done): the call was not the event otherwise.
 
 // claimGateRe matches a gate term that counts or claims: an atomic
 // decrement or exchange, a reference put, a test-and-modify bit operation
@@ -51,7 +53,7 @@ func (r *checker) decideSelfStoring(f *report.Finding, nw *wfunc, n *wsite, guar
 			return // another wake-up of the queue may cover the other path
 		}
 	}
-	if gateDecidedLocally(nw, guards) {
+	if gateDecidedLocally(nw, guards) || r.deviceGate(nw, guards) {
 		return
 	}
 	for _, w := range r.otherWaiters(n.Q, nw.Name) {

@@ -348,7 +348,7 @@ func (r *checker) checkSkippingGotos(old, nw *wfunc, o, n *wsite) {
 			Evidence: []string{nw.evidence(g.Line), nw.evidence(n.Line())},
 		}
 		r.decideSkipped(&f, nw, n, g.Line)
-		r.decideNotifierGated(&f, old, nw, o, n, stmtGuards(nw.F.Body, g.Line), g.Line)
+		r.decideNotifierGated(&f, old, nw, o, n, stmtGuards(nw.F.Body, g.Line), g.Line, l)
 		r.add(f)
 		return
 	}

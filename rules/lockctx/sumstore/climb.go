@@ -221,7 +221,9 @@ func (c *climb) value(x index.Ref, storedEnc []byte) (string, bool) {
 // climb found as stored is read as stored by both.) A consulted function
 // changed by another source's change and not above the source reading it
 // closes no cycle: that source is summarised again with it
-// (revisitSources). One dirtied with everything above a loss (closed)
+// (revisitSources). "Above" is read in the stored reverse deps, which do
+// not hold the calls the patch adds: a cycle closed by two new calls
+// between two changed functions is not seen there. One dirtied with everything above a loss (closed)
 // and never reached by the climb came from no known source, and counts.
 // The climb stops as soon as it finds one: a function of consulted found
 // changed, or a source's new version reading one.
