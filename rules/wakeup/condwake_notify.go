@@ -113,11 +113,7 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 	if exit > 0 && exitNotifies(nw, guards, exit, land) {
 		return
 	}
-	last := 0
-	for _, g := range guards {
-		last = max(last, g.Line)
-	}
-	devLocals := r.deviceLocals(nw, last)
+	devLocals := r.deviceLocals(nw, lastGuard(guards))
 	var parts []string
 	for _, g := range guards {
 		if g.Kind != "if" {
@@ -228,11 +224,7 @@ func (r *checker) excusedGate(nw *wfunc, n *wsite, devLocals map[string]bool, p 
 // deviceGate reports whether every conjunct of the if guards of nw tests
 // what the device reports (readsDevice, deviceLocals).
 func (r *checker) deviceGate(nw *wfunc, guards []cscan.Guard) bool {
-	last := 0
-	for _, g := range guards {
-		last = max(last, g.Line)
-	}
-	locals := r.deviceLocals(nw, last)
+	locals := r.deviceLocals(nw, lastGuard(guards))
 	seen := false
 	for _, g := range guards {
 		if g.Kind != "if" {
@@ -304,15 +296,22 @@ func (r *checker) gateTracks(nw *wfunc, x *wsite, p string) bool {
 	return false
 }
 
+// lastGuard returns the line of the innermost of guards: where the gate
+// is decided.
+func lastGuard(guards []cscan.Guard) int {
+	last := 0
+	for _, g := range guards {
+		last = max(last, g.Line)
+	}
+	return last
+}
+
 // exitNotifies reports whether the exit at line exit (a goto landing at
 // land; 0 for a return) still notifies: an interrupt handler's IRQ_NONE
 // return (not this device's interrupt), or a wake-up of some queue on the
 // path from the gate (the waiters moved to another queue).
 func exitNotifies(nw *wfunc, guards []cscan.Guard, exit, land int) bool {
-	from := 0
-	for _, g := range guards {
-		from = max(from, g.Line)
-	}
+	from := lastGuard(guards)
 	ret := exit
 	if land > 0 && nw.F != nil {
 		ret = 0 // the first return at or after the label
