@@ -101,8 +101,8 @@ type climb struct {
 	// from are, for each function the climb found changed, the sources
 	// whose change reached it (a source is its own).
 	from map[index.Ref]map[index.Ref]bool
-	// above are, per source isAbove asked about, the functions above it in
-	// the stored reverse deps (nil: more than maxSettle, not kept).
+	// above are, per source isAbove asked about, the first functions above
+	// it in the stored reverse deps (about maxSettle of them at most).
 	above map[index.Ref]map[index.Ref]bool
 }
 
@@ -218,15 +218,17 @@ func (c *climb) value(x index.Ref, storedEnc []byte) (string, bool) {
 // calls what calls it). A recursive component's summaries depend on where
 // it is entered, and the climb entered it elsewhere than the analysis
 // will: everything above the change is summarised again. (A function the
-// climb found as stored is read as stored by both.) A consulted function
-// changed by another source's change and not above the source reading it
-// closes no cycle: that source is summarised again with it
-// (revisitSources). "Above" is read in the stored reverse deps, which do
-// not hold the calls the patch adds: a cycle closed by two new calls
-// between two changed functions is not seen there. One dirtied with everything above a loss (closed)
-// and never reached by the climb came from no known source, and counts.
-// The climb stops as soon as it finds one: a function of consulted found
-// changed, or a source's new version reading one.
+// climb found as stored is read as stored by the analysis too; inside a
+// component the patch creates, the analysis summarises it again, and its
+// chains may differ.) A consulted function changed by another source's
+// change and not above the source reading it closes no cycle: that source
+// is summarised again with it (revisitSources). "Above" is read in the
+// stored reverse deps, which do not hold the calls the patch adds: a cycle
+// closed by two new calls between two changed functions is not seen
+// there. A consulted function dirtied with everything above a loss
+// (closed) and never reached by the climb came from no known source, and
+// counts. The climb stops as soon as it finds one: a function of
+// consulted found changed, or a source's new version reading one.
 func (c *climb) closesCycle() bool {
 	for ref, readers := range c.consulted {
 		if !c.s.isDirty(ref) || c.versions[ref] != nil {
@@ -258,17 +260,13 @@ func (c *climb) isAbove(ref, src index.Ref) bool {
 	if !ok {
 		up = map[index.Ref]bool{}
 		queue := []index.Ref{src}
-		for len(queue) > 0 && up != nil {
+		for len(queue) > 0 && len(up) <= maxSettle {
 			x := queue[len(queue)-1]
 			queue = queue[:len(queue)-1]
 			c.v.src.eachRdep(x, func(p index.Ref) {
-				if up == nil || up[p] {
-					return
-				}
-				up[p] = true
-				queue = append(queue, p)
-				if len(up) > maxSettle {
-					up = nil // too many: not searched further
+				if !up[p] {
+					up[p] = true
+					queue = append(queue, p)
 				}
 			})
 		}
