@@ -46,6 +46,31 @@ var assertRe = regexp.MustCompile(`^!?\s*(?:unlikely|likely)?\s*\(?\s*(?:WARN_ON
 // call made under a test of what it calls with.)
 var nullTestRe = regexp.MustCompile(`^(?:!\s*)?[A-Za-z_]\w*$|^[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*\s*[!=]=\s*NULL$`)
 
+// scalarDeclRe matches the declaration of a scalar local (a flag, a
+// count): $1 the name.
+var scalarDeclRe = regexp.MustCompile(`(?:^\s*|[;{(,]\s*)(?:const\s+)?(?:bool|_Bool|int|unsigned(?:\s+(?:int|long|char|short))?|long|u8|u16|u32|u64|s8|s16|s32|s64|size_t|ssize_t)\s+([A-Za-z_]\w*)\s*[=;,]`)
+
+// isNullTest reports whether conjunct p is a NULL test (nullTestRe) of
+// something nw does not declare as a scalar: "!on" after "bool on =
+// test_bit(...)" tests a flag.
+func isNullTest(nw *wfunc, p string) bool {
+	if !nullTestRe.MatchString(p) {
+		return false
+	}
+	name := strings.TrimSpace(strings.TrimPrefix(p, "!"))
+	if !cscan.IsIdent(name) {
+		return true // a member compared with NULL
+	}
+	for _, l := range sortedLines(nw) {
+		for _, m := range scalarDeclRe.FindAllStringSubmatch(codeOnly(nw.lines[l]), -1) {
+			if m[1] == name {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // gateCallRe matches a call in a gate or a waiter's code: $1 the name.
 var gateCallRe = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*\(`)
 
@@ -210,7 +235,7 @@ func (r *checker) excusedGate(nw *wfunc, n *wsite, devLocals map[string]bool, p 
 	for _, d := range splitTop(p, "||") {
 		d = strings.TrimSpace(d)
 		bare := cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(d, "!")))
-		if r.isActiveCheckOf(bare, n.Q, nw) || assertRe.MatchString(d) || nullTestRe.MatchString(cscan.StripParens(d)) ||
+		if r.isActiveCheckOf(bare, n.Q, nw) || assertRe.MatchString(d) || isNullTest(nw, cscan.StripParens(d)) ||
 			r.readsDevice(d, nw.File) {
 			continue
 		}
