@@ -186,12 +186,17 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 	if w == nil {
 		return
 	}
+	// An early return skips the wake-up when its gate holds; a condition
+	// around the wake-up skips it when one of its foreign terms fails.
 	gate := strings.Join(foreign, " && ")
 	line, skip := n.Line(), "  (skips "+n.Text()+")"
 	what := "wake-up now only when " + gate
+	when := "`" + strings.Join(foreign, "` or `") + "` is false"
+	taken := nw.Name + "(): " + strings.Join(foreign, " or ") + " is false"
 	if exit > 0 {
 		line = exit
 		what = "new exit skips the wake-up: " + strings.TrimSpace(nw.text(exit))
+		when, taken = "`"+gate+"` holds", nw.Name+"(): "+gate
 	}
 	r.riskUnwoken(f, w, nw, line, what)
 	if exit > 0 {
@@ -201,11 +206,11 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		{"", w.Text()},
 		{"", "  condition false: sleeps"},
 		{"what " + nw.Name + "() announces has happened", ""},
-		{nw.Name + "(): " + gate, ""},
+		{taken, ""},
 		{skip, "sleeps on; " + condOrStateText(w) + " already holds"},
 	})...)
-	f.Explanation = fmt.Sprintf("%s() stored nothing before it woke %s: its wake-up announces what its caller or the device did before calling it, and every call owes it. It now skips the wake-up when `%s`, which %s neither waits for nor sets before it sleeps: a call that takes that path leaves the waiter sleeping on an event that already happened. Wake on every call, or gate on what the waiters wait for or on wq_has_sleeper().",
-		nw.Name, n.Q, gate, siteWhere(w))
+	f.Explanation = fmt.Sprintf("%s() stored nothing before it woke %s: its wake-up announces what its caller or the device did before calling it, and every call owes it. It now skips the wake-up when %s, which %s neither waits for nor sets before it sleeps: a call that takes that path leaves the waiter sleeping on an event that already happened. Wake on every call, or gate on what the waiters wait for or on wq_has_sleeper().",
+		nw.Name, n.Q, when, siteWhere(w))
 }
 
 // irqNoneRe matches an interrupt handler's "not mine" return.
