@@ -246,11 +246,17 @@ func condMinus(nw, old string) string {
 }
 
 // isActiveCheckOf reports whether cond is just a "has waiters?" check of
-// queue q (waitqueue_active(q), wq_has_sleeper(q)): skipping a wake-up of
-// an empty queue is the waitqueue-active rule's business, not a removed
-// wake-up.
+// queue q (waitqueue_active(q), wq_has_sleeper(q), negated or not, under
+// a branch hint or not): skipping a wake-up of an empty queue is the
+// waitqueue-active rule's business, not a removed wake-up.
 func (r *checker) isActiveCheckOf(cond, q string, f *wfunc) bool {
 	c := strings.TrimSpace(cond)
+	for _, hint := range []string{"unlikely(", "likely("} {
+		if strings.HasPrefix(c, hint) && strings.HasSuffix(c, ")") {
+			c = strings.TrimSpace(c[len(hint) : len(c)-1]) // a branch hint tests what it wraps
+		}
+	}
+	c = cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(c, "!"))) // "nobody waits" is the same test
 	i := strings.IndexByte(c, '(')
 	if i <= 0 || !strings.HasSuffix(c, ")") {
 		return false

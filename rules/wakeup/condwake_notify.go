@@ -91,10 +91,6 @@ func helperCalls(text string) map[string]bool {
 	return out
 }
 
-// percpuStoreRe matches a per-CPU read-modify-write or write: a store
-// as much as a member assignment.
-var percpuStoreRe = regexp.MustCompile(`\b(?:__)?this_cpu_(?:inc|dec|add|sub|write|xchg|cmpxchg|or|and)\w*\s*\(`)
-
 // isNotifier reports whether old, the function before the patch, woke the
 // queue of its wake-up o on every call (no return before it, and o under
 // no condition) and stored nothing shared before it: its wake-up announces
@@ -110,14 +106,6 @@ func (r *checker) isNotifier(old *wfunc, o *wsite) bool {
 	}
 	for _, ret := range old.F.Returns {
 		if ret.Line < o.Line() {
-			return false
-		}
-	}
-	for _, l := range sortedLines(old) {
-		if l >= o.Line() {
-			break
-		}
-		if percpuStoreRe.MatchString(codeOnly(old.lines[l])) {
 			return false
 		}
 	}
@@ -154,11 +142,15 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		}
 	}
 	waiters := r.otherWaiters(n.Q, nw.Name)
+	conds, texts := make([]string, len(waiters)), make([]string, len(waiters))
+	for i, x := range waiters {
+		conds[i], texts[i] = r.waiterState(x)
+	}
 	var foreign []string
 	for _, p := range parts {
 		tracked := false
-		for _, x := range waiters {
-			if r.gateTracks(nw, x, p) {
+		for i, x := range waiters {
+			if r.gateTracks(nw, x, texts[i], p) {
 				tracked = true
 				break
 			}
@@ -177,9 +169,8 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 	// condition text, else the most state its function reads.
 	var w *wsite
 	best := -1
-	for _, x := range waiters {
-		c, text := r.waiterState(x)
-		if score := len(stateTokens(text)) + 100*len(c); score > best {
+	for i, x := range waiters {
+		if score := len(stateTokens(texts[i])) + 100*len(conds[i]); score > best {
 			w, best = x, score
 		}
 	}
@@ -207,7 +198,7 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		{"", "  condition false: sleeps"},
 		{"what " + nw.Name + "() announces has happened", ""},
 		{taken, ""},
-		{skip, "sleeps on; " + condOrStateText(w) + " already holds"},
+		{skip, "sleeps on; " + strings.Trim(condOrState(w), "`") + " already holds"},
 	})...)
 	f.Explanation = fmt.Sprintf("%s() stored nothing before it woke %s: its wake-up announces what its caller or the device did before calling it, and every call owes it. It now skips the wake-up when %s, which %s neither waits for nor sets before it sleeps: a call that takes that path leaves the waiter sleeping on an event that already happened. Wake on every call, or gate on what the waiters wait for or on wq_has_sleeper().",
 		nw.Name, n.Q, when, siteWhere(w))
@@ -239,8 +230,7 @@ var (
 func (r *checker) excusedGate(nw *wfunc, n *wsite, devLocals map[string]bool, p string) bool {
 	for _, d := range splitTop(p, "||") {
 		d = strings.TrimSpace(d)
-		bare := cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(d, "!")))
-		if r.isActiveCheckOf(bare, n.Q, nw) || assertRe.MatchString(d) || isNullTest(nw, cscan.StripParens(d)) ||
+		if r.isActiveCheckOf(cscan.StripParens(d), n.Q, nw) || assertRe.MatchString(d) || isNullTest(nw, cscan.StripParens(d)) ||
 			r.readsDevice(d, nw.File) {
 			continue
 		}
@@ -310,10 +300,10 @@ func (r *checker) deviceLocals(nw *wfunc, line int) map[string]bool {
 }
 
 // gateTracks reports whether conjunct p of a gate in nw tests what waiter
-// x waits for: its state, through helpers; a flag its side sets before it
-// sleeps; or a helper both call (tty_throttled(tty) on both sides).
-func (r *checker) gateTracks(nw *wfunc, x *wsite, p string) bool {
-	_, text := r.waiterState(x)
+// x (text the code reading its state, waiterState) waits for: its state,
+// through helpers; a flag its side sets before it sleeps; or a helper both
+// call (tty_throttled(tty) on both sides).
+func (r *checker) gateTracks(nw *wfunc, x *wsite, text, p string) bool {
 	if sharesState(stateTokens(r.withHelpers(p, nw.File)), stateTokens(text)) || r.waiterAnnounces(x, p) {
 		return true
 	}
@@ -420,13 +410,4 @@ func (r *checker) waiterState(x *wsite) (string, string) {
 		b.WriteByte('\n')
 	}
 	return "", b.String()
-}
-
-// condOrStateText describes what a waiter waits for, without quotes (for
-// an interleaving cell).
-func condOrStateText(w *wsite) string {
-	if c := waitCond(w); c != "" {
-		return c
-	}
-	return "what it waits for"
 }

@@ -45,3 +45,22 @@ end:
 		}
 	}
 }
+
+// TestHelperCalls: accessors whose meaning lies in their arguments are no
+// shared helper; keywords are no calls.
+func TestHelperCalls(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"tty_throttled(tty)", "tty_throttled"},
+		{"!test_bit(XQ_STREAMING, &xd->flags)", ""},
+		{"atomic_read(&x->n) && READ_ONCE(x->f)", ""},
+		{"if (unlikely(xq_busy(xd)))", "xq_busy"},
+	} {
+		var got []string
+		for h := range helperCalls(tc.text) {
+			got = append(got, h)
+		}
+		if s := strings.Join(got, ","); s != tc.want {
+			t.Errorf("helperCalls(%q) = %q, want %q", tc.text, s, tc.want)
+		}
+	}
+}

@@ -210,8 +210,8 @@ func condOrState(w *wsite) string {
 }
 
 // storeRe finds a store to shared state: a member assignment, WRITE_ONCE,
-// a list insertion, an atomic or bit update.
-var storeRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:[-+|&^]?=[^=]|\+\+|--)|\b(?:WRITE_ONCE|list_add\w*|hlist_add\w*|llist_add|atomic\w*_(?:inc|dec|set|add|sub)\w*|set_bit|__set_bit|clear_bit|__clear_bit|clear_bit_unlock|__clear_bit_unlock|smp_store_release)\s*\(`)
+// a list insertion, an atomic, per-CPU or bit update.
+var storeRe = regexp.MustCompile(`(?:->|\.)\s*\w+(?:\[[^\]]*\])?\s*(?:[-+|&^]?=[^=]|\+\+|--)|\b(?:WRITE_ONCE|list_add\w*|hlist_add\w*|llist_add|atomic\w*_(?:inc|dec|set|add|sub)\w*|set_bit|__set_bit|clear_bit|__clear_bit|clear_bit_unlock|__clear_bit_unlock|smp_store_release|(?:__)?this_cpu_(?:inc|dec|add|sub|write|xchg|cmpxchg|or|and)\w*)\s*\(`)
 
 // helperStores reports whether the small helper name stores shared state
 // before its wake-up (md_new_event(): atomic_inc() then wake_up()).

@@ -164,7 +164,7 @@ func TestSettleConfigStub(t *testing.T) {
 // it or it calls something; one it changes or deletes pairs nothing.
 func TestPairConstMacros(t *testing.T) {
 	tree := map[string]string{
-		"a.c": "#define STEP 1\n#define UNUSED 7\n\nvoid leaf(void)\n{\n\tx += STEP;\n}\n\nvoid mid(void)\n{\n\tleaf();\n}\n",
+		"a.c": "#define STEP 1\n#define UNUSED 7\n\nvoid leaf(void)\n{\n\tx += STEP + BIAS;\n}\n\nvoid mid(void)\n{\n\tleaf();\n}\n",
 	}
 	const id = "0123456789abcdef0125"
 	ix := prepareReach(t, tree, id)
@@ -177,6 +177,8 @@ func TestPairConstMacros(t *testing.T) {
 		{"constant a function reads changed", "#define STEP 1\n", "#define STEP 2\n", nil},
 		// Another file's macro may read it (a header's "#define X UNUSED").
 		{"constant nobody here reads changed", "#define UNUSED 7\n", "#define UNUSED 8\n", nil},
+		// leaf() reads BIAS, defined elsewhere until the patch defines it here.
+		{"constant a function already names added", "#define UNUSED 7\n", "#define UNUSED 7\n#define BIAS 2\n", nil},
 		{"macro calling something added", "#define STEP 1\n", "#define STEP 1\n#define LOCKED spin_lock(&l)\n", nil},
 		{"macro with parameters added", "#define STEP 1\n", "#define STEP 1\n#define TWICE(x) ((x) * 2)\n", nil},
 	} {

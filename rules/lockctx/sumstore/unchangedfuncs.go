@@ -101,18 +101,14 @@ func (v *View) pairFile(path string, i int, oldSrc, newSrc []byte) {
 		}
 	}
 	lines, consts, ok := v.alignRest(oldLines, newLines, keepOld, keepNew)
-	if !ok || len(consts.old) > 0 {
+	if !ok || consts.dropped {
 		// A constant the patch changes or deletes may be read through a
 		// macro of another file (a private header's "#define POOL_MASK
 		// MASK"): only added ones leave the functions paired.
 		return
 	}
-	if len(consts.names) > 0 {
-		scanOld := outsideChanged(len(oldLines), olds, func(k int) bool { return paired[k] != nil })
-		scanNew := outsideChanged(len(newLines), nf.Funcs, func(k int) bool { return usedNew[nf.Funcs[k]] })
-		if readsConst(consts, oldLines, scanOld, consts.old) || readsConst(consts, newLines, scanNew, consts.new) {
-			return
-		}
+	if readsConst(consts, newLines, nf.Funcs, usedNew) {
+		return
 	}
 	// A paired function's lines move with it. One sharing a line with a
 	// changed definition (several on one line) pairs nothing.
@@ -146,9 +142,8 @@ func (v *View) pairFile(path string, i int, oldSrc, newSrc []byte) {
 // comment lines aside) by the new ones (keepNew): they must be equal line
 // for line, but for member initialisers to a function (funcInit) and
 // constant macros (constDefine) the patch added, deleted or changed. It
-// returns the names of those macros, each with the lines that define it
-// (old and new, as keepOld and keepNew index them), and reports false
-// when the texts differ otherwise.
+// returns those macros (constLines), and reports false when the texts
+// differ otherwise.
 func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (map[int]int, *constLines, bool) {
 	rest := func(lines [][]byte, keep []bool) []int {
 		skip := commentLines(lines)
@@ -161,7 +156,7 @@ func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (
 		return out
 	}
 	ro, rn := rest(oldLines, keepOld), rest(newLines, keepNew)
-	consts := &constLines{names: map[string]bool{}, old: map[int]bool{}, new: map[int]bool{}}
+	consts := &constLines{names: map[string]bool{}, defs: map[int]bool{}}
 	isInit := func(line []byte) bool { return v.funcInit(line) || constDefine(line) != "" }
 	lines := map[int]int{}
 	a, b := 0, 0
@@ -173,21 +168,21 @@ func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (
 			a++
 			b++
 		case a+1 < len(ro) && bytes.Equal(oldLines[ro[a+1]], nl) && isInit(ol):
-			consts.note(ol, ro[a], consts.old)
+			consts.noteOld(ol)
 			a++ // deleted
 		case b+1 < len(rn) && bytes.Equal(ol, newLines[rn[b+1]]) && isInit(nl):
-			consts.note(nl, rn[b], consts.new)
+			consts.noteNew(nl, rn[b])
 			b++ // added
 		case isInit(ol) && isInit(nl):
-			consts.note(ol, ro[a], consts.old)
-			consts.note(nl, rn[b], consts.new)
+			consts.noteOld(ol)
+			consts.noteNew(nl, rn[b])
 			a++ // changed
 			b++
 		case isInit(nl):
-			consts.note(nl, rn[b], consts.new)
+			consts.noteNew(nl, rn[b])
 			b++ // added before a line that changed too
 		case isInit(ol):
-			consts.note(ol, ro[a], consts.old)
+			consts.noteOld(ol)
 			a++ // deleted before a line that changed too
 		default:
 			return nil, nil, false
@@ -197,31 +192,37 @@ func (v *View) alignRest(oldLines, newLines [][]byte, keepOld, keepNew []bool) (
 		if !isInit(oldLines[ro[a]]) {
 			return nil, nil, false
 		}
-		consts.note(oldLines[ro[a]], ro[a], consts.old)
+		consts.noteOld(oldLines[ro[a]])
 	}
 	for ; b < len(rn); b++ {
 		if !isInit(newLines[rn[b]]) {
 			return nil, nil, false
 		}
-		consts.note(newLines[rn[b]], rn[b], consts.new)
+		consts.noteNew(newLines[rn[b]], rn[b])
 	}
 	return lines, consts, true
 }
 
-// constLines are the constant macros a patch added, deleted or changed
-// between the functions of a file: their names, and the lines (0-based)
-// of their definitions in the old and the new text.
+// constLines are the constant macros a patch changed between the
+// functions of a file: the names it defines in the new text, with the
+// lines (0-based) of their definitions, and whether it dropped (deleted
+// or changed) one of the old text.
 type constLines struct {
-	names    map[string]bool
-	old, new map[int]bool
+	names   map[string]bool
+	defs    map[int]bool
+	dropped bool
 }
 
-// note records line k of a text (its definitions: old or new) when it
-// defines a constant macro.
-func (c *constLines) note(line []byte, k int, defs map[int]bool) {
+// noteOld records an old line the new text lacks.
+func (c *constLines) noteOld(line []byte) {
+	c.dropped = c.dropped || constDefine(line) != ""
+}
+
+// noteNew records new line k the old text lacks.
+func (c *constLines) noteNew(line []byte, k int) {
 	if name := constDefine(line); name != "" {
 		c.names[name] = true
-		defs[k] = true
+		c.defs[k] = true
 	}
 }
 
@@ -245,17 +246,29 @@ func constDefine(line []byte) string {
 	return string(m[1])
 }
 
-// readsConst reports whether a line of a text outside the changed
-// functions (scan: the paired functions and what lies between functions),
-// but for the constant macros' own definitions (defs), names one of the
-// constant macros the patch changed: a paired function or another macro
-// reads it, and a stored summary may not hold.
-func readsConst(c *constLines, lines [][]byte, scan, defs map[int]bool) bool {
+// readsConst reports whether a line of the new text outside its changed
+// functions (fns but those paired), but for the constant macros' own
+// definitions, names a constant macro the patch added: a paired function
+// or another macro reads it, and a stored summary may not hold. The
+// paired functions and the lines between functions read the same in the
+// old text, so the new one is enough.
+func readsConst(c *constLines, lines [][]byte, fns []*cscan.Func, paired map[*cscan.Func]bool) bool {
 	if len(c.names) == 0 {
 		return false
 	}
+	skip := map[int]bool{}
+	for k := range c.defs {
+		skip[k] = true
+	}
+	for _, fn := range fns {
+		if !paired[fn] {
+			for l := fn.Start - 1; l < fn.End; l++ {
+				skip[l] = true
+			}
+		}
+	}
 	for k, line := range lines {
-		if !scan[k] || defs[k] {
+		if skip[k] {
 			continue
 		}
 		for _, w := range wordRe.FindAll(line, -1) {
@@ -269,24 +282,6 @@ func readsConst(c *constLines, lines [][]byte, scan, defs map[int]bool) bool {
 
 // wordRe matches an identifier.
 var wordRe = regexp.MustCompile(`[A-Za-z_]\w*`)
-
-// outsideChanged returns the lines (0-based) of a text that lie outside
-// its changed functions (those of fns that keep reports false for).
-func outsideChanged(n int, fns []*cscan.Func, keep func(int) bool) map[int]bool {
-	out := make(map[int]bool, n)
-	for k := range n {
-		out[k] = true
-	}
-	for i, fn := range fns {
-		if keep(i) {
-			continue
-		}
-		for l := fn.Start - 1; l < fn.End && l < n; l++ {
-			delete(out, l)
-		}
-	}
-	return out
-}
 
 // funcInitRe is a line of a designated initialiser setting a member to
 // a function or NULL (".release = tracing_buffers_release,"): $1 the
