@@ -132,6 +132,10 @@ func (f *flatBuilder) call(ev event) {
 	c := *ev.call
 	here := StepOf(fn, c.Line, CallText(c))
 	isLock := f.lockCall(ev, c, here)
+	// From here c's guards decide whether a reach is conditional, with
+	// the early exits before it (exitguard.go); ev.guards, the constructs
+	// around it, decide what is held.
+	c = r.withExitGuards(fn, c)
 	// A lock call may itself sleep before it takes the lock
 	// (lock_sock_fast(): might_sleep(), __lock_sock() on its slow path):
 	// the target's table says so, and the reach is recorded like any
@@ -151,7 +155,7 @@ func (f *flatBuilder) call(ev event) {
 			f.guardedReach(ev, c, Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why})
 			return
 		}
-		st, drops := f.heldAt(ev.pos, c.Guards)
+		st, drops := f.heldAt(ev.pos, ev.guards)
 		if st.Empty() {
 			f.reaches = append(f.reaches, &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Drops: drops, Cond: cond})
 		}
@@ -164,7 +168,7 @@ func (f *flatBuilder) call(ev event) {
 		// The caller contexts released before the primitive go with the
 		// reach, as with any reach (xarray's __xas_nomem() unlocks the
 		// caller's xa_lock before it allocates with a blocking mask).
-		if st, drops := f.heldAt(ev.pos, c.Guards); st.Empty() && len(s.ArgReaches) < 4 {
+		if st, drops := f.heldAt(ev.pos, ev.guards); st.Empty() && len(s.ArgReaches) < 4 {
 			ar.Reach.Drops = drops
 			s.ArgReaches = append(s.ArgReaches, *ar)
 		}
@@ -178,16 +182,16 @@ func (f *flatBuilder) call(ev event) {
 	f.calleeReaches(ev, c, cs)
 	callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
 	for _, d := range cs.Drops {
-		f.acts = append(f.acts, act{pos: ev.pos, Kind: d.Kind, Key: d.Key, scope: c.Guards, at: callStep, via: dropEnd(d.Steps), soft: d.Soft,
+		f.acts = append(f.acts, act{pos: ev.pos, Kind: d.Kind, Key: d.Key, scope: ev.guards, at: callStep, via: dropEnd(d.Steps), soft: d.Soft,
 			callee: true, written: dropWrittenIn(d)})
 	}
 	for _, e := range cs.Acquires {
-		f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps})
+		f.acts = append(f.acts, act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: ev.guards, at: callStep, via: e.Steps})
 	}
 	if len(cs.CondAcquires) > 0 {
 		if g, neg := condGuard(fn, c); g != nil {
 			for _, e := range cs.CondAcquires {
-				a := act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: c.Guards, at: callStep, via: e.Steps}
+				a := act{pos: ev.pos, acquire: true, Kind: e.Kind, Key: e.Key, scope: ev.guards, at: callStep, via: e.Steps}
 				onTrue, onFalse := condSides(g.Cond, c, e, neg)
 				switch {
 				case onTrue:
@@ -253,7 +257,7 @@ func (f *flatBuilder) lockCall(ev event, c cscan.Call, here report.Step) bool {
 func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 	r, fn, s := f.r, f.fn, f.s
 	if len(cs.ArgReaches) > 0 {
-		if st := f.stateAt(ev.pos, c.Guards); st.Empty() {
+		if st := f.stateAt(ev.pos, ev.guards); st.Empty() {
 			p, pass := r.argReach(fn, c, cs)
 			if p != nil {
 				f.reaches = append(f.reaches, p)
@@ -268,7 +272,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 	callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
 	if cs.Reach == nil && !r.m.conditional(c.Guards) {
 		if p := r.callbackArgReach(fn, c); p != nil {
-			if st := f.stateAt(ev.pos, c.Guards); st.Empty() {
+			if st := f.stateAt(ev.pos, ev.guards); st.Empty() {
 				f.reaches = append(f.reaches, p)
 			}
 		}
@@ -277,7 +281,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 		return
 	}
 	if cond, ok := r.callCond(fn, c, cs.Reach.Cond, r.condGuarded(fn, c.Guards)); ok {
-		st, drops := f.heldAt(ev.pos, c.Guards)
+		st, drops := f.heldAt(ev.pos, ev.guards)
 		for _, d := range cs.Reach.Drops {
 			if d.Kind != "rcu" {
 				st.ReleaseDrop(d)
@@ -308,7 +312,7 @@ func (f *flatBuilder) guardedReach(ev event, c cscan.Call, p Reach) {
 	if ar == nil {
 		return
 	}
-	if st := f.stateAt(ev.pos, c.Guards); st.Empty() {
+	if st := f.stateAt(ev.pos, ev.guards); st.Empty() {
 		f.s.ArgReaches = append(f.s.ArgReaches, *ar)
 	}
 }

@@ -119,6 +119,9 @@ type Resolver struct {
 	// elseCondCache holds, per function, the condition of the if whose else
 	// branch starts on a line ("" when none; flagcond.go).
 	elseCondCache map[*cscan.Func]map[int]string
+	// exitGuardCache holds, per function, the guards its early exits put
+	// on the lines after them (exitguard.go).
+	exitGuardCache map[*cscan.Func][]exitGuard
 }
 
 // refAnswer is an answer of Index.RefOf.
@@ -170,8 +173,8 @@ func NewPatchResolver(m *Model, ix *index.Index, patch map[string][]*cscan.Func,
 		shared:   sharedFor(m, ix),
 		lastDeps: map[*cscan.Func]depsOf{}, funcsCache: map[string][]*cscan.Func{}, refsCache: map[*cscan.Func]refAnswer{},
 		familyCache: map[string][]index.Assign{}, fileAddrCache: map[string][]index.Assign{}, macros: map[string]map[string]macroDef{},
-		elseCondCache: map[*cscan.Func]map[int]string{},
-		pubHeaderPos:  map[string]map[string]int{}, macroHomes: map[string][]string{}, homesFiled: map[string]bool{}}
+		elseCondCache: map[*cscan.Func]map[int]string{}, exitGuardCache: map[*cscan.Func][]exitGuard{},
+		pubHeaderPos: map[string]map[string]int{}, macroHomes: map[string][]string{}, homesFiled: map[string]bool{}}
 	r.typ = typing.New(ix, r.noteMember)
 	r.regs = registrations.New(registrations.Config{Index: ix, Patch: patch, ID: m.id, Callbacks: m.callbacks, Typer: r.typ, Note: r.noteMember,
 		Stored: func() ([]Callback, bool) {

@@ -126,20 +126,25 @@ func (w *walker) call(c cscan.Call, st State) State {
 		}
 		return st
 	}
+	// The early exits before c guard it as an if would (exitguard.go):
+	// for whether a reach is conditional; visitors see the call as
+	// written.
+	orig := c
+	c = w.r.withExitGuards(w.fn, c)
 	if why, vc, ok := w.r.reachesAt(w.fn, c); ok && w.r.masked(w.fn, c, c.Name) {
 		// A primitive its region keeps from sleeping: a leaf.
-		w.visit(Visit{Call: c, State: st})
+		w.visit(Visit{Call: orig, State: st})
 		return st
 	} else if ok {
 		var p *Reach
 		if cond, ok := w.r.primCond(w.fn, c, vc, w.r.condGuarded(w.fn, c.Guards)); ok {
 			p = &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Cond: cond}
 		}
-		w.visit(Visit{Call: c, State: st, Reach: p})
+		w.visit(Visit{Call: orig, State: st, Reach: p})
 		return st
 	}
 	if p := w.r.contextArgReach(w.fn, c, st, here); p != nil {
-		w.visit(Visit{Call: c, State: st, Reach: p})
+		w.visit(Visit{Call: orig, State: st, Reach: p})
 		return st
 	}
 	if ar := w.r.primArgReach(w.fn, c); ar != nil {
@@ -147,12 +152,12 @@ func (w *walker) call(c cscan.Call, st State) State {
 		if !w.r.primArgGuarded(c) {
 			ars = append(ars, *ar)
 		}
-		w.visit(Visit{Call: c, State: st, ArgReaches: ars})
+		w.visit(Visit{Call: orig, State: st, ArgReaches: ars})
 		return st
 	}
 	cs := w.r.calleeSummary(c, w.fn)
 	if cs == nil {
-		w.visit(Visit{Call: c, State: st})
+		w.visit(Visit{Call: orig, State: st})
 		return st
 	}
 	callStep := w.step(c.Line, "calls "+c.Name+"()")
@@ -174,7 +179,7 @@ func (w *walker) call(c cscan.Call, st State) State {
 			proof = p
 		}
 	}
-	w.visit(Visit{Call: c, State: st, Reach: proof, ArgReaches: pass})
+	w.visit(Visit{Call: orig, State: st, Reach: proof, ArgReaches: pass})
 	if len(cs.Drops) == 0 && len(cs.Acquires) == 0 {
 		return st
 	}
@@ -416,6 +421,7 @@ func (w *walker) lockCallReach(c cscan.Call, here report.Step) *Reach {
 	if !ok {
 		return nil
 	}
+	c = w.r.withExitGuards(w.fn, c)
 	cond, ok := w.r.primCond(w.fn, c, vc, w.r.m.conditional(c.Guards))
 	if !ok {
 		return nil

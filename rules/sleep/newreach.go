@@ -15,52 +15,20 @@ import (
 // some values of its parameters, was holds those conditions: the chain
 // is new only at the callers that pass none of them (newAt).
 func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lockctx.ParamCond) {
-	// reaches returns the sleeping chains of fn and the lines of the
-	// calls they start with.
-	reaches := func(res *lockctx.Resolver, fn *cscan.Func) ([]*lockctx.Reach, []int) {
-		var out []*lockctx.Reach
-		var lines []int
-		lockctx.Walk(res, fn, func(v lockctx.Visit) {
-			if v.Reach != nil && !v.State.Dead && v.State.Empty() {
-				p := *v.Reach
-				out, lines = append(out, &p), append(lines, v.Call.Line)
-			}
-		})
-		return out, lines
-	}
-	// A path is the call it starts with and, for a sleeping primitive
-	// called here, that primitive: the arguments of the call are no part
-	// of it (msleep(100) made msleep(200) is no new way to sleep). A call
-	// of a function that could already sleep is no new way to sleep
-	// either when its first sleep is now another one (a callee deeper
-	// down changed): that callee is checked on its own if the patch
-	// changed it. A chain the old version took only for callers passing
-	// a flag (a mask chosen by `may_sleep ? ... : 0`) and the new one
-	// takes always, or under another condition, is new for the callers
-	// the old condition kept out; the other way round (a fix that lets
-	// callers choose the atomic mask) it is not.
-	key := func(p *lockctx.Reach) string {
-		what := ""
-		if len(p.Steps) > 0 {
-			what = p.Steps[0].What
-			if i := strings.Index(what, "("); i >= 0 {
-				what = what[:i]
-			}
-		}
-		if len(p.Steps) > 1 {
-			return what
-		}
-		return what + "|" + p.Prim
-	}
+	// A chain the old version took only for callers passing a flag (a
+	// mask chosen by `may_sleep ? ... : 0`) and the new one takes always,
+	// or under another condition, is new for the callers the old
+	// condition kept out; the other way round (a fix that lets callers
+	// choose the atomic mask) it is not.
 	// always: whether the old version takes the path whatever its
 	// parameters; conds: the conditions it takes it under otherwise.
 	always := map[string]bool{}
 	conds := map[string][]*lockctx.ParamCond{}
 	// oldLines are the lines of the old calls taking each path always.
 	oldLines := map[string][]int{}
-	olds, ols := reaches(r.oldR, of)
+	olds, ols := walkReaches(r.oldR, of)
 	for i, p := range olds {
-		k := key(p)
+		k := pathKey(p)
 		always[k] = always[k] || p.Cond == nil
 		if p.Cond == nil && !slices.Contains(oldLines[k], ols[i]) {
 			oldLines[k] = append(oldLines[k], ols[i])
@@ -69,6 +37,12 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 			conds[k] = append(conds[k], p.Cond)
 		}
 	}
+	// argLines are the lines of the old calls taking each path only for
+	// a value of a parameter that reaches it (an allocation with the
+	// caller's mask; a mutex behind an early exit on that mask): such a
+	// path the new version takes always is new where a check the patch
+	// removed kept it off (liftedguard.go), as for a path taken always.
+	argLines := r.argPathLines(of)
 	// The old conditions index of's parameters: with another parameter
 	// list they say nothing of nf's callers, and a chain taken under
 	// another condition is not known to be new.
@@ -89,7 +63,7 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 	// what makes it new (liftedguard.go); a path new otherwise comes
 	// first.
 	var liftedBest []pathCheck
-	news, nls := reaches(r.newR, nf)
+	news, nls := walkReaches(r.newR, nf)
 	// takes are the lines of the new calls taking each path: a path as
 	// many old as new calls take is compared call by call, in order;
 	// calls hoisted out of branches or branches merged are not (each old
@@ -97,12 +71,12 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 	// (A walk may visit a call once per path: calls count by line.)
 	takes := map[string][]int{}
 	for i, p := range news {
-		if k := key(p); !slices.Contains(takes[k], nls[i]) {
+		if k := pathKey(p); !slices.Contains(takes[k], nls[i]) {
 			takes[k] = append(takes[k], nls[i])
 		}
 	}
 	for i, p := range news {
-		k := key(p)
+		k := pathKey(p)
 		if _, ok := always[k]; ok && (always[k] || p.Cond != nil && (sameCond(p.Cond, conds[k]) || !sameParams)) {
 			if !always[k] || p.Cond != nil || best != nil || len(takes[k]) != len(oldLines[k]) {
 				continue
@@ -114,6 +88,13 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 			p.Why += "; " + describeLifted(cs)
 			best, was, liftedBest = p, nil, cs
 			continue
+		}
+		if _, ok := always[k]; !ok && p.Cond == nil && best == nil && len(argLines[k]) > 0 && len(takes[k]) == len(argLines[k]) {
+			if cs := r.lifted(of, nf, argLines[k][slices.Index(takes[k], nls[i])], nls[i]); cs != nil {
+				p.Why += "; " + describeLifted(cs)
+				best, was, liftedBest = p, nil, cs
+				continue
+			}
 		}
 		pw := conds[k]
 		if !sameParams {
@@ -127,6 +108,53 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 		r.liftedBy[nf.File+":"+nf.Name] = liftedBest
 	}
 	return best, was
+}
+
+// walkReaches returns the sleeping chains of fn, with nothing of its own
+// held, and the lines of the calls they start with.
+func walkReaches(res *lockctx.Resolver, fn *cscan.Func) ([]*lockctx.Reach, []int) {
+	var out []*lockctx.Reach
+	var lines []int
+	lockctx.Walk(res, fn, func(v lockctx.Visit) {
+		if v.Reach != nil && !v.State.Dead && v.State.Empty() {
+			p := *v.Reach
+			out, lines = append(out, &p), append(lines, v.Call.Line)
+		}
+	})
+	return out, lines
+}
+
+// pathKey names the path of chain p (newReach). A path is the call it
+// starts with and, for a sleeping primitive called here, that primitive:
+// the arguments of the call are no part of it (msleep(100) made
+// msleep(200) is no new way to sleep). A call of a function that could
+// already sleep is no new way to sleep either when its first sleep is
+// now another one (a callee deeper down changed): that callee is checked
+// on its own if the patch changed it.
+func pathKey(p *lockctx.Reach) string {
+	what := ""
+	if len(p.Steps) > 0 {
+		what = p.Steps[0].What
+		if i := strings.Index(what, "("); i >= 0 {
+			what = what[:i]
+		}
+	}
+	if len(p.Steps) > 1 {
+		return what
+	}
+	return what + "|" + p.Prim
+}
+
+// argPathLines returns, by path key, the lines of of's calls starting its
+// argument-dependent reaches.
+func (r *checker) argPathLines(of *cscan.Func) map[string][]int {
+	lines := map[string][]int{}
+	for _, ar := range r.oldR.SummaryOf(of).ArgReaches {
+		if k := pathKey(&ar.Reach); len(ar.Steps) > 0 && !slices.Contains(lines[k], ar.Steps[0].Line) {
+			lines[k] = append(lines[k], ar.Steps[0].Line)
+		}
+	}
+	return lines
 }
 
 // sameCond reports whether c is one of cs (the same parameter and value).

@@ -1,0 +1,85 @@
+package lockctx
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// exitTarget is the test target with an ArgGuard: allow(x) tests x for
+// reaching the target.
+type exitTarget struct{ target }
+
+var allowRe = regexp.MustCompile(`^allow\((\w+)\)$`)
+
+func (exitTarget) GuardArg(gs []cscan.Guard) (string, bool) {
+	for _, g := range gs {
+		if m := allowRe.FindStringSubmatch(strings.TrimSpace(g.Cond)); m != nil {
+			return m[1], true
+		}
+	}
+	return "", false
+}
+
+// TestExitGuards (withExitGuards): an if with no else whose branch
+// always leaves, on the negation of a deciding-argument test, guards the
+// statements after it in its block up to a label or case label; the
+// call x() is checked.
+func TestExitGuards(t *testing.T) {
+	m, err := Compile("test", testLocks(), &Tables{}, exitTarget{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"goto exit", "\tif (!allow(g))\n\t\tgoto out;\n\tx();\nout:\n\treturn;\n", "allow(g)"},
+		{"return exit", "\tif (!allow(g))\n\t\treturn;\n\tx();\n", "allow(g)"},
+		{"braced exit", "\tif (!allow(g)) {\n\t\ty();\n\t\treturn;\n\t}\n\tx();\n", "allow(g)"},
+		{"nested after the exit", "\tif (!allow(g))\n\t\treturn;\n\tif (z) {\n\t\tx();\n\t}\n", "allow(g)"},
+		{"label between", "\tif (!allow(g))\n\t\tgoto out;\nagain:\n\tx();\nout:\n\treturn;\n", ""},
+		{"else branch", "\tif (!allow(g))\n\t\treturn;\n\telse\n\t\ty();\n\tx();\n", ""},
+		{"branch falls through", "\tif (!allow(g))\n\t\ty();\n\tx();\n", ""},
+		{"break leaves the loop, not the function", "\tfor (;;) {\n\t\tif (!allow(g))\n\t\t\tbreak;\n\t\ty();\n\t}\n\tx();\n", ""},
+		{"positive test", "\tif (allow(g))\n\t\treturn;\n\tx();\n", ""},
+		{"other test", "\tif (!ready(g))\n\t\treturn;\n\tx();\n", ""},
+		{"case label after", "\tswitch (a) {\n\tcase 1:\n\t\tif (!allow(g))\n\t\t\tbreak;\n\t\ty();\n\tcase 2:\n\t\tx();\n\t}\n", ""},
+		{"same case", "\tswitch (a) {\n\tcase 1:\n\t\tif (!allow(g))\n\t\t\tbreak;\n\t\tx();\n\t}\n", "allow(g)"},
+	} {
+		src := "void f(gfp_t g)\n{\n" + tc.body + "}\n"
+		fn := cscan.ParseFile("a.c", []byte(src)).Funcs[0]
+		r := NewResolver(m, nil, nil)
+		var got []string
+		for _, c := range fn.Calls {
+			if c.Name != "x" {
+				continue
+			}
+			n := len(c.Guards)
+			for _, g := range r.withExitGuards(fn, c).Guards[n:] {
+				got = append(got, g.Cond)
+			}
+		}
+		if s := strings.Join(got, " "); s != tc.want {
+			t.Errorf("%s: exit guards of x() = %q, want %q", tc.name, s, tc.want)
+		}
+	}
+}
+
+// TestNegateCond: a negated operand loses its '!', anything else is
+// wrapped.
+func TestNegateCond(t *testing.T) {
+	for in, want := range map[string]string{
+		"!gfpflags_allow_blocking(gfp)": "gfpflags_allow_blocking(gfp)",
+		"!(gfp & __GFP_DIRECT_RECLAIM)": "gfp & __GFP_DIRECT_RECLAIM",
+		"!a && b":                       "!(!a && b)",
+		"a != b":                        "!(a != b)",
+		"!p->flags":                     "p->flags",
+		"!a - b":                        "!(!a - b)",
+	} {
+		if got := negateCond(in); got != want {
+			t.Errorf("negateCond(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
