@@ -56,14 +56,17 @@ func (r *Resolver) guardFlag(fn *cscan.Func, gs []cscan.Guard) *ParamCond {
 		}
 		for _, c := range conds {
 			name, nonzero, ok := flagTest(c)
+			bit := ""
 			if !ok {
-				continue
+				if name, bit, nonzero, ok = bitTest(c); !ok {
+					continue
+				}
 			}
 			j := r.typ.ParamIndex(fn, name)
 			if j < 0 || !r.flagParam(fn, j) {
 				continue
 			}
-			return &ParamCond{Param: j, True: nonzero == want, Strict: g.Kind == "if" && r.m.conditional([]cscan.Guard{g})}
+			return &ParamCond{Param: j, True: nonzero == want, Bit: bit, Strict: g.Kind == "if" && r.m.conditional([]cscan.Guard{g})}
 		}
 	}
 	return nil
@@ -311,6 +314,9 @@ func (r *Resolver) condAt(fn *cscan.Func, c cscan.Call, rc *ParamCond) (keep boo
 	if rc.Value != "" {
 		return r.caseValueAt(fn, arg, rc)
 	}
+	if rc.Bit != "" {
+		return r.bitAt(fn, arg, rc)
+	}
 	if v, known := r.flagValue(fn, arg); known {
 		return v == rc.True, nil
 	}
@@ -364,7 +370,7 @@ func (r *Resolver) primCond(fn *cscan.Func, c cscan.Call, vc *ParamCond, conditi
 	if !ok || vc == nil {
 		return cond, ok
 	}
-	if cond != nil && (cond.Param != vc.Param || cond.True != vc.True || cond.Value != vc.Value) {
+	if cond != nil && (cond.Param != vc.Param || cond.True != vc.True || cond.Value != vc.Value || cond.Bit != vc.Bit) {
 		// Two conditions, or contrary ones: a Reach carries one, and
 		// the primitive is not known to be reached.
 		return nil, false

@@ -311,11 +311,14 @@ func (r *Resolver) valuesReach(fn *cscan.Func, at ArgTarget, c cscan.Call, arg s
 	return why, v, vc, ok
 }
 
-// orTernary returns mask expression arg with the one local variable it
-// ors in that holds a value chosen at run time written out, the other
-// terms or-ed into each branch (`gfp | __GFP_ZERO` with gfp = `nowait ?
-// GFP_NOWAIT : GFP_NOIO` is `nowait ? (GFP_NOWAIT) | __GFP_ZERO :
-// (GFP_NOIO) | __GFP_ZERO`); "" when arg has no such term.
+// orTernary returns mask expression arg with the one term it ors in that
+// is a value chosen at run time, written in place or held by a local
+// variable, written out with the other terms or-ed into each branch
+// (`gfp | __GFP_ZERO` with gfp = `nowait ? GFP_NOWAIT : GFP_NOIO` is
+// `nowait ? (GFP_NOWAIT) | __GFP_ZERO : (GFP_NOIO) | __GFP_ZERO`, and
+// `__GFP_COMP | (atomic ? GFP_ATOMIC : GFP_KERNEL)` is `atomic ?
+// (GFP_ATOMIC) | __GFP_COMP : (GFP_KERNEL) | __GFP_COMP`); "" when arg
+// has no such term.
 func (r *Resolver) orTernary(fn *cscan.Func, arg string) string {
 	if strings.Contains(arg, "||") {
 		return ""
@@ -326,11 +329,14 @@ func (r *Resolver) orTernary(fn *cscan.Func, arg string) string {
 	}
 	for i, t := range terms {
 		t = strings.TrimSpace(t)
-		vs := r.argValues(fn, t)
-		if len(vs) != 1 || vs[0] == t {
-			continue
+		v := unwrap(t)
+		if q, _ := cscan.Ternary(v); q < 0 {
+			vs := r.argValues(fn, t)
+			if len(vs) != 1 || vs[0] == t {
+				continue
+			}
+			v = unwrap(vs[0])
 		}
-		v := unwrap(vs[0])
 		q, colon := cscan.Ternary(v)
 		if q < 0 {
 			continue
@@ -362,8 +368,11 @@ func (r *Resolver) flagChosenReach(fn *cscan.Func, at ArgTarget, c cscan.Call, v
 		return "", nil, false
 	}
 	name, nonzero, ok := flagTest(v[:q])
+	bit := ""
 	if !ok {
-		return "", nil, false
+		if name, bit, nonzero, ok = bitTest(v[:q]); !ok {
+			return "", nil, false
+		}
 	}
 	j := r.typ.ParamIndex(fn, name)
 	if j < 0 || !r.flagParam(fn, j) {
@@ -378,7 +387,7 @@ func (r *Resolver) flagChosenReach(fn *cscan.Func, at ArgTarget, c cscan.Call, v
 	if b {
 		why = whyB
 	}
-	return why, &ParamCond{Param: j, True: nonzero == a, Strict: true}, true
+	return why, &ParamCond{Param: j, True: nonzero == a, Bit: bit, Strict: true}, true
 }
 
 // reachesWithAll reports whether call c reaches the target with every one

@@ -160,7 +160,7 @@ func (r *checker) argPathLines(of *cscan.Func) map[string][]int {
 // sameCond reports whether c is one of cs (the same parameter and value).
 func sameCond(c *lockctx.ParamCond, cs []*lockctx.ParamCond) bool {
 	for _, o := range cs {
-		if o.Param == c.Param && o.True == c.True && o.Value == c.Value {
+		if o.Param == c.Param && o.True == c.True && o.Value == c.Value && o.Bit == c.Bit {
 			return true
 		}
 	}

@@ -292,12 +292,29 @@ func (m *sleeper) maskArg(c cscan.Call) (i int, known, ok bool) {
 		return 0, false, false
 	}
 	a := strings.TrimSpace(c.Args[i])
-	if q, _ := cscan.Ternary(cscan.StripParens(a)); q >= 0 {
-		// Chosen at run time (active ? GFP_KERNEL : GFP_ATOMIC): the
-		// words of both branches decide nothing alone.
+	if chosenAtRunTime(a) {
+		// Chosen at run time (active ? GFP_KERNEL : GFP_ATOMIC, or-ed
+		// with constant flags or not): the words of both branches
+		// decide nothing alone.
 		return i, false, true
 	}
 	return i, m.gfpSleeps(a) || m.gfpKnownAtomic(a), true
+}
+
+// chosenAtRunTime reports whether mask expression a is, or ors in, a
+// conditional expression: `atomic ? GFP_ATOMIC : GFP_KERNEL`, or
+// `__GFP_COMP | (atomic ? GFP_ATOMIC : GFP_KERNEL)`.
+func chosenAtRunTime(a string) bool {
+	a = cscan.StripParens(strings.TrimSpace(a))
+	if q, _ := cscan.Ternary(a); q >= 0 {
+		return true
+	}
+	for _, o := range splitMaskOps(a) {
+		if q, _ := cscan.Ternary(cscan.StripParens(strings.TrimSpace(o.text))); q >= 0 && o.op != '&' {
+			return true
+		}
+	}
+	return false
 }
 
 // ArgDependent returns the GFP argument of an allocator call whose mask

@@ -85,6 +85,7 @@ func (e *encoder) reach(r *Reach) {
 		e.Bool(r.Cond.True)
 		e.Bool(r.Cond.Strict)
 		e.S(r.Cond.Value)
+		e.S(r.Cond.Bit)
 	}
 }
 
@@ -151,7 +152,7 @@ func (d *decoder) effects() []Effect {
 func (d *decoder) reach() Reach {
 	r := Reach{Steps: d.steps(), Prim: d.S(), Why: d.S(), Drops: d.effects(), Retakes: d.effects(), Weak: d.Bool()}
 	if d.Bool() {
-		r.Cond = &ParamCond{Param: d.I(), True: d.Bool(), Strict: d.Bool(), Value: d.S()}
+		r.Cond = &ParamCond{Param: d.I(), True: d.Bool(), Strict: d.Bool(), Value: d.S(), Bit: d.S()}
 	}
 	return r
 }

@@ -82,6 +82,10 @@ type ParamCond struct {
 	// chain runs under "case Value:" of a switch on it); True is then
 	// unused.
 	Value string
+	// Bit, when set, is the flag the chain needs set in the parameter
+	// (True) or clear (!True): the chain runs under `if (flags & Bit)`
+	// or with the mask `flags & Bit ? GFP_ATOMIC : GFP_KERNEL` chooses.
+	Bit string
 	// Strict is set when the chain counts only for a caller passing a
 	// value known to satisfy the condition (the guard names a context
 	// check, can_sleep); otherwise it counts unless the caller passes a
