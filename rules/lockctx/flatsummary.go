@@ -48,8 +48,10 @@ type flatBuilder struct {
 	// acquires is set when a call enters a context (or may, for a callee
 	// that returns holding one on some of its values).
 	acquires bool
-	// returnOnly is loopsLeftByReturn's answer.
+	// returnOnly is loopsLeftByReturn's answer, breakHeld
+	// breakHeldLoops' (read when first needed).
 	returnOnly map[int]bool
+	breakHeld  map[int]int
 }
 
 // flatEvents returns fn's calls (at most maxSummaryCalls) and returns in
@@ -218,6 +220,9 @@ func (f *flatBuilder) lockCall(ev event, c cscan.Call, here report.Step) bool {
 		f.acts = append(f.acts, base)
 		if both := f.bothBranches(base); both != nil {
 			f.acts = append(f.acts, *both)
+		}
+		if after := f.heldAfterLoop(base); after != nil {
+			f.acts = append(f.acts, *after)
 		}
 	case lockmodel.Drop:
 		base.acquire = false

@@ -1,0 +1,123 @@
+package lockctx
+
+import (
+	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
+)
+
+// A forever loop that takes a context at the top of its body and is
+// left only by a break taken with it held leaves it held after the loop:
+// printk_cpu_sync_get_irqsave() is `for (;;) { local_irq_save(flags); if
+// (__printk_cpu_sync_try_get()) break; local_irq_restore(flags);
+// __printk_cpu_sync_wait(); }`, and its caller runs with interrupts off
+// until printk_cpu_sync_put_irqrestore(). A flat summary scopes the
+// acquire to the loop; without this, the put looks like a release of
+// the caller's interrupts (dump_stack_lvl(), and every WARN path above
+// it, would seem to turn interrupts back on).
+
+// breakHeldLoops returns fn's forever loops left only by their own
+// breaks, each after a lock call made at the top of the loop's body with
+// no release call in between: the loop's line -> the line of that call.
+func (r *Resolver) breakHeldLoops(fn *cscan.Func) map[int]int {
+	full := fn
+	if full.Body == nil && r.ix != nil {
+		full = r.ix.Full(fn)
+	}
+	lines := map[int]int{}
+	if full == nil || full.Body == nil {
+		return lines
+	}
+	cscan.Inspect(full.Body, func(s cscan.Stmt) {
+		l, ok := s.(*cscan.LoopStmt)
+		if !ok || !isForever(l) || leaves(l.Body, false) {
+			return // not forever, or a goto leaves it
+		}
+		if line, ok := r.takenBeforeBreaks(l.Body); ok {
+			lines[l.Line] = line
+		}
+	})
+	return lines
+}
+
+// takenBeforeBreaks reports the line of the lock call made by a
+// statement at the top of loop body b when every break of the loop comes
+// after it, with no release call in between.
+func (r *Resolver) takenBeforeBreaks(b cscan.Stmt) (int, bool) {
+	blk, ok := b.(*cscan.Block)
+	if !ok {
+		return 0, false
+	}
+	line, released, breaks := 0, false, 0
+	for _, x := range blk.Stmts {
+		brk := leaves(x, true)
+		if line == 0 {
+			if brk {
+				return 0, false
+			}
+			if e, ok := x.(*cscan.ExprStmt); ok && r.hasOp(e.Calls, lockmodel.Take) {
+				line = e.Line
+			}
+			continue
+		}
+		if brk {
+			if released || r.releasesIn(x) {
+				return 0, false
+			}
+			breaks++
+			continue
+		}
+		released = released || r.releasesIn(x)
+	}
+	return line, line > 0 && breaks > 0
+}
+
+// releasesIn reports whether statement s makes a release call.
+func (r *Resolver) releasesIn(s cscan.Stmt) bool {
+	found := false
+	cscan.Inspect(s, func(x cscan.Stmt) {
+		var cs []cscan.Call
+		switch v := x.(type) {
+		case *cscan.ExprStmt:
+			cs = v.Calls
+		case *cscan.IfStmt:
+			cs = v.CondCalls
+		case *cscan.LoopStmt:
+			cs = v.CondCalls
+		case *cscan.SwitchStmt:
+			cs = v.CondCalls
+		case *cscan.ReturnStmt:
+			cs = v.Calls
+		}
+		found = found || r.hasOp(cs, lockmodel.Drop)
+	})
+	return found
+}
+
+// hasOp reports whether one of cs is a lock call of kind op.
+func (r *Resolver) hasOp(cs []cscan.Call, op lockmodel.Op) bool {
+	for _, c := range cs {
+		if r.m.Classify(c).Op == op {
+			return true
+		}
+	}
+	return false
+}
+
+// heldAfterLoop returns the acquire that a, made at the top of a forever
+// loop left only by breaks taken with it held (breakHeldLoops), makes
+// after the loop; nil otherwise.
+func (f *flatBuilder) heldAfterLoop(a act) *act {
+	n := len(a.scope)
+	if n == 0 || a.scope[n-1].Kind != "loop" || !foreverCond(a.scope[n-1].Cond) {
+		return nil
+	}
+	if f.breakHeld == nil {
+		f.breakHeld = f.r.breakHeldLoops(f.fn)
+	}
+	if f.breakHeld[a.scope[n-1].Line] != a.at.Line {
+		return nil
+	}
+	after := a
+	after.scope = a.scope[:n-1]
+	return &after
+}
