@@ -17,7 +17,7 @@ import (
 // the client c or current_client.
 
 // maxEntryDepth bounds how many callers up entry locks are followed.
-const maxEntryDepth = 3
+const maxEntryDepth = 5
 
 // entryLocks returns the typed locks every caller of f that the tree
 // knows (at most maxCallers) holds on every path to its call, counting
@@ -37,9 +37,15 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 		r.entryHeld = map[string][]heldLock{}
 	}
 	r.entryHeld[memo] = nil // a recursive call holds nothing more
+	if r.entryBusy == nil {
+		r.entryBusy = map[string]bool{}
+	}
+	self := f.File + ":" + f.Name
+	r.entryBusy[self] = true
+	defer delete(r.entryBusy, self)
 	var out []heldLock
 	var names []string
-	n := 0
+	n, constrained := 0, false
 	for _, cs := range r.pass.Index.Callers(f.Name) {
 		if cs.Func == nil || cs.Func.Name == f.Name || (f.F.Static && r.tree.relPath(cs.Func.File) != f.File) {
 			continue
@@ -49,10 +55,17 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 			out = nil
 			break
 		}
+		if r.entryBusy[r.tree.relPath(cs.Func.File)+":"+cs.Func.Name] {
+			// A caller whose own entry is being computed (mutual
+			// recursion: rpm_resume() -> rpm_idle() -> rpm_suspend() ->
+			// rpm_resume()) is entered from the callers counted for
+			// it: it adds no path of its own.
+			continue
+		}
 		held := r.typedHeldAt(r.tree.view(cs.Func), cs.Call.Line, depth-1)
 		names = appendUnique(names, cs.Func.Name+"()")
-		if n == 1 {
-			out = held
+		if !constrained {
+			out, constrained = held, true
 			continue
 		}
 		var both []heldLock

@@ -174,6 +174,9 @@ type checker struct {
 	// (heldlocks_callers.go).
 	lockWrappers map[string]*lockWrapper
 	entryHeld    map[string][]heldLock
+	// entryBusy are the functions whose entry locks are being computed
+	// (by file:name): a recursive caller among them adds no entry path.
+	entryBusy map[string]bool
 	// taskWaiters are the open-coded sleepers of each task key, taskFiles
 	// the key|file pairs whose sleepers it holds (taskwake_gated.go).
 	taskWaiters map[string][]*wsite
