@@ -398,16 +398,38 @@ func stmtGuards(body cscan.Stmt, line int) []cscan.Guard {
 // that reads its state: the condition, through helpers and the locals it
 // tests; for a waiter whose condition is code around the wait (a
 // prepare_to_wait() or wait_woken() loop, a poll function's mask), its
-// whole function, which errs towards a gate seeming to track the waiter.
+// function up to where it leaves the queue (waitEnd), which errs
+// towards a gate seeming to track the waiter.
 func (r *checker) waiterState(x *wsite) (string, string) {
 	c := waitCond(x)
 	if c != "" {
 		return c, r.withHelpers(c, x.Fn.File) + "\n" + localSources(x, c)
 	}
 	var b strings.Builder
+	end := waitEnd(x.Fn)
 	for _, l := range sortedLines(x.Fn) {
+		if end > 0 && l > end {
+			break
+		}
 		b.WriteString(codeOnly(x.Fn.lines[l]))
 		b.WriteByte('\n')
 	}
 	return "", b.String()
 }
+
+// waitEnd returns the last line of f where a waiter leaves a wait queue
+// (remove_wait_queue(), finish_wait()), 0 when none: what the function
+// does after it stops waiting (n_tty_write() sets TTY_DO_WRITE_WAKEUP on
+// its way out) is not what it waits for.
+func waitEnd(f *wfunc) int {
+	end := 0
+	for _, l := range sortedLines(f) {
+		if leaveQueueRe.MatchString(codeOnly(f.lines[l])) {
+			end = l
+		}
+	}
+	return end
+}
+
+// leaveQueueRe matches a call that takes a waiter off its queue.
+var leaveQueueRe = regexp.MustCompile(`\b(?:remove_wait_queue|finish_wait|finish_swait)\s*\(`)
