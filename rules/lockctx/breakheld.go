@@ -16,15 +16,13 @@ import (
 // it, would seem to turn interrupts back on).
 
 // breakHeldLoops returns fn's forever loops left only by their own
-// breaks, each after a lock call made at the top of the loop's body with
-// no release call in between: the loop's line -> the line of that call.
+// breaks, each an `if (cond) break;` after a lock call made at the top of
+// the loop's body with no release call in between: the loop's line ->
+// the line of that call.
 func (r *Resolver) breakHeldLoops(fn *cscan.Func) map[int]int {
-	full := fn
-	if full.Body == nil && r.ix != nil {
-		full = r.ix.Full(fn)
-	}
 	lines := map[int]int{}
-	if full == nil || full.Body == nil {
+	full := r.bodyOf(fn)
+	if full == nil {
 		return lines
 	}
 	cscan.Inspect(full.Body, func(s cscan.Stmt) {
@@ -60,7 +58,7 @@ func (r *Resolver) takenBeforeBreaks(b cscan.Stmt) (int, bool) {
 			continue
 		}
 		if brk {
-			if released || r.releasesIn(x) {
+			if released || r.releasesIn(x) || !bareBreak(x) {
 				return 0, false
 			}
 			breaks++
@@ -69,6 +67,21 @@ func (r *Resolver) takenBeforeBreaks(b cscan.Stmt) (int, bool) {
 		released = released || r.releasesIn(x)
 	}
 	return line, line > 0 && breaks > 0
+}
+
+// bareBreak reports whether s is `if (cond) break;`: a break with no
+// call on its way (a helper there may give the context back).
+func bareBreak(s cscan.Stmt) bool {
+	v, ok := s.(*cscan.IfStmt)
+	if !ok || v.Else != nil {
+		return false
+	}
+	then := v.Then
+	if b, ok := then.(*cscan.Block); ok && len(b.Stmts) == 1 {
+		then = b.Stmts[0]
+	}
+	_, ok = then.(*cscan.BreakStmt)
+	return ok
 }
 
 // releasesIn reports whether statement s makes a release call.

@@ -17,11 +17,11 @@ import (
 // (mem_cgroup's try_charge_memcg() reclaims only for a blocking mask),
 // and no other conditional changes.
 
-// exitGuard is the guard an early exit puts on the lines From..To of its
-// function.
+// exitGuard is the guard an early exit puts on the calls of the
+// statements after it (by line).
 type exitGuard struct {
-	From, To int
-	Guard    cscan.Guard
+	Lines map[int]bool
+	Guard cscan.Guard
 }
 
 // withExitGuards returns c with the guards of the early exits before it
@@ -30,7 +30,7 @@ type exitGuard struct {
 func (r *Resolver) withExitGuards(fn *cscan.Func, c cscan.Call) cscan.Call {
 	var add []cscan.Guard
 	for _, e := range r.exitGuardsOf(fn) {
-		if c.Line >= e.From && c.Line <= e.To {
+		if e.Lines[c.Line] {
 			add = append(add, e.Guard)
 		}
 	}
@@ -56,23 +56,18 @@ func (r *Resolver) exitGuardsOf(fn *cscan.Func) []exitGuard {
 
 // exitGuards finds fn's early exits on a test of a deciding argument: an
 // if with no else whose branch always leaves (return, goto, break,
-// continue) guards the statements after it in its block, up to the
-// first label or case label (a jump may enter there without the test),
-// with the negation of its condition. The statement tree is read only
-// when the flat calls and returns show such a test.
+// continue) guards the calls of the statements after it in its block, up
+// to the first that holds a label or case label (a jump may enter there
+// without the test), with the negation of its condition. The statement
+// tree is read only when fn may make such a test (mayExitOnArg).
 func (r *Resolver) exitGuards(fn *cscan.Func) []exitGuard {
 	ag, ok := r.m.target.(ArgGuard)
 	if !ok || !r.mayExitOnArg(fn, ag) {
 		return nil
 	}
-	full := fn
-	if full.Body == nil {
-		if r.ix == nil {
-			return nil
-		}
-		if full = r.ix.Full(fn); full == nil || full.Body == nil {
-			return nil
-		}
+	full := r.bodyOf(fn)
+	if full == nil {
+		return nil
 	}
 	var out []exitGuard
 	cscan.Inspect(full.Body, func(s cscan.Stmt) {
@@ -85,49 +80,50 @@ func (r *Resolver) exitGuards(fn *cscan.Func) []exitGuard {
 			if !ok || v.Else != nil || !alwaysLeaves(v.Then) || i+1 >= len(b.Stmts) {
 				continue
 			}
-			neg := negateCond(v.Cond)
+			neg := Negate(v.Cond)
 			if _, ok := ag.GuardArg([]cscan.Guard{{Kind: "if", Cond: neg, Line: v.Line}}); !ok {
 				continue
 			}
-			to := b.EndLine
-			if to == 0 {
-				to = fn.End
-			}
+			lines := map[int]bool{}
 			for _, next := range b.Stmts[i+1:] {
-				if isJumpTarget(next) {
-					to = cscan.StmtLine(next) - 1
+				if holdsJumpTarget(next) {
 					break
 				}
+				cscan.Inspect(next, func(x cscan.Stmt) {
+					for _, c := range stmtCalls(x) {
+						lines[c.Line] = true
+					}
+				})
 			}
-			from := cscan.StmtLine(b.Stmts[i+1])
-			if from > to {
-				continue
+			// A line shared with the exit's own calls is not known to
+			// be after it.
+			cscan.Inspect(v, func(x cscan.Stmt) {
+				for _, c := range stmtCalls(x) {
+					delete(lines, c.Line)
+				}
+			})
+			if len(lines) > 0 {
+				out = append(out, exitGuard{Lines: lines, Guard: cscan.Guard{Kind: "if", Cond: neg, Line: v.Line}})
 			}
-			out = append(out, exitGuard{From: from, To: to, Guard: cscan.Guard{Kind: "if", Cond: neg, Line: v.Line}})
 		}
 	})
 	return out
 }
 
-// mayExitOnArg reports whether fn's flat calls and returns show a test
-// of a deciding argument that an early exit may make: a call that is
-// such a test (gfpflags_allow_blocking(gfp), made in an if's condition,
-// carries no guard of its own), or a guarded return under the negation
-// of one (`if (!(gfp & __GFP_DIRECT_RECLAIM)) return NULL;`).
+// mayExitOnArg reports whether fn may exit early on a test of a deciding
+// argument: a parameter carries the target's contract (a gfp_t, tested by
+// `if (!(gfp & __GFP_DIRECT_RECLAIM)) goto nomem;`), or a call is such a
+// test (gfpflags_allow_blocking(gfp) in an if's condition carries no
+// guard of its own).
 func (r *Resolver) mayExitOnArg(fn *cscan.Func, ag ArgGuard) bool {
-	for _, c := range fn.Calls {
-		if _, ok := ag.GuardArg([]cscan.Guard{{Kind: "if", Cond: c.Name + "(" + strings.Join(c.Args, ", ") + ")", Line: c.Line}}); ok {
+	for j := range r.typ.ParamDecls(fn) {
+		if r.contractParam(fn, j) {
 			return true
 		}
 	}
-	for _, ret := range fn.Returns {
-		for _, g := range ret.Guards {
-			if g.Kind != "if" {
-				continue
-			}
-			if _, ok := ag.GuardArg([]cscan.Guard{{Kind: "if", Cond: negateCond(g.Cond), Line: g.Line}}); ok {
-				return true
-			}
+	for _, c := range fn.Calls {
+		if _, ok := ag.GuardArg([]cscan.Guard{{Kind: "if", Cond: c.Name + "(" + strings.Join(c.Args, ", ") + ")", Line: c.Line}}); ok {
+			return true
 		}
 	}
 	return false
@@ -145,7 +141,7 @@ func alwaysLeaves(s cscan.Stmt) bool {
 			return false
 		}
 		for _, x := range v.Stmts {
-			if isJumpTarget(x) {
+			if holdsJumpTarget(x) {
 				return false
 			}
 		}
@@ -166,40 +162,30 @@ func isJumpTarget(s cscan.Stmt) bool {
 	return false
 }
 
-// negateCond returns the negation of condition c: "x" for "!x" or
-// "!(x)", "!(c)" otherwise.
-func negateCond(c string) string {
-	c = strings.TrimSpace(c)
-	if strings.HasPrefix(c, "!") && !strings.HasPrefix(c, "!=") {
-		rest := strings.TrimSpace(c[1:])
-		if cscan.StripParens(rest) != rest || isSimpleTerm(rest) {
-			return cscan.StripParens(rest)
-		}
-	}
-	return "!(" + c + ")"
+// holdsJumpTarget reports whether s is or holds a label or a case label:
+// a goto, or a switch around it, may enter there.
+func holdsJumpTarget(s cscan.Stmt) bool {
+	found := false
+	cscan.Inspect(s, func(x cscan.Stmt) { found = found || isJumpTarget(x) })
+	return found
 }
 
-// isSimpleTerm reports whether x is one operand: a name, a member access
-// or a call, with no operator at its top level.
-func isSimpleTerm(x string) bool {
-	depth := 0
-	for i := 0; i < len(x); i++ {
-		switch x[i] {
-		case '(', '[':
-			depth++
-		case ')', ']':
-			depth--
-		case '&', '|', '?', ':', '=', '<', '>', '+', '*', '/', '%', '^', ' ':
-			if depth == 0 {
-				return false
-			}
-		case '-':
-			if i+1 < len(x) && x[i+1] == '>' {
-				i++
-			} else if depth == 0 {
-				return false
-			}
-		}
+// stmtCalls returns the calls statement s makes itself (its condition's
+// for an if, loop or switch), not those of the statements inside it.
+func stmtCalls(s cscan.Stmt) []cscan.Call {
+	switch v := s.(type) {
+	case *cscan.ExprStmt:
+		return v.Calls
+	case *cscan.IfStmt:
+		return v.CondCalls
+	case *cscan.LoopStmt:
+		return v.CondCalls
+	case *cscan.SwitchStmt:
+		return v.CondCalls
+	case *cscan.ReturnStmt:
+		return v.Calls
+	case *cscan.ScopedGuardStmt:
+		return []cscan.Call{v.Call}
 	}
-	return true
+	return nil
 }

@@ -58,12 +58,12 @@ func (r *Resolver) guardFlag(fn *cscan.Func, gs []cscan.Guard) *ParamCond {
 			name, nonzero, ok := flagTest(c)
 			bit := ""
 			if !ok {
-				if name, bit, nonzero, ok = bitTest(c); !ok {
+				if name, bit, nonzero, ok = r.bitCond(c); !ok {
 					continue
 				}
 			}
 			j := r.typ.ParamIndex(fn, name)
-			if j < 0 || !r.flagParam(fn, j) {
+			if j < 0 || bit == "" && !r.flagParam(fn, j) || bit != "" && !r.bitParam(fn, j) {
 				continue
 			}
 			return &ParamCond{Param: j, True: nonzero == want, Bit: bit, Strict: g.Kind == "if" && r.m.conditional([]cscan.Guard{g})}
@@ -88,14 +88,32 @@ func (r *Resolver) flagParam(fn *cscan.Func, j int) bool {
 	return false
 }
 
-// hasFlagParam reports whether fn has a flag parameter (flagParam).
+// hasFlagParam reports whether fn has a flag parameter (flagParam) or
+// a flags word (bitParam).
 func (r *Resolver) hasFlagParam(fn *cscan.Func) bool {
 	for j := range r.typ.ParamDecls(fn) {
-		if r.flagParam(fn, j) {
+		if r.bitParam(fn, j) {
 			return true
 		}
 	}
 	return false
+}
+
+// bitParam reports whether parameter j of fn can be a flags word whose
+// bits a caller sets: a scalar of any integer type, a typedef included
+// (blk_opf_t, fmode_t, u64), not a pointer, array, function or struct.
+func (r *Resolver) bitParam(fn *cscan.Func, j int) bool {
+	ds := r.typ.ParamDecls(fn)
+	if j >= len(ds) || strings.ContainsAny(ds[j], "*[(") {
+		return false
+	}
+	for _, w := range strings.Fields(ds[j]) {
+		switch w {
+		case "struct", "union", "float", "double":
+			return false
+		}
+	}
+	return len(strings.Fields(ds[j])) >= 2
 }
 
 // reachRank orders the chains a summary may choose from: certain before
@@ -123,18 +141,29 @@ func Unconditional(p *Reach) bool {
 	return p != nil && (p.Cond == nil || !p.Cond.Strict)
 }
 
+// bodyOf returns fn with its statement tree: fn itself, or for a tree
+// function, which the index holds without statements, fn re-parsed; nil
+// when neither has one.
+func (r *Resolver) bodyOf(fn *cscan.Func) *cscan.Func {
+	if fn.Body != nil {
+		return fn
+	}
+	if r.ix == nil {
+		return nil
+	}
+	if full := r.ix.Full(fn); full != nil && full.Body != nil {
+		return full
+	}
+	return nil
+}
+
 // elseConds returns the condition of every if in fn that has an else
 // branch, by the line the else branch starts at; one decode of the body
 // answers every else guard of the function.
 func (r *Resolver) elseConds(fn *cscan.Func) map[int]string {
-	full := fn
-	if full.Body == nil {
-		if r.ix == nil {
-			return nil
-		}
-		if full = r.ix.Full(fn); full == nil || full.Body == nil {
-			return nil
-		}
+	full := r.bodyOf(fn)
+	if full == nil {
+		return nil
 	}
 	byLine := map[int]string{}
 	cscan.Inspect(full.Body, func(s cscan.Stmt) {
@@ -279,7 +308,7 @@ func (r *Resolver) define(file, name string, depth int, seen map[string]bool) (s
 		return d, ok && d != ""
 	}
 	lines := r.typ.FileLines(file)
-	text := lines.Span(1, lines.Len())
+	text := lines.Text()
 	body := ""
 	if i := strings.Index(text, name); i >= 0 {
 		re := regexp.MustCompile(`(?m)^[ \t]*#[ \t]*define[ \t]+` + regexp.QuoteMeta(name) + `[ \t]+([^\n/]+)`)

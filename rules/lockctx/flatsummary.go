@@ -275,7 +275,7 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 		}
 	}
 	callStep := StepOf(fn, c.Line, "calls "+c.Name+"()")
-	if cs.Reach == nil && !r.m.conditional(c.Guards) {
+	if cs.Reach == nil && !r.m.conditional(ev.guards) {
 		if p := r.callbackArgReach(fn, c); p != nil {
 			if st := f.stateAt(ev.pos, ev.guards); st.Empty() {
 				f.reaches = append(f.reaches, p)

@@ -70,14 +70,9 @@ func (r *Resolver) localValues(fn *cscan.Func, name string) []string {
 
 // scanLocalValues computes localValues from fn's statement tree.
 func (r *Resolver) scanLocalValues(fn *cscan.Func, name string) []string {
-	full := fn
-	if full.Body == nil {
-		if r.ix == nil {
-			return nil
-		}
-		if full = r.ix.Full(fn); full == nil || full.Body == nil {
-			return nil
-		}
+	full := r.bodyOf(fn)
+	if full == nil {
+		return nil
 	}
 	var vals []string
 	declared, bad := false, false
@@ -370,12 +365,12 @@ func (r *Resolver) flagChosenReach(fn *cscan.Func, at ArgTarget, c cscan.Call, v
 	name, nonzero, ok := flagTest(v[:q])
 	bit := ""
 	if !ok {
-		if name, bit, nonzero, ok = bitTest(v[:q]); !ok {
+		if name, bit, nonzero, ok = r.bitCond(v[:q]); !ok {
 			return "", nil, false
 		}
 	}
 	j := r.typ.ParamIndex(fn, name)
-	if j < 0 || !r.flagParam(fn, j) {
+	if j < 0 || bit == "" && !r.flagParam(fn, j) || bit != "" && !r.bitParam(fn, j) {
 		return "", nil, false
 	}
 	whyA, a := at.ReachesWith(c, v[q+1:colon])

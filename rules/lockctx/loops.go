@@ -39,12 +39,9 @@ func foreverOnly(gs []cscan.Guard, returnOnly func() map[int]bool) bool {
 // that unlocks, sleeps and relocks until a break leaves with the lock
 // held, as it came in, is not one).
 func (r *Resolver) returnOnlyLoops(fn *cscan.Func) map[int]bool {
-	full := fn
-	if full.Body == nil && r.ix != nil {
-		full = r.ix.Full(fn)
-	}
 	lines := map[int]bool{}
-	if full == nil || full.Body == nil {
+	full := r.bodyOf(fn)
+	if full == nil {
 		return lines
 	}
 	cscan.Inspect(full.Body, func(s cscan.Stmt) {

@@ -13,14 +13,9 @@ import (
 // stays, with the contexts the walk finds held at return added
 // (retheld.go).
 func (r *Resolver) refineEffects(fn *cscan.Func, s *Summary, addOnly bool) {
-	full := fn
-	if full.Body == nil {
-		if r.ix == nil {
-			return
-		}
-		if full = r.ix.Full(fn); full == nil || full.Body == nil {
-			return
-		}
+	full := r.bodyOf(fn)
+	if full == nil {
+		return
 	}
 	// The call reaching the target with nothing held locally, and the
 	// caller contexts released before it: as the flat summary chooses

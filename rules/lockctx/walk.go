@@ -168,7 +168,9 @@ func (w *walker) call(c cscan.Call, st State) State {
 				Steps: append([]report.Step{callStep}, cs.Reach.Steps...), Cond: cond}
 		}
 	}
-	if proof == nil && !m.conditional(c.Guards) {
+	if proof == nil && !m.conditional(orig.Guards) {
+		// A callback handed on is called whatever the mask: the early
+		// exits do not decide it.
 		proof = w.r.callbackArgReach(w.fn, c)
 	}
 	var pass []ArgReach

@@ -13,8 +13,10 @@ import (
 // call of nf itself): chains of never took first, then certain ones;
 // nil when there is none. When of takes the same path only for
 // some values of its parameters, was holds those conditions: the chain
-// is new only at the callers that pass none of them (newAt).
-func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lockctx.ParamCond) {
+// is new only at the callers that pass none of them (newAt). lifted says
+// the chain is new because the patch removed checks from its path
+// (recorded in liftedBy for the callers' verdict).
+func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lockctx.ParamCond, lifted bool) {
 	// A chain the old version took only for callers passing a flag (a
 	// mask chosen by `may_sleep ? ... : 0`) and the new one takes always,
 	// or under another condition, is new for the callers the old
@@ -107,7 +109,7 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 	if liftedBest != nil {
 		r.liftedBy[nf.File+":"+nf.Name] = liftedBest
 	}
-	return best, was
+	return best, was, liftedBest != nil
 }
 
 // walkReaches returns the sleeping chains of fn, with nothing of its own

@@ -58,14 +58,14 @@ func (r *checker) reverse(fc *diffcheck.FuncChange, nf, of *cscan.Func) {
 			// It could already sleep: only a new path to a sleeping
 			// primitive (a call that now sleeps, or a new sleeping call)
 			// counts.
-			if proof, was = r.newReach(nf, of); proof == nil {
+			if proof, was, _ = r.newReach(nf, of); proof == nil {
 				return
 			}
 		case len(os.ArgReaches) > 0:
 			// It could sleep for some masks its callers pass: a path the
 			// patch opened by removing a check on the way is judged by
 			// those checks (newReach), anything else is new everywhere.
-			if p, w := r.newReach(nf, of); p != nil && r.liftedBy[nf.File+":"+nf.Name] != nil {
+			if p, w, lifted := r.newReach(nf, of); lifted {
 				proof, was = p, w
 			}
 		}

@@ -406,7 +406,7 @@ func (r *checker) waiterState(x *wsite) (string, string) {
 		return c, r.withHelpers(c, x.Fn.File) + "\n" + localSources(x, c)
 	}
 	var b strings.Builder
-	end := waitEnd(x.Fn)
+	end := r.waitEnd(x)
 	for _, l := range sortedLines(x.Fn) {
 		if end > 0 && l > end {
 			break
@@ -417,16 +417,32 @@ func (r *checker) waiterState(x *wsite) (string, string) {
 	return "", b.String()
 }
 
-// waitEnd returns the last line of f where a waiter leaves a wait queue
-// (remove_wait_queue(), finish_wait()), 0 when none: what the function
-// does after it stops waiting (n_tty_write() sets TTY_DO_WRITE_WAKEUP on
-// its way out) is not what it waits for.
-func waitEnd(f *wfunc) int {
+// waitEnd returns the last line of the code of waiter x's function
+// that decides whether it sleeps: the first line after its wait where it
+// leaves a wait queue (remove_wait_queue(), finish_wait()), or the end
+// of a loop around the wait that ends later (a do-while's condition); 0
+// when it leaves no queue after the wait. What the function does after
+// it stops waiting (n_tty_write() sets TTY_DO_WRITE_WAKEUP on its way
+// out) is not what it waits for.
+func (r *checker) waitEnd(x *wsite) int {
 	end := 0
-	for _, l := range sortedLines(f) {
-		if leaveQueueRe.MatchString(codeOnly(f.lines[l])) {
+	for _, l := range sortedLines(x.Fn) {
+		if l > x.Line() && leaveQueueRe.MatchString(codeOnly(x.Fn.lines[l])) {
 			end = l
+			break
 		}
+	}
+	if end == 0 {
+		return 0
+	}
+	if f := r.withBody(x.Fn); f.F != nil && f.F.Body != nil {
+		cscan.Inspect(f.F.Body, func(s cscan.Stmt) {
+			if l, ok := s.(*cscan.LoopStmt); ok && l.Line <= x.Line() {
+				if e := stmtEnd(l); e >= x.Line() && e > end {
+					end = e
+				}
+			}
+		})
 	}
 	return end
 }

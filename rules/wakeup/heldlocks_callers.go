@@ -24,7 +24,9 @@ const maxEntryDepth = 5
 // what their own callers hold, up to depth levels; none when f has no
 // known caller or too many, or when f is also installed in a struct
 // member (an ops table, a callback), whose callers the index does not
-// list. A static function's callers are those of its file.
+// list. A static function's callers are those of its file. A caller
+// whose own entry locks are being computed (recursion) is taken to hold
+// them, less what it releases before its call.
 func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 	if r.tree == nil || f == nil || f.F == nil || depth <= 0 || len(r.pass.Index.AssignsOf(f.Name)) > 0 {
 		return nil
@@ -36,7 +38,6 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 	if r.entryHeld == nil {
 		r.entryHeld = map[string][]heldLock{}
 	}
-	r.entryHeld[memo] = nil // a recursive call holds nothing more
 	if r.entryBusy == nil {
 		r.entryBusy = map[string]bool{}
 	}
@@ -45,6 +46,16 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 	defer delete(r.entryBusy, self)
 	var out []heldLock
 	var names []string
+	// busy are the call sites in callers whose own entry is being
+	// computed (mutual recursion: rpm_resume() -> rpm_idle() ->
+	// rpm_suspend() -> rpm_resume()): they are entered from the callers
+	// counted for them, so a lock holds there unless that caller
+	// released it before its call.
+	type site struct {
+		f    *wfunc
+		line int
+	}
+	var busy []site
 	n, constrained := 0, false
 	for _, cs := range r.pass.Index.Callers(f.Name) {
 		if cs.Func == nil || cs.Func.Name == f.Name || (f.F.Static && r.tree.relPath(cs.Func.File) != f.File) {
@@ -52,14 +63,11 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 		}
 		n++
 		if n > maxCallers {
-			out = nil
+			out, constrained = nil, true
 			break
 		}
 		if r.entryBusy[r.tree.relPath(cs.Func.File)+":"+cs.Func.Name] {
-			// A caller whose own entry is being computed (mutual
-			// recursion: rpm_resume() -> rpm_idle() -> rpm_suspend() ->
-			// rpm_resume()) is entered from the callers counted for
-			// it: it adds no path of its own.
+			busy = append(busy, site{r.tree.view(cs.Func), cs.Call.Line})
 			continue
 		}
 		held := r.typedHeldAt(r.tree.view(cs.Func), cs.Call.Line, depth-1)
@@ -68,16 +76,19 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 			out, constrained = held, true
 			continue
 		}
-		var both []heldLock
-		for _, h := range out {
-			if typedHeld(held, h.typed) {
-				both = append(both, h)
-			}
-		}
-		out = both
+		out = keepTyped(out, held)
 		if len(out) == 0 {
 			break
 		}
+	}
+	for _, b := range busy {
+		var kept []heldLock
+		for _, h := range out {
+			if !r.releasedTypedBefore(b.f, h.typed, b.line) {
+				kept = append(kept, h)
+			}
+		}
+		out = kept
 	}
 	if len(names) > 3 {
 		names = append(names[:3], "...")
@@ -85,8 +96,23 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 	for i := range out {
 		out[i].callers = strings.Join(names, ", ")
 	}
-	r.entryHeld[memo] = out
+	if len(busy) == 0 {
+		// What holds with a caller taken on trust is not kept for the
+		// queries made when it is not busy.
+		r.entryHeld[memo] = out
+	}
 	return out
+}
+
+// keepTyped returns the locks of out that held also holds, by typed key.
+func keepTyped(out, held []heldLock) []heldLock {
+	var both []heldLock
+	for _, h := range out {
+		if typedHeld(held, h.typed) {
+			both = append(both, h)
+		}
+	}
+	return both
 }
 
 // typedHeldAt returns the typed locks f holds just before line: its own
