@@ -115,6 +115,21 @@ func (s *BreakStmt) stmtLine() int       { return s.Line }
 func (s *ContinueStmt) stmtLine() int    { return s.Line }
 func (s *ScopedGuardStmt) stmtLine() int { return s.Line }
 
+// EndsInJump reports whether statement s never falls through to what
+// follows it: a return, goto, break or continue, a block ending in one,
+// an if whose branches both end in one.
+func EndsInJump(s Stmt) bool {
+	switch s := s.(type) {
+	case *GotoStmt, *ReturnStmt, *BreakStmt, *ContinueStmt:
+		return true
+	case *Block:
+		return len(s.Stmts) > 0 && EndsInJump(s.Stmts[len(s.Stmts)-1])
+	case *IfStmt:
+		return s.Else != nil && EndsInJump(s.Then) && EndsInJump(s.Else)
+	}
+	return false
+}
+
 // StmtLine returns the 1-based line of a statement.
 func StmtLine(s Stmt) int { return s.stmtLine() }
 

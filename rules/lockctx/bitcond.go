@@ -25,33 +25,9 @@ var bitTestRe = regexp.MustCompile(`^(?:([a-z_]\w*)\s*&\s*([A-Z_][A-Z0-9_]*)|([A
 // "!(f & BIT)", "(f & BIT) == 0", "unlikely(f & BIT)"; set is whether it
 // holds when the bit is set.
 func bitTest(c string) (name, bit string, set, ok bool) {
-	c = unwrap(c)
-	for _, f := range []string{"likely", "unlikely"} {
-		if rest, ok := strings.CutPrefix(c, f+"("); ok && strings.HasSuffix(rest, ")") {
-			c = unwrap(rest[:len(rest)-1])
-		}
-	}
-	set = true
-	for strings.HasPrefix(c, "!") && !strings.HasPrefix(c, "!=") {
-		c, set = unwrap(c[1:]), !set
-	}
-	for _, op := range []string{"==", "!="} {
-		l, rhs, found := strings.Cut(c, op)
-		if !found {
-			continue
-		}
-		// `f & BIT == 0` is f & (BIT == 0) in C: only a bracketed test
-		// is compared.
-		if l = strings.TrimSpace(l); unwrap(l) == l {
-			return "", "", false, false
-		}
-		if v, known := literalTruth(strings.TrimSpace(rhs)); !known || v {
-			return "", "", false, false
-		}
-		if op == "==" {
-			set = !set
-		}
-		c = unwrap(l)
+	c, set, ok = truthTest(c, true)
+	if !ok {
+		return "", "", false, false
 	}
 	m := bitTestRe.FindStringSubmatch(c)
 	switch {

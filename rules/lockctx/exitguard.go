@@ -129,27 +129,10 @@ func (r *Resolver) mayExitOnArg(fn *cscan.Func, ag ArgGuard) bool {
 	return false
 }
 
-// alwaysLeaves reports whether statement s never falls through: a
-// return, goto, break or continue, or a block ending in one with no
-// label inside, or an if both of whose branches leave.
+// alwaysLeaves reports whether statement s never falls through
+// (cscan.EndsInJump) and holds no label or case label a jump could enter.
 func alwaysLeaves(s cscan.Stmt) bool {
-	switch v := s.(type) {
-	case *cscan.ReturnStmt, *cscan.GotoStmt, *cscan.BreakStmt, *cscan.ContinueStmt:
-		return true
-	case *cscan.Block:
-		if len(v.Stmts) == 0 {
-			return false
-		}
-		for _, x := range v.Stmts {
-			if holdsJumpTarget(x) {
-				return false
-			}
-		}
-		return alwaysLeaves(v.Stmts[len(v.Stmts)-1])
-	case *cscan.IfStmt:
-		return v.Else != nil && alwaysLeaves(v.Then) && alwaysLeaves(v.Else)
-	}
-	return false
+	return cscan.EndsInJump(s) && !holdsJumpTarget(s)
 }
 
 // isJumpTarget reports whether control may enter at s other than from

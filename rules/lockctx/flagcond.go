@@ -215,6 +215,19 @@ func (r *Resolver) elseCondOf(fn *cscan.Func, line int) (string, bool) {
 // flagTest reads a condition testing a name alone: "x", "!x", "x == 0",
 // "x != false", likely(x); nonzero is whether it holds when x is nonzero.
 func flagTest(c string) (name string, nonzero, ok bool) {
+	c, nonzero, ok = truthTest(c, false)
+	if !ok || !identRe.MatchString(c) {
+		return "", false, false
+	}
+	return c, nonzero, true
+}
+
+// truthTest strips what a condition does to the truth of its operand:
+// likely()/unlikely(), negations, a comparison with a literal; nonzero
+// is whether c holds when the operand left is nonzero. For a bitwise
+// operand (masked) a comparison is read only with the operand bracketed
+// (`f & BIT == 0` is f & (BIT == 0) in C) and with zero.
+func truthTest(c string, masked bool) (operand string, nonzero, ok bool) {
 	c = unwrap(c)
 	for _, f := range []string{"likely", "unlikely"} {
 		if rest, ok := strings.CutPrefix(c, f+"("); ok && strings.HasSuffix(rest, ")") {
@@ -231,16 +244,13 @@ func flagTest(c string) (name string, nonzero, ok bool) {
 			continue
 		}
 		v, known := literalTruth(strings.TrimSpace(rhs))
-		if !known {
+		if l = strings.TrimSpace(l); !known || masked && (v || unwrap(l) == l) {
 			return "", false, false
 		}
 		c = unwrap(l)
 		if (op == "==") != v {
 			nonzero = !nonzero
 		}
-	}
-	if !identRe.MatchString(c) {
-		return "", false, false
 	}
 	return c, nonzero, true
 }

@@ -206,25 +206,10 @@ func (fl *bodyFlow) armEndsBefore(l int, ex jump) bool {
 			continue
 		}
 		for i, st := range b.Stmts {
-			if cs, ok := st.(*cscan.CaseStmt); ok && cs.Line == c.line && i > 0 && cscan.StmtLine(b.Stmts[0]) <= l && endsInJump(b.Stmts[i-1]) {
+			if cs, ok := st.(*cscan.CaseStmt); ok && cs.Line == c.line && i > 0 && cscan.StmtLine(b.Stmts[0]) <= l && cscan.EndsInJump(b.Stmts[i-1]) {
 				return true
 			}
 		}
-	}
-	return false
-}
-
-// endsInJump reports whether statement s never falls through to what
-// follows it: a jump, a block ending in one, an if whose branches both
-// end in one.
-func endsInJump(s cscan.Stmt) bool {
-	switch s := s.(type) {
-	case *cscan.GotoStmt, *cscan.ReturnStmt, *cscan.BreakStmt, *cscan.ContinueStmt:
-		return true
-	case *cscan.Block:
-		return len(s.Stmts) > 0 && endsInJump(s.Stmts[len(s.Stmts)-1])
-	case *cscan.IfStmt:
-		return s.Else != nil && endsInJump(s.Then) && endsInJump(s.Else)
 	}
 	return false
 }
