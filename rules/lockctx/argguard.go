@@ -20,6 +20,10 @@ type ArgGuard interface {
 	// positively for reaching the target, when such tests are all that
 	// make them conditional.
 	GuardArg(gs []cscan.Guard) (expr string, ok bool)
+	// GuardWords are words every such test contains
+	// (gfpflags_allow_blocking, __GFP_DIRECT_RECLAIM): code without any
+	// of them makes none.
+	GuardWords() []string
 }
 
 // guardArg returns the expression c's guards test for reaching the target

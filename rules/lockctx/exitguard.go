@@ -111,18 +111,24 @@ func (r *Resolver) exitGuards(fn *cscan.Func) []exitGuard {
 }
 
 // mayExitOnArg reports whether fn may exit early on a test of a deciding
-// argument: a parameter carries the target's contract (a gfp_t, tested by
-// `if (!(gfp & __GFP_DIRECT_RECLAIM)) goto nomem;`), or a call is such a
-// test (gfpflags_allow_blocking(gfp) in an if's condition carries no
-// guard of its own).
+// argument: its body's text holds one of the target's guard words (such
+// an exit may make no call: `if (!(gfp & __GFP_DIRECT_RECLAIM)) goto
+// nomem;`), or, when the file is not at hand, a call is such a test.
 func (r *Resolver) mayExitOnArg(fn *cscan.Func, ag ArgGuard) bool {
-	for j := range r.typ.ParamDecls(fn) {
-		if r.contractParam(fn, j) {
-			return true
-		}
+	text := ""
+	if fn.BodyStart >= 1 {
+		text = r.typ.FileLines(fn.File).Span(fn.BodyStart-1, fn.End)
 	}
-	for _, c := range fn.Calls {
-		if _, ok := ag.GuardArg([]cscan.Guard{{Kind: "if", Cond: c.Name + "(" + strings.Join(c.Args, ", ") + ")", Line: c.Line}}); ok {
+	if text == "" {
+		for _, c := range fn.Calls {
+			if _, ok := ag.GuardArg([]cscan.Guard{{Kind: "if", Cond: c.Name + "(" + strings.Join(c.Args, ", ") + ")", Line: c.Line}}); ok {
+				return true
+			}
+		}
+		return false
+	}
+	for _, w := range ag.GuardWords() {
+		if strings.Contains(text, w) {
 			return true
 		}
 	}

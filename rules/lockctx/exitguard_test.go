@@ -14,6 +14,8 @@ type exitTarget struct{ target }
 
 var allowRe = regexp.MustCompile(`^allow\((\w+)\)$`)
 
+func (exitTarget) GuardWords() []string { return []string{"allow("} }
+
 func (exitTarget) GuardArg(gs []cscan.Guard) (string, bool) {
 	for _, g := range gs {
 		if m := allowRe.FindStringSubmatch(strings.TrimSpace(g.Cond)); m != nil {

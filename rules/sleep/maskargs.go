@@ -116,6 +116,12 @@ func (m *sleeper) GuardArg(gs []cscan.Guard) (string, bool) {
 	return mask, mask != ""
 }
 
+// GuardWords returns the words a test GuardArg reads contains
+// (lockctx.ArgGuard): gfpGuardRe's.
+func (m *sleeper) GuardWords() []string {
+	return []string{"gfpflags_allow_blocking", "__GFP_DIRECT_RECLAIM", "__GFP_RECLAIM"}
+}
+
 // negatedTest reports whether cond may test for the opposite: a '!'
 // that is not part of "!=", an "==" comparison or a '~'.
 func negatedTest(cond string) bool {
