@@ -17,6 +17,7 @@ func TestBitTest(t *testing.T) {
 		{"unlikely(flags & MSG_DONTWAIT)", "flags", "MSG_DONTWAIT", true, true},
 		{"(flag & CMD_WAIT) == 1", "", "", false, false},
 		{"flag & CMD_WAIT == 0", "", "", false, false},
+		{"!flag & CMD_WAIT", "", "", false, false},
 		{"flag && CMD_WAIT", "", "", false, false},
 		{"p->flags & CMD_WAIT", "", "", false, false},
 		{"flag & mask", "", "", false, false},

@@ -30,7 +30,7 @@ func (r *Resolver) breakHeldLoops(fn *cscan.Func) map[int]int {
 		if !ok || !isForever(l) || leaves(l.Body, false) {
 			return // not forever, or a goto leaves it
 		}
-		if line, ok := r.takenBeforeBreaks(l.Body); ok {
+		if line, ok := r.takenBeforeBreaks(fn, l.Body); ok {
 			lines[l.Line] = line
 		}
 	})
@@ -38,9 +38,9 @@ func (r *Resolver) breakHeldLoops(fn *cscan.Func) map[int]int {
 }
 
 // takenBeforeBreaks reports the line of the lock call made by a
-// statement at the top of loop body b when every break of the loop comes
-// after it, with no release call in between.
-func (r *Resolver) takenBeforeBreaks(b cscan.Stmt) (int, bool) {
+// statement at the top of loop body b of fn when every break of the loop
+// comes after it, with nothing given back in between.
+func (r *Resolver) takenBeforeBreaks(fn *cscan.Func, b cscan.Stmt) (int, bool) {
 	blk, ok := b.(*cscan.Block)
 	if !ok {
 		return 0, false
@@ -58,22 +58,22 @@ func (r *Resolver) takenBeforeBreaks(b cscan.Stmt) (int, bool) {
 			continue
 		}
 		if brk {
-			if released || r.releasesIn(x) || !bareBreak(x) {
+			if released || !r.bareBreak(fn, x) {
 				return 0, false
 			}
 			breaks++
 			continue
 		}
-		released = released || r.releasesIn(x)
+		released = released || r.releasesIn(fn, x)
 	}
 	return line, line > 0 && breaks > 0
 }
 
-// bareBreak reports whether s is `if (cond) break;`: a break with no
-// call on its way (a helper there may give the context back).
-func bareBreak(s cscan.Stmt) bool {
+// bareBreak reports whether s is `if (cond) break;` whose condition
+// gives nothing back (mayRelease).
+func (r *Resolver) bareBreak(fn *cscan.Func, s cscan.Stmt) bool {
 	v, ok := s.(*cscan.IfStmt)
-	if !ok || v.Else != nil {
+	if !ok || v.Else != nil || r.mayRelease(fn, v.CondCalls) {
 		return false
 	}
 	then := v.Then
@@ -84,26 +84,28 @@ func bareBreak(s cscan.Stmt) bool {
 	return ok
 }
 
-// releasesIn reports whether statement s makes a release call.
-func (r *Resolver) releasesIn(s cscan.Stmt) bool {
+// releasesIn reports whether statement s makes a call that may give a
+// context back (mayRelease).
+func (r *Resolver) releasesIn(fn *cscan.Func, s cscan.Stmt) bool {
 	found := false
 	cscan.Inspect(s, func(x cscan.Stmt) {
-		var cs []cscan.Call
-		switch v := x.(type) {
-		case *cscan.ExprStmt:
-			cs = v.Calls
-		case *cscan.IfStmt:
-			cs = v.CondCalls
-		case *cscan.LoopStmt:
-			cs = v.CondCalls
-		case *cscan.SwitchStmt:
-			cs = v.CondCalls
-		case *cscan.ReturnStmt:
-			cs = v.Calls
-		}
-		found = found || r.hasOp(cs, lockmodel.Drop)
+		found = found || r.mayRelease(fn, stmtCalls(x))
 	})
 	return found
+}
+
+// mayRelease reports whether one of cs, calls of fn, is a release
+// primitive or a callee whose summary releases a caller's context.
+func (r *Resolver) mayRelease(fn *cscan.Func, cs []cscan.Call) bool {
+	for _, c := range cs {
+		if r.m.Classify(c).Op == lockmodel.Drop {
+			return true
+		}
+		if s := r.calleeSummary(c, fn); s != nil && len(s.Drops) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // hasOp reports whether one of cs is a lock call of kind op.

@@ -1,6 +1,7 @@
 package lockctx
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -80,7 +81,12 @@ func (r *Resolver) exitGuards(fn *cscan.Func) []exitGuard {
 			if !ok || v.Else != nil || !alwaysLeaves(v.Then) || i+1 >= len(b.Stmts) {
 				continue
 			}
+			// An exit on several terms (!blocking && !force) lets the
+			// code after it run on either: not a test of the mask alone.
 			neg := Negate(v.Cond)
+			if len(splitTop(neg, "||")) > 1 {
+				continue
+			}
 			if _, ok := ag.GuardArg([]cscan.Guard{{Kind: "if", Cond: neg, Line: v.Line}}); !ok {
 				continue
 			}
@@ -141,21 +147,34 @@ func alwaysLeaves(s cscan.Stmt) bool {
 	return cscan.EndsInJump(s) && !holdsJumpTarget(s)
 }
 
-// isJumpTarget reports whether control may enter at s other than from
-// the statement before it: a label or a case label.
-func isJumpTarget(s cscan.Stmt) bool {
-	switch s.(type) {
+// holdsJumpTarget reports whether s is or holds a label, or a case
+// label of a switch around s: a goto or that switch may enter there. The
+// case labels of a switch inside s are entered only through it.
+func holdsJumpTarget(s cscan.Stmt) bool {
+	switch v := s.(type) {
 	case *cscan.LabelStmt, *cscan.CaseStmt:
 		return true
+	case *cscan.Block:
+		return slices.ContainsFunc(v.Stmts, holdsJumpTarget)
+	case *cscan.IfStmt:
+		return holdsJumpTarget(v.Then) || holdsJumpTarget(v.Else)
+	case *cscan.LoopStmt:
+		return holdsJumpTarget(v.Body)
+	case *cscan.ScopedGuardStmt:
+		return holdsJumpTarget(v.Body)
+	case *cscan.SwitchStmt:
+		return holdsLabel(v.Body)
 	}
 	return false
 }
 
-// holdsJumpTarget reports whether s is or holds a label or a case label:
-// a goto, or a switch around it, may enter there.
-func holdsJumpTarget(s cscan.Stmt) bool {
+// holdsLabel reports whether s is or holds a goto label.
+func holdsLabel(s cscan.Stmt) bool {
 	found := false
-	cscan.Inspect(s, func(x cscan.Stmt) { found = found || isJumpTarget(x) })
+	cscan.Inspect(s, func(x cscan.Stmt) {
+		_, ok := x.(*cscan.LabelStmt)
+		found = found || ok
+	})
 	return found
 }
 

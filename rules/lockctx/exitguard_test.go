@@ -55,6 +55,9 @@ func TestExitGuards(t *testing.T) {
 		{"nested label", "\tif (b)\n\t\tgoto in;\n\tif (!allow(g))\n\t\treturn;\n\tif (z) {\nin:\n\t\tx();\n\t}\n", ""},
 		{"label in a loop", "\tif (b)\n\t\tgoto in;\n\tif (!allow(g))\n\t\treturn;\n\tfor (;;) {\nin:\n\t\tx();\n\t}\n", ""},
 		{"nested case", "\tswitch (a) {\n\tcase 1:\n\t\tif (!allow(g))\n\t\t\treturn;\n\t\tif (z) {\n\tcase 2:\n\t\t\tx();\n\t\t}\n\t}\n", ""},
+		{"an exit on two terms", "\tif (!allow(g) && !force)\n\t\treturn;\n\tx();\n", ""},
+		{"under a branch hint", "\tif (unlikely(!allow(g)))\n\t\treturn;\n\tx();\n", "allow(g)"},
+		{"a switch after the exit", "\tif (!allow(g))\n\t\treturn;\n\tswitch (a) {\n\tcase 1:\n\t\tx();\n\t}\n", "allow(g)"},
 		{"on the exit's line", "\tif (!allow(g)) { y(); return; } x();\n", ""},
 	} {
 		src := "void f(gfp_t g)\n{\n" + tc.body + "}\n"

@@ -88,8 +88,8 @@ func (r *Resolver) flagParam(fn *cscan.Func, j int) bool {
 	return false
 }
 
-// hasFlagParam reports whether fn has a flag parameter (flagParam) or
-// a flags word (bitParam).
+// hasFlagParam reports whether fn has a named scalar parameter
+// (bitParam): a flag a guard may test (flagParam), or a flags word.
 func (r *Resolver) hasFlagParam(fn *cscan.Func) bool {
 	for j := range r.typ.ParamDecls(fn) {
 		if r.bitParam(fn, j) {
@@ -236,7 +236,11 @@ func truthTest(c string, masked bool) (operand string, nonzero, ok bool) {
 	}
 	nonzero = true
 	for strings.HasPrefix(c, "!") && !strings.HasPrefix(c, "!=") {
-		c, nonzero = unwrap(c[1:]), !nonzero
+		rest := strings.TrimSpace(c[1:])
+		if masked && unwrap(rest) == rest && !primary(rest) {
+			return "", false, false // !f & BIT is (!f) & BIT
+		}
+		c, nonzero = unwrap(rest), !nonzero
 	}
 	for _, op := range []string{"==", "!="} {
 		l, rhs, found := strings.Cut(c, op)

@@ -108,6 +108,8 @@ func (r *checker) newReach(nf, of *cscan.Func) (best *lockctx.Reach, was []*lock
 	}
 	if liftedBest != nil {
 		r.liftedBy[nf.File+":"+nf.Name] = liftedBest
+	} else {
+		delete(r.liftedBy, nf.File+":"+nf.Name)
 	}
 	return best, was, liftedBest != nil
 }

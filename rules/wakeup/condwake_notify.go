@@ -436,13 +436,17 @@ func (r *checker) waitEnd(x *wsite) int {
 		return 0
 	}
 	if f := r.withBody(x.Fn); f.F != nil && f.F.Body != nil {
+		// The innermost loop around the wait: its condition may come
+		// after the queue exit (a do-while).
+		start, loopEnd := 0, 0
 		cscan.Inspect(f.F.Body, func(s cscan.Stmt) {
-			if l, ok := s.(*cscan.LoopStmt); ok && l.Line <= x.Line() {
-				if e := stmtEnd(l); e >= x.Line() && e > end {
-					end = e
+			if l, ok := s.(*cscan.LoopStmt); ok && l.Line <= x.Line() && l.Line > start {
+				if e := stmtEnd(l); e >= x.Line() {
+					start, loopEnd = l.Line, e
 				}
 			}
 		})
+		end = max(end, loopEnd)
 	}
 	return end
 }

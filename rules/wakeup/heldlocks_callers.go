@@ -17,7 +17,7 @@ import (
 // the client c or current_client.
 
 // maxEntryDepth bounds how many callers up entry locks are followed.
-const maxEntryDepth = 5
+const maxEntryDepth = 4
 
 // entryLocks returns the typed locks every caller of f that the tree
 // knows (at most maxCallers) holds on every path to its call, counting
@@ -56,6 +56,7 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 		line int
 	}
 	var busy []site
+	guesses := r.entryGuesses
 	n, constrained := 0, false
 	for _, cs := range r.pass.Index.Callers(f.Name) {
 		if cs.Func == nil || cs.Func.Name == f.Name || (f.F.Static && r.tree.relPath(cs.Func.File) != f.File) {
@@ -68,6 +69,7 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 		}
 		if r.entryBusy[r.tree.relPath(cs.Func.File)+":"+cs.Func.Name] {
 			busy = append(busy, site{r.tree.view(cs.Func), cs.Call.Line})
+			r.entryGuesses++
 			continue
 		}
 		held := r.typedHeldAt(r.tree.view(cs.Func), cs.Call.Line, depth-1)
@@ -96,9 +98,10 @@ func (r *checker) entryLocks(f *wfunc, depth int) []heldLock {
 	for i := range out {
 		out[i].callers = strings.Join(names, ", ")
 	}
-	if len(busy) == 0 {
-		// What holds with a caller taken on trust is not kept for the
-		// queries made when it is not busy.
+	if r.entryGuesses == guesses {
+		// What holds with a caller taken on trust, here or in a caller
+		// further up, is not kept for the queries made when it is not
+		// busy.
 		r.entryHeld[memo] = out
 	}
 	return out

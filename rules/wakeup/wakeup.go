@@ -175,8 +175,10 @@ type checker struct {
 	lockWrappers map[string]*lockWrapper
 	entryHeld    map[string][]heldLock
 	// entryBusy are the functions whose entry locks are being computed
-	// (by file:name): a recursive caller among them adds no entry path.
-	entryBusy map[string]bool
+	// (by file:name), entryGuesses how many times a caller among them
+	// was taken on trust (heldlocks_callers.go).
+	entryBusy    map[string]bool
+	entryGuesses int
 	// taskWaiters are the open-coded sleepers of each task key, taskFiles
 	// the key|file pairs whose sleepers it holds (taskwake_gated.go).
 	taskWaiters map[string][]*wsite
