@@ -12,11 +12,11 @@ import (
 // CMD_FLAG_WAIT) wait_for_completion(...)`, or the mask `flag &
 // CMD_FLAG_IN_INTERRUPT ? GFP_ATOMIC : GFP_KERNEL`) is taken only for the
 // callers whose flags have that bit set (or clear): the chain's ParamCond
-// carries the bit's name (Bit). A caller passing constant flags reaches
-// it when their or-ed names include the bit (directly or in a macro's
-// definition) and not otherwise, one passing its own flags parameter
-// hands the condition on, one passing anything else may (unless the
-// condition is Strict).
+// carries the bit's name (Bit). A caller passing constant flags is judged
+// by their value when both evaluate (bitIn), else by the names they or
+// in; one passing its own flags parameter hands the condition on; one
+// passing anything else, or flags neither way reads (an enum constant),
+// may reach it (unless the condition is Strict).
 
 // bitTestRe matches `name & BIT` and `BIT & name`.
 var bitTestRe = regexp.MustCompile(`^(?:([a-z_]\w*)\s*&\s*([A-Z_][A-Z0-9_]*)|([A-Z_][A-Z0-9_]*)\s*&\s*([a-z_]\w*))$`)
