@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -75,17 +76,10 @@ func (r *Resolver) guardFlag(fn *cscan.Func, gs []cscan.Guard) *ParamCond {
 // flagParam reports whether parameter j of fn is a scalar a caller can
 // pass as a constant flag (bool or an integer type, no pointer).
 func (r *Resolver) flagParam(fn *cscan.Func, j int) bool {
-	ds := r.typ.ParamDecls(fn)
-	if j >= len(ds) || strings.ContainsAny(ds[j], "*[(") {
-		return false
-	}
-	for _, w := range strings.Fields(ds[j]) {
-		switch w {
-		case "bool", "int", "unsigned", "u8", "u16", "u32", "long", "short":
-			return true
-		}
-	}
-	return false
+	ws, ok := r.scalarDecl(fn, j)
+	return ok && slices.ContainsFunc(ws, func(w string) bool {
+		return slices.Contains([]string{"bool", "int", "unsigned", "u8", "u16", "u32", "long", "short"}, w)
+	})
 }
 
 // hasFlagParam reports whether fn has a named scalar parameter
@@ -100,20 +94,23 @@ func (r *Resolver) hasFlagParam(fn *cscan.Func) bool {
 }
 
 // bitParam reports whether parameter j of fn can be a flags word whose
-// bits a caller sets: a scalar of any integer type, a typedef included
-// (blk_opf_t, fmode_t, u64), not a pointer, array, function or struct.
+// bits a caller sets: a named scalar of any integer type, a typedef
+// included (blk_opf_t, fmode_t, u64), not a struct or a float.
 func (r *Resolver) bitParam(fn *cscan.Func, j int) bool {
+	ws, ok := r.scalarDecl(fn, j)
+	return ok && len(ws) >= 2 && !slices.ContainsFunc(ws, func(w string) bool {
+		return slices.Contains([]string{"struct", "union", "float", "double"}, w)
+	})
+}
+
+// scalarDecl returns the words of parameter j's declaration in fn when
+// it declares no pointer, array or function.
+func (r *Resolver) scalarDecl(fn *cscan.Func, j int) ([]string, bool) {
 	ds := r.typ.ParamDecls(fn)
-	if j >= len(ds) || strings.ContainsAny(ds[j], "*[(") {
-		return false
+	if j < 0 || j >= len(ds) || strings.ContainsAny(ds[j], "*[(") {
+		return nil, false
 	}
-	for _, w := range strings.Fields(ds[j]) {
-		switch w {
-		case "struct", "union", "float", "double":
-			return false
-		}
-	}
-	return len(strings.Fields(ds[j])) >= 2
+	return strings.Fields(ds[j]), true
 }
 
 // reachRank orders the chains a summary may choose from: certain before
