@@ -25,11 +25,15 @@ import (
 var localIdentRe = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 
 // argValues returns the values argument expression arg of a call in fn
-// can have: the expressions fn assigns to it when it is a local variable
-// whose assignments are all plain (localValues), the text of the driver's
+// can have: the values stored in the member it reads (memberValues), the
+// expressions fn assigns to it when it is a local variable whose
+// assignments are all plain (localValues), the text of the driver's
 // object-like macro it names (objectMacroValue), else arg itself.
 func (r *Resolver) argValues(fn *cscan.Func, arg string) []string {
 	arg = strings.TrimSpace(arg)
+	if mv := r.memberValues(fn, arg); len(mv.vals) > 0 {
+		return mv.vals
+	}
 	if !localIdentRe.MatchString(arg) || r.typ.ParamIndex(fn, arg) >= 0 {
 		return []string{arg}
 	}
@@ -278,6 +282,9 @@ func (r *Resolver) localArgReaches(fn *cscan.Func, c cscan.Call) (why string, vc
 		// The table does not decide arg itself (reachesAt asks it
 		// first): a value a flag chooses, written in the call.
 		return why, vc, true
+	}
+	if mv := r.memberValues(fn, arg); len(mv.vals) > 0 {
+		v += " " + mv.where
 	}
 	return why + " (" + arg + " is set to " + v + ")", vc, true
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
-
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
@@ -251,7 +251,7 @@ func (r *checker) memberTag(tag, m, file string) string {
 	}
 	t := ""
 	lines := r.typ.FileLines(def)
-	if body := structBody(lines.Span(0, lines.Len()), tag); body != "" {
+	if body := ctype.StructBody(lines.Span(0, lines.Len()), tag); body != "" {
 		for _, mm := range annotatedMemberRe.FindAllStringSubmatch(body, -1) {
 			if mm[2] == m {
 				t = mm[1]
@@ -279,53 +279,11 @@ func (r *checker) includedStruct(tag, file string) (map[string]string, string) {
 	return nil, ""
 }
 
-// structBody returns the text of the definition of struct tag in text
-// (from its opening brace to the matching one), "" if absent.
-func structBody(text, tag string) string {
-	re := regexp.MustCompile(`\bstruct\s+` + regexp.QuoteMeta(tag) + `\s*\{`)
-	loc := re.FindStringIndex(text)
-	if loc == nil {
-		return ""
-	}
-	depth := 0
-	for i := loc[1] - 1; i < len(text); i++ {
-		switch text[i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return text[loc[1]:i]
-			}
-		}
-	}
-	return ""
-}
-
 // memberIsPointer reports whether member m of struct tag, seen from
 // file, is declared as a pointer (false when its declaration is not
 // found).
 func (r *checker) memberIsPointer(tag, m, file string) bool {
-	_, def := r.typ.StructDef(tag, file)
-	if def == "" {
-		if _, def = r.typ.VisibleStruct(tag, file); def == "" {
-			return false
-		}
-	}
-	memo := "ptr|" + def + "|" + tag + "." + m
-	if v, ok := r.canon[memo]; ok {
-		return v == "1"
-	}
-	v := ""
-	lines := r.typ.FileLines(def)
-	if body := structBody(lines.Span(0, lines.Len()), tag); body != "" {
-		re := regexp.MustCompile(`[^;{}]*[\s*]` + regexp.QuoteMeta(m) + `\s*(?:\[[^\]]*\]\s*)*;`)
-		if d := re.FindString(body); d != "" && strings.Contains(d[:strings.LastIndex(d, m)], "*") {
-			v = "1"
-		}
-	}
-	r.canon[memo] = v
-	return v == "1"
+	return strings.Contains(r.typ.MemberDecl(tag, m, file), "*")
 }
 
 // hasSibling reports whether struct tag, seen from file, has a member

@@ -266,3 +266,29 @@ func MemberPath(expr string) []string {
 
 // identRe matches a C identifier.
 var identRe = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+
+// StructBody returns the text of the definition of struct tag in text,
+// between its braces, "" when text does not define it.
+func StructBody(text, tag string) string {
+	re := regexp.MustCompile(`\bstruct\s+` + regexp.QuoteMeta(tag) + `\s*\{`)
+	loc := re.FindStringIndex(text)
+	if loc == nil {
+		return ""
+	}
+	body, _ := BraceBody(text[loc[1]:])
+	return body
+}
+
+// MemberDecl returns the declaration of member m in struct body, comments
+// left out (the text between the semicolon before it and its name, "gfp_t" for
+// `gfp_t sk_allocation;`, "struct foo *" for `struct foo *f, g;`), ""
+// when body does not declare m.
+func MemberDecl(body, m string) string {
+	body = commentRe.ReplaceAllString(body, " ")
+	re := regexp.MustCompile(`[^;{}]*[\s*,]` + regexp.QuoteMeta(m) + `\s*(?:\[[^\]]*\]\s*)*(?::\s*\d+\s*)?[;,]`)
+	d := re.FindString(body)
+	if d == "" {
+		return ""
+	}
+	return strings.TrimSpace(d[:strings.LastIndex(d, m)])
+}

@@ -180,3 +180,35 @@ struct sock {
 		t.Errorf("ParseStructs:\n got %v\nwant %v", got, want)
 	}
 }
+
+func TestMemberDecl(t *testing.T) {
+	src := `
+struct sock {
+	spinlock_t		sk_lock;
+	gfp_t			sk_allocation;	/* the mask */
+	struct sk_buff		*sk_send_head, *sk_tail;
+	u8			sk_pad[4];
+	unsigned int		sk_flag:1;
+	void			(*sk_data_ready)(struct sock *sk);
+};
+struct other { gfp_t gfp; };
+`
+	body := StructBody(src, "sock")
+	for _, tc := range []struct{ m, want string }{
+		{"sk_allocation", "gfp_t"},
+		{"sk_lock", "spinlock_t"},
+		{"sk_send_head", "struct sk_buff		*"},
+		{"sk_tail", "struct sk_buff		*sk_send_head, *"},
+		{"sk_pad", "u8"},
+		{"sk_flag", "unsigned int"},
+		{"gfp", ""},
+		{"sk_alloc", ""},
+	} {
+		if got := MemberDecl(body, tc.m); got != tc.want {
+			t.Errorf("MemberDecl(%q) = %q, want %q", tc.m, got, tc.want)
+		}
+	}
+	if StructBody(src, "sk") != "" {
+		t.Errorf("StructBody found struct sk")
+	}
+}

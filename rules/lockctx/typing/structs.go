@@ -327,3 +327,26 @@ func PointerMember(name string) (base, member string, ok bool) {
 		return name[:j], name[j+1:], true
 	}
 }
+
+// MemberDecl returns the declaration of member m of struct tag as seen
+// from file (ctype.MemberDecl: "gfp_t" for `gfp_t sk_allocation;`), ""
+// when the struct or the member is not found.
+func (ty *Typer) MemberDecl(tag, m, file string) string {
+	_, def := ty.StructDef(tag, file)
+	if def == "" {
+		if _, def = ty.VisibleStruct(tag, file); def == "" {
+			return ""
+		}
+	}
+	ty.note(MemberKey(tag, m))
+	key := def + "|" + tag + "." + m
+	if d, ok := ty.memberDecls[key]; ok {
+		return d
+	}
+	d := ""
+	if body := ctype.StructBody(ty.FileLines(def).Text(), tag); body != "" {
+		d = ctype.MemberDecl(body, m)
+	}
+	ty.memberDecls[key] = d
+	return d
+}

@@ -42,6 +42,8 @@ type Typer struct {
 	locals map[*cscan.Func]map[string]bool
 	// publicAssigns caches PlainAssignsOf for public structs (types.go).
 	publicAssigns map[string]typedAssignsMemo
+	// memberDecls caches MemberDecl (structs.go).
+	memberDecls map[string]string
 }
 
 // New returns a Typer over the view ix (nil in patch-only mode: every
@@ -53,7 +55,8 @@ func New(ix *index.Index, note func(key string)) *Typer {
 	}
 	return &Typer{ix: ix, note: note, structCache: map[string]ctype.Structs{},
 		lines: map[string]Lines{}, declTags: map[declKey]map[string]string{}, structs: map[string]structDefAt{}, typedefs: map[string]string{},
-		params: map[*cscan.Func][]string{}, paramDecls: map[*cscan.Func][]string{}, locals: map[*cscan.Func]map[string]bool{}, publicAssigns: map[string]typedAssignsMemo{}}
+		params: map[*cscan.Func][]string{}, paramDecls: map[*cscan.Func][]string{}, locals: map[*cscan.Func]map[string]bool{}, publicAssigns: map[string]typedAssignsMemo{},
+		memberDecls: map[string]string{}}
 }
 
 // StructKey is the dependency key noting that a look-up read the
