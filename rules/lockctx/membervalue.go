@@ -1,6 +1,7 @@
 package lockctx
 
 import (
+	"bytes"
 	"path"
 	"regexp"
 	"slices"
@@ -36,10 +37,6 @@ import (
 // memberExprRe matches a member access: the object expression and the
 // member's name.
 var memberExprRe = regexp.MustCompile(`^([A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\[[^\]]*\])*)\s*(?:->|\.)\s*([A-Za-z_]\w*)$`)
-
-// memberStoreRe matches a plain store to a member, `x->m = v;` or a
-// designated initializer's `.m = v,`: the member and the value.
-var memberStoreRe = regexp.MustCompile(`(?:->|\.)[ \t]*([A-Za-z_]\w*)\s*=\s*([^=;,{}\s][^;,{}]*)`)
 
 // maxInitDepth bounds how deep memberValues looks for the stores of the
 // core code a directory hands its objects to (sock_init_data() ->
@@ -96,7 +93,7 @@ func (r *Resolver) memberValues(fn *cscan.Func, arg string) memberValuesOf {
 func (r *Resolver) dirStores(dir, m string) memberValuesOf {
 	var mv memberValuesOf
 	for _, p := range r.dirPaths(dir) {
-		for _, s := range r.memberStores(p)[m] {
+		for _, s := range r.memberStores(p, m) {
 			mv.add(s.Value, "in "+p+":"+strconv.Itoa(s.Line))
 		}
 	}
@@ -126,7 +123,7 @@ func (r *Resolver) initStores(dir, tag, m string) memberValuesOf {
 				if path.Dir(d.File) == dir || !slices.ContainsFunc(r.typ.ParamDecls(d), takes.MatchString) {
 					continue
 				}
-				for _, s := range r.memberStores(d.File)[m] {
+				for _, s := range r.memberStores(d.File, m) {
 					if s.Line > d.BodyStart && s.Line <= d.End {
 						mv.add(s.Value, "by "+d.Name+"(), "+d.File+":"+strconv.Itoa(s.Line))
 					}
@@ -175,28 +172,28 @@ func (r *Resolver) dirPaths(dir string) []string {
 	return out
 }
 
-// memberStores returns the plain stores to members in file, by member
-// (perFile).
-func (r *Resolver) memberStores(file string) map[string][]memberStore {
-	return r.perFile("memberstores", file, func(src []byte) any {
-		return scanMemberStores(string(src))
-	}).(map[string][]memberStore)
+// memberStores returns the plain stores to member m in file (perFile).
+func (r *Resolver) memberStores(file, m string) []memberStore {
+	return r.perFile("memberstores:"+m, file, func(src []byte) any {
+		if !bytes.Contains(src, []byte(m)) {
+			return []memberStore(nil)
+		}
+		return scanMemberStores(string(src), m)
+	}).([]memberStore)
 }
 
-// scanMemberStores finds the plain stores to members in src, outside
-// comments.
-func scanMemberStores(src string) map[string][]memberStore {
-	out := map[string][]memberStore{}
-	if !strings.Contains(src, "=") {
-		return out
-	}
+// scanMemberStores finds the plain stores to member m in src, outside
+// comments: `x->m = v;`, `x.m = v;` and a designated initializer's
+// `.m = v,`.
+func scanMemberStores(src, m string) []memberStore {
+	re := regexp.MustCompile(`(?:->|\.)[ \t]*` + regexp.QuoteMeta(m) + `\s*=\s*([^=;,{}\s][^;,{}]*)`)
 	src = typing.StripComments(src)
+	var out []memberStore
 	line, at := 1, 0
-	for _, sm := range memberStoreRe.FindAllStringSubmatchIndex(src, -1) {
+	for _, sm := range re.FindAllStringSubmatchIndex(src, -1) {
 		line += strings.Count(src[at:sm[0]], "\n")
 		at = sm[0]
-		m := src[sm[2]:sm[3]]
-		out[m] = append(out[m], memberStore{Value: strings.Join(strings.Fields(src[sm[4]:sm[5]]), " "), Line: line})
+		out = append(out, memberStore{Value: strings.Join(strings.Fields(src[sm[2]:sm[3]]), " "), Line: line})
 	}
 	return out
 }

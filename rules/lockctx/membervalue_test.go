@@ -21,12 +21,16 @@ void init(struct psock *ps, gfp_t gfp)
 	ps.p_allocation = (flags & X) ? GFP_ATOMIC : GFP_KERNEL;
 }
 `
-	got := scanMemberStores(src)
-	want := map[string][]memberStore{
-		"gfp":          {{"GFP_NOIO", 2}, {"gfp | __GFP_ZERO", 12}},
-		"p_allocation": {{"GFP_KERNEL", 8}, {"(flags & X) ? GFP_ATOMIC : GFP_KERNEL", 13}},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("scanMemberStores:\n got %v\nwant %v", got, want)
+	for _, tc := range []struct {
+		m    string
+		want []memberStore
+	}{
+		{"gfp", []memberStore{{"GFP_NOIO", 2}, {"gfp | __GFP_ZERO", 12}}},
+		{"p_allocation", []memberStore{{"GFP_KERNEL", 8}, {"(flags & X) ? GFP_ATOMIC : GFP_KERNEL", 13}}},
+		{"allocation", nil},
+	} {
+		if got := scanMemberStores(src, tc.m); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("scanMemberStores(%q):\n got %v\nwant %v", tc.m, got, tc.want)
+		}
 	}
 }

@@ -30,27 +30,10 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		}
 		return out
 	}
-	ngs, ogs := condGuards(n.Call.Guards), condGuards(o.Call.Guards)
-	oldUsed := make([]bool, len(ogs))
-	var newLeft []cscan.Guard
-	for _, g := range ngs {
-		found := false
-		for i, og := range ogs {
-			if !oldUsed[i] && og.Kind == g.Kind && norm(og.Cond) == norm(g.Cond) {
-				oldUsed[i], found = true, true
-				break
-			}
-		}
-		if !found {
-			newLeft = append(newLeft, g)
-		}
-	}
-	var oldLeft []cscan.Guard
-	for i, og := range ogs {
-		if !oldUsed[i] {
-			oldLeft = append(oldLeft, og)
-		}
-	}
+	nfg, flags := withFlagGuards(nw, n)
+	ofg, _ := withFlagGuards(old, o)
+	ngs, ogs := condGuards(nfg), condGuards(ofg)
+	newLeft, oldLeft := unmatchedGuards(ngs, ogs, norm)
 	var conds, ev, dropped []string
 	var gates []cscan.Guard
 	// A wake-up the patch moved (deleted and re-added) into a branch that
@@ -80,6 +63,9 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 				c = fmt.Sprintf("%s (was %s)", c, strings.Join(strings.Fields(oc), " "))
 			}
 		}
+		if flag := flags[g.Line]; flag != "" {
+			c += " (around the store to " + flag + ")"
+		}
 		conds = append(conds, c)
 		gates = append(gates, g)
 		ev = append(ev, nw.evidence(g.Line))
@@ -97,7 +83,15 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 			Evidence: ev,
 			Old:      []string{o.Fn.evidence(o.Line())},
 		}
-		r.decideConditional(&f, nw, n, gates)
+		// A gate on a flag's store takes effect where the flag is
+		// read, at the wake-up: the stores before that are gated.
+		start := n.Line()
+		for _, g := range gates {
+			if flags[g.Line] == "" {
+				start = min(start, g.Line)
+			}
+		}
+		r.decideConditional(&f, nw, n, gates, start)
 		r.decideNarrowed(&f, nw, n, gates, ogs)
 		r.decideNotifierGated(&f, old, nw, o, n, gates, 0, 0)
 		if moved && len(oldLeft) == 0 && len(ogs) > 0 {
@@ -131,6 +125,31 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		return
 	}
 	r.checkSkippingGotos(old, nw, o, n)
+}
+
+// unmatchedGuards returns the guards of ngs that no guard of ogs of the
+// same kind and (normalised) condition matches, and those of ogs left
+// over, each in order.
+func unmatchedGuards(ngs, ogs []cscan.Guard, norm func(string) string) (newLeft, oldLeft []cscan.Guard) {
+	oldUsed := make([]bool, len(ogs))
+	for _, g := range ngs {
+		found := false
+		for i, og := range ogs {
+			if !oldUsed[i] && og.Kind == g.Kind && norm(og.Cond) == norm(g.Cond) {
+				oldUsed[i], found = true, true
+				break
+			}
+		}
+		if !found {
+			newLeft = append(newLeft, g)
+		}
+	}
+	for i, og := range ogs {
+		if !oldUsed[i] {
+			oldLeft = append(oldLeft, og)
+		}
+	}
+	return newLeft, oldLeft
 }
 
 // wokenBeforeExit reports whether every path to the exit at line exit

@@ -356,42 +356,10 @@ func exitNotifies(nw *wfunc, guards []cscan.Guard, exit, land int) bool {
 // scanner gives a return's (cscan.Return.Guards): the if, else, loop and
 // switch statements around it, outermost first.
 func stmtGuards(body cscan.Stmt, line int) []cscan.Guard {
-	var out []cscan.Guard
-	var walk func(s cscan.Stmt, gs []cscan.Guard) bool
-	walk = func(s cscan.Stmt, gs []cscan.Guard) bool {
-		switch v := s.(type) {
-		case *cscan.Block:
-			if v == nil {
-				return false
-			}
-			for _, c := range v.Stmts {
-				if walk(c, gs) {
-					return true
-				}
-			}
-			return false
-		case *cscan.IfStmt:
-			then := append(gs[:len(gs):len(gs)], cscan.Guard{Kind: "if", Cond: v.Cond, Line: v.Line})
-			if walk(v.Then, then) {
-				return true
-			}
-			return walk(v.Else, append(gs[:len(gs):len(gs)], cscan.Guard{Kind: "else", Cond: v.Cond, Line: v.ElseLine}))
-		case *cscan.LoopStmt:
-			return walk(v.Body, append(gs[:len(gs):len(gs)], cscan.Guard{Kind: "loop", Cond: v.Cond, Line: v.Line}))
-		case *cscan.SwitchStmt:
-			return walk(v.Body, append(gs[:len(gs):len(gs)], cscan.Guard{Kind: "case", Cond: v.Cond, Line: v.Line}))
-		case *cscan.ScopedGuardStmt:
-			return walk(v.Body, gs)
-		case *cscan.GotoStmt:
-			if v.Line == line {
-				out = gs
-				return true
-			}
-		}
-		return false
-	}
-	walk(body, nil)
-	return out
+	return guardsOfStmt(body, func(s cscan.Stmt) bool {
+		g, ok := s.(*cscan.GotoStmt)
+		return ok && g.Line == line
+	})
 }
 
 // waiterState returns the condition waiter x waits for and the code

@@ -55,7 +55,65 @@ func (r *checker) setterStore(f *wfunc, line int) string {
 			return store
 		}
 	}
-	return ""
+	return r.objectStores(m[1], args, f.File)
+}
+
+// maxStoreHelperLines bounds the text of a helper whose stores into its
+// parameters' objects are read as its caller's (objectStores).
+const maxStoreHelperLines = 30
+
+// memberStoreLineRe reads a plain store into a member path of a
+// variable: "p->a.b = expr;" (no subscripts, no compound assignment).
+var memberStoreLineRe = regexp.MustCompile(`^\s*([A-Za-z_]\w*)((?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*=\s*([^=].*);\s*$`)
+
+// objectStores returns the stores a helper of f's file (static there,
+// at most maxStoreHelperLines long) called as name(args) makes into the
+// objects its parameters point to, written with the caller's arguments
+// and joined by spaces: "__pass_event(client, &event);" stores
+// "client->packet_head = client->head;". "" when it makes none.
+func (r *checker) objectStores(name string, args []string, file string) string {
+	var out []string
+	for _, h := range r.smallFuncsNamed(name, file, maxStoreHelperLines) {
+		if h.File != file || h.F == nil || !h.F.Static {
+			continue
+		}
+		params := paramNames(h.header(), h.Name)
+		if len(params) != len(args) {
+			continue
+		}
+		for l := h.F.BodyStart + 1; l < h.F.End; l++ {
+			sm := memberStoreLineRe.FindStringSubmatch(codeOnly(h.lines[l]))
+			if sm == nil || !slices.Contains(params, sm[1]) {
+				continue
+			}
+			out = append(out, withArgs(strings.Join(strings.Fields(sm[0]), " "), params, args))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// withArgs returns text with each word naming one of params replaced by
+// the matching argument.
+func withArgs(text string, params, args []string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && cscan.IsIdentChar(text[j]) {
+			j++
+		}
+		if j == i {
+			b.WriteByte(text[i])
+			i++
+			continue
+		}
+		w := text[i:j]
+		if k := slices.Index(params, w); k >= 0 && (i == 0 || text[i-1] != '.' && text[i-1] != '>') {
+			w = strings.TrimSpace(args[k])
+		}
+		b.WriteString(w)
+		i = j
+	}
+	return b.String()
 }
 
 // smallFuncsNamed returns the definitions of name whose text spans at

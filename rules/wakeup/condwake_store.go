@@ -82,6 +82,9 @@ func (r *checker) storesBefore(f *wfunc, line int, q string) ([]int, map[int]str
 	return out, texts
 }
 
+// loopHeaderRe matches the header of a for loop.
+var loopHeaderRe = regexp.MustCompile(`^\s*for\s*\(`)
+
 // guardTracks reports whether the new guards test the state the waiter
 // waits for, directly or through a local the function sets next to a store
 // of that state: then the wake-up is skipped only when nothing the waiter
@@ -96,8 +99,8 @@ func guardTracks(f *wfunc, guards []cscan.Guard, cond map[string]bool, stores ma
 			local := m[1]
 			set := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(local) + `\s*(?:[-+|&]?=[^=]|\+\+|--)`)
 			for l, t := range f.lines {
-				if l >= g.Line || !set.MatchString(t) {
-					continue
+				if l >= g.Line || !set.MatchString(t) || loopHeaderRe.MatchString(t) {
+					continue // a loop's iterator reports no store
 				}
 				if sharesState(stateTokens(t), cond) {
 					return true // the local is computed from the waited-for state
@@ -115,15 +118,17 @@ func guardTracks(f *wfunc, guards []cscan.Guard, cond map[string]bool, stores ma
 
 // decideConditional escalates the note on wake-up n, now gated by guards,
 // to a risk when a waiter of n's queue waits for state that the path
-// before the wake-up stores, and the guards do not test that state: when
+// before start (the first gate, or the wake-up itself for a gate on the
+// store of the flag it tests) stores, and the guards do not test that
+// state: when
 // they are false the store is made and its waiter is not woken. A wake-up
 // that stores that state itself is judged by decideSelfStoring.
-func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guards []cscan.Guard) {
+func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guards []cscan.Guard, start int) {
 	if w := r.p.waker(n.Call.Name); w != nil && w.Stores {
 		r.decideSelfStoring(f, nw, n, guards)
 		return
 	}
-	stores, texts := r.storesBefore(nw, guardStart(guards, n.Line()), n.Q)
+	stores, texts := r.storesBefore(nw, start, n.Q)
 	if len(stores) == 0 {
 		return
 	}
@@ -192,16 +197,4 @@ func (r *checker) riskGated(f *report.Finding, w *wsite, nw *wfunc, n *wsite, li
 	r.riskUnwoken(f, w, nw, line, what)
 	f.Chain = append(f.Chain, step(n, stepWhat+n.Text()))
 	f.Evidence = append(f.Evidence, interleaving(nw.Name+"()", w.Fn.Name+"()", rows)...)
-}
-
-// guardStart returns the first line of the guards that gate a wake-up at
-// line: stores after it are under the same guard as the wake-up.
-func guardStart(guards []cscan.Guard, line int) int {
-	start := line
-	for _, g := range guards {
-		if g.Line < start {
-			start = g.Line
-		}
-	}
-	return start
 }
