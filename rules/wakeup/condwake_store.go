@@ -82,6 +82,19 @@ func (r *checker) storesBefore(f *wfunc, line int, q string) ([]int, map[int]str
 	return out, texts
 }
 
+// pollMaskText returns the code of poll waiter w's function after its
+// poll_wait(): what computes the mask it returns.
+func pollMaskText(w *wsite) string {
+	var b strings.Builder
+	for _, l := range sortedLines(w.Fn) {
+		if l > w.Line() {
+			b.WriteString(codeOnly(w.Fn.lines[l]))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
 // loopHeaderRe matches the header of a for loop.
 var loopHeaderRe = regexp.MustCompile(`^\s*for\s*\(`)
 
@@ -138,11 +151,18 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		covered[s] = gatesCover(nw, s, guards)
 	}
 	for _, w := range byNearness(r.otherWaiters(n.Q, nw.Name), nw.File) {
-		c := r.condOf(w)
-		if c == "" {
+		c, state := r.condOf(w), ""
+		if c == "" && w.WKind == "poll" {
+			// A poll function waits for the events its mask reports.
+			c, state = "the events "+w.Fn.Name+"() reports", pollMaskText(w)
+		}
+		if state == "" {
+			state = c
+		}
+		if state == "" {
 			continue
 		}
-		cond := stateTokens(r.withHelpers(c, w.Fn.File))
+		cond := stateTokens(r.withHelpers(state, w.Fn.File))
 		var store int
 		for _, s := range stores {
 			if !covered[s] && sharesState(stateTokens(texts[s]), cond) {
