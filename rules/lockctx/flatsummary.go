@@ -158,6 +158,10 @@ func (f *flatBuilder) call(ev event) {
 			return
 		}
 		st, drops := f.heldAt(ev.pos, ev.guards)
+		st, drop := r.withoutReleased(c, st, here)
+		if drop != nil {
+			drops = append(drops, *drop)
+		}
 		if st.Empty() {
 			f.reaches = append(f.reaches, &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Drops: drops, Cond: cond})
 		}

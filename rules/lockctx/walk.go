@@ -140,7 +140,10 @@ func (w *walker) call(c cscan.Call, st State) State {
 		if cond, ok := w.r.primCond(w.fn, c, vc, w.r.condGuarded(w.fn, c.Guards)); ok {
 			p = &Reach{Steps: []report.Step{here}, Prim: c.Name, Why: why, Cond: cond}
 		}
-		w.visit(Visit{Call: orig, State: st, Reach: p})
+		// The lock the primitive sleeps with released is no context of
+		// its sleep.
+		sleeping, _ := w.r.withoutReleased(c, st, here)
+		w.visit(Visit{Call: orig, State: sleeping, Reach: p})
 		return st
 	}
 	if p := w.r.contextArgReach(w.fn, c, st, here); p != nil {

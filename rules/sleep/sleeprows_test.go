@@ -32,8 +32,12 @@ func TestEverySleepingPrimitive(t *testing.T) {
 		for _, name := range names {
 			t.Run(name, func(t *testing.T) {
 				call := sleepingCall(name, row.ZeroArg)
-				pre := sleepRowSource("")
-				post := sleepRowSource(call)
+				// A primitive that sleeps with the caller's spinlock
+				// released (releases, releases_queue) must still be a
+				// risk inside rcu_read_lock().
+				released := row.Releases > 0 || row.ReleasesQueue
+				pre := sleepRowSource("", released)
+				post := sleepRowSource(call, released)
 				fs := rulestest.RunGenerated(t, rule, "drivers/misc/sleeprow.c", pre, post)
 				for _, f := range fs {
 					if f.Severity == report.SeverityRisk && f.Category == "sleep-in-atomic" &&
@@ -59,16 +63,21 @@ func sleepingCall(name string, zeroArg int) string {
 }
 
 // sleepRowSource returns a file where sr_update() runs under the
-// spinlock sr_outer() takes, with call (if any) added to it.
-func sleepRowSource(call string) string {
+// spinlock sr_outer() takes, and inside rcu_read_lock() too when rcu is
+// set, with call (if any) added to it.
+func sleepRowSource(call string, rcu bool) string {
 	body := "\td->n++;\n"
 	if call != "" {
 		body = "\t" + call + "\n" + body
 	}
+	inner := "\tspin_lock(&d->lock);\n\tsr_update(d);\n\tspin_unlock(&d->lock);\n"
+	if rcu {
+		inner = "\trcu_read_lock();\n" + inner + "\trcu_read_unlock();\n"
+	}
 	return "#include <linux/spinlock.h>\n\n" +
 		"struct sr {\n\tspinlock_t lock;\n\tint n;\n};\n\n" +
 		"static void sr_update(struct sr *d)\n{\n" + body + "}\n\n" +
-		"void sr_outer(struct sr *d)\n{\n\tspin_lock(&d->lock);\n\tsr_update(d);\n\tspin_unlock(&d->lock);\n}\n"
+		"void sr_outer(struct sr *d)\n{\n" + inner + "}\n"
 }
 
 // chainNames reports whether a step of chain names the call name.

@@ -72,6 +72,13 @@ type sleepRow struct {
 	// Fault is set for primitives that sleep only by faulting user pages
 	// in: inside the table's fault_region they do not sleep.
 	Fault bool `yaml:"fault"`
+	// Releases, when set, is the argument holding a spinlock the
+	// primitive must be called with and releases while it sleeps
+	// (wait_event_lock_irq()'s lock), 1-based like ZeroArg;
+	// ReleasesQueue says it releases the lock of the wait queue its
+	// first argument names (wait_event_interruptible_locked()).
+	Releases      int  `yaml:"releases"`
+	ReleasesQueue bool `yaml:"releases_queue"`
 }
 
 // sleeper is the compiled sleeping part of the table: the lockctx.Target
@@ -80,7 +87,11 @@ type sleeper struct {
 	sleep map[string]string
 	// zeroArg is, by primitive, the 0-based argument that makes it not
 	// sleep when it is the literal 0 (sleepRow.ZeroArg).
-	zeroArg             map[string]int
+	zeroArg map[string]int
+	// releases is, by primitive, the 0-based argument naming the lock it
+	// sleeps with released, -1 for its wait queue's lock
+	// (sleepRow.Releases, ReleasesQueue).
+	releases            map[string]int
 	sleepPrefix         []sleepRow
 	alloc               map[string]int
 	gfpSleep, gfpAtomic []string
@@ -120,7 +131,7 @@ func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
 
 // newSleeper compiles the sleeping primitives of t.
 func newSleeper(t *tables) (*sleeper, error) {
-	sl := &sleeper{sleep: map[string]string{}, zeroArg: map[string]int{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
+	sl := &sleeper{sleep: map[string]string{}, zeroArg: map[string]int{}, releases: map[string]int{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
 		trueConds: map[string]bool{}, condSleep: t.CondSleep, condSleepElse: t.CondSleepElse, sleepGuards: t.SleepGuards,
 		fault: map[string]bool{}, faultRegion: t.FaultRegion, boot: t.Boot}
 	for _, r := range t.Sleep {
@@ -131,6 +142,12 @@ func newSleeper(t *tables) (*sleeper, error) {
 			}
 			if r.ZeroArg > 0 {
 				sl.zeroArg[n] = r.ZeroArg - 1
+			}
+			switch {
+			case r.ReleasesQueue:
+				sl.releases[n] = -1
+			case r.Releases > 0:
+				sl.releases[n] = r.Releases - 1
 			}
 		}
 		if len(r.Prefix) > 0 {
@@ -151,6 +168,22 @@ func newSleeper(t *tables) (*sleeper, error) {
 		return nil, err
 	}
 	return sl, nil
+}
+
+// ReleasedWhileSleeping returns the key of the spinlock that sleeping
+// primitive c must be called with and releases while it sleeps:
+// wait_event_lock_irq(wq, cond, lock) sleeps with lock released,
+// wait_event_interruptible_locked(wq, cond) with wq's own lock
+// (lockctx.SleepReleaser).
+func (m *sleeper) ReleasedWhileSleeping(c cscan.Call) (string, bool) {
+	i, ok := m.releases[c.Name]
+	switch {
+	case !ok || i >= len(c.Args) || len(c.Args) == 0:
+		return "", false
+	case i < 0:
+		return lockmodel.Key(c.Args[0]) + ".lock", true
+	}
+	return lockmodel.ArgKey(c, i), true
 }
 
 // Decides reports whether a row of the tables names name: whatever a
