@@ -298,7 +298,7 @@ func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) [
 	}
 	out = append(out, r.tableSites(fn)...)
 	done := map[string]bool{}
-	direct := r.p.Index.AssignsOf(name)
+	direct := r.assignsOf(fn)
 	assigns := append(slices.Clip(direct), r.setterAssigns(name, file, static)...)
 	for i, a := range assigns {
 		// A setter's store counts only from call sites typed to its
@@ -375,6 +375,19 @@ func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) [
 		}
 	}
 	return out
+}
+
+// assignsOf returns the assignments of fn to struct members: the
+// index's, and those of the tables of functions holding it whose
+// elements its file stores into a member (lockctx TableMemberAssigns).
+func (r *checker) assignsOf(fn *cscan.Func) []index.Assign {
+	direct := r.p.Index.AssignsOf(fn.Name)
+	for _, a := range r.newR.TableMemberAssigns(fn.File) {
+		if a.Func == fn.Name {
+			direct = append(slices.Clip(direct), a)
+		}
+	}
+	return direct
 }
 
 // assignStruct returns the struct type of assignment a: the scanner's,
