@@ -43,17 +43,29 @@ var memberExprRe = regexp.MustCompile(`^([A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]
 // sock_init_data_uid() is two).
 const maxInitDepth = 3
 
-// memberStore is one plain store to a member: its value and where.
+// memberStore is one store to a member: the object's expression ("" in
+// a designated initializer), the value and where.
 type memberStore struct {
-	Value string
-	Line  int
+	Base, Value string
+	Line        int
+}
+
+// memberWrites are the writes of a member in one file: its plain stores,
+// and whether it is also written another way (a compound assignment
+// other than |=, its address taken), which leaves its value unknown.
+type memberWrites struct {
+	stores      []memberStore
+	opaque      bool
+	opaqueLines []int
 }
 
 // memberValuesOf is memberValues' answer: the values and where the first
-// one is stored ("by sock_init_data_uid(), net/core/sock.c:3439").
+// one is stored ("by sock_init_data_uid(), net/core/sock.c:3439"), or
+// unknown when the member is written in a way not read as a store.
 type memberValuesOf struct {
-	vals  []string
-	where string
+	vals    []string
+	where   string
+	unknown bool
 }
 
 // memberValues returns the values stored in the member arg reads, when
@@ -80,58 +92,82 @@ func (r *Resolver) memberValues(fn *cscan.Func, arg string) memberValuesOf {
 		mv, _ := v.(memberValuesOf)
 		return mv
 	}
-	mv := r.dirStores(dir, sm[2])
-	if len(mv.vals) == 0 {
+	mv := r.dirStores(dir, tag, sm[2])
+	if len(mv.vals) == 0 && !mv.unknown {
 		mv = r.initStores(dir, tag, sm[2])
+	}
+	if mv.unknown {
+		mv = memberValuesOf{}
 	}
 	r.facts[key] = mv
 	return mv
 }
 
 // dirStores returns the values the C files and headers of directory dir
-// store in member m.
-func (r *Resolver) dirStores(dir, m string) memberValuesOf {
+// store in member m of struct tag: plain stores through an object not
+// known to be of another struct type (designated initializers are left
+// out: their struct is not known here).
+func (r *Resolver) dirStores(dir, tag, m string) memberValuesOf {
 	var mv memberValuesOf
 	for _, p := range r.dirPaths(dir) {
-		for _, s := range r.memberStores(p, m) {
+		w := r.memberWrites(p, m)
+		mv.unknown = mv.unknown || w.opaque
+		for _, s := range w.stores {
+			if s.Base == "" || !r.storeOfTag(p, s, tag) {
+				continue
+			}
 			mv.add(s.Value, "in "+p+":"+strconv.Itoa(s.Line))
 		}
 	}
 	return mv
 }
 
+// storeOfTag reports whether store s of file may be to a struct tag: its
+// object's type, in the function making it, is tag or unknown.
+func (r *Resolver) storeOfTag(file string, s memberStore, tag string) bool {
+	fn := r.ix.File(file).FuncAt(s.Line)
+	if fn == nil {
+		return true
+	}
+	t := r.typ.ExprTag(s.Base, fn)
+	return t == "" || t == tag
+}
+
 // initStores returns the values stored in member m of struct tag by the
 // functions outside dir that dir's functions call, directly or to
-// maxInitDepth levels, through functions taking a struct tag.
+// maxInitDepth levels, through functions taking a struct tag; each
+// callee is the definition its caller's file sees.
 func (r *Resolver) initStores(dir, tag, m string) memberValuesOf {
 	var mv memberValuesOf
 	seen := map[string]bool{}
-	var names []string
+	var calls []calleeFrom
 	for _, p := range r.dirPaths(dir) {
 		if !strings.HasSuffix(p, ".c") {
 			continue
 		}
 		for _, f := range r.ix.File(p).Funcs {
-			names = appendCallees(names, f, seen)
+			calls = appendCallees(calls, f, seen)
 		}
 	}
 	takes := regexp.MustCompile(`\bstruct\s+` + regexp.QuoteMeta(tag) + `\b`)
 	for range maxInitDepth {
-		var next []string
-		for _, name := range names {
-			for _, d := range r.ix.Funcs(name) {
+		var next []calleeFrom
+		for _, c := range calls {
+			for _, d := range cscan.PickDefs(r.ix.Funcs(c.name), c.from) {
 				if path.Dir(d.File) == dir || !slices.ContainsFunc(r.typ.ParamDecls(d), takes.MatchString) {
 					continue
 				}
-				for _, s := range r.memberStores(d.File, m) {
-					if s.Line > d.BodyStart && s.Line <= d.End {
+				w := r.memberWrites(d.File, m)
+				for _, s := range w.stores {
+					if s.Line > d.BodyStart && s.Line <= d.End && s.Base != "" {
 						mv.add(s.Value, "by "+d.Name+"(), "+d.File+":"+strconv.Itoa(s.Line))
 					}
 				}
+				mv.unknown = mv.unknown || w.opaque && w.opaqueIn(d)
 				next = appendCallees(next, d, seen)
 			}
 		}
-		names = next
+		calls = next
 	}
 	return mv
 }
@@ -147,15 +183,18 @@ func (mv *memberValuesOf) add(v, where string) {
 	mv.vals = append(mv.vals, v)
 }
 
-// appendCallees appends to names the callees of fn not yet seen.
-func appendCallees(names []string, fn *cscan.Func, seen map[string]bool) []string {
+// calleeFrom is a callee's name and the file of a call to it.
+type calleeFrom struct{ name, from string }
+
+// appendCallees appends to calls the callees of fn not yet seen.
+func appendCallees(calls []calleeFrom, fn *cscan.Func, seen map[string]bool) []calleeFrom {
 	for _, c := range fn.Calls {
 		if !seen[c.Name] {
 			seen[c.Name] = true
-			names = append(names, c.Name)
+			calls = append(calls, calleeFrom{c.Name, fn.File})
 		}
 	}
-	return names
+	return calls
 }
 
 // dirPaths returns the tree's C files and headers directly in dir.
@@ -172,28 +211,67 @@ func (r *Resolver) dirPaths(dir string) []string {
 	return out
 }
 
-// memberStores returns the plain stores to member m in file (perFile).
-func (r *Resolver) memberStores(file, m string) []memberStore {
-	return r.perFile("memberstores:"+m, file, func(src []byte) any {
+// memberWrites returns the writes of member m in file (perFile).
+func (r *Resolver) memberWrites(file, m string) memberWrites {
+	return r.perFile("memberwrites:"+m, file, func(src []byte) any {
 		if !bytes.Contains(src, []byte(m)) {
-			return []memberStore(nil)
+			return memberWrites{}
 		}
-		return scanMemberStores(string(src), m)
-	}).([]memberStore)
+		return scanMemberWrites(string(src), m)
+	}).(memberWrites)
 }
 
-// scanMemberStores finds the plain stores to member m in src, outside
-// comments: `x->m = v;`, `x.m = v;` and a designated initializer's
-// `.m = v,`.
-func scanMemberStores(src, m string) []memberStore {
-	re := regexp.MustCompile(`(?:->|\.)[ \t]*` + regexp.QuoteMeta(m) + `\s*=\s*([^=;,{}\s][^;,{}]*)`)
+// memberWriteRe matches, for a member, a plain store `x->m = v;` or
+// `x.m = v;` (the object, the value), a designated initializer's
+// `.m = v,` (no object), WRITE_ONCE(x->m, v), and the other writes that
+// leave the value unknown: a compound assignment other than |= (which
+// only adds flags), or the member's address taken.
+func memberWriteRe(m string) *regexp.Regexp {
+	q := regexp.QuoteMeta(m)
+	obj := `[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\[[^\]]*\])*`
+	return regexp.MustCompile(`(` + obj + `)?\s*(?:->|\.)[ \t]*` + q + `\s*=\s*([^=;,{}\s][^;,{}]*)` +
+		`|\bWRITE_ONCE\s*\(\s*(` + obj + `)\s*(?:->|\.)\s*` + q + `\s*,\s*([^;]*?)\s*\)\s*;` +
+		`|(?:->|\.)[ \t]*` + q + `\s*(?:&=|\^=|\+=|-=|<<=|>>=)` +
+		`|&\s*\(?\s*` + obj + `\s*(?:->|\.)\s*` + q + `\b\s*[^\s(\[.-]`)
+}
+
+// scanMemberWrites finds the writes of member m in src, outside
+// comments.
+func scanMemberWrites(src, m string) memberWrites {
+	re := memberWriteRe(m)
 	src = typing.StripComments(src)
-	var out []memberStore
+	var out memberWrites
 	line, at := 1, 0
 	for _, sm := range re.FindAllStringSubmatchIndex(src, -1) {
-		line += strings.Count(src[at:sm[0]], "\n")
-		at = sm[0]
-		out = append(out, memberStore{Value: strings.Join(strings.Fields(src[sm[2]:sm[3]]), " "), Line: line})
+		// The line of the member's name: the match may start with the
+		// blanks before it.
+		pos := sm[0] + max(strings.Index(src[sm[0]:sm[1]], m), 0)
+		line += strings.Count(src[at:pos], "\n")
+		at = pos
+		switch {
+		case sm[4] >= 0:
+			base := ""
+			if sm[2] >= 0 {
+				base = strings.Join(strings.Fields(src[sm[2]:sm[3]]), "")
+			}
+			out.stores = append(out.stores, memberStore{Base: base, Value: strings.Join(strings.Fields(src[sm[4]:sm[5]]), " "), Line: line})
+		case sm[8] >= 0:
+			out.stores = append(out.stores, memberStore{Base: strings.Join(strings.Fields(src[sm[6]:sm[7]]), ""),
+				Value: strings.Join(strings.Fields(src[sm[8]:sm[9]]), " "), Line: line})
+		default:
+			out.opaque = true
+			out.opaqueLines = append(out.opaqueLines, line)
+		}
 	}
 	return out
+}
+
+// opaqueIn reports whether an opaque write of w lies in fn's body.
+func (w memberWrites) opaqueIn(fn *cscan.Func) bool {
+	for _, l := range w.opaqueLines {
+		if l > fn.BodyStart && l <= fn.End {
+			return true
+		}
+	}
+	return false
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestScanMemberStores(t *testing.T) {
+func TestScanMemberWrites(t *testing.T) {
 	src := `static const struct foo_ops ops = {
 	.gfp = GFP_NOIO,
 };
@@ -19,18 +19,24 @@ void init(struct psock *ps, gfp_t gfp)
 		return;
 	ps->conf->gfp = gfp | __GFP_ZERO;
 	ps.p_allocation = (flags & X) ? GFP_ATOMIC : GFP_KERNEL;
+	WRITE_ONCE(ps->mask, GFP_NOWAIT);
+	ps->mask &= ~__GFP_DIRECT_RECLAIM;
+	set_mask(&ps->addr_mask);
+	set_mask(&ps->addr_mask.inner);
 }
 `
 	for _, tc := range []struct {
 		m    string
-		want []memberStore
+		want memberWrites
 	}{
-		{"gfp", []memberStore{{"GFP_NOIO", 2}, {"gfp | __GFP_ZERO", 12}}},
-		{"p_allocation", []memberStore{{"GFP_KERNEL", 8}, {"(flags & X) ? GFP_ATOMIC : GFP_KERNEL", 13}}},
-		{"allocation", nil},
+		{"gfp", memberWrites{stores: []memberStore{{"", "GFP_NOIO", 2}, {"ps->conf", "gfp | __GFP_ZERO", 12}}}},
+		{"p_allocation", memberWrites{stores: []memberStore{{"ps", "GFP_KERNEL", 8}, {"ps", "(flags & X) ? GFP_ATOMIC : GFP_KERNEL", 13}}}},
+		{"mask", memberWrites{stores: []memberStore{{"ps", "GFP_NOWAIT", 14}}, opaque: true, opaqueLines: []int{15}}},
+		{"addr_mask", memberWrites{opaque: true, opaqueLines: []int{16}}},
+		{"allocation", memberWrites{}},
 	} {
-		if got := scanMemberStores(src, tc.m); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("scanMemberStores(%q):\n got %v\nwant %v", tc.m, got, tc.want)
+		if got := scanMemberWrites(src, tc.m); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("scanMemberWrites(%q):\n got %+v\nwant %+v", tc.m, got, tc.want)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package lockctx
 
 import (
+	"strings"
+
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
 )
@@ -8,8 +10,11 @@ import (
 // A few sleeping primitives must be called with a spinlock held and
 // release it while they sleep: wait_event_lock_irq(wq, cond, lock) drops
 // lock around schedule(), wait_event_interruptible_locked(wq, cond) the
-// queue's own lock. That lock is no atomic context for them; any other
-// context held is.
+// queue's own lock. That lock is no atomic context for them, unless it
+// was taken with spin_lock_bh() (they unlock with spin_unlock_irq(), which
+// leaves bottom halves disabled); any other context held is. A lock the
+// function's caller holds is a drop of the reach, whatever way the caller
+// took it.
 
 // SleepReleaser is a Target with primitives that reach it with a
 // spinlock released that their caller holds.
@@ -34,10 +39,26 @@ func (r *Resolver) withoutReleased(c cscan.Call, st State, here report.Step) (St
 	}
 	for i, h := range st.Held {
 		if h.Key == key && (h.Kind == "spin" || h.Kind == "raw_spin") {
+			if enteredWithBH(h) {
+				// The wait unlocks with spin_unlock_irq(): bottom
+				// halves stay disabled while it sleeps.
+				return st, nil
+			}
 			out := st.Clone()
 			out.Held = append(out.Held[:i:i], out.Held[i+1:]...)
 			return out, nil
 		}
 	}
 	return st, &Effect{Kind: "spin", Key: key, Steps: []report.Step{here}}
+}
+
+// enteredWithBH reports whether held lock h was taken by a _bh lock call
+// (spin_lock_bh()), in the function or in the helper that entered it.
+func enteredWithBH(h Held) bool {
+	what := h.At.What
+	if n := len(h.Via); n > 0 {
+		what = h.Via[n-1].What
+	}
+	name, _, _ := strings.Cut(what, "(")
+	return strings.HasSuffix(strings.TrimSpace(name), "_bh")
 }

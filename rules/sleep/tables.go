@@ -177,13 +177,20 @@ func newSleeper(t *tables) (*sleeper, error) {
 // (lockctx.SleepReleaser).
 func (m *sleeper) ReleasedWhileSleeping(c cscan.Call) (string, bool) {
 	i, ok := m.releases[c.Name]
-	switch {
-	case !ok || i >= len(c.Args) || len(c.Args) == 0:
+	if !ok || i >= len(c.Args) || len(c.Args) == 0 {
 		return "", false
-	case i < 0:
-		return lockmodel.Key(c.Args[0]) + ".lock", true
 	}
-	return lockmodel.ArgKey(c, i), true
+	// The macros take the lock (or the queue) as an lvalue: "*lock"
+	// names the lock a "spinlock_t *lock" points to, which its caller
+	// took as spin_lock_irq(lock).
+	arg, sep := c.Args[max(i, 0)], "."
+	if p, ok := strings.CutPrefix(strings.TrimSpace(arg), "*"); ok {
+		arg, sep = p, "->"
+	}
+	if i < 0 {
+		return lockmodel.Key(arg) + sep + "lock", true
+	}
+	return lockmodel.Key(arg), true
 }
 
 // Decides reports whether a row of the tables names name: whatever a

@@ -82,27 +82,36 @@ func declaresLocal(f *wfunc, name string) bool {
 // flagStoreGuards returns the guards of the one statement before line
 // that stores a value other than false or 0 in flag, and the value as an
 // "if" guard when it is not true or 1; ok is false when there is no such
-// store, or several.
+// store, or several, or when flag is written any other way (initialised
+// to another value, a compound assignment, its address taken).
 func flagStoreGuards(body *cscan.Block, flag string, line int) ([]cscan.Guard, bool) {
-	storeRe := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(flag) + `\s*=\s*([^=].*?)\s*;?\s*$`)
+	q := regexp.QuoteMeta(flag)
+	storeRe := regexp.MustCompile(`^\s*` + q + `\s*=\s*([^=].*?)\s*;?\s*$`)
+	// Any other write: an initializer or chained store (read below),
+	// a compound assignment, an increment, the address taken.
+	otherRe := regexp.MustCompile(`\b` + q + `\s*=\s*([^=,;]+)|\b` + q + `\s*(?:[-+*/%&|^]|<<|>>)=|\b` + q + `\s*(?:\+\+|--)|(?:\+\+|--)\s*` + q + `\b|&\s*` + q + `\b`)
 	var at *cscan.ExprStmt
 	var val string
-	n := 0
+	n, other := 0, false
 	cscan.Inspect(body, func(s cscan.Stmt) {
 		e, ok := s.(*cscan.ExprStmt)
 		if !ok || e.Line >= line {
 			return
 		}
-		m := storeRe.FindStringSubmatch(e.Text)
-		if m == nil {
+		if m := storeRe.FindStringSubmatch(e.Text); m != nil {
+			if v := cscan.StripParens(m[1]); v != "false" && v != "0" {
+				n++
+				at, val = e, v
+			}
 			return
 		}
-		if v := cscan.StripParens(m[1]); v != "false" && v != "0" {
-			n++
-			at, val = e, v
+		for _, m := range otherRe.FindAllStringSubmatch(e.Text, -1) {
+			if v := strings.TrimSpace(m[1]); m[1] == "" || v != "false" && v != "0" {
+				other = true
+			}
 		}
 	})
-	if n != 1 {
+	if n != 1 || other {
 		return nil, false
 	}
 	gs := guardsOfStmt(body, func(s cscan.Stmt) bool { return s == at })

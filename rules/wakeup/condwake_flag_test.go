@@ -13,6 +13,7 @@ func TestFlagStoreGuards(t *testing.T) {
 	src := `void f(struct x *x)
 {
 	bool a = false, b = false, c = false, d = false;
+	bool e = x->head != x->tail, f = false, g = false;
 
 	for (i = 0; i < n; i++) {
 		if (x->v[i] == 1)
@@ -25,7 +26,14 @@ func TestFlagStoreGuards(t *testing.T) {
 	else
 		c = true;
 	d = false;
-	if (a || b || c || d)
+	if (x->flush)
+		e = true;
+	f |= x->v[0] == 2;
+	if (x->flush)
+		f = true;
+	note(&g);
+	g = true;
+	if (a || b || c || d || e || f || g)
 		wake_up(&x->wq);
 }
 `
@@ -39,8 +47,11 @@ func TestFlagStoreGuards(t *testing.T) {
 		{"b", "loop i = 0; i < n; i++|if x->head != x->tail", true},
 		{"c", "", false}, // two stores
 		{"d", "", false}, // only cleared
+		{"e", "", false}, // initialised from an expression
+		{"f", "", false}, // or-ed into
+		{"g", "", false}, // its address taken
 	} {
-		gs, ok := flagStoreGuards(fn.Body, tc.flag, 17)
+		gs, ok := flagStoreGuards(fn.Body, tc.flag, 25)
 		var got []string
 		for _, g := range gs {
 			got = append(got, g.Kind+" "+g.Cond)
