@@ -43,8 +43,9 @@ var memberExprRe = regexp.MustCompile(`^([A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]
 // sock_init_data_uid() is two).
 const maxInitDepth = 3
 
-// memberStore is one store to a member: the object's expression ("" in
-// a designated initializer), the value and where.
+// memberStore is one store to a member: the object's expression
+// (designatedBase in a designated initializer, otherBase for an object
+// that is no plain expression), the value and where.
 type memberStore struct {
 	Base, Value string
 	Line        int
@@ -104,16 +105,16 @@ func (r *Resolver) memberValues(fn *cscan.Func, arg string) memberValuesOf {
 }
 
 // dirStores returns the values the C files and headers of directory dir
-// store in member m of struct tag: plain stores through an object not
-// known to be of another struct type (designated initializers are left
-// out: their struct is not known here).
+// store in member m of struct tag: stores through an object not known to
+// be of another struct type (designated initializers are left out: their
+// struct is not known here).
 func (r *Resolver) dirStores(dir, tag, m string) memberValuesOf {
 	var mv memberValuesOf
 	for _, p := range r.dirPaths(dir) {
 		w := r.memberWrites(p, m)
 		mv.unknown = mv.unknown || w.opaque
 		for _, s := range w.stores {
-			if s.Base == "" || !r.storeOfTag(p, s, tag) {
+			if s.Base == designatedBase || !r.storeOfTag(p, s, tag) {
 				continue
 			}
 			mv.add(s.Value, "in "+p+":"+strconv.Itoa(s.Line))
@@ -126,7 +127,7 @@ func (r *Resolver) dirStores(dir, tag, m string) memberValuesOf {
 // object's type, in the function making it, is tag or unknown.
 func (r *Resolver) storeOfTag(file string, s memberStore, tag string) bool {
 	fn := r.ix.File(file).FuncAt(s.Line)
-	if fn == nil {
+	if fn == nil || s.Base == otherBase {
 		return true
 	}
 	t := r.typ.ExprTag(s.Base, fn)
@@ -159,7 +160,7 @@ func (r *Resolver) initStores(dir, tag, m string) memberValuesOf {
 				}
 				w := r.memberWrites(d.File, m)
 				for _, s := range w.stores {
-					if s.Line > d.BodyStart && s.Line <= d.End && s.Base != "" {
+					if s.Line > d.BodyStart && s.Line <= d.End && s.Base != designatedBase {
 						mv.add(s.Value, "by "+d.Name+"(), "+d.File+":"+strconv.Itoa(s.Line))
 					}
 				}
@@ -222,18 +223,24 @@ func (r *Resolver) memberWrites(file, m string) memberWrites {
 }
 
 // memberWriteRe matches, for a member, a plain store `x->m = v;` or
-// `x.m = v;` (the object, the value), a designated initializer's
-// `.m = v,` (no object), WRITE_ONCE(x->m, v), and the other writes that
-// leave the value unknown: a compound assignment other than |= (which
-// only adds flags), or the member's address taken.
+// `x.m = v;` (the object when it is a plain expression, the value), a
+// designated initializer's `.m = v,` and a store through an object of
+// another form (a call's result, `(*p)`), WRITE_ONCE(x->m, v), and the
+// other writes that leave the value unknown: a compound assignment other
+// than |= (which only adds flags), or the member's address taken.
 func memberWriteRe(m string) *regexp.Regexp {
 	q := regexp.QuoteMeta(m)
 	obj := `[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\[[^\]]*\])*`
-	return regexp.MustCompile(`(` + obj + `)?\s*(?:->|\.)[ \t]*` + q + `\s*=\s*([^=;,{}\s][^;,{}]*)` +
+	return regexp.MustCompile(`(` + obj + `)?\s*(->|\.)[ \t]*` + q + `\s*=\s*([^=;,{}\s][^;,{}]*)` +
 		`|\bWRITE_ONCE\s*\(\s*(` + obj + `)\s*(?:->|\.)\s*` + q + `\s*,\s*([^;]*?)\s*\)\s*;` +
 		`|(?:->|\.)[ \t]*` + q + `\s*(?:&=|\^=|\+=|-=|<<=|>>=)` +
-		`|&\s*\(?\s*` + obj + `\s*(?:->|\.)\s*` + q + `\b\s*[^\s(\[.-]`)
+		`|(?:[(,=]|\breturn)\s*&\s*\(?\s*` + obj + `\s*(?:->|\.)\s*` + q + `\b\s*[^\s(\[.-]`)
 }
+
+// designatedBase and otherBase stand for the object of a designated
+// initializer's store and of a store through an object that is no plain
+// expression (its type is not read).
+const designatedBase, otherBase = "{", "?"
 
 // scanMemberWrites finds the writes of member m in src, outside
 // comments.
@@ -249,21 +256,31 @@ func scanMemberWrites(src, m string) memberWrites {
 		line += strings.Count(src[at:pos], "\n")
 		at = pos
 		switch {
-		case sm[4] >= 0:
-			base := ""
-			if sm[2] >= 0 {
+		case sm[6] >= 0:
+			base := designatedBase
+			switch {
+			case sm[2] >= 0:
 				base = strings.Join(strings.Fields(src[sm[2]:sm[3]]), "")
+			case src[sm[4]:sm[5]] == "->" || !designatedBefore(src[:sm[4]]):
+				base = otherBase
 			}
-			out.stores = append(out.stores, memberStore{Base: base, Value: strings.Join(strings.Fields(src[sm[4]:sm[5]]), " "), Line: line})
-		case sm[8] >= 0:
-			out.stores = append(out.stores, memberStore{Base: strings.Join(strings.Fields(src[sm[6]:sm[7]]), ""),
-				Value: strings.Join(strings.Fields(src[sm[8]:sm[9]]), " "), Line: line})
+			out.stores = append(out.stores, memberStore{Base: base, Value: strings.Join(strings.Fields(src[sm[6]:sm[7]]), " "), Line: line})
+		case sm[10] >= 0:
+			out.stores = append(out.stores, memberStore{Base: strings.Join(strings.Fields(src[sm[8]:sm[9]]), ""),
+				Value: strings.Join(strings.Fields(src[sm[10]:sm[11]]), " "), Line: line})
 		default:
 			out.opaque = true
 			out.opaqueLines = append(out.opaqueLines, line)
 		}
 	}
 	return out
+}
+
+// designatedBefore reports whether the text before a ".m =" ends an
+// initializer's previous element or opens it (a designated initializer).
+func designatedBefore(before string) bool {
+	before = strings.TrimRight(before, " \t\n")
+	return before == "" || strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",")
 }
 
 // opaqueIn reports whether an opaque write of w lies in fn's body.

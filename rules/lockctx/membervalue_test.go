@@ -23,17 +23,22 @@ void init(struct psock *ps, gfp_t gfp)
 	ps->mask &= ~__GFP_DIRECT_RECLAIM;
 	set_mask(&ps->addr_mask);
 	set_mask(&ps->addr_mask.inner);
+	ok = ps->state && ps->addr_mask == 1;
+	p_psk(ps)->state = GFP_ATOMIC;
+	(*pp)->state = GFP_KERNEL;
+	x = y & ps->addr_mask;
 }
 `
 	for _, tc := range []struct {
 		m    string
 		want memberWrites
 	}{
-		{"gfp", memberWrites{stores: []memberStore{{"", "GFP_NOIO", 2}, {"ps->conf", "gfp | __GFP_ZERO", 12}}}},
+		{"gfp", memberWrites{stores: []memberStore{{designatedBase, "GFP_NOIO", 2}, {"ps->conf", "gfp | __GFP_ZERO", 12}}}},
 		{"p_allocation", memberWrites{stores: []memberStore{{"ps", "GFP_KERNEL", 8}, {"ps", "(flags & X) ? GFP_ATOMIC : GFP_KERNEL", 13}}}},
 		{"mask", memberWrites{stores: []memberStore{{"ps", "GFP_NOWAIT", 14}}, opaque: true, opaqueLines: []int{15}}},
 		{"addr_mask", memberWrites{opaque: true, opaqueLines: []int{16}}},
 		{"allocation", memberWrites{}},
+		{"state", memberWrites{stores: []memberStore{{otherBase, "GFP_ATOMIC", 19}, {otherBase, "GFP_KERNEL", 20}}}},
 	} {
 		if got := scanMemberWrites(src, tc.m); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("scanMemberWrites(%q):\n got %+v\nwant %+v", tc.m, got, tc.want)

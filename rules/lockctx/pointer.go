@@ -61,7 +61,7 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	if !ok || member == "" {
 		return nil
 	}
-	as := r.assignsTo(member)
+	as := r.AssignsTo(member)
 	tag := r.typ.BaseTag(base, caller)
 	if tag == "" {
 		tag = r.typ.ExprTag(base, caller)

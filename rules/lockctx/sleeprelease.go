@@ -39,7 +39,7 @@ func (r *Resolver) withoutReleased(c cscan.Call, st State, here report.Step) (St
 	}
 	for i, h := range st.Held {
 		if h.Key == key && (h.Kind == "spin" || h.Kind == "raw_spin") {
-			if enteredWithBH(h) {
+			if strings.HasSuffix(h.AcquiringCall(), "_bh") {
 				// The wait unlocks with spin_unlock_irq(): bottom
 				// halves stay disabled while it sleeps.
 				return st, nil
@@ -50,15 +50,4 @@ func (r *Resolver) withoutReleased(c cscan.Call, st State, here report.Step) (St
 		}
 	}
 	return st, &Effect{Kind: "spin", Key: key, Steps: []report.Step{here}}
-}
-
-// enteredWithBH reports whether held lock h was taken by a _bh lock call
-// (spin_lock_bh()), in the function or in the helper that entered it.
-func enteredWithBH(h Held) bool {
-	what := h.At.What
-	if n := len(h.Via); n > 0 {
-		what = h.Via[n-1].What
-	}
-	name, _, _ := strings.Cut(what, "(")
-	return strings.HasSuffix(strings.TrimSpace(name), "_bh")
 }

@@ -1,6 +1,8 @@
 package lockctx
 
 import (
+	"strings"
+
 	"github.com/autosel-bot/autosel-bot/report"
 )
 
@@ -93,6 +95,26 @@ func (s *State) Release(kind, key string) (Held, bool) {
 	h := s.Held[idx]
 	s.Held = append(s.Held[:idx:idx], s.Held[idx+1:]...)
 	return h, true
+}
+
+// AcquiringCall returns the name of the call that took h: the last step
+// of a helper chain, with a guard's class standing for its lock call
+// (guard(spinlock_bh)(&l), scoped_guard(spinlock_irqsave, &l)).
+func (h Held) AcquiringCall() string {
+	at := h.At
+	if len(h.Via) > 0 {
+		at = h.Via[len(h.Via)-1]
+	}
+	name, rest, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(at.What), "calls "), "(")
+	if !ok {
+		return ""
+	}
+	if name == "guard" || name == "scoped_guard" {
+		class, _, _ := strings.Cut(rest, ")")
+		class, _, _ = strings.Cut(class, ",")
+		return strings.TrimSpace(class)
+	}
+	return name
 }
 
 func sameHeld(a, b Held) bool {

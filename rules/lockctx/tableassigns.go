@@ -23,10 +23,10 @@ import (
 // (TableMemberAssigns): a call through the member may reach any of them,
 // and each of them is reached through calls of the member.
 
-// tableStoreRe matches a store of a table's element into a member, the
-// chained form included: the member's base expression, the member and
-// the table.
-var tableStoreRe = regexp.MustCompile(`([A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*=\s*(?:[^;={}]*?=\s*)?([A-Za-z_]\w*)\s*\[[^\]]*\]\s*;`)
+// tableStoreRe matches a store of a table's element into a member (the
+// first member of a chained store, an optional cast before the element):
+// the member's base expression, the member and the table.
+var tableStoreRe = regexp.MustCompile(`([A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\[[^\]]*\])*)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*=\s*(?:[^;={}\s][^;={}]*?=\s*)?(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\[[^\]]*\]\s*;`)
 
 // TableMemberAssigns returns the assignments file makes of the elements
 // of a table of functions to a member, one per element, each at its
@@ -63,16 +63,21 @@ func (r *Resolver) scanTableStores(file, src string) []index.Assign {
 	return out
 }
 
-// maxTableStoreFiles bounds the files assignsTo reads for the table
+// maxTableStoreFiles bounds the files AssignsTo reads for the table
 // elements stored into a member: a member assigned in many files is an
 // interface's, set from initializers.
 const maxTableStoreFiles = 4
 
-// assignsTo returns the assignments of functions to member in the view
-// (index.AssignsTo) with the table elements stored into it in the files
-// making them (TableMemberAssigns), when there are few such files.
-func (r *Resolver) assignsTo(member string) []index.Assign {
+// AssignsTo returns the assignments of functions to member in the view
+// (index.AssignsTo) with the table elements stored into it
+// (TableMemberAssigns) in the files making them, when there are few such
+// files. Inside summaries (the tree's, computed once) only the index's
+// are read: a table store is a file's text, read for the patch's calls.
+func (r *Resolver) AssignsTo(member string) []index.Assign {
 	as := r.ix.AssignsTo(member)
+	if r.nested > 0 {
+		return as
+	}
 	var files []string
 	for _, a := range as {
 		if !slices.Contains(files, a.File) {

@@ -136,7 +136,7 @@ func heldKinds(held []lockctx.Held) []string {
 	}
 	for _, h := range held {
 		add(h.Kind)
-		name := acquiringCall(h)
+		name := h.AcquiringCall()
 		if bhCallRe.MatchString(name) {
 			add("bh")
 		}
@@ -145,27 +145,6 @@ func heldKinds(held []lockctx.Held) []string {
 		}
 	}
 	return out
-}
-
-// acquiringCall returns the name of the call that took held context h:
-// the last step of a helper chain, with a guard's class standing for
-// its lock call (guard(spinlock_bh)(&l), scoped_guard(spinlock_irqsave,
-// &l)).
-func acquiringCall(h lockctx.Held) string {
-	at := h.At
-	if len(h.Via) > 0 {
-		at = h.Via[len(h.Via)-1]
-	}
-	name, rest, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(at.What), "calls "), "(")
-	if !ok {
-		return ""
-	}
-	if name == "guard" || name == "scoped_guard" {
-		class, _, _ := strings.Cut(rest, ")")
-		class, _, _ = strings.Cut(class, ",")
-		return strings.TrimSpace(class)
-	}
-	return name
 }
 
 // testValue returns the value of term, a context test call negated or

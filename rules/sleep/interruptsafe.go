@@ -35,5 +35,5 @@ func (r *checker) interruptSafe(prim string, st lockctx.State) bool {
 // (spin_lock_bh(), read_lock_bh()): the lock model keeps its lock kind,
 // but bottom halves are off under it too.
 func bhVariant(h lockctx.Held) bool {
-	return strings.HasSuffix(acquiringCall(h), "_bh")
+	return strings.HasSuffix(h.AcquiringCall(), "_bh")
 }

@@ -183,8 +183,8 @@ func (m *sleeper) ReleasedWhileSleeping(c cscan.Call) (string, bool) {
 	// The macros take the lock (or the queue) as an lvalue: "*lock"
 	// names the lock a "spinlock_t *lock" points to, which its caller
 	// took as spin_lock_irq(lock).
-	arg, sep := c.Args[max(i, 0)], "."
-	if p, ok := strings.CutPrefix(strings.TrimSpace(arg), "*"); ok {
+	arg, sep := cscan.StripParens(strings.TrimSpace(c.Args[max(i, 0)])), "."
+	if p, ok := strings.CutPrefix(arg, "*"); ok {
 		arg, sep = p, "->"
 	}
 	if i < 0 {

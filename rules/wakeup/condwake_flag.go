@@ -89,7 +89,7 @@ func flagStoreGuards(body *cscan.Block, flag string, line int) ([]cscan.Guard, b
 	storeRe := regexp.MustCompile(`^\s*` + q + `\s*=\s*([^=].*?)\s*;?\s*$`)
 	// Any other write: an initializer or chained store (read below),
 	// a compound assignment, an increment, the address taken.
-	otherRe := regexp.MustCompile(`\b` + q + `\s*=\s*([^=,;]+)|\b` + q + `\s*(?:[-+*/%&|^]|<<|>>)=|\b` + q + `\s*(?:\+\+|--)|(?:\+\+|--)\s*` + q + `\b|&\s*` + q + `\b`)
+	otherRe := regexp.MustCompile(`\b` + q + `\s*=\s*([^=,;]+)|\b` + q + `\s*(?:[-+*/%&|^]|<<|>>)=|\b` + q + `\s*(?:\+\+|--)|(?:\+\+|--)\s*` + q + `\b|(?:^|[(,=]|\breturn)\s*&\s*` + q + `\b`)
 	var at *cscan.ExprStmt
 	var val string
 	n, other := 0, false

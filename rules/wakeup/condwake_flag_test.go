@@ -33,6 +33,8 @@ func TestFlagStoreGuards(t *testing.T) {
 		f = true;
 	note(&g);
 	g = true;
+	h = x->flush && a;
+	h = x->v[0] & b;
 	if (a || b || c || d || e || f || g)
 		wake_up(&x->wq);
 }
@@ -51,7 +53,7 @@ func TestFlagStoreGuards(t *testing.T) {
 		{"f", "", false}, // or-ed into
 		{"g", "", false}, // its address taken
 	} {
-		gs, ok := flagStoreGuards(fn.Body, tc.flag, 25)
+		gs, ok := flagStoreGuards(fn.Body, tc.flag, 27)
 		var got []string
 		for _, g := range gs {
 			got = append(got, g.Kind+" "+g.Cond)
