@@ -51,12 +51,11 @@ type memberStore struct {
 	Line        int
 }
 
-// memberWrites are the writes of a member in one file: its plain stores,
-// and whether it is also written another way (a compound assignment
-// other than |=, its address taken), which leaves its value unknown.
+// memberWrites are the writes of a member in one file: its stores, and
+// the lines where it is written another way (a compound assignment other
+// than |=, its address taken), which leaves its value unknown.
 type memberWrites struct {
 	stores      []memberStore
-	opaque      bool
 	opaqueLines []int
 }
 
@@ -72,8 +71,8 @@ type memberValuesOf struct {
 // memberValues returns the values stored in the member arg reads, when
 // arg is a member access (`sk->sk_allocation`) of a struct whose member
 // is declared with the target's contract type: the values its directory
-// stores, else those the core functions it calls store (see above); nil
-// otherwise.
+// stores, else those the core functions it calls store (see above); no
+// values otherwise.
 func (r *Resolver) memberValues(fn *cscan.Func, arg string) memberValuesOf {
 	ac, ok := r.m.target.(ArgContract)
 	if !ok || fn == nil || r.ix == nil {
@@ -112,7 +111,7 @@ func (r *Resolver) dirStores(dir, tag, m string) memberValuesOf {
 	var mv memberValuesOf
 	for _, p := range r.dirPaths(dir) {
 		w := r.memberWrites(p, m)
-		mv.unknown = mv.unknown || w.opaque
+		mv.unknown = mv.unknown || len(w.opaqueLines) > 0
 		for _, s := range w.stores {
 			if s.Base == designatedBase || !r.storeOfTag(p, s, tag) {
 				continue
@@ -164,7 +163,7 @@ func (r *Resolver) initStores(dir, tag, m string) memberValuesOf {
 						mv.add(s.Value, "by "+d.Name+"(), "+d.File+":"+strconv.Itoa(s.Line))
 					}
 				}
-				mv.unknown = mv.unknown || w.opaque && w.opaqueIn(d)
+				mv.unknown = mv.unknown || w.opaqueIn(d)
 				next = appendCallees(next, d, seen)
 			}
 		}
@@ -269,7 +268,6 @@ func scanMemberWrites(src, m string) memberWrites {
 			out.stores = append(out.stores, memberStore{Base: strings.Join(strings.Fields(src[sm[8]:sm[9]]), ""),
 				Value: strings.Join(strings.Fields(src[sm[10]:sm[11]]), " "), Line: line})
 		default:
-			out.opaque = true
 			out.opaqueLines = append(out.opaqueLines, line)
 		}
 	}

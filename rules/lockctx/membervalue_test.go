@@ -35,8 +35,8 @@ void init(struct psock *ps, gfp_t gfp)
 	}{
 		{"gfp", memberWrites{stores: []memberStore{{designatedBase, "GFP_NOIO", 2}, {"ps->conf", "gfp | __GFP_ZERO", 12}}}},
 		{"p_allocation", memberWrites{stores: []memberStore{{"ps", "GFP_KERNEL", 8}, {"ps", "(flags & X) ? GFP_ATOMIC : GFP_KERNEL", 13}}}},
-		{"mask", memberWrites{stores: []memberStore{{"ps", "GFP_NOWAIT", 14}}, opaque: true, opaqueLines: []int{15}}},
-		{"addr_mask", memberWrites{opaque: true, opaqueLines: []int{16}}},
+		{"mask", memberWrites{stores: []memberStore{{"ps", "GFP_NOWAIT", 14}}, opaqueLines: []int{15}}},
+		{"addr_mask", memberWrites{opaqueLines: []int{16}}},
 		{"allocation", memberWrites{}},
 		{"state", memberWrites{stores: []memberStore{{otherBase, "GFP_ATOMIC", 19}, {otherBase, "GFP_KERNEL", 20}}}},
 	} {

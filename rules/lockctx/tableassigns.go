@@ -43,13 +43,15 @@ func (r *Resolver) TableMemberAssigns(file string) []index.Assign {
 // scanTableStores reads TableMemberAssigns from src, file's text.
 func (r *Resolver) scanTableStores(file, src string) []index.Assign {
 	var out []index.Assign
-	if !strings.Contains(src, "] = ") && !strings.Contains(src, "]=") {
+	if !strings.Contains(src, "];") {
 		return out
 	}
 	src = typing.StripComments(src)
 	f := r.ix.File(file)
+	line, at := 1, 0
 	for _, m := range tableStoreRe.FindAllStringSubmatchIndex(src, -1) {
-		line := 1 + strings.Count(src[:m[0]], "\n")
+		line += strings.Count(src[at:m[0]], "\n")
+		at = m[0]
 		fn := f.FuncAt(line)
 		if fn == nil {
 			continue

@@ -67,15 +67,8 @@ func withFlagGuards(f *wfunc, s *wsite) (out []cscan.Guard, flags map[int]string
 
 // declaresLocal reports whether f's body declares variable name.
 func declaresLocal(f *wfunc, name string) bool {
-	var b strings.Builder
-	for _, l := range sortedLines(f) {
-		if l > f.F.BodyStart {
-			b.WriteString(codeOnly(f.lines[l]))
-			b.WriteByte('\n')
-		}
-	}
 	ls := map[string]bool{}
-	ctype.DeclNames(b.String(), ls)
+	ctype.DeclNames(codeLines(f, f.F.BodyStart, 0), ls)
 	return ls[name]
 }
 

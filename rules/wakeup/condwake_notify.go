@@ -373,16 +373,23 @@ func (r *checker) waiterState(x *wsite) (string, string) {
 	if c != "" {
 		return c, r.withHelpers(c, x.Fn.File) + "\n" + localSources(x, c)
 	}
+	return "", codeLines(x.Fn, 0, r.waitEnd(x))
+}
+
+// codeLines returns the code of f's lines after line from up to line to
+// (the last line when to is 0), comments left out, one per line.
+func codeLines(f *wfunc, from, to int) string {
 	var b strings.Builder
-	end := r.waitEnd(x)
-	for _, l := range sortedLines(x.Fn) {
-		if end > 0 && l > end {
+	for _, l := range sortedLines(f) {
+		if to > 0 && l > to {
 			break
 		}
-		b.WriteString(codeOnly(x.Fn.lines[l]))
-		b.WriteByte('\n')
+		if l > from {
+			b.WriteString(codeOnly(f.lines[l]))
+			b.WriteByte('\n')
+		}
 	}
-	return "", b.String()
+	return b.String()
 }
 
 // waitEnd returns the last line of the code of waiter x's function

@@ -19,10 +19,6 @@ const maxSetterLines = 10
 // callStmtRe reads a statement that is one call: its name and arguments.
 var callStmtRe = regexp.MustCompile(`^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*;\s*$`)
 
-// paramStoreRe reads a store of one parameter into a member path of
-// another: "p->a.b = q;".
-var paramStoreRe = regexp.MustCompile(`^\s*([A-Za-z_]\w*)((?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+)\s*=\s*([A-Za-z_]\w*)\s*;\s*$`)
-
 // setterStore returns the store the call statement at line of f makes
 // through a small helper of the tree or the patch that stores one of its
 // parameters into a member of another, written with the caller's
@@ -41,11 +37,13 @@ func (r *checker) setterStore(f *wfunc, line int) string {
 		}
 		store := ""
 		for l := h.F.BodyStart + 1; l < h.F.End; l++ {
-			sm := paramStoreRe.FindStringSubmatch(codeOnly(h.lines[l]))
-			if sm == nil {
+			// A store of one parameter into a member path of another:
+			// "p->a.b = q;".
+			sm := memberStoreLineRe.FindStringSubmatch(codeOnly(h.lines[l]))
+			if sm == nil || !cscan.IsIdent(strings.TrimSpace(sm[3])) {
 				continue
 			}
-			obj, val := slices.Index(params, sm[1]), slices.Index(params, sm[3])
+			obj, val := slices.Index(params, sm[1]), slices.Index(params, strings.TrimSpace(sm[3]))
 			if obj < 0 || val < 0 || store != "" {
 				return "" // no parameter's, or more than one store
 			}

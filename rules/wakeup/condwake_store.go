@@ -82,19 +82,6 @@ func (r *checker) storesBefore(f *wfunc, line int, q string) ([]int, map[int]str
 	return out, texts
 }
 
-// pollMaskText returns the code of poll waiter w's function after its
-// poll_wait(): what computes the mask it returns.
-func pollMaskText(w *wsite) string {
-	var b strings.Builder
-	for _, l := range sortedLines(w.Fn) {
-		if l > w.Line() {
-			b.WriteString(codeOnly(w.Fn.lines[l]))
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
 // loopHeaderRe matches the header of a for loop.
 var loopHeaderRe = regexp.MustCompile(`^\s*for\s*\(`)
 
@@ -133,9 +120,9 @@ func guardTracks(f *wfunc, guards []cscan.Guard, cond map[string]bool, stores ma
 // to a risk when a waiter of n's queue waits for state that the path
 // before start (the first gate, or the wake-up itself for a gate on the
 // store of the flag it tests) stores, and the guards do not test that
-// state: when
-// they are false the store is made and its waiter is not woken. A wake-up
-// that stores that state itself is judged by decideSelfStoring.
+// state: when they are false the store is made and its waiter is not
+// woken. A wake-up that stores that state itself is judged by
+// decideSelfStoring.
 func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guards []cscan.Guard, start int) {
 	if w := r.p.waker(n.Call.Name); w != nil && w.Stores {
 		r.decideSelfStoring(f, nw, n, guards)
@@ -154,7 +141,8 @@ func (r *checker) decideConditional(f *report.Finding, nw *wfunc, n *wsite, guar
 		c, state := r.condOf(w), ""
 		if c == "" && w.WKind == "poll" {
 			// A poll function waits for the events its mask reports.
-			c, state = "the events "+w.Fn.Name+"() reports", pollMaskText(w)
+			// Its code after poll_wait() computes the mask.
+			c, state = "the events "+w.Fn.Name+"() reports", codeLines(w.Fn, w.Line(), 0)
 		}
 		if state == "" {
 			state = c

@@ -280,9 +280,9 @@ func StructBody(text, tag string) string {
 }
 
 // MemberDecl returns the declaration of member m in struct body, comments
-// left out (the text between the semicolon before it and its name, "gfp_t" for
-// `gfp_t sk_allocation;`, "struct foo *" for `struct foo *f, g;`), ""
-// when body does not declare m.
+// left out: the text between the semicolon before it and its name,
+// "gfp_t" for sk_allocation in `gfp_t sk_allocation;`, "struct foo *" for
+// f in `struct foo *f, g;`; "" when body does not declare m.
 func MemberDecl(body, m string) string {
 	body = commentRe.ReplaceAllString(body, " ")
 	re := regexp.MustCompile(`[^;{}]*[\s*,]` + regexp.QuoteMeta(m) + `\s*(?:\[[^\]]*\]\s*)*(?::\s*\d+\s*)?[;,]`)
