@@ -2,6 +2,7 @@ package lockctx
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -61,7 +62,7 @@ func (r *Resolver) PointerTargets(c cscan.Call, caller *cscan.Func) []PointerTar
 	if !ok || member == "" {
 		return nil
 	}
-	as := r.AssignsTo(member)
+	as := r.AssignsTo(member, path.Dir(caller.File))
 	tag := r.typ.BaseTag(base, caller)
 	if tag == "" {
 		tag = r.typ.ExprTag(base, caller)

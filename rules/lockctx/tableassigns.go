@@ -70,12 +70,18 @@ func (r *Resolver) scanTableStores(file, src string) []index.Assign {
 // interface's, set from initializers.
 const maxTableStoreFiles = 4
 
+// maxTableStoreDirFiles bounds the files of a caller's directory that
+// AssignsTo reads.
+const maxTableStoreDirFiles = 64
+
 // AssignsTo returns the assignments of functions to member in the view
 // (index.AssignsTo) with the table elements stored into it
-// (TableMemberAssigns) in the files making them, when there are few such
+// (TableMemberAssigns) in the C files of directory dir, when not "" (a
+// caller's: a member set only from a table is set near its calls), and
+// in the files making the index's assignments, when there are few such
 // files. Inside summaries (the tree's, computed once) only the index's
 // are read: a table store is a file's text, read for the patch's calls.
-func (r *Resolver) AssignsTo(member string) []index.Assign {
+func (r *Resolver) AssignsTo(member, dir string) []index.Assign {
 	as := r.ix.AssignsTo(member)
 	if r.nested > 0 {
 		return as
@@ -84,9 +90,19 @@ func (r *Resolver) AssignsTo(member string) []index.Assign {
 	for _, a := range as {
 		if !slices.Contains(files, a.File) {
 			if len(files) == maxTableStoreFiles {
-				return as
+				files = nil
+				break
 			}
 			files = append(files, a.File)
+		}
+	}
+	if dir != "" {
+		if ps := r.dirPaths(dir); len(ps) <= maxTableStoreDirFiles {
+			for _, p := range ps {
+				if strings.HasSuffix(p, ".c") && !slices.Contains(files, p) {
+					files = append(files, p)
+				}
+			}
 		}
 	}
 	var more []index.Assign

@@ -307,7 +307,7 @@ func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) [
 		if static && a.File != file {
 			continue
 		}
-		all := r.newR.AssignsTo(a.Member)
+		all := r.newR.AssignsTo(a.Member, "")
 		// A plain store typed by its base ("p->handlers[N] = f;"), among
 		// too many stores to the member to type them all.
 		byBase := a.Struct == "" && a.Base != "" && len(all) > maxPointerAssigns

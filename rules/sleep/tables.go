@@ -180,11 +180,13 @@ func (m *sleeper) ReleasedWhileSleeping(c cscan.Call) (string, bool) {
 	if !ok || i >= len(c.Args) || len(c.Args) == 0 {
 		return "", false
 	}
-	// The macros take the lock (or the queue) as an lvalue: "*lock"
-	// names the lock a "spinlock_t *lock" points to, which its caller
-	// took as spin_lock_irq(lock).
+	// The macros take the lock (or the queue) as an lvalue: "*lock" and
+	// "lock[0]" name the lock a "spinlock_t *lock" points to, which its
+	// caller took as spin_lock_irq(lock).
 	arg, sep := cscan.StripParens(strings.TrimSpace(c.Args[max(i, 0)])), "."
 	if p, ok := strings.CutPrefix(arg, "*"); ok {
+		arg, sep = p, "->"
+	} else if p, ok := strings.CutSuffix(arg, "[0]"); ok {
 		arg, sep = p, "->"
 	}
 	if i < 0 {
