@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/ctype"
 	"github.com/autosel-bot/autosel-bot/rules/lockctx/typing"
 )
 
@@ -34,9 +35,9 @@ import (
 // file of the directory does not recompute the summaries stored for the
 // tree's unchanged functions.
 
-// memberExprRe matches a member access: the object expression and the
-// member's name.
-var memberExprRe = regexp.MustCompile(`^([A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\[[^\]]*\])*)\s*(?:->|\.)\s*([A-Za-z_]\w*)$`)
+// objExpr is the text of an object expression in a store's regexp: a
+// variable, its members and subscripts ("chip->streams[i].ops").
+const objExpr = `[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\[[^\]]*\])*`
 
 // maxInitDepth bounds how deep memberValues looks for the stores of the
 // core code a directory hands its objects to (sock_init_data() ->
@@ -78,23 +79,25 @@ func (r *Resolver) memberValues(fn *cscan.Func, arg string) memberValuesOf {
 	if !ok || fn == nil || r.ix == nil {
 		return memberValuesOf{}
 	}
-	sm := memberExprRe.FindStringSubmatch(strings.TrimSpace(arg))
-	if sm == nil {
-		return memberValuesOf{}
+	arg = strings.TrimSpace(arg)
+	parts := ctype.MemberPath(arg)
+	if len(parts) < 2 || strings.HasSuffix(arg, "]") {
+		return memberValuesOf{} // no member, or an element of one
 	}
-	tag := r.typ.ExprTag(sm[1], fn)
-	if tag == "" || !ac.Contract(r.typ.MemberDecl(tag, sm[2], fn.File)) {
+	m := parts[len(parts)-1]
+	tag := r.typ.ExprTag(strings.Join(parts[:len(parts)-1], "."), fn)
+	if tag == "" || !ac.Contract(r.typ.MemberDecl(tag, m, fn.File)) {
 		return memberValuesOf{}
 	}
 	dir := path.Dir(fn.File)
-	key := "lockctx.memberValues:" + dir + ":" + tag + "." + sm[2]
+	key := "lockctx.memberValues:" + dir + ":" + tag + "." + m
 	if v, ok := r.facts[key]; ok {
 		mv, _ := v.(memberValuesOf)
 		return mv
 	}
-	mv := r.dirStores(dir, tag, sm[2])
+	mv := r.dirStores(dir, tag, m)
 	if len(mv.vals) == 0 && !mv.unknown {
-		mv = r.initStores(dir, tag, sm[2])
+		mv = r.initStores(dir, tag, m)
 	}
 	if mv.unknown {
 		mv = memberValuesOf{}
@@ -228,8 +231,7 @@ func (r *Resolver) memberWrites(file, m string) memberWrites {
 // other writes that leave the value unknown: a compound assignment other
 // than |= (which only adds flags), or the member's address taken.
 func memberWriteRe(m string) *regexp.Regexp {
-	q := regexp.QuoteMeta(m)
-	obj := `[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\[[^\]]*\])*`
+	q, obj := regexp.QuoteMeta(m), objExpr
 	return regexp.MustCompile(`(` + obj + `)?\s*(->|\.)[ \t]*` + q + `\s*=\s*([^=;,{}\s][^;,{}]*)` +
 		`|\bWRITE_ONCE\s*\(\s*(` + obj + `)\s*(?:->|\.)\s*` + q + `\s*,\s*([^;]*?)\s*\)\s*;` +
 		`|(?:->|\.)[ \t]*` + q + `\s*(?:&=|\^=|\+=|-=|<<=|>>=)` +

@@ -26,7 +26,7 @@ import (
 // tableStoreRe matches a store of a table's element into a member (the
 // first member of a chained store, an optional cast before the element):
 // the member's base expression, the member and the table.
-var tableStoreRe = regexp.MustCompile(`([A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\[[^\]]*\])*)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*=\s*(?:[^;={}\s][^;={}]*?=\s*)?(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\[[^\]]*\]\s*;`)
+var tableStoreRe = regexp.MustCompile(`(` + objExpr + `)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*=\s*(?:[^;={}\s][^;={}]*?=\s*)?(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\[[^\]]*\]\s*;`)
 
 // TableMemberAssigns returns the assignments file makes of the elements
 // of a table of functions to a member, one per element, each at its

@@ -381,10 +381,10 @@ func (r *checker) callSites(name, file string, static bool, wraps *cscan.Func) [
 // index's, and those of the tables of functions holding it whose
 // elements its file stores into a member (lockctx TableMemberAssigns).
 func (r *checker) assignsOf(fn *cscan.Func) []index.Assign {
-	direct := r.p.Index.AssignsOf(fn.Name)
+	direct := slices.Clip(r.p.Index.AssignsOf(fn.Name))
 	for _, a := range r.newR.TableMemberAssigns(fn.File) {
 		if a.Func == fn.Name {
-			direct = append(slices.Clip(direct), a)
+			direct = append(direct, a)
 		}
 	}
 	return direct
