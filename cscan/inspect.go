@@ -32,3 +32,23 @@ func Inspect(s Stmt, visit func(Stmt)) {
 		visit(s)
 	}
 }
+
+// StmtCalls returns the calls statement s makes itself (its condition's
+// for an if, loop or switch), not those of the statements inside it.
+func StmtCalls(s Stmt) []Call {
+	switch v := s.(type) {
+	case *ExprStmt:
+		return v.Calls
+	case *IfStmt:
+		return v.CondCalls
+	case *LoopStmt:
+		return v.CondCalls
+	case *SwitchStmt:
+		return v.CondCalls
+	case *ReturnStmt:
+		return v.Calls
+	case *ScopedGuardStmt:
+		return []Call{v.Call}
+	}
+	return nil
+}

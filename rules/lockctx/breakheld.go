@@ -89,7 +89,7 @@ func (r *Resolver) bareBreak(fn *cscan.Func, s cscan.Stmt) bool {
 func (r *Resolver) releasesIn(fn *cscan.Func, s cscan.Stmt) bool {
 	found := false
 	cscan.Inspect(s, func(x cscan.Stmt) {
-		found = found || r.mayRelease(fn, stmtCalls(x))
+		found = found || r.mayRelease(fn, cscan.StmtCalls(x))
 	})
 	return found
 }

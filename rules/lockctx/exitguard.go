@@ -96,7 +96,7 @@ func (r *Resolver) exitGuards(fn *cscan.Func) []exitGuard {
 					break
 				}
 				cscan.Inspect(next, func(x cscan.Stmt) {
-					for _, c := range stmtCalls(x) {
+					for _, c := range cscan.StmtCalls(x) {
 						lines[c.Line] = true
 					}
 				})
@@ -104,7 +104,7 @@ func (r *Resolver) exitGuards(fn *cscan.Func) []exitGuard {
 			// A line shared with the exit's own calls is not known to
 			// be after it.
 			cscan.Inspect(v, func(x cscan.Stmt) {
-				for _, c := range stmtCalls(x) {
+				for _, c := range cscan.StmtCalls(x) {
 					delete(lines, c.Line)
 				}
 			})
@@ -176,24 +176,4 @@ func holdsLabel(s cscan.Stmt) bool {
 		found = found || ok
 	})
 	return found
-}
-
-// stmtCalls returns the calls statement s makes itself (its condition's
-// for an if, loop or switch), not those of the statements inside it.
-func stmtCalls(s cscan.Stmt) []cscan.Call {
-	switch v := s.(type) {
-	case *cscan.ExprStmt:
-		return v.Calls
-	case *cscan.IfStmt:
-		return v.CondCalls
-	case *cscan.LoopStmt:
-		return v.CondCalls
-	case *cscan.SwitchStmt:
-		return v.CondCalls
-	case *cscan.ReturnStmt:
-		return v.Calls
-	case *cscan.ScopedGuardStmt:
-		return []cscan.Call{v.Call}
-	}
-	return nil
 }

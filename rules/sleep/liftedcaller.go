@@ -43,7 +43,11 @@ const (
 // check of a parameter fails for the value the chain passes
 // (paramVerdict). A note when a check tested the running context and
 // failed with those contexts held (the table's context_tests:
-// in_interrupt() in a timer callback). Other checks (a size limit, a
+// in_interrupt() in a timer callback; or a function of the tree made of
+// them, contextwrapper.go). A risk when a check's other way (its exit's
+// branch, the other branch of its if) handed the work to a worker in
+// process context (the table's process_deferrals: queue_work()): that
+// is the way a caller in atomic context went. Other checks (a size limit, a
 // mode nobody on the chain sets) say nothing of this caller: its chain
 // was there before the patch; nor does a check that moved up the chain
 // (a caller or wrapper makes it now), nor one when a check left on the
@@ -75,12 +79,22 @@ func (r *checker) liftMatters(fn *cscan.Func, held []lockctx.Held, proof *lockct
 	if level, ok := r.paramVerdict(proof, calleeFn, cs); ok {
 		return level
 	}
-	if sl, ok := r.m.Target().(*sleeper); ok {
-		kinds := heldKinds(held)
-		for _, c := range cs {
-			if v, ok := sl.testValue(c.term, kinds); ok && !v {
-				return liftNote
-			}
+	sl, ok := r.m.Target().(*sleeper)
+	if !ok {
+		return liftNone
+	}
+	for _, c := range cs {
+		// A check whose other way handed the work to a worker chose
+		// process context for it: a caller in atomic context went that
+		// way, and without the check it does the work itself.
+		if slices.ContainsFunc(c.altCalls, func(n string) bool { return sl.processDeferrals[n] }) {
+			return liftRisk
+		}
+	}
+	kinds := heldKinds(held)
+	for _, c := range cs {
+		if v, ok := r.contextValue(sl, c.term, kinds, calleeFn.File); ok && !v {
+			return liftNote
 		}
 	}
 	return liftNone

@@ -31,6 +31,11 @@ type pathCheck struct {
 	// term is the term the path requires (the negation of an exit's
 	// alternative, say).
 	term string
+	// altCalls are the calls made the other way: by an exit's branch
+	// before it leaves, by the else branch of an if around the call, by
+	// the then branch for an else (queue_work() hands the work on to a
+	// worker there).
+	altCalls []string
 }
 
 // pathChecks returns the terms a path from fn's entry to the call at line
@@ -50,8 +55,8 @@ func pathChecks(fn *cscan.Func, line int) (checks map[string]pathCheck, ok bool)
 
 // require adds the terms a path takes when cond is true (or false, for
 // !holds) to checks.
-func require(checks map[string]pathCheck, cond string, holds bool, from string) {
-	pc := pathCheck{from: from, cond: strings.Join(strings.Fields(cond), " ")}
+func require(checks map[string]pathCheck, cond string, holds bool, from string, altCalls []string) {
+	pc := pathCheck{from: from, cond: strings.Join(strings.Fields(cond), " "), altCalls: altCalls}
 	terms := lockctx.Terms(cond, "&&")
 	if !holds {
 		terms = nil
@@ -76,26 +81,30 @@ func checksTo(s cscan.Stmt, line int, checks map[string]pathCheck) bool {
 	}
 	switch v := s.(type) {
 	case *cscan.Block:
+		// before are the exits met so far: their conditions, and the
+		// calls their branches make.
 		var before []string
+		var calls [][]string
 		for _, c := range v.Stmts {
 			if checksTo(c, line, checks) {
-				for _, e := range before {
-					require(checks, e, false, "exit")
+				for i, e := range before {
+					require(checks, e, false, "exit", calls[i])
 				}
 				return true
 			}
 			switch c := c.(type) {
 			case *cscan.IfStmt:
 				if c.Else == nil && exits(c.Then) {
-					before = append(before, c.Cond)
+					before, calls = append(before, c.Cond), append(calls, callNames(c.Then))
 				}
 			case *cscan.SwitchStmt:
-				before = append(before, switchExits(c)...)
+				conds := switchExits(c)
+				before, calls = append(before, conds...), append(calls, make([][]string, len(conds))...)
 			case *cscan.LabelStmt, *cscan.CaseStmt:
 				// A jump lands here from before those exits (goto
 				// alloc;), or another case's exits are not on this
 				// one's path.
-				before = nil
+				before, calls = nil, nil
 			}
 		}
 	case *cscan.ExprStmt:
@@ -109,9 +118,9 @@ func checksTo(s cscan.Stmt, line int, checks map[string]pathCheck) bool {
 		sub := map[string]pathCheck{}
 		switch {
 		case checksTo(v.Then, line, sub):
-			require(sub, v.Cond, true, "if")
+			require(sub, v.Cond, true, "if", callNames(v.Else))
 		case v.Else != nil && checksTo(v.Else, line, sub):
-			require(sub, v.Cond, false, "else")
+			require(sub, v.Cond, false, "else", callNames(v.Then))
 		default:
 			return false
 		}
@@ -132,7 +141,7 @@ func checksTo(s cscan.Stmt, line int, checks map[string]pathCheck) bool {
 			}
 		}
 		if v.Kind != "do" && v.Kind != "macro" && strings.TrimSpace(cond) != "" {
-			require(sub, cond, true, "if")
+			require(sub, cond, true, "if", nil)
 		}
 		maps.Copy(checks, sub)
 		return true
@@ -142,6 +151,17 @@ func checksTo(s cscan.Stmt, line int, checks map[string]pathCheck) bool {
 		return v.Call.Line == line || checksTo(v.Body, line, checks)
 	}
 	return false
+}
+
+// callNames returns the names of the calls made in s.
+func callNames(s cscan.Stmt) []string {
+	var out []string
+	cscan.Inspect(s, func(st cscan.Stmt) {
+		for _, c := range cscan.StmtCalls(st) {
+			out = append(out, c.Name)
+		}
+	})
+	return out
 }
 
 // exits reports whether statement s always leaves the function: a return
@@ -187,8 +207,11 @@ func liftedChecks(of, nf *cscan.Func, oldLine, newLine int, newText string, cont
 	}
 	text := strings.Join(strings.Fields(newText), "")
 	var out []pathCheck
+	same := func(c pathCheck) func(pathCheck) bool {
+		return func(o pathCheck) bool { return o.from == c.from && o.cond == c.cond && o.term == c.term }
+	}
 	for k, c := range was {
-		if _, kept := now[k]; kept || errorCheck(k) || slices.Contains(out, c) || stillWritten(c.cond, text) {
+		if _, kept := now[k]; kept || errorCheck(k) || slices.ContainsFunc(out, same(c)) || stillWritten(c.cond, text) {
 			continue
 		}
 		out = append(out, c)

@@ -49,6 +49,9 @@ type tables struct {
 	// ContextTests say when each test of the running context a GFP mask
 	// may be chosen by is true (contextmask.go).
 	ContextTests []contextTestRow `yaml:"context_tests"`
+	// ProcessDeferrals are the calls that hand work to a worker in
+	// process context (liftedcaller.go).
+	ProcessDeferrals []string `yaml:"process_deferrals"`
 }
 
 // faultRegion names the calls that open and close a region in which a
@@ -118,6 +121,8 @@ type sleeper struct {
 	contextTests map[string]contextTestRow
 	// boot are the table's boot functions (shutdown.go).
 	boot []string
+	// processDeferrals are the table's process_deferrals.
+	processDeferrals map[string]bool
 }
 
 // compile builds the engine model of t over the lock table locks.
@@ -133,7 +138,10 @@ func compile(t *tables, locks *lockmodel.Table) (*lockctx.Model, error) {
 func newSleeper(t *tables) (*sleeper, error) {
 	sl := &sleeper{sleep: map[string]string{}, zeroArg: map[string]int{}, releases: map[string]int{}, alloc: t.Alloc, gfpSleep: t.GFPSleep, gfpAtomic: t.GFPAtomic,
 		trueConds: map[string]bool{}, condSleep: t.CondSleep, condSleepElse: t.CondSleepElse, sleepGuards: t.SleepGuards,
-		fault: map[string]bool{}, faultRegion: t.FaultRegion, boot: t.Boot}
+		fault: map[string]bool{}, faultRegion: t.FaultRegion, boot: t.Boot, processDeferrals: map[string]bool{}}
+	for _, n := range t.ProcessDeferrals {
+		sl.processDeferrals[n] = true
+	}
 	for _, r := range t.Sleep {
 		for _, n := range r.Names {
 			sl.sleep[n] = r.Why

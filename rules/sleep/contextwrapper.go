@@ -1,0 +1,53 @@
+package sleep
+
+import (
+	"strings"
+
+	"github.com/autosel-bot/autosel-bot/cscan"
+)
+
+// A function of the tree that only reports the running context is a test
+// of the context like the ones it returns. erofs's z_erofs_in_atomic()
+// returns true under PREEMPT_RCU in an RCU read-side section, true
+// without PREEMPT_COUNT, and !preemptible() otherwise: in softirq context
+// every one of its returns is true.
+
+// contextValue returns the value of term, a test of the running context
+// negated or not, with kinds held (testValue), as seen from file: a
+// context_tests row's, or that of a call without arguments of a function
+// every return of which has the same value there (a constant true or
+// false, or a row's test). ok is false for any other term, or when the
+// returns disagree.
+func (r *checker) contextValue(sl *sleeper, term string, kinds []string, file string) (val, ok bool) {
+	if v, ok := sl.testValue(term, kinds); ok {
+		return v, true
+	}
+	t := testCallRe.FindStringSubmatch(cscan.StripParens(strings.TrimSpace(term)))
+	if t == nil || r.p.Index == nil {
+		return false, false
+	}
+	fn := r.defOf(t[3], file)
+	if fn == nil || len(fn.Returns) == 0 {
+		return false, false
+	}
+	for i, ret := range fn.Returns {
+		v, ok := returnValue(sl, ret.Expr, kinds)
+		if !ok || i > 0 && v != val {
+			return false, false
+		}
+		val = v
+	}
+	return val != ((t[1] == "!") != (t[2] == "!")), true
+}
+
+// returnValue is the value of a context wrapper's return expression e
+// with kinds held (contextValue).
+func returnValue(sl *sleeper, e string, kinds []string) (val, ok bool) {
+	switch e = cscan.StripParens(strings.TrimSpace(e)); {
+	case sl.trueConds[e]:
+		return true, true
+	case e == "false" || e == "0":
+		return false, true
+	}
+	return sl.testValue(e, kinds)
+}
