@@ -45,8 +45,8 @@ func withFlagGuards(f *wfunc, s *wsite) (out []cscan.Guard, flags map[int]string
 	for i, g := range gs {
 		out = append(out, g)
 		m := flagGuardRe.FindStringSubmatch(g.Cond)
-		if g.Kind != "if" || m == nil || !declaresLocal(f, m[1]) {
-			continue
+		if g.Kind != "if" || m == nil || !declaresLocal(f, m[1]) || declaresPointer(f, m[1]) {
+			continue // a pointer's truth is a NULL test, not a flag
 		}
 		extra, ok := flagStoreGuards(f.F.Body, m[1], s.Line())
 		if !ok {
@@ -70,6 +70,13 @@ func declaresLocal(f *wfunc, name string) bool {
 	ls := map[string]bool{}
 	ctype.DeclNames(codeLines(f, f.F.BodyStart, 0), ls)
 	return ls[name]
+}
+
+// declaresPointer reports whether f's body declares name as a pointer
+// ("struct tty_struct *tty;", "void *p = ...").
+func declaresPointer(f *wfunc, name string) bool {
+	re := regexp.MustCompile(`\*\s*` + regexp.QuoteMeta(name) + `\s*[=;,\[]`)
+	return re.MatchString(codeLines(f, f.F.BodyStart, 0))
 }
 
 // flagStoreGuards returns the guards of the one statement before line

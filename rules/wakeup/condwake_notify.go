@@ -3,6 +3,7 @@ package wakeup
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -11,7 +12,8 @@ import (
 
 // A notifier is a function whose wake-up is its whole job: before the
 // patch it stored nothing a waiter could wait for before waking the queue
-// (a virtqueue or URB callback, tty_wakeup()). What its waiters wait for
+// or the task (a virtqueue or URB callback, tty_wakeup(), a kthread's
+// "work queued" kick). What its waiters wait for
 // was made by its caller, or by the device, before the call: the call is
 // the announcement. Every call owes the wake-up, so a gate the patch puts
 // on it (a new early return before it, or a condition around it) loses the
@@ -22,7 +24,10 @@ import (
 //     waitqueue-active rule's business),
 //   - a flag the waiter's side sets before it sleeps (the waiter announces
 //     itself: the gate then sees every waiter),
-//   - whether the object exists at all (a NULL test: no object, no queue),
+//   - whether the object the wake-up reaches its queue or task through
+//     exists at all (a NULL test of a name the wake-up's call or queue
+//     reads: no object, no queue; a NULL test of anything else is a mode
+//     like any other),
 //     or an assertion (WARN_ON(): a state that never happens),
 //   - what the device says happened (a status register read, directly or
 //     through a local; an interrupt handler returning IRQ_NONE): the call
@@ -120,7 +125,7 @@ func (r *checker) isNotifier(old *wfunc, o *wsite) bool {
 // condition around the wake-up; land is the goto's label line (0 for a
 // return).
 func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *wsite, guards []cscan.Guard, exit, land int) {
-	if f.Severity == report.SeverityRisk || n.WKind == "task" || !r.isNotifier(old, o) {
+	if f.Severity == report.SeverityRisk || !r.isNotifier(old, o) {
 		return
 	}
 	if exit > 0 && exitNotifies(nw, guards, exit, land) {
@@ -230,7 +235,7 @@ var (
 func (r *checker) excusedGate(nw *wfunc, n *wsite, devLocals map[string]bool, p string) bool {
 	for _, d := range splitTop(p, "||") {
 		d = strings.TrimSpace(d)
-		if r.isActiveCheckOf(cscan.StripParens(d), n.Q, nw) || assertRe.MatchString(d) || isNullTest(nw, cscan.StripParens(d)) ||
+		if r.isActiveCheckOf(cscan.StripParens(d), n.Q, nw) || assertRe.MatchString(d) || isNullTest(nw, cscan.StripParens(d)) && anyHead(d, chainHeads(n.Arg+","+strings.Join(n.Call.Args, ","))) ||
 			r.readsDevice(d, nw.File) {
 			continue
 		}
@@ -258,6 +263,16 @@ func (r *checker) deviceGate(nw *wfunc, guards []cscan.Guard) bool {
 		}
 	}
 	return seen
+}
+
+// chainHeads returns the names text reads as plain names or as the
+// heads of member chains (anyHead).
+func chainHeads(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range chainHeadRe.FindAllStringSubmatch(text, -1) {
+		out[m[1]] = true
+	}
+	return out
 }
 
 // anyHead reports whether text names one of names as a plain name or the
@@ -367,11 +382,17 @@ func stmtGuards(body cscan.Stmt, line int) []cscan.Guard {
 // tests; for a waiter whose condition is code around the wait (a
 // prepare_to_wait() or wait_woken() loop, a poll function's mask), its
 // function up to where it leaves the queue (waitEnd), which errs
-// towards a gate seeming to track the waiter.
+// towards a gate seeming to track the waiter. A completion waited for
+// once (in no loop) ends the wait by itself: what the function reads
+// after the wait (the URB's status) is what it does once woken, so its
+// code ends at the wait.
 func (r *checker) waiterState(x *wsite) (string, string) {
 	c := waitCond(x)
 	if c != "" {
 		return c, r.withHelpers(c, x.Fn.File) + "\n" + localSources(x, c)
+	}
+	if x.WKind == "completion" && !slices.ContainsFunc(x.Call.Guards, func(g cscan.Guard) bool { return g.Kind == "loop" }) {
+		return "", codeLines(x.Fn, 0, x.Line())
 	}
 	return "", codeLines(x.Fn, 0, r.waitEnd(x))
 }

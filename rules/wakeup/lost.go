@@ -31,6 +31,11 @@ func (r *checker) postSites(kind siteKind, q string) []*wsite {
 	if kind == siteWait && strings.HasPrefix(q, taskKeyPrefix) {
 		out = append(out, r.taskWaiters[q]...)
 	}
+	if kind == siteWait {
+		for _, a := range r.contextAliases(q) {
+			out = append(out, r.postSites(kind, a)...)
+		}
+	}
 	if r.tree != nil {
 		for _, s := range r.tree.sitesOn(q) {
 			if s.Kind == kind {

@@ -3,6 +3,7 @@ package wakeup
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -138,16 +139,80 @@ func (r *checker) checkCompletionRearm(ow, nw *wfunc) {
 // inert reports whether a call cannot start what a waiter waits for: a
 // wait-queue or lock primitive, logging, tracing, an assertion.
 func (r *checker) inert(c cscan.Call) bool {
-	if r.p.isPrimitive(c.Name) || r.p.locks.Primitive(c.Name) || r.p.rearms[c.Name] != nil ||
-		r.p.barriers[c.Name] || r.p.ordering(c.Name) != "" {
+	return r.inertName(c.Name)
+}
+
+// inertName is inert for a call of name.
+func (r *checker) inertName(name string) bool {
+	if r.p.isPrimitive(name) || r.p.locks.Primitive(name) || r.p.rearms[name] != nil ||
+		r.p.barriers[name] || r.p.ordering(name) != "" {
 		return true
 	}
 	for _, re := range r.p.rearmInert {
-		if re.MatchString(c.Name) {
+		if re.MatchString(name) {
 			return true
 		}
 	}
 	return false
+}
+
+// startsNothing reports whether call c of f cannot start the operation a
+// re-arm must come before: it is inert, or it calls a function of the
+// tree (or a function-like macro of f's file) that makes only inert
+// calls, to two levels down (a driver's own helper that maps a buffer for
+// DMA and logs a failure). A call through a pointer may start anything.
+func (r *checker) startsNothing(f *wfunc, c cscan.Call) bool {
+	return r.startsNothingTo(c.Name, f.File, 2)
+}
+
+// startsNothingTo is startsNothing for a call of name made in file,
+// following functions of the tree depth levels down.
+func (r *checker) startsNothingTo(name, file string, depth int) bool {
+	if r.inertName(name) {
+		return true
+	}
+	if depth == 0 || r.pass.Index == nil || !cscan.IsIdent(name) {
+		return false
+	}
+	key := fmt.Sprintf("%s/%s/%d", name, file, depth)
+	if v, ok := r.inertMemo[key]; ok {
+		return v
+	}
+	if r.inertMemo == nil {
+		r.inertMemo = map[string]bool{}
+	}
+	r.inertMemo[key] = false // a recursive helper is not known to start nothing
+	ok := true
+	if defs := r.pass.Index.Funcs(name); len(defs) > 0 {
+		for _, fn := range defs {
+			full := r.pass.Index.Full(fn)
+			ok = ok && full != nil && !slices.ContainsFunc(full.Calls, func(c cscan.Call) bool {
+				return !r.startsNothingTo(c.Name, fn.File, depth-1)
+			})
+		}
+	} else {
+		body, found := r.fileMacro(name, file)
+		ok = found && !slices.ContainsFunc(gateCallRe.FindAllStringSubmatch(body, -1), func(m []string) bool {
+			return !r.startsNothingTo(m[1], file, depth-1)
+		})
+	}
+	r.inertMemo[key] = ok
+	return ok
+}
+
+// fileMacro returns the body of the function-like macro name that file
+// defines, continuation lines joined.
+func (r *checker) fileMacro(name, file string) (string, bool) {
+	text, err := r.pass.Index.Text(file)
+	if err != nil {
+		return "", false
+	}
+	re := regexp.MustCompile(`(?m)^[ \t]*#[ \t]*define[ \t]+` + regexp.QuoteMeta(name) + `\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)`)
+	m := re.FindStringSubmatch(text)
+	if m == nil {
+		return "", false
+	}
+	return m[2], true
 }
 
 // waitOn is a wait on a completion reached from a function: directly, or
@@ -268,7 +333,7 @@ func (r *checker) rearmedElsewhere(nw *wfunc, q string) bool {
 func (r *checker) callCount(f *wfunc, from, to int) map[string]int {
 	out := map[string]int{}
 	for _, c := range f.F.Calls {
-		if c.Line > from && c.Line < to && !r.inert(c) {
+		if c.Line > from && c.Line < to && !r.startsNothing(f, c) {
 			out[lockctx.CallText(c)]++
 		}
 	}
@@ -316,7 +381,7 @@ func (r *checker) rearmMovedLater(ow, nw *wfunc, o, n rearmSite) {
 	var passed []cscan.Call
 	for _, c := range nw.F.Calls {
 		t := lockctx.CallText(c)
-		if c.Line >= n.call.Line || r.inert(c) || beforeNew[t] <= beforeOld[t] || afterOld[t] == 0 {
+		if c.Line >= n.call.Line || r.startsNothing(nw, c) || beforeNew[t] <= beforeOld[t] || afterOld[t] == 0 {
 			continue
 		}
 		passed = append(passed, c)

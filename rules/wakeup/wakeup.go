@@ -183,6 +183,12 @@ type checker struct {
 	// the key|file pairs whose sleepers it holds (taskwake_gated.go).
 	taskWaiters map[string][]*wsite
 	taskFiles   map[string]bool
+	// ctxAliases are, by member queue key, the keys of the objects whose
+	// address the patched files store in the member (contextptr.go).
+	ctxAliases map[string][]string
+	// inertMemo is, by callee and depth, whether a function of the tree
+	// starts nothing a waiter waits for (rearm_completion.go).
+	inertMemo map[string]bool
 }
 
 // structLoc is where a struct definition renames a queue field.
