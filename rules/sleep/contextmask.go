@@ -56,7 +56,7 @@ func (m *sleeper) ReachesUnder(c cscan.Call, expr string, held []lockctx.Held, a
 	}
 	kinds := heldKinds(held)
 	raw := row.holds(kinds)
-	val := raw != ((t[1] == "!") != (t[2] == "!"))
+	val := raw != negated(t)
 	pick := strings.TrimSpace(expr[colon+1:])
 	if val {
 		pick = strings.TrimSpace(expr[q+1 : colon])
@@ -158,5 +158,11 @@ func (m *sleeper) testValue(term string, kinds []string) (val, ok bool) {
 	if !ok {
 		return false, false
 	}
-	return row.holds(kinds) != ((t[1] == "!") != (t[2] == "!")), true
+	return row.holds(kinds) != negated(t), true
+}
+
+// negated reports whether a testCallRe match t negates its test: one of
+// its two places for "!" holds one.
+func negated(t []string) bool {
+	return (t[1] == "!") != (t[2] == "!")
 }

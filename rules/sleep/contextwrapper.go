@@ -16,8 +16,8 @@ import (
 // negated or not, with kinds held (testValue), as seen from file: a
 // context_tests row's, or that of a call without arguments of a function
 // every return of which has the same value there (a constant true or
-// false, or a row's test). ok is false for any other term, or when the
-// returns disagree.
+// false, or a row's test, at least one of them a test). ok is false for
+// any other term, or when the returns disagree.
 func (r *checker) contextValue(sl *sleeper, term string, kinds []string, file string) (val, ok bool) {
 	if v, ok := sl.testValue(term, kinds); ok {
 		return v, true
@@ -30,24 +30,30 @@ func (r *checker) contextValue(sl *sleeper, term string, kinds []string, file st
 	if fn == nil || len(fn.Returns) == 0 {
 		return false, false
 	}
+	tests := false
 	for i, ret := range fn.Returns {
-		v, ok := returnValue(sl, ret.Expr, kinds)
+		v, test, ok := returnValue(sl, ret.Expr, kinds)
 		if !ok || i > 0 && v != val {
 			return false, false
 		}
-		val = v
+		val, tests = v, tests || test
 	}
-	return val != ((t[1] == "!") != (t[2] == "!")), true
+	if !tests {
+		return false, false // constants only: it tests nothing
+	}
+	return val != negated(t), true
 }
 
 // returnValue is the value of a context wrapper's return expression e
-// with kinds held (contextValue).
-func returnValue(sl *sleeper, e string, kinds []string) (val, ok bool) {
+// with kinds held (contextValue); test says e is a test of the context,
+// not a constant.
+func returnValue(sl *sleeper, e string, kinds []string) (val, test, ok bool) {
 	switch e = cscan.StripParens(strings.TrimSpace(e)); {
 	case sl.trueConds[e]:
-		return true, true
+		return true, false, true
 	case e == "false" || e == "0":
-		return false, true
+		return false, false, true
 	}
-	return sl.testValue(e, kinds)
+	val, ok = sl.testValue(e, kinds)
+	return val, true, ok
 }

@@ -83,21 +83,43 @@ func (r *checker) liftMatters(fn *cscan.Func, held []lockctx.Held, proof *lockct
 	if !ok {
 		return liftNone
 	}
+	kinds := heldKinds(held)
 	for _, c := range cs {
 		// A check whose other way handed the work to a worker chose
 		// process context for it: a caller in atomic context went that
-		// way, and without the check it does the work itself.
-		if slices.ContainsFunc(c.altCalls, func(n string) bool { return sl.processDeferrals[n] }) {
+		// way, and without the check it does the work itself; unless
+		// the check tests the context and holds with this caller's
+		// (in_irq() in a timer): it never went the other way.
+		if v, ok := r.contextValue(sl, c.term, kinds, calleeFn.File); ok && v {
+			continue
+		}
+		if r.defers(sl, c.altCalls, calleeFn.File) {
 			return liftRisk
 		}
 	}
-	kinds := heldKinds(held)
 	for _, c := range cs {
 		if v, ok := r.contextValue(sl, c.term, kinds, calleeFn.File); ok && !v {
 			return liftNote
 		}
 	}
 	return liftNone
+}
+
+// defers reports whether calls, made in file, hand work to a worker in
+// process context: one of them is a process deferral, or a function of
+// the tree that makes one itself (led_defer() calling schedule_work()).
+func (r *checker) defers(sl *sleeper, calls []string, file string) bool {
+	for _, n := range calls {
+		if sl.processDeferrals[n] {
+			return true
+		}
+		if fn := r.defOf(n, file); fn != nil {
+			if full := r.p.Index.Full(fn); full != nil && slices.ContainsFunc(full.Calls, func(c cscan.Call) bool { return sl.processDeferrals[c.Name] }) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkedOnChain reports whether a function of the chain above callee

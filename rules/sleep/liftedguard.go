@@ -50,7 +50,20 @@ func pathChecks(fn *cscan.Func, line int) (checks map[string]pathCheck, ok bool)
 	if fn.Body == nil {
 		return checks, false
 	}
-	return checks, checksTo(fn.Body, line, checks)
+	ok = checksTo(fn.Body, line, checks)
+	for k, c := range checks {
+		var alt []string
+		for _, n := range c.altCalls {
+			if label, isGoto := strings.CutPrefix(n, gotoMark); isGoto {
+				alt = append(alt, labelCalls(fn.Body, label)...)
+			} else {
+				alt = append(alt, n)
+			}
+		}
+		c.altCalls = alt
+		checks[k] = c
+	}
+	return checks, ok
 }
 
 // require adds the terms a path takes when cond is true (or false, for
@@ -98,8 +111,8 @@ func checksTo(s cscan.Stmt, line int, checks map[string]pathCheck) bool {
 					before, calls = append(before, c.Cond), append(calls, callNames(c.Then))
 				}
 			case *cscan.SwitchStmt:
-				conds := switchExits(c)
-				before, calls = append(before, conds...), append(calls, make([][]string, len(conds))...)
+				conds, cs := switchExits(c)
+				before, calls = append(before, conds...), append(calls, cs...)
 			case *cscan.LabelStmt, *cscan.CaseStmt:
 				// A jump lands here from before those exits (goto
 				// alloc;), or another case's exits are not on this
@@ -153,14 +166,59 @@ func checksTo(s cscan.Stmt, line int, checks map[string]pathCheck) bool {
 	return false
 }
 
-// callNames returns the names of the calls made in s.
+// callNames returns the names of the calls made in s, and for a goto
+// in it gotoMark and the label (resolved by pathChecks).
 func callNames(s cscan.Stmt) []string {
 	var out []string
 	cscan.Inspect(s, func(st cscan.Stmt) {
+		if g, ok := st.(*cscan.GotoStmt); ok {
+			out = append(out, gotoMark+g.Label)
+		}
 		for _, c := range cscan.StmtCalls(st) {
 			out = append(out, c.Name)
 		}
 	})
+	return out
+}
+
+// gotoMark starts an entry of pathCheck.altCalls that names the label a
+// goto of the other way jumps to.
+const gotoMark = "goto "
+
+// labelCalls returns the calls body makes from label on, up to the
+// first statement that leaves the function (an exit's deferral written
+// at its label: defer: schedule_work(&w); return;).
+func labelCalls(body *cscan.Block, label string) []string {
+	var out []string
+	in, done := false, false
+	var walk func(s cscan.Stmt)
+	walk = func(s cscan.Stmt) {
+		if done || s == nil {
+			return
+		}
+		if b, ok := s.(*cscan.Block); ok {
+			for _, c := range b.Stmts {
+				walk(c)
+			}
+			return
+		}
+		if l, ok := s.(*cscan.LabelStmt); ok && l.Label == label {
+			in = true
+			return
+		}
+		if !in {
+			if v, ok := s.(*cscan.IfStmt); ok {
+				walk(v.Then)
+				walk(v.Else)
+			}
+			return
+		}
+		for _, c := range cscan.StmtCalls(s) {
+			out = append(out, c.Name)
+		}
+		done = exits(s)
+	}
+	walk(body)
 	return out
 }
 
@@ -326,27 +384,57 @@ func condsText(s cscan.Stmt, before int) string {
 }
 
 // switchExits returns the conditions under which switch s leaves the
-// function: cond == label for each case label whose statements start
-// with an exit.
-func switchExits(s *cscan.SwitchStmt) []string {
+// function, cond == label for each case label whose statements (up to
+// the next label) end in an exit with no break among them, and the calls
+// those statements make (queue_work() before the return).
+func switchExits(s *cscan.SwitchStmt) (conds []string, calls [][]string) {
 	b, ok := s.Body.(*cscan.Block)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	var out, labels []string
-	for _, st := range b.Stmts {
-		if c, ok := st.(*cscan.CaseStmt); ok {
-			labels = append(labels, c.Label)
-			continue
-		}
-		if exits(st) {
+	var labels []string
+	var run []cscan.Stmt
+	flush := func() {
+		if len(run) > 0 && exits(run[len(run)-1]) && !slices.ContainsFunc(run, breaks) {
+			var names []string
+			for _, st := range run {
+				names = append(names, callNames(st)...)
+			}
 			for _, l := range labels {
 				if l != "default" {
-					out = append(out, strings.TrimSpace(s.Cond)+" == "+strings.TrimSpace(l))
+					conds = append(conds, strings.TrimSpace(s.Cond)+" == "+strings.TrimSpace(l))
+					calls = append(calls, names)
 				}
 			}
 		}
-		labels = nil
+		labels, run = nil, nil
 	}
-	return out
+	for _, st := range b.Stmts {
+		if c, ok := st.(*cscan.CaseStmt); ok {
+			if len(run) > 0 {
+				flush()
+			}
+			labels = append(labels, c.Label)
+			continue
+		}
+		run = append(run, st)
+	}
+	flush()
+	return conds, calls
+}
+
+// breaks reports whether s may break out of the switch it is in: a break
+// outside any loop or switch of its own.
+func breaks(s cscan.Stmt) bool {
+	switch v := s.(type) {
+	case *cscan.BreakStmt:
+		return true
+	case *cscan.Block:
+		return slices.ContainsFunc(v.Stmts, breaks)
+	case *cscan.IfStmt:
+		return breaks(v.Then) || v.Else != nil && breaks(v.Else)
+	case *cscan.ScopedGuardStmt:
+		return breaks(v.Body)
+	}
+	return false
 }

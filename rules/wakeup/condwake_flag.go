@@ -73,9 +73,13 @@ func declaresLocal(f *wfunc, name string) bool {
 }
 
 // declaresPointer reports whether f's body declares name as a pointer
-// ("struct tty_struct *tty;", "void *p = ...").
+// ("struct tty_struct *tty;", "void *p = ...", "u8 *const buf;", a
+// function pointer "void (*cb)(void *)"): a type, stars and qualifiers,
+// the name, at the start of a statement.
 func declaresPointer(f *wfunc, name string) bool {
-	re := regexp.MustCompile(`\*\s*` + regexp.QuoteMeta(name) + `\s*[=;,\[]`)
+	q := regexp.QuoteMeta(name)
+	re := regexp.MustCompile(`(?m)(?:^|[;{])\s*(?:(?:const|volatile|static|unsigned|signed|struct|union|enum)\s+)*[A-Za-z_]\w*\s*(?:\*\s*(?:const\s+|volatile\s+|__\w+\s+)*)+` +
+		q + `\s*[=;,\[]|\(\s*\*\s*` + q + `\s*\)\s*\(`)
 	return re.MatchString(codeLines(f, f.F.BodyStart, 0))
 }
 

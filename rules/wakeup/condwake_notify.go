@@ -235,7 +235,7 @@ var (
 func (r *checker) excusedGate(nw *wfunc, n *wsite, devLocals map[string]bool, p string) bool {
 	for _, d := range splitTop(p, "||") {
 		d = strings.TrimSpace(d)
-		if r.isActiveCheckOf(cscan.StripParens(d), n.Q, nw) || assertRe.MatchString(d) || isNullTest(nw, cscan.StripParens(d)) && anyHead(d, chainHeads(n.Arg+","+strings.Join(n.Call.Args, ","))) ||
+		if r.isActiveCheckOf(cscan.StripParens(d), n.Q, nw) || assertRe.MatchString(d) || isNullTest(nw, cscan.StripParens(d)) && nullTestOfWoken(n, cscan.StripParens(d)) ||
 			r.readsDevice(d, nw.File) {
 			continue
 		}
@@ -265,14 +265,27 @@ func (r *checker) deviceGate(nw *wfunc, guards []cscan.Guard) bool {
 	return seen
 }
 
-// chainHeads returns the names text reads as plain names or as the
-// heads of member chains (anyHead).
-func chainHeads(text string) map[string]bool {
-	out := map[string]bool{}
-	for _, m := range chainHeadRe.FindAllStringSubmatch(text, -1) {
-		out[m[1]] = true
+// nullTestOfWoken reports whether p, a NULL test, tests an object wake-up
+// n reaches its queue or task through: the start of a member chain its
+// call or queue argument reads, directly or through the locals they are
+// assigned from before it ("if (!dev) return; ch = &dev->chan[i];
+// wake_up(&ch->wait);"). A member the wake-up does not read
+// (port->trace_buf beside &port->wait) is no such object.
+func nullTestOfWoken(n *wsite, p string) bool {
+	obj := strings.TrimSpace(strings.TrimPrefix(p, "!"))
+	if i := strings.Index(obj, "=="); i >= 0 {
+		obj = obj[:i]
+	} else if i := strings.Index(obj, "!="); i >= 0 {
+		obj = obj[:i]
 	}
-	return out
+	obj = strings.Join(strings.Fields(obj), "")
+	if obj == "" {
+		return false
+	}
+	reads := n.Arg + "," + strings.Join(n.Call.Args, ",")
+	reads += "\n" + localSources(n, reads)
+	re := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(obj) + `(?:$|[^\w])`)
+	return re.MatchString(strings.Join(strings.Fields(reads), ""))
 }
 
 // anyHead reports whether text names one of names as a plain name or the

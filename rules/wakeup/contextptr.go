@@ -9,8 +9,8 @@ import (
 // A waker often reaches its queue through a pointer its waiter handed it.
 // A synchronous wrapper around an asynchronous API stores the address of
 // its own completion or queue in the request's context member before it
-// submits (us->current_urb->context = &urb_done; req->end_io_data =
-// &wait;) and sleeps on it; the callback wakes what the member points to
+// submits (us->current_urb->context = &urb_done; bio->bi_private =
+// &done;) and sleeps on it; the callback wakes what the member points to
 // (complete(urb->context)). The waker's key names the member
 // ("completion:urb.context"), the waiter's its own object: the member's
 // waiters are those of the objects whose address the patched files store
@@ -46,7 +46,7 @@ func (r *checker) contextAliases(q string) []string {
 	var out []string
 	re := contextStoreRe(m)
 	for _, path := range r.patchedFiles() {
-		if decl := r.typ.MemberDecl(tag, m, path); !strings.Contains(decl, "void") || !strings.Contains(decl, "*") {
+		if !r.memberIsPointer(tag, m, path) || !strings.Contains(r.typ.MemberDecl(tag, m, path), "void") {
 			continue
 		}
 		for _, v := range r.fileViews(path, "") {

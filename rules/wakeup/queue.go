@@ -221,13 +221,19 @@ func firstArg(s string) string {
 	return s
 }
 
+// pointerCastRe matches a leading cast to a pointer type, "(struct
+// completion *)" of "(struct completion *)urb->context": a queue handed
+// through an untyped pointer is named by what it is read from.
+var pointerCastRe = regexp.MustCompile(`^\(\s*(?:const\s+)?(?:(?:struct|union)\s+)?[A-Za-z_]\w*\s*\*+\s*\)`)
+
 // stripAddr strips an argument down to the object it names: white
-// space, address-of operators and enclosing parentheses, as often as
-// they nest ("(&(x->q))" -> "x->q").
+// space, address-of operators, enclosing parentheses and pointer casts,
+// as often as they nest ("(&(x->q))" -> "x->q").
 func stripAddr(arg string) string {
 	a := strings.TrimSpace(arg)
 	for {
 		n := strings.TrimSpace(cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(a, "&"))))
+		n = strings.TrimSpace(pointerCastRe.ReplaceAllString(n, ""))
 		if n == a {
 			return a
 		}

@@ -168,6 +168,11 @@ func (r *checker) startsNothing(f *wfunc, c cscan.Call) bool {
 // startsNothingTo is startsNothing for a call of name made in file,
 // following functions of the tree depth levels down.
 func (r *checker) startsNothingTo(name, file string, depth int) bool {
+	if depth < 2 && r.p.waker(name) != nil {
+		// Inside a helper a wake-up is how work is handed on: a worker
+		// woken there runs the operation (store the command, wake it).
+		return false
+	}
 	if r.inertName(name) {
 		return true
 	}
@@ -181,7 +186,7 @@ func (r *checker) startsNothingTo(name, file string, depth int) bool {
 	if r.inertMemo == nil {
 		r.inertMemo = map[string]bool{}
 	}
-	r.inertMemo[key] = false // a recursive helper is not known to start nothing
+	// depth, not the memo, ends the walk down a recursive helper.
 	ok := true
 	if defs := r.pass.Index.Funcs(name); len(defs) > 0 {
 		for _, fn := range defs {
@@ -192,9 +197,10 @@ func (r *checker) startsNothingTo(name, file string, depth int) bool {
 		}
 	} else {
 		body, found := r.fileMacro(name, file)
-		ok = found && !slices.ContainsFunc(gateCallRe.FindAllStringSubmatch(body, -1), func(m []string) bool {
-			return !r.startsNothingTo(m[1], file, depth-1)
-		})
+		ok = found
+		for c := range helperCalls(body) {
+			ok = ok && r.startsNothingTo(c, file, depth-1)
+		}
 	}
 	r.inertMemo[key] = ok
 	return ok
