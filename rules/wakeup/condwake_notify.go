@@ -285,7 +285,7 @@ func nullTestOfWoken(n *wsite, p string) bool {
 	reads := n.Arg + "," + strings.Join(n.Call.Args, ",")
 	reads += "\n" + localSources(n, reads)
 	re := regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(obj) + `(?:$|[^\w])`)
-	return re.MatchString(strings.Join(strings.Fields(reads), ""))
+	return re.MatchString(strings.Join(strings.Fields(reads), " "))
 }
 
 // anyHead reports whether text names one of names as a plain name or the
