@@ -14,7 +14,8 @@ import (
 // (complete(urb->context)). The waker's key names the member
 // ("completion:urb.context"), the waiter's its own object: the member's
 // waiters are those of the objects whose address the patched files store
-// in it.
+// in it, directly or through a call that fills the object (the table's
+// context_fills: usb_fill_bulk_urb(urb, ..., callback, &done)).
 
 // contextStoreRe matches a store of an object's address into member m:
 // $1 the object.
@@ -50,6 +51,16 @@ func (r *checker) contextAliases(q string) []string {
 			continue
 		}
 		for _, v := range r.fileViews(path, "") {
+			if v.F == nil {
+				continue
+			}
+			for _, c := range v.F.Calls {
+				if row := r.p.contextFills[c.Name]; row != nil && row.Member == key && row.Arg < len(c.Args) && strings.HasPrefix(strings.TrimSpace(c.Args[row.Arg]), "&") {
+					if a := kind + queueKey(c.Args[row.Arg], v.vt, v.Name); a != q && !slices.Contains(out, a) {
+						out = append(out, a)
+					}
+				}
+			}
 			for _, l := range sortedLines(v) {
 				code := codeOnly(v.lines[l])
 				if !strings.Contains(code, m) {

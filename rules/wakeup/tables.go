@@ -45,6 +45,17 @@ type tables struct {
 	HandshakeOps []handshakeRow `yaml:"handshake_ops" json:"-"`
 	// Notifications are left out of tablesID for the same reason.
 	Notifications []string `yaml:"notifications" json:"-"`
+	// ContextFills are left out of tablesID for the same reason.
+	ContextFills []contextFillRow `yaml:"context_fills" json:"-"`
+}
+
+// contextFillRow is a call that stores its argument Arg in the untyped
+// context member Member ("urb.context") of the object it fills
+// (contextptr.go).
+type contextFillRow struct {
+	Names  []string `yaml:"names"`
+	Member string   `yaml:"member"`
+	Arg    int      `yaml:"arg"`
 }
 
 // rearmRow describes a call that re-arms a completion for its next wait.
@@ -207,6 +218,8 @@ type prims struct {
 	handshake map[string]*handshakeRow
 	// notifications: storeorder_state.go.
 	notifications map[string]bool
+	// contextFills indexes ContextFills by call name (contextptr.go).
+	contextFills map[string]*contextFillRow
 }
 
 func compile(t tables, lt *lockmodel.Table) (*prims, error) {
@@ -249,6 +262,12 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		notifications: setOf(t.Notifications),
 	}
 	p.handshake = handshakeIndex(t.HandshakeOps)
+	p.contextFills = map[string]*contextFillRow{}
+	for i := range t.ContextFills {
+		for _, n := range t.ContextFills[i].Names {
+			p.contextFills[n] = &t.ContextFills[i]
+		}
+	}
 	for i := range t.Deferrals.Queue {
 		p.deferQueue[t.Deferrals.Queue[i].Name] = &t.Deferrals.Queue[i]
 	}
