@@ -147,6 +147,9 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		}
 	}
 	waiters := r.otherWaiters(n.Q, nw.Name)
+	if len(waiters) > 0 && !slices.ContainsFunc(waiters, func(x *wsite) bool { return !pollsOnTimer(x) }) {
+		return // every sleeper looks again on its own after a while
+	}
 	conds, texts := make([]string, len(waiters)), make([]string, len(waiters))
 	for i, x := range waiters {
 		conds[i], texts[i] = r.waiterState(x)
@@ -207,6 +210,18 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 	})...)
 	f.Explanation = fmt.Sprintf("%s() stored nothing before it woke %s: its wake-up announces what its caller or the device did before calling it, and every call owes it. It now skips the wake-up when %s, which %s neither waits for nor sets before it sleeps: a call that takes that path leaves the waiter sleeping on an event that already happened. Wake on every call, or gate on what the waiters wait for or on wq_has_sleeper().",
 		nw.Name, n.Q, when, siteWhere(w))
+}
+
+// pollsOnTimer reports whether x is a task's open-coded sleep with a
+// finite timeout in a loop that looks again when it ends
+// (schedule_timeout(HZ) in a kthread's for (;;)): a skipped wake-up only
+// delays it.
+func pollsOnTimer(x *wsite) bool {
+	if x.WKind != "task" || !strings.Contains(x.Call.Name, "timeout") || len(x.Call.Args) == 0 ||
+		strings.Contains(x.Call.Args[0], "MAX_SCHEDULE_TIMEOUT") {
+		return false
+	}
+	return slices.ContainsFunc(x.Call.Guards, func(g cscan.Guard) bool { return g.Kind == "loop" })
 }
 
 // irqNoneRe matches an interrupt handler's "not mine" return.
