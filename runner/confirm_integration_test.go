@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autosel-bot/autosel-bot/internal/analysistest"
 	"github.com/autosel-bot/autosel-bot/mail"
@@ -29,7 +30,10 @@ import (
 func TestIntegrationConfirmSeed002(t *testing.T) {
 	r, tree := needIntegration(t)
 	p := confirmPipeline(t, r, tree)
-	ctx := testContext(t)
+	// Three series, each built and booted on its own: on a cold machine
+	// whose other package tests build kernels too, the first build
+	// alone took 23 minutes of the 30 one series gets.
+	ctx := testContextFor(t, 50*time.Minute)
 
 	rep := runSeries(ctx, t, p, "testdata/seed002/seed002-2of2-alone-6.1.patch")
 	logVM(t, rep.VM)

@@ -87,8 +87,15 @@ func logVM(t *testing.T, vm *report.VMReport) {
 	t.Logf("VM report (%s):\n%s", vm.Status, vm.Text())
 }
 
+// testContext bounds one integration test that builds a kernel a side:
+// 30 minutes, a cold build of each on two cores.
 func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	return testContextFor(t, 30*time.Minute)
+}
+
+// testContextFor bounds an integration test by d.
+func testContextFor(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
 }
