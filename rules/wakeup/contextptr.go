@@ -17,6 +17,25 @@ import (
 // in it, directly or through a call that fills the object (the table's
 // context_fills: usb_fill_bulk_urb(urb, ..., callback, &done)).
 
+// contextFillRow is a call that stores its argument Arg in the untyped
+// context member Member ("urb.context") of the object it fills.
+type contextFillRow struct {
+	Names  []string `yaml:"names"`
+	Member string   `yaml:"member"`
+	Arg    int      `yaml:"arg"`
+}
+
+// contextFillIndex indexes rows by call name.
+func contextFillIndex(rows []contextFillRow) map[string]*contextFillRow {
+	out := map[string]*contextFillRow{}
+	for i := range rows {
+		for _, n := range rows[i].Names {
+			out[n] = &rows[i]
+		}
+	}
+	return out
+}
+
 // contextStoreRe matches a store of an object's address into member m:
 // $1 the object.
 func contextStoreRe(m string) *regexp.Regexp {

@@ -49,15 +49,6 @@ type tables struct {
 	ContextFills []contextFillRow `yaml:"context_fills" json:"-"`
 }
 
-// contextFillRow is a call that stores its argument Arg in the untyped
-// context member Member ("urb.context") of the object it fills
-// (contextptr.go).
-type contextFillRow struct {
-	Names  []string `yaml:"names"`
-	Member string   `yaml:"member"`
-	Arg    int      `yaml:"arg"`
-}
-
 // rearmRow describes a call that re-arms a completion for its next wait.
 type rearmRow struct {
 	Name  string `yaml:"name"`
@@ -262,12 +253,7 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		notifications: setOf(t.Notifications),
 	}
 	p.handshake = handshakeIndex(t.HandshakeOps)
-	p.contextFills = map[string]*contextFillRow{}
-	for i := range t.ContextFills {
-		for _, n := range t.ContextFills[i].Names {
-			p.contextFills[n] = &t.ContextFills[i]
-		}
-	}
+	p.contextFills = contextFillIndex(t.ContextFills)
 	for i := range t.Deferrals.Queue {
 		p.deferQueue[t.Deferrals.Queue[i].Name] = &t.Deferrals.Queue[i]
 	}
