@@ -83,26 +83,23 @@ func (r *checker) liftMatters(fn *cscan.Func, held []lockctx.Held, proof *lockct
 	if !ok {
 		return liftNone
 	}
-	kinds := heldKinds(held)
+	kinds, level := heldKinds(held), liftNone
 	for _, c := range cs {
 		// A check whose other way handed the work to a worker chose
 		// process context for it: a caller in atomic context went that
 		// way, and without the check it does the work itself; unless
 		// the check tests the context and holds with this caller's
 		// (in_irq() in a timer): it never went the other way.
-		if v, ok := r.contextValue(sl, c.term, kinds, calleeFn.File); ok && v {
-			continue
-		}
-		if r.defers(sl, c.altCalls, calleeFn.File) {
+		v, test := r.contextValue(sl, c.term, kinds, calleeFn.File)
+		switch {
+		case test && v:
+		case r.defers(sl, c.altCalls, calleeFn.File):
 			return liftRisk
+		case test:
+			level = liftNote
 		}
 	}
-	for _, c := range cs {
-		if v, ok := r.contextValue(sl, c.term, kinds, calleeFn.File); ok && !v {
-			return liftNote
-		}
-	}
-	return liftNone
+	return level
 }
 
 // defers reports whether calls, made in file, hand work to a worker in

@@ -25,17 +25,6 @@ type contextFillRow struct {
 	Arg    int      `yaml:"arg"`
 }
 
-// contextFillIndex indexes rows by call name.
-func contextFillIndex(rows []contextFillRow) map[string]*contextFillRow {
-	out := map[string]*contextFillRow{}
-	for i := range rows {
-		for _, n := range rows[i].Names {
-			out[n] = &rows[i]
-		}
-	}
-	return out
-}
-
 // contextStoreRe matches a store of an object's address into member m:
 // $1 the object.
 func contextStoreRe(m string) *regexp.Regexp {

@@ -34,11 +34,12 @@ type handshakeRow struct {
 	Load  bool     `yaml:"load"`
 }
 
-// handshakeIndex indexes the handshake rows by call name.
-func handshakeIndex(rows []handshakeRow) map[string]*handshakeRow {
-	out := map[string]*handshakeRow{}
+// byName indexes table rows by each call name names gives for a row
+// (handshake_ops, context_fills).
+func byName[T any](rows []T, names func(*T) []string) map[string]*T {
+	out := map[string]*T{}
 	for i := range rows {
-		for _, n := range rows[i].Names {
+		for _, n := range names(&rows[i]) {
 			out[n] = &rows[i]
 		}
 	}

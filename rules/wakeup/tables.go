@@ -252,8 +252,8 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		stopConds:     setOf(t.StopConds),
 		notifications: setOf(t.Notifications),
 	}
-	p.handshake = handshakeIndex(t.HandshakeOps)
-	p.contextFills = contextFillIndex(t.ContextFills)
+	p.handshake = byName(t.HandshakeOps, func(r *handshakeRow) []string { return r.Names })
+	p.contextFills = byName(t.ContextFills, func(r *contextFillRow) []string { return r.Names })
 	for i := range t.Deferrals.Queue {
 		p.deferQueue[t.Deferrals.Queue[i].Name] = &t.Deferrals.Queue[i]
 	}
