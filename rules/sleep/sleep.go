@@ -282,7 +282,7 @@ func events(r *lockctx.Resolver, fn *cscan.Func) []event {
 func eventsFrom(r *lockctx.Resolver, fn *cscan.Func, entry lockctx.State) []event {
 	var out []event
 	lockctx.WalkFrom(r, fn, entry, func(v lockctx.Visit) {
-		if !lockctx.Unconditional(v.Reach) || v.State.Dead || v.State.Empty() {
+		if v.Reach == nil || v.State.Dead || v.State.Empty() || !lockctx.Unconditional(v.Reach) && !ownContextChoice(fn, v) {
 			return
 		}
 		st := effective(v.State, v.Reach)
@@ -292,6 +292,51 @@ func eventsFrom(r *lockctx.Resolver, fn *cscan.Func, entry lockctx.State) []even
 		out = append(out, event{call: v.Call, state: st, proof: v.Reach})
 	})
 	return out
+}
+
+// ownContextChoice reports whether visit v's reach, which counts only for
+// callers that pass a certain value in one of fn's parameters (a mask
+// chosen by a flag: opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO), happens
+// under a context fn enters itself on every path. The callers then do not
+// decide the context, only the branch: every caller that takes the
+// sleeping one (here, every write without REQ_NOWAIT) sleeps in it.
+func ownContextChoice(fn *cscan.Func, v lockctx.Visit) bool {
+	if v.Reach.Cond == nil {
+		return false
+	}
+	for _, h := range v.State.Held {
+		if h.Must && h.Why == "" && h.At.Func == fn.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// chosenBranch explains a proof that counts for the callers passing a
+// value in one of fn's parameters (ownContextChoice), "" for another.
+func (r *checker) chosenBranch(fn *cscan.Func, proof *lockctx.Reach) string {
+	c := proof.Cond
+	if c == nil {
+		return ""
+	}
+	name := fmt.Sprintf("parameter %d", c.Param+1)
+	if ps := r.newR.Params(fn); c.Param >= 0 && c.Param < len(ps) && ps[c.Param] != "" {
+		name = ps[c.Param]
+	}
+	what := "a value of " + name
+	switch {
+	case c.Value != "":
+		what = name + " equal to " + c.Value
+	case c.Bit != "" && c.True:
+		what = name + " with " + c.Bit + " set"
+	case c.Bit != "":
+		what = name + " without " + c.Bit
+	case c.True:
+		what = name + " nonzero"
+	default:
+		what = name + " zero"
+	}
+	return fmt.Sprintf(" The sleeping branch is taken for callers passing %s; %s() enters the context itself, whatever they pass, so each of them sleeps in it.", what, fn.Name)
 }
 
 // effective removes from st the contexts the sleeping callee drops before

@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -161,6 +162,21 @@ func (r *checker) accessorKey(name, file string) string {
 	k = r.canonKey(k, rel)
 	r.canon[memo] = k
 	return k
+}
+
+// accessorsOf returns, sorted, the accessors canonKey has found so far
+// whose queue key is q (the prefix of a completion's or var's key is
+// not the accessor's).
+func (r *checker) accessorsOf(q string) []string {
+	plain := keyKindSplit(q)[1]
+	var out []string
+	for memo, k := range r.canon {
+		if name, ok := strings.CutPrefix(memo, "()"); ok && k != "" && k == plain {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // returnTag returns the struct tag a function returns a pointer to, read

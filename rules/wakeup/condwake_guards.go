@@ -15,10 +15,10 @@ import (
 // that a new early return now skips (rule 3).
 func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 	norm := r.condNormalizer()
-	condGuards := func(gs []cscan.Guard) []cscan.Guard {
+	condGuards := func(gs []cscan.Guard, otherGate map[cscan.Guard]bool) []cscan.Guard {
 		var out []cscan.Guard
 		for _, g := range gs {
-			if g.Kind != "if" && g.Kind != "else" && g.Kind != "case" || r.isActiveCheckOf(g.Cond, n.Q, nw) {
+			if g.Kind != "if" && g.Kind != "else" && g.Kind != "case" || r.isActiveCheckOf(g.Cond, n.Q, nw) || otherGate[g] {
 				continue
 			}
 			if n.WKind == "task" && g.Kind == "if" {
@@ -32,7 +32,8 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 	}
 	nfg, flags := withFlagGuards(nw, n)
 	ofg, _ := withFlagGuards(old, o)
-	ngs, ogs := condGuards(nfg), condGuards(ofg)
+	// A branch on another queue's sleepers is checkOtherQueueGate's.
+	ngs, ogs := condGuards(nfg, r.otherGateGuards(nw, n)), condGuards(ofg, r.otherGateGuards(old, o))
 	newLeft, oldLeft := unmatchedGuards(ngs, ogs, norm)
 	var conds, ev, dropped []string
 	var gates []cscan.Guard
@@ -269,22 +270,29 @@ func condMinus(nw, old string) string {
 // a branch hint or not): skipping a wake-up of an empty queue is the
 // waitqueue-active rule's business, not a removed wake-up.
 func (r *checker) isActiveCheckOf(cond, q string, f *wfunc) bool {
+	k, _, ok := r.activeCheck(cond, f)
+	return ok && (k == q || keyField(k) != "" && keyField(k) == keyField(q))
+}
+
+// activeCheck returns the key of the queue that cond is just a "has
+// waiters?" check of (under a branch hint or not), and whether it is
+// negated ("nobody waits").
+func (r *checker) activeCheck(cond string, f *wfunc) (key string, negated, ok bool) {
 	c := strings.TrimSpace(cond)
 	for _, hint := range []string{"unlikely(", "likely("} {
 		if strings.HasPrefix(c, hint) && strings.HasSuffix(c, ")") {
 			c = strings.TrimSpace(c[len(hint) : len(c)-1]) // a branch hint tests what it wraps
 		}
 	}
-	c = cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(c, "!"))) // "nobody waits" is the same test
+	negated = strings.HasPrefix(c, "!")
+	c = cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(c, "!")))
 	i := strings.IndexByte(c, '(')
 	if i <= 0 || !strings.HasSuffix(c, ")") {
-		return false
+		return "", false, false
 	}
-	a := r.p.actives[strings.TrimSpace(c[:i])]
-	if a == nil {
-		return false
+	if r.p.actives[strings.TrimSpace(c[:i])] == nil {
+		return "", false, false
 	}
 	arg := c[i+1 : len(c)-1]
-	k := r.canonKey(queueKey(arg, f.vt, f.Name), f.File)
-	return k == q || keyField(k) != "" && keyField(k) == keyField(q)
+	return r.canonKey(queueKey(arg, f.vt, f.Name), f.File), negated, true
 }

@@ -124,7 +124,7 @@ func queueKey(arg string, vt *varTypes, fn string) string {
 }
 
 func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
-	a := stripAddr(arg)
+	a := derefQueue(stripAddr(arg))
 	if a == "" {
 		return ""
 	}
@@ -157,7 +157,7 @@ func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
 					return k
 				}
 			}
-			if c, ok := vt.calls[a]; ok && (vt.locals[a] || vt.types[a] == "wait_queue_head") {
+			if c, ok := vt.calls[a]; ok && (vt.locals[a] || queueTypes[vt.types[a]]) {
 				return c + "()"
 			}
 			if vt.locals[a] {
@@ -186,6 +186,23 @@ func queueKeyDepth(arg string, vt *varTypes, fn string, depth int) string {
 		return m[1] + "()"
 	}
 	return strings.Join(strings.Fields(a), "")
+}
+
+// queueTypes are the struct types whose objects are a queue that waiters
+// sleep on and wakers wake: a pointer of one of them that holds a call's
+// result (wait = kvm_arch_vcpu_get_wait(vcpu)) is that call's queue. Not
+// a completion: its pointer is more often taken over from an object
+// (done = xchg(&create->done, NULL)) than returned by an accessor.
+var queueTypes = map[string]bool{"wait_queue_head": true, "swait_queue_head": true, "rcuwait": true}
+
+// derefQueue returns pointer name p for "*p": wait_event(*wq, ...) waits
+// on the queue wq points to, which wake_up(wq) wakes. Anything else is
+// returned as it is.
+func derefQueue(a string) string {
+	if d, ok := strings.CutPrefix(a, "*"); ok && identRe.MatchString(strings.TrimSpace(d)) {
+		return strings.TrimSpace(d)
+	}
+	return a
 }
 
 // hashedQueues are the calls that return the wait queue a bit or a

@@ -34,12 +34,7 @@ func (r *checker) pathEvents(f *wfunc, n *wsite) []pathEvent {
 	if f.F == nil || f.F.Body == nil {
 		return nil
 	}
-	elseCond := map[int]*cscan.IfStmt{}
-	cscan.Inspect(f.F.Body, func(s cscan.Stmt) {
-		if i, ok := s.(*cscan.IfStmt); ok && i.ElseLine != 0 {
-			elseCond[i.ElseLine] = i
-		}
-	})
+	elseCond := elseIfs(f)
 	var ev []pathEvent
 	addCond := func(line int, cond string) {
 		for _, m := range condCallRe.FindAllStringSubmatchIndex(cond, -1) {
@@ -299,7 +294,7 @@ func indexValue(f *wfunc, name string, line int) string {
 			}
 		}
 	}
-	if val != name && !declaredNames(f)[name] {
+	if val != name && !declaredNames(f)[name] && (f.vt == nil || f.vt.types[name] == "") {
 		return name // a global's or a parameter's store: not the local's value
 	}
 	return val

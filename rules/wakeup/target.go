@@ -226,7 +226,7 @@ func wakeMember(arg string) string {
 func condFields(waiters []*wsite) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range waiters {
-		obj := wakeObject(w.Arg)
+		obj := waiterObject(w)
 		if obj == "" {
 			continue
 		}
@@ -236,6 +236,31 @@ func condFields(waiters []*wsite) map[string]bool {
 	}
 	return out
 }
+
+// waiterObject returns the object whose queue waiter w sleeps on: the
+// object its queue argument names (wakeObject), or, for a queue an
+// accessor returns (rcuwait_wait_event(kvm_arch_vcpu_get_wait(vcpu), ...),
+// directly or through a local that holds it), the accessor's one
+// argument. "" when neither names one.
+func waiterObject(w *wsite) string {
+	if obj := wakeObject(w.Arg); obj != "" {
+		return obj
+	}
+	if structOfKey(w.Q) == "" {
+		return "" // no accessor of a struct's queue
+	}
+	a := derefQueue(strings.Join(strings.Fields(stripAddr(w.Arg)), ""))
+	if identRe.MatchString(a) {
+		a = strings.Join(strings.Fields(indexValue(w.Fn, a, w.Line())), "")
+	}
+	if m := oneArgCallRe.FindStringSubmatch(a); m != nil {
+		return stripAddr(m[1])
+	}
+	return ""
+}
+
+// oneArgCallRe matches a call with one argument that names an object.
+var oneArgCallRe = regexp.MustCompile(`^[A-Za-z_]\w*\((&?[A-Za-z_]\w*(?:(?:->|\.)\w+)*)\)$`)
 
 // memberReadRe finds a member access.
 var memberReadRe = regexp.MustCompile(`(?:->|\.)([A-Za-z_]\w*)`)
@@ -298,7 +323,7 @@ func handsObject(t, obj string) bool {
 	code := codeOnly(t)
 	for _, m := range condCallRe.FindAllStringSubmatchIndex(code, -1) {
 		name := code[m[2]:m[3]]
-		if trivialCalls[name] || inertCallRe.MatchString(name) {
+		if trivialCalls[name] || inertCallRe.MatchString(name) || !callStatementRe.MatchString(code[:m[0]]) {
 			continue
 		}
 		for _, a := range topArgs(code[m[1]:]) {
@@ -309,6 +334,13 @@ func handsObject(t, obj string) bool {
 	}
 	return false
 }
+
+// callStatementRe matches what may precede a call whose job is its effect:
+// nothing (a statement of its own) or the status local its error code
+// goes to (ret, err, rc, ...). A call tested in a condition, or whose
+// value is kept (pc = psci_arg(vcpu), reset->be = kvm_vcpu_is_be(vcpu)),
+// reads the object.
+var callStatementRe = regexp.MustCompile(`^\s*(?:(?:ret|err|error|rc|res|result|status|rv)\s*=\s*)?$`)
 
 // inertCallRe matches calls that change no state a waiter reads.
 var inertCallRe = regexp.MustCompile(`^(?:trace_\w+|\w*printk\w*|pr_\w+|dev_(?:dbg|info|warn|err|notice)\w*|WARN\w*|BUG\w*|lockdep_\w+|might_sleep|spin_\w+|raw_spin_\w+|mutex_\w+|read_\w+|write_\w+|rcu_\w+|_?enter|_?leave|kfree|kfree_rcu|put_\w+|\w+_put|get_\w+|\w+_get|\w*_(?:un)?lock(?:_\w+)?|wake_up\w*|complete\w*)$`)

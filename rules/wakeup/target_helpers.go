@@ -25,7 +25,7 @@ func (r *checker) waiterFields(waiters []*wsite) map[string]bool {
 		return out
 	}
 	for _, w := range waiters {
-		obj := wakeObject(w.Arg)
+		obj := waiterObject(w)
 		if obj == "" {
 			continue
 		}

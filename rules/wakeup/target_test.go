@@ -39,6 +39,10 @@ func TestStoreThrough(t *testing.T) {
 		{"\t__locks_delete_block(waiter);", "waiter", true}, // handed to a call
 		{"\tpr_info(\"%p\", waiter);", "waiter", false},     // logging only
 		{"\tif (req->done == 1)", "req", false},
+		{"\terr = start_req(req);", "req", true},      // a status returned
+		{"\tpc = req_arg(req);", "req", false},        // a value kept: a getter
+		{"\tr->be = req_is_be(req);", "req", false},   // stored elsewhere: a read
+		{"\tif (req_version(req) > 1)", "req", false}, // tested: a read
 	} {
 		f := &wfunc{lines: map[int]string{1: tc.line}}
 		if got := storeThrough(f, 2, tc.obj, fields) != ""; got != tc.want {
@@ -86,5 +90,37 @@ func TestIndirectTargets(t *testing.T) {
 	}
 	if indirectTargets(cscan.Call{Name: "foo", Args: []string{"a"}}) != nil {
 		t.Errorf("a plain call has indirect targets")
+	}
+}
+
+func TestWaiterObject(t *testing.T) {
+	for _, tc := range []struct{ arg, q, line, want string }{
+		{"&p->wq", "pipe.wq", "", "p"},
+		{"vcpu_get_wait(v)", "vcpu.wait", "", "v"},
+		{"wait", "vcpu.wait", "\tstruct rcuwait *wait = vcpu_get_wait(v);", "v"},
+		{"*wq", "chan.wq", "\twait_queue_head_t *wq = chan_wq(c);", "c"},
+		{"wait", "local:f:wait", "\tstruct rcuwait *wait = vcpu_get_wait(v);", ""}, // no struct's queue
+		{"lookup(t, id)", "vcpu.wait", "", ""},                                     // two arguments: which object?
+	} {
+		f := &wfunc{Name: "f", lines: map[int]string{1: tc.line}, vt: newVarTypes()}
+		f.vt.scan(tc.line)
+		w := &wsite{Fn: f, Arg: tc.arg, Q: tc.q}
+		w.Call.Line = 2
+		if got := waiterObject(w); got != tc.want {
+			t.Errorf("waiterObject(%q on %s) = %q, want %q", tc.arg, tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestDerefQueue(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"*wq", "wq"},
+		{"* wq", "wq"},
+		{"*sk_sleep(sk)", "*sk_sleep(sk)"}, // a call's result: left as written
+		{"wq", "wq"},
+	} {
+		if got := derefQueue(tc.in); got != tc.want {
+			t.Errorf("derefQueue(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

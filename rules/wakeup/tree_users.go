@@ -151,8 +151,8 @@ func (t *treeView) sitesOn(q string) []*wsite {
 	need := pathWords(plain)
 	var out []*wsite
 	seen := map[*wsite]bool{}
-	visit := func(c treeCall) {
-		if c.Func == nil || t.r.inPatch[t.relPath(c.Func.File)+":"+c.Func.Name] || !t.mayKey(c, need) {
+	visit := func(c treeCall, spelt bool) {
+		if c.Func == nil || t.r.inPatch[t.relPath(c.Func.File)+":"+c.Func.Name] || !spelt && !t.mayKey(c, need) {
 			return
 		}
 		w := t.view(c.Func)
@@ -166,7 +166,14 @@ func (t *treeView) sitesOn(q string) []*wsite {
 			}
 		}
 	}
-	t.eachCallOn(last, visit)
+	t.eachCallOn(last, func(c treeCall) { visit(c, false) })
+	// A queue reached through an accessor (rcuwait_wait_event(
+	// kvm_arch_vcpu_get_wait(vcpu), ...)) is spelt by the accessor's name:
+	// the calls on the accessors whose key is q (found by canonKey) are
+	// on q whatever their argument.
+	for _, name := range t.r.accessorsOf(q) {
+		t.eachCallOn(name, func(c treeCall) { visit(c, true) })
+	}
 	t.byKey[q] = out
 	return out
 }

@@ -49,6 +49,7 @@ func (r *checker) checkWakers() map[string][]*wsite {
 				r.compareWakers(o, n)
 				r.checkWakeTarget(o, n)
 				r.checkConditional(old, nw, o, n)
+				r.checkOtherQueueGate(old, nw, o, n)
 				r.checkCheckBeforeBarrier(old, nw, o, n)
 				r.checkQueueIndex(o, n)
 				r.checkWakeMovedEarlier(old, nw, o, n)
@@ -61,6 +62,7 @@ func (r *checker) checkWakers() map[string][]*wsite {
 				if o := r.counterpart(old, n, gused); o != nil {
 					gused[o] = true
 					r.checkWakeTarget(o, n)
+					r.checkOtherQueueGate(old, nw, o, n)
 				}
 			}
 			// Waits whose task state changed.
