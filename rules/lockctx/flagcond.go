@@ -376,6 +376,29 @@ func (r *Resolver) CondAt(fn *cscan.Func, c cscan.Call, rc *ParamCond) (keep boo
 	return r.condAt(fn, c, rc)
 }
 
+// SomeCallerMay reports whether a caller of fn the index knows may pass a
+// value satisfying c (its argument is not known to miss it), or fn has no
+// caller the index knows (one through a pointer or from outside the tree
+// may pass anything).
+func (r *Resolver) SomeCallerMay(fn *cscan.Func, c *ParamCond) bool {
+	if r.ix == nil || c == nil {
+		return true
+	}
+	may := *c
+	may.Strict = false
+	seen := false
+	for _, site := range r.ix.Callers(fn.Name) {
+		if site.Func == nil || fn.Static && site.Func.File != fn.File {
+			continue
+		}
+		seen = true
+		if keep, _ := r.condAt(site.Func, site.Call, &may); keep {
+			return true
+		}
+	}
+	return !seen
+}
+
 // callCond returns the condition under which a reach through call c in fn
 // with callee condition rc is taken: nil and true when unconditionally,
 // false when never. conditional says the call's guards make the target

@@ -38,7 +38,11 @@
 // likewise (maskargs.go, the table's mask_sleep: set, passed down, or
 // handed on from another request's flags), as is a call
 // whose callee sleeps only when a flag parameter says so (CAN_SLEEP
-// passed to a helper whose can_sleep path takes a mutex). A function passed
+// passed to a helper whose can_sleep path takes a mutex). Such a value a
+// caller's flag chooses counts, whatever the callers pass, when the
+// function enters the atomic context itself on every path: each caller
+// taking the sleeping branch sleeps in it (sleep.go ownContextChoice;
+// opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO under kmap_atomic()). A function passed
 // by name to an iterator that calls it is checked in the iterator's
 // caller's context (argsites.go), and some primitives sleep depending on
 // the calling file (filesleep.go: regmap accessors of a regmap on a

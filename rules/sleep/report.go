@@ -216,7 +216,7 @@ func (r *checker) finding(fn *cscan.Func, line int, st lockctx.State, proof *loc
 	if !st.AnyMust() {
 		expl += " The context is held on some paths only."
 	}
-	expl += r.chosenBranch(fn, proof)
+	expl += r.chosenBranch(fn, st, proof)
 	if callee != "" {
 		if why := r.alreadySleeps(fn.Name, proof.Steps, callee); why != "" {
 			sev = report.SeverityNote

@@ -282,7 +282,7 @@ func events(r *lockctx.Resolver, fn *cscan.Func) []event {
 func eventsFrom(r *lockctx.Resolver, fn *cscan.Func, entry lockctx.State) []event {
 	var out []event
 	lockctx.WalkFrom(r, fn, entry, func(v lockctx.Visit) {
-		if v.Reach == nil || v.State.Dead || v.State.Empty() || !lockctx.Unconditional(v.Reach) && !ownContextChoice(fn, v) {
+		if v.Reach == nil || v.State.Dead || v.State.Empty() || !lockctx.Unconditional(v.Reach) && !ownContextChoice(r, fn, v) {
 			return
 		}
 		st := effective(v.State, v.Reach)
@@ -297,14 +297,18 @@ func eventsFrom(r *lockctx.Resolver, fn *cscan.Func, entry lockctx.State) []even
 // ownContextChoice reports whether visit v's reach, which counts only for
 // callers that pass a certain value in one of fn's parameters (a mask
 // chosen by a flag: opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO), happens
-// under a context fn enters itself on every path. The callers then do not
-// decide the context, only the branch: every caller that takes the
-// sleeping one (here, every write without REQ_NOWAIT) sleeps in it.
-func ownContextChoice(fn *cscan.Func, v lockctx.Visit) bool {
-	if v.Reach.Cond == nil {
-		return false
-	}
-	for _, h := range v.State.Held {
+// under a context fn enters itself on every path, and some caller may
+// pass that value (or none is known). The callers then do not decide the
+// context, only the branch: every caller that takes the sleeping one
+// (here, every write without REQ_NOWAIT) sleeps in it.
+func ownContextChoice(r *lockctx.Resolver, fn *cscan.Func, v lockctx.Visit) bool {
+	return v.Reach.Cond != nil && v.Reach.Cond.Strict && entersOwnContext(fn, v.State) && r.SomeCallerMay(fn, v.Reach.Cond)
+}
+
+// entersOwnContext reports whether fn enters one of st's contexts itself
+// on every path (not its registration, not a caller).
+func entersOwnContext(fn *cscan.Func, st lockctx.State) bool {
+	for _, h := range st.Held {
 		if h.Must && h.Why == "" && h.At.Func == fn.Name {
 			return true
 		}
@@ -314,10 +318,10 @@ func ownContextChoice(fn *cscan.Func, v lockctx.Visit) bool {
 
 // chosenBranch explains a proof that counts for the callers passing a
 // value in one of fn's parameters (ownContextChoice), "" for another.
-func (r *checker) chosenBranch(fn *cscan.Func, proof *lockctx.Reach) string {
+func (r *checker) chosenBranch(fn *cscan.Func, st lockctx.State, proof *lockctx.Reach) string {
 	c := proof.Cond
-	if c == nil {
-		return ""
+	if c == nil || !c.Strict || !entersOwnContext(fn, st) {
+		return "" // a condition that counts anyway (or not this case)
 	}
 	name := fmt.Sprintf("parameter %d", c.Param+1)
 	if ps := r.newR.Params(fn); c.Param >= 0 && c.Param < len(ps) && ps[c.Param] != "" {

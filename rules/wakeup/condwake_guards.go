@@ -33,7 +33,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 	nfg, flags := withFlagGuards(nw, n)
 	ofg, _ := withFlagGuards(old, o)
 	// A branch on another queue's sleepers is checkOtherQueueGate's.
-	ngs, ogs := condGuards(nfg, r.otherGateGuards(nw, n)), condGuards(ofg, r.otherGateGuards(old, o))
+	ngs, ogs := condGuards(nfg, r.sleeperGateGuards(nw, n)), condGuards(ofg, r.sleeperGateGuards(old, o))
 	newLeft, oldLeft := unmatchedGuards(ngs, ogs, norm)
 	var conds, ev, dropped []string
 	var gates []cscan.Guard

@@ -60,13 +60,28 @@ func (r *checker) otherQueueGates(f *wfunc, s *wsite) []otherQueueGate {
 	return out
 }
 
-// otherGateGuards returns the guards of otherQueueGates(f, s), none
-// without f.
-func (r *checker) otherGateGuards(f *wfunc, s *wsite) map[cscan.Guard]bool {
+// sleeperGateGuards returns the guards of s in f that checkConditional
+// leaves to others: the branches of otherQueueGates (checkOtherQueueGate),
+// and the else of a sleeper test of s's own queue (the waitqueue-active
+// rule's, as the if of one is). None without f.
+func (r *checker) sleeperGateGuards(f *wfunc, s *wsite) map[cscan.Guard]bool {
 	out := map[cscan.Guard]bool{}
-	if f != nil && s != nil {
-		for _, g := range r.otherQueueGates(f, s) {
-			out[g.guard] = true
+	if f == nil || s == nil {
+		return out
+	}
+	for _, g := range r.otherQueueGates(f, s) {
+		out[g.guard] = true
+	}
+	var elses map[int]*cscan.IfStmt
+	for _, g := range s.Call.Guards {
+		if g.Kind != "else" {
+			continue
+		}
+		if elses == nil {
+			elses = elseIfs(f)
+		}
+		if i := elses[g.Line]; i != nil && r.isActiveCheckOf(i.Cond, s.Q, f) {
+			out[g] = true
 		}
 	}
 	return out

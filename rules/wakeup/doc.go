@@ -18,8 +18,9 @@
 //     bit or variable wait hashes to);
 //   - canon.go: a queue keyed by the struct that holds it, so both sides
 //     of a protocol meet whatever variable reaches the object (through a
-//     call's result, typed by the callee's declaration, and through a
-//     pointer member of a global of an anonymous struct type too);
+//     call's result, typed by the callee's declaration, through an
+//     accessor returning a member's address, and through a pointer member
+//     of a global of an anonymous struct type too);
 //   - findall.go: regexp matches found statement by statement (the
 //     variable-type scans of a whole file);
 //   - wrapper.go: wake-ups through small wrapper helpers;
@@ -86,7 +87,9 @@
 //     serves which waiter of a split queue (the bits of a flags word each
 //     side changes or tests), so that a split separating no pair is a note;
 //   - target.go: a wake-up moved to another object's queue of the same
-//     key, or to another bit of the word, than the state the path changed;
+//     key, or to another bit of the word, than the state the path changed
+//     (waiters that reach their queue through an accessor included: the
+//     object is the accessor's argument);
 //   - lost.go: the exclusive/broadcast lost-wakeup analysis;
 //   - terminal.go: a broadcast path from a final value stored before the
 //     wake-up that an exclusive waiter tests;
@@ -103,6 +106,10 @@
 //     exclusive entries;
 //   - condwake_guards.go: a wake-up the patch made conditional or that a
 //     new early return or goto skips, and the condition arithmetic;
+//   - condwake_otherqueue.go: a wake-up the patch puts under a sleeper
+//     test of another queue (the else of waitqueue_active(&other)), whose
+//     own waiters then miss the events that come while the other queue
+//     has sleepers;
 //   - condwake_store.go: a wake-up made conditional on something other
 //     than the state its waiters check, after a store of that state;
 //   - condwake_moved.go: a completion signal moved into a branch that
@@ -191,6 +198,9 @@
 //   - rearm_reset.go: a flag, bit or counter a wait condition reads,
 //     reset after the operation starts or no longer reset (the
 //     completion's checks, written with a flag);
+//   - rearm_later.go: a flag reset that re-arms the wait of a later call
+//     (the next read()), known by a waker of its file that stores the
+//     flag and wakes a queue whose waiters read it;
 //   - rearm_flag.go: a flag reset moved out of the lock its waker holds;
 //   - wakefunc.go: custom wake functions (unlink order, careful unlink,
 //     references taken before an early return);

@@ -39,6 +39,9 @@ type rearmSite struct {
 	// resets (what the waker must store before it wakes), bit the bit of
 	// that word when it is one.
 	text, field, bit string
+	// later is, for a reset that re-arms a wait made outside the
+	// function (rearm_later.go), a waiter of that wait.
+	later *wsite
 }
 
 // rearmsOf returns f's completion re-arms, keyed like its waits.
@@ -232,6 +235,9 @@ type waitOn struct {
 	// and callerLine locate its wait or its call of the callee that waits.
 	caller, callerFile string
 	callerLine         int
+	// later: the wait is made by a later call (rearm_later.go), not
+	// after the function returns.
+	later bool
 }
 
 // waitAfter returns the first wait on q in f after line: a wait site, or
@@ -375,6 +381,9 @@ func (r *checker) completerOf(f *wfunc, a rearmSite) *wsite {
 func (r *checker) rearmMovedLater(ow, nw *wfunc, o, n rearmSite) {
 	wait := r.waitAfter(nw, n.q, n.call.Line)
 	if wait == nil {
+		wait = r.laterWait(nw, n)
+	}
+	if wait == nil {
 		return
 	}
 	limit := 1 << 30
@@ -420,8 +429,12 @@ func (r *checker) rearmMovedLater(ow, nw *wfunc, o, n rearmSite) {
 		report.Step{Func: nw.Name, File: nw.File, Line: start.Line, What: "starts the operation: " + lockctx.CallText(start)},
 		report.Step{Func: nw.Name, File: nw.File, Line: n.call.Line, What: "re-arms only now: " + n.text},
 		r.waitStep(nw, wait))
-	f.Explanation = fmt.Sprintf("%s() used to re-arm %s (`%s`) before %s() and now does it after. If what %s() starts finishes before the re-arm, %s, and the wait that follows times out or never returns. Re-arm before starting the operation, as before.",
-		nw.Name, what, n.text, start.Name, start.Name, erased)
+	follows := "the wait that follows times out or never returns"
+	if wait.later {
+		follows = fmt.Sprintf("the next wait for it (%s()) sleeps although the event came", wait.caller)
+	}
+	f.Explanation = fmt.Sprintf("%s() used to re-arm %s (`%s`) before %s() and now does it after. If what %s() starts finishes before the re-arm, %s, and %s. Re-arm before starting the operation, as before.",
+		nw.Name, what, n.text, start.Name, start.Name, erased, follows)
 	if done != nil {
 		f.Severity = report.SeverityRisk
 		f.Chain = append(f.Chain, step(done, n.signals()+done.Text()))
@@ -484,6 +497,9 @@ func (r *checker) rearmDropped(ow, nw *wfunc, o rearmSite) {
 
 // waitStep is the chain step of a wait reached from nw.
 func (r *checker) waitStep(nw *wfunc, w *waitOn) report.Step {
+	if w.later {
+		return report.Step{Func: w.caller, File: w.callerFile, Line: w.callerLine, What: "a later call waits: " + w.site.Text()}
+	}
 	if w.caller != "" {
 		what := "waits: "
 		if w.via != "" {
@@ -504,7 +520,10 @@ func (r *checker) waitText(w *waitOn) string {
 	if w.via != "" {
 		t = w.via + "() -> " + t
 	}
-	if w.caller != "" {
+	switch {
+	case w.later:
+		t = "(later) " + w.caller + "() -> " + t
+	case w.caller != "":
 		t = "(returns) " + w.caller + "() -> " + t
 	}
 	return t

@@ -103,6 +103,8 @@ func (r *checker) resetRearmsOf(f *wfunc) []rearmSite {
 			}
 			armsClear = true
 		}
+		text := strings.TrimSuffix(strings.TrimSpace(codeOnly(f.lines[l])), ";")
+		found := false
 		for _, s := range f.sitesOn(siteWait, "") {
 			if s.Line() <= l || s.Q == "" {
 				continue
@@ -111,12 +113,17 @@ func (r *checker) resetRearmsOf(f *wfunc) []rearmSite {
 			if cond == "" {
 				continue
 			}
-			text := r.withHelpers(cond, f.File)
-			if containsWord(text, field) && (bit == "" || containsWord(text, bit)) && resetEndsWait(r.returnsOf(cond, f.File), field, bit) == armsClear {
-				out = append(out, rearmSite{call: cscan.Call{Line: l}, q: s.Q,
-					text: strings.TrimSuffix(strings.TrimSpace(codeOnly(f.lines[l])), ";"), field: field, bit: bit})
+			wt := r.withHelpers(cond, f.File)
+			if containsWord(wt, field) && (bit == "" || containsWord(wt, bit)) && resetEndsWait(r.returnsOf(cond, f.File), field, bit) == armsClear {
+				out = append(out, rearmSite{call: cscan.Call{Line: l}, q: s.Q, text: text, field: field, bit: bit})
+				found = true
 			}
 			break
+		}
+		if !found && !armsClear {
+			if q, w := r.laterRoundQueue(f, field, bit); q != "" {
+				out = append(out, rearmSite{call: cscan.Call{Line: l}, q: q, text: text, field: field, bit: bit, later: w})
+			}
 		}
 	}
 	return out

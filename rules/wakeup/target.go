@@ -323,7 +323,7 @@ func handsObject(t, obj string) bool {
 	code := codeOnly(t)
 	for _, m := range condCallRe.FindAllStringSubmatchIndex(code, -1) {
 		name := code[m[2]:m[3]]
-		if trivialCalls[name] || inertCallRe.MatchString(name) || !callStatementRe.MatchString(code[:m[0]]) {
+		if trivialCalls[name] || inertCallRe.MatchString(name) || keptValue(code[:m[0]]) || passedOn(code[:m[0]]) || comparedValue(code, m[1]-1) {
 			continue
 		}
 		for _, a := range topArgs(code[m[1]:]) {
@@ -335,12 +335,54 @@ func handsObject(t, obj string) bool {
 	return false
 }
 
-// callStatementRe matches what may precede a call whose job is its effect:
-// nothing (a statement of its own) or the status local its error code
-// goes to (ret, err, rc, ...). A call tested in a condition, or whose
-// value is kept (pc = psci_arg(vcpu), reset->be = kvm_vcpu_is_be(vcpu)),
-// reads the object.
-var callStatementRe = regexp.MustCompile(`^\s*(?:(?:ret|err|error|rc|res|result|status|rv)\s*=\s*)?$`)
+// keptValue reports whether the text before a call on its line assigns
+// the call's value to something other than a status local (pc =
+// psci_arg(vcpu), reset->be = kvm_vcpu_is_be(vcpu)): the call reads the
+// object it is handed. A call made for its effect stands alone, returns a
+// status (ret, err, r, ...), or is tested (if, WARN_ON(), |=).
+func keptValue(before string) bool {
+	m := keptValueRe.FindStringSubmatch(before)
+	return m != nil && !statusLocalRe.MatchString(m[1])
+}
+
+// passedOn reports whether the text before a call makes its value an
+// argument of another call (lookup(arg(vcpu))): it is read and handed
+// on. A test (if, while, WARN_ON(), a branch hint) is not such a call.
+func passedOn(before string) bool {
+	t := strings.TrimSpace(before)
+	if strings.HasSuffix(t, ",") {
+		return true
+	}
+	m := enclosingCallRe.FindStringSubmatch(t)
+	return m != nil && !testCallRe.MatchString(m[1])
+}
+
+var (
+	// enclosingCallRe matches the call whose argument list a text ends
+	// in.
+	enclosingCallRe = regexp.MustCompile(`([A-Za-z_]\w*)\s*\(\s*[!(\s]*$`)
+	// testCallRe matches what tests a value rather than reading it.
+	testCallRe = regexp.MustCompile(`^(?:if|while|switch|return|WARN_ON\w*|WARN\w*|BUG_ON|likely|unlikely)$`)
+)
+
+// comparedValue reports whether the call whose argument list opens at
+// code[open] has its value compared (version(vcpu) != 1): it reads the
+// object. A bare test (if (test_and_set_bit(...))) may change it.
+func comparedValue(code string, open int) bool {
+	end := cscan.MatchParen(code, open)
+	if end < 0 {
+		return false
+	}
+	rest := strings.TrimSpace(code[end+1:])
+	return strings.HasPrefix(rest, "==") || strings.HasPrefix(rest, "!=") || strings.HasPrefix(rest, "<") || strings.HasPrefix(rest, ">")
+}
+
+var (
+	// keptValueRe matches the end of a plain assignment, with its target.
+	keptValueRe = regexp.MustCompile(`(?:^|[;{(,]\s*)(\*?\s*[A-Za-z_](?:[\w.\[\]]|->)*)\s*=\s*$`)
+	// statusLocalRe matches the names kernel code gives a status local.
+	statusLocalRe = regexp.MustCompile(`^\s*(?:ret|err|error|rc|r|res|result|status|rv|retval)\s*$`)
+)
 
 // inertCallRe matches calls that change no state a waiter reads.
 var inertCallRe = regexp.MustCompile(`^(?:trace_\w+|\w*printk\w*|pr_\w+|dev_(?:dbg|info|warn|err|notice)\w*|WARN\w*|BUG\w*|lockdep_\w+|might_sleep|spin_\w+|raw_spin_\w+|mutex_\w+|read_\w+|write_\w+|rcu_\w+|_?enter|_?leave|kfree|kfree_rcu|put_\w+|\w+_put|get_\w+|\w+_get|\w*_(?:un)?lock(?:_\w+)?|wake_up\w*|complete\w*)$`)
