@@ -48,7 +48,7 @@ func (r *Resolver) changed(fn *cscan.Func, s *Summary) bool {
 	if p == nil {
 		p = &Summary{}
 	}
-	return (p.Reach == nil) != (s.Reach == nil) || len(p.Acquires) != len(s.Acquires) ||
+	return (p.Reach == nil) != (s.Reach == nil) || (p.Alt == nil) != (s.Alt == nil) || len(p.Acquires) != len(s.Acquires) ||
 		len(p.CondAcquires) != len(s.CondAcquires) || len(p.Drops) != len(s.Drops) ||
 		argParams(p) != argParams(s)
 }

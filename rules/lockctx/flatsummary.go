@@ -286,26 +286,37 @@ func (f *flatBuilder) calleeReaches(ev event, c cscan.Call, cs *Summary) {
 			}
 		}
 	}
-	if cs.Reach == nil || !mayChoose(f.leading(), cs.Reach.Weak) || r.masked(fn, c, cs.Reach.Prim) {
+	for _, cr := range []*Reach{cs.Reach, cs.Alt} {
+		if cr != nil {
+			f.calleeReach(ev, c, cr, callStep)
+		}
+	}
+}
+
+// calleeReach adds the chain through reach cr of the callee of call c (its
+// summary's Reach or Alt), with nothing held at the call.
+func (f *flatBuilder) calleeReach(ev event, c cscan.Call, cr *Reach, callStep report.Step) {
+	r, fn := f.r, f.fn
+	if !mayChoose(f.leading(), cr.Weak) || r.masked(fn, c, cr.Prim) {
 		return
 	}
-	if cond, ok := r.callCond(fn, c, cs.Reach.Cond, r.condGuarded(fn, c.Guards)); ok {
+	if cond, ok := r.callCond(fn, c, cr.Cond, r.condGuarded(fn, c.Guards)); ok {
 		st, drops := f.heldAt(ev.pos, ev.guards)
-		for _, d := range cs.Reach.Drops {
+		for _, d := range cr.Drops {
 			if d.Kind != "rcu" {
 				st.ReleaseDrop(d)
 			}
 		}
 		if st.Empty() {
-			p := &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak,
-				Steps:   append([]report.Step{callStep}, cs.Reach.Steps...),
-				Drops:   append(drops, cs.Reach.Drops...),
-				Retakes: cs.Reach.Retakes, Cond: cond}
+			p := &Reach{Prim: cr.Prim, Why: cr.Why, Weak: cr.Weak,
+				Steps:   append([]report.Step{callStep}, cr.Steps...),
+				Drops:   append(drops, cr.Drops...),
+				Retakes: cr.Retakes, Cond: cond}
 			f.reaches = append(f.reaches, p)
 		}
-	} else if cs.Reach.Cond == nil && !cs.Reach.Weak {
-		f.guardedReach(ev, c, Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why,
-			Steps: append([]report.Step{callStep}, cs.Reach.Steps...)})
+	} else if cr.Cond == nil && !cr.Weak {
+		f.guardedReach(ev, c, Reach{Prim: cr.Prim, Why: cr.Why,
+			Steps: append([]report.Step{callStep}, cr.Steps...)})
 	}
 }
 
@@ -347,6 +358,21 @@ func (f *flatBuilder) chooseReach() {
 			f.s.Reach = p
 		}
 	}
+	if f.s.Reach == nil || f.s.Reach.Cond == nil {
+		return
+	}
+	// A chain for other values of the parameters (Summary.Alt).
+	for _, p := range f.reaches {
+		if p.Cond != nil && !sameParamCond(p.Cond, f.s.Reach.Cond) && (f.s.Alt == nil || rank(p) < rank(f.s.Alt)) {
+			f.s.Alt = p
+		}
+	}
+}
+
+// sameParamCond reports whether a and b ask the same of the same
+// parameter.
+func sameParamCond(a, b *ParamCond) bool {
+	return a.Param == b.Param && a.True == b.True && a.Value == b.Value && a.Bit == b.Bit
 }
 
 // addDrops adds the releases made with nothing held locally and outside

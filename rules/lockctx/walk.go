@@ -165,10 +165,13 @@ func (w *walker) call(c cscan.Call, st State) State {
 	}
 	callStep := w.step(c.Line, "calls "+c.Name+"()")
 	var proof *Reach
-	if cs.Reach != nil && !w.r.masked(w.fn, c, cs.Reach.Prim) {
-		if cond, ok := w.r.callCond(w.fn, c, cs.Reach.Cond, w.r.condGuarded(w.fn, c.Guards)); ok {
-			proof = &Reach{Prim: cs.Reach.Prim, Why: cs.Reach.Why, Weak: cs.Reach.Weak, Drops: cs.Reach.Drops, Retakes: cs.Reach.Retakes,
-				Steps: append([]report.Step{callStep}, cs.Reach.Steps...), Cond: cond}
+	for _, cr := range []*Reach{cs.Reach, cs.Alt} {
+		if cr == nil || proof != nil || w.r.masked(w.fn, c, cr.Prim) {
+			continue
+		}
+		if cond, ok := w.r.callCond(w.fn, c, cr.Cond, w.r.condGuarded(w.fn, c.Guards)); ok {
+			proof = &Reach{Prim: cr.Prim, Why: cr.Why, Weak: cr.Weak, Drops: cr.Drops, Retakes: cr.Retakes,
+				Steps: append([]report.Step{callStep}, cr.Steps...), Cond: cond}
 		}
 	}
 	if proof == nil && !m.conditional(orig.Guards) {

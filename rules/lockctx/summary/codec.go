@@ -8,7 +8,7 @@ import (
 
 // The encoding of a Summary (package wire's varints and strings): a
 // boolean and the Reach when set, the Acquires, CondAcquires and Drops,
-// then the ArgReaches. Equal summaries encode to equal bytes, so an
+// the ArgReaches, then a boolean and the Alt reach when set. Equal summaries encode to equal bytes, so an
 // encoding also serves to compare them.
 
 // Append appends the encoding of s to b.
@@ -118,6 +118,10 @@ func (e *encoder) summary(s *Summary) {
 		e.line(a.Call.Line)
 		e.guards(a.Call.Guards)
 	}
+	e.Bool(s.Alt != nil)
+	if s.Alt != nil {
+		e.reach(s.Alt)
+	}
 }
 
 // decoder reads what encoder wrote; Bad is set at the first error, after
@@ -173,6 +177,10 @@ func (d *decoder) summary() *Summary {
 		a.Call = cscan.Call{Name: d.S(), Args: list(d, d.S), Line: d.I(), Guards: d.guards()}
 		return a
 	})
+	if d.Bool() {
+		r := d.reach()
+		s.Alt = &r
+	}
 	if d.Bad {
 		return nil
 	}

@@ -19,6 +19,7 @@ func sampleSummary() *Summary {
 		Drops:        eff,
 		ArgReaches: []ArgReach{{Param: 2, Reach: Reach{Steps: st, Prim: "kmalloc", Why: "GFP", Cond: &ParamCond{Param: 1, True: true, Strict: true}},
 			Call: cscan.Call{Name: "kmalloc", Args: []string{"n", "gfp"}, Line: 9, Guards: []cscan.Guard{{Kind: "if", Cond: "x", Line: 8}}}}},
+		Alt: &Reach{Steps: st[:1], Prim: "kzalloc", Why: "GFP_KERNEL", Cond: &ParamCond{Param: 2, Bit: "ATOMIC", Strict: true}},
 	}
 }
 
@@ -78,6 +79,7 @@ func TestShape(t *testing.T) {
 		},
 		"guard": func(s *Summary) { s.ArgReaches[0].Call.Guards = nil },
 		"reach": func(s *Summary) { s.Reach = nil },
+		"alt":   func(s *Summary) { s.Alt = nil },
 	} {
 		s := sampleSummary()
 		change(s)

@@ -119,6 +119,11 @@ type Summary struct {
 	// parameter (see lockctx.ArgTarget), with nothing of the function's
 	// own held.
 	ArgReaches []ArgReach
+	// Alt, set only with a conditional Reach, is a chain taken for other
+	// parameter values than Reach's (a flags word that selects a wait
+	// with one bit set and a GFP_KERNEL allocation with another clear):
+	// a caller whose arguments rule Reach out may still take it.
+	Alt *Reach
 }
 
 // AssignedAt is how a chain step quotes where a function was assigned to

@@ -140,6 +140,7 @@ func origins(s *summary.Summary) map[string]bool {
 		}
 	}
 	reach(s.Reach)
+	reach(s.Alt)
 	effects("acquire", s.Acquires)
 	effects("acquire", s.CondAcquires)
 	effects("drop", s.Drops)

@@ -45,6 +45,9 @@ func (src *patchSources) renumber(s *summary.Summary) {
 		effects(r.Drops)
 		effects(r.Retakes)
 	}
+	if s.Alt != nil {
+		reach(s.Alt)
+	}
 	if s.Reach != nil {
 		reach(s.Reach)
 	}
