@@ -327,7 +327,7 @@ func (r *checker) chosenBranch(fn *cscan.Func, st lockctx.State, proof *lockctx.
 	if ps := r.newR.Params(fn); c.Param >= 0 && c.Param < len(ps) && ps[c.Param] != "" {
 		name = ps[c.Param]
 	}
-	what := "a value of " + name
+	var what string
 	switch {
 	case c.Value != "":
 		what = name + " equal to " + c.Value
