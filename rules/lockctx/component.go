@@ -48,7 +48,7 @@ func (r *Resolver) changed(fn *cscan.Func, s *Summary) bool {
 	if p == nil {
 		p = &Summary{}
 	}
-	return (p.Reach == nil) != (s.Reach == nil) || (p.Alt == nil) != (s.Alt == nil) || len(p.Acquires) != len(s.Acquires) ||
+	return (p.Reach == nil) != (s.Reach == nil) || !sameAlt(p.Alt, s.Alt) || len(p.Acquires) != len(s.Acquires) ||
 		len(p.CondAcquires) != len(s.CondAcquires) || len(p.Drops) != len(s.Drops) ||
 		argParams(p) != argParams(s)
 }
@@ -62,4 +62,13 @@ func argParams(s *Summary) uint64 {
 		m |= 1 << min(max(a.Param, 0), 63)
 	}
 	return m
+}
+
+// sameAlt reports whether two summaries' Alt chains are both missing or
+// need the same parameter values: what callers use of them.
+func sameAlt(a, b *Reach) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return sameParamCond(a.Cond, b.Cond)
 }

@@ -378,11 +378,11 @@ func (r *Resolver) CondAt(fn *cscan.Func, c cscan.Call, rc *ParamCond) (keep boo
 
 // SomeCallerMay reports whether a caller of fn the index knows may pass a
 // value satisfying c (its argument is not known to miss it), or fn has no
-// caller the index knows (one through a pointer or from outside the tree
-// may pass anything).
+// caller the index knows, or its address is stored (a caller through a
+// pointer or from outside the tree may pass anything).
 func (r *Resolver) SomeCallerMay(fn *cscan.Func, c *ParamCond) bool {
-	if r.ix == nil || c == nil {
-		return true
+	if r.ix == nil || c == nil || len(r.ix.AssignsOf(fn.Name)) > 0 {
+		return true // a caller through a pointer may pass anything
 	}
 	may := *c
 	may.Strict = false

@@ -6,6 +6,7 @@ import (
 
 	"github.com/autosel-bot/autosel-bot/cscan"
 	"github.com/autosel-bot/autosel-bot/report"
+	"github.com/autosel-bot/autosel-bot/rules/lockctx/summary"
 	"github.com/autosel-bot/autosel-bot/rules/lockmodel"
 )
 
@@ -370,10 +371,8 @@ func (f *flatBuilder) chooseReach() {
 }
 
 // sameParamCond reports whether a and b ask the same of the same
-// parameter.
-func sameParamCond(a, b *ParamCond) bool {
-	return a.Param == b.Param && a.True == b.True && a.Value == b.Value && a.Bit == b.Bit
-}
+// parameter (summary.SameCond).
+func sameParamCond(a, b *ParamCond) bool { return summary.SameCond(a, b) }
 
 // addDrops adds the releases made with nothing held locally and outside
 // any guard (a release under a condition is no drop of every path) but

@@ -523,6 +523,11 @@ func (r *Resolver) compute(fn *cscan.Func) *Summary {
 		p.Drops = dedupEffects(p.Drops)
 		s.Reach = &p
 	}
+	if s.Alt != nil && (s.Reach == nil || s.Reach.Cond == nil || sameParamCond(s.Alt.Cond, s.Reach.Cond)) {
+		// The refinement chose another Reach: Alt stands only beside a
+		// conditional one, for other values.
+		s.Alt = nil
+	}
 	return s
 }
 

@@ -393,11 +393,15 @@ func (r *checker) rearmMovedLater(ow, nw *wfunc, o, n rearmSite) {
 	afterOld := r.callCount(ow, o.call.Line, limit)
 	beforeOld := r.callCount(ow, 0, o.call.Line)
 	beforeNew := r.callCount(nw, 0, n.call.Line)
+	done := r.completerOf(nw, n)
 	var passed []cscan.Call
 	for _, c := range nw.F.Calls {
 		t := lockctx.CallText(c)
 		if c.Line >= n.call.Line || r.startsNothing(nw, c) || beforeNew[t] <= beforeOld[t] || afterOld[t] == 0 {
 			continue
+		}
+		if n.later != nil && (done == nil || !r.startsWakersOperation(nw, c, done)) {
+			continue // a later call's wait ends only by the waker's operation
 		}
 		passed = append(passed, c)
 		afterOld[t]--
@@ -407,7 +411,9 @@ func (r *checker) rearmMovedLater(ow, nw *wfunc, o, n rearmSite) {
 		return
 	}
 	start := passed[len(passed)-1]
-	done := r.completerOf(nw, n)
+	if n.later != nil && r.lockedAgainst(nw, start.Line, n.call.Line, done) {
+		return
+	}
 	what := strings.TrimPrefix(n.q, "completion:")
 	erased := fmt.Sprintf("its complete() is erased by %s", n.text)
 	if n.field != "" {

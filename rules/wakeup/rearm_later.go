@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
@@ -20,7 +21,7 @@ import (
 // laterRoundQueue returns the queue that a reset of field (bit) in f
 // re-arms for waits made outside f, with the waiter; "" when no function
 // of f's file stores the flag before a wake-up whose waiters read it.
-func (r *checker) laterRoundQueue(f *wfunc, field, bit string) (string, *wsite) {
+func (r *checker) laterRoundQueue(f *wfunc, line int, field, bit string) (string, *wsite) {
 	if r.tree == nil || f.F == nil {
 		return "", nil
 	}
@@ -29,6 +30,7 @@ func (r *checker) laterRoundQueue(f *wfunc, field, bit string) (string, *wsite) 
 		return "", nil
 	}
 	use := memberUse(field)
+	tag := resetTag(f, line, field)
 	for _, fn := range file.Funcs {
 		if fn.Name == f.Name {
 			continue
@@ -38,14 +40,26 @@ func (r *checker) laterRoundQueue(f *wfunc, field, bit string) (string, *wsite) 
 			if s.Q == "" || s.Derived {
 				continue
 			}
-			if st, _ := r.storeBeforeWake(s, field); st == "" || resetRe.MatchString(st) || bit != "" && !containsWord(st, bit) {
+			st, _ := r.storeBeforeWake(s, field)
+			if st == "" || resetRe.MatchString(st) || bit != "" && !containsWord(st, bit) {
 				continue
+			}
+			if t := resetTag(v, 0, field, st); tag != "" && t != "" && t != tag {
+				continue // another struct's member of the same name
 			}
 			// A task that sleeps (a read) before a poller: the
 			// poller only learns of the event.
 			var poller *wsite
 			for _, w := range r.otherWaiters(s.Q, f.Name) {
-				if body := bodyText(w.Fn); !use.MatchString(body) && !use.MatchString(r.withHelpers(body, w.Fn.File)) {
+				// What the waiter waits for: its condition, or for an
+				// open-coded loop (no condition) its body.
+				text := waitCond(w)
+				if text == "" {
+					text = bodyText(w.Fn)
+				} else if resetEndsWait(r.returnsOf(text, w.Fn.File), field, bit) {
+					continue // the reset ends its wait: no re-arm
+				}
+				if !use.MatchString(text) && !use.MatchString(r.withHelpers(text, w.Fn.File)) {
 					continue
 				}
 				if w.WKind != "poll" {
@@ -92,4 +106,73 @@ func bodyText(f *wfunc) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// resetTag returns the struct type of the object whose member field the
+// store on line of f (or, with line 0, the store text st) writes, as f
+// declares it; "" when unknown.
+func resetTag(f *wfunc, line int, field string, st ...string) string {
+	t := f.lines[line]
+	if line == 0 && len(st) > 0 {
+		t = st[0]
+	}
+	m := regexp.MustCompile(`([A-Za-z_]\w*)\s*(?:->|\.)\s*` + regexp.QuoteMeta(field) + `\b`).FindStringSubmatch(codeOnly(t))
+	if m == nil || f.vt == nil {
+		return ""
+	}
+	return f.vt.types[m[1]]
+}
+
+// startsWakersOperation reports whether call c of nw can start the
+// operation whose end waker done announces: c hands on the object a call
+// of the file attaches done to as its callback (usb_submit_urb(d->urb)
+// after usb_fill_bulk_urb(d->urb, ..., rdr_read_done, d)), or names done
+// itself. A later call's re-arm is judged only against such calls: any
+// other call in between cannot complete what the later wait waits for.
+func (r *checker) startsWakersOperation(nw *wfunc, c cscan.Call, done *wsite) bool {
+	for _, a := range c.Args {
+		if containsWord(a, done.Fn.Name) {
+			return true
+		}
+	}
+	if len(c.Args) == 0 || r.tree == nil {
+		return false
+	}
+	obj := strings.Join(strings.Fields(stripAddr(c.Args[0])), "")
+	file := r.pass.Index.File(nw.File)
+	if file == nil || obj == "" {
+		return false
+	}
+	for _, fn := range file.Funcs {
+		v := r.fileView(nw.File, fn)
+		if v.F == nil {
+			continue
+		}
+		for _, a := range v.F.Calls {
+			if len(a.Args) < 2 || strings.Join(strings.Fields(stripAddr(a.Args[0])), "") != obj {
+				continue
+			}
+			for _, x := range a.Args[1:] {
+				if strings.TrimSpace(x) == done.Fn.Name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// lockedAgainst reports whether nw holds, from the start at line from to
+// the re-arm at line to, a lock that waker done takes: its store comes
+// after the re-arm whatever the operation's timing.
+func (r *checker) lockedAgainst(nw *wfunc, from, to int, done *wsite) bool {
+	if done == nil {
+		return false
+	}
+	for _, h := range r.heldAcross(nw, from, to) {
+		if h.typed != "" && r.takesTyped(done.Fn, h.typed) {
+			return true
+		}
+	}
+	return false
 }

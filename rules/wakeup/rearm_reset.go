@@ -121,7 +121,7 @@ func (r *checker) resetRearmsOf(f *wfunc) []rearmSite {
 			break
 		}
 		if !found && !armsClear {
-			if q, w := r.laterRoundQueue(f, field, bit); q != "" {
+			if q, w := r.laterRoundQueue(f, l, field, bit); q != "" {
 				out = append(out, rearmSite{call: cscan.Call{Line: l}, q: q, text: text, field: field, bit: bit, later: w})
 			}
 		}

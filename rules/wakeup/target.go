@@ -323,7 +323,8 @@ func handsObject(t, obj string) bool {
 	code := codeOnly(t)
 	for _, m := range condCallRe.FindAllStringSubmatchIndex(code, -1) {
 		name := code[m[2]:m[3]]
-		if trivialCalls[name] || inertCallRe.MatchString(name) || keptValue(code[:m[0]]) || passedOn(code[:m[0]]) || comparedValue(code, m[1]-1) {
+		if trivialCalls[name] || inertCallRe.MatchString(name) ||
+			!mutatorNameRe.MatchString(name) && (keptValue(code[:m[0]]) || passedOn(code[:m[0]]) || comparedValue(code, m[1]-1)) {
 			continue
 		}
 		for _, a := range topArgs(code[m[1]:]) {
@@ -379,7 +380,11 @@ func comparedValue(code string, open int) bool {
 
 var (
 	// keptValueRe matches the end of a plain assignment, with its target.
-	keptValueRe = regexp.MustCompile(`(?:^|[;{(,]\s*)(\*?\s*[A-Za-z_](?:[\w.\[\]]|->)*)\s*=\s*$`)
+	keptValueRe = regexp.MustCompile(`(?:^|[;{(,])\s*(?:[A-Za-z_]\w*\s+\**\s*)*(\*?\s*[A-Za-z_](?:[\w.\[\]]|->)*)\s*=\s*$`)
+	// mutatorNameRe matches the names of calls that change what they
+	// are handed whatever is done with their value (a reference put, a
+	// state set, a count decremented, a request finished).
+	mutatorNameRe = regexp.MustCompile(`(?:^|_)(?:set|put|clear|inc|dec|add|del|remove|start|stop|finish|fill|detach|attach|take|drop|reset|submit|complete|release|free|mark|update|queue|kick)(?:_|$)`)
 	// statusLocalRe matches the names kernel code gives a status local.
 	statusLocalRe = regexp.MustCompile(`^\s*(?:ret|err|error|rc|r|res|result|status|rv|retval)\s*$`)
 )

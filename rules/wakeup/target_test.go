@@ -39,13 +39,17 @@ func TestStoreThrough(t *testing.T) {
 		{"\t__locks_delete_block(waiter);", "waiter", true}, // handed to a call
 		{"\tpr_info(\"%p\", waiter);", "waiter", false},     // logging only
 		{"\tif (req->done == 1)", "req", false},
-		{"\terr = start_req(req);", "req", true},         // a status returned
-		{"\tpc = req_arg(req);", "req", false},           // a value kept: a getter
-		{"\tr->be = req_is_be(req);", "req", false},      // stored elsewhere: a read
-		{"\tif (req_version(req) > 1)", "req", false},    // compared: a read
-		{"\tif (test_and_set_bit(0, req))", "req", true}, // tested: may change it
-		{"\tv = lookup(req_arg(req));", "req", false},    // handed on: a read
-		{"\tr = req_start(req);", "req", true},           // a status local
+		{"\terr = start_req(req);", "req", true},             // a status returned
+		{"\tpc = req_arg(req);", "req", false},               // a value kept: a getter
+		{"\tr->be = req_is_be(req);", "req", false},          // stored elsewhere: a read
+		{"\tif (req_version(req) > 1)", "req", false},        // compared: a read
+		{"\tif (test_and_set_bit(0, req))", "req", true},     // tested: may change it
+		{"\tv = lookup(req_arg(req));", "req", false},        // handed on: a read
+		{"\tunsigned long pc = req_arg(req);", "req", false}, // declared and kept: a read
+		{"\tleft = req_put_ref(req);", "req", true},          // a mutator's value kept
+		{"\tif (req_dec_pending(req) == 0)", "req", true},    // a mutator's value compared
+		{"\tkfree(req_detach(req));", "req", true},           // a mutator's value handed on
+		{"\tr = req_start(req);", "req", true},               // a status local
 		{"\tWARN_ON(req_start(req));", "req", true},
 	} {
 		f := &wfunc{lines: map[int]string{1: tc.line}}

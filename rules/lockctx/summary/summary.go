@@ -93,6 +93,15 @@ type ParamCond struct {
 	Strict bool
 }
 
+// SameCond reports whether a and b ask the same of the same parameter
+// (both nil included).
+func SameCond(a, b *ParamCond) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Param == b.Param && a.True == b.True && a.Value == b.Value && a.Bit == b.Bit
+}
+
 // ArgReach is a Reach that happens when the function's parameter Param
 // receives a value the target accepts (lockctx.ArgTarget).
 type ArgReach struct {

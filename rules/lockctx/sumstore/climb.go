@@ -423,7 +423,7 @@ func lessThan(s, stored *summary.Summary) bool {
 	if s == nil {
 		return true
 	}
-	return stored.Reach != nil && s.Reach == nil || stored.Alt != nil && s.Alt == nil || len(s.Acquires) < len(stored.Acquires) ||
+	return stored.Reach != nil && s.Reach == nil || stored.Alt != nil && (s.Alt == nil || !summary.SameCond(stored.Alt.Cond, s.Alt.Cond)) || len(s.Acquires) < len(stored.Acquires) ||
 		len(s.CondAcquires) < len(stored.CondAcquires) || len(s.Drops) < len(stored.Drops) ||
 		len(s.ArgReaches) < len(stored.ArgReaches)
 }

@@ -25,7 +25,7 @@ import (
 
 // sumVersion changes whenever what a summary holds or how it is computed
 // does: a store of another version is not read.
-const sumVersion = 92
+const sumVersion = 93
 
 // summaryKind is the side file kind of the summaries of the model named
 // id.
