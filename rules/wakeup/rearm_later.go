@@ -30,7 +30,7 @@ func (r *checker) laterRoundQueue(f *wfunc, line int, field, bit string) (string
 		return "", nil
 	}
 	use := memberUse(field)
-	tag := resetTag(f, line, field)
+	tag := storeTag(f, f.lines[line], field)
 	for _, fn := range file.Funcs {
 		if fn.Name == f.Name {
 			continue
@@ -44,7 +44,7 @@ func (r *checker) laterRoundQueue(f *wfunc, line int, field, bit string) (string
 			if st == "" || resetRe.MatchString(st) || bit != "" && !containsWord(st, bit) {
 				continue
 			}
-			if t := resetTag(v, 0, field, st); tag != "" && t != "" && t != tag {
+			if t := storeTag(v, st, field); tag != "" && t != "" && t != tag {
 				continue // another struct's member of the same name
 			}
 			// A task that sleeps (a read) before a poller: the
@@ -108,14 +108,9 @@ func bodyText(f *wfunc) string {
 	return b.String()
 }
 
-// resetTag returns the struct type of the object whose member field the
-// store on line of f (or, with line 0, the store text st) writes, as f
-// declares it; "" when unknown.
-func resetTag(f *wfunc, line int, field string, st ...string) string {
-	t := f.lines[line]
-	if line == 0 && len(st) > 0 {
-		t = st[0]
-	}
+// storeTag returns the struct type, as f declares it, of the object
+// whose member field store text t writes; "" when unknown.
+func storeTag(f *wfunc, t, field string) string {
 	m := regexp.MustCompile(`([A-Za-z_]\w*)\s*(?:->|\.)\s*` + regexp.QuoteMeta(field) + `\b`).FindStringSubmatch(codeOnly(t))
 	if m == nil || f.vt == nil {
 		return ""
