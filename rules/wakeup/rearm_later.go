@@ -18,9 +18,11 @@ import (
 // then wakes a queue, and a waiter of that queue (elsewhere) reads the
 // flag.
 
-// laterRoundQueue returns the queue that a reset of field (bit) in f
-// re-arms for waits made outside f, with the waiter; "" when no function
-// of f's file stores the flag before a wake-up whose waiters read it.
+// laterRoundQueue returns the queue that a reset of field (bit) on line
+// of f re-arms for waits made by a later call (elsewhere, or in f before
+// the reset: a reader that waits, then resubmits), with the waiter; ""
+// when no function of f's file stores the flag before a wake-up whose
+// waiters read it.
 func (r *checker) laterRoundQueue(f *wfunc, line int, field, bit string) (string, *wsite) {
 	if r.tree == nil || f.F == nil {
 		return "", nil
@@ -50,7 +52,10 @@ func (r *checker) laterRoundQueue(f *wfunc, line int, field, bit string) (string
 			// A task that sleeps (a read) before a poller: the
 			// poller only learns of the event.
 			var poller *wsite
-			for _, w := range r.otherWaiters(s.Q, f.Name) {
+			for _, w := range r.waitersOf(s.Q) {
+				if w.Fn.Name == f.Name && w.Line() > line {
+					continue // a wait of f after the reset is its own round's
+				}
 				// What the waiter waits for: its condition, or for an
 				// open-coded loop (no condition) its body.
 				text := waitCond(w)

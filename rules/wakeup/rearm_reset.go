@@ -145,9 +145,9 @@ func (r *checker) checkResetRearm(ow, nw *wfunc) {
 		}
 		switch {
 		case n != nil:
-			if nw.changed(n.call.Line) || ow.changed(o.call.Line) {
-				r.rearmMovedLater(ow, nw, o, *n)
-			}
+			// Whether the reset moved or the calls around it did, the
+			// calls it now follows decide (rearmMovedLater counts them).
+			r.rearmMovedLater(ow, nw, o, *n)
 		case ow.changed(o.call.Line) && !r.resetAnywhere(nw, o):
 			r.rearmDropped(ow, nw, o)
 		}
