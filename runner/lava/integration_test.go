@@ -211,11 +211,23 @@ func TestLavaPipeReleaseSingleWakeup(t *testing.T) {
 	// The local backend on the same kernels (cached builds): the same
 	// status, regressions and verdict for every suite test (the kernel
 	// selftests the local backend adds are not run through LAVA).
-	local, err := runner.New(o, nil).Compare(ctxFor(t, buildWait), tree, "base", readPatch(t, "pipe-release-single-wakeup.patch"))
-	if err != nil {
-		t.Fatal(err)
+	compareLocal := func() *report.VMReport {
+		local, err := runner.New(o, nil).Compare(ctxFor(t, buildWait), tree, "base", readPatch(t, "pipe-release-single-wakeup.patch"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("local: %s", verdicts(local))
+		return local
 	}
-	t.Logf("local: %s", verdicts(local))
+	local := compareLocal()
+	if strings.Contains(verdicts(local), ":boot-failure->") && !strings.Contains(verdicts(vm), ":boot-failure->") {
+		// The baseline kernel LAVA booted did not boot locally: under
+		// CI's load (the runner package's VMs boot at the same time
+		// on two cores) that is the machine, not the comparison this
+		// test makes. Once more.
+		t.Log("local baseline did not boot; comparing once more")
+		local = compareLocal()
+	}
 	if verdicts(local) != verdicts(vm) || local.Summary != vm.Summary {
 		t.Errorf("reports differ:\nlava:  %s\n       %s\nlocal: %s\n       %s", verdicts(vm), vm.Summary, verdicts(local), local.Summary)
 	}
