@@ -32,7 +32,8 @@ func (r *checker) laterRoundQueue(f *wfunc, line int, field, bit string) (string
 		return "", nil
 	}
 	use := memberUse(field)
-	tag := storeTag(f, f.lines[line], field)
+	ref := memberRefRe(field)
+	tag := storeTag(f, f.lines[line], ref)
 	for _, fn := range file.Funcs {
 		if fn.Name == f.Name {
 			continue
@@ -46,7 +47,7 @@ func (r *checker) laterRoundQueue(f *wfunc, line int, field, bit string) (string
 			if st == "" || resetRe.MatchString(st) || bit != "" && !containsWord(st, bit) {
 				continue
 			}
-			if t := storeTag(v, st, field); tag != "" && t != "" && t != tag {
+			if t := storeTag(v, st, ref); tag != "" && t != "" && t != tag {
 				continue // another struct's member of the same name
 			}
 			// A task that sleeps (a read) before a poller: the
@@ -114,13 +115,20 @@ func bodyText(f *wfunc) string {
 }
 
 // storeTag returns the struct type, as f declares it, of the object
-// whose member field store text t writes; "" when unknown.
-func storeTag(f *wfunc, t, field string) string {
-	m := regexp.MustCompile(`([A-Za-z_]\w*)\s*(?:->|\.)\s*` + regexp.QuoteMeta(field) + `\b`).FindStringSubmatch(codeOnly(t))
+// whose member store text t writes; ref matches the member's references
+// (memberRefRe); "" when unknown.
+func storeTag(f *wfunc, t string, ref *regexp.Regexp) string {
+	m := ref.FindStringSubmatch(codeOnly(t))
 	if m == nil || f.vt == nil {
 		return ""
 	}
 	return f.vt.types[m[1]]
+}
+
+// memberRefRe matches a reference to member field with the object named
+// before it.
+func memberRefRe(field string) *regexp.Regexp {
+	return regexp.MustCompile(`([A-Za-z_]\w*)\s*(?:->|\.)\s*` + regexp.QuoteMeta(field) + `\b`)
 }
 
 // startsWakersOperation reports whether call c of nw can start the
