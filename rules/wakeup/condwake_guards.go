@@ -108,7 +108,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		if ret.Line >= n.Line() || !nw.changed(ret.Line) {
 			continue
 		}
-		if ret.Line < firstChangedBefore(nw, n.Line()) || r.wokenBeforeExit(nw, n.Q, ret.Line, ret.Guards) {
+		if ret.Line < firstChangedBefore(nw, n.Line()) || r.wokenBeforeExit(nw, n.Q, ret.Line, ret.Guards) || r.exitExcludesEvent(nw, n, ret.Guards) {
 			continue
 		}
 		f := report.Finding{
@@ -232,7 +232,18 @@ func condImplies(old, nw string) bool {
 			return true
 		}
 	}
-	return false
+	// A conjunction implies each of its conjuncts: "(st & RX) && dev"
+	// implies "st & RX".
+	have := map[string]bool{}
+	for _, c := range splitTop(cscan.StripParens(old), "&&") {
+		have[cscan.StripParens(strings.TrimSpace(c))] = true
+	}
+	for _, c := range splitTop(cscan.StripParens(nw), "&&") {
+		if !have[cscan.StripParens(strings.TrimSpace(c))] {
+			return false
+		}
+	}
+	return true
 }
 
 // onlyActiveChecks reports whether every top-level conjunct of cond is a

@@ -104,17 +104,24 @@ func (r *checker) isNotifier(old *wfunc, o *wsite) bool {
 	if old == nil || old.F == nil || o == nil || old.Partial {
 		return false
 	}
-	for _, g := range o.Call.Guards {
-		if g.Kind != "loop" { // a helper waking each object in a loop still wakes
-			return false
-		}
+	// A helper waking each object in a loop still wakes; a handler's call
+	// for the event its device status names is owed whenever it is set
+	// (condwake_dispatch.go).
+	bits, ok := r.dispatchBits(old, o)
+	if !ok {
+		return false
 	}
-	for _, ret := range old.F.Returns {
-		if ret.Line < o.Line() {
+	if len(bits) > 0 {
+		if !r.earlierReturnsDevice(old, o.Line()) {
 			return false
 		}
+	} else if slices.ContainsFunc(old.F.Returns, func(ret cscan.Return) bool { return ret.Line < o.Line() }) {
+		return false
 	}
 	lines, _ := r.storesBefore(old, o.Line(), o.Q)
+	if len(bits) > 0 {
+		lines = r.sameEventStores(old, lines, bits)
+	}
 	return len(lines) == 0
 }
 
@@ -132,6 +139,10 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		return
 	}
 	devLocals := r.deviceLocals(nw, lastGuard(guards))
+	var bits []string
+	if exit > 0 {
+		bits, _ = r.dispatchBits(old, o)
+	}
 	var parts []string
 	for _, g := range guards {
 		if g.Kind != "if" {
@@ -139,7 +150,7 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		}
 		for _, p := range splitTop(cscan.StripParens(strings.TrimSpace(g.Cond)), "&&") {
 			p = strings.Join(strings.Fields(p), " ")
-			if !r.excusedGate(nw, n, devLocals, p) {
+			if !r.excusedGate(nw, n, devLocals, p) || r.otherEvent(nw, devLocals, p, bits) {
 				parts = append(parts, p)
 			} else if exit > 0 {
 				return // the return is taken only when it holds too
@@ -208,6 +219,10 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		{taken, ""},
 		{skip, "sleeps on; " + strings.Trim(condOrState(w), "`") + " already holds"},
 	})...)
+	if exit > 0 && len(bits) > 0 {
+		f.Explanation = dispatchExplanation(nw, n, w, gate, bits)
+		return
+	}
 	f.Explanation = fmt.Sprintf("%s() stored nothing before it woke %s: its wake-up announces what its caller or the device did before calling it, and every call owes it. It now skips the wake-up when %s, which %s neither waits for nor sets before it sleeps: a call that takes that path leaves the waiter sleeping on an event that already happened. Wake on every call, or gate on what the waiters wait for or on wq_has_sleeper().",
 		nw.Name, n.Q, when, siteWhere(w))
 }

@@ -106,6 +106,11 @@
 //     exclusive entries;
 //   - condwake_guards.go: a wake-up the patch made conditional or that a
 //     new early return or goto skips, and the condition arithmetic;
+//   - deepwake.go: calls that reach a wake-up of the object they are
+//     handed several calls down (snd_pcm_period_elapsed()), owed by
+//     their callers: removed, skipped or gated, as a wake-up would be;
+//   - condwake_dispatch.go: an interrupt handler's call for the event its
+//     status names, skipped by a new exit on another bit of that status;
 //   - condwake_otherqueue.go: a wake-up the patch puts under a sleeper
 //     test of another queue (the else of waitqueue_active(&other)), whose
 //     own waiters then miss the events that come while the other queue

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/autosel-bot/autosel-bot/cscan"
+	"github.com/autosel-bot/autosel-bot/report"
 )
 
 // siteKind is what a wait-queue call does.
@@ -20,6 +21,10 @@ const (
 	// the caller to order its stores before the call (barrier_removed.go), but
 	// it is no wake-up another rule can count on or miss.
 	siteGatedWake
+	// siteDeepWake: a call that reaches a wake-up of the object it is
+	// handed several calls down, under conditions there (deepwake.go):
+	// owed by its caller, but no wake-up to cover or order with.
+	siteDeepWake
 	siteBarrier
 	siteLock
 	siteUnlock
@@ -73,6 +78,11 @@ type wsite struct {
 	// Cond is what ends an open-coded sleep on a task key
 	// (taskwake_gated.go); wait_event-style waiters carry theirs in Call.
 	Cond string
+}
+
+// step turns a site into a chain step.
+func step(s *wsite, what string) report.Step {
+	return report.Step{Func: s.Fn.Name, File: s.Fn.File, Line: s.Line(), What: what}
 }
 
 // Line returns the site's file line.

@@ -286,6 +286,11 @@ func (r *checker) storeBeforeExit(f *wfunc, exit int) string {
 // decideSkipped escalates a new early exit before wake-up n to a risk when
 // the path to the exit stores shared state and n's queue has waiters.
 func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int) {
+	if n.Kind == siteDeepWake {
+		// Its wake-up is conditional on state of its own: the path's
+		// stores say nothing of whether it would have woken anyone.
+		return
+	}
 	waiters := r.otherWaiters(n.Q, nw.Name)
 	if len(waiters) == 0 {
 		waiters = r.handoffWaiters(nw, n.Line(), n.Q, nw)
@@ -335,7 +340,7 @@ func (r *checker) checkSkippingGotos(old, nw *wfunc, o, n *wsite) {
 	})
 	for _, g := range gotos {
 		l := labels[g.Label]
-		if g.Line >= n.Line() || l <= n.Line() || !nw.changed(g.Line) {
+		if g.Line >= n.Line() || l <= n.Line() || !nw.changed(g.Line) || r.exitExcludesEvent(nw, n, stmtGuards(nw.F.Body, g.Line)) {
 			continue
 		}
 		f := report.Finding{

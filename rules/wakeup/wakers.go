@@ -22,8 +22,8 @@ func (r *checker) checkWakers() map[string][]*wsite {
 		if nw == nil {
 			continue
 		}
-		for _, s := range nw.sitesOn(siteWake, "") {
-			if s.Changed() {
+		for _, s := range nw.Sites {
+			if (s.Kind == siteWake || s.Kind == siteDeepWake) && s.Changed() {
 				addedAnywhere[s.Q] = true
 			}
 		}
@@ -65,6 +65,18 @@ func (r *checker) checkWakers() map[string][]*wsite {
 					r.checkOtherQueueGate(old, nw, o, n)
 				}
 			}
+			// A deep waker's call is owed as a wake-up is: a new exit or
+			// condition before it skips its waiters' wake-up.
+			dused := map[*wsite]bool{}
+			for _, n := range nw.sitesOn(siteDeepWake, "") {
+				if o := r.counterpart(old, n, dused); o != nil {
+					dused[o] = true
+					used[o] = true
+					r.deepCall = n
+					r.checkConditional(old, nw, o, n)
+					r.deepCall = nil
+				}
+			}
 			// Waits whose task state changed.
 			wused := map[*wsite]bool{}
 			for _, n := range nw.sitesOn(siteWait, "") {
@@ -87,8 +99,8 @@ func (r *checker) checkWakers() map[string][]*wsite {
 		if old == nil || fc.Deleted || nw == nil {
 			continue
 		}
-		for _, o := range old.sitesOn(siteWake, "") {
-			if used[o] || !o.Changed() {
+		for _, o := range old.Sites {
+			if o.Kind != siteWake && o.Kind != siteDeepWake || used[o] || !o.Changed() {
 				continue
 			}
 			moved := addedAnywhere[o.Q]
@@ -108,7 +120,11 @@ func (r *checker) checkWakers() map[string][]*wsite {
 				Old: []string{o.Fn.evidence(o.Line())},
 			}
 			r.decideRemoved(&f, o, nw)
+			if o.Kind == siteDeepWake {
+				r.deepCall = o
+			}
 			r.add(f)
+			r.deepCall = nil
 		}
 	}
 	return changed

@@ -147,6 +147,11 @@ type checker struct {
 	tree          *treeView
 	// wrappers memoises wrapper wakers by name (wrapper.go).
 	wrappers map[string]*wrapperWake
+	// deep memoises deep wakers by name (deepwake.go).
+	deep map[string]*wsite
+	// deepCall is the deep waker's call the findings being reported are
+	// about, nil when they are about a wake-up.
+	deepCall *wsite
 	// handlers memoises the deferred-work handlers of a file
 	// (deferred.go).
 	handlers map[string][]deferHandler
@@ -445,6 +450,7 @@ func (r *checker) view(fc *diffcheck.FuncChange, s *diffcheck.Side, side byte, v
 	w := newWfunc(fc.File, fc.Name, side, s.Text, s.Lines, s.Changed, partial, fn)
 	r.p.sitesOf(w, vt)
 	r.addWrapperSites(w)
+	r.addDeepSites(w)
 	r.canonSites(w)
 	return w
 }
@@ -572,11 +578,11 @@ func (r *checker) counterpart(old *wfunc, n *wsite, used map[*wsite]bool) *wsite
 }
 
 // add reports a finding.
-func (r *checker) add(f report.Finding) { r.pass.Report(f) }
-
-// step turns a site into a chain step.
-func step(s *wsite, what string) report.Step {
-	return report.Step{Func: s.Fn.Name, File: s.Fn.File, Line: s.Line(), What: what}
+func (r *checker) add(f report.Finding) {
+	if r.deepCall != nil {
+		r.addDeepStep(&f, r.deepCall)
+	}
+	r.pass.Report(f)
 }
 
 // wholeFunc reports whether a patch-only side nevertheless shows the whole

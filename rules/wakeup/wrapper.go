@@ -130,9 +130,10 @@ const maxHelperLines = 40
 // field of a typed object, a global queue): a caller of the helper wakes
 // that queue (nfs_mark_client_ready() waking nfs_client_active_wq).
 func (r *checker) helperWake(name string, v *wfunc) *wrapperWake {
+	held := handedOn(v, paramNames(v.header(), name))
 	for _, s := range v.sitesOn(siteWake, "") {
 		ok, lockless := r.sleeperGuardsOnly(s.Call.Guards)
-		if !globalKey(s.Q) || !ok {
+		if !globalKey(s.Q) || !ok || lookedUp(v, s, held) {
 			continue
 		}
 		w := &wrapperWake{param: -1, inner: s, gated: lockless}
@@ -144,6 +145,29 @@ func (r *checker) helperWake(name string, v *wfunc) *wrapperWake {
 		return w
 	}
 	return nil
+}
+
+// lookedUp reports whether wake-up s of helper v is made on a local that
+// holds neither what v was handed nor an alias of it (a buffer the helper
+// looks up by number): waking it announces nothing the caller did.
+func lookedUp(v *wfunc, s *wsite, held map[string]bool) bool {
+	head := firstIdent(stripAddr(s.Arg))
+	return v.vt != nil && (v.vt.locals[head] || v.vt.types[head] != "") && !held[head]
+}
+
+// lookedUpArgs reports whether call c of helper v is made only on locals
+// that hold neither what v was handed nor an alias of it (lookedUp).
+func lookedUpArgs(v *wfunc, c cscan.Call, held map[string]bool) bool {
+	if len(c.Args) == 0 || v.vt == nil {
+		return false
+	}
+	for _, a := range c.Args {
+		head := firstIdent(stripAddr(a))
+		if !v.vt.locals[head] && v.vt.types[head] == "" || held[head] {
+			return false
+		}
+	}
+	return true
 }
 
 // sleeperGuardsOnly reports whether guards are at most one if testing for
@@ -197,8 +221,9 @@ func (r *checker) calleeWake(v *wfunc) *wrapperWake {
 	}
 	r.wrapDepth++
 	defer func() { r.wrapDepth-- }()
+	held := handedOn(v, paramNames(v.header(), v.Name))
 	for _, c := range v.F.Calls {
-		if r.p.isPrimitive(c.Name) || !nullGuardsOnly(c.Guards) {
+		if r.p.isPrimitive(c.Name) || !nullGuardsOnly(c.Guards) || lookedUpArgs(v, c, held) {
 			continue
 		}
 		w := r.wrapperOf(c.Name, v.File)
@@ -216,7 +241,7 @@ func (r *checker) calleeWake(v *wfunc) *wrapperWake {
 				w = r.memberWrapperOf(t, v)
 			}
 		}
-		if w != nil && w.param < 0 && (w.inner.Breadth != "nr" || constNr.MatchString(w.inner.Nr)) {
+		if w != nil && w.param < 0 && (w.inner.Breadth != "nr" || constNr.MatchString(w.inner.Nr)) && !r.takenBefore(v, c.Line, w.inner.Q) {
 			// (A breadth the helper's caller decides is the helper
 			// breadth check's business.)
 			return &wrapperWake{param: -1, inner: w.inner, gated: w.gated, derived: true}
