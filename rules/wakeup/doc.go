@@ -109,6 +109,9 @@
 //   - deepwake.go: calls that reach a wake-up of the object they are
 //     handed several calls down (snd_pcm_period_elapsed()), owed by
 //     their callers: removed, skipped or gated, as a wake-up would be;
+//   - wakefunc_filter.go: a wake function's decline test that no longer
+//     asks the helper the sleeper's side asks (eligible_pid()), and reads
+//     less of the state it reads;
 //   - condwake_dispatch.go: an interrupt handler's call for the event its
 //     status names, skipped by a new exit on another bit of that status;
 //   - condwake_otherqueue.go: a wake-up the patch puts under a sleeper

@@ -197,6 +197,9 @@ func (r *checker) checkWakeFilter(old, nw *wfunc) {
 				r.reportNarrowerDecline(old, nw, o, n, dropped)
 				return
 			}
+			if r.checkReplacedFilter(old, nw, o, n, oc, nc) {
+				return
+			}
 		}
 	}
 }
