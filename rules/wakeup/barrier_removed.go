@@ -81,6 +81,7 @@ func (r *checker) checkOrdering() {
 		if !r.checkLockedWake(old, nw) {
 			r.checkLockRemoved(old, nw)
 			r.checkStoreLockRemoved(old, nw)
+			r.checkDecisionBeforeLock(old, nw)
 		}
 		r.checkHelperBreadth(old, nw)
 		r.checkQueueingSnapshot(old, nw)

@@ -129,6 +129,9 @@
 //     atomics removed or weakened on either side (not where a lock that
 //     every side touching the ordered variables takes covers the old or
 //     the replacing code);
+//   - barrier_lock_exit.go: a new exit before the lock that orders the
+//     wake decision, on a lockless read of the state the sleeper
+//     announces itself in under that lock;
 //   - barrier_redundant.go: a removed full barrier that another still
 //     provides, before it or in the sleeper check that follows it
 //     (wq_has_sleeper(), rcuwait_wake_up());
