@@ -42,12 +42,11 @@ func (r *checker) checkDecisionBeforeLock(old, nw *wfunc) {
 			continue
 		}
 		end := region[len(region)-1].Line
-		for _, ret := range nw.F.Returns {
-			if ret.Line >= c.Line || !nw.changed(ret.Line) || len(ret.Guards) == 0 {
-				continue
-			}
-			g := ret.Guards[len(ret.Guards)-1]
-			if g.Kind != "if" {
+		for _, ex := range exitsBefore(nw, c.Line, end) {
+			g := ex.guards[len(ex.guards)-1]
+			if g.Kind != "if" || r.fullBarrierBefore(nw, g.Line) {
+				// A full barrier before the lockless test pairs with the
+				// sleeper's own (store, barrier, load on each side).
 				continue
 			}
 			state := r.retestedState(nw, g.Cond, c.Line, end)
@@ -56,12 +55,63 @@ func (r *checker) checkDecisionBeforeLock(old, nw *wfunc) {
 			}
 			for _, sl := range r.lockSleepers(nw, key) {
 				if storesState(sl, state) {
-					r.reportDecisionBeforeLock(nw, ret.Line, g, c, key, dec, state, sl)
+					r.reportDecisionBeforeLock(nw, ex.line, g, c, key, dec, state, sl)
 					return
 				}
 			}
 		}
 	}
+}
+
+// anExit is a return, or a goto past a lock region, and its guards.
+type anExit struct {
+	line   int
+	guards []cscan.Guard
+}
+
+// exitsBefore returns the exits the patch added to nw before the lock at
+// line from whose region ends at line to, under at least one guard: its
+// returns, and its gotos to a label past the region.
+func exitsBefore(nw *wfunc, from, to int) []anExit {
+	var out []anExit
+	for _, ret := range nw.F.Returns {
+		if ret.Line < from && nw.changed(ret.Line) && len(ret.Guards) > 0 {
+			out = append(out, anExit{ret.Line, ret.Guards})
+		}
+	}
+	if nw.F.Body == nil {
+		return out
+	}
+	labels := map[string]int{}
+	var gotos []*cscan.GotoStmt
+	cscan.Inspect(nw.F.Body, func(s cscan.Stmt) {
+		switch s := s.(type) {
+		case *cscan.GotoStmt:
+			gotos = append(gotos, s)
+		case *cscan.LabelStmt:
+			labels[s.Label] = s.Line
+		}
+	})
+	for _, g := range gotos {
+		if g.Line >= from || !nw.changed(g.Line) || labels[g.Label] <= to {
+			continue
+		}
+		if gs := stmtGuards(nw.F.Body, g.Line); len(gs) > 0 {
+			out = append(out, anExit{g.Line, gs})
+		}
+	}
+	return out
+}
+
+// fullBarrierBefore reports whether f makes a fully ordering call before
+// line (smp_mb(), a value-returning atomic the table lists as full).
+func (r *checker) fullBarrierBefore(f *wfunc, line int) bool {
+	for _, c := range f.F.Calls {
+		if c.Line < line && r.p.ordering(c.Name) == "full" {
+			return true
+		}
+	}
+	return false
 }
 
 // retestedState returns a name the condition cond reads that the lock
@@ -82,13 +132,17 @@ func (r *checker) retestedState(nw *wfunc, cond string, from, to int) string {
 		}
 	}
 	calls := helperCalls(cond)
+	named := map[string]bool{} // the plain names the region reads
+	for _, m := range chainHeadRe.FindAllStringSubmatch(text, -1) {
+		named[m[1]] = true
+	}
 	for _, id := range gateIdentRe.FindAllString(cond, -1) {
 		if calls[id] || accessorCalls.MatchString(id) || trivialCalls[id] || strings.ToUpper(id) == id ||
 			slices.Contains(params, id) || nw.vt != nil && (nw.vt.locals[id] || nw.vt.types[id] != "") ||
 			strings.Contains(cond, id+"->") || strings.Contains(cond, id+".") {
 			continue
 		}
-		if regexp.MustCompile(`(?:^|[^\w>.])` + regexp.QuoteMeta(id) + `\b`).MatchString(text) {
+		if named[id] {
 			return id
 		}
 	}

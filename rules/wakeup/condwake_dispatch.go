@@ -77,7 +77,7 @@ func (r *checker) otherEvent(nw *wfunc, devLocals map[string]bool, p string, bit
 		return false
 	}
 	t := stripLikely(p)
-	if strings.HasPrefix(t, "!") || strings.Contains(t, "==") {
+	if noEventTest(t) || strings.Contains(t, "==") {
 		return false
 	}
 	own := statusBits(t)
@@ -104,13 +104,18 @@ func (r *checker) earlierReturnsDevice(old *wfunc, line int) bool {
 	return true
 }
 
-// dispatchExplanation explains the risk of a new exit, gated on gate,
-// that skips call n, made when the device reports bits (w the waiter).
-func dispatchExplanation(nw *wfunc, n, w *wsite, gate string, bits []string) string {
+// dispatchExplanation explains the risk of a new exit gated on gate (or,
+// exit false, of an else of the test gate negates) that skips call n,
+// made when the device reports bits (w the waiter).
+func dispatchExplanation(nw *wfunc, n, w *wsite, gate string, bits []string, exit bool) string {
+	how := fmt.Sprintf("The new exit is taken when the device reports another event (`%s`)", gate)
+	if !exit {
+		how = fmt.Sprintf("The patch makes the call the else of the test for another event (`%s`)", strings.TrimSuffix(strings.TrimPrefix(gate, "!("), ")"))
+	}
 	return fmt.Sprintf("%s() calls %s() at line %d whenever the device reports %s: the call announces that event to the sleepers of %s. "+
-		"The new exit is taken when the device reports another event (`%s`), and both can be pending in one status read, which the handler has already taken: "+
-		"the first event is then never announced, and %s waits for %s although it happened. Exit only when none of the announced events is pending, or announce them before exiting.",
-		nw.Name, n.Call.Name, n.Line(), strings.Join(bits, " or "), n.Q, gate, siteWhere(w), condOrState(w))
+		"%s, and both can be pending in one status read, which the handler has already taken: "+
+		"the first event is then never announced, and %s waits for %s although it happened. Announce every pending event, whatever else the status reports.",
+		nw.Name, n.Call.Name, n.Line(), strings.Join(bits, " or "), n.Q, how, siteWhere(w), condOrState(w))
 }
 
 // exitExcludesEvent reports whether an exit under guards in nw is taken
@@ -130,7 +135,8 @@ func (r *checker) exitExcludesEvent(nw *wfunc, n *wsite, guards []cscan.Guard) b
 		}
 		for _, p := range splitTop(cscan.StripParens(strings.TrimSpace(g.Cond)), "&&") {
 			t := stripLikely(p)
-			if !strings.HasPrefix(t, "!") || !r.readsDevice(t, nw.File) && !anyHead(t, devLocals) {
+			if len(splitTop(t, "||")) > 1 || !noEventTest(t) || !r.readsDevice(t, nw.File) && !anyHead(t, devLocals) {
+				// ("!(st & RX) || suspended" is taken with RX pending.)
 				continue
 			}
 			own := statusBits(t)
@@ -140,6 +146,15 @@ func (r *checker) exitExcludesEvent(nw *wfunc, n *wsite, guards []cscan.Guard) b
 		}
 	}
 	return false
+}
+
+// eqZeroRe matches a test written as a comparison with zero.
+var eqZeroRe = regexp.MustCompile(`^(?s)(.+?)\s*==\s*0$`)
+
+// noEventTest reports whether t, one conjunct, is a negated test: "!x",
+// "!(st & MASK)", "(st & MASK) == 0".
+func noEventTest(t string) bool {
+	return strings.HasPrefix(t, "!") || eqZeroRe.MatchString(t)
 }
 
 // stripLikely returns conjunct p without a branch hint around it.
@@ -174,4 +189,22 @@ func (r *checker) sameEventStores(old *wfunc, lines []int, bits []string) []int 
 		}
 	}
 	return out
+}
+
+// elseCond returns the condition of the if whose else branch guard g is
+// in f (a call's else guard carries no condition), "" if not found.
+func elseCond(f *wfunc, g cscan.Guard) string {
+	if g.Kind != "else" || f.F == nil || f.F.Body == nil {
+		return ""
+	}
+	if g.Cond != "" {
+		return g.Cond
+	}
+	cond := ""
+	cscan.Inspect(f.F.Body, func(s cscan.Stmt) {
+		if i, ok := s.(*cscan.IfStmt); ok && i.ElseLine == g.Line && cond == "" {
+			cond = i.Cond
+		}
+	})
+	return cond
 }

@@ -18,7 +18,8 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 	condGuards := func(gs []cscan.Guard, otherGate map[cscan.Guard]bool) []cscan.Guard {
 		var out []cscan.Guard
 		for _, g := range gs {
-			if g.Kind != "if" && g.Kind != "else" && g.Kind != "case" || r.isActiveCheckOf(g.Cond, n.Q, nw) || otherGate[g] {
+			if g.Kind != "if" && g.Kind != "else" && g.Kind != "case" || r.isActiveCheckOf(g.Cond, n.Q, nw) || otherGate[g] ||
+				g.Kind == "if" && r.contextGate(g.Cond) {
 				continue
 			}
 			if n.WKind == "task" && g.Kind == "if" {
@@ -306,4 +307,27 @@ func (r *checker) activeCheck(cond string, f *wfunc) (key string, negated, ok bo
 	}
 	arg := c[i+1 : len(c)-1]
 	return r.canonKey(queueKey(arg, f.vt, f.Name), f.File), negated, true
+}
+
+// contextGate reports whether every term of cond tests the context the
+// code runs in (the table's context_tests: in_hardirq(), irqs_disabled()):
+// the branch picks where the work runs, not whether it happens.
+func (r *checker) contextGate(cond string) bool {
+	terms := []string{cond}
+	for i := 0; i < len(terms); i++ {
+		t := cscan.StripParens(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(terms[i]), "!")))
+		parts := splitTop(t, "||")
+		if len(parts) == 1 {
+			parts = splitTop(t, "&&")
+		}
+		if len(parts) > 1 {
+			terms = append(terms, parts...)
+			continue
+		}
+		m := gateCallRe.FindStringSubmatch(t)
+		if m == nil || !r.p.contextTests[m[1]] || !strings.HasSuffix(t, ")") || strings.Index(t, m[1]) != 0 {
+			return false
+		}
+	}
+	return true
 }

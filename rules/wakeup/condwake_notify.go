@@ -139,18 +139,25 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		return
 	}
 	devLocals := r.deviceLocals(nw, lastGuard(guards))
-	var bits []string
+	bits, _ := r.dispatchBits(old, o)
+	var exitBits []string // an exit on another event skips this one
 	if exit > 0 {
-		bits, _ = r.dispatchBits(old, o)
+		exitBits = bits
 	}
 	var parts []string
 	for _, g := range guards {
+		if c := elseCond(nw, g); g.Kind == "else" && r.otherEvent(nw, devLocals, c, bits) {
+			// "else if (st & RX)" after "if (st & ERR)": the call is
+			// skipped whenever the other event comes with this one.
+			parts = append(parts, "!("+strings.Join(strings.Fields(c), " ")+")")
+			continue
+		}
 		if g.Kind != "if" {
 			return // an else or case arm: what picks it is not at hand
 		}
 		for _, p := range splitTop(cscan.StripParens(strings.TrimSpace(g.Cond)), "&&") {
 			p = strings.Join(strings.Fields(p), " ")
-			if !r.excusedGate(nw, n, devLocals, p) || r.otherEvent(nw, devLocals, p, bits) {
+			if !r.excusedGate(nw, n, devLocals, p) || r.otherEvent(nw, devLocals, p, exitBits) {
 				parts = append(parts, p)
 			} else if exit > 0 {
 				return // the return is taken only when it holds too
@@ -219,8 +226,8 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 		{taken, ""},
 		{skip, "sleeps on; " + strings.Trim(condOrState(w), "`") + " already holds"},
 	})...)
-	if exit > 0 && len(bits) > 0 {
-		f.Explanation = dispatchExplanation(nw, n, w, gate, bits)
+	if len(bits) > 0 && (exit > 0 || strings.HasPrefix(gate, "!(")) {
+		f.Explanation = dispatchExplanation(nw, n, w, gate, bits, exit > 0)
 		return
 	}
 	f.Explanation = fmt.Sprintf("%s() stored nothing before it woke %s: its wake-up announces what its caller or the device did before calling it, and every call owes it. It now skips the wake-up when %s, which %s neither waits for nor sets before it sleeps: a call that takes that path leaves the waiter sleeping on an event that already happened. Wake on every call, or gate on what the waiters wait for or on wq_has_sleeper().",

@@ -37,27 +37,47 @@ const (
 // deepWakeOf returns the wake-up a call of name (from file) reaches
 // through the calls handing on its arguments, nil if none (memoised).
 func (r *checker) deepWakeOf(name, file string) *wsite {
+	fns := r.deepDefs(name, file)
+	if len(fns) == 0 {
+		return nil
+	}
+	// Static helpers of one name in two files are two functions.
+	key := fns[0].File + ":" + name
 	if r.deep == nil {
 		r.deep = map[string]*wsite{}
 	}
-	if s, ok := r.deep[name]; ok {
+	if s, ok := r.deep[key]; ok {
 		return s
 	}
 	budget := maxDeepViews
-	s := r.deepSearch(name, file, 0, &budget, map[string]bool{})
-	r.deep[name] = s
+	s := r.deepSearch(name, file, 0, &budget, map[string]int{})
+	r.deep[key] = s
 	return s
 }
 
-// deepSearch looks for the wake-up of deepWakeOf in name and below it.
-func (r *checker) deepSearch(name, file string, depth int, budget *int, seen map[string]bool) *wsite {
-	if depth > maxDeepHops || *budget <= 0 || seen[name] || r.p.isPrimitive(name) || r.p.takesLock(name) ||
-		r.p.ordering(name) != "" || r.p.taskWakers[name] != nil {
+// deepDefs returns the definitions a call of name from file reaches that
+// a deep waker may be: none for primitives, lock and ordering calls, task
+// wakers, or functions too large to read.
+func (r *checker) deepDefs(name, file string) []*cscan.Func {
+	if r.p.isPrimitive(name) || r.p.takesLock(name) || r.p.ordering(name) != "" || r.p.taskWakers[name] != nil {
 		return nil
 	}
-	seen[name] = true
 	fns := lockctx.DropConfigStubs(cscan.PickDefs(r.pass.Index.Funcs(name), file))
 	if len(fns) == 0 || fns[0].End-fns[0].Start > maxDeepLines {
+		return nil
+	}
+	return fns
+}
+
+// deepSearch looks for the wake-up of deepWakeOf in name and below it;
+// seen holds the shallowest depth each function was searched from.
+func (r *checker) deepSearch(name, file string, depth int, budget *int, seen map[string]int) *wsite {
+	if d, ok := seen[name]; depth > maxDeepHops || *budget <= 0 || ok && d <= depth {
+		return nil
+	}
+	seen[name] = depth
+	fns := r.deepDefs(name, file)
+	if len(fns) == 0 {
 		return nil
 	}
 	*budget--
@@ -91,19 +111,18 @@ func handedOn(f *wfunc, params []string) map[string]bool {
 			held[p] = true
 		}
 	}
-	lines := make([]int, 0, len(f.lines))
-	for l := range f.lines {
-		lines = append(lines, l)
+	// Statement by statement, in order: an initializer may run over
+	// several lines ("struct foo_chan *ch =\n\t\tdev->chan;").
+	var code strings.Builder
+	for _, l := range sortedLines(f) {
+		code.WriteString(codeOnly(f.lines[l]))
+		code.WriteByte(' ')
 	}
-	sort.Ints(lines)
-	for _, l := range lines {
-		t := codeOnly(f.lines[l])
-		for _, m := range localSetRe.FindAllStringSubmatchIndex(t, -1) {
-			lhs := t[m[2]:m[3]]
-			rhs := t[m[1]:]
-			if end := strings.IndexAny(rhs, ";,"); end >= 0 {
-				rhs = rhs[:end]
-			}
+	for _, st := range strings.FieldsFunc(code.String(), func(c rune) bool { return c == ';' || c == '{' || c == '}' }) {
+		st = strings.Join(strings.Fields(st), " ")
+		for _, m := range localSetRe.FindAllStringSubmatchIndex(st, -1) {
+			lhs := st[m[2]:m[3]]
+			rhs := splitTop(st[m[1]-1:], ",")[0] // up to the next declarator
 			if !held[lhs] && heldAlias(rhs, held) {
 				held[lhs] = true
 			}
@@ -171,7 +190,7 @@ func (r *checker) addDeepSites(f *wfunc) {
 		}
 		f.Sites = append(f.Sites, &wsite{Kind: siteDeepWake, Fn: f, Call: c, Arg: in.Arg, Q: in.Q,
 			Breadth: in.Breadth, Nr: in.Nr, Mode: in.Mode, WKind: in.WKind, Derived: true,
-			Obj: firstIdent(stripAddr(c.Args[0]))})
+			Obj: firstIdent(stripAddr(c.Args[0])), Inner: in})
 		added = true
 	}
 	if added {
@@ -182,7 +201,7 @@ func (r *checker) addDeepSites(f *wfunc) {
 // addDeepStep adds to finding f, about deep waker call c, the wake-up c
 // reaches, as the chain's last step.
 func (r *checker) addDeepStep(f *report.Finding, c *wsite) {
-	in := r.deep[c.Call.Name]
+	in := c.Inner
 	if in == nil {
 		return
 	}

@@ -75,6 +75,9 @@ type wsite struct {
 	// Active checks: BuiltinBarrier is set for wq_has_sleeper.
 	BuiltinBarrier bool
 
+	// Inner is the wake-up a deep waker's call reaches (siteDeepWake).
+	Inner *wsite
+
 	// Cond is what ends an open-coded sleep on a task key
 	// (taskwake_gated.go); wait_event-style waiters carry theirs in Call.
 	Cond string

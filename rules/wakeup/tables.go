@@ -36,17 +36,14 @@ type tables struct {
 	TaskPuts        []string          `yaml:"task_puts"`
 	Rearms          []rearmRow        `yaml:"rearms"`
 	RearmInert      []string          `yaml:"rearm_inert"`
-	// Deferrals are left out of tablesID (json:"-"): the stored tree
-	// sites do not depend on them.
-	Deferrals deferralTables `yaml:"deferrals" json:"-"`
-	// StopConds are left out of tablesID for the same reason.
-	StopConds []string `yaml:"stop_conds" json:"-"`
-	// HandshakeOps are left out of tablesID for the same reason.
-	HandshakeOps []handshakeRow `yaml:"handshake_ops" json:"-"`
-	// Notifications are left out of tablesID for the same reason.
-	Notifications []string `yaml:"notifications" json:"-"`
-	// ContextFills are left out of tablesID for the same reason.
-	ContextFills []contextFillRow `yaml:"context_fills" json:"-"`
+	// The tables below are left out of tablesID (json:"-"): the stored
+	// tree sites do not depend on them.
+	Deferrals     deferralTables   `yaml:"deferrals" json:"-"`
+	StopConds     []string         `yaml:"stop_conds" json:"-"`
+	HandshakeOps  []handshakeRow   `yaml:"handshake_ops" json:"-"`
+	Notifications []string         `yaml:"notifications" json:"-"`
+	ContextFills  []contextFillRow `yaml:"context_fills" json:"-"`
+	ContextTests  []string         `yaml:"context_tests" json:"-"`
 }
 
 // rearmRow describes a call that re-arms a completion for its next wait.
@@ -211,6 +208,8 @@ type prims struct {
 	notifications map[string]bool
 	// contextFills indexes ContextFills by call name (contextptr.go).
 	contextFills map[string]*contextFillRow
+	// contextTests: condwake_guards.go (contextGate).
+	contextTests map[string]bool
 }
 
 func compile(t tables, lt *lockmodel.Table) (*prims, error) {
@@ -251,6 +250,7 @@ func compile(t tables, lt *lockmodel.Table) (*prims, error) {
 		deferInit:     map[string]*deferInitRow{},
 		stopConds:     setOf(t.StopConds),
 		notifications: setOf(t.Notifications),
+		contextTests:  setOf(t.ContextTests),
 	}
 	p.handshake = byName(t.HandshakeOps, func(r *handshakeRow) []string { return r.Names })
 	p.contextFills = byName(t.ContextFills, func(r *contextFillRow) []string { return r.Names })

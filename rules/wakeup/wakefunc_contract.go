@@ -197,7 +197,7 @@ func (r *checker) checkWakeFilter(old, nw *wfunc) {
 				r.reportNarrowerDecline(old, nw, o, n, dropped)
 				return
 			}
-			if r.checkReplacedFilter(old, nw, o, n, oc, nc) {
+			if droppedParts(oc, nc, "||") == nil && r.checkReplacedFilter(old, nw, o, n, oc, nc) {
 				return
 			}
 		}
