@@ -44,9 +44,7 @@ func (r *checker) checkDecisionBeforeLock(old, nw *wfunc) {
 		end := region[len(region)-1].Line
 		for _, ex := range exitsBefore(nw, c.Line, end) {
 			g := ex.guards[len(ex.guards)-1]
-			if g.Kind != "if" || r.fullBarrierBefore(nw, g.Line) {
-				// A full barrier before the lockless test pairs with the
-				// sleeper's own (store, barrier, load on each side).
+			if g.Kind != "if" {
 				continue
 			}
 			state := r.retestedState(nw, g.Cond, c.Line, end)
@@ -54,7 +52,10 @@ func (r *checker) checkDecisionBeforeLock(old, nw *wfunc) {
 				continue
 			}
 			for _, sl := range r.lockSleepers(nw, key) {
-				if storesState(sl, state) {
+				// A full barrier on each side, before the waker's
+				// lockless test and in the sleeper, orders the pair
+				// without the lock (store, barrier, load each).
+				if storesState(sl, state) && !(r.fullBarrierBefore(nw, g.Line, ex.guards[:len(ex.guards)-1]) && r.fullBarrierIn(sl)) {
 					r.reportDecisionBeforeLock(nw, ex.line, g, c, key, dec, state, sl)
 					return
 				}
@@ -82,16 +83,7 @@ func exitsBefore(nw *wfunc, from, to int) []anExit {
 	if nw.F.Body == nil {
 		return out
 	}
-	labels := map[string]int{}
-	var gotos []*cscan.GotoStmt
-	cscan.Inspect(nw.F.Body, func(s cscan.Stmt) {
-		switch s := s.(type) {
-		case *cscan.GotoStmt:
-			gotos = append(gotos, s)
-		case *cscan.LabelStmt:
-			labels[s.Label] = s.Line
-		}
-	})
+	gotos, labels := gotosOf(nw.F.Body)
 	for _, g := range gotos {
 		if g.Line >= from || !nw.changed(g.Line) || labels[g.Label] <= to {
 			continue
@@ -103,15 +95,21 @@ func exitsBefore(nw *wfunc, from, to int) []anExit {
 	return out
 }
 
-// fullBarrierBefore reports whether f makes a fully ordering call before
-// line (smp_mb(), a value-returning atomic the table lists as full).
-func (r *checker) fullBarrierBefore(f *wfunc, line int) bool {
+// fullBarrierBefore reports whether f makes a fully ordering call
+// (smp_mb(), a fully ordered atomic of the table) before line on every
+// path to it: under no guards but outer, those of the test at line.
+func (r *checker) fullBarrierBefore(f *wfunc, line int, outer []cscan.Guard) bool {
 	for _, c := range f.F.Calls {
-		if c.Line < line && r.p.ordering(c.Name) == "full" {
+		if c.Line < line && r.p.ordering(c.Name) == "full" && len(c.Guards) <= len(outer) && slices.Equal(c.Guards, outer[:len(c.Guards)]) {
 			return true
 		}
 	}
 	return false
+}
+
+// fullBarrierIn reports whether f makes a fully ordering call.
+func (r *checker) fullBarrierIn(f *wfunc) bool {
+	return f.F != nil && slices.ContainsFunc(f.F.Calls, func(c cscan.Call) bool { return r.p.ordering(c.Name) == "full" })
 }
 
 // retestedState returns a name the condition cond reads that the lock

@@ -208,3 +208,20 @@ func elseCond(f *wfunc, g cscan.Guard) string {
 	})
 	return cond
 }
+
+// wokenUnder reports whether f also wakes n's queue under an if testing
+// cond (the branch n is now the else of): the queue is woken on both
+// paths.
+func (r *checker) wokenUnder(f *wfunc, n *wsite, cond string) bool {
+	for _, s := range f.Sites {
+		if s == n || s.Kind != siteWake && s.Kind != siteDeepWake || !r.sameQueue(s.Q, n.Q) {
+			continue
+		}
+		for _, g := range s.Call.Guards {
+			if g.Kind == "if" && normLine(g.Cond) == normLine(cond) {
+				return true
+			}
+		}
+	}
+	return false
+}

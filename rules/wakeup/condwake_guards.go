@@ -19,7 +19,7 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		var out []cscan.Guard
 		for _, g := range gs {
 			if g.Kind != "if" && g.Kind != "else" && g.Kind != "case" || r.isActiveCheckOf(g.Cond, n.Q, nw) || otherGate[g] ||
-				g.Kind == "if" && r.contextGate(g.Cond) {
+				r.movedByContext(nw, g) {
 				continue
 			}
 			if n.WKind == "task" && g.Kind == "if" {
@@ -109,7 +109,8 @@ func (r *checker) checkConditional(old, nw *wfunc, o, n *wsite) {
 		if ret.Line >= n.Line() || !nw.changed(ret.Line) {
 			continue
 		}
-		if ret.Line < firstChangedBefore(nw, n.Line()) || r.wokenBeforeExit(nw, n.Q, ret.Line, ret.Guards) || r.exitExcludesEvent(nw, n, ret.Guards) {
+		if ret.Line < firstChangedBefore(nw, n.Line()) || r.wokenBeforeExit(nw, n.Q, ret.Line, ret.Guards) || r.exitExcludesEvent(nw, n, ret.Guards) ||
+			len(ret.Guards) > 0 && r.movedByContext(nw, ret.Guards[len(ret.Guards)-1]) {
 			continue
 		}
 		f := report.Finding{
@@ -307,6 +308,30 @@ func (r *checker) activeCheck(cond string, f *wfunc) (key string, negated, ok bo
 	}
 	arg := c[i+1 : len(c)-1]
 	return r.canonKey(queueKey(arg, f.vt, f.Name), f.File), negated, true
+}
+
+// movedByContext reports whether guard g of a wake-up (or an exit) in f
+// picks the context it runs in while f defers work on the other path:
+// g (an if, or the else of one) tests only the execution context, and f
+// queues work (schedule_work(), queue_work(), the deferrals table). The
+// wake-up is then moved to the deferred work, not lost; without a
+// deferral a context test is a gate like any other.
+func (r *checker) movedByContext(f *wfunc, g cscan.Guard) bool {
+	cond := g.Cond
+	if g.Kind == "else" {
+		cond = elseCond(f, g)
+	} else if g.Kind != "if" {
+		return false
+	}
+	if cond == "" || !r.contextGate(cond) || f.F == nil {
+		return false
+	}
+	for _, c := range f.F.Calls {
+		if r.p.deferQueue[c.Name] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // contextGate reports whether every term of cond tests the context the

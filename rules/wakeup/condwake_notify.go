@@ -146,7 +146,7 @@ func (r *checker) decideNotifierGated(f *report.Finding, old, nw *wfunc, o, n *w
 	}
 	var parts []string
 	for _, g := range guards {
-		if c := elseCond(nw, g); g.Kind == "else" && r.otherEvent(nw, devLocals, c, bits) {
+		if c := elseCond(nw, g); g.Kind == "else" && r.otherEvent(nw, devLocals, c, bits) && !r.wokenUnder(nw, n, c) {
 			// "else if (st & RX)" after "if (st & ERR)": the call is
 			// skipped whenever the other event comes with this one.
 			parts = append(parts, "!("+strings.Join(strings.Fields(c), " ")+")")

@@ -322,15 +322,12 @@ func (r *checker) decideSkipped(f *report.Finding, nw *wfunc, n *wsite, exit int
 		exit, nw.Name, store, n.Q, n.Call.Name, n.Line(), siteWhere(w), condOrState(w))
 }
 
-// checkSkippingGotos reports a goto the patch added before wake-up n that
-// jumps past it (old and o are nw and n before the patch).
-func (r *checker) checkSkippingGotos(old, nw *wfunc, o, n *wsite) {
-	if nw.F == nil || nw.F.Body == nil {
-		return
-	}
+// gotosOf returns the goto statements of body and the line of each
+// label.
+func gotosOf(body cscan.Stmt) ([]*cscan.GotoStmt, map[string]int) {
 	labels := map[string]int{}
 	var gotos []*cscan.GotoStmt
-	cscan.Inspect(nw.F.Body, func(s cscan.Stmt) {
+	cscan.Inspect(body, func(s cscan.Stmt) {
 		switch s := s.(type) {
 		case *cscan.GotoStmt:
 			gotos = append(gotos, s)
@@ -338,6 +335,16 @@ func (r *checker) checkSkippingGotos(old, nw *wfunc, o, n *wsite) {
 			labels[s.Label] = s.Line
 		}
 	})
+	return gotos, labels
+}
+
+// checkSkippingGotos reports a goto the patch added before wake-up n that
+// jumps past it (old and o are nw and n before the patch).
+func (r *checker) checkSkippingGotos(old, nw *wfunc, o, n *wsite) {
+	if nw.F == nil || nw.F.Body == nil {
+		return
+	}
+	gotos, labels := gotosOf(nw.F.Body)
 	for _, g := range gotos {
 		l := labels[g.Label]
 		if g.Line >= n.Line() || l <= n.Line() || !nw.changed(g.Line) || r.exitExcludesEvent(nw, n, stmtGuards(nw.F.Body, g.Line)) {
