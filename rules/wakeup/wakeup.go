@@ -147,7 +147,7 @@ type checker struct {
 	tree          *treeView
 	// wrappers memoises wrapper wakers by name (wrapper.go).
 	wrappers map[string]*wrapperWake
-	// deep memoises deep wakers by name (deepwake.go).
+	// deep memoises deep wakers by definition (file:name, deepwake.go).
 	deep map[string]*wsite
 	// deepCall is the deep waker's call the findings being reported are
 	// about, nil when they are about a wake-up.
